@@ -1,0 +1,44 @@
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'fs', 'fs/promises', 'path', 'os', 'child_process', 'crypto', 'http', 'https', 'net',
+  'stream', 'url', 'util', 'worker_threads', 'events', 'process', 'timers', 'zlib', 'dns', 'tls',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.temporal/**', 'test/fixtures/**', 'bin/**', '.subagents/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O.
+    files: ['src/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: nodeBuiltins.flatMap((name) => [name, `node:${name}`]).map((name) => ({
+          name, message: 'Workflow code is sandboxed: do I/O in an activity.',
+        })),
+        patterns: [
+          { group: ['node:*'], message: 'Workflow code is sandboxed: do I/O in an activity.' },
+          { group: ['**/activities/*', '**/activities/**', '**/model-server/**', '**/cli/**', '**/dev/**'], allowTypeImports: true, message: 'Workflows import activities as types only.' },
+        ],
+      }],
+      'no-restricted-globals': ['error',
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' },
+      ],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'Use workflow time (Date.now is deterministic only inside the sandbox; prefer workflowInfo()).' },
+        { object: 'Math', property: 'random', message: 'Use uuid4() or deterministic ids.' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,70 @@
+import { extendConversationHash, emptyConversationHash } from '../shared/conversation-hash';
+import type { MessageParam } from '../shared/messages';
+import type { ConversationSlice } from '../shared/model-call';
+
+/** What the worker remembers of one agent run's conversation, so each turn fetches only new messages. */
+interface CachedConversation {
+  messages: MessageParam[];
+  /** hashes[i] = conversation hash after i messages. */
+  hashes: string[];
+  systemPrompt: string;
+  tools: string[];
+}
+
+/** Fetches messages from index `from` (by workflow query). */
+export type FetchConversation = (from: number) => Promise<ConversationSlice>;
+
+/** Thrown when what the workflow served does not match the hash it sent. */
+export class ConversationMismatchError extends Error {
+  override name = 'ConversationMismatch';
+}
+
+/**
+ * An LRU of conversations keyed by workflow run. The activity input carries only a message count
+ * and a rolling hash; the messages themselves are read from the workflow (a query is not recorded
+ * in history), so each message lands in history exactly once.
+ */
+export class ConversationCache {
+  private readonly entries = new Map<string, CachedConversation>();
+
+  constructor(private readonly capacity = 256) {}
+
+  async get(key: string, count: number, expectedHash: string, fetch: FetchConversation): Promise<CachedConversation> {
+    const cached = this.entries.get(key);
+    const usable = cached && cached.messages.length <= count ? cached : undefined;
+    const entry = await this.extend(usable, count, fetch);
+    if (entry.hashes[count] !== expectedHash) {
+      // A stale local copy (e.g. after a resume under the same run) is dropped and fetched whole once.
+      const fresh = usable ? await this.extend(undefined, count, fetch) : entry;
+      if (fresh.hashes[count] !== expectedHash) {
+        throw new ConversationMismatchError(
+          `The workflow served ${fresh.messages.length} messages whose hash does not match the model call's input (${expectedHash}).`,
+        );
+      }
+      return this.remember(key, fresh);
+    }
+    return this.remember(key, entry);
+  }
+
+  private async extend(base: CachedConversation | undefined, count: number, fetch: FetchConversation): Promise<CachedConversation> {
+    const from = base?.messages.length ?? 0;
+    const slice = await fetch(from);
+    const messages = [...(base?.messages ?? []), ...slice.messages].slice(0, count);
+    const hashes = [...(base?.hashes ?? [emptyConversationHash])].slice(0, from + 1);
+    for (let index = from; index < messages.length; index++) {
+      hashes.push(extendConversationHash(hashes[index]!, messages[index]!));
+    }
+    return { messages, hashes, systemPrompt: slice.systemPrompt, tools: slice.tools };
+  }
+
+  private remember(key: string, entry: CachedConversation): CachedConversation {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+    return entry;
+  }
+}

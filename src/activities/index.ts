@@ -1,0 +1,22 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Client } from '@temporalio/client';
+import { createModelActivities } from './model';
+import { renderSystemPrompt } from './system-prompt';
+import { createToolActivities } from './tools';
+
+/** Everything activities need from the outside world. */
+export interface ActivityDependencies {
+  anthropic: Anthropic;
+  temporalClient: Client;
+  /** Where oversized tool results are stored. */
+  toolResultsDir?: string;
+}
+
+/** All activities of the runtime; the worker registers this object, workflows import its type only. */
+export function createActivities(dependencies: ActivityDependencies) {
+  return {
+    renderSystemPrompt,
+    ...createModelActivities(dependencies),
+    ...createToolActivities({ resultsDir: dependencies.toolResultsDir }),
+  };
+}

@@ -1,0 +1,96 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import { conversationQuery } from '../shared/definitions';
+import { ErrorType } from '../shared/errors';
+import type { ContentBlock, StopReason } from '../shared/messages';
+import type { ModelCallInput, ModelCallResult } from '../shared/model-call';
+import { ConversationCache, ConversationMismatchError } from './conversation-cache';
+import { toModelInvocationFailure } from './model-errors';
+import { buildModelRequest } from './request-builder';
+import { definitionsFor } from './tool-catalog';
+
+/** Collaborators of the model activity, passed in so tests use real clients pointed at local servers. */
+export interface ModelActivityDependencies {
+  anthropic: Anthropic;
+  temporalClient: Client;
+  conversationCache?: ConversationCache;
+  /** Heartbeat at least this often while waiting on the stream. */
+  heartbeatIntervalMs?: number;
+}
+
+function toContentBlocks(content: Anthropic.Messages.ContentBlock[]): ContentBlock[] {
+  const blocks: ContentBlock[] = [];
+  for (const block of content) {
+    if (block.type === 'text') blocks.push({ type: 'text', text: block.text });
+    else if (block.type === 'tool_use') blocks.push({ type: 'tool_use', id: block.id, name: block.name, input: (block.input ?? {}) as Record<string, unknown> });
+    else if (block.type === 'thinking') blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+  }
+  return blocks;
+}
+
+/** Creates `callModel`: reads the conversation by reference, streams one model turn, classifies errors. */
+export function createModelActivities(dependencies: ModelActivityDependencies) {
+  const cache = dependencies.conversationCache ?? new ConversationCache();
+  const heartbeatIntervalMs = dependencies.heartbeatIntervalMs ?? 5000;
+
+  async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
+    const context = Context.current();
+    const handle = dependencies.temporalClient.workflow.getHandle(input.agentId, input.runId);
+    let conversation;
+    try {
+      conversation = await cache.get(`${input.agentId}/${input.runId}`, input.messageCount, input.conversationHash, (from) =>
+        handle.query(conversationQuery, { from }),
+      );
+    } catch (error) {
+      if (error instanceof ConversationMismatchError) throw ApplicationFailure.retryable(error.message, ErrorType.ConversationMismatch);
+      throw error;
+    }
+    const body = buildModelRequest({
+      model: input.model,
+      maxTokens: input.maxOutputTokens,
+      systemPrompt: conversation.systemPrompt,
+      tools: definitionsFor(conversation.tools),
+      messages: conversation.messages,
+    });
+    const headers: Record<string, string> = {
+      'x-subagents-agent-id': input.agentId,
+      'x-subagents-agent-type': input.agentType,
+    };
+    if (input.agentName) headers['x-subagents-agent-name'] = input.agentName;
+
+    const timer = setInterval(() => context.heartbeat({ turn: input.turn }), heartbeatIntervalMs);
+    try {
+      const stream = dependencies.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, {
+        signal: context.cancellationSignal,
+        headers,
+      });
+      let events = 0;
+      stream.on('streamEvent', () => {
+        events += 1;
+        if (events % 20 === 0) context.heartbeat({ turn: input.turn, events });
+      });
+      const message = await stream.finalMessage();
+      const usage = message.usage;
+      return {
+        id: message.id,
+        content: toContentBlocks(message.content),
+        stopReason: (message.stop_reason ?? 'end_turn') as StopReason,
+        model: message.model,
+        usage: {
+          inputTokens: usage.input_tokens,
+          outputTokens: usage.output_tokens,
+          cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+          cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+        },
+      };
+    } catch (error) {
+      throw toModelInvocationFailure(error);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  return { callModel };
+}

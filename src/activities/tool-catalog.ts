@@ -1,0 +1,13 @@
+import type { ToolDefinition } from '../shared/messages';
+import { toolDefinitions } from '../shared/tool-definitions';
+
+const catalog: Record<string, ToolDefinition> = { ...toolDefinitions };
+
+/** The model-facing definitions of a pool, in the pool's order (so the request prefix is stable). */
+export function definitionsFor(names: readonly string[]): ToolDefinition[] {
+  return names.map((name) => {
+    const definition = catalog[name];
+    if (!definition) throw new Error(`No tool definition for "${name}". Known tools: ${Object.keys(catalog).join(', ')}.`);
+    return definition;
+  });
+}

@@ -1,0 +1,160 @@
+import { parseArgs } from 'node:util';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { type AgentHandle, SubagentsClient } from '../../client';
+import type { AgentResult } from '../../shared/agent';
+import { CliError, ExitCode } from '../exit-codes';
+import { formatProgress, formatResult, formatTranscript } from '../format';
+
+async function connect(): Promise<SubagentsClient> {
+  try {
+    return await SubagentsClient.connect();
+  } catch (error) {
+    throw new CliError(
+      `Cannot reach Temporal at ${process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233'}: ${(error as Error).message}. Start it with \`subagents dev\`.`,
+      ExitCode.unavailable,
+    );
+  }
+}
+
+function exitCodeFor(result: AgentResult): number {
+  return result.status === 'completed' ? ExitCode.ok : ExitCode.agentUnsuccessful;
+}
+
+/** Polls the agent's status, printing a line whenever it changes, until it has a result. */
+export async function follow(handle: AgentHandle, print: (line: string) => void = (line) => console.error(line)): Promise<AgentResult> {
+  const resultPromise = handle.result();
+  let done = false;
+  void resultPromise.finally(() => {
+    done = true;
+  }).catch(() => undefined);
+  let previous = '';
+  while (!done) {
+    try {
+      const line = formatProgress(await handle.status());
+      if (line !== previous) print(line);
+      previous = line;
+    } catch {
+      // The status query needs a worker; keep waiting for one.
+    }
+    await Promise.race([resultPromise.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 500))]);
+  }
+  return resultPromise;
+}
+
+async function withAgent<T>(agentId: string | undefined, run: (handle: AgentHandle) => Promise<T>): Promise<T> {
+  if (!agentId) throw new CliError('Give an agentId (see `subagents ls`).');
+  const client = await connect();
+  try {
+    return await run(client.getAgent(agentId));
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
+    throw error;
+  } finally {
+    await client.close();
+  }
+}
+
+async function start(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      type: { type: 'string' },
+      model: { type: 'string' },
+      cwd: { type: 'string' },
+      name: { type: 'string' },
+      'max-turns': { type: 'string' },
+      follow: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const prompt = positionals.join(' ').trim();
+  if (!prompt) throw new CliError('start needs a prompt: subagents start "what to do" [--type T] [--follow]');
+  const maxTurns = values['max-turns'] === undefined ? undefined : Number(values['max-turns']);
+  if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1)) throw new CliError('--max-turns must be a positive integer.');
+  const client = await connect();
+  try {
+    let handle: AgentHandle;
+    try {
+      handle = await client.startAgent({ prompt, type: values.type, model: values.model, cwd: values.cwd, name: values.name, maxTurns });
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith('Unknown agent type')) throw new CliError(error.message);
+      throw error;
+    }
+    if (!values.follow) {
+      console.log(values.json ? JSON.stringify({ agentId: handle.agentId }) : handle.agentId);
+      return ExitCode.ok;
+    }
+    if (!values.json) console.error(`started ${handle.agentId}`);
+    const result = await follow(handle, values.json ? () => {} : undefined);
+    console.log(values.json ? JSON.stringify(result) : formatResult(result));
+    return exitCodeFor(result);
+  } finally {
+    await client.close();
+  }
+}
+
+async function status(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  return withAgent(positionals[0], async (handle) => {
+    const snapshot = await handle.status();
+    console.log(values.json ? JSON.stringify(snapshot) : snapshot.result ? formatResult(snapshot.result) : formatProgress(snapshot));
+    return ExitCode.ok;
+  });
+}
+
+async function ls(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } } });
+  const client = await connect();
+  try {
+    const query = `WorkflowType = 'agentWorkflow'${values.all ? '' : " AND ExecutionStatus = 'Running'"}`;
+    const rows: Record<string, unknown>[] = [];
+    for await (const execution of client.temporal.workflow.list({ query })) {
+      const attributes = execution.typedSearchAttributes;
+      rows.push({
+        agentId: execution.workflowId,
+        status: execution.status.name,
+        agentType: attributes.getAll().find((pair) => pair.key.name === 'AgentType')?.value,
+        parentAgentId: attributes.getAll().find((pair) => pair.key.name === 'ParentAgentId')?.value,
+        startTime: execution.startTime.toISOString(),
+      });
+      if (rows.length >= 200) break;
+    }
+    if (values.json) console.log(JSON.stringify(rows));
+    else if (rows.length === 0) console.log(values.all ? 'No agents.' : 'No running agents (use --all for finished ones).');
+    else for (const row of rows) console.log(`${row.agentId}\t${row.agentType ?? '?'}\t${row.status}\t${row.startTime}`);
+    return ExitCode.ok;
+  } finally {
+    await client.close();
+  }
+}
+
+async function transcript(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { jsonl: { type: 'boolean', default: false } } });
+  return withAgent(positionals[0], async (handle) => {
+    const messages = await handle.messages();
+    if (!values.jsonl) {
+      console.log(formatTranscript(messages));
+      return ExitCode.ok;
+    }
+    let parentUuid: string | null = null;
+    messages.forEach((message, index) => {
+      const uuid = `${handle.agentId}:${index}`;
+      console.log(JSON.stringify({ type: message.role, agentId: handle.agentId, uuid, parentUuid, isSidechain: false, message }));
+      parentUuid = uuid;
+    });
+    return ExitCode.ok;
+  });
+}
+
+async function stop(argv: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
+  return withAgent(positionals[0], async (handle) => {
+    await handle.stop();
+    console.log(`stop requested for ${handle.agentId}`);
+    return ExitCode.ok;
+  });
+}
+
+/** The agent-facing commands. */
+export const agentCommands = { start, status, ls, transcript, stop };

@@ -1,0 +1,84 @@
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { SubagentsClient } from '../../client';
+import { createAnthropicClient } from '../../config';
+import { projectRoot } from '../../dev/temporal-cli';
+import { startModelServer } from '../../model-server/server';
+import { defaultUiPort } from '../../shared/config';
+import { createAgentWorker } from '../../worker';
+import { ExitCode } from '../exit-codes';
+import { formatResult } from '../format';
+import { defaultDevDb, ensureDevServer } from './dev';
+import { follow } from './agents';
+
+const defaultPrompt =
+  'Explore this repository and explain what it is: what the main parts are, where the Temporal workflows and the CLI live, and what the README says.';
+
+/**
+ * `subagents demo`: the whole system on one machine — the Temporal dev server (started or reused,
+ * SQLite), the local model server in demo mode (unless ANTHROPIC_API_KEY is set), a worker, and
+ * one root agent exploring this repository. With --exit everything started here is stopped after.
+ */
+export async function demoCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      exit: { type: 'boolean', default: false },
+      prompt: { type: 'string', default: defaultPrompt },
+      port: { type: 'string', default: '7233' },
+      'ui-port': { type: 'string', default: String(defaultUiPort) },
+      cwd: { type: 'string', default: projectRoot },
+    },
+  });
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  console.log('• Temporal dev server: starting or reusing (SQLite in .temporal/dev.db) ...');
+  const server = await ensureDevServer({ port: Number(values.port), uiPort: Number(values['ui-port']), db: defaultDevDb });
+  console.log(`  ${server.started ? 'started' : 'reused'} ${server.address}, UI ${server.uiUrl}`);
+
+  const useRealApi = Boolean(process.env.ANTHROPIC_API_KEY);
+  const modelServer = useRealApi ? undefined : await startModelServer({ port: 0, behaviour: { kind: 'demo' } });
+  console.log(useRealApi ? '• Model: the real Anthropic API (ANTHROPIC_API_KEY is set)' : `• Model: local Messages API server (demo behaviour) at ${modelServer!.url}`);
+
+  const taskQueue = `subagents-demo-${process.pid}`;
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const temporal = new Client({ connection, namespace: 'default' });
+  const worker = await createAgentWorker({
+    connection: nativeConnection,
+    client: temporal,
+    namespace: 'default',
+    taskQueue,
+    anthropic: createAnthropicClient({ anthropicApiKey: process.env.ANTHROPIC_API_KEY, anthropicBaseUrl: modelServer?.url }),
+  });
+  const running = worker.run();
+  console.log(`• Worker on task queue ${taskQueue}`);
+
+  const client = new SubagentsClient(temporal, taskQueue);
+  let exitCode: number = ExitCode.ok;
+  try {
+    const handle = await client.startAgent({ prompt: values.prompt, cwd: values.cwd, name: 'demo-root', maxTurns: 20 });
+    const runUrl = `${server.uiUrl}/namespaces/default/workflows/${handle.agentId}`;
+    console.log(`• Agent ${handle.agentId} started — watch it at ${runUrl}\n`);
+    const result = await follow(handle, (line) => console.log(line));
+    console.log(`\n${formatResult(result)}\n`);
+    console.log(`Cache: ${result.usage.cacheReadInputTokens} tokens read from cache, ${result.usage.cacheCreationInputTokens} written.`);
+    console.log(`Inspect the run: ${runUrl}`);
+    exitCode = result.status === 'completed' ? ExitCode.ok : ExitCode.agentUnsuccessful;
+    if (!values.exit) {
+      console.log('\nDev server and worker keep running so you can inspect the run. Ctrl-C stops them.');
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    }
+  } finally {
+    worker.shutdown();
+    await running;
+    await nativeConnection.close();
+    await connection.close();
+    await modelServer?.close();
+    if (server.started) await server.stop();
+  }
+  return exitCode;
+}

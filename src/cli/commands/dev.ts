@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { registerSearchAttributes, startDevServer, temporalAnswers } from '../../dev/dev-server';
+import { ensureTemporalCli, projectRoot } from '../../dev/temporal-cli';
+import { defaultUiPort } from '../../shared/config';
+import { CliError } from '../exit-codes';
+
+/** Default SQLite file of `subagents dev` and the demo. */
+export const defaultDevDb = path.join(projectRoot, '.temporal', 'dev.db');
+
+/** Result of ensureDevServer: whether we started it (and so own it) or reused one. */
+export interface EnsuredDevServer {
+  address: string;
+  uiUrl: string;
+  started: boolean;
+  stop(): Promise<void>;
+}
+
+/** Reuses a dev server already answering at the port, or starts one with SQLite persistence and the UI. */
+export async function ensureDevServer(options: { port: number; uiPort: number; db: string; detached?: boolean; extraArgs?: string[] }): Promise<EnsuredDevServer> {
+  const address = `127.0.0.1:${options.port}`;
+  const uiUrl = `http://127.0.0.1:${options.uiPort}`;
+  if (await temporalAnswers(address)) {
+    await registerSearchAttributes(address);
+    return { address, uiUrl, started: false, stop: async () => {} };
+  }
+  const server = await startDevServer({
+    port: options.port,
+    uiPort: options.uiPort,
+    dbFilename: options.db,
+    detached: options.detached,
+    extraArgs: options.extraArgs,
+  });
+  return { address, uiUrl, started: true, stop: () => server.stop() };
+}
+
+/** `subagents dev`: starts (or reuses) the Temporal dev server and keeps it running until Ctrl-C. */
+export async function devCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', default: '7233' },
+      'ui-port': { type: 'string', default: String(defaultUiPort) },
+      db: { type: 'string', default: defaultDevDb },
+      'ui-codec-endpoint': { type: 'string' },
+    },
+    strict: true,
+  });
+  const port = Number(values.port);
+  const uiPort = Number(values['ui-port']);
+  if (!Number.isInteger(port) || !Number.isInteger(uiPort)) throw new CliError('--port and --ui-port must be integers.');
+  const extraArgs = values['ui-codec-endpoint'] ? ['--ui-codec-endpoint', values['ui-codec-endpoint']] : [];
+  const server = await ensureDevServer({ port, uiPort, db: path.resolve(values.db), extraArgs });
+  if (!server.started) {
+    console.log(`Temporal dev server already running at ${server.address} (UI ${server.uiUrl}); search attributes registered.`);
+    return 0;
+  }
+  console.log(`Temporal dev server at ${server.address}, UI ${server.uiUrl}, data in ${values.db}. Ctrl-C stops it.`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.stop();
+  return 0;
+}
+
+/** `subagents ensure-cli`: finds the Temporal CLI or builds the pinned version (the test command runs this first). */
+export async function ensureCliCommand(): Promise<number> {
+  console.log(ensureTemporalCli());
+  return 0;
+}

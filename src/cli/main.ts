@@ -1,0 +1,49 @@
+import { agentCommands } from './commands/agents';
+import { demoCommand } from './commands/demo';
+import { devCommand, ensureCliCommand } from './commands/dev';
+import { modelServerCommand } from './commands/model-server';
+import { workerCommand } from './commands/worker';
+import { CliError, ExitCode } from './exit-codes';
+
+type Command = (argv: string[]) => Promise<number>;
+
+const commands: Record<string, { run: Command; help: string }> = {
+  start: { run: agentCommands.start, help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--follow] [--json]' },
+  status: { run: agentCommands.status, help: 'status <agentId> [--json]' },
+  ls: { run: agentCommands.ls, help: 'ls [--all] [--json]' },
+  transcript: { run: agentCommands.transcript, help: 'transcript <agentId> [--jsonl]' },
+  stop: { run: agentCommands.stop, help: 'stop <agentId>' },
+  worker: { run: workerCommand, help: 'worker   (runs a worker configured from the environment)' },
+  dev: { run: devCommand, help: 'dev [--port 7233] [--ui-port 8233] [--db FILE]   (starts or reuses the Temporal dev server)' },
+  'ensure-cli': { run: ensureCliCommand, help: 'ensure-cli   (finds or builds the pinned Temporal CLI)' },
+  'model-server': { run: modelServerCommand, help: 'model-server [--port N] [--script FILE | --demo | --echo]' },
+  demo: { run: demoCommand, help: 'demo [--exit] [--prompt TEXT]   (dev server + worker + local model, one agent tree)' },
+};
+
+function usage(): string {
+  return ['usage: subagents <command> [options]', '', ...Object.values(commands).map((command) => `  subagents ${command.help}`), '', 'See docs/cli.md.'].join('\n');
+}
+
+/** Runs one CLI command and returns its exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name ? ExitCode.ok : ExitCode.usage;
+  }
+  const command = commands[name];
+  if (!command) {
+    console.error(`Unknown command "${name}".\n\n${usage()}`);
+    return ExitCode.usage;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof CliError) {
+      console.error(`subagents ${name}: ${error.message}`);
+      return error.exitCode;
+    }
+    console.error(`subagents ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  }
+}

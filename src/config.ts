@@ -1,0 +1,39 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { defaultNamespace, defaultTaskQueue, defaultTemporalAddress } from './shared/config';
+
+/** Connection settings read from the environment (documented in docs/configuration.md). */
+export interface RuntimeConfig {
+  temporalAddress: string;
+  namespace: string;
+  taskQueue: string;
+  anthropicApiKey?: string;
+  anthropicBaseUrl?: string;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  return {
+    temporalAddress: env.TEMPORAL_ADDRESS || defaultTemporalAddress,
+    namespace: env.TEMPORAL_NAMESPACE || defaultNamespace,
+    taskQueue: env.SUBAGENTS_TASK_QUEUE || defaultTaskQueue,
+    anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
+    anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
+  };
+}
+
+/**
+ * The Anthropic client: the real API with ANTHROPIC_API_KEY, or the local Messages API server at
+ * ANTHROPIC_BASE_URL. Retries are Temporal's job, so the SDK never retries (maxRetries: 0).
+ */
+export function createAnthropicClient(config: Pick<RuntimeConfig, 'anthropicApiKey' | 'anthropicBaseUrl'>): Anthropic {
+  if (!config.anthropicApiKey && !config.anthropicBaseUrl) {
+    throw new Error(
+      'No model API configured: set ANTHROPIC_API_KEY for the real API, or ANTHROPIC_BASE_URL to a local model server ' +
+        '(start one with `subagents model-server --demo`; `npm run demo` does this for you).',
+    );
+  }
+  return new Anthropic({
+    apiKey: config.anthropicApiKey ?? 'local-model-server',
+    ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
+    maxRetries: 0,
+  });
+}

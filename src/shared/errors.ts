@@ -1,0 +1,26 @@
+/** ApplicationFailure type names, shared by workflows, activities and clients. */
+export const ErrorType = {
+  PathOutsideWorkspace: 'PathOutsideWorkspace',
+  InvalidToolInput: 'InvalidToolInput',
+  FileNotRead: 'FileNotRead',
+  FileChangedSinceRead: 'FileChangedSinceRead',
+  ToolNotAllowed: 'ToolNotAllowed',
+  UnknownTool: 'UnknownTool',
+  MaxTurnsExceeded: 'MaxTurnsExceeded',
+  ModelRateLimit: 'ModelInvocationError.RateLimit',
+  ModelOverloaded: 'ModelInvocationError.Overloaded',
+  ModelServerError: 'ModelInvocationError.ServerError',
+  ModelConnection: 'ModelInvocationError.Connection',
+  ModelTimeout: 'ModelInvocationError.Timeout',
+  ModelConflict: 'ModelInvocationError.Conflict',
+  ModelBadRequest: 'ModelInvocationError.BadRequest',
+  ModelAuthentication: 'ModelInvocationError.Authentication',
+  ModelNotFound: 'ModelInvocationError.NotFound',
+  ModelPermission: 'ModelInvocationError.PermissionDenied',
+  ModelInvalidResponse: 'ModelInvocationError.InvalidResponse',
+  ConversationMismatch: 'ConversationMismatch',
+  AgentNotFound: 'AgentNotFound',
+  SpawnLimitReached: 'SpawnLimitReached',
+  ForkInsideFork: 'ForkInsideFork',
+} as const;
+export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];

@@ -1,0 +1,41 @@
+import type { ContentBlock, MessageParam, StopReason, TokenUsage } from './messages';
+
+/** Input of the model activity: a reference to the conversation, never the conversation itself. */
+export interface ModelCallInput {
+  agentId: string;
+  agentType: string;
+  agentName?: string;
+  /** The run whose state the activity reads (by query). */
+  runId: string;
+  model: string;
+  maxOutputTokens: number;
+  /** Number of messages the request must contain. */
+  messageCount: number;
+  /** Rolling hash of those messages (conversationHash); the activity checks what it fetched against it. */
+  conversationHash: string;
+  turn: number;
+}
+
+/** What the model activity fetches from the workflow by query. */
+export interface ConversationSlice {
+  systemPrompt: string;
+  tools: string[];
+  /** Messages from index `from` on. */
+  messages: MessageParam[];
+  from: number;
+  total: number;
+}
+
+/** Input of the conversation query. */
+export interface ConversationQueryInput {
+  from: number;
+}
+
+/** Result of the model activity: the assistant message, recorded in history once. */
+export interface ModelCallResult {
+  id: string;
+  content: ContentBlock[];
+  stopReason: StopReason;
+  usage: TokenUsage;
+  model: string;
+}

@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type Anthropic from '@anthropic-ai/sdk';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from './activities';
+import { configFromEnv, createAnthropicClient } from './config';
+
+/** Absolute path of the workflow bundle's entry (for bundleWorkflowCode / workflowsPath). */
+export const workflowsPath = path.join(import.meta.dirname, 'workflows', 'index.ts');
+
+/** What a worker needs; tests pass real clients pointed at local servers. */
+export interface AgentWorkerOptions {
+  connection: NativeConnection;
+  /** Client used by activities (e.g. to read an agent's conversation by query). */
+  client: Client;
+  namespace: string;
+  taskQueue: string;
+  anthropic: Anthropic;
+  /** Pre-built bundle (tests build one per run); omitted → bundle from source. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  toolResultsDir?: string;
+  /** Extra WorkerOptions (e.g. concurrency limits). */
+  workerOptions?: Partial<WorkerOptions>;
+}
+
+/** Creates a worker that runs agent workflows and their activities on one task queue. */
+export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    activities: createActivities({ anthropic: options.anthropic, temporalClient: options.client, toolResultsDir: options.toolResultsDir }),
+    ...options.workerOptions,
+  });
+}
+
+/** Runs a worker configured from the environment until SIGINT/SIGTERM, then shuts down gracefully. */
+export async function runWorkerFromEnv(): Promise<void> {
+  const config = configFromEnv();
+  const anthropic = createAnthropicClient(config);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const clientConnection = await Connection.connect({ address: config.temporalAddress });
+  const client = new Client({ connection: clientConnection, namespace: config.namespace });
+  const worker = await createAgentWorker({ connection, client, namespace: config.namespace, taskQueue: config.taskQueue, anthropic });
+  console.error(
+    `worker: task queue "${config.taskQueue}" on ${config.temporalAddress} (namespace ${config.namespace}), ` +
+      `model API ${config.anthropicApiKey ? 'api.anthropic.com' : config.anthropicBaseUrl}`,
+  );
+  // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running activities finish.
+  try {
+    await worker.run();
+  } finally {
+    await clientConnection.close();
+    await connection.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runWorkerFromEnv().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,105 @@
+import { ActivityFailure, isCancellation, TimeoutFailure, ApplicationFailure } from '@temporalio/workflow';
+import type { ToolUseBlock } from '../shared/messages';
+import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
+import { isReadOnlyTool } from '../shared/tool-definitions';
+import { toolCallSummary } from '../shared/tool-summary';
+import { fileToolActivities, fileToolOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
+import { partitionToolCalls } from './tool-batches';
+import type { ToolOutcome } from './tool-results';
+
+/** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
+export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
+
+/** What tool execution needs from the agent, and what it reports back. */
+export interface ToolRunContext {
+  pool: readonly string[];
+  toolContext: ToolContext;
+  readFileState: ReadFileState;
+  workflowTools: Readonly<Record<string, WorkflowTool>>;
+  onStart(call: ToolUseBlock): void;
+  onReadFiles(records: ReadFileRecord[]): void;
+  onReplacement(replacement: ContentReplacement): void;
+}
+
+const activityToolNames = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'] as const;
+type ActivityToolName = (typeof activityToolNames)[number];
+
+function isActivityTool(name: string): name is ActivityToolName {
+  return (activityToolNames as readonly string[]).includes(name);
+}
+
+/** Read-file entries an Edit/Write may need: those whose path ends with the target's base name. */
+function readStateFor(call: ToolUseBlock, state: ReadFileState): ReadFileState {
+  const target = typeof call.input.file_path === 'string' ? call.input.file_path : '';
+  const baseName = target.split('/').pop() ?? '';
+  if (!baseName) return {};
+  return Object.fromEntries(Object.entries(state).filter(([path]) => path.split('/').pop() === baseName));
+}
+
+async function runActivityTool(name: ActivityToolName, call: ToolUseBlock, context: ToolRunContext): Promise<ToolCallResult> {
+  const input = {
+    context: context.toolContext,
+    toolUseId: call.id,
+    input: call.input,
+    ...(name === 'Edit' || name === 'Write' ? { readFileState: readStateFor(call, context.readFileState) } : {}),
+  };
+  const summary = toolCallSummary(name, call.input);
+  if (name === 'Bash') {
+    return shellToolActivities.Bash.executeWithOptions({ ...shellToolOptions, summary }, [input]);
+  }
+  return fileToolActivities[name].executeWithOptions({ ...fileToolOptions, summary }, [input]);
+}
+
+/** Turns an activity failure into what the model is told; cancellations propagate. */
+function failureOutcome(name: string, error: unknown): ToolOutcome {
+  if (isCancellation(error)) throw error;
+  if (error instanceof ActivityFailure && name === 'Bash' && error.cause instanceof TimeoutFailure) {
+    return {
+      isError: true,
+      content:
+        'Bash was interrupted: the worker running it stopped before it finished, so the command may have partially run. ' +
+        'Check its effects (files, processes) before running it again.',
+    };
+  }
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
+  return { isError: true, content: `${name} failed: ${message}` };
+}
+
+async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
+  if (!context.pool.includes(call.name)) {
+    return {
+      isError: true,
+      content: `ToolNotAllowed: the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`,
+    };
+  }
+  context.onStart(call);
+  const workflowTool = context.workflowTools[call.name];
+  if (workflowTool) return workflowTool(call);
+  if (!isActivityTool(call.name)) {
+    return { isError: true, content: `UnknownTool: this runtime has no tool named "${call.name}".` };
+  }
+  try {
+    const result = await runActivityTool(call.name, call, context);
+    if (result.readFiles?.length) context.onReadFiles(result.readFiles);
+    if (result.replacement) context.onReplacement(result.replacement);
+    return { content: result.content, isError: result.isError };
+  } catch (error) {
+    return failureOutcome(call.name, error);
+  }
+}
+
+/**
+ * Runs one turn's tool calls: consecutive read-only calls concurrently (at most 10), every other
+ * call alone and in order. A tool outside the agent's pool is answered with an error, never run.
+ */
+export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext): Promise<Record<string, ToolOutcome>> {
+  const outcomes: Record<string, ToolOutcome> = {};
+  for (const batch of partitionToolCalls(calls, (name) => isReadOnlyTool(name) && context.pool.includes(name))) {
+    const results = await Promise.all(batch.calls.map((call) => runOne(call, context)));
+    batch.calls.forEach((call, index) => {
+      outcomes[call.id] = results[index]!;
+    });
+  }
+  return outcomes;
+}

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { TestProject } from 'vitest/node';
+import { startDevServer, type DevServer } from '../src/dev/dev-server';
+import { workflowsPath } from '../src/worker';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    workflowBundlePath: string;
+  }
+}
+
+let server: DevServer | undefined;
+let directory: string | undefined;
+
+/** One real Temporal dev server and one workflow bundle for the whole run. */
+export async function setup(project: TestProject): Promise<void> {
+  directory = mkdtempSync(path.join(os.tmpdir(), 'subagents-test-'));
+  server = await startDevServer({ port: 0, headless: true, dbFilename: path.join(directory, 'temporal.db'), logFile: path.join(directory, 'temporal.log') });
+  const bundle = await bundleWorkflowCode({ workflowsPath, logger: undefined });
+  const bundlePath = path.join(directory, 'workflow-bundle.js');
+  writeFileSync(bundlePath, bundle.code);
+  project.provide('temporalAddress', server.address);
+  project.provide('workflowBundlePath', bundlePath);
+}
+
+export async function teardown(): Promise<void> {
+  await server?.stop();
+  if (directory) rmSync(directory, { recursive: true, force: true });
+}

@@ -1,0 +1,71 @@
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Worker, WorkerOptions } from '@temporalio/worker';
+import { SubagentsClient, type StartAgentOptions } from '../../src/client';
+import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
+import { connectTestTemporal, createTestWorker, uniqueTaskQueue, type TestTemporal } from './temporal';
+
+/** A real dev server connection, a local model server, a worker on a unique queue, and a temp workspace. */
+export interface AgentTestEnv {
+  temporal: TestTemporal;
+  modelServer: ModelServer;
+  taskQueue: string;
+  client: SubagentsClient;
+  workspace: string;
+  worker: Worker;
+  start(options: Omit<StartAgentOptions, 'cwd'> & { cwd?: string }): ReturnType<SubagentsClient['startAgent']>;
+  writeFiles(files: Record<string, string>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createAgentTestEnv(
+  behaviour: Behaviour,
+  options: { workerOptions?: Partial<WorkerOptions>; startWorker?: boolean } = {},
+): Promise<AgentTestEnv> {
+  const temporal = await connectTestTemporal();
+  const modelServer = await startModelServer({ port: 0, behaviour });
+  const taskQueue = uniqueTaskQueue();
+  const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-ws-')));
+  const worker = await createTestWorker(temporal, {
+    taskQueue,
+    modelBaseUrl: modelServer.url,
+    toolResultsDir: path.join(workspace, '..', `${path.basename(workspace)}-results`),
+    workerOptions: options.workerOptions,
+  });
+  const running = options.startWorker === false ? undefined : worker.run();
+  const client = new SubagentsClient(temporal.client, taskQueue);
+  return {
+    temporal,
+    modelServer,
+    taskQueue,
+    client,
+    workspace,
+    worker,
+    start: (startOptions) => client.startAgent({ ...startOptions, cwd: startOptions.cwd ?? workspace, model: startOptions.model ?? 'claude-test-tiny' }),
+    writeFiles: async (files) => {
+      for (const [name, content] of Object.entries(files)) {
+        const file = path.join(workspace, name);
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, content);
+      }
+    },
+    close: async () => {
+      if (running) {
+        worker.shutdown();
+        await running;
+      }
+      await modelServer.close();
+      await temporal.close();
+    },
+  };
+}
+
+/** The parsed bodies of the model requests received so far. */
+export function requestBodies(modelServer: ModelServer): { messages: { role: string; content: unknown }[]; system: unknown; tools?: { name: string }[] }[] {
+  return modelServer
+    .requests()
+    .filter((request) => request.path === '/v1/messages')
+    .map((request) => JSON.parse(request.rawBody));
+}

@@ -1,0 +1,64 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { createAgentWorker } from '../../src/worker';
+
+let runtimeInstalled = false;
+
+/** Keeps worker logs to warnings so test output stays readable. */
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Already installed in this process.
+  }
+}
+
+/** A unique task queue per test, so tests never steal each other's tasks. */
+export function uniqueTaskQueue(prefix = 'test'): string {
+  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Connections to the run's shared dev server. */
+export interface TestTemporal {
+  address: string;
+  client: Client;
+  nativeConnection: NativeConnection;
+  close(): Promise<void>;
+}
+
+export async function connectTestTemporal(): Promise<TestTemporal> {
+  quietRuntime();
+  const address = inject('temporalAddress');
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  return {
+    address,
+    client: new Client({ connection, namespace: 'default' }),
+    nativeConnection,
+    close: async () => {
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** A worker on the shared server using the run's workflow bundle and a model server URL. */
+export async function createTestWorker(
+  temporal: TestTemporal,
+  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; workerOptions?: Partial<WorkerOptions> },
+): Promise<Worker> {
+  return createAgentWorker({
+    connection: temporal.nativeConnection,
+    client: temporal.client,
+    namespace: 'default',
+    taskQueue: options.taskQueue,
+    anthropic: new Anthropic({ apiKey: 'test-key', baseURL: options.modelBaseUrl, maxRetries: 0 }),
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+    toolResultsDir: options.toolResultsDir,
+    workerOptions: options.workerOptions,
+  });
+}

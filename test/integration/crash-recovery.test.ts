@@ -1,0 +1,84 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SubagentsClient } from '../../src/client';
+import { startModelServer, type ModelServer } from '../../src/model-server/server';
+import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
+import { recordHistory } from '../helpers/histories';
+import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+
+let temporal: TestTemporal;
+let modelServer: ModelServer;
+const workers: ChildWorker[] = [];
+
+beforeAll(async () => {
+  temporal = await connectTestTemporal();
+  modelServer = await startModelServer({ port: 0 });
+});
+afterAll(async () => {
+  for (const worker of workers) await worker.kill();
+  await modelServer?.close();
+  await temporal?.close();
+});
+
+describe('worker crash (SIGKILL) mid-run', () => {
+  it('completes after a restart, never re-runs Bash silently, and records each tool result once', async () => {
+    const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-crash-')));
+    const taskQueue = uniqueTaskQueue('crash');
+    modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: {
+        agents: [
+          {
+            match: { userIncludes: 'crash test' },
+            turns: [
+              { toolUses: [{ name: 'Bash', input: { command: 'echo ran >> bash-runs.txt; sleep 6; echo done >> bash-runs.txt' } }] },
+              { text: 'checking', toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }], delayMs: 1500 },
+              { text: 'all done after the crash' },
+            ],
+          },
+        ],
+      },
+    });
+    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
+    const client = new SubagentsClient(temporal.client, taskQueue);
+    const handle = await client.startAgent({ prompt: 'crash test', cwd: workspace, model: 'claude-test-tiny' });
+
+    // Kill the worker while Bash runs.
+    await waitFor(() => existsSync(path.join(workspace, 'bash-runs.txt')), 60_000, 'the Bash command to start');
+    await workers[0]!.kill('SIGKILL');
+    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
+
+    // Kill the next worker during the (slow) second model call.
+    const modelCalls = () => modelServer.requests().filter((request) => request.path === '/v1/messages' && request.agentKey !== undefined);
+    await waitFor(() => modelCalls().length >= 2, 90_000, 'the second model call');
+    await workers[1]!.kill('SIGKILL');
+    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
+
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toBe('all done after the crash');
+
+    // Bash ran once and was not re-run; the model was told it may have partially run.
+    expect(readFileSync(path.join(workspace, 'bash-runs.txt'), 'utf8')).toBe('ran\n');
+    const messages = await handle.messages();
+    const toolResults = messages.flatMap((message) =>
+      typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_result'),
+    );
+    const toolUses = messages.flatMap((message) =>
+      typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_use'),
+    );
+    expect(toolUses).toHaveLength(2);
+    expect(toolResults).toHaveLength(2);
+    expect(new Set(toolResults.map((block) => (block as { tool_use_id: string }).tool_use_id)).size).toBe(2);
+    expect(JSON.stringify(toolResults[0])).toMatch(/may have partially run/);
+
+    // In the history: one Bash attempt, and each tool activity completed at most once.
+    const history = await temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
+    const scheduled = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'Bash');
+    expect(scheduled).toHaveLength(1);
+    expect(messages.filter((message) => message.role === 'assistant')).toHaveLength(3);
+    await recordHistory(temporal.client, handle.agentId, 'loop-crash-recovery');
+  });
+});
