@@ -1,0 +1,64 @@
+/** What a behaviour answers and how it becomes the API's `Message` JSON with usage. */
+import type { StopReason } from '../shared/messages';
+import type { CacheAccounting } from './cache';
+import { blockTokens } from './tokens';
+
+export type OutputBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'thinking'; thinking: string; signature: string };
+
+/** A behaviour's answer to one request. */
+export interface ModelReply {
+  content: OutputBlock[];
+  stopReason: StopReason;
+}
+
+/** The `usage` object of a response. */
+export interface ApiUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+  output_tokens: number;
+  service_tier: 'standard';
+}
+
+/** The response `Message`. */
+export interface ApiMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: OutputBlock[];
+  stop_reason: StopReason;
+  stop_sequence: null;
+  stop_details: null;
+  usage: ApiUsage;
+}
+
+/** Output tokens by the input estimate applied to each block; never 0 (as the API). */
+export const outputTokens = (content: OutputBlock[]): number =>
+  Math.max(1, content.reduce((sum, block) => sum + blockTokens(block), 0));
+
+/** Builds the usage object from cache accounting and the reply. */
+export function buildUsage(accounting: CacheAccounting, content: OutputBlock[]): ApiUsage {
+  return {
+    input_tokens: accounting.inputTokens,
+    cache_creation_input_tokens: accounting.cacheCreationInputTokens,
+    cache_read_input_tokens: accounting.cacheReadInputTokens,
+    cache_creation: {
+      ephemeral_5m_input_tokens: accounting.ephemeral5mInputTokens,
+      ephemeral_1h_input_tokens: accounting.ephemeral1hInputTokens,
+    },
+    output_tokens: outputTokens(content),
+    service_tier: 'standard',
+  };
+}
+
+export function buildMessage(id: string, model: string, reply: ModelReply, usage: ApiUsage): ApiMessage {
+  return {
+    id, type: 'message', role: 'assistant', model, content: reply.content,
+    stop_reason: reply.stopReason, stop_sequence: null, stop_details: null, usage,
+  };
+}

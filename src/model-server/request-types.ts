@@ -1,0 +1,51 @@
+/** The Messages API request after field validation: string shorthands expanded into blocks. */
+
+/** Any content block, tool definition or system block as received (key order kept). */
+export interface RequestBlock extends Record<string, unknown> {
+  type: string;
+}
+
+/** A tool definition as received (custom tools have `input_schema`; server tools a versioned `type`). */
+export interface ToolParam extends Record<string, unknown> {
+  name: string;
+}
+
+export type CacheTtl = '5m' | '1h';
+
+/** A validated `cache_control` (the default TTL filled in). */
+export interface CacheControlParam {
+  type: 'ephemeral';
+  ttl: CacheTtl;
+}
+
+export interface RequestMessage {
+  role: 'user' | 'assistant';
+  /** A string content arrives as one text block. */
+  content: RequestBlock[];
+}
+
+export interface ThinkingParam {
+  type: 'enabled' | 'adaptive' | 'disabled';
+  budget_tokens?: number;
+}
+
+export interface ToolChoiceParam {
+  type: 'auto' | 'any' | 'tool' | 'none';
+  name?: string;
+}
+
+/** A field-valid `POST /v1/messages` (or `count_tokens`) body. */
+export interface MessagesRequest {
+  model: string;
+  /** Absent only on count_tokens. */
+  maxTokens?: number;
+  stream: boolean;
+  system: RequestBlock[];
+  /** Tool definitions as received. */
+  tools: ToolParam[];
+  messages: RequestMessage[];
+  /** Top-level automatic caching. */
+  cacheControl?: CacheControlParam;
+  toolChoice?: ToolChoiceParam;
+  thinking?: ThinkingParam;
+}

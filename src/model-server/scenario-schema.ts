@@ -1,0 +1,89 @@
+/** Scenario, turn, fault and behaviour formats (zod, strict: a misspelt key is an error, not ignored). */
+import { z } from 'zod';
+
+const stopReasons = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'model_context_window_exceeded'] as const;
+
+export const faultKinds = ['429', '529', '500', 'stream-cut', 'slow-first-byte', 'overloaded-sse'] as const;
+
+export const faultSpecSchema = z.strictObject({
+  kind: z.enum(faultKinds),
+  /** `retry-after` of a 429 (default 1) or 529 (none unless given). */
+  retryAfterSeconds: z.number().nonnegative().optional(),
+  /** slow-first-byte: wait before the headers (default 1000). */
+  delayMs: z.number().int().nonnegative().optional(),
+  /** How many matching attempts fail (default 1). */
+  times: z.number().int().positive().optional(),
+  match: z.strictObject({
+    agentId: z.string().optional(),
+    agentType: z.string().optional(),
+    turnIndex: z.number().int().nonnegative().optional(),
+  }).optional(),
+});
+
+const scriptedToolUseSchema = z.strictObject({
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+  /** Overrides the deterministic id. */
+  id: z.string().min(1).optional(),
+});
+
+export const turnSchema = z.strictObject({
+  text: z.string().min(1).optional(),
+  toolUses: z.array(scriptedToolUseSchema).optional(),
+  thinking: z.string().min(1).optional(),
+  stopReason: z.enum(stopReasons).optional(),
+  delayMs: z.number().int().nonnegative().optional(),
+  fault: faultSpecSchema.optional(),
+}).refine((turn) => turn.text !== undefined || (turn.toolUses?.length ?? 0) > 0 || turn.thinking !== undefined, {
+  message: 'a turn needs text, toolUses or thinking',
+});
+
+export const agentMatchSchema = z.strictObject({
+  agentType: z.string().optional(),
+  agentName: z.string().optional(),
+  agentId: z.string().optional(),
+  systemIncludes: z.string().optional(),
+  userIncludes: z.string().optional(),
+});
+
+export const scenarioSchema = z.strictObject({
+  agents: z.array(z.strictObject({
+    match: agentMatchSchema,
+    /** Assistant messages the agent inherits (a fork child's copied history): its turn 0 comes after them. */
+    turnOffset: z.number().int().nonnegative().optional(),
+    turns: z.array(turnSchema),
+  })),
+  default: z.array(turnSchema).optional(),
+});
+
+export const behaviourSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('scripted'), scenario: scenarioSchema }),
+  z.strictObject({ kind: z.literal('demo') }),
+  z.strictObject({ kind: z.literal('echo') }),
+]);
+
+export type FaultSpec = z.infer<typeof faultSpecSchema>;
+export type FaultKind = FaultSpec['kind'];
+export type Turn = z.infer<typeof turnSchema>;
+export type AgentMatch = z.infer<typeof agentMatchSchema>;
+export type Scenario = z.infer<typeof scenarioSchema>;
+export type Behaviour = z.infer<typeof behaviourSchema>;
+
+/** A scenario, behaviour or fault that failed validation; the message lists every problem by path. */
+export class ScenarioValidationError extends Error {
+  override readonly name = 'ScenarioValidationError';
+}
+
+function parseWith<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `  - ${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`);
+  throw new ScenarioValidationError(`invalid ${what}:\n${problems.join('\n')}`);
+}
+
+/** Validates a scenario; throws ScenarioValidationError. */
+export const parseScenario = (value: unknown): Scenario => parseWith(scenarioSchema, value, 'scenario');
+/** Validates a behaviour; throws ScenarioValidationError. */
+export const parseBehaviour = (value: unknown): Behaviour => parseWith(behaviourSchema, value, 'behaviour');
+/** Validates a fault; throws ScenarioValidationError. */
+export const parseFaultSpec = (value: unknown): FaultSpec => parseWith(faultSpecSchema, value, 'fault');

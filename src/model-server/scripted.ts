@@ -1,0 +1,51 @@
+/** The scripted behaviour: pick the scenario entry for the agent, then its turn by index. */
+import type { BehaviourResult } from './behaviour-result';
+import { textReply } from './behaviour-result';
+import { substituteDeep, substitutePlaceholders, type RequestContext } from './conversation';
+import { thinkingSignature, toolUseId } from './ids';
+import type { OutputBlock } from './reply';
+import type { AgentMatch, Scenario, Turn } from './scenario-schema';
+
+/** True when every field the match sets agrees with the request (an empty match matches everything). */
+export function matchesAgent(match: AgentMatch, context: RequestContext): boolean {
+  return (match.agentId === undefined || match.agentId === context.agentId)
+    && (match.agentType === undefined || match.agentType === context.agentType)
+    && (match.agentName === undefined || match.agentName === context.agentName)
+    && (match.systemIncludes === undefined || context.systemText.includes(match.systemIncludes))
+    && (match.userIncludes === undefined || context.latestUserText.includes(match.userIncludes));
+}
+
+function renderTurn(turn: Turn, context: RequestContext, agentKey: string): BehaviourResult['reply'] {
+  const content: OutputBlock[] = [];
+  if (turn.thinking !== undefined) {
+    const thinking = substitutePlaceholders(turn.thinking, context);
+    content.push({ type: 'thinking', thinking, signature: thinkingSignature(thinking) });
+  }
+  if (turn.text !== undefined) content.push({ type: 'text', text: substitutePlaceholders(turn.text, context) });
+  for (const toolUse of turn.toolUses ?? []) {
+    content.push({
+      type: 'tool_use',
+      id: toolUse.id ?? toolUseId(agentKey, context.turnIndex, content.length),
+      name: toolUse.name,
+      input: substituteDeep(toolUse.input, context) as Record<string, unknown>,
+    });
+  }
+  const stopReason = turn.stopReason ?? ((turn.toolUses?.length ?? 0) > 0 ? 'tool_use' : 'end_turn');
+  return { content, stopReason };
+}
+
+/** Answers from the scenario; stateless: the turn is the number of assistant messages in the request. */
+export function scriptedReply(scenario: Scenario, context: RequestContext): BehaviourResult {
+  const entryIndex = scenario.agents.findIndex((entry) => matchesAgent(entry.match, context));
+  const entry = scenario.agents[entryIndex];
+  const turnIndex = context.turnIndex - (entry?.turnOffset ?? 0);
+  const agentKey = context.agentId ?? (entry ? `agents.${entryIndex}` : 'default');
+  const turns = entry?.turns ?? scenario.default;
+  if (!turns) return { reply: textReply('[no scenario entry matched]'), agentKey, turnIndex };
+  const turn = turnIndex >= 0 ? turns[turnIndex] : undefined;
+  if (!turn) return { reply: textReply(`[scenario exhausted: ${agentKey} has no turn ${turnIndex}]`), agentKey, turnIndex };
+  const result: BehaviourResult = { reply: renderTurn(turn, { ...context, turnIndex }, agentKey), agentKey, turnIndex };
+  if (turn.delayMs !== undefined) result.delayMs = turn.delayMs;
+  if (turn.fault) result.fault = turn.fault;
+  return result;
+}

@@ -1,0 +1,35 @@
+/** The mutable state of one server: behaviour, cache, faults and the request log. */
+import type { PromptCache } from './cache';
+import type { FaultBook } from './faults';
+import type { ApiUsage } from './reply';
+import type { Behaviour } from './scenario-schema';
+
+/** One request as the server received and answered it. */
+export interface RecordedRequest {
+  seq: number;
+  method: string;
+  path: string;
+  /** Lower-cased names; `x-api-key` and `authorization` values are replaced by "[redacted]". */
+  headers: Record<string, string>;
+  /** Exactly the bytes received, as UTF-8, for byte-for-byte prefix comparisons. */
+  rawBody: string;
+  /** 0 while no response has started. */
+  status: number;
+  agentKey?: string;
+  turnIndex?: number;
+  /** The usage object returned (successful messages calls only). */
+  usage?: ApiUsage;
+  /** Server clock (ms) when the request arrived. */
+  receivedAt: number;
+}
+
+export interface ServerState {
+  behaviour: Behaviour;
+  readonly cache: PromptCache;
+  readonly faults: FaultBook;
+  readonly log: RecordedRequest[];
+  nextSeq: number;
+  readonly strictRoles: boolean;
+  readonly apiKey?: string;
+  readonly now: () => number;
+}

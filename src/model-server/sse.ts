@@ -1,0 +1,112 @@
+/** Server-sent events in the API's order (reference §4), and writing them to a response. */
+import type { ServerResponse } from 'node:http';
+import type { ApiMessage, OutputBlock } from './reply';
+
+export interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Splits text into `parts` roughly equal pieces without breaking a surrogate pair. */
+export function splitText(text: string, parts: number): string[] {
+  const characters = Array.from(text);
+  const size = Math.max(1, Math.ceil(characters.length / parts));
+  const pieces: string[] = [];
+  for (let start = 0; start < characters.length; start += size) pieces.push(characters.slice(start, start + size).join(''));
+  return pieces;
+}
+
+function blockEvents(block: OutputBlock, index: number): { start: SseEvent; deltas: SseEvent[] } {
+  const delta = (payload: Record<string, unknown>): SseEvent =>
+    ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: payload } });
+  const start = (contentBlock: Record<string, unknown>): SseEvent =>
+    ({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: contentBlock } });
+  switch (block.type) {
+    case 'text':
+      return {
+        start: start({ type: 'text', text: '' }),
+        deltas: splitText(block.text, 3).map((text) => delta({ type: 'text_delta', text })),
+      };
+    case 'tool_use':
+      return {
+        start: start({ type: 'tool_use', id: block.id, name: block.name, input: {} }),
+        // The API's first input_json_delta is often empty; clients must cope.
+        deltas: ['', ...splitText(JSON.stringify(block.input), 3)].map((partial) => delta({ type: 'input_json_delta', partial_json: partial })),
+      };
+    case 'thinking':
+      return {
+        start: start({ type: 'thinking', thinking: '', signature: '' }),
+        deltas: [
+          ...splitText(block.thinking, 3).map((thinking) => delta({ type: 'thinking_delta', thinking })),
+          delta({ type: 'signature_delta', signature: block.signature }),
+        ],
+      };
+  }
+}
+
+/** message_start, then per block start (+ ping after the first) / deltas / stop, message_delta, message_stop. */
+export function messageEvents(message: ApiMessage): SseEvent[] {
+  const ping: SseEvent = { event: 'ping', data: { type: 'ping' } };
+  const { usage } = message;
+  const events: SseEvent[] = [{
+    event: 'message_start',
+    data: {
+      type: 'message_start',
+      message: { ...message, content: [], stop_reason: null, stop_sequence: null, stop_details: null, usage: { ...usage, output_tokens: 1 } },
+    },
+  }];
+  if (message.content.length === 0) events.push(ping);
+  message.content.forEach((block, index) => {
+    const { start, deltas } = blockEvents(block, index);
+    events.push(start);
+    if (index === 0) events.push(ping);
+    events.push(...deltas, { event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+  });
+  events.push(
+    {
+      event: 'message_delta',
+      data: {
+        type: 'message_delta',
+        delta: { stop_reason: message.stop_reason, stop_sequence: null, stop_details: null },
+        usage: {
+          input_tokens: usage.input_tokens,
+          cache_creation_input_tokens: usage.cache_creation_input_tokens,
+          cache_read_input_tokens: usage.cache_read_input_tokens,
+          output_tokens: usage.output_tokens,
+        },
+      },
+    },
+    { event: 'message_stop', data: { type: 'message_stop' } },
+  );
+  return events;
+}
+
+export const formatEvent = (event: SseEvent): string => `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+
+/** Writes the event-stream head (the headers go out now: the response has started). */
+export function startEventStream(response: ServerResponse, requestId: string): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': requestId,
+  });
+  response.flushHeaders();
+}
+
+/** Sends the whole stream, or with `cut` the first events only and then destroys the socket. */
+export async function writeMessageStream(response: ServerResponse, message: ApiMessage, cut: boolean): Promise<void> {
+  const events = messageEvents(message);
+  // message_start, content_block_start, ping and two deltas: enough for a client to have a partial message.
+  const sent = cut ? events.slice(0, Math.min(events.length - 2, 5)) : events;
+  for (const event of sent) {
+    if (response.destroyed) return;
+    response.write(formatEvent(event));
+  }
+  if (!cut) {
+    response.end();
+    return;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 25));
+  response.socket?.destroy();
+  response.destroy();
+}

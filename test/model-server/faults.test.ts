@@ -1,0 +1,128 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ModelServer } from '../../src/model-server/server';
+import { clientFor, startTestServer } from './helpers';
+
+let server: ModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const request = { model: 'claude-test-tiny', max_tokens: 256, messages: [{ role: 'user' as const, content: 'hello there' }] };
+
+async function start(behaviour: Parameters<typeof startTestServer>[0] = { behaviour: { kind: 'echo' } }) {
+  const started = await startTestServer(behaviour);
+  server = started.server;
+  return started;
+}
+
+const failure = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
+
+describe('injected faults', () => {
+  it('429 becomes RateLimitError with retry-after and a rate_limit_error body', async () => {
+    const { client } = await start();
+    server!.injectFault({ kind: '429', retryAfterSeconds: 3 });
+    const error = await failure(client.messages.create(request));
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+    const rateLimit = error as InstanceType<typeof Anthropic.RateLimitError>;
+    expect(rateLimit.status).toBe(429);
+    expect(rateLimit.headers?.get('retry-after')).toBe('3');
+    expect(rateLimit.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    // times defaults to 1: the next request is served.
+    expect((await client.messages.create(request)).content).toEqual([{ type: 'text', text: 'hello there' }]);
+  });
+
+  it('529 and 500 become InternalServerError with overloaded_error / api_error', async () => {
+    const { client } = await start();
+    server!.injectFault({ kind: '529' });
+    server!.injectFault({ kind: '500' });
+    const overloaded = await failure(client.messages.create(request)) as InstanceType<typeof Anthropic.InternalServerError>;
+    expect(overloaded).toBeInstanceOf(Anthropic.InternalServerError);
+    expect(overloaded.status).toBe(529);
+    expect(overloaded.type).toBe('overloaded_error');
+    const internal = await failure(client.messages.create(request)) as InstanceType<typeof Anthropic.InternalServerError>;
+    expect(internal).toBeInstanceOf(Anthropic.InternalServerError);
+    expect(internal.status).toBe(500);
+    expect(internal.type).toBe('api_error');
+    expect(server!.requests().map((logged) => logged.status)).toEqual([529, 500]);
+  });
+
+  it('an SDK with retries honours retry-after and succeeds on the second attempt', async () => {
+    await start();
+    server!.injectFault({ kind: '429', retryAfterSeconds: 1 });
+    const client = clientFor(server!, { maxRetries: 2 });
+    const message = await client.messages.create(request);
+    expect(message.content).toEqual([{ type: 'text', text: 'hello there' }]);
+    const log = server!.requests();
+    expect(log.map((logged) => logged.status)).toEqual([429, 200]);
+    expect(log[1]!.receivedAt - log[0]!.receivedAt).toBeGreaterThanOrEqual(1000);
+    expect(log[1]!.headers['x-stainless-retry-count']).toBe('1');
+    expect(log[1]!.rawBody).toBe(log[0]!.rawBody);
+  });
+
+  it('stream-cut makes finalMessage() reject after a partial stream, then serves normally', async () => {
+    const { client } = await start();
+    server!.injectFault({ kind: 'stream-cut' });
+    const stream = client.messages.stream(request);
+    const texts: string[] = [];
+    stream.on('text', (delta) => texts.push(delta));
+    await expect(stream.finalMessage()).rejects.toThrow();
+    expect(texts.length).toBeGreaterThan(0);
+    expect((await client.messages.stream(request).finalMessage()).content).toEqual([{ type: 'text', text: 'hello there' }]);
+  });
+
+  it('stream-cut on a JSON request drops the connection mid-body', async () => {
+    const { client } = await start();
+    server!.injectFault({ kind: 'stream-cut' });
+    await expect(client.messages.create(request)).rejects.toThrow();
+  });
+
+  it('slow-first-byte delays the response by delayMs', async () => {
+    const { client } = await start();
+    server!.injectFault({ kind: 'slow-first-byte', delayMs: 300 });
+    const started = Date.now();
+    await client.messages.create(request);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('overloaded-sse answers 200 and then an error event', async () => {
+    const { client } = await start();
+    server!.injectFault({ kind: 'overloaded-sse' });
+    const error = await failure(client.messages.stream(request).finalMessage()) as InstanceType<typeof Anthropic.APIError>;
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect(error.status).toBeUndefined();
+    expect(error.type).toBe('overloaded_error');
+    expect(server!.requests()[0]!.status).toBe(200);
+  });
+
+  it('applies to the next `times` requests that match agent and turn', async () => {
+    const { client } = await start();
+    server!.injectFault({ kind: '529', times: 2, match: { agentType: 'Explore', turnIndex: 0 } });
+    const explore = clientFor(server!, { headers: { 'x-subagents-agent-type': 'Explore' } });
+    await expect(client.messages.create(request)).resolves.toBeDefined();
+    await expect(explore.messages.create({ ...request, messages: [
+      ...request.messages, { role: 'assistant', content: 'a' }, { role: 'user', content: 'b' },
+    ] })).resolves.toBeDefined();
+    await expect(explore.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
+    await expect(explore.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
+    await expect(explore.messages.create(request)).resolves.toBeDefined();
+  });
+});
+
+describe('scripted faults', () => {
+  it('fail the first `times` attempts of their (agent, turn), then the turn is served', async () => {
+    const { client } = await start({ behaviour: { kind: 'scripted', scenario: { agents: [{ match: {}, turns: [
+      { text: 'after two failures', fault: { kind: '529', times: 2 } },
+    ] }] } } });
+    const agent = clientFor(server!, { headers: { 'x-subagents-agent-id': 'root-1' } });
+    await expect(agent.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
+    await expect(agent.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
+    expect((await agent.messages.create(request)).content).toEqual([{ type: 'text', text: 'after two failures' }]);
+    // Another agent has its own attempt counter.
+    await expect(client.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
+    expect(server!.requests().map((logged) => [logged.agentKey, logged.status])).toEqual([
+      ['root-1', 529], ['root-1', 529], ['root-1', 200], ['agents.0', 529],
+    ]);
+  });
+});
