@@ -1,0 +1,175 @@
+/** Bash: one command in its own process group, killed as a whole on timeout or cancellation. */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { z } from 'zod';
+import { toolLimits } from '../../shared/tool-definitions';
+import type { ToolCallResult } from '../../shared/tools';
+import { integerInput } from './input';
+import { HeadTailBuffer } from './output-buffer';
+import type { ToolEnv } from './tool-env';
+import { ToolRefusal } from './tool-error';
+import { defineTool } from './tool-runner';
+import { openWorkspace } from './workspace';
+
+/** Input schema (the model is untrusted). */
+export const bashInput = z.strictObject({
+  command: z.string().min(1),
+  timeout: integerInput(1, toolLimits.bashMaxTimeoutMs).optional(),
+  description: z.string().optional(),
+});
+
+/** How long to wait for output still in the pipes after the shell exits (background jobs may hold them open). */
+const drainGraceMs = 200;
+const groupPollMs = 50;
+
+/** Keeps commands from waiting for a pager or a password prompt. */
+const commandEnvironment = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+
+/** Credentials of the runtime itself never reach the model's commands. */
+const secretVariables = /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|SUBAGENTS_.*KEY.*|TEMPORAL_API_KEY)$/;
+
+function commandEnv(): NodeJS.ProcessEnv {
+  const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !secretVariables.test(name)));
+  return { ...environment, ...commandEnvironment };
+}
+
+/**
+ * A watchdog beside the command: it blocks reading a pipe from this worker and, when the pipe closes
+ * because the worker died (even by SIGKILL), kills the command's whole process group. Without it a
+ * crashed worker would leave the command running on, unseen.
+ */
+function startWatchdog(processGroup: number): () => void {
+  const watchdog = spawn('sh', ['-c', 'read -r _ ; kill -KILL "-$1" 2>/dev/null', 'watchdog', String(processGroup)], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  watchdog.on('error', () => undefined);
+  watchdog.stdin?.on('error', () => undefined);
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  return () => {
+    try {
+      watchdog.kill('SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
+}
+
+type Ending = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'timed_out' } | { kind: 'cancelled' } | { kind: 'spawn_failed'; message: string };
+
+/** Runs the Bash tool. */
+export const runBash = defineTool('Bash', bashInput, async (input, call, env) => {
+  const workspace = await openWorkspace(call.context);
+  const cwdStat = await fs.stat(workspace.realCwd).catch(() => undefined);
+  if (!cwdStat?.isDirectory()) throw new ToolRefusal('FileNotFound', `the working directory ${workspace.cwd} does not exist.`);
+  const timeoutMs = input.timeout ?? toolLimits.bashDefaultTimeoutMs;
+  const output = new HeadTailBuffer(toolLimits.bashMaxOutputChars);
+  const ending = await runCommand(input.command, workspace.realCwd, timeoutMs, output, env);
+  return describeEnding(ending, output.toString().trimEnd(), timeoutMs);
+});
+
+function describeEnding(ending: Ending, output: string, timeoutMs: number): ToolCallResult {
+  const withOutput = (headline: string) => (output === '' ? headline : `${headline}\n${output}`);
+  switch (ending.kind) {
+    case 'timed_out':
+      return { content: withOutput(`Command timed out after ${timeoutMs} ms and was killed. Output so far:`), isError: true };
+    case 'cancelled':
+      return { content: withOutput('Command was cancelled and killed. Output so far:'), isError: true };
+    case 'spawn_failed':
+      return { content: `Command could not be started: ${ending.message}`, isError: true };
+    case 'exited': {
+      const shown = output === '' ? '(no output)' : output;
+      if (ending.code === 0) return { content: shown, isError: false };
+      const status = ending.code !== null ? `Exit code: ${ending.code}` : `Killed by signal ${ending.signal ?? 'unknown'}`;
+      return { content: `${shown}\n\n${status}`, isError: true };
+    }
+  }
+}
+
+/** Spawns `bash -c` as a process-group leader and collects stdout and stderr in arrival order. */
+function runCommand(command: string, cwd: string, timeoutMs: number, output: HeadTailBuffer, env: ToolEnv): Promise<Ending> {
+  if (env.signal.aborted) return Promise.resolve({ kind: 'cancelled' });
+  return new Promise<Ending>((resolve) => {
+    const child = spawn('bash', ['-c', command], {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: commandEnv(),
+    });
+    const stopWatchdog = child.pid === undefined ? () => undefined : startWatchdog(child.pid);
+    const streams = [child.stdout, child.stderr];
+    let stopReason: 'timed_out' | 'cancelled' | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    let killSent = false;
+    let settled = false;
+
+    const killGroup = (signal: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // The group is already gone.
+      }
+    };
+    const groupAlive = (): boolean => {
+      if (child.pid === undefined) return false;
+      try {
+        process.kill(-child.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const stop = (reason: 'timed_out' | 'cancelled'): void => {
+      if (stopReason || settled) return;
+      stopReason = reason;
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => {
+        killSent = true;
+        killGroup('SIGKILL');
+      }, toolLimits.bashKillGraceMs);
+    };
+    const onAbort = (): void => stop('cancelled');
+    const timeout = setTimeout(() => stop('timed_out'), timeoutMs);
+    const heartbeat = setInterval(() => env.heartbeat({ outputChars: output.totalChars }), toolLimits.heartbeatIntervalMs);
+    env.signal.addEventListener('abort', onAbort, { once: true });
+    env.heartbeat({ outputChars: 0 });
+
+    const finish = (ending: Ending): void => {
+      if (settled) return;
+      settled = true;
+      stopWatchdog();
+      clearTimeout(timeout);
+      clearInterval(heartbeat);
+      if (killTimer) clearTimeout(killTimer);
+      env.signal.removeEventListener('abort', onAbort);
+      for (const stream of streams) stream.destroy();
+      resolve(ending);
+    };
+
+    for (const stream of streams) {
+      const decoder = new StringDecoder('utf8');
+      stream.on('data', (chunk: Buffer) => output.append(decoder.write(chunk)));
+      stream.on('end', () => output.append(decoder.end()));
+    }
+    child.on('error', (error) => finish({ kind: 'spawn_failed', message: error.message }));
+    child.on('exit', (code, signal) => {
+      if (stopReason) {
+        // Stopped by us: wait until every process of the group is gone, or SIGKILL was sent (zombies may linger).
+        const reason = stopReason;
+        const waitForGroup = (): void => {
+          if (killSent || !groupAlive()) finish({ kind: reason });
+          else setTimeout(waitForGroup, groupPollMs);
+        };
+        waitForGroup();
+        return;
+      }
+      // Output can still sit in the pipes after the exit; background jobs may keep them open, so wait briefly.
+      const drained = streams.map((stream) => (stream.readableEnded ? Promise.resolve() : new Promise<void>((done) => stream.once('end', done))));
+      const grace = new Promise<void>((done) => setTimeout(done, drainGraceMs));
+      void Promise.race([Promise.all(drained), grace]).then(() => finish({ kind: 'exited', code, signal }));
+    });
+  });
+}

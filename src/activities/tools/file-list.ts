@@ -1,0 +1,74 @@
+/** Lists the files below a directory the way Glob and Grep see them: .gitignore respected, .git and node_modules skipped. */
+import type { Dirent } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isIgnored, parseGitignore, type IgnoreFile } from './gitignore';
+import { findRipgrep, listFilesWithRipgrep } from './ripgrep';
+import { createCheckpoint, type ToolEnv } from './tool-env';
+
+/** Directory names never descended into, whatever .gitignore says. */
+export const alwaysSkippedNames: readonly string[] = ['.git', 'node_modules'];
+
+/** Sorted '/'-separated paths, relative to `baseDir`, of the files below it; `rg --files` when available. */
+export async function listFiles(baseDir: string, env: ToolEnv): Promise<string[]> {
+  const ripgrep = env.ripgrep === false ? undefined : (env.ripgrep ?? (await findRipgrep()));
+  return ripgrep ? listFilesWithRipgrep(ripgrep, baseDir, env) : listFilesWithWalk(baseDir, env);
+}
+
+/**
+ * The built-in walker. Same rules as `rg --files --hidden --no-require-git`: .gitignore files of the base
+ * directory and its ancestors (up to the first one holding .git) and of every subdirectory apply; hidden files
+ * are listed; symbolic links are neither followed nor listed.
+ */
+export async function listFilesWithWalk(baseDir: string, env: ToolEnv): Promise<string[]> {
+  const checkpoint = createCheckpoint(env);
+  const files: string[] = [];
+
+  const walk = async (directory: string, relative: string, inherited: IgnoreFile[], isBase: boolean): Promise<void> => {
+    checkpoint();
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(directory, { withFileTypes: true });
+    } catch {
+      return; // unreadable or vanished: skipped, as rg does
+    }
+    let ignoreFiles = inherited;
+    if (!isBase) {
+      // Rules from above a repository root do not apply inside it.
+      if (entries.some((entry) => entry.name === '.git')) ignoreFiles = [];
+      const own = await readIgnoreFile(directory, entries);
+      if (own) ignoreFiles = [...ignoreFiles, own];
+    }
+    for (const entry of entries) {
+      if (alwaysSkippedNames.includes(entry.name)) continue;
+      const isDirectory = entry.isDirectory();
+      if (!isDirectory && !entry.isFile()) continue;
+      const absolute = path.join(directory, entry.name);
+      if (isIgnored(ignoreFiles, absolute, isDirectory)) continue;
+      const entryRelative = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (isDirectory) await walk(absolute, entryRelative, ignoreFiles, false);
+      else files.push(entryRelative);
+    }
+  };
+
+  await walk(baseDir, '', await ancestorIgnoreFiles(baseDir), true);
+  return files.sort();
+}
+
+/** .gitignore files of `baseDir` and its ancestors, shallowest first, stopping at the first directory holding .git. */
+async function ancestorIgnoreFiles(baseDir: string): Promise<IgnoreFile[]> {
+  const found: IgnoreFile[] = [];
+  for (let directory = baseDir; ; directory = path.dirname(directory)) {
+    const entries = await fs.readdir(directory, { withFileTypes: true }).catch(() => [] as Dirent[]);
+    const own = await readIgnoreFile(directory, entries);
+    if (own) found.unshift(own);
+    if (entries.some((entry) => entry.name === '.git') || path.dirname(directory) === directory) return found;
+  }
+}
+
+async function readIgnoreFile(directory: string, entries: Dirent[]): Promise<IgnoreFile | undefined> {
+  const entry = entries.find((candidate) => candidate.name === '.gitignore');
+  if (!entry || entry.isDirectory()) return undefined;
+  const text = await fs.readFile(path.join(directory, '.gitignore'), 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : { directory, rules: parseGitignore(text) };
+}

@@ -1,0 +1,54 @@
+/** The workspace tools as Temporal activities: one activity type per tool, named like the tool. */
+import { Context } from '@temporalio/activity';
+import type { ToolCallInput, ToolCallResult } from '../../shared/tools';
+import type { WorkspaceToolName } from '../../shared/tool-definitions';
+import { runBash } from './bash';
+import { runEdit } from './edit';
+import { runGlob } from './glob';
+import { runGrep } from './grep';
+import { runRead } from './read';
+import type { ToolEnv } from './tool-env';
+import type { ToolRunner } from './tool-runner';
+import { runWrite } from './write';
+
+export interface ToolActivityOptions {
+  /** Where oversized results are saved (default `<tmpdir>/subagents-tool-results`). */
+  resultsDir?: string;
+  /** ripgrep binary for file listing; false: always use the built-in walker; default: `rg` on PATH if any. */
+  ripgrep?: string | false;
+}
+
+/** One activity function per tool. */
+export type ToolActivities = Record<WorkspaceToolName, (input: ToolCallInput) => Promise<ToolCallResult>>;
+
+/** The Temporal-independent core of each tool. */
+export const toolRunners: Record<WorkspaceToolName, ToolRunner> = {
+  Read: runRead,
+  Glob: runGlob,
+  Grep: runGrep,
+  Write: runWrite,
+  Edit: runEdit,
+  Bash: runBash,
+};
+
+/** Activities `Read`, `Glob`, `Grep`, `Write`, `Edit`, `Bash`, taking cancellation and heartbeats from the activity context. */
+export function createToolActivities(options: ToolActivityOptions = {}): ToolActivities {
+  const envOfCurrentActivity = (): ToolEnv => {
+    const context = Context.current();
+    return {
+      signal: context.cancellationSignal,
+      heartbeat: (details?: unknown) => context.heartbeat(details),
+      ...(options.resultsDir !== undefined ? { resultsDir: options.resultsDir } : {}),
+      ...(options.ripgrep !== undefined ? { ripgrep: options.ripgrep } : {}),
+    };
+  };
+  const activity = (runner: ToolRunner) => (input: ToolCallInput) => runner(input, envOfCurrentActivity());
+  return {
+    Read: activity(runRead),
+    Glob: activity(runGlob),
+    Grep: activity(runGrep),
+    Write: activity(runWrite),
+    Edit: activity(runEdit),
+    Bash: activity(runBash),
+  };
+}

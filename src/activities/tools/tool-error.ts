@@ -1,0 +1,42 @@
+/** Failures a tool reports to the model as an error tool_result instead of throwing. */
+
+/** Kinds of refusal, used as the first word of the message the model sees. */
+export type ToolRefusalKind =
+  | 'PathOutsideWorkspace'
+  | 'InvalidToolInput'
+  | 'FileNotRead'
+  | 'FileChangedSinceRead'
+  | 'FileNotFound'
+  | 'NotAFile'
+  | 'NotADirectory'
+  | 'BinaryFile'
+  | 'FileTooLarge'
+  | 'StringNotFound'
+  | 'StringNotUnique'
+  | 'InvalidPattern';
+
+/** A refusal the model can act on: its message says what to do instead. */
+export class ToolRefusal extends Error {
+  override readonly name = 'ToolRefusal';
+
+  constructor(
+    readonly kind: ToolRefusalKind,
+    detail: string,
+  ) {
+    super(`${kind}: ${detail}`);
+  }
+}
+
+/** The call was cancelled through its AbortSignal. */
+export class ToolCancelled extends Error {
+  override readonly name = 'ToolCancelled';
+
+  constructor() {
+    super('cancelled');
+  }
+}
+
+/** True for Node system errors (ENOENT, EACCES, ...), which are reported to the model, not retried. */
+export function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
+}

@@ -1,0 +1,86 @@
+/** Path confinement: every path a tool touches must resolve, after symlinks, inside the workspace. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ToolContext } from '../../shared/tools';
+import { ToolRefusal } from './tool-error';
+
+/** Whether the caller reads or writes: extra read-only roots only count for reads. */
+export type PathAccess = 'read' | 'write';
+
+/** The real (symlink-resolved) directories of one call. */
+export interface Workspace {
+  root: string;
+  /** The working directory as given (relative paths resolve against it). */
+  cwd: string;
+  /** The working directory, symlinks resolved. */
+  realCwd: string;
+  /** Roots that may be read but not written (the saved-results directory). */
+  readOnlyRoots: string[];
+}
+
+const maxSymlinkDepth = 40;
+
+/** Real path of `target` even if it does not exist yet: resolves the longest existing ancestor and dangling links. */
+export async function realpathAllowMissing(target: string, depth = 0): Promise<string> {
+  if (depth > maxSymlinkDepth) throw new ToolRefusal('PathOutsideWorkspace', `too many levels of symbolic links at ${target}.`);
+  try {
+    return await fs.realpath(target);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  const link = await fs.lstat(target).catch(() => undefined);
+  if (link?.isSymbolicLink()) {
+    // A dangling link: whatever gets created through it lands where it points.
+    const pointsTo = await fs.readlink(target);
+    return realpathAllowMissing(path.resolve(path.dirname(target), pointsTo), depth + 1);
+  }
+  const parent = path.dirname(target);
+  if (parent === target) return target;
+  return path.join(await realpathAllowMissing(parent, depth), path.basename(target));
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** True when `child` is `parent` or below it (both absolute, normalised). */
+export function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
+/** Resolves the workspace of a call; refuses a working directory outside the root. */
+export async function openWorkspace(context: ToolContext, readOnlyRoots: readonly string[] = []): Promise<Workspace> {
+  const root = await realpathAllowMissing(path.resolve(context.workspaceRoot));
+  const cwd = path.resolve(context.workspaceRoot, context.cwd);
+  const realCwd = await realpathAllowMissing(cwd);
+  if (!isInside(realCwd, root)) {
+    throw new ToolRefusal('PathOutsideWorkspace', `the working directory ${cwd} is outside the workspace ${root}.`);
+  }
+  const realReadOnlyRoots = await Promise.all(readOnlyRoots.map((extra) => realpathAllowMissing(path.resolve(extra))));
+  return { root, cwd, realCwd, readOnlyRoots: realReadOnlyRoots };
+}
+
+/** Resolves a path given by the model to its real absolute path, or refuses with PathOutsideWorkspace. */
+export async function resolveInWorkspace(workspace: Workspace, rawPath: string, access: PathAccess): Promise<string> {
+  if (rawPath.includes('\0')) throw new ToolRefusal('InvalidToolInput', 'the path contains a NUL character.');
+  const absolute = path.resolve(workspace.cwd, rawPath);
+  const real = await realpathAllowMissing(absolute);
+  const roots = access === 'read' ? [workspace.root, ...workspace.readOnlyRoots] : [workspace.root];
+  if (roots.some((root) => isInside(real, root))) return real;
+  const throughLink = isInside(absolute, workspace.root) ? ' through a symbolic link' : '';
+  const readOnly = access === 'write' && workspace.readOnlyRoots.some((root) => isInside(real, root)) ? ' (that directory is read-only)' : '';
+  throw new ToolRefusal(
+    'PathOutsideWorkspace',
+    `${rawPath} resolves${throughLink} to ${real}, which is outside the workspace ${workspace.root}${readOnly}. Use a path inside the workspace.`,
+  );
+}
+
+/** How a result path is shown to the model: relative to the working directory when below it, else absolute. */
+export function displayPath(workspace: Workspace, realPath: string): string {
+  if (realPath !== workspace.realCwd && isInside(realPath, workspace.realCwd)) {
+    return path.relative(workspace.realCwd, realPath).split(path.sep).join('/');
+  }
+  return realPath;
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { isIgnored, parseGitignore } from '../../../src/activities/tools/gitignore';
+import { compileGlob } from '../../../src/activities/tools/glob-match';
+
+const matches = (pattern: string, paths: string[]) => paths.filter((candidate) => compileGlob(pattern).test(candidate));
+
+describe('compileGlob', () => {
+  const paths = ['a.ts', 'b.js', 'src/c.ts', 'src/deep/d.ts', 'src/deep/e.tsx', 'test/f.test.ts', '.hidden.ts', 'x1.md', 'x22.md', 'a/b/c', 'ab'];
+
+  it('* and ? stay within one segment', () => {
+    expect(matches('*.ts', paths)).toEqual(['a.ts', '.hidden.ts']);
+    expect(matches('src/*.ts', paths)).toEqual(['src/c.ts']);
+    expect(matches('x?.md', paths)).toEqual(['x1.md']);
+    expect(matches('a?b', ['a/b', 'axb'])).toEqual(['axb']);
+  });
+
+  it('** spans any number of directories, including none', () => {
+    expect(matches('**/*.ts', paths)).toEqual(['a.ts', 'src/c.ts', 'src/deep/d.ts', 'test/f.test.ts', '.hidden.ts']);
+    expect(matches('src/**/*.ts', paths)).toEqual(['src/c.ts', 'src/deep/d.ts']);
+    expect(matches('src/**', paths)).toEqual(['src/c.ts', 'src/deep/d.ts', 'src/deep/e.tsx']);
+    expect(matches('**', paths)).toEqual(paths);
+    expect(matches('a**', paths)).toEqual(['a.ts', 'ab']);
+  });
+
+  it('supports {a,b} alternatives, nested, and [abc] classes', () => {
+    expect(matches('**/*.{ts,tsx}', paths)).toEqual(['a.ts', 'src/c.ts', 'src/deep/d.ts', 'src/deep/e.tsx', 'test/f.test.ts', '.hidden.ts']);
+    expect(matches('{src/**/d,test/*}.ts', paths)).toEqual(['src/deep/d.ts', 'test/f.test.ts']);
+    expect(matches('{src/**/d,test/f}.ts', paths)).toEqual(['src/deep/d.ts']);
+    expect(matches('{a,b{.js,.ts}}', paths)).toEqual(['b.js']);
+    expect(matches('[ab].*', paths)).toEqual(['a.ts', 'b.js']);
+    expect(matches('[!ab].*', ['a.ts', 'c.ts'])).toEqual(['c.ts']);
+    expect(matches('x[0-9].md', paths)).toEqual(['x1.md']);
+    expect(matches('a[/]b', ['a/b'])).toEqual([]);
+  });
+
+  it('treats unclosed or single-alternative braces and brackets literally, and escapes', () => {
+    expect(matches('{a}', ['{a}', 'a'])).toEqual(['{a}']);
+    expect(matches('{a,b', ['{a,b', 'a'])).toEqual(['{a,b']);
+    expect(matches('[ab', ['[ab', 'a'])).toEqual(['[ab']);
+    expect(matches('\\*.ts', ['*.ts', 'a.ts'])).toEqual(['*.ts']);
+    expect(matches('a.(b)+', ['a.(b)+', 'a.bb'])).toEqual(['a.(b)+']);
+  });
+});
+
+describe('gitignore rules', () => {
+  const decide = (text: string, relative: string, isDirectory = false) =>
+    isIgnored([{ directory: '/repo', rules: parseGitignore(text) }], `/repo/${relative}`, isDirectory);
+
+  it('matches unanchored names at any depth and anchored patterns at the root only', () => {
+    expect(decide('*.log', 'a.log')).toBe(true);
+    expect(decide('*.log', 'deep/er/a.log')).toBe(true);
+    expect(decide('/build', 'build', true)).toBe(true);
+    expect(decide('/build', 'src/build', true)).toBe(false);
+    expect(decide('docs/*.md', 'docs/a.md')).toBe(true);
+    expect(decide('docs/*.md', 'x/docs/a.md')).toBe(false);
+    expect(decide('**/gen/*.ts', 'a/b/gen/x.ts')).toBe(true);
+    expect(decide('out/**', 'out/a/b.txt')).toBe(true);
+  });
+
+  it('honours directory-only patterns, negations, comments and escapes', () => {
+    expect(decide('cache/', 'cache', true)).toBe(true);
+    expect(decide('cache/', 'cache', false)).toBe(false);
+    expect(decide('*.log\n!keep.log', 'keep.log')).toBe(false);
+    expect(decide('*.log\n!keep.log', 'other.log')).toBe(true);
+    expect(decide('!keep.log\n*.log', 'keep.log')).toBe(true);
+    expect(decide('# comment\n\\#hash', '#hash')).toBe(true);
+    expect(decide('# comment', '# comment')).toBe(false);
+    expect(decide('trailing   \r\n', 'trailing')).toBe(true);
+    expect(decide('\\!bang', '!bang')).toBe(true);
+  });
+
+  it('lets the deepest .gitignore decide', () => {
+    const files = [
+      { directory: '/repo', rules: parseGitignore('*.txt') },
+      { directory: '/repo/sub', rules: parseGitignore('!keep.txt') },
+    ];
+    expect(isIgnored(files, '/repo/sub/keep.txt', false)).toBe(false);
+    expect(isIgnored(files, '/repo/sub/other.txt', false)).toBe(true);
+    expect(isIgnored(files, '/repo/keep.txt', false)).toBe(true);
+  });
+});
