@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+/** Front-matter `permissionMode` values accepted from files, including Claude Code's aliases. */
+export const permissionModeValues = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'bubble', 'manual', 'auto'] as const;
+
+function requiredText(field: string) {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? `field "${field}" is required` : `field "${field}" must be a string`) })
+    .trim()
+    .min(1, { error: `field "${field}" must not be empty` });
+}
+
+function toolList(field: string) {
+  return z.union([z.string(), z.array(z.string())], {
+    error: `field "${field}" must be a comma-separated string or a YAML list of tool names`,
+  });
+}
+
+/** The front-matter fields this runtime understands; everything else is kept as `unsupported`. */
+export const definitionFieldsSchema = z.object({
+  name: requiredText('name'),
+  description: requiredText('description'),
+  tools: toolList('tools').optional(),
+  disallowedTools: toolList('disallowedTools').optional(),
+  model: z
+    .string({ error: 'field "model" must be a string: an alias (haiku, sonnet, opus), a model id, or inherit' })
+    .trim()
+    .min(1, { error: 'field "model" must not be empty' })
+    .optional(),
+  permissionMode: z.enum(permissionModeValues, { error: `field "permissionMode" must be one of ${permissionModeValues.join(', ')}` }).optional(),
+  maxTurns: z.int({ error: 'field "maxTurns" must be a positive integer' }).positive({ error: 'field "maxTurns" must be a positive integer' }).optional(),
+  background: z.boolean({ error: 'field "background" must be true or false' }).optional(),
+  isolation: z.literal('worktree', { error: 'field "isolation" must be "worktree"' }).optional(),
+});
+
+export type DefinitionFields = z.infer<typeof definitionFieldsSchema>;
+
+/** Names of the fields the schema reads. */
+export const supportedFieldNames: readonly string[] = Object.keys(definitionFieldsSchema.shape);
+
+/** Fields Claude Code documents (or reads) that this runtime accepts without acting on them. */
+export const knownUnsupportedFieldNames: readonly string[] = [
+  'mcpServers',
+  'skills',
+  'hooks',
+  'memory',
+  'color',
+  'effort',
+  'initialPrompt',
+  'omitClaudeMd',
+  'requiredMcpServers',
+  'criticalSystemReminder_EXPERIMENTAL',
+];
+
+/** Validates the supported fields; returns every problem as a readable sentence. */
+export function validateDefinitionFields(fields: Record<string, unknown>): { type: 'valid'; value: DefinitionFields } | { type: 'invalid'; reasons: string[] } {
+  const result = definitionFieldsSchema.safeParse(fields);
+  if (result.success) return { type: 'valid', value: result.data };
+  return { type: 'invalid', reasons: result.error.issues.map((issue) => issue.message) };
+}

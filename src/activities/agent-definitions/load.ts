@@ -1,0 +1,85 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import type { AgentDefinition, DefinitionReport, LoadDefinitionsInput, LoadedDefinitions } from '../../shared/agent-definition';
+import { builtinAgents } from '../../shared/builtin-agents';
+import { compareText, type DefinitionDirectory, definitionDirectories, findDefinitionFiles } from './discover';
+import { parseDefinitionFile, type ParsedDefinitionFile } from './parse-definition';
+
+interface ScannedDirectory {
+  directory: DefinitionDirectory;
+  files: ParsedDefinitionFile[];
+  problems: DefinitionReport[];
+}
+
+async function readAndParse(file: string, source: DefinitionDirectory['source']): Promise<ParsedDefinitionFile> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    return { reports: [{ file, level: 'skipped', message: `cannot read the file: ${(error as Error).message}` }] };
+  }
+  return parseDefinitionFile(text, file, source);
+}
+
+async function scan(directory: DefinitionDirectory): Promise<ScannedDirectory> {
+  const { files, problems } = await findDefinitionFiles(directory.dir);
+  return { directory, files: await Promise.all(files.map((file) => readAndParse(file, directory.source))), problems };
+}
+
+function shadowReason(winner: AgentDefinition, loser: AgentDefinition): string {
+  if (winner.source !== loser.source) return 'project definitions take precedence over user ones';
+  return 'the definition in the nearer directory (or, within one directory, the first file in path order) wins';
+}
+
+function compareReports(left: DefinitionReport, right: DefinitionReport): number {
+  return compareText(left.file, right.file) || compareText(left.level, right.level) || compareText(left.message, right.message);
+}
+
+/**
+ * Loads agent types for `cwd`: project `.claude/agents` (cwd and ancestors, nearest first),
+ * then `~/.claude/agents`, then the built-ins; the first definition of a name wins.
+ * Bad files become reports, never exceptions, and the result is deterministic.
+ */
+export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise<LoadedDefinitions> {
+  const directories = definitionDirectories(input.cwd, input.homeDir ?? os.homedir());
+  const scanned = await Promise.all(directories.map(scan));
+  const reports: DefinitionReport[] = [];
+  const chosen = new Map<string, AgentDefinition>();
+
+  for (const { files, problems } of scanned) {
+    reports.push(...problems);
+    for (const parsed of files) {
+      const definition = parsed.definition;
+      const winner = definition && chosen.get(definition.name);
+      if (!definition) reports.push(...parsed.reports);
+      else if (winner) {
+        // A shadowed file is not used, so its own warnings would only be noise.
+        const message = `agent "${definition.name}" is also defined in ${winner.file}, which is used: ${shadowReason(winner, definition)}`;
+        reports.push({ file: definition.file ?? '', level: 'skipped', message });
+      } else {
+        reports.push(...parsed.reports);
+        chosen.set(definition.name, definition);
+      }
+    }
+  }
+
+  for (const [name, builtin] of Object.entries(builtinAgents)) {
+    const custom = chosen.get(name);
+    if (custom) reports.push({ file: custom.file ?? '', level: 'warning', message: `overrides built-in ${name}` });
+    else chosen.set(name, structuredClone(builtin));
+  }
+
+  for (const definition of chosen.values()) {
+    const missing = (definition.allowedAgentTypes ?? []).filter((type) => !chosen.has(type));
+    if (missing.length > 0 && definition.file) {
+      reports.push({ file: definition.file, level: 'warning', message: `tools: Agent(...) names agent types that are not defined: ${missing.join(', ')}` });
+    }
+  }
+
+  const names = [...chosen.keys()].sort(compareText);
+  return {
+    definitions: Object.fromEntries(names.map((name) => [name, chosen.get(name) as AgentDefinition])),
+    reports: reports.sort(compareReports),
+    searched: directories.map(({ dir }) => dir),
+  };
+}

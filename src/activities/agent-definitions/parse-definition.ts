@@ -1,0 +1,97 @@
+import type { PermissionMode } from '../../shared/agent';
+import type { AgentDefinition, DefinitionReport } from '../../shared/agent-definition';
+import { modelAliases } from '../../shared/models';
+import { type DefinitionFields, knownUnsupportedFieldNames, supportedFieldNames, validateDefinitionFields } from './definition-schema';
+import { parseFrontMatter, splitFrontMatter } from './front-matter';
+import { parseAllowList, parseDenyList, remainingTools } from './tool-spec';
+
+/** One file's outcome: a definition (maybe with warnings), or only a `skipped` report. */
+export interface ParsedDefinitionFile {
+  definition?: AgentDefinition;
+  reports: DefinitionReport[];
+}
+
+/** `subagent_type: "fork"` selects the fork path, so no definition may take that name. */
+const reservedNames = ['fork'];
+
+function toPermissionMode(value: NonNullable<DefinitionFields['permissionMode']>, warn: (message: string) => void): PermissionMode {
+  switch (value) {
+    case 'manual':
+      return 'default';
+    case 'auto':
+      warn('permissionMode "auto" is not supported yet; the agent runs in "default" mode');
+      return 'default';
+    default:
+      return value;
+  }
+}
+
+function modelWarning(model: string): string | undefined {
+  if (model === 'inherit' || model in modelAliases || model.startsWith('claude-')) return undefined;
+  return `model "${model}" is not an alias this runtime knows (${Object.keys(modelAliases).join(', ')}) or a claude-* id; it is sent to the API unchanged`;
+}
+
+function splitFields(fields: Record<string, unknown>): { supported: Record<string, unknown>; unsupported: Record<string, unknown> } {
+  const supported: Record<string, unknown> = {};
+  const unsupported: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    // `model:` with nothing after it is YAML null: treat an empty optional field as absent.
+    if (supportedFieldNames.includes(key)) {
+      if (value !== null) supported[key] = value;
+    } else unsupported[key] = value;
+  }
+  return { supported, unsupported };
+}
+
+/** Parses one definition file's text (Claude Code format); never throws. */
+export function parseDefinitionFile(text: string, file: string, source: 'user' | 'project'): ParsedDefinitionFile {
+  const skipped = (message: string): ParsedDefinitionFile => ({ reports: [{ file, level: 'skipped', message }] });
+  const split = splitFrontMatter(text);
+  if (split.type === 'error') return skipped(split.reason);
+  const frontMatter = parseFrontMatter(split.frontMatter);
+  if (frontMatter.type === 'error') return skipped(frontMatter.reason);
+
+  const { supported, unsupported } = splitFields(frontMatter.fields);
+  const validated = validateDefinitionFields(supported);
+  if (validated.type === 'invalid') return skipped(validated.reasons.join('; '));
+  const fields = validated.value;
+  if (reservedNames.includes(fields.name)) return skipped(`name "${fields.name}" is reserved (it selects the fork path); rename the agent`);
+  const prompt = split.body.trim();
+  if (prompt === '') return skipped(`the body is empty: the text after the front matter is agent "${fields.name}"'s system prompt`);
+
+  const warnings: string[] = [];
+  const warn = (message: string) => warnings.push(message);
+  if (frontMatter.note) warn(frontMatter.note);
+  const allow = fields.tools === undefined ? undefined : parseAllowList(fields.tools);
+  const deny = fields.disallowedTools === undefined ? undefined : parseDenyList(fields.disallowedTools);
+  warnings.push(...(allow?.warnings ?? []), ...(deny?.warnings ?? []));
+  const permissionMode = fields.permissionMode === undefined ? undefined : toPermissionMode(fields.permissionMode, warn);
+  const unknownModel = fields.model === undefined ? undefined : modelWarning(fields.model);
+  if (unknownModel) warn(unknownModel);
+  for (const key of Object.keys(unsupported)) {
+    const undocumented = knownUnsupportedFieldNames.includes(key) ? '' : ' (it is not a documented Claude Code field either: check the spelling)';
+    warn(`field "${key}" is accepted but not supported yet${undocumented}`);
+  }
+  if (remainingTools(allow?.tools, deny?.disallowedTools).length === 0) {
+    warn(`agent "${fields.name}" resolves to no tools; spawning it will be refused`);
+  }
+
+  const definition: AgentDefinition = {
+    name: fields.name,
+    description: fields.description,
+    ...(allow?.tools ? { tools: allow.tools } : {}),
+    ...(deny?.disallowedTools ? { disallowedTools: deny.disallowedTools } : {}),
+    ...(allow?.allowedAgentTypes ? { allowedAgentTypes: allow.allowedAgentTypes } : {}),
+    ...(allow?.mcpTools ? { mcpTools: allow.mcpTools } : {}),
+    ...(fields.model !== undefined ? { model: fields.model } : {}),
+    ...(permissionMode !== undefined ? { permissionMode } : {}),
+    ...(fields.maxTurns !== undefined ? { maxTurns: fields.maxTurns } : {}),
+    ...(fields.background !== undefined ? { background: fields.background } : {}),
+    ...(fields.isolation !== undefined ? { isolation: fields.isolation } : {}),
+    prompt,
+    source,
+    file,
+    ...(Object.keys(unsupported).length > 0 ? { unsupported } : {}),
+  };
+  return { definition, reports: warnings.map((message) => ({ file, level: 'warning', message })) };
+}

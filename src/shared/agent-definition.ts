@@ -1,0 +1,56 @@
+import type { PermissionMode } from './agent';
+
+/** Where a definition came from; project beats user beats built-in on a name clash. */
+export type DefinitionSource = 'built-in' | 'user' | 'project';
+
+/** A resolved agent type: a built-in, or a `.claude/agents/*.md` file in Claude Code's format. */
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  /** Allow-list of tool names; undefined (or ['*']) = every tool. */
+  tools?: string[];
+  /** Deny-list, applied before `tools`. */
+  disallowedTools?: string[];
+  /** From `Agent(a,b)` in `tools`: the agent types this one may spawn (undefined = any). */
+  allowedAgentTypes?: string[];
+  /** Model id, alias (haiku/sonnet/opus), or 'inherit'. */
+  model?: string;
+  permissionMode?: PermissionMode;
+  maxTurns?: number;
+  /** Always run in the background. */
+  background?: boolean;
+  isolation?: 'worktree';
+  /** The system prompt body. */
+  prompt: string;
+  source: DefinitionSource;
+  /** Absolute path of the defining file (custom definitions). */
+  file?: string;
+  /** Front-matter fields accepted but not supported yet (mcpServers, skills, hooks, memory, color, effort, ...), kept verbatim. */
+  unsupported?: Record<string, unknown>;
+  /** `mcp__…` tool names, kept for later. */
+  mcpTools?: string[];
+}
+
+/** Something noticed while loading one definition file. */
+export interface DefinitionReport {
+  file: string;
+  /** skipped: the file is not used; warning: used, with something ignored. */
+  level: 'skipped' | 'warning';
+  message: string;
+}
+
+/** The result of loading definitions for a working directory. */
+export interface LoadedDefinitions {
+  /** By name, after precedence (project > user > built-in). */
+  definitions: Record<string, AgentDefinition>;
+  reports: DefinitionReport[];
+  /** Directories searched, in order. */
+  searched: string[];
+}
+
+/** Input of the `loadAgentDefinitions` activity. */
+export interface LoadDefinitionsInput {
+  cwd: string;
+  /** Overrides ~ (tests). */
+  homeDir?: string;
+}

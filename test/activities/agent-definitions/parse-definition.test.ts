@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import { parseDefinitionFile } from '../../../src/activities/agent-definitions/parse-definition';
+import { definitionFile } from './helpers';
+
+const file = '/project/.claude/agents/agent.md';
+
+function parse(frontMatter: string, body?: string) {
+  return parseDefinitionFile(definitionFile(frontMatter, body), file, 'project');
+}
+
+function messages(result: ReturnType<typeof parse>): string[] {
+  return result.reports.map((report) => report.message);
+}
+
+describe('parseDefinitionFile: the basics', () => {
+  it('reads name, description and the trimmed body as the system prompt', () => {
+    const result = parse('name: reviewer\ndescription: Reviews diffs', '\n\n  Review the diff carefully.\n\nThen report.  \n\n');
+    expect(result).toEqual({
+      definition: {
+        name: 'reviewer',
+        description: 'Reviews diffs',
+        prompt: 'Review the diff carefully.\n\nThen report.',
+        source: 'project',
+        file,
+      },
+      reports: [],
+    });
+  });
+
+  it('reads every supported field', () => {
+    const result = parse(
+      ['name: worker', 'description: Does work', 'model: haiku', 'permissionMode: acceptEdits', 'maxTurns: 7', 'background: true', 'isolation: worktree'].join('\n'),
+    );
+    expect(result.reports).toEqual([]);
+    expect(result.definition).toMatchObject({ model: 'haiku', permissionMode: 'acceptEdits', maxTurns: 7, background: true, isolation: 'worktree' });
+  });
+
+  it('tolerates a byte-order mark and CRLF line endings', () => {
+    const text = '\uFEFF---\r\nname: windows\r\ndescription: Written on Windows\r\n---\r\nLine one.\r\nLine two.\r\n';
+    const result = parseDefinitionFile(text, file, 'user');
+    expect(result.definition).toMatchObject({ name: 'windows', description: 'Written on Windows', prompt: 'Line one.\nLine two.', source: 'user' });
+  });
+
+  it('treats an optional field left empty as absent', () => {
+    const result = parse('name: empty-fields\ndescription: d\nmodel:\ntools:');
+    expect(result.reports).toEqual([]);
+    expect(result.definition).not.toHaveProperty('model');
+    expect(result.definition).not.toHaveProperty('tools');
+  });
+
+  it('reads a one-line description with an unquoted colon, with a warning to quote it', () => {
+    const result = parse('name: colon\ndescription: Use this agent when: the user asks for a review\ntools: Read');
+    expect(result.definition?.description).toBe('Use this agent when: the user asks for a review');
+    expect(result.definition?.tools).toEqual(['Read']);
+    expect(messages(result)).toEqual([expect.stringContaining('not valid YAML')]);
+    expect(result.reports[0]?.level).toBe('warning');
+  });
+});
+
+describe('parseDefinitionFile: tools and disallowedTools', () => {
+  it('reads tools as a comma-separated string, in runtime order', () => {
+    const result = parse('name: a\ndescription: d\ntools: Read, Grep,Bash');
+    expect(result.definition?.tools).toEqual(['Bash', 'Grep', 'Read']);
+    expect(result.reports).toEqual([]);
+  });
+
+  it('reads tools as a YAML list', () => {
+    const result = parse('name: a\ndescription: d\ntools:\n  - Write\n  - Read');
+    expect(result.definition?.tools).toEqual(['Read', 'Write']);
+  });
+
+  it('reads * as every tool', () => {
+    expect(parse('name: a\ndescription: d\ntools: "*"').definition).not.toHaveProperty('tools');
+    expect(parse('name: a\ndescription: d\ntools: ["*"]').definition).not.toHaveProperty('tools');
+  });
+
+  it('reads disallowedTools as a string or a list, keeping every other tool', () => {
+    expect(parse('name: a\ndescription: d\ndisallowedTools: Write, Edit').definition).toMatchObject({ disallowedTools: ['Edit', 'Write'] });
+    const listed = parse('name: a\ndescription: d\ntools: Read, Write, Bash\ndisallowedTools: [Bash]');
+    expect(listed.definition).toMatchObject({ tools: ['Bash', 'Read', 'Write'], disallowedTools: ['Bash'] });
+    expect(listed.reports).toEqual([]);
+  });
+
+  it('turns Agent(Explore,Plan) into the Agent tool plus allowedAgentTypes', () => {
+    const compact = parse('name: a\ndescription: d\ntools: Read, Agent(Explore,Plan)');
+    expect(compact.definition).toMatchObject({ tools: ['Agent', 'Read'], allowedAgentTypes: ['Explore', 'Plan'] });
+    const spaced = parse('name: a\ndescription: d\ntools:\n  - Agent(Explore, Plan)\n  - Grep');
+    expect(spaced.definition).toMatchObject({ tools: ['Agent', 'Grep'], allowedAgentTypes: ['Explore', 'Plan'] });
+    expect(compact.reports).toEqual([]);
+  });
+
+  it('leaves allowedAgentTypes unset for a plain Agent, and reads the legacy name Task', () => {
+    expect(parse('name: a\ndescription: d\ntools: Agent, Read').definition).not.toHaveProperty('allowedAgentTypes');
+    expect(parse('name: a\ndescription: d\ntools: Task(Explore)').definition).toMatchObject({ tools: ['Agent'], allowedAgentTypes: ['Explore'] });
+  });
+
+  it('keeps mcp__ names in mcpTools, out of tools', () => {
+    const result = parse('name: a\ndescription: d\ntools: Read, mcp__github__get_pull_request, mcp__jira');
+    expect(result.definition).toMatchObject({ tools: ['Read'], mcpTools: ['mcp__github__get_pull_request', 'mcp__jira'] });
+    expect(result.reports).toEqual([]);
+  });
+
+  it('drops tools the runtime does not have, naming them in one warning', () => {
+    const result = parse('name: a\ndescription: d\ntools: Read, WebFetch, TodoWrite, NotebookEdit, grep');
+    expect(result.definition?.tools).toEqual(['Read']);
+    expect(result.reports).toHaveLength(1);
+    expect(result.reports[0]).toMatchObject({ file, level: 'warning' });
+    expect(result.reports[0]?.message).toMatch(/^tools: WebFetch, TodoWrite, NotebookEdit, grep \(did you mean Grep\?\) are not tools of this runtime/);
+  });
+
+  it('reports unknown names in disallowedTools too', () => {
+    const result = parse('name: a\ndescription: d\ndisallowedTools: WebSearch, Bash');
+    expect(result.definition?.disallowedTools).toEqual(['Bash']);
+    expect(messages(result)).toEqual([expect.stringMatching(/^disallowedTools: WebSearch is not a tool of this runtime/)]);
+  });
+
+  it('never widens: a narrowed allow entry grants nothing, a narrowed deny entry denies the whole tool', () => {
+    const allowed = parse('name: a\ndescription: d\ntools: Read, Bash(git diff:*)');
+    expect(allowed.definition?.tools).toEqual(['Read']);
+    expect(messages(allowed)).toEqual([expect.stringContaining('Bash(git diff:*) is dropped')]);
+    const denied = parse('name: a\ndescription: d\ndisallowedTools: Bash(rm:*), Agent(general-purpose)');
+    expect(denied.definition?.disallowedTools).toEqual(['Agent', 'Bash']);
+    expect(messages(denied)).toHaveLength(2);
+  });
+
+  it('keeps a definition whose tools resolve to none, with a warning', () => {
+    const result = parse('name: web-only\ndescription: d\ntools: WebFetch');
+    expect(result.definition?.tools).toEqual([]);
+    expect(messages(result)).toContain('agent "web-only" resolves to no tools; spawning it will be refused');
+    const deniedAll = parse('name: deny-all\ndescription: d\ndisallowedTools: "*"');
+    expect(messages(deniedAll)).toEqual(['agent "deny-all" resolves to no tools; spawning it will be refused']);
+    const emptyList = parse('name: none\ndescription: d\ntools: []');
+    expect(emptyList.definition?.tools).toEqual([]);
+    expect(messages(emptyList)).toEqual(['agent "none" resolves to no tools; spawning it will be refused']);
+  });
+});
+
+describe('parseDefinitionFile: permission mode and model', () => {
+  it('reads manual as default, and auto as default with a warning', () => {
+    expect(parse('name: a\ndescription: d\npermissionMode: manual')).toMatchObject({ definition: { permissionMode: 'default' }, reports: [] });
+    const auto = parse('name: a\ndescription: d\npermissionMode: auto');
+    expect(auto.definition?.permissionMode).toBe('default');
+    expect(messages(auto)).toEqual([expect.stringContaining('"auto" is not supported yet')]);
+    expect(parse('name: a\ndescription: d\npermissionMode: bubble').definition?.permissionMode).toBe('bubble');
+  });
+
+  it('keeps model aliases, full ids and inherit as written; warns about a name it cannot place', () => {
+    for (const model of ['sonnet', 'claude-opus-5', 'inherit']) {
+      expect(parse(`name: a\ndescription: d\nmodel: ${model}`)).toMatchObject({ definition: { model }, reports: [] });
+    }
+    const unknown = parse('name: a\ndescription: d\nmodel: fable');
+    expect(unknown.definition?.model).toBe('fable');
+    expect(messages(unknown)).toEqual([expect.stringContaining('model "fable" is not an alias')]);
+  });
+});
+
+describe('parseDefinitionFile: unsupported fields', () => {
+  it('keeps them verbatim and reports each one', () => {
+    const result = parse(
+      [
+        'name: rich',
+        'description: d',
+        'mcpServers:',
+        '  - github',
+        '  - slack: { command: slack-mcp, args: [--verbose] }',
+        'hooks:',
+        '  PreToolUse:',
+        '    - matcher: Bash',
+        'skills: [pdf]',
+        'memory: project',
+        'color: blue',
+        'effort: high',
+        'initialPrompt: Start here',
+        'omitClaudeMd: true',
+        'favouriteFood: pizza',
+      ].join('\n'),
+    );
+    expect(result.definition?.unsupported).toEqual({
+      mcpServers: ['github', { slack: { command: 'slack-mcp', args: ['--verbose'] } }],
+      hooks: { PreToolUse: [{ matcher: 'Bash' }] },
+      skills: ['pdf'],
+      memory: 'project',
+      color: 'blue',
+      effort: 'high',
+      initialPrompt: 'Start here',
+      omitClaudeMd: true,
+      favouriteFood: 'pizza',
+    });
+    const fields = ['mcpServers', 'hooks', 'skills', 'memory', 'color', 'effort', 'initialPrompt', 'omitClaudeMd'];
+    expect(messages(result)).toEqual([
+      ...fields.map((field) => `field "${field}" is accepted but not supported yet`),
+      'field "favouriteFood" is accepted but not supported yet (it is not a documented Claude Code field either: check the spelling)',
+    ]);
+    expect(result.reports.every((report) => report.level === 'warning' && report.file === file)).toBe(true);
+  });
+});
+
+describe('parseDefinitionFile: files that are skipped', () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['no front matter', '# Reviewer\nYou review code.\n', /no YAML front matter/],
+    ['unclosed front matter', '---\nname: a\ndescription: d\nbody\n', /not closed/],
+    ['broken YAML', definitionFile('name: a\ndescription: d\ntools: [Read, Grep'), /^invalid YAML in the front matter: .*line 3/],
+    ['duplicate keys', definitionFile('name: a\nname: b\ndescription: d'), /invalid YAML.*unique/],
+    ['a list as front matter', definitionFile('- name\n- description'), /must be a YAML mapping/],
+    ['empty front matter', '---\n---\nbody\n', /front matter is empty/],
+    ['missing description', definitionFile('name: a'), /^field "description" is required$/],
+    ['missing name', definitionFile('description: d'), /^field "name" is required$/],
+    ['a blank description', definitionFile('name: a\ndescription: "  "'), /field "description" must not be empty/],
+    ['a name that is not a string', definitionFile('name: [a]\ndescription: d'), /field "name" must be a string/],
+    ['maxTurns not a positive integer', definitionFile('name: a\ndescription: d\nmaxTurns: 0'), /field "maxTurns" must be a positive integer/],
+    ['maxTurns as text', definitionFile('name: a\ndescription: d\nmaxTurns: ten'), /field "maxTurns" must be a positive integer/],
+    ['background not a boolean', definitionFile('name: a\ndescription: d\nbackground: "yes"'), /field "background" must be true or false/],
+    ['isolation other than worktree', definitionFile('name: a\ndescription: d\nisolation: container'), /field "isolation" must be "worktree"/],
+    ['an unknown permission mode', definitionFile('name: a\ndescription: d\npermissionMode: yolo'), /field "permissionMode" must be one of default, acceptEdits/],
+    ['tools as a number', definitionFile('name: a\ndescription: d\ntools: 3'), /field "tools" must be a comma-separated string or a YAML list/],
+    ['an empty body', definitionFile('name: a\ndescription: d', '   \n\n'), /the body is empty/],
+    ['the reserved name fork', definitionFile('name: fork\ndescription: d'), /name "fork" is reserved/],
+  ];
+
+  it.each(cases)('skips a file with %s, saying why', (_label, text, reason) => {
+    const result = parseDefinitionFile(text, file, 'project');
+    expect(result.definition).toBeUndefined();
+    expect(result.reports).toHaveLength(1);
+    expect(result.reports[0]).toMatchObject({ file, level: 'skipped' });
+    expect(result.reports[0]?.message).toMatch(reason);
+  });
+
+  it('lists every field problem of one file', () => {
+    const result = parse('name: a\nmaxTurns: -1\nbackground: 1');
+    expect(messages(result)).toEqual(['field "description" is required; field "maxTurns" must be a positive integer; field "background" must be true or false']);
+  });
+});
