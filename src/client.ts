@@ -1,9 +1,12 @@
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMode } from './shared/agent';
-import { allToolNames, builtinAgents } from './shared/builtin-agents';
+import { rootToolPool } from './workflows/tool-pool';
+import { loadAgentDefinitions } from './activities/agent-definitions/load';
+import { defaultAgentLimits, type AgentLimits, type AgentResult, type AgentStatusSnapshot, type AgentWorkflowInput, type PermissionMode } from './shared/agent';
 import { defaultNamespace, defaultTaskQueue, defaultTemporalAddress } from './shared/config';
-import { conversationQuery, statusQuery } from './shared/definitions';
+import { conversationQuery, messageSignal, resumeStateQuery, statusQuery } from './shared/definitions';
+import { appendUserText, dropUnresolvedToolUses } from './workflows/tool-results';
 import type { MessageParam } from './shared/messages';
 import { defaultModel, resolveModelAlias } from './shared/models';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from './shared/search-attributes';
@@ -25,6 +28,10 @@ export interface StartAgentOptions {
   permissionMode?: PermissionMode;
   /** Tool pool override (default: the type's tools). */
   tools?: string[];
+  /** Tree limits (depth, concurrency, budget, auto-background threshold); defaults in defaultAgentLimits. */
+  limits?: Partial<AgentLimits>;
+  /** Overrides ~ when looking for user agent definitions (tests). */
+  homeDir?: string;
 }
 
 /** Connection settings; each defaults from the environment, then the built-in default. */
@@ -97,7 +104,7 @@ export class SubagentsClient {
 
   /** Starts a root agent and returns its handle at once. */
   async startAgent(options: StartAgentOptions): Promise<AgentHandle> {
-    const input = rootAgentInput(options);
+    const input = await rootAgentInput(options);
     const handle = await this.temporal.workflow.start('agentWorkflow', {
       taskQueue: this.taskQueue,
       workflowId: input.agentId,
@@ -111,6 +118,50 @@ export class SubagentsClient {
       staticDetails: `**Prompt**\n\n${input.prompt.slice(0, 4000)}\n\n**Model** ${input.model} · **cwd** ${input.cwd}`,
     });
     return new AgentHandle(input.agentId, handle);
+  }
+
+  /**
+   * Sends a message to an agent: queued for its next turn boundary when it is running; when it has
+   * finished, it is resumed with the message (a new run of the same agentId continuing from its
+   * history). An agent that was stopped is not resumed. Returns what happened.
+   */
+  async send(agentId: string, text: string): Promise<{ delivered: 'queued' | 'resumed'; handle: AgentHandle }> {
+    const workflow = this.temporal.workflow.getHandle(agentId);
+    const description = await workflow.describe();
+    if (description.status.name === 'RUNNING') {
+      await workflow.signal(messageSignal, { from: 'user', text });
+      return { delivered: 'queued', handle: new AgentHandle(agentId, workflow) };
+    }
+    if (description.status.name === 'CANCELLED' || description.status.name === 'TERMINATED') {
+      throw new Error(`Agent ${agentId} was stopped (${description.status.name.toLowerCase()}); stopped agents are not resumed.`);
+    }
+    const previous = await workflow.query(resumeStateQuery);
+    if (previous.stoppedBy) throw new Error(`Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed.`);
+    const messages = appendUserText(dropUnresolvedToolUses(previous.carried.messages), text);
+    const input: AgentWorkflowInput = { ...previous.input, carried: { ...previous.carried, messages, turn: 0 } };
+    const resumed = await this.temporal.workflow.start('agentWorkflow', {
+      taskQueue: description.taskQueue,
+      workflowId: agentId,
+      args: [input],
+      typedSearchAttributes: description.typedSearchAttributes,
+      staticSummary: `${input.agentType}: ${summarize(input.description ?? input.prompt)} (resumed)`,
+    });
+    return { delivered: 'resumed', handle: new AgentHandle(agentId, resumed) };
+  }
+
+  /** Finds an agent of a tree by name (running agents answer the status query). */
+  async findByName(rootAgentId: string, name: string): Promise<string | undefined> {
+    let checked = 0;
+    for await (const execution of this.temporal.workflow.list({ query: `RootAgentId = '${rootAgentId}'` })) {
+      if (++checked > 500) break;
+      try {
+        const status = await this.temporal.workflow.getHandle(execution.workflowId).query(statusQuery);
+        if (status.name === name) return execution.workflowId;
+      } catch {
+        // Not answering (no worker, or closed long ago): skip.
+      }
+    }
+    return undefined;
   }
 
   /** A handle to an existing agent by agentId (its workflow ID). */
@@ -128,20 +179,20 @@ function summarize(text: string): string {
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 
-function randomSuffix(): string {
-  return Math.random().toString(36).slice(2, 10);
-}
-
-/** The workflow input of a root agent, from client options and the built-in type. */
-export function rootAgentInput(options: StartAgentOptions): AgentWorkflowInput {
+/** The workflow input of a root agent, from client options and the agent type (built-in or `.claude/agents`). */
+export async function rootAgentInput(options: StartAgentOptions): Promise<AgentWorkflowInput> {
   const typeName = options.type ?? 'general-purpose';
-  const definition = builtinAgents[typeName];
-  if (!definition) {
-    throw new Error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(builtinAgents).join(', ')}.`);
-  }
   const cwd = path.resolve(options.cwd ?? process.cwd());
+  const { definitions } = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
+  const definition = definitions[typeName];
+  if (!definition) {
+    throw new Error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
+  }
+  const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
+  const tools = options.tools ?? rootToolPool(definition, limits.maxDepth);
+  if (tools.length === 0) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
   const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
-  const agentId = options.agentId ?? `agent-${randomSuffix()}`;
+  const agentId = options.agentId ?? `agent-${randomUUID().slice(0, 8)}`;
   return {
     agentId,
     agentType: definition.name,
@@ -149,12 +200,14 @@ export function rootAgentInput(options: StartAgentOptions): AgentWorkflowInput {
     prompt: options.prompt,
     model: resolveModelAlias(options.model ?? definitionModel ?? defaultModel),
     definitionPrompt: definition.prompt,
-    tools: options.tools ?? definition.tools ?? [...allToolNames],
+    tools,
     cwd,
     workspaceRoot: cwd,
-    permissionMode: options.permissionMode ?? 'default',
-    maxTurns: options.maxTurns ?? 50,
+    permissionMode: options.permissionMode ?? definition.permissionMode ?? 'default',
+    maxTurns: options.maxTurns ?? definition.maxTurns ?? limits.defaultMaxTurns,
     rootAgentId: agentId,
     depth: 0,
+    limits,
+    allowedAgentTypes: definition.allowedAgentTypes,
   };
 }

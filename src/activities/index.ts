@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { createModelActivities } from './model';
+import { createResumeActivities, loadSpawnContext } from './spawn-context';
 import { renderSystemPrompt } from './system-prompt';
 import { createToolActivities } from './tools';
 
@@ -16,6 +17,8 @@ export interface ActivityDependencies {
 export function createActivities(dependencies: ActivityDependencies) {
   return {
     renderSystemPrompt,
+    loadSpawnContext,
+    ...createResumeActivities(dependencies.temporalClient),
     ...createModelActivities(dependencies),
     ...createToolActivities({ resultsDir: dependencies.toolResultsDir }),
   };

@@ -1,4 +1,5 @@
 import { agentCommands } from './commands/agents';
+import { agentsListCommand } from './commands/agents-list';
 import { demoCommand } from './commands/demo';
 import { devCommand, ensureCliCommand } from './commands/dev';
 import { modelServerCommand } from './commands/model-server';
@@ -13,6 +14,8 @@ const commands: Record<string, { run: Command; help: string }> = {
   ls: { run: agentCommands.ls, help: 'ls [--all] [--json]' },
   transcript: { run: agentCommands.transcript, help: 'transcript <agentId> [--jsonl]' },
   stop: { run: agentCommands.stop, help: 'stop <agentId>' },
+  send: { run: agentCommands.send, help: 'send <agentId|name> "text" [--root ROOT_ID] [--follow]   (queues for a running agent; resumes a finished one)' },
+  agents: { run: (argv) => agentsListCommand(argv), help: 'agents [--dir DIR] [--json]   (agent types: built-in, ~/.claude/agents, .claude/agents)' },
   worker: { run: workerCommand, help: 'worker   (runs a worker configured from the environment)' },
   dev: { run: devCommand, help: 'dev [--port 7233] [--ui-port 8233] [--db FILE]   (starts or reuses the Temporal dev server)' },
   'ensure-cli': { run: ensureCliCommand, help: 'ensure-cli   (finds or builds the pinned Temporal CLI)' },

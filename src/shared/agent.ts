@@ -7,6 +7,30 @@ export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | '
 /** Terminal status of an agent run. */
 export type AgentStatus = 'completed' | 'max_turns' | 'refused' | 'failed' | 'cancelled';
 
+/** Limits of a tree, fixed at the root and passed down unchanged (SPEC §1.7). */
+export interface AgentLimits {
+  /** Deepest level that may exist (root = 0): agents at this depth get no Agent tool. Default 3. */
+  maxDepth: number;
+  /** Running children per parent. Default 10. */
+  maxChildrenPerAgent: number;
+  /** Running agents per tree, the root excluded. Default 20. */
+  maxAgentsPerTree: number;
+  /** Total tokens (input + output + cache write + cache read) a tree may use; at the budget, spawns are refused and background agents stopped. */
+  treeTokenBudget?: number;
+  /** A foreground child still running after this long becomes a background task. Default 120000. */
+  autoBackgroundMs: number;
+  /** Turns of a subagent whose definition sets none. Default 50. */
+  defaultMaxTurns: number;
+}
+
+export const defaultAgentLimits: AgentLimits = {
+  maxDepth: 3,
+  maxChildrenPerAgent: 10,
+  maxAgentsPerTree: 20,
+  autoBackgroundMs: 120_000,
+  defaultMaxTurns: 50,
+};
+
 /** State that survives continue-as-new (and is copied, for forks, at creation). */
 export interface CarriedAgentState {
   messages: MessageParam[];
@@ -16,6 +40,10 @@ export interface CarriedAgentState {
   readFileState: ReadFileState;
   contentReplacements: Record<string, ContentReplacement>;
   startedAtMs: number;
+  /** Children spawned so far (child ids are `<agentId>.<n>`). */
+  spawnCount: number;
+  /** Usage of finished descendants, rolled up. */
+  descendantUsage: TokenUsage;
 }
 
 /** The one JSON input of `agentWorkflow`. */
@@ -51,6 +79,13 @@ export interface AgentWorkflowInput {
   parentAgentId?: string;
   rootAgentId: string;
   depth: number;
+  limits: AgentLimits;
+  /** Runs in the background of its parent (decides its tool pool and approvals). */
+  background?: boolean;
+  /** The parent's tool_use id that spawned this agent. */
+  parentToolUseId?: string;
+  /** Agent types this agent may spawn (from `Agent(a,b)` in its definition); undefined = any. */
+  allowedAgentTypes?: string[];
   /** Present when continuing (continue-as-new or resume). */
   carried?: CarriedAgentState;
 }
@@ -68,6 +103,10 @@ export interface AgentResult {
   turns: number;
   durationMs: number;
   model: string;
+  /** This agent's usage plus every finished descendant's. */
+  treeUsage: TokenUsage;
+  /** Steering or messages that arrived after the agent's last turn and were never delivered. */
+  undelivered?: string[];
 }
 
 /** Live status of one agent (the `status` query). */
@@ -77,7 +116,7 @@ export interface AgentStatusSnapshot {
   name?: string;
   description?: string;
   model: string;
-  state: 'starting' | 'calling_model' | 'running_tools' | 'finished';
+  state: 'starting' | 'calling_model' | 'running_tools' | 'waiting' | 'finished';
   result?: AgentResult;
   turn: number;
   maxTurns: number;
@@ -87,4 +126,19 @@ export interface AgentStatusSnapshot {
   toolUses: number;
   startedAtMs: number;
   messageCount: number;
+  /** This agent's usage plus finished descendants'. */
+  treeUsage: TokenUsage;
+  children: ChildTaskSnapshot[];
+}
+
+/** The parent's record of one child (a task). */
+export interface ChildTaskSnapshot {
+  agentId: string;
+  agentType: string;
+  description: string;
+  name?: string;
+  background: boolean;
+  status: 'running' | AgentStatus;
+  startedAtMs: number;
+  toolUseId: string;
 }

@@ -1,26 +1,11 @@
-/** A resolved agent type (built-in here; files under .claude/agents come with the definitions loader). */
-export interface AgentDefinition {
-  name: string;
-  description: string;
-  /** Tool names; undefined = every tool. */
-  tools?: string[];
-  disallowedTools?: string[];
-  /** Model id, alias, or 'inherit'. */
-  model?: string;
-  prompt: string;
-  source: 'built-in' | string;
-}
-
-/** Every tool of the runtime's own, in the order requests list them. */
-export const allToolNames = ['Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write'] as const;
-/** The tools that cannot change anything (read-only agent types get only these). */
-const readOnlyTools = ['Glob', 'Grep', 'Read'];
+import type { AgentDefinition } from './agent-definition';
+import { readOnlyTools } from './runtime-tools';
 
 const sharedGuidance =
   'Use the tools to find real answers; quote file paths you used. When you are done, reply with a concise final report: ' +
   'what you found or changed, and anything left open.';
 
-/** Built-in types (SPEC §1.1). */
+/** Built-in types (SPEC §1.1); a project or user definition with the same name replaces one. */
 export const builtinAgents: Record<string, AgentDefinition> = {
   'general-purpose': {
     name: 'general-purpose',

@@ -14,6 +14,8 @@ export class AgentState {
   readFileState: ReadFileState;
   contentReplacements: Record<string, ContentReplacement>;
   readonly startedAtMs: number;
+  spawnCount: number;
+  descendantUsage: TokenUsage;
 
   constructor(carried?: CarriedAgentState) {
     this.usage = carried?.usage ?? emptyTokenUsage();
@@ -22,6 +24,8 @@ export class AgentState {
     this.readFileState = { ...(carried?.readFileState ?? {}) };
     this.contentReplacements = { ...(carried?.contentReplacements ?? {}) };
     this.startedAtMs = carried?.startedAtMs ?? workflowNowMs();
+    this.spawnCount = carried?.spawnCount ?? 0;
+    this.descendantUsage = carried?.descendantUsage ?? emptyTokenUsage();
     for (const message of carried?.messages ?? []) this.append(message);
   }
 
@@ -53,6 +57,8 @@ export class AgentState {
       readFileState: this.readFileState,
       contentReplacements: this.contentReplacements,
       startedAtMs: this.startedAtMs,
+      spawnCount: this.spawnCount,
+      descendantUsage: this.descendantUsage,
     };
   }
 }

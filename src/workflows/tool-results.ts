@@ -60,3 +60,16 @@ export function dropUnresolvedToolUses(messages: readonly MessageParam[]): Messa
   else result[result.length - 1] = { role: 'assistant', content: kept };
   return result;
 }
+
+/** Appends user text to a conversation: a new user message, or merged into a trailing user message. */
+export function appendUserText(messages: readonly MessageParam[], text: string): MessageParam[] {
+  const result = [...messages];
+  const last = result[result.length - 1];
+  if (last?.role === 'user') {
+    const blocks = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
+    result[result.length - 1] = { role: 'user', content: [...blocks, { type: 'text', text }] };
+  } else {
+    result.push({ role: 'user', content: [{ type: 'text', text }] });
+  }
+  return result;
+}

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -14,7 +15,9 @@ describe('replay of recorded histories', () => {
 
   // A change to workflow code that would break running agents fails here (DeterminismViolationError).
   it.each(files)('replays %s', async (file) => {
-    const history = JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8'));
+    // fromObject, not the SDK's historyFromJSON: npm installs two copies of protobufjs under
+    // @temporalio/common and @temporalio/proto, and historyFromJSON's type check fails across them.
+    const history = proto.temporal.api.history.v1.History.fromObject(JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')));
     await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, file.replace(/\.json$/, ''));
   });
 });

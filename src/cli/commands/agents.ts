@@ -156,5 +156,42 @@ async function stop(argv: string[]): Promise<number> {
   });
 }
 
+async function send(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { root: { type: 'string' }, follow: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+  });
+  const [target, ...words] = positionals;
+  const text = words.join(' ').trim();
+  if (!target || !text) throw new CliError('send needs a target and a message: subagents send <agentId|name> "text" [--root ROOT_ID]');
+  const client = await connect();
+  try {
+    let agentId = target;
+    if (values.root && target !== values.root && !target.startsWith(`${values.root}.`)) {
+      const found = await client.findByName(values.root, target);
+      if (!found) throw new CliError(`No running agent named "${target}" in the tree of ${values.root}.`, ExitCode.notFound);
+      agentId = found;
+    }
+    let outcome;
+    try {
+      outcome = await client.send(agentId, text);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
+      if (error instanceof Error && error.message.includes('not resumed')) throw new CliError(error.message, ExitCode.agentUnsuccessful);
+      throw error;
+    }
+    if (!values.follow) {
+      console.log(values.json ? JSON.stringify({ agentId, delivered: outcome.delivered }) : `${outcome.delivered === 'queued' ? 'queued for' : 'resumed'} ${agentId}`);
+      return ExitCode.ok;
+    }
+    const result = await follow(outcome.handle, values.json ? () => {} : undefined);
+    console.log(values.json ? JSON.stringify(result) : formatResult(result));
+    return exitCodeFor(result);
+  } finally {
+    await client.close();
+  }
+}
+
 /** The agent-facing commands. */
-export const agentCommands = { start, status, ls, transcript, stop };
+export const agentCommands = { start, status, ls, transcript, stop, send };

@@ -1,0 +1,20 @@
+import type { Client } from '@temporalio/client';
+import type { SpawnContext } from '../workflows/agent-runtime';
+import { resumeStateQuery, type ResumeState } from '../shared/definitions';
+import { loadAgentDefinitions } from './agent-definitions/load';
+
+/** Loads what an agent needs to spawn: definitions for its cwd and the SUBAGENTS_SUBAGENT_MODEL override. */
+export async function loadSpawnContext(input: { cwd: string }): Promise<SpawnContext> {
+  const loaded = await loadAgentDefinitions({ cwd: input.cwd });
+  const override = process.env.SUBAGENTS_SUBAGENT_MODEL?.trim();
+  return override ? { loaded, subagentModelOverride: override } : { loaded };
+}
+
+/** Reads what a new run of a finished agent needs (its input and conversation) from its last run. */
+export function createResumeActivities(temporalClient: Client) {
+  return {
+    async fetchResumeState(input: { agentId: string }): Promise<ResumeState> {
+      return temporalClient.workflow.getHandle(input.agentId).query(resumeStateQuery);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/** The Agent tool's input, validated (the model is untrusted input). */
+export interface AgentToolInput {
+  description: string;
+  prompt: string;
+  subagent_type?: string;
+  model?: string;
+  run_in_background?: boolean;
+  name?: string;
+  isolation?: 'worktree';
+  cwd?: string;
+}
+
+/** Validates the model's Agent input by hand (zod compiles code at runtime, which the workflow sandbox should not do). */
+export function parseAgentToolInput(raw: Record<string, unknown>): { ok: true; value: AgentToolInput } | { ok: false; error: string } {
+  const problems: string[] = [];
+  const optionalString = (key: string): string | undefined => {
+    const value = raw[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') problems.push(`"${key}" must be a string`);
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  };
+  const description = optionalString('description');
+  const prompt = typeof raw.prompt === 'string' ? raw.prompt : undefined;
+  if (!description) problems.push('"description" (a short 3-5 word label) is required');
+  if (!prompt || prompt.trim() === '') problems.push('"prompt" (the full task for the agent) is required');
+  const background = raw.run_in_background;
+  if (background !== undefined && background !== null && typeof background !== 'boolean') problems.push('"run_in_background" must be a boolean');
+  const isolation = optionalString('isolation');
+  if (isolation !== undefined && isolation !== 'worktree') problems.push('"isolation" must be "worktree" when given');
+  const value: AgentToolInput = {
+    description: description ?? '',
+    prompt: prompt ?? '',
+    subagent_type: optionalString('subagent_type'),
+    model: optionalString('model'),
+    run_in_background: typeof background === 'boolean' ? background : undefined,
+    name: optionalString('name'),
+    isolation: isolation === 'worktree' ? 'worktree' : undefined,
+    cwd: optionalString('cwd'),
+  };
+  if (value.isolation && value.cwd) problems.push('"cwd" and "isolation" are exclusive: give one of them');
+  if (value.name && !/^[A-Za-z0-9_-]{1,64}$/.test(value.name)) problems.push('"name" may use letters, digits, "_" and "-" (at most 64)');
+  return problems.length > 0 ? { ok: false, error: `InvalidToolInput: ${problems.join('; ')}.` } : { ok: true, value };
+}
+
+/** The counts a spawn decision looks at. */
+export interface SpawnCheckInput {
+  depth: number;
+  maxDepth: number;
+  runningChildren: number;
+  maxChildrenPerAgent: number;
+  spawningPaused: boolean;
+  budgetExceeded: boolean;
+  childId: string;
+  ancestorIds: readonly string[];
+}
+
+/** Decides whether a spawn may go ahead; at a limit the answer is a clear refusal (nothing is queued). */
+export function checkSpawnLimits(input: SpawnCheckInput): string | undefined {
+  if (input.spawningPaused) return 'SpawnLimitReached: spawning is paused for this agent tree. Do the work yourself, or end your turn and try later.';
+  if (input.budgetExceeded) return 'SpawnLimitReached: this agent tree has used its token budget; no new agents can be started. Finish with what you have.';
+  if (input.depth >= input.maxDepth) {
+    return `SpawnLimitReached: maximum nesting depth ${input.maxDepth} reached; this agent cannot start subagents. Do the work yourself.`;
+  }
+  if (input.runningChildren >= input.maxChildrenPerAgent) {
+    return `SpawnLimitReached: this agent already has ${input.runningChildren} running subagents (limit ${input.maxChildrenPerAgent}). Wait for one to finish; do not retry at once.`;
+  }
+  if (input.ancestorIds.includes(input.childId)) return `SpawnLimitReached: lineage cycle — ${input.childId} is already an ancestor.`;
+  return undefined;
+}

@@ -1,0 +1,332 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  ChildWorkflowCancellationType,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  startChild,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import type { AgentResult, AgentWorkflowInput, ChildTaskSnapshot, PermissionMode } from '../shared/agent';
+import type { AgentDefinition } from '../shared/agent-definition';
+import { messageSignal, stopNoticeSignal, treeAgentEventSignal, treeAgentStartedSignal, treeSpawnRequestSignal } from '../shared/definitions';
+import { addTokenUsage, emptyTokenUsage, type ToolUseBlock } from '../shared/messages';
+import { resolveSubagentModel } from '../shared/model-resolution';
+import { agentDepthKey, agentTypeKey, parentAgentIdKey, rootAgentIdKey } from '../shared/search-attributes';
+import { setupActivities } from './activity-proxies';
+import type { AgentRuntime } from './agent-runtime';
+import { checkSpawnLimits, parseAgentToolInput, type AgentToolInput } from './agent-tool-input';
+import { workflowNowMs } from './clock';
+import { asyncLaunchedText, autoBackgroundedText, projectChildResult, taskNotification } from './projection';
+import { assembleToolPool } from './tool-pool';
+import type { ToolOutcome } from './tool-results';
+
+/** The parent's record of one child (a task), with what it needs to wait for or stop it. */
+interface ChildTask extends ChildTaskSnapshot {
+  scope: CancellationScope;
+  result?: AgentResult;
+  /** Set when the final result came by the child's childFinal signal (cancelled/failed children). */
+  reported?: AgentResult;
+  stoppedBy?: string;
+}
+
+const error = (content: string): ToolOutcome => ({ content, isError: true });
+
+/** Parent modes a child definition cannot narrow (SPEC §1.9). */
+function childPermissionMode(parent: PermissionMode, definition: AgentDefinition): PermissionMode {
+  if (parent === 'bypassPermissions' || parent === 'acceptEdits') return parent;
+  return definition.permissionMode ?? 'default';
+}
+
+/** Spawning, waiting for and stopping an agent's children (the Agent tool and its tasks). */
+export class Subagents {
+  readonly tasks = new Map<string, ChildTask>();
+
+  constructor(private readonly runtime: AgentRuntime) {}
+
+  get runningCount(): number {
+    return [...this.tasks.values()].filter((task) => task.status === 'running').length;
+  }
+
+  get runningBackgroundCount(): number {
+    return [...this.tasks.values()].filter((task) => task.status === 'running' && task.background).length;
+  }
+
+  snapshot(): ChildTaskSnapshot[] {
+    return [...this.tasks.values()].map(({ scope: _scope, result: _result, reported: _reported, stoppedBy: _stoppedBy, ...rest }) => rest);
+  }
+
+  /** Records the final result a cancelled or failed child sent before it ended. */
+  onChildFinal(result: AgentResult): void {
+    const task = this.tasks.get(result.agentId);
+    if (task) task.reported = result;
+  }
+
+  /** The Agent tool. */
+  async spawn(call: ToolUseBlock): Promise<ToolOutcome> {
+    const parsed = parseAgentToolInput(call.input);
+    if (!parsed.ok) return error(parsed.error);
+    const request = parsed.value;
+    const { input } = this.runtime;
+    const context = await this.loadSpawnContext();
+    const definitions = context.loaded.definitions;
+    const typeName = request.subagent_type ?? 'general-purpose';
+    const definition = definitions[typeName];
+    if (!definition) {
+      return error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
+    }
+    if (input.allowedAgentTypes && !input.allowedAgentTypes.includes(typeName)) {
+      return error(`This agent may only start these agent types: ${input.allowedAgentTypes.join(', ')}. "${typeName}" is not one of them.`);
+    }
+    if (request.isolation === 'worktree' || definition.isolation === 'worktree') {
+      return error('Worktree isolation is not available in this runtime version; run the agent without "isolation" (or use "cwd").');
+    }
+    const childId = `${input.agentId}.${this.runtime.state.spawnCount + 1}`;
+    const refusal = checkSpawnLimits({
+      depth: input.depth,
+      maxDepth: input.limits.maxDepth,
+      runningChildren: this.runningCount,
+      maxChildrenPerAgent: input.limits.maxChildrenPerAgent,
+      spawningPaused: false,
+      budgetExceeded: this.runtime.tree?.budgetExceeded ?? false,
+      childId,
+      ancestorIds: ancestorsOf(input.agentId),
+    });
+    if (refusal) return error(refusal);
+    const background = request.run_in_background ?? definition.background ?? false;
+    const permissionMode = childPermissionMode(input.permissionMode, definition);
+    const tools = assembleToolPool({ definition, depth: input.depth + 1, maxDepth: input.limits.maxDepth, background, permissionMode });
+    if (tools.length === 0) {
+      return error(`Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`);
+    }
+    const slot = await this.reserveTreeSlot(childId);
+    if (slot) return error(slot);
+    this.runtime.state.spawnCount += 1;
+
+    const childInput = this.childInput(childId, call, request, definition, { background, permissionMode, tools, context });
+    const task = await this.startChildTask(childInput, call.id, background);
+    if (background) return { content: asyncLaunchedText(childId, request.description), isError: false };
+    return this.waitForeground(task);
+  }
+
+  private childInput(
+    childId: string,
+    call: ToolUseBlock,
+    request: AgentToolInput,
+    definition: AgentDefinition,
+    options: { background: boolean; permissionMode: PermissionMode; tools: string[]; context: NonNullable<AgentRuntime['spawnContext']> },
+  ): AgentWorkflowInput {
+    const { input } = this.runtime;
+    const cwd = request.cwd ?? input.cwd;
+    const insideWorkspace = cwd === input.workspaceRoot || cwd.startsWith(`${input.workspaceRoot}/`);
+    return {
+      agentId: childId,
+      agentType: definition.name,
+      name: request.name,
+      description: request.description,
+      prompt: request.prompt,
+      model: resolveSubagentModel({
+        environmentOverride: options.context.subagentModelOverride,
+        callModel: request.model,
+        definitionModel: definition.model,
+        parentModel: input.model,
+      }),
+      definitionPrompt: definition.prompt,
+      tools: options.tools,
+      cwd,
+      workspaceRoot: insideWorkspace ? input.workspaceRoot : cwd,
+      permissionMode: options.permissionMode,
+      maxTurns: definition.maxTurns ?? input.limits.defaultMaxTurns,
+      maxOutputTokens: input.maxOutputTokens,
+      maxToolResultChars: input.maxToolResultChars,
+      parentAgentId: input.agentId,
+      rootAgentId: input.rootAgentId,
+      depth: input.depth + 1,
+      limits: input.limits,
+      background: options.background,
+      parentToolUseId: call.id,
+      allowedAgentTypes: definition.allowedAgentTypes,
+    };
+  }
+
+  /** Starts a child workflow in its own abort domain, a child of this agent's lifetime (not of the turn). */
+  async startChildTask(childInput: AgentWorkflowInput, toolUseId: string, background: boolean): Promise<ChildTask> {
+    const scope = new CancellationScope({ cancellable: true, parent: this.runtime.lifetime });
+    const handle: ChildWorkflowHandle<(input: AgentWorkflowInput) => Promise<AgentResult>> = await scope.run(() =>
+      startChild('agentWorkflow', {
+        workflowId: childInput.agentId,
+        args: [childInput],
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        typedSearchAttributes: [
+          { key: agentTypeKey, value: childInput.agentType },
+          { key: parentAgentIdKey, value: this.runtime.input.agentId },
+          { key: rootAgentIdKey, value: childInput.rootAgentId },
+          { key: agentDepthKey, value: childInput.depth },
+        ],
+        staticSummary: `${childInput.agentType}: ${childInput.description ?? ''}`.slice(0, 200),
+        staticDetails: `**Prompt**\n\n${childInput.prompt.slice(0, 4000)}\n\n**Model** ${childInput.model} · **tools** ${childInput.tools.join(', ')}`,
+      }),
+    );
+    const task: ChildTask = {
+      agentId: childInput.agentId,
+      agentType: childInput.agentType,
+      description: childInput.description ?? '',
+      name: childInput.name,
+      background,
+      status: 'running',
+      startedAtMs: workflowNowMs(),
+      toolUseId,
+      scope,
+    };
+    this.tasks.set(task.agentId, task);
+    await this.reportStarted(task.agentId, background);
+    void handle
+      .result()
+      .then(
+        (result) => result,
+        (failure: unknown) => this.resultOfFailure(task, failure),
+      )
+      .then((result) => this.onChildDone(task, result));
+    return task;
+  }
+
+  /** Foreground: the turn waits, until the auto-background threshold moves the child to the background. */
+  private async waitForeground(task: ChildTask): Promise<ToolOutcome> {
+    const threshold = this.runtime.input.limits.autoBackgroundMs;
+    const finished = await condition(() => task.result !== undefined, threshold);
+    if (finished && task.result) {
+      return { content: projectChildResult(task.result), isError: task.result.status === 'failed' };
+    }
+    // The child keeps running untouched: only the parent stops waiting (no restart, same run).
+    task.background = true;
+    await this.reportBackgrounded(task.agentId);
+    return { content: autoBackgroundedText(task.agentId, task.description, threshold), isError: false };
+  }
+
+  private async resultOfFailure(task: ChildTask, failure: unknown): Promise<AgentResult> {
+    const cause = failure instanceof ChildWorkflowFailure ? failure.cause : failure;
+    if (cause instanceof ApplicationFailure && cause.type === 'AgentFailed') {
+      const partial = cause.details?.[0] as AgentResult | undefined;
+      if (partial) return partial;
+    }
+    if (isCancellation(cause) || isCancellation(failure)) {
+      // A cancelled child reports its partial result by signal before it ends; wait briefly for it.
+      await condition(() => task.reported !== undefined, '5 seconds');
+    }
+    if (task.reported) return task.reported;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    return {
+      agentId: task.agentId,
+      agentType: task.agentType,
+      status: isCancellation(cause) ? 'cancelled' : 'failed',
+      finalText: '',
+      error: task.stoppedBy ?? message,
+      usage: emptyTokenUsage(),
+      toolUses: 0,
+      turns: 0,
+      durationMs: workflowNowMs() - task.startedAtMs,
+      model: '',
+      treeUsage: emptyTokenUsage(),
+    };
+  }
+
+  private async onChildDone(task: ChildTask, result: AgentResult): Promise<void> {
+    task.result = result;
+    task.status = result.status;
+    this.runtime.state.descendantUsage = addTokenUsage(this.runtime.state.descendantUsage, result.treeUsage);
+    // Queued before anything awaits, so a parent waiting for "no running background task" also sees the notification.
+    if (task.background) this.runtime.inbox.pushNotification(taskNotification(result, task.description, task.toolUseId));
+    await this.reportFinished(task.agentId, task.background);
+  }
+
+  /** Stops one of this agent's own children (and its subtree), saying who and why. */
+  async stopTask(agentId: string, by: string, reason: string): Promise<ToolOutcome> {
+    const task = this.tasks.get(agentId) ?? [...this.tasks.values()].find((candidate) => candidate.name === agentId);
+    if (!task) return error(`No task "${agentId}" among this agent's own subagents. Own tasks: ${[...this.tasks.keys()].join(', ') || '(none)'}.`);
+    if (task.status !== 'running') return error(`Task ${task.agentId} already finished (${task.status}).`);
+    task.stoppedBy = `stopped by ${by}: ${reason}`;
+    await getExternalWorkflowHandle(task.agentId).signal(stopNoticeSignal, { by, reason }).catch(() => undefined);
+    task.scope.cancel();
+    await condition(() => task.result !== undefined);
+    return { content: `Stopped ${task.agentId}.`, isError: false };
+  }
+
+  /** Stops every running child (e.g. when this agent ends at a limit): a parent never leaves children behind. */
+  async stopAll(by: string, reason: string): Promise<void> {
+    for (const task of this.tasks.values()) {
+      if (task.status === 'running') await this.stopTask(task.agentId, by, reason);
+    }
+  }
+
+  /** Sends a directed message to a running child by name or agentId. */
+  async message(target: string, text: string): Promise<ToolOutcome | undefined> {
+    const task = this.tasks.get(target) ?? [...this.tasks.values()].find((candidate) => candidate.name === target);
+    if (!task) return undefined;
+    if (task.status !== 'running') return undefined;
+    await getExternalWorkflowHandle(task.agentId).signal(messageSignal, { from: this.runtime.input.agentId, text });
+    return { content: `Message queued for ${task.agentId}; it is delivered at its next turn boundary.`, isError: false };
+  }
+
+  findTask(target: string): ChildTask | undefined {
+    return this.tasks.get(target) ?? [...this.tasks.values()].find((candidate) => candidate.name === target);
+  }
+
+  private async loadSpawnContext() {
+    if (!this.runtime.spawnContext) {
+      this.runtime.spawnContext = await setupActivities.loadSpawnContext({ cwd: this.runtime.input.cwd });
+    }
+    return this.runtime.spawnContext;
+  }
+
+  /** Asks the tree's root for a slot (the root decides locally). Returns a refusal, or undefined when granted. */
+  private async reserveTreeSlot(childId: string): Promise<string | undefined> {
+    const { tree, input, spawnReplies } = this.runtime;
+    if (tree) {
+      const decision = tree.request(childId);
+      return decision.granted ? undefined : decision.reason;
+    }
+    const requestId = `${childId}@${input.agentId}`;
+    await getExternalWorkflowHandle(input.rootAgentId).signal(treeSpawnRequestSignal, { requestId, requesterId: input.agentId, childId });
+    await condition(() => spawnReplies.has(requestId));
+    const reply = spawnReplies.get(requestId)!;
+    spawnReplies.delete(requestId);
+    return reply.granted ? undefined : (reply.reason ?? 'SpawnLimitReached: the tree refused the spawn.');
+  }
+
+  private async reportStarted(agentId: string, background: boolean): Promise<void> {
+    const { tree, input } = this.runtime;
+    if (tree) tree.started(agentId, background);
+    else await signalRoot(input.rootAgentId, () => getExternalWorkflowHandle(input.rootAgentId).signal(treeAgentStartedSignal, { agentId, parentAgentId: input.agentId, background }));
+  }
+
+  private async reportBackgrounded(agentId: string): Promise<void> {
+    const { tree, input } = this.runtime;
+    if (tree) tree.started(agentId, true);
+    else await signalRoot(input.rootAgentId, () => getExternalWorkflowHandle(input.rootAgentId).signal(treeAgentStartedSignal, { agentId, parentAgentId: input.agentId, background: true }));
+  }
+
+  private async reportFinished(agentId: string, background: boolean): Promise<void> {
+    const { tree, input } = this.runtime;
+    if (tree) tree.finished(agentId);
+    else await signalRoot(input.rootAgentId, () => getExternalWorkflowHandle(input.rootAgentId).signal(treeAgentEventSignal, { agentId, kind: 'finished', background }));
+  }
+}
+
+/** The root may already be gone (e.g. stopped): reports to it are best effort. */
+async function signalRoot(_rootId: string, send: () => Promise<void>): Promise<void> {
+  try {
+    await send();
+  } catch (failure) {
+    if (isCancellation(failure)) throw failure;
+  }
+}
+
+/** Ancestors of an agent, from its id (`root.1.2` → `root`, `root.1`): lineage is cycle-free by construction. */
+export function ancestorsOf(agentId: string): string[] {
+  const parts = agentId.split('.');
+  return parts.slice(0, -1).map((_, index) => parts.slice(0, index + 1).join('.'));
+}

@@ -1,0 +1,370 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentTypeKey, parentAgentIdKey, rootAgentIdKey, agentDepthKey } from '../../src/shared/search-attributes';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { recordHistory } from '../helpers/histories';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+type Block = { type: string; name?: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string };
+interface Body {
+  messages: { role: string; content: string | Block[] }[];
+  tools?: { name: string }[];
+}
+
+/** Model requests made by one agent (by the agentId header), parsed. */
+function requestsOf(agentId: string): Body[] {
+  return env.modelServer
+    .requests()
+    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
+    .map((request) => JSON.parse(request.rawBody) as Body);
+}
+
+function lastUserBlocks(body: Body): Block[] {
+  const last = body.messages[body.messages.length - 1]!;
+  return typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+}
+
+function text(block: Block | undefined): string {
+  if (!block) return '';
+  if (typeof block.content === 'string') return block.content;
+  return block.text ?? JSON.stringify(block.content);
+}
+
+const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
+
+describe('subagents: the Agent tool on a real Temporal server', () => {
+  it('runs a foreground Explore child with a read-only pool and returns a bounded projection', async () => {
+    await env.writeFiles({ 'keep.txt': 'original\n' });
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'fg-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'inspect keep file', prompt: 'Look at keep.txt and try to change it', subagent_type: 'Explore' } }] },
+            { text: 'Child said: {{last_tool_result}}' },
+          ],
+        },
+        {
+          match: { agentType: 'Explore' },
+          turns: [
+            { toolUses: [{ name: 'Write', input: { file_path: 'keep.txt', content: 'overwritten' } }] },
+            { text: 'EXPLORE-FINAL: keep.txt stays as it was' },
+          ],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'delegate please', name: 'fg-root' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const childId = `${handle.agentId}.1`;
+
+    // The child's pool is read-only; its Write attempt got an error and the file is untouched.
+    const childRequests = requestsOf(childId);
+    expect(childRequests[0]!.tools!.map((tool) => tool.name).sort()).toEqual(['Glob', 'Grep', 'Read']);
+    const refused = lastUserBlocks(childRequests[1]!)[0]!;
+    expect(refused.is_error).toBe(true);
+    expect(text(refused)).toContain('ToolNotAllowed');
+    expect(readFileSync(path.join(env.workspace, 'keep.txt'), 'utf8')).toBe('original\n');
+
+    // The parent saw the final text, agentId and usage, not the child's history.
+    const parentResult = lastUserBlocks(requestsOf(handle.agentId)[1]!)[0]!;
+    expect(text(parentResult)).toContain('EXPLORE-FINAL');
+    expect(text(parentResult)).toContain(`agentId: ${childId}`);
+    expect(text(parentResult)).toMatch(/<usage>total_tokens: \d+, tool_uses: 1, duration_ms: \d+<\/usage>/);
+    expect(text(parentResult)).not.toContain('overwritten');
+    expect(result.treeUsage.outputTokens).toBeGreaterThan(result.usage.outputTokens);
+
+    // The child is a child workflow with the search attributes and the type's model.
+    const description = await env.temporal.client.workflow.getHandle(childId).describe();
+    const attributes = description.typedSearchAttributes;
+    expect(attributes.get(agentTypeKey)).toBe('Explore');
+    expect(attributes.get(parentAgentIdKey)).toBe(handle.agentId);
+    expect(attributes.get(rootAgentIdKey)).toBe(handle.agentId);
+    expect(attributes.get(agentDepthKey)).toBe(1);
+    expect(JSON.parse(env.modelServer.requests().find((request) => request.headers['x-subagents-agent-id'] === childId)!.rawBody).model).toBe('claude-haiku-4-5');
+    await recordHistory(env.temporal.client, handle.agentId, 'subagents-foreground-explore');
+    await recordHistory(env.temporal.client, childId, 'subagents-foreground-explore-child');
+  });
+
+  it('falls back to general-purpose when no type is given, and lists valid types for an unknown one', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'fallback-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'no type', prompt: 'do a general task' } }] },
+            { toolUses: [{ name: 'Agent', input: { description: 'bad type', prompt: 'x', subagent_type: 'NoSuchType' } }] },
+            { text: 'done' },
+          ],
+        },
+        { match: { agentType: 'general-purpose' }, turns: [{ text: 'GENERAL-DONE' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'fallback test', name: 'fallback-root' });
+    expect((await handle.result()).status).toBe('completed');
+    const description = await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe();
+    expect(description.typedSearchAttributes.get(agentTypeKey)).toBe('general-purpose');
+    const unknown = lastUserBlocks(requestsOf(handle.agentId)[2]!)[0]!;
+    expect(unknown.is_error).toBe(true);
+    expect(text(unknown)).toContain('Unknown agent type "NoSuchType". Valid types: Explore, Plan, general-purpose');
+  });
+
+  it('launches a background child, notifies the parent, and the parent reacts', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'bg-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'background job', prompt: 'slow background work', run_in_background: true } }] },
+            { text: 'I will wait for the background job.' },
+            { text: 'Reacting to: {{last_user_text}}' },
+          ],
+        },
+        { match: { userIncludes: 'slow background work' }, turns: [{ text: 'BACKGROUND-RESULT-42', delayMs: 1000 }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'background test', name: 'bg-root' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const requests = requestsOf(handle.agentId);
+    expect(text(lastUserBlocks(requests[1]!)[0])).toContain('async_launched');
+    const notification = text(lastUserBlocks(requests[2]!)[0]);
+    expect(notification).toContain('<task-notification>');
+    expect(notification).toContain(`<task-id>${handle.agentId}.1</task-id>`);
+    expect(notification).toContain('<status>completed</status>');
+    expect(notification).toContain('BACKGROUND-RESULT-42');
+    expect(result.finalText).toContain('BACKGROUND-RESULT-42');
+    await recordHistory(env.temporal.client, handle.agentId, 'subagents-background-notification');
+  });
+
+  it('moves a slow foreground child to the background after the threshold without restarting it', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'auto-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'slow foreground', prompt: 'slow foreground task' } }] },
+            { text: 'ok, waiting' },
+            { text: 'got: {{last_user_text}}' },
+          ],
+        },
+        {
+          match: { userIncludes: 'slow foreground task' },
+          turns: [{ toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 1500 }, { text: 'SLOW-CHILD-DONE', delayMs: 500 }],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'auto background test', name: 'auto-root', limits: { autoBackgroundMs: 1000 } });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const requests = requestsOf(handle.agentId);
+    expect(text(lastUserBlocks(requests[1]!)[0])).toMatch(/still running after 1 s and now runs in the background without having been restarted/);
+    expect(result.finalText).toContain('SLOW-CHILD-DONE');
+    // One uninterrupted run: one execution, its model called exactly twice.
+    const childId = `${handle.agentId}.1`;
+    const history = await env.temporal.client.workflow.getHandle(childId).fetchHistory();
+    expect((history.events ?? []).filter((event) => event.workflowExecutionStartedEventAttributes)).toHaveLength(1);
+    expect(requestsOf(childId)).toHaveLength(2);
+  });
+
+  it('enforces the depth limit, per-agent concurrency and per-tree concurrency with clear errors', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'limits-root' },
+          turns: [
+            {
+              toolUses: [1, 2, 3].map((index) => ({
+                name: 'Agent',
+                input: { description: `worker ${index}`, prompt: `limited worker ${index}`, run_in_background: true },
+              })),
+            },
+            { text: 'launched' },
+            { text: 'one done' },
+            { text: 'two done' },
+          ],
+        },
+        {
+          match: { userIncludes: 'limited worker 1' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'grandchild', prompt: 'grandchild work' } }], delayMs: 300 },
+            { text: 'worker 1 done: {{last_tool_result}}' },
+          ],
+        },
+        { match: { userIncludes: 'limited worker 2' }, turns: [{ text: 'worker 2 done', delayMs: 800 }] },
+        { match: { userIncludes: 'grandchild work' }, turns: [{ text: 'grandchild done' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'limits test', name: 'limits-root', limits: { maxChildrenPerAgent: 2, maxAgentsPerTree: 2, maxDepth: 1 } });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const results = lastUserBlocks(requestsOf(handle.agentId)[1]!);
+    expect(results.map((block) => block.is_error === true)).toEqual([false, false, true]);
+    expect(text(results[2])).toContain('SpawnLimitReached: this agent already has 2 running subagents (limit 2)');
+    // maxDepth 1: the children have no Agent tool, and calling it anyway is refused.
+    const childRequests = requestsOf(`${handle.agentId}.1`);
+    expect(childRequests[0]!.tools!.map((tool) => tool.name)).not.toContain('Agent');
+    expect(text(lastUserBlocks(childRequests[1]!)[0])).toContain('ToolNotAllowed');
+  });
+
+  it('refuses a spawn over the per-tree limit, decided by the root for a grandchild', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'tree-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'middle manager' } }] },
+            { text: 'tree done: {{last_tool_result}}' },
+          ],
+        },
+        {
+          match: { userIncludes: 'middle manager' },
+          turns: [
+            {
+              toolUses: [
+                { name: 'Agent', input: { description: 'leaf a', prompt: 'leaf a work', run_in_background: true } },
+                { name: 'Agent', input: { description: 'leaf b', prompt: 'leaf b work', run_in_background: true } },
+              ],
+            },
+            { text: 'middle waits' },
+            { text: 'middle done' },
+          ],
+        },
+        { match: { userIncludes: 'leaf a work' }, turns: [{ text: 'leaf a done', delayMs: 300 }] },
+        { match: { userIncludes: 'leaf b work' }, turns: [{ text: 'leaf b done' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'tree limit test', name: 'tree-root', limits: { maxAgentsPerTree: 2 } });
+    expect((await handle.result()).status).toBe('completed');
+    const middle = lastUserBlocks(requestsOf(`${handle.agentId}.1`)[1]!);
+    expect(middle[0]!.is_error).toBeFalsy();
+    expect(middle[1]!.is_error).toBe(true);
+    expect(text(middle[1])).toContain('this agent tree already has 2 running agents (limit 2)');
+    await recordHistory(env.temporal.client, handle.agentId, 'subagents-tree-limit');
+    await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'subagents-tree-limit-middle');
+  });
+
+  it('stops background agents at the tree token budget, with the reason in their results', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'budget-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'spender', prompt: 'spend tokens forever', run_in_background: true } }] },
+            { text: 'waiting for the spender' },
+            { toolUses: [{ name: 'Agent', input: { description: 'late', prompt: 'too late' } }] },
+            { text: 'budget test over' },
+          ],
+        },
+        {
+          match: { userIncludes: 'spend tokens forever' },
+          turns: Array.from({ length: 40 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '**/*.none' } }], delayMs: 50 })),
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'budget test', name: 'budget-root', limits: { treeTokenBudget: 6000 } });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const requests = requestsOf(handle.agentId);
+    const notification = text(lastUserBlocks(requests[2]!)[0]);
+    expect(notification).toContain('<status>killed</status>');
+    expect(notification).toContain("token budget of 6000 tokens was reached");
+    const late = lastUserBlocks(requests[3]!)[0]!;
+    expect(late.is_error).toBe(true);
+    expect(text(late)).toContain('token budget');
+    const spender = await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe();
+    expect(spender.status.name).toBe('CANCELLED');
+    expect(requestsOf(`${handle.agentId}.1`).length).toBeLessThan(40);
+    await recordHistory(env.temporal.client, handle.agentId, 'subagents-budget');
+    await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'subagents-budget-stopped-child');
+  });
+
+  it('delivers SendMessage to a running agent at its next turn, and resumes a finished one', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'send-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'listener', prompt: 'listen for messages', name: 'listener', run_in_background: true } }] },
+            { toolUses: [{ name: 'SendMessage', input: { to: 'listener', message: 'PING-FROM-ROOT' } }] },
+            { text: 'waiting for listener' },
+            { toolUses: [{ name: 'SendMessage', input: { to: 'listener', message: 'PLEASE-CONTINUE' } }] },
+            { text: 'waiting for the resumed listener' },
+            { text: 'all done: {{last_user_text}}' },
+          ],
+        },
+        {
+          match: { agentName: 'listener' },
+          turns: [
+            { toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 1500 },
+            { text: 'listener got: {{last_user_text}}' },
+            { text: 'RESUMED-LISTENER saw {{last_user_text}}' },
+          ],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'send test', name: 'send-root' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const childId = `${handle.agentId}.1`;
+    const childRequests = requestsOf(childId);
+    // Running: the message arrives after the tool result, in the same user message.
+    const delivered = lastUserBlocks(childRequests[1]!);
+    expect(delivered[0]!.type).toBe('tool_result');
+    expect(text(delivered[1])).toContain('PING-FROM-ROOT');
+    // Finished: a new run of the same agentId continues from its history with the message.
+    expect(childRequests).toHaveLength(3);
+    expect(childRequests[2]!.messages.length).toBeGreaterThan(childRequests[1]!.messages.length);
+    expect(text(lastUserBlocks(childRequests[2]!)[0])).toContain('PLEASE-CONTINUE');
+    expect(result.finalText).toContain('RESUMED-LISTENER');
+    await recordHistory(env.temporal.client, handle.agentId, 'subagents-send-message');
+    const runs = [];
+    for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${childId}'` })) runs.push(execution.runId);
+    expect(runs).toHaveLength(2);
+  });
+
+  it('spawns custom types from .claude/agents with precedence, a broken file and an unknown tool', async () => {
+    const agentsDir = path.join(env.workspace, '.claude', 'agents');
+    mkdirSync(agentsDir, { recursive: true });
+    writeFileSync(path.join(agentsDir, 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews files\ntools: Read, WebFetch\nmodel: opus\n---\nYou are REVIEWER-PROMPT.\n');
+    writeFileSync(path.join(agentsDir, 'explore.md'), '---\nname: Explore\ndescription: Project explorer\ntools: [Grep]\n---\nPROJECT-EXPLORE-PROMPT\n');
+    writeFileSync(path.join(agentsDir, 'broken.md'), '---\nname: [unclosed\n---\nbody\n');
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'custom-root' },
+          turns: [
+            {
+              toolUses: [
+                { name: 'Agent', input: { description: 'review', prompt: 'review it', subagent_type: 'reviewer' } },
+                { name: 'Agent', input: { description: 'explore', prompt: 'explore it', subagent_type: 'Explore' } },
+              ],
+            },
+            { text: 'custom done' },
+          ],
+        },
+        { match: { agentType: 'reviewer' }, turns: [{ text: 'reviewed' }] },
+        { match: { agentType: 'Explore' }, turns: [{ text: 'explored' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'custom types', name: 'custom-root' });
+    expect((await handle.result()).status).toBe('completed');
+    const reviewer = requestsOf(`${handle.agentId}.1`)[0]!;
+    expect(reviewer.tools!.map((tool) => tool.name)).toEqual(['Read']);
+    expect(JSON.stringify((reviewer as unknown as { system: unknown }).system)).toContain('REVIEWER-PROMPT');
+    expect((reviewer as unknown as { model: string }).model).toBe('claude-opus-5');
+    const explore = requestsOf(`${handle.agentId}.2`)[0]!;
+    expect(explore.tools!.map((tool) => tool.name)).toEqual(['Grep']);
+    expect(JSON.stringify((explore as unknown as { system: unknown }).system)).toContain('PROJECT-EXPLORE-PROMPT');
+    expect(existsSync(path.join(agentsDir, 'broken.md'))).toBe(true);
+  });
+});

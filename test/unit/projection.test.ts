@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentResult } from '../../src/shared/agent';
+import { projectChildResult, taskNotification } from '../../src/workflows/projection';
+import { TreeCoordinator } from '../../src/workflows/tree-coordinator';
+import { defaultAgentLimits } from '../../src/shared/agent';
+
+const usage = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 100, cacheReadInputTokens: 1000 };
+const result: AgentResult = {
+  agentId: 'r.1', agentType: 'Explore', status: 'completed', finalText: 'Found it in src/a.ts', usage, toolUses: 3, turns: 2, durationMs: 1234, model: 'm', treeUsage: usage,
+};
+
+describe('projectChildResult', () => {
+  it('is the final text, agentId with how to continue, and usage — nothing else', () => {
+    expect(projectChildResult(result)).toBe(
+      "Found it in src/a.ts\n\nagentId: r.1 (use SendMessage with to: 'r.1' to continue this agent)\n\n<usage>total_tokens: 1115, tool_uses: 3, duration_ms: 1234</usage>",
+    );
+  });
+  it('says when a child failed, was stopped, or returned nothing', () => {
+    expect(projectChildResult({ ...result, status: 'failed', error: 'ModelInvocationError.NotFound: x' })).toMatch(/^Agent failed: ModelInvocationError.NotFound: x/);
+    expect(projectChildResult({ ...result, status: 'cancelled', finalText: '', error: 'stopped by user: enough' })).toMatch(/^Agent was stopped: stopped by user: enough/);
+    expect(projectChildResult({ ...result, finalText: '' })).toMatch(/^\(Subagent completed but returned no output.\)/);
+  });
+});
+
+describe('taskNotification', () => {
+  it('carries status, summary, result and usage', () => {
+    const text = taskNotification({ ...result, status: 'cancelled', error: 'budget' }, 'find parser', 'toolu_1');
+    expect(text).toContain('<status>killed</status>');
+    expect(text).toContain('<summary>Agent "find parser" was stopped</summary>');
+    expect(text).toContain('<tool-use-id>toolu_1</tool-use-id>');
+    expect(text).toContain('Agent was stopped: budget');
+  });
+});
+
+describe('TreeCoordinator', () => {
+  it('grants slots up to the per-tree limit and frees them on finish', () => {
+    const tree = new TreeCoordinator({ ...defaultAgentLimits, maxAgentsPerTree: 2 });
+    expect(tree.request('r.1').granted).toBe(true);
+    expect(tree.request('r.2').granted).toBe(true);
+    expect(tree.request('r.3')).toMatchObject({ granted: false, reason: expect.stringContaining('limit 2') });
+    tree.finished('r.1');
+    expect(tree.request('r.3').granted).toBe(true);
+  });
+  it('crosses the budget once and then refuses spawns; lists background agents to stop', () => {
+    const tree = new TreeCoordinator({ ...defaultAgentLimits, treeTokenBudget: 1000 });
+    tree.request('r.1');
+    tree.started('r.1', true);
+    tree.request('r.2');
+    tree.started('r.2', false);
+    expect(tree.addUsage(usage)).toBe(true);
+    expect(tree.addUsage(usage)).toBe(false);
+    expect(tree.request('r.3').granted).toBe(false);
+    expect(tree.runningBackgroundAgents()).toEqual(['r.1']);
+  });
+});
