@@ -4,6 +4,7 @@ import { createModelActivities } from './model';
 import { createResumeActivities, loadSpawnContext } from './spawn-context';
 import { renderSystemPrompt } from './system-prompt';
 import { createToolActivities } from './tools';
+import { createWorktreeActivities } from './worktree';
 
 /** Everything activities need from the outside world. */
 export interface ActivityDependencies {
@@ -21,5 +22,6 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createResumeActivities(dependencies.temporalClient),
     ...createModelActivities(dependencies),
     ...createToolActivities({ resultsDir: dependencies.toolResultsDir }),
+    ...createWorktreeActivities(),
   };
 }

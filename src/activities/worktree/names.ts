@@ -1,0 +1,21 @@
+/** Branch and directory names of subagent worktrees. */
+import { worktreeBranchPrefix } from '../../shared/worktree';
+
+/**
+ * An agent id made safe as one path segment and one ref-name component: anything but letters,
+ * digits, `_`, `-` and single inner dots becomes `-` (git refuses `..`, a leading `.` or `-`, and `.lock`).
+ */
+export function safeName(agentId: string): string {
+  const name = agentId
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/\.{2,}/g, '-')
+    .replace(/\.lock$/i, '-lock')
+    .replace(/^[.-]+|[.]+$/g, '');
+  return name === '' ? 'agent' : name;
+}
+
+/** The n-th choice of name (1 = the plain agent id, then `-2`, `-3`…). */
+export function candidateName(agentId: string, attempt: number): { branch: string; directory: string } {
+  const directory = attempt === 1 ? safeName(agentId) : `${safeName(agentId)}-${attempt}`;
+  return { branch: `${worktreeBranchPrefix}${directory}`, directory };
+}

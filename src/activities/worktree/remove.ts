@@ -1,0 +1,17 @@
+/** Removing a subagent worktree and its branch, tolerating either being gone already. */
+import type { SimpleGit } from 'simple-git';
+import { branchExists } from './git';
+import type { RegisteredWorktree } from './worktree-list';
+
+/**
+ * Removes the registered worktree at `worktreePath` (directory and git's record of it, even when locked
+ * or already deleted by hand), then deletes `branch`. Run from the repository's control directory.
+ */
+export async function removeWorktreeAndBranch(git: SimpleGit, registered: readonly RegisteredWorktree[], worktreePath: string, branch: string): Promise<void> {
+  if (registered.some((worktree) => worktree.path === worktreePath)) {
+    // Twice --force: also removes a locked worktree (ours are locked while their agent runs).
+    await git.raw(['worktree', 'remove', '--force', '--force', worktreePath]);
+  }
+  // -D: the caller has checked that the branch holds nothing the repository would lose.
+  if (await branchExists(git, branch)) await git.raw(['branch', '-D', branch]);
+}

@@ -1,0 +1,19 @@
+/** Serialises git commands that write shared repository files within this process. */
+
+const tails = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `work` after every earlier call with the same key has settled. Parallel children of one
+ * worker otherwise race for `.git/config.lock` (branch deletion) and fail at once: git does not wait.
+ */
+export async function withRepositoryLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = tails.get(key) ?? Promise.resolve();
+  const run = previous.then(work);
+  const tail = run.catch(() => undefined);
+  tails.set(key, tail);
+  try {
+    return await run;
+  } finally {
+    if (tails.get(key) === tail) tails.delete(key);
+  }
+}
