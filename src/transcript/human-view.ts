@@ -1,0 +1,59 @@
+import type { ContentBlock, MessageParam } from '../shared/messages';
+import { textOf } from '../workflows/tool-results';
+import type { AgentTranscript } from './transcript-types';
+
+const previewChars = 400;
+
+function preview(text: string): string {
+  return text.length > previewChars ? `${text.slice(0, previewChars)}… (${text.length} chars)` : text;
+}
+
+function blockLines(block: ContentBlock, toolNames: ReadonlyMap<string, string>): string[] {
+  switch (block.type) {
+    case 'text':
+      return [block.text];
+    case 'tool_use':
+      return [`→ ${block.name} ${JSON.stringify(block.input)}  [${block.id}]`];
+    case 'tool_result': {
+      const content = typeof block.content === 'string' ? block.content : textOf(block.content);
+      const name = toolNames.get(block.tool_use_id) ?? block.tool_use_id;
+      return [`← ${name}${block.is_error ? ' (error)' : ''}: ${preview(content)}`];
+    }
+    case 'thinking':
+      return [`(thinking) ${preview(block.thinking)}`];
+  }
+}
+
+function messageLines(message: MessageParam, timestampMs: number, toolNames: Map<string, string>): string[] {
+  const lines = [`── ${message.role} · ${new Date(timestampMs).toISOString()}`];
+  if (typeof message.content === 'string') return [...lines, message.content];
+  for (const block of message.content) {
+    if (block.type === 'tool_use') toolNames.set(block.id, block.name);
+    lines.push(...blockLines(block, toolNames));
+  }
+  return lines;
+}
+
+/** The section heading of one agent: id, type, description, model, and its place in the tree. */
+export function agentHeading(transcript: AgentTranscript): string {
+  const { meta } = transcript;
+  const indent = '  '.repeat(meta.depth);
+  const description = meta.description ? ` · "${meta.description}"` : '';
+  const place = meta.parentAgentId ? `child of ${meta.parentAgentId} (tool_use ${meta.parentToolUseId ?? '?'})` : 'root';
+  const worktree = meta.worktree ? ` · worktree ${meta.worktree.path} (${meta.worktree.branch})` : '';
+  const runs = transcript.runIds.length > 1 ? ` · ${transcript.runIds.length} runs` : '';
+  return [
+    `${indent}═══ ${meta.agentId} · ${meta.agentType}${description}`,
+    `${indent}    ${place} · depth ${meta.depth} · ${meta.model} · ${transcript.messages.length} messages${runs}${worktree}`,
+  ].join('\n');
+}
+
+/** A readable transcript of one agent (tool calls and results abbreviated), or of a tree, agent by agent. */
+export function formatTranscripts(transcripts: readonly AgentTranscript[]): string {
+  const sections = transcripts.map((transcript) => {
+    const toolNames = new Map<string, string>();
+    const body = transcript.messages.flatMap(({ message, timestampMs }) => messageLines(message, timestampMs, toolNames));
+    return [agentHeading(transcript), '', ...body].join('\n');
+  });
+  return sections.join('\n\n');
+}
