@@ -1,0 +1,22 @@
+# Worker image of durable-subagents: `docker compose up` runs it (docker-compose.yml); so can any
+# container platform, configured by environment variables (docs/configuration.md).
+FROM node:20-bookworm-slim
+
+# git: worktree isolation and the system prompt's git status; ripgrep: fast Glob/Grep.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends git ripgrep ca-certificates \
+  && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+RUN chown node:node /app
+USER node
+
+# Dependencies first, so a source change does not reinstall them.
+COPY --chown=node:node package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+COPY --chown=node:node . .
+
+ENV NODE_ENV=production
+# Runs TypeScript through tsx (a runtime dependency): no build step, the same code as in development.
+CMD ["node", "bin/subagents.js", "worker"]

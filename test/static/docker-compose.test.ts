@@ -1,0 +1,146 @@
+// docker-compose.yml cannot run here (no Docker engine): check statically that it matches the code.
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { temporalConnectionVariables } from '../../src/connection-config';
+import { defaultModelServerPort, defaultUiPort } from '../../src/shared/config';
+import { searchAttributeRegistrations } from '../../src/shared/search-attributes';
+
+const root = path.join(import.meta.dirname, '..', '..');
+
+interface Service {
+  image?: string;
+  build?: string | { context: string };
+  command?: string | string[];
+  entrypoint?: string | string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  ports?: (string | number)[];
+  profiles?: string[];
+  depends_on?: string[] | Record<string, { condition?: string; required?: boolean }>;
+  deploy?: { replicas?: number };
+}
+
+const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+const services = compose.services;
+
+function service(name: string): Service {
+  const found = services[name];
+  if (!found) throw new Error(`docker-compose.yml has no service "${name}"`);
+  return found;
+}
+
+function environment(name: string): Record<string, string> {
+  const env = service(name).environment ?? {};
+  const entries = Array.isArray(env) ? env.map((line) => line.split('=', 2) as [string, string]) : Object.entries(env).map(([key, value]) => [key, String(value ?? '')]);
+  return Object.fromEntries(entries);
+}
+
+function script(name: string): string {
+  const { command } = service(name);
+  return Array.isArray(command) ? command.join('\n') : (command ?? '');
+}
+
+/** `"HOST:CONTAINER"` port mappings of a service. */
+function ports(name: string): string[] {
+  return (service(name).ports ?? []).map(String);
+}
+
+function dependency(name: string, on: string): { condition?: string; required?: boolean } | undefined {
+  const dependsOn = service(name).depends_on;
+  if (!dependsOn) return undefined;
+  return Array.isArray(dependsOn) ? (dependsOn.includes(on) ? {} : undefined) : dependsOn[on];
+}
+
+/** Every environment variable name the runtime reads: `env.NAME` / `env['NAME']` in src/, plus the Temporal connection variables read through envconfig. */
+function variablesReadByCode(): Set<string> {
+  const names = new Set<string>(temporalConnectionVariables);
+  const files = readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+  for (const file of files) {
+    const source = readFileSync(path.join(root, 'src', file), 'utf8');
+    for (const match of source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)|\benv\[['"]([A-Z][A-Z0-9_]*)['"]\]/g)) names.add(match[1] ?? match[2]!);
+  }
+  return names;
+}
+
+describe('docker-compose.yml', () => {
+  it('has PostgreSQL, the Temporal server, its UI, the one-shot setup services, workers and the local model server', () => {
+    expect(Object.keys(services).sort()).toEqual(['model-server', 'postgresql', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker']);
+    expect(service('postgresql').image).toMatch(/^postgres:\d+/);
+    expect(service('temporal').image).toMatch(/^temporalio\/(server|auto-setup):/);
+    expect(service('temporal-ui').image).toMatch(/^temporalio\/ui:/);
+    expect(service('temporal-schema').image).toMatch(/^temporalio\/admin-tools:/);
+    expect(service('temporal-setup').image).toMatch(/^temporalio\/admin-tools:/);
+  });
+
+  it('persists Temporal in PostgreSQL, after its schema exists', () => {
+    expect(environment('temporal')).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql', DB_PORT: '5432' });
+    expect(dependency('temporal', 'temporal-schema')?.condition).toBe('service_completed_successfully');
+    expect(script('temporal-schema')).toContain('--plugin postgres12 --ep postgresql');
+    expect(script('temporal-schema')).toContain('update-schema');
+  });
+
+  it('exposes the frontend on 7233, the UI where `subagents ui` links, and the model server on its default port', () => {
+    expect(ports('temporal')).toEqual(['7233:7233']);
+    expect(ports('temporal-ui')).toEqual([`${defaultUiPort}:8080`]);
+    expect(ports('model-server')).toEqual([`${defaultModelServerPort}:${defaultModelServerPort}`]);
+    expect(environment('temporal-ui').TEMPORAL_ADDRESS).toBe('temporal:7233');
+  });
+
+  it('registers exactly the search attributes of src/shared/search-attributes.ts', () => {
+    const registered = Object.fromEntries(
+      [...script('temporal-setup').matchAll(/temporal operator search-attribute create\b[^\n]*?--name (\w+) --type (\w+)/g)].map((match) => [match[1], match[2]]),
+    );
+    expect(registered).toEqual(searchAttributeRegistrations);
+    expect(environment('temporal-setup').TEMPORAL_ADDRESS).toBe('temporal:7233');
+    expect(script('temporal-setup')).toContain('temporal operator namespace create');
+  });
+
+  it('runs workers of this project once Temporal is set up, configured only by variables the code reads', () => {
+    const worker = service('worker');
+    expect(worker.build).toBe('.');
+    expect(dependency('worker', 'temporal-setup')?.condition).toBe('service_completed_successfully');
+    const env = environment('worker');
+    const names = Object.keys(env);
+    expect(names).toEqual(expect.arrayContaining(['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SUBAGENTS_TASK_QUEUE', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL']));
+    const known = variablesReadByCode();
+    expect(names.filter((name) => !known.has(name))).toEqual([]);
+    expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    expect(env.TEMPORAL_NAMESPACE).toBe(environment('temporal-setup').TEMPORAL_NAMESPACE);
+    expect(script('worker')).toContain('exec node bin/subagents.js worker');
+  });
+
+  it('offers the local model server in the local-model profile, used by workers without an API key', () => {
+    const modelServer = service('model-server');
+    expect(modelServer.profiles).toEqual(['local-model']);
+    expect(modelServer.command).toEqual(['node', 'bin/subagents.js', 'model-server', '--host', '0.0.0.0', '--port', String(defaultModelServerPort), '--demo']);
+    expect(dependency('worker', 'model-server')).toMatchObject({ required: false });
+    const fallback = script('worker').replaceAll('$$', '$'); // what the shell runs after compose interpolation
+    expect(fallback).toMatch(/if \[ -z "\$ANTHROPIC_API_KEY" \] && \[ -z "\$ANTHROPIC_BASE_URL" \]; then\s+export ANTHROPIC_BASE_URL=(\S+)/);
+    expect(fallback.match(/export ANTHROPIC_BASE_URL=(\S+)/)![1]).toBe(`http://model-server:${defaultModelServerPort}`);
+  });
+
+  it('escapes every shell `$` from compose interpolation', () => {
+    // After compose turns `$$` into `$`, a lone `$VAR` in a command would have been replaced by compose (usually with nothing).
+    for (const name of Object.keys(services)) {
+      expect(script(name).replaceAll('$$', ''), name).not.toContain('$');
+    }
+  });
+});
+
+describe('Dockerfile and .dockerignore', () => {
+  const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+  const dockerignore = readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim());
+
+  it('builds a Node 20 image with npm ci that runs the worker', () => {
+    expect(dockerfile).toMatch(/^FROM node:20\b/m);
+    expect(dockerfile).toMatch(/^RUN npm ci\b/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "bin\/subagents\.js", "worker"\]$/m);
+    const engines = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(engines).toMatch(/^>=20\./);
+  });
+
+  it('keeps dependencies, local state and secrets out of the build context', () => {
+    expect(dockerignore).toEqual(expect.arrayContaining(['node_modules/', '.git/', '.temporal/', '.env', 'temporal.toml']));
+  });
+});
