@@ -6,7 +6,7 @@ const nodeBuiltins = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.temporal/**', 'test/fixtures/**', 'bin/**', '.subagents/**'] },
+  { ignores: ['node_modules/**', '.temporal/**', 'test/fixtures/**', 'bin/**', '.subagents/**', '.tmp/**', 'test-results/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -1,11 +1,29 @@
-import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { rootToolPool } from './workflows/tool-pool';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
 import { defaultAgentLimits, type AgentLimits, type AgentResult, type AgentStatusSnapshot, type AgentWorkflowInput, type PermissionMode } from './shared/agent';
-import { defaultNamespace, defaultTaskQueue, defaultTemporalAddress } from './shared/config';
-import { conversationQuery, messageSignal, resumeStateQuery, statusQuery } from './shared/definitions';
+import { createDataConverter } from './codec/data-converter';
+import { connectOptions, loadTemporalConnectionConfig } from './connection-config';
+import { defaultTaskQueue } from './shared/config';
+import {
+  answerApprovalUpdate,
+  approvalsQuery,
+  closeSignal,
+  conversationQuery,
+  interruptSignal,
+  messageSignal,
+  pauseSpawningSignal,
+  resumeStateQuery,
+  statusQuery,
+  steerUpdate,
+  stopNoticeSignal,
+  treeQuery,
+  type ApprovalRequest,
+  type SteerAck,
+  type TreeSnapshot,
+} from './shared/definitions';
 import { appendUserText, dropUnresolvedToolUses } from './workflows/tool-results';
 import type { MessageParam } from './shared/messages';
 import { defaultModel, resolveModelAlias } from './shared/models';
@@ -32,9 +50,11 @@ export interface StartAgentOptions {
   limits?: Partial<AgentLimits>;
   /** Overrides ~ when looking for user agent definitions (tests). */
   homeDir?: string;
+  /** Keep the agent waiting for the next message after each answer (until closed or idle this long). */
+  interactive?: { idleTimeoutMs: number };
 }
 
-/** Connection settings; each defaults from the environment, then the built-in default. */
+/** Connection settings; each defaults from the environment / temporal.toml profile, then the built-in default. */
 export interface ClientConfig {
   address?: string;
   namespace?: string;
@@ -71,9 +91,66 @@ export class AgentHandle {
     return (await this.workflow.query(conversationQuery, { from: 0 })).messages;
   }
 
-  /** Requests cancellation of the agent (and, through Temporal, its children). */
-  async stop(): Promise<void> {
+  /**
+   * Stops the agent and its whole subtree (background children included): records who and why,
+   * then cancels the workflow. The agent's result (and its parent's view of it) says "stopped by …".
+   */
+  async stop(options: { by?: string; reason?: string } = {}): Promise<void> {
+    await this.workflow.signal(stopNoticeSignal, { by: options.by ?? 'user', reason: options.reason ?? 'stop requested' });
     await this.workflow.cancel();
+  }
+
+  /** Cancels the agent's current turn (model call, tools, foreground children); the agent stays. */
+  async interrupt(options: { by?: string; reason?: string } = {}): Promise<void> {
+    await this.workflow.signal(interruptSignal, { by: options.by ?? 'user', reason: options.reason ?? 'interrupted' });
+  }
+
+  /** Queues guidance for the agent's next turn boundary; rejected (with a clear error) if the agent has finished. */
+  async steer(text: string, by = 'user'): Promise<SteerAck> {
+    try {
+      return await this.workflow.executeUpdate(steerUpdate, { args: [{ text, by }] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
+      if (error instanceof WorkflowNotFoundError && (await this.isClosed())) {
+        throw new Error(`Agent ${this.agentId} has already finished; the steer was not delivered.`);
+      }
+      throw error;
+    }
+  }
+
+  private async isClosed(): Promise<boolean> {
+    try {
+      return (await this.workflow.describe()).status.name !== 'RUNNING';
+    } catch {
+      return false;
+    }
+  }
+
+  /** Ends an interactive agent once it is idle. */
+  async close(): Promise<void> {
+    await this.workflow.signal(closeSignal);
+  }
+
+  /** The whole tree as its root knows it (call on the root). */
+  tree(): Promise<TreeSnapshot> {
+    return this.workflow.query(treeQuery);
+  }
+
+  /** Approval requests waiting for a person (call on the root). */
+  approvals(): Promise<ApprovalRequest[]> {
+    return this.workflow.query(approvalsQuery);
+  }
+
+  /** Answers an approval request (call on the root). */
+  async answerApproval(requestId: string, options: { approve: boolean; always?: boolean; by?: string; reason?: string }): Promise<void> {
+    await this.workflow.executeUpdate(answerApprovalUpdate, {
+      args: [{ requestId, approved: options.approve, always: options.always, by: options.by ?? 'user', reason: options.reason }],
+    });
+  }
+
+  /** Pauses (or resumes) new spawns in the tree (call on the root); running agents go on. */
+  async pauseSpawning(paused: boolean): Promise<void> {
+    await this.workflow.signal(pauseSpawningSignal, { paused });
   }
 
   /** Temporal's description of the execution (status, times, search attributes). */
@@ -96,10 +173,10 @@ export class SubagentsClient {
 
   /** Connects to Temporal (TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE / SUBAGENTS_TASK_QUEUE, or the arguments). */
   static async connect(config: ClientConfig = {}): Promise<SubagentsClient> {
-    const address = config.address ?? process.env.TEMPORAL_ADDRESS ?? defaultTemporalAddress;
-    const connection = await Connection.connect({ address });
-    const namespace = config.namespace ?? process.env.TEMPORAL_NAMESPACE ?? defaultNamespace;
-    return new SubagentsClient(new Client({ connection, namespace }), config.taskQueue, connection);
+    const temporal = loadTemporalConnectionConfig({ overrides: { address: config.address, namespace: config.namespace } });
+    const connection = await Connection.connect(connectOptions(temporal));
+    // The same payload codec as the workers (compression, and encryption when a key is configured).
+    return new SubagentsClient(new Client({ connection, namespace: temporal.namespace, dataConverter: createDataConverter() }), config.taskQueue, connection);
   }
 
   /** Starts a root agent and returns its handle at once. */
@@ -209,5 +286,6 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     depth: 0,
     limits,
     allowedAgentTypes: definition.allowedAgentTypes,
+    ...(options.interactive ? { interactive: options.interactive } : {}),
   };
 }

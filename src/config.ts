@@ -1,8 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { defaultNamespace, defaultTaskQueue, defaultTemporalAddress } from './shared/config';
+import { loadTemporalConnectionConfig, type TemporalConnectionConfig } from './connection-config';
+import { defaultTaskQueue } from './shared/config';
 
 /** Connection settings read from the environment (documented in docs/configuration.md). */
 export interface RuntimeConfig {
+  /** Address, namespace, TLS and API key: env vars over the temporal.toml profile (docs/configuration.md). */
+  temporal: TemporalConnectionConfig;
   temporalAddress: string;
   namespace: string;
   taskQueue: string;
@@ -11,9 +14,11 @@ export interface RuntimeConfig {
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  const temporal = loadTemporalConnectionConfig({ env });
   return {
-    temporalAddress: env.TEMPORAL_ADDRESS || defaultTemporalAddress,
-    namespace: env.TEMPORAL_NAMESPACE || defaultNamespace,
+    temporal,
+    temporalAddress: temporal.address,
+    namespace: temporal.namespace,
     taskQueue: env.SUBAGENTS_TASK_QUEUE || defaultTaskQueue,
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,

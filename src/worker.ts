@@ -5,6 +5,9 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { configFromEnv, createAnthropicClient } from './config';
+import { createPayloadCodecs, describePayloadCodecs } from './codec/data-converter';
+import { connectOptions, describeConnection } from './connection-config';
+import { installRuntimeLogging, setupTelemetry } from './observability';
 
 /** Absolute path of the workflow bundle's entry (for bundleWorkflowCode / workflowsPath). */
 export const workflowsPath = path.join(import.meta.dirname, 'workflows', 'index.ts');
@@ -38,15 +41,32 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
 
 /** Runs a worker configured from the environment until SIGINT/SIGTERM, then shuts down gracefully. */
 export async function runWorkerFromEnv(): Promise<void> {
+  const logger = installRuntimeLogging(); // before any native connection: it installs the Runtime
   const config = configFromEnv();
+  const telemetry = await setupTelemetry(); // undefined unless SUBAGENTS_OTEL=1
   const anthropic = createAnthropicClient(config);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const clientConnection = await Connection.connect({ address: config.temporalAddress });
-  const client = new Client({ connection: clientConnection, namespace: config.namespace });
-  const worker = await createAgentWorker({ connection, client, namespace: config.namespace, taskQueue: config.taskQueue, anthropic });
-  console.error(
-    `worker: task queue "${config.taskQueue}" on ${config.temporalAddress} (namespace ${config.namespace}), ` +
-      `model API ${config.anthropicApiKey ? 'api.anthropic.com' : config.anthropicBaseUrl}`,
+  // Client and worker share the codec: activities read conversations by query through this client.
+  const { codecs, settings } = createPayloadCodecs();
+  const dataConverter = { payloadCodecs: codecs };
+  const connection = await NativeConnection.connect(connectOptions(config.temporal));
+  const clientConnection = await Connection.connect(connectOptions(config.temporal));
+  const client = new Client({
+    connection: clientConnection,
+    namespace: config.namespace,
+    dataConverter,
+    ...(telemetry ? { interceptors: telemetry.clientInterceptors } : {}),
+  });
+  const worker = await createAgentWorker({
+    connection,
+    client,
+    namespace: config.namespace,
+    taskQueue: config.taskQueue,
+    anthropic,
+    workerOptions: { dataConverter, ...(telemetry ? { interceptors: telemetry.workerInterceptors, sinks: telemetry.sinks } : {}) },
+  });
+  logger.info(
+    `worker: task queue "${config.taskQueue}" on ${describeConnection(config.temporal)}, ` +
+      `model API ${config.anthropicApiKey ? 'api.anthropic.com' : config.anthropicBaseUrl}, ${describePayloadCodecs(settings)}`,
   );
   // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running activities finish.
   try {
@@ -54,6 +74,7 @@ export async function runWorkerFromEnv(): Promise<void> {
   } finally {
     await clientConnection.close();
     await connection.close();
+    await telemetry?.shutdown();
   }
 }
 

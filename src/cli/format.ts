@@ -1,6 +1,5 @@
 import type { AgentResult, AgentStatusSnapshot } from '../shared/agent';
-import type { MessageParam, TokenUsage } from '../shared/messages';
-import { textOf } from '../workflows/tool-results';
+import type { TokenUsage } from '../shared/messages';
 
 /** `12,345 in · 678 out · 9,000 cache read · 1,200 cache write` */
 export function formatUsage(usage: TokenUsage): string {
@@ -23,26 +22,4 @@ export function formatResult(result: AgentResult): string {
     '',
     result.finalText,
   ].join('\n');
-}
-
-/** A readable transcript: one section per message, tool calls and results abbreviated. */
-export function formatTranscript(messages: readonly MessageParam[]): string {
-  const lines: string[] = [];
-  for (const message of messages) {
-    if (typeof message.content === 'string') {
-      lines.push(`── ${message.role}`, message.content);
-      continue;
-    }
-    lines.push(`── ${message.role}`);
-    for (const block of message.content) {
-      if (block.type === 'text') lines.push(block.text);
-      else if (block.type === 'tool_use') lines.push(`→ ${block.name} ${JSON.stringify(block.input)}`);
-      else if (block.type === 'tool_result') {
-        const content = typeof block.content === 'string' ? block.content : textOf(block.content);
-        const preview = content.length > 400 ? `${content.slice(0, 400)}… (${content.length} chars)` : content;
-        lines.push(`← ${block.is_error ? 'error ' : ''}${preview}`);
-      } else if (block.type === 'thinking') lines.push(`(thinking) ${block.thinking.slice(0, 200)}`);
-    }
-  }
-  return lines.join('\n');
 }

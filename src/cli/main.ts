@@ -1,5 +1,11 @@
 import { agentCommands } from './commands/agents';
 import { agentsListCommand } from './commands/agents-list';
+import { controlCommands } from './commands/control';
+import { codecServerCommand } from './commands/codec-server';
+import { transcriptCommand } from './commands/transcript';
+import { uiCommand } from './commands/ui';
+import { PayloadKeyConfigError } from '../codec/errors';
+import { worktreesCommand } from './commands/worktrees';
 import { demoCommand } from './commands/demo';
 import { devCommand, ensureCliCommand } from './commands/dev';
 import { modelServerCommand } from './commands/model-server';
@@ -9,13 +15,27 @@ import { CliError, ExitCode } from './exit-codes';
 type Command = (argv: string[]) => Promise<number>;
 
 const commands: Record<string, { run: Command; help: string }> = {
-  start: { run: agentCommands.start, help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--follow] [--json]' },
+  start: {
+    run: agentCommands.start,
+    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--follow] [--json]',
+  },
   status: { run: agentCommands.status, help: 'status <agentId> [--json]' },
-  ls: { run: agentCommands.ls, help: 'ls [--all] [--json]' },
-  transcript: { run: agentCommands.transcript, help: 'transcript <agentId> [--jsonl]' },
-  stop: { run: agentCommands.stop, help: 'stop <agentId>' },
+  ls: { run: agentCommands.ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
+  interrupt: { run: controlCommands.interrupt, help: 'interrupt <agentId> [--reason R]   (cancels the current turn; the agent stays)' },
+  steer: { run: controlCommands.steer, help: 'steer <agentId> "guidance"   (delivered at the next turn boundary)' },
+  approvals: { run: controlCommands.approvals, help: 'approvals <rootId> [--json]' },
+  approve: { run: controlCommands.approve, help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R]' },
+  'pause-spawning': { run: controlCommands['pause-spawning'], help: 'pause-spawning <rootId> [--resume]' },
+  transcript: { run: transcriptCommand, help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE]' },
+  'codec-server': {
+    run: (argv) => codecServerCommand(argv),
+    help: 'codec-server [--port 8888] [--host 127.0.0.1] [--ui-origin http://127.0.0.1:8233]   (Temporal UI remote codec)',
+  },
+  stop: { run: agentCommands.stop, help: 'stop <agentId> [--reason R]   (the agent and its whole subtree)' },
   send: { run: agentCommands.send, help: 'send <agentId|name> "text" [--root ROOT_ID] [--follow]   (queues for a running agent; resumes a finished one)' },
   agents: { run: (argv) => agentsListCommand(argv), help: 'agents [--dir DIR] [--json]   (agent types: built-in, ~/.claude/agents, .claude/agents)' },
+  ui: { run: (argv) => uiCommand(argv), help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)' },
+  worktrees: { run: worktreesCommand, help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)' },
   worker: { run: workerCommand, help: 'worker   (runs a worker configured from the environment)' },
   dev: { run: devCommand, help: 'dev [--port 7233] [--ui-port 8233] [--db FILE]   (starts or reuses the Temporal dev server)' },
   'ensure-cli': { run: ensureCliCommand, help: 'ensure-cli   (finds or builds the pinned Temporal CLI)' },
@@ -45,6 +65,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CliError) {
       console.error(`subagents ${name}: ${error.message}`);
       return error.exitCode;
+    }
+    if (error instanceof PayloadKeyConfigError) {
+      console.error(`subagents ${name}: ${error.message}`);
+      return ExitCode.usage;
     }
     console.error(`subagents ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;

@@ -5,7 +5,7 @@ import type { ContentReplacement, ReadFileState } from './tools';
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
 
 /** Terminal status of an agent run. */
-export type AgentStatus = 'completed' | 'max_turns' | 'refused' | 'failed' | 'cancelled';
+export type AgentStatus = 'completed' | 'max_turns' | 'refused' | 'failed' | 'cancelled' | 'interrupted';
 
 /** Limits of a tree, fixed at the root and passed down unchanged (SPEC §1.7). */
 export interface AgentLimits {
@@ -21,6 +21,8 @@ export interface AgentLimits {
   autoBackgroundMs: number;
   /** Turns of a subagent whose definition sets none. Default 50. */
   defaultMaxTurns: number;
+  /** What a background agent's approval requests do: auto-deny (default), auto-approve, or bubble to the root. */
+  backgroundApprovals: 'deny' | 'approve' | 'bubble';
 }
 
 export const defaultAgentLimits: AgentLimits = {
@@ -29,6 +31,7 @@ export const defaultAgentLimits: AgentLimits = {
   maxAgentsPerTree: 20,
   autoBackgroundMs: 120_000,
   defaultMaxTurns: 50,
+  backgroundApprovals: 'deny',
 };
 
 /** State that survives continue-as-new (and is copied, for forks, at creation). */
@@ -82,6 +85,10 @@ export interface AgentWorkflowInput {
   limits: AgentLimits;
   /** Runs in the background of its parent (decides its tool pool and approvals). */
   background?: boolean;
+  /** This agent and all its ancestors run in the foreground: approval requests bubble to a person. */
+  inForegroundChain?: boolean;
+  /** A root that waits for the next message after each answer, until closed or idle this long. */
+  interactive?: { idleTimeoutMs: number };
   /** The parent's tool_use id that spawned this agent. */
   parentToolUseId?: string;
   /** Agent types this agent may spawn (from `Agent(a,b)` in its definition); undefined = any. */
@@ -129,6 +136,10 @@ export interface AgentStatusSnapshot {
   /** This agent's usage plus finished descendants'. */
   treeUsage: TokenUsage;
   children: ChildTaskSnapshot[];
+  /** False once the agent has finished (steering is refused then). */
+  acceptsSteering: boolean;
+  /** Approval requests of this agent waiting for a person. */
+  pendingApprovals: number;
 }
 
 /** The parent's record of one child (a task). */

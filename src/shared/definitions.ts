@@ -1,4 +1,4 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, CarriedAgentState } from './agent';
 import type { TokenUsage } from './messages';
 import type { ConversationQueryInput, ConversationSlice } from './model-call';
@@ -63,10 +63,99 @@ export interface TreeAgentEvent {
 }
 export const treeAgentEventSignal = defineSignal<[TreeAgentEvent]>('treeAgentEvent');
 
-/** Lets the root know a background agent of the tree is running (for budget stops). */
+/** Lets the root know an agent of the tree is running (for the tree listing, limits and budget stops). */
 export interface TreeAgentStarted {
   agentId: string;
   parentAgentId: string;
   background: boolean;
+  agentType?: string;
+  description?: string;
+  name?: string;
+  depth?: number;
+  startedAtMs?: number;
 }
 export const treeAgentStartedSignal = defineSignal<[TreeAgentStarted]>('treeAgentStarted');
+
+// Control plane (SPEC §1.7): interrupt, steer, close, pause spawning, the tree, approvals.
+
+/** Cancels the agent's current turn (model call, tools, foreground children); the agent stays. */
+export interface InterruptInput {
+  by?: string;
+  reason?: string;
+}
+export const interruptSignal = defineSignal<[InterruptInput]>('interrupt');
+
+/** Guidance for a running agent, delivered at its next turn boundary without stopping it. */
+export interface SteerInput {
+  text: string;
+  by?: string;
+}
+export interface SteerAck {
+  queued: true;
+  /** The agent's turn when the steer was queued. */
+  turn: number;
+}
+export const steerUpdate = defineUpdate<SteerAck, [SteerInput]>('steer');
+/** The same as the steer update, for callers that cannot wait for an answer. */
+export const steerSignal = defineSignal<[SteerInput]>('steerSignal');
+
+/** Ends an interactive root after its current turn. */
+export const closeSignal = defineSignal('close');
+
+/** Pauses (or resumes) new spawns in a whole tree; running agents go on. Sent to the root. */
+export const pauseSpawningSignal = defineSignal<[{ paused: boolean }]>('pauseSpawning');
+
+/** Tells a child that its parent stopped waiting for it (auto-background): it is now background. */
+export const backgroundedSignal = defineSignal('backgrounded');
+
+/** One agent of a tree as the root knows it. */
+export interface TreeNode {
+  agentId: string;
+  parentAgentId?: string;
+  agentType: string;
+  description?: string;
+  name?: string;
+  depth: number;
+  background: boolean;
+  status: 'running' | 'finished';
+  startedAtMs: number;
+  finishedAtMs?: number;
+}
+export interface TreeSnapshot {
+  rootAgentId: string;
+  spawningPaused: boolean;
+  tokensUsed: number;
+  tokenBudget?: number;
+  nodes: TreeNode[];
+  pendingApprovals: ApprovalRequest[];
+}
+/** The whole tree, answered by the root. */
+export const treeQuery = defineQuery<TreeSnapshot>('tree');
+
+/** A tool call waiting for a person, held by the root. */
+export interface ApprovalRequest {
+  requestId: string;
+  agentId: string;
+  agentType: string;
+  tool: string;
+  toolUseId: string;
+  inputSummary: string;
+  requestedAtMs: number;
+  /** Set when the agent takes the request back (interrupted or stopped while waiting). */
+  withdrawn?: boolean;
+}
+export const approvalRequestSignal = defineSignal<[ApprovalRequest]>('approvalRequest');
+
+export interface ApprovalDecision {
+  requestId: string;
+  approved: boolean;
+  /** Approve this tool for the rest of the tree's life. */
+  always?: boolean;
+  by?: string;
+  reason?: string;
+}
+/** The root's answer to the requesting agent. */
+export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
+/** A person's answer, sent to the root; rejected when no such request is pending. */
+export const answerApprovalUpdate = defineUpdate<{ delivered: true }, [ApprovalDecision]>('answerApproval');
+export const approvalsQuery = defineQuery<ApprovalRequest[]>('approvals');

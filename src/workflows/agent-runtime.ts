@@ -17,8 +17,13 @@ export interface SpawnContext {
 export interface AgentRuntime {
   input: AgentWorkflowInput;
   state: AgentState;
-  /** The agent's lifetime abort domain: cancelled when the agent is stopped. Children's scopes hang off it. */
+  /** The agent's lifetime abort domain: cancelled when the agent is stopped. */
   lifetime: CancellationScope;
+  /**
+   * Parent of every child's abort domain. Not cancellable itself, so a stop reaches children only
+   * through an explicit stop that first tells them who stopped them and why.
+   */
+  childrenParent: CancellationScope;
   inbox: Inbox;
   /** Present on the root only. */
   tree?: TreeCoordinator;
@@ -26,4 +31,16 @@ export interface AgentRuntime {
   spawnContext?: SpawnContext;
   /** Who stopped this agent and why, when a stop notice arrived. */
   stopNotice?: { by: string; reason: string };
+  /** The current turn's abort domain (model call, tools, foreground children); interrupt cancels it. */
+  currentTurn?: CancellationScope;
+  /** Set by the interrupt signal until the interrupted turn is wrapped up. */
+  interrupt?: { by: string; reason: string };
+  /** False once the parent moved this agent to the background (approvals then follow background rules). */
+  inForegroundChain: boolean;
+  /** Answers to this agent's approval requests, by requestId. */
+  approvalDecisions: Map<string, { approved: boolean; always?: boolean; by?: string; reason?: string }>;
+  /** Approval requests waiting for an answer. */
+  pendingApprovals: Set<string>;
+  /** Tools approved "always" (for this agent; the root also keeps the tree's set). */
+  alwaysAllowed: Set<string>;
 }

@@ -11,32 +11,47 @@ import {
 } from '@temporalio/workflow';
 import type { AgentResult, AgentStatus, AgentStatusSnapshot, AgentWorkflowInput } from '../shared/agent';
 import {
+  approvalDecisionSignal,
+  backgroundedSignal,
   childFinalSignal,
+  closeSignal,
   conversationQuery,
+  interruptSignal,
   messageSignal,
   resumeStateQuery,
   statusQuery,
+  steerSignal,
+  steerUpdate,
   stopNoticeSignal,
   treeAgentEventSignal,
-  treeAgentStartedSignal,
   treeSpawnReplySignal,
-  treeSpawnRequestSignal,
 } from '../shared/definitions';
 import { ErrorType } from '../shared/errors';
-import { addTokenUsage, type StopReason, type TokenUsage } from '../shared/messages';
+import { addTokenUsage, type StopReason, type TokenUsage, type ToolUseBlock } from '../shared/messages';
 import type { ModelCallResult } from '../shared/model-call';
 import { modelActivities, modelOptions, setupActivities } from './activity-proxies';
 import type { AgentRuntime } from './agent-runtime';
 import { AgentState } from './agent-state';
+import { authorizeToolCall } from './approvals';
 import { workflowNowMs } from './clock';
 import { Inbox } from './inbox';
+import { enforceTreeBudget, installRootHandlers } from './root-handlers';
 import { runToolCalls } from './run-tools';
 import { sendMessageTool } from './send-message';
 import { Subagents } from './subagents';
-import { buildToolResultMessage, textOf, toolUsesOf } from './tool-results';
+import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from './tool-results';
 import { TreeCoordinator } from './tree-coordinator';
 
 const defaultMaxOutputTokens = 8192;
+const interruptedText = '[Request interrupted by user]';
+
+/** How one turn (model call and its tools, in the turn's abort domain) ended. */
+type TurnOutcome =
+  | { type: 'final'; text: string; stopReason: StopReason }
+  | { type: 'tools_done' }
+  | { type: 'refused'; text: string }
+  | { type: 'failed'; error: string }
+  | { type: 'interrupted'; by: string; reason: string };
 
 /** One agent instance: the query loop (model call → tools → results → repeat) as a workflow. */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
@@ -46,30 +61,20 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
     input,
     state,
     lifetime: CancellationScope.current(),
+    childrenParent: new CancellationScope({ cancellable: false }),
     inbox: new Inbox(),
-    tree: isRoot ? new TreeCoordinator(input.limits) : undefined,
+    tree: isRoot ? new TreeCoordinator(input.agentId, input.limits) : undefined,
     spawnReplies: new Map(),
+    inForegroundChain: input.inForegroundChain ?? isRoot,
+    approvalDecisions: new Map(),
+    pendingApprovals: new Set(),
+    alwaysAllowed: new Set(),
   };
   const subagents = new Subagents(runtime);
-  const snapshot: AgentStatusSnapshot = {
-    agentId: input.agentId,
-    agentType: input.agentType,
-    name: input.name,
-    description: input.description,
-    model: input.model,
-    state: 'starting',
-    turn: state.turn,
-    maxTurns: input.maxTurns,
-    currentTools: [],
-    usage: state.usage,
-    toolUses: state.toolUses,
-    startedAtMs: state.startedAtMs,
-    messageCount: state.messages.length,
-    treeUsage: state.usage,
-    children: [],
-  };
+  const snapshot = initialSnapshot(input, state);
   let systemPrompt = input.renderedSystemPrompt ?? '';
   let result: AgentResult | undefined;
+  let closed = false;
   const undelivered: string[] = [];
 
   // Handlers first, so nothing that arrives early is lost.
@@ -88,6 +93,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
     messageCount: state.messages.length,
     treeUsage: addTokenUsage(state.usage, state.descendantUsage),
     children: subagents.snapshot(),
+    acceptsSteering: result === undefined,
+    pendingApprovals: runtime.pendingApprovals.size,
   }));
   setHandler(resumeStateQuery, () => ({
     input: { ...input, renderedSystemPrompt: systemPrompt, carried: undefined },
@@ -100,30 +107,43 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
     if (result) undelivered.push(message.text);
     else runtime.inbox.pushMessage(message.from, message.text);
   });
+  const steer = ({ text, by }: { text: string; by?: string }) => {
+    if (result) undelivered.push(text);
+    else runtime.inbox.pushSteer(by ?? 'user', text);
+    return { queued: true as const, turn: state.turn };
+  };
+  setHandler(steerUpdate, steer, {
+    validator: ({ text }) => {
+      if (result) throw new Error(`Agent ${input.agentId} already finished (${result.status}); the steer was not delivered.`);
+      if (typeof text !== 'string' || text.trim() === '') throw new Error('A steer needs non-empty text.');
+    },
+  });
+  setHandler(steerSignal, (steerInput) => void steer(steerInput));
+  setHandler(interruptSignal, ({ by, reason }) => {
+    if (result || !runtime.currentTurn) return;
+    runtime.interrupt = { by: by ?? 'user', reason: reason ?? 'interrupted' };
+    runtime.currentTurn.cancel();
+  });
+  setHandler(closeSignal, () => {
+    closed = true;
+  });
   setHandler(stopNoticeSignal, (notice) => {
     runtime.stopNotice = notice;
+  });
+  setHandler(backgroundedSignal, () => {
+    runtime.inForegroundChain = false;
+  });
+  setHandler(approvalDecisionSignal, (decision) => {
+    runtime.approvalDecisions.set(decision.requestId, decision);
   });
   setHandler(childFinalSignal, (childResult) => subagents.onChildFinal(childResult));
   setHandler(treeSpawnReplySignal, (reply) => {
     runtime.spawnReplies.set(reply.requestId, reply);
   });
-  const tree = runtime.tree;
-  if (tree) {
-    setHandler(treeSpawnRequestSignal, async (request) => {
-      const decision = tree.request(request.childId);
-      await getExternalWorkflowHandle(request.requesterId)
-        .signal(treeSpawnReplySignal, { requestId: request.requestId, granted: decision.granted, reason: decision.granted ? undefined : decision.reason })
-        .catch(() => tree.finished(request.childId));
-    });
-    setHandler(treeAgentStartedSignal, (event) => tree.started(event.agentId, event.background));
-    setHandler(treeAgentEventSignal, async (event) => {
-      if (event.kind === 'finished') tree.finished(event.agentId);
-      if (event.usage && tree.addUsage(event.usage)) await enforceTreeBudget(tree, input);
-    });
-  }
+  if (runtime.tree) installRootHandlers(runtime, runtime.tree);
 
   const finish = (status: AgentStatus, finalText: string, extra: Partial<AgentResult> = {}): AgentResult => {
-    undelivered.push(...runtime.inbox.drain().filter((item) => item.startsWith('<message')));
+    undelivered.push(...runtime.inbox.drainUndelivered());
     result = {
       agentId: input.agentId,
       agentType: input.agentType,
@@ -146,13 +166,108 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
 
   const reportUsage = async (usage: TokenUsage): Promise<void> => {
     if (input.limits.treeTokenBudget === undefined) return;
-    if (tree) {
-      if (tree.addUsage(usage)) await enforceTreeBudget(tree, input);
+    if (runtime.tree) {
+      if (runtime.tree.addUsage(usage)) await enforceTreeBudget(runtime.tree, input);
       return;
     }
     await getExternalWorkflowHandle(input.rootAgentId)
       .signal(treeAgentEventSignal, { agentId: input.agentId, kind: 'usage', usage })
       .catch(() => undefined);
+  };
+
+  const toolContext = { agentId: input.agentId, workspaceRoot: input.workspaceRoot, cwd: input.cwd, maxResultChars: input.maxToolResultChars };
+
+  /** The tools of one assistant message; outcomes are kept as they finish. */
+  const runTools = (toolUses: ToolUseBlock[], outcomes: Record<string, ToolOutcome>) =>
+    runToolCalls(
+      toolUses,
+      {
+        pool: input.tools,
+        toolContext,
+        readFileState: state.readFileState,
+        workflowTools: {
+          Agent: (call) => subagents.spawn(call),
+          SendMessage: (call) => sendMessageTool(call, runtime, subagents),
+          TaskStop: (call) => subagents.stopTask(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
+        },
+        authorize: (call) => authorizeToolCall(call, runtime),
+        onStart: (call) => {
+          snapshot.lastTool = call.name;
+          snapshot.currentTools = [...snapshot.currentTools, call.name];
+          setCurrentDetails(`turn ${state.turn}/${input.maxTurns}: running ${call.name}`);
+        },
+        onReadFiles: (records) => state.recordReadFiles(records),
+        onReplacement: (replacement) => {
+          state.contentReplacements[replacement.toolUseId] = replacement;
+        },
+      },
+      outcomes,
+    );
+
+  /** One turn in its own abort domain: interrupt cancels it, and every tool_use still gets a result. */
+  const runTurn = async (): Promise<TurnOutcome> => {
+    const turnScope = new CancellationScope();
+    runtime.currentTurn = turnScope;
+    let toolUses: ToolUseBlock[] = [];
+    const outcomes: Record<string, ToolOutcome> = {};
+    const childrenBefore = new Set(subagents.tasks.keys());
+    try {
+      return await turnScope.run(async () => {
+        snapshot.state = 'calling_model';
+        setCurrentDetails(`turn ${state.turn}/${input.maxTurns}: calling ${input.model}`);
+        runtime.inbox.markSent();
+        const response = await callModel(input, state);
+        if ('failure' in response) return { type: 'failed' as const, error: response.failure };
+        state.addUsage(response.usage);
+        await reportUsage(response.usage);
+        if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
+        toolUses = toolUsesOf(response.content);
+        if (response.stopReason === 'refusal') {
+          // The tools of a refused turn are not run, but each still gets a result so the history stays valid.
+          if (toolUses.length > 0) state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
+          return { type: 'refused' as const, text: textOf(response.content) };
+        }
+        if (toolUses.length === 0) return { type: 'final' as const, text: textOf(response.content), stopReason: response.stopReason };
+        snapshot.state = 'running_tools';
+        state.toolUses += toolUses.length;
+        await runTools(toolUses, outcomes);
+        snapshot.currentTools = [];
+        state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', runtime.inbox.drain()));
+        return { type: 'tools_done' as const };
+      });
+    } catch (error) {
+      const interrupt = runtime.interrupt;
+      if (!isCancellation(error) || !interrupt || runtime.lifetime.consideredCancelled) throw error;
+      // Interrupted: foreground children of this turn are stopped (cascading), and every tool_use is answered.
+      snapshot.currentTools = [];
+      await subagents.stopForegroundStartedSince(childrenBefore, interrupt.by, 'its parent turn was interrupted');
+      if (toolUses.length > 0) {
+        state.append(buildToolResultMessage(toolUses, outcomes, `Interrupted by ${interrupt.by} before this tool finished.`, [interruptedText]));
+      } else {
+        state.append({ role: 'user', content: [{ type: 'text', text: interruptedText }] });
+      }
+      return { type: 'interrupted', ...interrupt };
+    } finally {
+      runtime.currentTurn = undefined;
+      runtime.interrupt = undefined;
+    }
+  };
+
+  /** Waits at a turn boundary for something to deliver; false when there is nothing more to do. */
+  const waitForInput = async (): Promise<boolean> => {
+    if (runtime.inbox.size === 0 && subagents.runningBackgroundCount > 0) {
+      snapshot.state = 'waiting';
+      setCurrentDetails(`waiting for ${subagents.runningBackgroundCount} background agent(s)`);
+      await condition(() => runtime.inbox.size > 0 || subagents.runningBackgroundCount === 0);
+    }
+    if (runtime.inbox.size === 0 && input.interactive && !closed) {
+      snapshot.state = 'waiting';
+      setCurrentDetails('waiting for the next message');
+      await condition(() => runtime.inbox.size > 0 || closed, input.interactive.idleTimeoutMs);
+    }
+    if (runtime.inbox.size === 0) return false;
+    state.append({ role: 'user', content: runtime.inbox.drain().map((text) => ({ type: 'text' as const, text })) });
+    return true;
   };
 
   const loop = async (): Promise<AgentResult> => {
@@ -165,8 +280,6 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
       });
     }
     if (!input.carried) state.append({ role: 'user', content: [{ type: 'text', text: input.prompt }] });
-
-    const toolContext = { agentId: input.agentId, workspaceRoot: input.workspaceRoot, cwd: input.cwd, maxResultChars: input.maxToolResultChars };
     let lastStopReason: StopReason | undefined;
     for (;;) {
       if (state.turn >= input.maxTurns) {
@@ -177,63 +290,27 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
         });
       }
       state.turn += 1;
-      snapshot.state = 'calling_model';
-      setCurrentDetails(`turn ${state.turn}/${input.maxTurns}: calling ${input.model}`);
-      const response = await callModel(input, state);
-      if ('failure' in response) {
-        await subagents.stopAll(input.agentId, 'its parent failed');
-        const failed = finish('failed', lastAssistantText(state), { error: response.failure });
-        throw ApplicationFailure.create({ type: 'AgentFailed', message: response.failure, nonRetryable: true, details: [failed] });
-      }
-      lastStopReason = response.stopReason;
-      state.addUsage(response.usage);
-      await reportUsage(response.usage);
-      if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
-      const toolUses = toolUsesOf(response.content);
-
-      if (response.stopReason === 'refusal') {
-        // The tools of a refused turn are not run, but each still gets a result so the history stays valid.
-        if (toolUses.length > 0) state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
-        await subagents.stopAll(input.agentId, 'its parent refused the task');
-        return finish('refused', textOf(response.content), { stopReason: 'refusal' });
-      }
-      if (toolUses.length === 0) {
-        // A parent does not finish while background children run: it waits for their notifications.
-        if (runtime.inbox.size === 0 && subagents.runningBackgroundCount > 0) {
-          snapshot.state = 'waiting';
-          setCurrentDetails(`waiting for ${subagents.runningBackgroundCount} background agent(s)`);
-          await condition(() => runtime.inbox.size > 0 || subagents.runningBackgroundCount === 0);
-        }
-        if (runtime.inbox.size > 0) {
-          state.append({ role: 'user', content: runtime.inbox.drain().map((text) => ({ type: 'text' as const, text })) });
+      const outcome = await runTurn();
+      switch (outcome.type) {
+        case 'tools_done':
           continue;
+        case 'final':
+          lastStopReason = outcome.stopReason;
+          if (await waitForInput()) continue;
+          return finish('completed', outcome.text, { stopReason: outcome.stopReason });
+        case 'interrupted':
+          if (input.interactive && (await waitForInput())) continue;
+          await subagents.stopAll(input.agentId, 'its parent was interrupted');
+          return finish('interrupted', lastAssistantText(state), { error: `interrupted by ${outcome.by}: ${outcome.reason}` });
+        case 'refused':
+          await subagents.stopAll(input.agentId, 'its parent refused the task');
+          return finish('refused', outcome.text, { stopReason: 'refusal' });
+        case 'failed': {
+          await subagents.stopAll(input.agentId, 'its parent failed');
+          const failed = finish('failed', lastAssistantText(state), { error: outcome.error });
+          throw ApplicationFailure.create({ type: 'AgentFailed', message: outcome.error, nonRetryable: true, details: [failed] });
         }
-        return finish('completed', textOf(response.content), { stopReason: response.stopReason });
       }
-
-      snapshot.state = 'running_tools';
-      state.toolUses += toolUses.length;
-      const outcomes = await runToolCalls(toolUses, {
-        pool: input.tools,
-        toolContext,
-        readFileState: state.readFileState,
-        workflowTools: {
-          Agent: (call) => subagents.spawn(call),
-          SendMessage: (call) => sendMessageTool(call, runtime, subagents),
-          TaskStop: (call) => subagents.stopTask(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
-        },
-        onStart: (call) => {
-          snapshot.lastTool = call.name;
-          snapshot.currentTools = [...snapshot.currentTools, call.name];
-          setCurrentDetails(`turn ${state.turn}/${input.maxTurns}: running ${call.name}`);
-        },
-        onReadFiles: (records) => state.recordReadFiles(records),
-        onReplacement: (replacement) => {
-          state.contentReplacements[replacement.toolUseId] = replacement;
-        },
-      });
-      snapshot.currentTools = [];
-      state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', runtime.inbox.drain()));
     }
   };
 
@@ -241,16 +318,40 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
     return await loop();
   } catch (error) {
     if (isCancellation(error)) {
-      const stopped = finish('cancelled', lastAssistantText(state), {
-        error: runtime.stopNotice ? `stopped by ${runtime.stopNotice.by}: ${runtime.stopNotice.reason}` : 'stopped (workflow cancelled)',
+      const notice = runtime.stopNotice ?? { by: 'a cancellation request', reason: 'the workflow was cancelled' };
+      const stopped = finish('cancelled', lastAssistantText(state), { error: `stopped by ${notice.by}: ${notice.reason}` });
+      await CancellationScope.nonCancellable(async () => {
+        // The subtree goes first, told who stopped it: this agent closes only after its children have closed.
+        await subagents.stopAll(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`);
+        if (input.parentAgentId) {
+          await getExternalWorkflowHandle(input.parentAgentId).signal(childFinalSignal, stopped).catch(() => undefined);
+        }
       });
-      if (input.parentAgentId) {
-        const parentId = input.parentAgentId;
-        await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parentId).signal(childFinalSignal, stopped)).catch(() => undefined);
-      }
     }
     throw error;
   }
+}
+
+function initialSnapshot(input: AgentWorkflowInput, state: AgentState): AgentStatusSnapshot {
+  return {
+    agentId: input.agentId,
+    agentType: input.agentType,
+    name: input.name,
+    description: input.description,
+    model: input.model,
+    state: 'starting',
+    turn: state.turn,
+    maxTurns: input.maxTurns,
+    currentTools: [],
+    usage: state.usage,
+    toolUses: state.toolUses,
+    startedAtMs: state.startedAtMs,
+    messageCount: state.messages.length,
+    treeUsage: state.usage,
+    children: [],
+    acceptsSteering: true,
+    pendingApprovals: 0,
+  };
 }
 
 /** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
@@ -274,16 +375,6 @@ async function callModel(input: AgentWorkflowInput, state: AgentState): Promise<
       return { failure: `${error.cause.type}: ${error.cause.message}` };
     }
     throw error;
-  }
-}
-
-/** At the tree's token budget: stop every running background agent, saying why. */
-async function enforceTreeBudget(tree: TreeCoordinator, input: AgentWorkflowInput): Promise<void> {
-  const reason = `the tree's token budget of ${input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`;
-  for (const agentId of tree.runningBackgroundAgents()) {
-    const handle = getExternalWorkflowHandle(agentId);
-    await handle.signal(stopNoticeSignal, { by: 'budget', reason }).catch(() => undefined);
-    await handle.cancel().catch(() => undefined);
   }
 }
 

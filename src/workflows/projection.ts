@@ -22,6 +22,8 @@ function statusLine(result: AgentResult): string {
       return `Agent failed: ${result.error ?? 'unknown error'}`;
     case 'cancelled':
       return `Agent was stopped${result.error ? `: ${result.error}` : '.'}`;
+    case 'interrupted':
+      return `Agent was interrupted${result.error ? ` (${result.error})` : ''}; its last output follows.`;
   }
 }
 

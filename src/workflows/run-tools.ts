@@ -16,6 +16,8 @@ export interface ToolRunContext {
   toolContext: ToolContext;
   readFileState: ReadFileState;
   workflowTools: Readonly<Record<string, WorkflowTool>>;
+  /** Permission check before a call runs: undefined to go ahead, or the denial the model sees. */
+  authorize(call: ToolUseBlock): Promise<ToolOutcome | undefined>;
   onStart(call: ToolUseBlock): void;
   onReadFiles(records: ReadFileRecord[]): void;
   onReplacement(replacement: ContentReplacement): void;
@@ -73,6 +75,8 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
       content: `ToolNotAllowed: the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`,
     };
   }
+  const denied = await context.authorize(call);
+  if (denied) return denied;
   context.onStart(call);
   const workflowTool = context.workflowTools[call.name];
   if (workflowTool) return workflowTool(call);
@@ -92,14 +96,17 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
 /**
  * Runs one turn's tool calls: consecutive read-only calls concurrently (at most 10), every other
  * call alone and in order. A tool outside the agent's pool is answered with an error, never run.
+ * Each outcome is written into `outcomes` as soon as it is known, so an interrupted turn keeps the
+ * results of the calls that did finish.
  */
-export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext): Promise<Record<string, ToolOutcome>> {
-  const outcomes: Record<string, ToolOutcome> = {};
-  for (const batch of partitionToolCalls(calls, (name) => isReadOnlyTool(name) && context.pool.includes(name))) {
-    const results = await Promise.all(batch.calls.map((call) => runOne(call, context)));
-    batch.calls.forEach((call, index) => {
-      outcomes[call.id] = results[index]!;
-    });
+export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext, outcomes: Record<string, ToolOutcome>): Promise<void> {
+  // Read-only tools and Agent spawns are safe to run side by side (Agent calls of one message start their children together).
+  const concurrencySafe = (name: string) => (isReadOnlyTool(name) || name === 'Agent') && context.pool.includes(name);
+  for (const batch of partitionToolCalls(calls, concurrencySafe)) {
+    await Promise.all(
+      batch.calls.map(async (call) => {
+        outcomes[call.id] = await runOne(call, context);
+      }),
+    );
   }
-  return outcomes;
 }

@@ -12,11 +12,11 @@ import {
 } from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput, ChildTaskSnapshot, PermissionMode } from '../shared/agent';
 import type { AgentDefinition } from '../shared/agent-definition';
-import { messageSignal, stopNoticeSignal, treeAgentEventSignal, treeAgentStartedSignal, treeSpawnRequestSignal } from '../shared/definitions';
+import { backgroundedSignal, messageSignal, stopNoticeSignal, treeAgentEventSignal, treeAgentStartedSignal, treeSpawnRequestSignal } from '../shared/definitions';
 import { addTokenUsage, emptyTokenUsage, type ToolUseBlock } from '../shared/messages';
 import { resolveSubagentModel } from '../shared/model-resolution';
 import { agentDepthKey, agentTypeKey, parentAgentIdKey, rootAgentIdKey } from '../shared/search-attributes';
-import { setupActivities } from './activity-proxies';
+import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentRuntime } from './agent-runtime';
 import { checkSpawnLimits, parseAgentToolInput, type AgentToolInput } from './agent-tool-input';
 import { workflowNowMs } from './clock';
@@ -65,12 +65,19 @@ export class Subagents {
     if (task) task.reported = result;
   }
 
+  /** Spawns that passed the limit checks but whose child is not registered yet (concurrent Agent calls). */
+  private pendingSpawns = 0;
+  private spawnContextLoad?: Promise<NonNullable<AgentRuntime['spawnContext']>>;
+
   /** The Agent tool. */
   async spawn(call: ToolUseBlock): Promise<ToolOutcome> {
     const parsed = parseAgentToolInput(call.input);
     if (!parsed.ok) return error(parsed.error);
     const request = parsed.value;
     const { input } = this.runtime;
+    // The id is taken before anything awaits, so concurrent Agent calls get ids in tool_use order.
+    this.runtime.state.spawnCount += 1;
+    const childId = `${input.agentId}.${this.runtime.state.spawnCount}`;
     const context = await this.loadSpawnContext();
     const definitions = context.loaded.definitions;
     const typeName = request.subagent_type ?? 'general-purpose';
@@ -84,11 +91,10 @@ export class Subagents {
     if (request.isolation === 'worktree' || definition.isolation === 'worktree') {
       return error('Worktree isolation is not available in this runtime version; run the agent without "isolation" (or use "cwd").');
     }
-    const childId = `${input.agentId}.${this.runtime.state.spawnCount + 1}`;
     const refusal = checkSpawnLimits({
       depth: input.depth,
       maxDepth: input.limits.maxDepth,
-      runningChildren: this.runningCount,
+      runningChildren: this.runningCount + this.pendingSpawns,
       maxChildrenPerAgent: input.limits.maxChildrenPerAgent,
       spawningPaused: false,
       budgetExceeded: this.runtime.tree?.budgetExceeded ?? false,
@@ -102,12 +108,16 @@ export class Subagents {
     if (tools.length === 0) {
       return error(`Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`);
     }
-    const slot = await this.reserveTreeSlot(childId);
-    if (slot) return error(slot);
-    this.runtime.state.spawnCount += 1;
-
-    const childInput = this.childInput(childId, call, request, definition, { background, permissionMode, tools, context });
-    const task = await this.startChildTask(childInput, call.id, background);
+    this.pendingSpawns += 1;
+    let task: ChildTask;
+    try {
+      const slot = await this.reserveTreeSlot(childId);
+      if (slot) return error(slot);
+      const childInput = this.childInput(childId, call, request, definition, { background, permissionMode, tools, context });
+      task = await this.startChildTask(childInput, call.id, background);
+    } finally {
+      this.pendingSpawns -= 1;
+    }
     if (background) return { content: asyncLaunchedText(childId, request.description), isError: false };
     return this.waitForeground(task);
   }
@@ -147,14 +157,15 @@ export class Subagents {
       depth: input.depth + 1,
       limits: input.limits,
       background: options.background,
+      inForegroundChain: this.runtime.inForegroundChain && !options.background,
       parentToolUseId: call.id,
       allowedAgentTypes: definition.allowedAgentTypes,
     };
   }
 
-  /** Starts a child workflow in its own abort domain, a child of this agent's lifetime (not of the turn). */
+  /** Starts a child workflow in its own abort domain: not the turn's, so only an explicit stop or interrupt cancels it. */
   async startChildTask(childInput: AgentWorkflowInput, toolUseId: string, background: boolean): Promise<ChildTask> {
-    const scope = new CancellationScope({ cancellable: true, parent: this.runtime.lifetime });
+    const scope = new CancellationScope({ cancellable: true, parent: this.runtime.childrenParent });
     const handle: ChildWorkflowHandle<(input: AgentWorkflowInput) => Promise<AgentResult>> = await scope.run(() =>
       startChild('agentWorkflow', {
         workflowId: childInput.agentId,
@@ -183,14 +194,17 @@ export class Subagents {
       scope,
     };
     this.tasks.set(task.agentId, task);
-    await this.reportStarted(task.agentId, background);
-    void handle
-      .result()
-      .then(
-        (result) => result,
-        (failure: unknown) => this.resultOfFailure(task, failure),
-      )
-      .then((result) => this.onChildDone(task, result));
+    await this.reportStarted(childInput, background);
+    // Bookkeeping of the child's end must survive an interrupt of the turn that started it.
+    void CancellationScope.nonCancellable(async () => {
+      let result: AgentResult;
+      try {
+        result = await handle.result();
+      } catch (failure) {
+        result = await this.resultOfFailure(task, failure);
+      }
+      await this.onChildDone(task, result);
+    });
     return task;
   }
 
@@ -204,6 +218,7 @@ export class Subagents {
     // The child keeps running untouched: only the parent stops waiting (no restart, same run).
     task.background = true;
     await this.reportBackgrounded(task.agentId);
+    await getExternalWorkflowHandle(task.agentId).signal(backgroundedSignal).catch(() => undefined);
     return { content: autoBackgroundedText(task.agentId, task.description, threshold), isError: false };
   }
 
@@ -248,18 +263,30 @@ export class Subagents {
     const task = this.tasks.get(agentId) ?? [...this.tasks.values()].find((candidate) => candidate.name === agentId);
     if (!task) return error(`No task "${agentId}" among this agent's own subagents. Own tasks: ${[...this.tasks.keys()].join(', ') || '(none)'}.`);
     if (task.status !== 'running') return error(`Task ${task.agentId} already finished (${task.status}).`);
-    task.stoppedBy = `stopped by ${by}: ${reason}`;
-    await getExternalWorkflowHandle(task.agentId).signal(stopNoticeSignal, { by, reason }).catch(() => undefined);
-    task.scope.cancel();
+    await this.requestStop(task, by, reason);
     await condition(() => task.result !== undefined);
     return { content: `Stopped ${task.agentId}.`, isError: false };
   }
 
-  /** Stops every running child (e.g. when this agent ends at a limit): a parent never leaves children behind. */
-  async stopAll(by: string, reason: string): Promise<void> {
+  /** Tells a child who stops it and why, then cancels its abort domain (the child cascades to its own children). */
+  private async requestStop(task: ChildTask, by: string, reason: string): Promise<void> {
+    task.stoppedBy = `stopped by ${by}: ${reason}`;
+    await getExternalWorkflowHandle(task.agentId).signal(stopNoticeSignal, { by, reason }).catch(() => undefined);
+    task.scope.cancel();
+  }
+
+  /** Stops the foreground children started since `before` (an interrupted turn's children). */
+  async stopForegroundStartedSince(before: ReadonlySet<string>, by: string, reason: string): Promise<void> {
     for (const task of this.tasks.values()) {
-      if (task.status === 'running') await this.stopTask(task.agentId, by, reason);
+      if (!before.has(task.agentId) && task.status === 'running' && !task.background) await this.stopTask(task.agentId, by, reason);
     }
+  }
+
+  /** Stops every running child at once and waits until all have closed: a parent never leaves children behind. */
+  async stopAll(by: string, reason: string): Promise<void> {
+    const running = [...this.tasks.values()].filter((task) => task.status === 'running');
+    await Promise.all(running.map((task) => this.requestStop(task, by, reason)));
+    await condition(() => running.every((task) => task.result !== undefined));
   }
 
   /** Sends a directed message to a running child by name or agentId. */
@@ -275,10 +302,13 @@ export class Subagents {
     return this.tasks.get(target) ?? [...this.tasks.values()].find((candidate) => candidate.name === target);
   }
 
-  private async loadSpawnContext() {
-    if (!this.runtime.spawnContext) {
-      this.runtime.spawnContext = await setupActivities.loadSpawnContext({ cwd: this.runtime.input.cwd });
-    }
+  /** Definitions are loaded once per agent run, on its first spawn (concurrent spawns share the load). */
+  private async loadSpawnContext(): Promise<NonNullable<AgentRuntime['spawnContext']>> {
+    if (this.runtime.spawnContext) return this.runtime.spawnContext;
+    this.spawnContextLoad ??= setupActivities.loadSpawnContext.executeWithOptions({ ...setupOptions, summary: 'load agent definitions' }, [
+      { cwd: this.runtime.input.cwd },
+    ]);
+    this.runtime.spawnContext = await this.spawnContextLoad;
     return this.runtime.spawnContext;
   }
 
@@ -297,21 +327,32 @@ export class Subagents {
     return reply.granted ? undefined : (reply.reason ?? 'SpawnLimitReached: the tree refused the spawn.');
   }
 
-  private async reportStarted(agentId: string, background: boolean): Promise<void> {
+  private async reportStarted(child: AgentWorkflowInput, background: boolean): Promise<void> {
     const { tree, input } = this.runtime;
-    if (tree) tree.started(agentId, background);
-    else await signalRoot(input.rootAgentId, () => getExternalWorkflowHandle(input.rootAgentId).signal(treeAgentStartedSignal, { agentId, parentAgentId: input.agentId, background }));
+    const event = {
+      agentId: child.agentId,
+      parentAgentId: input.agentId,
+      background,
+      agentType: child.agentType,
+      description: child.description,
+      name: child.name,
+      depth: child.depth,
+      startedAtMs: workflowNowMs(),
+    };
+    if (tree) tree.started(event, workflowNowMs());
+    else await signalRoot(input.rootAgentId, () => getExternalWorkflowHandle(input.rootAgentId).signal(treeAgentStartedSignal, event));
   }
 
   private async reportBackgrounded(agentId: string): Promise<void> {
     const { tree, input } = this.runtime;
-    if (tree) tree.started(agentId, true);
-    else await signalRoot(input.rootAgentId, () => getExternalWorkflowHandle(input.rootAgentId).signal(treeAgentStartedSignal, { agentId, parentAgentId: input.agentId, background: true }));
+    const event = { agentId, parentAgentId: input.agentId, background: true };
+    if (tree) tree.started(event, workflowNowMs());
+    else await signalRoot(input.rootAgentId, () => getExternalWorkflowHandle(input.rootAgentId).signal(treeAgentStartedSignal, event));
   }
 
   private async reportFinished(agentId: string, background: boolean): Promise<void> {
     const { tree, input } = this.runtime;
-    if (tree) tree.finished(agentId);
+    if (tree) tree.finished(agentId, workflowNowMs());
     else await signalRoot(input.rootAgentId, () => getExternalWorkflowHandle(input.rootAgentId).signal(treeAgentEventSignal, { agentId, kind: 'finished', background }));
   }
 }

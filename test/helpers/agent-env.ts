@@ -15,6 +15,8 @@ export interface AgentTestEnv {
   client: SubagentsClient;
   workspace: string;
   worker: Worker;
+  /** Starts a fresh worker on the same task queue (after the test shut the previous one down). */
+  restartWorker(): Promise<void>;
   start(options: Omit<StartAgentOptions, 'cwd'> & { cwd?: string }): ReturnType<SubagentsClient['startAgent']>;
   writeFiles(files: Record<string, string>): Promise<void>;
   close(): Promise<void>;
@@ -34,16 +36,28 @@ export async function createAgentTestEnv(
     toolResultsDir: path.join(workspace, '..', `${path.basename(workspace)}-results`),
     workerOptions: options.workerOptions,
   });
-  const running = options.startWorker === false ? undefined : worker.run();
+  let running = options.startWorker === false ? undefined : worker.run();
   const client = new SubagentsClient(temporal.client, taskQueue);
-  return {
+  const environment: AgentTestEnv = {
     temporal,
     modelServer,
     taskQueue,
     client,
     workspace,
     worker,
-    start: (startOptions) => client.startAgent({ ...startOptions, cwd: startOptions.cwd ?? workspace, model: startOptions.model ?? 'claude-test-tiny' }),
+    restartWorker: async () => {
+      await running;
+      environment.worker = await createTestWorker(temporal, { taskQueue, modelBaseUrl: modelServer.url, workerOptions: options.workerOptions });
+      running = environment.worker.run();
+    },
+    // Tests that are not about approvals run without prompts; approval tests pass a mode.
+    start: (startOptions) =>
+      client.startAgent({
+        ...startOptions,
+        cwd: startOptions.cwd ?? workspace,
+        model: startOptions.model ?? 'claude-test-tiny',
+        permissionMode: startOptions.permissionMode ?? 'bypassPermissions',
+      }),
     writeFiles: async (files) => {
       for (const [name, content] of Object.entries(files)) {
         const file = path.join(workspace, name);
@@ -53,13 +67,14 @@ export async function createAgentTestEnv(
     },
     close: async () => {
       if (running) {
-        worker.shutdown();
+        environment.worker.shutdown();
         await running;
       }
       await modelServer.close();
       await temporal.close();
     },
   };
+  return environment;
 }
 
 /** The parsed bodies of the model requests received so far. */

@@ -43,7 +43,7 @@ describe('worker crash (SIGKILL) mid-run', () => {
     });
     workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
     const client = new SubagentsClient(temporal.client, taskQueue);
-    const handle = await client.startAgent({ prompt: 'crash test', cwd: workspace, model: 'claude-test-tiny' });
+    const handle = await client.startAgent({ prompt: 'crash test', cwd: workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions' });
 
     // Kill the worker while Bash runs.
     await waitFor(() => existsSync(path.join(workspace, 'bash-runs.txt')), 60_000, 'the Bash command to start');

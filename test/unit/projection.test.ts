@@ -33,23 +33,38 @@ describe('taskNotification', () => {
 });
 
 describe('TreeCoordinator', () => {
+  const started = (agentId: string, background: boolean) => ({ agentId, parentAgentId: 'r', background, agentType: 'general-purpose', depth: 1 });
+
   it('grants slots up to the per-tree limit and frees them on finish', () => {
-    const tree = new TreeCoordinator({ ...defaultAgentLimits, maxAgentsPerTree: 2 });
+    const tree = new TreeCoordinator('r', { ...defaultAgentLimits, maxAgentsPerTree: 2 });
     expect(tree.request('r.1').granted).toBe(true);
     expect(tree.request('r.2').granted).toBe(true);
     expect(tree.request('r.3')).toMatchObject({ granted: false, reason: expect.stringContaining('limit 2') });
-    tree.finished('r.1');
+    tree.started(started('r.1', false), 10);
+    tree.finished('r.1', 20);
     expect(tree.request('r.3').granted).toBe(true);
+    expect(tree.snapshot().nodes).toEqual([
+      { agentId: 'r.1', parentAgentId: 'r', agentType: 'general-purpose', description: undefined, name: undefined, depth: 1, background: false, status: 'finished', startedAtMs: 10, finishedAtMs: 20 },
+    ]);
   });
+
   it('crosses the budget once and then refuses spawns; lists background agents to stop', () => {
-    const tree = new TreeCoordinator({ ...defaultAgentLimits, treeTokenBudget: 1000 });
+    const tree = new TreeCoordinator('r', { ...defaultAgentLimits, treeTokenBudget: 1000 });
     tree.request('r.1');
-    tree.started('r.1', true);
+    tree.started(started('r.1', true), 0);
     tree.request('r.2');
-    tree.started('r.2', false);
+    tree.started(started('r.2', false), 0);
     expect(tree.addUsage(usage)).toBe(true);
     expect(tree.addUsage(usage)).toBe(false);
     expect(tree.request('r.3').granted).toBe(false);
     expect(tree.runningBackgroundAgents()).toEqual(['r.1']);
+  });
+
+  it('refuses every spawn while paused, and allows them again after resume', () => {
+    const tree = new TreeCoordinator('r', defaultAgentLimits);
+    tree.paused = true;
+    expect(tree.request('r.1')).toMatchObject({ granted: false, reason: expect.stringContaining('paused') });
+    tree.paused = false;
+    expect(tree.request('r.1').granted).toBe(true);
   });
 });

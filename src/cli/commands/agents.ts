@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { type AgentHandle, SubagentsClient } from '../../client';
-import type { AgentResult } from '../../shared/agent';
+import type { AgentResult, PermissionMode } from '../../shared/agent';
 import { CliError, ExitCode } from '../exit-codes';
-import { formatProgress, formatResult, formatTranscript } from '../format';
+import { formatProgress, formatResult } from '../format';
+import { lsTree } from './control';
 
-async function connect(): Promise<SubagentsClient> {
+export async function connect(): Promise<SubagentsClient> {
   try {
     return await SubagentsClient.connect();
   } catch (error) {
@@ -41,7 +42,7 @@ export async function follow(handle: AgentHandle, print: (line: string) => void 
   return resultPromise;
 }
 
-async function withAgent<T>(agentId: string | undefined, run: (handle: AgentHandle) => Promise<T>): Promise<T> {
+export async function withAgent<T>(agentId: string | undefined, run: (handle: AgentHandle) => Promise<T>): Promise<T> {
   if (!agentId) throw new CliError('Give an agentId (see `subagents ls`).');
   const client = await connect();
   try {
@@ -64,6 +65,9 @@ async function start(argv: string[]): Promise<number> {
       cwd: { type: 'string' },
       name: { type: 'string' },
       'max-turns': { type: 'string' },
+      'permission-mode': { type: 'string' },
+      interactive: { type: 'boolean', default: false },
+      'idle-timeout': { type: 'string' },
       follow: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
@@ -72,11 +76,25 @@ async function start(argv: string[]): Promise<number> {
   if (!prompt) throw new CliError('start needs a prompt: subagents start "what to do" [--type T] [--follow]');
   const maxTurns = values['max-turns'] === undefined ? undefined : Number(values['max-turns']);
   if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1)) throw new CliError('--max-turns must be a positive integer.');
+  const modes = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'bubble'];
+  const permissionMode = values['permission-mode'];
+  if (permissionMode !== undefined && !modes.includes(permissionMode)) throw new CliError(`--permission-mode must be one of ${modes.join(', ')}.`);
+  const idleSeconds = values['idle-timeout'] === undefined ? 600 : Number(values['idle-timeout']);
+  if (!Number.isFinite(idleSeconds) || idleSeconds <= 0) throw new CliError('--idle-timeout is in seconds and must be positive.');
   const client = await connect();
   try {
     let handle: AgentHandle;
     try {
-      handle = await client.startAgent({ prompt, type: values.type, model: values.model, cwd: values.cwd, name: values.name, maxTurns });
+      handle = await client.startAgent({
+        prompt,
+        type: values.type,
+        model: values.model,
+        cwd: values.cwd,
+        name: values.name,
+        maxTurns,
+        permissionMode: permissionMode as PermissionMode | undefined,
+        interactive: values.interactive ? { idleTimeoutMs: idleSeconds * 1000 } : undefined,
+      });
     } catch (error) {
       if (error instanceof Error && error.message.startsWith('Unknown agent type')) throw new CliError(error.message);
       throw error;
@@ -104,7 +122,8 @@ async function status(argv: string[]): Promise<number> {
 }
 
 async function ls(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false }, tree: { type: 'string' } } });
+  if (values.tree) return lsTree(values.tree, values.json);
   const client = await connect();
   try {
     const query = `WorkflowType = 'agentWorkflow'${values.all ? '' : " AND ExecutionStatus = 'Running'"}`;
@@ -129,29 +148,11 @@ async function ls(argv: string[]): Promise<number> {
   }
 }
 
-async function transcript(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { jsonl: { type: 'boolean', default: false } } });
-  return withAgent(positionals[0], async (handle) => {
-    const messages = await handle.messages();
-    if (!values.jsonl) {
-      console.log(formatTranscript(messages));
-      return ExitCode.ok;
-    }
-    let parentUuid: string | null = null;
-    messages.forEach((message, index) => {
-      const uuid = `${handle.agentId}:${index}`;
-      console.log(JSON.stringify({ type: message.role, agentId: handle.agentId, uuid, parentUuid, isSidechain: false, message }));
-      parentUuid = uuid;
-    });
-    return ExitCode.ok;
-  });
-}
-
 async function stop(argv: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { reason: { type: 'string' }, by: { type: 'string' } } });
   return withAgent(positionals[0], async (handle) => {
-    await handle.stop();
-    console.log(`stop requested for ${handle.agentId}`);
+    await handle.stop({ by: values.by ?? 'user', reason: values.reason ?? 'stopped from the CLI' });
+    console.log(`stop requested for ${handle.agentId} and its subtree`);
     return ExitCode.ok;
   });
 }
@@ -194,4 +195,4 @@ async function send(argv: string[]): Promise<number> {
 }
 
 /** The agent-facing commands. */
-export const agentCommands = { start, status, ls, transcript, stop, send };
+export const agentCommands = { start, status, ls, stop, send };

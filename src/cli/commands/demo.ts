@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { SubagentsClient } from '../../client';
+import { createDataConverter } from '../../codec/data-converter';
 import { createAnthropicClient } from '../../config';
 import { projectRoot } from '../../dev/temporal-cli';
 import { startModelServer } from '../../model-server/server';
@@ -43,13 +44,15 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const taskQueue = `subagents-demo-${process.pid}`;
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
-  const temporal = new Client({ connection, namespace: 'default' });
+  const dataConverter = createDataConverter();
+  const temporal = new Client({ connection, namespace: 'default', dataConverter });
   const worker = await createAgentWorker({
     connection: nativeConnection,
     client: temporal,
     namespace: 'default',
     taskQueue,
     anthropic: createAnthropicClient({ anthropicApiKey: process.env.ANTHROPIC_API_KEY, anthropicBaseUrl: modelServer?.url }),
+    workerOptions: { dataConverter },
   });
   const running = worker.run();
   console.log(`• Worker on task queue ${taskQueue}`);

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { registerSearchAttributes, startDevServer, temporalAnswers } from '../../dev/dev-server';
 import { ensureTemporalCli, projectRoot } from '../../dev/temporal-cli';
 import { defaultUiPort } from '../../shared/config';
+import { uiCodecEndpointFromEnv } from '../../codec/codec-server';
 import { CliError } from '../exit-codes';
 
 /** Default SQLite file of `subagents dev` and the demo. */
@@ -49,13 +50,16 @@ export async function devCommand(argv: string[]): Promise<number> {
   const port = Number(values.port);
   const uiPort = Number(values['ui-port']);
   if (!Number.isInteger(port) || !Number.isInteger(uiPort)) throw new CliError('--port and --ui-port must be integers.');
-  const extraArgs = values['ui-codec-endpoint'] ? ['--ui-codec-endpoint', values['ui-codec-endpoint']] : [];
+  // With a payload key configured, the UI decodes through `subagents codec-server`.
+  const codecEndpoint = values['ui-codec-endpoint'] ?? uiCodecEndpointFromEnv();
+  const extraArgs = codecEndpoint ? ['--ui-codec-endpoint', codecEndpoint] : [];
   const server = await ensureDevServer({ port, uiPort, db: path.resolve(values.db), extraArgs });
   if (!server.started) {
     console.log(`Temporal dev server already running at ${server.address} (UI ${server.uiUrl}); search attributes registered.`);
     return 0;
   }
   console.log(`Temporal dev server at ${server.address}, UI ${server.uiUrl}, data in ${values.db}. Ctrl-C stops it.`);
+  if (codecEndpoint) console.log(`The UI decodes payloads through ${codecEndpoint}: run \`subagents codec-server\` with the same key.`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -1,0 +1,46 @@
+import type { PermissionMode } from '../shared/agent';
+import { readOnlyTools } from '../shared/runtime-tools';
+
+/** What happens to one tool call before it runs. */
+export type PermissionDecision = { type: 'allow' } | { type: 'ask' } | { type: 'deny'; reason: string };
+
+/** Coordination tools never need a person: they only talk to other agents of the tree. */
+const coordinationTools = ['Agent', 'SendMessage', 'TaskStop'];
+const editTools = ['Edit', 'Write'];
+
+/**
+ * The permission decision for one call (SPEC §1.9): read-only and coordination tools run; edits run
+ * in acceptEdits; everything runs in bypassPermissions; plan and dontAsk never prompt (they deny);
+ * otherwise a person is asked. `alwaysAllowed` holds tools a person approved "always" for the tree.
+ */
+export function decidePermission(mode: PermissionMode, toolName: string, alwaysAllowed: readonly string[]): PermissionDecision {
+  if (readOnlyTools.includes(toolName) || coordinationTools.includes(toolName)) return { type: 'allow' };
+  if (mode === 'bypassPermissions' || alwaysAllowed.includes(toolName)) return { type: 'allow' };
+  if (mode === 'acceptEdits' && editTools.includes(toolName)) return { type: 'allow' };
+  if (mode === 'plan') return { type: 'deny', reason: `${toolName} is not allowed in plan mode: explore and plan, make no changes.` };
+  if (mode === 'dontAsk') return { type: 'deny', reason: `${toolName} needs approval, and this agent runs in dontAsk mode, so it was denied.` };
+  return { type: 'ask' };
+}
+
+/** Where an "ask" goes: to a person at the root, or auto-answered for a background agent. */
+export type ApprovalRoute = { type: 'bubble' } | { type: 'auto'; approved: boolean; reason: string };
+
+/**
+ * A foreground chain (and a `bubble` agent) bubbles the request to the root where a person answers;
+ * a background agent is auto-denied unless the tree is configured to auto-approve or to bubble.
+ */
+export function routeApproval(options: {
+  mode: PermissionMode;
+  inForegroundChain: boolean;
+  backgroundApprovals: 'deny' | 'approve' | 'bubble';
+}): ApprovalRoute {
+  if (options.mode === 'bubble' || options.inForegroundChain) return { type: 'bubble' };
+  switch (options.backgroundApprovals) {
+    case 'bubble':
+      return { type: 'bubble' };
+    case 'approve':
+      return { type: 'auto', approved: true, reason: 'auto-approved for background agents by the tree configuration' };
+    case 'deny':
+      return { type: 'auto', approved: false, reason: 'background agents cannot ask a person; denied automatically' };
+  }
+}

@@ -1,0 +1,343 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findTemporalCli } from '../../src/dev/temporal-cli';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
+import { recordHistory } from '../helpers/histories';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+type Block = { type: string; name?: string; id?: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string };
+interface Body {
+  messages: { role: string; content: string | Block[] }[];
+}
+
+function requestsOf(agentId: string): Body[] {
+  return env.modelServer
+    .requests()
+    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId)
+    .map((request) => JSON.parse(request.rawBody) as Body);
+}
+
+function okRequestsOf(agentId: string): Body[] {
+  return env.modelServer
+    .requests()
+    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
+    .map((request) => JSON.parse(request.rawBody) as Body);
+}
+
+function blocks(message: Body['messages'][number]): Block[] {
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+function allText(body: Body): string {
+  return JSON.stringify(body.messages);
+}
+
+const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
+
+async function closedStatus(workflowId: string): Promise<string> {
+  return (await env.temporal.client.workflow.getHandle(workflowId).describe()).status.name;
+}
+
+async function runningInTree(rootId: string): Promise<number> {
+  let running = 0;
+  for await (const _execution of env.temporal.client.workflow.list({ query: `RootAgentId = '${rootId}' AND ExecutionStatus = 'Running'` })) running += 1;
+  return running;
+}
+
+describe('control plane: interrupt', () => {
+  it('interrupts a model call; the interactive agent continues on a new message with a valid conversation', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        // The interrupted call left no assistant message, so the next call is turn 0 again: tell it apart by its text.
+        { match: { agentName: 'int-model', userIncludes: 'please continue briefly' }, turns: [{ text: 'AFTER-INTERRUPT: {{last_user_text}}' }] },
+        { match: { agentName: 'int-model' }, turns: [{ text: 'this answer is too slow', delayMs: 20_000 }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'start slow', name: 'int-model', interactive: { idleTimeoutMs: 60_000 } });
+    await waitFor(() => requestsOf(handle.agentId).length >= 1, 30_000, 'the first model call');
+    await handle.interrupt({ by: 'tester', reason: 'too slow' });
+    await waitFor(async () => (await handle.status()).state === 'waiting', 30_000, 'the agent to wait for a message');
+    await env.client.send(handle.agentId, 'please continue briefly');
+    await waitFor(() => okRequestsOf(handle.agentId).length >= 1, 30_000, 'the next model call');
+    await handle.close();
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toContain('AFTER-INTERRUPT');
+    const next = okRequestsOf(handle.agentId)[0]!;
+    expect(allText(next)).toContain('[Request interrupted by user]');
+    expect(allText(next)).toContain('please continue briefly');
+    expect(next.messages.filter((message) => message.role === 'assistant')).toHaveLength(0);
+  });
+
+  it('interrupts tools with 3 foreground children: all cancelled, every tool_use answered, then continues', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'int-tools' },
+          turns: [
+            {
+              toolUses: [1, 2, 3].map((index) => ({ name: 'Agent', input: { description: `slow child ${index}`, prompt: `slow child task ${index}` } })),
+            },
+            { text: 'RESUMED-AFTER-INTERRUPT' },
+          ],
+        },
+        {
+          match: { userIncludes: 'slow child task' },
+          turns: Array.from({ length: 30 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 400 })),
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'spawn three', name: 'int-tools', interactive: { idleTimeoutMs: 60_000 } });
+    const children = [1, 2, 3].map((index) => `${handle.agentId}.${index}`);
+    await waitFor(() => children.every((child) => okRequestsOf(child).length >= 2), 60_000, 'three children running');
+    await handle.interrupt();
+    await waitFor(async () => (await handle.status()).state === 'waiting', 60_000, 'the root to wait after the interrupt');
+    for (const child of children) expect(await closedStatus(child)).toBe('CANCELLED');
+    await env.client.send(handle.agentId, 'go on');
+    await waitFor(() => okRequestsOf(handle.agentId).length >= 2, 30_000, 'the next call');
+    await handle.close();
+    const result = await handle.result();
+    expect(result.finalText).toBe('RESUMED-AFTER-INTERRUPT');
+    const next = okRequestsOf(handle.agentId)[1]!;
+    const answered = next.messages.flatMap(blocks).filter((block) => block.type === 'tool_result');
+    expect(answered).toHaveLength(3);
+    for (const block of answered) {
+      expect(block.is_error).toBe(true);
+      expect(JSON.stringify(block.content)).toMatch(/Interrupted by user|was stopped|interrupted/);
+    }
+    await recordHistory(env.temporal.client, handle.agentId, 'control-interrupt-tools');
+  });
+});
+
+describe('control plane: stop', () => {
+  it('stops the root of a 3-level tree of 10 agents, background ones included: nothing left running', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'stop-root' },
+          turns: [
+            {
+              toolUses: [
+                { name: 'Agent', input: { description: 'fg a', prompt: 'middle agent a' } },
+                { name: 'Agent', input: { description: 'fg b', prompt: 'middle agent b' } },
+                { name: 'Agent', input: { description: 'bg c', prompt: 'middle agent c', run_in_background: true } },
+              ],
+            },
+            { text: 'never reached' },
+          ],
+        },
+        {
+          match: { userIncludes: 'middle agent' },
+          turns: [
+            {
+              toolUses: [
+                { name: 'Agent', input: { description: 'leaf 1', prompt: 'leaf work 1', run_in_background: true } },
+                { name: 'Agent', input: { description: 'leaf 2', prompt: 'leaf work 2', run_in_background: true } },
+              ],
+            },
+            { text: 'middle waits' },
+            { text: 'middle done' },
+          ],
+        },
+        {
+          match: { userIncludes: 'leaf work' },
+          turns: Array.from({ length: 60 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 300 })),
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'build a tree', name: 'stop-root' });
+    const ids = [handle.agentId, ...[1, 2, 3].flatMap((index) => [`${handle.agentId}.${index}`, `${handle.agentId}.${index}.1`, `${handle.agentId}.${index}.2`])];
+    expect(ids).toHaveLength(10);
+    await waitFor(() => ids.slice(1).every((id) => okRequestsOf(id).length >= 1), 60_000, 'all 10 agents running');
+    await handle.stop({ by: 'tester', reason: 'enough' });
+    await expect(handle.result()).rejects.toThrow();
+    for (const id of ids) expect(await closedStatus(id)).toBe('CANCELLED');
+    await waitFor(async () => (await runningInTree(handle.agentId)) === 0, 30_000, 'visibility to show 0 running');
+    // The parents saw "stopped by …" results from their children.
+    const middle = await env.client.getAgent(`${handle.agentId}.3`).status();
+    expect(middle.result?.error).toContain('stopped by');
+    await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'control-stop-middle');
+  });
+});
+
+describe('control plane: steer', () => {
+  it('delivers a steer after the tool results of the next request, and reports one that came too late', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'steer-root' },
+          turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 2; echo slow' } }] }, { text: 'steered: {{last_user_text}}' }],
+        },
+        { match: { agentName: 'steer-late' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] }, { text: 'late' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'steer me', name: 'steer-root' });
+    await waitFor(async () => (await handle.status()).state === 'running_tools', 30_000, 'the Bash call');
+    const ack = await handle.steer('FOCUS-ON-TESTS');
+    expect(ack.queued).toBe(true);
+    const result = await handle.result();
+    expect(result.finalText).toContain('FOCUS-ON-TESTS');
+    const next = okRequestsOf(handle.agentId)[1]!;
+    const last = blocks(next.messages[next.messages.length - 1]!);
+    expect(last[0]!.type).toBe('tool_result');
+    expect(last[1]!.text).toContain('FOCUS-ON-TESTS');
+    await expect(handle.steer('too late now')).rejects.toThrow(/already finished; the steer was not delivered/);
+
+    const late = await env.start({ prompt: 'steer me late', name: 'steer-late', maxTurns: 1 });
+    await waitFor(async () => (await late.status()).state === 'running_tools', 30_000, 'the Bash call');
+    await late.steer('NEVER-DELIVERED');
+    const lateResult = await late.result();
+    expect(lateResult.status).toBe('max_turns');
+    expect(lateResult.undelivered?.join('')).toContain('NEVER-DELIVERED');
+  });
+});
+
+describe('control plane: pause spawning', () => {
+  it('refuses new spawns while paused, lets running children go on, and allows spawns after resume', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'pause-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'keep running a bit', run_in_background: true } }] },
+            { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
+            { toolUses: [{ name: 'Agent', input: { description: 'while paused', prompt: 'paused spawn' } }] },
+            { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
+            { toolUses: [{ name: 'Agent', input: { description: 'after resume', prompt: 'resumed spawn' } }] },
+            { text: 'pause test done' },
+            { text: 'notified' },
+          ],
+        },
+        { match: { userIncludes: 'keep running a bit' }, turns: [{ text: 'runner finished', delayMs: 3000 }] },
+        { match: { userIncludes: 'resumed spawn' }, turns: [{ text: 'resumed child ok' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'pause test', name: 'pause-root' });
+    await waitFor(() => okRequestsOf(handle.agentId).length >= 2, 30_000, 'the first Bash');
+    await handle.pauseSpawning(true);
+    await waitFor(() => okRequestsOf(handle.agentId).length >= 4, 30_000, 'the second Bash');
+    await handle.pauseSpawning(false);
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const requests = okRequestsOf(handle.agentId);
+    const paused = blocks(requests[3]!.messages[requests[3]!.messages.length - 1]!)[0]!;
+    expect(paused.is_error).toBe(true);
+    expect(JSON.stringify(paused.content)).toContain('spawning is paused');
+    const resumed = blocks(requests[5]!.messages[requests[5]!.messages.length - 1]!)[0]!;
+    expect(JSON.stringify(resumed.content)).toContain('resumed child ok');
+    expect((await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe()).status.name).toBe('COMPLETED');
+    const tree = await handle.tree();
+    // The refused spawn used up id .2: ids stay unique.
+    expect(tree.nodes.map((node) => node.agentId).sort()).toEqual([`${handle.agentId}.1`, `${handle.agentId}.3`]);
+  });
+});
+
+describe('control plane: approvals', () => {
+  it('bubbles approvals from a foreground child to the root; approve, deny, and survive a worker restart', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'approve-root' },
+          turns: [
+            { toolUses: [{ name: 'Bash', input: { command: 'echo approved-run >> approvals.txt', description: 'append a line' } }] },
+            { toolUses: [{ name: 'Agent', input: { description: 'writer child', prompt: 'write a file please' } }] },
+            { text: 'approvals done: {{last_tool_result}}' },
+          ],
+        },
+        {
+          match: { userIncludes: 'write a file please' },
+          turns: [
+            { toolUses: [{ name: 'Write', input: { file_path: 'denied.txt', content: 'nope' } }] },
+            { text: 'child saw: {{last_tool_result}}' },
+          ],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'approval test', name: 'approve-root', permissionMode: 'default' });
+    await waitFor(async () => (await handle.approvals()).length === 1, 30_000, 'the first approval request');
+    const [first] = await handle.approvals();
+    expect(first).toMatchObject({ agentId: handle.agentId, tool: 'Bash', inputSummary: 'Bash append a line' });
+    expect((await handle.status()).pendingApprovals).toBe(1);
+
+    // Restart the worker while the request waits: nothing is lost or restarted.
+    env.worker.shutdown();
+    await env.restartWorker();
+    await handle.answerApproval(first!.requestId, { approve: true });
+    await waitFor(async () => (await handle.approvals()).length === 1, 30_000, "the child's approval request");
+    const [second] = await handle.approvals();
+    expect(second).toMatchObject({ agentId: `${handle.agentId}.1`, tool: 'Write' });
+    await handle.answerApproval(second!.requestId, { approve: false, reason: 'not that file' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(readFileSync(path.join(env.workspace, 'approvals.txt'), 'utf8')).toBe('approved-run\n');
+    expect(existsSync(path.join(env.workspace, 'denied.txt'))).toBe(false);
+    expect(result.finalText).toContain('Permission denied by user: not that file');
+    await expect(handle.answerApproval('no-such-request', { approve: true })).rejects.toThrow();
+    await recordHistory(env.temporal.client, handle.agentId, 'control-approvals');
+  });
+
+  it('auto-denies an approval in a child that moved to the background', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'autodeny-root' },
+          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'slow writer', prompt: 'slow writer task' } }] }, { text: 'waiting' }, { text: 'root got: {{last_user_text}}' }],
+        },
+        {
+          match: { userIncludes: 'slow writer task' },
+          turns: [{ toolUses: [{ name: 'Write', input: { file_path: 'bg.txt', content: 'x' } }], delayMs: 1500 }, { text: 'writer saw: {{last_tool_result}}' }],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'autodeny test', name: 'autodeny-root', permissionMode: 'default', limits: { autoBackgroundMs: 500 } });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toContain('background agents cannot ask a person');
+    expect(existsSync(path.join(env.workspace, 'bg.txt'))).toBe(false);
+  });
+});
+
+describe('control plane with the official temporal CLI', () => {
+  it('steers, messages and stops an agent with `temporal workflow ...`', async () => {
+    const cli = findTemporalCli()!;
+    const address = env.temporal.address;
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'cli-root' },
+          turns: [
+            { toolUses: [{ name: 'Bash', input: { command: 'sleep 3' } }] },
+            { toolUses: [{ name: 'Bash', input: { command: 'sleep 30' } }] },
+            { text: 'unreachable' },
+          ],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'cli control', name: 'cli-root' });
+    await waitFor(async () => (await handle.status()).state === 'running_tools', 30_000, 'the first Bash');
+    // Asynchronous on purpose: the worker runs in this process and must answer the update meanwhile.
+    const run = (...args: string[]) => promisify(execFile)(cli, [...args, '--address', address, '--workflow-id', handle.agentId], { encoding: 'utf8' });
+    const steer = await run('workflow', 'update', 'execute', '--name', 'steer', '--input', JSON.stringify({ text: 'CLI-STEER', by: 'temporal-cli' }));
+    expect(steer.stdout).toContain('queued');
+    await run('workflow', 'signal', '--name', 'message', '--input', JSON.stringify({ from: 'temporal-cli', text: 'CLI-MESSAGE' }));
+    await waitFor(() => okRequestsOf(handle.agentId).length >= 2, 30_000, 'the second model call');
+    const second = allText(okRequestsOf(handle.agentId)[1]!);
+    expect(second).toContain('CLI-STEER');
+    expect(second).toContain('CLI-MESSAGE');
+    await run('workflow', 'cancel');
+    await expect(handle.result()).rejects.toThrow();
+    expect(await closedStatus(handle.agentId)).toBe('CANCELLED');
+  });
+});
