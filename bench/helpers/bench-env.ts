@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import proto from '@temporalio/proto';
@@ -21,7 +21,14 @@ export interface BenchEnv {
   close(): Promise<void>;
 }
 
-export async function createBenchEnv(behaviour: Behaviour, options: { dynamicConfig?: Record<string, unknown> } = {}): Promise<BenchEnv> {
+/** Optional knobs of a bench environment; the defaults are what bench:history uses. */
+export interface BenchEnvOptions {
+  dynamicConfig?: Record<string, unknown>;
+  /** The worker's HTTP client for model calls (e.g. one that times responses); default the global fetch. */
+  fetch?: ClientOptions['fetch'];
+}
+
+export async function createBenchEnv(behaviour: Behaviour, options: BenchEnvOptions = {}): Promise<BenchEnv> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const server = await startDevServer({ port: 0, headless: true, dynamicConfig: options.dynamicConfig });
   const modelServer = await startModelServer({ port: 0, behaviour });
@@ -35,7 +42,7 @@ export async function createBenchEnv(behaviour: Behaviour, options: { dynamicCon
     client: temporalClient,
     namespace: 'default',
     taskQueue,
-    anthropic: new Anthropic({ apiKey: 'bench', baseURL: modelServer.url, maxRetries: 0 }),
+    anthropic: new Anthropic({ apiKey: 'bench', baseURL: modelServer.url, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) }),
     workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }),
   });
   const running = worker.run();

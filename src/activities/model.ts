@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { conversationQuery } from '../shared/definitions';
 import { ErrorType } from '../shared/errors';
-import type { ContentBlock, StopReason } from '../shared/messages';
+import type { ContentBlock, MessageParam, StopReason } from '../shared/messages';
 import type { ModelCallInput, ModelCallResult } from '../shared/model-call';
 import { ConversationCache, ConversationMismatchError } from './conversation-cache';
 import { toModelInvocationFailure } from './model-errors';
@@ -92,5 +92,23 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     }
   }
 
-  return { callModel };
+  /**
+   * A fork child's inherited prefix: the parent's first `messageCount` messages, read from the
+   * parent by query and checked against its hash. The child records it once in its own history,
+   * instead of every fork's input riding in the parent's workflow task.
+   */
+  async function fetchConversation(input: { agentId: string; runId: string; messageCount: number; conversationHash: string }): Promise<MessageParam[]> {
+    const handle = dependencies.temporalClient.workflow.getHandle(input.agentId, input.runId);
+    try {
+      const conversation = await cache.get(`${input.agentId}/${input.runId}`, input.messageCount, input.conversationHash, (from) =>
+        handle.query(conversationQuery, { from }),
+      );
+      return conversation.messages;
+    } catch (error) {
+      if (error instanceof ConversationMismatchError) throw ApplicationFailure.nonRetryable(error.message, ErrorType.ConversationMismatch);
+      throw error;
+    }
+  }
+
+  return { callModel, fetchConversation };
 }

@@ -23,6 +23,8 @@ export interface AgentLimits {
   defaultMaxTurns: number;
   /** What a background agent's approval requests do: auto-deny (default), auto-approve, or bubble to the root. */
   backgroundApprovals: 'deny' | 'approve' | 'bubble';
+  /** An Agent call without subagent_type forks (default), instead of starting a general-purpose agent. */
+  forking: boolean;
 }
 
 export const defaultAgentLimits: AgentLimits = {
@@ -32,6 +34,7 @@ export const defaultAgentLimits: AgentLimits = {
   autoBackgroundMs: 120_000,
   defaultMaxTurns: 50,
   backgroundApprovals: 'deny',
+  forking: true,
 };
 
 /** State that survives continue-as-new (and is copied, for forks, at creation). */
@@ -93,6 +96,8 @@ export interface AgentWorkflowInput {
   parentToolUseId?: string;
   /** Agent types this agent may spawn (from `Agent(a,b)` in its definition); undefined = any. */
   allowedAgentTypes?: string[];
+  /** A fork child starts from its parent's conversation prefix (read by activity) plus this directive. */
+  forkFrom?: { agentId: string; runId: string; messageCount: number; conversationHash: string; directive: string };
   /** Present when continuing (continue-as-new or resume). */
   carried?: CarriedAgentState;
 }

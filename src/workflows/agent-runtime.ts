@@ -17,6 +17,8 @@ export interface SpawnContext {
 export interface AgentRuntime {
   input: AgentWorkflowInput;
   state: AgentState;
+  /** The agent's rendered system prompt bytes (threaded unchanged to forks). */
+  systemPrompt(): string;
   /** The agent's lifetime abort domain: cancelled when the agent is stopped. */
   lifetime: CancellationScope;
   /**

@@ -29,7 +29,8 @@ import {
 import { ErrorType } from '../shared/errors';
 import { addTokenUsage, type StopReason, type TokenUsage, type ToolUseBlock } from '../shared/messages';
 import type { ModelCallResult } from '../shared/model-call';
-import { modelActivities, modelOptions, setupActivities } from './activity-proxies';
+import { modelActivities, modelOptions, setupActivities, setupOptions } from './activity-proxies';
+import { buildForkedMessages } from './fork';
 import type { AgentRuntime } from './agent-runtime';
 import { AgentState } from './agent-state';
 import { authorizeToolCall } from './approvals';
@@ -57,9 +58,11 @@ type TurnOutcome =
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
   const state = new AgentState(input.carried);
   const isRoot = input.parentAgentId === undefined;
+  let systemPrompt = input.renderedSystemPrompt ?? '';
   const runtime: AgentRuntime = {
     input,
     state,
+    systemPrompt: () => systemPrompt,
     lifetime: CancellationScope.current(),
     childrenParent: new CancellationScope({ cancellable: false }),
     inbox: new Inbox(),
@@ -72,7 +75,6 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
   };
   const subagents = new Subagents(runtime);
   const snapshot = initialSnapshot(input, state);
-  let systemPrompt = input.renderedSystemPrompt ?? '';
   let result: AgentResult | undefined;
   let closed = false;
   const undelivered: string[] = [];
@@ -279,7 +281,13 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
         model: input.model,
       });
     }
-    if (!input.carried) state.append({ role: 'user', content: [{ type: 'text', text: input.prompt }] });
+    if (input.forkFrom && state.messages.length === 0) {
+      const { directive, ...prefix } = input.forkFrom;
+      const inherited = await setupActivities.fetchConversation.executeWithOptions({ ...setupOptions, summary: `inherit ${prefix.agentId}'s conversation` }, [prefix]);
+      for (const message of buildForkedMessages(inherited, directive)) state.append(message);
+    } else if (!input.carried) {
+      state.append({ role: 'user', content: [{ type: 'text', text: input.prompt }] });
+    }
     let lastStopReason: StopReason | undefined;
     for (;;) {
       if (state.turn >= input.maxTurns) {

@@ -8,6 +8,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   startChild,
+  workflowInfo,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput, ChildTaskSnapshot, PermissionMode } from '../shared/agent';
@@ -21,6 +22,7 @@ import type { AgentRuntime } from './agent-runtime';
 import { checkSpawnLimits, parseAgentToolInput, type AgentToolInput } from './agent-tool-input';
 import { workflowNowMs } from './clock';
 import { asyncLaunchedText, autoBackgroundedText, projectChildResult, taskNotification } from './projection';
+import { isForkConversation } from './fork';
 import { assembleToolPool } from './tool-pool';
 import type { ToolOutcome } from './tool-results';
 
@@ -78,6 +80,9 @@ export class Subagents {
     // The id is taken before anything awaits, so concurrent Agent calls get ids in tool_use order.
     this.runtime.state.spawnCount += 1;
     const childId = `${input.agentId}.${this.runtime.state.spawnCount}`;
+    if (request.subagent_type === 'fork' || (request.subagent_type === undefined && input.limits.forking)) {
+      return this.spawnFork(call, request, childId);
+    }
     const context = await this.loadSpawnContext();
     const definitions = context.loaded.definitions;
     const typeName = request.subagent_type ?? 'general-purpose';
@@ -114,6 +119,91 @@ export class Subagents {
       const slot = await this.reserveTreeSlot(childId);
       if (slot) return error(slot);
       const childInput = this.childInput(childId, call, request, definition, { background, permissionMode, tools, context });
+      task = await this.startChildTask(childInput, call.id, background);
+    } finally {
+      this.pendingSpawns -= 1;
+    }
+    if (background) return { content: asyncLaunchedText(childId, request.description), isError: false };
+    return this.waitForeground(task);
+  }
+
+  /**
+   * The fork path (SPEC §1.5): the child continues from this agent's exact request prefix — its
+   * rendered system prompt bytes, tool list, model and whole conversation — and only the directive
+   * differs between siblings. Read-file state and content-replacement decisions are copied.
+   */
+  private async spawnFork(call: ToolUseBlock, request: AgentToolInput, childId: string): Promise<ToolOutcome> {
+    const { input, state } = this.runtime;
+    if (isForkConversation(state.messages)) {
+      return error(
+        'ForkInsideFork: you are a fork and cannot fork again. Finish the directive yourself with your own tools ' +
+          '(a named subagent_type is still possible within the depth limit).',
+      );
+    }
+    if (request.isolation === 'worktree') {
+      return error('Worktree isolation is not available in this runtime version; fork without "isolation".');
+    }
+    const refusal = checkSpawnLimits({
+      depth: input.depth,
+      maxDepth: input.limits.maxDepth,
+      runningChildren: this.runningCount + this.pendingSpawns,
+      maxChildrenPerAgent: input.limits.maxChildrenPerAgent,
+      spawningPaused: false,
+      budgetExceeded: this.runtime.tree?.budgetExceeded ?? false,
+      childId,
+      ancestorIds: ancestorsOf(input.agentId),
+    });
+    if (refusal) return error(refusal);
+    const background = request.run_in_background ?? true;
+    this.pendingSpawns += 1;
+    let task: ChildTask;
+    try {
+      const slot = await this.reserveTreeSlot(childId);
+      if (slot) return error(slot);
+      const notNarrowed = input.permissionMode === 'bypassPermissions' || input.permissionMode === 'acceptEdits';
+      const childInput: AgentWorkflowInput = {
+        agentId: childId,
+        agentType: 'fork',
+        name: request.name,
+        description: request.description,
+        prompt: request.prompt,
+        model: input.model,
+        definitionPrompt: input.definitionPrompt,
+        renderedSystemPrompt: this.runtime.systemPrompt(),
+        tools: [...input.tools],
+        cwd: request.cwd ?? input.cwd,
+        workspaceRoot: input.workspaceRoot,
+        permissionMode: notNarrowed ? input.permissionMode : 'bubble',
+        maxTurns: input.limits.defaultMaxTurns,
+        maxOutputTokens: input.maxOutputTokens,
+        maxToolResultChars: input.maxToolResultChars,
+        parentAgentId: input.agentId,
+        rootAgentId: input.rootAgentId,
+        depth: input.depth + 1,
+        limits: input.limits,
+        background,
+        inForegroundChain: this.runtime.inForegroundChain && !background,
+        parentToolUseId: call.id,
+        allowedAgentTypes: input.allowedAgentTypes,
+        forkFrom: {
+          agentId: input.agentId,
+          runId: workflowInfo().runId,
+          messageCount: state.messages.length,
+          conversationHash: state.conversationHash,
+          directive: request.prompt,
+        },
+        carried: {
+          messages: [],
+          usage: emptyTokenUsage(),
+          toolUses: 0,
+          turn: 0,
+          readFileState: { ...state.readFileState },
+          contentReplacements: { ...state.contentReplacements },
+          startedAtMs: workflowNowMs(),
+          spawnCount: 0,
+          descendantUsage: emptyTokenUsage(),
+        },
+      };
       task = await this.startChildTask(childInput, call.id, background);
     } finally {
       this.pendingSpawns -= 1;

@@ -57,6 +57,8 @@ export async function createAgentTestEnv(
         cwd: startOptions.cwd ?? workspace,
         model: startOptions.model ?? 'claude-test-tiny',
         permissionMode: startOptions.permissionMode ?? 'bypassPermissions',
+        // An omitted subagent_type means general-purpose in these tests; fork tests turn forking on.
+        limits: { forking: false, ...startOptions.limits },
       }),
     writeFiles: async (files) => {
       for (const [name, content] of Object.entries(files)) {

@@ -1,0 +1,172 @@
+// npm run bench:cancel — stop the root of a busy tree: stop request → last agent of the tree closed, and visibility at 0 running.
+import type { AgentHandle } from '../src/client';
+import { createBenchEnv } from './helpers/bench-env';
+import { requestsByAgent } from './helpers/model-log';
+import { ms, waitFor } from './helpers/wait';
+
+/**
+ * root → middles → leaves: 1 + 3 + 3·2 = 10 and 1 + 7 + 7·6 = 50 agents. Every third middle and
+ * every second leaf run in the background, the others in the foreground of their parent's turn.
+ */
+const trees = [
+  { size: 10, middles: 3, leavesPerMiddle: 2 },
+  { size: 50, middles: 7, leavesPerMiddle: 6 },
+];
+const leafDelayMs = Number(process.env.BENCH_LEAF_DELAY_MS ?? 500);
+const limits = { maxChildrenPerAgent: 60, maxAgentsPerTree: 60, defaultMaxTurns: 1000 };
+const model = 'claude-test-tiny';
+
+const agentCall = (description: string, prompt: string, background: boolean) => ({
+  name: 'Agent',
+  input: { description, prompt, ...(background ? { run_in_background: true } : {}) },
+});
+const range = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
+
+const env = await createBenchEnv({
+  kind: 'scripted',
+  scenario: {
+    agents: [
+      ...trees.map((tree) => ({
+        match: { agentName: `cancel-root-${tree.size}` },
+        turns: [{ toolUses: range(tree.middles).map((index) => agentCall(`middle ${index}`, `cancel middle ${tree.size}/${index}: spawn your leaves`, index % 3 === 0)) }, { text: 'never reached' }],
+      })),
+      ...trees.map((tree) => ({
+        match: { userIncludes: `cancel middle ${tree.size}/` },
+        turns: [
+          { toolUses: range(tree.leavesPerMiddle).map((index) => agentCall(`leaf ${index}`, `cancel leaf ${tree.size}: keep globbing`, index % 2 === 0)) },
+          { text: 'waiting for the leaves' },
+          { text: 'never reached' },
+        ],
+      })),
+      // Leaves keep working until stopped: a cheap Glob every turn.
+      { match: { userIncludes: 'cancel leaf' }, turns: Array.from({ length: 1000 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: leafDelayMs })) },
+    ],
+  },
+});
+
+const countRunning = async (rootId: string) => (await env.temporalClient.workflow.count(`RootAgentId = '${rootId}' AND ExecutionStatus = 'Running'`)).count;
+
+/** Describes every agent once: statuses and close times (server clock). */
+async function describeAll(agentIds: string[]) {
+  return Promise.all(
+    agentIds.map(async (agentId) => {
+      const description = await env.client.getAgent(agentId).describe();
+      return { agentId, status: description.status.name, closeTime: description.closeTime?.getTime() };
+    }),
+  );
+}
+
+interface TreeRun {
+  size: number;
+  setupMs: number;
+  stopCallMs: number;
+  rootClosedMs: number;
+  stopToAllClosedMs: number;
+  visibilityZeroMs: number;
+  statuses: Record<string, number>;
+  allClosed: boolean;
+}
+
+async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
+  const started = Date.now();
+  const root: AgentHandle = await env.client.startAgent({
+    prompt: `cancel benchmark, ${tree.size} agents`,
+    name: `cancel-root-${tree.size}`,
+    cwd: env.workspace,
+    model,
+    permissionMode: 'bypassPermissions',
+    limits,
+  });
+  const middles = range(tree.middles).map((index) => `${root.agentId}.${index}`);
+  const ids = [root.agentId, ...middles.flatMap((middle) => [middle, ...range(tree.leavesPerMiddle).map((index) => `${middle}.${index}`)])];
+  if (ids.length !== tree.size) throw new Error(`tree shape gives ${ids.length} agents, expected ${tree.size}`);
+  const called = new Set<string>();
+  await waitFor(
+    () => {
+      for (const agentId of requestsByAgent(env.modelServer).keys()) called.add(agentId);
+      // The log is copied on every read and the leaves keep adding to it: keep it short.
+      env.modelServer.clearRequests();
+      return ids.every((agentId) => called.has(agentId));
+    },
+    180_000,
+    `all ${tree.size} agents of ${root.agentId} to make a model request`,
+    200,
+  );
+  const setupMs = Date.now() - started;
+
+  const stopAt = Date.now();
+  await root.stop({ by: 'bench', reason: 'cancel benchmark' });
+  const stopCallMs = Date.now() - stopAt;
+  // One visibility query per poll (not a describe per agent), so polling does not slow the cascade down much.
+  const visibilityZeroMs = await waitFor(async () => (await countRunning(root.agentId)) === 0, 120_000, `visibility to show 0 running agents in ${root.agentId}`, 50).then(
+    () => Date.now() - stopAt,
+    (error: Error) => {
+      console.error(error.message);
+      return Number.NaN;
+    },
+  );
+  // Visibility is eventually consistent: confirm with describe, which reads the executions themselves.
+  let described = await describeAll(ids);
+  await waitFor(
+    async () => {
+      described = await describeAll(ids);
+      return described.every((agent) => agent.status !== 'RUNNING');
+    },
+    60_000,
+    `every agent of ${root.agentId} to be closed by describe()`,
+    500,
+  ).catch(() => undefined);
+  const inTree = (await env.temporalClient.workflow.count(`RootAgentId = '${root.agentId}'`)).count;
+  if (inTree !== tree.size) throw new Error(`visibility lists ${inTree} agents with RootAgentId ${root.agentId}, expected ${tree.size}`);
+
+  const statuses: Record<string, number> = {};
+  for (const agent of described) statuses[agent.status] = (statuses[agent.status] ?? 0) + 1;
+  const closeTimes = described.map((agent) => agent.closeTime ?? Number.NaN);
+  const allClosed = described.every((agent) => agent.status !== 'RUNNING' && agent.closeTime !== undefined);
+  return {
+    size: tree.size,
+    setupMs,
+    stopCallMs,
+    rootClosedMs: (described[0]?.closeTime ?? Number.NaN) - stopAt,
+    stopToAllClosedMs: allClosed ? Math.max(...closeTimes) - stopAt : Number.NaN,
+    visibilityZeroMs,
+    statuses,
+    allClosed,
+  };
+}
+
+try {
+  const runs: TreeRun[] = [];
+  for (const tree of trees) runs.push(await runTree(tree));
+
+  console.log(`stop the root of a busy tree (leaves: a Glob every ${leafDelayMs} ms model delay); ms from the stop request`);
+  console.log(`${'agents'.padStart(6)}${['setup', 'stop call', 'root closed', 'all closed', 'visibility 0'].map((label) => label.padStart(14)).join('')}  statuses`);
+  for (const run of runs) {
+    const cells = [run.setupMs, run.stopCallMs, run.rootClosedMs, run.stopToAllClosedMs, run.visibilityZeroMs];
+    const statuses = Object.entries(run.statuses).map(([status, count]) => `${status} ${count}`).join(', ');
+    console.log(`${String(run.size).padStart(6)}${cells.map((value) => String(ms(value)).padStart(14)).join('')}  ${statuses}`);
+  }
+  const bySize = (pick: (run: TreeRun) => number) => Object.fromEntries(runs.map((run) => [String(run.size), ms(pick(run))]));
+  const allClosed = runs.every((run) => run.allClosed);
+  console.log(
+    JSON.stringify({
+      stopToAllClosedMs: bySize((run) => run.stopToAllClosedMs),
+      allClosed,
+      allCancelled: runs.every((run) => run.statuses.CANCELLED === run.size),
+      rootClosedMs: bySize((run) => run.rootClosedMs),
+      visibilityRunningZeroMs: bySize((run) => run.visibilityZeroMs),
+      stopCallMs: bySize((run) => run.stopCallMs),
+      setupMs: bySize((run) => run.setupMs),
+      leafDelayMs,
+    }),
+  );
+  if (!allClosed) {
+    console.error('bench:cancel: some agents were still running after the stop (see the statuses above).');
+    process.exitCode = 1;
+  }
+} catch (error) {
+  console.error(`bench:cancel did not complete: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await env.close();
+}

@@ -1,0 +1,21 @@
+// Reading the local model server's request log by agent (the runtime sends x-subagents-agent-id on every call).
+import type { ModelServer, RecordedRequest } from '../../src/model-server/server';
+
+/** Successful /v1/messages requests, grouped by agentId, in arrival order. */
+export function requestsByAgent(modelServer: ModelServer): Map<string, RecordedRequest[]> {
+  const byAgent = new Map<string, RecordedRequest[]>();
+  for (const request of modelServer.requests()) {
+    const agentId = request.headers['x-subagents-agent-id'];
+    if (!agentId || request.path !== '/v1/messages' || request.status !== 200) continue;
+    const list = byAgent.get(agentId) ?? [];
+    list.push(request);
+    byAgent.set(agentId, list);
+  }
+  return byAgent;
+}
+
+/** When each agent's first model request arrived (server clock); undefined for agents that made none. */
+export function firstRequestAt(modelServer: ModelServer, agentIds: readonly string[]): (number | undefined)[] {
+  const byAgent = requestsByAgent(modelServer);
+  return agentIds.map((agentId) => byAgent.get(agentId)?.[0]?.receivedAt);
+}

@@ -1,0 +1,150 @@
+// npm run bench:spawn — Agent tool call → the child's first model request: one at a time, and N children fanned out at once.
+import type { Turn } from '../src/model-server/server';
+import { createBenchEnv, percentile } from './helpers/bench-env';
+import { firstRequestAt, requestsByAgent } from './helpers/model-log';
+import { createTimedFetch, modelCallsOf } from './helpers/timed-fetch';
+import { ms, withTimeout } from './helpers/wait';
+
+const spawns = Number(process.env.BENCH_SPAWNS ?? 30);
+const fanouts = [1, 10, 50];
+const limits = { maxChildrenPerAgent: 60, maxAgentsPerTree: 60 };
+const model = 'claude-test-tiny';
+
+const agentCall = (description: string, background: boolean) => ({
+  name: 'Agent',
+  input: { description, prompt: `bench child: ${description}`, ...(background ? { run_in_background: true } : {}) },
+});
+// A fan-out root is woken by notifications of finished children, possibly one by one.
+const acknowledgements = (count: number): Turn[] => Array.from({ length: count }, () => ({ text: 'noted' }));
+
+const timed = createTimedFetch();
+const env = await createBenchEnv(
+  {
+    kind: 'scripted',
+    scenario: {
+      agents: [
+        { match: { agentName: 'warmup-root' }, turns: [{ toolUses: [agentCall('warmup 1', false), agentCall('warmup 2', false)] }, { text: 'warm' }] },
+        {
+          match: { agentName: 'latency-root' },
+          turns: [...Array.from({ length: spawns }, (_, index) => ({ toolUses: [agentCall(`latency ${index + 1}`, false)] })), { text: 'latency done' }],
+        },
+        ...fanouts.map((count) => ({
+          match: { agentName: `fanout-${count}` },
+          turns: [{ toolUses: Array.from({ length: count }, (_, index) => agentCall(`fanout ${count}/${index + 1}`, true)) }, ...acknowledgements(count + 2)],
+        })),
+        // Every child answers at once.
+        { match: { userIncludes: 'bench child' }, turns: [{ text: 'child done' }] },
+      ],
+    },
+  },
+  { fetch: timed.fetch },
+);
+
+const startRoot = (name: string, maxTurns: number) =>
+  env.client.startAgent({ prompt: `spawn benchmark (${name})`, name, cwd: env.workspace, model, maxTurns, permissionMode: 'bypassPermissions', limits });
+
+async function runRoot(name: string, maxTurns: number, timeoutMs: number) {
+  const handle = await startRoot(name, maxTurns);
+  const result = await withTimeout(handle.result(), timeoutMs, `root ${name} to finish`);
+  if (result.status !== 'completed') throw new Error(`root ${name} ended ${result.status}: ${result.error ?? result.finalText}`);
+  return handle;
+}
+
+/** Close times (server clock) of agents that must all have completed. */
+async function completedCloseTimes(agentIds: string[]): Promise<number[]> {
+  return Promise.all(
+    agentIds.map(async (agentId) => {
+      const description = await env.client.getAgent(agentId).describe();
+      if (description.status.name !== 'COMPLETED' || !description.closeTime) throw new Error(`child ${agentId} is ${description.status.name}, expected COMPLETED`);
+      return description.closeTime.getTime();
+    }),
+  );
+}
+
+/** Time of the parent's n-th model response (the one with the Agent tool_use), as the worker finished reading it. */
+function parentResponseEnd(rootId: string, turn: number): number {
+  const call = modelCallsOf(timed.calls, rootId)[turn];
+  if (call?.finishedAt === undefined) throw new Error(`no finished model call ${turn} of ${rootId} in the worker's fetch log`);
+  return call.finishedAt;
+}
+
+function childFirstRequests(childIds: string[]): number[] {
+  return firstRequestAt(env.modelServer, childIds).map((at, index) => {
+    if (at === undefined) throw new Error(`child ${childIds[index]} never called the model`);
+    return at;
+  });
+}
+
+try {
+  // Bundle caches, JIT and the first child workflow type lookups: not measured.
+  await runRoot('warmup-root', 5, 120_000);
+
+  // 1. Sequential foreground spawns: turn n of the root spawns child n+1, which answers at once.
+  const latency = await runRoot('latency-root', spawns + 5, 300_000);
+  const childIds = Array.from({ length: spawns }, (_, index) => `${latency.agentId}.${index + 1}`);
+  await completedCloseTimes(childIds);
+  const firsts = childFirstRequests(childIds);
+  const served = requestsByAgent(env.modelServer).get(latency.agentId) ?? [];
+  const fromResponseEnd = firsts.map((at, index) => at - parentResponseEnd(latency.agentId, index));
+  // Server-side view: the reply is written right after the request arrives (scripted delay 0).
+  const fromServerRequest = firsts.map((at, index) => {
+    const request = served.find((candidate) => candidate.turnIndex === index);
+    if (!request) throw new Error(`no served request for turn ${index} of ${latency.agentId}`);
+    return at - request.receivedAt;
+  });
+
+  // 2. Fan-out: one assistant message with N background Agent calls, on one worker.
+  const fanout: Record<string, { firstChild: number; lastChild: number; childP50: number; allChildrenFinished: number; rootFinished: number }> = {};
+  for (const count of fanouts) {
+    const root = await runRoot(`fanout-${count}`, count + 10, 300_000);
+    const ids = Array.from({ length: count }, (_, index) => `${root.agentId}.${index + 1}`);
+    const launchedAt = parentResponseEnd(root.agentId, 0);
+    const childFirsts = childFirstRequests(ids).map((at) => at - launchedAt);
+    const closed = await completedCloseTimes(ids);
+    const rootClosed = (await root.describe()).closeTime?.getTime() ?? Number.NaN;
+    fanout[count] = {
+      firstChild: Math.min(...childFirsts),
+      lastChild: Math.max(...childFirsts),
+      childP50: percentile(childFirsts, 50),
+      allChildrenFinished: Math.max(...closed) - launchedAt,
+      rootFinished: rootClosed - launchedAt,
+    };
+  }
+
+  const row = (label: string, values: number[]) =>
+    `${label.padEnd(34)}${[50, 95].map((p) => String(percentile(values, p)).padStart(8)).join('')}${String(Math.min(...values)).padStart(8)}${String(Math.max(...values)).padStart(8)}`;
+  console.log(`spawn latency: Agent tool call → the child's first model request, ${spawns} sequential foreground spawns (ms)`);
+  console.log(`${''.padEnd(34)}${['p50', 'p95', 'min', 'max'].map((label) => label.padStart(8)).join('')}`);
+  console.log(row("from the parent's response end", fromResponseEnd));
+  console.log(row("from the parent's request served", fromServerRequest));
+  console.log(`each spawn in order (from the response end): ${fromResponseEnd.join(' ')}`);
+  console.log('');
+  console.log("fan-out: N background children in one assistant message, one worker (ms from the parent's response end)");
+  console.log(`${'N'.padStart(4)}${['first child', 'child p50', 'last child', 'all finished', 'root finished'].map((label) => label.padStart(15)).join('')}`);
+  for (const count of fanouts) {
+    const result = fanout[count]!;
+    const cells = [result.firstChild, result.childP50, result.lastChild, result.allChildrenFinished, result.rootFinished];
+    console.log(`${String(count).padStart(4)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}`);
+  }
+  const byCount = (pick: (result: (typeof fanout)[string]) => number) => Object.fromEntries(fanouts.map((count) => [String(count), ms(pick(fanout[count]!))]));
+  console.log(
+    JSON.stringify({
+      spawnLatencyMsP50: percentile(fromResponseEnd, 50),
+      spawnLatencyMsP95: percentile(fromResponseEnd, 95),
+      spawnLatencyMsMin: Math.min(...fromResponseEnd),
+      spawnLatencyMsMax: Math.max(...fromResponseEnd),
+      spawnLatencyFromServedRequestMsP50: percentile(fromServerRequest, 50),
+      spawnLatencyFromServedRequestMsP95: percentile(fromServerRequest, 95),
+      spawns,
+      fanoutMs: byCount((result) => result.lastChild),
+      fanoutFirstChildMs: byCount((result) => result.firstChild),
+      fanoutAllChildrenFinishedMs: byCount((result) => result.allChildrenFinished),
+      fanoutRootFinishedMs: byCount((result) => result.rootFinished),
+    }),
+  );
+} catch (error) {
+  console.error(`bench:spawn did not complete: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await env.close();
+}
