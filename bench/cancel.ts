@@ -18,7 +18,7 @@ const model = 'claude-test-tiny';
 
 const agentCall = (description: string, prompt: string, background: boolean) => ({
   name: 'Agent',
-  input: { description, prompt, ...(background ? { run_in_background: true } : {}) },
+  input: { description, prompt, subagent_type: 'general-purpose', ...(background ? { run_in_background: true } : {}) },
 });
 const range = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
 
@@ -91,7 +91,11 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
     180_000,
     `all ${tree.size} agents of ${root.agentId} to make a model request`,
     200,
-  );
+  ).catch(async (error: Error) => {
+    const missing = ids.filter((agentId) => !called.has(agentId));
+    const states = await Promise.all(missing.map((agentId) => env.client.getAgent(agentId).describe().then((description) => description.status.name, () => 'not started')));
+    throw new Error(`${error.message} Without a model request: ${missing.map((agentId, index) => `${agentId} (${states[index]})`).join(', ')}.`);
+  });
   const setupMs = Date.now() - started;
 
   const stopAt = Date.now();

@@ -12,7 +12,7 @@ const model = 'claude-test-tiny';
 
 const agentCall = (description: string, background: boolean) => ({
   name: 'Agent',
-  input: { description, prompt: `bench child: ${description}`, ...(background ? { run_in_background: true } : {}) },
+  input: { description, prompt: `bench child: ${description}`, subagent_type: 'general-purpose', ...(background ? { run_in_background: true } : {}) },
 });
 // A fan-out root is woken by notifications of finished children, possibly one by one.
 const acknowledgements = (count: number): Turn[] => Array.from({ length: count }, () => ({ text: 'noted' }));

@@ -35,19 +35,21 @@ function commandEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * A watchdog beside the command: it blocks reading a pipe from this worker and, when the pipe closes
- * because the worker died (even by SIGKILL), kills the command's whole process group. Without it a
- * crashed worker would leave the command running on, unseen.
+ * A watchdog beside the command: it checks every second that this worker process is alive and,
+ * once it is gone (even killed by SIGKILL), kills the command's whole process group. Without it a
+ * crashed worker would leave the command running on, unseen. (Polling the pid, not a pipe: an
+ * inherited copy of a pipe's write end would keep it open after the worker died.)
  */
 function startWatchdog(processGroup: number): () => void {
-  const watchdog = spawn('sh', ['-c', 'read -r _ ; kill -KILL "-$1" 2>/dev/null', 'watchdog', String(processGroup)], {
+  // A dead worker that nobody has reaped yet is a zombie (state Z): that counts as gone too.
+  const alive = 'kill -0 "$1" 2>/dev/null && [ "$(cut -d" " -f3 /proc/"$1"/stat 2>/dev/null)" != Z ]';
+  const script = `while ${alive}; do sleep 1; done; kill -KILL "-$2" 2>/dev/null`;
+  const watchdog = spawn('sh', ['-c', script, 'watchdog', String(process.pid), String(processGroup)], {
     detached: true,
-    stdio: ['pipe', 'ignore', 'ignore'],
+    stdio: 'ignore',
   });
   watchdog.on('error', () => undefined);
-  watchdog.stdin?.on('error', () => undefined);
   watchdog.unref();
-  (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   return () => {
     try {
       watchdog.kill('SIGKILL');
