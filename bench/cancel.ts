@@ -1,7 +1,7 @@
 // npm run bench:cancel — stop the root of a busy tree: stop request → last agent of the tree closed, and visibility at 0 running.
 import type { AgentHandle } from '../src/client';
 import { createBenchEnv } from './helpers/bench-env';
-import { requestsByAgent } from './helpers/model-log';
+import { agentsThatCalled } from './helpers/model-log';
 import { ms, waitFor } from './helpers/wait';
 
 /**
@@ -83,7 +83,7 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
   const called = new Set<string>();
   await waitFor(
     () => {
-      for (const agentId of requestsByAgent(env.modelServer).keys()) called.add(agentId);
+      for (const agentId of agentsThatCalled(env.modelServer)) called.add(agentId);
       // The log is copied on every read and the leaves keep adding to it: keep it short.
       env.modelServer.clearRequests();
       return ids.every((agentId) => called.has(agentId));

@@ -19,3 +19,13 @@ export function firstRequestAt(modelServer: ModelServer, agentIds: readonly stri
   const byAgent = requestsByAgent(modelServer);
   return agentIds.map((agentId) => byAgent.get(agentId)?.[0]?.receivedAt);
 }
+
+/** Agents with at least one /v1/messages request in the log, answered yet or not. */
+export function agentsThatCalled(modelServer: ModelServer): Set<string> {
+  const agents = new Set<string>();
+  for (const request of modelServer.requests()) {
+    const agentId = request.headers['x-subagents-agent-id'];
+    if (agentId && request.path === '/v1/messages') agents.add(agentId);
+  }
+  return agents;
+}

@@ -1,5 +1,6 @@
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
+import type { WorktreeInfo, WorktreeOutcome } from './worktree';
 
 /** Permission modes (SPEC §1.9). */
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
@@ -50,6 +51,8 @@ export interface CarriedAgentState {
   spawnCount: number;
   /** Usage of finished descendants, rolled up. */
   descendantUsage: TokenUsage;
+  /** The agent's worktree, once created (a resumed run reuses a kept one). */
+  worktree?: WorktreeInfo;
 }
 
 /** The one JSON input of `agentWorkflow`. */
@@ -96,6 +99,8 @@ export interface AgentWorkflowInput {
   parentToolUseId?: string;
   /** Agent types this agent may spawn (from `Agent(a,b)` in its definition); undefined = any. */
   allowedAgentTypes?: string[];
+  /** Run in a new git worktree (branch subagents/<agentId>) made from the cwd's repository. */
+  isolation?: 'worktree';
   /** A fork child starts from its parent's conversation prefix (read by activity) plus this directive. */
   forkFrom?: { agentId: string; runId: string; messageCount: number; conversationHash: string; directive: string };
   /** Present when continuing (continue-as-new or resume). */
@@ -119,6 +124,8 @@ export interface AgentResult {
   treeUsage: TokenUsage;
   /** Steering or messages that arrived after the agent's last turn and were never delivered. */
   undelivered?: string[];
+  /** Worktree isolation: removed when unchanged, else kept with its branch, changed files and commits. */
+  worktree?: WorktreeOutcome;
 }
 
 /** Live status of one agent (the `status` query). */

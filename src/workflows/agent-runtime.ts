@@ -19,6 +19,9 @@ export interface AgentRuntime {
   state: AgentState;
   /** The agent's rendered system prompt bytes (threaded unchanged to forks). */
   systemPrompt(): string;
+  /** Where the agent works: input.cwd / workspaceRoot, or inside its worktree once created. */
+  cwd: string;
+  workspaceRoot: string;
   /** The agent's lifetime abort domain: cancelled when the agent is stopped. */
   lifetime: CancellationScope;
   /**

@@ -2,6 +2,7 @@ import type { AgentWorkflowInput, CarriedAgentState } from '../shared/agent';
 import { extendConversationHash, emptyConversationHash } from '../shared/conversation-hash';
 import { addTokenUsage, emptyTokenUsage, type MessageParam, type TokenUsage } from '../shared/messages';
 import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../shared/tools';
+import type { WorktreeInfo } from '../shared/worktree';
 import { workflowNowMs } from './clock';
 
 /** An agent's conversation and counters, owned by its workflow. Each message is appended once. */
@@ -16,6 +17,7 @@ export class AgentState {
   readonly startedAtMs: number;
   spawnCount: number;
   descendantUsage: TokenUsage;
+  worktree?: WorktreeInfo;
 
   constructor(carried?: CarriedAgentState) {
     this.usage = carried?.usage ?? emptyTokenUsage();
@@ -26,6 +28,7 @@ export class AgentState {
     this.startedAtMs = carried?.startedAtMs ?? workflowNowMs();
     this.spawnCount = carried?.spawnCount ?? 0;
     this.descendantUsage = carried?.descendantUsage ?? emptyTokenUsage();
+    this.worktree = carried?.worktree;
     for (const message of carried?.messages ?? []) this.append(message);
   }
 
@@ -47,6 +50,11 @@ export class AgentState {
     for (const record of records) this.readFileState[record.path] = record;
   }
 
+  /** Inherited read-file state no longer describes what this agent sees (a fork moved to a worktree). */
+  markReadStateStale(): void {
+    for (const [path, record] of Object.entries(this.readFileState)) this.readFileState[path] = { ...record, stale: true };
+  }
+
   /** The state continue-as-new or a resume carries. */
   carry(): CarriedAgentState {
     return {
@@ -59,6 +67,7 @@ export class AgentState {
       startedAtMs: this.startedAtMs,
       spawnCount: this.spawnCount,
       descendantUsage: this.descendantUsage,
+      ...(this.worktree ? { worktree: this.worktree } : {}),
     };
   }
 }

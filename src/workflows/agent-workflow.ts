@@ -63,6 +63,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
     input,
     state,
     systemPrompt: () => systemPrompt,
+    cwd: input.carried?.worktree?.cwd ?? input.cwd,
+    workspaceRoot: input.carried?.worktree?.path ?? input.workspaceRoot,
     lifetime: CancellationScope.current(),
     childrenParent: new CancellationScope({ cancellable: false }),
     inbox: new Inbox(),
@@ -177,7 +179,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
       .catch(() => undefined);
   };
 
-  const toolContext = { agentId: input.agentId, workspaceRoot: input.workspaceRoot, cwd: input.cwd, maxResultChars: input.maxToolResultChars };
+  const toolContext = () => ({ agentId: input.agentId, workspaceRoot: runtime.workspaceRoot, cwd: runtime.cwd, maxResultChars: input.maxToolResultChars });
 
   /** The tools of one assistant message; outcomes are kept as they finish. */
   const runTools = (toolUses: ToolUseBlock[], outcomes: Record<string, ToolOutcome>) =>
@@ -185,7 +187,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
       toolUses,
       {
         pool: input.tools,
-        toolContext,
+        toolContext: toolContext(),
         readFileState: state.readFileState,
         workflowTools: {
           Agent: (call) => subagents.spawn(call),
@@ -273,10 +275,17 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
   };
 
   const loop = async (): Promise<AgentResult> => {
+    if (input.isolation === 'worktree' && !state.worktree) {
+      state.worktree = await setupActivities.createWorktree.executeWithOptions({ ...setupOptions, summary: 'create git worktree' }, [
+        { agentId: input.agentId, cwd: runtime.cwd },
+      ]);
+      runtime.cwd = state.worktree.cwd;
+      runtime.workspaceRoot = state.worktree.path;
+    }
     if (!systemPrompt) {
       systemPrompt = await setupActivities.renderSystemPrompt({
         definitionPrompt: input.definitionPrompt,
-        cwd: input.cwd,
+        cwd: runtime.cwd,
         agentType: input.agentType,
         model: input.model,
       });
@@ -284,7 +293,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
     if (input.forkFrom && state.messages.length === 0) {
       const { directive, ...prefix } = input.forkFrom;
       const inherited = await setupActivities.fetchConversation.executeWithOptions({ ...setupOptions, summary: `inherit ${prefix.agentId}'s conversation` }, [prefix]);
-      for (const message of buildForkedMessages(inherited, directive)) state.append(message);
+      for (const message of buildForkedMessages(inherited, worktreeNotice(state) + directive)) state.append(message);
+      if (state.worktree) state.markReadStateStale();
     } else if (!input.carried) {
       state.append({ role: 'user', content: [{ type: 'text', text: input.prompt }] });
     }
@@ -322,22 +332,51 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
     }
   };
 
+  /** Worktree cleanup on every ending (non-cancellable; after a worker crash it runs when the workflow resumes). */
+  const finishWorktree = async (): Promise<void> => {
+    const worktree = state.worktree;
+    if (!worktree || !result) return;
+    const outcome = await CancellationScope.nonCancellable(() =>
+      setupActivities.finishWorktree.executeWithOptions({ ...setupOptions, summary: 'clean up git worktree' }, [{ worktree }]),
+    );
+    result = { ...result, worktree: outcome };
+    snapshot.result = result;
+  };
+
   try {
-    return await loop();
+    const completed = await loop();
+    await finishWorktree();
+    return result ?? completed;
   } catch (error) {
+    if (error instanceof ApplicationFailure && error.type === 'AgentFailed' && result) {
+      await finishWorktree();
+      throw ApplicationFailure.create({ type: 'AgentFailed', message: error.message, nonRetryable: true, details: [result] });
+    }
     if (isCancellation(error)) {
       const notice = runtime.stopNotice ?? { by: 'a cancellation request', reason: 'the workflow was cancelled' };
       const stopped = finish('cancelled', lastAssistantText(state), { error: `stopped by ${notice.by}: ${notice.reason}` });
       await CancellationScope.nonCancellable(async () => {
         // The subtree goes first, told who stopped it: this agent closes only after its children have closed.
         await subagents.stopAll(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`);
+        await finishWorktree();
         if (input.parentAgentId) {
-          await getExternalWorkflowHandle(input.parentAgentId).signal(childFinalSignal, stopped).catch(() => undefined);
+          await getExternalWorkflowHandle(input.parentAgentId).signal(childFinalSignal, result ?? stopped).catch(() => undefined);
         }
       });
     }
     throw error;
   }
+}
+
+/** For a fork in a worktree: inherited paths point at the parent's checkout. */
+function worktreeNotice(state: AgentState): string {
+  const worktree = state.worktree;
+  if (!worktree) return '';
+  return (
+    `Note: you run in your own git worktree at ${worktree.path} (branch ${worktree.branch}). Paths in the conversation above ` +
+    `refer to the parent's checkout: ${worktree.mapping.from} corresponds to ${worktree.mapping.to}. Files you saw may differ here: ` +
+    'read a file again before you edit it.\n\n'
+  );
 }
 
 function initialSnapshot(input: AgentWorkflowInput, state: AgentState): AgentStatusSnapshot {

@@ -34,6 +34,14 @@ function statusLine(result: AgentResult): string {
 export function projectChildResult(result: AgentResult): string {
   const parts = [statusLine(result), result.finalText.trim() || (result.status === 'completed' ? '(Subagent completed but returned no output.)' : '')];
   parts.push(`agentId: ${result.agentId} (use SendMessage with to: '${result.agentId}' to continue this agent)`);
+  const worktree = result.worktree;
+  if (worktree?.kept) {
+    parts.push(
+      `Worktree kept: ${worktree.path} (branch ${worktree.branch})` +
+        (worktree.changedFiles.length ? `\nChanged files: ${worktree.changedFiles.join(', ')}` : '') +
+        (worktree.commits.length ? `\nCommits: ${worktree.commits.join('; ')}` : ''),
+    );
+  }
   if (result.undelivered?.length) parts.push(`Undelivered messages (the agent finished first): ${result.undelivered.join(' | ')}`);
   parts.push(usageTag(result));
   return parts.filter((part) => part.length > 0).join('\n\n');

@@ -93,9 +93,6 @@ export class Subagents {
     if (input.allowedAgentTypes && !input.allowedAgentTypes.includes(typeName)) {
       return error(`This agent may only start these agent types: ${input.allowedAgentTypes.join(', ')}. "${typeName}" is not one of them.`);
     }
-    if (request.isolation === 'worktree' || definition.isolation === 'worktree') {
-      return error('Worktree isolation is not available in this runtime version; run the agent without "isolation" (or use "cwd").');
-    }
     const refusal = checkSpawnLimits({
       depth: input.depth,
       maxDepth: input.limits.maxDepth,
@@ -140,9 +137,6 @@ export class Subagents {
           '(a named subagent_type is still possible within the depth limit).',
       );
     }
-    if (request.isolation === 'worktree') {
-      return error('Worktree isolation is not available in this runtime version; fork without "isolation".');
-    }
     const refusal = checkSpawnLimits({
       depth: input.depth,
       maxDepth: input.limits.maxDepth,
@@ -171,8 +165,9 @@ export class Subagents {
         definitionPrompt: input.definitionPrompt,
         renderedSystemPrompt: this.runtime.systemPrompt(),
         tools: [...input.tools],
-        cwd: request.cwd ?? input.cwd,
-        workspaceRoot: input.workspaceRoot,
+        cwd: request.cwd ?? this.runtime.cwd,
+        workspaceRoot: this.runtime.workspaceRoot,
+        ...(request.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
         permissionMode: notNarrowed ? input.permissionMode : 'bubble',
         maxTurns: input.limits.defaultMaxTurns,
         maxOutputTokens: input.maxOutputTokens,
@@ -220,8 +215,10 @@ export class Subagents {
     options: { background: boolean; permissionMode: PermissionMode; tools: string[]; context: NonNullable<AgentRuntime['spawnContext']> },
   ): AgentWorkflowInput {
     const { input } = this.runtime;
-    const cwd = request.cwd ?? input.cwd;
-    const insideWorkspace = cwd === input.workspaceRoot || cwd.startsWith(`${input.workspaceRoot}/`);
+    const cwd = request.cwd ?? this.runtime.cwd;
+    const root = this.runtime.workspaceRoot;
+    const insideWorkspace = cwd === root || cwd.startsWith(`${root}/`);
+    const isolation = request.isolation ?? (request.cwd ? undefined : definition.isolation);
     return {
       agentId: childId,
       agentType: definition.name,
@@ -237,7 +234,8 @@ export class Subagents {
       definitionPrompt: definition.prompt,
       tools: options.tools,
       cwd,
-      workspaceRoot: insideWorkspace ? input.workspaceRoot : cwd,
+      workspaceRoot: insideWorkspace ? root : cwd,
+      ...(isolation === 'worktree' ? { isolation } : {}),
       permissionMode: options.permissionMode,
       maxTurns: definition.maxTurns ?? input.limits.defaultMaxTurns,
       maxOutputTokens: input.maxOutputTokens,
@@ -396,7 +394,7 @@ export class Subagents {
   private async loadSpawnContext(): Promise<NonNullable<AgentRuntime['spawnContext']>> {
     if (this.runtime.spawnContext) return this.runtime.spawnContext;
     this.spawnContextLoad ??= setupActivities.loadSpawnContext.executeWithOptions({ ...setupOptions, summary: 'load agent definitions' }, [
-      { cwd: this.runtime.input.cwd },
+      { cwd: this.runtime.cwd },
     ]);
     this.runtime.spawnContext = await this.spawnContextLoad;
     return this.runtime.spawnContext;

@@ -1,0 +1,206 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { simpleGit } from 'simple-git';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SubagentsClient } from '../../src/client';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
+import { recordHistory } from '../helpers/histories';
+
+let env: AgentTestEnv;
+const childWorkers: ChildWorker[] = [];
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+  const git = simpleGit(env.workspace);
+  await git.init();
+  await git.addConfig('user.name', 'Test');
+  await git.addConfig('user.email', 'test@example.com');
+  writeFileSync(path.join(env.workspace, 'shared.txt'), 'version: original\n');
+  await git.add('.');
+  await git.commit('initial');
+});
+afterAll(async () => {
+  for (const worker of childWorkers) await worker.kill();
+  await env?.close();
+});
+
+type Block = { type: string; text?: string; content?: unknown; is_error?: boolean };
+
+function text(block: Block | undefined): string {
+  if (!block) return '';
+  return typeof block.content === 'string' ? block.content : (block.text ?? JSON.stringify(block.content));
+}
+
+function lastToolResults(agentId: string, index: number): Block[] {
+  const bodies = env.modelServer
+    .requests()
+    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
+    .map((request) => JSON.parse(request.rawBody) as { messages: { content: Block[] | string }[] });
+  const last = bodies[index]!.messages[bodies[index]!.messages.length - 1]!;
+  return typeof last.content === 'string' ? [] : last.content.filter((block) => block.type === 'tool_result');
+}
+
+async function subagentBranches(): Promise<string[]> {
+  return (await simpleGit(env.workspace).branchLocal()).all.filter((branch) => branch.startsWith('subagents/'));
+}
+
+async function worktreePaths(): Promise<string[]> {
+  const list = await simpleGit(env.workspace).raw(['worktree', 'list', '--porcelain']);
+  return list.split('\n').filter((line) => line.startsWith('worktree ')).map((line) => line.slice('worktree '.length));
+}
+
+const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
+
+describe('worktree isolation', () => {
+  it('runs two children in parallel worktrees editing the same file; each result names its branch', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'wt-root' },
+          turns: [
+            {
+              toolUses: ['left', 'right'].map((side) => ({
+                name: 'Agent',
+                input: { description: `${side} editor`, prompt: `EDIT-${side}`, subagent_type: 'general-purpose', isolation: 'worktree' },
+              })),
+            },
+            { text: 'both edited' },
+          ],
+        },
+        ...['left', 'right'].map((side) => ({
+          match: { userIncludes: `EDIT-${side}` },
+          turns: [
+            { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
+            { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: side } }] },
+            { text: `${side} done: {{last_tool_result}}` },
+          ],
+        })),
+      ]),
+    );
+    const handle = await env.start({ prompt: 'parallel worktrees', name: 'wt-root' });
+    expect((await handle.result()).status).toBe('completed');
+    const results = lastToolResults(handle.agentId, 1);
+    expect(results).toHaveLength(2);
+    for (const [index, side] of ['left', 'right'].entries()) {
+      const childId = `${handle.agentId}.${index + 1}`;
+      expect(text(results[index])).toContain(`Worktree kept:`);
+      expect(text(results[index])).toContain(`(branch subagents/${childId})`);
+      expect(text(results[index])).toContain('Changed files: shared.txt');
+      const worktree = (await worktreePaths()).find((candidate) => candidate.endsWith(childId))!;
+      expect(readFileSync(path.join(worktree, 'shared.txt'), 'utf8')).toBe(`version: ${side}\n`);
+    }
+    // The main checkout is untouched.
+    expect(readFileSync(path.join(env.workspace, 'shared.txt'), 'utf8')).toBe('version: original\n');
+    expect((await simpleGit(env.workspace).status()).isClean()).toBe(true);
+    await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'worktree-kept-child');
+  });
+
+  it('leaves nothing behind for an unchanged child', async () => {
+    const before = await subagentBranches();
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'wt-clean-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'reader', prompt: 'ONLY-READ', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
+            { text: 'read only' },
+          ],
+        },
+        { match: { userIncludes: 'ONLY-READ' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] }, { text: 'nothing changed' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'clean worktree', name: 'wt-clean-root' });
+    expect((await handle.result()).status).toBe('completed');
+    const childId = `${handle.agentId}.1`;
+    expect(text(lastToolResults(handle.agentId, 1)[0])).not.toContain('Worktree kept');
+    expect(await subagentBranches()).toEqual(before);
+    expect((await worktreePaths()).some((candidate) => candidate.endsWith(childId))).toBe(false);
+    expect((await env.client.getAgent(childId).status()).result?.worktree).toMatchObject({ kept: false, branch: `subagents/${childId}` });
+  });
+
+  it("tells a fork in a worktree that inherited paths are the parent's, and makes it re-read before editing", async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'wt-fork-root' },
+          turns: [
+            { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
+            { toolUses: [{ name: 'Agent', input: { description: 'fork in worktree', prompt: 'FORK-WT', isolation: 'worktree', run_in_background: false } }] },
+            { text: 'fork done' },
+          ],
+        },
+        {
+          match: { userIncludes: 'Your directive: ' },
+          turnOffset: 2,
+          turns: [
+            { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } }] },
+            { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
+            { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } }] },
+            { text: 'Scope: edited after re-reading' },
+          ],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'fork in worktree', name: 'wt-fork-root', limits: { forking: true } });
+    expect((await handle.result()).status).toBe('completed');
+    const childId = `${handle.agentId}.1`;
+    const first = env.modelServer.requests().find((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === childId)!;
+    expect(first.rawBody).toContain("Paths in the conversation above refer to the parent's checkout");
+    expect(first.rawBody).toContain(`${env.workspace} corresponds to`);
+    const refused = lastToolResults(childId, 1)[0]!;
+    expect(refused.is_error).toBe(true);
+    expect(lastToolResults(childId, 3)[0]!.is_error).toBeFalsy();
+    expect(readFileSync(path.join(env.workspace, 'shared.txt'), 'utf8')).toBe('version: original\n');
+  });
+
+  it('cleans up when the child is stopped mid-run', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'wt-stop-root' },
+          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'looper', prompt: 'LOOP-IN-WORKTREE', subagent_type: 'general-purpose', isolation: 'worktree' } }] }],
+        },
+        { match: { userIncludes: 'LOOP-IN-WORKTREE' }, turns: Array.from({ length: 50 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 200 })) },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'stop in worktree', name: 'wt-stop-root' });
+    const childId = `${handle.agentId}.1`;
+    await waitFor(async () => (await worktreePaths()).some((candidate) => candidate.endsWith(childId)), 30_000, 'the worktree');
+    await handle.stop({ by: 'tester', reason: 'stop mid-run' });
+    await expect(handle.result()).rejects.toThrow();
+    await waitFor(async () => !(await worktreePaths()).some((candidate) => candidate.endsWith(childId)), 30_000, 'the worktree to be removed');
+    expect(await subagentBranches()).not.toContain(`subagents/${childId}`);
+  });
+
+  it('cleans up after a worker SIGKILL during the run, once a new worker resumes it', async () => {
+    const taskQueue = `${env.taskQueue}-crash`;
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'wt-crash-root' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'SLOW-IN-WORKTREE', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
+            { text: 'crash survived' },
+          ],
+        },
+        {
+          match: { userIncludes: 'SLOW-IN-WORKTREE' },
+          turns: [...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 300 })), { text: 'slow done' }],
+        },
+      ]),
+    );
+    childWorkers.push(await startChildWorker({ taskQueue, modelBaseUrl: env.modelServer.url }));
+    const client = new SubagentsClient(env.temporal.client, taskQueue);
+    const handle = await client.startAgent({ prompt: 'crash in worktree', name: 'wt-crash-root', cwd: env.workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions', limits: { forking: false } });
+    const childId = `${handle.agentId}.1`;
+    await waitFor(async () => (await worktreePaths()).some((candidate) => candidate.endsWith(childId)), 30_000, 'the worktree');
+    await childWorkers[0]!.kill('SIGKILL');
+    childWorkers.push(await startChildWorker({ taskQueue, modelBaseUrl: env.modelServer.url }));
+    expect((await handle.result()).finalText).toBe('crash survived');
+    expect((await worktreePaths()).some((candidate) => candidate.endsWith(childId))).toBe(false);
+    expect(await subagentBranches()).not.toContain(`subagents/${childId}`);
+    expect(existsSync(path.join(env.workspace, '.subagents'))).toBe(true);
+    expect((await simpleGit(env.workspace).status()).isClean()).toBe(true);
+  });
+});
