@@ -60,6 +60,9 @@ interface TreeRun {
   size: number;
   setupMs: number;
   stopCallMs: number;
+  /** Last leaf, last middle, root: where the time of the cascade goes. */
+  leavesClosedMs: number;
+  middlesClosedMs: number;
   rootClosedMs: number;
   stopToAllClosedMs: number;
   visibilityZeroMs: number;
@@ -123,15 +126,31 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
   const inTree = (await env.temporalClient.workflow.count(`RootAgentId = '${root.agentId}'`)).count;
   if (inTree !== tree.size) throw new Error(`visibility lists ${inTree} agents with RootAgentId ${root.agentId}, expected ${tree.size}`);
 
+  if (process.env.BENCH_DEBUG) console.error(described.map((agent) => `${agent.agentId.split('.').length - 1}:${(agent.closeTime ?? 0) - stopAt}`).sort((a, b) => Number(a.split(':')[1]) - Number(b.split(':')[1])).join(' '));
+  if (process.env.BENCH_DEBUG) {
+    for (const agentId of [root.agentId, `${root.agentId}.1`, `${root.agentId}.1.1`, `${root.agentId}.${tree.middles}.${tree.leavesPerMiddle}`]) {
+      const history = await env.temporalClient.workflow.getHandle(agentId).fetchHistory();
+      const lines = (history.events ?? []).map((event) => {
+        const at = Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6) - stopAt;
+        const detail = event.activityTaskScheduledEventAttributes?.activityType?.name ?? event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName ?? event.workflowExecutionSignaledEventAttributes?.signalName ?? event.requestCancelExternalWorkflowExecutionInitiatedEventAttributes?.workflowExecution?.workflowId ?? '';
+        return { at, text: `${at} ${event.eventId} ${event.eventType} ${detail}` };
+      });
+      console.error(`--- ${agentId}\n${lines.filter((line) => line.at > -1500).map((line) => line.text).join('\n')}`);
+    }
+  }
   const statuses: Record<string, number> = {};
   for (const agent of described) statuses[agent.status] = (statuses[agent.status] ?? 0) + 1;
   const closeTimes = described.map((agent) => agent.closeTime ?? Number.NaN);
   const allClosed = described.every((agent) => agent.status !== 'RUNNING' && agent.closeTime !== undefined);
+  const depthOf = (agentId: string) => agentId.split('.').length - 1;
+  const lastClosedAt = (depth: number) => Math.max(...described.filter((agent) => depthOf(agent.agentId) === depth).map((agent) => agent.closeTime ?? Number.NaN)) - stopAt;
   return {
     size: tree.size,
     setupMs,
     stopCallMs,
-    rootClosedMs: (described[0]?.closeTime ?? Number.NaN) - stopAt,
+    leavesClosedMs: lastClosedAt(2),
+    middlesClosedMs: lastClosedAt(1),
+    rootClosedMs: lastClosedAt(0),
     stopToAllClosedMs: allClosed ? Math.max(...closeTimes) - stopAt : Number.NaN,
     visibilityZeroMs,
     statuses,
@@ -144,11 +163,11 @@ try {
   for (const tree of trees) runs.push(await runTree(tree));
 
   console.log(`stop the root of a busy tree (leaves: a Glob every ${leafDelayMs} ms model delay); ms from the stop request`);
-  console.log(`${'agents'.padStart(6)}${['setup', 'stop call', 'root closed', 'all closed', 'visibility 0'].map((label) => label.padStart(14)).join('')}  statuses`);
+  console.log(`${'agents'.padStart(6)}${['setup', 'stop call', 'leaves closed', 'middles closed', 'root closed', 'all closed', 'visibility 0'].map((label) => label.padStart(15)).join('')}  statuses`);
   for (const run of runs) {
-    const cells = [run.setupMs, run.stopCallMs, run.rootClosedMs, run.stopToAllClosedMs, run.visibilityZeroMs];
+    const cells = [run.setupMs, run.stopCallMs, run.leavesClosedMs, run.middlesClosedMs, run.rootClosedMs, run.stopToAllClosedMs, run.visibilityZeroMs];
     const statuses = Object.entries(run.statuses).map(([status, count]) => `${status} ${count}`).join(', ');
-    console.log(`${String(run.size).padStart(6)}${cells.map((value) => String(ms(value)).padStart(14)).join('')}  ${statuses}`);
+    console.log(`${String(run.size).padStart(6)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}  ${statuses}`);
   }
   const bySize = (pick: (run: TreeRun) => number) => Object.fromEntries(runs.map((run) => [String(run.size), ms(pick(run))]));
   const allClosed = runs.every((run) => run.allClosed);
@@ -157,6 +176,8 @@ try {
       stopToAllClosedMs: bySize((run) => run.stopToAllClosedMs),
       allClosed,
       allCancelled: runs.every((run) => run.statuses.CANCELLED === run.size),
+      leavesClosedMs: bySize((run) => run.leavesClosedMs),
+      middlesClosedMs: bySize((run) => run.middlesClosedMs),
       rootClosedMs: bySize((run) => run.rootClosedMs),
       visibilityRunningZeroMs: bySize((run) => run.visibilityZeroMs),
       stopCallMs: bySize((run) => run.stopCallMs),

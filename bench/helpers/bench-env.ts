@@ -29,7 +29,8 @@ export interface BenchEnvOptions {
 }
 
 export async function createBenchEnv(behaviour: Behaviour, options: BenchEnvOptions = {}): Promise<BenchEnv> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // Core's own warnings go through the logger (stderr), not to stdout, whose last line is the bench's JSON.
+  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } } });
   const server = await startDevServer({ port: 0, headless: true, dynamicConfig: options.dynamicConfig });
   const modelServer = await startModelServer({ port: 0, behaviour });
   const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-bench-')));

@@ -26,6 +26,11 @@ export interface AgentLimits {
   backgroundApprovals: 'deny' | 'approve' | 'bubble';
   /** An Agent call without subagent_type forks (default), instead of starting a general-purpose agent. */
   forking: boolean;
+  /**
+   * Continue-as-new at a turn boundary once the run's history has this many events (besides when
+   * Temporal suggests it). Default 10000 (Temporal warns at 10240 and stops at 51200).
+   */
+  continueAsNewAfterEvents: number;
 }
 
 export const defaultAgentLimits: AgentLimits = {
@@ -36,6 +41,7 @@ export const defaultAgentLimits: AgentLimits = {
   defaultMaxTurns: 50,
   backgroundApprovals: 'deny',
   forking: true,
+  continueAsNewAfterEvents: 10_000,
 };
 
 /** State that survives continue-as-new (and is copied, for forks, at creation). */
@@ -105,6 +111,20 @@ export interface AgentWorkflowInput {
   forkFrom?: { agentId: string; runId: string; messageCount: number; conversationHash: string; directive: string };
   /** Present when continuing (continue-as-new or resume). */
   carried?: CarriedAgentState;
+  /** Continue-as-new only: what waited for the next turn boundary, and the root's tree bookkeeping. */
+  carriedInbox?: { kind: 'notification' | 'message' | 'steer'; text: string }[];
+  carriedTree?: CarriedTreeState;
+  /** Runs of this agentId before this one that continued-as-new. */
+  continuedRuns?: number;
+}
+
+/** The root's tree bookkeeping across continue-as-new. */
+export interface CarriedTreeState {
+  tokensUsed: number;
+  budgetExceeded: boolean;
+  paused: boolean;
+  alwaysAllowed: string[];
+  finishedNodes: import('./definitions').TreeNode[];
 }
 
 /** What a finished agent returns: a bounded projection, never its history. */

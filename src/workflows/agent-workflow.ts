@@ -1,8 +1,10 @@
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
+  continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
   setCurrentDetails,
@@ -145,6 +147,30 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
     runtime.spawnReplies.set(reply.requestId, reply);
   });
   if (runtime.tree) installRootHandlers(runtime, runtime.tree);
+  if (input.carriedTree) runtime.tree?.restore(input.carriedTree);
+  if (input.carriedInbox) runtime.inbox.restore(input.carriedInbox);
+
+  /**
+   * Long sessions: continue-as-new at a turn boundary when Temporal suggests it or past the event
+   * threshold — only with no running children (they are bound to this run) and no pending approval,
+   * after every handler has finished, carrying the conversation, counters, inbox and tree state.
+   */
+  const continueIfDue = async (): Promise<void> => {
+    const info = workflowInfo();
+    const due = info.continueAsNewSuggested || info.historyLength >= input.limits.continueAsNewAfterEvents;
+    if (!due || subagents.runningCount > 0 || runtime.pendingApprovals.size > 0) return;
+    await condition(allHandlersFinished);
+    if (subagents.runningCount > 0 || runtime.pendingApprovals.size > 0) return;
+    await continueAsNew<typeof agentWorkflow>({
+      ...input,
+      renderedSystemPrompt: systemPrompt,
+      forkFrom: undefined,
+      carried: state.carry(),
+      carriedInbox: runtime.inbox.pending(),
+      carriedTree: runtime.tree?.carry(),
+      continuedRuns: (input.continuedRuns ?? 0) + 1,
+    });
+  };
 
   const finish = (status: AgentStatus, finalText: string, extra: Partial<AgentResult> = {}): AgentResult => {
     undelivered.push(...runtime.inbox.drainUndelivered());
@@ -311,6 +337,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
       const outcome = await runTurn();
       switch (outcome.type) {
         case 'tools_done':
+          await continueIfDue();
           continue;
         case 'final':
           lastStopReason = outcome.stopReason;

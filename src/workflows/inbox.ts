@@ -26,6 +26,15 @@ export class Inbox {
     this.items.push({ kind: 'steer', text: `<steering from="${by}">\n${text}\n</steering>` });
   }
 
+  /** Everything still queued (continue-as-new carries it to the next run). */
+  pending(): InboxItem[] {
+    return [...this.items];
+  }
+
+  restore(items: readonly InboxItem[]): void {
+    this.items.push(...items);
+  }
+
   get size(): number {
     return this.items.length;
   }

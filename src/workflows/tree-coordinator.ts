@@ -1,4 +1,4 @@
-import type { AgentLimits } from '../shared/agent';
+import type { AgentLimits, CarriedTreeState } from '../shared/agent';
 import type { ApprovalRequest, TreeAgentStarted, TreeNode, TreeSnapshot } from '../shared/definitions';
 import type { TokenUsage } from '../shared/messages';
 import { totalTokens } from './projection';
@@ -83,6 +83,25 @@ export class TreeCoordinator {
   /** Running agents that were spawned in (or moved to) the background: stopped when the budget is reached. */
   runningBackgroundAgents(): string[] {
     return [...this.nodes.values()].filter((node) => node.status === 'running' && node.background).map((node) => node.agentId);
+  }
+
+  /** Bookkeeping a continued run of the root carries (only finished nodes: a root continues with no running children). */
+  carry(): CarriedTreeState {
+    return {
+      tokensUsed: this.tokens,
+      budgetExceeded: this.budgetExceeded,
+      paused: this.paused,
+      alwaysAllowed: [...this.alwaysAllowed],
+      finishedNodes: [...this.nodes.values()].filter((node) => node.status === 'finished'),
+    };
+  }
+
+  restore(carried: CarriedTreeState): void {
+    this.tokens = carried.tokensUsed;
+    this.budgetExceeded = carried.budgetExceeded;
+    this.paused = carried.paused;
+    for (const tool of carried.alwaysAllowed) this.alwaysAllowed.add(tool);
+    for (const node of carried.finishedNodes) this.nodes.set(node.agentId, node);
   }
 
   snapshot(): TreeSnapshot {

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
+import { recordHistory } from '../helpers/histories';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+async function runIds(workflowId: string): Promise<string[]> {
+  const runs: string[] = [];
+  for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(execution.runId);
+  return runs;
+}
+
+const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
+
+describe('long sessions: continue-as-new at turn boundaries', () => {
+  it('continues in new runs past the threshold, carrying the conversation, counters and queued messages', async () => {
+    await env.writeFiles({ 'notes.txt': 'some notes\n' });
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'can-root' },
+          turns: [
+            ...Array.from({ length: 11 }, (_, index) => ({ text: `turn ${index + 1}`, toolUses: [{ name: 'Read', input: { file_path: 'notes.txt' } }], delayMs: 100 })),
+            { text: 'FINAL after {{last_user_text}}' },
+          ],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'long session', name: 'can-root', maxTurns: 30, limits: { continueAsNewAfterEvents: 40 } });
+    await waitFor(async () => (await runIds(handle.agentId)).length >= 2, 60_000, 'a second run');
+    await env.client.send(handle.agentId, 'MESSAGE-ACROSS-RUNS');
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.turns).toBe(12);
+    expect(result.toolUses).toBe(11);
+    expect(result.finalText).toContain('FINAL');
+    expect((await runIds(handle.agentId)).length).toBeGreaterThanOrEqual(3);
+    const messages = await handle.messages();
+    expect(messages.filter((message) => message.role === 'assistant')).toHaveLength(12);
+    expect(JSON.stringify(messages)).toContain('MESSAGE-ACROSS-RUNS');
+    // Usage accumulated over every run: each of the 12 model calls reported output tokens.
+    expect(result.usage.outputTokens).toBeGreaterThanOrEqual(12);
+    await recordHistory(env.temporal.client, handle.agentId, 'continue-as-new-last-run');
+  });
+
+  it('never continues-as-new under a running child: it waits until the child has finished', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'can-parent' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'background worker', prompt: 'BG-WORK', run_in_background: true } }] },
+            ...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 100 })),
+            { text: 'parent waits' },
+            { text: 'parent done: {{last_user_text}}' },
+          ],
+        },
+        { match: { userIncludes: 'BG-WORK' }, turns: [{ text: 'background finished', delayMs: 2500 }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'parent with child', name: 'can-parent', limits: { continueAsNewAfterEvents: 30 } });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toContain('background finished');
+    const child = await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe();
+    expect(child.status.name).toBe('COMPLETED');
+  });
+});
