@@ -24,7 +24,7 @@ import {
   type SteerAck,
   type TreeSnapshot,
 } from './shared/definitions';
-import { appendUserText, dropUnresolvedToolUses } from './workflows/tool-results';
+import { resumeInput } from './workflows/resume';
 import type { MessageParam } from './shared/messages';
 import { defaultModel, resolveModelAlias } from './shared/models';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from './shared/search-attributes';
@@ -209,13 +209,33 @@ export class SubagentsClient {
       await workflow.signal(messageSignal, { from: 'user', text });
       return { delivered: 'queued', handle: new AgentHandle(agentId, workflow) };
     }
+    return { delivered: 'resumed', handle: await this.resume(agentId, text) };
+  }
+
+  /**
+   * Resumes a finished agent with a new prompt: a new run of the same agentId continuing from its
+   * history (unresolved tool_uses dropped). Its type is looked up again: a type that no longer
+   * exists becomes general-purpose. A kept worktree is reused. Stopped agents are refused.
+   */
+  async resume(agentId: string, prompt: string, options: { homeDir?: string } = {}): Promise<AgentHandle> {
+    const workflow = this.temporal.workflow.getHandle(agentId);
+    const description = await workflow.describe();
+    if (description.status.name === 'RUNNING') throw new Error(`Agent ${agentId} is still running; send it a message instead of resuming it.`);
     if (description.status.name === 'CANCELLED' || description.status.name === 'TERMINATED') {
       throw new Error(`Agent ${agentId} was stopped (${description.status.name.toLowerCase()}); stopped agents are not resumed.`);
     }
     const previous = await workflow.query(resumeStateQuery);
     if (previous.stoppedBy) throw new Error(`Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed.`);
-    const messages = appendUserText(dropUnresolvedToolUses(previous.carried.messages), text);
-    const input: AgentWorkflowInput = { ...previous.input, carried: { ...previous.carried, messages, turn: 0 } };
+    const { definitions } = await loadAgentDefinitions({ cwd: previous.input.cwd, homeDir: options.homeDir });
+    const definition = previous.input.agentType === 'fork' ? undefined : (definitions[previous.input.agentType] ?? definitions['general-purpose']);
+    const input = resumeInput(
+      previous,
+      prompt,
+      // A type that no longer exists is replaced, and its system prompt rendered anew for the new type.
+      definition && definition.name !== previous.input.agentType
+        ? { agentType: definition.name, definitionPrompt: definition.prompt, renderedSystemPrompt: undefined }
+        : {},
+    );
     const resumed = await this.temporal.workflow.start('agentWorkflow', {
       taskQueue: description.taskQueue,
       workflowId: agentId,
@@ -223,7 +243,7 @@ export class SubagentsClient {
       typedSearchAttributes: description.typedSearchAttributes,
       staticSummary: `${input.agentType}: ${summarize(input.description ?? input.prompt)} (resumed)`,
     });
-    return { delivered: 'resumed', handle: new AgentHandle(agentId, resumed) };
+    return new AgentHandle(agentId, resumed);
   }
 
   /** Finds an agent of a tree by name (running agents answer the status query). */

@@ -33,6 +33,7 @@ const commands: Record<string, { run: Command; help: string }> = {
   },
   stop: { run: agentCommands.stop, help: 'stop <agentId> [--reason R]   (the agent and its whole subtree)' },
   send: { run: agentCommands.send, help: 'send <agentId|name> "text" [--root ROOT_ID] [--follow]   (queues for a running agent; resumes a finished one)' },
+  resume: { run: agentCommands.resume, help: 'resume <agentId> "prompt" [--follow] [--json]   (a new run of a finished agent, continuing from its history)' },
   agents: { run: (argv) => agentsListCommand(argv), help: 'agents [--dir DIR] [--json]   (agent types: built-in, ~/.claude/agents, .claude/agents)' },
   ui: { run: (argv) => uiCommand(argv), help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)' },
   worktrees: { run: worktreesCommand, help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)' },

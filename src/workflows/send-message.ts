@@ -5,7 +5,8 @@ import { setupActivities } from './activity-proxies';
 import type { AgentRuntime } from './agent-runtime';
 import { asyncLaunchedText } from './projection';
 import type { Subagents } from './subagents';
-import { appendUserText, dropUnresolvedToolUses, type ToolOutcome } from './tool-results';
+import { resumeInput } from './resume';
+import type { ToolOutcome } from './tool-results';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
 
@@ -32,9 +33,8 @@ export async function sendMessageTool(call: ToolUseBlock, runtime: AgentRuntime,
     }
     const previous = await setupActivities.fetchResumeState({ agentId: task.agentId });
     if (previous.stoppedBy) return error(`Agent ${task.agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed automatically.`);
-    const messages = appendUserText(dropUnresolvedToolUses(previous.carried.messages), `<message from="${input.agentId}">\n${text}\n</message>`);
     const resumed = await subagents.startChildTask(
-      { ...previous.input, background: true, carried: { ...previous.carried, messages, turn: 0 } },
+      resumeInput(previous, `<message from="${input.agentId}">\n${text}\n</message>`, { background: true, inForegroundChain: false }),
       call.id,
       true,
     );

@@ -194,5 +194,36 @@ async function send(argv: string[]): Promise<number> {
   }
 }
 
+async function resume(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { follow: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+  });
+  const [agentId, ...words] = positionals;
+  const prompt = words.join(' ').trim();
+  if (!agentId || !prompt) throw new CliError('resume needs an agentId and a prompt: subagents resume <agentId> "what to do next" [--follow]');
+  const client = await connect();
+  try {
+    let handle: AgentHandle;
+    try {
+      handle = await client.resume(agentId, prompt);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
+      if (error instanceof Error && /still running|not resumed/.test(error.message)) throw new CliError(error.message, ExitCode.agentUnsuccessful);
+      throw error;
+    }
+    if (!values.follow) {
+      console.log(values.json ? JSON.stringify({ agentId, resumed: true }) : `resumed ${agentId}`);
+      return ExitCode.ok;
+    }
+    const result = await follow(handle, values.json ? () => {} : undefined);
+    console.log(values.json ? JSON.stringify(result) : formatResult(result));
+    return exitCodeFor(result);
+  } finally {
+    await client.close();
+  }
+}
+
 /** The agent-facing commands. */
-export const agentCommands = { start, status, ls, stop, send };
+export const agentCommands = { start, status, ls, stop, send, resume };

@@ -1,0 +1,22 @@
+import type { AgentWorkflowInput } from '../shared/agent';
+import type { ResumeState } from '../shared/definitions';
+import { appendUserText, dropUnresolvedToolUses } from './tool-results';
+
+/**
+ * The input of a new run that continues a finished agent with a new user message (resume): its
+ * history without unresolved tool_uses, the message appended, a fresh turn budget, and its
+ * worktree only if it was kept (a removed one is made anew).
+ */
+export function resumeInput(previous: ResumeState, text: string, overrides: Partial<AgentWorkflowInput> = {}): AgentWorkflowInput {
+  const messages = appendUserText(dropUnresolvedToolUses(previous.carried.messages), text);
+  const keptWorktree = previous.result?.worktree ? previous.result.worktree.kept : true;
+  const { worktree, ...carried } = previous.carried;
+  return {
+    ...previous.input,
+    ...overrides,
+    forkFrom: undefined,
+    carriedInbox: undefined,
+    carriedTree: undefined,
+    carried: { ...carried, messages, turn: 0, ...(worktree && keptWorktree ? { worktree } : {}) },
+  };
+}

@@ -1,0 +1,62 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentTypeKey } from '../../src/shared/search-attributes';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+describe('resume', () => {
+  it('continues a finished agent from its history in a new run; a type that no longer exists becomes general-purpose', async () => {
+    const definition = path.join(env.workspace, '.claude', 'agents', 'temporary.md');
+    mkdirSync(path.dirname(definition), { recursive: true });
+    writeFileSync(definition, '---\nname: temporary\ndescription: A type that will be deleted\n---\nTEMPORARY-PROMPT\n');
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: {
+        agents: [
+          {
+            match: { agentName: 'resumable' },
+            turns: [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER to {{last_user_text}}' }],
+          },
+        ],
+      } as never,
+    });
+    const handle = await env.start({ prompt: 'first task', name: 'resumable', type: 'temporary' });
+    expect((await handle.result()).finalText).toBe('FIRST-ANSWER');
+    rmSync(definition);
+
+    const resumed = await env.client.resume(handle.agentId, 'FOLLOW-UP-PROMPT');
+    const result = await resumed.result();
+    expect(result.finalText).toBe('SECOND-ANSWER to FOLLOW-UP-PROMPT');
+    expect(result.agentType).toBe('general-purpose');
+    const requests = env.modelServer.requests().filter((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === handle.agentId);
+    const second = JSON.parse(requests[1]!.rawBody) as { messages: unknown[]; system: unknown };
+    expect(JSON.stringify(second.messages)).toContain('FIRST-ANSWER');
+    expect(second.messages).toHaveLength(3);
+    expect(JSON.stringify(JSON.parse(requests[0]!.rawBody).system)).toContain('TEMPORARY-PROMPT');
+    expect(JSON.stringify(second.system)).not.toContain('TEMPORARY-PROMPT');
+    const description = await env.temporal.client.workflow.getHandle(handle.agentId).describe();
+    expect(description.typedSearchAttributes.get(agentTypeKey)).toBe('temporary');
+    await expect(env.client.resume(handle.agentId, 'again')).resolves.toBeDefined();
+  });
+
+  it('refuses to resume a stopped agent or a running one', async () => {
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: { agents: [{ match: { agentName: 'stoppable' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 20' } }] }] }] } as never,
+    });
+    const handle = await env.start({ prompt: 'long', name: 'stoppable' });
+    await expect(env.client.resume(handle.agentId, 'now')).rejects.toThrow(/still running/);
+    await handle.stop({ reason: 'enough' });
+    await expect(handle.result()).rejects.toThrow();
+    await expect(env.client.resume(handle.agentId, 'now')).rejects.toThrow(/not resumed/);
+  });
+});
