@@ -126,18 +126,6 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
   const inTree = (await env.temporalClient.workflow.count(`RootAgentId = '${root.agentId}'`)).count;
   if (inTree !== tree.size) throw new Error(`visibility lists ${inTree} agents with RootAgentId ${root.agentId}, expected ${tree.size}`);
 
-  if (process.env.BENCH_DEBUG) console.error(described.map((agent) => `${agent.agentId.split('.').length - 1}:${(agent.closeTime ?? 0) - stopAt}`).sort((a, b) => Number(a.split(':')[1]) - Number(b.split(':')[1])).join(' '));
-  if (process.env.BENCH_DEBUG) {
-    for (const agentId of [root.agentId, `${root.agentId}.1`, `${root.agentId}.1.1`, `${root.agentId}.${tree.middles}.${tree.leavesPerMiddle}`]) {
-      const history = await env.temporalClient.workflow.getHandle(agentId).fetchHistory();
-      const lines = (history.events ?? []).map((event) => {
-        const at = Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6) - stopAt;
-        const detail = event.activityTaskScheduledEventAttributes?.activityType?.name ?? event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName ?? event.workflowExecutionSignaledEventAttributes?.signalName ?? event.requestCancelExternalWorkflowExecutionInitiatedEventAttributes?.workflowExecution?.workflowId ?? '';
-        return { at, text: `${at} ${event.eventId} ${event.eventType} ${detail}` };
-      });
-      console.error(`--- ${agentId}\n${lines.filter((line) => line.at > -1500).map((line) => line.text).join('\n')}`);
-    }
-  }
   const statuses: Record<string, number> = {};
   for (const agent of described) statuses[agent.status] = (statuses[agent.status] ?? 0) + 1;
   const closeTimes = described.map((agent) => agent.closeTime ?? Number.NaN);

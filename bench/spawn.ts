@@ -54,7 +54,12 @@ async function runRoot(name: string, maxTurns: number, timeoutMs: number) {
 async function completedCloseTimes(agentIds: string[]): Promise<number[]> {
   return Promise.all(
     agentIds.map(async (agentId) => {
-      const description = await env.client.getAgent(agentId).describe();
+      const description = await env.client
+        .getAgent(agentId)
+        .describe()
+        .catch(() => {
+          throw new Error(`child ${agentId} was never started (see the parent's tool results: a refused spawn?)`);
+        });
       if (description.status.name !== 'COMPLETED' || !description.closeTime) throw new Error(`child ${agentId} is ${description.status.name}, expected COMPLETED`);
       return description.closeTime.getTime();
     }),
@@ -76,7 +81,7 @@ function childFirstRequests(childIds: string[]): number[] {
 }
 
 try {
-  // Bundle caches, JIT and the first child workflow type lookups: not measured.
+  // Warm-up (workflow bundle in the worker, JIT, connections): not measured.
   await runRoot('warmup-root', 5, 120_000);
 
   // 1. Sequential foreground spawns: turn n of the root spawns child n+1, which answers at once.

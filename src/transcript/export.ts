@@ -100,11 +100,12 @@ export async function readAgentTranscript(client: Client, agentId: string, optio
 
   await checkWorkerPolls(client, agentId, description.taskQueue);
   let messages;
+  const deadline = Date.now() + (options.queryTimeoutMs ?? defaultQueryTimeoutMs);
   try {
-    const deadline = Date.now() + (options.queryTimeoutMs ?? defaultQueryTimeoutMs);
     messages = (await client.withDeadline(deadline, () => handle.query(conversationQuery, { from: 0 }))).messages;
   } catch (error) {
-    if (isGrpcDeadlineError(error)) throw new NoWorkerError(agentId, description.taskQueue);
+    // Past the deadline gRPC reports DEADLINE_EXCEEDED or, under load, CANCELLED: both mean nobody answered.
+    if (isGrpcDeadlineError(error) || Date.now() >= deadline) throw new NoWorkerError(agentId, description.taskQueue);
     throw error;
   }
 

@@ -59,7 +59,8 @@ describe('long sessions: continue-as-new at turn boundaries', () => {
           turns: [
             { toolUses: [{ name: 'Agent', input: { description: 'background worker', prompt: 'BG-WORK', run_in_background: true } }] },
             ...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 100 })),
-            { text: 'parent waits' },
+            // The notification may arrive after any of the turns above (timing), so every text quotes the latest one.
+            { text: 'parent waits: {{last_user_text}}' },
             { text: 'parent done: {{last_user_text}}' },
           ],
         },
