@@ -52,6 +52,8 @@ export interface StartAgentOptions {
   homeDir?: string;
   /** Keep the agent waiting for the next message after each answer (until closed or idle this long). */
   interactive?: { idleTimeoutMs: number };
+  /** max_tokens of each model call (default 8192). */
+  maxOutputTokens?: number;
 }
 
 /** Connection settings; each defaults from the environment / temporal.toml profile, then the built-in default. */
@@ -307,5 +309,6 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     limits,
     allowedAgentTypes: definition.allowedAgentTypes,
     ...(options.interactive ? { interactive: options.interactive } : {}),
+    ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
   };
 }

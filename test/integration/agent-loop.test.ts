@@ -1,7 +1,8 @@
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
 let env: AgentTestEnv;
@@ -219,6 +220,38 @@ describe('agent query loop on a real Temporal server', () => {
     expect(block.is_error).toBe(true);
     expect(resultText(block)).toMatch(/timed out/i);
     expect(resultText(block)).not.toContain('finished');
+  });
+
+  it('kills a running Bash command when the agent is stopped', async () => {
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: { agents: [{ match: { userIncludes: 'cancel my command' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'echo $$ > bash-pid.txt; sleep 60' } }] }] }] },
+    });
+    const handle = await env.start({ prompt: 'cancel my command' });
+    const pidFile = path.join(env.workspace, 'bash-pid.txt');
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 30_000, 'the command to start');
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    await handle.stop({ reason: 'cancel the command' });
+    await expect(handle.result()).rejects.toThrow();
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] !== 'Z';
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(() => !alive(), 15_000, 'the Bash process to be killed');
+  });
+
+  it('fails fast on a 400 with the API error message', async () => {
+    env.modelServer.clearRequests();
+    env.modelServer.setBehaviour({ kind: 'echo' });
+    const result = await (await env.start({ prompt: 'hello', maxOutputTokens: 0 })).result();
+    expect(result.status).toBe('failed');
+    expect(result.error).toContain('ModelInvocationError.BadRequest');
+    expect(result.error).toContain('max_tokens');
+    expect(env.modelServer.requests().filter((request) => request.path === '/v1/messages')).toHaveLength(1);
   });
 
   it('retries a 429 after the retry-after delay, then succeeds', async () => {
