@@ -93,16 +93,7 @@ export class Subagents {
     if (input.allowedAgentTypes && !input.allowedAgentTypes.includes(typeName)) {
       return error(`This agent may only start these agent types: ${input.allowedAgentTypes.join(', ')}. "${typeName}" is not one of them.`);
     }
-    const refusal = checkSpawnLimits({
-      depth: input.depth,
-      maxDepth: input.limits.maxDepth,
-      runningChildren: this.runningCount + this.pendingSpawns,
-      maxChildrenPerAgent: input.limits.maxChildrenPerAgent,
-      spawningPaused: false,
-      budgetExceeded: this.runtime.tree?.budgetExceeded ?? false,
-      childId,
-      ancestorIds: ancestorsOf(input.agentId),
-    });
+    const refusal = this.limitRefusal(childId);
     if (refusal) return error(refusal);
     const background = request.run_in_background ?? definition.background ?? false;
     const permissionMode = childPermissionMode(input.permissionMode, definition);
@@ -110,18 +101,9 @@ export class Subagents {
     if (tools.length === 0) {
       return error(`Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`);
     }
-    this.pendingSpawns += 1;
-    let task: ChildTask;
-    try {
-      const slot = await this.reserveTreeSlot(childId);
-      if (slot) return error(slot);
-      const childInput = this.childInput(childId, call, request, definition, { background, permissionMode, tools, context });
-      task = await this.startChildTask(childInput, call.id, background);
-    } finally {
-      this.pendingSpawns -= 1;
-    }
-    if (background) return { content: asyncLaunchedText(childId, request.description), isError: false };
-    return this.waitForeground(task);
+    return this.launch(childId, call, request.description, background, () =>
+      this.childInput(childId, call, request, definition, { background, permissionMode, tools, context }),
+    );
   }
 
   /**
@@ -137,23 +119,10 @@ export class Subagents {
           '(a named subagent_type is still possible within the depth limit).',
       );
     }
-    const refusal = checkSpawnLimits({
-      depth: input.depth,
-      maxDepth: input.limits.maxDepth,
-      runningChildren: this.runningCount + this.pendingSpawns,
-      maxChildrenPerAgent: input.limits.maxChildrenPerAgent,
-      spawningPaused: false,
-      budgetExceeded: this.runtime.tree?.budgetExceeded ?? false,
-      childId,
-      ancestorIds: ancestorsOf(input.agentId),
-    });
+    const refusal = this.limitRefusal(childId);
     if (refusal) return error(refusal);
     const background = request.run_in_background ?? true;
-    this.pendingSpawns += 1;
-    let task: ChildTask;
-    try {
-      const slot = await this.reserveTreeSlot(childId);
-      if (slot) return error(slot);
+    return this.launch(childId, call, request.description, background, () => {
       const notNarrowed = input.permissionMode === 'bypassPermissions' || input.permissionMode === 'acceptEdits';
       const childInput: AgentWorkflowInput = {
         agentId: childId,
@@ -199,11 +168,37 @@ export class Subagents {
           descendantUsage: emptyTokenUsage(),
         },
       };
-      task = await this.startChildTask(childInput, call.id, background);
+      return childInput;
+    });
+  }
+
+  /** The local limits a spawn must pass (the tree's limits are the root's decision). */
+  private limitRefusal(childId: string): string | undefined {
+    const { input } = this.runtime;
+    return checkSpawnLimits({
+      depth: input.depth,
+      maxDepth: input.limits.maxDepth,
+      runningChildren: this.runningCount + this.pendingSpawns,
+      maxChildrenPerAgent: input.limits.maxChildrenPerAgent,
+      spawningPaused: false,
+      budgetExceeded: this.runtime.tree?.budgetExceeded ?? false,
+      childId,
+      ancestorIds: ancestorsOf(input.agentId),
+    });
+  }
+
+  /** Reserves the tree slot, starts the child, and answers the Agent call (at once, or when a foreground child ends). */
+  private async launch(childId: string, call: ToolUseBlock, description: string, background: boolean, buildInput: () => AgentWorkflowInput): Promise<ToolOutcome> {
+    this.pendingSpawns += 1;
+    let task: ChildTask;
+    try {
+      const slot = await this.reserveTreeSlot(childId);
+      if (slot) return error(slot);
+      task = await this.startChildTask(buildInput(), call.id, background);
     } finally {
       this.pendingSpawns -= 1;
     }
-    if (background) return { content: asyncLaunchedText(childId, request.description), isError: false };
+    if (background) return { content: asyncLaunchedText(childId, description), isError: false };
     return this.waitForeground(task);
   }
 

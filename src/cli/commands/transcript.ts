@@ -3,11 +3,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { SubagentsClient } from '../../client';
 import { NoWorkerError, readAgentTranscript, readTreeTranscripts } from '../../transcript/export';
 import { formatTranscripts } from '../../transcript/human-view';
 import { toJsonl } from '../../transcript/records';
 import { CliError, ExitCode } from '../exit-codes';
+import { connect } from './agents';
 
 const usage = 'transcript <agentId> [--tree] [--jsonl] [--out FILE]';
 
@@ -37,16 +37,6 @@ export function parseTranscriptArgs(argv: string[]): TranscriptArgs {
   return { agentId, tree: parsed.values.tree, jsonl: parsed.values.jsonl, ...(parsed.values.out ? { out: parsed.values.out } : {}) };
 }
 
-async function connect(): Promise<SubagentsClient> {
-  try {
-    return await SubagentsClient.connect();
-  } catch (error) {
-    throw new CliError(
-      `Cannot reach Temporal at ${process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233'}: ${(error as Error).message}. Start it with \`subagents dev\`.`,
-      ExitCode.unavailable,
-    );
-  }
-}
 
 /** Prints (or writes to --out) the transcript; exit 3 when no worker answers, 4 for an unknown agent. */
 export async function transcriptCommand(argv: string[]): Promise<number> {
