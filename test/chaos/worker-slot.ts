@@ -26,6 +26,8 @@ export class WorkerSlot {
   generation = 0;
   /** Exits nobody asked for. */
   readonly unexpectedExits: string[] = [];
+  /** When those happened (ms). */
+  readonly unexpectedExitTimes: number[] = [];
 
   constructor(readonly options: WorkerSlotOptions) {}
 
@@ -94,6 +96,7 @@ export class WorkerSlot {
         if (this.child !== child || this.closed || signal === 'SIGKILL') return;
         const what = `${options.name}: worker #${generation} (pid ${child.pid}) exited on its own (code ${code}, signal ${signal}); see ${options.logFile}`;
         this.unexpectedExits.push(what);
+        this.unexpectedExitTimes.push(Date.now());
         options.log(`${what}; starting another`);
         this.start().catch((error: unknown) => options.log(`${options.name}: ${String(error)}`));
       });

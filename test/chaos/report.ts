@@ -1,0 +1,79 @@
+// The human table (one row per run), the details under it, and the summary JSON.
+import { describeKill } from './plan';
+import { evidence, type AgentReport, type RunOutcome } from './run-one';
+import { seconds } from './util';
+
+export interface ChaosSummary {
+  runs: number;
+  completed: number;
+  lostToolResults: number;
+  duplicatedBashRuns: number;
+  transcriptMismatches: number;
+  seed: number;
+  durationMs: number;
+}
+
+const runLabel = (outcome: RunOutcome) => `r${String(outcome.plan.index).padStart(2, '0')}`;
+const sum = (agents: readonly AgentReport[], pick: (agent: AgentReport) => number) => agents.reduce((total, agent) => total + pick(agent), 0);
+
+/** Per run: lost tool results, extra Bash runs, agents whose transcript mismatched. */
+export function runCounters(outcome: RunOutcome): { lost: number; dupBash: number; mismatch: number } {
+  return {
+    lost: sum(outcome.agents, (agent) => agent.lost.length),
+    dupBash: sum(outcome.agents, (agent) => agent.bashDuplicates),
+    mismatch: sum(outcome.agents, (agent) => (agent.mismatches.length > 0 ? 1 : 0)),
+  };
+}
+
+export function formatTable(outcomes: readonly RunOutcome[]): string {
+  const columns: [string, (outcome: RunOutcome) => string][] = [
+    ['run', runLabel],
+    ['kill point', (outcome) => describeKill(outcome.plan.kill) + (outcome.plan.continueAsNewAfterEvents ? ' [CAN]' : '')],
+    ['at', (outcome) => (outcome.disruptedAtMs === undefined ? 'missed' : seconds(outcome.disruptedAtMs))],
+    ['slot', (outcome) => outcome.slot],
+    ['what the target agent shows', evidence],
+    ['status', (outcome) => (outcome.completed ? 'completed' : outcome.rootStatus)],
+    ['time', (outcome) => seconds(outcome.durationMs)],
+    ['agents', (outcome) => String(outcome.agents.length)],
+    ['wf runs', (outcome) => String(sum(outcome.agents, (agent) => agent.runs))],
+    ['lost', (outcome) => String(runCounters(outcome).lost)],
+    ['dup bash', (outcome) => String(runCounters(outcome).dupBash)],
+    ['mismatch', (outcome) => String(runCounters(outcome).mismatch)],
+    ['marked retries', (outcome) => String(sum(outcome.agents, (agent) => agent.markedRetries))],
+    ['bash "partially run"', (outcome) => String(sum(outcome.agents, (agent) => agent.partialBash))],
+    ['unexplained retries', (outcome) => String(sum(outcome.agents, (agent) => agent.unexplainedRetries.length))],
+  ];
+  const cells = outcomes.map((outcome) => columns.map(([, cell]) => cell(outcome)));
+  const widths = columns.map(([title], index) => Math.max(title.length, ...cells.map((row) => row[index]!.length)));
+  const line = (row: string[]) => row.map((cell, index) => cell.padEnd(widths[index]!)).join('  ').trimEnd();
+  return [line(columns.map(([title]) => title)), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
+}
+
+/** One line per run with anything worth reading: notes, lost results, mismatches, extra Bash runs, unexplained retries. */
+export function formatDetails(outcomes: readonly RunOutcome[]): string[] {
+  return outcomes.flatMap((outcome) => {
+    const details = [
+      ...outcome.notes,
+      ...outcome.agents.flatMap((agent) => [
+        ...agent.lost.map((text) => `${agent.agentId} lost: ${text}`),
+        ...agent.mismatches.map((text) => `${agent.agentId} mismatch: ${text}`),
+        ...(agent.bashDuplicates > 0 ? [`${agent.agentId}: Bash ran ${agent.bashDuplicates + 1} times`] : []),
+        ...agent.unexplainedRetries,
+      ]),
+    ];
+    return details.length > 0 ? [`${runLabel(outcome)} (${outcome.plan.rootId}): ${details.join('; ')}`] : [];
+  });
+}
+
+export function summarize(outcomes: readonly RunOutcome[], seed: number, durationMs: number): ChaosSummary {
+  const counters = outcomes.map(runCounters);
+  return {
+    runs: outcomes.length,
+    completed: outcomes.filter((outcome) => outcome.completed).length,
+    lostToolResults: counters.reduce((total, counter) => total + counter.lost, 0),
+    duplicatedBashRuns: counters.reduce((total, counter) => total + counter.dupBash, 0),
+    transcriptMismatches: counters.reduce((total, counter) => total + counter.mismatch, 0),
+    seed,
+    durationMs,
+  };
+}

@@ -1,0 +1,107 @@
+// `npm run test:chaos`: SIGKILL workers (and restart the dev server) at seeded random points of
+// 3-level agent trees, then check that every tree completed with no lost tool results, no Bash run
+// twice and transcripts that agree with what the model saw. See docs/chaos.md.
+//
+// stdout: the table, details, and LAST one JSON line; stderr: progress. Exit 0 only when every run
+// completed and the three counters are 0.
+import path from 'node:path';
+import { SubagentsClient } from '../../src/client';
+import { canonical } from './checks';
+import { ChaosEnv } from './env';
+import { buildPlans, scenarioEntries, type RunPlan } from './plan';
+import { createPrng, seedFromArgs } from './prng';
+import { formatDetails, formatTable, summarize } from './report';
+import { executeRun, type RunOutcome } from './run-one';
+import { retrying, seconds } from './util';
+import type { WorkerSlot } from './worker-slot';
+
+const startedAt = Date.now();
+const log = (line: string) => process.stderr.write(`[chaos ${seconds(Date.now() - startedAt).padStart(6)}] ${line}\n`);
+const positiveInteger = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+};
+
+const seed = seedFromArgs(process.argv.slice(2), process.env);
+const runCount = positiveInteger('CHAOS_RUNS', 20);
+const concurrency = Math.min(runCount, positiveInteger('CHAOS_CONCURRENCY', 5));
+const runTimeoutMs = positiveInteger('CHAOS_RUN_TIMEOUT_MS', 300_000);
+const keep = process.env.CHAOS_KEEP === '1';
+const plans = buildPlans(createPrng(seed), runCount, seed);
+log(`seed ${seed} (repeat with: npm run test:chaos -- --seed ${seed}); ${runCount} runs, ${concurrency} at a time`);
+
+const runLabel = (plan: RunPlan) => `r${String(plan.index).padStart(2, '0')}`;
+const env = await ChaosEnv.create({ slots: concurrency, behaviour: { kind: 'scripted', scenario: { agents: [] } }, log, keep });
+// The scripted Bash commands write to files in the env's temp dir, so the scenario is set once it exists.
+env.modelServer.setBehaviour({
+  kind: 'scripted',
+  scenario: { agents: plans.flatMap((plan) => scenarioEntries(plan, path.join(env.dir, runLabel(plan), 'bash-markers.log'))) },
+});
+let interrupted = false;
+process.once('SIGINT', () => {
+  interrupted = true;
+  log('interrupted: cleaning up');
+  void env.close().finally(() => process.exit(130));
+});
+log(`ready after ${seconds(Date.now() - startedAt)}: ${concurrency} worker slots`);
+
+async function runSafely(plan: RunPlan, slot: WorkerSlot): Promise<RunOutcome> {
+  const began = Date.now();
+  try {
+    return await executeRun(plan, { env, slot, log, runTimeoutMs });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { plan, slot: slot.options.name, rootStatus: `error: ${message}`, completed: false, durationMs: Date.now() - began, agents: [], notes: [`the suite failed on this run: ${message}`] };
+  }
+}
+
+const outcomes: RunOutcome[] = [];
+let exitCode = 1;
+try {
+  let nextPlan = 0;
+  await Promise.all(
+    env.slots.map(async (slot) => {
+      while (nextPlan < plans.length && !interrupted) {
+        const plan = plans[nextPlan++]!;
+        const outcome = await runSafely(plan, slot);
+        outcomes.push(outcome);
+        log(`${runLabel(plan)} ${outcome.completed ? 'completed' : `NOT completed (${outcome.rootStatus})`} in ${seconds(outcome.durationMs)}${outcome.notes.length ? `: ${outcome.notes.join('; ')}` : ''}`);
+      }
+    }),
+  );
+  outcomes.sort((left, right) => left.plan.index - right.plan.index);
+
+  // Second read: every worker SIGKILLed and started again, so each conversation is rebuilt by a new
+  // process replaying the agent's history, and compared with the first read.
+  log('second read of every transcript, after restarting every worker');
+  await env.restartAllWorkers();
+  const reader = new SubagentsClient(env.temporal);
+  for (const agent of outcomes.flatMap((outcome) => outcome.agents)) {
+    const second = await retrying(`second read of ${agent.agentId}`, () => reader.getAgent(agent.agentId).messages(), 90_000)
+      .then((messages) => canonical(messages))
+      .catch((error: unknown) => `unreadable: ${String(error)}`);
+    if (second !== canonical(agent.messages)) agent.mismatches.push('second read after a worker restart differs from the first');
+  }
+
+  console.log(formatTable(outcomes));
+  for (const line of formatDetails(outcomes)) console.log(line);
+  const unexpectedExits = env.slots.flatMap((slot) => slot.unexpectedExits);
+  console.log(
+    `disruptions: ${outcomes.filter((outcome) => outcome.disruptedAtMs !== undefined).length}/${outcomes.length} kill points reached; ` +
+      `${env.workerKills} worker SIGKILLs, ${env.serverRestarts} dev server restarts, ${unexpectedExits.length} workers exited on their own` +
+      `${unexpectedExits.length ? ` (${unexpectedExits.join('; ')})` : ''}; seed ${seed}`,
+  );
+  const summary = summarize(outcomes, seed, Date.now() - startedAt);
+  const passed =
+    summary.runs === runCount && summary.completed === summary.runs && summary.lostToolResults === 0 && summary.duplicatedBashRuns === 0 && summary.transcriptMismatches === 0;
+  exitCode = passed ? 0 : 1;
+  await env.close();
+  if (keep) log(`kept ${env.dir}`);
+  console.log(JSON.stringify(summary));
+} catch (error) {
+  log(`the suite failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  await env.close().catch(() => undefined);
+  console.log(JSON.stringify(summarize(outcomes, seed, Date.now() - startedAt)));
+}
+process.exit(exitCode);
