@@ -30,7 +30,7 @@ export interface TranscriptReadOptions {
 const defaultQueryTimeoutMs = 15_000;
 
 /** Decodes payloads from a fetched history with the client's own codecs and payload converter. */
-function payloadDecoder(client: Client): PayloadDecoder {
+export function payloadDecoder(client: Client): PayloadDecoder {
   const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
   return async (payloads) => {
     const first = payloads?.[0];

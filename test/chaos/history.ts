@@ -1,8 +1,8 @@
 // What an agent's workflow histories (every run of its continue-as-new chain) say about it.
 import type { Client } from '@temporalio/client';
-import type { Payload } from '@temporalio/common';
 import type proto from '@temporalio/proto';
 import type { ContentBlock } from '../../src/shared/messages';
+import { payloadDecoder } from '../../src/transcript/export';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
@@ -29,20 +29,10 @@ const eventTimeMs = (event: HistoryEvent): number => asNumber(event.eventTime?.s
 
 const asNumber = (value: { toNumber(): number } | number | null | undefined): number => (typeof value === 'number' ? value : (value?.toNumber() ?? 0));
 
-function decoder(client: Client): (payloads: Payload[] | null | undefined) => Promise<unknown> {
-  const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
-  return async (payloads) => {
-    const first = payloads?.[0];
-    if (!first) return undefined;
-    let decoded = [first];
-    for (const codec of [...payloadCodecs].reverse()) decoded = await codec.decode(decoded);
-    return payloadConverter.fromPayload(decoded[0]!);
-  };
-}
 
 /** Reads the agent's latest run and every run it continued from. */
 export async function readAgentHistory(client: Client, agentId: string): Promise<AgentHistory> {
-  const decode = decoder(client);
+  const decode = payloadDecoder(client);
   const runs: { runId: string; events: HistoryEvent[] }[] = [];
   let runId: string | undefined = (await client.workflow.getHandle(agentId).describe()).runId;
   while (runId && runs.length < 100) {
