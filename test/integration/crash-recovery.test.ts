@@ -33,7 +33,7 @@ describe('worker crash (SIGKILL) mid-run', () => {
           {
             match: { userIncludes: 'crash test' },
             turns: [
-              { toolUses: [{ name: 'Bash', input: { command: 'echo ran >> bash-runs.txt; sleep 6; echo done >> bash-runs.txt' } }] },
+              { toolUses: [{ name: 'Bash', input: { command: 'echo ran >> bash-runs.txt; sleep 25; echo done >> bash-runs.txt' } }] },
               { text: 'checking', toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }], delayMs: 1500 },
               { text: 'all done after the crash' },
             ],
@@ -60,7 +60,9 @@ describe('worker crash (SIGKILL) mid-run', () => {
     expect(result.status).toBe('completed');
     expect(result.finalText).toBe('all done after the crash');
 
-    // Bash ran once and was not re-run; the model was told it may have partially run.
+    // Bash ran once and was not re-run; the model was told it may have partially run. The command
+    // would write "done" after 25 s unless the watchdog killed it when its worker died (the test
+    // runs longer than that, and a loaded machine may delay the watchdog by seconds).
     expect(readFileSync(path.join(workspace, 'bash-runs.txt'), 'utf8')).toBe('ran\n');
     const messages = await handle.messages();
     const toolResults = messages.flatMap((message) =>
