@@ -11,7 +11,7 @@ import { createAgentWorker } from '../../worker';
 import { ExitCode } from '../exit-codes';
 import { formatResult } from '../format';
 import { defaultDevDb, ensureDevServer } from './dev';
-import { follow } from './agents';
+import { follow } from '../session';
 
 const defaultPrompt =
   'Explore this repository and explain what it is: what the main parts are, where the Temporal workflows and the CLI live, and what the README says.';

@@ -7,7 +7,7 @@ import { NoWorkerError, readAgentTranscript, readTreeTranscripts } from '../../t
 import { formatTranscripts } from '../../transcript/human-view';
 import { toJsonl } from '../../transcript/records';
 import { CliError, ExitCode } from '../exit-codes';
-import { connect } from './agents';
+import { connect } from '../session';
 
 const usage = 'transcript <agentId> [--tree] [--jsonl] [--out FILE]';
 

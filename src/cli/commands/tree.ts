@@ -1,0 +1,48 @@
+import type { TreeNode } from '../../shared/tree';
+import { ExitCode } from '../exit-codes';
+import { formatUsage } from '../format';
+import { connect } from '../session';
+
+/** The tree as indented lines, children under their parents. */
+function treeLines(nodes: TreeNode[], live: Map<string, string>, rootId: string): string[] {
+  const children = new Map<string, TreeNode[]>();
+  for (const node of nodes) children.set(node.parentAgentId ?? '', [...(children.get(node.parentAgentId ?? '') ?? []), node]);
+  const lines: string[] = [];
+  const walk = (parentId: string, indent: string) => {
+    for (const node of children.get(parentId) ?? []) {
+      const label = `${node.agentType}${node.name ? ` "${node.name}"` : ''}: ${node.description ?? ''}`;
+      lines.push(`${indent}${node.agentId}  ${label}  [${node.background ? 'background' : 'foreground'}, ${node.status}] ${live.get(node.agentId) ?? ''}`.trimEnd());
+      walk(node.agentId, `${indent}  `);
+    }
+  };
+  walk(rootId, '  ');
+  return lines;
+}
+
+/** `ls --tree <rootId>`: the root's tree query, enriched with each running agent's own status. */
+export async function lsTree(rootId: string, json: boolean): Promise<number> {
+  const client = await connect();
+  try {
+    const root = client.getAgent(rootId);
+    const [tree, rootStatus] = await Promise.all([root.tree(), root.status()]);
+    const live = new Map<string, string>();
+    const statuses: Record<string, unknown> = { [rootId]: rootStatus };
+    for (const node of tree.nodes.filter((candidate) => candidate.status === 'running')) {
+      const status = await client.getAgent(node.agentId).status().catch(() => undefined);
+      if (!status) continue;
+      statuses[node.agentId] = status;
+      const seconds = Math.round((Date.now() - status.startedAtMs) / 1000);
+      live.set(node.agentId, `turn ${status.turn}, ${seconds}s, last tool ${status.lastTool ?? '-'}, ${formatUsage(status.usage)}${status.pendingApprovals ? `, ${status.pendingApprovals} pending approval(s)` : ''}`);
+    }
+    if (json) {
+      console.log(JSON.stringify({ ...tree, statuses }));
+      return ExitCode.ok;
+    }
+    console.log(`${rootId}  ${rootStatus.agentType}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)`);
+    for (const line of treeLines(tree.nodes, live, rootId)) console.log(line);
+    console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · tokens ${tree.tokensUsed}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''} · ${tree.pendingApprovals.length} pending approval(s)`);
+    return ExitCode.ok;
+  } finally {
+    await client.close();
+  }
+}
