@@ -115,7 +115,8 @@ describe('control plane: interrupt', () => {
     expect(answered).toHaveLength(3);
     for (const block of answered) {
       expect(block.is_error).toBe(true);
-      expect(JSON.stringify(block.content)).toMatch(/Interrupted by user|was stopped|interrupted/);
+      // The turn was cancelled while each Agent call waited for its child: every call gets the interrupt's synthesized result.
+      expect(block.content).toBe('Interrupted by user before this tool finished.');
     }
     await recordHistory(env.temporal.client, handle.agentId, 'control-interrupt-tools');
   });

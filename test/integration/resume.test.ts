@@ -1,5 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentTypeKey } from '../../src/shared/search-attributes';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
@@ -24,7 +26,7 @@ describe('resume', () => {
         agents: [
           {
             match: { agentName: 'resumable' },
-            turns: [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER to {{last_user_text}}' }],
+            turns: [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER to {{last_user_text}}' }, { text: 'THIRD-ANSWER to {{last_user_text}}' }],
           },
         ],
       } as never,
@@ -45,7 +47,12 @@ describe('resume', () => {
     expect(JSON.stringify(second.system)).not.toContain('TEMPORARY-PROMPT');
     const description = await env.temporal.client.workflow.getHandle(handle.agentId).describe();
     expect(description.typedSearchAttributes.get(agentTypeKey)).toBe('temporary');
-    await expect(env.client.resume(handle.agentId, 'again')).resolves.toBeDefined();
+    // A resumed run can itself be resumed: the third run continues from both earlier ones.
+    const again = await env.client.resume(handle.agentId, 'AGAIN-PROMPT');
+    expect((await again.result()).finalText).toBe('THIRD-ANSWER to AGAIN-PROMPT');
+    const third = JSON.parse(env.modelServer.requests().filter((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === handle.agentId)[2]!.rawBody) as { messages: unknown[] };
+    expect(third.messages).toHaveLength(5);
+    expect(JSON.stringify(third.messages)).toContain('SECOND-ANSWER to FOLLOW-UP-PROMPT');
   });
 
   it('refuses to resume a stopped agent or a running one', async () => {
@@ -56,7 +63,9 @@ describe('resume', () => {
     const handle = await env.start({ prompt: 'long', name: 'stoppable' });
     await expect(env.client.resume(handle.agentId, 'now')).rejects.toThrow(/still running/);
     await handle.stop({ reason: 'enough' });
-    await expect(handle.result()).rejects.toThrow();
+    const failure = await handle.result().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     await expect(env.client.resume(handle.agentId, 'now')).rejects.toThrow(/not resumed/);
   });
 });
