@@ -41,4 +41,15 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Only the workflow bundle (built from src/workflows/index.ts by path) and tests load workflow
+    // code: what the client, CLI, activities or transcript need lives in src/shared/.
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/workflows/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/workflows', '**/workflows/*', '**/workflows/**'], message: 'Only the workflow bundle and tests import src/workflows/; move what you need to src/shared/.' }],
+      }],
+    },
+  },
 );

@@ -1,9 +1,11 @@
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { rootToolPool } from './workflows/tool-pool';
+import { rootToolPool } from './shared/tool-pool';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
-import { defaultAgentLimits, type AgentLimits, type AgentResult, type AgentStatusSnapshot, type AgentWorkflowInput, type PermissionMode } from './shared/agent';
+import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMode } from './shared/agent';
+import { buildRootInput } from './shared/agent-input';
+import { defaultAgentLimits, type AgentLimits } from './shared/limits';
 import { createDataConverter } from './codec/data-converter';
 import { connectOptions, loadTemporalConnectionConfig } from './connection-config';
 import { defaultTaskQueue } from './shared/config';
@@ -20,11 +22,10 @@ import {
   steerUpdate,
   stopNoticeSignal,
   treeQuery,
-  type ApprovalRequest,
   type SteerAck,
-  type TreeSnapshot,
 } from './shared/definitions';
-import { resumeInput } from './workflows/resume';
+import type { ApprovalRequest, TreeSnapshot } from './shared/tree';
+import { resumeInput } from './shared/resume';
 import type { MessageParam } from './shared/messages';
 import { defaultModel, resolveModelAlias } from './shared/models';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from './shared/search-attributes';
@@ -291,9 +292,8 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
   const tools = options.tools ?? rootToolPool(definition, limits.maxDepth);
   if (tools.length === 0) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
   const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
-  const agentId = options.agentId ?? `agent-${randomUUID().slice(0, 8)}`;
-  return {
-    agentId,
+  return buildRootInput({
+    agentId: options.agentId ?? `agent-${randomUUID().slice(0, 8)}`,
     agentType: definition.name,
     name: options.name,
     prompt: options.prompt,
@@ -304,11 +304,9 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     workspaceRoot: cwd,
     permissionMode: options.permissionMode ?? definition.permissionMode ?? 'default',
     maxTurns: options.maxTurns ?? definition.maxTurns ?? limits.defaultMaxTurns,
-    rootAgentId: agentId,
-    depth: 0,
-    limits,
     allowedAgentTypes: definition.allowedAgentTypes,
-    ...(options.interactive ? { interactive: options.interactive } : {}),
-    ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
-  };
+    limits,
+    interactive: options.interactive,
+    maxOutputTokens: options.maxOutputTokens,
+  });
 }

@@ -44,6 +44,9 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         handle.query(conversationQuery, { from }),
       );
     } catch (error) {
+      // Retryable: the agent's workflow waits on this very activity, so its conversation cannot move
+      // on; a mismatch is a passing one (a query answered while a worker was still replaying the run)
+      // and the next attempt reads again.
       if (error instanceof ConversationMismatchError) throw ApplicationFailure.retryable(error.message, ErrorType.ConversationMismatch);
       throw error;
     }
@@ -105,6 +108,9 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       );
       return conversation.messages;
     } catch (error) {
+      // Not retryable, unlike callModel: the parent goes on running while its fork starts, so a
+      // prefix that no longer matches means the parent's run is not the one the fork was made from
+      // (e.g. it continued as new); reading again would give the same answer.
       if (error instanceof ConversationMismatchError) throw ApplicationFailure.nonRetryable(error.message, ErrorType.ConversationMismatch);
       throw error;
     }

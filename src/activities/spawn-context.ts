@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { SpawnContext } from '../workflows/agent-runtime';
+import type { SpawnContext } from '../shared/agent-definition';
 import { resumeStateQuery, type ResumeState } from '../shared/definitions';
 import { loadAgentDefinitions } from './agent-definitions/load';
 

@@ -54,3 +54,10 @@ export interface LoadDefinitionsInput {
   /** Overrides ~ (tests). */
   homeDir?: string;
 }
+
+/** Definitions and settings an agent loads once, on its first spawn (the loadSpawnContext activity). */
+export interface SpawnContext {
+  loaded: LoadedDefinitions;
+  /** SUBAGENTS_SUBAGENT_MODEL, read by the activity. */
+  subagentModelOverride?: string;
+}

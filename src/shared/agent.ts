@@ -1,48 +1,20 @@
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
+import type { AgentLimits } from './limits';
+import type { CarriedTreeState } from './tree';
 import type { WorktreeInfo, WorktreeOutcome } from './worktree';
 
-/** Permission modes (SPEC §1.9). */
+/** Permission modes (docs/architecture.md, approvals). */
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
 
 /** Terminal status of an agent run. */
 export type AgentStatus = 'completed' | 'max_turns' | 'refused' | 'failed' | 'cancelled' | 'interrupted';
 
-/** Limits of a tree, fixed at the root and passed down unchanged (SPEC §1.7). */
-export interface AgentLimits {
-  /** Deepest level that may exist (root = 0): agents at this depth get no Agent tool. Default 3. */
-  maxDepth: number;
-  /** Running children per parent. Default 10. */
-  maxChildrenPerAgent: number;
-  /** Running agents per tree, the root excluded. Default 20. */
-  maxAgentsPerTree: number;
-  /** Total tokens (input + output + cache write + cache read) a tree may use; at the budget, spawns are refused and background agents stopped. */
-  treeTokenBudget?: number;
-  /** A foreground child still running after this long becomes a background task. Default 120000. */
-  autoBackgroundMs: number;
-  /** Turns of a subagent whose definition sets none. Default 50. */
-  defaultMaxTurns: number;
-  /** What a background agent's approval requests do: auto-deny (default), auto-approve, or bubble to the root. */
-  backgroundApprovals: 'deny' | 'approve' | 'bubble';
-  /** An Agent call without subagent_type forks (default), instead of starting a general-purpose agent. */
-  forking: boolean;
-  /**
-   * Continue-as-new at a turn boundary once the run's history has this many events (besides when
-   * Temporal suggests it). Default 10000 (Temporal warns at 10240 and stops at 51200).
-   */
-  continueAsNewAfterEvents: number;
+/** Something waiting for an agent's next turn boundary. */
+export interface InboxItem {
+  kind: 'notification' | 'message' | 'steer';
+  text: string;
 }
-
-export const defaultAgentLimits: AgentLimits = {
-  maxDepth: 3,
-  maxChildrenPerAgent: 10,
-  maxAgentsPerTree: 20,
-  autoBackgroundMs: 120_000,
-  defaultMaxTurns: 50,
-  backgroundApprovals: 'deny',
-  forking: true,
-  continueAsNewAfterEvents: 10_000,
-};
 
 /** State that survives continue-as-new (and is copied, for forks, at creation). */
 export interface CarriedAgentState {
@@ -112,19 +84,10 @@ export interface AgentWorkflowInput {
   /** Present when continuing (continue-as-new or resume). */
   carried?: CarriedAgentState;
   /** Continue-as-new only: what waited for the next turn boundary, and the root's tree bookkeeping. */
-  carriedInbox?: { kind: 'notification' | 'message' | 'steer'; text: string }[];
+  carriedInbox?: InboxItem[];
   carriedTree?: CarriedTreeState;
   /** Runs of this agentId before this one that continued-as-new. */
   continuedRuns?: number;
-}
-
-/** The root's tree bookkeeping across continue-as-new. */
-export interface CarriedTreeState {
-  tokensUsed: number;
-  budgetExceeded: boolean;
-  paused: boolean;
-  alwaysAllowed: string[];
-  finishedNodes: import('./definitions').TreeNode[];
 }
 
 /** What a finished agent returns: a bounded projection, never its history. */

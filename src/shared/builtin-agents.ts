@@ -1,11 +1,14 @@
 import type { AgentDefinition } from './agent-definition';
-import { readOnlyTools } from './runtime-tools';
+import { isReadOnlyTool, runtimeToolNames } from './tool-classification';
+
+/** The read-only tools, in the runtime's order. */
+const readOnlyTools = runtimeToolNames.filter(isReadOnlyTool);
 
 const sharedGuidance =
   'Use the tools to find real answers; quote file paths you used. When you are done, reply with a concise final report: ' +
   'what you found or changed, and anything left open.';
 
-/** Built-in types (SPEC §1.1); a project or user definition with the same name replaces one. */
+/** Built-in types (docs/agent-definitions.md); a project or user definition with the same name replaces one. */
 export const builtinAgents: Record<string, AgentDefinition> = {
   'general-purpose': {
     name: 'general-purpose',

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, CarriedAgentState } from './agent';
+import type { ApprovalDecision, ApprovalRequest, TreeSnapshot } from './tree';
 import type { TokenUsage } from './messages';
 import type { ConversationQueryInput, ConversationSlice } from './model-call';
 
@@ -34,7 +35,10 @@ export interface StopNotice {
 }
 export const stopNoticeSignal = defineSignal<[StopNotice]>('stopNotice');
 
-/** A child's final (partial) result, sent to its parent when it ends cancelled or failed. */
+/**
+ * A child's final (partial) result, sent to its parent when it ends cancelled (a failed child's
+ * partial result travels in its AgentFailed failure instead).
+ */
 export const childFinalSignal = defineSignal<[AgentResult]>('childFinal');
 
 // Tree coordination: every agent of a tree reports to its root, which enforces the tree's limits.
@@ -53,9 +57,11 @@ export interface TreeSpawnReply {
 }
 export const treeSpawnReplySignal = defineSignal<[TreeSpawnReply]>('treeSpawnReply');
 
+/** Something that happened to an agent of the tree, reported to the root. */
 export interface TreeAgentEvent {
   agentId: string;
-  kind: 'usage' | 'finished';
+  /** usage: tokens it used; finished: it ended; backgrounded: its parent stopped waiting for it (auto-background). */
+  kind: 'usage' | 'finished' | 'backgrounded';
   /** For 'usage': tokens used since the last report. */
   usage?: TokenUsage;
   /** For 'finished': whether the agent was spawned in the background (it may be stopped at the budget). */
@@ -63,7 +69,7 @@ export interface TreeAgentEvent {
 }
 export const treeAgentEventSignal = defineSignal<[TreeAgentEvent]>('treeAgentEvent');
 
-/** Lets the root know an agent of the tree is running (for the tree listing, limits and budget stops). */
+/** Lets the root know an agent of the tree has started (for the tree listing, limits and budget stops). */
 export interface TreeAgentStarted {
   agentId: string;
   parentAgentId: string;
@@ -76,7 +82,7 @@ export interface TreeAgentStarted {
 }
 export const treeAgentStartedSignal = defineSignal<[TreeAgentStarted]>('treeAgentStarted');
 
-// Control plane (SPEC §1.7): interrupt, steer, close, pause spawning, the tree, approvals.
+// Control plane (docs/cli.md): interrupt, steer, close, pause spawning, the tree, approvals.
 
 /** Cancels the agent's current turn (model call, tools, foreground children); the agent stays. */
 export interface InterruptInput {
@@ -108,52 +114,11 @@ export const pauseSpawningSignal = defineSignal<[{ paused: boolean }]>('pauseSpa
 /** Tells a child that its parent stopped waiting for it (auto-background): it is now background. */
 export const backgroundedSignal = defineSignal('backgrounded');
 
-/** One agent of a tree as the root knows it. */
-export interface TreeNode {
-  agentId: string;
-  parentAgentId?: string;
-  agentType: string;
-  description?: string;
-  name?: string;
-  depth: number;
-  background: boolean;
-  status: 'running' | 'finished';
-  startedAtMs: number;
-  finishedAtMs?: number;
-}
-export interface TreeSnapshot {
-  rootAgentId: string;
-  spawningPaused: boolean;
-  tokensUsed: number;
-  tokenBudget?: number;
-  nodes: TreeNode[];
-  pendingApprovals: ApprovalRequest[];
-}
 /** The whole tree, answered by the root. */
 export const treeQuery = defineQuery<TreeSnapshot>('tree');
 
-/** A tool call waiting for a person, held by the root. */
-export interface ApprovalRequest {
-  requestId: string;
-  agentId: string;
-  agentType: string;
-  tool: string;
-  toolUseId: string;
-  inputSummary: string;
-  requestedAtMs: number;
-  /** Set when the agent takes the request back (interrupted or stopped while waiting). */
-  withdrawn?: boolean;
-}
 export const approvalRequestSignal = defineSignal<[ApprovalRequest]>('approvalRequest');
 
-export interface ApprovalDecision {
-  requestId: string;
-  approved: boolean;
-  /** Approve this tool for the rest of the tree's life. */
-  always?: boolean;
-  by?: string;
-  reason?: string;
-}
 /** The root's answer to the requesting agent. */
 export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
 /** A person's answer, sent to the root; rejected when no such request is pending. */

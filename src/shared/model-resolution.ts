@@ -1,6 +1,6 @@
 import { resolveModelAlias } from './models';
 
-/** The inputs of model resolution, highest priority first (SPEC §1.1). */
+/** The inputs of model resolution, highest priority first (docs/agent-definitions.md). */
 export interface ModelResolutionInput {
   /** SUBAGENTS_SUBAGENT_MODEL, read by the activity that loads definitions (never from workflow code). */
   environmentOverride?: string;

@@ -1,4 +1,4 @@
-/** Model aliases and the ids this runtime knows; one table (SPEC §1.1). */
+/** Model aliases and the ids this runtime knows; one table (docs/agent-definitions.md). */
 export const modelAliases: Record<string, string> = {
   haiku: 'claude-haiku-4-5',
   sonnet: 'claude-sonnet-5',

@@ -4,6 +4,7 @@
  * workflow code, so this file must not import Node modules or compute anything at load time.
  */
 import type { ToolDefinition } from './messages';
+import type { WorkspaceToolName } from './tool-classification';
 
 /** Every number the workspace tools enforce, in one place (docs/tools.md lists them all). */
 export const toolLimits = {
@@ -31,19 +32,6 @@ export const toolLimits = {
   /** Characters of an oversized result shown inline. */
   resultPreviewChars: 2_000,
 } as const;
-
-/** Names of the workspace tools, each a Temporal activity type of the same name. */
-export const workspaceToolNames = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'] as const;
-export type WorkspaceToolName = (typeof workspaceToolNames)[number];
-
-/** Tools that never change the workspace. */
-export const readOnlyToolNames = ['Read', 'Glob', 'Grep'] as const;
-export type ReadOnlyToolName = (typeof readOnlyToolNames)[number];
-
-/** True for tools that only read (safe for read-only agents and background allow-lists). */
-export function isReadOnlyTool(name: string): name is ReadOnlyToolName {
-  return (readOnlyToolNames as readonly string[]).includes(name);
-}
 
 const readDescription = `Reads a text file and returns its lines numbered like \`cat -n\`: the line number, a tab, then the line.
 - file_path may be absolute or relative to the working directory, and must be inside the workspace (saved tool outputs mentioned in earlier results may be read too).

@@ -1,21 +1,10 @@
-/** Wire types and names of worktree isolation (SPEC §1.6), shared by the workflow, the activities and the CLI. */
+/** Wire types and names of worktree isolation (docs/worktrees.md), shared by the workflow, the activities and the CLI. */
 
 /** Branches of subagent worktrees are `subagents/<agentId>` (or `-2`, `-3`… when the name is taken). */
 export const worktreeBranchPrefix = 'subagents/';
 
 /** Default place of worktrees, relative to the main checkout; `.subagents/` is git-ignored through `.git/info/exclude`. */
 export const defaultWorktreeDir = '.subagents/worktrees';
-
-/** ApplicationFailure type names of the worktree activities. */
-export const WorktreeErrorType = {
-  NotAGitRepository: 'NotAGitRepository',
-  WorktreeDirNotWritable: 'WorktreeDirNotWritable',
-  WorktreeCreateFailed: 'WorktreeCreateFailed',
-  WorktreeFinishFailed: 'WorktreeFinishFailed',
-  /** Another git process holds a lock file of the repository: retryable. */
-  WorktreeBusy: 'WorktreeBusy',
-} as const;
-export type WorktreeErrorTypeName = (typeof WorktreeErrorType)[keyof typeof WorktreeErrorType];
 
 /** Input of the `createWorktree` activity. */
 export interface CreateWorktreeInput {

@@ -1,5 +1,5 @@
 import type { ContentBlock, MessageParam } from '../shared/messages';
-import { textOf } from '../workflows/tool-results';
+import { textOf } from '../shared/tool-results';
 import type { AgentTranscript } from './transcript-types';
 
 const previewChars = 400;

@@ -1,11 +1,20 @@
-import type { AgentWorkflowInput, CarriedAgentState } from '../shared/agent';
+import type { CarriedAgentState } from '../shared/agent';
 import { extendConversationHash, emptyConversationHash } from '../shared/conversation-hash';
 import { addTokenUsage, emptyTokenUsage, type MessageParam, type TokenUsage } from '../shared/messages';
 import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../shared/tools';
+import { textOf } from '../shared/tool-results';
 import type { WorktreeInfo } from '../shared/worktree';
 import { workflowNowMs } from './clock';
 
-/** An agent's conversation and counters, owned by its workflow. Each message is appended once. */
+/** Where an agent was told to work, before any worktree of its own. */
+export interface AgentOrigin {
+  cwd: string;
+  workspaceRoot: string;
+  /** Already-rendered system prompt bytes (a fork's parent's, or a continued run's). */
+  renderedSystemPrompt?: string;
+}
+
+/** An agent's conversation, counters and place, owned by its workflow. Each message is appended once. */
 export class AgentState {
   readonly messages: MessageParam[] = [];
   private hash = emptyConversationHash;
@@ -18,8 +27,13 @@ export class AgentState {
   spawnCount: number;
   descendantUsage: TokenUsage;
   worktree?: WorktreeInfo;
+  /** The rendered system prompt bytes, sent unchanged on every model call (and threaded to forks). */
+  systemPrompt: string;
 
-  constructor(carried?: CarriedAgentState) {
+  constructor(
+    carried: CarriedAgentState | undefined,
+    private readonly origin: AgentOrigin,
+  ) {
     this.usage = carried?.usage ?? emptyTokenUsage();
     this.toolUses = carried?.toolUses ?? 0;
     this.turn = carried?.turn ?? 0;
@@ -29,7 +43,18 @@ export class AgentState {
     this.spawnCount = carried?.spawnCount ?? 0;
     this.descendantUsage = carried?.descendantUsage ?? emptyTokenUsage();
     this.worktree = carried?.worktree;
+    this.systemPrompt = origin.renderedSystemPrompt ?? '';
     for (const message of carried?.messages ?? []) this.append(message);
+  }
+
+  /** Working directory: the one given, or the matching place inside the agent's worktree. */
+  get cwd(): string {
+    return this.worktree?.cwd ?? this.origin.cwd;
+  }
+
+  /** File tools are confined here: the workspace given, or the agent's worktree. */
+  get workspaceRoot(): string {
+    return this.worktree?.path ?? this.origin.workspaceRoot;
   }
 
   /** Appends a message and extends the conversation hash the model activity checks against. */
@@ -46,13 +71,41 @@ export class AgentState {
     this.usage = addTokenUsage(this.usage, usage);
   }
 
+  addDescendantUsage(usage: TokenUsage): void {
+    this.descendantUsage = addTokenUsage(this.descendantUsage, usage);
+  }
+
+  /** This agent's usage plus every finished descendant's. */
+  get treeUsage(): TokenUsage {
+    return addTokenUsage(this.usage, this.descendantUsage);
+  }
+
   recordReadFiles(records: ReadFileRecord[]): void {
     for (const record of records) this.readFileState[record.path] = record;
+  }
+
+  recordReplacement(replacement: ContentReplacement): void {
+    this.contentReplacements[replacement.toolUseId] = replacement;
   }
 
   /** Inherited read-file state no longer describes what this agent sees (a fork moved to a worktree). */
   markReadStateStale(): void {
     for (const [path, record] of Object.entries(this.readFileState)) this.readFileState[path] = { ...record, stale: true };
+  }
+
+  /** The text of the latest assistant message (what a stopped or interrupted agent reports). */
+  lastAssistantText(): string {
+    for (let index = this.messages.length - 1; index >= 0; index--) {
+      const message = this.messages[index]!;
+      if (message.role === 'assistant') return textOf(message.content);
+    }
+    return '';
+  }
+
+  /** Takes the next child id (`<agentId>.<n>`); taken before anything awaits, so concurrent spawns get ids in call order. */
+  nextChildId(agentId: string): string {
+    this.spawnCount += 1;
+    return `${agentId}.${this.spawnCount}`;
   }
 
   /** The state continue-as-new or a resume carries. */
@@ -70,9 +123,4 @@ export class AgentState {
       ...(this.worktree ? { worktree: this.worktree } : {}),
     };
   }
-}
-
-/** The input a continued run of the same agent starts from. */
-export function continuedInput(input: AgentWorkflowInput, state: AgentState, renderedSystemPrompt: string): AgentWorkflowInput {
-  return { ...input, renderedSystemPrompt, carried: state.carry() };
 }

@@ -1,3 +1,5 @@
+import { ErrorType, errorText } from '../shared/errors';
+
 /** The Agent tool's input, validated (the model is untrusted input). */
 export interface AgentToolInput {
   description: string;
@@ -39,31 +41,5 @@ export function parseAgentToolInput(raw: Record<string, unknown>): { ok: true; v
   };
   if (value.isolation && value.cwd) problems.push('"cwd" and "isolation" are exclusive: give one of them');
   if (value.name && !/^[A-Za-z0-9_-]{1,64}$/.test(value.name)) problems.push('"name" may use letters, digits, "_" and "-" (at most 64)');
-  return problems.length > 0 ? { ok: false, error: `InvalidToolInput: ${problems.join('; ')}.` } : { ok: true, value };
-}
-
-/** The counts a spawn decision looks at. */
-export interface SpawnCheckInput {
-  depth: number;
-  maxDepth: number;
-  runningChildren: number;
-  maxChildrenPerAgent: number;
-  spawningPaused: boolean;
-  budgetExceeded: boolean;
-  childId: string;
-  ancestorIds: readonly string[];
-}
-
-/** Decides whether a spawn may go ahead; at a limit the answer is a clear refusal (nothing is queued). */
-export function checkSpawnLimits(input: SpawnCheckInput): string | undefined {
-  if (input.spawningPaused) return 'SpawnLimitReached: spawning is paused for this agent tree. Do the work yourself, or end your turn and try later.';
-  if (input.budgetExceeded) return 'SpawnLimitReached: this agent tree has used its token budget; no new agents can be started. Finish with what you have.';
-  if (input.depth >= input.maxDepth) {
-    return `SpawnLimitReached: maximum nesting depth ${input.maxDepth} reached; this agent cannot start subagents. Do the work yourself.`;
-  }
-  if (input.runningChildren >= input.maxChildrenPerAgent) {
-    return `SpawnLimitReached: this agent already has ${input.runningChildren} running subagents (limit ${input.maxChildrenPerAgent}). Wait for one to finish; do not retry at once.`;
-  }
-  if (input.ancestorIds.includes(input.childId)) return `SpawnLimitReached: lineage cycle — ${input.childId} is already an ancestor.`;
-  return undefined;
+  return problems.length > 0 ? { ok: false, error: errorText(ErrorType.InvalidToolInput, `${problems.join('; ')}.`) } : { ok: true, value };
 }

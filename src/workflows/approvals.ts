@@ -1,111 +1,129 @@
-import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
-import { approvalDecisionSignal, approvalRequestSignal, type ApprovalDecision, type ApprovalRequest } from '../shared/definitions';
+import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import type { AgentWorkflowInput } from '../shared/agent';
+import { approvalDecisionSignal } from '../shared/definitions';
 import type { ToolUseBlock } from '../shared/messages';
+import type { ToolOutcome } from '../shared/tool-results';
 import { toolCallSummary } from '../shared/tool-summary';
-import type { AgentRuntime } from './agent-runtime';
+import type { ApprovalDecision, ApprovalRequest } from '../shared/tree';
+import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
 import { decidePermission, routeApproval } from './permissions';
-import type { ToolOutcome } from './tool-results';
+import type { TreeLink } from './tree-link';
 
 /**
- * Checks one tool call against the agent's permission mode before it runs. Returns undefined to go
- * ahead, or the tool result the model sees (a denial). A call that needs a person creates a pending
- * request at the root and waits durably (a worker restart changes nothing) for the answer.
+ * Approvals (docs/architecture.md): an agent asks before a tool call its permission mode does not
+ * allow, and waits durably (a worker restart changes nothing) for the answer; the root holds the
+ * tree's pending requests until a person answers them.
  */
-export async function authorizeToolCall(call: ToolUseBlock, runtime: AgentRuntime): Promise<ToolOutcome | undefined> {
-  const { input } = runtime;
-  const alwaysAllowed = [...runtime.alwaysAllowed, ...(runtime.tree?.alwaysAllowed ?? [])];
-  const decision = decidePermission(input.permissionMode, call.name, alwaysAllowed);
-  if (decision.type === 'allow') return undefined;
-  if (decision.type === 'deny') return { isError: true, content: `Permission denied: ${decision.reason}` };
-  const route = routeApproval({
-    mode: input.permissionMode,
-    inForegroundChain: runtime.inForegroundChain,
-    backgroundApprovals: input.limits.backgroundApprovals,
-  });
-  if (route.type === 'auto') {
-    return route.approved ? undefined : { isError: true, content: `Permission denied: ${route.reason}. Do without ${call.name}, or report what you would have done.` };
-  }
-  const request: ApprovalRequest = {
-    requestId: `${input.agentId}/${call.id}`,
-    agentId: input.agentId,
-    agentType: input.agentType,
-    tool: call.name,
-    toolUseId: call.id,
-    inputSummary: toolCallSummary(call.name, call.input),
-    requestedAtMs: workflowNowMs(),
-  };
-  runtime.pendingApprovals.add(request.requestId);
-  try {
-    await submitApprovalRequest(request, runtime);
-    await condition(() => runtime.approvalDecisions.has(request.requestId));
-  } catch (error) {
-    if (isCancellation(error)) await withdrawApprovalRequest(request, runtime);
-    throw error;
-  } finally {
-    runtime.pendingApprovals.delete(request.requestId);
-  }
-  const answer = runtime.approvalDecisions.get(request.requestId)!;
-  if (answer.always && answer.approved) runtime.alwaysAllowed.add(call.name);
-  if (answer.approved) return undefined;
-  return {
-    isError: true,
-    content: `Permission denied by ${answer.by ?? 'the user'}${answer.reason ? `: ${answer.reason}` : ''}. Do not retry ${call.name} with the same input; adjust your approach.`,
-  };
-}
+export class Approvals {
+  /** Answers to this agent's own requests, by requestId. */
+  private readonly decisions = new Map<string, ApprovalDecision>();
+  /** This agent's requests waiting for an answer. */
+  private readonly waiting = new Set<string>();
+  /** Tools a person approved "always" for this agent (the root also keeps the tree's set). */
+  private readonly alwaysAllowed = new Set<string>();
 
-async function submitApprovalRequest(request: ApprovalRequest, runtime: AgentRuntime): Promise<void> {
-  if (runtime.tree) {
+  constructor(
+    private readonly input: AgentWorkflowInput,
+    private readonly tree: TreeLink,
+  ) {}
+
+  /** This agent's requests waiting for a person. */
+  get pendingCount(): number {
+    return this.waiting.size;
+  }
+
+  /** The answer to one of this agent's requests arrived. */
+  receiveDecision(decision: ApprovalDecision): void {
+    this.decisions.set(decision.requestId, decision);
+  }
+
+  /**
+   * Checks one tool call against the agent's permission mode before it runs. Returns undefined to
+   * go ahead, or the tool result the model sees (a denial).
+   */
+  async authorize(call: ToolUseBlock): Promise<ToolOutcome | undefined> {
+    const { input } = this;
+    const alwaysAllowed = [...this.alwaysAllowed, ...(this.tree.coordinator?.alwaysAllowed ?? [])];
+    const decision = decidePermission(input.permissionMode, call.name, alwaysAllowed);
+    if (decision.type === 'allow') return undefined;
+    if (decision.type === 'deny') return { isError: true, content: `Permission denied: ${decision.reason}` };
+    const route = routeApproval({
+      mode: input.permissionMode,
+      inForegroundChain: this.tree.inForegroundChain,
+      backgroundApprovals: input.limits.backgroundApprovals,
+    });
+    if (route.type === 'auto') {
+      return route.approved ? undefined : { isError: true, content: `Permission denied: ${route.reason}. Do without ${call.name}, or report what you would have done.` };
+    }
+    const request: ApprovalRequest = {
+      requestId: `${input.agentId}/${call.id}`,
+      agentId: input.agentId,
+      agentType: input.agentType,
+      tool: call.name,
+      toolUseId: call.id,
+      inputSummary: toolCallSummary(call.name, call.input),
+      requestedAtMs: workflowNowMs(),
+    };
+    this.waiting.add(request.requestId);
+    try {
+      await this.submit(request);
+      await condition(() => this.decisions.has(request.requestId));
+    } catch (error) {
+      if (isCancellation(error)) await this.withdraw(request);
+      throw error;
+    } finally {
+      this.waiting.delete(request.requestId);
+    }
+    const answer = this.decisions.get(request.requestId)!;
+    if (answer.always && answer.approved) this.alwaysAllowed.add(call.name);
+    if (answer.approved) return undefined;
+    return {
+      isError: true,
+      content: `Permission denied by ${answer.by ?? 'the user'}${answer.reason ? `: ${answer.reason}` : ''}. Do not retry ${call.name} with the same input; adjust your approach.`,
+    };
+  }
+
+  private async submit(request: ApprovalRequest): Promise<void> {
+    const tree = this.tree.coordinator;
+    if (!tree) return this.tree.requestApproval(request);
     // The root holds its own requests; a person answers with the answerApproval update.
-    if (runtime.tree.alwaysAllowed.has(request.tool)) {
-      runtime.approvalDecisions.set(request.requestId, { approved: true, by: 'an earlier "always" approval' });
+    if (tree.alwaysAllowed.has(request.tool)) this.decisions.set(request.requestId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
+    else tree.holdApproval(request);
+  }
+
+  /** An interrupted or stopped agent takes its request back, so nobody answers a question no longer asked. */
+  private async withdraw(request: ApprovalRequest): Promise<void> {
+    const tree = this.tree.coordinator;
+    if (tree) tree.takeApproval(request.requestId);
+    else await CancellationScope.nonCancellable(() => this.tree.withdrawApproval(request));
+  }
+
+  /** Root: a request arrived from an agent of the tree (or was withdrawn). */
+  async receiveRequest(request: ApprovalRequest): Promise<void> {
+    const tree = this.tree.coordinator!;
+    if (request.withdrawn) {
+      tree.takeApproval(request.requestId);
       return;
     }
-    runtime.tree.approvals.set(request.requestId, request);
-    return;
+    if (tree.alwaysAllowed.has(request.tool)) {
+      await this.deliver(request.agentId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
+      return;
+    }
+    tree.holdApproval(request);
   }
-  await getExternalWorkflowHandle(runtime.input.rootAgentId).signal(approvalRequestSignal, request);
-}
 
-/** An interrupted or stopped agent takes its request back, so nobody answers a question no longer asked. */
-async function withdrawApprovalRequest(request: ApprovalRequest, runtime: AgentRuntime): Promise<void> {
-  if (runtime.tree) {
-    runtime.tree.approvals.delete(request.requestId);
-    return;
+  /** Root: a person answered. */
+  async answer(decision: ApprovalDecision): Promise<void> {
+    const tree = this.tree.coordinator!;
+    const request = tree.takeApproval(decision.requestId);
+    if (!request) return;
+    if (decision.always && decision.approved) tree.allowAlways(request.tool);
+    await this.deliver(request.agentId, decision);
   }
-  await CancellationScope.nonCancellable(() =>
-    getExternalWorkflowHandle(runtime.input.rootAgentId).signal(approvalRequestSignal, { ...request, withdrawn: true }).catch(() => undefined),
-  );
-}
 
-/** Root side: a request arrived from an agent of the tree (or was withdrawn). */
-export async function receiveApprovalRequest(request: ApprovalRequest, runtime: AgentRuntime): Promise<void> {
-  const tree = runtime.tree!;
-  if (request.withdrawn) {
-    tree.approvals.delete(request.requestId);
-    return;
+  private async deliver(agentId: string, decision: ApprovalDecision): Promise<void> {
+    if (agentId === this.input.agentId) this.receiveDecision(decision);
+    else await signalBestEffort(agentId, approvalDecisionSignal, decision);
   }
-  if (tree.alwaysAllowed.has(request.tool)) {
-    await sendDecision(request.agentId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' }, runtime);
-    return;
-  }
-  tree.approvals.set(request.requestId, request);
-}
-
-/** Root side: a person answered. */
-export async function answerApproval(decision: ApprovalDecision, runtime: AgentRuntime): Promise<void> {
-  const tree = runtime.tree!;
-  const request = tree.approvals.get(decision.requestId);
-  if (!request) return;
-  tree.approvals.delete(decision.requestId);
-  if (decision.always && decision.approved) tree.alwaysAllowed.add(request.tool);
-  await sendDecision(request.agentId, decision, runtime);
-}
-
-async function sendDecision(agentId: string, decision: ApprovalDecision, runtime: AgentRuntime): Promise<void> {
-  if (agentId === runtime.input.agentId) {
-    runtime.approvalDecisions.set(decision.requestId, decision);
-    return;
-  }
-  await getExternalWorkflowHandle(agentId).signal(approvalDecisionSignal, decision).catch(() => undefined);
 }

@@ -1,5 +1,10 @@
-import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock } from '../shared/messages';
-import { toolUsesOf } from './tool-results';
+import type { AgentWorkflowInput, PermissionMode } from '../shared/agent';
+import type { ChildSpec } from '../shared/agent-input';
+import { emptyTokenUsage, type ContentBlock, type MessageParam, type TextBlock, type ToolResultBlock } from '../shared/messages';
+import { toolUsesOf } from '../shared/tool-results';
+import type { AgentToolInput } from './agent-tool-input';
+import type { AgentState } from './agent-state';
+import { workflowNowMs } from './clock';
 
 /** The tag that wraps a fork's directive; finding it in an agent's history marks the agent as a fork. */
 export const forkMarker = 'fork-boilerplate';
@@ -24,7 +29,7 @@ export function forkDirective(directive: string): string {
 }
 
 /**
- * The fork child's starting conversation (SPEC §1.5): the parent's history including its whole
+ * The fork child's starting conversation (docs/architecture.md, Spawning): the parent's history including its whole
  * assistant message with every tool_use, then one user message with a tool_result per tool_use —
  * all with the same placeholder text — and this child's directive last. Siblings differ only in
  * that last block, so their request prefixes are byte-identical.
@@ -54,4 +59,46 @@ export function isForkConversation(messages: readonly MessageParam[]): boolean {
         ? message.content.includes(tag)
         : message.content.some((block) => block.type === 'text' && block.text.includes(tag))),
   );
+}
+
+/**
+ * A fork child (docs/architecture.md, Spawning): it continues from this agent's exact request
+ * prefix — its rendered system prompt bytes, tool list, model and whole conversation, read by the
+ * child's first activity — and only the directive differs between siblings. Read-file state and
+ * content-replacement decisions are copied; a parent in bypassPermissions or acceptEdits is not
+ * narrowed, any other fork bubbles its approvals.
+ */
+export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, runId: string, childId: string, request: AgentToolInput, background: boolean): ChildSpec {
+  const notNarrowed = parent.permissionMode === 'bypassPermissions' || parent.permissionMode === 'acceptEdits';
+  const permissionMode: PermissionMode = notNarrowed ? parent.permissionMode : 'bubble';
+  return {
+    agentId: childId,
+    agentType: 'fork',
+    name: request.name,
+    description: request.description,
+    prompt: request.prompt,
+    model: parent.model,
+    definitionPrompt: parent.definitionPrompt,
+    renderedSystemPrompt: state.systemPrompt,
+    tools: [...parent.tools],
+    cwd: request.cwd ?? state.cwd,
+    workspaceRoot: state.workspaceRoot,
+    ...(request.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
+    permissionMode,
+    maxTurns: parent.limits.defaultMaxTurns,
+    allowedAgentTypes: parent.allowedAgentTypes,
+    background,
+    forkFrom: { agentId: parent.agentId, runId, messageCount: state.messages.length, conversationHash: state.conversationHash, directive: request.prompt },
+    carried: {
+      messages: [],
+      usage: emptyTokenUsage(),
+      toolUses: 0,
+      turn: 0,
+      readFileState: { ...state.readFileState },
+      contentReplacements: { ...state.contentReplacements },
+      startedAtMs: workflowNowMs(),
+      spawnCount: 0,
+      descendantUsage: emptyTokenUsage(),
+    },
+  };
 }

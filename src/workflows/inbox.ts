@@ -1,38 +1,50 @@
-/** Something waiting for an agent's next turn boundary. */
-export interface InboxItem {
-  kind: 'notification' | 'message' | 'steer';
-  text: string;
-}
+import type { InboxItem } from '../shared/agent';
 
 /**
  * What waits for an agent's next turn boundary: task notifications of finished background children,
  * directed messages and steering. Drained into the next user content, after any tool results, so
- * the message structure stays valid.
+ * the message structure stays valid. Once the agent has finished, messages and steering that
+ * arrive are kept as undelivered instead.
  */
 export class Inbox {
   private readonly items: InboxItem[] = [];
   /** Drained into the conversation but not yet seen by the model (no model call since). */
   private unsent: InboxItem[] = [];
+  /** Set when the agent finished: texts that will never reach it. */
+  private undelivered?: string[];
+  /** An interactive agent was told no more messages will come (the close signal). */
+  private ended = false;
+
+  constructor(carried: readonly InboxItem[] = []) {
+    this.items.push(...carried);
+  }
 
   pushNotification(text: string): void {
     this.items.push({ kind: 'notification', text });
   }
 
   pushMessage(from: string, text: string): void {
-    this.items.push({ kind: 'message', text: `<message from="${from}">\n${text}\n</message>` });
+    if (this.undelivered) this.undelivered.push(text);
+    else this.items.push({ kind: 'message', text: `<message from="${from}">\n${text}\n</message>` });
   }
 
   pushSteer(by: string, text: string): void {
-    this.items.push({ kind: 'steer', text: `<steering from="${by}">\n${text}\n</steering>` });
+    if (this.undelivered) this.undelivered.push(text);
+    else this.items.push({ kind: 'steer', text: `<steering from="${by}">\n${text}\n</steering>` });
+  }
+
+  /** No more messages will come: an interactive agent ends after its current turn. */
+  endInput(): void {
+    this.ended = true;
+  }
+
+  get inputEnded(): boolean {
+    return this.ended;
   }
 
   /** Everything still queued (continue-as-new carries it to the next run). */
   pending(): InboxItem[] {
     return [...this.items];
-  }
-
-  restore(items: readonly InboxItem[]): void {
-    this.items.push(...items);
   }
 
   get size(): number {
@@ -51,10 +63,15 @@ export class Inbox {
     this.unsent = [];
   }
 
-  /** Messages and steering the model never saw (the agent ended first); notifications are dropped. */
-  drainUndelivered(): string[] {
+  /**
+   * The agent has finished: returns the messages and steering the model never saw (notifications
+   * are dropped). The same list keeps growing with whatever arrives later.
+   */
+  seal(): string[] {
+    if (this.undelivered) return this.undelivered;
     const left = [...this.unsent, ...this.items.splice(0, this.items.length)];
     this.unsent = [];
-    return left.filter((item) => item.kind !== 'notification').map((item) => item.text);
+    this.undelivered = left.filter((item) => item.kind !== 'notification').map((item) => item.text);
+    return this.undelivered;
   }
 }

@@ -1,22 +1,18 @@
 import type { PermissionMode } from '../shared/agent';
-import { readOnlyTools } from '../shared/runtime-tools';
+import { isCoordinationTool, isEditTool, isReadOnlyTool } from '../shared/tool-classification';
 
 /** What happens to one tool call before it runs. */
 export type PermissionDecision = { type: 'allow' } | { type: 'ask' } | { type: 'deny'; reason: string };
 
-/** Coordination tools never need a person: they only talk to other agents of the tree. */
-const coordinationTools = ['Agent', 'SendMessage', 'TaskStop'];
-const editTools = ['Edit', 'Write'];
-
 /**
- * The permission decision for one call (SPEC §1.9): read-only and coordination tools run; edits run
+ * The permission decision for one call (docs/architecture.md, approvals): read-only and coordination tools run; edits run
  * in acceptEdits; everything runs in bypassPermissions; plan and dontAsk never prompt (they deny);
  * otherwise a person is asked. `alwaysAllowed` holds tools a person approved "always" for the tree.
  */
 export function decidePermission(mode: PermissionMode, toolName: string, alwaysAllowed: readonly string[]): PermissionDecision {
-  if (readOnlyTools.includes(toolName) || coordinationTools.includes(toolName)) return { type: 'allow' };
+  if (isReadOnlyTool(toolName) || isCoordinationTool(toolName)) return { type: 'allow' };
   if (mode === 'bypassPermissions' || alwaysAllowed.includes(toolName)) return { type: 'allow' };
-  if (mode === 'acceptEdits' && editTools.includes(toolName)) return { type: 'allow' };
+  if (mode === 'acceptEdits' && isEditTool(toolName)) return { type: 'allow' };
   if (mode === 'plan') return { type: 'deny', reason: `${toolName} is not allowed in plan mode: explore and plan, make no changes.` };
   if (mode === 'dontAsk') return { type: 'deny', reason: `${toolName} needs approval, and this agent runs in dontAsk mode, so it was denied.` };
   return { type: 'ask' };

@@ -28,7 +28,7 @@ function statusLine(result: AgentResult): string {
 }
 
 /**
- * The bounded projection a parent sees of a finished child (SPEC §1.4): final text (or error, or
+ * The bounded projection a parent sees of a finished child (docs/architecture.md, Spawning): final text (or error, or
  * cancelled), agentId, usage, and how to continue it. Never the child's history.
  */
 export function projectChildResult(result: AgentResult): string {

@@ -1,11 +1,13 @@
 import { ActivityFailure, isCancellation, TimeoutFailure, ApplicationFailure } from '@temporalio/workflow';
+import { ErrorType, errorText } from '../shared/errors';
+import { maxConcurrentToolCalls } from '../shared/limits';
 import type { ToolUseBlock } from '../shared/messages';
+import { isConcurrencySafeTool, isWorkspaceTool, type WorkspaceToolName } from '../shared/tool-classification';
+import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
-import { isReadOnlyTool } from '../shared/tool-definitions';
 import { toolCallSummary } from '../shared/tool-summary';
 import { fileToolActivities, fileToolOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
 import { partitionToolCalls } from './tool-batches';
-import type { ToolOutcome } from './tool-results';
 
 /** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
 export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
@@ -23,13 +25,6 @@ export interface ToolRunContext {
   onReplacement(replacement: ContentReplacement): void;
 }
 
-const activityToolNames = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'] as const;
-type ActivityToolName = (typeof activityToolNames)[number];
-
-function isActivityTool(name: string): name is ActivityToolName {
-  return (activityToolNames as readonly string[]).includes(name);
-}
-
 /** Read-file entries an Edit/Write may need: those whose path ends with the target's base name. */
 function readStateFor(call: ToolUseBlock, state: ReadFileState): ReadFileState {
   const target = typeof call.input.file_path === 'string' ? call.input.file_path : '';
@@ -38,7 +33,7 @@ function readStateFor(call: ToolUseBlock, state: ReadFileState): ReadFileState {
   return Object.fromEntries(Object.entries(state).filter(([path]) => path.split('/').pop() === baseName));
 }
 
-async function runActivityTool(name: ActivityToolName, call: ToolUseBlock, context: ToolRunContext): Promise<ToolCallResult> {
+async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, context: ToolRunContext): Promise<ToolCallResult> {
   const input = {
     context: context.toolContext,
     toolUseId: call.id,
@@ -72,7 +67,7 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
   if (!context.pool.includes(call.name)) {
     return {
       isError: true,
-      content: `ToolNotAllowed: the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`,
+      content: errorText(ErrorType.ToolNotAllowed, `the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`),
     };
   }
   const denied = await context.authorize(call);
@@ -80,8 +75,8 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
   context.onStart(call);
   const workflowTool = context.workflowTools[call.name];
   if (workflowTool) return workflowTool(call);
-  if (!isActivityTool(call.name)) {
-    return { isError: true, content: `UnknownTool: this runtime has no tool named "${call.name}".` };
+  if (!isWorkspaceTool(call.name)) {
+    return { isError: true, content: errorText(ErrorType.UnknownTool, `this runtime has no tool named "${call.name}".`) };
   }
   try {
     const result = await runActivityTool(call.name, call, context);
@@ -94,15 +89,14 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
 }
 
 /**
- * Runs one turn's tool calls: consecutive read-only calls concurrently (at most 10), every other
+ * Runs one turn's tool calls: consecutive read-only calls concurrently (at most maxConcurrentToolCalls), every other
  * call alone and in order. A tool outside the agent's pool is answered with an error, never run.
  * Each outcome is written into `outcomes` as soon as it is known, so an interrupted turn keeps the
  * results of the calls that did finish.
  */
 export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext, outcomes: Record<string, ToolOutcome>): Promise<void> {
-  // Read-only tools and Agent spawns are safe to run side by side (Agent calls of one message start their children together).
-  const concurrencySafe = (name: string) => (isReadOnlyTool(name) || name === 'Agent') && context.pool.includes(name);
-  for (const batch of partitionToolCalls(calls, concurrencySafe)) {
+  const concurrencySafe = (name: string) => isConcurrencySafeTool(name) && context.pool.includes(name);
+  for (const batch of partitionToolCalls(calls, concurrencySafe, maxConcurrentToolCalls)) {
     await Promise.all(
       batch.calls.map(async (call) => {
         outcomes[call.id] = await runOne(call, context);

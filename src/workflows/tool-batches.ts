@@ -1,3 +1,4 @@
+import { maxConcurrentToolCalls } from '../shared/limits';
 import type { ToolUseBlock } from '../shared/messages';
 
 /** A group of tool calls run together: consecutive read-only calls concurrently, others alone. */
@@ -13,7 +14,7 @@ export interface ToolBatch {
 export function partitionToolCalls(
   calls: readonly ToolUseBlock[],
   isReadOnly: (name: string) => boolean,
-  maxConcurrent = 10,
+  maxConcurrent = maxConcurrentToolCalls,
 ): ToolBatch[] {
   const batches: ToolBatch[] = [];
   for (const call of calls) {

@@ -1,7 +1,9 @@
-import type { AgentLimits, CarriedTreeState } from '../shared/agent';
-import type { ApprovalRequest, TreeAgentStarted, TreeNode, TreeSnapshot } from '../shared/definitions';
+import type { TreeAgentStarted } from '../shared/definitions';
+import type { AgentLimits } from '../shared/limits';
 import type { TokenUsage } from '../shared/messages';
+import type { ApprovalRequest, CarriedTreeState, TreeNode, TreeSnapshot } from '../shared/tree';
 import { totalTokens } from './projection';
+import { treeSpawnRefusal } from './spawn-limits';
 
 /**
  * The root's bookkeeping for its whole tree: who runs (for the per-tree limit and the listing),
@@ -12,11 +14,11 @@ export class TreeCoordinator {
   private readonly reserved = new Set<string>();
   private readonly nodes = new Map<string, TreeNode>();
   private tokens = 0;
-  budgetExceeded = false;
-  paused = false;
-  readonly approvals = new Map<string, ApprovalRequest>();
+  private budgetReached = false;
+  private spawningPaused = false;
+  private readonly approvals = new Map<string, ApprovalRequest>();
   /** Tools a person approved "always" for this tree. */
-  readonly alwaysAllowed = new Set<string>();
+  private readonly alwaysAllowedTools = new Set<string>();
 
   constructor(
     private readonly rootAgentId: string,
@@ -29,19 +31,13 @@ export class TreeCoordinator {
 
   /** Reserves a slot for a new agent, or says why not. */
   request(childId: string): { granted: true } | { granted: false; reason: string } {
-    if (this.paused) {
-      return { granted: false, reason: 'SpawnLimitReached: spawning is paused for this agent tree. Do the work yourself, or end your turn and try later.' };
-    }
-    if (this.budgetExceeded) {
-      return { granted: false, reason: 'SpawnLimitReached: this agent tree has used its token budget; no new agents can be started. Finish with what you have.' };
-    }
-    const running = this.runningCount;
-    if (running >= this.limits.maxAgentsPerTree) {
-      return {
-        granted: false,
-        reason: `SpawnLimitReached: this agent tree already has ${running} running agents (limit ${this.limits.maxAgentsPerTree}). Wait for some to finish; do not retry at once.`,
-      };
-    }
+    const reason = treeSpawnRefusal({
+      paused: this.spawningPaused,
+      budgetExceeded: this.budgetReached,
+      runningAgents: this.runningCount,
+      maxAgentsPerTree: this.limits.maxAgentsPerTree,
+    });
+    if (reason) return { granted: false, reason };
     this.reserved.add(childId);
     return { granted: true };
   }
@@ -62,6 +58,12 @@ export class TreeCoordinator {
     });
   }
 
+  /** A running agent's parent stopped waiting for it: it now counts as background (stopped at the budget). */
+  backgrounded(agentId: string): void {
+    const node = this.nodes.get(agentId);
+    if (node) this.nodes.set(agentId, { ...node, background: true });
+  }
+
   finished(agentId: string, nowMs: number): void {
     this.reserved.delete(agentId);
     const node = this.nodes.get(agentId);
@@ -71,9 +73,14 @@ export class TreeCoordinator {
   /** Adds usage; true when this addition crossed the budget. */
   addUsage(usage: TokenUsage): boolean {
     this.tokens += totalTokens(usage);
-    if (this.budgetExceeded || this.limits.treeTokenBudget === undefined || this.tokens < this.limits.treeTokenBudget) return false;
-    this.budgetExceeded = true;
+    if (this.budgetReached || this.limits.treeTokenBudget === undefined || this.tokens < this.limits.treeTokenBudget) return false;
+    this.budgetReached = true;
     return true;
+  }
+
+  /** Pauses (or resumes) new spawns in the whole tree; running agents go on. */
+  pauseSpawning(paused: boolean): void {
+    this.spawningPaused = paused;
   }
 
   get tokensUsed(): number {
@@ -85,33 +92,62 @@ export class TreeCoordinator {
     return [...this.nodes.values()].filter((node) => node.status === 'running' && node.background).map((node) => node.agentId);
   }
 
+  /** Holds a request until a person answers it. */
+  holdApproval(request: ApprovalRequest): void {
+    this.approvals.set(request.requestId, request);
+  }
+
+  /** Removes a pending request (answered or withdrawn) and returns it. */
+  takeApproval(requestId: string): ApprovalRequest | undefined {
+    const request = this.approvals.get(requestId);
+    this.approvals.delete(requestId);
+    return request;
+  }
+
+  hasPendingApproval(requestId: string): boolean {
+    return this.approvals.has(requestId);
+  }
+
+  pendingApprovals(): ApprovalRequest[] {
+    return [...this.approvals.values()];
+  }
+
+  /** Tools a person approved "always" for this tree. */
+  get alwaysAllowed(): ReadonlySet<string> {
+    return this.alwaysAllowedTools;
+  }
+
+  allowAlways(tool: string): void {
+    this.alwaysAllowedTools.add(tool);
+  }
+
   /** Bookkeeping a continued run of the root carries (only finished nodes: a root continues with no running children). */
   carry(): CarriedTreeState {
     return {
       tokensUsed: this.tokens,
-      budgetExceeded: this.budgetExceeded,
-      paused: this.paused,
-      alwaysAllowed: [...this.alwaysAllowed],
+      budgetExceeded: this.budgetReached,
+      paused: this.spawningPaused,
+      alwaysAllowed: [...this.alwaysAllowedTools],
       finishedNodes: [...this.nodes.values()].filter((node) => node.status === 'finished'),
     };
   }
 
   restore(carried: CarriedTreeState): void {
     this.tokens = carried.tokensUsed;
-    this.budgetExceeded = carried.budgetExceeded;
-    this.paused = carried.paused;
-    for (const tool of carried.alwaysAllowed) this.alwaysAllowed.add(tool);
+    this.budgetReached = carried.budgetExceeded;
+    this.spawningPaused = carried.paused;
+    for (const tool of carried.alwaysAllowed) this.alwaysAllowedTools.add(tool);
     for (const node of carried.finishedNodes) this.nodes.set(node.agentId, node);
   }
 
   snapshot(): TreeSnapshot {
     return {
       rootAgentId: this.rootAgentId,
-      spawningPaused: this.paused,
+      spawningPaused: this.spawningPaused,
       tokensUsed: this.tokens,
       tokenBudget: this.limits.treeTokenBudget,
       nodes: [...this.nodes.values()],
-      pendingApprovals: [...this.approvals.values()],
+      pendingApprovals: this.pendingApprovals(),
     };
   }
 }

@@ -1,8 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SpawnContext } from '../../src/shared/agent-definition';
 import { agentTypeKey, parentAgentIdKey, rootAgentIdKey, agentDepthKey } from '../../src/shared/search-attributes';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
 let env: AgentTestEnv;
@@ -174,6 +177,35 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     const history = await env.temporal.client.workflow.getHandle(childId).fetchHistory();
     expect((history.events ?? []).filter((event) => event.workflowExecutionStartedEventAttributes)).toHaveLength(1);
     expect(requestsOf(childId)).toHaveLength(2);
+    expect((await handle.tree()).nodes.find((node) => node.agentId === childId)).toMatchObject({ background: true, status: 'finished' });
+  });
+
+  it('tells the root when a grandchild moves to the background, so the tree lists it as background', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'auto-grand-root' },
+          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'middle agent task', subagent_type: 'general-purpose' } }] }, { text: 'root done' }],
+        },
+        {
+          match: { userIncludes: 'middle agent task' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'slow grandchild', prompt: 'slow grandchild task' } }] },
+            { text: 'middle waiting' },
+            { text: 'middle done' },
+          ],
+        },
+        {
+          match: { userIncludes: 'slow grandchild task' },
+          turns: [{ toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 2000 }, { text: 'GRANDCHILD-DONE' }],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'grandchild auto background', name: 'auto-grand-root', limits: { autoBackgroundMs: 1000 } });
+    const grandchild = `${handle.agentId}.1.1`;
+    await waitFor(async () => (await handle.tree()).nodes.some((node) => node.agentId === grandchild && node.background), 30_000, 'the grandchild to be listed as background');
+    expect((await handle.result()).status).toBe('completed');
+    await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'subagents-auto-background-middle');
   });
 
   it('enforces the depth limit, per-agent concurrency and per-tree concurrency with clear errors', async () => {
@@ -367,6 +399,13 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     const explore = requestsOf(`${handle.agentId}.2`)[0]!;
     expect(explore.tools!.map((tool) => tool.name)).toEqual(['Grep']);
     expect(JSON.stringify((explore as unknown as { system: unknown }).system)).toContain('PROJECT-EXPLORE-PROMPT');
-    expect(existsSync(path.join(agentsDir, 'broken.md'))).toBe(true);
+    // The broken file did not stop the spawns: the root's definition load (an activity) reported it as skipped.
+    const history = await env.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
+    const spawnContext = (history.events ?? [])
+      .flatMap((event) => event.activityTaskCompletedEventAttributes?.result?.payloads ?? [])
+      .map((payload) => defaultPayloadConverter.fromPayload(payload as Payload) as Partial<SpawnContext>)
+      .find((result) => result?.loaded?.reports !== undefined);
+    expect(spawnContext?.loaded?.reports).toContainEqual(expect.objectContaining({ file: path.join(agentsDir, 'broken.md'), level: 'skipped' }));
+    expect(Object.keys(spawnContext!.loaded!.definitions).sort()).toEqual(['Explore', 'Plan', 'general-purpose', 'reviewer']);
   });
 });

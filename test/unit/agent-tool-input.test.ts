@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSpawnLimits, parseAgentToolInput } from '../../src/workflows/agent-tool-input';
-import { ancestorsOf } from '../../src/workflows/subagents';
+import { parseAgentToolInput } from '../../src/workflows/agent-tool-input';
 
 describe('parseAgentToolInput', () => {
   it('accepts a complete input and trims strings', () => {
@@ -25,28 +24,5 @@ describe('parseAgentToolInput', () => {
   it('refuses cwd together with isolation', () => {
     const parsed = parseAgentToolInput({ description: 'd', prompt: 'p', cwd: '/tmp', isolation: 'worktree' });
     expect(parsed.ok).toBe(false);
-  });
-});
-
-describe('checkSpawnLimits', () => {
-  const ok = { depth: 0, maxDepth: 3, runningChildren: 0, maxChildrenPerAgent: 10, spawningPaused: false, budgetExceeded: false, childId: 'r.1', ancestorIds: ['r'] };
-  it('allows a spawn within every limit', () => {
-    expect(checkSpawnLimits(ok)).toBeUndefined();
-  });
-  it.each([
-    [{ spawningPaused: true }, 'paused'],
-    [{ budgetExceeded: true }, 'token budget'],
-    [{ depth: 3 }, 'maximum nesting depth 3'],
-    [{ runningChildren: 10 }, 'already has 10 running subagents (limit 10)'],
-    [{ ancestorIds: ['r', 'r.1'] }, 'lineage cycle'],
-  ])('refuses %o', (override, message) => {
-    expect(checkSpawnLimits({ ...ok, ...override })).toContain(message);
-  });
-});
-
-describe('ancestorsOf', () => {
-  it('derives the lineage from the id', () => {
-    expect(ancestorsOf('agent-x.1.2')).toEqual(['agent-x', 'agent-x.1']);
-    expect(ancestorsOf('agent-x')).toEqual([]);
   });
 });

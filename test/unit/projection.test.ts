@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/shared/agent';
 import { projectChildResult, taskNotification } from '../../src/workflows/projection';
 import { TreeCoordinator } from '../../src/workflows/tree-coordinator';
-import { defaultAgentLimits } from '../../src/shared/agent';
+import { defaultAgentLimits } from '../../src/shared/limits';
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 100, cacheReadInputTokens: 1000 };
 const result: AgentResult = {
@@ -60,11 +60,24 @@ describe('TreeCoordinator', () => {
     expect(tree.runningBackgroundAgents()).toEqual(['r.1']);
   });
 
+  it('marks an agent moved to the background without reviving a finished one', () => {
+    const tree = new TreeCoordinator('r', { ...defaultAgentLimits, treeTokenBudget: 1000 });
+    tree.request('r.1');
+    tree.started(started('r.1', false), 0);
+    tree.request('r.2');
+    tree.started(started('r.2', false), 0);
+    tree.backgrounded('r.1');
+    tree.finished('r.2', 5);
+    tree.backgrounded('r.2');
+    expect(tree.runningBackgroundAgents()).toEqual(['r.1']);
+    expect(tree.snapshot().nodes.find((node) => node.agentId === 'r.2')).toMatchObject({ status: 'finished', background: true });
+  });
+
   it('refuses every spawn while paused, and allows them again after resume', () => {
     const tree = new TreeCoordinator('r', defaultAgentLimits);
-    tree.paused = true;
+    tree.pauseSpawning(true);
     expect(tree.request('r.1')).toMatchObject({ granted: false, reason: expect.stringContaining('paused') });
-    tree.paused = false;
+    tree.pauseSpawning(false);
     expect(tree.request('r.1').granted).toBe(true);
   });
 });

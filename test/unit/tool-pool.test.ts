@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assembleToolPool, rootToolPool } from '../../src/workflows/tool-pool';
+import { assembleToolPool, rootToolPool } from '../../src/shared/tool-pool';
 
 const base = { depth: 1, maxDepth: 3, background: false, permissionMode: 'default' as const };
 
@@ -30,12 +30,6 @@ describe('assembleToolPool', () => {
 
   it('can resolve to nothing (the caller refuses the spawn)', () => {
     expect(assembleToolPool({ ...base, background: true, definition: { tools: ['Bash'] } })).toEqual([]);
-  });
-
-  it("gives a fork the parent's exact list", () => {
-    expect(assembleToolPool({ ...base, background: true, definition: { tools: ['Read'] }, forkOfParentPool: ['Bash', 'Agent', 'TaskStop'] })).toEqual([
-      'Bash', 'Agent', 'TaskStop',
-    ]);
   });
 
   it('lets a root stop its own tasks; a subagent cannot stop others', () => {

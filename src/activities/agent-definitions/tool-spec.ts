@@ -1,4 +1,4 @@
-import { isRuntimeTool, runtimeToolNames } from '../../shared/runtime-tools';
+import { isRuntimeTool, runtimeToolNames } from '../../shared/tool-classification';
 
 /** `tools` after parsing: names the runtime has, plus what `Agent(...)` and `mcp__…` entries said. */
 export interface AllowList {

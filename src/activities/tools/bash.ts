@@ -1,4 +1,5 @@
 /** Bash: one command in its own process group, killed as a whole on timeout or cancellation. */
+import { ErrorType } from '../../shared/errors';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
@@ -65,7 +66,7 @@ type Ending = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | nu
 export const runBash = defineTool('Bash', bashInput, async (input, call, env) => {
   const workspace = await openWorkspace(call.context);
   const cwdStat = await fs.stat(workspace.realCwd).catch(() => undefined);
-  if (!cwdStat?.isDirectory()) throw new ToolRefusal('FileNotFound', `the working directory ${workspace.cwd} does not exist.`);
+  if (!cwdStat?.isDirectory()) throw new ToolRefusal(ErrorType.FileNotFound, `the working directory ${workspace.cwd} does not exist.`);
   const timeoutMs = input.timeout ?? toolLimits.bashDefaultTimeoutMs;
   const output = new HeadTailBuffer(toolLimits.bashMaxOutputChars);
   const ending = await runCommand(input.command, workspace.realCwd, timeoutMs, output, env);

@@ -1,4 +1,5 @@
 /** Edit: exact string replacement in a file the agent has read and that has not changed since. */
+import { ErrorType } from '../../shared/errors';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { applyEdit, countOccurrences, isEditAlreadyApplied, withCrlf, type EditSpec } from './edit-apply';
@@ -32,22 +33,22 @@ const snippetMaxLines = 30;
 /** Runs the Edit tool. */
 export const runEdit = defineTool('Edit', editInput, async (input, call) => {
   if (input.old_string === '') {
-    throw new ToolRefusal('InvalidToolInput', 'old_string is empty. Give the exact text to replace, or use Write to create or overwrite a whole file.');
+    throw new ToolRefusal(ErrorType.InvalidToolInput, 'old_string is empty. Give the exact text to replace, or use Write to create or overwrite a whole file.');
   }
   if (input.old_string === input.new_string) {
-    throw new ToolRefusal('InvalidToolInput', 'old_string and new_string are identical, so the edit would change nothing.');
+    throw new ToolRefusal(ErrorType.InvalidToolInput, 'old_string and new_string are identical, so the edit would change nothing.');
   }
   const workspace = await openWorkspace(call.context);
   const realPath = await resolveInWorkspace(workspace, input.file_path, 'write');
   const snapshot = await readSnapshot(realPath);
   if (!snapshot) {
-    throw new ToolRefusal('FileNotFound', `${input.file_path} does not exist (resolved to ${realPath}). Use Write to create a new file.`);
+    throw new ToolRefusal(ErrorType.FileNotFound, `${input.file_path} does not exist (resolved to ${realPath}). Use Write to create a new file.`);
   }
   const record = requireReadRecord(call.readFileState, realPath, 'editing');
-  if (looksBinary(snapshot.content)) throw new ToolRefusal('BinaryFile', `${realPath} is a binary file; Edit only changes text files.`);
+  if (looksBinary(snapshot.content)) throw new ToolRefusal(ErrorType.BinaryFile, `${realPath} is a binary file; Edit only changes text files.`);
   const text = snapshot.content.toString('utf8');
   if (!Buffer.from(text, 'utf8').equals(snapshot.content)) {
-    throw new ToolRefusal('BinaryFile', `${realPath} is not valid UTF-8 text; Edit would corrupt it. Use Bash to change it.`);
+    throw new ToolRefusal(ErrorType.BinaryFile, `${realPath} is not valid UTF-8 text; Edit would corrupt it. Use Bash to change it.`);
   }
   const requested: EditSpec = { oldString: input.old_string, newString: input.new_string, replaceAll: input.replace_all ?? false };
   const variants = text.includes('\r\n') && requested.oldString.includes('\n') ? [requested, withCrlf(requested)] : [requested];
@@ -68,13 +69,13 @@ export const runEdit = defineTool('Edit', editInput, async (input, call) => {
   const occurrences = countOccurrences(text, edit.oldString);
   if (occurrences === 0) {
     throw new ToolRefusal(
-      'StringNotFound',
+      ErrorType.StringNotFound,
       `old_string was not found in ${realPath}. It must match the file exactly, including whitespace and indentation, without Read's line-number prefix. Read the file again if unsure.`,
     );
   }
   if (occurrences > 1 && !edit.replaceAll) {
     throw new ToolRefusal(
-      'StringNotUnique',
+      ErrorType.StringNotUnique,
       `old_string occurs ${occurrences} times in ${realPath}. Include more surrounding lines to make it unique, or set replace_all: true to replace all ${occurrences}.`,
     );
   }

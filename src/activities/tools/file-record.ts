@@ -1,4 +1,5 @@
 /** Read-file state: what an agent last saw of a file, and whether the file still matches it. */
+import { ErrorType } from '../../shared/errors';
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -25,7 +26,7 @@ export async function readSnapshot(realPath: string): Promise<FileSnapshot | und
   if (!handle) return undefined;
   try {
     const stat = await handle.stat();
-    if (stat.isDirectory()) throw new ToolRefusal('NotAFile', `${realPath} is a directory, not a file.`);
+    if (stat.isDirectory()) throw new ToolRefusal(ErrorType.NotAFile, `${realPath} is a directory, not a file.`);
     const content = await handle.readFile();
     return { path: realPath, content, stat };
   } finally {
@@ -46,9 +47,9 @@ export async function recordAfterWrite(realPath: string, content: Buffer): Promi
 /** The agent's record of this file; refuses when it never read it or the record is stale. */
 export function requireReadRecord(state: ReadFileState | undefined, realPath: string, verb: string): ReadFileRecord {
   const record = state?.[realPath];
-  if (!record) throw new ToolRefusal('FileNotRead', `Read ${realPath} before ${verb} it.`);
+  if (!record) throw new ToolRefusal(ErrorType.FileNotRead, `Read ${realPath} before ${verb} it.`);
   if (record.stale) {
-    throw new ToolRefusal('FileNotRead', `your earlier read of ${realPath} is no longer valid here; Read ${realPath} again before ${verb} it.`);
+    throw new ToolRefusal(ErrorType.FileNotRead, `your earlier read of ${realPath} is no longer valid here; Read ${realPath} again before ${verb} it.`);
   }
   return record;
 }
@@ -61,7 +62,7 @@ export function isUnchangedSince(record: ReadFileRecord, snapshot: FileSnapshot)
 
 export function changedSinceReadRefusal(realPath: string): ToolRefusal {
   return new ToolRefusal(
-    'FileChangedSinceRead',
+    ErrorType.FileChangedSinceRead,
     `${realPath} was modified since you last read it (by someone else or a command); re-read it with Read, then try again.`,
   );
 }

@@ -1,4 +1,5 @@
 /** Glob: files whose path (relative to the search directory) matches a pattern, newest first. */
+import { ErrorType } from '../../shared/errors';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -56,6 +57,6 @@ export const runGlob = defineTool('Glob', globInput, async (input, call, env) =>
 
 async function requireDirectory(realPath: string, shown: string): Promise<void> {
   const stat = await fs.stat(realPath).catch(() => undefined);
-  if (!stat) throw new ToolRefusal('FileNotFound', `${shown} does not exist (resolved to ${realPath}).`);
-  if (!stat.isDirectory()) throw new ToolRefusal('NotADirectory', `${shown} is a file, not a directory; give a directory as path.`);
+  if (!stat) throw new ToolRefusal(ErrorType.FileNotFound, `${shown} does not exist (resolved to ${realPath}).`);
+  if (!stat.isDirectory()) throw new ToolRefusal(ErrorType.NotADirectory, `${shown} is a file, not a directory; give a directory as path.`);
 }

@@ -1,4 +1,5 @@
 /** Grep's matching and line formatting, free of I/O. */
+import { ErrorType } from '../../shared/errors';
 import { toolLimits } from '../../shared/tool-definitions';
 import { ToolRefusal } from './tool-error';
 
@@ -9,7 +10,7 @@ export function compilePattern(pattern: string, options: { ignoreCase: boolean; 
     return new RegExp(pattern, flags);
   } catch (error) {
     throw new ToolRefusal(
-      'InvalidPattern',
+      ErrorType.InvalidPattern,
       `${JSON.stringify(pattern)} is not a valid JavaScript regular expression (${(error as Error).message}). ` +
         'Escape characters such as ( ) [ ] { } . * + ? | \\ with a backslash to match them literally.',
     );

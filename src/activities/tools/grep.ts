@@ -1,4 +1,5 @@
 /** Grep: regular-expression search over the files Glob would see, in three output modes. */
+import { ErrorType } from '../../shared/errors';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -52,7 +53,7 @@ export const runGrep = defineTool('Grep', grepInput, async (input, call, env) =>
   const workspace = await openWorkspace(call.context, [resultsDirOf(env)]);
   const target = await resolveInWorkspace(workspace, input.path ?? '.', 'read');
   const targetStat = await fs.stat(target).catch(() => undefined);
-  if (!targetStat) throw new ToolRefusal('FileNotFound', `${input.path ?? '.'} does not exist (resolved to ${target}).`);
+  if (!targetStat) throw new ToolRefusal(ErrorType.FileNotFound, `${input.path ?? '.'} does not exist (resolved to ${target}).`);
 
   // An explicitly named file is searched even if ignored or filtered out, as rg does.
   const files = targetStat.isDirectory()
@@ -112,7 +113,7 @@ function fileFilter(input: GrepInput): (relative: string) => boolean {
   if (input.type !== undefined) {
     const extensions = extensionsOfType(input.type);
     if (!extensions) {
-      throw new ToolRefusal('InvalidToolInput', `unknown type ${JSON.stringify(input.type)}. Known types: ${Object.keys(fileTypeExtensions).join(', ')}; or use glob instead.`);
+      throw new ToolRefusal(ErrorType.InvalidToolInput, `unknown type ${JSON.stringify(input.type)}. Known types: ${Object.keys(fileTypeExtensions).join(', ')}; or use glob instead.`);
     }
     checks.push((relative) => extensions.includes(path.posix.extname(relative).slice(1).toLowerCase()));
   }

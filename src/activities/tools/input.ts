@@ -1,5 +1,6 @@
 /** zod helpers for tool inputs written by the model (untrusted, sometimes sloppy about types). */
 import { z } from 'zod';
+import { ErrorType, errorText } from '../../shared/errors';
 
 /** An integer; also accepts a string of digits, which models sometimes send. */
 export function integerInput(minimum: number, maximum?: number) {
@@ -26,5 +27,5 @@ export function formatInputError(toolName: string, error: z.ZodError, allowedFie
     }
     return `${field}: ${issue.message}`;
   });
-  return `InvalidToolInput: ${toolName} was called with invalid input: ${problems.join('; ')}. Fix the input and call ${toolName} again.`;
+  return errorText(ErrorType.InvalidToolInput, `${toolName} was called with invalid input: ${problems.join('; ')}. Fix the input and call ${toolName} again.`);
 }

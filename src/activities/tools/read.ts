@@ -1,4 +1,5 @@
 /** Read: a text file, numbered like `cat -n`, streamed so that large files can be read in parts. */
+import { ErrorType } from '../../shared/errors';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
@@ -46,18 +47,18 @@ export const runRead = defineTool('Read', readInput, async (input, call, env) =>
   const realPath = await resolveInWorkspace(workspace, input.file_path, 'read');
   const stat = await fs.stat(realPath).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') {
-      throw new ToolRefusal('FileNotFound', `${input.file_path} does not exist (resolved to ${realPath}; working directory ${workspace.cwd}). Use Glob to find the right path.`);
+      throw new ToolRefusal(ErrorType.FileNotFound, `${input.file_path} does not exist (resolved to ${realPath}; working directory ${workspace.cwd}). Use Glob to find the right path.`);
     }
     throw error;
   });
   if (stat.isDirectory()) {
-    throw new ToolRefusal('NotAFile', `${realPath} is a directory. Use Glob (e.g. pattern "*" with path "${input.file_path}") to list its files.`);
+    throw new ToolRefusal(ErrorType.NotAFile, `${realPath} is a directory. Use Glob (e.g. pattern "*" with path "${input.file_path}") to list its files.`);
   }
-  if (!stat.isFile()) throw new ToolRefusal('NotAFile', `${realPath} is not a regular file.`);
+  if (!stat.isFile()) throw new ToolRefusal(ErrorType.NotAFile, `${realPath} is not a regular file.`);
   const ranged = input.offset !== undefined || input.limit !== undefined;
   if (!ranged && stat.size > toolLimits.readMaxBytesWithoutRange) {
     throw new ToolRefusal(
-      'FileTooLarge',
+      ErrorType.FileTooLarge,
       `${realPath} is ${stat.size} bytes, more than the ${toolLimits.readMaxBytesWithoutRange / 1024} KiB Read returns at once. ` +
         'Read it in parts with offset and limit (e.g. offset: 1, limit: 500), or search it with Grep.',
     );
@@ -70,7 +71,7 @@ export const runRead = defineTool('Read', readInput, async (input, call, env) =>
   };
   const outcome = await readLines(realPath, window, env);
   if (outcome.binary) {
-    throw new ToolRefusal('BinaryFile', `${realPath} looks like a binary file (it contains NUL bytes); Read only shows text files.`);
+    throw new ToolRefusal(ErrorType.BinaryFile, `${realPath} looks like a binary file (it contains NUL bytes); Read only shows text files.`);
   }
   const shown = displayPath(workspace, realPath);
   return { content: describe(shown, window, outcome), isError: false, readFiles: [outcome.record] };

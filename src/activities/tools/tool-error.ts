@@ -1,7 +1,9 @@
 /** Failures a tool reports to the model as an error tool_result instead of throwing. */
+import { errorText, type ErrorTypeName } from '../../shared/errors';
 
-/** Kinds of refusal, used as the first word of the message the model sees. */
-export type ToolRefusalKind =
+/** Kinds of refusal: the error types a tool reports to the model (the first word of its message). */
+export type ToolRefusalKind = Extract<
+  ErrorTypeName,
   | 'PathOutsideWorkspace'
   | 'InvalidToolInput'
   | 'FileNotRead'
@@ -13,7 +15,8 @@ export type ToolRefusalKind =
   | 'FileTooLarge'
   | 'StringNotFound'
   | 'StringNotUnique'
-  | 'InvalidPattern';
+  | 'InvalidPattern'
+>;
 
 /** A refusal the model can act on: its message says what to do instead. */
 export class ToolRefusal extends Error {
@@ -23,7 +26,7 @@ export class ToolRefusal extends Error {
     readonly kind: ToolRefusalKind,
     detail: string,
   ) {
-    super(`${kind}: ${detail}`);
+    super(errorText(kind, detail));
   }
 }
 

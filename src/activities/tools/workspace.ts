@@ -1,4 +1,5 @@
 /** Path confinement: every path a tool touches must resolve, after symlinks, inside the workspace. */
+import { ErrorType } from '../../shared/errors';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolContext } from '../../shared/tools';
@@ -22,7 +23,7 @@ const maxSymlinkDepth = 40;
 
 /** Real path of `target` even if it does not exist yet: resolves the longest existing ancestor and dangling links. */
 export async function realpathAllowMissing(target: string, depth = 0): Promise<string> {
-  if (depth > maxSymlinkDepth) throw new ToolRefusal('PathOutsideWorkspace', `too many levels of symbolic links at ${target}.`);
+  if (depth > maxSymlinkDepth) throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `too many levels of symbolic links at ${target}.`);
   try {
     return await fs.realpath(target);
   } catch (error) {
@@ -56,7 +57,7 @@ export async function openWorkspace(context: ToolContext, readOnlyRoots: readonl
   const cwd = path.resolve(context.workspaceRoot, context.cwd);
   const realCwd = await realpathAllowMissing(cwd);
   if (!isInside(realCwd, root)) {
-    throw new ToolRefusal('PathOutsideWorkspace', `the working directory ${cwd} is outside the workspace ${root}.`);
+    throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `the working directory ${cwd} is outside the workspace ${root}.`);
   }
   const realReadOnlyRoots = await Promise.all(readOnlyRoots.map((extra) => realpathAllowMissing(path.resolve(extra))));
   return { root, cwd, realCwd, readOnlyRoots: realReadOnlyRoots };
@@ -64,7 +65,7 @@ export async function openWorkspace(context: ToolContext, readOnlyRoots: readonl
 
 /** Resolves a path given by the model to its real absolute path, or refuses with PathOutsideWorkspace. */
 export async function resolveInWorkspace(workspace: Workspace, rawPath: string, access: PathAccess): Promise<string> {
-  if (rawPath.includes('\0')) throw new ToolRefusal('InvalidToolInput', 'the path contains a NUL character.');
+  if (rawPath.includes('\0')) throw new ToolRefusal(ErrorType.InvalidToolInput, 'the path contains a NUL character.');
   const absolute = path.resolve(workspace.cwd, rawPath);
   const real = await realpathAllowMissing(absolute);
   const roots = access === 'read' ? [workspace.root, ...workspace.readOnlyRoots] : [workspace.root];
@@ -72,7 +73,7 @@ export async function resolveInWorkspace(workspace: Workspace, rawPath: string, 
   const throughLink = isInside(absolute, workspace.root) ? ' through a symbolic link' : '';
   const readOnly = access === 'write' && workspace.readOnlyRoots.some((root) => isInside(real, root)) ? ' (that directory is read-only)' : '';
   throw new ToolRefusal(
-    'PathOutsideWorkspace',
+    ErrorType.PathOutsideWorkspace,
     `${rawPath} resolves${throughLink} to ${real}, which is outside the workspace ${workspace.root}${readOnly}. Use a path inside the workspace.`,
   );
 }

@@ -1,7 +1,7 @@
 /** Making sure the directory that holds worktrees exists and is writable. */
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
-import { WorktreeErrorType } from '../../shared/worktree';
+import { ErrorType } from '../../shared/errors';
 import { worktreeFailure } from './failures';
 
 function reason(code: string | undefined): string {
@@ -22,8 +22,8 @@ function reason(code: string | undefined): string {
 
 function notWritable(directory: string, error: unknown) {
   return worktreeFailure(
-    WorktreeErrorType.WorktreeDirNotWritable,
-    `WorktreeDirNotWritable: cannot create worktrees in ${directory} (${reason((error as NodeJS.ErrnoException).code)}). ` +
+    ErrorType.WorktreeDirNotWritable,
+    `cannot create worktrees in ${directory} (${reason((error as NodeJS.ErrnoException).code)}). ` +
       'Make that directory writable, or point the worktree directory (baseDir) somewhere writable, or run without isolation.',
   );
 }

@@ -3,7 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { SimpleGit } from 'simple-git';
-import { WorktreeErrorType, defaultWorktreeDir, type CreateWorktreeInput, type WorktreeInfo } from '../../shared/worktree';
+import { ErrorType } from '../../shared/errors';
+import { defaultWorktreeDir, type CreateWorktreeInput, type WorktreeInfo } from '../../shared/worktree';
 import { prepareBaseDir } from './base-dir';
 import { ensureExcluded, excludePattern } from './exclude';
 import { gitFailure, notAGitRepository, worktreeFailure } from './failures';
@@ -63,7 +64,7 @@ async function addWorktree(git: SimpleGit, worktreePath: string, branch: string,
     // Locked while the agent runs, so `git worktree prune` and `subagents worktrees --prune` leave it alone.
     await git.raw(['worktree', 'add', '--lock', '--reason', `subagent ${agentId} running`, '-b', branch, worktreePath, placement.baseCommit]);
   } catch (error) {
-    throw gitFailure(WorktreeErrorType.WorktreeCreateFailed, `git worktree add ${worktreePath} on new branch ${branch} failed`, error);
+    throw gitFailure(ErrorType.WorktreeCreateFailed, `git worktree add ${worktreePath} on new branch ${branch} failed`, error);
   }
 }
 
@@ -86,8 +87,8 @@ async function placeWorktree(input: CreateWorktreeInput, placement: Placement): 
     return describeWorktree(placement, worktreePath, branch, placement.baseCommit);
   }
   throw worktreeFailure(
-    WorktreeErrorType.WorktreeCreateFailed,
-    `WorktreeCreateFailed: no free worktree name for agent ${input.agentId} after ${maxNameAttempts} tries in ${placement.baseDir}. ` +
+    ErrorType.WorktreeCreateFailed,
+    `no free worktree name for agent ${input.agentId} after ${maxNameAttempts} tries in ${placement.baseDir}. ` +
       'Remove old subagent worktrees (subagents worktrees --prune).',
   );
 }
@@ -100,8 +101,8 @@ export async function createWorktree(input: CreateWorktreeInput): Promise<Worktr
   const baseCommit = await headCommit(gitAt(repository.toplevel));
   if (!baseCommit) {
     throw worktreeFailure(
-      WorktreeErrorType.WorktreeCreateFailed,
-      `WorktreeCreateFailed: the repository at ${repository.toplevel} has no commits yet, so there is no HEAD to branch a worktree from. ` +
+      ErrorType.WorktreeCreateFailed,
+      `the repository at ${repository.toplevel} has no commits yet, so there is no HEAD to branch a worktree from. ` +
         'Make a first commit, or run without isolation.',
     );
   }
@@ -117,7 +118,7 @@ export async function createWorktree(input: CreateWorktreeInput): Promise<Worktr
       return info;
     } catch (error) {
       if (error instanceof ApplicationFailure) throw error;
-      throw gitFailure(WorktreeErrorType.WorktreeCreateFailed, `could not create a worktree for agent ${input.agentId} in ${realBaseDir}`, error);
+      throw gitFailure(ErrorType.WorktreeCreateFailed, `could not create a worktree for agent ${input.agentId} in ${realBaseDir}`, error);
     }
   });
 }

@@ -1,7 +1,8 @@
 /** Keeping worktree directories out of the main checkout's `git status` without touching tracked files. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { WorktreeErrorType, defaultWorktreeDir } from '../../shared/worktree';
+import { ErrorType } from '../../shared/errors';
+import { defaultWorktreeDir } from '../../shared/worktree';
 import { worktreeFailure } from './failures';
 import { gitAt } from './git';
 import type { Repository } from './repository';
@@ -36,8 +37,8 @@ export async function ensureExcluded(repository: Repository, pattern: string): P
     await fs.appendFile(excludeFile, `${separator}# subagent worktrees (durable-subagents)\n${pattern}\n`);
   } catch (error) {
     throw worktreeFailure(
-      WorktreeErrorType.WorktreeCreateFailed,
-      `WorktreeCreateFailed: could not add ${pattern} to ${excludeFile} (${(error as Error).message}); ` +
+      ErrorType.WorktreeCreateFailed,
+      `could not add ${pattern} to ${excludeFile} (${(error as Error).message}); ` +
         'worktrees there would show up as untracked files. Make that file writable, or choose a worktree directory outside the repository.',
     );
   }

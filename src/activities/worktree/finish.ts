@@ -1,6 +1,7 @@
 /** The `finishWorktree` activity: remove an unused worktree, keep one with work in it. */
 import { ApplicationFailure } from '@temporalio/common';
-import { WorktreeErrorType, type FinishWorktreeInput, type WorktreeInfo, type WorktreeOutcome } from '../../shared/worktree';
+import { ErrorType } from '../../shared/errors';
+import type { FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../../shared/worktree';
 import { gitFailure, worktreeFailure } from './failures';
 import { branchExists, changedFiles, commitsSince, gitAt } from './git';
 import { removeWorktreeAndBranch } from './remove';
@@ -19,7 +20,7 @@ async function isWorkingTree(worktreePath: string): Promise<boolean> {
 async function settle(worktree: WorktreeInfo, present: boolean, anchor: string): Promise<WorktreeOutcome> {
   const repository = await locateRepository(anchor);
   if (!repository) {
-    throw worktreeFailure(WorktreeErrorType.WorktreeFinishFailed, `WorktreeFinishFailed: ${anchor} is no longer inside a git repository; cannot finish ${worktree.path}.`);
+    throw worktreeFailure(ErrorType.WorktreeFinishFailed, `${anchor} is no longer inside a git repository; cannot finish ${worktree.path}.`);
   }
   return withRepositoryLock(repository.commonDir, async () => {
     const git = gitAt(repository.controlDir);
@@ -57,8 +58,8 @@ export async function finishWorktree(input: FinishWorktreeInput): Promise<Worktr
   const anchor = present ? worktree.path : await realDirectory(worktree.repoRoot);
   if (!anchor) {
     throw worktreeFailure(
-      WorktreeErrorType.WorktreeFinishFailed,
-      `WorktreeFinishFailed: neither the worktree ${worktree.path} nor its repository ${worktree.repoRoot} exists any more; ` +
+      ErrorType.WorktreeFinishFailed,
+      `neither the worktree ${worktree.path} nor its repository ${worktree.repoRoot} exists any more; ` +
         `if the repository moved, delete branch ${worktree.branch} there by hand.`,
     );
   }
@@ -66,6 +67,6 @@ export async function finishWorktree(input: FinishWorktreeInput): Promise<Worktr
     return await settle(worktree, present, anchor);
   } catch (error) {
     if (error instanceof ApplicationFailure) throw error;
-    throw gitFailure(WorktreeErrorType.WorktreeFinishFailed, `could not finish the worktree ${worktree.path} (branch ${worktree.branch})`, error);
+    throw gitFailure(ErrorType.WorktreeFinishFailed, `could not finish the worktree ${worktree.path} (branch ${worktree.branch})`, error);
   }
 }

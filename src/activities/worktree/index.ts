@@ -1,7 +1,7 @@
 import { createWorktree } from './create';
 import { finishWorktree } from './finish';
 
-/** The worktree isolation activities (SPEC §1.6); the workflow calls them around an isolated child. */
+/** The worktree isolation activities (docs/worktrees.md); the workflow calls them around an isolated child. */
 export function createWorktreeActivities() {
   return { createWorktree, finishWorktree };
 }

@@ -2,7 +2,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { listSubagentWorktrees, pruneSubagentWorktrees } from '../../activities/worktree/list';
-import { WorktreeErrorType, type SubagentWorktreeEntry, type SubagentWorktreeList } from '../../shared/worktree';
+import { ErrorType } from '../../shared/errors';
+import type { SubagentWorktreeEntry, SubagentWorktreeList } from '../../shared/worktree';
 import { ExitCode } from '../exit-codes';
 
 const usage = 'usage: subagents worktrees [--dir DIR] [--prune] [--json]';
@@ -76,7 +77,7 @@ export async function worktreesCommand(argv: string[]): Promise<number> {
   try {
     await run(dir, values.prune ?? false, values.json ?? false);
   } catch (error) {
-    if (error instanceof ApplicationFailure && error.type === WorktreeErrorType.NotAGitRepository) {
+    if (error instanceof ApplicationFailure && error.type === ErrorType.NotAGitRepository) {
       console.error(`subagents worktrees: ${dir} is not inside a git repository (use --dir to point at one).\n${usage}`);
       return ExitCode.usage;
     }

@@ -6,7 +6,8 @@ import { globInput } from '../../../src/activities/tools/glob';
 import { grepInput } from '../../../src/activities/tools/grep';
 import { readInput } from '../../../src/activities/tools/read';
 import { writeInput } from '../../../src/activities/tools/write';
-import { isReadOnlyTool, readOnlyToolNames, toolDefinitions, workspaceToolNames } from '../../../src/shared/tool-definitions';
+import { isReadOnlyTool, readOnlyToolNames, workspaceToolNames } from '../../../src/shared/tool-classification';
+import { toolDefinitions } from '../../../src/shared/tool-definitions';
 
 const schemas = { Read: readInput, Glob: globInput, Grep: grepInput, Write: writeInput, Edit: editInput, Bash: bashInput };
 
@@ -29,7 +30,7 @@ describe('tool definitions', () => {
     expect(Object.keys(toolDefinitions)).toEqual([...workspaceToolNames]);
     expect(JSON.parse(JSON.stringify(toolDefinitions))).toEqual(toolDefinitions);
     const source = await fs.readFile(new URL('../../../src/shared/tool-definitions.ts', import.meta.url), 'utf8');
-    expect(source.match(/^import .*$/gm)).toEqual(["import type { ToolDefinition } from './messages';"]);
+    expect(source.match(/^import .*$/gm)).toEqual(["import type { ToolDefinition } from './messages';", "import type { WorkspaceToolName } from './tool-classification';"]);
   });
 
   it('name the read-only tools', () => {

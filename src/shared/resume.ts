@@ -1,5 +1,5 @@
-import type { AgentWorkflowInput } from '../shared/agent';
-import type { ResumeState } from '../shared/definitions';
+import type { AgentWorkflowInput } from './agent';
+import type { ResumeState } from './definitions';
 import { appendUserText, dropUnresolvedToolUses } from './tool-results';
 
 /**

@@ -1,23 +1,23 @@
-import type { PermissionMode } from '../shared/agent';
-import type { AgentDefinition } from '../shared/agent-definition';
-import { readOnlyTools, runtimeToolNames } from '../shared/runtime-tools';
+import type { PermissionMode } from './agent';
+import type { AgentDefinition } from './agent-definition';
+import { coordinationToolNames, editToolNames, readOnlyToolNames, runtimeToolNames, subagentForbiddenToolNames } from './tool-classification';
 
-/** Tools no subagent may have: stopping other tasks (and, in Claude Code, reading their output, plan mode, asking the user). */
-export const subagentDisallowedTools: readonly string[] = ['TaskStop', 'TaskOutput', 'EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
+/** Coordination tools a subagent may have. */
+const subagentCoordinationTools = coordinationToolNames.filter((name) => !subagentForbiddenToolNames.includes(name));
 
 /** Tools a background agent may use in each permission mode without a person answering a prompt. */
 export function backgroundAllowedTools(mode: PermissionMode): readonly string[] {
-  const coordination = ['Agent', 'SendMessage'];
+  const safe = [...readOnlyToolNames, ...subagentCoordinationTools];
   switch (mode) {
     case 'bypassPermissions':
-      return [...readOnlyTools, ...coordination, 'Edit', 'Write', 'Bash'];
+      return [...safe, ...editToolNames, 'Bash'];
     case 'acceptEdits':
-      return [...readOnlyTools, ...coordination, 'Edit', 'Write'];
+      return [...safe, ...editToolNames];
     case 'default':
     case 'plan':
     case 'dontAsk':
     case 'bubble':
-      return [...readOnlyTools, ...coordination];
+      return safe;
   }
 }
 
@@ -30,25 +30,23 @@ export interface ToolPoolInput {
   maxDepth: number;
   background: boolean;
   permissionMode: PermissionMode;
-  /** Fork children get the parent's exact pool (for a byte-identical request prefix). */
-  forkOfParentPool?: readonly string[];
 }
 
 /**
- * Assembles a subagent's tool pool fresh (SPEC §1.3), in the runtime's fixed order:
+ * The tool filter: assembles an agent's tool pool fresh (docs/architecture.md, Spawning), in the
+ * runtime's fixed order:
  * 1. drop tools no subagent may have, and Agent at the depth limit;
  * 2. a background agent keeps only its permission mode's allow-list;
  * 3. the definition's disallowedTools, then its tools allow-list.
- * A fork gets the parent's exact list instead. The result may be empty: the caller refuses that.
+ * A fork does not come here: it keeps its parent's exact list. The result may be empty: the caller refuses that.
  */
 export function assembleToolPool(input: ToolPoolInput): string[] {
-  if (input.forkOfParentPool) return [...input.forkOfParentPool];
   const background = new Set(backgroundAllowedTools(input.permissionMode));
   const denied = new Set(input.definition.disallowedTools ?? []);
   const allowList = input.definition.tools;
   const allowAll = !allowList || allowList.includes('*');
   return runtimeToolNames.filter((name) => {
-    if (input.depth > 0 && subagentDisallowedTools.includes(name)) return false;
+    if (input.depth > 0 && subagentForbiddenToolNames.includes(name)) return false;
     if (name === 'Agent' && input.depth >= input.maxDepth) return false;
     if (input.background && !background.has(name)) return false;
     if (denied.has(name)) return false;

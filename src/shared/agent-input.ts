@@ -1,0 +1,103 @@
+import type { AgentWorkflowInput, CarriedAgentState, PermissionMode } from './agent';
+import type { AgentLimits } from './limits';
+
+/**
+ * The one builder of `agentWorkflow` inputs, used by the client for roots and by the Agent tool for
+ * named spawns and forks: what an agent is (its own fields) is given; where it stands in the tree
+ * (parent, root, depth, limits, output limits, foreground chain) is derived in one place.
+ */
+
+/** What makes one agent: the same for roots, named children and forks. */
+export interface AgentSpec {
+  agentId: string;
+  agentType: string;
+  name?: string;
+  description?: string;
+  prompt: string;
+  model: string;
+  definitionPrompt: string;
+  /** A fork reuses its parent's rendered bytes; others render their own at start. */
+  renderedSystemPrompt?: string;
+  tools: string[];
+  cwd: string;
+  workspaceRoot: string;
+  isolation?: 'worktree';
+  permissionMode: PermissionMode;
+  maxTurns: number;
+  allowedAgentTypes?: string[];
+}
+
+/** A root: the top of a tree, which fixes the tree's limits. */
+export interface RootSpec extends AgentSpec {
+  limits: AgentLimits;
+  interactive?: { idleTimeoutMs: number };
+  maxOutputTokens?: number;
+}
+
+/** A child: started by the Agent tool (or resumed by SendMessage) from its parent's tool call. */
+export interface ChildSpec extends AgentSpec {
+  background: boolean;
+  forkFrom?: AgentWorkflowInput['forkFrom'];
+  carried?: CarriedAgentState;
+}
+
+/** What a child inherits from the agent that starts it. */
+export interface ParentOfChild {
+  input: AgentWorkflowInput;
+  /** The parent and all its ancestors run in the foreground. */
+  inForegroundChain: boolean;
+  /** The parent's Agent tool_use that starts the child. */
+  toolUseId: string;
+}
+
+/** The fields of the input that describe the agent itself; the callers add where it stands in its tree. */
+function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'depth' | 'limits'> {
+  return {
+    agentId: spec.agentId,
+    agentType: spec.agentType,
+    name: spec.name,
+    description: spec.description,
+    prompt: spec.prompt,
+    model: spec.model,
+    definitionPrompt: spec.definitionPrompt,
+    ...(spec.renderedSystemPrompt !== undefined ? { renderedSystemPrompt: spec.renderedSystemPrompt } : {}),
+    tools: spec.tools,
+    cwd: spec.cwd,
+    workspaceRoot: spec.workspaceRoot,
+    ...(spec.isolation ? { isolation: spec.isolation } : {}),
+    permissionMode: spec.permissionMode,
+    maxTurns: spec.maxTurns,
+    allowedAgentTypes: spec.allowedAgentTypes,
+  };
+}
+
+/** The input of a root agent. */
+export function buildRootInput(spec: RootSpec): AgentWorkflowInput {
+  return {
+    ...ownFields(spec),
+    rootAgentId: spec.agentId,
+    depth: 0,
+    limits: spec.limits,
+    ...(spec.interactive ? { interactive: spec.interactive } : {}),
+    ...(spec.maxOutputTokens !== undefined ? { maxOutputTokens: spec.maxOutputTokens } : {}),
+  };
+}
+
+/** The input of a child: one level below its parent, in the parent's tree, under the tree's limits. */
+export function buildChildInput(parent: ParentOfChild, spec: ChildSpec): AgentWorkflowInput {
+  const { input } = parent;
+  return {
+    ...ownFields(spec),
+    maxOutputTokens: input.maxOutputTokens,
+    maxToolResultChars: input.maxToolResultChars,
+    parentAgentId: input.agentId,
+    rootAgentId: input.rootAgentId,
+    depth: input.depth + 1,
+    limits: input.limits,
+    background: spec.background,
+    inForegroundChain: parent.inForegroundChain && !spec.background,
+    parentToolUseId: parent.toolUseId,
+    ...(spec.forkFrom ? { forkFrom: spec.forkFrom } : {}),
+    ...(spec.carried ? { carried: spec.carried } : {}),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Every limit of an agent tree and its defaults, in one place (docs/architecture.md, Limits). The
+ * checks against them live in src/workflows/spawn-limits.ts; activity timeouts in
+ * src/workflows/activity-proxies.ts; the tools' own limits in toolLimits (src/shared/tool-definitions.ts).
+ */
+
+/** Limits of a tree, fixed at the root and passed down unchanged. */
+export interface AgentLimits {
+  /** Deepest level that may exist (root = 0): agents at this depth get no Agent tool. Default 3. */
+  maxDepth: number;
+  /** Running children per parent. Default 10. */
+  maxChildrenPerAgent: number;
+  /** Running agents per tree, the root excluded. Default 20. */
+  maxAgentsPerTree: number;
+  /** Total tokens (input + output + cache write + cache read) a tree may use; at the budget, spawns are refused and background agents stopped. */
+  treeTokenBudget?: number;
+  /** A foreground child still running after this long becomes a background task. Default 120000. */
+  autoBackgroundMs: number;
+  /** Turns of a subagent whose definition sets none. Default 50. */
+  defaultMaxTurns: number;
+  /** What a background agent's approval requests do: auto-deny (default), auto-approve, or bubble to the root. */
+  backgroundApprovals: 'deny' | 'approve' | 'bubble';
+  /** An Agent call without subagent_type forks (default), instead of starting a general-purpose agent. */
+  forking: boolean;
+  /**
+   * Continue-as-new at a turn boundary once the run's history has this many events (besides when
+   * Temporal suggests it). Default 10000 (Temporal warns at 10240 and stops at 51200).
+   */
+  continueAsNewAfterEvents: number;
+}
+
+export const defaultAgentLimits: AgentLimits = {
+  maxDepth: 3,
+  maxChildrenPerAgent: 10,
+  maxAgentsPerTree: 20,
+  autoBackgroundMs: 120_000,
+  defaultMaxTurns: 50,
+  backgroundApprovals: 'deny',
+  forking: true,
+  continueAsNewAfterEvents: 10_000,
+};
+
+/** max_tokens of each model call when the agent's input sets none. */
+export const defaultMaxOutputTokens = 8192;
+
+/** Calls of one turn that run side by side at most (consecutive read-only tools and Agent calls). */
+export const maxConcurrentToolCalls = 10;
+
+/** How long a parent waits for a cancelled child's final report (childFinal) before it builds the result itself. */
+export const childFinalReportWait = '5 seconds';

@@ -1,0 +1,55 @@
+/**
+ * Which tool is which: the one place that sorts the runtime's tools into the groups the tool pool,
+ * the permission decision and tool execution look at. Plain data, imported by workflow code.
+ */
+
+/** Every tool this runtime has, in the order requests list them (the order is part of the cache prefix). */
+export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write'] as const;
+export type RuntimeToolName = (typeof runtimeToolNames)[number];
+
+/** Tools that work on the workspace, each run by a Temporal activity of the same name. */
+export const workspaceToolNames = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'] as const;
+export type WorkspaceToolName = (typeof workspaceToolNames)[number];
+
+/** Tools that cannot change anything: they need no approval, run side by side, and every background agent may use them. */
+export const readOnlyToolNames = ['Read', 'Glob', 'Grep'] as const;
+export type ReadOnlyToolName = (typeof readOnlyToolNames)[number];
+
+/** Tools run by workflow code that only talk to other agents of the tree: they never need a person. */
+export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop'] as const;
+
+/** Tools that only change files: allowed without a prompt in acceptEdits mode. */
+export const editToolNames = ['Edit', 'Write'] as const;
+
+/** Tools no subagent may have: stopping tasks, reading other tasks' output, plan mode, asking the user directly. */
+export const subagentForbiddenToolNames: readonly string[] = ['TaskStop', 'TaskOutput', 'EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
+
+const includes = (list: readonly string[], name: string): boolean => list.includes(name);
+
+/** True for a name this runtime implements. */
+export function isRuntimeTool(name: string): name is RuntimeToolName {
+  return includes(runtimeToolNames, name);
+}
+
+/** True for the tools run by an activity. */
+export function isWorkspaceTool(name: string): name is WorkspaceToolName {
+  return includes(workspaceToolNames, name);
+}
+
+/** True for tools that only read (safe for read-only agents and background allow-lists). */
+export function isReadOnlyTool(name: string): name is ReadOnlyToolName {
+  return includes(readOnlyToolNames, name);
+}
+
+export function isCoordinationTool(name: string): boolean {
+  return includes(coordinationToolNames, name);
+}
+
+export function isEditTool(name: string): boolean {
+  return includes(editToolNames, name);
+}
+
+/** Calls of one turn that may run side by side: read-only tools, and Agent (the children of one message start together). */
+export function isConcurrencySafeTool(name: string): boolean {
+  return isReadOnlyTool(name) || name === 'Agent';
+}

@@ -1,0 +1,57 @@
+/** The root's view of its tree: the agents it knows, approvals waiting for a person, and what continue-as-new carries. */
+
+/** One agent of a tree as the root knows it. */
+export interface TreeNode {
+  agentId: string;
+  parentAgentId?: string;
+  agentType: string;
+  description?: string;
+  name?: string;
+  depth: number;
+  background: boolean;
+  status: 'running' | 'finished';
+  startedAtMs: number;
+  finishedAtMs?: number;
+}
+
+/** The answer of the root's `tree` query. */
+export interface TreeSnapshot {
+  rootAgentId: string;
+  spawningPaused: boolean;
+  tokensUsed: number;
+  tokenBudget?: number;
+  nodes: TreeNode[];
+  pendingApprovals: ApprovalRequest[];
+}
+
+/** A tool call waiting for a person, held by the root. */
+export interface ApprovalRequest {
+  requestId: string;
+  agentId: string;
+  agentType: string;
+  tool: string;
+  toolUseId: string;
+  inputSummary: string;
+  requestedAtMs: number;
+  /** Set when the agent takes the request back (interrupted or stopped while waiting). */
+  withdrawn?: boolean;
+}
+
+/** A person's answer to an approval request (and the root's answer to the agent that asked). */
+export interface ApprovalDecision {
+  requestId: string;
+  approved: boolean;
+  /** Approve this tool for the rest of the tree's life. */
+  always?: boolean;
+  by?: string;
+  reason?: string;
+}
+
+/** The root's tree bookkeeping across continue-as-new. */
+export interface CarriedTreeState {
+  tokensUsed: number;
+  budgetExceeded: boolean;
+  paused: boolean;
+  alwaysAllowed: string[];
+  finishedNodes: TreeNode[];
+}

@@ -1,0 +1,57 @@
+import type { AgentWorkflowInput } from '../shared/agent';
+import { AgentState } from './agent-state';
+import { Approvals } from './approvals';
+import { Children } from './children';
+import { Inbox } from './inbox';
+import { Progress } from './progress';
+import { AgentTool } from './spawn';
+import { TreeLink } from './tree-link';
+import { TurnControl } from './turn-control';
+
+/**
+ * The parts of one agent run, each owning its own state behind methods. Made first thing in the
+ * workflow (in its root scope, so the abort domains hang where they should), then handed to the
+ * handlers, the turn and the ending.
+ */
+export interface AgentParts {
+  readonly input: AgentWorkflowInput;
+  /** Conversation, counters, where it works. */
+  readonly state: AgentState;
+  /** Lifetime and turn abort domains; who stopped or interrupted it. */
+  readonly control: TurnControl;
+  /** Notifications, messages and steering waiting for the next turn boundary. */
+  readonly inbox: Inbox;
+  /** Its link to the tree's root (the root's bookkeeping, on the root). */
+  readonly tree: TreeLink;
+  readonly approvals: Approvals;
+  /** Its subagents (tasks). */
+  readonly children: Children;
+  /** The Agent tool. */
+  readonly agentTool: AgentTool;
+  /** What it is doing now, for the status query and the UI. */
+  readonly progress: Progress;
+}
+
+export function createAgentParts(input: AgentWorkflowInput): AgentParts {
+  const state = new AgentState(input.carried, {
+    cwd: input.cwd,
+    workspaceRoot: input.workspaceRoot,
+    renderedSystemPrompt: input.renderedSystemPrompt,
+  });
+  const control = new TurnControl();
+  const inbox = new Inbox(input.carriedInbox);
+  const tree = new TreeLink(input);
+  if (input.carriedTree) tree.coordinator?.restore(input.carriedTree);
+  const children = new Children(input, state, inbox, tree);
+  return {
+    input,
+    state,
+    control,
+    inbox,
+    tree,
+    approvals: new Approvals(input, tree),
+    children,
+    agentTool: new AgentTool(input, state, children, tree),
+    progress: new Progress(input, state),
+  };
+}

@@ -1,0 +1,231 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  patched,
+  startChild,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import type { AgentResult, AgentWorkflowInput, ChildTaskSnapshot } from '../shared/agent';
+import { backgroundedSignal, messageSignal, stopNoticeSignal } from '../shared/definitions';
+import { ErrorType } from '../shared/errors';
+import { childFinalReportWait } from '../shared/limits';
+import { emptyTokenUsage } from '../shared/messages';
+import { agentDepthKey, agentTypeKey, parentAgentIdKey, rootAgentIdKey } from '../shared/search-attributes';
+import type { ToolOutcome } from '../shared/tool-results';
+import type { AgentState } from './agent-state';
+import { signalBestEffort } from './best-effort-signal';
+import { workflowNowMs } from './clock';
+import type { Inbox } from './inbox';
+import { autoBackgroundedText, projectChildResult, taskNotification } from './projection';
+import type { TreeLink } from './tree-link';
+
+/** The parent's record of one child (a task), with what it needs to wait for or stop it. */
+interface ChildTask extends ChildTaskSnapshot {
+  scope: CancellationScope;
+  result?: AgentResult;
+  /** Set when the final result came by the child's childFinal signal (a cancelled child). */
+  reported?: AgentResult;
+  stoppedBy?: string;
+}
+
+/** Marks runs whose auto-backgrounding is reported to the root as a `backgrounded` tree event. */
+export const backgroundedTreeEventPatch = 'backgrounded-tree-event';
+
+const error = (content: string): ToolOutcome => ({ content, isError: true });
+
+/**
+ * An agent's children (its tasks): starting each child workflow in its own abort domain, waiting
+ * for a foreground child, recording every child's end, messaging and stopping them.
+ */
+export class Children {
+  private readonly tasks = new Map<string, ChildTask>();
+  /**
+   * Parent of every child's abort domain. Not cancellable itself, so a stop reaches children only
+   * through an explicit stop that first tells them who stopped them and why.
+   */
+  private readonly parentScope = new CancellationScope({ cancellable: false });
+
+  constructor(
+    private readonly input: AgentWorkflowInput,
+    private readonly state: AgentState,
+    private readonly inbox: Inbox,
+    private readonly tree: TreeLink,
+  ) {}
+
+  get runningCount(): number {
+    return [...this.tasks.values()].filter((task) => task.status === 'running').length;
+  }
+
+  get runningBackgroundCount(): number {
+    return [...this.tasks.values()].filter((task) => task.status === 'running' && task.background).length;
+  }
+
+  /** The agentIds of every child so far (to tell which children a turn started). */
+  ids(): Set<string> {
+    return new Set(this.tasks.keys());
+  }
+
+  snapshot(): ChildTaskSnapshot[] {
+    return [...this.tasks.values()].map(({ scope: _scope, result: _result, reported: _reported, stoppedBy: _stoppedBy, ...rest }) => rest);
+  }
+
+  /** A child of this agent, by agentId or name. */
+  find(target: string): Readonly<ChildTask> | undefined {
+    return this.tasks.get(target) ?? [...this.tasks.values()].find((candidate) => candidate.name === target);
+  }
+
+  /** Records the final result a cancelled child sent before it ended. */
+  onChildFinal(result: AgentResult): void {
+    const task = this.tasks.get(result.agentId);
+    if (task) task.reported = result;
+  }
+
+  /** Starts a child workflow in its own abort domain: not the turn's, so only an explicit stop or interrupt cancels it. */
+  async start(childInput: AgentWorkflowInput, toolUseId: string, background: boolean): Promise<Readonly<ChildTask>> {
+    const scope = new CancellationScope({ cancellable: true, parent: this.parentScope });
+    const handle: ChildWorkflowHandle<(input: AgentWorkflowInput) => Promise<AgentResult>> = await scope.run(() =>
+      startChild('agentWorkflow', {
+        workflowId: childInput.agentId,
+        args: [childInput],
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        typedSearchAttributes: [
+          { key: agentTypeKey, value: childInput.agentType },
+          { key: parentAgentIdKey, value: this.input.agentId },
+          { key: rootAgentIdKey, value: childInput.rootAgentId },
+          { key: agentDepthKey, value: childInput.depth },
+        ],
+        staticSummary: `${childInput.agentType}: ${childInput.description ?? ''}`.slice(0, 200),
+        staticDetails: `**Prompt**\n\n${childInput.prompt.slice(0, 4000)}\n\n**Model** ${childInput.model} · **tools** ${childInput.tools.join(', ')}`,
+      }),
+    );
+    const task: ChildTask = {
+      agentId: childInput.agentId,
+      agentType: childInput.agentType,
+      description: childInput.description ?? '',
+      name: childInput.name,
+      background,
+      status: 'running',
+      startedAtMs: workflowNowMs(),
+      toolUseId,
+      scope,
+    };
+    this.tasks.set(task.agentId, task);
+    await this.tree.reportStarted({
+      agentId: childInput.agentId,
+      background,
+      agentType: childInput.agentType,
+      description: childInput.description,
+      name: childInput.name,
+      depth: childInput.depth,
+      startedAtMs: workflowNowMs(),
+    });
+    // Bookkeeping of the child's end must survive an interrupt of the turn that started it.
+    void CancellationScope.nonCancellable(async () => {
+      let result: AgentResult;
+      try {
+        result = await handle.result();
+      } catch (failure) {
+        result = await this.resultOfFailure(task, failure);
+      }
+      await this.onChildDone(task, result);
+    });
+    return task;
+  }
+
+  /** Foreground: the turn waits, until the auto-background threshold moves the child to the background. */
+  async waitForeground(child: Readonly<ChildTask>): Promise<ToolOutcome> {
+    const task = this.tasks.get(child.agentId)!;
+    const threshold = this.input.limits.autoBackgroundMs;
+    const finished = await condition(() => task.result !== undefined, threshold);
+    if (finished && task.result) {
+      return { content: projectChildResult(task.result), isError: task.result.status === 'failed' };
+    }
+    // The child keeps running untouched: only the parent stops waiting (no restart, same run).
+    task.background = true;
+    if (patched(backgroundedTreeEventPatch)) await this.tree.reportBackgrounded(task.agentId);
+    else await this.tree.reportBackgroundedAsStarted(task.agentId);
+    await signalBestEffort(task.agentId, backgroundedSignal);
+    return { content: autoBackgroundedText(task.agentId, task.description, threshold), isError: false };
+  }
+
+  private async resultOfFailure(task: ChildTask, failure: unknown): Promise<AgentResult> {
+    const cause = failure instanceof ChildWorkflowFailure ? failure.cause : failure;
+    if (cause instanceof ApplicationFailure && cause.type === ErrorType.AgentFailed) {
+      const partial = cause.details?.[0] as AgentResult | undefined;
+      if (partial) return partial;
+    }
+    if (isCancellation(cause) || isCancellation(failure)) {
+      // A cancelled child reports its partial result by signal before it ends; wait briefly for it.
+      await condition(() => task.reported !== undefined, childFinalReportWait);
+    }
+    if (task.reported) return task.reported;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    return {
+      agentId: task.agentId,
+      agentType: task.agentType,
+      status: isCancellation(cause) ? 'cancelled' : 'failed',
+      finalText: '',
+      error: task.stoppedBy ?? message,
+      usage: emptyTokenUsage(),
+      toolUses: 0,
+      turns: 0,
+      durationMs: workflowNowMs() - task.startedAtMs,
+      model: '',
+      treeUsage: emptyTokenUsage(),
+    };
+  }
+
+  private async onChildDone(task: ChildTask, result: AgentResult): Promise<void> {
+    task.result = result;
+    task.status = result.status;
+    this.state.addDescendantUsage(result.treeUsage);
+    // Queued before anything awaits, so a parent waiting for "no running background task" also sees the notification.
+    if (task.background) this.inbox.pushNotification(taskNotification(result, task.description, task.toolUseId));
+    await this.tree.reportFinished(task.agentId, task.background);
+  }
+
+  /** Stops one of this agent's own children (and its subtree), saying who and why. */
+  async stop(target: string, by: string, reason: string): Promise<ToolOutcome> {
+    const found = this.find(target);
+    if (!found) return error(`No task "${target}" among this agent's own subagents. Own tasks: ${[...this.tasks.keys()].join(', ') || '(none)'}.`);
+    const task = this.tasks.get(found.agentId)!;
+    if (task.status !== 'running') return error(`Task ${task.agentId} already finished (${task.status}).`);
+    await this.requestStop(task, by, reason);
+    await condition(() => task.result !== undefined);
+    return { content: `Stopped ${task.agentId}.`, isError: false };
+  }
+
+  /** Tells a child who stops it and why, then cancels its abort domain (the child cascades to its own children). */
+  private async requestStop(task: ChildTask, by: string, reason: string): Promise<void> {
+    task.stoppedBy = `stopped by ${by}: ${reason}`;
+    await signalBestEffort(task.agentId, stopNoticeSignal, { by, reason });
+    task.scope.cancel();
+  }
+
+  /** Stops the foreground children started since `before` (an interrupted turn's children). */
+  async stopForegroundStartedSince(before: ReadonlySet<string>, by: string, reason: string): Promise<void> {
+    for (const task of this.tasks.values()) {
+      if (!before.has(task.agentId) && task.status === 'running' && !task.background) await this.stop(task.agentId, by, reason);
+    }
+  }
+
+  /** Stops every running child at once and waits until all have closed: a parent never leaves children behind. */
+  async stopAll(by: string, reason: string): Promise<void> {
+    const running = [...this.tasks.values()].filter((task) => task.status === 'running');
+    await Promise.all(running.map((task) => this.requestStop(task, by, reason)));
+    await condition(() => running.every((task) => task.result !== undefined));
+  }
+
+  /** Sends a directed message to a running child; it is delivered at the child's next turn boundary. */
+  async message(child: Readonly<ChildTask>, text: string): Promise<ToolOutcome> {
+    await getExternalWorkflowHandle(child.agentId).signal(messageSignal, { from: this.input.agentId, text });
+    return { content: `Message queued for ${child.agentId}; it is delivered at its next turn boundary.`, isError: false };
+  }
+}

@@ -1,0 +1,109 @@
+import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { AgentResult, AgentStatus } from '../shared/agent';
+import { childFinalSignal } from '../shared/definitions';
+import { ErrorType, errorText } from '../shared/errors';
+import type { StopReason } from '../shared/messages';
+import { setupActivities, setupOptions } from './activity-proxies';
+import type { AgentParts } from './agent-parts';
+import { signalBestEffort } from './best-effort-signal';
+import { workflowNowMs } from './clock';
+import type { Interruption } from './turn-control';
+
+/**
+ * How an agent run ends (docs/architecture.md, Abort domains): its result, its subtree stopped
+ * first, its worktree cleaned up on every ending (non-cancellable; after a worker crash it runs
+ * when the workflow resumes), and for a stop, its partial result reported to its parent.
+ */
+export class Ending {
+  constructor(private readonly agent: AgentParts) {}
+
+  /** Records the result of the run; a later step (worktree cleanup) may amend it. */
+  finish(status: AgentStatus, finalText: string, extra: Partial<AgentResult> = {}): AgentResult {
+    const { input, state, inbox, progress } = this.agent;
+    const undelivered = inbox.seal();
+    const result: AgentResult = {
+      agentId: input.agentId,
+      agentType: input.agentType,
+      status,
+      finalText,
+      usage: state.usage,
+      toolUses: state.toolUses,
+      turns: state.turn,
+      durationMs: workflowNowMs() - state.startedAtMs,
+      model: input.model,
+      treeUsage: state.treeUsage,
+      ...(undelivered.length > 0 ? { undelivered } : {}),
+      ...extra,
+    };
+    progress.finish(result);
+    return result;
+  }
+
+  async completed(text: string, stopReason: StopReason): Promise<AgentResult> {
+    this.finish('completed', text, { stopReason });
+    return this.cleanUp();
+  }
+
+  async maxTurns(lastStopReason: StopReason | undefined): Promise<AgentResult> {
+    const { input, state, children } = this.agent;
+    await children.stopAll(input.agentId, `its parent reached its limit of ${input.maxTurns} turns`);
+    this.finish('max_turns', state.lastAssistantText(), {
+      error: errorText(ErrorType.MaxTurnsExceeded, `reached the limit of ${input.maxTurns} turns before finishing.`),
+      stopReason: lastStopReason,
+    });
+    return this.cleanUp();
+  }
+
+  async interrupted(interruption: Interruption): Promise<AgentResult> {
+    const { input, state, children } = this.agent;
+    await children.stopAll(input.agentId, 'its parent was interrupted');
+    this.finish('interrupted', state.lastAssistantText(), { error: `interrupted by ${interruption.by}: ${interruption.reason}` });
+    return this.cleanUp();
+  }
+
+  async refused(text: string): Promise<AgentResult> {
+    await this.agent.children.stopAll(this.agent.input.agentId, 'its parent refused the task');
+    this.finish('refused', text, { stopReason: 'refusal' });
+    return this.cleanUp();
+  }
+
+  /** A model error Temporal gave up on: the workflow fails, with the partial result in the failure's details. */
+  async failed(error: string): Promise<never> {
+    const { input, state, children } = this.agent;
+    await children.stopAll(input.agentId, 'its parent failed');
+    this.finish('failed', state.lastAssistantText(), { error });
+    const result = await this.cleanUp();
+    throw ApplicationFailure.create({ type: ErrorType.AgentFailed, message: error, nonRetryable: true, details: [result] });
+  }
+
+  /**
+   * The run threw: a stop (cancellation) ends it as cancelled — the subtree goes first, told who
+   * stopped it, so this agent closes only after its children have closed — and the error goes on.
+   */
+  async stopped(error: unknown): Promise<unknown> {
+    if (!isCancellation(error)) return error;
+    const { input, state, control, children, progress } = this.agent;
+    const notice = control.stopNotice ?? { by: 'a cancellation request', reason: 'the workflow was cancelled' };
+    const stopped = this.finish('cancelled', state.lastAssistantText(), { error: `stopped by ${notice.by}: ${notice.reason}` });
+    await CancellationScope.nonCancellable(async () => {
+      await children.stopAll(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`);
+      await this.cleanUp();
+      if (input.parentAgentId) await signalBestEffort(input.parentAgentId, childFinalSignal, progress.current.result ?? stopped);
+    });
+    return error;
+  }
+
+  /** Worktree cleanup: removed when unchanged, else kept; the outcome goes into the result. */
+  private async cleanUp(): Promise<AgentResult> {
+    const { state, progress } = this.agent;
+    const result = progress.current.result!;
+    const worktree = state.worktree;
+    if (!worktree) return result;
+    const outcome = await CancellationScope.nonCancellable(() =>
+      setupActivities.finishWorktree.executeWithOptions({ ...setupOptions, summary: 'clean up git worktree' }, [{ worktree }]),
+    );
+    const amended = { ...result, worktree: outcome };
+    progress.amendResult(amended);
+    return amended;
+  }
+}

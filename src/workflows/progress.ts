@@ -1,0 +1,62 @@
+import { setCurrentDetails } from '@temporalio/workflow';
+import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput } from '../shared/agent';
+import type { AgentState } from './agent-state';
+
+/** The fields of the status query this agent keeps as it goes; the rest is read from its parts when asked. */
+export type ProgressFields = Pick<AgentStatusSnapshot, 'state' | 'lastTool' | 'currentTools' | 'result'>;
+
+/**
+ * What the agent is doing now: its state for the `status` query, and the current details shown in
+ * the Temporal UI.
+ */
+export class Progress {
+  private fields: ProgressFields = { state: 'starting', currentTools: [] };
+
+  constructor(
+    private readonly input: AgentWorkflowInput,
+    private readonly state: AgentState,
+  ) {}
+
+  get current(): Readonly<ProgressFields> {
+    return this.fields;
+  }
+
+  get finished(): boolean {
+    return this.fields.result !== undefined;
+  }
+
+  callingModel(): void {
+    this.fields.state = 'calling_model';
+    setCurrentDetails(`turn ${this.state.turn}/${this.input.maxTurns}: calling ${this.input.model}`);
+  }
+
+  runningTools(): void {
+    this.fields.state = 'running_tools';
+  }
+
+  toolStarted(name: string): void {
+    this.fields.lastTool = name;
+    this.fields.currentTools = [...this.fields.currentTools, name];
+    setCurrentDetails(`turn ${this.state.turn}/${this.input.maxTurns}: running ${name}`);
+  }
+
+  toolsDone(): void {
+    this.fields.currentTools = [];
+  }
+
+  waiting(details: string): void {
+    this.fields.state = 'waiting';
+    setCurrentDetails(details);
+  }
+
+  /** The agent's final result (a later ending, e.g. worktree cleanup, may amend it). */
+  finish(result: AgentResult): void {
+    this.fields.state = 'finished';
+    this.fields.result = result;
+    setCurrentDetails(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses`);
+  }
+
+  amendResult(result: AgentResult): void {
+    this.fields.result = result;
+  }
+}

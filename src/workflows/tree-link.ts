@@ -1,0 +1,119 @@
+import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import type { AgentWorkflowInput } from '../shared/agent';
+import {
+  approvalRequestSignal,
+  stopNoticeSignal,
+  treeAgentEventSignal,
+  treeAgentStartedSignal,
+  treeSpawnRequestSignal,
+  type TreeAgentStarted,
+  type TreeSpawnReply,
+} from '../shared/definitions';
+import type { TokenUsage } from '../shared/messages';
+import type { ApprovalRequest } from '../shared/tree';
+import { cancelBestEffort, signalBestEffort } from './best-effort-signal';
+import { workflowNowMs } from './clock';
+import { treeRefusedSpawn } from './spawn-limits';
+import { TreeCoordinator } from './tree-coordinator';
+
+/**
+ * One agent's link to its tree's root, which keeps the tree's bookkeeping (docs/architecture.md,
+ * Agent tree): the root holds a {@link TreeCoordinator} and decides locally; every other agent
+ * reports to it and asks it by signal. It also knows whether the agent is in a foreground chain.
+ */
+export class TreeLink {
+  /** The tree's bookkeeping: present on the root only. */
+  readonly coordinator?: TreeCoordinator;
+  private readonly spawnReplies = new Map<string, TreeSpawnReply>();
+  private foreground: boolean;
+
+  constructor(private readonly input: AgentWorkflowInput) {
+    const isRoot = input.parentAgentId === undefined;
+    this.coordinator = isRoot ? new TreeCoordinator(input.agentId, input.limits) : undefined;
+    this.foreground = input.inForegroundChain ?? isRoot;
+  }
+
+  /** This agent and all its ancestors run in the foreground: its approval requests bubble to a person. */
+  get inForegroundChain(): boolean {
+    return this.foreground;
+  }
+
+  /** The parent stopped waiting for this agent (auto-background). */
+  movedToBackground(): void {
+    this.foreground = false;
+  }
+
+  /** The root's answer to a spawn request of this agent. */
+  receiveSpawnReply(reply: TreeSpawnReply): void {
+    this.spawnReplies.set(reply.requestId, reply);
+  }
+
+  /** Asks the root for a slot in the tree. Returns a refusal, or undefined when granted. */
+  async reserveSlot(childId: string): Promise<string | undefined> {
+    if (this.coordinator) {
+      const decision = this.coordinator.request(childId);
+      return decision.granted ? undefined : decision.reason;
+    }
+    const requestId = `${childId}@${this.input.agentId}`;
+    // Must reach the root: without an answer the spawn would wait forever.
+    await getExternalWorkflowHandle(this.input.rootAgentId).signal(treeSpawnRequestSignal, { requestId, requesterId: this.input.agentId, childId });
+    await condition(() => this.spawnReplies.has(requestId));
+    const reply = this.spawnReplies.get(requestId)!;
+    this.spawnReplies.delete(requestId);
+    return reply.granted ? undefined : (reply.reason ?? treeRefusedSpawn);
+  }
+
+  /** A child of this agent is running (started in the foreground or background). */
+  async reportStarted(event: Omit<TreeAgentStarted, 'parentAgentId'>): Promise<void> {
+    const started = { ...event, parentAgentId: this.input.agentId };
+    if (this.coordinator) this.coordinator.started(started, workflowNowMs());
+    else await signalBestEffort(this.input.rootAgentId, treeAgentStartedSignal, started);
+  }
+
+  /** A foreground child of this agent moved to the background (it may now be stopped at the budget). */
+  async reportBackgrounded(agentId: string): Promise<void> {
+    if (this.coordinator) this.coordinator.backgrounded(agentId);
+    else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId, kind: 'backgrounded' });
+  }
+
+  /** How runs before the backgrounded-tree-event patch reported backgrounding: as a start in the background. */
+  async reportBackgroundedAsStarted(agentId: string): Promise<void> {
+    const event = { agentId, parentAgentId: this.input.agentId, background: true };
+    if (this.coordinator) this.coordinator.started(event, workflowNowMs());
+    else await signalBestEffort(this.input.rootAgentId, treeAgentStartedSignal, event);
+  }
+
+  /** A child of this agent has ended. */
+  async reportFinished(agentId: string, background: boolean): Promise<void> {
+    if (this.coordinator) this.coordinator.finished(agentId, workflowNowMs());
+    else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId, kind: 'finished', background });
+  }
+
+  /** Tokens this agent used, counted against the tree's budget (only when there is one). */
+  async reportUsage(usage: TokenUsage): Promise<void> {
+    if (this.input.limits.treeTokenBudget === undefined) return;
+    if (this.coordinator) await this.countUsage(usage);
+    else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId: this.input.agentId, kind: 'usage', usage });
+  }
+
+  /** Root: counts usage of an agent of the tree; when it crosses the budget, stops every running background agent, saying why. */
+  async countUsage(usage: TokenUsage): Promise<void> {
+    const tree = this.coordinator;
+    if (!tree?.addUsage(usage)) return;
+    const reason = `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`;
+    for (const agentId of tree.runningBackgroundAgents()) {
+      await signalBestEffort(agentId, stopNoticeSignal, { by: 'budget', reason });
+      await cancelBestEffort(agentId);
+    }
+  }
+
+  /** Sends an approval request to the root, which holds it for a person (it must arrive: the agent waits for the answer). */
+  async requestApproval(request: ApprovalRequest): Promise<void> {
+    await getExternalWorkflowHandle(this.input.rootAgentId).signal(approvalRequestSignal, request);
+  }
+
+  /** Takes a request back (the agent was interrupted or stopped while waiting); the root may already be gone. */
+  async withdrawApproval(request: ApprovalRequest): Promise<void> {
+    await signalBestEffort(this.input.rootAgentId, approvalRequestSignal, { ...request, withdrawn: true });
+  }
+}

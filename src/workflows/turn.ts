@@ -1,0 +1,106 @@
+import { ActivityFailure, ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { defaultMaxOutputTokens } from '../shared/limits';
+import type { StopReason, ToolUseBlock } from '../shared/messages';
+import type { ModelCallResult } from '../shared/model-call';
+import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from '../shared/tool-results';
+import { modelActivities, modelOptions } from './activity-proxies';
+import type { AgentParts } from './agent-parts';
+import { runToolCalls, type ToolRunContext } from './run-tools';
+import { sendMessageTool } from './send-message';
+import type { Interruption } from './turn-control';
+
+/** What the model sees in place of the rest of an interrupted turn. */
+export const interruptedText = '[Request interrupted by user]';
+
+/** How one turn (model call and its tools, in the turn's abort domain) ended. */
+export type TurnOutcome =
+  | { type: 'final'; text: string; stopReason: StopReason }
+  | { type: 'tools_done' }
+  | { type: 'refused'; text: string }
+  | { type: 'failed'; error: string }
+  | ({ type: 'interrupted' } & Interruption);
+
+/** One turn in its own abort domain: interrupt cancels it, and every tool_use still gets a result. */
+export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
+  const { state, inbox, progress, children } = agent;
+  let toolUses: ToolUseBlock[] = [];
+  const outcomes: Record<string, ToolOutcome> = {};
+  const childrenBefore = children.ids();
+  const body = async (): Promise<TurnOutcome> => {
+    progress.callingModel();
+    inbox.markSent();
+    const response = await callModel(agent);
+    if ('failure' in response) return { type: 'failed', error: response.failure };
+    state.addUsage(response.usage);
+    if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
+    toolUses = toolUsesOf(response.content);
+    await agent.tree.reportUsage(response.usage);
+    if (response.stopReason === 'refusal') {
+      // The tools of a refused turn are not run, but each still gets a result so the history stays valid.
+      if (toolUses.length > 0) state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
+      return { type: 'refused', text: textOf(response.content) };
+    }
+    if (toolUses.length === 0) return { type: 'final', text: textOf(response.content), stopReason: response.stopReason };
+    progress.runningTools();
+    state.toolUses += toolUses.length;
+    await runToolCalls(toolUses, toolRunContext(agent), outcomes);
+    progress.toolsDone();
+    state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));
+    return { type: 'tools_done' };
+  };
+  // Interrupted: foreground children of this turn are stopped (cascading), and every tool_use is answered.
+  const onInterrupt = async (interruption: Interruption): Promise<TurnOutcome> => {
+    progress.toolsDone();
+    await children.stopForegroundStartedSince(childrenBefore, interruption.by, 'its parent turn was interrupted');
+    if (toolUses.length > 0) {
+      state.append(buildToolResultMessage(toolUses, outcomes, `Interrupted by ${interruption.by} before this tool finished.`, [interruptedText]));
+    } else {
+      state.append({ role: 'user', content: [{ type: 'text', text: interruptedText }] });
+    }
+    return { type: 'interrupted', ...interruption };
+  };
+  return agent.control.runTurn(body, onInterrupt);
+}
+
+/** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */
+function toolRunContext(agent: AgentParts): ToolRunContext {
+  const { input, state, children, approvals, progress } = agent;
+  return {
+    pool: input.tools,
+    toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
+    readFileState: state.readFileState,
+    workflowTools: {
+      Agent: (call) => agent.agentTool.call(call),
+      SendMessage: (call) => sendMessageTool(call, input, children),
+      TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
+    },
+    authorize: (call) => approvals.authorize(call),
+    onStart: (call) => progress.toolStarted(call.name),
+    onReadFiles: (records) => state.recordReadFiles(records),
+    onReplacement: (replacement) => state.recordReplacement(replacement),
+  };
+}
+
+/** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
+async function callModel({ input, state }: AgentParts): Promise<ModelCallResult | { failure: string }> {
+  try {
+    return await modelActivities.callModel.executeWithOptions({ ...modelOptions, summary: `model turn ${state.turn} · ${input.model}` }, [
+      {
+        agentId: input.agentId,
+        agentType: input.agentType,
+        agentName: input.name,
+        runId: workflowInfo().runId,
+        model: input.model,
+        maxOutputTokens: input.maxOutputTokens ?? defaultMaxOutputTokens,
+        messageCount: state.messages.length,
+        conversationHash: state.conversationHash,
+        turn: state.turn,
+      },
+    ]);
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+      return { failure: `${error.cause.type}: ${error.cause.message}` };
+    }
+    throw error;
+  }
+}
