@@ -11,6 +11,9 @@ export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 /** Where the project installs its own Temporal CLI. */
 export const localTemporalCli = path.join(projectRoot, '.temporal', 'bin', 'temporal');
 
+/** Attempts of `go install` before giving up (the module proxy can fail for a moment). */
+const goInstallAttempts = 3;
+
 export class TemporalCliUnavailable extends Error {
   override name = 'TemporalCliUnavailable';
 }
@@ -48,13 +51,22 @@ export function ensureTemporalCli(log: (line: string) => void = (line) => proces
   const binDir = path.dirname(localTemporalCli);
   mkdirSync(binDir, { recursive: true });
   log(`Building the Temporal CLI ${pinnedTemporalCliVersion} with Go into ${binDir} (first run only; takes a few minutes)...`);
-  const result = spawnSync(go, ['install', `github.com/temporalio/cli/cmd/temporal@${pinnedTemporalCliVersion}`], {
-    env: { ...process.env, GOBIN: binDir },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  // The module proxy sometimes answers 503 for a moment: a few attempts, a little apart.
+  let result = spawnSync('true');
+  for (let attempt = 1; attempt <= goInstallAttempts; attempt += 1) {
+    result = spawnSync(go, ['install', `github.com/temporalio/cli/cmd/temporal@${pinnedTemporalCliVersion}`], {
+      env: { ...process.env, GOBIN: binDir },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if (result.status === 0 && existsSync(localTemporalCli)) break;
+    if (attempt < goInstallAttempts) {
+      log(`go install failed (exit ${result.status}); trying again in ${attempt * 10} s (attempt ${attempt + 1} of ${goInstallAttempts})...`);
+      spawnSync('sleep', [String(attempt * 10)]);
+    }
+  }
   if (result.status !== 0 || !existsSync(localTemporalCli)) {
     throw new TemporalCliUnavailable(
-      `\`GOBIN=${binDir} go install github.com/temporalio/cli/cmd/temporal@${pinnedTemporalCliVersion}\` failed (exit ${result.status}). ` +
+      `\`GOBIN=${binDir} go install github.com/temporalio/cli/cmd/temporal@${pinnedTemporalCliVersion}\` failed ${goInstallAttempts} times (last exit ${result.status}). ` +
         'Check that the Go module proxy is reachable, or install the Temporal CLI yourself and set TEMPORAL_CLI.',
     );
   }
