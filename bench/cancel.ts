@@ -7,10 +7,12 @@ import { ms, waitFor } from './helpers/wait';
 /**
  * root → middles → leaves: 1 + 3 + 3·2 = 10 and 1 + 7 + 7·6 = 50 agents. Every third middle and
  * every second leaf run in the background, the others in the foreground of their parent's turn.
+ * In "50+bash", 10 of the leaves are running a long Bash command when the stop comes.
  */
 const trees = [
-  { size: 10, middles: 3, leavesPerMiddle: 2 },
-  { size: 50, middles: 7, leavesPerMiddle: 6 },
+  { label: '10', size: 10, middles: 3, leavesPerMiddle: 2, bashLeaves: 0 },
+  { label: '50', size: 50, middles: 7, leavesPerMiddle: 6, bashLeaves: 0 },
+  { label: '50+bash', size: 50, middles: 7, leavesPerMiddle: 6, bashLeaves: 10 },
 ];
 const leafDelayMs = Number(process.env.BENCH_LEAF_DELAY_MS ?? 500);
 const limits = { maxChildrenPerAgent: 60, maxAgentsPerTree: 60, defaultMaxTurns: 1000 };
@@ -27,18 +29,27 @@ const env = await createBenchEnv({
   scenario: {
     agents: [
       ...trees.map((tree) => ({
-        match: { agentName: `cancel-root-${tree.size}` },
-        turns: [{ toolUses: range(tree.middles).map((index) => agentCall(`middle ${index}`, `cancel middle ${tree.size}/${index}: spawn your leaves`, index % 3 === 0)) }, { text: 'never reached' }],
+        match: { agentName: `cancel-root-${tree.label}` },
+        turns: [{ toolUses: range(tree.middles).map((index) => agentCall(`middle ${index}`, `cancel middle ${tree.label}/${index}: spawn your leaves`, index % 3 === 0)) }, { text: 'never reached' }],
       })),
-      ...trees.map((tree) => ({
-        match: { userIncludes: `cancel middle ${tree.size}/` },
-        turns: [
-          { toolUses: range(tree.leavesPerMiddle).map((index) => agentCall(`leaf ${index}`, `cancel leaf ${tree.size}: keep globbing`, index % 2 === 0)) },
-          { text: 'waiting for the leaves' },
-          { text: 'never reached' },
-        ],
-      })),
-      // Leaves keep working until stopped: a cheap Glob every turn.
+      ...trees.flatMap((tree) =>
+        range(tree.middles).map((middle) => ({
+          match: { userIncludes: `cancel middle ${tree.label}/${middle}:` },
+          turns: [
+            {
+              toolUses: range(tree.leavesPerMiddle).map((index) => {
+                const bash = (middle - 1) * tree.leavesPerMiddle + index <= tree.bashLeaves;
+                return agentCall(`leaf ${index}`, bash ? 'cancel leaf running bash' : `cancel leaf ${tree.label}: keep globbing`, index % 2 === 0);
+              }),
+            },
+            { text: 'waiting for the leaves' },
+            { text: 'never reached' },
+          ],
+        })),
+      ),
+      // Bash leaves are inside a long command when the stop comes.
+      { match: { userIncludes: 'cancel leaf running bash' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 600' } }] }, { text: 'never reached' }] },
+      // Other leaves keep working until stopped: a cheap Glob every turn.
       { match: { userIncludes: 'cancel leaf' }, turns: Array.from({ length: 1000 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: leafDelayMs })) },
     ],
   },
@@ -57,6 +68,7 @@ async function describeAll(agentIds: string[]) {
 }
 
 interface TreeRun {
+  label: string;
   size: number;
   setupMs: number;
   stopCallMs: number;
@@ -73,8 +85,8 @@ interface TreeRun {
 async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
   const started = Date.now();
   const root: AgentHandle = await env.client.startAgent({
-    prompt: `cancel benchmark, ${tree.size} agents`,
-    name: `cancel-root-${tree.size}`,
+    prompt: `cancel benchmark, ${tree.label} agents`,
+    name: `cancel-root-${tree.label}`,
     cwd: env.workspace,
     model,
     permissionMode: 'bypassPermissions',
@@ -133,6 +145,7 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
   const depthOf = (agentId: string) => agentId.split('.').length - 1;
   const lastClosedAt = (depth: number) => Math.max(...described.filter((agent) => depthOf(agent.agentId) === depth).map((agent) => agent.closeTime ?? Number.NaN)) - stopAt;
   return {
+    label: tree.label,
     size: tree.size,
     setupMs,
     stopCallMs,
@@ -151,13 +164,13 @@ try {
   for (const tree of trees) runs.push(await runTree(tree));
 
   console.log(`stop the root of a busy tree (leaves: a Glob every ${leafDelayMs} ms model delay); ms from the stop request`);
-  console.log(`${'agents'.padStart(6)}${['setup', 'stop call', 'leaves closed', 'middles closed', 'root closed', 'all closed', 'visibility 0'].map((label) => label.padStart(15)).join('')}  statuses`);
+  console.log(`${'agents'.padStart(8)}${['setup', 'stop call', 'leaves closed', 'middles closed', 'root closed', 'all closed', 'visibility 0'].map((label) => label.padStart(15)).join('')}  statuses`);
   for (const run of runs) {
     const cells = [run.setupMs, run.stopCallMs, run.leavesClosedMs, run.middlesClosedMs, run.rootClosedMs, run.stopToAllClosedMs, run.visibilityZeroMs];
     const statuses = Object.entries(run.statuses).map(([status, count]) => `${status} ${count}`).join(', ');
-    console.log(`${String(run.size).padStart(6)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}  ${statuses}`);
+    console.log(`${run.label.padStart(8)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}  ${statuses}`);
   }
-  const bySize = (pick: (run: TreeRun) => number) => Object.fromEntries(runs.map((run) => [String(run.size), ms(pick(run))]));
+  const bySize = (pick: (run: TreeRun) => number) => Object.fromEntries(runs.map((run) => [run.label, ms(pick(run))]));
   const allClosed = runs.every((run) => run.allClosed);
   console.log(
     JSON.stringify({
