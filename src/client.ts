@@ -1,5 +1,6 @@
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { rootToolPool } from './shared/tool-pool';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
@@ -114,18 +115,19 @@ export class AgentHandle {
       return await this.workflow.executeUpdate(steerUpdate, { args: [{ text, by }] });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
-      if (error instanceof WorkflowNotFoundError && (await this.isClosed())) {
-        throw new Error(`Agent ${this.agentId} has already finished; the steer was not delivered.`);
-      }
+      const closed = error instanceof WorkflowNotFoundError ? await this.closedStatus() : undefined;
+      if (closed) throw new Error(`Agent ${this.agentId} has already finished; the steer was not delivered (it ended ${closed.toLowerCase()}).`);
       throw error;
     }
   }
 
-  private async isClosed(): Promise<boolean> {
+  /** COMPLETED, FAILED, CANCELLED, … for a closed agent; undefined while it runs or when it cannot be described. */
+  private async closedStatus(): Promise<string | undefined> {
     try {
-      return (await this.workflow.describe()).status.name !== 'RUNNING';
+      const status = (await this.workflow.describe()).status.name;
+      return status === 'RUNNING' ? undefined : status;
     } catch {
-      return false;
+      return undefined;
     }
   }
 
@@ -229,6 +231,7 @@ export class SubagentsClient {
     }
     const previous = await workflow.query(resumeStateQuery);
     if (previous.stoppedBy) throw new Error(`Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed.`);
+    await existingDirectory(previous.input.cwd, `Agent ${agentId}'s working directory`);
     const { definitions } = await loadAgentDefinitions({ cwd: previous.input.cwd, homeDir: options.homeDir });
     const definition = previous.input.agentType === 'fork' ? undefined : (definitions[previous.input.agentType] ?? definitions['general-purpose']);
     const input = resumeInput(
@@ -249,10 +252,39 @@ export class SubagentsClient {
     return new AgentHandle(agentId, resumed);
   }
 
+  /**
+   * Ends an agent that does not process its stop (a stuck workflow), and every running agent below
+   * it: terminates their workflows with the reason recorded in history, deepest first. Prefer
+   * `AgentHandle.stop()`, which lets agents answer their open tool calls and clean up worktrees.
+   * Returns the agentIds terminated.
+   */
+  async forceStop(agentId: string, options: { by?: string; reason?: string } = {}): Promise<string[]> {
+    const reason = `force-stopped by ${options.by ?? 'user'}: ${options.reason ?? 'stop --force'}`;
+    const description = await this.temporal.workflow.getHandle(agentId).describe();
+    const rootId = (description.typedSearchAttributes.get(rootAgentIdKey) as string | undefined) ?? agentId;
+    const subtree: string[] = [];
+    for await (const execution of this.temporal.workflow.list({ query: `${rootAgentIdKey.name} = '${escapeQueryValue(rootId)}' AND ExecutionStatus = 'Running'` })) {
+      if (execution.workflowId.startsWith(`${agentId}.`)) subtree.push(execution.workflowId);
+      if (subtree.length >= 10_000) break;
+    }
+    const deepestFirst = [...subtree.sort((left, right) => right.split('.').length - left.split('.').length), agentId];
+    const terminated: string[] = [];
+    for (const id of deepestFirst) {
+      try {
+        await this.temporal.workflow.getHandle(id).terminate(reason);
+        terminated.push(id);
+      } catch (error) {
+        // Closed meanwhile (e.g. its parent's close policy reached it first).
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
+    }
+    return terminated;
+  }
+
   /** Finds an agent of a tree by name (running agents answer the status query). */
   async findByName(rootAgentId: string, name: string): Promise<string | undefined> {
     let checked = 0;
-    for await (const execution of this.temporal.workflow.list({ query: `RootAgentId = '${rootAgentId}'` })) {
+    for await (const execution of this.temporal.workflow.list({ query: `RootAgentId = '${escapeQueryValue(rootAgentId)}'` })) {
       if (++checked > 500) break;
       try {
         const status = await this.temporal.workflow.getHandle(execution.workflowId).query(statusQuery);
@@ -274,6 +306,19 @@ export class SubagentsClient {
   }
 }
 
+/** The real path of a directory that must exist (a root's workspace is its cwd); a clear error otherwise. */
+async function existingDirectory(directory: string, what: string): Promise<string> {
+  const stat = await fs.stat(directory).catch(() => undefined);
+  if (!stat) throw new Error(`${what} ${directory} does not exist. Give an existing directory (--cwd).`);
+  if (!stat.isDirectory()) throw new Error(`${what} ${directory} is not a directory. Give a directory (--cwd).`);
+  return fs.realpath(directory);
+}
+
+/** A string inside single quotes of a visibility query. */
+function escapeQueryValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+}
+
 function summarize(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
@@ -282,7 +327,7 @@ function summarize(text: string): string {
 /** The workflow input of a root agent, from client options and the agent type (built-in or `.claude/agents`). */
 export async function rootAgentInput(options: StartAgentOptions): Promise<AgentWorkflowInput> {
   const typeName = options.type ?? 'general-purpose';
-  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const cwd = await existingDirectory(path.resolve(options.cwd ?? process.cwd()), 'The working directory');
   const { definitions } = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
   const definition = definitions[typeName];
   if (!definition) {

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { loadTemporalConnectionConfig, type TemporalConnectionConfig } from './connection-config';
+import { withSecretFiles } from './secrets';
 import { defaultTaskQueue } from './shared/config';
 
 /** Connection settings read from the environment (documented in docs/configuration.md). */
@@ -13,7 +14,7 @@ export interface RuntimeConfig {
   anthropicBaseUrl?: string;
 }
 
-export function configFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+export function configFromEnv(env: NodeJS.ProcessEnv = withSecretFiles(process.env)): RuntimeConfig {
   const temporal = loadTemporalConnectionConfig({ env });
   return {
     temporal,
@@ -41,4 +42,10 @@ export function createAnthropicClient(config: Pick<RuntimeConfig, 'anthropicApiK
     ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
     maxRetries: 0,
   });
+}
+
+/** The endpoint requests really go to (ANTHROPIC_BASE_URL wins over the real API even with a key), for logs; never the key. */
+export function describeModelEndpoint(config: Pick<RuntimeConfig, 'anthropicApiKey' | 'anthropicBaseUrl'>): string {
+  const endpoint = config.anthropicBaseUrl ?? 'https://api.anthropic.com';
+  return `${endpoint}${config.anthropicApiKey ? ' (API key set)' : ''}`;
 }

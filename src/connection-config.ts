@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
+import { withSecretFiles } from './secrets';
 import { defaultNamespace, defaultTemporalAddress } from './shared/config';
 
 /**
@@ -56,23 +57,34 @@ export interface ConnectionConfigOptions {
  * Throws a message naming the file and profile when an explicitly requested one cannot be used.
  */
 export function loadTemporalConnectionConfig(options: ConnectionConfigOptions = {}): TemporalConnectionConfig {
-  const env = withoutBlanks(options.env ?? process.env);
+  const env = withoutBlanks(options.env ?? withSecretFiles(process.env));
   const configFile = options.configFile ?? env.TEMPORAL_CONFIG_FILE;
   if (configFile !== undefined && !existsSync(configFile)) {
     throw new Error(`Temporal config file ${configFile} does not exist (set by ${options.configFile ? 'the caller' : 'TEMPORAL_CONFIG_FILE'}); fix the path or unset it.`);
   }
   const profileName = options.profile ?? env.TEMPORAL_PROFILE;
+  const load = (disableFile: boolean) =>
+    toClientOptions(
+      loadClientConfigProfile({
+        profile: profileName,
+        configSource: configFile === undefined ? undefined : { path: configFile },
+        overrideEnvVars: env,
+        disableFile,
+      }),
+    );
   let connect: ReturnType<typeof toClientOptions>;
   try {
-    const profile = loadClientConfigProfile({
-      profile: profileName,
-      configSource: configFile === undefined ? undefined : { path: configFile },
-      overrideEnvVars: env,
-    });
-    connect = toClientOptions(profile);
+    connect = load(false);
   } catch (error) {
-    const where = `profile "${profileName ?? 'default'}" of ${configFile ?? 'the default temporal.toml'}`;
-    throw new Error(`Cannot load Temporal connection settings from ${where}: ${(error as Error).message}`, { cause: error });
+    // @temporalio/envconfig throws a TypeError on a file with no [profile.*] table at all (e.g. an empty file).
+    const noProfiles = error instanceof TypeError;
+    if (noProfiles && profileName === undefined) {
+      connect = load(true);
+    } else {
+      const where = `profile "${profileName ?? 'default'}" of ${configFile ?? 'the default temporal.toml'}`;
+      const hint = noProfiles ? `the file has no [profile.${profileName ?? 'default'}] table; add one or unset TEMPORAL_PROFILE` : (error as Error).message;
+      throw new Error(`Cannot load Temporal connection settings from ${where}: ${hint}`, { cause: error });
+    }
   }
   const { address, tls, apiKey, metadata } = connect.connectionOptions;
   return {

@@ -9,8 +9,11 @@ export function formatUsage(usage: TokenUsage): string {
 
 /** One progress line for --follow. */
 export function formatProgress(status: AgentStatusSnapshot): string {
-  const activity =
-    status.state === 'running_tools' ? `running ${status.currentTools.join(', ') || status.lastTool}` : status.state.replace('_', ' ');
+  const activity = status.waitingFor
+    ? `waiting for ${status.waitingFor}`
+    : status.state === 'running_tools'
+      ? `running ${status.currentTools.join(', ') || status.lastTool || 'tools'}`
+      : status.state.replace('_', ' ');
   return `[${status.agentId}] turn ${status.turn}/${status.maxTurns} · ${activity} · ${status.toolUses} tool uses · ${formatUsage(status.usage)}`;
 }
 

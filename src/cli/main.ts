@@ -10,6 +10,10 @@ import { demoCommand } from './commands/demo';
 import { devCommand, ensureCliCommand } from './commands/dev';
 import { modelServerCommand } from './commands/model-server';
 import { workerCommand } from './commands/worker';
+import { isGrpcServiceError, NamespaceNotFoundError, ServiceError, WorkflowNotFoundError } from '@temporalio/client';
+import { describeTemporalTarget } from './temporal-target';
+import { SecretFileError } from '../secrets';
+import { ShellOptionsError } from '../activities/tools/shell-options';
 import { CliError, ExitCode } from './exit-codes';
 
 type Command = (argv: string[]) => Promise<number>;
@@ -67,11 +71,33 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`subagents ${name}: ${error.message}`);
       return error.exitCode;
     }
-    if (error instanceof PayloadKeyConfigError) {
+    if (error instanceof PayloadKeyConfigError || error instanceof SecretFileError || error instanceof ShellOptionsError) {
       console.error(`subagents ${name}: ${error.message}`);
       return ExitCode.usage;
+    }
+    if (isArgumentError(error)) {
+      console.error(`subagents ${name}: ${error.message}\nusage: subagents ${command.help}`);
+      return ExitCode.usage;
+    }
+    if (error instanceof WorkflowNotFoundError) {
+      console.error(`subagents ${name}: ${error.message}`);
+      return ExitCode.notFound;
+    }
+    if (error instanceof ServiceError || error instanceof NamespaceNotFoundError || isGrpcServiceError(error)) {
+      // One line: what failed, where, and what to check — not a stack trace.
+      console.error(
+        `subagents ${name}: Temporal at ${describeTemporalTarget()} failed the call: ${error.message.split('\n')[0]}. ` +
+          'Check that the server runs (subagents dev), TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE, and that a worker polls the task queue (subagents worker).',
+      );
+      return ExitCode.unavailable;
     }
     console.error(`subagents ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;
   }
+}
+
+/** node:util parseArgs refusing an option or argument: a usage error. */
+function isArgumentError(error: unknown): error is Error {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
 }

@@ -3,6 +3,7 @@ import { CompressionCodec, defaultCompressionThreshold } from './compression-cod
 import { EncryptionCodec } from './encryption-codec';
 import { PayloadKeyConfigError } from './errors';
 import { payloadKeyRingFromEnv, type PayloadKeyRing } from './payload-keys';
+import { withSecretFiles } from '../secrets';
 
 /** Compression threshold in bytes; "off" never compresses (decoding still works). */
 export const compressionThresholdVariable = 'SUBAGENTS_PAYLOAD_COMPRESSION_THRESHOLD';
@@ -32,7 +33,7 @@ function compressionThresholdFromEnv(env: NodeJS.ProcessEnv): number {
  * reverse). Both are always present so any process can read payloads written with them; they only
  * change new payloads when configured. Throws PayloadKeyConfigError naming the bad variable.
  */
-export function createPayloadCodecs(env: NodeJS.ProcessEnv = process.env): { codecs: PayloadCodec[]; settings: PayloadCodecSettings } {
+export function createPayloadCodecs(env: NodeJS.ProcessEnv = withSecretFiles(process.env)): { codecs: PayloadCodec[]; settings: PayloadCodecSettings } {
   const thresholdBytes = compressionThresholdFromEnv(env);
   const keys: PayloadKeyRing = payloadKeyRingFromEnv(env);
   return {
@@ -42,7 +43,7 @@ export function createPayloadCodecs(env: NodeJS.ProcessEnv = process.env): { cod
 }
 
 /** The DataConverter for `Worker.create({ dataConverter })` and `new Client({ dataConverter })`, from the environment. */
-export function createDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter & { payloadCodecs: PayloadCodec[] } {
+export function createDataConverter(env: NodeJS.ProcessEnv = withSecretFiles(process.env)): DataConverter & { payloadCodecs: PayloadCodec[] } {
   return { payloadCodecs: createPayloadCodecs(env).codecs };
 }
 

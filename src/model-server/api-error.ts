@@ -7,7 +7,10 @@ export type ApiErrorType =
   | 'not_found_error'
   | 'rate_limit_error'
   | 'api_error'
-  | 'overloaded_error';
+  | 'overloaded_error'
+  | 'billing_error'
+  | 'request_too_large'
+  | 'timeout_error';
 
 /** An error the server answers with instead of a message; thrown by validation, caught by the handler. */
 export class ApiError extends Error {

@@ -1,5 +1,5 @@
 /** Fault bookkeeping: injected faults for the next matching requests, scripted faults per (agent, turn). */
-import { ApiError } from './api-error';
+import { ApiError, type ApiErrorType } from './api-error';
 import type { FaultSpec } from './scenario-schema';
 
 /** What a fault's `match` is compared with. */
@@ -60,6 +60,27 @@ export class FaultBook {
   }
 }
 
+/** The Messages API's error.type for an HTTP status (https://docs.claude.com/en/api/errors). */
+export function apiErrorTypeFor(status: number): ApiErrorType {
+  const types: Record<number, ApiErrorType> = {
+    400: 'invalid_request_error',
+    401: 'authentication_error',
+    402: 'billing_error',
+    403: 'permission_error',
+    404: 'not_found_error',
+    413: 'request_too_large',
+    429: 'rate_limit_error',
+    500: 'api_error',
+    504: 'timeout_error',
+    529: 'overloaded_error',
+  };
+  return types[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
+
+function defaultErrorMessage(status: number): string {
+  return status === 400 ? 'Injected invalid request.' : `Injected HTTP ${status} error.`;
+}
+
 /** The HTTP error a status-code fault answers with; undefined for the stream-shaped faults. */
 export function faultError(spec: FaultSpec): ApiError | undefined {
   switch (spec.kind) {
@@ -76,6 +97,10 @@ export function faultError(spec: FaultSpec): ApiError | undefined {
     case '500':
       return new ApiError(500, 'api_error', 'Internal server error',
         spec.retryAfterSeconds === undefined ? {} : { 'retry-after': String(spec.retryAfterSeconds) });
+    case 'http-error': {
+      const status = spec.status ?? 400;
+      return new ApiError(status, (spec.errorType as ApiErrorType | undefined) ?? apiErrorTypeFor(status), spec.message ?? defaultErrorMessage(status));
+    }
     case 'stream-cut':
     case 'slow-first-byte':
     case 'overloaded-sse':

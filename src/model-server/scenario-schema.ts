@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 const stopReasons = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'model_context_window_exceeded'] as const;
 
-export const faultKinds = ['429', '529', '500', 'stream-cut', 'slow-first-byte', 'overloaded-sse'] as const;
+export const faultKinds = ['429', '529', '500', 'http-error', 'stream-cut', 'slow-first-byte', 'overloaded-sse'] as const;
 
 export const faultSpecSchema = z.strictObject({
   kind: z.enum(faultKinds),
@@ -13,11 +13,19 @@ export const faultSpecSchema = z.strictObject({
   delayMs: z.number().int().nonnegative().optional(),
   /** How many matching attempts fail (default 1). */
   times: z.number().int().positive().optional(),
+  /** http-error: the HTTP status (400-599), answered with the API's error body. */
+  status: z.number().int().min(400).max(599).optional(),
+  /** http-error: the body's error.type (default: the API's type for the status, e.g. invalid_request_error for 400). */
+  errorType: z.string().min(1).optional(),
+  /** http-error: the body's error.message. */
+  message: z.string().min(1).optional(),
   match: z.strictObject({
     agentId: z.string().optional(),
     agentType: z.string().optional(),
     turnIndex: z.number().int().nonnegative().optional(),
   }).optional(),
+}).refine((spec) => (spec.kind === 'http-error') === (spec.status !== undefined), {
+  message: 'an http-error fault needs "status" (400-599), and only it takes one',
 });
 
 const scriptedToolUseSchema = z.strictObject({

@@ -119,6 +119,8 @@ export interface AgentStatusSnapshot {
   description?: string;
   model: string;
   state: 'starting' | 'calling_model' | 'running_tools' | 'waiting' | 'finished';
+  /** What the agent waits for, when it waits: "the next message", "2 background agent(s)", "approval of Bash (…)". */
+  waitingFor?: string;
   result?: AgentResult;
   turn: number;
   maxTurns: number;
@@ -135,6 +137,14 @@ export interface AgentStatusSnapshot {
   acceptsSteering: boolean;
   /** Approval requests of this agent waiting for a person. */
   pendingApprovals: number;
+  /** Signals refused because their payload was invalid (docs/security.md). */
+  rejectedInputs: RejectedInputs;
+}
+
+/** Signals an agent refused: how many, and the last one. */
+export interface RejectedInputs {
+  count: number;
+  last?: { name: string; reason: string; atMs: number };
 }
 
 /** The parent's record of one child (a task). */

@@ -48,3 +48,13 @@ export const maxConcurrentToolCalls = 10;
 
 /** How long a parent waits for a cancelled child's final report (childFinal) before it builds the result itself. */
 export const childFinalReportWait = '5 seconds';
+
+/** Sizes of what a signal or update may carry (docs/security.md); larger inputs are refused. */
+export const inputLimits = {
+  /** Text of a message or steer: 1 MiB characters (Temporal refuses payloads over 2 MB). */
+  maxMessageChars: 1024 * 1024,
+  /** agentIds, request ids, names, tool names. */
+  maxIdChars: 512,
+  /** Reasons, descriptions, summaries. */
+  maxShortTextChars: 4000,
+} as const;

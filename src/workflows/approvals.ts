@@ -18,8 +18,8 @@ import type { TreeLink } from './tree-link';
 export class Approvals {
   /** Answers to this agent's own requests, by requestId. */
   private readonly decisions = new Map<string, ApprovalDecision>();
-  /** This agent's requests waiting for an answer. */
-  private readonly waiting = new Set<string>();
+  /** This agent's requests waiting for an answer: requestId → tool. */
+  private readonly waiting = new Map<string, string>();
   /** Tools a person approved "always" for this agent (the root also keeps the tree's set). */
   private readonly alwaysAllowed = new Set<string>();
 
@@ -31,6 +31,11 @@ export class Approvals {
   /** This agent's requests waiting for a person. */
   get pendingCount(): number {
     return this.waiting.size;
+  }
+
+  /** The tools whose calls wait for a person. */
+  pendingTools(): string[] {
+    return [...new Set(this.waiting.values())];
   }
 
   /** The answer to one of this agent's requests arrived. */
@@ -65,7 +70,7 @@ export class Approvals {
       inputSummary: toolCallSummary(call.name, call.input),
       requestedAtMs: workflowNowMs(),
     };
-    this.waiting.add(request.requestId);
+    this.waiting.set(request.requestId, call.name);
     try {
       await this.submit(request);
       await condition(() => this.decisions.has(request.requestId));

@@ -20,7 +20,8 @@ export class Ending {
   /** Records the result of the run; a later step (worktree cleanup) may amend it. */
   finish(status: AgentStatus, finalText: string, extra: Partial<AgentResult> = {}): AgentResult {
     const { input, state, inbox, progress } = this.agent;
-    const undelivered = inbox.seal();
+    // From here on, messages and steering are kept as undelivered (cleanUp puts them into the result).
+    inbox.seal();
     const result: AgentResult = {
       agentId: input.agentId,
       agentType: input.agentType,
@@ -32,7 +33,6 @@ export class Ending {
       durationMs: workflowNowMs() - state.startedAtMs,
       model: input.model,
       treeUsage: state.treeUsage,
-      ...(undelivered.length > 0 ? { undelivered } : {}),
       ...extra,
     };
     progress.finish(result);
@@ -83,7 +83,7 @@ export class Ending {
   async stopped(error: unknown): Promise<unknown> {
     if (!isCancellation(error)) return error;
     const { input, state, control, children, progress } = this.agent;
-    const notice = control.stopNotice ?? { by: 'a cancellation request', reason: 'the workflow was cancelled' };
+    const notice = control.stopNoticeOrDefault();
     const stopped = this.finish('cancelled', state.lastAssistantText(), { error: `stopped by ${notice.by}: ${notice.reason}` });
     await CancellationScope.nonCancellable(async () => {
       await children.stopAll(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`);
@@ -93,17 +93,24 @@ export class Ending {
     return error;
   }
 
-  /** Worktree cleanup: removed when unchanged, else kept; the outcome goes into the result. */
+  /**
+   * Worktree cleanup (removed when unchanged, else kept) and the last word on the result: its
+   * worktree outcome, and every message or steer that came too late — also those that arrived while
+   * the run was ending — so none is lost.
+   */
   private async cleanUp(): Promise<AgentResult> {
-    const { state, progress } = this.agent;
-    const result = progress.current.result!;
+    const { state, progress, inbox } = this.agent;
+    let result = progress.current.result!;
     const worktree = state.worktree;
-    if (!worktree) return result;
-    const outcome = await CancellationScope.nonCancellable(() =>
-      setupActivities.finishWorktree.executeWithOptions({ ...setupOptions, summary: 'clean up git worktree' }, [{ worktree }]),
-    );
-    const amended = { ...result, worktree: outcome };
-    progress.amendResult(amended);
-    return amended;
+    if (worktree) {
+      const outcome = await CancellationScope.nonCancellable(() =>
+        setupActivities.finishWorktree.executeWithOptions({ ...setupOptions, summary: 'clean up git worktree' }, [{ worktree }]),
+      );
+      result = { ...result, worktree: outcome };
+    }
+    const undelivered = inbox.seal();
+    if (undelivered.length > 0) result = { ...result, undelivered: [...undelivered] };
+    progress.amendResult(result);
+    return result;
   }
 }

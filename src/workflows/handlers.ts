@@ -24,23 +24,41 @@ import {
   treeSpawnRequestSignal,
   type SteerInput,
 } from '../shared/definitions';
+import {
+  agentMessageSchema,
+  agentResultSchema,
+  approvalDecisionSchema,
+  approvalRequestSchema,
+  conversationQuerySchema,
+  interruptInputSchema,
+  pauseSpawningSchema,
+  steerInputSchema,
+  stopNoticeSchema,
+  treeAgentEventSchema,
+  treeAgentStartedSchema,
+  treeSpawnReplySchema,
+  treeSpawnRequestSchema,
+} from '../shared/input-schemas';
 import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
+import { InputGuard } from './input-guard';
 import type { TreeCoordinator } from './tree-coordinator';
 
 /**
  * Every signal, update and query handler of an agent (docs/cli.md lists them), installed first
- * thing in the workflow so nothing that arrives early is lost. Handlers only hand what arrives to
- * the part that owns it.
+ * thing in the workflow so nothing that arrives early is lost. Each input is parsed with its schema
+ * (src/shared/input-schemas.ts) before a handler sees it; handlers only hand what arrives to the part
+ * that owns it.
  */
 export function installHandlers(agent: AgentParts): void {
   const { input, state, control, inbox, tree, approvals, children, progress } = agent;
+  const guard = new InputGuard((rejections) => progress.inputRejected(rejections));
 
-  setHandler(conversationQuery, ({ from }) => ({
+  guard.query(conversationQuery, conversationQuerySchema, ({ from }) => ({
     systemPrompt: state.systemPrompt,
     tools: input.tools,
-    messages: state.messages.slice(Math.max(0, from)),
+    messages: state.messages.slice(from),
     from,
     total: state.messages.length,
   }));
@@ -61,6 +79,10 @@ export function installHandlers(agent: AgentParts): void {
     children: children.snapshot(),
     acceptsSteering: !progress.finished,
     pendingApprovals: approvals.pendingCount,
+    ...(approvals.pendingCount > 0
+      ? { waitingFor: `approval of ${approvals.pendingTools().join(', ')} (subagents approvals ${input.rootAgentId})` }
+      : {}),
+    rejectedInputs: { ...guard.rejected },
   }));
   setHandler(resumeStateQuery, () => ({
     input: { ...input, renderedSystemPrompt: state.systemPrompt, carried: undefined },
@@ -70,67 +92,79 @@ export function installHandlers(agent: AgentParts): void {
     stoppedBy: control.stopNotice?.by,
   }));
 
-  setHandler(messageSignal, (message) => inbox.pushMessage(message.from, message.text));
+  guard.signal(messageSignal, agentMessageSchema, (message) => inbox.pushMessage(message.from, message.text));
   const steer = ({ text, by }: SteerInput) => {
     inbox.pushSteer(by ?? 'user', text);
     return { queued: true as const, turn: state.turn };
   };
-  setHandler(steerUpdate, steer, {
-    validator: ({ text }) => {
-      const result = progress.current.result;
-      if (result) throw new Error(`Agent ${input.agentId} already finished (${result.status}); the steer was not delivered.`);
-      if (typeof text !== 'string' || text.trim() === '') throw new Error('A steer needs non-empty text.');
-    },
+  guard.update(steerUpdate, steerInputSchema, steer, () => {
+    const result = progress.current.result;
+    if (result) throw new Error(`Agent ${input.agentId} already finished (${result.status}); the steer was not delivered.`);
   });
-  setHandler(steerSignal, (steerInput) => void steer(steerInput));
-  setHandler(interruptSignal, ({ by, reason }) => {
+  guard.signal(steerSignal, steerInputSchema, (steerInput) => void steer(steerInput));
+  guard.signal(interruptSignal, interruptInputSchema, ({ by, reason }) => {
     if (progress.finished) return;
     control.interrupt({ by: by ?? 'user', reason: reason ?? 'interrupted' });
   });
-  setHandler(closeSignal, () => inbox.endInput());
-  setHandler(stopNoticeSignal, (notice) => control.noteStop(notice));
-  setHandler(backgroundedSignal, () => tree.movedToBackground());
-  setHandler(approvalDecisionSignal, (decision) => approvals.receiveDecision(decision));
-  setHandler(childFinalSignal, (childResult) => children.onChildFinal(childResult));
-  setHandler(treeSpawnReplySignal, (reply) => tree.receiveSpawnReply(reply));
+  guard.plainSignal(closeSignal, () => inbox.endInput());
+  guard.signal(stopNoticeSignal, stopNoticeSchema, (notice) => control.noteStop(notice));
+  guard.plainSignal(backgroundedSignal, () => tree.movedToBackground());
+  guard.signal(approvalDecisionSignal, approvalDecisionSchema, (decision) => approvals.receiveDecision(decision));
+  guard.signal(childFinalSignal, agentResultSchema, (childResult) => children.onChildFinal(childResult));
+  guard.signal(treeSpawnReplySignal, treeSpawnReplySchema, (reply) => tree.receiveSpawnReply(reply));
 
-  if (tree.coordinator) installRootHandlers(agent, tree.coordinator);
+  if (tree.coordinator) installRootHandlers(agent, tree.coordinator, guard);
 }
 
 /**
  * Handlers only a root has: it coordinates its tree (limits, budget, listing, pause, approvals).
  * What they send to other agents are answers owed to them, sent even while the root is stopping.
  */
-function installRootHandlers({ tree, approvals }: AgentParts, coordinator: TreeCoordinator): void {
+function installRootHandlers({ input, tree, approvals }: AgentParts, coordinator: TreeCoordinator, guard: InputGuard): void {
   const owed = (send: () => Promise<void>) => CancellationScope.nonCancellable(send);
-  setHandler(treeSpawnRequestSignal, (request) =>
-    owed(async () => {
+  // Reports about agents outside this tree are refused like a bad payload: a peer cannot add phantom nodes.
+  const inTree = (agentId: string) => agentId.startsWith(`${input.rootAgentId}.`);
+  const outsideTree = (agentId: string) => new Error(`${agentId} is not an agent of the tree ${input.rootAgentId}`);
+  guard.signal(treeSpawnRequestSignal, treeSpawnRequestSchema, (request) => {
+    if (!inTree(request.childId)) throw outsideTree(request.childId);
+    return owed(async () => {
       const decision = coordinator.request(request.childId);
       const reply = { requestId: request.requestId, granted: decision.granted, reason: decision.granted ? undefined : decision.reason };
       // A requester that is gone will never start the child: its slot is free again.
       if (!(await signalBestEffort(request.requesterId, treeSpawnReplySignal, reply))) coordinator.finished(request.childId, workflowNowMs());
-    }),
-  );
-  setHandler(treeAgentStartedSignal, (event) => coordinator.started(event, workflowNowMs()));
-  setHandler(treeAgentEventSignal, (event) =>
-    owed(async () => {
+    });
+  });
+  guard.signal(treeAgentStartedSignal, treeAgentStartedSchema, (event) => {
+    if (!inTree(event.agentId)) throw outsideTree(event.agentId);
+    coordinator.started(event, workflowNowMs());
+  });
+  guard.signal(treeAgentEventSignal, treeAgentEventSchema, (event) => {
+    if (!inTree(event.agentId)) throw outsideTree(event.agentId);
+    return owed(async () => {
       if (event.kind === 'finished') coordinator.finished(event.agentId, workflowNowMs());
       if (event.kind === 'backgrounded') coordinator.backgrounded(event.agentId);
       if (event.usage) await tree.countUsage(event.usage);
-    }),
-  );
-  setHandler(pauseSpawningSignal, ({ paused }) => coordinator.pauseSpawning(paused));
+    });
+  });
+  guard.signal(pauseSpawningSignal, pauseSpawningSchema, ({ paused }) => coordinator.pauseSpawning(paused));
   setHandler(treeQuery, () => coordinator.snapshot());
   setHandler(approvalsQuery, () => coordinator.pendingApprovals());
-  setHandler(approvalRequestSignal, (request) => owed(() => approvals.receiveRequest(request)));
-  setHandler(answerApprovalUpdate, (decision) => owed(async () => {
-    await approvals.answer(decision);
-  }).then(() => ({ delivered: true as const })), {
-    validator: (decision) => {
+  guard.signal(approvalRequestSignal, approvalRequestSchema, (request) => {
+    if (request.agentId !== input.rootAgentId && !inTree(request.agentId)) throw outsideTree(request.agentId);
+    return owed(() => approvals.receiveRequest(request));
+  });
+  guard.update(
+    answerApprovalUpdate,
+    approvalDecisionSchema,
+    async (decision) => {
+      await owed(() => approvals.answer(decision));
+      return { delivered: true as const };
+    },
+    (decision) => {
       if (!coordinator.hasPendingApproval(decision.requestId)) {
         const pending = coordinator.pendingApprovals().map((request) => request.requestId);
         throw new Error(`No pending approval request "${decision.requestId}". Pending: ${pending.length > 0 ? pending.join(', ') : '(none)'}.`);
       }
     },
-  });
+  );
 }

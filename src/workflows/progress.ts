@@ -1,9 +1,9 @@
 import { setCurrentDetails } from '@temporalio/workflow';
-import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput } from '../shared/agent';
+import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, RejectedInputs } from '../shared/agent';
 import type { AgentState } from './agent-state';
 
 /** The fields of the status query this agent keeps as it goes; the rest is read from its parts when asked. */
-export type ProgressFields = Pick<AgentStatusSnapshot, 'state' | 'lastTool' | 'currentTools' | 'result'>;
+export type ProgressFields = Pick<AgentStatusSnapshot, 'state' | 'lastTool' | 'currentTools' | 'result' | 'waitingFor'>;
 
 /**
  * What the agent is doing now: its state for the `status` query, and the current details shown in
@@ -27,6 +27,7 @@ export class Progress {
 
   callingModel(): void {
     this.fields.state = 'calling_model';
+    this.fields.waitingFor = undefined;
     setCurrentDetails(`turn ${this.state.turn}/${this.input.maxTurns}: calling ${this.input.model}`);
   }
 
@@ -44,16 +45,25 @@ export class Progress {
     this.fields.currentTools = [];
   }
 
-  waiting(details: string): void {
+  /** Waiting at a turn boundary for `what` (e.g. "the next message"). */
+  waiting(what: string): void {
     this.fields.state = 'waiting';
-    setCurrentDetails(details);
+    this.fields.waitingFor = what;
+    setCurrentDetails(`waiting for ${what}`);
   }
 
   /** The agent's final result (a later ending, e.g. worktree cleanup, may amend it). */
   finish(result: AgentResult): void {
     this.fields.state = 'finished';
+    this.fields.waitingFor = undefined;
     this.fields.result = result;
     setCurrentDetails(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses`);
+  }
+
+  /** A signal was refused: say so where an operator looks (the UI's current details). */
+  inputRejected(rejections: Readonly<RejectedInputs>): void {
+    const last = rejections.last;
+    if (last) setCurrentDetails(`rejected ${rejections.count} invalid signal(s); last: ${last.name} (${last.reason.slice(0, 200)})`);
   }
 
   amendResult(result: AgentResult): void {

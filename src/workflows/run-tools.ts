@@ -54,8 +54,8 @@ function failureOutcome(name: string, error: unknown): ToolOutcome {
     return {
       isError: true,
       content:
-        'Bash was interrupted: the worker running it stopped before it finished, so the command may have partially run. ' +
-        'Check its effects (files, processes) before running it again.',
+        'Bash was interrupted: its worker stopped heartbeating before the command finished — the worker stopped, or it lost its ' +
+        'connection to the Temporal server — so the command may have partially run. Check its effects (files, processes) before running it again.',
     };
   }
   const cause = error instanceof ActivityFailure ? error.cause : error;

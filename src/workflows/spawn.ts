@@ -1,4 +1,4 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
 import type { AgentWorkflowInput, PermissionMode } from '../shared/agent';
 import type { AgentDefinition, SpawnContext } from '../shared/agent-definition';
 import { buildChildInput, type ChildSpec } from '../shared/agent-input';
@@ -7,6 +7,7 @@ import type { ToolUseBlock } from '../shared/messages';
 import { resolveSubagentModel } from '../shared/model-resolution';
 import { assembleToolPool } from '../shared/tool-pool';
 import type { ToolOutcome } from '../shared/tool-results';
+import type { ResolveAgentCwdResult } from '../shared/working-directory';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentState } from './agent-state';
 import { parseAgentToolInput, type AgentToolInput } from './agent-tool-input';
@@ -17,6 +18,9 @@ import { ancestorsOf, localSpawnRefusal } from './spawn-limits';
 import type { TreeLink } from './tree-link';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
+
+/** Marks runs whose Agent calls check a requested cwd (exists, inside the parent's workspace) by activity. */
+export const checkedAgentCwdPatch = 'checked-agent-cwd';
 
 /** Parent modes a child definition cannot narrow (docs/architecture.md, approvals). */
 function childPermissionMode(parent: PermissionMode, definition: AgentDefinition): PermissionMode {
@@ -74,7 +78,7 @@ export class AgentTool {
     if (tools.length === 0) {
       return error(`Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`);
     }
-    return this.launch(call, childId, request.description, background, () => this.namedChildSpec(childId, request, definition, { background, permissionMode, tools, context }));
+    return this.launch(call, request, childId, background, () => this.namedChildSpec(childId, request, definition, { background, permissionMode, tools, context }));
   }
 
   /** A fork: the child continues from this agent's exact request prefix (see fork.ts). A fork cannot fork. */
@@ -90,7 +94,7 @@ export class AgentTool {
     const refusal = this.limitRefusal(childId);
     if (refusal) return error(refusal);
     const background = request.run_in_background ?? true;
-    return this.launch(call, childId, request.description, background, () => forkChildSpec(this.input, this.state, workflowInfo().runId, childId, request, background));
+    return this.launch(call, request, childId, background, () => forkChildSpec(this.input, this.state, workflowInfo().runId, childId, request, background));
   }
 
   /** The limits this agent checks itself (the tree's limits are the root's decision). */
@@ -106,11 +110,31 @@ export class AgentTool {
     });
   }
 
-  /** Reserves the tree slot, starts the child, and answers the Agent call (at once, or when a foreground child ends). */
-  private async launch(call: ToolUseBlock, childId: string, description: string, background: boolean, buildSpec: () => ChildSpec): Promise<ToolOutcome> {
+  /**
+   * A requested cwd is resolved against this agent's cwd and must be an existing directory inside
+   * its workspace (symbolic links resolved), else the call is refused. Gives the real path.
+   */
+  private async checkCwd(requested: string): Promise<ResolveAgentCwdResult> {
+    if (!patched(checkedAgentCwdPatch)) return { ok: true, cwd: requested };
+    return setupActivities.resolveAgentCwd.executeWithOptions({ ...setupOptions, summary: `check cwd ${requested}`.slice(0, 120) }, [
+      { requested, parentCwd: this.state.cwd, workspaceRoot: this.state.workspaceRoot },
+    ]);
+  }
+
+  /**
+   * Counts the spawn against this agent's children from now on (concurrent Agent calls see it), checks
+   * a requested cwd, reserves the tree slot, starts the child, and answers the Agent call (at once, or
+   * when a foreground child ends).
+   */
+  private async launch(call: ToolUseBlock, request: AgentToolInput, childId: string, background: boolean, buildSpec: () => ChildSpec): Promise<ToolOutcome> {
     this.pendingSpawns += 1;
     let child;
     try {
+      if (request.cwd !== undefined) {
+        const cwd = await this.checkCwd(request.cwd);
+        if (!cwd.ok) return error(cwd.error);
+        request.cwd = cwd.cwd;
+      }
       const slot = await this.tree.reserveSlot(childId);
       if (slot) return error(slot);
       const parent = { input: this.input, inForegroundChain: this.tree.inForegroundChain, toolUseId: call.id };
@@ -118,7 +142,7 @@ export class AgentTool {
     } finally {
       this.pendingSpawns -= 1;
     }
-    if (background) return { content: asyncLaunchedText(child.agentId, description), isError: false };
+    if (background) return { content: asyncLaunchedText(child.agentId, request.description), isError: false };
     return this.children.waitForeground(child);
   }
 
@@ -130,8 +154,6 @@ export class AgentTool {
   ): ChildSpec {
     const { input } = this;
     const cwd = request.cwd ?? this.state.cwd;
-    const root = this.state.workspaceRoot;
-    const insideWorkspace = cwd === root || cwd.startsWith(`${root}/`);
     const isolation = request.isolation ?? (request.cwd ? undefined : definition.isolation);
     return {
       agentId: childId,
@@ -148,7 +170,8 @@ export class AgentTool {
       definitionPrompt: definition.prompt,
       tools: options.tools,
       cwd,
-      workspaceRoot: insideWorkspace ? root : cwd,
+      // Never a larger workspace than the parent's (a cwd outside it was refused above).
+      workspaceRoot: this.state.workspaceRoot,
       ...(isolation === 'worktree' ? { isolation } : {}),
       permissionMode: options.permissionMode,
       maxTurns: definition.maxTurns ?? input.limits.defaultMaxTurns,

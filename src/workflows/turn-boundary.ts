@@ -9,11 +9,11 @@ import type { AgentParts } from './agent-parts';
  */
 export async function waitForInput({ input, inbox, children, progress, state }: AgentParts): Promise<boolean> {
   if (inbox.size === 0 && children.runningBackgroundCount > 0) {
-    progress.waiting(`waiting for ${children.runningBackgroundCount} background agent(s)`);
+    progress.waiting(`${children.runningBackgroundCount} background agent(s)`);
     await condition(() => inbox.size > 0 || children.runningBackgroundCount === 0);
   }
   if (inbox.size === 0 && input.interactive && !inbox.inputEnded) {
-    progress.waiting('waiting for the next message');
+    progress.waiting('the next message');
     await condition(() => inbox.size > 0 || inbox.inputEnded, input.interactive.idleTimeoutMs);
   }
   if (inbox.size === 0) return false;

@@ -60,4 +60,9 @@ export class TurnControl {
   get stopNotice(): StopNotice | undefined {
     return this.notice;
   }
+
+  /** Who stopped the agent, as far as it knows: a cancellation without a notice came from outside the tree's tools. */
+  stopNoticeOrDefault(): StopNotice {
+    return this.notice ?? { by: 'a cancellation request', reason: 'the workflow was cancelled' };
+  }
 }

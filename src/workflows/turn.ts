@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { defaultMaxOutputTokens } from '../shared/limits';
 import type { StopReason, ToolUseBlock } from '../shared/messages';
 import type { ModelCallResult } from '../shared/model-call';
@@ -8,6 +8,9 @@ import type { AgentParts } from './agent-parts';
 import { runToolCalls, type ToolRunContext } from './run-tools';
 import { sendMessageTool } from './send-message';
 import type { Interruption } from './turn-control';
+
+/** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
+export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
 
 /** What the model sees in place of the rest of an interrupted turn. */
 export const interruptedText = '[Request interrupted by user]';
@@ -20,11 +23,15 @@ export type TurnOutcome =
   | { type: 'failed'; error: string }
   | ({ type: 'interrupted' } & Interruption);
 
-/** One turn in its own abort domain: interrupt cancels it, and every tool_use still gets a result. */
+/**
+ * One turn in its own abort domain: interrupt cancels it, and every tool_use still gets a result —
+ * also when the agent is stopped in the middle of the turn.
+ */
 export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
-  const { state, inbox, progress, children } = agent;
+  const { state, inbox, progress, children, control } = agent;
   let toolUses: ToolUseBlock[] = [];
   const outcomes: Record<string, ToolOutcome> = {};
+  let answered = false;
   const childrenBefore = children.ids();
   const body = async (): Promise<TurnOutcome> => {
     progress.callingModel();
@@ -44,8 +51,12 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     progress.runningTools();
     state.toolUses += toolUses.length;
     await runToolCalls(toolUses, toolRunContext(agent), outcomes);
+    // A tool that was cancelled may still return normally (Bash kills its command and reports the
+    // output so far): the turn's own cancellation decides that the turn was interrupted or stopped.
+    if (CancellationScope.current().consideredCancelled && patched(cancelledTurnPatch)) throw new CancelledFailure('the turn was cancelled while its tools ran');
     progress.toolsDone();
     state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));
+    answered = true;
     return { type: 'tools_done' };
   };
   // Interrupted: foreground children of this turn are stopped (cascading), and every tool_use is answered.
@@ -57,9 +68,20 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     } else {
       state.append({ role: 'user', content: [{ type: 'text', text: interruptedText }] });
     }
+    answered = true;
     return { type: 'interrupted', ...interruption };
   };
-  return agent.control.runTurn(body, onInterrupt);
+  try {
+    return await control.runTurn(body, onInterrupt);
+  } catch (error) {
+    // Stopped mid-turn: the transcript still pairs every tool_use, with who stopped it.
+    if (isCancellation(error) && toolUses.length > 0 && !answered) {
+      const notice = control.stopNoticeOrDefault();
+      const stoppedBy = `Stopped by ${notice.by}: ${notice.reason}`;
+      state.append(buildToolResultMessage(toolUses, outcomes, `${stoppedBy}. The tool did not finish.`, [`[${stoppedBy}]`]));
+    }
+    throw error;
+  }
 }
 
 /** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */

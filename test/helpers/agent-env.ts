@@ -69,7 +69,7 @@ export async function createAgentTestEnv(
     },
     close: async () => {
       if (running) {
-        environment.worker.shutdown();
+        if (environment.worker.getState() === 'RUNNING') environment.worker.shutdown();
         await running;
       }
       await modelServer.close();

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -202,5 +202,40 @@ describe('worktree isolation', () => {
     expect(await subagentBranches()).not.toContain(`subagents/${childId}`);
     expect(existsSync(path.join(env.workspace, '.subagents'))).toBe(true);
     expect((await simpleGit(env.workspace).status()).isClean()).toBe(true);
+  });
+
+  it('keeps a steer that arrives while the agent is ending (its worktree cleanup waits on git) as undelivered', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'wt-late-root' },
+          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'late', prompt: 'LATE-STEER-CHILD', subagent_type: 'general-purpose', isolation: 'worktree' } }] }, { text: 'root done' }],
+        },
+        { match: { userIncludes: 'LATE-STEER-CHILD' }, turns: [{ text: 'child done', delayMs: 1000 }] },
+      ]),
+    );
+    // While the marker exists, every ref update of the repository (the cleanup's branch deletion) waits in git's reference-transaction hook.
+    const marker = path.join(path.dirname(env.workspace), `${path.basename(env.workspace)}-hold-refs`);
+    const hook = path.join(env.workspace, '.git', 'hooks', 'reference-transaction');
+    writeFileSync(hook, `#!/bin/sh\ncat > /dev/null\nwhile [ -f '${marker}' ]; do sleep 0.1; done\n`, { mode: 0o755 });
+    try {
+      const handle = await env.start({ prompt: 'late steer', name: 'wt-late-root' });
+      const childId = `${handle.agentId}.1`;
+      await waitFor(async () => (await worktreePaths()).some((candidate) => candidate.endsWith(childId)), 30_000, 'the worktree');
+      writeFileSync(marker, '');
+      const child = env.client.getAgent(childId);
+      await waitFor(async () => (await child.status()).state === 'finished', 30_000, 'the child to finish its turn');
+      expect((await child.describe()).status.name).toBe('RUNNING');
+      await env.temporal.client.workflow.getHandle(childId).signal('steerSignal', { text: 'LATE-STEER', by: 'tester' });
+      await waitFor(async () => (await child.status()).rejectedInputs.count === 0, 5000, 'the signal to be handled');
+      rmSync(marker, { force: true });
+      expect((await handle.result()).status).toBe('completed');
+      const childResult = (await child.status()).result!;
+      expect(childResult.undelivered).toEqual(['LATE-STEER']);
+      expect(await subagentBranches()).not.toContain(`subagents/${childId}`);
+    } finally {
+      rmSync(marker, { force: true });
+      rmSync(hook, { force: true });
+    }
   });
 });

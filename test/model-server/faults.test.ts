@@ -48,6 +48,27 @@ describe('injected faults', () => {
     expect(server!.requests().map((logged) => logged.status)).toEqual([529, 500]);
   });
 
+  it('http-error answers any 4xx with the API body the SDK maps to its error class', async () => {
+    const { client } = await start();
+    server!.injectFault({ kind: 'http-error', status: 400, message: 'messages.1: tool_use ids were found without tool_result blocks' });
+    server!.injectFault({ kind: 'http-error', status: 401 });
+    server!.injectFault({ kind: 'http-error', status: 413, errorType: 'request_too_large', message: 'Request exceeds the maximum size' });
+    const badRequest = (await failure(client.messages.create(request))) as InstanceType<typeof Anthropic.BadRequestError>;
+    expect(badRequest).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(badRequest.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'messages.1: tool_use ids were found without tool_result blocks' } });
+    expect(await failure(client.messages.create(request))).toBeInstanceOf(Anthropic.AuthenticationError);
+    const tooLarge = (await failure(client.messages.create(request))) as InstanceType<typeof Anthropic.APIError>;
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.error).toMatchObject({ error: { type: 'request_too_large', message: 'Request exceeds the maximum size' } });
+    expect(server!.requests().map((logged) => logged.status)).toEqual([400, 401, 413]);
+  });
+
+  it('refuses an http-error fault without a status, and a status on another kind', async () => {
+    await start();
+    expect(() => server!.injectFault({ kind: 'http-error' } as never)).toThrow(/status/);
+    expect(() => server!.injectFault({ kind: '429', status: 400 } as never)).toThrow(/status/);
+  });
+
   it('an SDK with retries honours retry-after and succeeds on the second attempt', async () => {
     await start();
     server!.injectFault({ kind: '429', retryAfterSeconds: 1 });

@@ -108,6 +108,20 @@ describe('loadTemporalConnectionConfig', () => {
     expect(() => loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: missing }) })).toThrow(`Temporal config file ${missing} does not exist`);
   });
 
+  it('treats a temporal.toml without any profile (empty, or comments only) as no file; a profile asked of it is a clear error', () => {
+    for (const content of ['', '# nothing here yet\n']) {
+      const emptyFile = path.join(directory, 'empty.toml');
+      writeFileSync(emptyFile, content);
+      expect(loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: emptyFile, TEMPORAL_ADDRESS: 'from-env:7233' }) })).toEqual({
+        address: 'from-env:7233',
+        namespace: 'default',
+      });
+      expect(() => loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: emptyFile, TEMPORAL_PROFILE: 'cloud' }) })).toThrow(
+        `profile "cloud" of ${emptyFile}: the file has no [profile.cloud] table`,
+      );
+    }
+  });
+
   it('refuses an unknown profile, naming the profile and the file', () => {
     expect(() => loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'nosuch' }) })).toThrow(
       `profile "nosuch" of ${configFile}`,

@@ -12,6 +12,7 @@ import type { ToolEnv } from './tool-env';
 import { ToolRefusal } from './tool-error';
 import { defineTool } from './tool-runner';
 import { openWorkspace } from './workspace';
+import { commandEnvironment } from './shell-options';
 
 /** Input schema (the model is untrusted). */
 export const bashInput = z.strictObject({
@@ -23,17 +24,6 @@ export const bashInput = z.strictObject({
 /** How long to wait for output still in the pipes after the shell exits (background jobs may hold them open). */
 const drainGraceMs = 200;
 const groupPollMs = 50;
-
-/** Keeps commands from waiting for a pager or a password prompt. */
-const commandEnvironment = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
-
-/** Credentials of the runtime itself never reach the model's commands. */
-const secretVariables = /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|SUBAGENTS_.*KEY.*|TEMPORAL_API_KEY)$/;
-
-function commandEnv(): NodeJS.ProcessEnv {
-  const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !secretVariables.test(name)));
-  return { ...environment, ...commandEnvironment };
-}
 
 /**
  * A watchdog beside the command: it checks every second that this worker process is alive and,
@@ -99,7 +89,8 @@ function runCommand(command: string, cwd: string, timeoutMs: number, output: Hea
       cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: commandEnv(),
+      env: commandEnvironment(env.shell ?? {}),
+      ...(env.shell?.user ? { uid: env.shell.user.uid, gid: env.shell.user.gid } : {}),
     });
     const stopWatchdog = child.pid === undefined ? () => undefined : startWatchdog(child.pid);
     const streams = [child.stdout, child.stderr];

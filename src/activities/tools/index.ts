@@ -7,6 +7,7 @@ import { runEdit } from './edit';
 import { runGlob } from './glob';
 import { runGrep } from './grep';
 import { runRead } from './read';
+import type { ShellOptions } from './shell-options';
 import type { ToolEnv } from './tool-env';
 import type { ToolRunner } from './tool-runner';
 import { runWrite } from './write';
@@ -16,6 +17,8 @@ export interface ToolActivityOptions {
   resultsDir?: string;
   /** ripgrep binary for file listing; false: always use the built-in walker; default: `rg` on PATH if any. */
   ripgrep?: string | false;
+  /** How Bash runs commands (docs/security.md). */
+  shell?: ShellOptions;
 }
 
 /** One activity function per tool. */
@@ -40,6 +43,7 @@ export function createToolActivities(options: ToolActivityOptions = {}): ToolAct
       heartbeat: (details?: unknown) => context.heartbeat(details),
       ...(options.resultsDir !== undefined ? { resultsDir: options.resultsDir } : {}),
       ...(options.ripgrep !== undefined ? { ripgrep: options.ripgrep } : {}),
+      ...(options.shell ? { shell: options.shell } : {}),
     };
   };
   const activity = (runner: ToolRunner) => (input: ToolCallInput) => runner(input, envOfCurrentActivity());

@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { toolLimits } from '../../shared/tool-definitions';
+import type { ShellOptions } from './shell-options';
 import { ToolCancelled } from './tool-error';
 
 export interface ToolEnv {
@@ -13,6 +14,8 @@ export interface ToolEnv {
   resultsDir?: string;
   /** ripgrep binary used to list files; false forces the built-in walker; default: `rg` from PATH if present. */
   ripgrep?: string | false;
+  /** How Bash runs commands (environment allowlist, another user). */
+  shell?: ShellOptions;
 }
 
 /** `<tmpdir>/subagents-tool-results`. */

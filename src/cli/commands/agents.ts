@@ -4,7 +4,7 @@ import type { AgentHandle } from '../../client';
 import type { AgentResult, PermissionMode } from '../../shared/agent';
 import { CliError, ExitCode } from '../exit-codes';
 import { formatProgress, formatResult } from '../format';
-import { connect, follow, withAgent } from '../session';
+import { closedStatusOf, connect, follow, withAgent } from '../session';
 import { lsTree } from './tree';
 
 function exitCodeFor(result: AgentResult): number {
@@ -52,7 +52,7 @@ async function start(argv: string[]): Promise<number> {
         interactive: values.interactive ? { idleTimeoutMs: idleSeconds * 1000 } : undefined,
       });
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith('Unknown agent type')) throw new CliError(error.message);
+      if (error instanceof Error && /^Unknown agent type|^The working directory|resolves to no tools/.test(error.message)) throw new CliError(error.message);
       throw error;
     }
     if (!values.follow) {
@@ -104,13 +104,63 @@ async function ls(argv: string[]): Promise<number> {
   }
 }
 
+/** How long `stop` waits by default for the agent's workflow to close before saying it may be stuck. */
+const defaultStopWaitSeconds = 30;
+
 async function stop(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { reason: { type: 'string' }, by: { type: 'string' } } });
-  return withAgent(positionals[0], async (handle) => {
-    await handle.stop({ by: values.by ?? 'user', reason: values.reason ?? 'stopped from the CLI' });
-    console.log(`stop requested for ${handle.agentId} and its subtree`);
-    return ExitCode.ok;
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { reason: { type: 'string' }, by: { type: 'string' }, force: { type: 'boolean', default: false }, wait: { type: 'string' } },
   });
+  const agentId = positionals[0];
+  if (!agentId) throw new CliError('stop needs an agentId: subagents stop <agentId> [--reason R] [--wait SECONDS] [--force]');
+  const waitSeconds = values.wait === undefined ? defaultStopWaitSeconds : Number(values.wait);
+  if (!Number.isFinite(waitSeconds) || waitSeconds < 0) throw new CliError('--wait is in seconds (0 returns at once).');
+  const by = values.by ?? 'user';
+  const reason = values.reason ?? 'stopped from the CLI';
+  const client = await connect();
+  try {
+    if (values.force) {
+      let terminated: string[];
+      try {
+        terminated = await client.forceStop(agentId, { by, reason });
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
+        throw error;
+      }
+      console.log(terminated.length > 0 ? `terminated ${terminated.join(', ')} (force-stopped by ${by}: ${reason})` : `${agentId} had already closed; nothing to terminate`);
+      return ExitCode.ok;
+    }
+    const handle = client.getAgent(agentId);
+    try {
+      await handle.stop({ by, reason });
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      const closed = await closedStatusOf(client, agentId);
+      if (!closed) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
+      console.log(`Agent ${agentId} has already finished (${closed.toLowerCase()}); nothing to stop.`);
+      return ExitCode.ok;
+    }
+    console.log(`stop requested for ${agentId} and its subtree`);
+    if (waitSeconds === 0) return ExitCode.ok;
+    const deadline = Date.now() + waitSeconds * 1000;
+    while (Date.now() < deadline) {
+      const closed = await closedStatusOf(client, agentId);
+      if (closed) {
+        console.log(`${agentId} closed (${closed.toLowerCase()})`);
+        return ExitCode.ok;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new CliError(
+      `${agentId} has not closed ${waitSeconds} s after the stop request: its workflow may be stuck (see \`temporal workflow describe -w ${agentId}\` or the Temporal UI). ` +
+        `To end it and its subtree anyway: subagents stop ${agentId} --force --reason "..."`,
+      ExitCode.agentUnsuccessful,
+    );
+  } finally {
+    await client.close();
+  }
 }
 
 async function send(argv: string[]): Promise<number> {

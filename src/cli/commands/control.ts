@@ -14,7 +14,7 @@ async function interrupt(argv: string[]): Promise<number> {
     await handle.interrupt({ by: 'user', reason: values.reason ?? 'interrupted from the CLI' });
     console.log(`interrupt sent to ${handle.agentId}: its current turn is cancelled; the agent stays`);
     return ExitCode.ok;
-  });
+  }, 'interrupt');
 }
 
 async function steer(argv: string[]): Promise<number> {
@@ -31,7 +31,7 @@ async function steer(argv: string[]): Promise<number> {
       if (error instanceof Error && /finished/.test(error.message)) throw new CliError(error.message, ExitCode.agentUnsuccessful);
       throw error;
     }
-  });
+  }, 'steer');
 }
 
 async function approvals(argv: string[]): Promise<number> {
@@ -64,7 +64,7 @@ async function approve(argv: string[]): Promise<number> {
     }
     console.log(`${values.deny ? 'denied' : values.always ? 'approved (always, for this tree)' : 'approved'} ${requestId}`);
     return ExitCode.ok;
-  });
+  }, 'approve');
 }
 
 async function pauseSpawning(argv: string[]): Promise<number> {
@@ -73,7 +73,7 @@ async function pauseSpawning(argv: string[]): Promise<number> {
     await handle.pauseSpawning(!values.resume);
     console.log(values.resume ? `spawning resumed in the tree of ${handle.agentId}` : `spawning paused in the tree of ${handle.agentId}; running agents go on`);
     return ExitCode.ok;
-  });
+  }, 'pause');
 }
 
 /** The control-plane commands. */

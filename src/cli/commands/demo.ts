@@ -12,6 +12,10 @@ import { ExitCode } from '../exit-codes';
 import { formatResult } from '../format';
 import { defaultDevDb, ensureDevServer } from './dev';
 import { follow } from '../session';
+import { agentUiUrl, uiBaseUrl } from './ui';
+import { connectOptions, loadTemporalConnectionConfig, type TemporalConnectionConfig } from '../../connection-config';
+import { temporalAnswers } from '../../dev/dev-server';
+import { CliError } from '../exit-codes';
 
 const defaultPrompt =
   'Explore this repository and explain what it is: what the main parts are, where the Temporal workflows and the CLI live, and what the README says.';
@@ -27,29 +31,27 @@ export async function demoCommand(argv: string[]): Promise<number> {
     options: {
       exit: { type: 'boolean', default: false },
       prompt: { type: 'string', default: defaultPrompt },
-      port: { type: 'string', default: '7233' },
+      port: { type: 'string' },
       'ui-port': { type: 'string', default: String(defaultUiPort) },
       cwd: { type: 'string', default: projectRoot },
     },
   });
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  console.log('• Temporal dev server: starting or reusing (SQLite in .temporal/dev.db) ...');
-  const server = await ensureDevServer({ port: Number(values.port), uiPort: Number(values['ui-port']), db: defaultDevDb });
-  console.log(`  ${server.started ? 'started' : 'reused'} ${server.address}, UI ${server.uiUrl}`);
+  const server = await demoServer(values.port, Number(values['ui-port']));
 
   const useRealApi = Boolean(process.env.ANTHROPIC_API_KEY);
   const modelServer = useRealApi ? undefined : await startModelServer({ port: 0, behaviour: { kind: 'demo' } });
   console.log(useRealApi ? '• Model: the real Anthropic API (ANTHROPIC_API_KEY is set)' : `• Model: local Messages API server (demo behaviour) at ${modelServer!.url}`);
 
   const taskQueue = `subagents-demo-${process.pid}`;
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
+  const nativeConnection = await NativeConnection.connect(connectOptions(server.connection));
+  const connection = await Connection.connect(connectOptions(server.connection));
   const dataConverter = createDataConverter();
-  const temporal = new Client({ connection, namespace: 'default', dataConverter });
+  const temporal = new Client({ connection, namespace: server.connection.namespace, dataConverter });
   const worker = await createAgentWorker({
     connection: nativeConnection,
     client: temporal,
-    namespace: 'default',
+    namespace: server.connection.namespace,
     taskQueue,
     anthropic: createAnthropicClient({ anthropicApiKey: process.env.ANTHROPIC_API_KEY, anthropicBaseUrl: modelServer?.url }),
     workerOptions: { dataConverter },
@@ -61,7 +63,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   let exitCode: number = ExitCode.ok;
   try {
     const handle = await client.startAgent({ prompt: values.prompt, cwd: values.cwd, name: 'demo-root', maxTurns: 20 });
-    const runUrl = `${server.uiUrl}/namespaces/default/workflows/${handle.agentId}`;
+    const runUrl = agentUiUrl({ baseUrl: server.uiUrl, namespace: server.connection.namespace, agentId: handle.agentId });
     console.log(`• Agent ${handle.agentId} started — watch it at ${runUrl}\n`);
     const result = await follow(handle, (line) => console.log(line));
     console.log(`\n${formatResult(result)}\n`);
@@ -84,4 +86,23 @@ export async function demoCommand(argv: string[]): Promise<number> {
     if (server.started) await server.stop();
   }
   return exitCode;
+}
+
+/** The server the demo runs on: the one TEMPORAL_ADDRESS (or a temporal.toml profile) names, else a local dev server. */
+async function demoServer(port: string | undefined, uiPort: number): Promise<{ connection: TemporalConnectionConfig; uiUrl: string; started: boolean; stop(): Promise<void> }> {
+  if (port === undefined && process.env.TEMPORAL_ADDRESS?.trim()) {
+    const connection = loadTemporalConnectionConfig();
+    const plain = connection.tls === undefined || connection.tls === false;
+    if (plain && !connection.apiKey && !(await temporalAnswers(connection.address))) {
+      throw new CliError(`Temporal does not answer at ${connection.address} (TEMPORAL_ADDRESS). Start it (subagents dev), or unset TEMPORAL_ADDRESS to let the demo start a dev server.`, ExitCode.unavailable);
+    }
+    console.log(`• Temporal: ${connection.address} (TEMPORAL_ADDRESS), namespace ${connection.namespace}`);
+    return { connection, uiUrl: uiBaseUrl(), started: false, stop: async () => {} };
+  }
+  const portNumber = Number(port ?? '7233');
+  if (!Number.isInteger(portNumber) || portNumber <= 0) throw new CliError('--port must be a port number.');
+  console.log('• Temporal dev server: starting or reusing (SQLite in .temporal/dev.db) ...');
+  const server = await ensureDevServer({ port: portNumber, uiPort, db: defaultDevDb });
+  console.log(`  ${server.started ? 'started' : 'reused'} ${server.address}, UI ${server.uiUrl}`);
+  return { ...server, connection: { address: server.address, namespace: 'default' } };
 }

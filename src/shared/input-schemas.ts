@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import type { AgentResult } from './agent';
+import type {
+  AgentMessage,
+  InterruptInput,
+  StopNotice,
+  SteerInput,
+  TreeAgentEvent,
+  TreeAgentStarted,
+  TreeSpawnReply,
+  TreeSpawnRequest,
+} from './definitions';
+import { inputLimits } from './limits';
+import type { ConversationQueryInput } from './model-call';
+import type { ApprovalDecision, ApprovalRequest } from './tree';
+
+/**
+ * The schema of every signal, update and query input of an agent (the names are in
+ * definitions.ts): what a handler accepts is parsed here, at the boundary, so a bad payload sent by
+ * a person, a script, the `temporal` CLI or a buggy peer is refused — never thrown inside a handler,
+ * where it would fail the workflow task on every attempt. docs/security.md lists who may send what.
+ */
+
+const id = z.string().min(1).max(inputLimits.maxIdChars);
+const shortText = z.string().max(inputLimits.maxShortTextChars);
+const count = z.number().int().nonnegative();
+const usage = z.object({ inputTokens: count, outputTokens: count, cacheCreationInputTokens: count, cacheReadInputTokens: count });
+/** A signal whose fields are all optional may come with no input at all (`temporal workflow signal` without `--input`). */
+const optionalFields = <Shape extends z.ZodRawShape>(shape: Shape) => z.preprocess((value) => value ?? {}, z.object(shape));
+
+export const agentMessageSchema: z.ZodType<AgentMessage> = z.object({
+  from: id.default('user'),
+  text: z.string().min(1).max(inputLimits.maxMessageChars),
+});
+
+export const steerInputSchema: z.ZodType<SteerInput> = z.object({
+  text: z
+    .string()
+    .max(inputLimits.maxMessageChars)
+    .refine((text) => text.trim() !== '', 'must not be empty'),
+  by: id.optional(),
+});
+
+export const interruptInputSchema: z.ZodType<InterruptInput> = optionalFields({ by: id.optional(), reason: shortText.optional() });
+
+export const stopNoticeSchema: z.ZodType<StopNotice> = z.object({ by: id, reason: shortText });
+
+export const pauseSpawningSchema: z.ZodType<{ paused: boolean }> = z.object({ paused: z.boolean() });
+
+export const conversationQuerySchema: z.ZodType<ConversationQueryInput> = z.object({ from: count });
+
+export const agentResultSchema: z.ZodType<AgentResult> = z.looseObject({
+  agentId: id,
+  agentType: id,
+  status: z.enum(['completed', 'max_turns', 'refused', 'failed', 'cancelled', 'interrupted']),
+  finalText: z.string(),
+  error: z.string().optional(),
+  usage,
+  toolUses: count,
+  turns: count,
+  durationMs: z.number(),
+  model: z.string(),
+  treeUsage: usage,
+  undelivered: z.array(z.string()).optional(),
+}) as unknown as z.ZodType<AgentResult>;
+
+export const treeSpawnRequestSchema: z.ZodType<TreeSpawnRequest> = z.object({ requestId: id, requesterId: id, childId: id });
+
+export const treeSpawnReplySchema: z.ZodType<TreeSpawnReply> = z.object({ requestId: id, granted: z.boolean(), reason: shortText.optional() });
+
+export const treeAgentEventSchema: z.ZodType<TreeAgentEvent> = z.object({
+  agentId: id,
+  kind: z.enum(['usage', 'finished', 'backgrounded']),
+  usage: usage.optional(),
+  background: z.boolean().optional(),
+});
+
+export const treeAgentStartedSchema: z.ZodType<TreeAgentStarted> = z.object({
+  agentId: id,
+  parentAgentId: id,
+  background: z.boolean(),
+  agentType: id.optional(),
+  description: shortText.optional(),
+  name: id.optional(),
+  depth: count.optional(),
+  startedAtMs: z.number().optional(),
+});
+
+export const approvalRequestSchema: z.ZodType<ApprovalRequest> = z.object({
+  requestId: id,
+  agentId: id,
+  agentType: id,
+  tool: id,
+  toolUseId: id,
+  inputSummary: shortText,
+  requestedAtMs: z.number(),
+  withdrawn: z.boolean().optional(),
+});
+
+export const approvalDecisionSchema: z.ZodType<ApprovalDecision> = z.object({
+  requestId: id,
+  approved: z.boolean(),
+  always: z.boolean().optional(),
+  by: id.optional(),
+  reason: shortText.optional(),
+});
+
+/** One line naming every problem of a refused input, for logs and for the caller of an update. */
+export function describeInputError(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'input'}: ${issue.message}`).join('; ');
+}

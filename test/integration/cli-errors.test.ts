@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const cli = path.join(import.meta.dirname, '..', '..', 'bin', 'subagents.js');
+
+/** Runs the real CLI; resolves with its exit code and output (never rejects). */
+async function subagents(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cliEnv = { ...process.env, TEMPORAL_ADDRESS: env.temporal.address, SUBAGENTS_TASK_QUEUE: env.taskQueue, ...extraEnv };
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env: cliEnv, encoding: 'utf8' });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+const noStackTrace = (text: string) => expect(text).not.toMatch(/^\s+at /m);
+
+describe('the CLI with bad input and unreachable or finished agents', () => {
+  it('answers an unknown flag with exit 2 and the command usage, not a stack trace', async () => {
+    const run = await subagents(['status', 'agent-x', '--bogus']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("Unknown option '--bogus'");
+    expect(run.stderr).toContain('usage: subagents status <agentId>');
+    noStackTrace(run.stderr);
+  });
+
+  it('prints a Temporal error as one line with what to check, exit 3', async () => {
+    const run = await subagents(['ls'], { TEMPORAL_NAMESPACE: 'no-such-namespace' });
+    expect(run.code).toBe(3);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('no-such-namespace');
+    expect(run.stderr).toContain('Check that the server runs');
+    noStackTrace(run.stderr);
+  });
+
+  it('says a finished agent has finished (exit 1), treats stop of it as done, and a missing one as missing (exit 4)', async () => {
+    const handle = await env.start({ prompt: 'finish quickly', name: 'finished-one' });
+    expect((await handle.result()).status).toBe('completed');
+    for (const command of [['interrupt', handle.agentId], ['approve', handle.agentId, 'some-request']]) {
+      const run = await subagents(command);
+      expect(run.code, command[0]).toBe(1);
+      expect(run.stderr, command[0]).toContain(`Agent ${handle.agentId} has already finished (completed)`);
+      noStackTrace(run.stderr);
+    }
+    const steer = await subagents(['steer', handle.agentId, 'too late']);
+    expect(steer.code).toBe(1);
+    expect(steer.stderr).toContain(`Agent ${handle.agentId} has already finished; the steer was not delivered (it ended completed)`);
+    const stop = await subagents(['stop', handle.agentId]);
+    expect(stop.code).toBe(0);
+    expect(stop.stdout).toContain('has already finished (completed); nothing to stop');
+    const missing = await subagents(['interrupt', 'agent-does-not-exist']);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain('No agent "agent-does-not-exist"');
+  });
+
+  it('stop waits for the tree to close, notices one that does not, and --force terminates it and its subtree', async () => {
+    const stuck = await createAgentTestEnv({ kind: 'echo' });
+    try {
+      stuck.modelServer.setBehaviour({
+        kind: 'scripted',
+        scenario: {
+          agents: [
+            { match: { agentName: 'stuck-root' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'child', prompt: 'stuck child task' } }] }] },
+            { match: { userIncludes: 'stuck child task' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 30' } }] }] },
+          ],
+        } as never,
+      });
+      const handle = await stuck.start({ prompt: 'a tree to get stuck', name: 'stuck-root' });
+      const childId = `${handle.agentId}.1`;
+      await waitFor(async () => (await stuck.client.getAgent(childId).status().catch(() => undefined))?.state === 'running_tools', 60_000, 'the child to run');
+      // No worker any more: nobody can process the cancellation, as with a workflow stuck on a bug.
+      stuck.worker.shutdown();
+      await waitFor(async () => stuck.worker.getState() === 'STOPPED', 60_000, 'the worker to stop');
+      const cliEnv = { SUBAGENTS_TASK_QUEUE: stuck.taskQueue };
+      const waited = await subagents(['stop', handle.agentId, '--wait', '2', '--reason', 'try'], cliEnv);
+      expect(waited.code).toBe(1);
+      expect(waited.stderr).toContain(`${handle.agentId} has not closed 2 s after the stop request`);
+      expect(waited.stderr).toContain(`subagents stop ${handle.agentId} --force`);
+      const forced = await subagents(['stop', handle.agentId, '--force', '--reason', 'wedged'], cliEnv);
+      expect(forced.code).toBe(0);
+      expect(forced.stdout).toContain(childId);
+      for (const id of [handle.agentId, childId]) {
+        expect((await stuck.temporal.client.workflow.getHandle(id).describe()).status.name).toBe('TERMINATED');
+      }
+      const history = await stuck.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
+      const terminated = history.events?.find((event) => event.workflowExecutionTerminatedEventAttributes);
+      expect(terminated?.workflowExecutionTerminatedEventAttributes?.reason).toBe('force-stopped by user: wedged');
+    } finally {
+      await stuck.close();
+    }
+  });
+});

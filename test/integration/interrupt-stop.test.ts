@@ -1,0 +1,92 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MessageParam } from '../../src/shared/messages';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
+import { recordHistory } from '../helpers/histories';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
+
+function modelCallsOf(agentId: string): number {
+  return env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId).length;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** tool_use ids without a tool_result after them. */
+function unansweredToolUses(messages: MessageParam[]): string[] {
+  const answered = new Set(messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content.flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : [])))));
+  return messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content.flatMap((block) => (block.type === 'tool_use' && !answered.has(block.id) ? [block.id] : []))));
+}
+
+describe('interrupt during Bash', () => {
+  it('kills the command at once and ends the turn interrupted, with the tool_use answered and no further model call', async () => {
+    const pidFile = path.join(env.workspace, 'bash.pid');
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'int-bash' },
+          turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo started; echo $$ > ${pidFile}; sleep 60` } }] }, { text: 'NEVER-REACHED' }],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'run a long command', name: 'int-bash' });
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 60_000, 'the command to start');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await handle.interrupt({ by: 'tester', reason: 'too slow' });
+    const result = await handle.result();
+    expect(result.status).toBe('interrupted');
+    expect(result.error).toBe('interrupted by tester: too slow');
+    expect(processAlive(pid)).toBe(false);
+    expect(modelCallsOf(handle.agentId)).toBe(1);
+    const messages = await handle.messages();
+    expect(unansweredToolUses(messages)).toEqual([]);
+    const last = messages[messages.length - 1]!;
+    expect(last.role).toBe('user');
+    const blocks = last.content as Exclude<MessageParam['content'], string>;
+    expect(blocks[0]).toMatchObject({ type: 'tool_result', is_error: true });
+    expect(JSON.stringify(blocks[0])).toContain('started');
+    expect(blocks[blocks.length - 1]).toEqual({ type: 'text', text: '[Request interrupted by user]' });
+    await recordHistory(env.temporal.client, handle.agentId, 'control-interrupt-bash');
+  });
+});
+
+describe('stop with open tool calls', () => {
+  it('answers every open tool_use of every stopped agent of a 3-level tree with who stopped it', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        { match: { agentName: 'stop-open' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'open middle task' } }] }] },
+        { match: { userIncludes: 'open middle task' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'open leaf task' } }] }] },
+        { match: { userIncludes: 'open leaf task' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'three levels', name: 'stop-open' });
+    const ids = [handle.agentId, `${handle.agentId}.1`, `${handle.agentId}.1.1`];
+    await waitFor(async () => (await env.client.getAgent(ids[2]!).status().catch(() => undefined))?.state === 'running_tools', 60_000, 'the leaf to run Bash');
+    await handle.stop({ by: 'tester', reason: 'end of day' });
+    await expect(handle.result()).rejects.toThrow();
+    for (const id of ids) {
+      const messages = await env.client.getAgent(id).messages();
+      expect(unansweredToolUses(messages), id).toEqual([]);
+      const last = messages[messages.length - 1]!;
+      expect(JSON.stringify(last.content), id).toMatch(/Stopped by tester: end of day|stopped by tester: end of day/);
+    }
+  });
+});
