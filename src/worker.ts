@@ -23,6 +23,8 @@ export interface AgentWorkerOptions {
   /** Pre-built bundle (tests build one per run); omitted → bundle from source. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   toolResultsDir?: string;
+  /** The user's home for CLAUDE.md and agent definitions (default os.homedir()). */
+  homeDir?: string;
   /** Extra WorkerOptions (e.g. concurrency limits). */
   workerOptions?: Partial<WorkerOptions>;
 }
@@ -34,7 +36,12 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ anthropic: options.anthropic, temporalClient: options.client, toolResultsDir: options.toolResultsDir }),
+    activities: createActivities({
+      anthropic: options.anthropic,
+      temporalClient: options.client,
+      toolResultsDir: options.toolResultsDir,
+      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+    }),
     ...options.workerOptions,
   });
 }

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, workflowInfo } from '@temporalio/workflow';
 import { defaultMaxOutputTokens } from '../shared/limits';
 import type { StopReason, ToolUseBlock } from '../shared/messages';
 import type { ModelCallResult } from '../shared/model-call';
@@ -7,6 +7,7 @@ import { modelActivities, modelOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { runToolCalls, type ToolRunContext } from './run-tools';
 import { sendMessageTool } from './send-message';
+import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
 import type { Interruption } from './turn-control';
 
 /** What the model sees in place of the rest of an interrupted turn. */
@@ -17,6 +18,7 @@ export type TurnOutcome =
   | { type: 'final'; text: string; stopReason: StopReason }
   | { type: 'tools_done' }
   | { type: 'refused'; text: string }
+  | { type: 'truncated'; text: string }
   | { type: 'failed'; error: string }
   | ({ type: 'interrupted' } & Interruption);
 
@@ -40,7 +42,10 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
       if (toolUses.length > 0) state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
       return { type: 'refused', text: textOf(response.content) };
     }
-    if (toolUses.length === 0) return { type: 'final', text: textOf(response.content), stopReason: response.stopReason };
+    if (response.stopReason === 'max_tokens' && patched(truncatedTurnsPatch)) return handleCutOffTurn(agent, toolUses, response.content, maxOutputTokens(agent));
+    if (toolUses.length === 0) {
+      return { type: 'final', text: continuedText(state.messages, textOf(response.content), response.content.length > 0), stopReason: response.stopReason };
+    }
     progress.runningTools();
     state.toolUses += toolUses.length;
     await runToolCalls(toolUses, toolRunContext(agent), outcomes);
@@ -67,6 +72,7 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
   const { input, state, children, approvals, progress } = agent;
   return {
     pool: input.tools,
+    readOnlyBash: input.readOnlyBash === true,
     toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
     readFileState: state.readFileState,
     workflowTools: {
@@ -81,6 +87,10 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
   };
 }
 
+function maxOutputTokens({ input }: Pick<AgentParts, 'input'>): number {
+  return input.maxOutputTokens ?? defaultMaxOutputTokens;
+}
+
 /** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
 async function callModel({ input, state }: AgentParts): Promise<ModelCallResult | { failure: string }> {
   try {
@@ -91,7 +101,8 @@ async function callModel({ input, state }: AgentParts): Promise<ModelCallResult 
         agentName: input.name,
         runId: workflowInfo().runId,
         model: input.model,
-        maxOutputTokens: input.maxOutputTokens ?? defaultMaxOutputTokens,
+        maxOutputTokens: maxOutputTokens({ input }),
+        ...(input.thinking ? { thinking: input.thinking } : {}),
         messageCount: state.messages.length,
         conversationHash: state.conversationHash,
         turn: state.turn,
