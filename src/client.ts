@@ -5,6 +5,7 @@ import path from 'node:path';
 import { rootToolPool } from './shared/tool-pool';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMode } from './shared/agent';
+import type { ThinkingSetting } from './shared/agent-definition';
 import { buildRootInput } from './shared/agent-input';
 import { defaultAgentLimits, type AgentLimits } from './shared/limits';
 import { createDataConverter } from './codec/data-converter';
@@ -54,8 +55,10 @@ export interface StartAgentOptions {
   homeDir?: string;
   /** Keep the agent waiting for the next message after each answer (until closed or idle this long). */
   interactive?: { idleTimeoutMs: number };
-  /** max_tokens of each model call (default 8192). */
+  /** max_tokens of each model call (default 32000, Claude Code's default output limit). */
   maxOutputTokens?: number;
+  /** Extended thinking for the root's model calls (default: the type's `thinking`, else off); forks inherit it. */
+  thinking?: ThinkingSetting;
 }
 
 /** Connection settings; each defaults from the environment / temporal.toml profile, then the built-in default. */
@@ -350,6 +353,9 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     permissionMode: options.permissionMode ?? definition.permissionMode ?? 'default',
     maxTurns: options.maxTurns ?? definition.maxTurns ?? limits.defaultMaxTurns,
     allowedAgentTypes: definition.allowedAgentTypes,
+    ...(definition.readOnlyBash ? { readOnlyBash: true } : {}),
+    ...(definition.oneShot ? { oneShot: true } : {}),
+    ...(options.thinking ?? definition.thinking ? { thinking: options.thinking ?? definition.thinking } : {}),
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,

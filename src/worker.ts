@@ -27,6 +27,8 @@ export interface AgentWorkerOptions {
   toolResultsDir?: string;
   /** How Bash runs: extra variables passed through, another user (docs/security.md). */
   shell?: ShellOptions;
+  /** The user's home for CLAUDE.md and agent definitions (default os.homedir()). */
+  homeDir?: string;
   /** Extra WorkerOptions (e.g. concurrency limits). */
   workerOptions?: Partial<WorkerOptions>;
 }
@@ -46,7 +48,13 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     taskQueue: options.taskQueue,
     maxHeartbeatThrottleInterval: heartbeatThrottle,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ anthropic: options.anthropic, temporalClient: options.client, toolResultsDir: options.toolResultsDir, shell: options.shell }),
+    activities: createActivities({
+      anthropic: options.anthropic,
+      temporalClient: options.client,
+      toolResultsDir: options.toolResultsDir,
+      shell: options.shell,
+      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+    }),
     ...options.workerOptions,
   });
 }

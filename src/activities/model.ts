@@ -56,6 +56,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       systemPrompt: conversation.systemPrompt,
       tools: definitionsFor(conversation.tools),
       messages: conversation.messages,
+      ...(input.thinking ? { thinking: input.thinking } : {}),
     });
     const headers: Record<string, string> = {
       'x-subagents-agent-id': input.agentId,

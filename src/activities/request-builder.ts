@@ -1,3 +1,4 @@
+import type { ThinkingSetting } from '../shared/agent-definition';
 import type { CacheControl, ContentBlock, MessageParam, ToolDefinition } from '../shared/messages';
 
 const ephemeral: CacheControl = { type: 'ephemeral' };
@@ -9,6 +10,12 @@ export interface ModelRequestBody {
   system: { type: 'text'; text: string; cache_control: CacheControl }[];
   tools?: (ToolDefinition & { cache_control?: CacheControl })[];
   messages: MessageParam[];
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
+}
+
+/** The API's `thinking` parameter for a setting. */
+function thinkingParameter(setting: ThinkingSetting): NonNullable<ModelRequestBody['thinking']> {
+  return setting.type === 'enabled' ? { type: 'enabled', budget_tokens: setting.budgetTokens } : { type: 'adaptive' };
 }
 
 function withBreakpoint(message: MessageParam): MessageParam {
@@ -33,6 +40,7 @@ export function buildModelRequest(options: {
   systemPrompt: string;
   tools: ToolDefinition[];
   messages: readonly MessageParam[];
+  thinking?: ThinkingSetting;
 }): ModelRequestBody {
   const messages = [...options.messages];
   const lastIndex = messages.length - 1;
@@ -45,6 +53,7 @@ export function buildModelRequest(options: {
     system: [{ type: 'text', text: options.systemPrompt, cache_control: ephemeral }],
     messages,
   };
+  if (options.thinking) body.thinking = thinkingParameter(options.thinking);
   if (options.tools.length > 0) {
     body.tools = options.tools.map((tool, index) => (index === options.tools.length - 1 ? { ...tool, cache_control: ephemeral } : tool));
   }

@@ -3,11 +3,13 @@ import type { SpawnContext } from '../shared/agent-definition';
 import { resumeStateQuery, type ResumeState } from '../shared/definitions';
 import { loadAgentDefinitions } from './agent-definitions/load';
 
-/** Loads what an agent needs to spawn: definitions for its cwd and the SUBAGENTS_SUBAGENT_MODEL override. */
-export async function loadSpawnContext(input: { cwd: string }): Promise<SpawnContext> {
-  const loaded = await loadAgentDefinitions({ cwd: input.cwd });
-  const override = process.env.SUBAGENTS_SUBAGENT_MODEL?.trim();
-  return override ? { loaded, subagentModelOverride: override } : { loaded };
+/** Creates `loadSpawnContext`: definitions for a cwd (user definitions from `homeDir`) and the SUBAGENTS_SUBAGENT_MODEL override. */
+export function createSpawnContextLoader(homeDir: string) {
+  return async function loadSpawnContext(input: { cwd: string }): Promise<SpawnContext> {
+    const loaded = await loadAgentDefinitions({ cwd: input.cwd, homeDir });
+    const override = process.env.SUBAGENTS_SUBAGENT_MODEL?.trim();
+    return override ? { loaded, subagentModelOverride: override } : { loaded };
+  };
 }
 
 /** Reads what a new run of a finished agent needs (its input and conversation) from its last run. */

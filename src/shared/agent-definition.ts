@@ -20,6 +20,15 @@ export interface AgentDefinition {
   /** Always run in the background. */
   background?: boolean;
   isolation?: 'worktree';
+  /** Its Bash runs only read-only commands (Explore, Plan): anything else is refused when called. */
+  readOnlyBash?: boolean;
+  /**
+   * A one-shot agent (Explore, Plan; or `omitClaudeMd: true`): a slim system prompt without
+   * CLAUDE.md and git status, and its result carries no "continue with SendMessage" trailer.
+   */
+  oneShot?: boolean;
+  /** Extended thinking for its model calls (front matter `thinking`); off when absent. */
+  thinking?: ThinkingSetting;
   /** The system prompt body. */
   prompt: string;
   source: DefinitionSource;
@@ -30,6 +39,9 @@ export interface AgentDefinition {
   /** `mcp__…` tool names, kept for later. */
   mcpTools?: string[];
 }
+
+/** Extended thinking: a budget of thinking tokens, or adaptive (the model decides). */
+export type ThinkingSetting = { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' };
 
 /** Something noticed while loading one definition file. */
 export interface DefinitionReport {
@@ -48,7 +60,7 @@ export interface LoadedDefinitions {
   searched: string[];
 }
 
-/** Input of the `loadAgentDefinitions` activity. */
+/** Input of `loadAgentDefinitions`. */
 export interface LoadDefinitionsInput {
   cwd: string;
   /** Overrides ~ (tests). */

@@ -25,6 +25,9 @@ export interface AgentSpec {
   permissionMode: PermissionMode;
   maxTurns: number;
   allowedAgentTypes?: string[];
+  readOnlyBash?: boolean;
+  oneShot?: boolean;
+  thinking?: AgentWorkflowInput['thinking'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -68,6 +71,9 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     permissionMode: spec.permissionMode,
     maxTurns: spec.maxTurns,
     allowedAgentTypes: spec.allowedAgentTypes,
+    ...(spec.readOnlyBash ? { readOnlyBash: true } : {}),
+    ...(spec.oneShot ? { oneShot: true } : {}),
+    ...(spec.thinking ? { thinking: spec.thinking } : {}),
   };
 }
 

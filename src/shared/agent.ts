@@ -1,5 +1,6 @@
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
+import type { SpawnContext, ThinkingSetting } from './agent-definition';
 import type { AgentLimits } from './limits';
 import type { CarriedTreeState } from './tree';
 import type { WorktreeInfo, WorktreeOutcome } from './worktree';
@@ -8,7 +9,9 @@ import type { WorktreeInfo, WorktreeOutcome } from './worktree';
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
 
 /** Terminal status of an agent run. */
-export type AgentStatus = 'completed' | 'max_turns' | 'refused' | 'failed' | 'cancelled' | 'interrupted';
+/** Every terminal status, in one list (the input schemas check against it). */
+export const agentStatuses = ['completed', 'max_turns', 'truncated', 'refused', 'failed', 'cancelled', 'interrupted'] as const;
+export type AgentStatus = (typeof agentStatuses)[number];
 
 /** Something waiting for an agent's next turn boundary. */
 export interface InboxItem {
@@ -31,6 +34,8 @@ export interface CarriedAgentState {
   descendantUsage: TokenUsage;
   /** The agent's worktree, once created (a resumed run reuses a kept one). */
   worktree?: WorktreeInfo;
+  /** The agent types it loaded at start (its roster): spawns use them for the agent's whole life. */
+  spawnContext?: SpawnContext;
 }
 
 /** The one JSON input of `agentWorkflow`. */
@@ -59,6 +64,12 @@ export interface AgentWorkflowInput {
   permissionMode: PermissionMode;
   /** Model calls allowed before the agent stops with MaxTurnsExceeded. */
   maxTurns: number;
+  /** Its Bash runs read-only commands only (Explore, Plan); others are refused at call time. */
+  readOnlyBash?: boolean;
+  /** Slim prompt (no CLAUDE.md, no git status) and no resume trailer in its result (Explore, Plan). */
+  oneShot?: boolean;
+  /** Extended thinking on its model calls; a fork has its parent's. */
+  thinking?: ThinkingSetting;
   /** max_tokens of each model call. */
   maxOutputTokens?: number;
   /** Tool results longer than this are stored in a file and previewed. */

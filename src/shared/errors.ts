@@ -18,6 +18,8 @@ export const ErrorType = {
   StringNotUnique: 'StringNotUnique',
   InvalidPattern: 'InvalidPattern',
   ToolNotAllowed: 'ToolNotAllowed',
+  /** A read-only agent's Bash call that could write, run programs or was not understood. */
+  CommandNotReadOnly: 'CommandNotReadOnly',
   UnknownTool: 'UnknownTool',
 
   // Agents and the tree.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentResult } from './agent';
+import { agentStatuses, type AgentResult } from './agent';
 import type {
   AgentMessage,
   InterruptInput,
@@ -52,7 +52,7 @@ export const conversationQuerySchema: z.ZodType<ConversationQueryInput> = z.obje
 export const agentResultSchema: z.ZodType<AgentResult> = z.looseObject({
   agentId: id,
   agentType: id,
-  status: z.enum(['completed', 'max_turns', 'refused', 'failed', 'cancelled', 'interrupted']),
+  status: z.enum(agentStatuses),
   finalText: z.string(),
   error: z.string().optional(),
   usage,

@@ -20,7 +20,10 @@ export interface AgentLimits {
   defaultMaxTurns: number;
   /** What a background agent's approval requests do: auto-deny (default), auto-approve, or bubble to the root. */
   backgroundApprovals: 'deny' | 'approve' | 'bubble';
-  /** An Agent call without subagent_type forks (default), instead of starting a general-purpose agent. */
+  /**
+   * What an Agent call without subagent_type starts: a fork when true, a general-purpose agent when
+   * false (default, as Claude Code outside its fork mode). `subagent_type: "fork"` always forks.
+   */
   forking: boolean;
   /**
    * Continue-as-new at a turn boundary once the run's history has this many events (besides when
@@ -36,12 +39,18 @@ export const defaultAgentLimits: AgentLimits = {
   autoBackgroundMs: 120_000,
   defaultMaxTurns: 50,
   backgroundApprovals: 'deny',
-  forking: true,
+  forking: false,
   continueAsNewAfterEvents: 10_000,
 };
 
-/** max_tokens of each model call when the agent's input sets none. */
-export const defaultMaxOutputTokens = 8192;
+/** max_tokens of each model call when the agent's input sets none (Claude Code's default output limit). */
+export const defaultMaxOutputTokens = 32_000;
+
+/** Turns of a fork child (Claude Code's fork agent budget); forks do one directive, often long. */
+export const forkMaxTurns = 200;
+
+/** A final answer cut at max_tokens is continued at most this many times in a row before the agent ends as truncated. */
+export const maxOutputContinuations = 3;
 
 /** Calls of one turn that run side by side at most (consecutive read-only tools and Agent calls). */
 export const maxConcurrentToolCalls = 10;

@@ -1,3 +1,4 @@
+import type { ThinkingSetting } from './agent-definition';
 import type { ContentBlock, MessageParam, StopReason, TokenUsage } from './messages';
 
 /** Input of the model activity: a reference to the conversation, never the conversation itself. */
@@ -9,6 +10,8 @@ export interface ModelCallInput {
   runId: string;
   model: string;
   maxOutputTokens: number;
+  /** Extended thinking for this call; absent = off. */
+  thinking?: ThinkingSetting;
   /** Number of messages the request must contain. */
   messageCount: number;
   /** Rolling hash of those messages (conversationHash); the activity checks what it fetched against it. */

@@ -21,8 +21,12 @@ export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop'] as con
 /** Tools that only change files: allowed without a prompt in acceptEdits mode. */
 export const editToolNames = ['Edit', 'Write'] as const;
 
-/** Tools no subagent may have: stopping tasks, reading other tasks' output, plan mode, asking the user directly. */
-export const subagentForbiddenToolNames: readonly string[] = ['TaskStop', 'TaskOutput', 'EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
+/**
+ * Tools no subagent may have: reading other tasks' output, plan mode, asking the user directly.
+ * TaskStop is not among them: it stops only the agent's own children, so every agent that can
+ * spawn keeps it, and a general-purpose child's tool list equals its parent's (one cache prefix).
+ */
+export const subagentForbiddenToolNames: readonly string[] = ['TaskOutput', 'EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
 
 const includes = (list: readonly string[], name: string): boolean => list.includes(name);
 

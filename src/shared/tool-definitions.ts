@@ -74,9 +74,19 @@ const bashDescription = `Runs a command with \`bash -c\` in the working director
 - timeout is in milliseconds: default 120000 (2 minutes), maximum 600000 (10 minutes). A command that runs longer is killed together with every process it started.
 - Output longer than 30000 characters is cut in the middle.
 - There is no terminal and no input: avoid interactive commands (use flags such as -y, --no-edit, git --no-pager).
-- Each call starts a new shell: cd and variables do not carry over to the next call; use absolute paths or "cd dir && command".
+- Each call starts a new shell in the working directory: cd and variables do not carry over to the next call. Use absolute paths, or "cd dir && command" in one call.
+- Quote paths that contain spaces ("path with spaces/file.txt").
 - Prefer Glob, Grep, Read, Edit and Write over find, grep, cat, sed or echo for files.
-- description: say in 5-10 words what the command does.`;
+- Independent commands can go in separate Bash calls of one message; chain dependent ones with && (use ; only when a failure must not stop the next command).
+- Agents whose type is read-only (Explore, Plan) may run read-only commands only (git log/diff/show/status/blame, ls, cat, head, grep, find without -exec, ...); anything else is refused before it runs.
+- description: say in 5-10 words what the command does.
+
+Git safety:
+- Never change git config, never skip hooks (--no-verify, --no-gpg-sign) and never force-push unless the user asked for exactly that. Run destructive commands (reset --hard, checkout -- ., restore ., clean -f, branch -D, rebase) only when asked, and warn before force-pushing to main or master.
+- Commit only when asked. First look at git status, git diff (staged and unstaged) and git log for the message style. Stage the files you mean by name rather than git add -A or git add ., and never commit likely secrets (.env, keys, credentials).
+- Write the commit message with a heredoc so it keeps its lines: git commit -m "$(cat <<'EOF' ... EOF)". Say why, not only what.
+- If a pre-commit hook fails, the commit did not happen: fix the problem, stage again and make a NEW commit; do not --amend a commit you did not just make.
+- Do not push unless asked. Never use interactive flags (git rebase -i, git add -i).`;
 
 /** Definitions sent to the model, in a fixed order. */
 export const toolDefinitions: Record<WorkspaceToolName, ToolDefinition> = {

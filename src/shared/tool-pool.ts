@@ -23,7 +23,7 @@ export function backgroundAllowedTools(mode: PermissionMode): readonly string[] 
 
 /** What the pool of a new agent depends on. */
 export interface ToolPoolInput {
-  definition: Pick<AgentDefinition, 'tools' | 'disallowedTools'>;
+  definition: Pick<AgentDefinition, 'tools' | 'disallowedTools' | 'readOnlyBash'>;
   /** Depth the new agent will have (root = 0). */
   depth: number;
   /** Agents at this depth may not spawn further. */
@@ -36,8 +36,9 @@ export interface ToolPoolInput {
  * The tool filter: assembles an agent's tool pool fresh (docs/architecture.md, Spawning), in the
  * runtime's fixed order:
  * 1. drop tools no subagent may have, and Agent at the depth limit;
- * 2. a background agent keeps only its permission mode's allow-list;
- * 3. the definition's disallowedTools, then its tools allow-list.
+ * 2. a background agent keeps only its permission mode's allow-list (plus a read-only Bash, which never needs a person);
+ * 3. the definition's disallowedTools, then its tools allow-list;
+ * 4. TaskStop only beside Agent: it stops the agent's own children.
  * A fork does not come here: it keeps its parent's exact list. The result may be empty: the caller refuses that.
  */
 export function assembleToolPool(input: ToolPoolInput): string[] {
@@ -45,16 +46,18 @@ export function assembleToolPool(input: ToolPoolInput): string[] {
   const denied = new Set(input.definition.disallowedTools ?? []);
   const allowList = input.definition.tools;
   const allowAll = !allowList || allowList.includes('*');
-  return runtimeToolNames.filter((name) => {
+  const readOnlyBash = input.definition.readOnlyBash === true;
+  const pool = runtimeToolNames.filter((name) => {
     if (input.depth > 0 && subagentForbiddenToolNames.includes(name)) return false;
     if (name === 'Agent' && input.depth >= input.maxDepth) return false;
-    if (input.background && !background.has(name)) return false;
+    if (input.background && !background.has(name) && !(name === 'Bash' && readOnlyBash)) return false;
     if (denied.has(name)) return false;
     return allowAll || allowList.includes(name);
   });
+  return pool.includes('Agent') ? pool : pool.filter((name) => name !== 'TaskStop');
 }
 
 /** The pool of a root agent: every runtime tool its definition allows (roots may stop their own tasks). */
-export function rootToolPool(definition: Pick<AgentDefinition, 'tools' | 'disallowedTools'>, maxDepth: number): string[] {
+export function rootToolPool(definition: Pick<AgentDefinition, 'tools' | 'disallowedTools' | 'readOnlyBash'>, maxDepth: number): string[] {
   return assembleToolPool({ definition, depth: 0, maxDepth, background: false, permissionMode: 'bypassPermissions' });
 }

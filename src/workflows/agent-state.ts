@@ -1,4 +1,5 @@
 import type { CarriedAgentState } from '../shared/agent';
+import type { SpawnContext } from '../shared/agent-definition';
 import { extendConversationHash, emptyConversationHash } from '../shared/conversation-hash';
 import { addTokenUsage, emptyTokenUsage, type MessageParam, type TokenUsage } from '../shared/messages';
 import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../shared/tools';
@@ -27,6 +28,8 @@ export class AgentState {
   spawnCount: number;
   descendantUsage: TokenUsage;
   worktree?: WorktreeInfo;
+  /** Agent types loaded at start with the roster; spawns use them for the agent's whole life. */
+  spawnContext?: SpawnContext;
   /** The rendered system prompt bytes, sent unchanged on every model call (and threaded to forks). */
   systemPrompt: string;
 
@@ -43,6 +46,7 @@ export class AgentState {
     this.spawnCount = carried?.spawnCount ?? 0;
     this.descendantUsage = carried?.descendantUsage ?? emptyTokenUsage();
     this.worktree = carried?.worktree;
+    this.spawnContext = carried?.spawnContext;
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
     for (const message of carried?.messages ?? []) this.append(message);
   }
@@ -121,6 +125,7 @@ export class AgentState {
       spawnCount: this.spawnCount,
       descendantUsage: this.descendantUsage,
       ...(this.worktree ? { worktree: this.worktree } : {}),
+      ...(this.spawnContext ? { spawnContext: this.spawnContext } : {}),
     };
   }
 }

@@ -43,3 +43,28 @@ export function parseAgentToolInput(raw: Record<string, unknown>): { ok: true; v
   if (value.name && !/^[A-Za-z0-9_-]{1,64}$/.test(value.name)) problems.push('"name" may use letters, digits, "_" and "-" (at most 64)');
   return problems.length > 0 ? { ok: false, error: errorText(ErrorType.InvalidToolInput, `${problems.join('; ')}.`) } : { ok: true, value };
 }
+
+/** The fields the Agent tool takes (its input_schema's properties). */
+export const agentToolFields: readonly string[] = ['description', 'prompt', 'subagent_type', 'model', 'run_in_background', 'name', 'isolation', 'cwd'];
+
+/** What to say about fields the model may have learned elsewhere but that this runtime does not have. */
+const fieldHints: Readonly<Record<string, string>> = {
+  resume: 'to continue a finished agent, use SendMessage with its agentId or name',
+  max_turns: 'the turn limit comes from the agent type (maxTurns in its definition)',
+  team_name: 'there are no teams here',
+  mode: 'the permission mode comes from the agent type (permissionMode in its definition)',
+};
+
+/** Fields of an Agent call that the tool does not have, in the order given. */
+export function unknownAgentToolFields(raw: Record<string, unknown>): string[] {
+  return Object.keys(raw).filter((key) => !agentToolFields.includes(key));
+}
+
+/** The error for an Agent call with unknown fields: each named, with what to do instead where we know it. */
+export function unknownAgentToolFieldsError(fields: readonly string[]): string {
+  const named = fields.map((field) => `"${field}"${fieldHints[field] ? ` (${fieldHints[field]})` : ''}`).join(', ');
+  return errorText(
+    ErrorType.InvalidToolInput,
+    `the Agent tool has no field ${named}. Nothing was started. Its fields are: ${agentToolFields.join(', ')}. Call it again without the unknown field${fields.length > 1 ? 's' : ''}.`,
+  );
+}

@@ -39,6 +39,8 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
       case 'interrupted':
         if (input.interactive && (await waitForInput(agent))) continue;
         return ending.interrupted(outcome);
+      case 'truncated':
+        return ending.truncated(outcome.text);
       case 'refused':
         return ending.refused(outcome.text);
       case 'failed':

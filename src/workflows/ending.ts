@@ -61,6 +61,13 @@ export class Ending {
     return this.cleanUp();
   }
 
+  /** The answer stayed cut at max_tokens after the allowed continuations (src/workflows/truncation.ts). */
+  async truncated(text: string): Promise<AgentResult> {
+    await this.agent.children.stopAll(this.agent.input.agentId, 'its answer was cut off at the output limit');
+    this.finish('truncated', text, { stopReason: 'max_tokens' });
+    return this.cleanUp();
+  }
+
   async refused(text: string): Promise<AgentResult> {
     await this.agent.children.stopAll(this.agent.input.agentId, 'its parent refused the task');
     this.finish('refused', text, { stopReason: 'refusal' });

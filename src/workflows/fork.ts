@@ -1,5 +1,6 @@
 import type { AgentWorkflowInput, PermissionMode } from '../shared/agent';
 import type { ChildSpec } from '../shared/agent-input';
+import { forkMaxTurns } from '../shared/limits';
 import { emptyTokenUsage, type ContentBlock, type MessageParam, type TextBlock, type ToolResultBlock } from '../shared/messages';
 import { toolUsesOf } from '../shared/tool-results';
 import type { AgentToolInput } from './agent-tool-input';
@@ -66,7 +67,8 @@ export function isForkConversation(messages: readonly MessageParam[]): boolean {
  * prefix — its rendered system prompt bytes, tool list, model and whole conversation, read by the
  * child's first activity — and only the directive differs between siblings. Read-file state and
  * content-replacement decisions are copied; a parent in bypassPermissions or acceptEdits is not
- * narrowed, any other fork bubbles its approvals.
+ * narrowed, any other fork bubbles its approvals. Thinking settings are the parent's (part of the
+ * cache key), and a fork gets Claude Code's turn budget for forks.
  */
 export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, runId: string, childId: string, request: AgentToolInput, background: boolean): ChildSpec {
   const notNarrowed = parent.permissionMode === 'bypassPermissions' || parent.permissionMode === 'acceptEdits';
@@ -85,8 +87,10 @@ export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, run
     workspaceRoot: state.workspaceRoot,
     ...(request.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     permissionMode,
-    maxTurns: parent.limits.defaultMaxTurns,
+    maxTurns: forkMaxTurns,
     allowedAgentTypes: parent.allowedAgentTypes,
+    ...(parent.readOnlyBash ? { readOnlyBash: true } : {}),
+    ...(parent.thinking ? { thinking: parent.thinking } : {}),
     background,
     forkFrom: { agentId: parent.agentId, runId, messageCount: state.messages.length, conversationHash: state.conversationHash, directive: request.prompt },
     carried: {

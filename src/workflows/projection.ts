@@ -1,4 +1,5 @@
 import type { AgentResult } from '../shared/agent';
+import { oneShotAgentTypes } from '../shared/builtin-agents';
 import type { TokenUsage } from '../shared/messages';
 
 /** All tokens of a usage, as the parent's summaries count them. */
@@ -16,6 +17,8 @@ function statusLine(result: AgentResult): string {
       return '';
     case 'max_turns':
       return `Agent stopped at its turn limit (${result.turns} turns); its last output follows.`;
+    case 'truncated':
+      return `Agent's answer was cut off at the output limit, also after being asked to continue; the text so far follows.`;
     case 'refused':
       return 'Agent refused the task.';
     case 'failed':
@@ -33,7 +36,8 @@ function statusLine(result: AgentResult): string {
  */
 export function projectChildResult(result: AgentResult): string {
   const parts = [statusLine(result), result.finalText.trim() || (result.status === 'completed' ? '(Subagent completed but returned no output.)' : '')];
-  parts.push(`agentId: ${result.agentId} (use SendMessage with to: '${result.agentId}' to continue this agent)`);
+  // One-shot types (Explore, Plan) are not meant to be continued: no trailer, fewer tokens.
+  if (!oneShotAgentTypes.includes(result.agentType)) parts.push(`agentId: ${result.agentId} (use SendMessage with to: '${result.agentId}' to continue this agent)`);
   const worktree = result.worktree;
   if (worktree?.kept) {
     parts.push(

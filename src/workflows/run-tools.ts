@@ -3,6 +3,7 @@ import { ErrorType, errorText } from '../shared/errors';
 import { maxConcurrentToolCalls } from '../shared/limits';
 import type { ToolUseBlock } from '../shared/messages';
 import { isConcurrencySafeTool, isWorkspaceTool, type WorkspaceToolName } from '../shared/tool-classification';
+import { classifyReadOnlyCommand } from '../shared/read-only-command';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
 import { toolCallSummary } from '../shared/tool-summary';
@@ -15,6 +16,8 @@ export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
 /** What tool execution needs from the agent, and what it reports back. */
 export interface ToolRunContext {
   pool: readonly string[];
+  /** The agent's Bash runs read-only commands only (Explore, Plan): others are refused before they run. */
+  readOnlyBash: boolean;
   toolContext: ToolContext;
   readFileState: ReadFileState;
   workflowTools: Readonly<Record<string, WorkflowTool>>;
@@ -70,8 +73,19 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
       content: errorText(ErrorType.ToolNotAllowed, `the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`),
     };
   }
-  const denied = await context.authorize(call);
-  if (denied) return denied;
+  if (call.name === 'Bash' && context.readOnlyBash) {
+    // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
+    const verdict = classifyReadOnlyCommand(typeof call.input.command === 'string' ? call.input.command : '');
+    if (!verdict.readOnly) {
+      return {
+        isError: true,
+        content: errorText(ErrorType.CommandNotReadOnly, `${verdict.reason}. This agent may run read-only commands only (git log/diff/show/status, ls, cat, grep, find without -exec, ...); nothing was run.`),
+      };
+    }
+  } else {
+    const denied = await context.authorize(call);
+    if (denied) return denied;
+  }
   context.onStart(call);
   const workflowTool = context.workflowTools[call.name];
   if (workflowTool) return workflowTool(call);

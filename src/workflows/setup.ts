@@ -1,12 +1,19 @@
+import { patched } from '@temporalio/workflow';
 import type { WorktreeInfo } from '../shared/worktree';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { buildForkedMessages } from './fork';
 
 /**
+ * Marks runs that start with `renderAgentStart` (system prompt, identity and roster in the first
+ * message, agent types loaded once) instead of `renderSystemPrompt` and a lazy definitions load.
+ */
+export const agentStartPatch = 'agent-start-context';
+
+/**
  * Prepares a run before its first turn: its worktree (isolation), its system prompt rendered once,
- * and its first messages — the task prompt, or for a fork its parent's conversation prefix plus the
- * directive. A continued or resumed run skips what it already has.
+ * and its first messages — its context (identity, roster) and the task prompt, or for a fork its
+ * parent's conversation prefix plus the directive. A continued or resumed run skips what it already has.
  */
 export async function prepareRun({ input, state }: AgentParts): Promise<void> {
   if (input.isolation === 'worktree' && !state.worktree) {
@@ -14,13 +21,38 @@ export async function prepareRun({ input, state }: AgentParts): Promise<void> {
       { agentId: input.agentId, cwd: state.cwd },
     ]);
   }
+  let context: string | undefined;
   if (!state.systemPrompt) {
-    state.systemPrompt = await setupActivities.renderSystemPrompt({
-      definitionPrompt: input.definitionPrompt,
-      cwd: state.cwd,
-      agentType: input.agentType,
-      model: input.model,
-    });
+    if (patched(agentStartPatch)) {
+      const start = await setupActivities.renderAgentStart.executeWithOptions({ ...setupOptions, summary: 'render system prompt and agent context' }, [
+        {
+          agentId: input.agentId,
+          agentType: input.agentType,
+          name: input.name,
+          parentAgentId: input.parentAgentId,
+          depth: input.depth,
+          maxDepth: input.limits.maxDepth,
+          model: input.model,
+          definitionPrompt: input.definitionPrompt,
+          cwd: state.cwd,
+          tools: input.tools,
+          allowedAgentTypes: input.allowedAgentTypes,
+          permissionMode: input.permissionMode,
+          forking: input.limits.forking,
+          oneShot: input.oneShot,
+        },
+      ]);
+      state.systemPrompt = start.systemPrompt;
+      state.spawnContext ??= start.spawnContext;
+      context = start.context;
+    } else {
+      state.systemPrompt = await setupActivities.renderSystemPrompt({
+        definitionPrompt: input.definitionPrompt,
+        cwd: state.cwd,
+        agentType: input.agentType,
+        model: input.model,
+      });
+    }
   }
   if (input.forkFrom && state.messages.length === 0) {
     const { directive, ...prefix } = input.forkFrom;
@@ -28,7 +60,8 @@ export async function prepareRun({ input, state }: AgentParts): Promise<void> {
     for (const message of buildForkedMessages(inherited, worktreeNotice(state.worktree) + directive)) state.append(message);
     if (state.worktree) state.markReadStateStale();
   } else if (!input.carried) {
-    state.append({ role: 'user', content: [{ type: 'text', text: input.prompt }] });
+    const prompt = { type: 'text' as const, text: input.prompt };
+    state.append({ role: 'user', content: context ? [{ type: 'text', text: context }, prompt] : [prompt] });
   }
 }
 

@@ -5,12 +5,13 @@ import { buildChildInput, type ChildSpec } from '../shared/agent-input';
 import { ErrorType, errorText } from '../shared/errors';
 import type { ToolUseBlock } from '../shared/messages';
 import { resolveSubagentModel } from '../shared/model-resolution';
+import { childPermissionMode } from '../shared/agent-roster';
 import { assembleToolPool } from '../shared/tool-pool';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ResolveAgentCwdResult } from '../shared/working-directory';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentState } from './agent-state';
-import { parseAgentToolInput, type AgentToolInput } from './agent-tool-input';
+import { parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError, type AgentToolInput } from './agent-tool-input';
 import type { Children } from './children';
 import { forkChildSpec, isForkConversation } from './fork';
 import { asyncLaunchedText } from './projection';
@@ -22,11 +23,8 @@ const error = (content: string): ToolOutcome => ({ content, isError: true });
 /** Marks runs whose Agent calls check a requested cwd (exists, inside the parent's workspace) by activity. */
 export const checkedAgentCwdPatch = 'checked-agent-cwd';
 
-/** Parent modes a child definition cannot narrow (docs/architecture.md, approvals). */
-function childPermissionMode(parent: PermissionMode, definition: AgentDefinition): PermissionMode {
-  if (parent === 'bypassPermissions' || parent === 'acceptEdits') return parent;
-  return definition.permissionMode ?? 'default';
-}
+/** Marks runs that refuse an Agent call with fields the tool does not have (before: ignored, and the agent started). */
+export const strictAgentInputPatch = 'agent-input-unknown-fields';
 
 /**
  * The Agent tool (docs/architecture.md, Spawning): picks the spawn path — a fork, or a named
@@ -46,6 +44,8 @@ export class AgentTool {
   ) {}
 
   async call(call: ToolUseBlock): Promise<ToolOutcome> {
+    const unknownFields = unknownAgentToolFields(call.input);
+    if (unknownFields.length > 0 && patched(strictAgentInputPatch)) return error(unknownAgentToolFieldsError(unknownFields));
     const parsed = parseAgentToolInput(call.input);
     if (!parsed.ok) return error(parsed.error);
     const request = parsed.value;
@@ -176,12 +176,20 @@ export class AgentTool {
       permissionMode: options.permissionMode,
       maxTurns: definition.maxTurns ?? input.limits.defaultMaxTurns,
       allowedAgentTypes: definition.allowedAgentTypes,
+      ...(definition.readOnlyBash ? { readOnlyBash: true } : {}),
+      ...(definition.oneShot ? { oneShot: true } : {}),
+      ...(definition.thinking ? { thinking: definition.thinking } : {}),
       background: options.background,
     };
   }
 
-  /** Definitions are loaded once per agent run, on its first named spawn (concurrent spawns share the load). */
+  /**
+   * The agent types of its roster, loaded at start; runs started before the roster existed (and
+   * forks) load them once, on their first named spawn (concurrent spawns share the load).
+   */
   private loadSpawnContext(): Promise<SpawnContext> {
+    const loaded = this.state.spawnContext;
+    if (loaded) return Promise.resolve(loaded);
     this.spawnContext ??= setupActivities.loadSpawnContext.executeWithOptions({ ...setupOptions, summary: 'load agent definitions' }, [{ cwd: this.state.cwd }]);
     return this.spawnContext;
   }

@@ -7,6 +7,7 @@ import { modelActivities, modelOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { runToolCalls, type ToolRunContext } from './run-tools';
 import { sendMessageTool } from './send-message';
+import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
 import type { Interruption } from './turn-control';
 
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
@@ -20,6 +21,7 @@ export type TurnOutcome =
   | { type: 'final'; text: string; stopReason: StopReason }
   | { type: 'tools_done' }
   | { type: 'refused'; text: string }
+  | { type: 'truncated'; text: string }
   | { type: 'failed'; error: string }
   | ({ type: 'interrupted' } & Interruption);
 
@@ -47,7 +49,10 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
       if (toolUses.length > 0) state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
       return { type: 'refused', text: textOf(response.content) };
     }
-    if (toolUses.length === 0) return { type: 'final', text: textOf(response.content), stopReason: response.stopReason };
+    if (response.stopReason === 'max_tokens' && patched(truncatedTurnsPatch)) return handleCutOffTurn(agent, toolUses, response.content, maxOutputTokens(agent));
+    if (toolUses.length === 0) {
+      return { type: 'final', text: continuedText(state.messages, textOf(response.content), response.content.length > 0), stopReason: response.stopReason };
+    }
     progress.runningTools();
     state.toolUses += toolUses.length;
     await runToolCalls(toolUses, toolRunContext(agent), outcomes);
@@ -89,6 +94,7 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
   const { input, state, children, approvals, progress } = agent;
   return {
     pool: input.tools,
+    readOnlyBash: input.readOnlyBash === true,
     toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
     readFileState: state.readFileState,
     workflowTools: {
@@ -103,6 +109,10 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
   };
 }
 
+function maxOutputTokens({ input }: Pick<AgentParts, 'input'>): number {
+  return input.maxOutputTokens ?? defaultMaxOutputTokens;
+}
+
 /** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
 async function callModel({ input, state }: AgentParts): Promise<ModelCallResult | { failure: string }> {
   try {
@@ -113,7 +123,8 @@ async function callModel({ input, state }: AgentParts): Promise<ModelCallResult 
         agentName: input.name,
         runId: workflowInfo().runId,
         model: input.model,
-        maxOutputTokens: input.maxOutputTokens ?? defaultMaxOutputTokens,
+        maxOutputTokens: maxOutputTokens({ input }),
+        ...(input.thinking ? { thinking: input.thinking } : {}),
         messageCount: state.messages.length,
         conversationHash: state.conversationHash,
         turn: state.turn,

@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { SubagentsClient } from '../../src/client';
 import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
 import { createAgentWorker } from '../../src/worker';
-import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import { connectTestTemporal, testHomeDir, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
 /** A worker and clients that all use one DataConverter (as `subagents worker` and the CLI will), on the shared dev server. */
 export interface CodecAgentEnv {
@@ -36,6 +36,7 @@ export async function createCodecAgentEnv(options: { behaviour: Behaviour; dataC
     anthropic: new Anthropic({ apiKey: options.anthropicApiKey, baseURL: modelServer.url, maxRetries: 0 }),
     workflowBundle: { codePath: inject('workflowBundlePath') },
     toolResultsDir: path.join(workspace, '..', `${path.basename(workspace)}-results`),
+    homeDir: testHomeDir(),
     workerOptions: { dataConverter: options.dataConverter },
   });
   const running = worker.run();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Worker, WorkerOptions } from '@temporalio/worker';
 import { SubagentsClient, type StartAgentOptions } from '../../src/client';
 import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
-import { connectTestTemporal, createTestWorker, uniqueTaskQueue, type TestTemporal } from './temporal';
+import { connectTestTemporal, createTestWorker, testHomeDir, uniqueTaskQueue, type TestTemporal } from './temporal';
 
 /** A real dev server connection, a local model server, a worker on a unique queue, and a temp workspace. */
 export interface AgentTestEnv {
@@ -24,8 +24,9 @@ export interface AgentTestEnv {
 
 export async function createAgentTestEnv(
   behaviour: Behaviour,
-  options: { workerOptions?: Partial<WorkerOptions>; startWorker?: boolean } = {},
+  options: { workerOptions?: Partial<WorkerOptions>; startWorker?: boolean; homeDir?: string } = {},
 ): Promise<AgentTestEnv> {
+  const homeDir = options.homeDir ?? testHomeDir();
   const temporal = await connectTestTemporal();
   const modelServer = await startModelServer({ port: 0, behaviour });
   const taskQueue = uniqueTaskQueue();
@@ -34,6 +35,7 @@ export async function createAgentTestEnv(
     taskQueue,
     modelBaseUrl: modelServer.url,
     toolResultsDir: path.join(workspace, '..', `${path.basename(workspace)}-results`),
+    homeDir,
     workerOptions: options.workerOptions,
   });
   let running = options.startWorker === false ? undefined : worker.run();
@@ -47,12 +49,13 @@ export async function createAgentTestEnv(
     worker,
     restartWorker: async () => {
       await running;
-      environment.worker = await createTestWorker(temporal, { taskQueue, modelBaseUrl: modelServer.url, workerOptions: options.workerOptions });
+      environment.worker = await createTestWorker(temporal, { taskQueue, modelBaseUrl: modelServer.url, homeDir, workerOptions: options.workerOptions });
       running = environment.worker.run();
     },
     // Tests that are not about approvals run without prompts; approval tests pass a mode.
     start: (startOptions) =>
       client.startAgent({
+        homeDir,
         ...startOptions,
         cwd: startOptions.cwd ?? workspace,
         model: startOptions.model ?? 'claude-test-tiny',

@@ -1,6 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { inject } from 'vitest';
 import { createAgentWorker } from '../../src/worker';
 
@@ -46,10 +49,18 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
   };
 }
 
+let emptyHome: string | undefined;
+
+/** An empty home directory for this test process: tests never read the real ~/.claude (CLAUDE.md, agents). */
+export function testHomeDir(): string {
+  emptyHome ??= mkdtempSync(path.join(os.tmpdir(), 'subagents-home-'));
+  return emptyHome;
+}
+
 /** A worker on the shared server using the run's workflow bundle and a model server URL. */
 export async function createTestWorker(
   temporal: TestTemporal,
-  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; workerOptions?: Partial<WorkerOptions> },
+  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; homeDir?: string; workerOptions?: Partial<WorkerOptions> },
 ): Promise<Worker> {
   return createAgentWorker({
     connection: temporal.nativeConnection,
@@ -59,6 +70,7 @@ export async function createTestWorker(
     anthropic: new Anthropic({ apiKey: 'test-key', baseURL: options.modelBaseUrl, maxRetries: 0 }),
     workflowBundle: { codePath: inject('workflowBundlePath') },
     toolResultsDir: options.toolResultsDir,
+    homeDir: options.homeDir ?? testHomeDir(),
     workerOptions: options.workerOptions,
   });
 }

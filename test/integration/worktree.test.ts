@@ -224,7 +224,7 @@ describe('worktree isolation', () => {
       await waitFor(async () => (await worktreePaths()).some((candidate) => candidate.endsWith(childId)), 30_000, 'the worktree');
       writeFileSync(marker, '');
       const child = env.client.getAgent(childId);
-      await waitFor(async () => (await child.status()).state === 'finished', 30_000, 'the child to finish its turn');
+      await waitFor(async () => (await child.status()).state === 'finished', 120_000, 'the child to finish its turn');
       expect((await child.describe()).status.name).toBe('RUNNING');
       await env.temporal.client.workflow.getHandle(childId).signal('steerSignal', { text: 'LATE-STEER', by: 'tester' });
       await waitFor(async () => (await child.status()).rejectedInputs.count === 0, 5000, 'the signal to be handled');

@@ -12,7 +12,7 @@ import { SubagentsClient } from '../../src/client';
 import { startModelServer } from '../../src/model-server/server';
 import { setupTelemetry } from '../../src/observability';
 import { createAgentWorker } from '../../src/worker';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { testHomeDir, uniqueTaskQueue } from '../helpers/temporal';
 
 /** Keeps its spans after shutdown (the SDK's in-memory exporter clears them). */
 class KeepingSpanExporter extends InMemorySpanExporter {
@@ -47,10 +47,11 @@ describe('OpenTelemetry tracing (SUBAGENTS_OTEL=1)', () => {
         namespace: 'default',
         taskQueue,
         anthropic: new Anthropic({ apiKey: 'test-key', baseURL: modelServer.url, maxRetries: 0 }),
+        homeDir: testHomeDir(),
         workerOptions: { interceptors: telemetry.workerInterceptors, sinks: telemetry.sinks },
       });
       const handle = await worker.runUntil(async () => {
-        const started = await new SubagentsClient(temporal, taskQueue).startAgent({ prompt: 'say hello', cwd: workspace, model: 'claude-test-tiny' });
+        const started = await new SubagentsClient(temporal, taskQueue).startAgent({ prompt: 'say hello', cwd: workspace, model: 'claude-test-tiny', homeDir: testHomeDir() });
         expect((await started.result()).status).toBe('completed');
         return started;
       });

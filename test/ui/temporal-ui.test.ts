@@ -14,7 +14,7 @@ import { freePort, startDevServer, type DevServer } from '../../src/dev/dev-serv
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import type { AgentResult } from '../../src/shared/agent';
 import { createAgentWorker } from '../../src/worker';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { testHomeDir, uniqueTaskQueue } from '../helpers/temporal';
 
 const chromiumPath = '/usr/bin/chromium';
 const hasChromium = existsSync(chromiumPath);
@@ -144,6 +144,7 @@ describe('Temporal UI: a finished two-level agent tree', () => {
       anthropic: new Anthropic({ apiKey: 'test-key', baseURL: started.modelServer.url, maxRetries: 0 }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
       toolResultsDir: path.join(started.directory, 'tool-results'),
+      homeDir: testHomeDir(),
     });
     started.running = started.worker.run();
 

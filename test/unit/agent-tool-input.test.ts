@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAgentToolInput } from '../../src/workflows/agent-tool-input';
+import { parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError } from '../../src/workflows/agent-tool-input';
 
 describe('parseAgentToolInput', () => {
   it('accepts a complete input and trims strings', () => {
@@ -24,5 +24,15 @@ describe('parseAgentToolInput', () => {
   it('refuses cwd together with isolation', () => {
     const parsed = parseAgentToolInput({ description: 'd', prompt: 'p', cwd: '/tmp', isolation: 'worktree' });
     expect(parsed.ok).toBe(false);
+  });
+
+  it('finds fields the Agent tool does not have, and names each in the error with what to do instead', () => {
+    expect(unknownAgentToolFields({ description: 'd', prompt: 'p', subagent_type: 'Explore' })).toEqual([]);
+    expect(unknownAgentToolFields({ description: 'd', prompt: 'p', resume: 'agent-1.2', max_turns: 5, 'weird key': null })).toEqual(['resume', 'max_turns', 'weird key']);
+    const text = unknownAgentToolFieldsError(['resume', 'max_turns']);
+    expect(text).toMatch(/^InvalidToolInput: the Agent tool has no field "resume" \(to continue a finished agent, use SendMessage/);
+    expect(text).toContain('"max_turns" (the turn limit comes from the agent type');
+    expect(text).toContain('Nothing was started');
+    expect(text).toContain('description, prompt, subagent_type, model, run_in_background, name, isolation, cwd');
   });
 });

@@ -6,7 +6,7 @@ import { defaultAgentLimits } from '../../src/shared/limits';
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 100, cacheReadInputTokens: 1000 };
 const result: AgentResult = {
-  agentId: 'r.1', agentType: 'Explore', status: 'completed', finalText: 'Found it in src/a.ts', usage, toolUses: 3, turns: 2, durationMs: 1234, model: 'm', treeUsage: usage,
+  agentId: 'r.1', agentType: 'general-purpose', status: 'completed', finalText: 'Found it in src/a.ts', usage, toolUses: 3, turns: 2, durationMs: 1234, model: 'm', treeUsage: usage,
 };
 
 describe('projectChildResult', () => {
@@ -14,6 +14,13 @@ describe('projectChildResult', () => {
     expect(projectChildResult(result)).toBe(
       "Found it in src/a.ts\n\nagentId: r.1 (use SendMessage with to: 'r.1' to continue this agent)\n\n<usage>total_tokens: 1115, tool_uses: 3, duration_ms: 1234</usage>",
     );
+  });
+  it('leaves the continue trailer out for one-shot types (Explore, Plan)', () => {
+    expect(projectChildResult({ ...result, agentType: 'Explore' })).toBe('Found it in src/a.ts\n\n<usage>total_tokens: 1115, tool_uses: 3, duration_ms: 1234</usage>');
+    expect(projectChildResult({ ...result, agentType: 'Plan' })).not.toContain('SendMessage');
+  });
+  it('says when an answer was cut off at the output limit', () => {
+    expect(projectChildResult({ ...result, status: 'truncated', finalText: 'partial' })).toMatch(/^Agent's answer was cut off at the output limit.*\n\npartial/);
   });
   it('says when a child failed, was stopped, or returned nothing', () => {
     expect(projectChildResult({ ...result, status: 'failed', error: 'ModelInvocationError.NotFound: x' })).toMatch(/^Agent failed: ModelInvocationError.NotFound: x/);

@@ -52,4 +52,15 @@ describe('buildModelRequest', () => {
     expect(breakpoints(body)).toEqual(['system0', 'm0.0']);
     expect(body.tools).toBeUndefined();
   });
+
+  it('sends thinking only when the agent has it: a budget or adaptive', () => {
+    const messages: MessageParam[] = [{ role: 'user', content: 'task' }];
+    expect(buildModelRequest({ model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages })).not.toHaveProperty('thinking');
+    expect(buildModelRequest({ model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages, thinking: { type: 'enabled', budgetTokens: 4096 } }).thinking).toEqual({
+      type: 'enabled',
+      budget_tokens: 4096,
+    });
+    expect(buildModelRequest({ model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages, thinking: { type: 'adaptive' } }).thinking).toEqual({ type: 'adaptive' });
+  });
 });
+

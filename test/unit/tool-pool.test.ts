@@ -4,8 +4,9 @@ import { assembleToolPool, rootToolPool } from '../../src/shared/tool-pool';
 const base = { depth: 1, maxDepth: 3, background: false, permissionMode: 'default' as const };
 
 describe('assembleToolPool', () => {
-  it('gives a general-purpose child every tool except those no subagent may have', () => {
-    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write']);
+  it('gives a general-purpose child every tool, the same list as its root (one cache prefix)', () => {
+    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write']);
+    expect(assembleToolPool({ ...base, definition: {} })).toEqual(rootToolPool({}, 3));
   });
 
   it('withholds Agent at the depth limit', () => {
@@ -14,9 +15,9 @@ describe('assembleToolPool', () => {
   });
 
   it('keeps only the background allow-list of the permission mode', () => {
-    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'Glob', 'Grep', 'Read']);
+    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'Glob', 'Grep', 'Read']);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'acceptEdits', definition: {} })).toEqual([
-      'Agent', 'SendMessage', 'Glob', 'Grep', 'Read', 'Edit', 'Write',
+      'Agent', 'SendMessage', 'TaskStop', 'Glob', 'Grep', 'Read', 'Edit', 'Write',
     ]);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'bypassPermissions', definition: {} })).toContain('Bash');
   });
@@ -32,9 +33,17 @@ describe('assembleToolPool', () => {
     expect(assembleToolPool({ ...base, background: true, definition: { tools: ['Bash'] } })).toEqual([]);
   });
 
-  it('lets a root stop its own tasks; a subagent cannot stop others', () => {
+  it('lets a root stop its own tasks; TaskStop comes only with Agent (it stops only the agent own children)', () => {
     expect(rootToolPool({}, 3)).toContain('TaskStop');
     expect(assembleToolPool({ ...base, definition: { tools: ['TaskStop', 'Read'] } })).toEqual(['Read']);
     expect(rootToolPool({}, 0)).not.toContain('Agent');
+    expect(rootToolPool({}, 0)).not.toContain('TaskStop');
+    expect(assembleToolPool({ ...base, depth: 3, definition: {} })).not.toContain('TaskStop');
+  });
+
+  it('keeps a read-only Bash for a background agent (it never needs a person)', () => {
+    const explore = { tools: ['Bash', 'Glob', 'Grep', 'Read'], readOnlyBash: true };
+    expect(assembleToolPool({ ...base, background: true, definition: explore })).toEqual(['Bash', 'Glob', 'Grep', 'Read']);
+    expect(assembleToolPool({ ...base, background: true, definition: { tools: ['Bash', 'Read'] } })).toEqual(['Read']);
   });
 });

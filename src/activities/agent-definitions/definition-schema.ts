@@ -16,6 +16,8 @@ function toolList(field: string) {
   });
 }
 
+const thinkingError = 'field "thinking" must be adaptive, off, or a thinking budget in tokens (an integer of at least 1024)';
+
 /** The front-matter fields this runtime understands; everything else is kept as `unsupported`. */
 export const definitionFieldsSchema = z.object({
   name: requiredText('name'),
@@ -31,6 +33,10 @@ export const definitionFieldsSchema = z.object({
   maxTurns: z.int({ error: 'field "maxTurns" must be a positive integer' }).positive({ error: 'field "maxTurns" must be a positive integer' }).optional(),
   background: z.boolean({ error: 'field "background" must be true or false' }).optional(),
   isolation: z.literal('worktree', { error: 'field "isolation" must be "worktree"' }).optional(),
+  thinking: z
+    .union([z.literal('adaptive'), z.literal('off'), z.literal(false), z.int().min(1024, { error: thinkingError })], { error: thinkingError })
+    .optional(),
+  omitClaudeMd: z.boolean({ error: 'field "omitClaudeMd" must be true or false' }).optional(),
 });
 
 export type DefinitionFields = z.infer<typeof definitionFieldsSchema>;
@@ -47,7 +53,6 @@ export const knownUnsupportedFieldNames: readonly string[] = [
   'color',
   'effort',
   'initialPrompt',
-  'omitClaudeMd',
   'requiredMcpServers',
   'criticalSystemReminder_EXPERIMENTAL',
 ];

@@ -1,5 +1,5 @@
 import type { PermissionMode } from '../../shared/agent';
-import type { AgentDefinition, DefinitionReport } from '../../shared/agent-definition';
+import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../shared/agent-definition';
 import { modelAliases } from '../../shared/models';
 import { type DefinitionFields, knownUnsupportedFieldNames, supportedFieldNames, validateDefinitionFields } from './definition-schema';
 import { parseFrontMatter, splitFrontMatter } from './front-matter';
@@ -24,6 +24,12 @@ function toPermissionMode(value: NonNullable<DefinitionFields['permissionMode']>
     default:
       return value;
   }
+}
+
+function toThinking(value: NonNullable<DefinitionFields['thinking']>): ThinkingSetting | undefined {
+  if (value === 'adaptive') return { type: 'adaptive' };
+  if (typeof value === 'number') return { type: 'enabled', budgetTokens: value };
+  return undefined;
 }
 
 function modelWarning(model: string): string | undefined {
@@ -88,6 +94,8 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(fields.maxTurns !== undefined ? { maxTurns: fields.maxTurns } : {}),
     ...(fields.background !== undefined ? { background: fields.background } : {}),
     ...(fields.isolation !== undefined ? { isolation: fields.isolation } : {}),
+    ...(fields.thinking !== undefined && toThinking(fields.thinking) ? { thinking: toThinking(fields.thinking) } : {}),
+    ...(fields.omitClaudeMd ? { oneShot: true } : {}),
     prompt,
     source,
     file,

@@ -1,6 +1,7 @@
 /** Bash: one command in its own process group, killed as a whole on timeout or cancellation. */
 import { ErrorType } from '../../shared/errors';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
@@ -26,16 +27,43 @@ const drainGraceMs = 200;
 const groupPollMs = 50;
 
 /**
+ * The start time of this process (field 22 of /proc/self/stat, in clock ticks since boot), which
+ * tells it apart from a later process that reuses its pid; undefined where /proc is missing.
+ */
+export function processStartTime(pid: number | 'self' = 'self'): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[22 - 3];
+  } catch {
+    return undefined;
+  }
+}
+
+const workerStartTime = processStartTime();
+
+/**
  * A watchdog beside the command: it checks every second that this worker process is alive and,
  * once it is gone (even killed by SIGKILL), kills the command's whole process group. Without it a
- * crashed worker would leave the command running on, unseen. (Polling the pid, not a pipe: an
- * inherited copy of a pipe's write end would keep it open after the worker died.)
+ * crashed worker would leave the command running on, unseen. It polls the pid, not a pipe (an
+ * inherited copy of a pipe's write end would keep it open after the worker died), and checks the
+ * process's start time too: on a busy machine the pid of a dead worker is soon given to another
+ * process (pid_max is often 32768), which must not count as the worker.
  */
-function startWatchdog(processGroup: number): () => void {
-  // A dead worker that nobody has reaped yet is a zombie (state Z): that counts as gone too.
-  const alive = 'kill -0 "$1" 2>/dev/null && [ "$(cut -d" " -f3 /proc/"$1"/stat 2>/dev/null)" != Z ]';
-  const script = `while ${alive}; do sleep 1; done; kill -KILL "-$2" 2>/dev/null`;
-  const watchdog = spawn('sh', ['-c', script, 'watchdog', String(process.pid), String(processGroup)], {
+export function startWatchdog(processGroup: number, worker: { pid: number; startTime?: string } = { pid: process.pid, startTime: workerStartTime }): () => void {
+  // Gone: no /proc entry, a zombie (dead, not yet reaped), or another process with the same pid.
+  const script = [
+    'pid=$1; group=$2; start=$3',
+    'while kill -0 "$pid" 2>/dev/null; do',
+    '  stat=$(sed "s/^.*) //" /proc/"$pid"/stat 2>/dev/null) || break',
+    '  set -- $stat',
+    '  [ "$1" = Z ] && break',
+    '  [ -n "$start" ] && [ "${20}" != "$start" ] && break',
+    '  sleep 1',
+    'done',
+    'kill -KILL "-$group" 2>/dev/null',
+  ].join('\n');
+  const watchdog = spawn('sh', ['-c', script, 'watchdog', String(worker.pid), String(processGroup), worker.startTime ?? ''], {
     detached: true,
     stdio: 'ignore',
   });

@@ -28,7 +28,8 @@ function describeTools(definition: AgentDefinition): string {
     const denied = definition.disallowedTools ?? [];
     return denied.length === 0 ? 'all' : `all except ${denied.join(', ')}`;
   }
-  const tools = remainingTools(definition.tools, definition.disallowedTools).map((name) => (name === 'Agent' ? agentSpec : name));
+  const label = (name: string) => (name === 'Agent' ? agentSpec : name === 'Bash' && definition.readOnlyBash ? 'Bash (read-only)' : name);
+  const tools = remainingTools(definition.tools, definition.disallowedTools).map(label);
   return tools.length === 0 ? 'none' : tools.join(', ');
 }
 

@@ -50,7 +50,7 @@ describe('agentsListCommand', () => {
     expect(row('reviewer')).toEqual(['reviewer', `project ${path.join('.claude', 'agents', 'reviewer.md')}`, 'Agent(Explore), Grep, Read', 'sonnet']);
     expect(row('writer')).toEqual(['writer', `user ${path.join('~', '.claude', 'agents', 'writer.md')}`, 'all except Bash', 'inherit']);
     expect(row('general-purpose')).toEqual(['general-purpose', 'built-in', 'all', 'inherit']);
-    expect(row('Explore')).toEqual(['Explore', 'built-in', 'Glob, Grep, Read', 'haiku']);
+    expect(row('Explore')).toEqual(['Explore', 'built-in', 'Bash (read-only), Glob, Grep, Read', 'haiku']);
     const reports = lines.slice(lines.indexOf('Reports:') + 1);
     expect(reports).toEqual([
       `  skipped  ${path.join('.claude', 'agents', 'broken.md')}: field "description" is required`,

@@ -35,6 +35,14 @@ describe('parseDefinitionFile: the basics', () => {
     expect(result.definition).toMatchObject({ model: 'haiku', permissionMode: 'acceptEdits', maxTurns: 7, background: true, isolation: 'worktree' });
   });
 
+  it('reads thinking as adaptive, off, or a budget of at least 1024 tokens', () => {
+    expect(parse('name: a\ndescription: d\nthinking: adaptive').definition?.thinking).toEqual({ type: 'adaptive' });
+    expect(parse('name: a\ndescription: d\nthinking: 4096').definition?.thinking).toEqual({ type: 'enabled', budgetTokens: 4096 });
+    expect(parse('name: a\ndescription: d\nthinking: off').definition?.thinking).toBeUndefined();
+    expect(messages(parse('name: a\ndescription: d\nthinking: 100'))[0]).toMatch(/"thinking" must be adaptive, off, or a thinking budget/);
+    expect(messages(parse('name: a\ndescription: d\nthinking: lots'))[0]).toMatch(/"thinking" must be/);
+  });
+
   it('tolerates a byte-order mark and CRLF line endings', () => {
     const text = '\uFEFF---\r\nname: windows\r\ndescription: Written on Windows\r\n---\r\nLine one.\r\nLine two.\r\n';
     const result = parseDefinitionFile(text, file, 'user');
@@ -183,10 +191,11 @@ describe('parseDefinitionFile: unsupported fields', () => {
       color: 'blue',
       effort: 'high',
       initialPrompt: 'Start here',
-      omitClaudeMd: true,
       favouriteFood: 'pizza',
     });
-    const fields = ['mcpServers', 'hooks', 'skills', 'memory', 'color', 'effort', 'initialPrompt', 'omitClaudeMd'];
+    // omitClaudeMd is supported: a slim prompt without CLAUDE.md and git status.
+    expect(result.definition?.oneShot).toBe(true);
+    const fields = ['mcpServers', 'hooks', 'skills', 'memory', 'color', 'effort', 'initialPrompt'];
     expect(messages(result)).toEqual([
       ...fields.map((field) => `field "${field}" is accepted but not supported yet`),
       'field "favouriteFood" is accepted but not supported yet (it is not a documented Claude Code field either: check the spelling)',

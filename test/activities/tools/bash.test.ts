@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runBash } from '../../../src/activities/tools/bash';
+import { spawn } from 'node:child_process';
+import { processStartTime, runBash, startWatchdog } from '../../../src/activities/tools/bash';
 import { HeadTailBuffer } from '../../../src/activities/tools/output-buffer';
 import { createTestWorkspace, isProcessAlive, type TestWorkspace } from './helpers';
 
@@ -124,5 +125,44 @@ describe('HeadTailBuffer', () => {
     expect(head!.length + tail!.length + omitted).toBe(200);
     expect(head!.startsWith('000|001|')).toBe(true);
     expect(tail!.endsWith('048|049|')).toBe(true);
+  });
+});
+
+describe('the Bash watchdog', () => {
+  /** A process in its own group, as Bash starts commands. */
+  const startGroup = () => {
+    const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    child.unref();
+    return child.pid!;
+  };
+  const waitUntilDead = async (pid: number, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (await isProcessAlive(pid)) {
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return true;
+  };
+
+  it('kills the command group once its worker is gone', async () => {
+    const worker = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const group = startGroup();
+    const stop = startWatchdog(group, { pid: worker.pid!, startTime: processStartTime(worker.pid!) });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await isProcessAlive(group)).toBe(true);
+    worker.kill('SIGKILL');
+    expect(await waitUntilDead(group)).toBe(true);
+    stop();
+  });
+
+  it("does not take a later process that got the dead worker's pid for the worker", async () => {
+    // A live process whose start time is not the worker's: the pid was reused, the worker is gone.
+    const reused = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const group = startGroup();
+    const stop = startWatchdog(group, { pid: reused.pid!, startTime: '1' });
+    expect(await waitUntilDead(group)).toBe(true);
+    expect(await isProcessAlive(reused.pid!)).toBe(true);
+    reused.kill('SIGKILL');
+    stop();
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * The `renderAgentStart` activity: everything an agent is given once, at start — its system
+ * prompt (definition prompt, guidance, subagent notes, environment, git snapshot, CLAUDE.md), the
+ * context that opens its first message (identity, roster) and the agent types behind the roster.
+ */
+import type { SpawnContext } from '../../shared/agent-definition';
+import type { AgentStart, AgentStartInput } from '../../shared/agent-start';
+import { renderAgentRoster } from '../../shared/agent-roster';
+import { identitySection, systemReminder } from './agent-context';
+import { environmentBlock, gitSnapshot } from './environment';
+import { subagentNotes, workingGuidance } from './guidance';
+import { loadInstructionFiles, renderInstructions } from './instructions';
+
+/** What the system prompt is made of. */
+export interface SystemPromptInput {
+  definitionPrompt: string;
+  cwd: string;
+  model: string;
+  /** Subagents get the notes on reporting to their caller. */
+  subagent: boolean;
+  /** Slim prompt (Explore, Plan): no guidance, git status or CLAUDE.md. */
+  oneShot: boolean;
+  homeDir: string;
+}
+
+/** Renders a system prompt; agents of one type, place and day get the same bytes. */
+export async function renderSystemPromptText(input: SystemPromptInput): Promise<string> {
+  const git = await gitSnapshot(input.cwd);
+  const date = new Date().toISOString().slice(0, 10);
+  const sections = [input.definitionPrompt.trim()];
+  if (!input.oneShot) sections.push(workingGuidance);
+  if (input.subagent) sections.push(subagentNotes);
+  sections.push(`# Environment\n${environmentBlock({ cwd: input.cwd, isGitRepository: git.isGitRepository, model: input.model, date })}`);
+  if (!input.oneShot) {
+    if (git.text) sections.push(git.text);
+    const instructions = renderInstructions(loadInstructionFiles(input.cwd, input.homeDir));
+    if (instructions) sections.push(instructions);
+  }
+  return sections.join('\n\n');
+}
+
+/** Creates `renderAgentStart`; `loadSpawnContext` loads agent types for a cwd (the same loader the Agent tool uses). */
+export function createAgentStartActivity(options: { homeDir: string; loadSpawnContext: (input: { cwd: string }) => Promise<SpawnContext> }) {
+  return async function renderAgentStart(input: AgentStartInput): Promise<AgentStart> {
+    const systemPrompt = await renderSystemPromptText({
+      definitionPrompt: input.definitionPrompt,
+      cwd: input.cwd,
+      model: input.model,
+      subagent: input.parentAgentId !== undefined,
+      oneShot: input.oneShot === true,
+      homeDir: options.homeDir,
+    });
+    const sections = [identitySection(input)];
+    let spawnContext: SpawnContext | undefined;
+    if (input.tools.includes('Agent')) {
+      spawnContext = await options.loadSpawnContext({ cwd: input.cwd });
+      const roster = renderAgentRoster({
+        definitions: spawnContext.loaded.definitions,
+        allowedAgentTypes: input.allowedAgentTypes,
+        depth: input.depth,
+        maxDepth: input.maxDepth,
+        permissionMode: input.permissionMode,
+        model: input.model,
+        subagentModelOverride: spawnContext.subagentModelOverride,
+        forking: input.forking,
+      });
+      sections.push(roster ?? '# Agent types you can start with the Agent tool\nNone: no agent type is available to you, so do the work with your own tools.');
+    }
+    return { systemPrompt, context: systemReminder(sections), ...(spawnContext ? { spawnContext } : {}) };
+  };
+}

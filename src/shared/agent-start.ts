@@ -1,0 +1,32 @@
+import type { PermissionMode } from './agent';
+import type { SpawnContext } from './agent-definition';
+
+/** Input of the `renderAgentStart` activity: who the agent is and where it stands. */
+export interface AgentStartInput {
+  agentId: string;
+  agentType: string;
+  name?: string;
+  parentAgentId?: string;
+  depth: number;
+  maxDepth: number;
+  model: string;
+  definitionPrompt: string;
+  cwd: string;
+  tools: readonly string[];
+  allowedAgentTypes?: readonly string[];
+  permissionMode: PermissionMode;
+  /** `limits.forking`: the roster says what an omitted subagent_type starts. */
+  forking: boolean;
+  /** A slim prompt: no guidance sections, no git status, no CLAUDE.md (Explore, Plan). */
+  oneShot?: boolean;
+}
+
+/** What an agent is given at start, once, and keeps for its whole life. */
+export interface AgentStart {
+  /** The system prompt bytes, sent unchanged on every model call (and threaded to forks). */
+  systemPrompt: string;
+  /** The `<system-reminder>` that opens its first message: its identity and, with the Agent tool, its roster. */
+  context: string;
+  /** The agent types loaded for the roster; the Agent tool spawns from exactly these. */
+  spawnContext?: SpawnContext;
+}

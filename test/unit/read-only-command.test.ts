@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { classifyReadOnlyCommand } from '../../src/shared/read-only-command';
+
+const allowed = (command: string) => expect(classifyReadOnlyCommand(command), command).toEqual({ readOnly: true });
+const refused = (command: string, reason?: RegExp) => {
+  const verdict = classifyReadOnlyCommand(command);
+  expect(verdict.readOnly, command).toBe(false);
+  if (reason && !verdict.readOnly) expect(verdict.reason).toMatch(reason);
+};
+
+describe('classifyReadOnlyCommand', () => {
+  it('allows readers and read-only git, joined by && || ; |', () => {
+    for (const command of [
+      'git log --oneline -5',
+      'git diff HEAD~1 -- src/a.ts',
+      'git show --stat HEAD',
+      'git status --short',
+      'git --no-pager log -p | head -50',
+      'git -C /repo blame src/a.ts',
+      'git branch',
+      'git branch -a -v',
+      'git branch --list "feat/*"',
+      'git tag --list',
+      'git remote -v',
+      'git stash list',
+      'git config --get user.name',
+      'ls -la src && wc -l src/*.ts',
+      'cd /repo && git log --format="%h %s" | grep fix',
+      'find . -name "*.ts" -type f',
+      'cat package.json; head -n 5 README.md',
+      'grep -rn TODO src 2>/dev/null || true',
+      'ls 2>&1',
+      'sort -u names.txt',
+      'wc -l < input.txt',
+    ]) allowed(command);
+  });
+
+  it('refuses commands that write, delete, install or run programs', () => {
+    refused('touch x', /not a read-only command/);
+    refused('rm -rf build');
+    refused('mkdir out');
+    refused('npm install');
+    refused('git commit -m x', /not a read-only git command/);
+    refused('git add -A');
+    refused('git checkout -- .');
+    refused('git reset --hard');
+    refused('git branch new-feature', /creates something/);
+    refused('git branch -D old');
+    refused('git tag v1');
+    refused('git stash');
+    refused('git config user.name me', /--get\/--list/);
+    refused('git config --get x --unset y');
+    refused('git diff --output=patch.txt', /--output/);
+    refused('git log --ext-diff');
+    refused('git -c core.pager=sh log', /git option -c/);
+    refused('git grep -O foo');
+    refused('find . -delete', /-delete/);
+    refused('find . -name x -exec rm {} ;');
+    refused('sort -o out.txt in.txt');
+    refused('sort -ro out.txt in.txt');
+    refused('uniq in.txt out.txt', /writes the last one/);
+    refused('rg --pre ./evil pattern');
+    refused('xargs rm');
+    refused('/bin/rm x');
+    refused('sed -i s/a/b/ file');
+  });
+
+  it('refuses redirections to files, substitutions, variables, background jobs and several lines', () => {
+    refused('ls > files.txt', /operator >/);
+    refused('echo hi >> notes.md');
+    refused('cat <<EOF');
+    refused('ls $(rm x)', /substitution/);
+    refused('echo `rm x`', /substitution/);
+    refused('ls\nrm x', /multi-line/);
+    refused('ls $HOME', /variables/);
+    refused('FOO=1 ls', /setting a variable/);
+    refused('ls & rm x', /operator &/);
+    refused('(cd x && rm y)');
+    refused('diff <(ls a) <(ls b)');
+    refused('ls |& tee x');
+  });
+
+  it('refuses empty or odd input with a reason, never throws', () => {
+    refused('', /empty/);
+    refused('   ');
+    refused('&&');
+    refused('ls |');
+    refused('"unterminated');
+    expect(() => classifyReadOnlyCommand('a'.repeat(100_000))).not.toThrow();
+  });
+});
