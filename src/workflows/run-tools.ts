@@ -1,4 +1,3 @@
-import { ActivityFailure, isCancellation, TimeoutFailure, ApplicationFailure } from '@temporalio/workflow';
 import { ErrorType, errorText } from '../shared/errors';
 import { maxConcurrentToolCalls } from '../shared/limits';
 import type { ToolUseBlock } from '../shared/messages';
@@ -9,6 +8,7 @@ import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult,
 import { toolCallSummary } from '../shared/tool-summary';
 import { fileToolActivities, fileToolOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
 import { partitionToolCalls } from './tool-batches';
+import { failureOutcome } from './tool-failure';
 
 /** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
 export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
@@ -48,22 +48,6 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
     return shellToolActivities.Bash.executeWithOptions({ ...shellToolOptions, summary }, [input]);
   }
   return fileToolActivities[name].executeWithOptions({ ...fileToolOptions, summary }, [input]);
-}
-
-/** Turns an activity failure into what the model is told; cancellations propagate. */
-function failureOutcome(name: string, error: unknown): ToolOutcome {
-  if (isCancellation(error)) throw error;
-  if (error instanceof ActivityFailure && name === 'Bash' && error.cause instanceof TimeoutFailure) {
-    return {
-      isError: true,
-      content:
-        'Bash was interrupted: its worker stopped heartbeating before the command finished — the worker stopped, or it lost its ' +
-        'connection to the Temporal server — so the command may have partially run. Check its effects (files, processes) before running it again.',
-    };
-  }
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
-  return { isError: true, content: `${name} failed: ${message}` };
 }
 
 async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
