@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { resolveAgentCwd } from './agent-cwd';
+import { allHeartbeating } from './heartbeating';
 import { createModelActivities } from './model';
 import os from 'node:os';
 import { createAgentStartActivity } from './prompt/render-agent-start';
@@ -26,14 +27,20 @@ export interface ActivityDependencies {
 export function createActivities(dependencies: ActivityDependencies) {
   const homeDir = dependencies.homeDir ?? os.homedir();
   const loadSpawnContext = createSpawnContextLoader(homeDir);
-  return {
+  const { callModel, fetchConversation } = createModelActivities(dependencies);
+  // Setup activities heartbeat every second (their heartbeat timeout is short: setupOptions).
+  const setup = allHeartbeating({
     renderSystemPrompt: createRenderSystemPrompt(homeDir),
     renderAgentStart: createAgentStartActivity({ homeDir, loadSpawnContext }),
     resolveAgentCwd,
     loadSpawnContext,
+    fetchConversation,
     ...createResumeActivities(dependencies.temporalClient),
-    ...createModelActivities(dependencies),
-    ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
     ...createWorktreeActivities(),
+  });
+  return {
+    ...setup,
+    callModel,
+    ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
   };
 }

@@ -5,9 +5,14 @@ import { ErrorType } from '../shared/errors';
 /** The activity interface, imported as a type only (workflow code never loads activity modules). */
 export type Activities = ReturnType<typeof createActivities>;
 
-/** Rendering the system prompt, loading definitions: quick local I/O. */
+/**
+ * Rendering the system prompt, loading definitions, worktrees, reading another agent's state: quick
+ * local I/O. They heartbeat every second (src/activities/heartbeating.ts), so an attempt lost with a
+ * crashed worker is retried after the 10 s heartbeat timeout instead of the whole minute.
+ */
 export const setupOptions: ActivityOptions = {
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: { maximumAttempts: 5 },
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 };
