@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
+import { createBoardToolActivities } from './board-tools';
 import { createModelActivities } from './model';
 import { createResumeActivities, loadSpawnContext } from './spawn-context';
 import { renderSystemPrompt } from './system-prompt';
@@ -23,5 +24,6 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createModelActivities(dependencies),
     ...createToolActivities({ resultsDir: dependencies.toolResultsDir }),
     ...createWorktreeActivities(),
+    ...createBoardToolActivities(dependencies.temporalClient),
   };
 }

@@ -27,6 +27,11 @@ export interface AgentLimits {
    * Temporal suggests it). Default 10000 (Temporal warns at 10240 and stops at 51200).
    */
   continueAsNewAfterEvents: number;
+  /**
+   * Lease of a claim on the task board, for a board this tree creates (docs/board.md). Default
+   * boardLimits.defaultLeaseMs (60000); the board's other numbers are in src/shared/board-limits.ts.
+   */
+  boardLeaseMs?: number;
 }
 
 export const defaultAgentLimits: AgentLimits = {

@@ -11,7 +11,7 @@ import type { Interruption } from './turn-control';
 
 /**
  * How an agent run ends (docs/architecture.md, Abort domains): its result, its subtree stopped
- * first, its worktree cleaned up on every ending (non-cancellable; after a worker crash it runs
+ * first, its task-board claims given back, its worktree cleaned up on every ending (non-cancellable; after a worker crash it runs
  * when the workflow resumes), and for a stop, its partial result reported to its parent.
  */
 export class Ending {
@@ -95,8 +95,9 @@ export class Ending {
 
   /** Worktree cleanup: removed when unchanged, else kept; the outcome goes into the result. */
   private async cleanUp(): Promise<AgentResult> {
-    const { state, progress } = this.agent;
+    const { state, progress, board } = this.agent;
     const result = progress.current.result!;
+    await board.release(result.status);
     const worktree = state.worktree;
     if (!worktree) return result;
     const outcome = await CancellationScope.nonCancellable(() =>

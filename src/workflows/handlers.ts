@@ -24,6 +24,7 @@ import {
   treeSpawnRequestSignal,
   type SteerInput,
 } from '../shared/definitions';
+import { boardNoticeSignal } from '../shared/board';
 import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
@@ -93,6 +94,7 @@ export function installHandlers(agent: AgentParts): void {
   setHandler(approvalDecisionSignal, (decision) => approvals.receiveDecision(decision));
   setHandler(childFinalSignal, (childResult) => children.onChildFinal(childResult));
   setHandler(treeSpawnReplySignal, (reply) => tree.receiveSpawnReply(reply));
+  setHandler(boardNoticeSignal, (notice) => agent.board.receiveNotice(notice));
 
   if (tree.coordinator) installRootHandlers(agent, tree.coordinator);
 }
