@@ -59,6 +59,8 @@ export const ErrorType = {
   TaskCompleted: 'TaskCompleted',
   /** A pending task assigned to someone else. */
   TaskAssigned: 'TaskAssigned',
+  /** Release of a task nobody holds. */
+  TaskNotClaimed: 'TaskNotClaimed',
   DependencyCycle: 'DependencyCycle',
   BoardLimitReached: 'BoardLimitReached',
   InvalidBoardRequest: 'InvalidBoardRequest',

@@ -29,6 +29,19 @@ beforeAll(async () => {
           { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
           { text: 'I am leaving this task unfinished.' },
         ] },
+        { match: { agentName: 'hostile-lead' }, turns: [
+          { toolUses: [
+            { name: 'TaskCreate', input: { subject: 'ok', description: '' } },
+            { name: 'TaskUpdate', input: { taskId: '1', status: 'completed', actor: { kind: 'person', id: 'admin' } } },
+            { name: 'TaskCreate', input: { subject: 'x'.repeat(500), description: '' } },
+            { name: 'TaskGet', input: { taskId: '../etc/passwd' } },
+            { name: 'TaskList', input: { status: 'bogus' } },
+            { name: 'TaskUpdate', input: { taskId: null, status: 'in_progress' } },
+            { name: 'TaskUpdate', input: { taskId: '1', addBlockedBy: ['1'] } },
+            { name: 'TaskGet', input: { taskId: 1 } },
+          ] },
+          { text: 'survived' },
+        ] },
         { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(0.05), pollDelayMs: 300 } },
       ],
     },
@@ -88,6 +101,28 @@ describe('the shared task board', () => {
     await handle.close();
     expect((await handle.result()).status).toBe('completed');
   }, 200_000);
+});
+
+describe('the task-list tools with hostile input', () => {
+  it('answers every bad call with an error the model can act on, and goes on', async () => {
+    const handle = await env.start({ prompt: 'Try the tools.', name: 'hostile-lead' });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', finalText: 'survived' });
+    const results = (await handle.messages()).flatMap((message) =>
+      typeof message.content === 'string' ? [] : message.content.flatMap((block) => (block.type === 'tool_result' ? [block] : [])),
+    );
+    expect(results.map((block) => [block.is_error === true, String(block.content).split('\n')[0]])).toEqual([
+      [false, 'Task #1 created successfully: ok'],
+      [true, 'InvalidToolInput: TaskUpdate has no field "actor"; its fields are taskId, subject, description, activeForm, status, owner, addBlocks, addBlockedBy, removeBlockedBy, note, metadata.'],
+      [true, 'InvalidToolInput: TaskCreate: "subject" has 500 characters; the limit is 200.'],
+      [true, 'InvalidToolInput: TaskGet: "taskId" must be a task id such as "3".'],
+      [true, 'InvalidToolInput: TaskList: "status" must be one of pending, in_progress, blocked, completed.'],
+      [true, 'InvalidToolInput: TaskUpdate: "taskId" is required (a task id such as "3").'],
+      [true, 'DependencyCycle: task #1 cannot wait for itself.'],
+      [false, 'Task #1: ok'],
+    ]);
+    expect((await boards.snapshot(treeBoardId(handle.agentId))).tasks).toEqual([expect.objectContaining({ id: '1', status: 'pending' })]);
+  });
 });
 
 describe('board updates', () => {

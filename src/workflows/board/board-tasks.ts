@@ -186,7 +186,7 @@ export function releaseTask(state: BoardState, request: ReleaseTaskRequest, now:
     const task = draft.get(request.taskId);
     if (!task) return notFound(request.taskId);
     if (task.status !== 'in_progress') {
-      return errorText(ErrorType.InvalidBoardRequest, `task #${task.id} is ${task.status}, not in progress: there is no claim to release.`);
+      return errorText(ErrorType.TaskNotClaimed, `task #${task.id} is ${task.status}, not in progress: there is no claim to release.`);
     }
     const label = actorLabel(request.actor);
     const returned = returnToPending(draft, task.id, label, `released by ${label}${request.reason ? `: ${request.reason}` : ''}`);
