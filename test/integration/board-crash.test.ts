@@ -10,6 +10,7 @@ import { startModelServer, type ModelServer } from '../../src/model-server/serve
 import { namedBoardId } from '../../src/shared/board';
 import { boardWorkerDefinition, checkBoardRun, readWorkLog, workCommand } from '../helpers/board-scenario';
 import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
+import { recordHistory } from '../helpers/histories';
 import { connectTestTemporal, createTestWorker, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
 let temporal: TestTemporal;
@@ -45,7 +46,8 @@ describe('a worker killed while its agent holds a claim', () => {
           { match: { agentId: rootB }, turns: [spawnWorker, { text: 'waiting for my worker' }, { text: 'done' }, { text: 'done' }] },
           // The worker on the doomed queue works slowly, so the kill finds it holding its claim.
           { match: { agentId: workerA }, boardWorker: { workCommand: workCommand(60), pollDelayMs: 300 } },
-          { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(0.05), pollDelayMs: 300 } },
+          // Long enough that the runtime renews the claim a few times while the work runs.
+          { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(2.5), pollDelayMs: 300 } },
         ],
       },
     });
@@ -59,7 +61,7 @@ describe('a worker killed while its agent holds a claim', () => {
     surviving = survivor.run();
     children.push(await startChildWorker({ taskQueue: queueA, modelBaseUrl: modelServer.url }));
     const boards = new BoardClient(temporal.client, queueB);
-    const leaseMs = 4_000;
+    const leaseMs = 6_000;
     const config = { boardId: namedBoardId(boardName), name: boardName, leaseMs };
     const person = { kind: 'person' as const, id: 'test' };
     await boards.create(config, { actor: person, subject: 'alpha', description: 'first' });
@@ -80,7 +82,7 @@ describe('a worker killed while its agent holds a claim', () => {
     ]);
     const returned = afterKill.events.find((event) => event.kind === 'returned');
     expect(returned).toMatchObject({ taskId: '1', by: 'board' });
-    expect(returned?.text).toMatch(new RegExp(`^its owner ${workerA} sent no heartbeat for [\\d.]+s \\(the lease is 4s\\)$`));
+    expect(returned?.text).toMatch(new RegExp(`^its owner ${workerA} sent no heartbeat for [\\d.]+s \\(the lease is 6s\\)$`));
 
     // The host comes back: the first worker learns it lost the task and stops; its root was told.
     children.push(await startChildWorker({ taskQueue: queueA, modelBaseUrl: modelServer.url }));
@@ -95,5 +97,9 @@ describe('a worker killed while its agent holds a claim', () => {
 
     const check = checkBoardRun(readWorkLog(workspace), await boards.snapshot(config.boardId));
     expect(check).toEqual({ completedOnce: 2, doubleDone: 0, doubleClaims: 0, orderViolations: [] });
+    // The surviving worker's run takes the task-board path (claims, heartbeats, completion); the board's run
+    // holds a lease running out, returned claims and the notices it sent.
+    await recordHistory(temporal.client, workerB, 'board-worker-heartbeats');
+    await recordHistory(temporal.client, config.boardId, 'board-lease-expired');
   }, 400_000);
 });

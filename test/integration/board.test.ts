@@ -5,7 +5,6 @@ import { treeBoardId, type BoardActor, type BoardSnapshot } from '../../src/shar
 import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
 import { boardWorkerDefinition, checkBoardRun, layeredDependencies, leadTurns, readWorkLog, workCommand } from '../helpers/board-scenario';
 import { waitFor } from '../helpers/child-worker';
-import { recordHistory } from '../helpers/histories';
 
 let env: AgentTestEnv;
 let boards: BoardClient;
@@ -81,8 +80,6 @@ describe('the shared task board', () => {
     expect(workerRequest?.tools?.map((tool) => tool.name)).toEqual(['Bash', 'TaskList', 'TaskGet', 'TaskUpdate']);
     const description = await env.temporal.client.workflow.getHandle(treeBoardId(handle.agentId)).describe();
     expect(description.status.name).toBe('RUNNING');
-    await recordHistory(env.temporal.client, workers[0]!, 'board-worker-five');
-    await recordHistory(env.temporal.client, treeBoardId(handle.agentId), 'board-twenty-tasks');
   }, 400_000);
 
   it('an agent that ends holding a claim gives it back at once, and its root is told', async () => {
