@@ -41,6 +41,13 @@ beforeAll(async () => {
           ] },
           { text: 'survived' },
         ] },
+        { match: { agentName: 'long-holder' }, turns: [
+          { toolUses: [{ name: 'TaskCreate', input: { subject: 'long job', description: 'outlives several runs' } }] },
+          { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
+          ...Array.from({ length: 4 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] })),
+          { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'completed', note: 'held across runs' } }] },
+          { text: 'HOLDER-DONE: {{last_tool_result}}' },
+        ] },
         { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(0.05), pollDelayMs: 300 } },
       ],
     },
@@ -98,6 +105,20 @@ describe('the shared task board', () => {
     await handle.close();
     expect((await handle.result()).status).toBe('completed');
   }, 200_000);
+});
+
+describe('claims across continue-as-new', () => {
+  it('keeps renewing a claim in the next run of the agent', async () => {
+    // 8 s of work on a 4 s lease, with a new run after (almost) every turn: without the carried claim it would run out.
+    const handle = await env.start({ prompt: 'Hold a task for long.', name: 'long-holder', limits: { continueAsNewAfterEvents: 20, boardLeaseMs: 4_000 } });
+    const result = await handle.result();
+    expect(result.finalText).toMatch(/^HOLDER-DONE: Updated task #1 status, note/);
+    const snapshot = await boards.snapshot(treeBoardId(handle.agentId));
+    expect(snapshot.tasks[0]).toMatchObject({ status: 'completed', note: 'held across runs', returnedCount: 0 });
+    const runs = [];
+    for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${handle.agentId}'` })) runs.push(execution);
+    expect(runs.length).toBeGreaterThan(2);
+  });
 });
 
 describe('the task-list tools with hostile input', () => {

@@ -94,7 +94,14 @@ describe('claims', () => {
 
   it('lets the holder give a task back, and refuses agents reopening completed work', () => {
     const claimed = ok(update(boardWith([]), { taskId: '1', status: 'in_progress' })).state;
+    // The holder's own request renews its claim first; the answer still says what changed.
+    expect(ok(update(claimed, { taskId: '1', status: 'completed', note: 'r' })).result).toMatchObject({
+      changed: ['status', 'note'],
+      statusChange: { from: 'in_progress', to: 'completed' },
+      held: [],
+    });
     const released = ok(update(claimed, { taskId: '1', status: 'pending' }));
+    expect(released.result).toMatchObject({ changed: ['status', 'owner'], statusChange: { from: 'in_progress', to: 'pending' } });
     expect(task(released.state, '1')).toMatchObject({ status: 'pending', returnedCount: 1 });
     expect(task(released.state, '1').owner).toBeUndefined();
     expect(released.result.held).toEqual([]);

@@ -159,8 +159,10 @@ function deleteTask(draft: BoardDraft, request: UpdateTaskRequest, lost: LostCla
 export function updateTask(state: BoardState, request: UpdateTaskRequest, now: number): BoardOutcome {
   return change(state, request.actor, now, (draft, lost) => {
     const { taskId, actor } = request;
-    const before = draft.get(taskId);
-    if (!before) return notFound(taskId);
+    const current = draft.get(taskId);
+    if (!current) return notFound(taskId);
+    // A copy: the draft edits its task in place once copied (renewing the caller's claim already did).
+    const before = { ...current };
     if (request.status === 'deleted') {
       const refusal = deleteTask(draft, request, lost);
       return refusal ?? { taskId, changed: ['deleted'], statusChange: { from: before.status, to: 'deleted' } };
