@@ -7,6 +7,7 @@ import { loadAgentDefinitions } from './activities/agent-definitions/load';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMode } from './shared/agent';
 import type { ThinkingSetting } from './shared/agent-definition';
 import { buildRootInput } from './shared/agent-input';
+import { boardNameProblem } from './shared/board';
 import { defaultAgentLimits, type AgentLimits } from './shared/limits';
 import { createDataConverter } from './codec/data-converter';
 import { connectOptions, loadTemporalConnectionConfig } from './connection-config';
@@ -59,6 +60,8 @@ export interface StartAgentOptions {
   maxOutputTokens?: number;
   /** Extended thinking for the root's model calls (default: the type's `thinking`, else off); forks inherit it. */
   thinking?: ThinkingSetting;
+  /** A named task board the tree shares with other trees (docs/board.md); default: the tree's own board. */
+  taskBoard?: string;
 }
 
 /** Connection settings; each defaults from the environment / temporal.toml profile, then the built-in default. */
@@ -337,6 +340,8 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     throw new Error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
   }
   const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
+  const boardProblem = options.taskBoard === undefined ? undefined : boardNameProblem(options.taskBoard);
+  if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
   const tools = options.tools ?? rootToolPool(definition, limits.maxDepth);
   if (tools.length === 0) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
   const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
@@ -359,5 +364,6 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,
+    taskBoard: options.taskBoard,
   });
 }

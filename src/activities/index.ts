@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { resolveAgentCwd } from './agent-cwd';
+import { createBoardToolActivities } from './board-tools';
 import { allHeartbeating } from './heartbeating';
 import { createModelActivities } from './model';
 import os from 'node:os';
@@ -42,5 +43,6 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...setup,
     callModel,
     ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
+    ...createBoardToolActivities(dependencies.temporalClient),
   };
 }

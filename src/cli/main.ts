@@ -1,5 +1,6 @@
 import { agentCommands } from './commands/agents';
 import { agentsListCommand } from './commands/agents-list';
+import { boardCommand, boardUsage } from './commands/board';
 import { controlCommands } from './commands/control';
 import { codecServerCommand } from './commands/codec-server';
 import { transcriptCommand } from './commands/transcript';
@@ -21,7 +22,7 @@ type Command = (argv: string[]) => Promise<number>;
 const commands: Record<string, { run: Command; help: string }> = {
   start: {
     run: agentCommands.start,
-    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--follow] [--json]',
+    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--follow] [--json]',
   },
   status: { run: agentCommands.status, help: 'status <agentId> [--json]' },
   ls: { run: agentCommands.ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
@@ -30,6 +31,7 @@ const commands: Record<string, { run: Command; help: string }> = {
   approvals: { run: controlCommands.approvals, help: 'approvals <rootId> [--json]' },
   approve: { run: controlCommands.approve, help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R]' },
   'pause-spawning': { run: controlCommands['pause-spawning'], help: 'pause-spawning <rootId> [--resume]' },
+  board: { run: boardCommand, help: boardUsage.replaceAll(' | board ', '\n  subagents board ') },
   transcript: { run: transcriptCommand, help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE]' },
   'codec-server': {
     run: (argv) => codecServerCommand(argv),

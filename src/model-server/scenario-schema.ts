@@ -54,12 +54,25 @@ export const agentMatchSchema = z.strictObject({
   userIncludes: z.string().optional(),
 });
 
+/** An agent that works the task board by itself (board-worker.ts) instead of following turns. */
+export const boardWorkerSchema = z.strictObject({
+  /** Bash command run for each claimed task; `{{task}}` is its id, `{{agent_id}}` the agent. Without it, claimed tasks are completed at once. */
+  workCommand: z.string().min(1).optional(),
+  /** Delay of a TaskList reply when nothing can be claimed yet (default 300). */
+  pollDelayMs: z.number().int().nonnegative().optional(),
+  /** Gives up after this many fruitless TaskList calls in a row (default 200). */
+  maxIdlePolls: z.number().int().positive().optional(),
+});
+
 export const scenarioSchema = z.strictObject({
   agents: z.array(z.strictObject({
     match: agentMatchSchema,
     /** Assistant messages the agent inherits (a fork child's copied history): its turn 0 comes after them. */
     turnOffset: z.number().int().nonnegative().optional(),
-    turns: z.array(turnSchema),
+    turns: z.array(turnSchema).optional(),
+    boardWorker: boardWorkerSchema.optional(),
+  }).refine((entry) => (entry.turns === undefined) !== (entry.boardWorker === undefined), {
+    message: 'an agent entry needs exactly one of turns or boardWorker',
   })),
   default: z.array(turnSchema).optional(),
 });
@@ -73,6 +86,7 @@ export const behaviourSchema = z.discriminatedUnion('kind', [
 export type FaultSpec = z.infer<typeof faultSpecSchema>;
 export type FaultKind = FaultSpec['kind'];
 export type Turn = z.infer<typeof turnSchema>;
+export type BoardWorkerOptions = z.infer<typeof boardWorkerSchema>;
 export type AgentMatch = z.infer<typeof agentMatchSchema>;
 export type Scenario = z.infer<typeof scenarioSchema>;
 export type Behaviour = z.infer<typeof behaviourSchema>;

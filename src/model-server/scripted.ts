@@ -1,6 +1,7 @@
 /** The scripted behaviour: pick the scenario entry for the agent, then its turn by index. */
 import type { BehaviourResult } from './behaviour-result';
 import { textReply } from './behaviour-result';
+import { boardWorkerStep } from './board-worker';
 import { substituteDeep, substitutePlaceholders, type RequestContext } from './conversation';
 import { thinkingSignature, toolUseId } from './ids';
 import type { OutputBlock } from './reply';
@@ -40,6 +41,10 @@ export function scriptedReply(scenario: Scenario, context: RequestContext): Beha
   const entry = scenario.agents[entryIndex];
   const turnIndex = context.turnIndex - (entry?.turnOffset ?? 0);
   const agentKey = context.agentId ?? (entry ? `agents.${entryIndex}` : 'default');
+  if (entry?.boardWorker) {
+    const step = boardWorkerStep(entry.boardWorker, context, agentKey);
+    return { reply: step.reply, agentKey, turnIndex: context.turnIndex, ...(step.delayMs ? { delayMs: step.delayMs } : {}) };
+  }
   const turns = entry?.turns ?? scenario.default;
   if (!turns) return { reply: textReply('[no scenario entry matched]'), agentKey, turnIndex };
   const turn = turnIndex >= 0 ? turns[turnIndex] : undefined;

@@ -33,6 +33,8 @@ export interface AgentSpec {
 /** A root: the top of a tree, which fixes the tree's limits. */
 export interface RootSpec extends AgentSpec {
   limits: AgentLimits;
+  /** A named task board shared with other trees (default: the tree's own board). */
+  taskBoard?: string;
   interactive?: { idleTimeoutMs: number };
   maxOutputTokens?: number;
 }
@@ -86,6 +88,7 @@ export function buildRootInput(spec: RootSpec): AgentWorkflowInput {
     limits: spec.limits,
     ...(spec.interactive ? { interactive: spec.interactive } : {}),
     ...(spec.maxOutputTokens !== undefined ? { maxOutputTokens: spec.maxOutputTokens } : {}),
+    ...(spec.taskBoard ? { taskBoard: spec.taskBoard } : {}),
   };
 }
 
@@ -105,5 +108,6 @@ export function buildChildInput(parent: ParentOfChild, spec: ChildSpec): AgentWo
     parentToolUseId: parent.toolUseId,
     ...(spec.forkFrom ? { forkFrom: spec.forkFrom } : {}),
     ...(spec.carried ? { carried: spec.carried } : {}),
+    ...(input.taskBoard ? { taskBoard: input.taskBoard } : {}),
   };
 }

@@ -99,6 +99,16 @@ export interface AgentWorkflowInput {
   carriedTree?: CarriedTreeState;
   /** Runs of this agentId before this one that continued-as-new. */
   continuedRuns?: number;
+  /** The named task board the tree shares with other trees (docs/board.md); without it the tree has its own board. */
+  taskBoard?: string;
+  /** Continue-as-new only: the task-board claims this agent holds, renewed on by the next run. */
+  carriedBoard?: CarriedBoardClaims;
+}
+
+/** Claims an agent holds on its task board, and the board's lease (for the heartbeat interval). */
+export interface CarriedBoardClaims {
+  held: string[];
+  leaseMs: number;
 }
 
 /** What a finished agent returns: a bounded projection, never its history. */

@@ -50,6 +50,24 @@ export const ErrorType = {
   WorktreeFinishFailed: 'WorktreeFinishFailed',
   /** Another git process holds a lock file of the repository: retryable. */
   WorktreeBusy: 'WorktreeBusy',
+
+  // Task board (docs/board.md): refusals of the board's updates, which the model or CLI user reads.
+  TaskNotFound: 'TaskNotFound',
+  /** Another owner holds the task (in progress). */
+  TaskClaimed: 'TaskClaimed',
+  /** The task waits for open dependencies, or is blocked. */
+  TaskNotReady: 'TaskNotReady',
+  /** Completed tasks are not reopened or changed by agents. */
+  TaskCompleted: 'TaskCompleted',
+  /** A pending task assigned to someone else. */
+  TaskAssigned: 'TaskAssigned',
+  /** Release of a task nobody holds. */
+  TaskNotClaimed: 'TaskNotClaimed',
+  DependencyCycle: 'DependencyCycle',
+  BoardLimitReached: 'BoardLimitReached',
+  InvalidBoardRequest: 'InvalidBoardRequest',
+  BoardNotFound: 'BoardNotFound',
+  BoardUnavailable: 'BoardUnavailable',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 

@@ -12,6 +12,7 @@ import type {
 } from './definitions';
 import { inputLimits } from './limits';
 import type { ConversationQueryInput } from './model-call';
+import type { BoardNotice } from './board';
 import type { ApprovalDecision, ApprovalRequest } from './tree';
 
 /**
@@ -103,6 +104,13 @@ export const approvalDecisionSchema: z.ZodType<ApprovalDecision> = z.object({
   always: z.boolean().optional(),
   by: id.optional(),
   reason: shortText.optional(),
+});
+
+export const boardNoticeSchema: z.ZodType<BoardNotice> = z.object({
+  boardId: id,
+  ownerAgentId: id.optional(),
+  taskIds: z.array(id).max(inputLimits.maxListItems),
+  text: z.string().min(1).max(inputLimits.maxShortTextChars),
 });
 
 /** One line naming every problem of a refused input, for logs and for the caller of an update. */

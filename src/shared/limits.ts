@@ -30,6 +30,11 @@ export interface AgentLimits {
    * Temporal suggests it). Default 10000 (Temporal warns at 10240 and stops at 51200).
    */
   continueAsNewAfterEvents: number;
+  /**
+   * Lease of a claim on the task board, for a board this tree creates (docs/board.md). Default
+   * boardLimits.defaultLeaseMs (60000); the board's other numbers are in src/shared/board-limits.ts.
+   */
+  boardLeaseMs?: number;
 }
 
 export const defaultAgentLimits: AgentLimits = {
@@ -66,4 +71,6 @@ export const inputLimits = {
   maxIdChars: 512,
   /** Reasons, descriptions, summaries. */
   maxShortTextChars: 4000,
+  /** Items of a list in a signal (e.g. the task ids of a board notice). */
+  maxListItems: 1000,
 } as const;

@@ -17,6 +17,7 @@ export function resumeInput(previous: ResumeState, text: string, overrides: Part
     forkFrom: undefined,
     carriedInbox: undefined,
     carriedTree: undefined,
+    carriedBoard: undefined,
     carried: { ...carried, messages, turn: 0, ...(worktree && keptWorktree ? { worktree } : {}) },
   };
 }

@@ -3,8 +3,18 @@
  * the permission decision and tool execution look at. Plain data, imported by workflow code.
  */
 
+// ── Task board tools (docs/board.md; run by workflow code in src/workflows/board/) ─────────────
+/** Claude Code's task-list tools, on the tree's shared task board: coordination, never approval. */
+export const taskBoardToolNames = ['TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate'] as const;
+export type TaskBoardToolName = (typeof taskBoardToolNames)[number];
+
+export function isTaskBoardTool(name: string): name is TaskBoardToolName {
+  return (taskBoardToolNames as readonly string[]).includes(name);
+}
+// ── end of the task board tools ───────────────────────────────────────────────────────────────
+
 /** Every tool this runtime has, in the order requests list them (the order is part of the cache prefix). */
-export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write'] as const;
+export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...taskBoardToolNames] as const;
 export type RuntimeToolName = (typeof runtimeToolNames)[number];
 
 /** Tools that work on the workspace, each run by a Temporal activity of the same name. */
@@ -16,7 +26,7 @@ export const readOnlyToolNames = ['Read', 'Glob', 'Grep'] as const;
 export type ReadOnlyToolName = (typeof readOnlyToolNames)[number];
 
 /** Tools run by workflow code that only talk to other agents of the tree: they never need a person. */
-export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop'] as const;
+export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop', ...taskBoardToolNames] as const;
 
 /** Tools that only change files: allowed without a prompt in acceptEdits mode. */
 export const editToolNames = ['Edit', 'Write'] as const;

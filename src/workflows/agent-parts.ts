@@ -1,6 +1,7 @@
 import type { AgentWorkflowInput } from '../shared/agent';
 import { AgentState } from './agent-state';
 import { Approvals } from './approvals';
+import { AgentBoardLink } from './board/agent-board-link';
 import { Children } from './children';
 import { Inbox } from './inbox';
 import { Progress } from './progress';
@@ -30,6 +31,8 @@ export interface AgentParts {
   readonly agentTool: AgentTool;
   /** What it is doing now, for the status query and the UI. */
   readonly progress: Progress;
+  /** Its task board: the task-list tools and the heartbeats of its claims. */
+  readonly board: AgentBoardLink;
 }
 
 export function createAgentParts(input: AgentWorkflowInput): AgentParts {
@@ -53,5 +56,6 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     children,
     agentTool: new AgentTool(input, state, children, tree),
     progress: new Progress(input, state),
+    board: new AgentBoardLink(input, inbox),
   };
 }

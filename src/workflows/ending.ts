@@ -11,7 +11,7 @@ import type { Interruption } from './turn-control';
 
 /**
  * How an agent run ends (docs/architecture.md, Abort domains): its result, its subtree stopped
- * first, its worktree cleaned up on every ending (non-cancellable; after a worker crash it runs
+ * first, its task-board claims given back, its worktree cleaned up on every ending (non-cancellable; after a worker crash it runs
  * when the workflow resumes), and for a stop, its partial result reported to its parent.
  */
 export class Ending {
@@ -106,8 +106,9 @@ export class Ending {
    * the run was ending — so none is lost.
    */
   private async cleanUp(): Promise<AgentResult> {
-    const { state, progress, inbox } = this.agent;
+    const { state, progress, inbox, board } = this.agent;
     let result = progress.current.result!;
+    await board.release(result.status);
     const worktree = state.worktree;
     if (worktree) {
       const outcome = await CancellationScope.nonCancellable(() =>

@@ -24,8 +24,10 @@ import {
   treeSpawnRequestSignal,
   type SteerInput,
 } from '../shared/definitions';
+import { boardNoticeSignal } from '../shared/board';
 import {
   agentMessageSchema,
+  boardNoticeSchema,
   agentResultSchema,
   approvalDecisionSchema,
   approvalRequestSchema,
@@ -112,6 +114,7 @@ export function installHandlers(agent: AgentParts): void {
   guard.signal(approvalDecisionSignal, approvalDecisionSchema, (decision) => approvals.receiveDecision(decision));
   guard.signal(childFinalSignal, agentResultSchema, (childResult) => children.onChildFinal(childResult));
   guard.signal(treeSpawnReplySignal, treeSpawnReplySchema, (reply) => tree.receiveSpawnReply(reply));
+  guard.signal(boardNoticeSignal, boardNoticeSchema, (notice) => agent.board.receiveNotice(notice));
 
   if (tree.coordinator) installRootHandlers(agent, tree.coordinator, guard);
 }

@@ -27,7 +27,7 @@ export async function waitForInput({ input, inbox, children, progress, state }: 
  * no pending approval, after every handler has finished, carrying the conversation, counters,
  * inbox and tree state.
  */
-export async function continueAsNewIfDue({ input, state, inbox, tree, children, approvals }: AgentParts): Promise<void> {
+export async function continueAsNewIfDue({ input, state, inbox, tree, children, approvals, board }: AgentParts): Promise<void> {
   const info = workflowInfo();
   const due = info.continueAsNewSuggested || info.historyLength >= input.limits.continueAsNewAfterEvents;
   const blocked = () => children.runningCount > 0 || approvals.pendingCount > 0;
@@ -41,6 +41,7 @@ export async function continueAsNewIfDue({ input, state, inbox, tree, children, 
     carried: state.carry(),
     carriedInbox: inbox.pending(),
     carriedTree: tree.coordinator?.carry(),
+    carriedBoard: board.carry(),
     continuedRuns: (input.continuedRuns ?? 0) + 1,
   };
   await continueAsNew<(input: AgentWorkflowInput) => Promise<AgentResult>>(next);

@@ -101,6 +101,7 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
       Agent: (call) => agent.agentTool.call(call),
       SendMessage: (call) => sendMessageTool(call, input, children),
       TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
+      ...agent.board.workflowTools(),
     },
     authorize: (call) => approvals.authorize(call),
     onStart: (call) => progress.toolStarted(call.name),

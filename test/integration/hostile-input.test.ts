@@ -32,6 +32,7 @@ const signalFields: Record<string, string[]> = {
   approvalRequest: ['requestId', 'agentId', 'tool', 'toolUseId'],
   approvalDecision: ['requestId', 'approved', 'always'],
   backgrounded: [],
+  boardNotice: ['boardId', 'ownerAgentId', 'taskIds', 'text'],
 };
 
 /** Random JSON: null, numbers, strings, arrays, and objects with the right field names holding values of the wrong types. */

@@ -24,6 +24,7 @@ async function start(argv: string[]): Promise<number> {
       'permission-mode': { type: 'string' },
       interactive: { type: 'boolean', default: false },
       'idle-timeout': { type: 'string' },
+      board: { type: 'string' },
       follow: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
@@ -50,9 +51,10 @@ async function start(argv: string[]): Promise<number> {
         maxTurns,
         permissionMode: permissionMode as PermissionMode | undefined,
         interactive: values.interactive ? { idleTimeoutMs: idleSeconds * 1000 } : undefined,
+        taskBoard: values.board,
       });
     } catch (error) {
-      if (error instanceof Error && /^Unknown agent type|^The working directory|resolves to no tools/.test(error.message)) throw new CliError(error.message);
+      if (error instanceof Error && /^Unknown agent type|^The working directory|resolves to no tools|^Bad task board/.test(error.message)) throw new CliError(error.message);
       throw error;
     }
     if (!values.follow) {

@@ -102,6 +102,12 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
     expect(parse('name: a\ndescription: d\ntools: Task(Explore)').definition).toMatchObject({ tools: ['Agent'], allowedAgentTypes: ['Explore'] });
   });
 
+  it("keeps Claude Code's task-list tools (once dropped as unknown), in runtime order", () => {
+    const result = parse('name: lead\ndescription: d\ntools: TaskUpdate, Read, TaskCreate, TaskGet, TaskList, SendMessage');
+    expect(result.definition?.tools).toEqual(['SendMessage', 'Read', 'TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate']);
+    expect(result.reports).toEqual([]);
+  });
+
   it('keeps mcp__ names in mcpTools, out of tools', () => {
     const result = parse('name: a\ndescription: d\ntools: Read, mcp__github__get_pull_request, mcp__jira');
     expect(result.definition).toMatchObject({ tools: ['Read'], mcpTools: ['mcp__github__get_pull_request', 'mcp__jira'] });
