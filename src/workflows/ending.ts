@@ -3,11 +3,11 @@ import type { AgentResult, AgentStatus } from '../shared/agent';
 import { childFinalSignal } from '../shared/definitions';
 import { ErrorType, errorText } from '../shared/errors';
 import type { StopReason } from '../shared/messages';
-import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
 import type { Interruption } from './turn-control';
+import { finishWorktreeOn } from './workspace-activities';
 
 /**
  * How an agent run ends (docs/architecture.md, Abort domains): its result, its subtree stopped
@@ -95,13 +95,11 @@ export class Ending {
 
   /** Worktree cleanup: removed when unchanged, else kept; the outcome goes into the result. */
   private async cleanUp(): Promise<AgentResult> {
-    const { state, progress } = this.agent;
+    const { input, state, progress } = this.agent;
     const result = progress.current.result!;
     const worktree = state.worktree;
     if (!worktree) return result;
-    const outcome = await CancellationScope.nonCancellable(() =>
-      setupActivities.finishWorktree.executeWithOptions({ ...setupOptions, summary: 'clean up git worktree' }, [{ worktree }]),
-    );
+    const outcome = await CancellationScope.nonCancellable(() => finishWorktreeOn(input.workspaceWorker, { worktree }));
     const amended = { ...result, worktree: outcome };
     progress.amendResult(amended);
     return amended;

@@ -6,8 +6,9 @@ import { isConcurrencySafeTool, isWorkspaceTool, type WorkspaceToolName } from '
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
 import { toolCallSummary } from '../shared/tool-summary';
-import { fileToolActivities, fileToolOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
+import type { WorkspaceWorker } from '../shared/workspace-routing';
 import { partitionToolCalls } from './tool-batches';
+import { runWorkspaceTool } from './workspace-activities';
 
 /** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
 export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
@@ -18,6 +19,8 @@ export interface ToolRunContext {
   toolContext: ToolContext;
   readFileState: ReadFileState;
   workflowTools: Readonly<Record<string, WorkflowTool>>;
+  /** Where the agent's files are when workers do not share a filesystem (docs/operations.md); absent: any worker. */
+  workspaceWorker?: WorkspaceWorker;
   /** Permission check before a call runs: undefined to go ahead, or the denial the model sees. */
   authorize(call: ToolUseBlock): Promise<ToolOutcome | undefined>;
   onStart(call: ToolUseBlock): void;
@@ -40,11 +43,7 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
     input: call.input,
     ...(name === 'Edit' || name === 'Write' ? { readFileState: readStateFor(call, context.readFileState) } : {}),
   };
-  const summary = toolCallSummary(name, call.input);
-  if (name === 'Bash') {
-    return shellToolActivities.Bash.executeWithOptions({ ...shellToolOptions, summary }, [input]);
-  }
-  return fileToolActivities[name].executeWithOptions({ ...fileToolOptions, summary }, [input]);
+  return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker);
 }
 
 /** Turns an activity failure into what the model is told; cancellations propagate. */

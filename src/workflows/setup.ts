@@ -2,6 +2,7 @@ import type { WorktreeInfo } from '../shared/worktree';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { buildForkedMessages } from './fork';
+import { createWorktreeOn, renderSystemPromptOn } from './workspace-activities';
 
 /**
  * Prepares a run before its first turn: its worktree (isolation), its system prompt rendered once,
@@ -10,12 +11,10 @@ import { buildForkedMessages } from './fork';
  */
 export async function prepareRun({ input, state }: AgentParts): Promise<void> {
   if (input.isolation === 'worktree' && !state.worktree) {
-    state.worktree = await setupActivities.createWorktree.executeWithOptions({ ...setupOptions, summary: 'create git worktree' }, [
-      { agentId: input.agentId, cwd: state.cwd },
-    ]);
+    state.worktree = await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd });
   }
   if (!state.systemPrompt) {
-    state.systemPrompt = await setupActivities.renderSystemPrompt({
+    state.systemPrompt = await renderSystemPromptOn(input.workspaceWorker, {
       definitionPrompt: input.definitionPrompt,
       cwd: state.cwd,
       agentType: input.agentType,

@@ -7,7 +7,6 @@ import type { ToolUseBlock } from '../shared/messages';
 import { resolveSubagentModel } from '../shared/model-resolution';
 import { assembleToolPool } from '../shared/tool-pool';
 import type { ToolOutcome } from '../shared/tool-results';
-import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentState } from './agent-state';
 import { parseAgentToolInput, type AgentToolInput } from './agent-tool-input';
 import type { Children } from './children';
@@ -15,6 +14,7 @@ import { forkChildSpec, isForkConversation } from './fork';
 import { asyncLaunchedText } from './projection';
 import { ancestorsOf, localSpawnRefusal } from './spawn-limits';
 import type { TreeLink } from './tree-link';
+import { loadSpawnContextOn } from './workspace-activities';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
 
@@ -159,7 +159,7 @@ export class AgentTool {
 
   /** Definitions are loaded once per agent run, on its first named spawn (concurrent spawns share the load). */
   private loadSpawnContext(): Promise<SpawnContext> {
-    this.spawnContext ??= setupActivities.loadSpawnContext.executeWithOptions({ ...setupOptions, summary: 'load agent definitions' }, [{ cwd: this.state.cwd }]);
+    this.spawnContext ??= loadSpawnContextOn(this.input.workspaceWorker, this.state.cwd);
     return this.spawnContext;
   }
 }
