@@ -12,7 +12,7 @@ import { defaultNamespace, defaultTaskQueue } from '../shared/config';
 import { runSchemaSteps, runSetupSteps } from './compose-steps';
 import { ensurePostgres, ensureServerBinaries, findPostgres } from './install';
 import { clusterDir, clusterPaths, type ClusterPaths } from './paths';
-import { initPostgres, postgresReady, startPostgres, stopPostgres } from './postgres';
+import { initPostgres, postgresHome, postgresReady, removePostgresData, startPostgres, stopPostgres } from './postgres';
 import { pidAlive, spawnDetached, stopProcessGroup } from './processes';
 import { newState, readState, writeState, type ClusterState } from './state';
 import { frontendAddress, serverLogFile, startTemporalServer, stopTemporalServer } from './temporal-server';
@@ -69,7 +69,7 @@ export async function clusterUp(options: ClusterUpOptions = {}): Promise<Cluster
       initPostgres(postgres);
       await startPostgres(postgres);
       startedHere.push(async () => stopPostgres(postgres));
-      log(`PostgreSQL on 127.0.0.1:${state.postgresPort} (data ${paths.postgresData})`);
+      log(`PostgreSQL on 127.0.0.1:${state.postgresPort} (data ${postgresHome(paths).data})`);
     }
     runSchemaSteps({ postgresPort: state.postgresPort, password: state.password, cliDir });
     if (!pidAlive(state.server?.pid) || !(await temporalAnswers(frontendAddress(state)))) {
@@ -109,16 +109,23 @@ async function ensureDemoModelServer(paths: ClusterPaths, state: ClusterState, s
 async function ensureWorkers(paths: ClusterPaths, state: ClusterState, ids: string[], modelUrl: string, startedHere: (() => Promise<void>)[], log: Log): Promise<void> {
   for (const extra of state.workers.filter((worker) => !ids.includes(worker.id))) await stopProcessGroup(extra.pid);
   state.workers = state.workers.filter((worker) => ids.includes(worker.id));
-  for (const id of ids) {
+  const missing = ids.filter((id) => {
     const current = state.workers.find((worker) => worker.id === id);
-    if (current && pidAlive(current.pid) && current.modelUrl === modelUrl) continue;
-    if (current) await stopProcessGroup(current.pid);
-    const started = await startWorker(paths, state, id, modelUrl);
-    state.workers = [...state.workers.filter((worker) => worker.id !== id), started].sort((left, right) => left.id.localeCompare(right.id));
-    writeState(paths, state);
-    startedHere.push(() => stopProcessGroup(started.pid));
-    log(`worker ${id} (pid ${started.pid}, workspace root ${started.root}, log ${started.logFile})`);
+    return !(current && pidAlive(current.pid) && current.modelUrl === modelUrl);
+  });
+  await Promise.all(state.workers.filter((worker) => missing.includes(worker.id)).map((worker) => stopProcessGroup(worker.pid)));
+  // Started side by side: each spends most of its start-up bundling the workflow code.
+  const started = await Promise.allSettled(missing.map((id) => startWorker(paths, state, id, modelUrl)));
+  for (const outcome of started) {
+    if (outcome.status !== 'fulfilled') continue;
+    const worker = outcome.value;
+    state.workers = [...state.workers.filter((candidate) => candidate.id !== worker.id), worker].sort((left, right) => left.id.localeCompare(right.id));
+    startedHere.push(() => stopProcessGroup(worker.pid));
+    log(`worker ${worker.id} (pid ${worker.pid}, workspace root ${worker.root}, log ${worker.logFile})`);
   }
+  writeState(paths, state);
+  const failed = started.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 function describe(paths: ClusterPaths, state: ClusterState): ClusterInfo {
@@ -149,6 +156,7 @@ export async function clusterDown(options: { purge?: boolean; env?: NodeJS.Proce
     log(`cluster stopped (${paths.dir})`);
   }
   if (options.purge) {
+    removePostgresData(paths);
     rmSync(paths.dir, { recursive: true, force: true });
     log(`removed ${paths.dir}`);
   }

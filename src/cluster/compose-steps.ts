@@ -3,6 +3,7 @@
  * docker-compose.yml's one-shot services, run here unchanged against the local cluster, and the
  * server command and configuration are the ones the compose `temporal` service uses.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -90,5 +91,12 @@ export function runSetupSteps(options: { address: string; namespace: string; cli
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithBin(options.cliDir), TEMPORAL_ADDRESS: options.address, TEMPORAL_NAMESPACE: options.namespace };
   delete env.TEMPORAL_PROFILE;
   delete env.TEMPORAL_CONFIG_FILE;
-  return run('sh', ['-c', composeScript('temporal-setup')], { env, what: 'the setup steps (docker-compose.yml temporal-setup)' }).output;
+  // As compose's `restart: on-failure:5`: a namespace just created is not visible to every call at once.
+  for (let attempt = 1; ; attempt += 1) {
+    const result = run('sh', ['-c', composeScript('temporal-setup')], { env, what: 'the setup steps (docker-compose.yml temporal-setup)', allowFailure: attempt < setupAttempts });
+    if (result.status === 0) return result.output;
+    spawnSync('sleep', ['3']);
+  }
 }
+
+const setupAttempts = 6;

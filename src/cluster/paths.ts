@@ -33,8 +33,8 @@ export function clusterPaths(dir: string) {
   return {
     dir,
     state: path.join(dir, 'state.json'),
-    postgresData: path.join(dir, 'postgres'),
-    postgresLog: path.join(dir, 'logs', 'postgres.log'),
+    /** PostgreSQL's data directory and log, when its user can reach `dir` (else see postgresHome in postgres.ts). */
+    postgres: path.join(dir, 'postgres'),
     logs: path.join(dir, 'logs'),
     workspaces: path.join(dir, 'workspaces'),
   };

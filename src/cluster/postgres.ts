@@ -3,7 +3,9 @@
  * superuser `temporal` with a password. As root it runs as the `postgres` system user (PostgreSQL
  * refuses to run as root); otherwise as the current user.
  */
+import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnSync } from 'node:child_process';
@@ -30,6 +32,22 @@ function serviceAccount(): { name: string; uid: number; gid: number } | undefine
   return { name: 'postgres', uid, gid: id('-g') };
 }
 
+/**
+ * Where PostgreSQL keeps its data and log: `<cluster dir>/postgres`, or when we are root and the
+ * `postgres` account cannot reach the cluster directory (a checkout under /root, say) a directory
+ * of its own under the system's temporary directory, named after the cluster directory.
+ */
+export function postgresHome(paths: ClusterPaths): { data: string; log: string; home: string } {
+  const inCluster = { home: paths.postgres, data: path.join(paths.postgres, 'data'), log: path.join(paths.postgres, 'postgres.log') };
+  const account = serviceAccount();
+  if (!account) return inCluster;
+  mkdirSync(paths.dir, { recursive: true });
+  const reachable = spawnSync('runuser', ['-u', account.name, '--', 'test', '-x', paths.dir]).status === 0;
+  if (reachable) return inCluster;
+  const home = path.join(os.tmpdir(), `subagents-postgres-${createHash('sha256').update(paths.dir).digest('hex').slice(0, 12)}`);
+  return { home, data: path.join(home, 'data'), log: path.join(home, 'postgres.log') };
+}
+
 /** Runs a PostgreSQL program as the account that owns the data directory. */
 function asOwner(program: string, args: string[], what: string, allowFailure = false) {
   const account = serviceAccount();
@@ -43,19 +61,21 @@ function own(target: string): void {
 
 /** Creates the data directory once (initdb); an existing one is kept with its databases. */
 export function initPostgres({ bin, paths, password }: PostgresOptions): void {
-  if (existsSync(path.join(paths.postgresData, 'PG_VERSION'))) return;
-  rmSync(paths.postgresData, { recursive: true, force: true });
-  mkdirSync(paths.postgresData, { recursive: true, mode: 0o700 });
-  mkdirSync(paths.logs, { recursive: true });
-  own(paths.postgresData);
-  const passwordFile = path.join(paths.dir, `.pwfile-${process.pid}`);
+  const { home, data } = postgresHome(paths);
+  if (existsSync(path.join(data, 'PG_VERSION'))) return;
+  rmSync(data, { recursive: true, force: true });
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  own(home);
+  mkdirSync(data, { recursive: true, mode: 0o700 });
+  own(data);
+  const passwordFile = path.join(home, `.pwfile-${process.pid}`);
   writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
   own(passwordFile);
   try {
     asOwner(
       path.join(bin, 'initdb'),
-      ['-D', paths.postgresData, '-U', postgresUser, `--pwfile=${passwordFile}`, '--auth-host=scram-sha-256', '--auth-local=scram-sha-256', '-E', 'UTF8', '--no-locale'],
-      `initdb (as ${serviceAccount()?.name ?? 'the current user'}; the data directory's parents must be reachable by that user: set SUBAGENTS_CLUSTER_DIR elsewhere if not)`,
+      ['-D', data, '-U', postgresUser, `--pwfile=${passwordFile}`, '--auth-host=scram-sha-256', '--auth-local=scram-sha-256', '-E', 'UTF8', '--no-locale'],
+      `initdb of ${data} (as ${serviceAccount()?.name ?? 'the current user'})`,
     );
   } finally {
     rmSync(passwordFile, { force: true });
@@ -71,20 +91,26 @@ export function postgresReady({ bin, port }: Pick<PostgresOptions, 'bin' | 'port
 export async function startPostgres(options: PostgresOptions): Promise<void> {
   const { bin, paths, port } = options;
   if (postgresReady(options)) return;
-  mkdirSync(paths.logs, { recursive: true });
-  if (!existsSync(paths.postgresLog)) writeFileSync(paths.postgresLog, '');
-  chmodSync(paths.postgresLog, 0o644);
-  own(paths.postgresLog);
+  const { data, log } = postgresHome(paths);
+  if (!existsSync(log)) writeFileSync(log, '');
+  chmodSync(log, 0o644);
+  own(log);
   const settings = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`;
-  asOwner(path.join(bin, 'pg_ctl'), ['-D', paths.postgresData, '-l', paths.postgresLog, '-o', settings, '-w', '-t', '120', 'start'], `PostgreSQL start (log: ${paths.postgresLog})`);
+  asOwner(path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-o', settings, '-w', '-t', '120', 'start'], `PostgreSQL start (log: ${log})`);
   for (let waited = 0; !postgresReady(options); waited += 200) {
-    if (waited > 60_000) throw new Error(`PostgreSQL on 127.0.0.1:${port} does not accept connections (log: ${paths.postgresLog}).`);
+    if (waited > 60_000) throw new Error(`PostgreSQL on 127.0.0.1:${port} does not accept connections (log: ${log}).`);
     await sleep(200);
   }
 }
 
 /** Stops PostgreSQL if it runs (fast shutdown: open transactions are rolled back). */
 export function stopPostgres({ bin, paths }: Pick<PostgresOptions, 'bin' | 'paths'>): void {
-  if (!existsSync(path.join(paths.postgresData, 'postmaster.pid'))) return;
-  asOwner(path.join(bin, 'pg_ctl'), ['-D', paths.postgresData, '-m', 'fast', '-w', '-t', '60', 'stop'], 'PostgreSQL stop', true);
+  const { data } = postgresHome(paths);
+  if (!existsSync(path.join(data, 'postmaster.pid'))) return;
+  asOwner(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop'], 'PostgreSQL stop', true);
+}
+
+/** Deletes PostgreSQL's data (after stopPostgres). */
+export function removePostgresData(paths: ClusterPaths): void {
+  rmSync(postgresHome(paths).home, { recursive: true, force: true });
 }

@@ -11,7 +11,7 @@ import proto from '@temporalio/proto';
 import { projectRoot } from '../dev/temporal-cli';
 import { workspaceTaskQueue } from '../shared/workspace-routing';
 import type { ClusterPaths } from './paths';
-import { pidAlive, spawnDetached } from './processes';
+import { pidAlive, spawnDetached, stopProcessGroup } from './processes';
 import { frontendAddress } from './temporal-server';
 import type { ClusterState, WorkerRecord } from './state';
 
@@ -40,7 +40,12 @@ export async function startWorker(paths: ClusterPaths, state: ClusterState, id: 
   }
   delete env.TEMPORAL_PROFILE;
   const pid = spawnDetached(process.execPath, [path.join(projectRoot, 'bin', 'subagents.js'), 'worker'], { env, logFile, cwd: root });
-  await waitForPoller(state, `${id} ${pid}@`, () => pidAlive(pid), logFile);
+  try {
+    await waitForPoller(state, `${id} ${pid}@`, () => pidAlive(pid), logFile);
+  } catch (error) {
+    await stopProcessGroup(pid);
+    throw error;
+  }
   return { id, pid, root, modelUrl, logFile };
 }
 

@@ -6,6 +6,16 @@ const usage = 'cluster up [--workers N] [--model-url URL] | cluster down [--purg
 
 /** `subagents cluster ...`: PostgreSQL, the Temporal server and workers on this machine (docs/operations.md). */
 export async function clusterCommand(argv: string[]): Promise<number> {
+  try {
+    return await clusterAction(argv);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    // Install, start-up and process failures carry their own explanation (and the log to read).
+    throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.unavailable);
+  }
+}
+
+async function clusterAction(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   switch (action) {
     case 'up': {
