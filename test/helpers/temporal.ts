@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { createAgentWorker } from '../../src/worker';
+import { createAgentWorker, createWorkspaceWorker, type WorkerWorkspace } from '../../src/worker';
 
 let runtimeInstalled = false;
 
@@ -49,7 +49,7 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
 /** A worker on the shared server using the run's workflow bundle and a model server URL. */
 export async function createTestWorker(
   temporal: TestTemporal,
-  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; workerOptions?: Partial<WorkerOptions> },
+  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; workerOptions?: Partial<WorkerOptions>; workspace?: WorkerWorkspace },
 ): Promise<Worker> {
   return createAgentWorker({
     connection: temporal.nativeConnection,
@@ -60,5 +60,21 @@ export async function createTestWorker(
     workflowBundle: { codePath: inject('workflowBundlePath') },
     toolResultsDir: options.toolResultsDir,
     workerOptions: options.workerOptions,
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+  });
+}
+
+/** The second worker of a "machine" with a worker id: only the workspace activities, on `<taskQueue>@<workerId>`. */
+export async function createTestWorkspaceWorker(
+  temporal: TestTemporal,
+  options: { taskQueue: string; modelBaseUrl: string; workspace: { workerId: string; root?: string } },
+): Promise<Worker> {
+  return createWorkspaceWorker({
+    connection: temporal.nativeConnection,
+    client: temporal.client,
+    namespace: 'default',
+    taskQueue: options.taskQueue,
+    anthropic: new Anthropic({ apiKey: 'test-key', baseURL: options.modelBaseUrl, maxRetries: 0 }),
+    workspace: options.workspace,
   });
 }
