@@ -14,6 +14,7 @@ import { stopCascadeCheck, serverRestartCheck, workerGoneCheck, workerKillCheck,
 import { replayCheck } from './checks-replay';
 import { approvalsCheck, placementCheck, visibilityCheck } from './checks-trees';
 import { createClusterEnv, type ClusterEnv } from './env';
+import { sizingFigures } from './sizing';
 
 Runtime.install({ logger: new DefaultLogger('WARN') }); // the replay check's worker: warnings only
 const startedAt = Date.now();
@@ -76,6 +77,7 @@ try {
       log(`  FAILED in ${seconds(Date.now() - began)}: ${detail}`);
     }
   }
+  Object.assign(figures, sizingFigures(env));
 } catch (error) {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   outcomes.push({ name: 'cluster up', passed: false, detail, durationMs: Date.now() - startedAt });
