@@ -65,9 +65,22 @@ export const stopCascadeCheck: Check = {
   },
 };
 
+/** A model call of the tree that worker-1 is running right now (from the pending activities), if any. */
+async function modelCallOnWorker1(context: SuiteContext, agentIds: string[]): Promise<string | undefined> {
+  for (const agentId of agentIds) {
+    const description = await context.env.temporal.workflow.getHandle(agentId).describe().catch(() => undefined);
+    const running = (description?.raw.pendingActivities ?? []).find(
+      (activity) => activity.activityType?.name === 'callModel' && (activity.lastWorkerIdentity ?? '').startsWith('worker-1 ') && !activity.lastFailure,
+    );
+    if (running && description?.status.name === 'RUNNING') return agentId;
+  }
+  return undefined;
+}
+
 /**
- * SIGKILL of worker-1 while it runs tasks of a tree placed on worker-2: workflow tasks and model
- * calls move to worker-2, which finishes the tree alone. worker-1 stays down for the next check.
+ * SIGKILL of worker-1 in the middle of a model call of a tree placed on worker-2: once the call's
+ * heartbeat times out, worker-2 runs it again and finishes the tree alone (workflow tasks move to
+ * it as well). worker-1 stays down for the next check.
  */
 export const workerKillCheck: Check = {
   name: 'worker SIGKILL mid-tree: the other worker takes over',
@@ -76,46 +89,45 @@ export const workerKillCheck: Check = {
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       const rootId = `cl-${context.tag}-kill${attempt}`;
       const { repo, markers } = workspaceFor(env.rootOf('worker-2'), rootId);
-      env.addAgents(threeLevelTree(rootId, markers, 1200));
+      env.addAgents(threeLevelTree(rootId, markers, 2000));
       const tree = await startTree(env, { rootId, worker: 'worker-2', cwd: repo, permissionMode: 'bypassPermissions' });
       context.roots.all.push(rootId);
-      let killedAt: number | undefined;
+      const agentIds = ['', '.1', '.1.1', '.2'].map((suffix) => `${rootId}${suffix}`);
+      let killed: { atMs: number; agentId: string } | undefined;
+      let done = false;
       const settled = tree.result(300_000).then(
         (result) => result,
-        (error: unknown) => error,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
       );
-      let done = false;
-      void settled.then(() => (done = true));
-      while (!done && killedAt === undefined) {
-        const { tasks } = await treeTasks(env.temporal, rootId).catch(() => ({ tasks: [] }));
-        const description = await tree.handle.describe().catch(() => undefined);
-        if (description?.status.name === 'RUNNING' && tasks.some((task) => task.identity.startsWith('worker-1 '))) {
+      void settled.finally(() => (done = true));
+      while (!done && killed === undefined) {
+        const agentId = await modelCallOnWorker1(context, agentIds);
+        if (agentId) {
           await env.killWorker('worker-1');
-          killedAt = Date.now();
-          context.log(`SIGKILLed worker-1 during ${rootId}`);
+          killed = { atMs: Date.now(), agentId };
+          context.log(`SIGKILLed worker-1 during a model call of ${agentId}`);
         } else {
-          await sleep(300);
+          await sleep(200);
         }
       }
       const result = await settled;
-      if (killedAt === undefined) {
-        context.log(`${rootId} finished before worker-1 ran any of its tasks; again with a new tree`);
+      if (!killed) {
+        context.log(`${rootId} finished without worker-1 running one of its model calls; again with a new tree`);
         continue;
       }
       if (result instanceof Error) throw new CheckFailed(`${rootId} failed after the kill: ${result.message}`);
-      if (!('status' in (result as object)) || (result as { status: string }).status !== 'completed' || (result as { finalText: string }).finalText !== rootDoneText(rootId)) {
-        throw new CheckFailed(`${rootId} ended ${JSON.stringify(result).slice(0, 200)}`);
-      }
+      if (result.status !== 'completed' || result.finalText !== rootDoneText(rootId)) throw new CheckFailed(`${rootId} ended ${result.status}: ${result.finalText}`);
       const { tasks } = await treeTasks(env.temporal, rootId);
-      const before = tasks.filter((task) => task.identity.startsWith('worker-1 ') && task.atMs <= killedAt).length;
+      const killedAt = killed.atMs;
       const after = tasks.filter((task) => task.atMs > killedAt);
-      const byWorker1After = after.filter((task) => task.identity.startsWith('worker-1 '));
-      if (byWorker1After.length > 0) throw new CheckFailed(`tasks started by the killed worker-1 after the kill: ${byWorker1After.length}`);
-      if (!after.some((task) => task.identity.startsWith('worker-2 '))) throw new CheckFailed('worker-2 started no task after the kill');
+      if (after.some((task) => task.identity.startsWith('worker-1 '))) throw new CheckFailed('the killed worker-1 started tasks after its SIGKILL');
+      const retried = tasks.find((task) => task.workflowId === killed!.agentId && task.name === 'callModel' && (task.attempt ?? 1) > 1 && task.identity.startsWith('worker-2 '));
+      if (!retried) throw new CheckFailed(`no model call of ${killed.agentId} was run again by worker-2`);
+      context.figures.takeoverMs = retried.atMs - killedAt;
       context.figures.takeoverTreeMs = Date.now() - killedAt;
-      return `worker-1 ran ${before} tasks of the tree before its SIGKILL; worker-2 ran the ${after.length} after it and finished the tree`;
+      return `worker-1 killed mid model call of ${killed.agentId}; worker-2 ran it again (attempt ${retried.attempt}) ${((retried.atMs - killedAt) / 1000).toFixed(1)} s later and finished the tree`;
     }
-    throw new CheckFailed('worker-1 never ran a task of the three trees (nothing to take over)');
+    throw new CheckFailed('worker-1 ran none of the model calls of three trees (nothing to take over)');
   },
 };
 

@@ -16,6 +16,8 @@ export interface TaskRecord {
   /** The worker identity that started it (`<worker id> <pid>@<host>`). */
   identity: string;
   atMs: number;
+  /** The activity's attempt (history keeps the started event of the last one only). */
+  attempt?: number;
 }
 
 const asNumber = (value: { toNumber(): number } | number | null | undefined): number => (typeof value === 'number' ? value : (value?.toNumber() ?? 0));
@@ -38,7 +40,7 @@ export async function taskRecords(client: Client, workflowId: string): Promise<{
       const started = event.activityTaskStartedEventAttributes;
       if (started) {
         const activity = scheduled.get(asNumber(started.scheduledEventId));
-        tasks.push({ workflowId, kind: 'activity', name: activity?.name ?? '?', taskQueue: activity?.taskQueue, identity: started.identity ?? '', atMs: eventTimeMs(event) });
+        tasks.push({ workflowId, kind: 'activity', name: activity?.name ?? '?', taskQueue: activity?.taskQueue, identity: started.identity ?? '', atMs: eventTimeMs(event), attempt: started.attempt ?? 1 });
       }
       const workflowTask = event.workflowTaskStartedEventAttributes;
       if (workflowTask) tasks.push({ workflowId, kind: 'workflow-task', name: 'workflow task', identity: workflowTask.identity ?? '', atMs: eventTimeMs(event) });
