@@ -32,6 +32,7 @@ import { resumeInput } from './shared/resume';
 import type { MessageParam } from './shared/messages';
 import { defaultModel, resolveModelAlias } from './shared/models';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from './shared/search-attributes';
+import { workspaceWorker } from './shared/workspace-routing';
 
 /** Options of `startAgent`. */
 export interface StartAgentOptions {
@@ -62,6 +63,13 @@ export interface StartAgentOptions {
   thinking?: ThinkingSetting;
   /** A named task board the tree shares with other trees (docs/board.md); default: the tree's own board. */
   taskBoard?: string;
+  /**
+   * The worker (its SUBAGENTS_WORKER_ID) that holds `cwd`, when workers do not share a filesystem:
+   * the tree's file tools, worktrees and prompt rendering run only there (docs/operations.md).
+   */
+  worker?: string;
+  /** How long a workspace call waits for that worker before the agent is told it is gone (default 5 min). */
+  workerWaitMs?: number;
 }
 
 /** Connection settings; each defaults from the environment / temporal.toml profile, then the built-in default. */
@@ -192,7 +200,7 @@ export class SubagentsClient {
 
   /** Starts a root agent and returns its handle at once. */
   async startAgent(options: StartAgentOptions): Promise<AgentHandle> {
-    const input = await rootAgentInput(options);
+    const input = await rootAgentInput(options, this.taskQueue);
     const handle = await this.temporal.workflow.start('agentWorkflow', {
       taskQueue: this.taskQueue,
       workflowId: input.agentId,
@@ -203,7 +211,9 @@ export class SubagentsClient {
         { key: agentDepthKey, value: 0 },
       ],
       staticSummary: `${input.agentType}: ${summarize(input.description ?? input.prompt)}`,
-      staticDetails: `**Prompt**\n\n${input.prompt.slice(0, 4000)}\n\n**Model** ${input.model} · **cwd** ${input.cwd}`,
+      staticDetails:
+        `**Prompt**\n\n${input.prompt.slice(0, 4000)}\n\n**Model** ${input.model} · **cwd** ${input.cwd}` +
+        (input.workspaceWorker ? ` · **worker** ${input.workspaceWorker.id}` : ''),
     });
     return new AgentHandle(input.agentId, handle);
   }
@@ -331,8 +341,10 @@ function summarize(text: string): string {
 }
 
 /** The workflow input of a root agent, from client options and the agent type (built-in or `.claude/agents`). */
-export async function rootAgentInput(options: StartAgentOptions): Promise<AgentWorkflowInput> {
+export async function rootAgentInput(options: StartAgentOptions, taskQueue = defaultTaskQueue): Promise<AgentWorkflowInput> {
   const typeName = options.type ?? 'general-purpose';
+  if (options.workerWaitMs !== undefined && options.worker === undefined) throw new Error('workerWaitMs needs worker: it is how long calls wait for that worker.');
+  const placement = options.worker === undefined ? undefined : workspaceWorker(taskQueue, options.worker, options.workerWaitMs);
   const cwd = await existingDirectory(path.resolve(options.cwd ?? process.cwd()), 'The working directory');
   const { definitions } = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
   const definition = definitions[typeName];
@@ -365,5 +377,6 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,
     taskBoard: options.taskBoard,
+    ...(placement ? { workspaceWorker: placement } : {}),
   });
 }

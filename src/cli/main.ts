@@ -15,6 +15,7 @@ import { isGrpcServiceError, NamespaceNotFoundError, ServiceError, WorkflowNotFo
 import { describeTemporalTarget } from './temporal-target';
 import { SecretFileError } from '../secrets';
 import { ShellOptionsError } from '../activities/tools/shell-options';
+import { clusterCommand, clusterHelp } from './commands/cluster';
 import { CliError, ExitCode } from './exit-codes';
 
 type Command = (argv: string[]) => Promise<number>;
@@ -45,6 +46,7 @@ const commands: Record<string, { run: Command; help: string }> = {
   worktrees: { run: worktreesCommand, help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)' },
   worker: { run: workerCommand, help: 'worker   (runs a worker configured from the environment)' },
   dev: { run: devCommand, help: 'dev [--port 7233] [--ui-port 8233] [--db FILE]   (starts or reuses the Temporal dev server)' },
+  cluster: { run: clusterCommand, help: `${clusterHelp}   (PostgreSQL + Temporal server + workers on this machine)` },
   'ensure-cli': { run: ensureCliCommand, help: 'ensure-cli   (finds or builds the pinned Temporal CLI)' },
   'model-server': { run: modelServerCommand, help: 'model-server [--port N] [--script FILE | --demo | --echo]' },
   demo: { run: demoCommand, help: 'demo [--exit] [--prompt TEXT]   (dev server + worker + local model, one agent tree)' },

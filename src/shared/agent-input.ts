@@ -1,5 +1,6 @@
 import type { AgentWorkflowInput, CarriedAgentState, PermissionMode } from './agent';
 import type { AgentLimits } from './limits';
+import type { WorkspaceWorker } from './workspace-routing';
 
 /**
  * The one builder of `agentWorkflow` inputs, used by the client for roots and by the Agent tool for
@@ -35,6 +36,8 @@ export interface RootSpec extends AgentSpec {
   limits: AgentLimits;
   /** A named task board shared with other trees (default: the tree's own board). */
   taskBoard?: string;
+  /** The worker holding the root's cwd (workers without a shared filesystem); the whole tree works there. */
+  workspaceWorker?: WorkspaceWorker;
   interactive?: { idleTimeoutMs: number };
   maxOutputTokens?: number;
 }
@@ -86,6 +89,7 @@ export function buildRootInput(spec: RootSpec): AgentWorkflowInput {
     rootAgentId: spec.agentId,
     depth: 0,
     limits: spec.limits,
+    ...(spec.workspaceWorker ? { workspaceWorker: spec.workspaceWorker } : {}),
     ...(spec.interactive ? { interactive: spec.interactive } : {}),
     ...(spec.maxOutputTokens !== undefined ? { maxOutputTokens: spec.maxOutputTokens } : {}),
     ...(spec.taskBoard ? { taskBoard: spec.taskBoard } : {}),
@@ -99,6 +103,8 @@ export function buildChildInput(parent: ParentOfChild, spec: ChildSpec): AgentWo
     ...ownFields(spec),
     maxOutputTokens: input.maxOutputTokens,
     maxToolResultChars: input.maxToolResultChars,
+    // A child works on its parent's files, so on the machine that holds them.
+    ...(input.workspaceWorker ? { workspaceWorker: input.workspaceWorker } : {}),
     parentAgentId: input.agentId,
     rootAgentId: input.rootAgentId,
     depth: input.depth + 1,

@@ -4,6 +4,7 @@ import type { SpawnContext, ThinkingSetting } from './agent-definition';
 import type { AgentLimits } from './limits';
 import type { CarriedTreeState } from './tree';
 import type { WorktreeInfo, WorktreeOutcome } from './worktree';
+import type { WorkspaceWorker } from './workspace-routing';
 
 /** Permission modes (docs/architecture.md, approvals). */
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
@@ -61,6 +62,11 @@ export interface AgentWorkflowInput {
   cwd: string;
   /** File tools are confined to this directory. */
   workspaceRoot: string;
+  /**
+   * The worker holding cwd when workers do not share a filesystem: the activities that touch the
+   * agent's files run only there (docs/operations.md). Absent: any worker of the task queue.
+   */
+  workspaceWorker?: WorkspaceWorker;
   permissionMode: PermissionMode;
   /** Model calls allowed before the agent stops with MaxTurnsExceeded. */
   maxTurns: number;

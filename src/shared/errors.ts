@@ -68,6 +68,11 @@ export const ErrorType = {
   InvalidBoardRequest: 'InvalidBoardRequest',
   BoardNotFound: 'BoardNotFound',
   BoardUnavailable: 'BoardUnavailable',
+  // Workspace routing (workers without a shared filesystem, docs/operations.md).
+  /** The worker holding the agent's files did not take a call within the agent's wait: it is gone. */
+  WorkspaceWorkerUnavailable: 'WorkspaceWorkerUnavailable',
+  /** A worker with SUBAGENTS_WORKSPACE_ROOT got a call for files outside it (the agent is placed on another worker). */
+  WorkspaceNotOnThisWorker: 'WorkspaceNotOnThisWorker',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 

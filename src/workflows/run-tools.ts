@@ -6,9 +6,10 @@ import { classifyReadOnlyCommand } from '../shared/read-only-command';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
 import { toolCallSummary } from '../shared/tool-summary';
-import { fileToolActivities, fileToolOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
+import type { WorkspaceWorker } from '../shared/workspace-routing';
 import { partitionToolCalls } from './tool-batches';
 import { failureOutcome } from './tool-failure';
+import { runWorkspaceTool } from './workspace-activities';
 
 /** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
 export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
@@ -21,6 +22,8 @@ export interface ToolRunContext {
   toolContext: ToolContext;
   readFileState: ReadFileState;
   workflowTools: Readonly<Record<string, WorkflowTool>>;
+  /** Where the agent's files are when workers do not share a filesystem (docs/operations.md); absent: any worker. */
+  workspaceWorker?: WorkspaceWorker;
   /** Permission check before a call runs: undefined to go ahead, or the denial the model sees. */
   authorize(call: ToolUseBlock): Promise<ToolOutcome | undefined>;
   onStart(call: ToolUseBlock): void;
@@ -43,11 +46,7 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
     input: call.input,
     ...(name === 'Edit' || name === 'Write' ? { readFileState: readStateFor(call, context.readFileState) } : {}),
   };
-  const summary = toolCallSummary(name, call.input);
-  if (name === 'Bash') {
-    return shellToolActivities.Bash.executeWithOptions({ ...shellToolOptions, summary }, [input]);
-  }
-  return fileToolActivities[name].executeWithOptions({ ...fileToolOptions, summary }, [input]);
+  return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker);
 }
 
 async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {

@@ -3,6 +3,7 @@ import type { WorktreeInfo } from '../shared/worktree';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { buildForkedMessages } from './fork';
+import { createWorktreeOn, renderAgentStartOn, renderSystemPromptOn } from './workspace-activities';
 
 /**
  * Marks runs that start with `renderAgentStart` (system prompt, identity and roster in the first
@@ -17,15 +18,12 @@ export const agentStartPatch = 'agent-start-context';
  */
 export async function prepareRun({ input, state }: AgentParts): Promise<void> {
   if (input.isolation === 'worktree' && !state.worktree) {
-    state.worktree = await setupActivities.createWorktree.executeWithOptions({ ...setupOptions, summary: 'create git worktree' }, [
-      { agentId: input.agentId, cwd: state.cwd },
-    ]);
+    state.worktree = await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd });
   }
   let context: string | undefined;
   if (!state.systemPrompt) {
     if (patched(agentStartPatch)) {
-      const start = await setupActivities.renderAgentStart.executeWithOptions({ ...setupOptions, summary: 'render system prompt and agent context' }, [
-        {
+      const start = await renderAgentStartOn(input.workspaceWorker, {
           agentId: input.agentId,
           agentType: input.agentType,
           name: input.name,
@@ -40,13 +38,12 @@ export async function prepareRun({ input, state }: AgentParts): Promise<void> {
           permissionMode: input.permissionMode,
           forking: input.limits.forking,
           oneShot: input.oneShot,
-        },
-      ]);
+      });
       state.systemPrompt = start.systemPrompt;
       state.spawnContext ??= start.spawnContext;
       context = start.context;
     } else {
-      state.systemPrompt = await setupActivities.renderSystemPrompt({
+      state.systemPrompt = await renderSystemPromptOn(input.workspaceWorker, {
         definitionPrompt: input.definitionPrompt,
         cwd: state.cwd,
         agentType: input.agentType,

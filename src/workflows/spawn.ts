@@ -9,7 +9,6 @@ import { childPermissionMode } from '../shared/agent-roster';
 import { assembleToolPool } from '../shared/tool-pool';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ResolveAgentCwdResult } from '../shared/working-directory';
-import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentState } from './agent-state';
 import { parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError, type AgentToolInput } from './agent-tool-input';
 import type { Children } from './children';
@@ -17,6 +16,7 @@ import { forkChildSpec, isForkConversation } from './fork';
 import { asyncLaunchedText } from './projection';
 import { ancestorsOf, localSpawnRefusal } from './spawn-limits';
 import type { TreeLink } from './tree-link';
+import { loadSpawnContextOn, resolveAgentCwdOn } from './workspace-activities';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
 
@@ -116,9 +116,7 @@ export class AgentTool {
    */
   private async checkCwd(requested: string): Promise<ResolveAgentCwdResult> {
     if (!patched(checkedAgentCwdPatch)) return { ok: true, cwd: requested };
-    return setupActivities.resolveAgentCwd.executeWithOptions({ ...setupOptions, summary: `check cwd ${requested}`.slice(0, 120) }, [
-      { requested, parentCwd: this.state.cwd, workspaceRoot: this.state.workspaceRoot },
-    ]);
+    return resolveAgentCwdOn(this.input.workspaceWorker, { requested, parentCwd: this.state.cwd, workspaceRoot: this.state.workspaceRoot });
   }
 
   /**
@@ -190,7 +188,7 @@ export class AgentTool {
   private loadSpawnContext(): Promise<SpawnContext> {
     const loaded = this.state.spawnContext;
     if (loaded) return Promise.resolve(loaded);
-    this.spawnContext ??= setupActivities.loadSpawnContext.executeWithOptions({ ...setupOptions, summary: 'load agent definitions' }, [{ cwd: this.state.cwd }]);
+    this.spawnContext ??= loadSpawnContextOn(this.input.workspaceWorker, this.state.cwd);
     return this.spawnContext;
   }
 }

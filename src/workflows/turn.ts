@@ -97,6 +97,7 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
     readOnlyBash: input.readOnlyBash === true,
     toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
     readFileState: state.readFileState,
+    workspaceWorker: input.workspaceWorker,
     workflowTools: {
       Agent: (call) => agent.agentTool.call(call),
       SendMessage: (call) => sendMessageTool(call, input, children),
