@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { rootToolPool } from './shared/tool-pool';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
+import { loadMcpConfig } from './activities/mcp/config';
+import { agentMcpInput } from './shared/mcp';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMode } from './shared/agent';
 import { buildRootInput } from './shared/agent-input';
 import { defaultAgentLimits, type AgentLimits } from './shared/limits';
@@ -290,7 +292,8 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
   }
   const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
   const tools = options.tools ?? rootToolPool(definition, limits.maxDepth);
-  if (tools.length === 0) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  if (tools.length === 0 && !definition.mcpTools?.length) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  const mcp = agentMcpInput(definition, (await loadMcpConfig(cwd)).servers);
   const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
   return buildRootInput({
     agentId: options.agentId ?? `agent-${randomUUID().slice(0, 8)}`,
@@ -300,6 +303,7 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     model: resolveModelAlias(options.model ?? definitionModel ?? defaultModel),
     definitionPrompt: definition.prompt,
     tools,
+    ...(mcp ? { mcp } : {}),
     cwd,
     workspaceRoot: cwd,
     permissionMode: options.permissionMode ?? definition.permissionMode ?? 'default',

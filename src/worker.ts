@@ -4,6 +4,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
+import { McpConnectionPool } from './activities/mcp/connection-pool';
+import { webSettingsFromEnv, type WebToolSettings } from './activities/web';
 import { configFromEnv, createAnthropicClient } from './config';
 import { createPayloadCodecs, describePayloadCodecs } from './codec/data-converter';
 import { connectOptions, describeConnection } from './connection-config';
@@ -23,20 +25,41 @@ export interface AgentWorkerOptions {
   /** Pre-built bundle (tests build one per run); omitted → bundle from source. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   toolResultsDir?: string;
+  /** WebFetch's private-address allowance and small model (default: from the environment, docs/configuration.md). */
+  web?: WebToolSettings;
   /** Extra WorkerOptions (e.g. concurrency limits). */
   workerOptions?: Partial<WorkerOptions>;
 }
 
-/** Creates a worker that runs agent workflows and their activities on one task queue. */
+/**
+ * Creates a worker that runs agent workflows and their activities on one task queue. Its MCP
+ * connections (stdio servers it started) are closed when its `run()` returns.
+ */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  return Worker.create({
+  const mcpConnections = new McpConnectionPool();
+  const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ anthropic: options.anthropic, temporalClient: options.client, toolResultsDir: options.toolResultsDir }),
+    activities: createActivities({
+      anthropic: options.anthropic,
+      temporalClient: options.client,
+      toolResultsDir: options.toolResultsDir,
+      mcpConnections,
+      web: options.web ?? webSettingsFromEnv(process.env),
+    }),
     ...options.workerOptions,
   });
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    try {
+      await run();
+    } finally {
+      await mcpConnections.closeAll();
+    }
+  };
+  return worker;
 }
 
 /** Runs a worker configured from the environment until SIGINT/SIGTERM, then shuts down gracefully. */

@@ -5,6 +5,9 @@ import { createResumeActivities, loadSpawnContext } from './spawn-context';
 import { renderSystemPrompt } from './system-prompt';
 import { createToolActivities } from './tools';
 import { createWorktreeActivities } from './worktree';
+import { createMcpActivities } from './mcp/activities';
+import type { McpConnectionPool } from './mcp/connection-pool';
+import { createWebActivities, type WebToolSettings } from './web';
 
 /** Everything activities need from the outside world. */
 export interface ActivityDependencies {
@@ -12,6 +15,10 @@ export interface ActivityDependencies {
   temporalClient: Client;
   /** Where oversized tool results are stored. */
   toolResultsDir?: string;
+  /** The worker's MCP connections (closed when the worker stops). */
+  mcpConnections: McpConnectionPool;
+  /** WebFetch's private-address allowance and small model. */
+  web?: WebToolSettings;
 }
 
 /** All activities of the runtime; the worker registers this object, workflows import its type only. */
@@ -23,5 +30,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createModelActivities(dependencies),
     ...createToolActivities({ resultsDir: dependencies.toolResultsDir }),
     ...createWorktreeActivities(),
+    ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir }),
+    ...createMcpActivities({ pool: dependencies.mcpConnections, resultsDir: dependencies.toolResultsDir }),
   };
 }

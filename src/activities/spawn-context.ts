@@ -2,12 +2,13 @@ import type { Client } from '@temporalio/client';
 import type { SpawnContext } from '../shared/agent-definition';
 import { resumeStateQuery, type ResumeState } from '../shared/definitions';
 import { loadAgentDefinitions } from './agent-definitions/load';
+import { loadMcpConfig } from './mcp/config';
 
-/** Loads what an agent needs to spawn: definitions for its cwd and the SUBAGENTS_SUBAGENT_MODEL override. */
+/** Loads what an agent needs to spawn: definitions and MCP servers for its cwd, and the SUBAGENTS_SUBAGENT_MODEL override. */
 export async function loadSpawnContext(input: { cwd: string }): Promise<SpawnContext> {
-  const loaded = await loadAgentDefinitions({ cwd: input.cwd });
+  const [loaded, mcp] = await Promise.all([loadAgentDefinitions({ cwd: input.cwd }), loadMcpConfig(input.cwd)]);
   const override = process.env.SUBAGENTS_SUBAGENT_MODEL?.trim();
-  return override ? { loaded, subagentModelOverride: override } : { loaded };
+  return { loaded, ...(override ? { subagentModelOverride: override } : {}), mcpServers: mcp.servers };
 }
 
 /** Reads what a new run of a finished agent needs (its input and conversation) from its last run. */

@@ -3,6 +3,9 @@ import type { ContentReplacement, ReadFileState } from './tools';
 import type { AgentLimits } from './limits';
 import type { CarriedTreeState } from './tree';
 import type { WorktreeInfo, WorktreeOutcome } from './worktree';
+import type { ExtraTools, McpServerStatus } from './extra-tools';
+import type { AgentMcpInput } from './mcp';
+import type { Todo } from './todos';
 
 /** Permission modes (docs/architecture.md, approvals). */
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
@@ -31,6 +34,10 @@ export interface CarriedAgentState {
   descendantUsage: TokenUsage;
   /** The agent's worktree, once created (a resumed run reuses a kept one). */
   worktree?: WorktreeInfo;
+  /** Its extra tools (MCP), snapshotted at its first start; a fork copies its parent's. */
+  extraTools?: ExtraTools;
+  /** Its todo list (TodoWrite). */
+  todos?: Todo[];
 }
 
 /** The one JSON input of `agentWorkflow`. */
@@ -52,6 +59,8 @@ export interface AgentWorkflowInput {
   renderedSystemPrompt?: string;
   /** Names of the tools in this agent's pool, in request order. */
   tools: string[];
+  /** MCP servers to start and the filter for their tools; the tools are snapshotted at start (docs/tools.md, MCP). */
+  mcp?: AgentMcpInput;
   /** Working directory; relative paths resolve against it. */
   cwd: string;
   /** File tools are confined to this directory. */
@@ -135,6 +144,10 @@ export interface AgentStatusSnapshot {
   acceptsSteering: boolean;
   /** Approval requests of this agent waiting for a person. */
   pendingApprovals: number;
+  /** Its todo list (TodoWrite), when it has one. */
+  todos?: Todo[];
+  /** Its MCP servers as seen at start, when it has any. */
+  mcpServers?: McpServerStatus[];
 }
 
 /** The parent's record of one child (a task). */

@@ -4,6 +4,8 @@ import { addTokenUsage, emptyTokenUsage, type MessageParam, type TokenUsage } fr
 import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../shared/tools';
 import { textOf } from '../shared/tool-results';
 import type { WorktreeInfo } from '../shared/worktree';
+import type { ExtraTools } from '../shared/extra-tools';
+import type { Todo } from '../shared/todos';
 import { workflowNowMs } from './clock';
 
 /** Where an agent was told to work, before any worktree of its own. */
@@ -29,6 +31,10 @@ export class AgentState {
   worktree?: WorktreeInfo;
   /** The rendered system prompt bytes, sent unchanged on every model call (and threaded to forks). */
   systemPrompt: string;
+  /** Tools beyond the runtime's own (MCP), snapshotted once at the first start; part of the request prefix like the prompt. */
+  extraTools?: ExtraTools;
+  /** The todo list the agent keeps with TodoWrite. */
+  todos: Todo[];
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -43,6 +49,8 @@ export class AgentState {
     this.spawnCount = carried?.spawnCount ?? 0;
     this.descendantUsage = carried?.descendantUsage ?? emptyTokenUsage();
     this.worktree = carried?.worktree;
+    this.extraTools = carried?.extraTools;
+    this.todos = carried?.todos ?? [];
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
     for (const message of carried?.messages ?? []) this.append(message);
   }
@@ -121,6 +129,8 @@ export class AgentState {
       spawnCount: this.spawnCount,
       descendantUsage: this.descendantUsage,
       ...(this.worktree ? { worktree: this.worktree } : {}),
+      ...(this.extraTools ? { extraTools: this.extraTools } : {}),
+      ...(this.todos.length > 0 ? { todos: this.todos } : {}),
     };
   }
 }

@@ -40,6 +40,7 @@ export function installHandlers(agent: AgentParts): void {
   setHandler(conversationQuery, ({ from }) => ({
     systemPrompt: state.systemPrompt,
     tools: input.tools,
+    ...(state.extraTools ? { extraTools: state.extraTools.descriptors.map((descriptor) => descriptor.definition) } : {}),
     messages: state.messages.slice(Math.max(0, from)),
     from,
     total: state.messages.length,

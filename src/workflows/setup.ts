@@ -1,14 +1,17 @@
 import type { WorktreeInfo } from '../shared/worktree';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
+import { prepareExtraTools } from './extra-tools';
 import { buildForkedMessages } from './fork';
 
 /**
  * Prepares a run before its first turn: its worktree (isolation), its system prompt rendered once,
- * and its first messages — the task prompt, or for a fork its parent's conversation prefix plus the
- * directive. A continued or resumed run skips what it already has.
+ * its first messages — the task prompt, or for a fork its parent's conversation prefix plus the
+ * directive — and its MCP tools, snapshotted once. A continued or resumed run skips what it already
+ * has. Returns why the agent cannot run (a required MCP server missing), if so.
  */
-export async function prepareRun({ input, state }: AgentParts): Promise<void> {
+export async function prepareRun(agent: AgentParts): Promise<string | undefined> {
+  const { input, state } = agent;
   if (input.isolation === 'worktree' && !state.worktree) {
     state.worktree = await setupActivities.createWorktree.executeWithOptions({ ...setupOptions, summary: 'create git worktree' }, [
       { agentId: input.agentId, cwd: state.cwd },
@@ -30,6 +33,8 @@ export async function prepareRun({ input, state }: AgentParts): Promise<void> {
   } else if (!input.carried) {
     state.append({ role: 'user', content: [{ type: 'text', text: input.prompt }] });
   }
+  // After the first messages, so a run that fails here keeps its prompt (a resume continues from it).
+  return prepareExtraTools(agent);
 }
 
 /** For a fork in a worktree: inherited paths point at the parent's checkout. */

@@ -31,6 +31,14 @@ export const definitionFieldsSchema = z.object({
   maxTurns: z.int({ error: 'field "maxTurns" must be a positive integer' }).positive({ error: 'field "maxTurns" must be a positive integer' }).optional(),
   background: z.boolean({ error: 'field "background" must be true or false' }).optional(),
   isolation: z.literal('worktree', { error: 'field "isolation" must be "worktree"' }).optional(),
+  mcpServers: z
+    .union([z.array(z.union([z.string(), z.record(z.string(), z.unknown())])), z.record(z.string(), z.unknown())], {
+      error: 'field "mcpServers" must be a list of server names or {name: server} entries (or one {name: server} mapping)',
+    })
+    .optional(),
+  requiredMcpServers: z
+    .union([z.string(), z.array(z.string())], { error: 'field "requiredMcpServers" must be a server name or a list of server names' })
+    .optional(),
 });
 
 export type DefinitionFields = z.infer<typeof definitionFieldsSchema>;
@@ -40,7 +48,6 @@ export const supportedFieldNames: readonly string[] = Object.keys(definitionFiel
 
 /** Fields Claude Code documents (or reads) that this runtime accepts without acting on them. */
 export const knownUnsupportedFieldNames: readonly string[] = [
-  'mcpServers',
   'skills',
   'hooks',
   'memory',
@@ -48,8 +55,8 @@ export const knownUnsupportedFieldNames: readonly string[] = [
   'effort',
   'initialPrompt',
   'omitClaudeMd',
-  'requiredMcpServers',
   'criticalSystemReminder_EXPERIMENTAL',
+  'experimental',
 ];
 
 /** Validates the supported fields; returns every problem as a readable sentence. */
