@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentHandle } from '../../client';
 import type { AgentResult, PermissionMode } from '../../shared/agent';
 import { CliError, ExitCode } from '../exit-codes';
-import { formatProgress, formatResult } from '../format';
+import { formatResult, formatStatus } from '../format';
 import { connect, follow, withAgent } from '../session';
 import { lsTree } from './tree';
 
@@ -72,7 +72,7 @@ async function status(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
   return withAgent(positionals[0], async (handle) => {
     const snapshot = await handle.status();
-    console.log(values.json ? JSON.stringify(snapshot) : snapshot.result ? formatResult(snapshot.result) : formatProgress(snapshot));
+    console.log(values.json ? JSON.stringify(snapshot) : snapshot.result ? formatResult(snapshot.result) : formatStatus(snapshot));
     return ExitCode.ok;
   });
 }
