@@ -5,7 +5,8 @@ import { todoLines, todoSummary } from '../shared/todos';
 /** `12,345 in · 678 out · 9,000 cache read · 1,200 cache write` */
 export function formatUsage(usage: TokenUsage): string {
   const number = (value: number) => value.toLocaleString('en-US');
-  return `${number(usage.inputTokens)} in · ${number(usage.outputTokens)} out · ${number(usage.cacheReadInputTokens)} cache read · ${number(usage.cacheCreationInputTokens)} cache write`;
+  const searches = usage.webSearchRequests ? ` · ${number(usage.webSearchRequests)} web search(es)` : '';
+  return `${number(usage.inputTokens)} in · ${number(usage.outputTokens)} out · ${number(usage.cacheReadInputTokens)} cache read · ${number(usage.cacheCreationInputTokens)} cache write${searches}`;
 }
 
 /** One progress line for --follow. */

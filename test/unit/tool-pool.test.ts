@@ -5,7 +5,7 @@ const base = { depth: 1, maxDepth: 3, background: false, permissionMode: 'defaul
 
 describe('assembleToolPool', () => {
   it('gives a general-purpose child every tool except those no subagent may have', () => {
-    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write']);
+    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', 'WebFetch', 'WebSearch', 'TodoWrite']);
   });
 
   it('withholds Agent at the depth limit', () => {
@@ -14,9 +14,9 @@ describe('assembleToolPool', () => {
   });
 
   it('keeps only the background allow-list of the permission mode', () => {
-    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'Glob', 'Grep', 'Read']);
+    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'Glob', 'Grep', 'Read', 'WebFetch', 'WebSearch', 'TodoWrite']);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'acceptEdits', definition: {} })).toEqual([
-      'Agent', 'SendMessage', 'Glob', 'Grep', 'Read', 'Edit', 'Write',
+      'Agent', 'SendMessage', 'Glob', 'Grep', 'Read', 'Edit', 'Write', 'WebFetch', 'WebSearch', 'TodoWrite',
     ]);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'bypassPermissions', definition: {} })).toContain('Bash');
   });
@@ -24,7 +24,7 @@ describe('assembleToolPool', () => {
   it('applies disallowedTools before the tools allow-list', () => {
     expect(assembleToolPool({ ...base, definition: { tools: ['Read', 'Edit', 'Bash'], disallowedTools: ['Edit'] } })).toEqual(['Bash', 'Read']);
     expect(assembleToolPool({ ...base, definition: { tools: ['*'], disallowedTools: ['Bash', 'Agent'] } })).toEqual([
-      'SendMessage', 'Glob', 'Grep', 'Read', 'Edit', 'Write',
+      'SendMessage', 'Glob', 'Grep', 'Read', 'Edit', 'Write', 'WebFetch', 'WebSearch', 'TodoWrite',
     ]);
   });
 

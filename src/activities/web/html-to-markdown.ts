@@ -46,7 +46,8 @@ export function htmlToMarkdown(html: string): { title?: string; markdown: string
   } catch {
     // Readability gave up on this page: the whole body is used.
   }
-  const markdown = turndown().turndown(contentHtml ?? document.body?.innerHTML ?? html).trim();
+  // A fragment without <html>/<body> has no body to read: the text itself is converted.
+  const markdown = turndown().turndown(contentHtml ?? (document.body?.innerHTML || html)).trim();
   return { ...(title ? { title } : {}), markdown };
 }
 
