@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { inject } from 'vitest';
+import type { WebToolSettings } from '../../src/activities/web';
 import { createAgentWorker } from '../../src/worker';
 
 let runtimeInstalled = false;
@@ -49,7 +50,7 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
 /** A worker on the shared server using the run's workflow bundle and a model server URL. */
 export async function createTestWorker(
   temporal: TestTemporal,
-  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; workerOptions?: Partial<WorkerOptions> },
+  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; workerOptions?: Partial<WorkerOptions>; web?: WebToolSettings },
 ): Promise<Worker> {
   return createAgentWorker({
     connection: temporal.nativeConnection,
@@ -60,5 +61,7 @@ export async function createTestWorker(
     workflowBundle: { codePath: inject('workflowBundlePath') },
     toolResultsDir: options.toolResultsDir,
     workerOptions: options.workerOptions,
+    // Tests never read the worker's environment for the web tools: WebFetch reaches no private address unless a test allows it.
+    web: options.web ?? {},
   });
 }
