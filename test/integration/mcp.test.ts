@@ -101,9 +101,8 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
     expect(childBodies[0]!.tools!.map((tool) => tool.name)).toEqual(['Read', 'mcp__everything__echo', 'mcp__everything__get-sum', 'mcp__everything__get-tiny-image']);
     expect(JSON.stringify(childBodies[0]!.tools![1])).toContain('"message"');
     // The request prefix stays byte-identical from turn to turn.
-    expect(JSON.stringify(childBodies[2]!.tools!.map(({ cache_control: _ignored, ...tool }: { cache_control?: unknown }) => tool))).toBe(
-      JSON.stringify(childBodies[0]!.tools!.map(({ cache_control: _ignored, ...tool }: { cache_control?: unknown }) => tool)),
-    );
+    const withoutBreakpoints = (tools: { name: string }[]) => JSON.stringify(tools.map((tool) => ({ ...tool, cache_control: undefined })));
+    expect(withoutBreakpoints(childBodies[2]!.tools!)).toBe(withoutBreakpoints(childBodies[0]!.tools!));
     // The root has no MCP tools: its definition (general-purpose) would allow them, but no server is configured for it.
     expect(requestBodies(env.modelServer).filter((body) => !body.tools?.some((tool) => tool.name.startsWith('mcp__'))).length).toBeGreaterThan(0);
 
@@ -119,6 +118,13 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
     expect(calls.filter((call) => call.type === 'callMcpTool').map((call) => call.summary)).toEqual([
       'mcp__everything__echo', 'mcp__everything__get-sum', 'mcp__everything__get-tiny-image', 'mcp__everything__echo',
     ]);
+    // The three read-only calls of one turn ran side by side: all scheduled before the first completed.
+    const history = await env.temporal.client.workflow.getHandle(childId).fetchHistory();
+    const order = (history.events ?? [])
+      .map((event) => (event.activityTaskScheduledEventAttributes?.activityType?.name === 'callMcpTool' ? 'scheduled' : event.activityTaskCompletedEventAttributes ? 'completed' : undefined))
+      .filter(Boolean);
+    const firstScheduled = order.indexOf('scheduled');
+    expect(order.slice(firstScheduled, firstScheduled + 3)).toEqual(['scheduled', 'scheduled', 'scheduled']);
     const status = await env.client.getAgent(childId).status();
     expect(status.mcpServers).toEqual([{ name: 'everything', state: 'connected', tools: 3, transport: 'stdio' }]);
     await recordHistory(env.temporal.client, childId, 'mcp-subagent-tools');

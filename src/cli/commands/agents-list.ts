@@ -7,6 +7,7 @@ import { scanDefinitionFiles } from '../../activities/agent-definitions/scan';
 import { remainingTools } from '../../activities/agent-definitions/tool-spec';
 import { loadMcpConfig, type McpConfig } from '../../activities/mcp/config';
 import type { AgentDefinition, LoadedDefinitions } from '../../shared/agent-definition';
+import { agentMcpInput, type McpServerSpec } from '../../shared/mcp';
 import { ExitCode } from '../exit-codes';
 import { formatScan } from './agents-scan';
 
@@ -35,16 +36,14 @@ function describeTools(definition: AgentDefinition): string {
   return tools.length === 0 ? 'none' : tools.join(', ');
 }
 
-/** The MCP servers an agent type gets: configured ones (when its tools allow MCP tools), inline ones, required ones marked `!`. */
-function describeMcpServers(definition: AgentDefinition, configured: readonly string[]): string {
-  const inline = (definition.mcpServers ?? []).filter((entry) => entry.spec).map((entry) => `${entry.name} (inline)`);
-  const referenced = (definition.mcpServers ?? []).filter((entry) => !entry.spec).map((entry) => entry.name);
-  const names = [...new Set([...(definition.tools === undefined || definition.mcpTools?.length ? configured : []), ...referenced])].filter(
-    (name) => !inline.some((entry) => entry.startsWith(`${name} `)),
-  );
-  const required = new Set(definition.requiredMcpServers ?? []);
-  const all = [...names, ...inline].map((name) => (required.has(name.replace(/ \(inline\)$/, '')) ? `${name}!` : name));
-  return all.length === 0 ? '-' : all.join(', ');
+/** The MCP servers an agent of this type starts (required ones marked `!`, inline ones `(inline)`, missing ones `(not configured)`). */
+function describeMcpServers(definition: AgentDefinition, configured: Readonly<Record<string, McpServerSpec>>): string {
+  const mcp = agentMcpInput(definition, configured);
+  const inline = new Set((definition.mcpServers ?? []).filter((entry) => entry.spec).map((entry) => entry.name));
+  const required = new Set(mcp?.required ?? []);
+  const names = [...new Set([...Object.keys(mcp?.servers ?? {}), ...required])];
+  const described = names.map((name) => `${name}${required.has(name) ? '!' : ''}${inline.has(name) ? ' (inline)' : name in (mcp?.servers ?? {}) ? '' : ' (not configured)'}`);
+  return described.length === 0 ? '-' : described.join(', ');
 }
 
 function formatTable(rows: string[][]): string[] {
@@ -58,7 +57,7 @@ function formatLoaded(loaded: LoadedDefinitions, mcp: McpConfig, dir: string, ho
     definition.name,
     definition.file ? `${definition.source} ${displayPath(definition.file, dir, homeDir)}` : definition.source,
     describeTools(definition),
-    describeMcpServers(definition, configured),
+    describeMcpServers(definition, mcp.servers),
     definition.model ?? 'inherit',
   ]);
   const lines = formatTable([['NAME', 'SOURCE', 'TOOLS', 'MCP SERVERS', 'MODEL'], ...rows]);
