@@ -39,11 +39,23 @@ describe('MCP results as tool_result content', () => {
     expect(message.content).toEqual([{ type: 'tool_result', tool_use_id: 't1', content: result.blocks }]);
   });
 
-  it('describes images it cannot send: other formats, and images over the size limit', () => {
+  it('describes images it cannot send: other formats, and images over the size a result may carry', () => {
     const big = Buffer.alloc(maxImageBytes + 10).toString('base64');
     const result = toToolResult({ content: [{ type: 'image', data: png, mimeType: 'image/tiff' }, { type: 'image', data: big, mimeType: 'image/png' }] });
     expect(result.blocks).toBeUndefined();
-    expect(result.content).toMatch(/image\/tiff.*only JPEG, PNG, GIF and WebP[\s\S]*larger than/);
+    expect(result.content).toMatch(/image\/tiff.*only JPEG, PNG, GIF and WebP[\s\S]*over the 1048576 bytes of images a result may carry/);
+    const half = Buffer.alloc(maxImageBytes / 2 + 10).toString('base64');
+    const two = toToolResult({ content: [{ type: 'image', data: half, mimeType: 'image/png' }, { type: 'image', data: half, mimeType: 'image/png' }] });
+    expect(two.blocks?.map((block) => block.type)).toEqual(['image', 'text']);
+  });
+
+  it('cuts long text next to images', () => {
+    const result = toToolResult({ content: [{ type: 'text', text: 'a'.repeat(30) }, { type: 'image', data: png, mimeType: 'image/png' }, { type: 'text', text: 'b'.repeat(30) }] }, 40);
+    expect(result.blocks).toEqual([
+      { type: 'text', text: 'a'.repeat(30) },
+      expect.objectContaining({ type: 'image' }),
+      { type: 'text', text: `${'b'.repeat(10)}\n[... 20 more characters not shown]` },
+    ]);
   });
 
   it('reports server errors as errors, and structured content when there is no content', () => {

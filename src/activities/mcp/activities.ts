@@ -83,6 +83,12 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
           continue;
         }
         const described = describeMcpTools(outcome.name, outcome.tools, filter);
+        // Two server names can normalize to the same prefix; the API refuses duplicate tool names.
+        const taken = new Set(descriptors.map((descriptor) => descriptor.definition.name));
+        for (const descriptor of described.descriptors.filter((candidate) => taken.has(candidate.definition.name))) {
+          described.skipped.push(`${descriptor.definition.name} (another server already has a tool of this name)`);
+        }
+        described.descriptors = described.descriptors.filter((candidate) => !taken.has(candidate.definition.name));
         descriptors.push(...described.descriptors);
         status.push({
           name: outcome.name,
@@ -157,7 +163,7 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
         }
         return { isError: true, content: `${input.toolName} failed: ${messageOf(error)}` };
       }
-      const converted = toToolResult(result);
+      const converted = toToolResult(result, input.maxResultChars);
       if (converted.blocks) return converted;
       const call = { context: { agentId: input.agentId, workspaceRoot: input.cwd, cwd: input.cwd, maxResultChars: input.maxResultChars }, toolUseId: input.toolUseId, input: {} };
       return limitResult(converted, call, resultsDir ?? defaultResultsDir());

@@ -1,7 +1,10 @@
 /** An MCP tools/call result as tool_result content: text, images, resource links and embedded resources. */
 import type { ImageBlock, ToolResultContent } from '../../shared/messages';
 
-/** Images larger than this (bytes, decoded) are described instead of sent: they would bloat workflow history. */
+/**
+ * Images of one result are sent up to this many bytes in all (decoded); the rest are described
+ * instead: results are recorded in workflow history, whose payloads Temporal limits to a few MB.
+ */
 export const maxImageBytes = 1024 * 1024;
 
 const imageTypes: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
@@ -22,19 +25,26 @@ export interface McpCallResult {
 
 const decodedBytes = (base64: string) => Math.floor((base64.length * 3) / 4);
 
-function image(data: string, mimeType: string, what: string): ToolResultContent {
-  if (!imageTypes.includes(mimeType)) return { type: 'text', text: `[${what}: ${mimeType}, ${decodedBytes(data)} bytes; only JPEG, PNG, GIF and WebP images can be shown]` };
-  if (decodedBytes(data) > maxImageBytes) return { type: 'text', text: `[${what}: ${mimeType}, ${decodedBytes(data)} bytes; larger than ${maxImageBytes} bytes, not shown]` };
+/** What is left of the result's image budget. */
+interface ImageBudget {
+  bytes: number;
+}
+
+function image(data: string, mimeType: string, what: string, budget: ImageBudget): ToolResultContent {
+  const size = decodedBytes(data);
+  if (!imageTypes.includes(mimeType)) return { type: 'text', text: `[${what}: ${mimeType}, ${size} bytes; only JPEG, PNG, GIF and WebP images can be shown]` };
+  if (size > budget.bytes) return { type: 'text', text: `[${what}: ${mimeType}, ${size} bytes; over the ${maxImageBytes} bytes of images a result may carry, not shown]` };
+  budget.bytes -= size;
   const block: ImageBlock = { type: 'image', source: { type: 'base64', media_type: mimeType as ImageBlock['source']['media_type'], data } };
   return block;
 }
 
-function convert(item: McpContent): ToolResultContent {
+function convert(item: McpContent, budget: ImageBudget): ToolResultContent {
   switch (item.type) {
     case 'text':
       return { type: 'text', text: item.text };
     case 'image':
-      return image(item.data, item.mimeType, 'image');
+      return image(item.data, item.mimeType, 'image', budget);
     case 'audio':
       return { type: 'text', text: `[audio: ${item.mimeType}, ${decodedBytes(item.data)} bytes; audio cannot be shown to the model]` };
     case 'resource_link':
@@ -42,7 +52,7 @@ function convert(item: McpContent): ToolResultContent {
     case 'resource': {
       const { uri, mimeType, text, blob } = item.resource;
       if (text !== undefined) return { type: 'text', text: `Resource ${uri}${mimeType ? ` (${mimeType})` : ''}:\n${text}` };
-      if (blob !== undefined && mimeType?.startsWith('image/')) return image(blob, mimeType, `resource ${uri}`);
+      if (blob !== undefined && mimeType?.startsWith('image/')) return image(blob, mimeType, `resource ${uri}`, budget);
       return { type: 'text', text: `[resource ${uri}${mimeType ? ` (${mimeType})` : ''}: ${decodedBytes(blob ?? '')} bytes of binary data, not shown]` };
     }
   }
@@ -53,12 +63,24 @@ function isKnownContent(value: unknown): value is McpContent {
   return ['text', 'image', 'audio', 'resource_link', 'resource'].includes(String(type));
 }
 
-/** Text for the model, and rich blocks when there is an image; errors keep the server's own text. */
-export function toToolResult(result: McpCallResult): { content: string; blocks?: ToolResultContent[]; isError: boolean } {
-  const items = (result.content ?? []).map((item) => (isKnownContent(item) ? convert(item) : { type: 'text' as const, text: `[content of type ${String((item as { type?: unknown }).type)}, not shown]` }));
+/**
+ * Text for the model, and rich blocks when there is an image; errors keep the server's own text.
+ * With images, text beyond `maxTextChars` is cut (without them the caller saves long text to a file).
+ */
+export function toToolResult(result: McpCallResult, maxTextChars = 50_000): { content: string; blocks?: ToolResultContent[]; isError: boolean } {
+  const budget: ImageBudget = { bytes: maxImageBytes };
+  const items = (result.content ?? []).map((item) => (isKnownContent(item) ? convert(item, budget) : { type: 'text' as const, text: `[content of type ${String((item as { type?: unknown }).type)}, not shown]` }));
   if (items.length === 0 && result.structuredContent !== undefined) items.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
   const text = items.filter((item) => item.type === 'text').map((item) => item.text).join('\n');
   const isError = result.isError === true;
   if (!items.some((item) => item.type === 'image')) return { content: text || '(no output)', isError };
-  return { content: text, blocks: items.map((item) => (item.type === 'text' && item.text === '' ? { type: 'text', text: '(empty)' } : item)), isError };
+  let left = maxTextChars;
+  const blocks = items.map((item): ToolResultContent => {
+    if (item.type !== 'text') return item;
+    const kept = item.text.slice(0, Math.max(0, left));
+    left -= kept.length;
+    if (kept.length < item.text.length) return { type: 'text', text: `${kept}\n[... ${item.text.length - kept.length} more characters not shown]` };
+    return { type: 'text', text: kept || '(empty)' };
+  });
+  return { content: text, blocks, isError };
 }
