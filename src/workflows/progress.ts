@@ -72,7 +72,7 @@ export class Progress {
   finish(result: AgentResult): void {
     this.fields.state = 'finished';
     this.fields.result = result;
-    setCurrentDetails(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses`);
+    setCurrentDetails(this.withTodos(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses`));
   }
 
   amendResult(result: AgentResult): void {

@@ -223,4 +223,30 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
       ['mcp__slow__slow_append', 1],
     ]);
   }, 180_000);
+
+  it('an interrupt cancels a running MCP call (the activity is cancelled) and the tool_use still gets a result', async () => {
+    await env.writeFiles({ '.mcp.json': JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everythingServer, 'stdio'] } } }) });
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: { agents: [{ match: { userIncludes: 'interrupt test' }, turns: [{ toolUses: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 30, steps: 30 } }] }] }] },
+    });
+    const handle = await env.start({ prompt: 'interrupt test' });
+    await waitFor(async () => (await handle.status()).currentTools.includes('mcp__everything__trigger-long-running-operation'), 60_000, 'the MCP call to start');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await handle.interrupt({ reason: 'too slow' });
+    const result = await handle.result();
+    expect(result.status).toBe('interrupted');
+    const [only] = await toolResults(handle.agentId);
+    expect(only).toMatchObject({ is_error: true, content: 'Interrupted by user before this tool finished.' });
+    const history = await env.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
+    expect((history.events ?? []).some((event) => event.activityTaskCanceledEventAttributes)).toBe(true);
+  }, 120_000);
+
+  it('a worker that shuts down stops the stdio servers it started', async () => {
+    expect(childProcesses('server-everything').length).toBeGreaterThan(0);
+    env.worker.shutdown();
+    await env.restartWorker();
+    expect(childProcesses('server-everything')).toEqual([]);
+    expect(childProcesses('server-filesystem')).toEqual([]);
+  });
 });

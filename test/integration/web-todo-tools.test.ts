@@ -83,6 +83,9 @@ describe('WebFetch, WebSearch and TodoWrite in the agent loop', () => {
     // The last valid list stays in the agent's state (the status query), the invalid one changed nothing.
     const status = await handle.status();
     expect(status.todos).toEqual(todo(['completed', 'in_progress']).todos);
+    // The UI's current details show the list, also once the agent has finished.
+    const metadata = (await env.temporal.client.workflow.getHandle(handle.agentId).query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toMatch(/^\*\*completed\*\* after 5 turns[\s\S]*\*\*Todos\*\* 1\/2 done · now: Searching the docs\n- \[x\] Read the changelog\n- \[ \] \*\*Searching the docs\*\*$/);
     // WebFetch's small model got the page as Markdown, not HTML.
     const fetchRequest = env.modelServer.requests().find((request) => request.headers['x-subagents-agent-type'] === 'WebFetch')!;
     expect(fetchRequest.rawBody).toContain('# Changelog');

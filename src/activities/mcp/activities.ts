@@ -4,7 +4,7 @@
  * `mcp__server__tool` name), heartbeating, cancellable, with a time limit.
  */
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorType, errorText } from '../../shared/errors';
@@ -45,6 +45,9 @@ export async function listServerTools(connection: McpConnection, timeoutMs: numb
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Reported as a cancellation (not a result), so the workflow's cancelled turn sees the activity cancelled. */
+const cancelled = (toolName: string) => new CancelledFailure(`${toolName} was cancelled`);
 
 export function createMcpActivities({ pool, resultsDir }: McpActivityDependencies) {
   /** Connects the agent's servers (required ones are retried until the wait ends) and snapshots their tools. */
@@ -128,7 +131,7 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
       try {
         connection = await connectForCall(input, signal);
       } catch (error) {
-        if (signal.aborted) return { content: `${input.toolName} was cancelled.`, isError: true };
+        if (signal.aborted) throw cancelled(input.toolName);
         return {
           isError: true,
           content: errorText(ErrorType.McpServerUnavailable, `the MCP server "${input.server}" could not be started or reached: ${messageOf(error)}. ${input.toolName} did not run.`),
@@ -143,7 +146,7 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
           onprogress: () => context.heartbeat(),
         })) as McpCallResult;
       } catch (error) {
-        if (signal.aborted) return { content: `${input.toolName} was cancelled.`, isError: true };
+        if (signal.aborted) throw cancelled(input.toolName);
         const closed = !connection.alive || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed);
         if (closed && input.retrySafe) {
           // Safe to run again: Temporal retries the activity, which opens a new connection (the server is restarted).

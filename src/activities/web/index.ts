@@ -1,6 +1,7 @@
 /** WebFetch and WebSearch as Temporal activities, one activity type each, named like the tool. */
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
 import type { WebToolCallInput } from '../../shared/extra-tool-calls';
 import { resolveModelAlias } from '../../shared/models';
 import type { ToolCallResult } from '../../shared/tools';
@@ -41,7 +42,7 @@ export function createWebActivities(options: { anthropic: Anthropic; settings?: 
   });
   const webSearch = createWebSearch(options.anthropic);
   // Fetches and model calls wait on the network: a timer keeps heartbeating (and lets cancellation arrive) meanwhile.
-  const run = async (runner: typeof webFetch, input: WebToolCallInput): Promise<ToolCallResult> => {
+  const run = async (name: 'WebFetch' | 'WebSearch', runner: typeof webFetch, input: WebToolCallInput): Promise<ToolCallResult> => {
     const context = Context.current();
     const env: ToolEnv = {
       signal: context.cancellationSignal,
@@ -50,13 +51,16 @@ export function createWebActivities(options: { anthropic: Anthropic; settings?: 
     };
     const timer = setInterval(() => context.heartbeat(), 5000);
     try {
-      return await runner(input, env);
+      const result = await runner(input, env);
+      // A cancelled call reports the cancellation, not a result, so the workflow's cancelled turn sees it as such.
+      if (context.cancellationSignal.aborted) throw new CancelledFailure(`${name} was cancelled`);
+      return result;
     } finally {
       clearInterval(timer);
     }
   };
   return {
-    WebFetch: (input: WebToolCallInput): Promise<ToolCallResult> => run(webFetch, input),
-    WebSearch: (input: WebToolCallInput): Promise<ToolCallResult> => run(webSearch, input),
+    WebFetch: (input: WebToolCallInput): Promise<ToolCallResult> => run('WebFetch', webFetch, input),
+    WebSearch: (input: WebToolCallInput): Promise<ToolCallResult> => run('WebSearch', webSearch, input),
   };
 }
