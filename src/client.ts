@@ -4,6 +4,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { rootToolPool } from './shared/tool-pool';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
+import { loadMcpConfig } from './activities/mcp/config';
+import { agentMcpInput } from './shared/mcp';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMode } from './shared/agent';
 import type { ThinkingSetting } from './shared/agent-definition';
 import { buildRootInput } from './shared/agent-input';
@@ -355,7 +357,8 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
   const boardProblem = options.taskBoard === undefined ? undefined : boardNameProblem(options.taskBoard);
   if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
   const tools = options.tools ?? rootToolPool(definition, limits.maxDepth);
-  if (tools.length === 0) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  if (tools.length === 0 && !definition.mcpTools?.length) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  const mcp = agentMcpInput(definition, (await loadMcpConfig(cwd)).servers);
   const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
   return buildRootInput({
     agentId: options.agentId ?? `agent-${randomUUID().slice(0, 8)}`,
@@ -365,6 +368,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     model: resolveModelAlias(options.model ?? definitionModel ?? defaultModel),
     definitionPrompt: definition.prompt,
     tools,
+    ...(mcp ? { mcp } : {}),
     cwd,
     workspaceRoot: cwd,
     permissionMode: options.permissionMode ?? definition.permissionMode ?? 'default',

@@ -5,6 +5,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
+import { McpConnectionPool } from './activities/mcp/connection-pool';
+import { webSettingsFromEnv, type WebToolSettings } from './activities/web';
 import { configFromEnv, createAnthropicClient, describeModelEndpoint } from './config';
 import { scrubProcessEnvironment, secretNamesIn, withSecretFiles } from './secrets';
 import { shellOptionsFromEnv, type ShellOptions } from './activities/tools/shell-options';
@@ -32,6 +34,8 @@ export interface AgentWorkerOptions {
   shell?: ShellOptions;
   /** The user's home for CLAUDE.md and agent definitions (default os.homedir()). */
   homeDir?: string;
+  /** WebFetch's private-address allowance and small model (default: from the environment, docs/configuration.md). */
+  web?: WebToolSettings;
   /** Extra WorkerOptions (e.g. concurrency limits). */
   workerOptions?: Partial<WorkerOptions>;
   /** This worker's place among workers without a shared filesystem (docs/operations.md); omitted: every path is served. */
@@ -52,8 +56,16 @@ export function workerIdentity(workerId: string | undefined): string | undefined
 }
 
 /** The activities of a worker, with the workspace root check when it has a root. */
-export function workerActivities(options: AgentWorkerOptions) {
-  const activities = createActivities({ anthropic: options.anthropic, temporalClient: options.client, toolResultsDir: options.toolResultsDir });
+export function workerActivities(options: AgentWorkerOptions, mcpConnections: McpConnectionPool) {
+  const activities = createActivities({
+    anthropic: options.anthropic,
+    temporalClient: options.client,
+    toolResultsDir: options.toolResultsDir,
+    shell: options.shell,
+    ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+    mcpConnections,
+    web: options.web ?? webSettingsFromEnv(process.env),
+  });
   const root = options.workspace?.root;
   if (!root) return activities;
   const name = options.workspace?.workerId ?? `${process.pid}@${os.hostname()}`;
@@ -67,18 +79,31 @@ export function workerActivities(options: AgentWorkerOptions) {
  */
 export const heartbeatThrottle = '1 second';
 
-/** Creates a worker that runs agent workflows and their activities on one task queue. */
+/**
+ * Creates a worker that runs agent workflows and their activities on one task queue. Its MCP
+ * connections (stdio servers it started) are closed when its `run()` returns.
+ */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  return Worker.create({
+  const mcpConnections = new McpConnectionPool();
+  const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     maxHeartbeatThrottleInterval: heartbeatThrottle,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    activities: workerActivities(options),
+    activities: workerActivities(options, mcpConnections),
     ...withIdentity(options),
     ...options.workerOptions,
   });
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    try {
+      await run();
+    } finally {
+      await mcpConnections.closeAll();
+    }
+  };
+  return worker;
 }
 
 function withIdentity(options: AgentWorkerOptions): Partial<WorkerOptions> {
@@ -91,7 +116,8 @@ function withIdentity(options: AgentWorkerOptions): Partial<WorkerOptions> {
  * only the workspace activities, so the agents placed on this worker have their files touched here.
  */
 export async function createWorkspaceWorker(options: AgentWorkerOptions & { workspace: { workerId: string } }): Promise<Worker> {
-  const all = workerActivities(options);
+  // Only workspace activities run here; MCP calls stay on the shared queue, so this pool stays empty.
+  const all = workerActivities(options, new McpConnectionPool());
   const activities = Object.fromEntries(workspaceActivityNames.map((name) => [name, all[name]]));
   const { dataConverter, interceptors, maxConcurrentActivityTaskExecutions } = options.workerOptions ?? {};
   return Worker.create({

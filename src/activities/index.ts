@@ -11,6 +11,9 @@ import { createRenderSystemPrompt } from './system-prompt';
 import { createToolActivities } from './tools';
 import type { ShellOptions } from './tools/shell-options';
 import { createWorktreeActivities } from './worktree';
+import { createMcpActivities } from './mcp/activities';
+import type { McpConnectionPool } from './mcp/connection-pool';
+import { createWebActivities, type WebToolSettings } from './web';
 
 /** Everything activities need from the outside world. */
 export interface ActivityDependencies {
@@ -22,6 +25,10 @@ export interface ActivityDependencies {
   shell?: ShellOptions;
   /** The user's home: ~/.claude/CLAUDE.md and ~/.claude/agents (default os.homedir(); tests pass a temp dir). */
   homeDir?: string;
+  /** The worker's MCP connections (closed when the worker stops). */
+  mcpConnections: McpConnectionPool;
+  /** WebFetch's private-address allowance and small model. */
+  web?: WebToolSettings;
 }
 
 /** All activities of the runtime; the worker registers this object, workflows import its type only. */
@@ -44,5 +51,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     callModel,
     ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
     ...createBoardToolActivities(dependencies.temporalClient),
+    ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir }),
+    ...createMcpActivities({ pool: dependencies.mcpConnections, resultsDir: dependencies.toolResultsDir }),
   };
 }

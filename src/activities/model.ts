@@ -54,7 +54,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       model: input.model,
       maxTokens: input.maxOutputTokens,
       systemPrompt: conversation.systemPrompt,
-      tools: definitionsFor(conversation.tools),
+      tools: definitionsFor(conversation.tools, conversation.extraTools),
       messages: conversation.messages,
       ...(input.thinking ? { thinking: input.thinking } : {}),
     });

@@ -2,14 +2,18 @@ import type { ToolDefinition } from '../shared/messages';
 import { agentToolDefinitions } from '../shared/agent-tool-definitions';
 import { boardToolDefinitions } from '../shared/board-tool-definitions';
 import { toolDefinitions } from '../shared/tool-definitions';
+import { webToolDefinitions } from '../shared/web-tool-definitions';
 
-const catalog: Record<string, ToolDefinition> = { ...agentToolDefinitions, ...toolDefinitions, ...boardToolDefinitions };
+const catalog: Record<string, ToolDefinition> = { ...agentToolDefinitions, ...toolDefinitions, ...boardToolDefinitions, ...webToolDefinitions };
 
-/** The model-facing definitions of a pool, in the pool's order (so the request prefix is stable). */
-export function definitionsFor(names: readonly string[]): ToolDefinition[] {
-  return names.map((name) => {
+/**
+ * The model-facing definitions of a pool, in the pool's order (so the request prefix is stable),
+ * then the agent's extra tools (MCP) from their descriptors' definitions.
+ */
+export function definitionsFor(names: readonly string[], extraTools: readonly ToolDefinition[] = []): ToolDefinition[] {
+  return [...names.map((name) => {
     const definition = catalog[name];
     if (!definition) throw new Error(`No tool definition for "${name}". Known tools: ${Object.keys(catalog).join(', ')}.`);
     return definition;
-  });
+  }), ...extraTools];
 }

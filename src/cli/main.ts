@@ -9,6 +9,7 @@ import { PayloadKeyConfigError } from '../codec/errors';
 import { worktreesCommand } from './commands/worktrees';
 import { demoCommand } from './commands/demo';
 import { devCommand, ensureCliCommand } from './commands/dev';
+import { mcpCommand } from './commands/mcp';
 import { modelServerCommand } from './commands/model-server';
 import { workerCommand } from './commands/worker';
 import { isGrpcServiceError, NamespaceNotFoundError, ServiceError, WorkflowNotFoundError } from '@temporalio/client';
@@ -42,6 +43,7 @@ const commands: Record<string, { run: Command; help: string }> = {
   send: { run: agentCommands.send, help: 'send <agentId|name> "text" [--root ROOT_ID] [--follow]   (queues for a running agent; resumes a finished one)' },
   resume: { run: agentCommands.resume, help: 'resume <agentId> "prompt" [--follow] [--json]   (a new run of a finished agent, continuing from its history)' },
   agents: { run: (argv) => agentsListCommand(argv), help: 'agents [--dir DIR] [--json]   (agent types: built-in, ~/.claude/agents, .claude/agents)' },
+  mcp: { run: (argv) => mcpCommand(argv), help: 'mcp list [--dir DIR] [--json] | mcp tools <server> [--dir DIR] [--json]   (configured MCP servers; reachable?)' },
   ui: { run: (argv) => uiCommand(argv), help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)' },
   worktrees: { run: worktreesCommand, help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)' },
   worker: { run: workerCommand, help: 'worker   (runs a worker configured from the environment)' },

@@ -35,15 +35,31 @@ const scriptedToolUseSchema = z.strictObject({
   id: z.string().min(1).optional(),
 });
 
+/** A server-side web search the scripted model runs; the server answers it from the search fixture. */
+const scriptedServerToolUseSchema = z.strictObject({
+  name: z.literal('web_search'),
+  input: z.strictObject({ query: z.string() }),
+});
+
+/** A page of the web search fixture. */
+const fixturePageSchema = z.strictObject({
+  url: z.url(),
+  title: z.string(),
+  text: z.string(),
+  pageAge: z.string().optional(),
+});
+
 export const turnSchema = z.strictObject({
   text: z.string().min(1).optional(),
   toolUses: z.array(scriptedToolUseSchema).optional(),
+  /** Web searches run before the text (server_tool_use + web_search_tool_result blocks). */
+  serverToolUses: z.array(scriptedServerToolUseSchema).optional(),
   thinking: z.string().min(1).optional(),
   stopReason: z.enum(stopReasons).optional(),
   delayMs: z.number().int().nonnegative().optional(),
   fault: faultSpecSchema.optional(),
-}).refine((turn) => turn.text !== undefined || (turn.toolUses?.length ?? 0) > 0 || turn.thinking !== undefined, {
-  message: 'a turn needs text, toolUses or thinking',
+}).refine((turn) => turn.text !== undefined || (turn.toolUses?.length ?? 0) > 0 || turn.thinking !== undefined || (turn.serverToolUses?.length ?? 0) > 0, {
+  message: 'a turn needs text, toolUses, serverToolUses or thinking',
 });
 
 export const agentMatchSchema = z.strictObject({
@@ -75,6 +91,8 @@ export const scenarioSchema = z.strictObject({
     message: 'an agent entry needs exactly one of turns or boardWorker',
   })),
   default: z.array(turnSchema).optional(),
+  /** Pages the web search tool finds (default: a small built-in set, src/model-server/web-search.ts). */
+  webSearchPages: z.array(fixturePageSchema).optional(),
 });
 
 export const behaviourSchema = z.discriminatedUnion('kind', [

@@ -1,6 +1,7 @@
 import type { AgentWorkflowInput, CarriedAgentState, PermissionMode } from './agent';
 import type { AgentLimits } from './limits';
 import type { WorkspaceWorker } from './workspace-routing';
+import type { AgentMcpInput } from './mcp';
 
 /**
  * The one builder of `agentWorkflow` inputs, used by the client for roots and by the Agent tool for
@@ -20,6 +21,8 @@ export interface AgentSpec {
   /** A fork reuses its parent's rendered bytes; others render their own at start. */
   renderedSystemPrompt?: string;
   tools: string[];
+  /** MCP servers to start and the filter for their tools (absent: none). */
+  mcp?: AgentMcpInput;
   cwd: string;
   workspaceRoot: string;
   isolation?: 'worktree';
@@ -70,6 +73,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     definitionPrompt: spec.definitionPrompt,
     ...(spec.renderedSystemPrompt !== undefined ? { renderedSystemPrompt: spec.renderedSystemPrompt } : {}),
     tools: spec.tools,
+    ...(spec.mcp ? { mcp: spec.mcp } : {}),
     cwd: spec.cwd,
     workspaceRoot: spec.workspaceRoot,
     ...(spec.isolation ? { isolation: spec.isolation } : {}),

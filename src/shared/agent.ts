@@ -5,6 +5,9 @@ import type { AgentLimits } from './limits';
 import type { CarriedTreeState } from './tree';
 import type { WorktreeInfo, WorktreeOutcome } from './worktree';
 import type { WorkspaceWorker } from './workspace-routing';
+import type { ExtraTools, McpServerStatus } from './extra-tools';
+import type { AgentMcpInput } from './mcp';
+import type { Todo } from './todos';
 
 /** Permission modes (docs/architecture.md, approvals). */
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
@@ -37,6 +40,10 @@ export interface CarriedAgentState {
   worktree?: WorktreeInfo;
   /** The agent types it loaded at start (its roster): spawns use them for the agent's whole life. */
   spawnContext?: SpawnContext;
+  /** Its extra tools (MCP), snapshotted at its first start; a fork copies its parent's. */
+  extraTools?: ExtraTools;
+  /** Its todo list (TodoWrite). */
+  todos?: Todo[];
 }
 
 /** The one JSON input of `agentWorkflow`. */
@@ -58,6 +65,8 @@ export interface AgentWorkflowInput {
   renderedSystemPrompt?: string;
   /** Names of the tools in this agent's pool, in request order. */
   tools: string[];
+  /** MCP servers to start and the filter for their tools; the tools are snapshotted at start (docs/tools.md, MCP). */
+  mcp?: AgentMcpInput;
   /** Working directory; relative paths resolve against it. */
   cwd: string;
   /** File tools are confined to this directory. */
@@ -166,6 +175,10 @@ export interface AgentStatusSnapshot {
   pendingApprovals: number;
   /** Signals refused because their payload was invalid (docs/security.md). */
   rejectedInputs: RejectedInputs;
+  /** Its todo list (TodoWrite), when it has one. */
+  todos?: Todo[];
+  /** Its MCP servers as seen at start, when it has any. */
+  mcpServers?: McpServerStatus[];
 }
 
 /** Signals an agent refused: how many, and the last one. */

@@ -22,6 +22,20 @@ export const ErrorType = {
   CommandNotReadOnly: 'CommandNotReadOnly',
   UnknownTool: 'UnknownTool',
 
+  // Web and MCP tools (docs/tools.md).
+  /** WebFetch refused the URL: not http(s), credentials in it, or a private/local address not allowed by configuration. */
+  UrlNotAllowed: 'UrlNotAllowed',
+  /** WebFetch could not get the page (network, HTTP status, too many redirects, timeout). */
+  FetchFailed: 'FetchFailed',
+  ContentTooLarge: 'ContentTooLarge',
+  UnsupportedContent: 'UnsupportedContent',
+  WebSearchFailed: 'WebSearchFailed',
+  /** An MCP server could not be started or reached. */
+  McpServerUnavailable: 'McpServerUnavailable',
+  /** An MCP server stopped (exited, connection dropped) while a call ran. */
+  McpServerStopped: 'McpServerStopped',
+  McpToolTimeout: 'McpToolTimeout',
+
   // Agents and the tree.
   /** The workflow failure of an agent that failed; its details carry the partial AgentResult. */
   AgentFailed: 'AgentFailed',

@@ -13,16 +13,32 @@ export function isTaskBoardTool(name: string): name is TaskBoardToolName {
 }
 // ── end of the task board tools ───────────────────────────────────────────────────────────────
 
+// ── [tools] web and todo tools (docs/tools.md); tools not known at build time (MCP) are classified by their descriptors (src/shared/extra-tools.ts) ──
+/** Tools that reach the web, each run by a Temporal activity of the same name; they change nothing in the workspace. */
+export const webToolNames = ['WebFetch', 'WebSearch'] as const;
+export type WebToolName = (typeof webToolNames)[number];
+/** Keeps the agent's todo list in its workflow state (workflow-run; needs no person). */
+export const todoToolNames = ['TodoWrite'] as const;
+
+/** True for WebFetch and WebSearch. */
+export function isWebTool(name: string): name is WebToolName {
+  return (webToolNames as readonly string[]).includes(name);
+}
+// ── end [tools] ──
+
 /** Every tool this runtime has, in the order requests list them (the order is part of the cache prefix). */
-export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...taskBoardToolNames] as const;
+export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...webToolNames, ...todoToolNames, ...taskBoardToolNames] as const;
 export type RuntimeToolName = (typeof runtimeToolNames)[number];
 
 /** Tools that work on the workspace, each run by a Temporal activity of the same name. */
 export const workspaceToolNames = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'] as const;
 export type WorkspaceToolName = (typeof workspaceToolNames)[number];
 
-/** Tools that cannot change anything: they need no approval, run side by side, and every background agent may use them. */
-export const readOnlyToolNames = ['Read', 'Glob', 'Grep'] as const;
+/**
+ * Tools that cannot change the workspace or anything outside the agent: they need no approval, run side by side, and every
+ * background agent may use them (TodoWrite changes only the agent's own todo list).
+ */
+export const readOnlyToolNames = ['Read', 'Glob', 'Grep', ...webToolNames, ...todoToolNames] as const;
 export type ReadOnlyToolName = (typeof readOnlyToolNames)[number];
 
 /** Tools run by workflow code that only talk to other agents of the tree: they never need a person. */

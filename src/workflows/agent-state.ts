@@ -5,6 +5,8 @@ import { addTokenUsage, emptyTokenUsage, type MessageParam, type TokenUsage } fr
 import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../shared/tools';
 import { textOf } from '../shared/tool-results';
 import type { WorktreeInfo } from '../shared/worktree';
+import type { ExtraTools } from '../shared/extra-tools';
+import type { Todo } from '../shared/todos';
 import { workflowNowMs } from './clock';
 
 /** Where an agent was told to work, before any worktree of its own. */
@@ -32,6 +34,10 @@ export class AgentState {
   spawnContext?: SpawnContext;
   /** The rendered system prompt bytes, sent unchanged on every model call (and threaded to forks). */
   systemPrompt: string;
+  /** Tools beyond the runtime's own (MCP), snapshotted once at the first start; part of the request prefix like the prompt. */
+  extraTools?: ExtraTools;
+  /** The todo list the agent keeps with TodoWrite. */
+  todos: Todo[];
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -47,6 +53,8 @@ export class AgentState {
     this.descendantUsage = carried?.descendantUsage ?? emptyTokenUsage();
     this.worktree = carried?.worktree;
     this.spawnContext = carried?.spawnContext;
+    this.extraTools = carried?.extraTools;
+    this.todos = carried?.todos ?? [];
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
     for (const message of carried?.messages ?? []) this.append(message);
   }
@@ -126,6 +134,8 @@ export class AgentState {
       descendantUsage: this.descendantUsage,
       ...(this.worktree ? { worktree: this.worktree } : {}),
       ...(this.spawnContext ? { spawnContext: this.spawnContext } : {}),
+      ...(this.extraTools ? { extraTools: this.extraTools } : {}),
+      ...(this.todos.length > 0 ? { todos: this.todos } : {}),
     };
   }
 }

@@ -13,7 +13,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
   installHandlers(agent);
   const ending = new Ending(agent);
   try {
-    await prepareRun(agent);
+    const cannotRun = await prepareRun(agent);
+    if (cannotRun) return await ending.failed(cannotRun);
     return await queryLoop(agent, ending);
   } catch (error) {
     throw await ending.stopped(error);

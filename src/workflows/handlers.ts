@@ -60,6 +60,7 @@ export function installHandlers(agent: AgentParts): void {
   guard.query(conversationQuery, conversationQuerySchema, ({ from }) => ({
     systemPrompt: state.systemPrompt,
     tools: input.tools,
+    ...(state.extraTools ? { extraTools: state.extraTools.descriptors.map((descriptor) => descriptor.definition) } : {}),
     messages: state.messages.slice(from),
     from,
     total: state.messages.length,

@@ -24,6 +24,8 @@ export interface ToolRunContext {
   workflowTools: Readonly<Record<string, WorkflowTool>>;
   /** Where the agent's files are when workers do not share a filesystem (docs/operations.md); absent: any worker. */
   workspaceWorker?: WorkspaceWorker;
+  /** Calls of one turn that may run side by side (default: the runtime's own rule). */
+  concurrencySafe?(name: string): boolean;
   /** Permission check before a call runs: undefined to go ahead, or the denial the model sees. */
   authorize(call: ToolUseBlock): Promise<ToolOutcome | undefined>;
   onStart(call: ToolUseBlock): void;
@@ -92,7 +94,7 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
  * results of the calls that did finish.
  */
 export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext, outcomes: Record<string, ToolOutcome>): Promise<void> {
-  const concurrencySafe = (name: string) => isConcurrencySafeTool(name) && context.pool.includes(name);
+  const concurrencySafe = (name: string) => (context.concurrencySafe?.(name) ?? isConcurrencySafeTool(name)) && context.pool.includes(name);
   for (const batch of partitionToolCalls(calls, concurrencySafe, maxConcurrentToolCalls)) {
     await Promise.all(
       batch.calls.map(async (call) => {

@@ -6,6 +6,7 @@ import { ErrorType, errorText } from '../shared/errors';
 import type { ToolUseBlock } from '../shared/messages';
 import { resolveSubagentModel } from '../shared/model-resolution';
 import { childPermissionMode } from '../shared/agent-roster';
+import { agentMcpInput } from '../shared/mcp';
 import { assembleToolPool } from '../shared/tool-pool';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ResolveAgentCwdResult } from '../shared/working-directory';
@@ -75,7 +76,8 @@ export class AgentTool {
     const background = request.run_in_background ?? definition.background ?? false;
     const permissionMode = childPermissionMode(input.permissionMode, definition);
     const tools = assembleToolPool({ definition, depth: input.depth + 1, maxDepth: input.limits.maxDepth, background, permissionMode });
-    if (tools.length === 0) {
+    // An agent whose only tools are MCP tools is checked when its servers have listed them (src/workflows/extra-tools.ts).
+    if (tools.length === 0 && !definition.mcpTools?.length) {
       return error(`Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`);
     }
     return this.launch(call, request, childId, background, () => this.namedChildSpec(childId, request, definition, { background, permissionMode, tools, context }));
@@ -167,6 +169,7 @@ export class AgentTool {
       }),
       definitionPrompt: definition.prompt,
       tools: options.tools,
+      mcp: agentMcpInput(definition, options.context.mcpServers ?? {}),
       cwd,
       // Never a larger workspace than the parent's (a cwd outside it was refused above).
       workspaceRoot: this.state.workspaceRoot,

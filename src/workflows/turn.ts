@@ -5,6 +5,7 @@ import type { ModelCallResult } from '../shared/model-call';
 import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from '../shared/tool-results';
 import { modelActivities, modelOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
+import { classificationOf, extraToolRoutes, isConcurrencySafe, toolPool } from './extra-tools';
 import { runToolCalls, type ToolRunContext } from './run-tools';
 import { sendMessageTool } from './send-message';
 import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
@@ -93,7 +94,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
 function toolRunContext(agent: AgentParts): ToolRunContext {
   const { input, state, children, approvals, progress } = agent;
   return {
-    pool: input.tools,
+    pool: toolPool(agent),
     readOnlyBash: input.readOnlyBash === true,
     toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
     readFileState: state.readFileState,
@@ -103,8 +104,10 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
       SendMessage: (call) => sendMessageTool(call, input, children),
       TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
       ...agent.board.workflowTools(),
+      ...extraToolRoutes(agent),
     },
-    authorize: (call) => approvals.authorize(call),
+    authorize: (call) => approvals.authorize(call, classificationOf(agent, call.name)),
+    concurrencySafe: (name) => isConcurrencySafe(agent, name),
     onStart: (call) => progress.toolStarted(call.name),
     onReadFiles: (records) => state.recordReadFiles(records),
     onReplacement: (replacement) => state.recordReplacement(replacement),

@@ -72,7 +72,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
 
     // The child's pool is read-only (its Bash runs read-only commands only); its Write attempt got an error and the file is untouched.
     const childRequests = requestsOf(childId);
-    expect(childRequests[0]!.tools!.map((tool) => tool.name).sort()).toEqual(['Bash', 'Glob', 'Grep', 'Read']);
+    expect(childRequests[0]!.tools!.map((tool) => tool.name).sort()).toEqual(['Bash', 'Glob', 'Grep', 'Read', 'TodoWrite', 'WebFetch', 'WebSearch']);
     const refused = lastUserBlocks(childRequests[1]!)[0]!;
     expect(refused.is_error).toBe(true);
     expect(text(refused)).toContain('ToolNotAllowed');
@@ -306,13 +306,13 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
         },
       ]),
     );
-    const handle = await env.start({ prompt: 'budget test', name: 'budget-root', limits: { treeTokenBudget: 6000 } });
+    const handle = await env.start({ prompt: 'budget test', name: 'budget-root', limits: { treeTokenBudget: 60000 } });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const requests = requestsOf(handle.agentId);
     const notification = text(lastUserBlocks(requests[2]!)[0]);
     expect(notification).toContain('<status>killed</status>');
-    expect(notification).toContain("token budget of 6000 tokens was reached");
+    expect(notification).toContain('token budget of 60000 tokens was reached');
     const late = lastUserBlocks(requests[3]!)[0]!;
     expect(late.is_error).toBe(true);
     expect(text(late)).toContain('token budget');
@@ -370,7 +370,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('spawns custom types from .claude/agents with precedence, a broken file and an unknown tool', async () => {
     const agentsDir = path.join(env.workspace, '.claude', 'agents');
     mkdirSync(agentsDir, { recursive: true });
-    writeFileSync(path.join(agentsDir, 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews files\ntools: Read, WebFetch\nmodel: opus\n---\nYou are REVIEWER-PROMPT.\n');
+    writeFileSync(path.join(agentsDir, 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews files\ntools: Read, NotebookEdit\nmodel: opus\n---\nYou are REVIEWER-PROMPT.\n');
     writeFileSync(path.join(agentsDir, 'explore.md'), '---\nname: Explore\ndescription: Project explorer\ntools: [Grep]\n---\nPROJECT-EXPLORE-PROMPT\n');
     writeFileSync(path.join(agentsDir, 'broken.md'), '---\nname: [unclosed\n---\nbody\n');
     env.modelServer.setBehaviour(

@@ -4,7 +4,7 @@ import type { AgentHandle } from '../../client';
 import type { AgentResult, PermissionMode } from '../../shared/agent';
 import { maxWorkspaceWaitMs, minWorkspaceWaitMs, parseWorkerId } from '../../shared/workspace-routing';
 import { CliError, ExitCode } from '../exit-codes';
-import { formatProgress, formatResult } from '../format';
+import { formatResult, formatStatus } from '../format';
 import { closedStatusOf, connect, follow, withAgent } from '../session';
 import { lsTree } from './tree';
 
@@ -98,7 +98,7 @@ async function status(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
   return withAgent(positionals[0], async (handle) => {
     const snapshot = await handle.status();
-    console.log(values.json ? JSON.stringify(snapshot) : snapshot.result ? formatResult(snapshot.result) : formatProgress(snapshot));
+    console.log(values.json ? JSON.stringify(snapshot) : snapshot.result ? formatResult(snapshot.result) : formatStatus(snapshot));
     return ExitCode.ok;
   });
 }
