@@ -131,6 +131,9 @@ export const workerKillCheck: Check = {
   },
 };
 
+/** The workspace activity an agent starts with: `renderAgentStart` since the agent-start-context patch, `renderSystemPrompt` before. */
+const startActivities = ['renderAgentStart', 'renderSystemPrompt'];
+
 /** Calls placed on a worker that is down wait for it; started again (same id), it runs them and the agent completes. */
 export const workerRestartCheck: Check = {
   name: 'an agent placed on a stopped worker waits, and runs once that worker is back',
@@ -145,13 +148,13 @@ export const workerRestartCheck: Check = {
     await sleep(3000);
     if (requestedBy(context, rootId)) throw new CheckFailed('the agent called the model before its system prompt was rendered on worker-1');
     const pending = (await tree.handle.describe()).raw.pendingActivities ?? [];
-    if (!pending.some((activity) => activity.activityType?.name === 'renderSystemPrompt')) throw new CheckFailed('no renderSystemPrompt waiting for worker-1');
+    if (!pending.some((activity) => startActivities.includes(activity.activityType?.name ?? ''))) throw new CheckFailed(`no ${startActivities.join(' or ')} waiting for worker-1`);
     const restartedAt = Date.now();
     const pid = await env.startWorker('worker-1');
     const result = await tree.result(120_000);
     if (result.status !== 'completed') throw new CheckFailed(`${rootId} ${result.status}: ${result.error}`);
     const { tasks } = await treeTasks(env.temporal, rootId);
-    const workspaceTasks = tasks.filter((task) => task.name === 'renderSystemPrompt' || task.name === 'Read');
+    const workspaceTasks = tasks.filter((task) => startActivities.includes(task.name) || task.name === 'Read');
     if (workspaceTasks.length !== 2 || !workspaceTasks.every((task) => task.identity.startsWith(`worker-1 ${pid}@`))) {
       throw new CheckFailed(`its workspace calls ran on ${workspaceTasks.map((task) => task.identity).join(', ')}, not the restarted worker-1 (pid ${pid})`);
     }

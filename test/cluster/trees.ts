@@ -30,7 +30,7 @@ export function threeLevelTree(rootId: string, markers: string, delayMs = 0): Sc
         {
           toolUses: [
             { name: 'Agent', input: { description: 'worktree writer', prompt: `CLUSTER worktree branch of ${rootId}`, subagent_type: 'general-purpose', isolation: 'worktree' } },
-            { name: 'Agent', input: { description: 'fork helper', prompt: `CLUSTER fork of ${rootId}: read shared.txt` } },
+            { name: 'Agent', input: { description: 'fork helper', prompt: `CLUSTER fork of ${rootId}: read shared.txt`, subagent_type: 'fork' } },
           ],
         },
         { text: rootDoneText(rootId) },
