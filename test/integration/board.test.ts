@@ -44,7 +44,7 @@ beforeAll(async () => {
         { match: { agentName: 'long-holder' }, turns: [
           { toolUses: [{ name: 'TaskCreate', input: { subject: 'long job', description: 'outlives several runs' } }] },
           { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
-          ...Array.from({ length: 4 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] })),
+          ...Array.from({ length: 4 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 3' } }] })),
           { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'completed', note: 'held across runs' } }] },
           { text: 'HOLDER-DONE: {{last_tool_result}}' },
         ] },
@@ -109,8 +109,8 @@ describe('the shared task board', () => {
 
 describe('claims across continue-as-new', () => {
   it('keeps renewing a claim in the next run of the agent', async () => {
-    // 8 s of work on a 4 s lease, with a new run after (almost) every turn: without the carried claim it would run out.
-    const handle = await env.start({ prompt: 'Hold a task for long.', name: 'long-holder', limits: { continueAsNewAfterEvents: 20, boardLeaseMs: 4_000 } });
+    // 12 s of work on a 6 s lease (renewed every 2 s), with a new run after (almost) every turn: without the carried claim it would run out.
+    const handle = await env.start({ prompt: 'Hold a task for long.', name: 'long-holder', limits: { continueAsNewAfterEvents: 20, boardLeaseMs: 6_000 } });
     const result = await handle.result();
     expect(result.finalText).toMatch(/^HOLDER-DONE: Updated task #1 status, note/);
     const snapshot = await boards.snapshot(treeBoardId(handle.agentId));
