@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { resolveAgentCwd } from './agent-cwd';
 import { createModelActivities } from './model';
+import { createPeekActivities } from './peek';
 import os from 'node:os';
 import { createAgentStartActivity } from './prompt/render-agent-start';
 import { createResumeActivities, createSpawnContextLoader } from './spawn-context';
@@ -32,6 +33,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     resolveAgentCwd,
     loadSpawnContext,
     ...createResumeActivities(dependencies.temporalClient),
+    ...createPeekActivities(dependencies.temporalClient),
     ...createModelActivities(dependencies),
     ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
     ...createWorktreeActivities(),

@@ -1,8 +1,9 @@
 import type { ToolDefinition } from '../shared/messages';
 import { agentToolDefinitions } from '../shared/agent-tool-definitions';
+import { taskOutputDefinition } from '../shared/task-output-definition';
 import { toolDefinitions } from '../shared/tool-definitions';
 
-const catalog: Record<string, ToolDefinition> = { ...agentToolDefinitions, ...toolDefinitions };
+const catalog: Record<string, ToolDefinition> = { ...agentToolDefinitions, TaskOutput: taskOutputDefinition, ...toolDefinitions };
 
 /** The model-facing definitions of a pool, in the pool's order (so the request prefix is stable). */
 export function definitionsFor(names: readonly string[]): ToolDefinition[] {

@@ -2,6 +2,7 @@ import type { AgentWorkflowInput } from '../shared/agent';
 import { AgentState } from './agent-state';
 import { Approvals } from './approvals';
 import { Children } from './children';
+import { Compaction } from './compaction';
 import { Inbox } from './inbox';
 import { Progress } from './progress';
 import { AgentTool } from './spawn';
@@ -30,6 +31,8 @@ export interface AgentParts {
   readonly agentTool: AgentTool;
   /** What it is doing now, for the status query and the UI. */
   readonly progress: Progress;
+  /** Compacting its conversation when it outgrows the context (docs/architecture.md, Compaction). */
+  readonly compaction: Compaction;
 }
 
 export function createAgentParts(input: AgentWorkflowInput): AgentParts {
@@ -53,5 +56,6 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     children,
     agentTool: new AgentTool(input, state, children, tree),
     progress: new Progress(input, state),
+    compaction: new Compaction(),
   };
 }

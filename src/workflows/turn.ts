@@ -5,8 +5,10 @@ import type { ModelCallResult } from '../shared/model-call';
 import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from '../shared/tool-results';
 import { modelActivities, modelOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
+import { measureRequest } from './context-meter';
 import { runToolCalls, type ToolRunContext } from './run-tools';
 import { sendMessageTool } from './send-message';
+import { taskOutputTool } from './task-output';
 import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
 import type { Interruption } from './turn-control';
 
@@ -36,10 +38,13 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
   let answered = false;
   const childrenBefore = children.ids();
   const body = async (): Promise<TurnOutcome> => {
+    await agent.compaction.compactIfDue(agent);
     progress.callingModel();
     inbox.markSent();
+    const sent = state.messages.length;
     const response = await callModel(agent);
     if ('failure' in response) return { type: 'failed', error: response.failure };
+    measureRequest(state, response.usage, sent);
     state.addUsage(response.usage);
     if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
     toolUses = toolUsesOf(response.content);
@@ -99,8 +104,9 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
     readFileState: state.readFileState,
     workflowTools: {
       Agent: (call) => agent.agentTool.call(call),
-      SendMessage: (call) => sendMessageTool(call, input, children),
+      SendMessage: (call) => sendMessageTool(call, input, children, agent.tree),
       TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
+      TaskOutput: (call) => taskOutputTool(call, children),
     },
     authorize: (call) => approvals.authorize(call),
     onStart: (call) => progress.toolStarted(call.name),

@@ -5,7 +5,7 @@ const base = { depth: 1, maxDepth: 3, background: false, permissionMode: 'defaul
 
 describe('assembleToolPool', () => {
   it('gives a general-purpose child every tool, the same list as its root (one cache prefix)', () => {
-    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write']);
+    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write']);
     expect(assembleToolPool({ ...base, definition: {} })).toEqual(rootToolPool({}, 3));
   });
 
@@ -15,9 +15,9 @@ describe('assembleToolPool', () => {
   });
 
   it('keeps only the background allow-list of the permission mode', () => {
-    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'Glob', 'Grep', 'Read']);
+    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read']);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'acceptEdits', definition: {} })).toEqual([
-      'Agent', 'SendMessage', 'TaskStop', 'Glob', 'Grep', 'Read', 'Edit', 'Write',
+      'Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read', 'Edit', 'Write',
     ]);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'bypassPermissions', definition: {} })).toContain('Bash');
   });
@@ -36,6 +36,9 @@ describe('assembleToolPool', () => {
   it('lets a root stop its own tasks; TaskStop comes only with Agent (it stops only the agent own children)', () => {
     expect(rootToolPool({}, 3)).toContain('TaskStop');
     expect(assembleToolPool({ ...base, definition: { tools: ['TaskStop', 'Read'] } })).toEqual(['Read']);
+    // TaskOutput likewise: it reads only the agent's own children, so it comes with Agent, also for subagents.
+    expect(assembleToolPool({ ...base, definition: { tools: ['TaskOutput', 'Read'] } })).toEqual(['Read']);
+    expect(assembleToolPool({ ...base, depth: 2, definition: { tools: ['Agent', 'TaskOutput'] } })).toEqual(['Agent', 'TaskOutput']);
     expect(rootToolPool({}, 0)).not.toContain('Agent');
     expect(rootToolPool({}, 0)).not.toContain('TaskStop');
     expect(assembleToolPool({ ...base, depth: 3, definition: {} })).not.toContain('TaskStop');
