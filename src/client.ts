@@ -257,8 +257,8 @@ export class SubagentsClient {
       throw new Error(`Agent ${agentId} was stopped (${description.status.name.toLowerCase()}); stopped agents are not resumed. ${forceHint}`);
     }
     const previous = await workflow.query(resumeStateQuery);
-    if (previous.stoppedBy && !options.allowStopped) throw new Error(`Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed. ${forceHint}`);
     if (previous.tree?.budgetExceeded) throw new Error(`Agent ${agentId}'s tree has used its token budget (${previous.tree.tokensUsed} tokens); it is not resumed.`);
+    if (previous.stoppedBy && !options.allowStopped) throw new Error(`Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed. ${forceHint}`);
     await existingDirectory(previous.input.cwd, `Agent ${agentId}'s working directory`);
     if (previous.input.parentAgentId !== undefined) {
       const ancestor = await this.nearestRunningAncestor(agentId);

@@ -4,6 +4,7 @@ import { addTokenUsage, emptyTokenUsage, type MessageParam, type TokenUsage } fr
 import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../shared/tools';
 import { textOf } from '../shared/tool-results';
 import type { WorktreeInfo } from '../shared/worktree';
+import { workflowInfo } from '@temporalio/workflow';
 import { workflowNowMs } from './clock';
 import { Conversation } from './conversation';
 
@@ -37,6 +38,8 @@ export class AgentState {
   contextOverheadTokens?: number;
   /** Carried from a run that continued-as-new while waiting for input. */
   awaiting?: AwaitingInput;
+  /** History bytes when this run started (its input included): a run is due by size only past its own growth. */
+  readonly runStartHistoryBytes: number;
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -57,6 +60,7 @@ export class AgentState {
     this.contextOverheadTokens = carried?.contextOverheadTokens;
     this.awaiting = carried?.awaiting;
     this.conversation = new Conversation(carried?.messages);
+    this.runStartHistoryBytes = workflowInfo().historySize;
   }
 
   get messages(): readonly MessageParam[] {

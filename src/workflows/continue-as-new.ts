@@ -18,14 +18,19 @@ function dueByEvents(input: AgentWorkflowInput): boolean {
   return info.continueAsNewSuggested || info.historyLength >= input.limits.continueAsNewAfterEvents;
 }
 
-/** Past the tree's history-size threshold. */
-export function dueBySize(input: AgentWorkflowInput): boolean {
-  return workflowInfo().historySize >= (input.limits.continueAsNewAfterHistoryBytes ?? defaultAgentLimits.continueAsNewAfterHistoryBytes!);
+/**
+ * Past the tree's history-size threshold, and grown by at least half of it in this run: a run whose
+ * carried input alone is near the threshold must not continue-as-new again at once.
+ */
+export function dueBySize(input: AgentWorkflowInput, runStartBytes: number): boolean {
+  const threshold = input.limits.continueAsNewAfterHistoryBytes ?? defaultAgentLimits.continueAsNewAfterHistoryBytes!;
+  const size = workflowInfo().historySize;
+  return size >= threshold && size - runStartBytes >= threshold / 2;
 }
 
 /** Whether the run should continue-as-new by its history (events, size, Temporal's suggestion). */
-export function historyDue(input: AgentWorkflowInput): boolean {
-  return dueByEvents(input) || dueBySize(input);
+export function historyDue({ input, state }: Pick<AgentParts, 'input' | 'state'>): boolean {
+  return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
 }
 
 /** The input of the next run: the conversation, counters, inbox and tree state, and what it was waiting after. */
@@ -50,9 +55,9 @@ function nextInput({ input, state, inbox, tree }: AgentParts, awaiting: Awaiting
  * `checkSize` is false on the old path (after tools, in runs without the patch).
  */
 export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingInput): Promise<void> {
-  const { input, children, approvals } = agent;
+  const { input, state, children, approvals } = agent;
   const newPath = awaiting !== undefined;
-  const due = newPath ? historyDue(input) : dueByEvents(input) || (dueBySize(input) && patched(everyBoundaryPatch));
+  const due = newPath ? historyDue(agent) : dueByEvents(input) || (dueBySize(input, state.runStartHistoryBytes) && patched(everyBoundaryPatch));
   const blocked = () => children.runningCount > 0 || approvals.pendingCount > 0;
   if (!due || blocked()) return;
   await condition(allHandlersFinished);

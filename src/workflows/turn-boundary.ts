@@ -40,17 +40,17 @@ export async function waitForInput(agent: AgentParts, after: AwaitingInput): Pro
  * it wakes to compact when asked, and continues-as-new when its history is due while it waits.
  */
 async function waitIdle(agent: AgentParts, after: AwaitingInput, idleTimeoutMs: number): Promise<void> {
-  const { input, inbox, progress, compaction } = agent;
-  let historyWasDue = historyDue(input);
+  const { inbox, progress, compaction } = agent;
+  let historyWasDue = historyDue(agent);
   for (;;) {
     progress.waiting('the next message');
     const woke = await condition(
-      () => inbox.size > 0 || inbox.inputEnded || compaction.isRequested || (!historyWasDue && historyDue(input)),
+      () => inbox.size > 0 || inbox.inputEnded || compaction.isRequested || (!historyWasDue && historyDue(agent)),
       idleTimeoutMs,
     );
     if (!woke || inbox.size > 0 || inbox.inputEnded) return;
     if (compaction.isRequested) await compaction.compactIfDue(agent);
-    if (historyDue(input)) await continueAsNewIfDue(agent, after);
-    historyWasDue = historyDue(input);
+    if (historyDue(agent)) await continueAsNewIfDue(agent, after);
+    historyWasDue = historyDue(agent);
   }
 }
