@@ -1,3 +1,4 @@
+import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { AgentWorkflowInput } from '../shared/agent';
 import type { ResumeDescendantAck, ResumeDescendantInput, ResumeState } from '../shared/definitions';
 import { ErrorType, errorText } from '../shared/errors';
@@ -5,7 +6,11 @@ import { resumeInput } from '../shared/resume';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 
-const refused = (detail: string) => new Error(errorText(ErrorType.ResumeRefused, detail));
+/**
+ * The failure of a refused resume. An update handler must fail with an ApplicationFailure: any other
+ * error would fail the workflow task (and wedge the agent) instead of the update.
+ */
+const refused = (detail: string) => ApplicationFailure.create({ type: ErrorType.ResumeRefused, message: errorText(ErrorType.ResumeRefused, detail), nonRetryable: true });
 
 /** Why a finished agent may not be resumed (stopped, or still running), or undefined. */
 export function resumeRefusal(previous: Pick<ResumeState, 'status' | 'stoppedBy' | 'result'>, agentId: string, allowStopped: boolean): string | undefined {
@@ -25,10 +30,25 @@ export function resumeRefusal(previous: Pick<ResumeState, 'status' | 'stoppedBy'
  * that ancestor, whose model is not notified (it did not start it; the caller follows it).
  */
 export async function resumeDescendant(agent: AgentParts, request: ResumeDescendantInput): Promise<ResumeDescendantAck> {
+  try {
+    return await resumeInTree(agent, request);
+  } catch (error) {
+    if (error instanceof ApplicationFailure || isCancellation(error)) throw error;
+    throw refused(`${request.agentId} could not be resumed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function resumeInTree(agent: AgentParts, request: ResumeDescendantInput): Promise<ResumeDescendantAck> {
   const { input, children, tree } = agent;
-  const previous = await setupActivities.fetchResumeState.executeWithOptions({ ...setupOptions, summary: `resume ${request.agentId}`.slice(0, 120) }, [
-    { agentId: request.agentId },
-  ]);
+  let previous: ResumeState;
+  try {
+    previous = await setupActivities.fetchResumeState.executeWithOptions({ ...setupOptions, summary: `resume ${request.agentId}`.slice(0, 120) }, [
+      { agentId: request.agentId },
+    ]);
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) throw refused(`${request.agentId} cannot be resumed: ${error.cause.message}`);
+    throw error;
+  }
   const refusal = resumeRefusal(previous, request.agentId, request.allowStopped === true);
   if (refusal) throw refused(refusal);
   if (children.isRunning(request.agentId)) throw refused(`agent ${request.agentId} is already running.`);
