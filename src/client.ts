@@ -4,9 +4,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { rootToolPool } from './shared/tool-pool';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
+import { loadMcpConfig } from './activities/mcp/config';
+import { agentMcpInput } from './shared/mcp';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMode } from './shared/agent';
 import type { ThinkingSetting } from './shared/agent-definition';
 import { buildRootInput } from './shared/agent-input';
+import { boardNameProblem } from './shared/board';
 import { defaultAgentLimits, type AgentLimits } from './shared/limits';
 import { createDataConverter } from './codec/data-converter';
 import { connectOptions, loadTemporalConnectionConfig } from './connection-config';
@@ -34,6 +37,7 @@ import { resumeInput } from './shared/resume';
 import type { MessageParam } from './shared/messages';
 import { defaultModel, resolveModelAlias } from './shared/models';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from './shared/search-attributes';
+import { workspaceWorker } from './shared/workspace-routing';
 
 /** Options of `startAgent`. */
 export interface StartAgentOptions {
@@ -62,6 +66,15 @@ export interface StartAgentOptions {
   maxOutputTokens?: number;
   /** Extended thinking for the root's model calls (default: the type's `thinking`, else off); forks inherit it. */
   thinking?: ThinkingSetting;
+  /** A named task board the tree shares with other trees (docs/board.md); default: the tree's own board. */
+  taskBoard?: string;
+  /**
+   * The worker (its SUBAGENTS_WORKER_ID) that holds `cwd`, when workers do not share a filesystem:
+   * the tree's file tools, worktrees and prompt rendering run only there (docs/operations.md).
+   */
+  worker?: string;
+  /** How long a workspace call waits for that worker before the agent is told it is gone (default 5 min). */
+  workerWaitMs?: number;
 }
 
 /** Connection settings; each defaults from the environment / temporal.toml profile, then the built-in default. */
@@ -207,7 +220,7 @@ export class SubagentsClient {
 
   /** Starts a root agent and returns its handle at once. */
   async startAgent(options: StartAgentOptions): Promise<AgentHandle> {
-    const input = await rootAgentInput(options);
+    const input = await rootAgentInput(options, this.taskQueue);
     const handle = await this.temporal.workflow.start('agentWorkflow', {
       taskQueue: this.taskQueue,
       workflowId: input.agentId,
@@ -218,7 +231,9 @@ export class SubagentsClient {
         { key: agentDepthKey, value: 0 },
       ],
       staticSummary: `${input.agentType}: ${summarize(input.description ?? input.prompt)}`,
-      staticDetails: `**Prompt**\n\n${input.prompt.slice(0, 4000)}\n\n**Model** ${input.model} · **cwd** ${input.cwd}`,
+      staticDetails:
+        `**Prompt**\n\n${input.prompt.slice(0, 4000)}\n\n**Model** ${input.model} · **cwd** ${input.cwd}` +
+        (input.workspaceWorker ? ` · **worker** ${input.workspaceWorker.id}` : ''),
     });
     return new AgentHandle(input.agentId, handle);
   }
@@ -406,8 +421,10 @@ function summarize(text: string): string {
 }
 
 /** The workflow input of a root agent, from client options and the agent type (built-in or `.claude/agents`). */
-export async function rootAgentInput(options: StartAgentOptions): Promise<AgentWorkflowInput> {
+export async function rootAgentInput(options: StartAgentOptions, taskQueue = defaultTaskQueue): Promise<AgentWorkflowInput> {
   const typeName = options.type ?? 'general-purpose';
+  if (options.workerWaitMs !== undefined && options.worker === undefined) throw new Error('workerWaitMs needs worker: it is how long calls wait for that worker.');
+  const placement = options.worker === undefined ? undefined : workspaceWorker(taskQueue, options.worker, options.workerWaitMs);
   const cwd = await existingDirectory(path.resolve(options.cwd ?? process.cwd()), 'The working directory');
   const { definitions } = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
   const definition = definitions[typeName];
@@ -415,8 +432,11 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     throw new Error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
   }
   const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
+  const boardProblem = options.taskBoard === undefined ? undefined : boardNameProblem(options.taskBoard);
+  if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
   const tools = options.tools ?? rootToolPool(definition, limits.maxDepth);
-  if (tools.length === 0) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  if (tools.length === 0 && !definition.mcpTools?.length) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  const mcp = agentMcpInput(definition, (await loadMcpConfig(cwd)).servers);
   const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
   return buildRootInput({
     agentId: options.agentId ?? `agent-${randomUUID().slice(0, 8)}`,
@@ -426,6 +446,7 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     model: resolveModelAlias(options.model ?? definitionModel ?? defaultModel),
     definitionPrompt: definition.prompt,
     tools,
+    ...(mcp ? { mcp } : {}),
     cwd,
     workspaceRoot: cwd,
     permissionMode: options.permissionMode ?? definition.permissionMode ?? 'default',
@@ -437,5 +458,7 @@ export async function rootAgentInput(options: StartAgentOptions): Promise<AgentW
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,
+    taskBoard: options.taskBoard,
+    ...(placement ? { workspaceWorker: placement } : {}),
   });
 }

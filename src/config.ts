@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { loadTemporalConnectionConfig, type TemporalConnectionConfig } from './connection-config';
 import { withSecretFiles } from './secrets';
 import { defaultTaskQueue } from './shared/config';
+import { parseWorkerId } from './shared/workspace-routing';
 
 /** Connection settings read from the environment (documented in docs/configuration.md). */
 export interface RuntimeConfig {
@@ -12,6 +13,8 @@ export interface RuntimeConfig {
   taskQueue: string;
   anthropicApiKey?: string;
   anthropicBaseUrl?: string;
+  /** SUBAGENTS_WORKER_ID and SUBAGENTS_WORKSPACE_ROOT (docs/operations.md, workers on several machines). */
+  workspace: { workerId?: string; root?: string };
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = withSecretFiles(process.env)): RuntimeConfig {
@@ -23,6 +26,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = withSecretFiles(process.e
     taskQueue: env.SUBAGENTS_TASK_QUEUE || defaultTaskQueue,
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
+    workspace: {
+      ...(env.SUBAGENTS_WORKER_ID ? { workerId: parseWorkerId(env.SUBAGENTS_WORKER_ID, 'SUBAGENTS_WORKER_ID') } : {}),
+      ...(env.SUBAGENTS_WORKSPACE_ROOT ? { root: env.SUBAGENTS_WORKSPACE_ROOT } : {}),
+    },
   };
 }
 

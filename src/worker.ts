@@ -1,15 +1,20 @@
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
+import { McpConnectionPool } from './activities/mcp/connection-pool';
+import { webSettingsFromEnv, type WebToolSettings } from './activities/web';
 import { configFromEnv, createAnthropicClient, describeModelEndpoint } from './config';
 import { scrubProcessEnvironment, secretNamesIn, withSecretFiles } from './secrets';
 import { shellOptionsFromEnv, type ShellOptions } from './activities/tools/shell-options';
 import { createPayloadCodecs, describePayloadCodecs } from './codec/data-converter';
 import { connectOptions, describeConnection } from './connection-config';
 import { installRuntimeLogging, setupTelemetry } from './observability';
+import { guardWorkspaceActivities, resolveWorkspaceRoot } from './activities/workspace-guard';
+import { workspaceActivityNames, workspaceTaskQueue } from './shared/workspace-routing';
 
 /** Absolute path of the workflow bundle's entry (for bundleWorkflowCode / workflowsPath). */
 export const workflowsPath = path.join(import.meta.dirname, 'workflows', 'index.ts');
@@ -29,8 +34,42 @@ export interface AgentWorkerOptions {
   shell?: ShellOptions;
   /** The user's home for CLAUDE.md and agent definitions (default os.homedir()). */
   homeDir?: string;
+  /** WebFetch's private-address allowance and small model (default: from the environment, docs/configuration.md). */
+  web?: WebToolSettings;
   /** Extra WorkerOptions (e.g. concurrency limits). */
   workerOptions?: Partial<WorkerOptions>;
+  /** This worker's place among workers without a shared filesystem (docs/operations.md); omitted: every path is served. */
+  workspace?: WorkerWorkspace;
+}
+
+/** Who a worker is and which files it holds (SUBAGENTS_WORKER_ID, SUBAGENTS_WORKSPACE_ROOT). */
+export interface WorkerWorkspace {
+  /** Also poll the worker's own task queue `<taskQueue>@<workerId>` for the workspace activities of agents placed here. */
+  workerId?: string;
+  /** Absolute directory holding this worker's files: workspace activities refuse paths outside it. */
+  root?: string;
+}
+
+/** The identity Temporal records for the worker's tasks: its worker id first, so histories show where each call ran. */
+export function workerIdentity(workerId: string | undefined): string | undefined {
+  return workerId ? `${workerId} ${process.pid}@${os.hostname()}` : undefined;
+}
+
+/** The activities of a worker, with the workspace root check when it has a root. */
+export function workerActivities(options: AgentWorkerOptions, mcpConnections: McpConnectionPool) {
+  const activities = createActivities({
+    anthropic: options.anthropic,
+    temporalClient: options.client,
+    toolResultsDir: options.toolResultsDir,
+    shell: options.shell,
+    ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+    mcpConnections,
+    web: options.web ?? webSettingsFromEnv(process.env),
+  });
+  const root = options.workspace?.root;
+  if (!root) return activities;
+  const name = options.workspace?.workerId ?? `${process.pid}@${os.hostname()}`;
+  return guardWorkspaceActivities(activities, resolveWorkspaceRoot(root), name, workspaceActivityNames);
 }
 
 /**
@@ -40,23 +79,69 @@ export interface AgentWorkerOptions {
  */
 export const heartbeatThrottle = '1 second';
 
-/** Creates a worker that runs agent workflows and their activities on one task queue. */
+/**
+ * Creates a worker that runs agent workflows and their activities on one task queue. Its MCP
+ * connections (stdio servers it started) are closed when its `run()` returns.
+ */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  return Worker.create({
+  const mcpConnections = new McpConnectionPool();
+  const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     maxHeartbeatThrottleInterval: heartbeatThrottle,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    activities: createActivities({
-      anthropic: options.anthropic,
-      temporalClient: options.client,
-      toolResultsDir: options.toolResultsDir,
-      shell: options.shell,
-      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
-    }),
+    activities: workerActivities(options, mcpConnections),
+    ...withIdentity(options),
     ...options.workerOptions,
   });
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    try {
+      await run();
+    } finally {
+      await mcpConnections.closeAll();
+    }
+  };
+  return worker;
+}
+
+function withIdentity(options: AgentWorkerOptions): Partial<WorkerOptions> {
+  const identity = workerIdentity(options.workspace?.workerId);
+  return identity ? { identity } : {};
+}
+
+/**
+ * The second worker of a process with a worker id: it polls only `<taskQueue>@<workerId>` and runs
+ * only the workspace activities, so the agents placed on this worker have their files touched here.
+ */
+export async function createWorkspaceWorker(options: AgentWorkerOptions & { workspace: { workerId: string } }): Promise<Worker> {
+  // Only workspace activities run here; MCP calls stay on the shared queue, so this pool stays empty.
+  const all = workerActivities(options, new McpConnectionPool());
+  const activities = Object.fromEntries(workspaceActivityNames.map((name) => [name, all[name]]));
+  const { dataConverter, interceptors, maxConcurrentActivityTaskExecutions } = options.workerOptions ?? {};
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: workspaceTaskQueue(options.taskQueue, options.workspace.workerId),
+    activities,
+    ...withIdentity(options),
+    ...(dataConverter ? { dataConverter } : {}),
+    ...(interceptors?.activity ? { interceptors: { activity: interceptors.activity } } : {}),
+    ...(maxConcurrentActivityTaskExecutions ? { maxConcurrentActivityTaskExecutions } : {}),
+  });
+}
+
+/** Runs the workers of one process together: when one stops (or fails), the other is shut down too. */
+export async function runTogether(workers: Worker[]): Promise<void> {
+  const runs = workers.map((worker) =>
+    worker.run().finally(() => {
+      for (const other of workers) if (other !== worker && other.getState() === 'RUNNING') other.shutdown();
+    }),
+  );
+  const outcomes = await Promise.allSettled(runs);
+  const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Runs a worker configured from the environment until SIGINT/SIGTERM, then shuts down gracefully. */
@@ -78,17 +163,22 @@ export async function runWorkerFromEnv(): Promise<void> {
     dataConverter,
     ...(telemetry ? { interceptors: telemetry.clientInterceptors } : {}),
   });
-  const worker = await createAgentWorker({
+  const workerOptions: AgentWorkerOptions = {
     connection,
     client,
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     anthropic,
     shell: shellOptionsFromEnv(env),
+    workspace: config.workspace,
     workerOptions: { dataConverter, ...(telemetry ? { interceptors: telemetry.workerInterceptors, sinks: telemetry.sinks } : {}) },
-  });
+  };
+  const workers = [await createAgentWorker(workerOptions)];
+  const workerId = config.workspace.workerId;
+  if (workerId) workers.push(await createWorkspaceWorker({ ...workerOptions, workspace: { ...config.workspace, workerId } }));
   logger.info(
-    `worker: task queue "${config.taskQueue}" on ${describeConnection(config.temporal)}, ` +
+    `worker: task queue "${config.taskQueue}"${workerId ? ` and its own "${workspaceTaskQueue(config.taskQueue, workerId)}" (worker id ${workerId})` : ''} ` +
+      `on ${describeConnection(config.temporal)}, ${config.workspace.root ? `workspace root ${config.workspace.root}, ` : ''}` +
       `model API ${describeModelEndpoint(config)}, ${describePayloadCodecs(settings)}`,
   );
   // Everything that needed a secret has read it: take them out of reach of the tools (docs/security.md).
@@ -99,7 +189,7 @@ export async function runWorkerFromEnv(): Promise<void> {
   }
   // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running activities finish.
   try {
-    await worker.run();
+    await runTogether(workers);
   } finally {
     await clientConnection.close();
     await connection.close();

@@ -1,5 +1,5 @@
 import { extendConversationHash, emptyConversationHash } from '../shared/conversation-hash';
-import type { MessageParam } from '../shared/messages';
+import type { MessageParam, ToolDefinition } from '../shared/messages';
 import type { ConversationSlice } from '../shared/model-call';
 
 /** What the worker remembers of one agent run's conversation, so each turn fetches only new messages. */
@@ -9,6 +9,7 @@ interface CachedConversation {
   hashes: string[];
   systemPrompt: string;
   tools: string[];
+  extraTools?: ToolDefinition[];
 }
 
 /** Fetches messages from index `from` (by workflow query). */
@@ -58,7 +59,7 @@ export class ConversationCache {
     for (let index = from; index < messages.length; index++) {
       hashes.push(extendConversationHash(hashes[index]!, messages[index]!));
     }
-    return { messages, hashes, systemPrompt: slice.systemPrompt, tools: slice.tools };
+    return { messages, hashes, systemPrompt: slice.systemPrompt, tools: slice.tools, ...(slice.extraTools ? { extraTools: slice.extraTools } : {}) };
   }
 
   private remember(key: string, entry: CachedConversation): CachedConversation {

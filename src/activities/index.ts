@@ -1,6 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { resolveAgentCwd } from './agent-cwd';
+import { createBoardToolActivities } from './board-tools';
+import { allHeartbeating } from './heartbeating';
 import { createModelActivities } from './model';
 import { createPeekActivities } from './peek';
 import os from 'node:os';
@@ -10,6 +12,9 @@ import { createRenderSystemPrompt } from './system-prompt';
 import { createToolActivities } from './tools';
 import type { ShellOptions } from './tools/shell-options';
 import { createWorktreeActivities } from './worktree';
+import { createMcpActivities } from './mcp/activities';
+import type { McpConnectionPool } from './mcp/connection-pool';
+import { createWebActivities, type WebToolSettings } from './web';
 
 /** Everything activities need from the outside world. */
 export interface ActivityDependencies {
@@ -21,21 +26,35 @@ export interface ActivityDependencies {
   shell?: ShellOptions;
   /** The user's home: ~/.claude/CLAUDE.md and ~/.claude/agents (default os.homedir(); tests pass a temp dir). */
   homeDir?: string;
+  /** The worker's MCP connections (closed when the worker stops). */
+  mcpConnections: McpConnectionPool;
+  /** WebFetch's private-address allowance and small model. */
+  web?: WebToolSettings;
 }
 
 /** All activities of the runtime; the worker registers this object, workflows import its type only. */
 export function createActivities(dependencies: ActivityDependencies) {
   const homeDir = dependencies.homeDir ?? os.homedir();
   const loadSpawnContext = createSpawnContextLoader(homeDir);
-  return {
+  const { callModel, compactConversation, fetchConversation } = createModelActivities(dependencies);
+  // Setup activities heartbeat every second (their heartbeat timeout is short: setupOptions).
+  const setup = allHeartbeating({
     renderSystemPrompt: createRenderSystemPrompt(homeDir),
     renderAgentStart: createAgentStartActivity({ homeDir, loadSpawnContext }),
     resolveAgentCwd,
     loadSpawnContext,
+    fetchConversation,
     ...createResumeActivities(dependencies.temporalClient),
     ...createPeekActivities(dependencies.temporalClient),
-    ...createModelActivities(dependencies),
-    ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
     ...createWorktreeActivities(),
+  });
+  return {
+    ...setup,
+    callModel,
+    compactConversation,
+    ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
+    ...createBoardToolActivities(dependencies.temporalClient),
+    ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir }),
+    ...createMcpActivities({ pool: dependencies.mcpConnections, resultsDir: dependencies.toolResultsDir }),
   };
 }

@@ -52,7 +52,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       if (error instanceof ConversationMismatchError) throw ApplicationFailure.retryable(error.message, ErrorType.ConversationMismatch);
       throw error;
     }
-    const tools = definitionsFor(conversation.tools);
+    const tools = definitionsFor(conversation.tools, conversation.extraTools);
     const body = buildModelRequest({
       model: input.model,
       maxTokens: input.maxOutputTokens,

@@ -4,13 +4,14 @@ import { ErrorType, errorText } from '../shared/errors';
 import type { SpawnContext } from '../shared/agent-definition';
 import { resumeStateQuery, type ResumeState } from '../shared/definitions';
 import { loadAgentDefinitions } from './agent-definitions/load';
+import { loadMcpConfig } from './mcp/config';
 
-/** Creates `loadSpawnContext`: definitions for a cwd (user definitions from `homeDir`) and the SUBAGENTS_SUBAGENT_MODEL override. */
+/** Creates `loadSpawnContext`: definitions (user definitions from `homeDir`) and MCP servers for a cwd, and the SUBAGENTS_SUBAGENT_MODEL override. */
 export function createSpawnContextLoader(homeDir: string) {
   return async function loadSpawnContext(input: { cwd: string }): Promise<SpawnContext> {
-    const loaded = await loadAgentDefinitions({ cwd: input.cwd, homeDir });
+    const [loaded, mcp] = await Promise.all([loadAgentDefinitions({ cwd: input.cwd, homeDir }), loadMcpConfig(input.cwd)]);
     const override = process.env.SUBAGENTS_SUBAGENT_MODEL?.trim();
-    return override ? { loaded, subagentModelOverride: override } : { loaded };
+    return { loaded, ...(override ? { subagentModelOverride: override } : {}), mcpServers: mcp.servers };
   };
 }
 

@@ -1,10 +1,12 @@
 import type { AgentResult, AgentStatusSnapshot } from '../shared/agent';
 import type { TokenUsage } from '../shared/messages';
+import { todoLines, todoSummary } from '../shared/todos';
 
 /** `12,345 in · 678 out · 9,000 cache read · 1,200 cache write` */
 export function formatUsage(usage: TokenUsage): string {
   const number = (value: number) => value.toLocaleString('en-US');
-  return `${number(usage.inputTokens)} in · ${number(usage.outputTokens)} out · ${number(usage.cacheReadInputTokens)} cache read · ${number(usage.cacheCreationInputTokens)} cache write`;
+  const searches = usage.webSearchRequests ? ` · ${number(usage.webSearchRequests)} web search(es)` : '';
+  return `${number(usage.inputTokens)} in · ${number(usage.outputTokens)} out · ${number(usage.cacheReadInputTokens)} cache read · ${number(usage.cacheCreationInputTokens)} cache write${searches}`;
 }
 
 /** One progress line for --follow. */
@@ -19,6 +21,16 @@ export function formatProgress(status: AgentStatusSnapshot): string {
       (status.context.compactions.count > 0 ? `, ${status.context.compactions.count} compaction(s)` : '')
     : '';
   return `[${status.agentId}] turn ${status.turn}/${status.maxTurns} · ${activity} · ${status.toolUses} tool uses · ${formatUsage(status.usage)}${context}`;
+}
+
+/** `status`: the progress line, then the todo list and MCP servers when the agent has them. */
+export function formatStatus(status: AgentStatusSnapshot): string {
+  const lines = [formatProgress(status)];
+  if (status.todos?.length) lines.push(`todos: ${todoSummary(status.todos)}`, ...todoLines(status.todos).map((line) => `  ${line}`));
+  if (status.mcpServers?.length) {
+    lines.push(`MCP servers: ${status.mcpServers.map((server) => `${server.name} (${server.state}${server.state === 'connected' ? `, ${server.tools} tools` : server.error ? `: ${server.error}` : ''})`).join(', ')}`);
+  }
+  return lines.join('\n');
 }
 
 export function formatResult(result: AgentResult): string {

@@ -1,5 +1,6 @@
 import { agentCommands } from './commands/agents';
 import { agentsListCommand } from './commands/agents-list';
+import { boardCommand, boardUsage } from './commands/board';
 import { controlCommands } from './commands/control';
 import { codecServerCommand } from './commands/codec-server';
 import { transcriptCommand } from './commands/transcript';
@@ -8,12 +9,14 @@ import { PayloadKeyConfigError } from '../codec/errors';
 import { worktreesCommand } from './commands/worktrees';
 import { demoCommand } from './commands/demo';
 import { devCommand, ensureCliCommand } from './commands/dev';
+import { mcpCommand } from './commands/mcp';
 import { modelServerCommand } from './commands/model-server';
 import { workerCommand } from './commands/worker';
 import { isGrpcServiceError, NamespaceNotFoundError, ServiceError, WorkflowNotFoundError } from '@temporalio/client';
 import { describeTemporalTarget } from './temporal-target';
 import { SecretFileError } from '../secrets';
 import { ShellOptionsError } from '../activities/tools/shell-options';
+import { clusterCommand, clusterHelp } from './commands/cluster';
 import { CliError, ExitCode } from './exit-codes';
 
 type Command = (argv: string[]) => Promise<number>;
@@ -21,7 +24,7 @@ type Command = (argv: string[]) => Promise<number>;
 const commands: Record<string, { run: Command; help: string }> = {
   start: {
     run: agentCommands.start,
-    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--follow] [--json]',
+    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--follow] [--json]',
   },
   status: { run: agentCommands.status, help: 'status <agentId> [--json]' },
   ls: { run: agentCommands.ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
@@ -30,6 +33,7 @@ const commands: Record<string, { run: Command; help: string }> = {
   approvals: { run: controlCommands.approvals, help: 'approvals <rootId> [--json]' },
   approve: { run: controlCommands.approve, help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R]' },
   'pause-spawning': { run: controlCommands['pause-spawning'], help: 'pause-spawning <rootId> [--resume]' },
+  board: { run: boardCommand, help: boardUsage.replaceAll(' | board ', '\n  subagents board ') },
   transcript: { run: transcriptCommand, help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE]' },
   'codec-server': {
     run: (argv) => codecServerCommand(argv),
@@ -43,10 +47,12 @@ const commands: Record<string, { run: Command; help: string }> = {
   },
   compact: { run: controlCommands.compact, help: 'compact <agentId> [--instructions TEXT] [--json]   (summarise its conversation at the next turn boundary)' },
   agents: { run: (argv) => agentsListCommand(argv), help: 'agents [--dir DIR] [--json]   (agent types: built-in, ~/.claude/agents, .claude/agents)' },
+  mcp: { run: (argv) => mcpCommand(argv), help: 'mcp list [--dir DIR] [--json] | mcp tools <server> [--dir DIR] [--json]   (configured MCP servers; reachable?)' },
   ui: { run: (argv) => uiCommand(argv), help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)' },
   worktrees: { run: worktreesCommand, help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)' },
   worker: { run: workerCommand, help: 'worker   (runs a worker configured from the environment)' },
   dev: { run: devCommand, help: 'dev [--port 7233] [--ui-port 8233] [--db FILE]   (starts or reuses the Temporal dev server)' },
+  cluster: { run: clusterCommand, help: `${clusterHelp}   (PostgreSQL + Temporal server + workers on this machine)` },
   'ensure-cli': { run: ensureCliCommand, help: 'ensure-cli   (finds or builds the pinned Temporal CLI)' },
   'model-server': { run: modelServerCommand, help: 'model-server [--port N] [--script FILE | --demo | --echo]' },
   demo: { run: demoCommand, help: 'demo [--exit] [--prompt TEXT]   (dev server + worker + local model, one agent tree)' },

@@ -21,6 +21,11 @@ export function toolUseId(agentKey: string, turnIndex: number, blockIndex: numbe
   return `toolu_01${base62(digest, 22)}`;
 }
 
+/** `srvtoolu_01…` for a server tool use (web search), deterministic like {@link toolUseId}. */
+export function serverToolUseId(agentKey: string, turnIndex: number, blockIndex: number): string {
+  return `srv${toolUseId(agentKey, turnIndex, blockIndex)}`;
+}
+
 /** A stable opaque signature for a thinking block's text. */
 export function thinkingSignature(thinking: string): string {
   return createHash('sha256').update(`thinking\u0000${thinking}`).digest('base64');

@@ -6,7 +6,9 @@ import { blockTokens } from './tokens';
 export type OutputBlock =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'thinking'; thinking: string; signature: string };
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'server_tool_use'; id: string; name: 'web_search'; input: Record<string, unknown> }
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: unknown };
 
 /** A behaviour's answer to one request. */
 export interface ModelReply {
@@ -21,6 +23,8 @@ export interface ApiUsage {
   cache_read_input_tokens: number;
   cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   output_tokens: number;
+  /** Present when the server ran server tools (web search) for the reply. */
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number };
   service_tier: 'standard';
 }
 
@@ -52,8 +56,15 @@ export function buildUsage(accounting: CacheAccounting, content: OutputBlock[]):
       ephemeral_1h_input_tokens: accounting.ephemeral1hInputTokens,
     },
     output_tokens: outputTokens(content),
+    ...serverToolUsage(content),
     service_tier: 'standard',
   };
+}
+
+/** `server_tool_use` usage when the reply searched: one request per server_tool_use block. */
+function serverToolUsage(content: OutputBlock[]): Pick<ApiUsage, 'server_tool_use'> {
+  const searches = content.filter((block) => block.type === 'server_tool_use').length;
+  return searches > 0 ? { server_tool_use: { web_search_requests: searches, web_fetch_requests: 0 } } : {};
 }
 
 export function buildMessage(id: string, model: string, reply: ModelReply, usage: ApiUsage): ApiMessage {

@@ -35,15 +35,31 @@ const scriptedToolUseSchema = z.strictObject({
   id: z.string().min(1).optional(),
 });
 
+/** A server-side web search the scripted model runs; the server answers it from the search fixture. */
+const scriptedServerToolUseSchema = z.strictObject({
+  name: z.literal('web_search'),
+  input: z.strictObject({ query: z.string() }),
+});
+
+/** A page of the web search fixture. */
+const fixturePageSchema = z.strictObject({
+  url: z.url(),
+  title: z.string(),
+  text: z.string(),
+  pageAge: z.string().optional(),
+});
+
 export const turnSchema = z.strictObject({
   text: z.string().min(1).optional(),
   toolUses: z.array(scriptedToolUseSchema).optional(),
+  /** Web searches run before the text (server_tool_use + web_search_tool_result blocks). */
+  serverToolUses: z.array(scriptedServerToolUseSchema).optional(),
   thinking: z.string().min(1).optional(),
   stopReason: z.enum(stopReasons).optional(),
   delayMs: z.number().int().nonnegative().optional(),
   fault: faultSpecSchema.optional(),
-}).refine((turn) => turn.text !== undefined || (turn.toolUses?.length ?? 0) > 0 || turn.thinking !== undefined, {
-  message: 'a turn needs text, toolUses or thinking',
+}).refine((turn) => turn.text !== undefined || (turn.toolUses?.length ?? 0) > 0 || turn.thinking !== undefined || (turn.serverToolUses?.length ?? 0) > 0, {
+  message: 'a turn needs text, toolUses, serverToolUses or thinking',
 });
 
 export const agentMatchSchema = z.strictObject({
@@ -54,14 +70,29 @@ export const agentMatchSchema = z.strictObject({
   userIncludes: z.string().optional(),
 });
 
+/** An agent that works the task board by itself (board-worker.ts) instead of following turns. */
+export const boardWorkerSchema = z.strictObject({
+  /** Bash command run for each claimed task; `{{task}}` is its id, `{{agent_id}}` the agent. Without it, claimed tasks are completed at once. */
+  workCommand: z.string().min(1).optional(),
+  /** Delay of a TaskList reply when nothing can be claimed yet (default 300). */
+  pollDelayMs: z.number().int().nonnegative().optional(),
+  /** Gives up after this many fruitless TaskList calls in a row (default 200). */
+  maxIdlePolls: z.number().int().positive().optional(),
+});
+
 export const scenarioSchema = z.strictObject({
   agents: z.array(z.strictObject({
     match: agentMatchSchema,
     /** Assistant messages the agent inherits (a fork child's copied history): its turn 0 comes after them. */
     turnOffset: z.number().int().nonnegative().optional(),
-    turns: z.array(turnSchema),
+    turns: z.array(turnSchema).optional(),
+    boardWorker: boardWorkerSchema.optional(),
+  }).refine((entry) => (entry.turns === undefined) !== (entry.boardWorker === undefined), {
+    message: 'an agent entry needs exactly one of turns or boardWorker',
   })),
   default: z.array(turnSchema).optional(),
+  /** Pages the web search tool finds (default: a small built-in set, src/model-server/web-search.ts). */
+  webSearchPages: z.array(fixturePageSchema).optional(),
 });
 
 export const behaviourSchema = z.discriminatedUnion('kind', [
@@ -73,6 +104,7 @@ export const behaviourSchema = z.discriminatedUnion('kind', [
 export type FaultSpec = z.infer<typeof faultSpecSchema>;
 export type FaultKind = FaultSpec['kind'];
 export type Turn = z.infer<typeof turnSchema>;
+export type BoardWorkerOptions = z.infer<typeof boardWorkerSchema>;
 export type AgentMatch = z.infer<typeof agentMatchSchema>;
 export type Scenario = z.infer<typeof scenarioSchema>;
 export type Behaviour = z.infer<typeof behaviourSchema>;

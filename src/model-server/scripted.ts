@@ -1,8 +1,10 @@
 /** The scripted behaviour: pick the scenario entry for the agent, then its turn by index. */
 import type { BehaviourResult } from './behaviour-result';
 import { textReply } from './behaviour-result';
+import { boardWorkerStep } from './board-worker';
 import { substituteDeep, substitutePlaceholders, type RequestContext } from './conversation';
-import { thinkingSignature, toolUseId } from './ids';
+import { serverToolUseId, thinkingSignature, toolUseId } from './ids';
+import { defaultSearchFixture, searchResultContent, webSearchToolOf, type FixturePage } from './web-search';
 import type { OutputBlock } from './reply';
 import type { AgentMatch, Scenario, Turn } from './scenario-schema';
 
@@ -15,12 +17,30 @@ export function matchesAgent(match: AgentMatch, context: RequestContext): boolea
     && (match.userIncludes === undefined || context.latestUserText.includes(match.userIncludes));
 }
 
-function renderTurn(turn: Turn, context: RequestContext, agentKey: string): BehaviourResult['reply'] {
+/** The turn's web searches, answered from the fixture as the API's server tool would (or a note when the request offers no web_search tool). */
+function renderSearches(turn: Turn, context: RequestContext, agentKey: string, pages: readonly FixturePage[], content: OutputBlock[]): void {
+  const searches = turn.serverToolUses ?? [];
+  if (searches.length === 0) return;
+  const tool = webSearchToolOf(context.request.tools);
+  if (!tool) {
+    content.push({ type: 'text', text: '[scenario error: the turn searches the web, but the request offers no web_search tool]' });
+    return;
+  }
+  searches.forEach((search, index) => {
+    const id = serverToolUseId(agentKey, context.turnIndex, content.length);
+    const query = substitutePlaceholders(search.input.query, context);
+    content.push({ type: 'server_tool_use', id, name: 'web_search', input: { query } });
+    content.push({ type: 'web_search_tool_result', tool_use_id: id, content: searchResultContent(pages, query, tool, index) });
+  });
+}
+
+function renderTurn(turn: Turn, context: RequestContext, agentKey: string, pages: readonly FixturePage[]): BehaviourResult['reply'] {
   const content: OutputBlock[] = [];
   if (turn.thinking !== undefined) {
     const thinking = substitutePlaceholders(turn.thinking, context);
     content.push({ type: 'thinking', thinking, signature: thinkingSignature(thinking) });
   }
+  renderSearches(turn, context, agentKey, pages, content);
   if (turn.text !== undefined) content.push({ type: 'text', text: substitutePlaceholders(turn.text, context) });
   for (const toolUse of turn.toolUses ?? []) {
     content.push({
@@ -40,11 +60,15 @@ export function scriptedReply(scenario: Scenario, context: RequestContext): Beha
   const entry = scenario.agents[entryIndex];
   const turnIndex = context.turnIndex - (entry?.turnOffset ?? 0);
   const agentKey = context.agentId ?? (entry ? `agents.${entryIndex}` : 'default');
+  if (entry?.boardWorker) {
+    const step = boardWorkerStep(entry.boardWorker, context, agentKey);
+    return { reply: step.reply, agentKey, turnIndex: context.turnIndex, ...(step.delayMs ? { delayMs: step.delayMs } : {}) };
+  }
   const turns = entry?.turns ?? scenario.default;
   if (!turns) return { reply: textReply('[no scenario entry matched]'), agentKey, turnIndex };
   const turn = turnIndex >= 0 ? turns[turnIndex] : undefined;
   if (!turn) return { reply: textReply(`[scenario exhausted: ${agentKey} has no turn ${turnIndex}]`), agentKey, turnIndex };
-  const result: BehaviourResult = { reply: renderTurn(turn, { ...context, turnIndex }, agentKey), agentKey, turnIndex };
+  const result: BehaviourResult = { reply: renderTurn(turn, { ...context, turnIndex }, agentKey, scenario.webSearchPages ?? defaultSearchFixture), agentKey, turnIndex };
   if (turn.delayMs !== undefined) result.delayMs = turn.delayMs;
   if (turn.fault) result.fault = turn.fault;
   return result;

@@ -33,6 +33,14 @@ function blockEvents(block: OutputBlock, index: number): { start: SseEvent; delt
         // The API's first input_json_delta is often empty; clients must cope.
         deltas: ['', ...splitText(JSON.stringify(block.input), 3)].map((partial) => delta({ type: 'input_json_delta', partial_json: partial })),
       };
+    case 'server_tool_use':
+      return {
+        start: start({ type: 'server_tool_use', id: block.id, name: block.name, input: {} }),
+        deltas: ['', ...splitText(JSON.stringify(block.input), 2)].map((partial) => delta({ type: 'input_json_delta', partial_json: partial })),
+      };
+    case 'web_search_tool_result':
+      // The API sends the whole result in content_block_start, with no deltas.
+      return { start: start({ type: 'web_search_tool_result', tool_use_id: block.tool_use_id, content: block.content }), deltas: [] };
     case 'thinking':
       return {
         start: start({ type: 'thinking', thinking: '', signature: '' }),
@@ -73,6 +81,7 @@ export function messageEvents(message: ApiMessage): SseEvent[] {
           cache_creation_input_tokens: usage.cache_creation_input_tokens,
           cache_read_input_tokens: usage.cache_read_input_tokens,
           output_tokens: usage.output_tokens,
+          ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
         },
       },
     },

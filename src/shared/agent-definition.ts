@@ -1,4 +1,5 @@
 import type { PermissionMode } from './agent';
+import type { McpServerEntry, McpServerSpec } from './mcp';
 
 /** Where a definition came from; project beats user beats built-in on a name clash. */
 export type DefinitionSource = 'built-in' | 'user' | 'project';
@@ -34,10 +35,14 @@ export interface AgentDefinition {
   source: DefinitionSource;
   /** Absolute path of the defining file (custom definitions). */
   file?: string;
-  /** Front-matter fields accepted but not supported yet (mcpServers, skills, hooks, memory, color, effort, ...), kept verbatim. */
+  /** Front-matter fields accepted but not supported yet (skills, hooks, memory, color, effort, ...), kept verbatim. */
   unsupported?: Record<string, unknown>;
-  /** `mcp__…` tool names, kept for later. */
+  /** `mcp__…` entries of `tools` (exact names, `mcp__server`, `mcp__server__*`, `mcp__*`). */
   mcpTools?: string[];
+  /** MCP servers of this agent: configured ones by name, or inline specs. */
+  mcpServers?: McpServerEntry[];
+  /** Servers that must be connected before the agent's first turn (waited for up to 30 s). */
+  requiredMcpServers?: string[];
 }
 
 /** Extended thinking: a budget of thinking tokens, or adaptive (the model decides). */
@@ -72,4 +77,6 @@ export interface SpawnContext {
   loaded: LoadedDefinitions;
   /** SUBAGENTS_SUBAGENT_MODEL, read by the activity. */
   subagentModelOverride?: string;
+  /** MCP servers configured for the cwd (`.mcp.json`), by name; absent in runs recorded before MCP support. */
+  mcpServers?: Record<string, McpServerSpec>;
 }

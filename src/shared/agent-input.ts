@@ -1,5 +1,7 @@
 import type { AgentWorkflowInput, CarriedAgentState, PermissionMode } from './agent';
 import type { AgentLimits } from './limits';
+import type { WorkspaceWorker } from './workspace-routing';
+import type { AgentMcpInput } from './mcp';
 
 /**
  * The one builder of `agentWorkflow` inputs, used by the client for roots and by the Agent tool for
@@ -19,6 +21,8 @@ export interface AgentSpec {
   /** A fork reuses its parent's rendered bytes; others render their own at start. */
   renderedSystemPrompt?: string;
   tools: string[];
+  /** MCP servers to start and the filter for their tools (absent: none). */
+  mcp?: AgentMcpInput;
   cwd: string;
   workspaceRoot: string;
   isolation?: 'worktree';
@@ -33,6 +37,10 @@ export interface AgentSpec {
 /** A root: the top of a tree, which fixes the tree's limits. */
 export interface RootSpec extends AgentSpec {
   limits: AgentLimits;
+  /** A named task board shared with other trees (default: the tree's own board). */
+  taskBoard?: string;
+  /** The worker holding the root's cwd (workers without a shared filesystem); the whole tree works there. */
+  workspaceWorker?: WorkspaceWorker;
   interactive?: { idleTimeoutMs: number };
   maxOutputTokens?: number;
 }
@@ -65,6 +73,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     definitionPrompt: spec.definitionPrompt,
     ...(spec.renderedSystemPrompt !== undefined ? { renderedSystemPrompt: spec.renderedSystemPrompt } : {}),
     tools: spec.tools,
+    ...(spec.mcp ? { mcp: spec.mcp } : {}),
     cwd: spec.cwd,
     workspaceRoot: spec.workspaceRoot,
     ...(spec.isolation ? { isolation: spec.isolation } : {}),
@@ -84,8 +93,10 @@ export function buildRootInput(spec: RootSpec): AgentWorkflowInput {
     rootAgentId: spec.agentId,
     depth: 0,
     limits: spec.limits,
+    ...(spec.workspaceWorker ? { workspaceWorker: spec.workspaceWorker } : {}),
     ...(spec.interactive ? { interactive: spec.interactive } : {}),
     ...(spec.maxOutputTokens !== undefined ? { maxOutputTokens: spec.maxOutputTokens } : {}),
+    ...(spec.taskBoard ? { taskBoard: spec.taskBoard } : {}),
   };
 }
 
@@ -96,6 +107,8 @@ export function buildChildInput(parent: ParentOfChild, spec: ChildSpec): AgentWo
     ...ownFields(spec),
     maxOutputTokens: input.maxOutputTokens,
     maxToolResultChars: input.maxToolResultChars,
+    // A child works on its parent's files, so on the machine that holds them.
+    ...(input.workspaceWorker ? { workspaceWorker: input.workspaceWorker } : {}),
     parentAgentId: input.agentId,
     rootAgentId: input.rootAgentId,
     depth: input.depth + 1,
@@ -105,5 +118,6 @@ export function buildChildInput(parent: ParentOfChild, spec: ChildSpec): AgentWo
     parentToolUseId: parent.toolUseId,
     ...(spec.forkFrom ? { forkFrom: spec.forkFrom } : {}),
     ...(spec.carried ? { carried: spec.carried } : {}),
+    ...(input.taskBoard ? { taskBoard: input.taskBoard } : {}),
   };
 }

@@ -5,6 +5,10 @@ import type { SpawnContext, ThinkingSetting } from './agent-definition';
 import type { AgentLimits } from './limits';
 import type { CarriedTreeState } from './tree';
 import type { WorktreeInfo, WorktreeOutcome } from './worktree';
+import type { WorkspaceWorker } from './workspace-routing';
+import type { ExtraTools, McpServerStatus } from './extra-tools';
+import type { AgentMcpInput } from './mcp';
+import type { Todo } from './todos';
 
 /** Permission modes (docs/architecture.md, approvals). */
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
@@ -43,6 +47,10 @@ export interface CarriedAgentState {
   contextOverheadTokens?: number;
   /** The run continued-as-new while waiting for input after an answer or an interrupt: the next run waits first. */
   awaiting?: AwaitingInput;
+  /** Its extra tools (MCP), snapshotted at its first start; a fork copies its parent's. */
+  extraTools?: ExtraTools;
+  /** Its todo list (TodoWrite). */
+  todos?: Todo[];
 }
 
 /** How many times an agent's conversation was compacted, and the latest compaction. */
@@ -73,10 +81,17 @@ export interface AgentWorkflowInput {
   renderedSystemPrompt?: string;
   /** Names of the tools in this agent's pool, in request order. */
   tools: string[];
+  /** MCP servers to start and the filter for their tools; the tools are snapshotted at start (docs/tools.md, MCP). */
+  mcp?: AgentMcpInput;
   /** Working directory; relative paths resolve against it. */
   cwd: string;
   /** File tools are confined to this directory. */
   workspaceRoot: string;
+  /**
+   * The worker holding cwd when workers do not share a filesystem: the activities that touch the
+   * agent's files run only there (docs/operations.md). Absent: any worker of the task queue.
+   */
+  workspaceWorker?: WorkspaceWorker;
   permissionMode: PermissionMode;
   /** Model calls allowed before the agent stops with MaxTurnsExceeded. */
   maxTurns: number;
@@ -115,6 +130,16 @@ export interface AgentWorkflowInput {
   carriedTree?: CarriedTreeState;
   /** Runs of this agentId before this one that continued-as-new. */
   continuedRuns?: number;
+  /** The named task board the tree shares with other trees (docs/board.md); without it the tree has its own board. */
+  taskBoard?: string;
+  /** Continue-as-new only: the task-board claims this agent holds, renewed on by the next run. */
+  carriedBoard?: CarriedBoardClaims;
+}
+
+/** Claims an agent holds on its task board, and the board's lease (for the heartbeat interval). */
+export interface CarriedBoardClaims {
+  held: string[];
+  leaseMs: number;
 }
 
 /** What a finished agent returns: a bounded projection, never its history. */
@@ -170,6 +195,10 @@ export interface AgentStatusSnapshot {
   latestText?: string;
   /** How full its context is, and its compactions (docs/architecture.md, Compaction). */
   context?: ContextSnapshot;
+  /** Its todo list (TodoWrite), when it has one. */
+  todos?: Todo[];
+  /** Its MCP servers as seen at start, when it has any. */
+  mcpServers?: McpServerStatus[];
 }
 
 /** An agent's context as the status query reports it. */

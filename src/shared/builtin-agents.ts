@@ -4,7 +4,7 @@ import type { AgentDefinition } from './agent-definition';
 export const oneShotAgentTypes: readonly string[] = ['Explore', 'Plan'];
 
 /** Explore and Plan: read files and run read-only commands, change nothing. */
-const readOnlyTools = ['Bash', 'Glob', 'Grep', 'Read'];
+const readOnlyTools = ['Bash', 'Glob', 'Grep', 'Read', 'WebFetch', 'WebSearch', 'TodoWrite'];
 
 const readOnlyRules = `You work READ-ONLY. You have no Edit or Write tool, and your Bash runs only read-only commands: the runtime refuses anything else before it runs. Do not try to create, change, move or delete files (not even in /tmp), install packages, or redirect output into files.
 Bash is for what the other tools cannot do: git log, git diff, git show, git status, git blame, ls, and the like. Use Glob to find files by name, Grep to search contents and Read to read a file you know.`;

@@ -22,6 +22,20 @@ export const ErrorType = {
   CommandNotReadOnly: 'CommandNotReadOnly',
   UnknownTool: 'UnknownTool',
 
+  // Web and MCP tools (docs/tools.md).
+  /** WebFetch refused the URL: not http(s), credentials in it, or a private/local address not allowed by configuration. */
+  UrlNotAllowed: 'UrlNotAllowed',
+  /** WebFetch could not get the page (network, HTTP status, too many redirects, timeout). */
+  FetchFailed: 'FetchFailed',
+  ContentTooLarge: 'ContentTooLarge',
+  UnsupportedContent: 'UnsupportedContent',
+  WebSearchFailed: 'WebSearchFailed',
+  /** An MCP server could not be started or reached. */
+  McpServerUnavailable: 'McpServerUnavailable',
+  /** An MCP server stopped (exited, connection dropped) while a call ran. */
+  McpServerStopped: 'McpServerStopped',
+  McpToolTimeout: 'McpToolTimeout',
+
   // Agents and the tree.
   /** The workflow failure of an agent that failed; its details carry the partial AgentResult. */
   AgentFailed: 'AgentFailed',
@@ -56,6 +70,29 @@ export const ErrorType = {
   WorktreeFinishFailed: 'WorktreeFinishFailed',
   /** Another git process holds a lock file of the repository: retryable. */
   WorktreeBusy: 'WorktreeBusy',
+
+  // Task board (docs/board.md): refusals of the board's updates, which the model or CLI user reads.
+  TaskNotFound: 'TaskNotFound',
+  /** Another owner holds the task (in progress). */
+  TaskClaimed: 'TaskClaimed',
+  /** The task waits for open dependencies, or is blocked. */
+  TaskNotReady: 'TaskNotReady',
+  /** Completed tasks are not reopened or changed by agents. */
+  TaskCompleted: 'TaskCompleted',
+  /** A pending task assigned to someone else. */
+  TaskAssigned: 'TaskAssigned',
+  /** Release of a task nobody holds. */
+  TaskNotClaimed: 'TaskNotClaimed',
+  DependencyCycle: 'DependencyCycle',
+  BoardLimitReached: 'BoardLimitReached',
+  InvalidBoardRequest: 'InvalidBoardRequest',
+  BoardNotFound: 'BoardNotFound',
+  BoardUnavailable: 'BoardUnavailable',
+  // Workspace routing (workers without a shared filesystem, docs/operations.md).
+  /** The worker holding the agent's files did not take a call within the agent's wait: it is gone. */
+  WorkspaceWorkerUnavailable: 'WorkspaceWorkerUnavailable',
+  /** A worker with SUBAGENTS_WORKSPACE_ROOT got a call for files outside it (the agent is placed on another worker). */
+  WorkspaceNotOnThisWorker: 'WorkspaceNotOnThisWorker',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 

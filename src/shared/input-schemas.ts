@@ -15,6 +15,7 @@ import type {
 import { inputLimits } from './limits';
 import type { ConversationQueryInput } from './model-call';
 import type { TranscriptQueryInput } from './run-transcript';
+import type { BoardNotice } from './board';
 import type { ApprovalDecision, ApprovalRequest } from './tree';
 
 /**
@@ -120,6 +121,13 @@ export const resumeDescendantSchema: z.ZodType<ResumeDescendantInput> = z.object
     .refine((text) => text.trim() !== '', 'must not be empty'),
   allowStopped: z.boolean().optional(),
   by: id.optional(),
+});
+
+export const boardNoticeSchema: z.ZodType<BoardNotice> = z.object({
+  boardId: id,
+  ownerAgentId: id.optional(),
+  taskIds: z.array(id).max(inputLimits.maxListItems),
+  text: z.string().min(1).max(inputLimits.maxShortTextChars),
 });
 
 /** One line naming every problem of a refused input, for logs and for the caller of an update. */

@@ -42,6 +42,11 @@ export interface AgentLimits {
   compactAtFraction?: number;
   /** The context window to assume, for a model the runtime's table does not know (src/shared/context-windows.ts). */
   contextWindowTokens?: number;
+  /**
+   * Lease of a claim on the task board, for a board this tree creates (docs/board.md). Default
+   * boardLimits.defaultLeaseMs (60000); the board's other numbers are in src/shared/board-limits.ts.
+   */
+  boardLeaseMs?: number;
 }
 
 export const defaultAgentLimits: AgentLimits = {
@@ -99,4 +104,6 @@ export const inputLimits = {
   maxIdChars: 512,
   /** Reasons, descriptions, summaries. */
   maxShortTextChars: 4000,
+  /** Items of a list in a signal (e.g. the task ids of a board notice). */
+  maxListItems: 1000,
 } as const;

@@ -19,10 +19,20 @@ export interface ToolUseBlock {
   cache_control?: CacheControl;
 }
 
+/** An image (in a tool_result: what an MCP tool returned). */
+export interface ImageBlock {
+  type: 'image';
+  source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string };
+  cache_control?: CacheControl;
+}
+
+/** Content of a tool_result beyond plain text. */
+export type ToolResultContent = TextBlock | ImageBlock;
+
 export interface ToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content: string | TextBlock[];
+  content: string | ToolResultContent[];
   is_error?: boolean;
   cache_control?: CacheControl;
 }
@@ -33,7 +43,7 @@ export interface ThinkingBlock {
   signature: string;
 }
 
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock;
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | ImageBlock;
 
 export interface MessageParam {
   role: 'user' | 'assistant';
@@ -55,6 +65,8 @@ export interface TokenUsage {
   outputTokens: number;
   cacheCreationInputTokens: number;
   cacheReadInputTokens: number;
+  /** Searches Anthropic's server-side web search tool ran (WebSearch), when any. */
+  webSearchRequests?: number;
 }
 
 export const emptyTokenUsage = (): TokenUsage => ({
@@ -66,11 +78,14 @@ export const emptyTokenUsage = (): TokenUsage => ({
 
 /** Adds two usages without mutating either. */
 export function addTokenUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
+  const webSearchRequests = (left.webSearchRequests ?? 0) + (right.webSearchRequests ?? 0);
   return {
     inputTokens: left.inputTokens + right.inputTokens,
     outputTokens: left.outputTokens + right.outputTokens,
     cacheCreationInputTokens: left.cacheCreationInputTokens + right.cacheCreationInputTokens,
     cacheReadInputTokens: left.cacheReadInputTokens + right.cacheReadInputTokens,
+    // Only present once a search ran, so usages without one keep their old shape.
+    ...(webSearchRequests > 0 ? { webSearchRequests } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ThinkingSetting } from './agent-definition';
-import type { ContentBlock, MessageParam, StopReason, TokenUsage } from './messages';
+import type { ContentBlock, MessageParam, StopReason, TokenUsage, ToolDefinition } from './messages';
 
 /** Input of the model activity: a reference to the conversation, never the conversation itself. */
 export interface ModelCallInput {
@@ -28,6 +28,8 @@ export interface ModelCallInput {
 export interface ConversationSlice {
   systemPrompt: string;
   tools: string[];
+  /** Definitions of the agent's extra tools (MCP), sent after `tools` (src/shared/extra-tools.ts). */
+  extraTools?: ToolDefinition[];
   /** Messages from index `from` on. */
   messages: MessageParam[];
   from: number;

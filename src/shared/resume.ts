@@ -18,6 +18,7 @@ export function resumeInput(previous: ResumeState, text: string, overrides: Part
     forkFrom: undefined,
     carriedInbox: undefined,
     carriedTree: previous.tree,
+    carriedBoard: undefined,
     carried: { ...carried, messages, turn: 0, awaiting: undefined, ...(worktree && keptWorktree ? { worktree } : {}) },
   };
 }

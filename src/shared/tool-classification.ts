@@ -16,20 +16,46 @@ export const peekToolNames = ['TaskOutput'] as const;
 export const agentCompanionToolNames: readonly string[] = ['TaskStop', ...peekToolNames];
 // ── end [long-runs] ─────────────────────────────────────────────────────────────────────────────────
 
+// ── Task board tools (docs/board.md; run by workflow code in src/workflows/board/) ─────────────
+/** Claude Code's task-list tools, on the tree's shared task board: coordination, never approval. */
+export const taskBoardToolNames = ['TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate'] as const;
+export type TaskBoardToolName = (typeof taskBoardToolNames)[number];
+
+export function isTaskBoardTool(name: string): name is TaskBoardToolName {
+  return (taskBoardToolNames as readonly string[]).includes(name);
+}
+// ── end of the task board tools ───────────────────────────────────────────────────────────────
+
+// ── [tools] web and todo tools (docs/tools.md); tools not known at build time (MCP) are classified by their descriptors (src/shared/extra-tools.ts) ──
+/** Tools that reach the web, each run by a Temporal activity of the same name; they change nothing in the workspace. */
+export const webToolNames = ['WebFetch', 'WebSearch'] as const;
+export type WebToolName = (typeof webToolNames)[number];
+/** Keeps the agent's todo list in its workflow state (workflow-run; needs no person). */
+export const todoToolNames = ['TodoWrite'] as const;
+
+/** True for WebFetch and WebSearch. */
+export function isWebTool(name: string): name is WebToolName {
+  return (webToolNames as readonly string[]).includes(name);
+}
+// ── end [tools] ──
+
 /** Every tool this runtime has, in the order requests list them (the order is part of the cache prefix). */
-export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', ...peekToolNames, 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write'] as const;
+export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', ...peekToolNames, 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...webToolNames, ...todoToolNames, ...taskBoardToolNames] as const;
 export type RuntimeToolName = (typeof runtimeToolNames)[number];
 
 /** Tools that work on the workspace, each run by a Temporal activity of the same name. */
 export const workspaceToolNames = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'] as const;
 export type WorkspaceToolName = (typeof workspaceToolNames)[number];
 
-/** Tools that cannot change anything: they need no approval, run side by side, and every background agent may use them. */
-export const readOnlyToolNames = ['Read', 'Glob', 'Grep', ...peekToolNames] as const;
+/**
+ * Tools that cannot change the workspace or anything outside the agent: they need no approval, run side by side, and every
+ * background agent may use them (TodoWrite changes only the agent's own todo list; TaskOutput only reads its children).
+ */
+export const readOnlyToolNames = ['Read', 'Glob', 'Grep', ...webToolNames, ...todoToolNames, ...peekToolNames] as const;
 export type ReadOnlyToolName = (typeof readOnlyToolNames)[number];
 
 /** Tools run by workflow code that only talk to other agents of the tree: they never need a person. */
-export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop', ...peekToolNames] as const;
+export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop', ...peekToolNames, ...taskBoardToolNames] as const;
 
 /** Tools that only change files: allowed without a prompt in acceptEdits mode. */
 export const editToolNames = ['Edit', 'Write'] as const;

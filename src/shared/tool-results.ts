@@ -1,9 +1,11 @@
-import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock, ToolUseBlock } from '../shared/messages';
+import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../shared/messages';
 
 /** The model-facing outcome of one tool call. */
 export interface ToolOutcome {
   content: string;
   isError: boolean;
+  /** Rich content (text and images, e.g. from an MCP tool) sent instead of `content` when present. */
+  blocks?: ToolResultContent[];
 }
 
 /**
@@ -22,7 +24,7 @@ export function buildToolResultMessage(
     const block: ToolResultBlock = {
       type: 'tool_result',
       tool_use_id: toolUse.id,
-      content: outcome?.content || (outcome ? '(no output)' : missingText),
+      content: outcome?.blocks?.length ? outcome.blocks : outcome?.content || (outcome ? '(no output)' : missingText),
     };
     if (!outcome || outcome.isError) block.is_error = true;
     return block;

@@ -1,4 +1,5 @@
 /** Wire types for tool activities: one JSON input object and one JSON result per call. */
+import type { TokenUsage, ToolResultContent } from './messages';
 
 /** Where an agent's file tools may act. */
 export interface ToolContext {
@@ -53,4 +54,8 @@ export interface ToolCallResult {
   readFiles?: ReadFileRecord[];
   /** Set when the content was replaced by a preview. */
   replacement?: ContentReplacement;
+  /** Rich content (text and images) sent to the model instead of `content` (MCP tools). */
+  blocks?: ToolResultContent[];
+  /** Model tokens the tool itself used (WebFetch's small model call, WebSearch's search call): added to the agent's usage. */
+  usage?: TokenUsage;
 }

@@ -21,6 +21,8 @@ function blockLines(block: ContentBlock, toolNames: ReadonlyMap<string, string>)
     }
     case 'thinking':
       return [`(thinking) ${preview(block.thinking)}`];
+    case 'image':
+      return [`(image ${block.source.media_type}, ${block.source.data.length} base64 characters)`];
   }
 }
 

@@ -5,9 +5,14 @@ import { ErrorType } from '../shared/errors';
 /** The activity interface, imported as a type only (workflow code never loads activity modules). */
 export type Activities = ReturnType<typeof createActivities>;
 
-/** Rendering the system prompt, loading definitions: quick local I/O. */
+/**
+ * Rendering the system prompt, loading definitions, worktrees, reading another agent's state: quick
+ * local I/O. They heartbeat every second (src/activities/heartbeating.ts), so an attempt lost with a
+ * crashed worker is retried after the 10 s heartbeat timeout instead of the whole minute.
+ */
 export const setupOptions: ActivityOptions = {
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: { maximumAttempts: 5 },
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 };
@@ -50,7 +55,45 @@ export const shellToolOptions: ActivityOptions = {
   retry: { maximumAttempts: 1 },
 };
 
+/** WebFetch and WebSearch: a fetch and a model call each; read-only, so retried (model errors that cannot pass are not). */
+export const webToolOptions: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: {
+    initialInterval: '2 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [ErrorType.ModelBadRequest, ErrorType.ModelAuthentication, ErrorType.ModelNotFound, ErrorType.ModelPermission],
+  },
+};
+
+/** Starting an agent's MCP servers: waits up to 30 s for required ones, heartbeating every second. */
+export const mcpSetupOptions: ActivityOptions = {
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '10 seconds',
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  retry: { maximumAttempts: 3 },
+};
+
+/**
+ * An MCP tool that may run again (read-only or idempotent): retried when its server died mid-call or
+ * its worker was lost (the short heartbeat timeout notices). Calls heartbeat every second.
+ */
+export const mcpToolOptions: ActivityOptions = {
+  startToCloseTimeout: '11 minutes',
+  heartbeatTimeout: '10 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+};
+
+/** Any other MCP tool: one attempt, as Bash; a lost worker is reported to the model as "may have partially run". */
+export const mcpToolOnceOptions: ActivityOptions = { ...mcpToolOptions, retry: { maximumAttempts: 1 } };
+
 export const setupActivities = proxyActivities<Activities>(setupOptions);
 export const modelActivities = proxyActivities<Activities>(modelOptions);
 export const fileToolActivities = proxyActivities<Activities>(fileToolOptions);
 export const shellToolActivities = proxyActivities<Activities>(shellToolOptions);
+export const webToolActivities = proxyActivities<Activities>(webToolOptions);
+export const mcpSetupActivities = proxyActivities<Activities>(mcpSetupOptions);
+export const mcpToolActivities = proxyActivities<Activities>(mcpToolOptions);
+export const mcpToolOnceActivities = proxyActivities<Activities>(mcpToolOnceOptions);

@@ -1,6 +1,7 @@
 import type { AgentWorkflowInput } from '../shared/agent';
 import { AgentState } from './agent-state';
 import { Approvals } from './approvals';
+import { AgentBoardLink } from './board/agent-board-link';
 import { Children } from './children';
 import { Compaction } from './compaction';
 import { Inbox } from './inbox';
@@ -33,6 +34,8 @@ export interface AgentParts {
   readonly progress: Progress;
   /** Compacting its conversation when it outgrows the context (docs/architecture.md, Compaction). */
   readonly compaction: Compaction;
+  /** Its task board: the task-list tools and the heartbeats of its claims. */
+  readonly board: AgentBoardLink;
 }
 
 export function createAgentParts(input: AgentWorkflowInput): AgentParts {
@@ -57,5 +60,6 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     agentTool: new AgentTool(input, state, children, tree),
     progress: new Progress(input, state),
     compaction: new Compaction(),
+    board: new AgentBoardLink(input, inbox),
   };
 }

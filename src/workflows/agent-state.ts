@@ -5,6 +5,8 @@ import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../share
 import { textOf } from '../shared/tool-results';
 import type { WorktreeInfo } from '../shared/worktree';
 import { workflowInfo } from '@temporalio/workflow';
+import type { ExtraTools } from '../shared/extra-tools';
+import type { Todo } from '../shared/todos';
 import { workflowNowMs } from './clock';
 import { Conversation } from './conversation';
 
@@ -40,6 +42,10 @@ export class AgentState {
   awaiting?: AwaitingInput;
   /** History bytes when this run started (its input included): a run is due by size only past its own growth. */
   readonly runStartHistoryBytes: number;
+  /** Tools beyond the runtime's own (MCP), snapshotted once at the first start; part of the request prefix like the prompt. */
+  extraTools?: ExtraTools;
+  /** The todo list the agent keeps with TodoWrite. */
+  todos: Todo[];
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -55,6 +61,8 @@ export class AgentState {
     this.descendantUsage = carried?.descendantUsage ?? emptyTokenUsage();
     this.worktree = carried?.worktree;
     this.spawnContext = carried?.spawnContext;
+    this.extraTools = carried?.extraTools;
+    this.todos = carried?.todos ?? [];
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
     this.compactions = carried?.compactions ?? { count: 0 };
     this.contextOverheadTokens = carried?.contextOverheadTokens;
@@ -143,6 +151,8 @@ export class AgentState {
       ...(this.spawnContext ? { spawnContext: this.spawnContext } : {}),
       ...(this.compactions.count > 0 ? { compactions: this.compactions } : {}),
       ...(this.contextOverheadTokens !== undefined ? { contextOverheadTokens: this.contextOverheadTokens } : {}),
+      ...(this.extraTools ? { extraTools: this.extraTools } : {}),
+      ...(this.todos.length > 0 ? { todos: this.todos } : {}),
     };
   }
 }

@@ -15,7 +15,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
   installHandlers(agent);
   const ending = new Ending(agent);
   const run = async () => {
-    await prepareRun(agent);
+    const cannotRun = await prepareRun(agent);
+    if (cannotRun) return await ending.failed(cannotRun);
     return await queryLoop(agent, ending);
   };
   try {

@@ -1,5 +1,6 @@
 import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { AgentWorkflowInput } from '../shared/agent';
+import type { ToolClassification } from '../shared/extra-tools';
 import { approvalDecisionSignal } from '../shared/definitions';
 import type { ToolUseBlock } from '../shared/messages';
 import type { ToolOutcome } from '../shared/tool-results';
@@ -47,10 +48,10 @@ export class Approvals {
    * Checks one tool call against the agent's permission mode before it runs. Returns undefined to
    * go ahead, or the tool result the model sees (a denial).
    */
-  async authorize(call: ToolUseBlock): Promise<ToolOutcome | undefined> {
+  async authorize(call: ToolUseBlock, classification?: ToolClassification): Promise<ToolOutcome | undefined> {
     const { input } = this;
     const alwaysAllowed = [...this.alwaysAllowed, ...(this.tree.coordinator?.alwaysAllowed ?? [])];
-    const decision = decidePermission(input.permissionMode, call.name, alwaysAllowed);
+    const decision = decidePermission(input.permissionMode, call.name, alwaysAllowed, classification);
     if (decision.type === 'allow') return undefined;
     if (decision.type === 'deny') return { isError: true, content: `Permission denied: ${decision.reason}` };
     const route = routeApproval({

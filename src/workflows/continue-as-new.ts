@@ -33,8 +33,8 @@ export function historyDue({ input, state }: Pick<AgentParts, 'input' | 'state'>
   return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
 }
 
-/** The input of the next run: the conversation, counters, inbox and tree state, and what it was waiting after. */
-function nextInput({ input, state, inbox, tree }: AgentParts, awaiting: AwaitingInput | undefined): AgentWorkflowInput {
+/** The input of the next run: the conversation, counters, inbox, tree and board state, and what it was waiting after. */
+function nextInput({ input, state, inbox, tree, board }: AgentParts, awaiting: AwaitingInput | undefined): AgentWorkflowInput {
   return {
     ...input,
     renderedSystemPrompt: state.systemPrompt,
@@ -42,6 +42,7 @@ function nextInput({ input, state, inbox, tree }: AgentParts, awaiting: Awaiting
     carried: { ...state.carry(), ...(awaiting ? { awaiting } : {}) },
     carriedInbox: inbox.pending(),
     carriedTree: tree.coordinator?.carry(),
+    carriedBoard: board.carry(),
     continuedRuns: (input.continuedRuns ?? 0) + 1,
   };
 }

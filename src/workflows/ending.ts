@@ -3,15 +3,15 @@ import type { AgentResult, AgentStatus } from '../shared/agent';
 import { childFinalSignal } from '../shared/definitions';
 import { ErrorType, errorText } from '../shared/errors';
 import type { StopReason } from '../shared/messages';
-import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
 import type { Interruption } from './turn-control';
+import { finishWorktreeOn } from './workspace-activities';
 
 /**
  * How an agent run ends (docs/architecture.md, Abort domains): its result, its subtree stopped
- * first, its worktree cleaned up on every ending (non-cancellable; after a worker crash it runs
+ * first, its task-board claims given back, its worktree cleaned up on every ending (non-cancellable; after a worker crash it runs
  * when the workflow resumes), and for a stop, its partial result reported to its parent.
  */
 export class Ending {
@@ -106,13 +106,12 @@ export class Ending {
    * the run was ending — so none is lost.
    */
   private async cleanUp(): Promise<AgentResult> {
-    const { state, progress, inbox } = this.agent;
+    const { input, state, progress, inbox, board } = this.agent;
     let result = progress.current.result!;
+    await board.release(result.status);
     const worktree = state.worktree;
     if (worktree) {
-      const outcome = await CancellationScope.nonCancellable(() =>
-        setupActivities.finishWorktree.executeWithOptions({ ...setupOptions, summary: 'clean up git worktree' }, [{ worktree }]),
-      );
+      const outcome = await CancellationScope.nonCancellable(() => finishWorktreeOn(input.workspaceWorker, { worktree }));
       result = { ...result, worktree: outcome };
     }
     const undelivered = inbox.seal();

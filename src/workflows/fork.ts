@@ -103,6 +103,8 @@ export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, run
       startedAtMs: workflowNowMs(),
       spawnCount: 0,
       descendantUsage: emptyTokenUsage(),
+      // The parent's exact extra tools: the fork's request prefix must match byte for byte.
+      ...(state.extraTools ? { extraTools: state.extraTools } : {}),
     },
   };
 }

@@ -24,8 +24,10 @@ import {
   treeSpawnRequestSignal,
   type SteerInput,
 } from '../shared/definitions';
+import { boardNoticeSignal } from '../shared/board';
 import {
   agentMessageSchema,
+  boardNoticeSchema,
   agentResultSchema,
   approvalDecisionSchema,
   approvalRequestSchema,
@@ -61,6 +63,7 @@ export function installHandlers(agent: AgentParts): void {
   guard.query(conversationQuery, conversationQuerySchema, ({ from }) => ({
     systemPrompt: state.systemPrompt,
     tools: input.tools,
+    ...(state.extraTools ? { extraTools: state.extraTools.descriptors.map((descriptor) => descriptor.definition) } : {}),
     messages: state.messages.slice(from),
     from,
     total: state.messages.length,
@@ -127,6 +130,7 @@ export function installHandlers(agent: AgentParts): void {
   guard.signal(approvalDecisionSignal, approvalDecisionSchema, (decision) => approvals.receiveDecision(decision));
   guard.signal(childFinalSignal, agentResultSchema, (childResult) => children.onChildFinal(childResult));
   guard.signal(treeSpawnReplySignal, treeSpawnReplySchema, (reply) => tree.receiveSpawnReply(reply));
+  guard.signal(boardNoticeSignal, boardNoticeSchema, (notice) => agent.board.receiveNotice(notice));
 
   installLongRunHandlers(agent, guard);
   if (tree.coordinator) installRootHandlers(agent, tree.coordinator, guard);

@@ -1,4 +1,5 @@
 import type { PermissionMode } from '../shared/agent';
+import type { ToolClassification } from '../shared/extra-tools';
 import { isCoordinationTool, isEditTool, isReadOnlyTool } from '../shared/tool-classification';
 
 /** What happens to one tool call before it runs. */
@@ -8,9 +9,10 @@ export type PermissionDecision = { type: 'allow' } | { type: 'ask' } | { type: '
  * The permission decision for one call (docs/architecture.md, approvals): read-only and coordination tools run; edits run
  * in acceptEdits; everything runs in bypassPermissions; plan and dontAsk never prompt (they deny);
  * otherwise a person is asked. `alwaysAllowed` holds tools a person approved "always" for the tree.
+ * An extra tool (MCP) brings its own classification: one that needs no approval runs like a read-only tool.
  */
-export function decidePermission(mode: PermissionMode, toolName: string, alwaysAllowed: readonly string[]): PermissionDecision {
-  if (isReadOnlyTool(toolName) || isCoordinationTool(toolName)) return { type: 'allow' };
+export function decidePermission(mode: PermissionMode, toolName: string, alwaysAllowed: readonly string[], classification?: ToolClassification): PermissionDecision {
+  if (isReadOnlyTool(toolName) || isCoordinationTool(toolName) || classification?.needsApproval === false) return { type: 'allow' };
   if (mode === 'bypassPermissions' || alwaysAllowed.includes(toolName)) return { type: 'allow' };
   if (mode === 'acceptEdits' && isEditTool(toolName)) return { type: 'allow' };
   if (mode === 'plan') return { type: 'deny', reason: `${toolName} is not allowed in plan mode: explore and plan, make no changes.` };

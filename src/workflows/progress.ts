@@ -1,5 +1,6 @@
 import { setCurrentDetails } from '@temporalio/workflow';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, RejectedInputs } from '../shared/agent';
+import { todoLines, todoSummary } from '../shared/todos';
 import type { AgentState } from './agent-state';
 
 /** The fields of the status query this agent keeps as it goes; the rest is read from its parts when asked. */
@@ -17,8 +18,14 @@ export class Progress {
     private readonly state: AgentState,
   ) {}
 
-  get current(): Readonly<ProgressFields> {
-    return this.fields;
+  /** The live fields, with the todo list and MCP servers the agent keeps in its state. */
+  get current(): Readonly<ProgressFields & Pick<AgentStatusSnapshot, 'todos' | 'mcpServers'>> {
+    const { todos, extraTools } = this.state;
+    return {
+      ...this.fields,
+      ...(todos.length > 0 ? { todos } : {}),
+      ...(extraTools && extraTools.status.length > 0 ? { mcpServers: extraTools.status } : {}),
+    };
   }
 
   get finished(): boolean {
@@ -28,7 +35,7 @@ export class Progress {
   callingModel(): void {
     this.fields.state = 'calling_model';
     this.fields.waitingFor = undefined;
-    setCurrentDetails(`turn ${this.state.turn}/${this.input.maxTurns}: calling ${this.input.model}`);
+    setCurrentDetails(this.withTodos(`turn ${this.state.turn}/${this.input.maxTurns}: calling ${this.input.model}`));
   }
 
   runningTools(): void {
@@ -38,7 +45,19 @@ export class Progress {
   toolStarted(name: string): void {
     this.fields.lastTool = name;
     this.fields.currentTools = [...this.fields.currentTools, name];
-    setCurrentDetails(`turn ${this.state.turn}/${this.input.maxTurns}: running ${name}`);
+    setCurrentDetails(this.withTodos(`turn ${this.state.turn}/${this.input.maxTurns}: running ${name}`));
+  }
+
+  /** TodoWrite replaced the list: the UI's current details show it. */
+  todosChanged(): void {
+    setCurrentDetails(this.withTodos(`turn ${this.state.turn}/${this.input.maxTurns}: updated its todo list`));
+  }
+
+  /** Current details, followed by the todo list when the agent keeps one. */
+  private withTodos(details: string): string {
+    const todos = this.state.todos;
+    if (todos.length === 0) return details;
+    return `${details}\n\n**Todos** ${todoSummary(todos)}\n${todoLines(todos).join('\n')}`;
   }
 
   toolsDone(): void {
@@ -57,7 +76,7 @@ export class Progress {
     this.fields.state = 'finished';
     this.fields.waitingFor = undefined;
     this.fields.result = result;
-    setCurrentDetails(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses`);
+    setCurrentDetails(this.withTodos(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses`));
   }
 
   /** A signal was refused: say so where an operator looks (the UI's current details). */

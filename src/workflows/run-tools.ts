@@ -1,4 +1,3 @@
-import { ActivityFailure, isCancellation, TimeoutFailure, ApplicationFailure } from '@temporalio/workflow';
 import { ErrorType, errorText } from '../shared/errors';
 import { maxConcurrentToolCalls } from '../shared/limits';
 import type { ToolUseBlock } from '../shared/messages';
@@ -7,8 +6,10 @@ import { classifyReadOnlyCommand } from '../shared/read-only-command';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
 import { toolCallSummary } from '../shared/tool-summary';
-import { fileToolActivities, fileToolOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
+import type { WorkspaceWorker } from '../shared/workspace-routing';
 import { partitionToolCalls } from './tool-batches';
+import { failureOutcome } from './tool-failure';
+import { runWorkspaceTool } from './workspace-activities';
 
 /** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
 export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
@@ -21,6 +22,10 @@ export interface ToolRunContext {
   toolContext: ToolContext;
   readFileState: ReadFileState;
   workflowTools: Readonly<Record<string, WorkflowTool>>;
+  /** Where the agent's files are when workers do not share a filesystem (docs/operations.md); absent: any worker. */
+  workspaceWorker?: WorkspaceWorker;
+  /** Calls of one turn that may run side by side (default: the runtime's own rule). */
+  concurrencySafe?(name: string): boolean;
   /** Permission check before a call runs: undefined to go ahead, or the denial the model sees. */
   authorize(call: ToolUseBlock): Promise<ToolOutcome | undefined>;
   onStart(call: ToolUseBlock): void;
@@ -43,27 +48,7 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
     input: call.input,
     ...(name === 'Edit' || name === 'Write' ? { readFileState: readStateFor(call, context.readFileState) } : {}),
   };
-  const summary = toolCallSummary(name, call.input);
-  if (name === 'Bash') {
-    return shellToolActivities.Bash.executeWithOptions({ ...shellToolOptions, summary }, [input]);
-  }
-  return fileToolActivities[name].executeWithOptions({ ...fileToolOptions, summary }, [input]);
-}
-
-/** Turns an activity failure into what the model is told; cancellations propagate. */
-function failureOutcome(name: string, error: unknown): ToolOutcome {
-  if (isCancellation(error)) throw error;
-  if (error instanceof ActivityFailure && name === 'Bash' && error.cause instanceof TimeoutFailure) {
-    return {
-      isError: true,
-      content:
-        'Bash was interrupted: its worker stopped heartbeating before the command finished — the worker stopped, or it lost its ' +
-        'connection to the Temporal server — so the command may have partially run. Check its effects (files, processes) before running it again.',
-    };
-  }
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
-  return { isError: true, content: `${name} failed: ${message}` };
+  return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker);
 }
 
 async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
@@ -109,7 +94,7 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
  * results of the calls that did finish.
  */
 export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext, outcomes: Record<string, ToolOutcome>): Promise<void> {
-  const concurrencySafe = (name: string) => isConcurrencySafeTool(name) && context.pool.includes(name);
+  const concurrencySafe = (name: string) => (context.concurrencySafe?.(name) ?? isConcurrencySafeTool(name)) && context.pool.includes(name);
   for (const batch of partitionToolCalls(calls, concurrencySafe, maxConcurrentToolCalls)) {
     await Promise.all(
       batch.calls.map(async (call) => {

@@ -2,7 +2,9 @@ import { patched } from '@temporalio/workflow';
 import type { WorktreeInfo } from '../shared/worktree';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
+import { prepareExtraTools } from './extra-tools';
 import { buildForkedMessages } from './fork';
+import { createWorktreeOn, renderAgentStartOn, renderSystemPromptOn } from './workspace-activities';
 
 /**
  * Marks runs that start with `renderAgentStart` (system prompt, identity and roster in the first
@@ -13,19 +15,19 @@ export const agentStartPatch = 'agent-start-context';
 /**
  * Prepares a run before its first turn: its worktree (isolation), its system prompt rendered once,
  * and its first messages — its context (identity, roster) and the task prompt, or for a fork its
- * parent's conversation prefix plus the directive. A continued or resumed run skips what it already has.
+ * parent's conversation prefix plus the directive — and its MCP tools, snapshotted once. A continued
+ * or resumed run skips what it already has. Returns why the agent cannot run (a required MCP server
+ * missing), if so.
  */
-export async function prepareRun({ input, state }: AgentParts): Promise<void> {
+export async function prepareRun(agent: AgentParts): Promise<string | undefined> {
+  const { input, state } = agent;
   if (input.isolation === 'worktree' && !state.worktree) {
-    state.worktree = await setupActivities.createWorktree.executeWithOptions({ ...setupOptions, summary: 'create git worktree' }, [
-      { agentId: input.agentId, cwd: state.cwd },
-    ]);
+    state.worktree = await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd });
   }
   let context: string | undefined;
   if (!state.systemPrompt) {
     if (patched(agentStartPatch)) {
-      const start = await setupActivities.renderAgentStart.executeWithOptions({ ...setupOptions, summary: 'render system prompt and agent context' }, [
-        {
+      const start = await renderAgentStartOn(input.workspaceWorker, {
           agentId: input.agentId,
           agentType: input.agentType,
           name: input.name,
@@ -40,13 +42,12 @@ export async function prepareRun({ input, state }: AgentParts): Promise<void> {
           permissionMode: input.permissionMode,
           forking: input.limits.forking,
           oneShot: input.oneShot,
-        },
-      ]);
+      });
       state.systemPrompt = start.systemPrompt;
       state.spawnContext ??= start.spawnContext;
       context = start.context;
     } else {
-      state.systemPrompt = await setupActivities.renderSystemPrompt({
+      state.systemPrompt = await renderSystemPromptOn(input.workspaceWorker, {
         definitionPrompt: input.definitionPrompt,
         cwd: state.cwd,
         agentType: input.agentType,
@@ -63,6 +64,8 @@ export async function prepareRun({ input, state }: AgentParts): Promise<void> {
     const prompt = { type: 'text' as const, text: input.prompt };
     state.append({ role: 'user', content: context ? [{ type: 'text', text: context }, prompt] : [prompt] });
   }
+  // After the first messages, so a run that fails here keeps its prompt (a resume continues from it).
+  return prepareExtraTools(agent);
 }
 
 /** For a fork in a worktree: inherited paths point at the parent's checkout. */

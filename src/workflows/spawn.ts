@@ -6,10 +6,10 @@ import { ErrorType, errorText } from '../shared/errors';
 import type { ToolUseBlock } from '../shared/messages';
 import { resolveSubagentModel } from '../shared/model-resolution';
 import { childPermissionMode } from '../shared/agent-roster';
+import { agentMcpInput } from '../shared/mcp';
 import { assembleToolPool } from '../shared/tool-pool';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ResolveAgentCwdResult } from '../shared/working-directory';
-import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentState } from './agent-state';
 import { parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError, type AgentToolInput } from './agent-tool-input';
 import type { Children } from './children';
@@ -17,6 +17,7 @@ import { forkChildSpec, isForkConversation } from './fork';
 import { asyncLaunchedText } from './projection';
 import { ancestorsOf, localSpawnRefusal } from './spawn-limits';
 import type { TreeLink } from './tree-link';
+import { loadSpawnContextOn, resolveAgentCwdOn } from './workspace-activities';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
 
@@ -75,7 +76,8 @@ export class AgentTool {
     const background = request.run_in_background ?? definition.background ?? false;
     const permissionMode = childPermissionMode(input.permissionMode, definition);
     const tools = assembleToolPool({ definition, depth: input.depth + 1, maxDepth: input.limits.maxDepth, background, permissionMode });
-    if (tools.length === 0) {
+    // An agent whose only tools are MCP tools is checked when its servers have listed them (src/workflows/extra-tools.ts).
+    if (tools.length === 0 && !definition.mcpTools?.length) {
       return error(`Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`);
     }
     return this.launch(call, request, childId, background, () => this.namedChildSpec(childId, request, definition, { background, permissionMode, tools, context }));
@@ -116,9 +118,7 @@ export class AgentTool {
    */
   private async checkCwd(requested: string): Promise<ResolveAgentCwdResult> {
     if (!patched(checkedAgentCwdPatch)) return { ok: true, cwd: requested };
-    return setupActivities.resolveAgentCwd.executeWithOptions({ ...setupOptions, summary: `check cwd ${requested}`.slice(0, 120) }, [
-      { requested, parentCwd: this.state.cwd, workspaceRoot: this.state.workspaceRoot },
-    ]);
+    return resolveAgentCwdOn(this.input.workspaceWorker, { requested, parentCwd: this.state.cwd, workspaceRoot: this.state.workspaceRoot });
   }
 
   /**
@@ -169,6 +169,7 @@ export class AgentTool {
       }),
       definitionPrompt: definition.prompt,
       tools: options.tools,
+      mcp: agentMcpInput(definition, options.context.mcpServers ?? {}),
       cwd,
       // Never a larger workspace than the parent's (a cwd outside it was refused above).
       workspaceRoot: this.state.workspaceRoot,
@@ -190,7 +191,7 @@ export class AgentTool {
   private loadSpawnContext(): Promise<SpawnContext> {
     const loaded = this.state.spawnContext;
     if (loaded) return Promise.resolve(loaded);
-    this.spawnContext ??= setupActivities.loadSpawnContext.executeWithOptions({ ...setupOptions, summary: 'load agent definitions' }, [{ cwd: this.state.cwd }]);
+    this.spawnContext ??= loadSpawnContextOn(this.input.workspaceWorker, this.state.cwd);
     return this.spawnContext;
   }
 }

@@ -6,6 +6,7 @@ import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from '..
 import { modelActivities, modelOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { measureRequest } from './context-meter';
+import { classificationOf, extraToolRoutes, isConcurrencySafe, toolPool } from './extra-tools';
 import { runToolCalls, type ToolRunContext } from './run-tools';
 import { sendMessageTool } from './send-message';
 import { taskOutputTool } from './task-output';
@@ -98,17 +99,21 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
 function toolRunContext(agent: AgentParts): ToolRunContext {
   const { input, state, children, approvals, progress } = agent;
   return {
-    pool: input.tools,
+    pool: toolPool(agent),
     readOnlyBash: input.readOnlyBash === true,
     toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
     readFileState: state.readFileState,
+    workspaceWorker: input.workspaceWorker,
     workflowTools: {
       Agent: (call) => agent.agentTool.call(call),
       SendMessage: (call) => sendMessageTool(call, input, children, agent.tree),
       TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
       TaskOutput: (call) => taskOutputTool(call, children),
+      ...agent.board.workflowTools(),
+      ...extraToolRoutes(agent),
     },
-    authorize: (call) => approvals.authorize(call),
+    authorize: (call) => approvals.authorize(call, classificationOf(agent, call.name)),
+    concurrencySafe: (name) => isConcurrencySafe(agent, name),
     onStart: (call) => progress.toolStarted(call.name),
     onReadFiles: (records) => state.recordReadFiles(records),
     onReplacement: (replacement) => state.recordReplacement(replacement),

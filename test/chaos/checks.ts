@@ -54,7 +54,7 @@ export function toolResultTexts(messages: readonly MessageParam[]): string[] {
   return messages.flatMap((message) =>
     blocksOf(message.content)
       .filter((block) => block.type === 'tool_result')
-      .map((block) => (typeof block.content === 'string' ? block.content : block.content.map((inner) => inner.text).join('\n'))),
+      .map((block) => (typeof block.content === 'string' ? block.content : block.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join('\n'))),
   );
 }
 

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Worker, WorkerOptions } from '@temporalio/worker';
+import type { WebToolSettings } from '../../src/activities/web';
 import { SubagentsClient, type StartAgentOptions } from '../../src/client';
 import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
 import { connectTestTemporal, createTestWorker, testHomeDir, uniqueTaskQueue, type TestTemporal } from './temporal';
@@ -24,7 +25,7 @@ export interface AgentTestEnv {
 
 export async function createAgentTestEnv(
   behaviour: Behaviour,
-  options: { workerOptions?: Partial<WorkerOptions>; startWorker?: boolean; homeDir?: string } = {},
+  options: { workerOptions?: Partial<WorkerOptions>; startWorker?: boolean; homeDir?: string; web?: WebToolSettings } = {},
 ): Promise<AgentTestEnv> {
   const homeDir = options.homeDir ?? testHomeDir();
   const temporal = await connectTestTemporal();
@@ -37,6 +38,7 @@ export async function createAgentTestEnv(
     toolResultsDir: path.join(workspace, '..', `${path.basename(workspace)}-results`),
     homeDir,
     workerOptions: options.workerOptions,
+    ...(options.web ? { web: options.web } : {}),
   });
   let running = options.startWorker === false ? undefined : worker.run();
   const client = new SubagentsClient(temporal.client, taskQueue);
@@ -49,7 +51,7 @@ export async function createAgentTestEnv(
     worker,
     restartWorker: async () => {
       await running;
-      environment.worker = await createTestWorker(temporal, { taskQueue, modelBaseUrl: modelServer.url, homeDir, workerOptions: options.workerOptions });
+      environment.worker = await createTestWorker(temporal, { taskQueue, modelBaseUrl: modelServer.url, homeDir, workerOptions: options.workerOptions, ...(options.web ? { web: options.web } : {}) });
       running = environment.worker.run();
     },
     // Tests that are not about approvals run without prompts; approval tests pass a mode.

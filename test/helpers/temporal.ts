@@ -5,7 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { createAgentWorker } from '../../src/worker';
+import type { WebToolSettings } from '../../src/activities/web';
+import { createAgentWorker, createWorkspaceWorker, type WorkerWorkspace } from '../../src/worker';
 
 let runtimeInstalled = false;
 
@@ -60,7 +61,7 @@ export function testHomeDir(): string {
 /** A worker on the shared server using the run's workflow bundle and a model server URL. */
 export async function createTestWorker(
   temporal: TestTemporal,
-  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; homeDir?: string; workerOptions?: Partial<WorkerOptions> },
+  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; homeDir?: string; workerOptions?: Partial<WorkerOptions>; workspace?: WorkerWorkspace; web?: WebToolSettings },
 ): Promise<Worker> {
   return createAgentWorker({
     connection: temporal.nativeConnection,
@@ -72,5 +73,25 @@ export async function createTestWorker(
     toolResultsDir: options.toolResultsDir,
     homeDir: options.homeDir ?? testHomeDir(),
     workerOptions: options.workerOptions,
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+    // Tests never read the worker's environment for the web tools: WebFetch reaches no private address unless a test allows it.
+    web: options.web ?? {},
+  });
+}
+
+/** The second worker of a "machine" with a worker id: only the workspace activities, on `<taskQueue>@<workerId>`. */
+export async function createTestWorkspaceWorker(
+  temporal: TestTemporal,
+  options: { taskQueue: string; modelBaseUrl: string; workspace: { workerId: string; root?: string } },
+): Promise<Worker> {
+  return createWorkspaceWorker({
+    connection: temporal.nativeConnection,
+    client: temporal.client,
+    namespace: 'default',
+    taskQueue: options.taskQueue,
+    anthropic: new Anthropic({ apiKey: 'test-key', baseURL: options.modelBaseUrl, maxRetries: 0 }),
+    homeDir: testHomeDir(),
+    workspace: options.workspace,
+    web: {},
   });
 }

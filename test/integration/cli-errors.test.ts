@@ -104,4 +104,15 @@ describe('the CLI with bad input and unreachable or finished agents', () => {
       await stuck.close();
     }
   });
+
+  it('demo runs on the server TEMPORAL_ADDRESS names instead of starting its own', { timeout: 300_000 }, async () => {
+    const run = await subagents(['demo', '--exit', '--prompt', 'List the top-level files of this repository in one sentence.']);
+    expect(run.stdout).toContain(`• Temporal: ${env.temporal.address} (TEMPORAL_ADDRESS)`);
+    expect(run.stdout).not.toContain('starting or reusing');
+    const agentId = /Agent (agent-[\w-]+) started/.exec(run.stdout)?.[1];
+    expect(agentId).toBeDefined();
+    // The run is on the test server: it knows the agent.
+    expect((await env.temporal.client.workflow.getHandle(agentId!).describe()).status.name).toBe('COMPLETED');
+    expect(run.code).toBe(0);
+  });
 });

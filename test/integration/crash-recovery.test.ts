@@ -22,6 +22,16 @@ afterAll(async () => {
   await temporal?.close();
 });
 
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A killed process not yet reaped by its parent is a zombie: gone too.
+  return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
 describe('worker crash (SIGKILL) mid-run', () => {
   it('completes after a restart, never re-runs Bash silently, and records each tool result once', async () => {
     const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-crash-')));
@@ -33,7 +43,7 @@ describe('worker crash (SIGKILL) mid-run', () => {
           {
             match: { userIncludes: 'crash test' },
             turns: [
-              { toolUses: [{ name: 'Bash', input: { command: 'echo ran >> bash-runs.txt; sleep 25; echo done >> bash-runs.txt' } }] },
+              { toolUses: [{ name: 'Bash', input: { command: 'echo $$ > bash.pid; echo ran >> bash-runs.txt; sleep 600; echo done >> bash-runs.txt' } }] },
               { text: 'checking', toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }], delayMs: 1500 },
               { text: 'all done after the crash' },
             ],
@@ -47,7 +57,10 @@ describe('worker crash (SIGKILL) mid-run', () => {
 
     // Kill the worker while Bash runs.
     await waitFor(() => existsSync(path.join(workspace, 'bash-runs.txt')), 60_000, 'the Bash command to start');
+    const commandPid = Number(readFileSync(path.join(workspace, 'bash.pid'), 'utf8'));
     await workers[0]!.kill('SIGKILL');
+    // The watchdog kills the command's process group once its worker is gone (it polls every second).
+    await waitFor(() => !processAlive(commandPid), 60_000, 'the watchdog to kill the command of the dead worker');
     workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
 
     // Kill the next worker during the (slow) second model call.
@@ -60,9 +73,7 @@ describe('worker crash (SIGKILL) mid-run', () => {
     expect(result.status).toBe('completed');
     expect(result.finalText).toBe('all done after the crash');
 
-    // Bash ran once and was not re-run; the model was told it may have partially run. The command
-    // would write "done" after 25 s unless the watchdog killed it when its worker died (the test
-    // runs longer than that, and a loaded machine may delay the watchdog by seconds).
+    // Bash ran once and was not re-run (and was killed with its worker); the model was told it may have partially run.
     expect(readFileSync(path.join(workspace, 'bash-runs.txt'), 'utf8')).toBe('ran\n');
     const messages = await handle.messages();
     const toolResults = messages.flatMap((message) =>

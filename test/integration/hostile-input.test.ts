@@ -32,6 +32,7 @@ const signalFields: Record<string, string[]> = {
   approvalRequest: ['requestId', 'agentId', 'tool', 'toolUseId'],
   approvalDecision: ['requestId', 'approved', 'always'],
   backgrounded: [],
+  boardNotice: ['boardId', 'ownerAgentId', 'taskIds', 'text'],
 };
 
 /** Random JSON: null, numbers, strings, arrays, and objects with the right field names holding values of the wrong types. */
@@ -109,5 +110,19 @@ describe('hostile input to a running agent', () => {
     await waitFor(async () => (await statusOf(handle.agentId)) === 'CANCELLED', 30_000, 'the agent to be cancelled');
     const history = await env.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
     expect((history.events ?? []).filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
+  });
+
+  it('a stop notice that is not an object is refused: a stop after it says who stopped the agent, never "undefined"', async () => {
+    const handle = await env.start({ prompt: 'notice target', name: 'notice-target', interactive: { idleTimeoutMs: 120_000 } });
+    await waitFor(async () => (await handle.status()).state === 'waiting', 30_000, 'the agent to wait for messages');
+    const workflow = env.temporal.client.workflow.getHandle(handle.agentId);
+    await workflow.signal('stopNotice', 'x');
+    await workflow.signal('stopNotice', { by: 5 });
+    await workflow.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    const result = (await handle.status()).result!;
+    expect(result.status).toBe('cancelled');
+    expect(result.error).toBe('stopped by a cancellation request: the workflow was cancelled');
+    expect((await handle.status()).rejectedInputs.count).toBe(2);
   });
 });

@@ -84,7 +84,7 @@ describe('what a real model sees', () => {
     const rosterLines = context.split('\n').filter((line) => line.startsWith('- ') && line.includes('(Tools: '));
     expect(rosterLines.map((line) => line.slice(2, line.indexOf(':')))).toEqual(['Explore', 'Plan', 'code-reviewer', 'general-purpose']);
     expect(context).toContain('- code-reviewer: Reviews a diff for bugs, naming and missing tests (Tools: Agent, Grep, Read; model: claude-opus-5)');
-    expect(context).toContain(`- Explore: ${builtinAgents.Explore!.description} (Tools: Bash (read-only commands), Glob, Grep, Read; model: claude-haiku-4-5)`);
+    expect(context).toContain(`- Explore: ${builtinAgents.Explore!.description} (Tools: Bash (read-only commands), Glob, Grep, Read, WebFetch, WebSearch, TodoWrite; model: claude-haiku-4-5)`);
     expect(context).toContain('- general-purpose: ' + builtinAgents['general-purpose']!.description);
     expect(context).toContain('Omitting subagent_type starts a general-purpose agent');
     // The roster is in no tool description, and the first message and system prompt never change.

@@ -72,7 +72,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
 
     // The child's pool is read-only (its Bash runs read-only commands only); its Write attempt got an error and the file is untouched.
     const childRequests = requestsOf(childId);
-    expect(childRequests[0]!.tools!.map((tool) => tool.name).sort()).toEqual(['Bash', 'Glob', 'Grep', 'Read']);
+    expect(childRequests[0]!.tools!.map((tool) => tool.name).sort()).toEqual(['Bash', 'Glob', 'Grep', 'Read', 'TodoWrite', 'WebFetch', 'WebSearch']);
     const refused = lastUserBlocks(childRequests[1]!)[0]!;
     expect(refused.is_error).toBe(true);
     expect(text(refused)).toContain('ToolNotAllowed');
@@ -306,19 +306,19 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
         },
       ]),
     );
-    const handle = await env.start({ prompt: 'budget test', name: 'budget-root', limits: { treeTokenBudget: 6000 } });
+    const handle = await env.start({ prompt: 'budget test', name: 'budget-root', limits: { treeTokenBudget: 60000 } });
     const result = await handle.result();
     // The budget stops the whole tree, the waiting root included (docs/architecture.md, Limits); the
     // recordings subagents-budget and subagents-budget-stopped-child keep the earlier behaviour
     // (only background agents stopped) replaying.
     expect(result.status).toBe('cancelled');
-    expect(result.error).toContain('stopped by budget: the tree\'s token budget of 6000 tokens was reached');
+    expect(result.error).toContain('stopped by budget: the tree\'s token budget of 60000 tokens was reached');
     expect(result.finalText).toBe('waiting for the spender');
     expect(requestsOf(handle.agentId)).toHaveLength(2);
     const spender = await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe();
     expect(spender.status.name).toBe('CANCELLED');
     const spenderResult = (await env.client.getAgent(`${handle.agentId}.1`).status()).result!;
-    expect(spenderResult.error).toContain('token budget of 6000 tokens was reached');
+    expect(spenderResult.error).toContain('token budget of 60000 tokens was reached');
     expect(requestsOf(`${handle.agentId}.1`).length).toBeLessThan(40);
   });
 
@@ -369,7 +369,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('spawns custom types from .claude/agents with precedence, a broken file and an unknown tool', async () => {
     const agentsDir = path.join(env.workspace, '.claude', 'agents');
     mkdirSync(agentsDir, { recursive: true });
-    writeFileSync(path.join(agentsDir, 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews files\ntools: Read, WebFetch\nmodel: opus\n---\nYou are REVIEWER-PROMPT.\n');
+    writeFileSync(path.join(agentsDir, 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews files\ntools: Read, NotebookEdit\nmodel: opus\n---\nYou are REVIEWER-PROMPT.\n');
     writeFileSync(path.join(agentsDir, 'explore.md'), '---\nname: Explore\ndescription: Project explorer\ntools: [Grep]\n---\nPROJECT-EXPLORE-PROMPT\n');
     writeFileSync(path.join(agentsDir, 'broken.md'), '---\nname: [unclosed\n---\nbody\n');
     env.modelServer.setBehaviour(

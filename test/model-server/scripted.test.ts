@@ -143,7 +143,7 @@ describe('scenario validation', () => {
       }
       throw new Error('expected the scenario to be rejected');
     };
-    expect(attempt({ agents: [{ match: {}, turns: [{}] }] })).toContain('agents.0.turns.0: a turn needs text, toolUses or thinking');
+    expect(attempt({ agents: [{ match: {}, turns: [{}] }] })).toContain('agents.0.turns.0: a turn needs text, toolUses, serverToolUses or thinking');
     expect(attempt({ agents: [{ match: {}, turns: [{ text: 'x', tool_uses: [] }] }] })).toMatch(/agents\.0\.turns\.0: .*tool_uses/);
     expect(attempt({ agents: [{ match: {}, turns: [{ text: 'x', fault: { kind: '503' } }] }] })).toContain('agents.0.turns.0.fault.kind');
     expect(attempt({})).toContain('agents');

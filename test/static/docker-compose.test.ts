@@ -6,11 +6,14 @@ import { parse } from 'yaml';
 import { temporalConnectionVariables } from '../../src/connection-config';
 import { defaultModelServerPort, defaultUiPort } from '../../src/shared/config';
 import { searchAttributeRegistrations } from '../../src/shared/search-attributes';
+import { composeConfigDir, composeScript, temporalServerArgs, temporalServerEnvironment } from '../../src/cluster/compose-steps';
+import { deployDir, pinnedTemporalServerVersion } from '../../src/cluster/paths';
 
 const root = path.join(import.meta.dirname, '..', '..');
 
 interface Service {
   image?: string;
+  volumes?: string[];
   build?: string | { context: string };
   command?: string | string[];
   entrypoint?: string | string[];
@@ -76,7 +79,9 @@ describe('docker-compose.yml', () => {
   it('persists Temporal in PostgreSQL, after its schema exists', () => {
     expect(environment('temporal')).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql', DB_PORT: '5432' });
     expect(dependency('temporal', 'temporal-schema')?.condition).toBe('service_completed_successfully');
-    expect(script('temporal-schema')).toContain('--plugin postgres12 --ep postgresql');
+    // The host comes from the service's environment, so `npm run cluster:up` runs the same script against its own PostgreSQL.
+    expect(environment('temporal-schema')).toMatchObject({ SQL_HOST: 'postgresql', SQL_PORT: '5432', SQL_USER: 'temporal' });
+    expect(script('temporal-schema').replaceAll('$$', '$')).toContain('--plugin postgres12 --ep "$SQL_HOST" -p "$SQL_PORT" -u "$SQL_USER"');
     expect(script('temporal-schema')).toContain('update-schema');
   });
 
@@ -125,6 +130,64 @@ describe('docker-compose.yml', () => {
     for (const name of Object.keys(services)) {
       expect(script(name).replaceAll('$$', ''), name).not.toContain('$');
     }
+  });
+});
+
+/** The default of `${NAME:-default}` references, as compose substitutes them without the variable set. */
+function withDefaults(value: string): string {
+  return value.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
+}
+
+const versionsAnchor = (parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as { 'x-temporal-versions': Record<string, string> })['x-temporal-versions'];
+const template = readFileSync(path.join(root, 'deploy', 'temporal', 'subagents.yaml'), 'utf8');
+/** Variables deploy/temporal/subagents.yaml reads, and whether each has a default there. */
+const templateVariables = new Map([...template.matchAll(/env "([A-Z_]+)"( \| default)?/g)].map((match) => [match[1]!, match[2] !== undefined]));
+const localEnvironment = temporalServerEnvironment({
+  postgresPort: 5432,
+  password: 'secret',
+  ports: { frontend: 1, frontendHttp: 2, frontendMembership: 3, history: 4, historyMembership: 5, matching: 6, matchingMembership: 7, worker: 8, workerMembership: 9 },
+});
+
+describe('docker-compose.yml and `npm run cluster:up` describe one deployment', () => {
+  it('runs the server version the cluster builds, and the admin tools of the same release', () => {
+    const version = pinnedTemporalServerVersion.replace(/^v/, '');
+    expect(withDefaults(versionsAnchor.server!)).toBe(`temporalio/server:${version}`);
+    expect(withDefaults(versionsAnchor['admin-tools']!)).toMatch(new RegExp(`^temporalio/admin-tools:${version.replaceAll('.', '\\.')}-`));
+    expect(service('temporal').image).toBe(versionsAnchor.server);
+    expect(service('temporal-schema').image).toBe(versionsAnchor['admin-tools']);
+  });
+
+  it('starts the server with the cluster\'s command on the mounted deploy/temporal configuration', () => {
+    expect(service('temporal').volumes).toContain(`./${path.relative(root, deployDir)}:${composeConfigDir}:ro`);
+    expect(script('temporal')).toContain(`exec temporal-server ${temporalServerArgs(composeConfigDir).join(' ')}`);
+    expect(environment('temporal').DYNAMIC_CONFIG_FILE_PATH).toBe(`${composeConfigDir}/dynamicconfig.yaml`);
+    expect(localEnvironment.DYNAMIC_CONFIG_FILE_PATH).toBe(path.join(deployDir, 'dynamicconfig.yaml'));
+  });
+
+  it('sets only variables the configuration reads, with the same values except addresses and secrets', () => {
+    const compose = Object.fromEntries(Object.entries(environment('temporal')).map(([name, value]) => [name, withDefaults(value)]));
+    const unread = (names: string[]) => names.filter((name) => !templateVariables.has(name));
+    expect(unread(Object.keys(compose))).toEqual([]);
+    expect(unread(Object.keys(localEnvironment))).toEqual([]);
+    // What has no default in the file is set by both (the broadcast address by the compose command, from the container's address).
+    const required = [...templateVariables].filter(([name, hasDefault]) => !hasDefault && name !== 'PROMETHEUS_ENDPOINT').map(([name]) => name);
+    expect(required.sort()).toEqual(['POSTGRES_PWD', 'TEMPORAL_BROADCAST_ADDRESS']);
+    for (const name of required) expect(localEnvironment[name], name).toBeDefined();
+    expect(compose.POSTGRES_PWD).toBeDefined();
+    expect(script('temporal').replaceAll('$$', '$')).toContain('export TEMPORAL_BROADCAST_ADDRESS=');
+    for (const name of ['DB', 'POSTGRES_USER']) expect(compose[name], name).toBe(localEnvironment[name]);
+    expect(compose.DB_PORT).toBe('5432');
+  });
+
+  it('gives the cluster the compose scripts themselves for the schema and setup steps', () => {
+    expect(composeScript('temporal-schema')).toBe(script('temporal-schema').replaceAll('$$', '$'));
+    expect(composeScript('temporal-setup')).toBe(script('temporal-setup').replaceAll('$$', '$'));
+    expect(composeScript('temporal-schema')).toContain('update-schema --schema-name "postgresql/v12/$schema"');
+  });
+
+  it('confines every worker replica to the mounted workspace', () => {
+    expect(environment('worker').SUBAGENTS_WORKSPACE_ROOT).toBe('/workspace');
+    expect((service('worker').volumes ?? []).some((volume) => volume.endsWith(':/workspace'))).toBe(true);
   });
 });
 

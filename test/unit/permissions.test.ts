@@ -23,6 +23,17 @@ describe('decidePermission', () => {
   it('honours "always" approvals', () => {
     expect(decidePermission('default', 'Bash', ['Bash'])).toEqual({ type: 'allow' });
   });
+  it('runs the web and todo tools without asking, and classifies extra (MCP) tools by their descriptor', () => {
+    for (const tool of ['WebFetch', 'WebSearch', 'TodoWrite']) expect(decidePermission('default', tool, [])).toEqual({ type: 'allow' });
+    const readOnly = { readOnly: true, needsApproval: false, retrySafe: true };
+    const writes = { readOnly: false, needsApproval: true, retrySafe: false };
+    expect(decidePermission('default', 'mcp__fs__read_file', [], readOnly)).toEqual({ type: 'allow' });
+    expect(decidePermission('plan', 'mcp__fs__read_file', [], readOnly)).toEqual({ type: 'allow' });
+    expect(decidePermission('default', 'mcp__fs__write_file', [], writes)).toEqual({ type: 'ask' });
+    expect(decidePermission('plan', 'mcp__fs__write_file', [], writes)).toMatchObject({ type: 'deny' });
+    expect(decidePermission('bypassPermissions', 'mcp__fs__write_file', [], writes)).toEqual({ type: 'allow' });
+    expect(decidePermission('default', 'mcp__fs__write_file', ['mcp__fs__write_file'], writes)).toEqual({ type: 'allow' });
+  });
 });
 
 describe('routeApproval', () => {

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { assembleToolPool, rootToolPool } from '../../src/shared/tool-pool';
 
+/** The task-list tools (docs/board.md): coordination tools, so every agent, background ones too, may have them. */
+const board = ['TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate'];
+/** The web and todo tools (docs/tools.md): read-only, so background agents have them too. */
+const web = ['WebFetch', 'WebSearch', 'TodoWrite'];
+
 const base = { depth: 1, maxDepth: 3, background: false, permissionMode: 'default' as const };
 
 describe('assembleToolPool', () => {
   it('gives a general-purpose child every tool, the same list as its root (one cache prefix)', () => {
-    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write']);
+    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board]);
     expect(assembleToolPool({ ...base, definition: {} })).toEqual(rootToolPool({}, 3));
   });
 
@@ -15,9 +20,9 @@ describe('assembleToolPool', () => {
   });
 
   it('keeps only the background allow-list of the permission mode', () => {
-    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read']);
+    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read', ...web, ...board]);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'acceptEdits', definition: {} })).toEqual([
-      'Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read', 'Edit', 'Write',
+      'Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board,
     ]);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'bypassPermissions', definition: {} })).toContain('Bash');
   });
@@ -25,8 +30,13 @@ describe('assembleToolPool', () => {
   it('applies disallowedTools before the tools allow-list', () => {
     expect(assembleToolPool({ ...base, definition: { tools: ['Read', 'Edit', 'Bash'], disallowedTools: ['Edit'] } })).toEqual(['Bash', 'Read']);
     expect(assembleToolPool({ ...base, definition: { tools: ['*'], disallowedTools: ['Bash', 'Agent'] } })).toEqual([
-      'SendMessage', 'Glob', 'Grep', 'Read', 'Edit', 'Write',
+      'SendMessage', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board,
     ]);
+  });
+
+  it('keeps the task-list tools a definition names, also in the background, and drops them when denied', () => {
+    expect(assembleToolPool({ ...base, background: true, definition: { tools: ['TaskList', 'TaskUpdate', 'Read'] } })).toEqual(['Read', 'TaskList', 'TaskUpdate']);
+    expect(assembleToolPool({ ...base, definition: { disallowedTools: board } })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web]);
   });
 
   it('can resolve to nothing (the caller refuses the spawn)', () => {

@@ -37,6 +37,14 @@ export const definitionFieldsSchema = z.object({
     .union([z.literal('adaptive'), z.literal('off'), z.literal(false), z.int().min(1024, { error: thinkingError })], { error: thinkingError })
     .optional(),
   omitClaudeMd: z.boolean({ error: 'field "omitClaudeMd" must be true or false' }).optional(),
+  mcpServers: z
+    .union([z.array(z.union([z.string(), z.record(z.string(), z.unknown())])), z.record(z.string(), z.unknown())], {
+      error: 'field "mcpServers" must be a list of server names or {name: server} entries (or one {name: server} mapping)',
+    })
+    .optional(),
+  requiredMcpServers: z
+    .union([z.string(), z.array(z.string())], { error: 'field "requiredMcpServers" must be a server name or a list of server names' })
+    .optional(),
 });
 
 export type DefinitionFields = z.infer<typeof definitionFieldsSchema>;
@@ -46,7 +54,6 @@ export const supportedFieldNames: readonly string[] = Object.keys(definitionFiel
 
 /** Fields Claude Code documents (or reads) that this runtime accepts without acting on them. */
 export const knownUnsupportedFieldNames: readonly string[] = [
-  'mcpServers',
   'skills',
   'hooks',
   'memory',
@@ -54,7 +61,9 @@ export const knownUnsupportedFieldNames: readonly string[] = [
   'effort',
   'initialPrompt',
   'requiredMcpServers',
+  'omitClaudeMd',
   'criticalSystemReminder_EXPERIMENTAL',
+  'experimental',
 ];
 
 /** Validates the supported fields; returns every problem as a readable sentence. */

@@ -4,6 +4,8 @@ import type { AgentDefinition, DefinitionReport, LoadDefinitionsInput, LoadedDef
 import { builtinAgents } from '../../shared/builtin-agents';
 import { compareText, type DefinitionDirectory, definitionDirectories, findDefinitionFiles } from './discover';
 import { parseDefinitionFile, type ParsedDefinitionFile } from './parse-definition';
+import { normalizeMcpName, serverOfPattern } from '../../shared/mcp';
+import { loadMcpConfig } from '../mcp/config';
 
 interface ScannedDirectory {
   directory: DefinitionDirectory;
@@ -33,6 +35,26 @@ function shadowReason(winner: AgentDefinition, loser: AgentDefinition): string {
 
 function compareReports(left: DefinitionReport, right: DefinitionReport): number {
   return compareText(left.file, right.file) || compareText(left.level, right.level) || compareText(left.message, right.message);
+}
+
+/**
+ * The MCP servers a definition names (in `tools`, `mcpServers` or `requiredMcpServers`) that neither
+ * `.mcp.json` nor its own inline entries define: their tools will be missing, so the loader says so.
+ */
+export function unconfiguredMcpServers(definition: AgentDefinition, configured: readonly string[]): string | undefined {
+  const known = new Set([...configured, ...(definition.mcpServers ?? []).filter((entry) => entry.spec).map((entry) => entry.name)].map(normalizeMcpName));
+  const needed = new Map<string, string[]>();
+  const need = (server: string, why: string) => needed.set(server, [...(needed.get(server) ?? []), why]);
+  for (const pattern of definition.mcpTools ?? []) {
+    const server = serverOfPattern(pattern);
+    if (server !== undefined) need(server, pattern);
+  }
+  for (const entry of definition.mcpServers ?? []) if (!entry.spec) need(normalizeMcpName(entry.name), 'mcpServers');
+  for (const name of definition.requiredMcpServers ?? []) need(normalizeMcpName(name), 'requiredMcpServers');
+  const missing = [...needed].filter(([server]) => !known.has(server));
+  if (missing.length === 0) return undefined;
+  const list = missing.map(([server, why]) => `"${server}" (${[...new Set(why)].join(', ')})`).join(', ');
+  return `MCP server(s) ${list} not configured in .mcp.json or the definition's mcpServers: their tools will be missing`;
 }
 
 /**
@@ -74,6 +96,13 @@ export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise
     if (missing.length > 0 && definition.file) {
       reports.push({ file: definition.file, level: 'warning', message: `tools: Agent(...) names agent types that are not defined: ${missing.join(', ')}` });
     }
+  }
+
+  const mcp = await loadMcpConfig(input.cwd);
+  for (const problem of mcp.problems) reports.push({ file: problem.file, level: 'warning', message: problem.message });
+  for (const definition of chosen.values()) {
+    const message = unconfiguredMcpServers(definition, Object.keys(mcp.servers));
+    if (message && definition.file) reports.push({ file: definition.file, level: 'warning', message });
   }
 
   const names = [...chosen.keys()].sort(compareText);

@@ -3,12 +3,15 @@ import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../s
 import { modelAliases } from '../../shared/models';
 import { type DefinitionFields, knownUnsupportedFieldNames, supportedFieldNames, validateDefinitionFields } from './definition-schema';
 import { parseFrontMatter, splitFrontMatter } from './front-matter';
+import { parseMcpServers, parseRequiredMcpServers } from './mcp-fields';
 import { parseAllowList, parseDenyList, remainingTools } from './tool-spec';
 
 /** One file's outcome: a definition (maybe with warnings), or only a `skipped` report. */
 export interface ParsedDefinitionFile {
   definition?: AgentDefinition;
   reports: DefinitionReport[];
+  /** `tools`/`disallowedTools` entries that were dropped (unknown names, narrowed rules), for `subagents agents --scan`. */
+  droppedTools?: string[];
 }
 
 /** `subagent_type: "fork"` selects the fork path, so no definition may take that name. */
@@ -78,7 +81,10 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     const undocumented = knownUnsupportedFieldNames.includes(key) ? '' : ' (it is not a documented Claude Code field either: check the spelling)';
     warn(`field "${key}" is accepted but not supported yet${undocumented}`);
   }
-  if (remainingTools(allow?.tools, deny?.disallowedTools).length === 0) {
+  const mcpServers = fields.mcpServers === undefined ? undefined : parseMcpServers(fields.mcpServers);
+  warnings.push(...(mcpServers?.warnings ?? []));
+  const requiredMcpServers = fields.requiredMcpServers === undefined ? [] : parseRequiredMcpServers(fields.requiredMcpServers);
+  if (remainingTools(allow?.tools, deny?.disallowedTools).length === 0 && !allow?.mcpTools?.length) {
     warn(`agent "${fields.name}" resolves to no tools; spawning it will be refused`);
   }
 
@@ -89,6 +95,8 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(deny?.disallowedTools ? { disallowedTools: deny.disallowedTools } : {}),
     ...(allow?.allowedAgentTypes ? { allowedAgentTypes: allow.allowedAgentTypes } : {}),
     ...(allow?.mcpTools ? { mcpTools: allow.mcpTools } : {}),
+    ...(mcpServers?.entries.length ? { mcpServers: mcpServers.entries } : {}),
+    ...(requiredMcpServers.length > 0 ? { requiredMcpServers } : {}),
     ...(fields.model !== undefined ? { model: fields.model } : {}),
     ...(permissionMode !== undefined ? { permissionMode } : {}),
     ...(fields.maxTurns !== undefined ? { maxTurns: fields.maxTurns } : {}),
@@ -101,5 +109,10 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     file,
     ...(Object.keys(unsupported).length > 0 ? { unsupported } : {}),
   };
-  return { definition, reports: warnings.map((message) => ({ file, level: 'warning', message })) };
+  const droppedTools = [...(allow?.dropped ?? []), ...(deny?.dropped ?? [])];
+  return {
+    definition,
+    reports: warnings.map((message) => ({ file, level: 'warning', message })),
+    ...(droppedTools.length > 0 ? { droppedTools } : {}),
+  };
 }

@@ -6,12 +6,16 @@ export interface AllowList {
   tools?: string[];
   allowedAgentTypes?: string[];
   mcpTools?: string[];
+  /** Entries that grant nothing here: names the runtime does not have, and narrowed entries such as `Bash(git:*)`. */
+  dropped: string[];
   warnings: string[];
 }
 
 /** `disallowedTools` after parsing. */
 export interface DenyList {
   disallowedTools?: string[];
+  /** Names the runtime does not have (nothing to deny). */
+  dropped: string[];
   warnings: string[];
 }
 
@@ -79,6 +83,7 @@ export function parseAllowList(value: string | string[]): AllowList {
   const agentTypes: string[] = [];
   const mcpTools: string[] = [];
   const unknown: string[] = [];
+  const narrowed: string[] = [];
   const warnings: string[] = [];
   let everyTool = false;
   let anyAgentType = false;
@@ -92,6 +97,7 @@ export function parseAllowList(value: string | string[]): AllowList {
       agentTypes.push(...types);
     } else if (isRuntimeTool(entry.name) && entry.rule !== undefined) {
       // Granting the whole tool would exceed what the author allowed, so the narrowed entry grants nothing.
+      narrowed.push(entry.text);
       warnings.push(`tools: rules in parentheses are not supported, so ${entry.text} is dropped; list ${entry.name} to allow the whole tool`);
     } else if (isRuntimeTool(entry.name)) names.add(entry.name);
     else unknown.push(entry.text);
@@ -101,6 +107,7 @@ export function parseAllowList(value: string | string[]): AllowList {
     ...(everyTool ? {} : { tools: runtimeToolNames.filter((name) => names.has(name)) }),
     ...(agentTypes.length > 0 && !anyAgentType ? { allowedAgentTypes: unique(agentTypes) } : {}),
     ...(mcpTools.length > 0 ? { mcpTools: unique(mcpTools) } : {}),
+    dropped: unique([...unknown, ...narrowed]),
     warnings,
   };
 }
@@ -124,7 +131,7 @@ export function parseDenyList(value: string | string[]): DenyList {
   }
   if (unknown.length > 0) warnings.unshift(unknownToolsWarning('disallowedTools', unique(unknown)));
   const denied = [...runtimeToolNames.filter((name) => everyTool || names.has(name)), ...unique(mcpTools)];
-  return { ...(denied.length > 0 ? { disallowedTools: denied } : {}), warnings };
+  return { ...(denied.length > 0 ? { disallowedTools: denied } : {}), dropped: unique(unknown), warnings };
 }
 
 /** The runtime tools a definition leaves itself: its allow-list (or all) minus its deny-list. */

@@ -1,6 +1,7 @@
 /** Bash: one command in its own process group, killed as a whole on timeout or cancellation. */
 import { ErrorType } from '../../shared/errors';
 import { spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
@@ -78,6 +79,14 @@ export function startWatchdog(processGroup: number, worker: { pid: number; start
   };
 }
 
+/**
+ * What `bash -c` runs: wait on fd 3 until the worker says the watchdog is in place, then become the
+ * command itself (exec keeps the pid and process group). Were the worker killed between starting
+ * the command and its watchdog, fd 3 closes unread and the command never runs, instead of running
+ * unwatched.
+ */
+export const armedCommand = 'IFS= read -r armed <&3; exec 3<&-; [ "$armed" = armed ] || exit 125; exec bash -c "$1"';
+
 type Ending = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'timed_out' } | { kind: 'cancelled' } | { kind: 'spawn_failed'; message: string };
 
 /** Runs the Bash tool. */
@@ -113,15 +122,19 @@ function describeEnding(ending: Ending, output: string, timeoutMs: number): Tool
 function runCommand(command: string, cwd: string, timeoutMs: number, output: HeadTailBuffer, env: ToolEnv): Promise<Ending> {
   if (env.signal.aborted) return Promise.resolve({ kind: 'cancelled' });
   return new Promise<Ending>((resolve) => {
-    const child = spawn('bash', ['-c', command], {
+    const child = spawn('bash', ['-c', armedCommand, 'bash', command], {
       cwd,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       env: commandEnvironment(env.shell ?? {}),
       ...(env.shell?.user ? { uid: env.shell.user.uid, gid: env.shell.user.gid } : {}),
     });
     const stopWatchdog = child.pid === undefined ? () => undefined : startWatchdog(child.pid);
-    const streams = [child.stdout, child.stderr];
+    // Only now may the command run: its watchdog is in place.
+    const arm = child.stdio[3] as Writable | null;
+    arm?.on('error', () => undefined);
+    arm?.end('armed\n');
+    const streams = [child.stdout!, child.stderr!];
     let stopReason: 'timed_out' | 'cancelled' | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     let killSent = false;

@@ -3,11 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadAgentDefinitions } from '../../activities/agent-definitions/load';
+import { scanDefinitionFiles } from '../../activities/agent-definitions/scan';
 import { remainingTools } from '../../activities/agent-definitions/tool-spec';
+import { loadMcpConfig, type McpConfig } from '../../activities/mcp/config';
 import type { AgentDefinition, LoadedDefinitions } from '../../shared/agent-definition';
+import { agentMcpInput, type McpServerSpec } from '../../shared/mcp';
 import { ExitCode } from '../exit-codes';
+import { formatScan } from './agents-scan';
 
-const usage = 'usage: subagents agents [--dir DIR] [--json]';
+const usage = 'usage: subagents agents [--dir DIR] [--json] | subagents agents --scan PATH [--scan PATH ...] [--reports] [--json]';
 
 /** Options for tests: a home directory other than the real one. */
 export interface AgentsListOptions {
@@ -29,8 +33,18 @@ function describeTools(definition: AgentDefinition): string {
     return denied.length === 0 ? 'all' : `all except ${denied.join(', ')}`;
   }
   const label = (name: string) => (name === 'Agent' ? agentSpec : name === 'Bash' && definition.readOnlyBash ? 'Bash (read-only)' : name);
-  const tools = remainingTools(definition.tools, definition.disallowedTools).map(label);
+  const tools = [...remainingTools(definition.tools, definition.disallowedTools).map(label), ...(definition.mcpTools ?? [])];
   return tools.length === 0 ? 'none' : tools.join(', ');
+}
+
+/** The MCP servers an agent of this type starts (required ones marked `!`, inline ones `(inline)`, missing ones `(not configured)`). */
+function describeMcpServers(definition: AgentDefinition, configured: Readonly<Record<string, McpServerSpec>>): string {
+  const mcp = agentMcpInput(definition, configured);
+  const inline = new Set((definition.mcpServers ?? []).filter((entry) => entry.spec).map((entry) => entry.name));
+  const required = new Set(mcp?.required ?? []);
+  const names = [...new Set([...Object.keys(mcp?.servers ?? {}), ...required])];
+  const described = names.map((name) => `${name}${required.has(name) ? '!' : ''}${inline.has(name) ? ' (inline)' : name in (mcp?.servers ?? {}) ? '' : ' (not configured)'}`);
+  return described.length === 0 ? '-' : described.join(', ');
 }
 
 function formatTable(rows: string[][]): string[] {
@@ -38,14 +52,19 @@ function formatTable(rows: string[][]): string[] {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '));
 }
 
-function formatLoaded(loaded: LoadedDefinitions, dir: string, homeDir: string): string {
+function formatLoaded(loaded: LoadedDefinitions, mcp: McpConfig, dir: string, homeDir: string): string {
+  const configured = Object.keys(mcp.servers);
   const rows = Object.values(loaded.definitions).map((definition) => [
     definition.name,
     definition.file ? `${definition.source} ${displayPath(definition.file, dir, homeDir)}` : definition.source,
     describeTools(definition),
+    describeMcpServers(definition, mcp.servers),
     definition.model ?? 'inherit',
   ]);
-  const lines = formatTable([['NAME', 'SOURCE', 'TOOLS', 'MODEL'], ...rows]);
+  const lines = formatTable([['NAME', 'SOURCE', 'TOOLS', 'MCP SERVERS', 'MODEL'], ...rows]);
+  if (configured.length > 0) {
+    lines.push('', `MCP servers (${mcp.files.map((file) => displayPath(file, dir, homeDir)).join(', ')}): ${configured.map((name) => `${name} (${mcp.servers[name]!.type})`).join(', ')}`);
+  }
   if (!Object.values(loaded.definitions).some((definition) => definition.file) && loaded.reports.length === 0) {
     lines.push('', `No definition files: searched .claude/agents in ${dir} and its parent directories, and ${path.join(homeDir, '.claude', 'agents')}.`);
   }
@@ -58,12 +77,25 @@ function formatLoaded(loaded: LoadedDefinitions, dir: string, homeDir: string): 
 
 /** `subagents agents`: lists the agent types available in a directory, and problems with definition files. */
 export async function agentsListCommand(argv: string[], options: AgentsListOptions = {}): Promise<number> {
-  let values: { dir?: string; json?: boolean };
+  let values: { dir?: string; json?: boolean; scan?: string[]; reports?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { dir: { type: 'string' }, json: { type: 'boolean', default: false } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        dir: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        scan: { type: 'string', multiple: true },
+        reports: { type: 'boolean', default: false },
+      },
+    }));
   } catch (error) {
     console.error(`subagents agents: ${(error as Error).message}\n${usage}`);
     return ExitCode.usage;
+  }
+  if (values.scan) {
+    const report = await scanDefinitionFiles(values.scan.map((entry) => path.resolve(entry)), Object.keys((await loadMcpConfig(process.cwd())).servers));
+    console.log(values.json ? JSON.stringify(report, null, 2) : formatScan(report, values.reports ?? false));
+    return ExitCode.ok;
   }
   const dir = path.resolve(values.dir ?? process.cwd());
   const isDirectory = await fs.stat(dir).then((stats) => stats.isDirectory(), () => false);
@@ -72,7 +104,7 @@ export async function agentsListCommand(argv: string[], options: AgentsListOptio
     return ExitCode.usage;
   }
   const homeDir = options.homeDir ?? os.homedir();
-  const loaded = await loadAgentDefinitions({ cwd: dir, homeDir });
-  console.log(values.json ? JSON.stringify(loaded, null, 2) : formatLoaded(loaded, dir, homeDir));
+  const [loaded, mcp] = await Promise.all([loadAgentDefinitions({ cwd: dir, homeDir }), loadMcpConfig(dir)]);
+  console.log(values.json ? JSON.stringify(loaded, null, 2) : formatLoaded(loaded, mcp, dir, homeDir));
   return ExitCode.ok;
 }

@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentHandle } from '../../client';
 import type { AgentResult, PermissionMode } from '../../shared/agent';
+import { maxWorkspaceWaitMs, minWorkspaceWaitMs, parseWorkerId } from '../../shared/workspace-routing';
 import { CliError, ExitCode } from '../exit-codes';
-import { formatProgress, formatResult } from '../format';
+import { formatResult, formatStatus } from '../format';
 import { closedStatusOf, connect, follow, withAgent } from '../session';
 import { lsTree } from './tree';
 
@@ -24,6 +25,9 @@ async function start(argv: string[]): Promise<number> {
       'permission-mode': { type: 'string' },
       interactive: { type: 'boolean', default: false },
       'idle-timeout': { type: 'string' },
+      board: { type: 'string' },
+      worker: { type: 'string' },
+      'worker-wait': { type: 'string' },
       follow: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
@@ -37,11 +41,13 @@ async function start(argv: string[]): Promise<number> {
   if (permissionMode !== undefined && !modes.includes(permissionMode)) throw new CliError(`--permission-mode must be one of ${modes.join(', ')}.`);
   const idleSeconds = values['idle-timeout'] === undefined ? 600 : Number(values['idle-timeout']);
   if (!Number.isFinite(idleSeconds) || idleSeconds <= 0) throw new CliError('--idle-timeout is in seconds and must be positive.');
+  const placement = workerPlacement(values.worker, values['worker-wait']);
   const client = await connect();
   try {
     let handle: AgentHandle;
     try {
       handle = await client.startAgent({
+        ...placement,
         prompt,
         type: values.type,
         model: values.model,
@@ -50,9 +56,10 @@ async function start(argv: string[]): Promise<number> {
         maxTurns,
         permissionMode: permissionMode as PermissionMode | undefined,
         interactive: values.interactive ? { idleTimeoutMs: idleSeconds * 1000 } : undefined,
+        taskBoard: values.board,
       });
     } catch (error) {
-      if (error instanceof Error && /^Unknown agent type|^The working directory|resolves to no tools/.test(error.message)) throw new CliError(error.message);
+      if (error instanceof Error && /^Unknown agent type|^The working directory|resolves to no tools|^Bad task board/.test(error.message)) throw new CliError(error.message);
       throw error;
     }
     if (!values.follow) {
@@ -68,11 +75,30 @@ async function start(argv: string[]): Promise<number> {
   }
 }
 
+/** `--worker ID [--worker-wait SECONDS]`: the worker holding --cwd (docs/operations.md); checked before connecting. */
+function workerPlacement(worker: string | undefined, waitSeconds: string | undefined): { worker?: string; workerWaitMs?: number } {
+  if (worker === undefined) {
+    if (waitSeconds !== undefined) throw new CliError('--worker-wait needs --worker: it is how long tool calls wait for that worker.');
+    return {};
+  }
+  try {
+    parseWorkerId(worker, '--worker');
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+  if (waitSeconds === undefined) return { worker };
+  const workerWaitMs = Math.round(Number(waitSeconds) * 1000);
+  if (!Number.isFinite(workerWaitMs) || workerWaitMs < minWorkspaceWaitMs || workerWaitMs > maxWorkspaceWaitMs) {
+    throw new CliError(`--worker-wait is in seconds, from ${minWorkspaceWaitMs / 1000} to ${maxWorkspaceWaitMs / 1000} (got "${waitSeconds}").`);
+  }
+  return { worker, workerWaitMs };
+}
+
 async function status(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
   return withAgent(positionals[0], async (handle) => {
     const snapshot = await handle.status();
-    console.log(values.json ? JSON.stringify(snapshot) : snapshot.result ? formatResult(snapshot.result) : formatProgress(snapshot));
+    console.log(values.json ? JSON.stringify(snapshot) : snapshot.result ? formatResult(snapshot.result) : formatStatus(snapshot));
     return ExitCode.ok;
   });
 }

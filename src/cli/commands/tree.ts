@@ -1,5 +1,6 @@
 import type { TreeNode } from '../../shared/tree';
 import { ExitCode } from '../exit-codes';
+import { todoSummary } from '../../shared/todos';
 import { formatUsage } from '../format';
 import { connect } from '../session';
 
@@ -32,13 +33,18 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
       if (!status) continue;
       statuses[node.agentId] = status;
       const seconds = Math.round((Date.now() - status.startedAtMs) / 1000);
-      live.set(node.agentId, `turn ${status.turn}, ${seconds}s, last tool ${status.lastTool ?? '-'}, ${formatUsage(status.usage)}${status.pendingApprovals ? `, ${status.pendingApprovals} pending approval(s)` : ''}`);
+      const todos = todoSummary(status.todos);
+      live.set(
+        node.agentId,
+        `turn ${status.turn}, ${seconds}s, last tool ${status.lastTool ?? '-'}, ${formatUsage(status.usage)}${status.pendingApprovals ? `, ${status.pendingApprovals} pending approval(s)` : ''}${todos ? `, todos ${todos}` : ''}`,
+      );
     }
     if (json) {
       console.log(JSON.stringify({ ...tree, statuses }));
       return ExitCode.ok;
     }
-    console.log(`${rootId}  ${rootStatus.agentType}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)`);
+    const rootTodos = todoSummary(rootStatus.todos);
+    console.log(`${rootId}  ${rootStatus.agentType}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}`);
     for (const line of treeLines(tree.nodes, live, rootId)) console.log(line);
     console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · tokens ${tree.tokensUsed}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''} · ${tree.pendingApprovals.length} pending approval(s)`);
     return ExitCode.ok;

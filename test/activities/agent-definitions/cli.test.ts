@@ -15,7 +15,7 @@ beforeEach(async () => {
   vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void output.push(parts.join(' ')));
   vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void errors.push(parts.join(' ')));
   await tree.write({
-    'project/.claude/agents/reviewer.md': definitionFile('name: reviewer\ndescription: Reviews\ntools: Read, Grep, Agent(Explore), WebFetch\nmodel: sonnet'),
+    'project/.claude/agents/reviewer.md': definitionFile('name: reviewer\ndescription: Reviews\ntools: Read, Grep, Agent(Explore), NotebookEdit\nmodel: sonnet'),
     'project/.claude/agents/broken.md': definitionFile('name: broken'),
     'home/.claude/agents/writer.md': definitionFile('name: writer\ndescription: Writes\ndisallowedTools: Bash'),
   });
@@ -45,16 +45,16 @@ describe('agentsListCommand', () => {
     const code = await agentsListCommand(['--dir', path.join(tree.root, 'project')], { homeDir: tree.home });
     expect(code).toBe(0);
     const lines = output.join('\n').split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+SOURCE\s+TOOLS\s+MODEL$/);
+    expect(lines[0]).toMatch(/^NAME\s+SOURCE\s+TOOLS\s+MCP SERVERS\s+MODEL$/);
     const row = (name: string) => lines.find((line) => line.startsWith(`${name} `))?.split(/\s{2,}/);
-    expect(row('reviewer')).toEqual(['reviewer', `project ${path.join('.claude', 'agents', 'reviewer.md')}`, 'Agent(Explore), Grep, Read', 'sonnet']);
-    expect(row('writer')).toEqual(['writer', `user ${path.join('~', '.claude', 'agents', 'writer.md')}`, 'all except Bash', 'inherit']);
-    expect(row('general-purpose')).toEqual(['general-purpose', 'built-in', 'all', 'inherit']);
-    expect(row('Explore')).toEqual(['Explore', 'built-in', 'Bash (read-only), Glob, Grep, Read', 'haiku']);
+    expect(row('reviewer')).toEqual(['reviewer', `project ${path.join('.claude', 'agents', 'reviewer.md')}`, 'Agent(Explore), Grep, Read', '-', 'sonnet']);
+    expect(row('writer')).toEqual(['writer', `user ${path.join('~', '.claude', 'agents', 'writer.md')}`, 'all except Bash', '-', 'inherit']);
+    expect(row('general-purpose')).toEqual(['general-purpose', 'built-in', 'all', '-', 'inherit']);
+    expect(row('Explore')).toEqual(['Explore', 'built-in', 'Bash (read-only), Glob, Grep, Read, WebFetch, WebSearch, TodoWrite', '-', 'haiku']);
     const reports = lines.slice(lines.indexOf('Reports:') + 1);
     expect(reports).toEqual([
       `  skipped  ${path.join('.claude', 'agents', 'broken.md')}: field "description" is required`,
-      expect.stringMatching(/^ {2}warning {2}\.claude\/agents\/reviewer\.md: tools: WebFetch is not a tool of this runtime/),
+      expect.stringMatching(/^ {2}warning {2}\.claude\/agents\/reviewer\.md: tools: NotebookEdit is not a tool of this runtime/),
     ]);
   });
 

@@ -102,6 +102,12 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
     expect(parse('name: a\ndescription: d\ntools: Task(Explore)').definition).toMatchObject({ tools: ['Agent'], allowedAgentTypes: ['Explore'] });
   });
 
+  it("keeps Claude Code's task-list tools (once dropped as unknown), in runtime order", () => {
+    const result = parse('name: lead\ndescription: d\ntools: TaskUpdate, Read, TaskCreate, TaskGet, TaskList, SendMessage');
+    expect(result.definition?.tools).toEqual(['SendMessage', 'Read', 'TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate']);
+    expect(result.reports).toEqual([]);
+  });
+
   it('keeps mcp__ names in mcpTools, out of tools', () => {
     const result = parse('name: a\ndescription: d\ntools: Read, mcp__github__get_pull_request, mcp__jira');
     expect(result.definition).toMatchObject({ tools: ['Read'], mcpTools: ['mcp__github__get_pull_request', 'mcp__jira'] });
@@ -109,17 +115,18 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
   });
 
   it('drops tools the runtime does not have, naming them in one warning', () => {
-    const result = parse('name: a\ndescription: d\ntools: Read, WebFetch, TodoWrite, NotebookEdit, grep');
-    expect(result.definition?.tools).toEqual(['Read']);
+    const result = parse('name: a\ndescription: d\ntools: Read, WebFetch, TodoWrite, NotebookEdit, MultiEdit, grep');
+    expect(result.definition?.tools).toEqual(['Read', 'WebFetch', 'TodoWrite']);
     expect(result.reports).toHaveLength(1);
     expect(result.reports[0]).toMatchObject({ file, level: 'warning' });
-    expect(result.reports[0]?.message).toMatch(/^tools: WebFetch, TodoWrite, NotebookEdit, grep \(did you mean Grep\?\) are not tools of this runtime/);
+    expect(result.reports[0]?.message).toMatch(/^tools: NotebookEdit, MultiEdit, grep \(did you mean Grep\?\) are not tools of this runtime/);
+    expect(result.droppedTools).toEqual(['NotebookEdit', 'MultiEdit', 'grep']);
   });
 
   it('reports unknown names in disallowedTools too', () => {
-    const result = parse('name: a\ndescription: d\ndisallowedTools: WebSearch, Bash');
+    const result = parse('name: a\ndescription: d\ndisallowedTools: NotebookEdit, Bash');
     expect(result.definition?.disallowedTools).toEqual(['Bash']);
-    expect(messages(result)).toEqual([expect.stringMatching(/^disallowedTools: WebSearch is not a tool of this runtime/)]);
+    expect(messages(result)).toEqual([expect.stringMatching(/^disallowedTools: NotebookEdit is not a tool of this runtime/)]);
   });
 
   it('never widens: a narrowed allow entry grants nothing, a narrowed deny entry denies the whole tool', () => {
@@ -132,7 +139,7 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
   });
 
   it('keeps a definition whose tools resolve to none, with a warning', () => {
-    const result = parse('name: web-only\ndescription: d\ntools: WebFetch');
+    const result = parse('name: web-only\ndescription: d\ntools: NotebookEdit');
     expect(result.definition?.tools).toEqual([]);
     expect(messages(result)).toContain('agent "web-only" resolves to no tools; spawning it will be refused');
     const deniedAll = parse('name: deny-all\ndescription: d\ndisallowedTools: "*"');
@@ -183,8 +190,8 @@ describe('parseDefinitionFile: unsupported fields', () => {
         'favouriteFood: pizza',
       ].join('\n'),
     );
+    expect(result.definition?.mcpServers).toEqual([{ name: 'github' }, { name: 'slack', spec: { type: 'stdio', command: 'slack-mcp', args: ['--verbose'] } }]);
     expect(result.definition?.unsupported).toEqual({
-      mcpServers: ['github', { slack: { command: 'slack-mcp', args: ['--verbose'] } }],
       hooks: { PreToolUse: [{ matcher: 'Bash' }] },
       skills: ['pdf'],
       memory: 'project',
@@ -195,7 +202,7 @@ describe('parseDefinitionFile: unsupported fields', () => {
     });
     // omitClaudeMd is supported: a slim prompt without CLAUDE.md and git status.
     expect(result.definition?.oneShot).toBe(true);
-    const fields = ['mcpServers', 'hooks', 'skills', 'memory', 'color', 'effort', 'initialPrompt'];
+    const fields = ['hooks', 'skills', 'memory', 'color', 'effort', 'initialPrompt'];
     expect(messages(result)).toEqual([
       ...fields.map((field) => `field "${field}" is accepted but not supported yet`),
       'field "favouriteFood" is accepted but not supported yet (it is not a documented Claude Code field either: check the spelling)',

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { processStartTime, runBash, startWatchdog } from '../../../src/activities/tools/bash';
+import { armedCommand, processStartTime, runBash, startWatchdog } from '../../../src/activities/tools/bash';
 import { HeadTailBuffer } from '../../../src/activities/tools/output-buffer';
 import { createTestWorkspace, isProcessAlive, type TestWorkspace } from './helpers';
 
@@ -164,5 +164,23 @@ describe('the Bash watchdog', () => {
     expect(await isProcessAlive(reused.pid!)).toBe(true);
     reused.kill('SIGKILL');
     stop();
+  });
+});
+
+describe('a command waits for its watchdog', () => {
+  it('runs only once the worker says "armed" on fd 3, and never when fd 3 closes unread', async () => {
+    const run = (arm: string | undefined) =>
+      new Promise<{ code: number | null; output: string }>((resolve) => {
+        const child = spawn('bash', ['-c', armedCommand, 'bash', 'echo RAN $0 "$#"'], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'] });
+        let output = '';
+        child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.on('close', (code) => resolve({ code, output }));
+        const fd3 = child.stdio[3] as NodeJS.WritableStream;
+        if (arm === undefined) fd3.end();
+        else fd3.end(arm);
+      });
+    expect(await run('armed\n')).toEqual({ code: 0, output: 'RAN bash 0\n' });
+    expect(await run(undefined)).toEqual({ code: 125, output: '' });
+    expect(await run('not-armed\n')).toEqual({ code: 125, output: '' });
   });
 });

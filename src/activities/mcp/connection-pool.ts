@@ -1,0 +1,140 @@
+/**
+ * The worker's MCP connections (docs/tools.md, MCP): one per server spec and working directory,
+ * opened on first use, shared by every agent and call on the worker, opened again when the server
+ * died, and all closed when the worker shuts down.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import path from 'node:path';
+import type { McpServerSpec } from '../../shared/mcp';
+import { expandServerSpec } from './config';
+
+/** One live connection. */
+export interface McpConnection {
+  readonly name: string;
+  readonly client: Client;
+  /** Process id of a stdio server. */
+  readonly pid?: number;
+  /** False once the transport closed (the server exited or the connection dropped). */
+  readonly alive: boolean;
+  /** The last lines the stdio server wrote to stderr (for error messages). */
+  stderrTail(): string;
+}
+
+export interface McpPoolOptions {
+  /** Environment `${VAR}` references are expanded from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Time to connect and initialize (default 30 s). */
+  connectTimeoutMs?: number;
+  /** Client name sent to servers. */
+  clientName?: string;
+}
+
+const stderrTailChars = 2000;
+
+class LiveConnection implements McpConnection {
+  alive = true;
+  private stderr = '';
+
+  constructor(
+    readonly name: string,
+    readonly client: Client,
+    private readonly transport: Transport,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+  }
+
+  noteStderr(chunk: string): void {
+    this.stderr = (this.stderr + chunk).slice(-stderrTailChars);
+  }
+
+  stderrTail(): string {
+    return this.stderr.trim();
+  }
+}
+
+function createTransport(spec: McpServerSpec, cwd: string): Transport {
+  switch (spec.type) {
+    case 'stdio':
+      return new StdioClientTransport({
+        command: spec.command,
+        args: spec.args ?? [],
+        // The SDK adds a safe default environment (PATH, HOME, ...), not the worker's secrets.
+        ...(spec.env ? { env: spec.env } : {}),
+        cwd: spec.cwd ? path.resolve(cwd, spec.cwd) : cwd,
+        stderr: 'pipe',
+      });
+    case 'http':
+      return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers ?? {} } });
+    case 'sse':
+      return new SSEClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers ?? {} } });
+  }
+}
+
+/** Connections by spec and directory. */
+export class McpConnectionPool {
+  private readonly connections = new Map<string, Promise<LiveConnection>>();
+  private closed = false;
+
+  constructor(private readonly options: McpPoolOptions = {}) {}
+
+  /** A live connection to the server, opened (again) when there is none. */
+  async acquire(name: string, spec: McpServerSpec, cwd: string): Promise<McpConnection> {
+    if (this.closed) throw new Error('the worker is shutting down');
+    const key = JSON.stringify([spec, cwd]);
+    const existing = this.connections.get(key);
+    if (existing) {
+      const connection = await existing.catch(() => undefined);
+      if (connection?.alive) return connection;
+      if (this.connections.get(key) === existing) this.connections.delete(key);
+    }
+    const opening = this.open(name, spec, cwd, key);
+    this.connections.set(key, opening);
+    opening.catch(() => {
+      if (this.connections.get(key) === opening) this.connections.delete(key);
+    });
+    return opening;
+  }
+
+  private async open(name: string, spec: McpServerSpec, cwd: string, key: string): Promise<LiveConnection> {
+    const transport = createTransport(expandServerSpec(spec, this.options.env ?? process.env), cwd);
+    const client = new Client({ name: this.options.clientName ?? 'durable-subagents', version: '0.1.0' });
+    const connection = new LiveConnection(name, client, transport);
+    if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => connection.noteStderr(chunk.toString()));
+    client.onclose = () => {
+      connection.alive = false;
+      const current = this.connections.get(key);
+      void current?.then((value) => {
+        if (value === connection && this.connections.get(key) === current) this.connections.delete(key);
+      }, () => {});
+    };
+    try {
+      await client.connect(transport, { timeout: this.options.connectTimeoutMs ?? 30_000 });
+    } catch (error) {
+      connection.alive = false;
+      await client.close().catch(() => {});
+      const detail = connection.stderrTail();
+      throw new Error(`${(error as Error).message}${detail ? ` (server stderr: ${detail.split('\n').slice(-3).join(' | ')})` : ''}`);
+    }
+    return connection;
+  }
+
+  /** Closes every connection (stdio servers are stopped); used when the worker shuts down. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(all.map(async (opening) => (await opening.catch(() => undefined))?.client.close().catch(() => {})));
+  }
+
+  /** Live connections (for tests and `subagents mcp`). */
+  async live(): Promise<McpConnection[]> {
+    const all = await Promise.all([...this.connections.values()].map((opening) => opening.catch(() => undefined)));
+    return all.filter((connection): connection is LiveConnection => connection?.alive === true);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * A fetched page as Markdown for the small model: HTML is parsed with linkedom, its main article
+ * picked by Mozilla's Readability (the whole body when it finds none), and converted by Turndown;
+ * text formats pass through; binary content is refused.
+ */
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+import { ErrorType } from '../../shared/errors';
+import { FetchRefusal } from './safe-fetch';
+
+const textTypes = ['text/plain', 'text/markdown', 'text/x-markdown', 'text/csv', 'application/json', 'application/xml', 'text/xml', 'application/javascript', 'text/css'];
+
+function mediaType(contentType: string): string {
+  return contentType.split(';')[0]!.trim().toLowerCase();
+}
+
+/** Decodes the body with the charset the server named (UTF-8 when none or unknown). */
+export function decodeBody(body: Buffer, contentType: string): string {
+  const charset = /charset=["']?([^;"'\s]+)/i.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
+
+function turndown(): TurndownService {
+  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  service.remove(['script', 'style', 'noscript', 'iframe']);
+  return service;
+}
+
+/** HTML → Markdown: the readable article when Readability finds one, else the whole body. */
+export function htmlToMarkdown(html: string): { title?: string; markdown: string } {
+  const { document } = parseHTML(html);
+  let title: string | undefined = document.title?.trim() || undefined;
+  let contentHtml: string | undefined;
+  try {
+    // Readability changes the document it reads, so it gets its own copy.
+    const article = new Readability(parseHTML(html).document as unknown as ConstructorParameters<typeof Readability>[0]).parse();
+    if (article?.content && (article.textContent ?? '').trim().length > 0) {
+      contentHtml = article.content;
+      title = article.title?.trim() || title;
+    }
+  } catch {
+    // Readability gave up on this page: the whole body is used.
+  }
+  // A fragment without <html>/<body> has no body to read: the text itself is converted.
+  const markdown = turndown().turndown(contentHtml ?? (document.body?.innerHTML || html)).trim();
+  return { ...(title ? { title } : {}), markdown };
+}
+
+/** The page as text for the model; throws UnsupportedContent for binary types. */
+export function pageToMarkdown(body: Buffer, contentType: string): string {
+  const type = mediaType(contentType);
+  const text = decodeBody(body, contentType);
+  if (type === '' || type === 'text/html' || type === 'application/xhtml+xml') {
+    const { title, markdown } = htmlToMarkdown(text);
+    return title && !markdown.startsWith(`# ${title}`) ? `# ${title}\n\n${markdown}` : markdown;
+  }
+  if (type.startsWith('text/') || textTypes.includes(type) || type.endsWith('+json') || type.endsWith('+xml')) return text;
+  throw new FetchRefusal(ErrorType.UnsupportedContent, `the page is ${type}, which WebFetch cannot read (it reads HTML and text).`);
+}

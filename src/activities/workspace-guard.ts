@@ -1,0 +1,92 @@
+/**
+ * A worker's workspace root (SUBAGENTS_WORKSPACE_ROOT): the files this worker holds. Its workspace
+ * activities refuse paths outside it with a message naming the fix, instead of acting on a
+ * directory that on this machine is missing or is someone else's (docs/operations.md).
+ */
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { ErrorType, errorText } from '../shared/errors';
+import { isWorkspaceTool } from '../shared/tool-classification';
+import type { ToolCallInput, ToolCallResult } from '../shared/tools';
+import { isInsideDirectory, type WorkspaceActivityName } from '../shared/workspace-routing';
+import type { FinishWorktreeInput } from '../shared/worktree';
+
+/** Checks the root at worker start-up: it must exist and be a directory. Returns its real path. */
+export function resolveWorkspaceRoot(root: string): string {
+  if (!path.isAbsolute(root)) throw new Error(`SUBAGENTS_WORKSPACE_ROOT must be an absolute path (got "${root}").`);
+  let real: string;
+  try {
+    real = realpathSync(root);
+  } catch {
+    throw new Error(`SUBAGENTS_WORKSPACE_ROOT=${root} does not exist: create it, or point it at the directory that holds this worker's checkouts.`);
+  }
+  if (!statSync(real).isDirectory()) throw new Error(`SUBAGENTS_WORKSPACE_ROOT=${root} is not a directory.`);
+  return real;
+}
+
+/** A path's real location when it exists (symlinks resolved), else its normalised absolute form. */
+function located(candidate: string): string {
+  const absolute = path.resolve(candidate);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
+}
+
+/** The paths a workspace activity acts on, from its input. */
+function pathsOf(name: WorkspaceActivityName, input: unknown): string[] {
+  const value = (input ?? {}) as Record<string, unknown>;
+  switch (name) {
+    case 'finishWorktree':
+      return [(value as unknown as FinishWorktreeInput).worktree?.path].filter((entry): entry is string => typeof entry === 'string');
+    case 'createWorktree':
+    case 'renderSystemPrompt':
+    case 'renderAgentStart':
+    case 'loadSpawnContext':
+      return typeof value.cwd === 'string' ? [value.cwd] : [];
+    case 'resolveAgentCwd':
+      return [value.parentCwd, value.workspaceRoot].filter((entry): entry is string => typeof entry === 'string');
+    default: {
+      const context = (value as unknown as ToolCallInput).context;
+      return [context?.workspaceRoot, context?.cwd].filter((entry): entry is string => typeof entry === 'string');
+    }
+  }
+}
+
+/** The first path of the call outside `root`, or undefined when all are inside. */
+export function pathOutsideRoot(root: string, name: WorkspaceActivityName, input: unknown): string | undefined {
+  return pathsOf(name, input).find((candidate) => !isInsideDirectory(root, located(candidate)));
+}
+
+function refusalText(root: string, workerName: string, outside: string): string {
+  return errorText(
+    ErrorType.WorkspaceNotOnThisWorker,
+    `${outside} is not under ${root}, the workspace root of worker ${workerName}, so its files are not on this machine. ` +
+      'Start the agent on the worker that holds it (`subagents start --worker ID`, docs/operations.md) or give a cwd under this root.',
+  );
+}
+
+type AnyActivity = (input: never) => Promise<unknown>;
+
+/**
+ * Wraps the workspace activities of `activities` with the root check. A tool call outside the root
+ * gets an error tool_result the model reads; any other activity fails without retry.
+ */
+export function guardWorkspaceActivities<T extends Record<string, AnyActivity>>(activities: T, root: string, workerName: string, names: readonly WorkspaceActivityName[]): T {
+  const guarded: Record<string, AnyActivity> = { ...activities };
+  for (const name of names) {
+    const activity = activities[name];
+    if (!activity) continue;
+    const isTool = isWorkspaceTool(name);
+    guarded[name] = async (input: never) => {
+      const outside = pathOutsideRoot(root, name, input);
+      if (outside === undefined) return activity(input);
+      const text = refusalText(root, workerName, outside);
+      if (isTool) return { content: text, isError: true } satisfies ToolCallResult;
+      throw ApplicationFailure.nonRetryable(text, ErrorType.WorkspaceNotOnThisWorker);
+    };
+  }
+  return guarded as T;
+}

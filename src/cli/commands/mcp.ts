@@ -1,0 +1,128 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadAgentDefinitions } from '../../activities/agent-definitions/load';
+import { listServerTools } from '../../activities/mcp/activities';
+import { loadMcpConfig } from '../../activities/mcp/config';
+import { McpConnectionPool } from '../../activities/mcp/connection-pool';
+import { describeMcpTools } from '../../activities/mcp/descriptors';
+import type { McpServerSpec } from '../../shared/mcp';
+import { CliError, ExitCode } from '../exit-codes';
+
+const usage = 'usage: subagents mcp list [--dir DIR] [--json] | subagents mcp tools <server> [--dir DIR] [--json]';
+
+/** Time to connect to one server and list its tools. */
+const probeTimeoutMs = 15_000;
+
+interface KnownServer {
+  name: string;
+  spec: McpServerSpec;
+  /** `.mcp.json` path, or `agent <name>` for an inline server of a definition. */
+  source: string;
+}
+
+/** Servers of `.mcp.json` (from DIR up) and inline servers of the agent definitions DIR sees. */
+async function knownServers(dir: string, homeDir?: string): Promise<{ servers: KnownServer[]; problems: string[] }> {
+  const [config, loaded] = await Promise.all([loadMcpConfig(dir), loadAgentDefinitions({ cwd: dir, ...(homeDir ? { homeDir } : {}) })]);
+  const servers: KnownServer[] = Object.entries(config.servers).map(([name, spec]) => ({ name, spec, source: config.sources[name] ?? '.mcp.json' }));
+  for (const definition of Object.values(loaded.definitions)) {
+    for (const entry of definition.mcpServers ?? []) {
+      if (entry.spec) servers.push({ name: entry.name, spec: entry.spec, source: `agent ${definition.name}` });
+    }
+  }
+  return { servers, problems: config.problems.map((problem) => `${problem.file}: ${problem.message}`) };
+}
+
+function describeSpec(spec: McpServerSpec): string {
+  return spec.type === 'stdio' ? [spec.command, ...(spec.args ?? [])].join(' ') : spec.url;
+}
+
+async function probe(pool: McpConnectionPool, server: KnownServer, dir: string) {
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${probeTimeoutMs / 1000} s`)), probeTimeoutMs).unref());
+  try {
+    const connection = await Promise.race([pool.acquire(server.name, server.spec, dir), timeout]);
+    const tools = await listServerTools(connection, probeTimeoutMs);
+    return { ok: true as const, tools };
+  } catch (error) {
+    return { ok: false as const, error: (error as Error).message };
+  }
+}
+
+async function parse(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n${usage}`);
+  }
+  const dir = path.resolve(parsed.values.dir ?? process.cwd());
+  if (!(await fs.stat(dir).then((stats) => stats.isDirectory(), () => false))) throw new CliError(`--dir ${dir} is not a directory.\n${usage}`);
+  return { dir, json: parsed.values.json ?? false, positionals: parsed.positionals };
+}
+
+async function list(argv: string[], homeDir?: string): Promise<number> {
+  const { dir, json } = await parse(argv);
+  const { servers, problems } = await knownServers(dir, homeDir);
+  const pool = new McpConnectionPool({ connectTimeoutMs: probeTimeoutMs });
+  try {
+    const rows = await Promise.all(
+      servers.map(async (server) => {
+        const result = await probe(pool, server, dir);
+        const row: { name: string; source: string; type: string; target: string; reachable: boolean; tools?: number; error?: string } = {
+          name: server.name, source: server.source, type: server.spec.type, target: describeSpec(server.spec), reachable: result.ok,
+        };
+        if (result.ok) row.tools = result.tools.length;
+        else row.error = result.error;
+        return row;
+      }),
+    );
+    if (json) console.log(JSON.stringify({ servers: rows, problems }, null, 2));
+    else if (rows.length === 0) console.log(`No MCP servers: no .mcp.json in ${dir} or its parents, and no inline servers in agent definitions.`);
+    else {
+      for (const row of rows) {
+        const state = row.reachable ? `reachable, ${row.tools} tool(s)` : `UNREACHABLE: ${row.error}`;
+        console.log(`${row.name}  [${row.type}] ${row.target}\n  from ${row.source}\n  ${state}`);
+      }
+    }
+    if (!json) for (const problem of problems) console.log(`warning  ${problem}`);
+    return ExitCode.ok;
+  } finally {
+    await pool.closeAll();
+  }
+}
+
+async function tools(argv: string[], homeDir?: string): Promise<number> {
+  const { dir, json, positionals } = await parse(argv);
+  const name = positionals[0];
+  if (!name) throw new CliError(`mcp tools needs a server name.\n${usage}`);
+  const { servers } = await knownServers(dir, homeDir);
+  const server = servers.find((candidate) => candidate.name === name);
+  if (!server) throw new CliError(`No MCP server "${name}" (known: ${servers.map((candidate) => candidate.name).join(', ') || 'none'}).`, ExitCode.notFound);
+  const pool = new McpConnectionPool({ connectTimeoutMs: probeTimeoutMs });
+  try {
+    const result = await probe(pool, server, dir);
+    if (!result.ok) throw new CliError(`MCP server "${name}" is not reachable: ${result.error}`, ExitCode.unavailable);
+    const { descriptors, skipped } = describeMcpTools(name, result.tools, { allow: 'all', deny: [] });
+    if (json) {
+      console.log(JSON.stringify({ server: name, tools: descriptors, skipped }, null, 2));
+      return ExitCode.ok;
+    }
+    for (const descriptor of descriptors) {
+      const flags = descriptor.classification.readOnly ? 'read-only' : 'needs approval';
+      console.log(`${descriptor.definition.name}  (${flags})\n  ${descriptor.definition.description.split('\n')[0]}`);
+    }
+    for (const note of skipped) console.log(`left out: ${note}`);
+    return ExitCode.ok;
+  } finally {
+    await pool.closeAll();
+  }
+}
+
+/** `subagents mcp list|tools <server>`: what is configured, and whether it answers. */
+export async function mcpCommand(argv: string[], options: { homeDir?: string } = {}): Promise<number> {
+  const [subcommand, ...rest] = argv;
+  if (subcommand === 'list') return list(rest, options.homeDir ?? os.homedir());
+  if (subcommand === 'tools') return tools(rest, options.homeDir ?? os.homedir());
+  throw new CliError(`${subcommand ? `unknown subcommand "${subcommand}"` : 'a subcommand is needed'}.\n${usage}`);
+}

@@ -1,0 +1,133 @@
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, patched, proxyActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
+import type { AgentWorkflowInput, CarriedBoardClaims } from '../../shared/agent';
+import { agentBoardId, boardHeartbeatSignal, boardOwnerEndedSignal, heartbeatIntervalMs, type BoardActor, type BoardConfig, type BoardNotice } from '../../shared/board';
+import { boardLimits } from '../../shared/board-limits';
+import { ErrorType, errorText } from '../../shared/errors';
+import type { ToolUseBlock } from '../../shared/messages';
+import { taskBoardToolNames, type TaskBoardToolName } from '../../shared/tool-classification';
+import type { ToolOutcome } from '../../shared/tool-results';
+import { toolCallSummary } from '../../shared/tool-summary';
+import type { Activities } from '../activity-proxies';
+import { signalBestEffort } from '../best-effort-signal';
+import type { Inbox } from '../inbox';
+import type { WorkflowTool } from '../run-tools';
+
+/** Marks runs that may use the task-list tools: their calls go to the task board (before: "no such tool"). */
+export const taskBoardPatch = 'task-board';
+
+/** Board calls are quick; a lost worker is noticed by the start-to-close timeout and the call retried (its update id makes that safe). */
+const boardToolOptions: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  retry: { initialInterval: '1 second', maximumAttempts: 5 },
+};
+const boardToolActivities = proxyActivities<Activities>(boardToolOptions);
+
+/**
+ * An agent's link to its task board (docs/board.md): the task-list tools, and the heartbeats that
+ * keep the agent's claims alive while it runs — sent by the runtime on a timer, whatever the model
+ * is doing. The timer runs in its own abort domain under the agent's lifetime, so an interrupted
+ * turn does not stop it and a stopped agent does. When the agent ends it lets go of what it holds;
+ * an agent whose worker is gone stops heartbeating and its claims run out on the board.
+ */
+export class AgentBoardLink {
+  readonly boardId: string;
+  private held: string[] = [];
+  private leaseMs: number;
+  private beating = false;
+  private ended = false;
+  /** Made in the workflow's root scope: cancelled only when the agent is stopped. */
+  private readonly scope = new CancellationScope({ cancellable: true });
+
+  constructor(
+    private readonly input: AgentWorkflowInput,
+    private readonly inbox: Inbox,
+  ) {
+    this.boardId = agentBoardId(input);
+    this.leaseMs = input.carriedBoard?.leaseMs ?? input.limits.boardLeaseMs ?? boardLimits.defaultLeaseMs;
+    if (input.carriedBoard && input.carriedBoard.held.length > 0) this.noteClaims(input.carriedBoard.held, input.carriedBoard.leaseMs);
+  }
+
+  /** The task-list tools, run by workflow code (wired in turn.ts). */
+  workflowTools(): Record<TaskBoardToolName, WorkflowTool> {
+    return Object.fromEntries(taskBoardToolNames.map((name) => [name, (call: ToolUseBlock) => this.call(name, call)])) as Record<TaskBoardToolName, WorkflowTool>;
+  }
+
+  private async call(name: TaskBoardToolName, call: ToolUseBlock): Promise<ToolOutcome> {
+    if (!patched(taskBoardPatch)) {
+      return { isError: true, content: errorText(ErrorType.UnknownTool, `this runtime has no tool named "${name}".`) };
+    }
+    try {
+      const result = await boardToolActivities[name].executeWithOptions({ ...boardToolOptions, summary: toolCallSummary(name, call.input) }, [
+        { board: this.config(), actor: this.actor(), toolUseId: call.id, input: call.input },
+      ]);
+      if (result.claims) this.noteClaims(result.claims.held, result.claims.leaseMs);
+      return { content: result.content, isError: result.isError };
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      const cause = error instanceof ActivityFailure ? error.cause : error;
+      const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
+      return { isError: true, content: errorText(ErrorType.BoardUnavailable, `${name} could not reach the task board ${this.boardId}: ${message}. Try again later.`) };
+    }
+  }
+
+  /** A board returned claims of this agent (or, at the root, of its tree): the model is told at the next turn boundary. */
+  receiveNotice(notice: BoardNotice): void {
+    if (typeof notice?.text !== 'string' || !Array.isArray(notice.taskIds)) return;
+    if (notice.ownerAgentId === this.input.agentId) this.held = this.held.filter((taskId) => !notice.taskIds.includes(taskId));
+    this.inbox.pushNotification(notice.text.slice(0, 4_000));
+  }
+
+  /** The agent is ending: whatever it still holds goes back to the board at once (not after the lease). */
+  async release(status: string): Promise<void> {
+    this.ended = true;
+    if (this.held.length === 0) return;
+    this.held = [];
+    await signalBestEffort(this.boardId, boardOwnerEndedSignal, { agentId: this.input.agentId, reason: `ended (${status})` });
+  }
+
+  /** What continue-as-new carries: the claims the next run keeps renewing. */
+  carry(): CarriedBoardClaims | undefined {
+    return this.held.length > 0 ? { held: [...this.held], leaseMs: this.leaseMs } : undefined;
+  }
+
+  private noteClaims(held: string[], leaseMs: number): void {
+    this.held = [...held];
+    this.leaseMs = leaseMs;
+    if (this.held.length > 0 && !this.beating && !this.ended) {
+      this.beating = true;
+      void this.scope.run(() => this.heartbeats());
+    }
+  }
+
+  /** Renews the claims every lease/3 while there are any; stops when the agent ends or is stopped. */
+  private async heartbeats(): Promise<void> {
+    try {
+      while (this.held.length > 0 && !this.ended) {
+        await sleep(heartbeatIntervalMs(this.leaseMs), { summary: 'task board heartbeat' });
+        if (this.held.length === 0 || this.ended) break;
+        // A board that is gone holds no claims to renew.
+        if (!(await signalBestEffort(this.boardId, boardHeartbeatSignal, { agentId: this.input.agentId }))) this.held = [];
+      }
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  private actor(): BoardActor {
+    const { input } = this;
+    return { kind: 'agent', id: input.agentId, ...(input.name ? { name: input.name } : {}), rootAgentId: input.rootAgentId };
+  }
+
+  /** How to start the board if this agent's TaskCreate is the first. */
+  private config(): BoardConfig {
+    const { input } = this;
+    return {
+      boardId: this.boardId,
+      ...(input.taskBoard ? { name: input.taskBoard } : { rootAgentId: input.rootAgentId }),
+      leaseMs: Math.min(boardLimits.maxLeaseMs, Math.max(boardLimits.minLeaseMs, input.limits.boardLeaseMs ?? boardLimits.defaultLeaseMs)),
+    };
+  }
+}

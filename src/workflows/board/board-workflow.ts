@@ -1,0 +1,34 @@
+import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import type { BoardSnapshot, BoardWorkflowInput } from '../../shared/board';
+import { boardLimits } from '../../shared/board-limits';
+import { workflowNowMs } from '../clock';
+import { installBoardHandlers } from './board-handlers';
+import { BoardRun } from './board-run';
+
+/**
+ * The shared task board (docs/board.md): a long-lived workflow per tree, or per name. Its handlers
+ * change it; this loop only wakes to send notices, return claims whose lease ran out, and
+ * continue-as-new when its history grows long.
+ */
+export async function boardWorkflow(input: BoardWorkflowInput): Promise<BoardSnapshot> {
+  const board = new BoardRun(input);
+  installBoardHandlers(board);
+  const continueAsNewDue = () => {
+    const info = workflowInfo();
+    const limit = input.continueAsNewAfterEvents ?? boardLimits.continueAsNewAfterEvents;
+    return info.continueAsNewSuggested || info.historyLength >= limit || board.updatesThisRun >= boardLimits.continueAsNewAfterUpdates;
+  };
+  for (;;) {
+    const wake = () => board.needsLoop() || continueAsNewDue();
+    board.armedFor = board.nextExpiry();
+    if (board.armedFor === undefined) await condition(wake);
+    else await condition(wake, Math.max(1, board.armedFor - workflowNowMs()));
+    board.armedFor = undefined;
+    board.expireDue();
+    await board.deliverNotices();
+    if (continueAsNewDue() && !board.owesNotices) {
+      await condition(allHandlersFinished);
+      if (!board.owesNotices) await continueAsNew<typeof boardWorkflow>(board.carry());
+    }
+  }
+}

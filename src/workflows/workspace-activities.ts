@@ -1,0 +1,101 @@
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import { TimeoutType } from '@temporalio/common';
+import type { SpawnContext } from '../shared/agent-definition';
+import { ErrorType, errorText } from '../shared/errors';
+import type { ToolCallInput, ToolCallResult } from '../shared/tools';
+import type { WorkspaceToolName } from '../shared/tool-classification';
+import type { WorkspaceWorker } from '../shared/workspace-routing';
+import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/working-directory';
+import type { CreateWorktreeInput, FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../shared/worktree';
+import { fileToolActivities, fileToolOptions, setupActivities, setupOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
+
+/**
+ * The activities that touch an agent's files (docs/operations.md, "Workers on several machines").
+ * With a workspace worker they go to its own task queue and wait for it at most `waitMs`; without
+ * one they run exactly as before, on the agent's task queue.
+ */
+
+/** The options of one workspace activity call: routed to the agent's workspace worker, if it has one. */
+export function routedOptions(options: ActivityOptions, worker: WorkspaceWorker | undefined): ActivityOptions {
+  if (!worker) return options;
+  return { ...options, taskQueue: worker.taskQueue, scheduleToStartTimeout: worker.waitMs };
+}
+
+/** True for the failure of a call no worker picked up in time (schedule-to-start timeouts are never retried). */
+export function isWorkerWaitTimeout(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === TimeoutType.SCHEDULE_TO_START;
+}
+
+/** What the agent (or its parent) is told when its workspace worker does not answer: which worker, and how to recover. */
+export function workerGoneText(worker: WorkspaceWorker, what: string): string {
+  return errorText(
+    ErrorType.WorkspaceWorkerUnavailable,
+    `${what} did not run: no worker "${worker.id}" (task queue ${worker.taskQueue}), which holds this agent's files, ` +
+      `took it within ${Math.round(worker.waitMs / 1000)} s. Start that worker again (same SUBAGENTS_WORKER_ID on the machine ` +
+      'with the files) and ask again; the files are only on that machine.',
+  );
+}
+
+/**
+ * Runs a workspace activity; a worker wait timeout becomes a clear, non-retryable
+ * WorkspaceWorkerUnavailable failure. Unrouted calls return the activity's own promise, so agents
+ * without a workspace worker resolve in exactly the same order as before routing existed.
+ */
+function onWorkspace<T>(worker: WorkspaceWorker | undefined, what: string, run: () => Promise<T>): Promise<T> {
+  return worker ? translateWait(worker, what, run) : run();
+}
+
+async function translateWait<T>(worker: WorkspaceWorker, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isWorkerWaitTimeout(error)) {
+      throw ApplicationFailure.create({ type: ErrorType.WorkspaceWorkerUnavailable, message: workerGoneText(worker, what), nonRetryable: true });
+    }
+    throw error;
+  }
+}
+
+/** One tool call (Read, Glob, Grep, Write, Edit, Bash) on the worker holding the files. */
+export function runWorkspaceTool(name: WorkspaceToolName, input: ToolCallInput, summary: string, worker: WorkspaceWorker | undefined): Promise<ToolCallResult> {
+  return onWorkspace(worker, name, () =>
+    name === 'Bash'
+      ? shellToolActivities.Bash.executeWithOptions({ ...routedOptions(shellToolOptions, worker), summary }, [input])
+      : fileToolActivities[name].executeWithOptions({ ...routedOptions(fileToolOptions, worker), summary }, [input]),
+  );
+}
+
+export function createWorktreeOn(worker: WorkspaceWorker | undefined, input: CreateWorktreeInput): Promise<WorktreeInfo> {
+  return onWorkspace(worker, 'Creating the git worktree', () =>
+    setupActivities.createWorktree.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'create git worktree' }, [input]),
+  );
+}
+
+export function finishWorktreeOn(worker: WorkspaceWorker | undefined, input: FinishWorktreeInput): Promise<WorktreeOutcome> {
+  return onWorkspace(worker, 'Cleaning up the git worktree', () =>
+    setupActivities.finishWorktree.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'clean up git worktree' }, [input]),
+  );
+}
+
+export function renderSystemPromptOn(worker: WorkspaceWorker | undefined, input: Parameters<typeof setupActivities.renderSystemPrompt>[0]): Promise<string> {
+  return onWorkspace(worker, 'Rendering the system prompt', () => setupActivities.renderSystemPrompt.executeWithOptions(routedOptions(setupOptions, worker), [input]));
+}
+
+export function renderAgentStartOn(worker: WorkspaceWorker | undefined, input: Parameters<typeof setupActivities.renderAgentStart>[0]): ReturnType<typeof setupActivities.renderAgentStart> {
+  return onWorkspace(worker, 'Rendering the system prompt and agent context', () =>
+    setupActivities.renderAgentStart.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'render system prompt and agent context' }, [input]),
+  );
+}
+
+/** Checks the cwd an Agent call asks for, on the worker holding the parent's files. */
+export function resolveAgentCwdOn(worker: WorkspaceWorker | undefined, input: ResolveAgentCwdInput): Promise<ResolveAgentCwdResult> {
+  return onWorkspace(worker, `Checking cwd ${input.requested}`, () =>
+    setupActivities.resolveAgentCwd.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: `check cwd ${input.requested}`.slice(0, 120) }, [input]),
+  );
+}
+
+export function loadSpawnContextOn(worker: WorkspaceWorker | undefined, cwd: string): Promise<SpawnContext> {
+  return onWorkspace(worker, 'Loading agent definitions', () =>
+    setupActivities.loadSpawnContext.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'load agent definitions' }, [{ cwd }]),
+  );
+}
