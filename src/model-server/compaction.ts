@@ -14,6 +14,7 @@ const messageText = (message: RequestMessage): string =>
   message.content.filter((block) => block.type === 'text').map((block) => String(block.text)).join('\n');
 
 const summarisedTurnsPattern = /Summarised turns: (\d+)\b/;
+const primaryRequestPattern = /^1\. Primary Request and Intent: (.*)$/m;
 
 /** The assistant turns an earlier compaction summary (in the first user message) stands for; 0 without one. */
 export function summarisedTurnsIn(messages: readonly RequestMessage[]): number {
@@ -39,11 +40,14 @@ export function compactionReply(context: RequestContext): BehaviourResult {
     for (const block of message.content) if (block.type === 'tool_use') tools.set(String(block.name), (tools.get(String(block.name)) ?? 0) + 1);
   }
   const firstUser = messages[0] ? messageText(messages[0]).replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '') : '';
+  // A conversation compacted before opens with the earlier summary: its request carries forward, so
+  // scenarios that match on the prompt keep matching after any number of compactions.
+  const request = primaryRequestPattern.exec(firstUser)?.[1] ?? clip(firstUser, 300);
   const lastAssistant = [...assistants].reverse().map(messageText).find((text) => text.trim() !== '') ?? '';
   const summary = [
     '<summary>',
     `Summarised turns: ${summarised}`,
-    `1. Primary Request and Intent: ${clip(firstUser, 300) || '(none)'}`,
+    `1. Primary Request and Intent: ${request || '(none)'}`,
     `2. Tools used: ${[...tools].map(([name, count]) => `${name} x${count}`).join(', ') || '(none)'}`,
     `3. Current Work: ${clip(lastAssistant, 300) || '(none)'}`,
     '</summary>',

@@ -3,6 +3,8 @@ import { clearedToolResultText, compactionRequestMessages } from '../../src/acti
 import { compactedConversationText, compactionInstruction, extractSummary } from '../../src/shared/compaction';
 import { estimateConversationTokens, estimateMessageTokens, utf8Length } from '../../src/shared/context-estimate';
 import type { ContentBlock, MessageParam } from '../../src/shared/messages';
+import { compactionReply } from '../../src/model-server/compaction';
+import { buildContext } from '../../src/model-server/conversation';
 import { blockTokens } from '../../src/model-server/tokens';
 import { compactedOpening, droppedOpening, planCompaction } from '../../src/workflows/compaction-plan';
 import { Conversation } from '../../src/workflows/conversation';
@@ -129,5 +131,23 @@ describe('Conversation', () => {
     expect(transcript.boundaries).toEqual([{ summaryIndex: 5, keptIndices: [3, 4], lastIndexBefore: 4, record }]);
     expect(transcript.current).toEqual([5, 3, 4, 6]);
     expect(conversation.transcript(6).messages).toHaveLength(1);
+  });
+});
+
+describe("the local model server's compaction summary", () => {
+  const requestOf = (messages: MessageParam[]) =>
+    buildContext({ model: 'claude-test-small', max_tokens: 100, system: [], messages } as never, { 'x-subagents-purpose': 'compaction' });
+  const summaryOf = (messages: MessageParam[]) => (compactionReply(requestOf(messages)).reply.content[0] as { text: string }).text;
+
+  it('counts the summarised turns and carries the first request through any number of compactions', () => {
+    let opening = user('the original long task: PROMPT-MARKER');
+    for (let round = 1; round <= 5; round++) {
+      const summary = summaryOf([opening, ...toolTurn(`t${round}a`, 50), ...toolTurn(`t${round}b`, 50)]);
+      expect(summary).toContain(`Summarised turns: ${2 * round}`);
+      expect(summary).toContain('1. Primary Request and Intent: the original long task: PROMPT-MARKER');
+      opening = user(compactedConversationText(extractSummary(summary), 2));
+      // The turn index of the next request counts the summarised turns.
+      expect(buildContext({ model: 'claude-test-small', max_tokens: 100, system: [], messages: [opening, ...toolTurn('k', 10)] } as never, {}).turnIndex).toBe(2 * round + 1);
+    }
   });
 });
