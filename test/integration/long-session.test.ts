@@ -82,6 +82,64 @@ describe('long interactive sessions', () => {
     const first = await env.temporal.client.workflow.getHandle(handle.agentId, runs[0]!.runId).fetchHistory();
     const events = first.events ?? [];
     expect(events[events.length - 1]!.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+  });
+
+  it('continues as new at an idle boundary with a small history threshold, and refuses an oversized message to a small-window model', async () => {
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: { agents: [{ match: { agentName: 'chatty-small' }, turns: Array.from({ length: 10 }, (_, index) => ({ text: `SMALL-ANSWER-${index}` })) }] } as never,
+    });
+    const handle = await env.start({
+      prompt: 'SMALL-SESSION',
+      name: 'chatty-small',
+      model: 'claude-test-small',
+      interactive: { idleTimeoutMs: 120_000 },
+      limits: { continueAsNewAfterHistoryBytes: 30_000 },
+    });
+    let status: AgentStatusSnapshot | undefined;
+    const answered = (turn: number) =>
+      waitFor(
+        async () => {
+          status = await handle.status().catch(() => undefined);
+          return status?.latestText === `SMALL-ANSWER-${turn}`;
+        },
+        60_000,
+        `SMALL-ANSWER-${turn}`,
+      );
+    await answered(0);
+    for (let index = 1; index <= 4; index++) {
+      await env.client.send(handle.agentId, `SMALL-MSG-${index} ${'m'.repeat(8_000)}`);
+      await answered(index);
+    }
+    const runs = await runsOf(handle.agentId);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    const first = await env.temporal.client.workflow.getHandle(handle.agentId, runs[0]!.runId).fetchHistory();
+    expect(first.events![first.events!.length - 1]!.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+
+    // claude-test-small's window is 24,000 tokens: a message of about 10,000 tokens passes its quarter.
+    await env.client.send(handle.agentId, `TOO-BIG ${'q'.repeat(40_000)}`);
+    await answered(5);
+    expect(status!.rejectedInputs.count).toBe(1);
+    expect(status!.rejectedInputs.last!.reason).toContain('MessageTooLarge');
+    await env.client.send(handle.agentId, 'SMALL-AFTER-TOO-BIG');
+    await answered(6);
+    await handle.close();
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId);
+    expect(requests.some((request) => request.rawBody.includes('q'.repeat(1000)))).toBe(false);
+    expect(requests.some((request) => request.rawBody.includes('MessageTooLarge'))).toBe(true);
     await recordHistory(env.temporal.client, handle.agentId, 'long-runs-interactive-first-run', runs[0]!.runId);
+    // The run that refused the message (the refused payload itself may have made the next boundary continue as new).
+    let refusingRunId: string | undefined;
+    for (const run of await runsOf(handle.agentId)) {
+      const history = await env.temporal.client.workflow.getHandle(handle.agentId, run.runId).fetchHistory();
+      const refused = (history.events ?? []).some(
+        (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'message' && (event.workflowExecutionSignaledEventAttributes.input?.payloads?.[0]?.data?.length ?? 0) > 40_000,
+      );
+      if (refused) refusingRunId = run.runId;
+    }
+    expect(refusingRunId).toBeDefined();
+    await recordHistory(env.temporal.client, handle.agentId, 'long-runs-oversized-message', refusingRunId);
   });
 });

@@ -107,5 +107,6 @@ describe('the tree token budget', () => {
     expect(String(refusal.content)).toContain('SpawnLimitReached: spawning is paused');
     // The helper was not resumed.
     expect(requestsOf(helperId)).toHaveLength(1);
+    await recordHistory(env.temporal.client, handle.agentId, 'long-runs-send-message-paused');
   });
 });
