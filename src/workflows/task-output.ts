@@ -69,7 +69,8 @@ export async function taskOutputTool(call: ToolUseBlock, children: Children): Pr
   const task = children.find(taskId);
   if (!task) {
     const own = children.snapshot().map((child) => child.agentId);
-    return { content: `No task "${taskId}" among your own subagents. Your subagents: ${own.join(', ') || '(none)'}.`, isError: true };
+    const shown = taskId.length > 200 ? `${taskId.slice(0, 200)}…` : taskId;
+    return { content: `No task "${shown}" among your own subagents. Your subagents: ${own.join(', ') || '(none)'}.`, isError: true };
   }
   if (task.result) return { content: finishedText(task.result), isError: false };
   if (block && timeoutMs > 0 && (await condition(() => task.result !== undefined, timeoutMs)) && task.result) {

@@ -74,6 +74,60 @@ describe('hostile input to the long-run handlers', () => {
     expect((await handle.result()).status).toBe('completed');
   });
 
+  it('answers hostile TaskOutput inputs from the model with clear errors, and the agent goes on', { timeout: 180_000 }, async () => {
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: {
+        agents: [
+          {
+            match: { agentName: 'task-output-hostile' },
+            turns: [
+              { toolUses: [{ name: 'Agent', input: { description: 'quick child', prompt: 'HOSTILE-PEEK-CHILD', name: 'quick' } }] },
+              {
+                toolUses: [
+                  { name: 'TaskOutput', input: { task_id: 42 } },
+                  { name: 'TaskOutput', input: { task_id: null, block: null, timeout: null } },
+                  { name: 'TaskOutput', input: { task_id: 'quick', timeout: -5 } },
+                  { name: 'TaskOutput', input: { task_id: 'quick', timeout: 'soon' } },
+                  { name: 'TaskOutput', input: { task_id: 'x'.repeat(100_000) } },
+                  { name: 'TaskOutput', input: { task_id: '../../etc/passwd', block: false } },
+                  { name: 'TaskOutput', input: { task_id: 'quick', extra: { nested: [1, 2, 3] } } },
+                  { name: 'TaskOutput', input: { task_id: 'quick', timeout: 1e15 } },
+                ],
+              },
+              { text: 'HOSTILE-PEEK-DONE' },
+            ],
+          },
+          { match: { userIncludes: 'HOSTILE-PEEK-CHILD' }, turns: [{ text: 'QUICK-CHILD-ANSWER' }] },
+        ],
+      } as never,
+    });
+    const handle = await env.start({ prompt: 'peek with bad inputs', name: 'task-output-hostile' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toBe('HOSTILE-PEEK-DONE');
+    const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId);
+    const body = JSON.parse(requests[2]!.rawBody) as { messages: { content: { type: string; is_error?: boolean; content?: unknown }[] }[] };
+    const answers = body.messages[body.messages.length - 1]!.content.filter((block) => block.type === 'tool_result');
+    const textOf = (index: number) => String(answers[index]!.content);
+    expect(answers).toHaveLength(8);
+    expect(answers[0]!.is_error).toBe(true);
+    expect(textOf(0)).toContain('InvalidToolInput: TaskOutput: "task_id" must be a string');
+    // Nulls are the defaults: the listing form, with no running subagents left.
+    expect(textOf(1)).toBe('No running subagents.');
+    expect(textOf(2)).toContain('"timeout" must be a number of milliseconds from 0 to 600000');
+    expect(textOf(3)).toContain('"timeout" must be a number of milliseconds');
+    expect(answers[4]!.is_error).toBe(true);
+    expect(textOf(4)).toContain('among your own subagents');
+    // The id is not echoed whole.
+    expect(textOf(4).length).toBeLessThan(1000);
+    expect(textOf(5)).toContain('No task "../../etc/passwd" among your own subagents');
+    expect(textOf(6)).toContain('unknown field "extra"');
+    // A huge timeout is capped, and a finished child answers at once.
+    expect(answers[7]!.is_error).toBeUndefined();
+    expect(textOf(7)).toContain('QUICK-CHILD-ANSWER');
+  });
+
   it('gives the CLI clear errors for compact and resume', async () => {
     const missing = await subagents(['compact']);
     expect(missing.code).toBe(2);
