@@ -72,6 +72,53 @@ describe('the tree token budget', () => {
     await recordHistory(env.temporal.client, handle.agentId, 'long-runs-budget-root');
   });
 
+  it('does not carry out a SendMessage resume asked for in the turn that reaches the budget', async () => {
+    const scenarioFor = (name: string) =>
+      scenario([
+        {
+          match: { agentName: name },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'SM-BUDGET-HELPER', name: 'helper' } }] },
+            { text: 'ROOT-BEFORE-SEND', toolUses: [{ name: 'SendMessage', input: { to: 'helper', message: 'one more thing' } }] },
+            { text: 'ROOT-AFTER-SEND' },
+            { text: 'ROOT-NOTIFIED' },
+          ],
+        },
+        { match: { userIncludes: 'SM-BUDGET-HELPER' }, turns: [{ text: 'HELPER-DONE' }, { text: 'HELPER-RESUMED' }] },
+      ]);
+    const tokensOf = (agentId: string) =>
+      env.modelServer
+        .requests()
+        .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
+        .map((request) => request.usage!)
+        .map((usage) => usage.input_tokens + usage.output_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens);
+
+    // Measure the same tree (same name length, no budget): the root's second call is the one that should reach the budget.
+    env.modelServer.setBehaviour(scenarioFor('sm-budget-calib'));
+    const measured = await env.start({ prompt: 'send at the budget', name: 'sm-budget-calib' });
+    expect((await measured.result()).status).toBe('completed');
+    const [root1, root2] = tokensOf(measured.agentId);
+    const [helper1, helper2] = tokensOf(`${measured.agentId}.1`);
+    expect(helper2).toBeDefined();
+    const budget = root1! + helper1! + Math.floor(root2! / 2);
+
+    env.modelServer.setBehaviour(scenarioFor('sm-budget-tests'));
+    const handle = await env.start({ prompt: 'send at the budget', name: 'sm-budget-tests', limits: { treeTokenBudget: budget } });
+    const result = await handle.result();
+    expect(result.status).toBe('cancelled');
+    expect(result.error).toContain(`stopped by budget: the tree's token budget of ${budget} tokens was reached`);
+    expect(result.finalText).toBe('ROOT-BEFORE-SEND');
+    const helperId = `${handle.agentId}.1`;
+    // The helper was not resumed: one model call, one run.
+    expect(tokensOf(helperId)).toHaveLength(1);
+    const helperRuns = [];
+    for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${helperId}'` })) helperRuns.push(execution.runId);
+    expect(helperRuns).toHaveLength(1);
+    expect(tokensOf(handle.agentId)).toHaveLength(2);
+    // Nor is it resumed from outside afterwards.
+    await expect(env.client.resume(helperId, 'go on')).rejects.toThrow(/token budget/);
+  });
+
   it('refuses a SendMessage resume while spawning is paused: a resume is a spawn the root decides', async () => {
     env.modelServer.setBehaviour(
       scenario([
