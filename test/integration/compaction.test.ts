@@ -114,6 +114,47 @@ describe('compaction', () => {
     await recordHistory(env.temporal.client, handle.agentId, 'long-runs-compaction');
   });
 
+  it('forks a compacted parent from the compacted prefix', async () => {
+    await env.writeFiles({ 'big.txt': Array.from({ length: 100 }, (_, index) => `line ${index}: ${'x'.repeat(50)}`).join('\n') });
+    const reads = 12;
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'forking-compacted' },
+          turns: [
+            ...Array.from({ length: reads }, (_, index) => ({ text: `READ-${index}`, toolUses: [{ name: 'Read', input: { file_path: 'big.txt' } }] })),
+            { toolUses: [{ name: 'Agent', input: { subagent_type: 'fork', description: 'fork after compaction', prompt: 'FORK-AFTER-COMPACTION' } }] },
+            { text: 'PARENT-WAITING' },
+            // A fork runs in the background: its notification comes at the next turn boundary.
+            { text: 'PARENT-DONE' },
+          ],
+        },
+        // The fork's first request holds the parent's turns 0..reads (its Agent call included).
+        { match: { userIncludes: 'FORK-AFTER-COMPACTION' }, turnOffset: reads + 1, turns: [{ text: 'FORK-DONE' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'FORK-COMPACT-PROMPT', name: 'forking-compacted', model: 'claude-test-small', tools: ['Read', 'Agent'], maxTurns: 40 });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toBe('PARENT-DONE');
+
+    const parentRequests = requestsOf(handle.agentId);
+    expect(parentRequests.some((request) => request.compaction)).toBe(true);
+    const turnsOfParent = parentRequests.filter((request) => !request.compaction);
+    const forkPoint = turnsOfParent[reads]!.body;
+    // The request that made the fork call starts from the compaction summary.
+    expect(blocksOf(forkPoint.messages[0]!).map((block) => block.text ?? '').join('\n')).toContain('This session is being continued from an earlier conversation that was compacted');
+    const forkRequests = requestsOf(`${handle.agentId}.1`);
+    expect(forkRequests).toHaveLength(1);
+    const forkBody = forkRequests[0]!.body;
+    // The fork's conversation is the parent's compacted one, byte for byte, then the parent's Agent call.
+    expect(withoutBreakpoints(forkBody.messages.slice(0, forkPoint.messages.length)) === withoutBreakpoints(forkPoint.messages)).toBe(true);
+    const call = forkBody.messages[forkPoint.messages.length]!;
+    expect(call.role).toBe('assistant');
+    expect(blocksOf(call).some((block) => block.type === 'tool_use')).toBe(true);
+    expect(JSON.stringify(forkBody.messages)).not.toContain('READ-0"');
+  });
+
   it('compacts an idle interactive agent at once when asked (subagents compact), and refuses a finished one', async () => {
     env.modelServer.setBehaviour(
       scenario([{ match: { agentName: 'idle-compact' }, turns: [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER after {{last_user_text}}' }] }]),
