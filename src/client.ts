@@ -18,15 +18,18 @@ import {
   answerApprovalUpdate,
   approvalsQuery,
   closeSignal,
+  compactUpdate,
   conversationQuery,
   interruptSignal,
   messageSignal,
   pauseSpawningSignal,
+  resumeDescendantUpdate,
   resumeStateQuery,
   statusQuery,
   steerUpdate,
   stopNoticeSignal,
   treeQuery,
+  type CompactAck,
   type SteerAck,
 } from './shared/definitions';
 import type { ApprovalRequest, TreeSnapshot } from './shared/tree';
@@ -147,6 +150,21 @@ export class AgentHandle {
     }
   }
 
+  /**
+   * Asks the agent to compact its conversation (docs/architecture.md, Compaction): at its next turn
+   * boundary, or at once when it waits for input. Refused (with the reason) when it has finished.
+   */
+  async compact(options: { instructions?: string; by?: string } = {}): Promise<CompactAck> {
+    try {
+      return await this.workflow.executeUpdate(compactUpdate, { args: [{ by: options.by ?? 'user', ...(options.instructions ? { instructions: options.instructions } : {}) }] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
+      const closed = error instanceof WorkflowNotFoundError ? await this.closedStatus() : undefined;
+      if (closed) throw new Error(`Agent ${this.agentId} has already finished (${closed.toLowerCase()}); there is nothing to compact.`);
+      throw error;
+    }
+  }
+
   /** Ends an interactive agent once it is idle. */
   async close(): Promise<void> {
     await this.workflow.signal(closeSignal);
@@ -237,22 +255,33 @@ export class SubagentsClient {
 
   /**
    * Resumes a finished agent with a new prompt: a new run of the same agentId continuing from its
-   * history (unresolved tool_uses dropped). Its type is looked up again: a type that no longer
-   * exists becomes general-purpose. A kept worktree is reused. Stopped agents are refused.
+   * history (unresolved tool_uses dropped). A subagent stays in its tree (docs/architecture.md,
+   * Resume): its nearest running ancestor starts the new run as its child — same RootAgentId,
+   * registered with the root, reached by a stop, counted by the tree's limits (refused when spawning
+   * is paused or the budget is spent). With no running ancestor it runs on its own as the root of its
+   * subtree, under the tree's spent budget. A root is resumed on its own, with its tree's bookkeeping.
+   * A stopped agent is refused unless `allowStopped`. A type that no longer exists becomes
+   * general-purpose (top-level resumes). A kept worktree is reused.
    */
-  async resume(agentId: string, prompt: string, options: { homeDir?: string } = {}): Promise<AgentHandle> {
+  async resume(agentId: string, prompt: string, options: { homeDir?: string; allowStopped?: boolean } = {}): Promise<AgentHandle> {
     const workflow = this.temporal.workflow.getHandle(agentId);
     const description = await workflow.describe();
     if (description.status.name === 'RUNNING') throw new Error(`Agent ${agentId} is still running; send it a message instead of resuming it.`);
-    if (description.status.name === 'CANCELLED' || description.status.name === 'TERMINATED') {
-      throw new Error(`Agent ${agentId} was stopped (${description.status.name.toLowerCase()}); stopped agents are not resumed.`);
+    const forceHint = `To resume it anyway: subagents resume ${agentId} "..." --force (allowStopped).`;
+    if (!options.allowStopped && (description.status.name === 'CANCELLED' || description.status.name === 'TERMINATED')) {
+      throw new Error(`Agent ${agentId} was stopped (${description.status.name.toLowerCase()}); stopped agents are not resumed. ${forceHint}`);
     }
     const previous = await workflow.query(resumeStateQuery);
-    if (previous.stoppedBy) throw new Error(`Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed.`);
+    if (previous.tree?.budgetExceeded) throw new Error(`Agent ${agentId}'s tree has used its token budget (${previous.tree.tokensUsed} tokens); it is not resumed.`);
+    if (previous.stoppedBy && !options.allowStopped) throw new Error(`Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed. ${forceHint}`);
     await existingDirectory(previous.input.cwd, `Agent ${agentId}'s working directory`);
+    if (previous.input.parentAgentId !== undefined) {
+      const ancestor = await this.nearestRunningAncestor(agentId);
+      if (ancestor) return this.resumeThrough(ancestor, agentId, prompt, options.allowStopped === true);
+    }
     const { definitions } = await loadAgentDefinitions({ cwd: previous.input.cwd, homeDir: options.homeDir });
     const definition = previous.input.agentType === 'fork' ? undefined : (definitions[previous.input.agentType] ?? definitions['general-purpose']);
-    const input = resumeInput(
+    let input = resumeInput(
       previous,
       prompt,
       // A type that no longer exists is replaced, and its system prompt rendered anew for the new type.
@@ -260,6 +289,7 @@ export class SubagentsClient {
         ? { agentType: definition.name, definitionPrompt: definition.prompt, renderedSystemPrompt: undefined }
         : {},
     );
+    if (previous.input.parentAgentId !== undefined) input = await this.asRootOfSubtree(input);
     const resumed = await this.temporal.workflow.start('agentWorkflow', {
       taskQueue: description.taskQueue,
       workflowId: agentId,
@@ -268,6 +298,54 @@ export class SubagentsClient {
       staticSummary: `${input.agentType}: ${summarize(input.description ?? input.prompt)} (resumed)`,
     });
     return new AgentHandle(agentId, resumed);
+  }
+
+  /** The closest ancestor of a subagent whose workflow runs (its parent first, the root last), if any. */
+  private async nearestRunningAncestor(agentId: string): Promise<string | undefined> {
+    const parts = agentId.split('.');
+    for (let length = parts.length - 1; length >= 1; length--) {
+      const ancestorId = parts.slice(0, length).join('.');
+      try {
+        if ((await this.temporal.workflow.getHandle(ancestorId).describe()).status.name === 'RUNNING') return ancestorId;
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
+    }
+    return undefined;
+  }
+
+  /** Asks a running ancestor to resume its descendant as its own child (the resumeDescendant update). */
+  private async resumeThrough(ancestorId: string, agentId: string, prompt: string, allowStopped: boolean): Promise<AgentHandle> {
+    try {
+      await this.temporal.workflow.getHandle(ancestorId).executeUpdate(resumeDescendantUpdate, { args: [{ agentId, prompt, allowStopped, by: 'user' }] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
+      throw error;
+    }
+    return new AgentHandle(agentId, this.temporal.workflow.getHandle(agentId));
+  }
+
+  /**
+   * A subagent resumed after its whole tree ended becomes the root of its own subtree (its descendants
+   * report to it), under the ended tree's budget as its root last counted it. (The pause switch of an
+   * ended tree no longer applies: nobody could lift it.)
+   */
+  private async asRootOfSubtree(input: AgentWorkflowInput): Promise<AgentWorkflowInput> {
+    let tree: TreeSnapshot | undefined;
+    try {
+      tree = await this.temporal.workflow.getHandle(input.rootAgentId).query(treeQuery);
+    } catch {
+      // The ended root cannot be read (no worker, or it is gone): the subtree starts with a fresh count.
+    }
+    const budget = input.limits.treeTokenBudget;
+    if (tree && budget !== undefined && tree.tokensUsed >= budget) {
+      throw new Error(`Agent ${input.agentId}'s tree has used its token budget (${tree.tokensUsed} of ${budget} tokens); it is not resumed.`);
+    }
+    return {
+      ...input,
+      rootAgentId: input.agentId,
+      carriedTree: tree ? { tokensUsed: tree.tokensUsed, budgetExceeded: false, paused: false, alwaysAllowed: [], finishedNodes: [] } : undefined,
+    };
   }
 
   /**

@@ -32,6 +32,10 @@ export class ConversationCache {
 
   async get(key: string, count: number, expectedHash: string, fetch: FetchConversation): Promise<CachedConversation> {
     const cached = this.entries.get(key);
+    // A prefix of what is cached (a compaction summarises the first messages): served without a fetch.
+    if (cached && cached.messages.length > count && cached.hashes[count] === expectedHash) {
+      return { ...cached, messages: cached.messages.slice(0, count), hashes: cached.hashes.slice(0, count + 1) };
+    }
     const usable = cached && cached.messages.length <= count ? cached : undefined;
     const entry = await this.extend(usable, count, fetch);
     if (entry.hashes[count] !== expectedHash) {

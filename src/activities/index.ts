@@ -4,6 +4,7 @@ import { resolveAgentCwd } from './agent-cwd';
 import { createBoardToolActivities } from './board-tools';
 import { allHeartbeating } from './heartbeating';
 import { createModelActivities } from './model';
+import { createPeekActivities } from './peek';
 import os from 'node:os';
 import { createAgentStartActivity } from './prompt/render-agent-start';
 import { createResumeActivities, createSpawnContextLoader } from './spawn-context';
@@ -35,7 +36,7 @@ export interface ActivityDependencies {
 export function createActivities(dependencies: ActivityDependencies) {
   const homeDir = dependencies.homeDir ?? os.homedir();
   const loadSpawnContext = createSpawnContextLoader(homeDir);
-  const { callModel, fetchConversation } = createModelActivities(dependencies);
+  const { callModel, compactConversation, fetchConversation } = createModelActivities(dependencies);
   // Setup activities heartbeat every second (their heartbeat timeout is short: setupOptions).
   const setup = allHeartbeating({
     renderSystemPrompt: createRenderSystemPrompt(homeDir),
@@ -44,11 +45,13 @@ export function createActivities(dependencies: ActivityDependencies) {
     loadSpawnContext,
     fetchConversation,
     ...createResumeActivities(dependencies.temporalClient),
+    ...createPeekActivities(dependencies.temporalClient),
     ...createWorktreeActivities(),
   });
   return {
     ...setup,
     callModel,
+    compactConversation,
     ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
     ...createBoardToolActivities(dependencies.temporalClient),
     ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir }),

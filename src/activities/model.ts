@@ -6,6 +6,8 @@ import { conversationQuery } from '../shared/definitions';
 import { ErrorType } from '../shared/errors';
 import type { ContentBlock, MessageParam, StopReason } from '../shared/messages';
 import type { ModelCallInput, ModelCallResult } from '../shared/model-call';
+import { compactionPurpose } from '../shared/compaction';
+import { compactionRequestMessages } from './compaction-request';
 import { ConversationCache, ConversationMismatchError } from './conversation-cache';
 import { toModelInvocationFailure } from './model-errors';
 import { buildModelRequest } from './request-builder';
@@ -50,12 +52,15 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       if (error instanceof ConversationMismatchError) throw ApplicationFailure.retryable(error.message, ErrorType.ConversationMismatch);
       throw error;
     }
+    const tools = definitionsFor(conversation.tools, conversation.extraTools);
     const body = buildModelRequest({
       model: input.model,
       maxTokens: input.maxOutputTokens,
       systemPrompt: conversation.systemPrompt,
-      tools: definitionsFor(conversation.tools, conversation.extraTools),
-      messages: conversation.messages,
+      tools,
+      messages: input.compaction
+        ? compactionRequestMessages(conversation.messages, { ...input.compaction, systemPrompt: conversation.systemPrompt, tools })
+        : conversation.messages,
       ...(input.thinking ? { thinking: input.thinking } : {}),
     });
     const headers: Record<string, string> = {
@@ -63,6 +68,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       'x-subagents-agent-type': input.agentType,
     };
     if (input.agentName) headers['x-subagents-agent-name'] = input.agentName;
+    if (input.compaction) headers['x-subagents-purpose'] = compactionPurpose;
 
     const timer = setInterval(() => context.heartbeat({ turn: input.turn }), heartbeatIntervalMs);
     try {
@@ -117,5 +123,10 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     }
   }
 
-  return { callModel, fetchConversation };
+  /** A compaction turn: the same call with the compaction instruction (its own activity type, so history and the UI tell it apart). */
+  async function compactConversation(input: ModelCallInput & Required<Pick<ModelCallInput, 'compaction'>>): Promise<ModelCallResult> {
+    return callModel(input);
+  }
+
+  return { callModel, compactConversation, fetchConversation };
 }

@@ -1,4 +1,6 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ErrorType, errorText } from '../shared/errors';
 import type { SpawnContext } from '../shared/agent-definition';
 import { resumeStateQuery, type ResumeState } from '../shared/definitions';
 import { loadAgentDefinitions } from './agent-definitions/load';
@@ -17,7 +19,13 @@ export function createSpawnContextLoader(homeDir: string) {
 export function createResumeActivities(temporalClient: Client) {
   return {
     async fetchResumeState(input: { agentId: string }): Promise<ResumeState> {
-      return temporalClient.workflow.getHandle(input.agentId).query(resumeStateQuery);
+      try {
+        return await temporalClient.workflow.getHandle(input.agentId).query(resumeStateQuery);
+      } catch (error) {
+        // Asking again cannot make an agent exist.
+        if (error instanceof WorkflowNotFoundError) throw ApplicationFailure.nonRetryable(errorText(ErrorType.AgentNotFound, `no agent "${input.agentId}".`), ErrorType.AgentNotFound);
+        throw error;
+      }
     },
   };
 }

@@ -1,10 +1,11 @@
 import type { ToolDefinition } from '../shared/messages';
 import { agentToolDefinitions } from '../shared/agent-tool-definitions';
 import { boardToolDefinitions } from '../shared/board-tool-definitions';
+import { taskOutputDefinition } from '../shared/task-output-definition';
 import { toolDefinitions } from '../shared/tool-definitions';
 import { webToolDefinitions } from '../shared/web-tool-definitions';
 
-const catalog: Record<string, ToolDefinition> = { ...agentToolDefinitions, ...toolDefinitions, ...boardToolDefinitions, ...webToolDefinitions };
+const catalog: Record<string, ToolDefinition> = { ...agentToolDefinitions, TaskOutput: taskOutputDefinition, ...toolDefinitions, ...boardToolDefinitions, ...webToolDefinitions };
 
 /**
  * The model-facing definitions of a pool, in the pool's order (so the request prefix is stable),

@@ -16,7 +16,11 @@ export function formatProgress(status: AgentStatusSnapshot): string {
     : status.state === 'running_tools'
       ? `running ${status.currentTools.join(', ') || status.lastTool || 'tools'}`
       : status.state.replace('_', ' ');
-  return `[${status.agentId}] turn ${status.turn}/${status.maxTurns} · ${activity} · ${status.toolUses} tool uses · ${formatUsage(status.usage)}`;
+  const context = status.context
+    ? ` · context ${status.context.estimatedTokens.toLocaleString('en-US')}/${status.context.window.toLocaleString('en-US')} tokens` +
+      (status.context.compactions.count > 0 ? `, ${status.context.compactions.count} compaction(s)` : '')
+    : '';
+  return `[${status.agentId}] turn ${status.turn}/${status.maxTurns} · ${activity} · ${status.toolUses} tool uses · ${formatUsage(status.usage)}${context}`;
 }
 
 /** `status`: the progress line, then the todo list and MCP servers when the agent has them. */

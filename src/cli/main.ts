@@ -41,7 +41,11 @@ const commands: Record<string, { run: Command; help: string }> = {
   },
   stop: { run: agentCommands.stop, help: 'stop <agentId> [--reason R]   (the agent and its whole subtree)' },
   send: { run: agentCommands.send, help: 'send <agentId|name> "text" [--root ROOT_ID] [--follow]   (queues for a running agent; resumes a finished one)' },
-  resume: { run: agentCommands.resume, help: 'resume <agentId> "prompt" [--follow] [--json]   (a new run of a finished agent, continuing from its history)' },
+  resume: {
+    run: agentCommands.resume,
+    help: 'resume <agentId> "prompt" [--force] [--follow] [--json]   (a new run of a finished agent, in its tree; --force resumes a stopped one)',
+  },
+  compact: { run: controlCommands.compact, help: 'compact <agentId> [--instructions TEXT] [--json]   (summarise its conversation at the next turn boundary)' },
   agents: { run: (argv) => agentsListCommand(argv), help: 'agents [--dir DIR] [--json]   (agent types: built-in, ~/.claude/agents, .claude/agents)' },
   mcp: { run: (argv) => mcpCommand(argv), help: 'mcp list [--dir DIR] [--json] | mcp tools <server> [--dir DIR] [--json]   (configured MCP servers; reachable?)' },
   ui: { run: (argv) => uiCommand(argv), help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)' },

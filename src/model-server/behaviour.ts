@@ -1,5 +1,6 @@
 /** Dispatches a request to the current behaviour. */
 import { textReply, type BehaviourResult } from './behaviour-result';
+import { compactionReply } from './compaction';
 import type { RequestContext } from './conversation';
 import { demoReply } from './demo';
 import type { Behaviour } from './scenario-schema';
@@ -12,6 +13,7 @@ function echoReply(context: RequestContext): BehaviourResult {
 }
 
 export function replyFor(behaviour: Behaviour, context: RequestContext): BehaviourResult {
+  if (context.compaction) return compactionReply(context);
   switch (behaviour.kind) {
     case 'scripted':
       return scriptedReply(behaviour.scenario, context);

@@ -1,5 +1,6 @@
 /** What behaviours need to know about a request: who is asking, which turn, what was said last. */
 import type { MessagesRequest, RequestBlock, RequestMessage } from './request-types';
+import { summarisedTurnsIn } from './compaction';
 import { isRecord } from './tokens';
 
 /** Headers the runtime sends on every model call so scenarios can tell agents apart. */
@@ -7,6 +8,8 @@ export const agentHeaders = {
   id: 'x-subagents-agent-id',
   type: 'x-subagents-agent-type',
   name: 'x-subagents-agent-name',
+  /** `compaction` on a request that asks for a summary of the conversation (answered by compaction.ts). */
+  purpose: 'x-subagents-purpose',
 } as const;
 
 export interface RequestContext {
@@ -20,8 +23,13 @@ export interface RequestContext {
   latestUserText: string;
   /** Text of the last tool_result block anywhere in the conversation. */
   lastToolResultText: string;
-  /** Assistant messages already in the request: stateless, so a retried or replayed call gets the same turn. */
+  /**
+   * Assistant messages already in the request, plus the turns an earlier compaction summary stands for:
+   * stateless, so a retried or replayed call gets the same turn.
+   */
   turnIndex: number;
+  /** The request asks for a compaction summary (`x-subagents-purpose: compaction`). */
+  compaction: boolean;
 }
 
 /** The text of a tool_result's content (a string or text blocks). */
@@ -62,7 +70,8 @@ export function buildContext(request: MessagesRequest, headers: Record<string, s
     systemText: request.system.map((block) => String(block.text ?? '')).join('\n'),
     latestUserText: latestUserText(request.messages),
     lastToolResultText: lastToolResultText(request.messages),
-    turnIndex: request.messages.filter((message) => message.role === 'assistant').length,
+    turnIndex: summarisedTurnsIn(request.messages) + request.messages.filter((message) => message.role === 'assistant').length,
+    compaction: headers[agentHeaders.purpose] === 'compaction',
   };
   const agentId = headers[agentHeaders.id];
   const agentType = headers[agentHeaders.type];

@@ -46,7 +46,12 @@ function admit(state: ServerState, exchange: Exchange, isCountTokens: boolean): 
   if (!model) throw new ApiError(404, 'not_found_error', `model: ${request.model}`);
   request.messages = normalizeRoles(request.messages, state.strictRoles);
   validateConversation(request.messages);
-  return { workspace, request, model, layout: layoutPrompt(request) };
+  const layout = layoutPrompt(request);
+  // The API's wording; count_tokens counts any length.
+  if (!isCountTokens && layout.totalTokens > model.contextWindow) {
+    throw invalidRequest(`prompt is too long: ${layout.totalTokens} tokens > ${model.contextWindow} maximum`);
+  }
+  return { workspace, request, model, layout };
 }
 
 export function handleCountTokens(state: ServerState, exchange: Exchange): void {

@@ -1,3 +1,4 @@
+import type { CompactionRecord } from './compaction';
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
 import type { SpawnContext, ThinkingSetting } from './agent-definition';
@@ -40,11 +41,26 @@ export interface CarriedAgentState {
   worktree?: WorktreeInfo;
   /** The agent types it loaded at start (its roster): spawns use them for the agent's whole life. */
   spawnContext?: SpawnContext;
+  /** Compactions of its conversation so far, and the latest one. */
+  compactions?: CompactionSummary;
+  /** Tokens a request carries besides its messages (system prompt, tools), as the last model call measured them. */
+  contextOverheadTokens?: number;
+  /** The run continued-as-new while waiting for input after an answer or an interrupt: the next run waits first. */
+  awaiting?: AwaitingInput;
   /** Its extra tools (MCP), snapshotted at its first start; a fork copies its parent's. */
   extraTools?: ExtraTools;
   /** Its todo list (TodoWrite). */
   todos?: Todo[];
 }
+
+/** How many times an agent's conversation was compacted, and the latest compaction. */
+export interface CompactionSummary {
+  count: number;
+  last?: CompactionRecord;
+}
+
+/** What an agent that continued-as-new while waiting for input was waiting after. */
+export type AwaitingInput = { kind: 'final'; text: string; stopReason: StopReason } | { kind: 'interrupted'; by: string; reason: string };
 
 /** The one JSON input of `agentWorkflow`. */
 export interface AgentWorkflowInput {
@@ -175,10 +191,27 @@ export interface AgentStatusSnapshot {
   pendingApprovals: number;
   /** Signals refused because their payload was invalid (docs/security.md). */
   rejectedInputs: RejectedInputs;
+  /** The latest assistant text (at most 4000 characters): what TaskOutput shows of a running agent. */
+  latestText?: string;
+  /** How full its context is, and its compactions (docs/architecture.md, Compaction). */
+  context?: ContextSnapshot;
   /** Its todo list (TodoWrite), when it has one. */
   todos?: Todo[];
   /** Its MCP servers as seen at start, when it has any. */
   mcpServers?: McpServerStatus[];
+}
+
+/** An agent's context as the status query reports it. */
+export interface ContextSnapshot {
+  /** Estimated tokens of its next request (system prompt, tools and conversation). */
+  estimatedTokens: number;
+  /** Its model's context window. */
+  window: number;
+  /** A compaction runs when the next request would pass this many tokens. */
+  compactAtTokens: number;
+  /** JSON bytes of its conversation. */
+  conversationBytes: number;
+  compactions: CompactionSummary;
 }
 
 /** Signals an agent refused: how many, and the last one. */

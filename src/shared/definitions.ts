@@ -1,8 +1,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, CarriedAgentState } from './agent';
-import type { ApprovalDecision, ApprovalRequest, TreeSnapshot } from './tree';
+import type { ApprovalDecision, ApprovalRequest, CarriedTreeState, TreeSnapshot } from './tree';
 import type { TokenUsage } from './messages';
 import type { ConversationQueryInput, ConversationSlice } from './model-call';
+import type { RunTranscriptSlice, TranscriptQueryInput } from './run-transcript';
 
 // Query, signal and update names are part of the public interface: the `temporal` CLI can use them too.
 
@@ -17,6 +18,8 @@ export interface ResumeState {
   result?: AgentResult;
   /** Set when a person (or an ancestor on their behalf) stopped the agent: it is not auto-resumed. */
   stoppedBy?: string;
+  /** A root's tree bookkeeping (tokens used, budget, pause): a resumed root goes on with it. */
+  tree?: CarriedTreeState;
 }
 export const resumeStateQuery = defineQuery<ResumeState>('resumeState');
 
@@ -124,3 +127,42 @@ export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approval
 /** A person's answer, sent to the root; rejected when no such request is pending. */
 export const answerApprovalUpdate = defineUpdate<{ delivered: true }, [ApprovalDecision]>('answerApproval');
 export const approvalsQuery = defineQuery<ApprovalRequest[]>('approvals');
+
+// Long runs (docs/architecture.md, Compaction; docs/cli.md): compaction on demand, the run's transcript log, resume inside a tree.
+
+/** Asks an agent to compact its conversation at its next turn boundary (at once when it waits for input). */
+export interface CompactInput {
+  by?: string;
+  /** Extra instructions for the summary ("keep the test output verbatim"). */
+  instructions?: string;
+}
+export interface CompactAck {
+  queued: true;
+  turn: number;
+  /** Estimated tokens of its next request, and its model's window. */
+  estimatedTokens: number;
+  window: number;
+}
+export const compactUpdate = defineUpdate<CompactAck, [CompactInput]>('compact');
+
+/** A page of this run's transcript log: every message the run held, also those a compaction replaced. */
+export const transcriptQuery = defineQuery<RunTranscriptSlice, [TranscriptQueryInput]>('transcript');
+
+/**
+ * Resumes a finished (or, with allowStopped, a stopped) descendant of this agent as its own child, so
+ * the resumed agent stays in the tree: same RootAgentId, registered with the root, reached by a stop,
+ * counted by the tree's limits. Sent by `client.resume` to the nearest running ancestor.
+ */
+export interface ResumeDescendantInput {
+  agentId: string;
+  prompt: string;
+  /** Resume even an agent that was stopped (`subagents resume --force`). */
+  allowStopped?: boolean;
+  by?: string;
+}
+export interface ResumeDescendantAck {
+  agentId: string;
+  /** The ancestor that started the resumed run as its child. */
+  startedBy: string;
+}
+export const resumeDescendantUpdate = defineUpdate<ResumeDescendantAck, [ResumeDescendantInput]>('resumeDescendant');

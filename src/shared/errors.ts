@@ -42,6 +42,12 @@ export const ErrorType = {
   MaxTurnsExceeded: 'MaxTurnsExceeded',
   SpawnLimitReached: 'SpawnLimitReached',
   ForkInsideFork: 'ForkInsideFork',
+  /** No agent (workflow) with the given agentId. */
+  AgentNotFound: 'AgentNotFound',
+  /** A message or steer larger than the agent's context can hold (src/workflows/message-size.ts). */
+  MessageTooLarge: 'MessageTooLarge',
+  /** A resume the tree refused (stopped agent without allowStopped, still running, not a descendant, limits). */
+  ResumeRefused: 'ResumeRefused',
   /** The conversation a model call read does not hash to what the workflow sent (see activities/model.ts). */
   ConversationMismatch: 'ConversationMismatch',
 

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { agentStatuses, type AgentResult } from './agent';
 import type {
   AgentMessage,
+  CompactInput,
+  ResumeDescendantInput,
   InterruptInput,
   StopNotice,
   SteerInput,
@@ -12,6 +14,7 @@ import type {
 } from './definitions';
 import { inputLimits } from './limits';
 import type { ConversationQueryInput } from './model-call';
+import type { TranscriptQueryInput } from './run-transcript';
 import type { BoardNotice } from './board';
 import type { ApprovalDecision, ApprovalRequest } from './tree';
 
@@ -104,6 +107,20 @@ export const approvalDecisionSchema: z.ZodType<ApprovalDecision> = z.object({
   always: z.boolean().optional(),
   by: id.optional(),
   reason: shortText.optional(),
+});
+
+export const compactInputSchema: z.ZodType<CompactInput> = optionalFields({ by: id.optional(), instructions: shortText.optional() });
+
+export const transcriptQuerySchema: z.ZodType<TranscriptQueryInput> = optionalFields({ from: count.default(0) }) as z.ZodType<TranscriptQueryInput>;
+
+export const resumeDescendantSchema: z.ZodType<ResumeDescendantInput> = z.object({
+  agentId: id,
+  prompt: z
+    .string()
+    .max(inputLimits.maxMessageChars)
+    .refine((text) => text.trim() !== '', 'must not be empty'),
+  allowStopped: z.boolean().optional(),
+  by: id.optional(),
 });
 
 export const boardNoticeSchema: z.ZodType<BoardNotice> = z.object({

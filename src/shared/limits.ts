@@ -31,6 +31,18 @@ export interface AgentLimits {
    */
   continueAsNewAfterEvents: number;
   /**
+   * Continue-as-new at a turn boundary once the run's history is this many bytes. Default 4 MiB
+   * (Temporal suggests it at 4 MB, warns at 10 MB and stops at 50 MB). Absent in inputs made before it existed.
+   */
+  continueAsNewAfterHistoryBytes?: number;
+  /**
+   * Compact the conversation when the next request would pass this fraction of the model's context
+   * window. Default 0.8. Absent in inputs made before it existed.
+   */
+  compactAtFraction?: number;
+  /** The context window to assume, for a model the runtime's table does not know (src/shared/context-windows.ts). */
+  contextWindowTokens?: number;
+  /**
    * Lease of a claim on the task board, for a board this tree creates (docs/board.md). Default
    * boardLimits.defaultLeaseMs (60000); the board's other numbers are in src/shared/board-limits.ts.
    */
@@ -46,7 +58,28 @@ export const defaultAgentLimits: AgentLimits = {
   backgroundApprovals: 'deny',
   forking: false,
   continueAsNewAfterEvents: 10_000,
+  continueAsNewAfterHistoryBytes: 4 * 1024 * 1024,
+  compactAtFraction: 0.8,
 };
+
+/**
+ * What keeps a long agent's state carriable (docs/architecture.md, Long sessions). Temporal refuses
+ * a payload over 2 MB, and continue-as-new carries the conversation in one payload, so the
+ * conversation is compacted before its JSON passes `maxConversationBytes` whatever the model's window,
+ * and a single message larger than a quarter of that (or of the context window) is refused.
+ */
+export const conversationLimits = {
+  /** JSON bytes of the conversation past which it is compacted (leaves room under 2 MB for the rest of the carried state). */
+  maxConversationBytes: 1_200_000,
+  /** A carried input past this is not sent: the run compacts first, or waits for the next boundary. */
+  maxCarriedInputBytes: 1_800_000,
+  /** Fraction of the context window one delivered message may take at most. */
+  maxMessageWindowFraction: 0.25,
+  /** Output tokens of a compaction summary at most (Claude Code's summary budget). */
+  maxSummaryTokens: 20_000,
+  /** The recent turns kept verbatim after a compaction take at most this fraction of the window. */
+  keepRecentWindowFraction: 0.3,
+} as const;
 
 /** max_tokens of each model call when the agent's input sets none (Claude Code's default output limit). */
 export const defaultMaxOutputTokens = 32_000;

@@ -17,6 +17,11 @@ export interface ModelCallInput {
   /** Rolling hash of those messages (conversationHash); the activity checks what it fetched against it. */
   conversationHash: string;
   turn: number;
+  /**
+   * A compaction turn (docs/architecture.md, Compaction): the messages are summarised under the
+   * compaction instruction instead of continued; fitted to the context window.
+   */
+  compaction?: { contextWindowTokens: number; instructions?: string };
 }
 
 /** What the model activity fetches from the workflow by query. */

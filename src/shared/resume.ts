@@ -4,8 +4,9 @@ import { appendUserText, dropUnresolvedToolUses } from './tool-results';
 
 /**
  * The input of a new run that continues a finished agent with a new user message (resume): its
- * history without unresolved tool_uses, the message appended, a fresh turn budget, and its
- * worktree only if it was kept (a removed one is made anew).
+ * history without unresolved tool_uses, the message appended, a fresh turn budget, its worktree only
+ * if it was kept (a removed one is made anew), and a root's tree bookkeeping (tokens used against
+ * the budget, the pause switch).
  */
 export function resumeInput(previous: ResumeState, text: string, overrides: Partial<AgentWorkflowInput> = {}): AgentWorkflowInput {
   const messages = appendUserText(dropUnresolvedToolUses(previous.carried.messages), text);
@@ -16,8 +17,8 @@ export function resumeInput(previous: ResumeState, text: string, overrides: Part
     ...overrides,
     forkFrom: undefined,
     carriedInbox: undefined,
-    carriedTree: undefined,
+    carriedTree: previous.tree,
     carriedBoard: undefined,
-    carried: { ...carried, messages, turn: 0, ...(worktree && keptWorktree ? { worktree } : {}) },
+    carried: { ...carried, messages, turn: 0, awaiting: undefined, ...(worktree && keptWorktree ? { worktree } : {}) },
   };
 }

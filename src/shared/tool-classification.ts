@@ -3,6 +3,19 @@
  * the permission decision and tool execution look at. Plain data, imported by workflow code.
  */
 
+// ── [long-runs] TaskOutput: a parent peeks at its own subagents (Claude Code's TaskOutput) ──────────
+/**
+ * TaskOutput reads a child's live status by query (nothing is recorded in the child) or waits for its
+ * result: it changes nothing, so it is read-only and a coordination tool (no approval, allowed in the
+ * background). Claude Code withholds TaskOutput from subagents because its subagents cannot start
+ * tasks; here any agent with the Agent tool can have background children, so TaskOutput comes with
+ * Agent like TaskStop does (a child's tool list stays equal to its parent's: one cache prefix).
+ */
+export const peekToolNames = ['TaskOutput'] as const;
+/** Tools an agent has only beside Agent: they act on its own children. */
+export const agentCompanionToolNames: readonly string[] = ['TaskStop', ...peekToolNames];
+// ── end [long-runs] ─────────────────────────────────────────────────────────────────────────────────
+
 // ── Task board tools (docs/board.md; run by workflow code in src/workflows/board/) ─────────────
 /** Claude Code's task-list tools, on the tree's shared task board: coordination, never approval. */
 export const taskBoardToolNames = ['TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate'] as const;
@@ -27,7 +40,7 @@ export function isWebTool(name: string): name is WebToolName {
 // ── end [tools] ──
 
 /** Every tool this runtime has, in the order requests list them (the order is part of the cache prefix). */
-export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...webToolNames, ...todoToolNames, ...taskBoardToolNames] as const;
+export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', ...peekToolNames, 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...webToolNames, ...todoToolNames, ...taskBoardToolNames] as const;
 export type RuntimeToolName = (typeof runtimeToolNames)[number];
 
 /** Tools that work on the workspace, each run by a Temporal activity of the same name. */
@@ -36,23 +49,23 @@ export type WorkspaceToolName = (typeof workspaceToolNames)[number];
 
 /**
  * Tools that cannot change the workspace or anything outside the agent: they need no approval, run side by side, and every
- * background agent may use them (TodoWrite changes only the agent's own todo list).
+ * background agent may use them (TodoWrite changes only the agent's own todo list; TaskOutput only reads its children).
  */
-export const readOnlyToolNames = ['Read', 'Glob', 'Grep', ...webToolNames, ...todoToolNames] as const;
+export const readOnlyToolNames = ['Read', 'Glob', 'Grep', ...webToolNames, ...todoToolNames, ...peekToolNames] as const;
 export type ReadOnlyToolName = (typeof readOnlyToolNames)[number];
 
 /** Tools run by workflow code that only talk to other agents of the tree: they never need a person. */
-export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop', ...taskBoardToolNames] as const;
+export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop', ...peekToolNames, ...taskBoardToolNames] as const;
 
 /** Tools that only change files: allowed without a prompt in acceptEdits mode. */
 export const editToolNames = ['Edit', 'Write'] as const;
 
 /**
- * Tools no subagent may have: reading other tasks' output, plan mode, asking the user directly.
- * TaskStop is not among them: it stops only the agent's own children, so every agent that can
- * spawn keeps it, and a general-purpose child's tool list equals its parent's (one cache prefix).
+ * Tools no subagent may have: plan mode, asking the user directly. TaskStop and TaskOutput are not
+ * among them: they act only on the agent's own children, so every agent that can spawn keeps them,
+ * and a general-purpose child's tool list equals its parent's (one cache prefix).
  */
-export const subagentForbiddenToolNames: readonly string[] = ['TaskOutput', 'EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
+export const subagentForbiddenToolNames: readonly string[] = ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
 
 const includes = (list: readonly string[], name: string): boolean => list.includes(name);
 

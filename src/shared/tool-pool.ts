@@ -1,6 +1,6 @@
 import type { PermissionMode } from './agent';
 import type { AgentDefinition } from './agent-definition';
-import { coordinationToolNames, editToolNames, readOnlyToolNames, runtimeToolNames, subagentForbiddenToolNames } from './tool-classification';
+import { agentCompanionToolNames, coordinationToolNames, editToolNames, readOnlyToolNames, runtimeToolNames, subagentForbiddenToolNames } from './tool-classification';
 
 /** Coordination tools a subagent may have. */
 const subagentCoordinationTools = coordinationToolNames.filter((name) => !subagentForbiddenToolNames.includes(name));
@@ -38,7 +38,7 @@ export interface ToolPoolInput {
  * 1. drop tools no subagent may have, and Agent at the depth limit;
  * 2. a background agent keeps only its permission mode's allow-list (plus a read-only Bash, which never needs a person);
  * 3. the definition's disallowedTools, then its tools allow-list;
- * 4. TaskStop only beside Agent: it stops the agent's own children.
+ * 4. TaskStop and TaskOutput only beside Agent: they act on the agent's own children.
  * A fork does not come here: it keeps its parent's exact list. The result may be empty: the caller refuses that.
  */
 export function assembleToolPool(input: ToolPoolInput): string[] {
@@ -54,7 +54,7 @@ export function assembleToolPool(input: ToolPoolInput): string[] {
     if (denied.has(name)) return false;
     return allowAll || allowList.includes(name);
   });
-  return pool.includes('Agent') ? pool : pool.filter((name) => name !== 'TaskStop');
+  return pool.includes('Agent') ? pool : pool.filter((name) => !agentCompanionToolNames.includes(name));
 }
 
 /** The pool of a root agent: every runtime tool its definition allows (roots may stop their own tasks). */

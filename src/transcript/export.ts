@@ -1,8 +1,9 @@
 import { isGrpcDeadlineError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { AgentWorkflowInput } from '../shared/agent';
-import { conversationQuery } from '../shared/definitions';
+import { transcriptQuery } from '../shared/definitions';
 import { readRunHistory, type PayloadDecoder, type RunFacts } from './history-events';
+import { stitchRuns, type RunLog } from './stitch';
 import { messageTimestamps } from './timeline';
 import type { AgentTranscript, TranscriptMetaRecord, TranscriptWorktree } from './transcript-types';
 
@@ -86,8 +87,9 @@ function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs: reado
 }
 
 /**
- * Reads one agent's transcript: the messages from the `conversation` query (answered by a worker
- * replaying the latest run's history), dated and described from the histories of all its runs.
+ * Reads one agent's transcript: the messages of every run from the `transcript` query (answered by a
+ * worker replaying that run's history; compacted messages included), joined, dated and described
+ * from the histories of all its runs.
  * Throws WorkflowNotFoundError for an unknown agent and NoWorkerError when no worker answers.
  */
 export async function readAgentTranscript(client: Client, agentId: string, options: TranscriptReadOptions = {}): Promise<AgentTranscript> {
@@ -99,25 +101,42 @@ export async function readAgentTranscript(client: Client, agentId: string, optio
   for (const runId of runIds) runs.push(await readRunHistory(await client.workflow.getHandle(agentId, runId).fetchHistory(), decode));
 
   await checkWorkerPolls(client, agentId, description.taskQueue);
-  let messages;
   const deadline = Date.now() + (options.queryTimeoutMs ?? defaultQueryTimeoutMs);
+  const logs: RunLog[] = [];
   try {
-    messages = (await client.withDeadline(deadline, () => handle.query(conversationQuery, { from: 0 }))).messages;
+    for (const runId of runIds) logs.push(await readRunLog(client, agentId, runId, deadline));
   } catch (error) {
     // Past the deadline gRPC reports DEADLINE_EXCEEDED or, under load, CANCELLED: both mean nobody answered.
     if (isGrpcDeadlineError(error) || Date.now() >= deadline) throw new NoWorkerError(agentId, description.taskQueue);
     throw error;
   }
+  const { messages, boundaries, inheritedCount } = stitchRuns(logs);
 
-  const firstInput = (runs[0]?.input ?? {}) as Partial<AgentWorkflowInput>;
   const latestInput = (runs[runs.length - 1]?.input ?? {}) as Partial<AgentWorkflowInput>;
-  const times = messageTimestamps(messages, firstInput.carried?.messages.length ?? 0, runs.flatMap((run) => run.events));
+  const times = messageTimestamps(messages, inheritedCount, runs.flatMap((run) => run.events));
   return {
     meta: metaOf(agentId, latestInput, runs),
     messages: messages.map((message, index) => ({ message, timestampMs: times[index]! })),
+    compactions: boundaries,
     runIds,
     childIds: [...new Set(runs.flatMap((run) => run.childIds))],
   };
+}
+
+/**
+ * One run's transcript log, page by page (the `transcript` query, answered by a worker replaying
+ * that run): every message it held, also those its compactions replaced.
+ */
+async function readRunLog(client: Client, agentId: string, runId: string, deadline: number): Promise<RunLog> {
+  const handle = client.workflow.getHandle(agentId, runId);
+  const first = await client.withDeadline(deadline, () => handle.query(transcriptQuery, { from: 0 }));
+  const messages = [...first.messages];
+  while (messages.length < first.total) {
+    const page = await client.withDeadline(deadline, () => handle.query(transcriptQuery, { from: messages.length }));
+    if (page.messages.length === 0) break;
+    messages.push(...page.messages);
+  }
+  return { messages, carriedCount: first.carriedCount, boundaries: first.boundaries, current: first.current };
 }
 
 /**

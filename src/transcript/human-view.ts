@@ -44,9 +44,10 @@ export function agentHeading(transcript: AgentTranscript): string {
   const place = meta.parentAgentId ? `child of ${meta.parentAgentId} (tool_use ${meta.parentToolUseId ?? '?'})` : 'root';
   const worktree = meta.worktree ? ` · worktree ${meta.worktree.path} (${meta.worktree.branch})` : '';
   const runs = transcript.runIds.length > 1 ? ` · ${transcript.runIds.length} runs` : '';
+  const compacted = transcript.compactions.length > 0 ? ` · ${transcript.compactions.length} compaction(s)` : '';
   return [
     `${indent}═══ ${meta.agentId} · ${meta.agentType}${description}`,
-    `${indent}    ${place} · depth ${meta.depth} · ${meta.model} · ${transcript.messages.length} messages${runs}${worktree}`,
+    `${indent}    ${place} · depth ${meta.depth} · ${meta.model} · ${transcript.messages.length} messages${runs}${compacted}${worktree}`,
   ].join('\n');
 }
 
@@ -54,7 +55,18 @@ export function agentHeading(transcript: AgentTranscript): string {
 export function formatTranscripts(transcripts: readonly AgentTranscript[]): string {
   const sections = transcripts.map((transcript) => {
     const toolNames = new Map<string, string>();
-    const body = transcript.messages.flatMap(({ message, timestampMs }) => messageLines(message, timestampMs, toolNames));
+    const compactions = new Map(transcript.compactions.map((compaction) => [compaction.summaryIndex, compaction]));
+    const body = transcript.messages.flatMap(({ message, timestampMs }, index) => {
+      const compaction = compactions.get(index);
+      const heading = compaction
+        ? [
+            `══ conversation compacted (${compaction.record.trigger}, turn ${compaction.record.turn}): ${compaction.record.summarisedMessages} messages summarised, ` +
+              `${compaction.record.keptMessages} kept; about ${compaction.record.preTokens} → ${compaction.record.postTokens} tokens` +
+              (compaction.record.fallback ? ` (no summary: ${compaction.record.fallback})` : ''),
+          ]
+        : [];
+      return [...heading, ...messageLines(message, timestampMs, toolNames)];
+    });
     return [agentHeading(transcript), '', ...body].join('\n');
   });
   return sections.join('\n\n');

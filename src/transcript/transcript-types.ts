@@ -1,3 +1,4 @@
+import type { CompactionRecord } from '../shared/compaction';
 import type { MessageParam } from '../shared/messages';
 
 /** A subagent's worktree as the transcript reports it. */
@@ -29,14 +30,43 @@ export interface TranscriptMessageRecord {
   /** ISO 8601. */
   timestamp: string;
   message: MessageParam;
+  /** The message that opens a compacted conversation (the summary), right after its boundary record. */
+  isCompactSummary?: true;
 }
 
-export type TranscriptRecord = TranscriptMetaRecord | TranscriptMessageRecord;
+/**
+ * Where a compaction happened, in Claude Code's `compact_boundary` shape: it starts a new chain
+ * (`parentUuid` null; `logicalParentUuid` is the last message before it); the summary message
+ * follows, and the recent messages kept verbatim are listed by uuid (they appear earlier in the file).
+ */
+export interface TranscriptBoundaryRecord {
+  type: 'system';
+  subtype: 'compact_boundary';
+  uuid: string;
+  parentUuid: null;
+  logicalParentUuid: string | null;
+  isSidechain: boolean;
+  agentId: string;
+  timestamp: string;
+  content: 'Conversation compacted';
+  compactMetadata: {
+    trigger: CompactionRecord['trigger'];
+    preTokens: number;
+    postTokens: number;
+    summarisedMessages: number;
+    preservedMessages: { uuids: string[] };
+    fallback?: string;
+  };
+}
+
+export type TranscriptRecord = TranscriptMetaRecord | TranscriptMessageRecord | TranscriptBoundaryRecord;
 
 /** An agent's conversation with the time of each message, read from its workflow. */
 export interface AgentTranscript {
   meta: TranscriptMetaRecord;
   messages: { message: MessageParam; timestampMs: number }[];
+  /** Its compactions: before message `summaryIndex` (the summary) the conversation was compacted. */
+  compactions: { summaryIndex: number; keptIndices: number[]; lastIndexBefore: number; record: CompactionRecord }[];
   /** Run ids the transcript was read from, oldest first (more than one after continue-as-new or resume). */
   runIds: string[];
   /** Children started by the agent (workflow ids), in order. */

@@ -3,6 +3,7 @@ import { AgentState } from './agent-state';
 import { Approvals } from './approvals';
 import { AgentBoardLink } from './board/agent-board-link';
 import { Children } from './children';
+import { Compaction } from './compaction';
 import { Inbox } from './inbox';
 import { Progress } from './progress';
 import { AgentTool } from './spawn';
@@ -31,6 +32,8 @@ export interface AgentParts {
   readonly agentTool: AgentTool;
   /** What it is doing now, for the status query and the UI. */
   readonly progress: Progress;
+  /** Compacting its conversation when it outgrows the context (docs/architecture.md, Compaction). */
+  readonly compaction: Compaction;
   /** Its task board: the task-list tools and the heartbeats of its claims. */
   readonly board: AgentBoardLink;
 }
@@ -56,6 +59,7 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     children,
     agentTool: new AgentTool(input, state, children, tree),
     progress: new Progress(input, state),
+    compaction: new Compaction(),
     board: new AgentBoardLink(input, inbox),
   };
 }

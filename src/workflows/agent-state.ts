@@ -1,13 +1,14 @@
-import type { CarriedAgentState } from '../shared/agent';
+import type { AwaitingInput, CarriedAgentState, CompactionSummary } from '../shared/agent';
 import type { SpawnContext } from '../shared/agent-definition';
-import { extendConversationHash, emptyConversationHash } from '../shared/conversation-hash';
 import { addTokenUsage, emptyTokenUsage, type MessageParam, type TokenUsage } from '../shared/messages';
 import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../shared/tools';
 import { textOf } from '../shared/tool-results';
 import type { WorktreeInfo } from '../shared/worktree';
+import { workflowInfo } from '@temporalio/workflow';
 import type { ExtraTools } from '../shared/extra-tools';
 import type { Todo } from '../shared/todos';
 import { workflowNowMs } from './clock';
+import { Conversation } from './conversation';
 
 /** Where an agent was told to work, before any worktree of its own. */
 export interface AgentOrigin {
@@ -19,8 +20,8 @@ export interface AgentOrigin {
 
 /** An agent's conversation, counters and place, owned by its workflow. Each message is appended once. */
 export class AgentState {
-  readonly messages: MessageParam[] = [];
-  private hash = emptyConversationHash;
+  /** The conversation the model sees, with hashes, sizes and the run's transcript log. */
+  readonly conversation: Conversation;
   usage: TokenUsage;
   toolUses: number;
   turn: number;
@@ -34,6 +35,13 @@ export class AgentState {
   spawnContext?: SpawnContext;
   /** The rendered system prompt bytes, sent unchanged on every model call (and threaded to forks). */
   systemPrompt: string;
+  compactions: CompactionSummary;
+  /** Measured tokens of a request besides its messages (src/workflows/context-meter.ts). */
+  contextOverheadTokens?: number;
+  /** Carried from a run that continued-as-new while waiting for input. */
+  awaiting?: AwaitingInput;
+  /** History bytes when this run started (its input included): a run is due by size only past its own growth. */
+  readonly runStartHistoryBytes: number;
   /** Tools beyond the runtime's own (MCP), snapshotted once at the first start; part of the request prefix like the prompt. */
   extraTools?: ExtraTools;
   /** The todo list the agent keeps with TodoWrite. */
@@ -56,7 +64,15 @@ export class AgentState {
     this.extraTools = carried?.extraTools;
     this.todos = carried?.todos ?? [];
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
-    for (const message of carried?.messages ?? []) this.append(message);
+    this.compactions = carried?.compactions ?? { count: 0 };
+    this.contextOverheadTokens = carried?.contextOverheadTokens;
+    this.awaiting = carried?.awaiting;
+    this.conversation = new Conversation(carried?.messages);
+    this.runStartHistoryBytes = workflowInfo().historySize;
+  }
+
+  get messages(): readonly MessageParam[] {
+    return this.conversation.messages;
   }
 
   /** Working directory: the one given, or the matching place inside the agent's worktree. */
@@ -71,12 +87,11 @@ export class AgentState {
 
   /** Appends a message and extends the conversation hash the model activity checks against. */
   append(message: MessageParam): void {
-    this.messages.push(message);
-    this.hash = extendConversationHash(this.hash, message);
+    this.conversation.append(message);
   }
 
   get conversationHash(): string {
-    return this.hash;
+    return this.conversation.hash;
   }
 
   addUsage(usage: TokenUsage): void {
@@ -123,7 +138,7 @@ export class AgentState {
   /** The state continue-as-new or a resume carries. */
   carry(): CarriedAgentState {
     return {
-      messages: this.messages,
+      messages: [...this.messages],
       usage: this.usage,
       toolUses: this.toolUses,
       turn: this.turn,
@@ -134,6 +149,8 @@ export class AgentState {
       descendantUsage: this.descendantUsage,
       ...(this.worktree ? { worktree: this.worktree } : {}),
       ...(this.spawnContext ? { spawnContext: this.spawnContext } : {}),
+      ...(this.compactions.count > 0 ? { compactions: this.compactions } : {}),
+      ...(this.contextOverheadTokens !== undefined ? { contextOverheadTokens: this.contextOverheadTokens } : {}),
       ...(this.extraTools ? { extraTools: this.extraTools } : {}),
       ...(this.todos.length > 0 ? { todos: this.todos } : {}),
     };

@@ -1,10 +1,12 @@
-import type { AgentResult, AgentWorkflowInput } from '../shared/agent';
+import { isCancellation } from '@temporalio/workflow';
+import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../shared/agent';
 import type { StopReason } from '../shared/messages';
 import { createAgentParts, type AgentParts } from './agent-parts';
 import { Ending } from './ending';
 import { installHandlers } from './handlers';
 import { prepareRun } from './setup';
 import { runTurn } from './turn';
+import { stopsWholeTreeAtBudget } from './tree-budget';
 import { continueAsNewIfDue, waitForInput } from './turn-boundary';
 
 /** One agent instance: the query loop (model call → tools → results → repeat) as a workflow (docs/architecture.md). */
@@ -12,12 +14,18 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
   const agent = createAgentParts(input);
   installHandlers(agent);
   const ending = new Ending(agent);
-  try {
+  const run = async () => {
     const cannotRun = await prepareRun(agent);
     if (cannotRun) return await ending.failed(cannotRun);
     return await queryLoop(agent, ending);
+  };
+  try {
+    return await (stopsWholeTreeAtBudget(agent) ? agent.control.runStoppable(run) : run());
   } catch (error) {
-    throw await ending.stopped(error);
+    const failure = await ending.stopped(error);
+    // A root that stopped itself at its tree's budget ends with its (cancelled, partial) result.
+    if (agent.control.stoppedFromWithin && isCancellation(error)) return agent.progress.current.result!;
+    throw failure;
   }
 }
 
@@ -25,6 +33,13 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
 async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult> {
   const { input, state } = agent;
   let lastStopReason: StopReason | undefined;
+  const awaiting = state.awaiting;
+  if (awaiting) {
+    // The previous run continued-as-new while waiting for input: this run starts by waiting.
+    state.awaiting = undefined;
+    if (!(await waitForInput(agent, awaiting))) return awaitingEnded(ending, awaiting);
+    if (awaiting.kind === 'final') lastStopReason = awaiting.stopReason;
+  }
   for (;;) {
     if (state.turn >= input.maxTurns) return ending.maxTurns(lastStopReason);
     state.turn += 1;
@@ -35,10 +50,10 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
         continue;
       case 'final':
         lastStopReason = outcome.stopReason;
-        if (await waitForInput(agent)) continue;
+        if (await waitForInput(agent, { kind: 'final', text: outcome.text, stopReason: outcome.stopReason })) continue;
         return ending.completed(outcome.text, outcome.stopReason);
       case 'interrupted':
-        if (input.interactive && (await waitForInput(agent))) continue;
+        if (input.interactive && (await waitForInput(agent, { kind: 'interrupted', by: outcome.by, reason: outcome.reason }))) continue;
         return ending.interrupted(outcome);
       case 'truncated':
         return ending.truncated(outcome.text);
@@ -48,4 +63,9 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
         return ending.failed(outcome.error);
     }
   }
+}
+
+/** How a run that started waiting (after continue-as-new) ends when nothing more comes. */
+function awaitingEnded(ending: Ending, awaiting: AwaitingInput): Promise<AgentResult> {
+  return awaiting.kind === 'final' ? ending.completed(awaiting.text, awaiting.stopReason) : ending.interrupted(awaiting);
 }

@@ -32,6 +32,8 @@ interface ChildTask extends ChildTaskSnapshot {
   /** Set when the final result came by the child's childFinal signal (a cancelled child). */
   reported?: AgentResult;
   stoppedBy?: string;
+  /** False for a child this agent's model did not start (resumed inside the tree): no task notification. */
+  notify: boolean;
 }
 
 /** Marks runs whose auto-backgrounding is reported to the root as a `backgrounded` tree event. */
@@ -72,7 +74,7 @@ export class Children {
   }
 
   snapshot(): ChildTaskSnapshot[] {
-    return [...this.tasks.values()].map(({ scope: _scope, result: _result, reported: _reported, stoppedBy: _stoppedBy, ...rest }) => rest);
+    return [...this.tasks.values()].map(({ scope: _scope, result: _result, reported: _reported, stoppedBy: _stoppedBy, notify: _notify, ...rest }) => rest);
   }
 
   /** A child of this agent, by agentId or name. */
@@ -86,8 +88,13 @@ export class Children {
     if (task) task.reported = result;
   }
 
+  /** True while a child with this agentId runs. */
+  isRunning(agentId: string): boolean {
+    return this.tasks.get(agentId)?.status === 'running';
+  }
+
   /** Starts a child workflow in its own abort domain: not the turn's, so only an explicit stop or interrupt cancels it. */
-  async start(childInput: AgentWorkflowInput, toolUseId: string, background: boolean): Promise<Readonly<ChildTask>> {
+  async start(childInput: AgentWorkflowInput, toolUseId: string, background: boolean, options: { notify?: boolean } = {}): Promise<Readonly<ChildTask>> {
     const scope = new CancellationScope({ cancellable: true, parent: this.parentScope });
     const handle: ChildWorkflowHandle<(input: AgentWorkflowInput) => Promise<AgentResult>> = await scope.run(() =>
       startChild('agentWorkflow', {
@@ -97,7 +104,8 @@ export class Children {
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         typedSearchAttributes: [
           { key: agentTypeKey, value: childInput.agentType },
-          { key: parentAgentIdKey, value: this.input.agentId },
+          // A resumed descendant keeps its own parent (the ancestor that resumed it starts its workflow).
+          { key: parentAgentIdKey, value: childInput.parentAgentId ?? this.input.agentId },
           { key: rootAgentIdKey, value: childInput.rootAgentId },
           { key: agentDepthKey, value: childInput.depth },
         ],
@@ -115,6 +123,7 @@ export class Children {
       startedAtMs: workflowNowMs(),
       toolUseId,
       scope,
+      notify: options.notify ?? true,
     };
     this.tasks.set(task.agentId, task);
     await this.tree.reportStarted({
@@ -187,7 +196,7 @@ export class Children {
     task.status = result.status;
     this.state.addDescendantUsage(result.treeUsage);
     // Queued before anything awaits, so a parent waiting for "no running background task" also sees the notification.
-    if (task.background) this.inbox.pushNotification(taskNotification(result, task.description, task.toolUseId));
+    if (task.background && task.notify) this.inbox.pushNotification(taskNotification(result, task.description, task.toolUseId));
     await this.tree.reportFinished(task.agentId, task.background);
   }
 

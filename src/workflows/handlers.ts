@@ -44,7 +44,10 @@ import {
 import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
+import { contextSnapshot } from './context-meter';
 import { InputGuard } from './input-guard';
+import { installLongRunHandlers } from './long-run-handlers';
+import { oversizedMessageRefusal, refuseOversized } from './message-size';
 import type { TreeCoordinator } from './tree-coordinator';
 
 /**
@@ -86,6 +89,8 @@ export function installHandlers(agent: AgentParts): void {
       ? { waitingFor: `approval of ${approvals.pendingTools().join(', ')} (subagents approvals ${input.rootAgentId})` }
       : {}),
     rejectedInputs: { ...guard.rejected },
+    latestText: state.lastAssistantText().slice(-4000),
+    context: contextSnapshot(input, state),
   }));
   setHandler(resumeStateQuery, () => ({
     input: { ...input, renderedSystemPrompt: state.systemPrompt, carried: undefined },
@@ -93,18 +98,28 @@ export function installHandlers(agent: AgentParts): void {
     status: progress.current.state,
     result: progress.current.result,
     stoppedBy: control.stopNotice?.by,
+    ...(tree.coordinator ? { tree: tree.coordinator.carry() } : {}),
   }));
 
-  guard.signal(messageSignal, agentMessageSchema, (message) => inbox.pushMessage(message.from, message.text));
+  const tell = (notice: string) => inbox.pushNotification(notice);
+  guard.signal(messageSignal, agentMessageSchema, (message) => {
+    refuseOversized(input, message.from, message.text, tell);
+    inbox.pushMessage(message.from, message.text);
+  });
   const steer = ({ text, by }: SteerInput) => {
     inbox.pushSteer(by ?? 'user', text);
     return { queued: true as const, turn: state.turn };
   };
-  guard.update(steerUpdate, steerInputSchema, steer, () => {
+  guard.update(steerUpdate, steerInputSchema, steer, (steerInput) => {
     const result = progress.current.result;
     if (result) throw new Error(`Agent ${input.agentId} already finished (${result.status}); the steer was not delivered.`);
+    const refusal = oversizedMessageRefusal(input, steerInput.text);
+    if (refusal) throw new Error(refusal);
   });
-  guard.signal(steerSignal, steerInputSchema, (steerInput) => void steer(steerInput));
+  guard.signal(steerSignal, steerInputSchema, (steerInput) => {
+    refuseOversized(input, steerInput.by ?? 'user', steerInput.text, tell);
+    void steer(steerInput);
+  });
   guard.signal(interruptSignal, interruptInputSchema, ({ by, reason }) => {
     if (progress.finished) return;
     control.interrupt({ by: by ?? 'user', reason: reason ?? 'interrupted' });
@@ -117,6 +132,7 @@ export function installHandlers(agent: AgentParts): void {
   guard.signal(treeSpawnReplySignal, treeSpawnReplySchema, (reply) => tree.receiveSpawnReply(reply));
   guard.signal(boardNoticeSignal, boardNoticeSchema, (notice) => agent.board.receiveNotice(notice));
 
+  installLongRunHandlers(agent, guard);
   if (tree.coordinator) installRootHandlers(agent, tree.coordinator, guard);
 }
 

@@ -4,19 +4,35 @@ import { ErrorType, errorText } from '../shared/errors';
 import type { ToolUseBlock } from '../shared/messages';
 import { resumeInput } from '../shared/resume';
 import type { ToolOutcome } from '../shared/tool-results';
+import { patched } from '@temporalio/workflow';
 import { setupActivities } from './activity-proxies';
 import { signalBestEffort } from './best-effort-signal';
 import type { Children } from './children';
+import type { TreeLink } from './tree-link';
 import { asyncLaunchedText } from './projection';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
+
+/** Marks runs whose SendMessage resume of a finished child checks the spawn limits and asks the root for a slot (before: started at once). */
+export const resumeLimitsPatch = 'send-message-resume-limits';
+
+/** The refusal of a resume by this agent's own limit or the tree's (pause, budget, size), or undefined when a slot was reserved. */
+async function resumeSlotRefusal(childId: string, input: AgentWorkflowInput, children: Children, tree: TreeLink): Promise<string | undefined> {
+  if (children.runningCount >= input.limits.maxChildrenPerAgent) {
+    return errorText(
+      ErrorType.SpawnLimitReached,
+      `this agent already has ${children.runningCount} running subagents (limit ${input.limits.maxChildrenPerAgent}). Wait for one to finish; do not retry at once.`,
+    );
+  }
+  return tree.reserveSlot(childId);
+}
 
 /**
  * The SendMessage tool: a running agent of the tree gets the message at its next turn boundary;
  * a finished child of this agent is resumed with it (a new run of the same agentId, in the
  * background). An agent that was stopped is not auto-resumed.
  */
-export async function sendMessageTool(call: ToolUseBlock, input: AgentWorkflowInput, children: Children): Promise<ToolOutcome> {
+export async function sendMessageTool(call: ToolUseBlock, input: AgentWorkflowInput, children: Children, tree: TreeLink): Promise<ToolOutcome> {
   const to = typeof call.input.to === 'string' ? call.input.to.trim() : '';
   const text = typeof call.input.message === 'string' ? call.input.message : '';
   if (!to || !text.trim()) return error(errorText(ErrorType.InvalidToolInput, '"to" (an agent name or agentId) and "message" are required.'));
@@ -30,6 +46,11 @@ export async function sendMessageTool(call: ToolUseBlock, input: AgentWorkflowIn
     }
     const previous = await setupActivities.fetchResumeState({ agentId: task.agentId });
     if (previous.stoppedBy) return error(`Agent ${task.agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed automatically.`);
+    // A resume is a new agent run in the tree: the same checks as a spawn (the root decides pause, budget and size).
+    if (patched(resumeLimitsPatch)) {
+      const refusal = await resumeSlotRefusal(task.agentId, input, children, tree);
+      if (refusal) return error(refusal);
+    }
     const resumed = await children.start(
       resumeInput(previous, `<message from="${input.agentId}">\n${text}\n</message>`, { background: true, inForegroundChain: false }),
       call.id,

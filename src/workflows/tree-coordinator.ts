@@ -5,6 +5,9 @@ import type { ApprovalRequest, CarriedTreeState, TreeNode, TreeSnapshot } from '
 import { totalTokens } from './projection';
 import { treeSpawnRefusal } from './spawn-limits';
 
+/** Finished agents a continued root carries at most (the tree listing shows these; running ones are always known). */
+const maxCarriedFinishedNodes = 1000;
+
 /**
  * The root's bookkeeping for its whole tree: who runs (for the per-tree limit and the listing),
  * tokens used (for the budget), whether spawning is paused, and approvals waiting for a person.
@@ -92,6 +95,14 @@ export class TreeCoordinator {
     return [...this.nodes.values()].filter((node) => node.status === 'running' && node.background).map((node) => node.agentId);
   }
 
+  /** Every running agent of the tree, deepest first (all of them are stopped at the budget). */
+  runningAgents(): string[] {
+    return [...this.nodes.values()]
+      .filter((node) => node.status === 'running')
+      .sort((left, right) => right.depth - left.depth)
+      .map((node) => node.agentId);
+  }
+
   /** Holds a request until a person answers it. */
   holdApproval(request: ApprovalRequest): void {
     this.approvals.set(request.requestId, request);
@@ -128,7 +139,8 @@ export class TreeCoordinator {
       budgetExceeded: this.budgetReached,
       paused: this.spawningPaused,
       alwaysAllowed: [...this.alwaysAllowedTools],
-      finishedNodes: [...this.nodes.values()].filter((node) => node.status === 'finished'),
+      // The latest finished nodes only, so a root that lives for days carries a bounded list.
+      finishedNodes: [...this.nodes.values()].filter((node) => node.status === 'finished').slice(-maxCarriedFinishedNodes),
     };
   }
 

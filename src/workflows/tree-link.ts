@@ -26,9 +26,12 @@ export class TreeLink {
   readonly coordinator?: TreeCoordinator;
   private readonly spawnReplies = new Map<string, TreeSpawnReply>();
   private foreground: boolean;
+  /** Root with the budget patch: stops itself when the budget is reached (src/workflows/tree-budget.ts). */
+  private stopSelf?: (notice: { by: string; reason: string }) => void;
 
   constructor(private readonly input: AgentWorkflowInput) {
-    const isRoot = input.parentAgentId === undefined;
+    // The root of a tree is its own root: a tree's first agent, or a subagent resumed after its whole tree had ended.
+    const isRoot = input.rootAgentId === input.agentId;
     this.coordinator = isRoot ? new TreeCoordinator(input.agentId, input.limits) : undefined;
     this.foreground = input.inForegroundChain ?? isRoot;
   }
@@ -96,15 +99,26 @@ export class TreeLink {
     else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId: this.input.agentId, kind: 'usage', usage });
   }
 
-  /** Root: counts usage of an agent of the tree; when it crosses the budget, stops every running background agent, saying why. */
+  /** Root: at the budget, stop the whole tree and this root too (runs with the budget patch). */
+  stopWholeTreeAtBudget(stopSelf: (notice: { by: string; reason: string }) => void): void {
+    this.stopSelf = stopSelf;
+  }
+
+  /**
+   * Root: counts usage of an agent of the tree; when it crosses the budget, stops every running
+   * agent of the tree and then the root itself, saying why (before the budget patch: only the
+   * running background agents).
+   */
   async countUsage(usage: TokenUsage): Promise<void> {
     const tree = this.coordinator;
     if (!tree?.addUsage(usage)) return;
     const reason = `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`;
-    for (const agentId of tree.runningBackgroundAgents()) {
-      await signalBestEffort(agentId, stopNoticeSignal, { by: 'budget', reason });
+    const notice = { by: 'budget', reason };
+    for (const agentId of this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents()) {
+      await signalBestEffort(agentId, stopNoticeSignal, notice);
       await cancelBestEffort(agentId);
     }
+    this.stopSelf?.(notice);
   }
 
   /** Sends an approval request to the root, which holds it for a person (it must arrive: the agent waits for the answer). */

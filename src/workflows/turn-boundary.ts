@@ -1,20 +1,34 @@
-import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
-import type { AgentResult, AgentWorkflowInput } from '../shared/agent';
+import { condition, patched } from '@temporalio/workflow';
+import type { AwaitingInput } from '../shared/agent';
 import type { AgentParts } from './agent-parts';
+import { everyBoundaryPatch, historyDue, continueAsNewIfDue } from './continue-as-new';
+
+export { continueAsNewIfDue } from './continue-as-new';
 
 /**
  * Waits at a turn boundary for something to deliver — notifications of running background
  * children, and for an interactive agent the next message — and appends it as the next user
- * message. False when there is nothing more to do.
+ * message. False when there is nothing more to do. `after` is what the agent waits after (its
+ * answer, or an interrupt): a run that continues-as-new here (before waiting, or while idle)
+ * carries it, and the next run starts by waiting. A compaction someone asked for runs while idle.
  */
-export async function waitForInput({ input, inbox, children, progress, state }: AgentParts): Promise<boolean> {
+export async function waitForInput(agent: AgentParts, after: AwaitingInput): Promise<boolean> {
+  const { input, inbox, children, progress, state } = agent;
+  // Runs before the patch never continue-as-new here; patched() is asked once, before waiting, so replay takes the same path.
+  const everyBoundary = patched(everyBoundaryPatch);
+  const mayContinue = inbox.size > 0 || (input.interactive !== undefined && !inbox.inputEnded);
+  if (everyBoundary && mayContinue) await continueAsNewIfDue(agent, after);
   if (inbox.size === 0 && children.runningBackgroundCount > 0) {
     progress.waiting(`${children.runningBackgroundCount} background agent(s)`);
     await condition(() => inbox.size > 0 || children.runningBackgroundCount === 0);
   }
   if (inbox.size === 0 && input.interactive && !inbox.inputEnded) {
-    progress.waiting('the next message');
-    await condition(() => inbox.size > 0 || inbox.inputEnded, input.interactive.idleTimeoutMs);
+    if (!everyBoundary) {
+      progress.waiting('the next message');
+      await condition(() => inbox.size > 0 || inbox.inputEnded, input.interactive.idleTimeoutMs);
+    } else {
+      await waitIdle(agent, after, input.interactive.idleTimeoutMs);
+    }
   }
   if (inbox.size === 0) return false;
   state.append({ role: 'user', content: inbox.drain().map((text) => ({ type: 'text' as const, text })) });
@@ -22,27 +36,21 @@ export async function waitForInput({ input, inbox, children, progress, state }: 
 }
 
 /**
- * Long sessions (docs/architecture.md): continue-as-new at a turn boundary when Temporal suggests
- * it or past the event threshold — only with no running children (they are bound to this run) and
- * no pending approval, after every handler has finished, carrying the conversation, counters,
- * inbox and tree state.
+ * An interactive agent waiting for the next message (until closed or idle for `idleTimeoutMs`):
+ * it wakes to compact when asked, and continues-as-new when its history is due while it waits.
  */
-export async function continueAsNewIfDue({ input, state, inbox, tree, children, approvals, board }: AgentParts): Promise<void> {
-  const info = workflowInfo();
-  const due = info.continueAsNewSuggested || info.historyLength >= input.limits.continueAsNewAfterEvents;
-  const blocked = () => children.runningCount > 0 || approvals.pendingCount > 0;
-  if (!due || blocked()) return;
-  await condition(allHandlersFinished);
-  if (blocked()) return;
-  const next: AgentWorkflowInput = {
-    ...input,
-    renderedSystemPrompt: state.systemPrompt,
-    forkFrom: undefined,
-    carried: state.carry(),
-    carriedInbox: inbox.pending(),
-    carriedTree: tree.coordinator?.carry(),
-    carriedBoard: board.carry(),
-    continuedRuns: (input.continuedRuns ?? 0) + 1,
-  };
-  await continueAsNew<(input: AgentWorkflowInput) => Promise<AgentResult>>(next);
+async function waitIdle(agent: AgentParts, after: AwaitingInput, idleTimeoutMs: number): Promise<void> {
+  const { inbox, progress, compaction } = agent;
+  let historyWasDue = historyDue(agent);
+  for (;;) {
+    progress.waiting('the next message');
+    const woke = await condition(
+      () => inbox.size > 0 || inbox.inputEnded || compaction.isRequested || (!historyWasDue && historyDue(agent)),
+      idleTimeoutMs,
+    );
+    if (!woke || inbox.size > 0 || inbox.inputEnded) return;
+    if (compaction.isRequested) await compaction.compactIfDue(agent);
+    if (historyDue(agent)) await continueAsNewIfDue(agent, after);
+    historyWasDue = historyDue(agent);
+  }
 }

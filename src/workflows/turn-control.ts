@@ -18,6 +18,29 @@ export class TurnControl {
   private currentTurn?: CancellationScope;
   private interruption?: Interruption;
   private notice?: StopNotice;
+  /** The scope of a run that may stop itself (a root at its tree's budget). */
+  private ownLifetime?: CancellationScope;
+  private stoppedWithin = false;
+
+  /** Runs the agent's life in a scope it can cancel itself: a stop from within ends the run like a stop from outside. */
+  async runStoppable<T>(body: () => Promise<T>): Promise<T> {
+    this.ownLifetime = new CancellationScope();
+    return this.ownLifetime.run(body);
+  }
+
+  /** Stops the agent from within (with this notice), as `stop` would; false when the run cannot stop itself. */
+  stopFromWithin(notice: StopNotice): boolean {
+    if (!this.ownLifetime || this.stoppedWithin) return false;
+    this.notice = notice;
+    this.stoppedWithin = true;
+    this.ownLifetime.cancel();
+    return true;
+  }
+
+  /** The run was stopped from within (it returns its result instead of ending cancelled). */
+  get stoppedFromWithin(): boolean {
+    return this.stoppedWithin;
+  }
 
   /**
    * Runs one turn in its own cancellable scope. When an interrupt cancels it, `onInterrupt` wraps

@@ -5,9 +5,11 @@ import type { ModelCallResult } from '../shared/model-call';
 import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from '../shared/tool-results';
 import { modelActivities, modelOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
+import { measureRequest } from './context-meter';
 import { classificationOf, extraToolRoutes, isConcurrencySafe, toolPool } from './extra-tools';
 import { runToolCalls, type ToolRunContext } from './run-tools';
 import { sendMessageTool } from './send-message';
+import { taskOutputTool } from './task-output';
 import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
 import type { Interruption } from './turn-control';
 
@@ -37,10 +39,13 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
   let answered = false;
   const childrenBefore = children.ids();
   const body = async (): Promise<TurnOutcome> => {
+    await agent.compaction.compactIfDue(agent);
     progress.callingModel();
     inbox.markSent();
+    const sent = state.messages.length;
     const response = await callModel(agent);
     if ('failure' in response) return { type: 'failed', error: response.failure };
+    measureRequest(state, response.usage, sent);
     state.addUsage(response.usage);
     if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
     toolUses = toolUsesOf(response.content);
@@ -101,8 +106,9 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
     workspaceWorker: input.workspaceWorker,
     workflowTools: {
       Agent: (call) => agent.agentTool.call(call),
-      SendMessage: (call) => sendMessageTool(call, input, children),
+      SendMessage: (call) => sendMessageTool(call, input, children, agent.tree),
       TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
+      TaskOutput: (call) => taskOutputTool(call, children),
       ...agent.board.workflowTools(),
       ...extraToolRoutes(agent),
     },

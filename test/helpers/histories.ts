@@ -7,11 +7,12 @@ export const historiesDir = path.join(import.meta.dirname, '..', 'fixtures', 'hi
 
 /**
  * Saves a finished workflow's history for the replay corpus when RECORD_HISTORIES=1
- * (`npm run histories:record`). Normal test runs leave the committed corpus untouched.
+ * (`npm run histories:record`). Normal test runs leave the committed corpus untouched. Without a
+ * runId the latest run is saved.
  */
-export async function recordHistory(client: Client, workflowId: string, name: string): Promise<void> {
+export async function recordHistory(client: Client, workflowId: string, name: string, runId?: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
   mkdirSync(historiesDir, { recursive: true });
   writeFileSync(path.join(historiesDir, `${name}.json`), JSON.stringify(history));
 }

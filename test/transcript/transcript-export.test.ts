@@ -69,7 +69,7 @@ function byAgent(records: TranscriptRecord[]): { meta: TranscriptMetaRecord; mes
   const groups: { meta: TranscriptMetaRecord; messages: TranscriptMessageRecord[] }[] = [];
   for (const record of records) {
     if (record.type === 'meta') groups.push({ meta: record, messages: [] });
-    else groups[groups.length - 1]!.messages.push(record);
+    else if (record.type !== 'system') groups[groups.length - 1]!.messages.push(record);
   }
   return groups;
 }

@@ -83,6 +83,7 @@ const transcript = (overrides: Partial<AgentTranscript['meta']> = {}): AgentTran
   ],
   runIds: ['run-1'],
   childIds: [],
+  compactions: [],
 });
 
 describe('transcript records', () => {

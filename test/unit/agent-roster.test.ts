@@ -21,7 +21,7 @@ describe('the agent roster', () => {
       '- Plan: ' + builtinAgents.Plan!.description + ' (Tools: Bash (read-only commands), Glob, Grep, Read, WebFetch, WebSearch, TodoWrite; model: claude-opus-5)',
       '- code-reviewer: Reviews a diff for bugs and style. Use after changes. (Tools: Grep, Read; model: claude-sonnet-5)',
       '- general-purpose: ' + builtinAgents['general-purpose']!.description +
-        ' (Tools: Agent, SendMessage, TaskStop, Bash, Glob, Grep, Read, Edit, Write, WebFetch, WebSearch, TodoWrite, TaskCreate, TaskList, TaskGet, TaskUpdate; model: claude-opus-5)',
+        ' (Tools: Agent, SendMessage, TaskStop, TaskOutput, Bash, Glob, Grep, Read, Edit, Write, WebFetch, WebSearch, TodoWrite, TaskCreate, TaskList, TaskGet, TaskUpdate; model: claude-opus-5)',
     ]);
   });
 
@@ -34,7 +34,7 @@ describe('the agent roster', () => {
   it('uses the subagent model override, and says how background-only and worktree types run', () => {
     const worker: AgentDefinition = { name: 'worker', description: 'd', prompt: 'p', source: 'user', background: true, isolation: 'worktree' };
     const lines = rosterLines({ ...base, definitions: { worker }, subagentModelOverride: 'haiku' });
-    expect(lines).toEqual(['- worker: d (Tools: Agent, SendMessage, TaskStop, Glob, Grep, Read, WebFetch, WebSearch, TodoWrite, TaskCreate, TaskList, TaskGet, TaskUpdate; model: claude-haiku-4-5; runs always in the background, in its own git worktree)']);
+    expect(lines).toEqual(['- worker: d (Tools: Agent, SendMessage, TaskStop, TaskOutput, Glob, Grep, Read, WebFetch, WebSearch, TodoWrite, TaskCreate, TaskList, TaskGet, TaskUpdate; model: claude-haiku-4-5; runs always in the background, in its own git worktree)']);
   });
 
   it('leaves out a type that would get no tools, and renders nothing when none is left', () => {

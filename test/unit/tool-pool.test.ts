@@ -10,7 +10,7 @@ const base = { depth: 1, maxDepth: 3, background: false, permissionMode: 'defaul
 
 describe('assembleToolPool', () => {
   it('gives a general-purpose child every tool, the same list as its root (one cache prefix)', () => {
-    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board]);
+    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board]);
     expect(assembleToolPool({ ...base, definition: {} })).toEqual(rootToolPool({}, 3));
   });
 
@@ -20,9 +20,9 @@ describe('assembleToolPool', () => {
   });
 
   it('keeps only the background allow-list of the permission mode', () => {
-    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'Glob', 'Grep', 'Read', ...web, ...board]);
+    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read', ...web, ...board]);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'acceptEdits', definition: {} })).toEqual([
-      'Agent', 'SendMessage', 'TaskStop', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board,
+      'Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board,
     ]);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'bypassPermissions', definition: {} })).toContain('Bash');
   });
@@ -36,7 +36,7 @@ describe('assembleToolPool', () => {
 
   it('keeps the task-list tools a definition names, also in the background, and drops them when denied', () => {
     expect(assembleToolPool({ ...base, background: true, definition: { tools: ['TaskList', 'TaskUpdate', 'Read'] } })).toEqual(['Read', 'TaskList', 'TaskUpdate']);
-    expect(assembleToolPool({ ...base, definition: { disallowedTools: board } })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web]);
+    expect(assembleToolPool({ ...base, definition: { disallowedTools: board } })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web]);
   });
 
   it('can resolve to nothing (the caller refuses the spawn)', () => {
@@ -46,6 +46,9 @@ describe('assembleToolPool', () => {
   it('lets a root stop its own tasks; TaskStop comes only with Agent (it stops only the agent own children)', () => {
     expect(rootToolPool({}, 3)).toContain('TaskStop');
     expect(assembleToolPool({ ...base, definition: { tools: ['TaskStop', 'Read'] } })).toEqual(['Read']);
+    // TaskOutput likewise: it reads only the agent's own children, so it comes with Agent, also for subagents.
+    expect(assembleToolPool({ ...base, definition: { tools: ['TaskOutput', 'Read'] } })).toEqual(['Read']);
+    expect(assembleToolPool({ ...base, depth: 2, definition: { tools: ['Agent', 'TaskOutput'] } })).toEqual(['Agent', 'TaskOutput']);
     expect(rootToolPool({}, 0)).not.toContain('Agent');
     expect(rootToolPool({}, 0)).not.toContain('TaskStop');
     expect(assembleToolPool({ ...base, depth: 3, definition: {} })).not.toContain('TaskStop');

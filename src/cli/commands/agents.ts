@@ -230,19 +230,19 @@ async function resume(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { follow: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    options: { follow: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, force: { type: 'boolean', default: false } },
   });
   const [agentId, ...words] = positionals;
   const prompt = words.join(' ').trim();
-  if (!agentId || !prompt) throw new CliError('resume needs an agentId and a prompt: subagents resume <agentId> "what to do next" [--follow]');
+  if (!agentId || !prompt) throw new CliError('resume needs an agentId and a prompt: subagents resume <agentId> "what to do next" [--force] [--follow]');
   const client = await connect();
   try {
     let handle: AgentHandle;
     try {
-      handle = await client.resume(agentId, prompt);
+      handle = await client.resume(agentId, prompt, { allowStopped: values.force });
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
-      if (error instanceof Error && /still running|not resumed/.test(error.message)) throw new CliError(error.message, ExitCode.agentUnsuccessful);
+      if (error instanceof Error && /still running|not resumed|ResumeRefused|SpawnLimitReached/.test(error.message)) throw new CliError(error.message, ExitCode.agentUnsuccessful);
       throw error;
     }
     if (!values.follow) {

@@ -76,5 +76,20 @@ async function pauseSpawning(argv: string[]): Promise<number> {
   }, 'pause');
 }
 
+async function compact(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { instructions: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  return withAgent(positionals[0], async (handle) => {
+    try {
+      const ack = await handle.compact({ instructions: values.instructions });
+      if (values.json) console.log(JSON.stringify(ack));
+      else console.log(`compaction queued for ${handle.agentId} at turn ${ack.turn} (context about ${ack.estimatedTokens} of ${ack.window} tokens); it runs at its next turn boundary, or at once if it is waiting`);
+      return ExitCode.ok;
+    } catch (error) {
+      if (error instanceof Error && /finished|Invalid compact/.test(error.message)) throw new CliError(error.message, ExitCode.agentUnsuccessful);
+      throw error;
+    }
+  }, 'compact');
+}
+
 /** The control-plane commands. */
-export const controlCommands = { interrupt, steer, approvals, approve, 'pause-spawning': pauseSpawning };
+export const controlCommands = { interrupt, steer, approvals, approve, 'pause-spawning': pauseSpawning, compact };

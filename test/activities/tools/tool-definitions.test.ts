@@ -34,7 +34,7 @@ describe('tool definitions', () => {
   });
 
   it('name the read-only tools', () => {
-    expect(readOnlyToolNames).toEqual(['Read', 'Glob', 'Grep', 'WebFetch', 'WebSearch', 'TodoWrite']);
+    expect(readOnlyToolNames).toEqual(['Read', 'Glob', 'Grep', 'WebFetch', 'WebSearch', 'TodoWrite', 'TaskOutput']);
     expect(workspaceToolNames.filter(isReadOnlyTool)).toEqual(['Read', 'Glob', 'Grep']);
     expect(isReadOnlyTool('Bash')).toBe(false);
     expect(isReadOnlyTool('Agent')).toBe(false);
