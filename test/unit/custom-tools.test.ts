@@ -5,6 +5,7 @@ import { workerToolsFor } from '../../src/activities/custom-tools/activities';
 import { checkCustomToolNames } from '../../src/activities';
 import { customToolAllowed, customToolFilterOf, customToolFilterOfList, parseToolTaskQueues } from '../../src/shared/custom-tools';
 import { parseWorkerArgs } from '../../src/cli/commands/worker';
+import { toolWorkerGoneText } from '../../src/workflows/tool-queue-text';
 
 const weather = defineTool({
   name: 'lookup_weather',
@@ -99,5 +100,9 @@ describe('tool task queues', () => {
     expect(() => parseWorkerArgs(['--tools', ',', '--task-queue', 'q'], {})).toThrow(/at least one/);
     expect(() => parseWorkerArgs(['--tools', 'Bash', '--task-queue', 'subagents'], {})).toThrow(/agents' own task queue/);
     expect(() => parseWorkerArgs(['--bogus'], {})).toThrow();
+  });
+
+  it('tells the agent which queue has no worker and how to start one', () => {
+    expect(toolWorkerGoneText('Bash', 'sandbox')).toMatch(/^ToolWorkerUnavailable: Bash did not run: no worker of task queue "sandbox".*subagents worker --tools Bash --task-queue sandbox/);
   });
 });
