@@ -3,7 +3,7 @@
  * sees its name, description and the JSON Schema of its zod input; each call runs as its own
  * activity type named after the tool, after the input passed the schema.
  */
-import { msToNumber } from '@temporalio/common/lib/time';
+import { msToNumber } from '@temporalio/common/lib/time.js';
 import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
 import { isCustomToolName, parseTaskQueueName } from '../../shared/custom-tools';
