@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
-import type Anthropic from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
@@ -191,7 +191,8 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
   const env = withSecretFiles(process.env);
   const config = configFromEnv(env);
   const telemetry = await setupTelemetry(); // undefined unless SUBAGENTS_OTEL=1
-  const anthropic = createAnthropicClient(config);
+  // A tool worker registers no model activity, so it needs (and should get) no model key (docs/tools.md, "Tool task queues").
+  const anthropic = toolWorker && !config.anthropicApiKey && !config.anthropicBaseUrl ? new Anthropic({ apiKey: 'unused-by-tool-workers', maxRetries: 0 }) : createAnthropicClient(config);
   // Client and worker share the codec: activities read conversations by query through this client.
   const { codecs, settings } = createPayloadCodecs(env);
   const dataConverter = { payloadCodecs: codecs };
