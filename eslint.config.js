@@ -6,7 +6,7 @@ const nodeBuiltins = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.temporal/**', 'test/fixtures/**', 'bin/**', '.subagents/**', '.tmp/**', 'test-results/**'] },
+  { ignores: ['node_modules/**', '.temporal/**', 'test/fixtures/**', 'bin/**', '.subagents/**', '.tmp/**', 'test-results/**', 'dist/**', 'test/package/consumer/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { rootToolPool } from './shared/tool-pool';
+import { isRuntimeTool } from './shared/tool-classification';
+import { customToolFilterOf, customToolFilterOfList } from './shared/custom-tools';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
 import { loadMcpConfig } from './activities/mcp/config';
 import { agentMcpInput } from './shared/mcp';
@@ -54,7 +56,7 @@ export interface StartAgentOptions {
   agentId?: string;
   maxTurns?: number;
   permissionMode?: PermissionMode;
-  /** Tool pool override (default: the type's tools). */
+  /** Tool pool override (default: the type's tools); names of the worker's custom tools may be listed too. */
   tools?: string[];
   /** Tree limits (depth, concurrency, budget, auto-background threshold); defaults in defaultAgentLimits. */
   limits?: Partial<AgentLimits>;
@@ -434,8 +436,9 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
   const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
   const boardProblem = options.taskBoard === undefined ? undefined : boardNameProblem(options.taskBoard);
   if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
-  const tools = options.tools ?? rootToolPool(definition, limits.maxDepth);
-  if (tools.length === 0 && !definition.mcpTools?.length) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  const tools = options.tools ? options.tools.filter(isRuntimeTool) : rootToolPool(definition, limits.maxDepth);
+  const customTools = options.tools ? customToolFilterOfList(options.tools) : customToolFilterOf(definition);
+  if (tools.length === 0 && !definition.mcpTools?.length && (customTools.allow !== 'all' && customTools.allow.length === 0)) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
   const mcp = agentMcpInput(definition, (await loadMcpConfig(cwd)).servers);
   const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
   return buildRootInput({
@@ -447,6 +450,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     definitionPrompt: definition.prompt,
     tools,
     ...(mcp ? { mcp } : {}),
+    customTools,
     cwd,
     workspaceRoot: cwd,
     permissionMode: options.permissionMode ?? definition.permissionMode ?? 'default',

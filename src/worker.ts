@@ -1,10 +1,13 @@
 import os from 'node:os';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type Anthropic from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
+import type { CustomTool } from './activities/custom-tools/define-tool';
+import { parseToolTaskQueues, type ToolTaskQueues } from './shared/custom-tools';
+import { subagentsPlugin, type SubagentsPlugin } from './plugin';
+import type { Telemetry } from './observability';
 import { McpConnectionPool } from './activities/mcp/connection-pool';
 import { webSettingsFromEnv, type WebToolSettings } from './activities/web';
 import { configFromEnv, createAnthropicClient, describeModelEndpoint } from './config';
@@ -16,8 +19,7 @@ import { installRuntimeLogging, setupTelemetry } from './observability';
 import { guardWorkspaceActivities, resolveWorkspaceRoot } from './activities/workspace-guard';
 import { workspaceActivityNames, workspaceTaskQueue } from './shared/workspace-routing';
 
-/** Absolute path of the workflow bundle's entry (for bundleWorkflowCode / workflowsPath). */
-export const workflowsPath = path.join(import.meta.dirname, 'workflows', 'index.ts');
+export { heartbeatThrottle, workflowsPath } from './plugin';
 
 /** What a worker needs; tests pass real clients pointed at local servers. */
 export interface AgentWorkerOptions {
@@ -40,6 +42,14 @@ export interface AgentWorkerOptions {
   workerOptions?: Partial<WorkerOptions>;
   /** This worker's place among workers without a shared filesystem (docs/operations.md); omitted: every path is served. */
   workspace?: WorkerWorkspace;
+  /** The team's own tools (`defineTool`, docs/tools.md "Custom tools"). */
+  tools?: readonly CustomTool[];
+  /** Built-in tools whose activities run on another task queue (default: SUBAGENTS_TOOL_TASK_QUEUES). */
+  toolTaskQueues?: ToolTaskQueues;
+  /** Tracing (setupTelemetry()): passed to the plugin. */
+  telemetry?: Telemetry;
+  /** Register the runtime's search attributes when the worker starts (default false here; the CLI's worker does). */
+  registerSearchAttributes?: boolean;
 }
 
 /** Who a worker is and which files it holds (SUBAGENTS_WORKER_ID, SUBAGENTS_WORKSPACE_ROOT). */
@@ -65,6 +75,8 @@ export function workerActivities(options: AgentWorkerOptions, mcpConnections: Mc
     ...(options.homeDir ? { homeDir: options.homeDir } : {}),
     mcpConnections,
     web: options.web ?? webSettingsFromEnv(process.env),
+    customTools: options.tools ?? [],
+    toolTaskQueues: options.toolTaskQueues ?? parseToolTaskQueues(process.env.SUBAGENTS_TOOL_TASK_QUEUES ?? ''),
   });
   const root = options.workspace?.root;
   if (!root) return activities;
@@ -72,38 +84,60 @@ export function workerActivities(options: AgentWorkerOptions, mcpConnections: Mc
   return guardWorkspaceActivities(activities, resolveWorkspaceRoot(root), name, workspaceActivityNames);
 }
 
-/**
- * Heartbeats reach the server at most this often. The SDK's default (0.8 × the heartbeat timeout)
- * would let a running Bash command learn of an interrupt or stop only up to 8 s later; one second
- * makes cancellation prompt for every long activity (docs/architecture.md, Abort domains).
- */
-export const heartbeatThrottle = '1 second';
+/** The plugin of an agent worker: the same one a team adds to its own Worker.create({ plugins }). */
+export function agentWorkerPlugin(options: AgentWorkerOptions): SubagentsPlugin {
+  const root = options.workspace?.root;
+  return subagentsPlugin({
+    anthropic: options.anthropic,
+    client: options.client,
+    // The codec comes with workerOptions.dataConverter (runWorkerFromEnv), as before the plugin.
+    payloadCodecs: [],
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.toolTaskQueues ? { toolTaskQueues: options.toolTaskQueues } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+    registerSearchAttributes: options.registerSearchAttributes ?? false,
+    toolResultsDir: options.toolResultsDir,
+    ...(options.shell ? { shell: options.shell } : {}),
+    ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+    web: options.web ?? webSettingsFromEnv(process.env),
+    ...(root ? { workspaceRoot: { root, name: options.workspace?.workerId ?? `${process.pid}@${os.hostname()}` } } : {}),
+  });
+}
 
 /**
- * Creates a worker that runs agent workflows and their activities on one task queue. Its MCP
- * connections (stdio servers it started) are closed when its `run()` returns.
+ * Creates a worker that runs agent workflows and their activities on one task queue, through
+ * {@link subagentsPlugin}. Its MCP connections (stdio servers it started) are closed when its `run()` returns.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const mcpConnections = new McpConnectionPool();
-  const worker = await Worker.create({
+  return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    maxHeartbeatThrottleInterval: heartbeatThrottle,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    activities: workerActivities(options, mcpConnections),
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+    plugins: [agentWorkerPlugin(options)],
     ...withIdentity(options),
     ...options.workerOptions,
   });
-  const run = worker.run.bind(worker);
-  worker.run = async () => {
-    try {
-      await run();
-    } finally {
-      await mcpConnections.closeAll();
-    }
-  };
-  return worker;
+}
+
+/**
+ * A tool worker (docs/tools.md, "Tool task queues"): polls `taskQueue` for the activities of the
+ * named tools only (built-in workspace tools or custom tools), and runs no workflows.
+ */
+export async function createToolWorker(options: AgentWorkerOptions & { onlyTools: readonly string[] }): Promise<Worker> {
+  const plugin = agentWorkerPlugin(options);
+  const toolPlugin = subagentsPlugin({ ...plugin.settings, onlyTools: options.onlyTools });
+  const { dataConverter, interceptors, maxConcurrentActivityTaskExecutions } = options.workerOptions ?? {};
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    plugins: [toolPlugin],
+    ...withIdentity(options),
+    ...(dataConverter ? { dataConverter } : {}),
+    ...(interceptors?.activity ? { interceptors: { activity: interceptors.activity } } : {}),
+    ...(maxConcurrentActivityTaskExecutions ? { maxConcurrentActivityTaskExecutions } : {}),
+  });
 }
 
 function withIdentity(options: AgentWorkerOptions): Partial<WorkerOptions> {
@@ -144,14 +178,21 @@ export async function runTogether(workers: Worker[]): Promise<void> {
   if (failed) throw failed.reason;
 }
 
+/** What `subagents worker --tools … --task-queue …` asks for: a tool worker instead of an agent worker. */
+export interface ToolWorkerRequest {
+  tools: readonly string[];
+  taskQueue: string;
+}
+
 /** Runs a worker configured from the environment until SIGINT/SIGTERM, then shuts down gracefully. */
-export async function runWorkerFromEnv(): Promise<void> {
+export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<void> {
   const logger = installRuntimeLogging(); // before any native connection: it installs the Runtime
   // Secrets may come as files (ANTHROPIC_API_KEY_FILE, SUBAGENTS_PAYLOAD_KEY_FILE, TEMPORAL_API_KEY_FILE, …).
   const env = withSecretFiles(process.env);
   const config = configFromEnv(env);
   const telemetry = await setupTelemetry(); // undefined unless SUBAGENTS_OTEL=1
-  const anthropic = createAnthropicClient(config);
+  // A tool worker registers no model activity, so it needs (and should get) no model key (docs/tools.md, "Tool task queues").
+  const anthropic = toolWorker && !config.anthropicApiKey && !config.anthropicBaseUrl ? new Anthropic({ apiKey: 'unused-by-tool-workers', maxRetries: 0 }) : createAnthropicClient(config);
   // Client and worker share the codec: activities read conversations by query through this client.
   const { codecs, settings } = createPayloadCodecs(env);
   const dataConverter = { payloadCodecs: codecs };
@@ -173,11 +214,16 @@ export async function runWorkerFromEnv(): Promise<void> {
     workspace: config.workspace,
     workerOptions: { dataConverter, ...(telemetry ? { interceptors: telemetry.workerInterceptors, sinks: telemetry.sinks } : {}) },
   };
-  const workers = [await createAgentWorker(workerOptions)];
   const workerId = config.workspace.workerId;
-  if (workerId) workers.push(await createWorkspaceWorker({ ...workerOptions, workspace: { ...config.workspace, workerId } }));
+  const workers = toolWorker
+    ? [await createToolWorker({ ...workerOptions, taskQueue: toolWorker.taskQueue, onlyTools: toolWorker.tools })]
+    : [await createAgentWorker({ ...workerOptions, registerSearchAttributes: true })];
+  if (workerId && !toolWorker) workers.push(await createWorkspaceWorker({ ...workerOptions, workspace: { ...config.workspace, workerId } }));
+  const queues = toolWorker
+    ? `tool worker for ${toolWorker.tools.join(', ')} on task queue "${toolWorker.taskQueue}"`
+    : `task queue "${config.taskQueue}"${workerId ? ` and its own "${workspaceTaskQueue(config.taskQueue, workerId)}" (worker id ${workerId})` : ''}`;
   logger.info(
-    `worker: task queue "${config.taskQueue}"${workerId ? ` and its own "${workspaceTaskQueue(config.taskQueue, workerId)}" (worker id ${workerId})` : ''} ` +
+    `worker: ${queues} ` +
       `on ${describeConnection(config.temporal)}, ${config.workspace.root ? `workspace root ${config.workspace.root}, ` : ''}` +
       `model API ${describeModelEndpoint(config)}, ${describePayloadCodecs(settings)}`,
   );

@@ -15,6 +15,9 @@ import { createWorktreeActivities } from './worktree';
 import { createMcpActivities } from './mcp/activities';
 import type { McpConnectionPool } from './mcp/connection-pool';
 import { createWebActivities, type WebToolSettings } from './web';
+import { createCustomToolActivities, workerToolsFor } from './custom-tools/activities';
+import type { CustomTool } from './custom-tools/define-tool';
+import type { ToolTaskQueues } from '../shared/custom-tools';
 
 /** Everything activities need from the outside world. */
 export interface ActivityDependencies {
@@ -30,17 +33,26 @@ export interface ActivityDependencies {
   mcpConnections: McpConnectionPool;
   /** WebFetch's private-address allowance and small model. */
   web?: WebToolSettings;
+  /** The team's own tools (`defineTool`), each registered as an activity of its name (docs/tools.md, "Custom tools"). */
+  customTools?: readonly CustomTool[];
+  /** Built-in tools whose activities run on another task queue, told to each agent at its start. */
+  toolTaskQueues?: ToolTaskQueues;
 }
 
 /** All activities of the runtime; the worker registers this object, workflows import its type only. */
 export function createActivities(dependencies: ActivityDependencies) {
   const homeDir = dependencies.homeDir ?? os.homedir();
+  const customTools = dependencies.customTools ?? [];
   const loadSpawnContext = createSpawnContextLoader(homeDir);
   const { callModel, compactConversation, fetchConversation } = createModelActivities(dependencies);
   // Setup activities heartbeat every second (their heartbeat timeout is short: setupOptions).
   const setup = allHeartbeating({
     renderSystemPrompt: createRenderSystemPrompt(homeDir),
-    renderAgentStart: createAgentStartActivity({ homeDir, loadSpawnContext }),
+    renderAgentStart: createAgentStartActivity({
+      homeDir,
+      loadSpawnContext,
+      workerTools: (filter) => workerToolsFor(customTools, dependencies.toolTaskQueues, filter),
+    }),
     resolveAgentCwd,
     loadSpawnContext,
     fetchConversation,
@@ -48,7 +60,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createPeekActivities(dependencies.temporalClient),
     ...createWorktreeActivities(),
   });
-  return {
+  const runtime = {
     ...setup,
     callModel,
     compactConversation,
@@ -57,4 +69,17 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir }),
     ...createMcpActivities({ pool: dependencies.mcpConnections, resultsDir: dependencies.toolResultsDir }),
   };
+  checkCustomToolNames(customTools, Object.keys(runtime));
+  // Custom tools after the runtime's: the workflow proxies them by name (src/workflows/extra-tools.ts).
+  return { ...runtime, ...createCustomToolActivities(customTools, dependencies.toolResultsDir) } as typeof runtime;
+}
+
+/** Custom tools may not share a name with each other or with an activity of the runtime (it would replace it). */
+export function checkCustomToolNames(tools: readonly CustomTool[], activityNames: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (activityNames.includes(tool.name)) throw new Error(`Custom tool "${tool.name}" has the name of one of the runtime's activities; rename it.`);
+    if (seen.has(tool.name)) throw new Error(`Two custom tools are named "${tool.name}"; tool names must be unique.`);
+    seen.add(tool.name);
+  }
 }

@@ -50,7 +50,7 @@ const commands: Record<string, { run: Command; help: string }> = {
   mcp: { run: (argv) => mcpCommand(argv), help: 'mcp list [--dir DIR] [--json] | mcp tools <server> [--dir DIR] [--json]   (configured MCP servers; reachable?)' },
   ui: { run: (argv) => uiCommand(argv), help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)' },
   worktrees: { run: worktreesCommand, help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)' },
-  worker: { run: workerCommand, help: 'worker   (runs a worker configured from the environment)' },
+  worker: { run: workerCommand, help: 'worker [--tools Bash,Write --task-queue QUEUE]   (runs a worker configured from the environment; with --tools, a tool worker)' },
   dev: { run: devCommand, help: 'dev [--port 7233] [--ui-port 8233] [--db FILE]   (starts or reuses the Temporal dev server)' },
   cluster: { run: clusterCommand, help: `${clusterHelp}   (PostgreSQL + Temporal server + workers on this machine)` },
   'ensure-cli': { run: ensureCliCommand, help: 'ensure-cli   (finds or builds the pinned Temporal CLI)' },

@@ -39,6 +39,10 @@ export interface AgentDefinition {
   unsupported?: Record<string, unknown>;
   /** `mcp__…` entries of `tools` (exact names, `mcp__server`, `mcp__server__*`, `mcp__*`). */
   mcpTools?: string[];
+  /** Entries of `tools` naming no runtime or MCP tool: the worker's custom tools of these names (docs/tools.md, "Custom tools"). */
+  customTools?: string[];
+  /** Entries of `disallowedTools` naming no runtime or MCP tool: they deny the worker's custom tools of these names. */
+  disallowedCustomTools?: string[];
   /** MCP servers of this agent: configured ones by name, or inline specs. */
   mcpServers?: McpServerEntry[];
   /** Servers that must be connected before the agent's first turn (waited for up to 30 s). */

@@ -2,6 +2,7 @@ import type { AgentWorkflowInput, CarriedAgentState, PermissionMode } from './ag
 import type { AgentLimits } from './limits';
 import type { WorkspaceWorker } from './workspace-routing';
 import type { AgentMcpInput } from './mcp';
+import type { CustomToolFilter } from './custom-tools';
 
 /**
  * The one builder of `agentWorkflow` inputs, used by the client for roots and by the Agent tool for
@@ -23,6 +24,8 @@ export interface AgentSpec {
   tools: string[];
   /** MCP servers to start and the filter for their tools (absent: none). */
   mcp?: AgentMcpInput;
+  /** Which of the worker's custom tools the agent gets (absent: none). */
+  customTools?: CustomToolFilter;
   cwd: string;
   workspaceRoot: string;
   isolation?: 'worktree';
@@ -74,6 +77,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.renderedSystemPrompt !== undefined ? { renderedSystemPrompt: spec.renderedSystemPrompt } : {}),
     tools: spec.tools,
     ...(spec.mcp ? { mcp: spec.mcp } : {}),
+    ...(spec.customTools ? { customTools: spec.customTools } : {}),
     cwd: spec.cwd,
     workspaceRoot: spec.workspaceRoot,
     ...(spec.isolation ? { isolation: spec.isolation } : {}),

@@ -1,5 +1,7 @@
 import type { PermissionMode } from './agent';
 import type { SpawnContext } from './agent-definition';
+import type { CustomToolFilter, ToolTaskQueues } from './custom-tools';
+import type { ToolDescriptor } from './extra-tools';
 
 /** Input of the `renderAgentStart` activity: who the agent is and where it stands. */
 export interface AgentStartInput {
@@ -19,6 +21,14 @@ export interface AgentStartInput {
   forking: boolean;
   /** A slim prompt: no guidance sections, no git status, no CLAUDE.md (Explore, Plan). */
   oneShot?: boolean;
+  /** Which of the worker's custom tools the agent gets (absent: none). */
+  customTools?: CustomToolFilter;
+}
+
+/** The worker's part of an agent's tools, said once at its start: its custom tools and where built-in tools run. */
+export interface WorkerTools {
+  descriptors: ToolDescriptor[];
+  taskQueues?: ToolTaskQueues;
 }
 
 /** What an agent is given at start, once, and keeps for its whole life. */
@@ -29,4 +39,6 @@ export interface AgentStart {
   context: string;
   /** The agent types loaded for the roster; the Agent tool spawns from exactly these. */
   spawnContext?: SpawnContext;
+  /** Absent when the worker has no custom tools and routes no tool (and in runs recorded before custom tools). */
+  workerTools?: WorkerTools;
 }

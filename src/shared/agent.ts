@@ -8,6 +8,7 @@ import type { WorktreeInfo, WorktreeOutcome } from './worktree';
 import type { WorkspaceWorker } from './workspace-routing';
 import type { ExtraTools, McpServerStatus } from './extra-tools';
 import type { AgentMcpInput } from './mcp';
+import type { CustomToolFilter } from './custom-tools';
 import type { Todo } from './todos';
 
 /** Permission modes (docs/architecture.md, approvals). */
@@ -83,6 +84,8 @@ export interface AgentWorkflowInput {
   tools: string[];
   /** MCP servers to start and the filter for their tools; the tools are snapshotted at start (docs/tools.md, MCP). */
   mcp?: AgentMcpInput;
+  /** Which of the worker's custom tools the agent gets (docs/tools.md, "Custom tools"); absent: none. */
+  customTools?: CustomToolFilter;
   /** Working directory; relative paths resolve against it. */
   cwd: string;
   /** File tools are confined to this directory. */

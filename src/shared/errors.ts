@@ -93,6 +93,11 @@ export const ErrorType = {
   WorkspaceWorkerUnavailable: 'WorkspaceWorkerUnavailable',
   /** A worker with SUBAGENTS_WORKSPACE_ROOT got a call for files outside it (the agent is placed on another worker). */
   WorkspaceNotOnThisWorker: 'WorkspaceNotOnThisWorker',
+  // Custom tools and tool task queues (docs/tools.md, "Custom tools", "Tool task queues").
+  /** No worker polled a tool's own task queue within the wait: the call did not run. */
+  ToolWorkerUnavailable: 'ToolWorkerUnavailable',
+  /** A custom tool's `run` threw: the message says what failed. */
+  CustomToolFailed: 'CustomToolFailed',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 

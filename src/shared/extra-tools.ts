@@ -2,10 +2,11 @@
  * Tools not known when the runtime was built (docs/tools.md, "Extra tools"): an agent carries a
  * descriptor for each — what the model sees, how the runtime treats it, and how to run it — so the
  * workflow routes a call by its descriptor and the model activity builds the request from them.
- * MCP tools are the first kind; the runner union is where new kinds go.
+ * MCP tools and the worker's custom tools are the kinds today; the runner union is where new kinds go.
  */
 import type { ToolDefinition } from './messages';
 import type { McpServerSpec } from './mcp';
+import type { ToolTaskQueues } from './custom-tools';
 
 /** How the runtime treats a tool: the same questions tool-classification.ts answers for the built-in tools. */
 export interface ToolClassification {
@@ -18,13 +19,26 @@ export interface ToolClassification {
 }
 
 /** How a call is run. */
-export type ToolRunner = {
-  kind: 'mcp';
-  /** Server name as the agent knows it (the key of {@link ExtraTools.mcpServers}). */
-  server: string;
-  /** The tool's own name on that server. */
-  tool: string;
-};
+export type ToolRunner =
+  | {
+      kind: 'mcp';
+      /** Server name as the agent knows it (the key of {@link ExtraTools.mcpServers}). */
+      server: string;
+      /** The tool's own name on that server. */
+      tool: string;
+    }
+  | {
+      /** A custom tool defined on the worker (`defineTool`): its own activity type, named after the tool. */
+      kind: 'custom';
+      /** Task queue of its activity (absent: the agent's own). */
+      taskQueue?: string;
+      /** Start-to-close limit of one attempt. */
+      timeoutMs: number;
+      /** Heartbeat timeout (absent: the tool does not heartbeat). */
+      heartbeatTimeoutMs?: number;
+      /** Attempts at most (1: at most once, like Bash). */
+      maximumAttempts: number;
+    };
 
 /** One tool of an agent beyond the runtime's own. */
 export interface ToolDescriptor {
@@ -53,6 +67,10 @@ export interface ExtraTools {
   /** Specs of the MCP servers the descriptors run on, by name (`${VAR}` references unexpanded). */
   mcpServers: Record<string, McpServerSpec>;
   status: McpServerStatus[];
+  /** Built-in tools whose activities run on another task queue (docs/tools.md, "Tool task queues"), as the worker said at the agent's start. */
+  taskQueues?: ToolTaskQueues;
+  /** Set while the snapshot holds only the worker's custom tools and the agent's MCP servers are still to be started. */
+  awaitingMcp?: true;
 }
 
 export const noExtraTools = (): ExtraTools => ({ descriptors: [], mcpServers: {}, status: [] });

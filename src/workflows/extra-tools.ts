@@ -18,6 +18,8 @@ import {
   webToolOptions,
 } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
+import type { WorkerTools } from '../shared/agent-start';
+import { runCustomTool } from './custom-tools';
 import type { WorkflowTool } from './run-tools';
 
 /**
@@ -31,21 +33,44 @@ import type { WorkflowTool } from './run-tools';
  * forks carry the snapshot). Returns why the agent cannot run, when a required server is missing or
  * it is left with no tool at all.
  */
-export async function prepareExtraTools({ input, state }: AgentParts): Promise<string | undefined> {
-  if (!input.mcp || state.extraTools) return undefined;
+export async function prepareExtraTools(agent: AgentParts): Promise<string | undefined> {
+  const { input, state } = agent;
+  // A snapshot taken by an earlier run (or before custom tools existed) is kept; one holding only the worker's tools waits for MCP.
+  if (!input.mcp || (state.extraTools && !state.extraTools.awaitingMcp)) return noToolsReason(agent);
   const names = Object.keys(input.mcp.servers);
   const result = await mcpSetupActivities.startMcpServers.executeWithOptions({ ...mcpSetupOptions, summary: `start MCP servers: ${names.join(', ') || '(none)'}` }, [
     { agentId: input.agentId, cwd: state.cwd, mcp: input.mcp },
   ]);
-  state.extraTools = result.extraTools;
+  const workerTools = state.extraTools;
+  state.extraTools = workerTools
+    ? { ...result.extraTools, descriptors: [...workerTools.descriptors, ...result.extraTools.descriptors], ...(workerTools.taskQueues ? { taskQueues: workerTools.taskQueues } : {}) }
+    : result.extraTools;
   if (result.requiredFailures.length > 0) {
     const details = result.requiredFailures.map(({ name, error }) => `"${name}" (${error})`).join('; ');
     return errorText(ErrorType.McpServerUnavailable, `the agent requires MCP server(s) that did not connect within 30 s: ${details}.`);
   }
-  if (input.tools.length === 0 && result.extraTools.descriptors.length === 0) {
+  if (input.tools.length === 0 && state.extraTools.descriptors.length === 0) {
     return `Agent type "${input.agentType}" has no tools: its only tools are MCP tools, and its MCP servers offered none of them.`;
   }
   return undefined;
+}
+
+/** An agent whose definition named only custom tools that its worker does not define cannot run. */
+function noToolsReason(agent: AgentParts): string | undefined {
+  if (toolPool(agent).length > 0 || !agent.input.customTools) return undefined;
+  return `Agent type "${agent.input.agentType}" has no tools: its only tools are custom tools, and its worker defines none of them (docs/tools.md, "Custom tools").`;
+}
+
+/** Keeps what the worker said at the agent's start (its custom tools, its tool task queues) until MCP tools join them. */
+export function adoptWorkerTools({ input, state }: AgentParts, workerTools: WorkerTools | undefined): void {
+  if (!workerTools || state.extraTools) return;
+  state.extraTools = {
+    descriptors: workerTools.descriptors,
+    mcpServers: {},
+    status: [],
+    ...(workerTools.taskQueues ? { taskQueues: workerTools.taskQueues } : {}),
+    ...(input.mcp ? { awaitingMcp: true as const } : {}),
+  };
 }
 
 /** The agent's pool: the runtime tools of its input, then its extra tools (the request order). */
@@ -120,6 +145,9 @@ async function runWebTool(agent: AgentParts, name: WebToolName, call: ToolUseBlo
 async function runExtraTool(agent: AgentParts, descriptor: ToolDescriptor, call: ToolUseBlock): Promise<ToolOutcome> {
   const { input, state } = agent;
   const { definition, runner, classification } = descriptor;
+  if (runner.kind === 'custom') {
+    return settle(agent, await runCustomTool(descriptor, runner, call, toolContextOf(agent)));
+  }
   const spec = state.extraTools?.mcpServers[runner.server];
   if (!spec) return { isError: true, content: errorText(ErrorType.McpServerUnavailable, `no configuration for the MCP server "${runner.server}".`) };
   const [activities, options] = classification.retrySafe ? [mcpToolActivities, mcpToolOptions] : [mcpToolOnceActivities, mcpToolOnceOptions];

@@ -7,6 +7,7 @@ import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
 import { toolCallSummary } from '../shared/tool-summary';
 import type { WorkspaceWorker } from '../shared/workspace-routing';
+import type { ToolTaskQueues } from '../shared/custom-tools';
 import { partitionToolCalls } from './tool-batches';
 import { failureOutcome } from './tool-failure';
 import { runWorkspaceTool } from './workspace-activities';
@@ -24,6 +25,8 @@ export interface ToolRunContext {
   workflowTools: Readonly<Record<string, WorkflowTool>>;
   /** Where the agent's files are when workers do not share a filesystem (docs/operations.md); absent: any worker. */
   workspaceWorker?: WorkspaceWorker;
+  /** Built-in tools whose activities run on their own task queue (docs/tools.md, "Tool task queues"). */
+  toolTaskQueues?: ToolTaskQueues;
   /** Calls of one turn that may run side by side (default: the runtime's own rule). */
   concurrencySafe?(name: string): boolean;
   /** Permission check before a call runs: undefined to go ahead, or the denial the model sees. */
@@ -48,7 +51,7 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
     input: call.input,
     ...(name === 'Edit' || name === 'Write' ? { readFileState: readStateFor(call, context.readFileState) } : {}),
   };
-  return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker);
+  return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker, context.toolTaskQueues?.[name]);
 }
 
 async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {

@@ -2,7 +2,7 @@ import { patched } from '@temporalio/workflow';
 import type { WorktreeInfo } from '../shared/worktree';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
-import { prepareExtraTools } from './extra-tools';
+import { adoptWorkerTools, prepareExtraTools } from './extra-tools';
 import { buildForkedMessages } from './fork';
 import { createWorktreeOn, renderAgentStartOn, renderSystemPromptOn } from './workspace-activities';
 
@@ -42,9 +42,11 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           permissionMode: input.permissionMode,
           forking: input.limits.forking,
           oneShot: input.oneShot,
+          ...(input.customTools ? { customTools: input.customTools } : {}),
       });
       state.systemPrompt = start.systemPrompt;
       state.spawnContext ??= start.spawnContext;
+      adoptWorkerTools(agent, start.workerTools);
       context = start.context;
     } else {
       state.systemPrompt = await renderSystemPromptOn(input.workspaceWorker, {

@@ -104,6 +104,7 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
     toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
     readFileState: state.readFileState,
     workspaceWorker: input.workspaceWorker,
+    ...(state.extraTools?.taskQueues ? { toolTaskQueues: state.extraTools.taskQueues } : {}),
     workflowTools: {
       Agent: (call) => agent.agentTool.call(call),
       SendMessage: (call) => sendMessageTool(call, input, children, agent.tree),

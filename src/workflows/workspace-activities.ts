@@ -7,6 +7,8 @@ import type { WorkspaceToolName } from '../shared/tool-classification';
 import type { WorkspaceWorker } from '../shared/workspace-routing';
 import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/working-directory';
 import type { CreateWorktreeInput, FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../shared/worktree';
+import { toolQueueWaitMs } from '../shared/custom-tools';
+import { toolWorkerGoneText } from './tool-queue-text';
 import { fileToolActivities, fileToolOptions, setupActivities, setupOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
 
 /**
@@ -56,13 +58,36 @@ async function translateWait<T>(worker: WorkspaceWorker, what: string, run: () =
   }
 }
 
-/** One tool call (Read, Glob, Grep, Write, Edit, Bash) on the worker holding the files. */
-export function runWorkspaceTool(name: WorkspaceToolName, input: ToolCallInput, summary: string, worker: WorkspaceWorker | undefined): Promise<ToolCallResult> {
+/**
+ * One tool call (Read, Glob, Grep, Write, Edit, Bash) on the worker holding the files, or, when the
+ * worker routes the tool to its own task queue (docs/tools.md, "Tool task queues"), on that queue.
+ */
+export function runWorkspaceTool(
+  name: WorkspaceToolName,
+  input: ToolCallInput,
+  summary: string,
+  worker: WorkspaceWorker | undefined,
+  toolQueue?: string,
+): Promise<ToolCallResult> {
+  if (toolQueue) return onToolQueue(name, toolQueue, input, summary);
   return onWorkspace(worker, name, () =>
     name === 'Bash'
       ? shellToolActivities.Bash.executeWithOptions({ ...routedOptions(shellToolOptions, worker), summary }, [input])
       : fileToolActivities[name].executeWithOptions({ ...routedOptions(fileToolOptions, worker), summary }, [input]),
   );
+}
+
+async function onToolQueue(name: WorkspaceToolName, taskQueue: string, input: ToolCallInput, summary: string): Promise<ToolCallResult> {
+  const routed = { taskQueue, scheduleToStartTimeout: toolQueueWaitMs, summary };
+  try {
+    return await (name === 'Bash'
+      ? shellToolActivities.Bash.executeWithOptions({ ...shellToolOptions, ...routed }, [input])
+      : fileToolActivities[name].executeWithOptions({ ...fileToolOptions, ...routed }, [input]));
+  } catch (error) {
+    // Nothing ran: the agent is told which queue has no worker (a failure, so run-tools reports it as the tool's error).
+    if (isWorkerWaitTimeout(error)) throw ApplicationFailure.create({ type: ErrorType.ToolWorkerUnavailable, message: toolWorkerGoneText(name, taskQueue), nonRetryable: true });
+    throw error;
+  }
 }
 
 export function createWorktreeOn(worker: WorkspaceWorker | undefined, input: CreateWorktreeInput): Promise<WorktreeInfo> {

@@ -84,8 +84,13 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
   const mcpServers = fields.mcpServers === undefined ? undefined : parseMcpServers(fields.mcpServers);
   warnings.push(...(mcpServers?.warnings ?? []));
   const requiredMcpServers = fields.requiredMcpServers === undefined ? [] : parseRequiredMcpServers(fields.requiredMcpServers);
+  const customTools = allow?.customTools?.filter((name) => !deny?.disallowedCustomTools?.includes(name)) ?? [];
   if (remainingTools(allow?.tools, deny?.disallowedTools).length === 0 && !allow?.mcpTools?.length) {
-    warn(`agent "${fields.name}" resolves to no tools; spawning it will be refused`);
+    warn(
+      customTools.length === 0
+        ? `agent "${fields.name}" resolves to no tools; spawning it will be refused`
+        : `agent "${fields.name}" has no runtime or MCP tools: it runs only if its worker defines the custom tool(s) ${customTools.join(', ')}`,
+    );
   }
 
   const definition: AgentDefinition = {
@@ -95,6 +100,8 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(deny?.disallowedTools ? { disallowedTools: deny.disallowedTools } : {}),
     ...(allow?.allowedAgentTypes ? { allowedAgentTypes: allow.allowedAgentTypes } : {}),
     ...(allow?.mcpTools ? { mcpTools: allow.mcpTools } : {}),
+    ...(allow?.customTools ? { customTools: allow.customTools } : {}),
+    ...(deny?.disallowedCustomTools ? { disallowedCustomTools: deny.disallowedCustomTools } : {}),
     ...(mcpServers?.entries.length ? { mcpServers: mcpServers.entries } : {}),
     ...(requiredMcpServers.length > 0 ? { requiredMcpServers } : {}),
     ...(fields.model !== undefined ? { model: fields.model } : {}),

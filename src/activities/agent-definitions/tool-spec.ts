@@ -1,3 +1,4 @@
+import { isCustomToolName } from '../../shared/custom-tools';
 import { isRuntimeTool, runtimeToolNames } from '../../shared/tool-classification';
 
 /** `tools` after parsing: names the runtime has, plus what `Agent(...)` and `mcp__…` entries said. */
@@ -6,6 +7,8 @@ export interface AllowList {
   tools?: string[];
   allowedAgentTypes?: string[];
   mcpTools?: string[];
+  /** Names no runtime or MCP tool has: kept for the worker's custom tools of these names (docs/tools.md, "Custom tools"). */
+  customTools?: string[];
   /** Entries that grant nothing here: names the runtime does not have, and narrowed entries such as `Bash(git:*)`. */
   dropped: string[];
   warnings: string[];
@@ -14,6 +17,8 @@ export interface AllowList {
 /** `disallowedTools` after parsing. */
 export interface DenyList {
   disallowedTools?: string[];
+  /** Names no runtime or MCP tool has: they deny the worker's custom tools of those names. */
+  disallowedCustomTools?: string[];
   /** Names the runtime does not have (nothing to deny). */
   dropped: string[];
   warnings: string[];
@@ -67,7 +72,10 @@ function unknownToolsWarning(field: string, names: string[]): string {
     return suggestion ? `${name} (did you mean ${suggestion}?)` : name;
   });
   const verb = names.length === 1 ? 'is not a tool' : 'are not tools';
-  return `${field}: ${described.join(', ')} ${verb} of this runtime (it has ${runtimeToolNames.join(', ')}); dropped`;
+  return (
+    `${field}: ${described.join(', ')} ${verb} of this runtime (it has ${runtimeToolNames.join(', ')}); ` +
+    'dropped unless the worker defines a custom tool of that name (docs/tools.md, "Custom tools")'
+  );
 }
 
 function unique(values: string[]): string[] {
@@ -103,10 +111,12 @@ export function parseAllowList(value: string | string[]): AllowList {
     else unknown.push(entry.text);
   }
   if (unknown.length > 0) warnings.unshift(unknownToolsWarning('tools', unique(unknown)));
+  const customTools = unique(unknown.filter(isCustomToolName));
   return {
     ...(everyTool ? {} : { tools: runtimeToolNames.filter((name) => names.has(name)) }),
     ...(agentTypes.length > 0 && !anyAgentType ? { allowedAgentTypes: unique(agentTypes) } : {}),
     ...(mcpTools.length > 0 ? { mcpTools: unique(mcpTools) } : {}),
+    ...(customTools.length > 0 ? { customTools } : {}),
     dropped: unique([...unknown, ...narrowed]),
     warnings,
   };
@@ -131,7 +141,14 @@ export function parseDenyList(value: string | string[]): DenyList {
   }
   if (unknown.length > 0) warnings.unshift(unknownToolsWarning('disallowedTools', unique(unknown)));
   const denied = [...runtimeToolNames.filter((name) => everyTool || names.has(name)), ...unique(mcpTools)];
-  return { ...(denied.length > 0 ? { disallowedTools: denied } : {}), dropped: unique(unknown), warnings };
+  // Unknown names deny the worker's custom tools of those names.
+  const customTools = unique(unknown.filter(isCustomToolName));
+  return {
+    ...(denied.length > 0 ? { disallowedTools: denied } : {}),
+    ...(customTools.length > 0 ? { disallowedCustomTools: customTools } : {}),
+    dropped: unique(unknown),
+    warnings,
+  };
 }
 
 /** The runtime tools a definition leaves itself: its allow-list (or all) minus its deny-list. */

@@ -4,7 +4,8 @@
  * context that opens its first message (identity, roster) and the agent types behind the roster.
  */
 import type { SpawnContext } from '../../shared/agent-definition';
-import type { AgentStart, AgentStartInput } from '../../shared/agent-start';
+import type { AgentStart, AgentStartInput, WorkerTools } from '../../shared/agent-start';
+import type { CustomToolFilter } from '../../shared/custom-tools';
 import { renderAgentRoster } from '../../shared/agent-roster';
 import { identitySection, systemReminder } from './agent-context';
 import { environmentBlock, gitSnapshot } from './environment';
@@ -40,7 +41,12 @@ export async function renderSystemPromptText(input: SystemPromptInput): Promise<
 }
 
 /** Creates `renderAgentStart`; `loadSpawnContext` loads agent types for a cwd (the same loader the Agent tool uses). */
-export function createAgentStartActivity(options: { homeDir: string; loadSpawnContext: (input: { cwd: string }) => Promise<SpawnContext> }) {
+export function createAgentStartActivity(options: {
+  homeDir: string;
+  loadSpawnContext: (input: { cwd: string }) => Promise<SpawnContext>;
+  /** The worker's custom tools for the agent's filter, and its tool task queues (absent: none). */
+  workerTools?: (filter: CustomToolFilter | undefined) => WorkerTools | undefined;
+}) {
   return async function renderAgentStart(input: AgentStartInput): Promise<AgentStart> {
     const systemPrompt = await renderSystemPromptText({
       definitionPrompt: input.definitionPrompt,
@@ -66,6 +72,7 @@ export function createAgentStartActivity(options: { homeDir: string; loadSpawnCo
       });
       sections.push(roster ?? '# Agent types you can start with the Agent tool\nNone: no agent type is available to you, so do the work with your own tools.');
     }
-    return { systemPrompt, context: systemReminder(sections), ...(spawnContext ? { spawnContext } : {}) };
+    const workerTools = options.workerTools?.(input.customTools);
+    return { systemPrompt, context: systemReminder(sections), ...(spawnContext ? { spawnContext } : {}), ...(workerTools ? { workerTools } : {}) };
   };
 }

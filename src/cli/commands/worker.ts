@@ -1,11 +1,38 @@
-import { runWorkerFromEnv } from '../../worker';
+import { parseArgs } from 'node:util';
+import { parseRoutableToolName, parseTaskQueueName } from '../../shared/custom-tools';
+import { defaultTaskQueue } from '../../shared/config';
+import { runWorkerFromEnv, type ToolWorkerRequest } from '../../worker';
 
-/** `subagents worker`: one worker on SUBAGENTS_TASK_QUEUE until SIGINT/SIGTERM. */
+const usage =
+  'usage: subagents worker [--tools Bash,Write --task-queue QUEUE]\n' +
+  '  (configured with TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SUBAGENTS_TASK_QUEUE, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL; docs/configuration.md)';
+
+/** Parses `--tools` and `--task-queue`: undefined for an agent worker, the tool worker's request otherwise; throws what to fix. */
+export function parseWorkerArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ToolWorkerRequest | undefined {
+  const { values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { tools: { type: 'string' }, 'task-queue': { type: 'string' } } });
+  if (values.tools === undefined && values['task-queue'] === undefined) return undefined;
+  if (values.tools === undefined || values['task-queue'] === undefined) {
+    throw new Error('--tools and --task-queue go together: a tool worker runs the named tools on its own task queue (docs/tools.md, "Tool task queues").');
+  }
+  const tools = [...new Set(values.tools.split(',').map((name) => name.trim()).filter((name) => name.length > 0))].map((name) => parseRoutableToolName(name, '--tools'));
+  if (tools.length === 0) throw new Error('--tools: name at least one tool (for example --tools Bash,Write).');
+  const taskQueue = parseTaskQueueName(values['task-queue'], '--task-queue');
+  const agentQueue = env.SUBAGENTS_TASK_QUEUE || defaultTaskQueue;
+  if (taskQueue === agentQueue) {
+    throw new Error(`--task-queue ${taskQueue} is the agents' own task queue: a tool worker needs a queue of its own (for example "sandbox"), else it would take tasks it cannot run.`);
+  }
+  return { tools, taskQueue };
+}
+
+/** `subagents worker`: one worker on SUBAGENTS_TASK_QUEUE (or a tool worker) until SIGINT/SIGTERM. */
 export async function workerCommand(argv: string[]): Promise<number> {
-  if (argv.length > 0) {
-    console.error('subagents worker takes no arguments; configure it with TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SUBAGENTS_TASK_QUEUE, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL.');
+  let toolWorker: ToolWorkerRequest | undefined;
+  try {
+    toolWorker = parseWorkerArgs(argv);
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
     return 2;
   }
-  await runWorkerFromEnv();
+  await runWorkerFromEnv(toolWorker);
   return 0;
 }

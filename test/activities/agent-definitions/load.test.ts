@@ -156,7 +156,13 @@ describe('loadAgentDefinitions: reports', () => {
     const [file] = await tree.write({ 'project/.claude/agents/web.md': definitionFile('name: web\ndescription: Notebooks only\ntools: NotebookEdit, MultiEdit') });
     const loaded = await load(path.join(tree.root, 'project'));
     expect(loaded.definitions.web?.tools).toEqual([]);
-    expect(loaded.reports).toContainEqual({ file, level: 'warning', message: 'agent "web" resolves to no tools; spawning it will be refused' });
+    // Unknown names may be the worker's custom tools (docs/tools.md, "Custom tools"): the warning says so.
+    expect(loaded.reports).toContainEqual({
+      file,
+      level: 'warning',
+      message: 'agent "web" has no runtime or MCP tools: it runs only if its worker defines the custom tool(s) NotebookEdit, MultiEdit',
+    });
+    expect(loaded.definitions.web?.customTools).toEqual(['NotebookEdit', 'MultiEdit']);
   });
 
   it('warns when Agent(...) names a type that does not exist', async () => {

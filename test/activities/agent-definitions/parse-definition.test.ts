@@ -123,6 +123,16 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
     expect(result.droppedTools).toEqual(['NotebookEdit', 'MultiEdit', 'grep']);
   });
 
+  it('keeps unknown names as custom tool names: allowed in tools, denied in disallowedTools', () => {
+    const result = parse('name: a\ndescription: d\ntools: Read, lookup_weather, Bash(git:*), mcp__x__y\ndisallowedTools: shell_exec');
+    expect(result.definition?.tools).toEqual(['Read']);
+    expect(result.definition?.customTools).toEqual(['lookup_weather']);
+    expect(result.definition?.disallowedCustomTools).toEqual(['shell_exec']);
+    expect(result.definition?.mcpTools).toEqual(['mcp__x__y']);
+    const denied = parse('name: b\ndescription: d\ntools: lookup_weather\ndisallowedTools: lookup_weather');
+    expect(messages(denied)).toContain('agent "b" resolves to no tools; spawning it will be refused');
+  });
+
   it('reports unknown names in disallowedTools too', () => {
     const result = parse('name: a\ndescription: d\ndisallowedTools: NotebookEdit, Bash');
     expect(result.definition?.disallowedTools).toEqual(['Bash']);
@@ -141,7 +151,7 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
   it('keeps a definition whose tools resolve to none, with a warning', () => {
     const result = parse('name: web-only\ndescription: d\ntools: NotebookEdit');
     expect(result.definition?.tools).toEqual([]);
-    expect(messages(result)).toContain('agent "web-only" resolves to no tools; spawning it will be refused');
+    expect(messages(result)).toContain('agent "web-only" has no runtime or MCP tools: it runs only if its worker defines the custom tool(s) NotebookEdit');
     const deniedAll = parse('name: deny-all\ndescription: d\ndisallowedTools: "*"');
     expect(messages(deniedAll)).toEqual(['agent "deny-all" resolves to no tools; spawning it will be refused']);
     const emptyList = parse('name: none\ndescription: d\ntools: []');

@@ -1,0 +1,178 @@
+/**
+ * `subagentsPlugin` (docs/api.md): the runtime as a Temporal plugin (`@temporalio/plugin`'s
+ * SimplePlugin), so a team adds agents to its own `Worker.create({ plugins })`, `Client` and
+ * `Connection`: the agent workflows, their activities (with the team's custom tools), the payload
+ * codec, tracing interceptors when on, and the search attributes agents are listed by.
+ * `createAgentWorker` and `subagents worker` use the same plugin.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
+import { SimplePlugin } from '@temporalio/plugin';
+import { Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import path from 'node:path';
+import { createActivities } from './activities';
+import type { CustomTool } from './activities/custom-tools/define-tool';
+import { McpConnectionPool } from './activities/mcp/connection-pool';
+import type { ShellOptions } from './activities/tools/shell-options';
+import { webSettingsFromEnv, type WebToolSettings } from './activities/web';
+import { guardWorkspaceActivities, resolveWorkspaceRoot } from './activities/workspace-guard';
+import { createPayloadCodecs } from './codec/data-converter';
+import { configFromEnv, createAnthropicClient } from './config';
+import type { Telemetry } from './observability';
+import { parseToolTaskQueues, type ToolTaskQueues } from './shared/custom-tools';
+import { searchAttributeRegistrations } from './shared/search-attributes';
+import { workspaceActivityNames } from './shared/workspace-routing';
+
+/** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`): the source under tsx, the compiled file in the package. */
+export const workflowsPath = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'index.ts' : 'index.js');
+
+/** Heartbeats reach the server at most this often, so a stop or interrupt reaches a running tool within about a second. */
+export const heartbeatThrottle = '1 second';
+
+/** Options of {@link subagentsPlugin}; everything has a default from the environment (docs/configuration.md). */
+export interface SubagentsPluginOptions {
+  /** Model API client (default: from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL). */
+  anthropic?: Anthropic;
+  /** Client the activities use to read agents (default: one on the worker's own connection and namespace). */
+  client?: Client;
+  /** The team's own tools (`defineTool`): usable by agents by name, each its own activity type. */
+  tools?: readonly CustomTool[];
+  /** Built-in tools whose activities run on another task queue (default: SUBAGENTS_TOOL_TASK_QUEUES). */
+  toolTaskQueues?: ToolTaskQueues;
+  /**
+   * A tool worker (docs/tools.md, "Tool task queues"): register only these tools' activities
+   * (built-in workspace tools or custom tools by name) and no workflows.
+   */
+  onlyTools?: readonly string[];
+  /** Payload codecs of the data converter (default: SUBAGENTS_PAYLOAD_KEY / compression settings). */
+  payloadCodecs?: PayloadCodec[];
+  /** Tracing (from `setupTelemetry()`): its interceptors and sinks are added. */
+  telemetry?: Telemetry;
+  /** Register the runtime's search attributes when the worker starts, if missing (default true; needs operator rights). */
+  registerSearchAttributes?: boolean;
+  toolResultsDir?: string;
+  shell?: ShellOptions;
+  homeDir?: string;
+  web?: WebToolSettings;
+  /** A root directory the workspace activities may not leave (SUBAGENTS_WORKSPACE_ROOT) and the name the refusals give. */
+  workspaceRoot?: { root: string; name: string };
+}
+
+/** The runtime's plugin; see {@link subagentsPlugin}. */
+export class SubagentsPlugin extends SimplePlugin {
+  /** MCP connections of this plugin's workers, closed when the last of them stops. */
+  readonly mcpConnections = new McpConnectionPool();
+  private running = 0;
+
+  constructor(readonly settings: SubagentsPluginOptions = {}) {
+    const payloadCodecs = settings.payloadCodecs ?? createPayloadCodecs(process.env).codecs;
+    const toolWorker = settings.onlyTools !== undefined;
+    super({
+      name: 'durable-subagents',
+      dataConverter: (existing) => ({ ...existing, payloadCodecs: [...(existing?.payloadCodecs ?? []), ...payloadCodecs] }),
+      ...(settings.telemetry
+        ? { clientInterceptors: settings.telemetry.clientInterceptors, ...(toolWorker ? {} : { workerInterceptors: settings.telemetry.workerInterceptors }) }
+        : {}),
+    });
+    if (settings.onlyTools) {
+      const known = new Set([...workspaceActivityNames, ...(settings.tools ?? []).map((tool) => tool.name)]);
+      const unknown = settings.onlyTools.filter((name) => !known.has(name) || !isToolActivity(name, settings.tools ?? []));
+      if (unknown.length > 0 || settings.onlyTools.length === 0) {
+        throw new Error(
+          `subagentsPlugin onlyTools: ${unknown.length > 0 ? `${unknown.join(', ')} is not a tool this worker can run` : 'name at least one tool'}; ` +
+            'give built-in workspace tools (Read, Glob, Grep, Write, Edit, Bash) or the names of custom tools passed in tools.',
+        );
+      }
+    }
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const activities = this.activitiesFor(options);
+    const configured = super.configureWorker(options);
+    const hasWorkflows = configured.workflowsPath !== undefined || configured.workflowBundle !== undefined;
+    const sinks = this.settings.telemetry && !this.settings.onlyTools ? { ...this.settings.telemetry.sinks, ...configured.sinks } : configured.sinks;
+    return {
+      ...configured,
+      activities: { ...(configured.activities as object | undefined), ...activities },
+      // A team's own workflows file stays in charge (it re-exports ours, docs/api.md); a tool worker runs no workflows.
+      ...(hasWorkflows || this.settings.onlyTools ? {} : { workflowsPath }),
+      ...(sinks ? { sinks } : {}),
+      maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? heartbeatThrottle,
+    };
+  }
+
+  override async runWorker(worker: Worker, next: (worker: Worker) => Promise<void>): Promise<void> {
+    if (this.settings.registerSearchAttributes !== false && !this.settings.onlyTools) await registerSearchAttributes(worker);
+    this.running += 1;
+    try {
+      await super.runWorker(worker, next);
+    } finally {
+      this.running -= 1;
+      if (this.running === 0) await this.mcpConnections.closeAll();
+    }
+  }
+
+  /** The activities this plugin adds to a worker. */
+  private activitiesFor(options: WorkerOptions): Record<string, unknown> {
+    const { settings } = this;
+    const client =
+      settings.client ??
+      new Client({
+        ...(options.connection ? { connection: options.connection } : {}),
+        namespace: options.namespace ?? 'default',
+        dataConverter: { payloadCodecs: settings.payloadCodecs ?? createPayloadCodecs(process.env).codecs },
+        ...(settings.telemetry ? { interceptors: settings.telemetry.clientInterceptors } : {}),
+      });
+    const all: Record<string, unknown> = createActivities({
+      anthropic: settings.anthropic ?? createAnthropicClient(configFromEnv()),
+      temporalClient: client,
+      toolResultsDir: settings.toolResultsDir,
+      shell: settings.shell,
+      ...(settings.homeDir ? { homeDir: settings.homeDir } : {}),
+      mcpConnections: this.mcpConnections,
+      web: settings.web ?? webSettingsFromEnv(process.env),
+      customTools: settings.tools ?? [],
+      toolTaskQueues: settings.toolTaskQueues ?? parseToolTaskQueues(process.env.SUBAGENTS_TOOL_TASK_QUEUES ?? ''),
+    });
+    const guarded = settings.workspaceRoot
+      ? guardWorkspaceActivities(all as ReturnType<typeof createActivities>, resolveWorkspaceRoot(settings.workspaceRoot.root), settings.workspaceRoot.name, workspaceActivityNames)
+      : all;
+    if (!settings.onlyTools) return guarded;
+    return Object.fromEntries(settings.onlyTools.map((name) => [name, (guarded as Record<string, unknown>)[name]]));
+  }
+}
+
+function isToolActivity(name: string, tools: readonly CustomTool[]): boolean {
+  return ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'].includes(name) || tools.some((tool) => tool.name === name);
+}
+
+/** Adds the runtime's search attributes the server lacks; a server that refuses (no operator rights) is logged, not fatal. */
+async function registerSearchAttributes(worker: Worker): Promise<void> {
+  const namespace = worker.options.namespace;
+  try {
+    const connection = worker.options.connection;
+    if (!connection) return;
+    const { operatorService } = connection;
+    const existing = await operatorService.listSearchAttributes({ namespace });
+    const have = new Set(Object.keys(existing.customAttributes ?? {}));
+    const typeCodes = { Keyword: 2, Int: 3 } as const; // temporal.api.enums.v1.IndexedValueType
+    const missing = Object.entries(searchAttributeRegistrations).filter(([name]) => !have.has(name));
+    if (missing.length === 0) return;
+    await operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, typeCodes[type]])) });
+  } catch (error) {
+    Runtime.instance().logger.warn(
+      `subagents: could not register the search attributes ${Object.keys(searchAttributeRegistrations).join(', ')} (${error instanceof Error ? error.message : String(error)}); ` +
+        'register them once by hand (docs/operations.md): listing agents needs them.',
+    );
+  }
+}
+
+/**
+ * The durable-subagents plugin for `Worker.create({ plugins })`, `new Client({ plugins })` and
+ * `Connection.connect({ plugins })`: agent workflows and activities on the worker, the payload codec
+ * on both sides, tracing when `telemetry` is given.
+ */
+export function subagentsPlugin(options: SubagentsPluginOptions = {}): SubagentsPlugin {
+  return new SubagentsPlugin(options);
+}

@@ -1,0 +1,45 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { Client } from '@temporalio/client';
+import type { WorkerOptions } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../src/activities/custom-tools/define-tool';
+import { subagentsPlugin, workflowsPath } from '../../src/plugin';
+
+const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: 'http://127.0.0.1:9', maxRetries: 0 });
+const client = new Client({ namespace: 'default' }); // lazy: never connects in these tests
+const echo = defineTool({ name: 'echo_text', description: 'Echoes.', input: z.object({ text: z.string() }), run: ({ text }) => text });
+const base: WorkerOptions = { taskQueue: 'q' };
+
+describe('subagentsPlugin', () => {
+  it('adds the workflows, every activity with the custom tools, and the heartbeat throttle to a worker', () => {
+    const options = subagentsPlugin({ anthropic, client, tools: [echo], payloadCodecs: [], web: {} }).configureWorker({ ...base, activities: { teamActivity: async () => 1 } });
+    expect(options.workflowsPath).toBe(workflowsPath);
+    expect(Object.keys(options.activities as object)).toEqual(expect.arrayContaining(['teamActivity', 'callModel', 'Bash', 'renderAgentStart', 'echo_text']));
+    expect(options.maxHeartbeatThrottleInterval).toBe('1 second');
+    // A team's own workflows file stays in charge.
+    expect(subagentsPlugin({ anthropic, client, payloadCodecs: [] }).configureWorker({ ...base, workflowsPath: '/team/workflows.ts' }).workflowsPath).toBe('/team/workflows.ts');
+    expect(subagentsPlugin({ anthropic, client, payloadCodecs: [] }).configureWorker({ ...base, workflowBundle: { code: '' } }).workflowsPath).toBeUndefined();
+  });
+
+  it('makes a tool worker: only the named tools, no workflows', () => {
+    const options = subagentsPlugin({ anthropic, client, tools: [echo], onlyTools: ['Bash', 'echo_text'], payloadCodecs: [] }).configureWorker(base);
+    expect(Object.keys(options.activities as object).sort()).toEqual(['Bash', 'echo_text']);
+    expect(options.workflowsPath).toBeUndefined();
+  });
+
+  it('refuses a tool worker for tools it cannot run, and custom tools named like the runtime\'s activities', () => {
+    expect(() => subagentsPlugin({ anthropic, client, onlyTools: ['Agent'] })).toThrow(/Agent is not a tool this worker can run/);
+    expect(() => subagentsPlugin({ anthropic, client, onlyTools: ['not_defined'] })).toThrow(/not a tool this worker can run/);
+    expect(() => subagentsPlugin({ anthropic, client, onlyTools: [] })).toThrow(/name at least one tool/);
+    const clash = defineTool({ name: 'callModel', description: 'd', input: z.object({}), run: () => '' });
+    expect(() => subagentsPlugin({ anthropic, client, tools: [clash], payloadCodecs: [] }).configureWorker(base)).toThrow(/name of one of the runtime's activities/);
+  });
+
+  it('adds its payload codecs to a client and a worker', () => {
+    const codec = { encode: async (payloads: never[]) => payloads, decode: async (payloads: never[]) => payloads };
+    const plugin = subagentsPlugin({ anthropic, client, payloadCodecs: [codec] });
+    expect(plugin.configureClient({}).dataConverter?.payloadCodecs).toEqual([codec]);
+    expect(plugin.configureWorker(base).dataConverter?.payloadCodecs).toEqual([codec]);
+  });
+});
