@@ -377,6 +377,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     ...(definition.readOnlyBash ? { readOnlyBash: true } : {}),
     ...(definition.oneShot ? { oneShot: true } : {}),
     ...(options.thinking ?? definition.thinking ? { thinking: options.thinking ?? definition.thinking } : {}),
+    ...(definition.color ? { color: definition.color } : {}),
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,

@@ -1,5 +1,6 @@
 import type { AgentResult, AgentStatusSnapshot } from '../shared/agent';
 import type { TokenUsage } from '../shared/messages';
+import { colorEnabled, colorize } from '../shared/agent-colors';
 import { todoLines, todoSummary } from '../shared/todos';
 
 /** `12,345 in · 678 out · 9,000 cache read · 1,200 cache write` */
@@ -9,14 +10,17 @@ export function formatUsage(usage: TokenUsage): string {
   return `${number(usage.inputTokens)} in · ${number(usage.outputTokens)} out · ${number(usage.cacheReadInputTokens)} cache read · ${number(usage.cacheCreationInputTokens)} cache write${searches}`;
 }
 
-/** One progress line for --follow. */
-export function formatProgress(status: AgentStatusSnapshot): string {
+/** Whether this process's standard error takes colours (progress lines go there). */
+export const stderrColor = (): boolean => colorEnabled(process.stderr, process.env);
+
+/** One progress line for --follow: the agent's type in its definition's colour when `color` is on. */
+export function formatProgress(status: AgentStatusSnapshot, color = false): string {
   const activity = status.waitingFor
     ? `waiting for ${status.waitingFor}`
     : status.state === 'running_tools'
       ? `running ${status.currentTools.join(', ') || status.lastTool || 'tools'}`
       : status.state.replace('_', ' ');
-  return `[${status.agentId}] turn ${status.turn}/${status.maxTurns} · ${activity} · ${status.toolUses} tool uses · ${formatUsage(status.usage)}`;
+  return `[${status.agentId}] ${colorize(status.agentType, status.color, color)} · turn ${status.turn}/${status.maxTurns} · ${activity} · ${status.toolUses} tool uses · ${formatUsage(status.usage)}`;
 }
 
 /** `status`: the progress line, then the todo list and MCP servers when the agent has them. */

@@ -1,4 +1,5 @@
 import type { PermissionMode } from './agent';
+import type { AgentColor } from './agent-colors';
 import type { McpServerEntry, McpServerSpec } from './mcp';
 
 /** Where a definition came from; project beats user beats built-in on a name clash. */
@@ -30,12 +31,14 @@ export interface AgentDefinition {
   oneShot?: boolean;
   /** Extended thinking for its model calls (front matter `thinking`); off when absent. */
   thinking?: ThinkingSetting;
+  /** Claude Code's display colour (front matter `color`): shown in `ls --tree` and progress lines. */
+  color?: AgentColor;
   /** The system prompt body. */
   prompt: string;
   source: DefinitionSource;
   /** Absolute path of the defining file (custom definitions). */
   file?: string;
-  /** Front-matter fields accepted but not supported yet (skills, hooks, memory, color, effort, ...), kept verbatim. */
+  /** Front-matter fields accepted but not supported yet (fields of other tools, misspellings, ...), kept verbatim. */
   unsupported?: Record<string, unknown>;
   /** `mcp__…` entries of `tools` (exact names, `mcp__server`, `mcp__server__*`, `mcp__*`). */
   mcpTools?: string[];

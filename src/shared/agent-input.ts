@@ -32,6 +32,7 @@ export interface AgentSpec {
   readOnlyBash?: boolean;
   oneShot?: boolean;
   thinking?: AgentWorkflowInput['thinking'];
+  color?: AgentWorkflowInput['color'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -83,6 +84,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.readOnlyBash ? { readOnlyBash: true } : {}),
     ...(spec.oneShot ? { oneShot: true } : {}),
     ...(spec.thinking ? { thinking: spec.thinking } : {}),
+    ...(spec.color ? { color: spec.color } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { AgentColor } from './agent-colors';
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
 import type { SpawnContext, ThinkingSetting } from './agent-definition';
@@ -85,6 +86,8 @@ export interface AgentWorkflowInput {
   oneShot?: boolean;
   /** Extended thinking on its model calls; a fork has its parent's. */
   thinking?: ThinkingSetting;
+  /** Display colour of its type (front matter `color`), for `ls --tree` and progress lines. */
+  color?: AgentColor;
   /** max_tokens of each model call. */
   maxOutputTokens?: number;
   /** Tool results longer than this are stored in a file and previewed. */
@@ -151,6 +154,8 @@ export interface AgentResult {
 export interface AgentStatusSnapshot {
   agentId: string;
   agentType: string;
+  /** Display colour of its type, when the definition has one. */
+  color?: AgentColor;
   name?: string;
   description?: string;
   model: string;

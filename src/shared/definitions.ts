@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, CarriedAgentState } from './agent';
 import type { ApprovalDecision, ApprovalRequest, TreeSnapshot } from './tree';
 import type { TokenUsage } from './messages';
+import type { AgentColor } from './agent-colors';
 import type { ConversationQueryInput, ConversationSlice } from './model-call';
 
 // Query, signal and update names are part of the public interface: the `temporal` CLI can use them too.
@@ -75,6 +76,7 @@ export interface TreeAgentStarted {
   parentAgentId: string;
   background: boolean;
   agentType?: string;
+  color?: AgentColor;
   description?: string;
   name?: string;
   depth?: number;

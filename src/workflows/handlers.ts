@@ -68,6 +68,7 @@ export function installHandlers(agent: AgentParts): void {
   setHandler(statusQuery, (): AgentStatusSnapshot => ({
     agentId: input.agentId,
     agentType: input.agentType,
+    ...(input.color ? { color: input.color } : {}),
     name: input.name,
     description: input.description,
     model: input.model,

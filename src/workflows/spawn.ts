@@ -180,6 +180,7 @@ export class AgentTool {
       ...(definition.readOnlyBash ? { readOnlyBash: true } : {}),
       ...(definition.oneShot ? { oneShot: true } : {}),
       ...(definition.thinking ? { thinking: definition.thinking } : {}),
+      ...(definition.color ? { color: definition.color } : {}),
       background: options.background,
     };
   }

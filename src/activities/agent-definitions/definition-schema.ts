@@ -42,6 +42,8 @@ export const definitionFieldsSchema = z.object({
       error: 'field "mcpServers" must be a list of server names or {name: server} entries (or one {name: server} mapping)',
     })
     .optional(),
+  // A colour is cosmetic: a bad one is a warning (parse-definition.ts), never a reason to skip the file.
+  color: z.unknown().optional(),
   requiredMcpServers: z
     .union([z.string(), z.array(z.string())], { error: 'field "requiredMcpServers" must be a server name or a list of server names' })
     .optional(),
@@ -57,7 +59,6 @@ export const knownUnsupportedFieldNames: readonly string[] = [
   'skills',
   'hooks',
   'memory',
-  'color',
   'effort',
   'initialPrompt',
   'requiredMcpServers',

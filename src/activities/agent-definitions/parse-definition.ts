@@ -1,4 +1,5 @@
 import type { PermissionMode } from '../../shared/agent';
+import { type AgentColor, agentColors, isAgentColor } from '../../shared/agent-colors';
 import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../shared/agent-definition';
 import { modelAliases } from '../../shared/models';
 import { type DefinitionFields, knownUnsupportedFieldNames, supportedFieldNames, validateDefinitionFields } from './definition-schema';
@@ -32,6 +33,14 @@ function toPermissionMode(value: NonNullable<DefinitionFields['permissionMode']>
 function toThinking(value: NonNullable<DefinitionFields['thinking']>): ThinkingSetting | undefined {
   if (value === 'adaptive') return { type: 'adaptive' };
   if (typeof value === 'number') return { type: 'enabled', budgetTokens: value };
+  return undefined;
+}
+
+function toColor(value: unknown, warn: (message: string) => void): AgentColor | undefined {
+  if (value === undefined) return undefined;
+  const normalized = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (isAgentColor(normalized)) return normalized;
+  warn(`color ${JSON.stringify(value)?.slice(0, 40)} is not one of ${agentColors.join(', ')}; the agent is shown without a colour`);
   return undefined;
 }
 
@@ -81,6 +90,7 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     const undocumented = knownUnsupportedFieldNames.includes(key) ? '' : ' (it is not a documented Claude Code field either: check the spelling)';
     warn(`field "${key}" is accepted but not supported yet${undocumented}`);
   }
+  const color = toColor(fields.color, warn);
   const mcpServers = fields.mcpServers === undefined ? undefined : parseMcpServers(fields.mcpServers);
   warnings.push(...(mcpServers?.warnings ?? []));
   const requiredMcpServers = fields.requiredMcpServers === undefined ? [] : parseRequiredMcpServers(fields.requiredMcpServers);
@@ -103,6 +113,7 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(fields.background !== undefined ? { background: fields.background } : {}),
     ...(fields.isolation !== undefined ? { isolation: fields.isolation } : {}),
     ...(fields.thinking !== undefined && toThinking(fields.thinking) ? { thinking: toThinking(fields.thinking) } : {}),
+    ...(color !== undefined ? { color } : {}),
     ...(fields.omitClaudeMd ? { oneShot: true } : {}),
     prompt,
     source,

@@ -169,6 +169,27 @@ describe('parseDefinitionFile: permission mode and model', () => {
   });
 });
 
+describe('parseDefinitionFile: color', () => {
+  it("reads Claude Code's eight named colours, in any case", () => {
+    for (const color of ['red', 'blue', 'green', 'yellow', 'purple', 'orange', 'pink', 'cyan']) {
+      const result = parse(`name: a\ndescription: d\ncolor: ${color}`);
+      expect(result.definition?.color).toBe(color);
+      expect(result.reports).toEqual([]);
+    }
+    expect(parse('name: a\ndescription: d\ncolor: " Orange "').definition?.color).toBe('orange');
+  });
+
+  it('keeps the agent with a warning when the colour is unknown or not a string', () => {
+    for (const value of ['magenta', '42', '[red]', '{ rgb: 1 }', 'true']) {
+      const result = parse(`name: a\ndescription: d\ncolor: ${value}`);
+      expect(result.definition).toBeDefined();
+      expect(result.definition).not.toHaveProperty('color');
+      expect(result.definition).not.toHaveProperty('unsupported');
+      expect(messages(result)).toEqual([expect.stringMatching(/^color .* is not one of red, blue, green, yellow, purple, orange, pink, cyan; the agent is shown without a colour$/)]);
+    }
+  });
+});
+
 describe('parseDefinitionFile: unsupported fields', () => {
   it('keeps them verbatim and reports each one', () => {
     const result = parse(
@@ -195,14 +216,14 @@ describe('parseDefinitionFile: unsupported fields', () => {
       hooks: { PreToolUse: [{ matcher: 'Bash' }] },
       skills: ['pdf'],
       memory: 'project',
-      color: 'blue',
       effort: 'high',
       initialPrompt: 'Start here',
       favouriteFood: 'pizza',
     });
     // omitClaudeMd is supported: a slim prompt without CLAUDE.md and git status.
     expect(result.definition?.oneShot).toBe(true);
-    const fields = ['hooks', 'skills', 'memory', 'color', 'effort', 'initialPrompt'];
+    expect(result.definition?.color).toBe('blue');
+    const fields = ['hooks', 'skills', 'memory', 'effort', 'initialPrompt'];
     expect(messages(result)).toEqual([
       ...fields.map((field) => `field "${field}" is accepted but not supported yet`),
       'field "favouriteFood" is accepted but not supported yet (it is not a documented Claude Code field either: check the spelling)',
