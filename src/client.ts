@@ -8,6 +8,7 @@ import { loadMcpConfig } from './activities/mcp/config';
 import { agentMcpInput } from './shared/mcp';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMode } from './shared/agent';
 import type { ThinkingSetting } from './shared/agent-definition';
+import { type EffortLevel, effortLevels, isEffortLevel } from './shared/effort';
 import { buildRootInput } from './shared/agent-input';
 import { boardNameProblem } from './shared/board';
 import { defaultAgentLimits, type AgentLimits } from './shared/limits';
@@ -63,6 +64,8 @@ export interface StartAgentOptions {
   maxOutputTokens?: number;
   /** Extended thinking for the root's model calls (default: the type's `thinking`, else off); forks inherit it. */
   thinking?: ThinkingSetting;
+  /** Effort of the root's model calls (default: the type's `effort`); forks inherit it. */
+  effort?: EffortLevel;
   /** A named task board the tree shares with other trees (docs/board.md); default: the tree's own board. */
   taskBoard?: string;
   /**
@@ -356,6 +359,9 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
   const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
   const boardProblem = options.taskBoard === undefined ? undefined : boardNameProblem(options.taskBoard);
   if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
+  if (options.effort !== undefined && !isEffortLevel(options.effort)) {
+    throw new Error(`Bad effort ${JSON.stringify(options.effort)}: give one of ${effortLevels.join(', ')}.`);
+  }
   const tools = options.tools ?? rootToolPool(definition, limits.maxDepth);
   if (tools.length === 0 && !definition.mcpTools?.length) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
   const mcp = agentMcpInput(definition, (await loadMcpConfig(cwd)).servers);
@@ -378,6 +384,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     ...(definition.oneShot ? { oneShot: true } : {}),
     ...(options.thinking ?? definition.thinking ? { thinking: options.thinking ?? definition.thinking } : {}),
     ...(definition.color ? { color: definition.color } : {}),
+    ...((options.effort ?? definition.effort) ? { effort: options.effort ?? definition.effort } : {}),
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,

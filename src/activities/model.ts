@@ -57,6 +57,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       tools: definitionsFor(conversation.tools, conversation.extraTools),
       messages: conversation.messages,
       ...(input.thinking ? { thinking: input.thinking } : {}),
+      ...(input.effort ? { effort: input.effort } : {}),
     });
     const headers: Record<string, string> = {
       'x-subagents-agent-id': input.agentId,

@@ -1,5 +1,6 @@
 import type { PermissionMode } from './agent';
 import type { AgentColor } from './agent-colors';
+import type { EffortLevel } from './effort';
 import type { McpServerEntry, McpServerSpec } from './mcp';
 
 /** Where a definition came from; project beats user beats built-in on a name clash. */
@@ -31,6 +32,8 @@ export interface AgentDefinition {
   oneShot?: boolean;
   /** Extended thinking for its model calls (front matter `thinking`); off when absent. */
   thinking?: ThinkingSetting;
+  /** How much effort its model calls ask for (front matter `effort`): `output_config.effort`, per model (src/shared/effort.ts). */
+  effort?: EffortLevel;
   /** Claude Code's display colour (front matter `color`): shown in `ls --tree` and progress lines. */
   color?: AgentColor;
   /** The system prompt body. */

@@ -33,6 +33,7 @@ export interface AgentSpec {
   oneShot?: boolean;
   thinking?: AgentWorkflowInput['thinking'];
   color?: AgentWorkflowInput['color'];
+  effort?: AgentWorkflowInput['effort'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -85,6 +86,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.oneShot ? { oneShot: true } : {}),
     ...(spec.thinking ? { thinking: spec.thinking } : {}),
     ...(spec.color ? { color: spec.color } : {}),
+    ...(spec.effort ? { effort: spec.effort } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { AgentColor } from './agent-colors';
+import type { EffortLevel } from './effort';
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
 import type { SpawnContext, ThinkingSetting } from './agent-definition';
@@ -88,6 +89,8 @@ export interface AgentWorkflowInput {
   thinking?: ThinkingSetting;
   /** Display colour of its type (front matter `color`), for `ls --tree` and progress lines. */
   color?: AgentColor;
+  /** Effort of its model calls (front matter `effort`); a fork has its parent's. */
+  effort?: EffortLevel;
   /** max_tokens of each model call. */
   maxOutputTokens?: number;
   /** Tool results longer than this are stored in a file and previewed. */

@@ -91,6 +91,7 @@ export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, run
     allowedAgentTypes: parent.allowedAgentTypes,
     ...(parent.readOnlyBash ? { readOnlyBash: true } : {}),
     ...(parent.thinking ? { thinking: parent.thinking } : {}),
+    ...(parent.effort ? { effort: parent.effort } : {}),
     background,
     forkFrom: { agentId: parent.agentId, runId, messageCount: state.messages.length, conversationHash: state.conversationHash, directive: request.prompt },
     carried: {

@@ -181,6 +181,7 @@ export class AgentTool {
       ...(definition.oneShot ? { oneShot: true } : {}),
       ...(definition.thinking ? { thinking: definition.thinking } : {}),
       ...(definition.color ? { color: definition.color } : {}),
+      ...(definition.effort ? { effort: definition.effort } : {}),
       background: options.background,
     };
   }

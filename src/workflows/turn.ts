@@ -130,6 +130,7 @@ async function callModel({ input, state }: AgentParts): Promise<ModelCallResult 
         model: input.model,
         maxOutputTokens: maxOutputTokens({ input }),
         ...(input.thinking ? { thinking: input.thinking } : {}),
+        ...(input.effort ? { effort: input.effort } : {}),
         messageCount: state.messages.length,
         conversationHash: state.conversationHash,
         turn: state.turn,

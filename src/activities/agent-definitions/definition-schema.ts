@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { effortLevels } from '../../shared/effort';
 
 /** Front-matter `permissionMode` values accepted from files, including Claude Code's aliases. */
 export const permissionModeValues = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'bubble', 'manual', 'auto'] as const;
@@ -36,6 +37,7 @@ export const definitionFieldsSchema = z.object({
   thinking: z
     .union([z.literal('adaptive'), z.literal('off'), z.literal(false), z.int().min(1024, { error: thinkingError })], { error: thinkingError })
     .optional(),
+  effort: z.enum(effortLevels, { error: `field "effort" must be one of ${effortLevels.join(', ')}` }).optional(),
   omitClaudeMd: z.boolean({ error: 'field "omitClaudeMd" must be true or false' }).optional(),
   mcpServers: z
     .union([z.array(z.union([z.string(), z.record(z.string(), z.unknown())])), z.record(z.string(), z.unknown())], {
@@ -59,7 +61,6 @@ export const knownUnsupportedFieldNames: readonly string[] = [
   'skills',
   'hooks',
   'memory',
-  'effort',
   'initialPrompt',
   'requiredMcpServers',
   'omitClaudeMd',

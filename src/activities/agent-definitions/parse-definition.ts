@@ -114,6 +114,7 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(fields.isolation !== undefined ? { isolation: fields.isolation } : {}),
     ...(fields.thinking !== undefined && toThinking(fields.thinking) ? { thinking: toThinking(fields.thinking) } : {}),
     ...(color !== undefined ? { color } : {}),
+    ...(fields.effort !== undefined ? { effort: fields.effort } : {}),
     ...(fields.omitClaudeMd ? { oneShot: true } : {}),
     prompt,
     source,

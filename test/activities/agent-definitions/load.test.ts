@@ -169,7 +169,7 @@ describe('loadAgentDefinitions: reports', () => {
   it('is deterministic: definitions keyed by sorted name, reports sorted, JSON-stable', async () => {
     await tree.write({
       'project/.claude/agents/zeta.md': definitionFile('name: zeta\ndescription: z\ncolor: teal\ntools: Read, NotebookEdit'),
-      'project/.claude/agents/alpha.md': definitionFile('name: alpha\ndescription: a\neffort: high'),
+      'project/.claude/agents/alpha.md': definitionFile('name: alpha\ndescription: a\ninitialPrompt: go'),
       'project/.claude/agents/broken.md': 'no front matter',
       'home/.claude/agents/middle.md': definitionFile('name: middle\ndescription: m\nmemory: user'),
     });

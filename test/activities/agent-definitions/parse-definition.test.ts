@@ -169,6 +169,19 @@ describe('parseDefinitionFile: permission mode and model', () => {
   });
 });
 
+describe('parseDefinitionFile: effort', () => {
+  it('reads the five levels and skips the file for anything else, naming them', () => {
+    for (const level of ['low', 'medium', 'high', 'xhigh', 'max']) {
+      expect(parse(`name: a\ndescription: d\neffort: ${level}`).definition?.effort).toBe(level);
+    }
+    for (const bad of ['extreme', 'High', '3', '[low]']) {
+      const result = parse(`name: a\ndescription: d\neffort: ${bad}`);
+      expect(result.definition).toBeUndefined();
+      expect(messages(result)).toEqual(['field "effort" must be one of low, medium, high, xhigh, max']);
+    }
+  });
+});
+
 describe('parseDefinitionFile: color', () => {
   it("reads Claude Code's eight named colours, in any case", () => {
     for (const color of ['red', 'blue', 'green', 'yellow', 'purple', 'orange', 'pink', 'cyan']) {
@@ -216,14 +229,14 @@ describe('parseDefinitionFile: unsupported fields', () => {
       hooks: { PreToolUse: [{ matcher: 'Bash' }] },
       skills: ['pdf'],
       memory: 'project',
-      effort: 'high',
       initialPrompt: 'Start here',
       favouriteFood: 'pizza',
     });
     // omitClaudeMd is supported: a slim prompt without CLAUDE.md and git status.
     expect(result.definition?.oneShot).toBe(true);
     expect(result.definition?.color).toBe('blue');
-    const fields = ['hooks', 'skills', 'memory', 'effort', 'initialPrompt'];
+    expect(result.definition?.effort).toBe('high');
+    const fields = ['hooks', 'skills', 'memory', 'initialPrompt'];
     expect(messages(result)).toEqual([
       ...fields.map((field) => `field "${field}" is accepted but not supported yet`),
       'field "favouriteFood" is accepted but not supported yet (it is not a documented Claude Code field either: check the spelling)',
