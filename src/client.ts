@@ -385,6 +385,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     ...(options.thinking ?? definition.thinking ? { thinking: options.thinking ?? definition.thinking } : {}),
     ...(definition.color ? { color: definition.color } : {}),
     ...((options.effort ?? definition.effort) ? { effort: options.effort ?? definition.effort } : {}),
+    ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,

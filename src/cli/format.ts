@@ -23,9 +23,16 @@ export function formatProgress(status: AgentStatusSnapshot, color = false): stri
   return `[${status.agentId}] ${colorize(status.agentType, status.color, color)} · turn ${status.turn}/${status.maxTurns} · ${activity} · ${status.toolUses} tool uses · ${formatUsage(status.usage)}`;
 }
 
+/** `3 (Bash 2, Edit 1)` */
+export function formatDenials(denials: AgentStatusSnapshot['permissionDenials']): string {
+  const byTool = Object.entries(denials.byTool).map(([tool, count]) => `${tool} ${count}`).join(', ');
+  return `${denials.count}${byTool ? ` (${byTool})` : ''}`;
+}
+
 /** `status`: the progress line, then the todo list and MCP servers when the agent has them. */
 export function formatStatus(status: AgentStatusSnapshot): string {
   const lines = [formatProgress(status)];
+  if (status.permissionDenials?.count) lines.push(`permission denials: ${formatDenials(status.permissionDenials)}`);
   if (status.todos?.length) lines.push(`todos: ${todoSummary(status.todos)}`, ...todoLines(status.todos).map((line) => `  ${line}`));
   if (status.mcpServers?.length) {
     lines.push(`MCP servers: ${status.mcpServers.map((server) => `${server.name} (${server.state}${server.state === 'connected' ? `, ${server.tools} tools` : server.error ? `: ${server.error}` : ''})`).join(', ')}`);

@@ -1,6 +1,7 @@
 import type { PermissionMode } from './agent';
 import type { AgentColor } from './agent-colors';
 import type { EffortLevel } from './effort';
+import type { ToolRules } from './tool-rules';
 import type { McpServerEntry, McpServerSpec } from './mcp';
 
 /** Where a definition came from; project beats user beats built-in on a name clash. */
@@ -43,6 +44,8 @@ export interface AgentDefinition {
   file?: string;
   /** Front-matter fields accepted but not supported yet (fields of other tools, misspellings, ...), kept verbatim. */
   unsupported?: Record<string, unknown>;
+  /** Rules of `tools` (`Bash(git diff:*)`: only matching calls run) and `disallowedTools` (`Bash(rm:*)`: matching calls refused), checked at call time. */
+  toolRules?: ToolRules;
   /** `mcp__…` entries of `tools` (exact names, `mcp__server`, `mcp__server__*`, `mcp__*`). */
   mcpTools?: string[];
   /** MCP servers of this agent: configured ones by name, or inline specs. */

@@ -34,6 +34,7 @@ export interface AgentSpec {
   thinking?: AgentWorkflowInput['thinking'];
   color?: AgentWorkflowInput['color'];
   effort?: AgentWorkflowInput['effort'];
+  toolRules?: AgentWorkflowInput['toolRules'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -87,6 +88,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.thinking ? { thinking: spec.thinking } : {}),
     ...(spec.color ? { color: spec.color } : {}),
     ...(spec.effort ? { effort: spec.effort } : {}),
+    ...(spec.toolRules ? { toolRules: spec.toolRules } : {}),
   };
 }
 

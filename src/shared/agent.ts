@@ -1,5 +1,6 @@
 import type { AgentColor } from './agent-colors';
 import type { EffortLevel } from './effort';
+import type { ToolRules } from './tool-rules';
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
 import type { SpawnContext, ThinkingSetting } from './agent-definition';
@@ -36,6 +37,8 @@ export interface CarriedAgentState {
   startedAtMs: number;
   /** Children spawned so far (child ids are `<agentId>.<n>`). */
   spawnCount: number;
+  /** Tool calls refused before they ran, by tool (absent: none). */
+  permissionDenials?: Record<string, number>;
   /** Usage of finished descendants, rolled up. */
   descendantUsage: TokenUsage;
   /** The agent's worktree, once created (a resumed run reuses a kept one). */
@@ -91,6 +94,8 @@ export interface AgentWorkflowInput {
   color?: AgentColor;
   /** Effort of its model calls (front matter `effort`); a fork has its parent's. */
   effort?: EffortLevel;
+  /** Tool rules of its definition, checked before each call (src/shared/tool-rules.ts); a fork has its parent's. */
+  toolRules?: ToolRules;
   /** max_tokens of each model call. */
   maxOutputTokens?: number;
   /** Tool results longer than this are stored in a file and previewed. */
@@ -181,6 +186,8 @@ export interface AgentStatusSnapshot {
   acceptsSteering: boolean;
   /** Approval requests of this agent waiting for a person. */
   pendingApprovals: number;
+  /** Its tool calls refused before they ran (tool rules, permission mode, a person's "no", read-only Bash): total and by tool. */
+  permissionDenials: { count: number; byTool: Record<string, number> };
   /** Signals refused because their payload was invalid (docs/security.md). */
   rejectedInputs: RejectedInputs;
   /** Its todo list (TodoWrite), when it has one. */

@@ -38,6 +38,8 @@ export class AgentState {
   extraTools?: ExtraTools;
   /** The todo list the agent keeps with TodoWrite. */
   todos: Todo[];
+  /** Tool calls refused before they ran (rules, permission mode, a person, read-only Bash), by tool. */
+  permissionDenials: Record<string, number>;
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -55,6 +57,7 @@ export class AgentState {
     this.spawnContext = carried?.spawnContext;
     this.extraTools = carried?.extraTools;
     this.todos = carried?.todos ?? [];
+    this.permissionDenials = { ...(carried?.permissionDenials ?? {}) };
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
     for (const message of carried?.messages ?? []) this.append(message);
   }
@@ -114,6 +117,11 @@ export class AgentState {
     return '';
   }
 
+  /** A call of `tool` was refused before it ran. */
+  recordDenial(tool: string): void {
+    this.permissionDenials[tool] = (this.permissionDenials[tool] ?? 0) + 1;
+  }
+
   /** Takes the next child id (`<agentId>.<n>`); taken before anything awaits, so concurrent spawns get ids in call order. */
   nextChildId(agentId: string): string {
     this.spawnCount += 1;
@@ -136,6 +144,7 @@ export class AgentState {
       ...(this.spawnContext ? { spawnContext: this.spawnContext } : {}),
       ...(this.extraTools ? { extraTools: this.extraTools } : {}),
       ...(this.todos.length > 0 ? { todos: this.todos } : {}),
+      ...(Object.keys(this.permissionDenials).length > 0 ? { permissionDenials: this.permissionDenials } : {}),
     };
   }
 }

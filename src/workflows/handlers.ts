@@ -83,6 +83,7 @@ export function installHandlers(agent: AgentParts): void {
     children: children.snapshot(),
     acceptsSteering: !progress.finished,
     pendingApprovals: approvals.pendingCount,
+    permissionDenials: { count: Object.values(state.permissionDenials).reduce((sum, count) => sum + count, 0), byTool: { ...state.permissionDenials } },
     ...(approvals.pendingCount > 0
       ? { waitingFor: `approval of ${approvals.pendingTools().join(', ')} (subagents approvals ${input.rootAgentId})` }
       : {}),

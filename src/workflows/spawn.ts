@@ -182,6 +182,7 @@ export class AgentTool {
       ...(definition.thinking ? { thinking: definition.thinking } : {}),
       ...(definition.color ? { color: definition.color } : {}),
       ...(definition.effort ? { effort: definition.effort } : {}),
+      ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
       background: options.background,
     };
   }

@@ -96,6 +96,8 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
   return {
     pool: toolPool(agent),
     readOnlyBash: input.readOnlyBash === true,
+    ...(input.toolRules ? { toolRules: input.toolRules } : {}),
+    onDenied: (call) => state.recordDenial(call.name),
     toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
     readFileState: state.readFileState,
     workspaceWorker: input.workspaceWorker,

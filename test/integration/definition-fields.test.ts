@@ -1,5 +1,6 @@
 /** The fields of an agent file that change what an agent does (docs/agent-definitions.md), on a real Temporal server. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
@@ -56,5 +57,47 @@ describe('definition fields on a real server', () => {
     expect(tree.nodes.find((node) => node.agentId === child)).toMatchObject({ agentType: 'painter', color: 'pink' });
     const status = await env.client.getAgent(child).status();
     expect(status).toMatchObject({ agentType: 'painter', color: 'pink' });
+  });
+
+  it('a Bash(git diff:*) rule runs git diff and refuses git log before it reaches a shell; the refusal counts in status', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: env.workspace });
+    writeAgent('differ.md', '---\nname: differ\ndescription: Shows diffs\ntools: Bash(git diff:*)\n---\nYou show diffs.\n');
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'rules-root' },
+          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'diff', prompt: 'diff it', subagent_type: 'differ' } }] }, { text: 'root done' }],
+        },
+        {
+          match: { agentType: 'differ' },
+          turns: [
+            {
+              toolUses: [
+                { name: 'Bash', input: { command: 'git diff --stat' } },
+                { name: 'Bash', input: { command: 'git log --oneline > rule-escaped.txt' } },
+                { name: 'Bash', input: { command: 'git diff && touch rule-escaped.txt' } },
+              ],
+            },
+            { text: 'diffed' },
+          ],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'diff', name: 'rules-root' });
+    expect((await handle.result()).status).toBe('completed');
+    const child = `${handle.agentId}.1`;
+    const [, second] = requestsOf(child);
+    const results = ((second!.messages as Array<{ content: unknown }>).at(-1)!.content as Array<{ content: string; is_error?: boolean }>);
+    expect(results[0]!.is_error, results[0]!.content).toBeFalsy();
+    expect(results[0]!.content).not.toContain('ToolRuleDenied');
+    for (const refused of [results[1]!, results[2]!]) {
+      expect(refused.is_error).toBe(true);
+      expect(refused.content).toContain('ToolRuleDenied: this agent may use Bash only as its rules allow (Bash(git diff:*))');
+    }
+    // Nothing the refused commands would have done happened.
+    expect(existsSync(path.join(env.workspace, 'rule-escaped.txt'))).toBe(false);
+    const status = await env.client.getAgent(child).status();
+    expect(status.permissionDenials).toEqual({ count: 2, byTool: { Bash: 2 } });
+    expect((await handle.status()).permissionDenials).toEqual({ count: 0, byTool: {} });
   });
 });

@@ -23,6 +23,7 @@ const status = (fields: Partial<AgentStatusSnapshot>): AgentStatusSnapshot => ({
   children: [],
   acceptsSteering: true,
   pendingApprovals: 0,
+  permissionDenials: { count: 0, byTool: {} },
   rejectedInputs: { count: 0 },
   ...fields,
 });

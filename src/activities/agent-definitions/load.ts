@@ -13,19 +13,19 @@ interface ScannedDirectory {
   problems: DefinitionReport[];
 }
 
-async function readAndParse(file: string, source: DefinitionDirectory['source']): Promise<ParsedDefinitionFile> {
+async function readAndParse(file: string, source: DefinitionDirectory['source'], homeDir: string): Promise<ParsedDefinitionFile> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
     return { reports: [{ file, level: 'skipped', message: `cannot read the file: ${(error as Error).message}` }] };
   }
-  return parseDefinitionFile(text, file, source);
+  return parseDefinitionFile(text, file, source, homeDir);
 }
 
-async function scan(directory: DefinitionDirectory): Promise<ScannedDirectory> {
+async function scan(directory: DefinitionDirectory, homeDir: string): Promise<ScannedDirectory> {
   const { files, problems } = await findDefinitionFiles(directory.dir);
-  return { directory, files: await Promise.all(files.map((file) => readAndParse(file, directory.source))), problems };
+  return { directory, files: await Promise.all(files.map((file) => readAndParse(file, directory.source, homeDir))), problems };
 }
 
 function shadowReason(winner: AgentDefinition, loser: AgentDefinition): string {
@@ -63,8 +63,9 @@ export function unconfiguredMcpServers(definition: AgentDefinition, configured: 
  * Bad files become reports, never exceptions, and the result is deterministic.
  */
 export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise<LoadedDefinitions> {
-  const directories = definitionDirectories(input.cwd, input.homeDir ?? os.homedir());
-  const scanned = await Promise.all(directories.map(scan));
+  const homeDir = input.homeDir ?? os.homedir();
+  const directories = definitionDirectories(input.cwd, homeDir);
+  const scanned = await Promise.all(directories.map((directory) => scan(directory, homeDir)));
   const reports: DefinitionReport[] = [];
   const chosen = new Map<string, AgentDefinition>();
 

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { PermissionMode } from '../../shared/agent';
 import { type AgentColor, agentColors, isAgentColor } from '../../shared/agent-colors';
 import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../shared/agent-definition';
@@ -6,6 +7,7 @@ import { type DefinitionFields, knownUnsupportedFieldNames, supportedFieldNames,
 import { parseFrontMatter, splitFrontMatter } from './front-matter';
 import { parseMcpServers, parseRequiredMcpServers } from './mcp-fields';
 import { parseAllowList, parseDenyList, remainingTools } from './tool-spec';
+import type { ToolRule } from '../../shared/tool-rules';
 
 /** One file's outcome: a definition (maybe with warnings), or only a `skipped` report. */
 export interface ParsedDefinitionFile {
@@ -61,8 +63,25 @@ function splitFields(fields: Record<string, unknown>): { supported: Record<strin
   return { supported, unsupported };
 }
 
-/** Parses one definition file's text (Claude Code format); never throws. */
-export function parseDefinitionFile(text: string, file: string, source: 'user' | 'project'): ParsedDefinitionFile {
+/**
+ * Anchors path rules where Claude Code does: `/x` at the project root (the directory holding the
+ * file's `.claude`), `~/x` at the home directory (rewritten to an absolute `//` rule).
+ */
+function anchorRules(rules: ToolRule[] | undefined, file: string, homeDir: string | undefined): ToolRule[] | undefined {
+  if (!rules) return undefined;
+  const marker = `${path.sep}.claude${path.sep}`;
+  const index = file.lastIndexOf(marker);
+  const root = index > 0 ? file.slice(0, index) : path.dirname(file);
+  return rules.map((rule) => {
+    if (rule.tool === 'Bash' || rule.tool === 'WebFetch') return rule;
+    if (rule.content.startsWith('~/') && homeDir) return { ...rule, content: `/${path.join(homeDir, rule.content.slice(2))}` };
+    if (rule.content.startsWith('/') && !rule.content.startsWith('//')) return { ...rule, root };
+    return rule;
+  });
+}
+
+/** Parses one definition file's text (Claude Code format); never throws. `homeDir` anchors `~/` path rules. */
+export function parseDefinitionFile(text: string, file: string, source: 'user' | 'project', homeDir?: string): ParsedDefinitionFile {
   const skipped = (message: string): ParsedDefinitionFile => ({ reports: [{ file, level: 'skipped', message }] });
   const split = splitFrontMatter(text);
   if (split.type === 'error') return skipped(split.reason);
@@ -121,6 +140,11 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     file,
     ...(Object.keys(unsupported).length > 0 ? { unsupported } : {}),
   };
+  const allowRules = anchorRules(allow?.rules, file, homeDir);
+  const denyRules = anchorRules(deny?.rules, file, homeDir);
+  if (allowRules || denyRules) {
+    definition.toolRules = { ...(allowRules ? { allow: allowRules } : {}), ...(denyRules ? { deny: denyRules } : {}) };
+  }
   const droppedTools = [...(allow?.dropped ?? []), ...(deny?.dropped ?? [])];
   return {
     definition,

@@ -37,7 +37,7 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
       const todos = todoSummary(status.todos);
       live.set(
         node.agentId,
-        `turn ${status.turn}, ${seconds}s, last tool ${status.lastTool ?? '-'}, ${formatUsage(status.usage)}${status.pendingApprovals ? `, ${status.pendingApprovals} pending approval(s)` : ''}${todos ? `, todos ${todos}` : ''}`,
+        `turn ${status.turn}, ${seconds}s, last tool ${status.lastTool ?? '-'}, ${formatUsage(status.usage)}${status.pendingApprovals ? `, ${status.pendingApprovals} pending approval(s)` : ''}${status.permissionDenials?.count ? `, ${status.permissionDenials.count} permission denial(s)` : ''}${todos ? `, todos ${todos}` : ''}`,
       );
     }
     if (json) {

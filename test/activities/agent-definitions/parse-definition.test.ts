@@ -129,12 +129,44 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
     expect(messages(result)).toEqual([expect.stringMatching(/^disallowedTools: NotebookEdit is not a tool of this runtime/)]);
   });
 
-  it('never widens: a narrowed allow entry grants nothing, a narrowed deny entry denies the whole tool', () => {
-    const allowed = parse('name: a\ndescription: d\ntools: Read, Bash(git diff:*)');
+  it('keeps tool rules: an allow rule narrows its tool to matching calls, a deny rule refuses matching calls', () => {
+    const allowed = parse('name: a\ndescription: d\ntools: Read, Bash(git diff:*), Bash(git status), Edit(src/**)');
+    expect(allowed.definition?.tools).toEqual(['Bash', 'Read', 'Edit']);
+    expect(allowed.definition?.toolRules).toEqual({
+      allow: [{ tool: 'Bash', content: 'git diff:*' }, { tool: 'Bash', content: 'git status' }, { tool: 'Edit', content: 'src/**' }],
+    });
+    expect(allowed.reports).toEqual([]);
+    expect(allowed.droppedTools).toBeUndefined();
+    const denied = parse('name: a\ndescription: d\ndisallowedTools: Bash(rm:*), Read(./.env)');
+    expect(denied.definition).not.toHaveProperty('disallowedTools');
+    expect(denied.definition?.toolRules).toEqual({ deny: [{ tool: 'Bash', content: 'rm:*' }, { tool: 'Read', content: './.env' }] });
+    expect(denied.reports).toEqual([]);
+  });
+
+  it('a tool listed whole (or as Tool(*)) is not narrowed by its rules; a whole deny wins over rules', () => {
+    expect(parse('name: a\ndescription: d\ntools: Bash, Bash(git diff:*)').definition).not.toHaveProperty('toolRules');
+    expect(parse('name: a\ndescription: d\ntools: Bash(*)').definition).toMatchObject({ tools: ['Bash'] });
+    expect(parse('name: a\ndescription: d\ntools: Bash(*)').definition).not.toHaveProperty('toolRules');
+    const both = parse('name: a\ndescription: d\ndisallowedTools: Bash, Bash(rm:*)').definition;
+    expect(both?.disallowedTools).toEqual(['Bash']);
+    expect(both).not.toHaveProperty('toolRules');
+  });
+
+  it('anchors /path rules at the project root and ~/path rules at home', () => {
+    const result = parseDefinitionFile(definitionFile('name: a\ndescription: d\ntools: Edit(/src/**), Read(~/notes/*.md), Read(docs/*)'), file, 'project', '/home/me');
+    expect(result.definition?.toolRules?.allow).toEqual([
+      { tool: 'Edit', content: '/src/**', root: '/project' },
+      { tool: 'Read', content: '//home/me/notes/*.md' },
+      { tool: 'Read', content: 'docs/*' },
+    ]);
+  });
+
+  it('never widens: a rule on a tool rules cannot narrow grants nothing in tools and denies the whole tool in disallowedTools', () => {
+    const allowed = parse('name: a\ndescription: d\ntools: Read, TodoWrite(x)');
     expect(allowed.definition?.tools).toEqual(['Read']);
-    expect(messages(allowed)).toEqual([expect.stringContaining('Bash(git diff:*) is dropped')]);
-    const denied = parse('name: a\ndescription: d\ndisallowedTools: Bash(rm:*), Agent(general-purpose)');
-    expect(denied.definition?.disallowedTools).toEqual(['Agent', 'Bash']);
+    expect(messages(allowed)).toEqual([expect.stringContaining('TodoWrite(x) is dropped')]);
+    const denied = parse('name: a\ndescription: d\ndisallowedTools: TodoWrite(x), Agent(general-purpose)');
+    expect(denied.definition?.disallowedTools).toEqual(['Agent', 'TodoWrite']);
     expect(messages(denied)).toHaveLength(2);
   });
 
