@@ -4,8 +4,8 @@ import type { EffortLevel } from './effort';
 import type { ToolRules } from './tool-rules';
 import type { McpServerEntry, McpServerSpec } from './mcp';
 
-/** Where a definition came from; project beats user beats built-in on a name clash. */
-export type DefinitionSource = 'built-in' | 'user' | 'project';
+/** Where a definition came from; project beats user beats plugin beats built-in on a name clash. */
+export type DefinitionSource = 'built-in' | 'plugin' | 'user' | 'project';
 
 /** A resolved agent type: a built-in, or a `.claude/agents/*.md` file in Claude Code's format. */
 export interface AgentDefinition {

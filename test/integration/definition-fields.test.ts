@@ -1,14 +1,17 @@
 /** The fields of an agent file that change what an agent does (docs/agent-definitions.md), on a real Temporal server. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 
 let env: AgentTestEnv;
+/** This file's own home: it installs a plugin there. */
+const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'definition-fields-home-')));
 
 beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
+  env = await createAgentTestEnv({ kind: 'echo' }, { homeDir });
 });
 
 afterAll(async () => {
@@ -99,5 +102,35 @@ describe('definition fields on a real server', () => {
     const status = await env.client.getAgent(child).status();
     expect(status.permissionDenials).toEqual({ count: 2, byTool: { Bash: 2 } });
     expect((await handle.status()).permissionDenials).toEqual({ count: 0, byTool: {} });
+  });
+
+  it('spawns an installed plugin\'s agent by its namespaced name, <plugin>:<agent>', async () => {
+    const installPath = path.join(homeDir, '.claude', 'plugins', 'cache', 'market', 'review-kit', '1.0.0');
+    mkdirSync(path.join(installPath, 'agents'), { recursive: true });
+    mkdirSync(path.join(installPath, '.claude-plugin'), { recursive: true });
+    writeFileSync(path.join(installPath, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'review-kit', version: '1.0.0' }));
+    writeFileSync(path.join(installPath, 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews code\ntools: Grep\n---\nYou are PLUGIN-REVIEWER.\n');
+    writeFileSync(
+      path.join(homeDir, '.claude', 'plugins', 'installed_plugins.json'),
+      JSON.stringify({ version: 2, plugins: { 'review-kit@market': [{ scope: 'user', installPath, version: '1.0.0' }] } }),
+    );
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'plugin-root' },
+          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'review', prompt: 'review it', subagent_type: 'review-kit:reviewer' } }] }, { text: 'root done' }],
+        },
+        { match: { agentType: 'review-kit:reviewer' }, turns: [{ text: 'reviewed by the plugin' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'review', name: 'plugin-root' });
+    expect((await handle.result()).status).toBe('completed');
+    // The roster the root's model saw names the plugin agent.
+    expect(JSON.stringify(requestsOf(handle.agentId)[0]!.messages)).toContain('review-kit:reviewer');
+    const [child] = requestsOf(`${handle.agentId}.1`);
+    expect(JSON.stringify(child!.system)).toContain('PLUGIN-REVIEWER');
+    expect((child!.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['Grep']);
+    const second = requestsOf(handle.agentId)[1]!;
+    expect(JSON.stringify(second.messages)).toContain('reviewed by the plugin');
   });
 });

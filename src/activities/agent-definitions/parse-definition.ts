@@ -81,7 +81,7 @@ function anchorRules(rules: ToolRule[] | undefined, file: string, homeDir: strin
 }
 
 /** Parses one definition file's text (Claude Code format); never throws. `homeDir` anchors `~/` path rules. */
-export function parseDefinitionFile(text: string, file: string, source: 'user' | 'project', homeDir?: string): ParsedDefinitionFile {
+export function parseDefinitionFile(text: string, file: string, source: 'user' | 'project' | 'plugin', homeDir?: string): ParsedDefinitionFile {
   const skipped = (message: string): ParsedDefinitionFile => ({ reports: [{ file, level: 'skipped', message }] });
   const split = splitFrontMatter(text);
   if (split.type === 'error') return skipped(split.reason);
