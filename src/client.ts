@@ -386,6 +386,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     ...(definition.color ? { color: definition.color } : {}),
     ...((options.effort ?? definition.effort) ? { effort: options.effort ?? definition.effort } : {}),
     ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
+    ...(definition.skills?.length ? { skills: definition.skills } : {}),
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,

@@ -35,6 +35,8 @@ export interface AgentDefinition {
   thinking?: ThinkingSetting;
   /** How much effort its model calls ask for (front matter `effort`): `output_config.effort`, per model (src/shared/effort.ts). */
   effort?: EffortLevel;
+  /** Skills preloaded into its first message (front matter `skills`: names under `.claude/skills`). */
+  skills?: string[];
   /** Claude Code's display colour (front matter `color`): shown in `ls --tree` and progress lines. */
   color?: AgentColor;
   /** The system prompt body. */

@@ -35,6 +35,7 @@ export interface AgentSpec {
   color?: AgentWorkflowInput['color'];
   effort?: AgentWorkflowInput['effort'];
   toolRules?: AgentWorkflowInput['toolRules'];
+  skills?: AgentWorkflowInput['skills'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -89,6 +90,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.color ? { color: spec.color } : {}),
     ...(spec.effort ? { effort: spec.effort } : {}),
     ...(spec.toolRules ? { toolRules: spec.toolRules } : {}),
+    ...(spec.skills?.length ? { skills: spec.skills } : {}),
   };
 }
 

@@ -19,6 +19,8 @@ export interface AgentStartInput {
   forking: boolean;
   /** A slim prompt: no guidance sections, no git status, no CLAUDE.md (Explore, Plan). */
   oneShot?: boolean;
+  /** Skills to preload (names under `.claude/skills`). */
+  skills?: readonly string[];
 }
 
 /** What an agent is given at start, once, and keeps for its whole life. */
@@ -27,6 +29,8 @@ export interface AgentStart {
   systemPrompt: string;
   /** The `<system-reminder>` that opens its first message: its identity and, with the Agent tool, its roster. */
   context: string;
+  /** The preloaded skills' text, a block of the first message after the context (absent: none). */
+  skills?: string;
   /** The agent types loaded for the roster; the Agent tool spawns from exactly these. */
   spawnContext?: SpawnContext;
 }

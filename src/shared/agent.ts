@@ -94,6 +94,8 @@ export interface AgentWorkflowInput {
   color?: AgentColor;
   /** Effort of its model calls (front matter `effort`); a fork has its parent's. */
   effort?: EffortLevel;
+  /** Skills preloaded into its first message (`.claude/skills/<name>/SKILL.md`), read by renderAgentStart. */
+  skills?: string[];
   /** Tool rules of its definition, checked before each call (src/shared/tool-rules.ts); a fork has its parent's. */
   toolRules?: ToolRules;
   /** max_tokens of each model call. */

@@ -25,6 +25,7 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
     state.worktree = await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd });
   }
   let context: string | undefined;
+  let skills: string | undefined;
   if (!state.systemPrompt) {
     if (patched(agentStartPatch)) {
       const start = await renderAgentStartOn(input.workspaceWorker, {
@@ -42,10 +43,12 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           permissionMode: input.permissionMode,
           forking: input.limits.forking,
           oneShot: input.oneShot,
+          ...(input.skills?.length ? { skills: input.skills } : {}),
       });
       state.systemPrompt = start.systemPrompt;
       state.spawnContext ??= start.spawnContext;
       context = start.context;
+      skills = start.skills;
     } else {
       state.systemPrompt = await renderSystemPromptOn(input.workspaceWorker, {
         definitionPrompt: input.definitionPrompt,
@@ -62,7 +65,8 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
     if (state.worktree) state.markReadStateStale();
   } else if (!input.carried) {
     const prompt = { type: 'text' as const, text: input.prompt };
-    state.append({ role: 'user', content: context ? [{ type: 'text', text: context }, prompt] : [prompt] });
+    const opening = [context, skills].filter((text): text is string => text !== undefined).map((text) => ({ type: 'text' as const, text }));
+    state.append({ role: 'user', content: [...opening, prompt] });
   }
   // After the first messages, so a run that fails here keeps its prompt (a resume continues from it).
   return prepareExtraTools(agent);

@@ -183,6 +183,7 @@ export class AgentTool {
       ...(definition.color ? { color: definition.color } : {}),
       ...(definition.effort ? { effort: definition.effort } : {}),
       ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
+      ...(definition.skills?.length ? { skills: definition.skills } : {}),
       background: options.background,
     };
   }

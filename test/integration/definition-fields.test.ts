@@ -133,4 +133,34 @@ describe('definition fields on a real server', () => {
     const second = requestsOf(handle.agentId)[1]!;
     expect(JSON.stringify(second.messages)).toContain('reviewed by the plugin');
   });
+
+  it('preloads the skills a definition names into the child\'s first message, with the skill\'s folder', async () => {
+    const skillDir = path.join(env.workspace, '.claude', 'skills', 'changelog');
+    mkdirSync(path.join(skillDir, 'templates'), { recursive: true });
+    writeFileSync(path.join(skillDir, 'SKILL.md'), '---\nname: changelog\ndescription: Writes changelogs\n---\nCHANGELOG-SKILL: fill templates/entry.md for each change.\n');
+    writeFileSync(path.join(skillDir, 'templates', 'entry.md'), '- {{change}}\n');
+    writeAgent('scribe.md', '---\nname: scribe\ndescription: Writes changelogs\ntools: Read\nskills: changelog\n---\nYou write changelogs.\n');
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'skills-root' },
+          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'log', prompt: 'write the changelog', subagent_type: 'scribe' } }] }, { text: 'root done' }],
+        },
+        { match: { agentType: 'scribe' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: path.join(skillDir, 'templates', 'entry.md') } }] }, { text: 'logged' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'log', name: 'skills-root' });
+    expect((await handle.result()).status).toBe('completed');
+    const [first, second] = requestsOf(`${handle.agentId}.1`);
+    const opening = (first!.messages as Array<{ content: Array<{ text?: string }> }>)[0]!.content.map((block) => block.text ?? '');
+    expect(opening).toHaveLength(3);
+    expect(opening[1]).toContain('<skill name="changelog">');
+    expect(opening[1]).toContain(`Base directory for this skill: ${skillDir}`);
+    expect(opening[1]).toContain('CHANGELOG-SKILL: fill templates/entry.md');
+    expect(opening[2]).toBe('write the changelog');
+    // The files beside SKILL.md are readable.
+    expect(JSON.stringify(second!.messages)).toContain('{{change}}');
+    // The root's type has no skills: its first message has no skill block.
+    expect(JSON.stringify(requestsOf(handle.agentId)[0]!.messages)).not.toContain('<skill name=');
+  });
 });

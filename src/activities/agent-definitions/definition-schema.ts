@@ -38,6 +38,7 @@ export const definitionFieldsSchema = z.object({
     .union([z.literal('adaptive'), z.literal('off'), z.literal(false), z.int().min(1024, { error: thinkingError })], { error: thinkingError })
     .optional(),
   effort: z.enum(effortLevels, { error: `field "effort" must be one of ${effortLevels.join(', ')}` }).optional(),
+  skills: z.union([z.string(), z.array(z.string())], { error: 'field "skills" must be a skill name, a comma-separated string or a YAML list of skill names' }).optional(),
   omitClaudeMd: z.boolean({ error: 'field "omitClaudeMd" must be true or false' }).optional(),
   mcpServers: z
     .union([z.array(z.union([z.string(), z.record(z.string(), z.unknown())])), z.record(z.string(), z.unknown())], {
@@ -58,7 +59,6 @@ export const supportedFieldNames: readonly string[] = Object.keys(definitionFiel
 
 /** Fields Claude Code documents (or reads) that this runtime accepts without acting on them. */
 export const knownUnsupportedFieldNames: readonly string[] = [
-  'skills',
   'hooks',
   'memory',
   'initialPrompt',

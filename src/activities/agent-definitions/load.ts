@@ -5,6 +5,7 @@ import { builtinAgents } from '../../shared/builtin-agents';
 import { compareText, type DefinitionDirectory, definitionDirectories, findDefinitionFiles } from './discover';
 import { parseDefinitionFile, type ParsedDefinitionFile } from './parse-definition';
 import { installedPluginAgentDirectories } from './plugins';
+import { findSkills } from '../skills';
 import { normalizeMcpName, serverOfPattern } from '../../shared/mcp';
 import { loadMcpConfig } from '../mcp/config';
 
@@ -132,6 +133,14 @@ export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise
   for (const definition of chosen.values()) {
     const message = unconfiguredMcpServers(definition, Object.keys(mcp.servers));
     if (message && definition.file) reports.push({ file: definition.file, level: 'warning', message });
+  }
+
+  for (const definition of chosen.values()) {
+    if (!definition.skills?.length || !definition.file) continue;
+    const { missing } = await findSkills(definition.skills, input.cwd, homeDir);
+    if (missing.length > 0) {
+      reports.push({ file: definition.file, level: 'warning', message: `skills: ${missing.join(', ')} not found in .claude/skills (here or in a parent directory) or ~/.claude/skills; not preloaded` });
+    }
   }
 
   const names = [...chosen.keys()].sort(compareText);

@@ -8,6 +8,7 @@ import { parseFrontMatter, splitFrontMatter } from './front-matter';
 import { parseMcpServers, parseRequiredMcpServers } from './mcp-fields';
 import { parseAllowList, parseDenyList, remainingTools } from './tool-spec';
 import type { ToolRule } from '../../shared/tool-rules';
+import { isSkillName } from '../skills';
 
 /** One file's outcome: a definition (maybe with warnings), or only a `skipped` report. */
 export interface ParsedDefinitionFile {
@@ -44,6 +45,13 @@ function toColor(value: unknown, warn: (message: string) => void): AgentColor | 
   if (isAgentColor(normalized)) return normalized;
   warn(`color ${JSON.stringify(value)?.slice(0, 40)} is not one of ${agentColors.join(', ')}; the agent is shown without a colour`);
   return undefined;
+}
+
+function toSkills(value: string | string[], warn: (message: string) => void): string[] {
+  const names = (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== '');
+  const bad = names.filter((name) => !isSkillName(name));
+  if (bad.length > 0) warn(`skills: ${bad.map((name) => JSON.stringify(name)).join(', ')} ${bad.length === 1 ? 'is not a skill name' : 'are not skill names'} (a directory name under .claude/skills); ignored`);
+  return [...new Set(names.filter(isSkillName))];
 }
 
 function modelWarning(model: string): string | undefined {
@@ -110,6 +118,7 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     warn(`field "${key}" is accepted but not supported yet${undocumented}`);
   }
   const color = toColor(fields.color, warn);
+  const skills = fields.skills === undefined ? [] : toSkills(fields.skills, warn);
   const mcpServers = fields.mcpServers === undefined ? undefined : parseMcpServers(fields.mcpServers);
   warnings.push(...(mcpServers?.warnings ?? []));
   const requiredMcpServers = fields.requiredMcpServers === undefined ? [] : parseRequiredMcpServers(fields.requiredMcpServers);
@@ -134,6 +143,7 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(fields.thinking !== undefined && toThinking(fields.thinking) ? { thinking: toThinking(fields.thinking) } : {}),
     ...(color !== undefined ? { color } : {}),
     ...(fields.effort !== undefined ? { effort: fields.effort } : {}),
+    ...(skills.length > 0 ? { skills } : {}),
     ...(fields.omitClaudeMd ? { oneShot: true } : {}),
     prompt,
     source,

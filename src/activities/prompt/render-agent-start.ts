@@ -10,6 +10,7 @@ import { identitySection, systemReminder } from './agent-context';
 import { environmentBlock, gitSnapshot } from './environment';
 import { subagentNotes, workingGuidance } from './guidance';
 import { loadInstructionFiles, renderInstructions } from './instructions';
+import { findSkills, renderSkills } from '../skills';
 
 /** What the system prompt is made of. */
 export interface SystemPromptInput {
@@ -66,6 +67,8 @@ export function createAgentStartActivity(options: { homeDir: string; loadSpawnCo
       });
       sections.push(roster ?? '# Agent types you can start with the Agent tool\nNone: no agent type is available to you, so do the work with your own tools.');
     }
-    return { systemPrompt, context: systemReminder(sections), ...(spawnContext ? { spawnContext } : {}) };
+    const found = input.skills?.length ? await findSkills(input.skills, input.cwd, options.homeDir) : undefined;
+    const skills = found ? renderSkills(found.skills, found.missing) : undefined;
+    return { systemPrompt, context: systemReminder(sections), ...(skills ? { skills } : {}), ...(spawnContext ? { spawnContext } : {}) };
   };
 }

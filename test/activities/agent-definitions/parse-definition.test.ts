@@ -201,6 +201,17 @@ describe('parseDefinitionFile: permission mode and model', () => {
   });
 });
 
+describe('parseDefinitionFile: skills', () => {
+  it('reads a list or a comma-separated string of names, and ignores names that are not directory names', () => {
+    expect(parse('name: a\ndescription: d\nskills: [pdf, review]').definition?.skills).toEqual(['pdf', 'review']);
+    expect(parse('name: a\ndescription: d\nskills: pdf, review, pdf').definition?.skills).toEqual(['pdf', 'review']);
+    const hostile = parse('name: a\ndescription: d\nskills: ["../../etc", "/abs", "ok", "a/b", ".."]');
+    expect(hostile.definition?.skills).toEqual(['ok']);
+    expect(messages(hostile)).toEqual(['skills: "../../etc", "/abs", "a/b", ".." are not skill names (a directory name under .claude/skills); ignored']);
+    expect(messages(parse('name: a\ndescription: d\nskills: { a: 1 }'))).toEqual([expect.stringMatching(/^field "skills" must be/)]);
+  });
+});
+
 describe('parseDefinitionFile: effort', () => {
   it('reads the five levels and skips the file for anything else, naming them', () => {
     for (const level of ['low', 'medium', 'high', 'xhigh', 'max']) {
@@ -259,7 +270,6 @@ describe('parseDefinitionFile: unsupported fields', () => {
     expect(result.definition?.mcpServers).toEqual([{ name: 'github' }, { name: 'slack', spec: { type: 'stdio', command: 'slack-mcp', args: ['--verbose'] } }]);
     expect(result.definition?.unsupported).toEqual({
       hooks: { PreToolUse: [{ matcher: 'Bash' }] },
-      skills: ['pdf'],
       memory: 'project',
       initialPrompt: 'Start here',
       favouriteFood: 'pizza',
@@ -268,7 +278,8 @@ describe('parseDefinitionFile: unsupported fields', () => {
     expect(result.definition?.oneShot).toBe(true);
     expect(result.definition?.color).toBe('blue');
     expect(result.definition?.effort).toBe('high');
-    const fields = ['hooks', 'skills', 'memory', 'initialPrompt'];
+    expect(result.definition?.skills).toEqual(['pdf']);
+    const fields = ['hooks', 'memory', 'initialPrompt'];
     expect(messages(result)).toEqual([
       ...fields.map((field) => `field "${field}" is accepted but not supported yet`),
       'field "favouriteFood" is accepted but not supported yet (it is not a documented Claude Code field either: check the spelling)',
