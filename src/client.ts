@@ -387,6 +387,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     ...((options.effort ?? definition.effort) ? { effort: options.effort ?? definition.effort } : {}),
     ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
     ...(definition.skills?.length ? { skills: definition.skills } : {}),
+    ...(definition.memory ? { memory: definition.memory } : {}),
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,

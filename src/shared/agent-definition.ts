@@ -35,6 +35,8 @@ export interface AgentDefinition {
   thinking?: ThinkingSetting;
   /** How much effort its model calls ask for (front matter `effort`): `output_config.effort`, per model (src/shared/effort.ts). */
   effort?: EffortLevel;
+  /** Its persistent memory directory (front matter `memory`): MEMORY.md in its system prompt, Read/Write/Edit added to its tools. */
+  memory?: MemoryScope;
   /** Skills preloaded into its first message (front matter `skills`: names under `.claude/skills`). */
   skills?: string[];
   /** Claude Code's display colour (front matter `color`): shown in `ls --tree` and progress lines. */
@@ -55,6 +57,9 @@ export interface AgentDefinition {
   /** Servers that must be connected before the agent's first turn (waited for up to 30 s). */
   requiredMcpServers?: string[];
 }
+
+/** Where an agent type's persistent memory lives (front matter `memory`). */
+export type MemoryScope = 'user' | 'project' | 'local';
 
 /** Extended thinking: a budget of thinking tokens, or adaptive (the model decides). */
 export type ThinkingSetting = { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' };

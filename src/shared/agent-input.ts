@@ -36,6 +36,7 @@ export interface AgentSpec {
   effort?: AgentWorkflowInput['effort'];
   toolRules?: AgentWorkflowInput['toolRules'];
   skills?: AgentWorkflowInput['skills'];
+  memory?: AgentWorkflowInput['memory'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -91,6 +92,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.effort ? { effort: spec.effort } : {}),
     ...(spec.toolRules ? { toolRules: spec.toolRules } : {}),
     ...(spec.skills?.length ? { skills: spec.skills } : {}),
+    ...(spec.memory ? { memory: spec.memory } : {}),
   };
 }
 

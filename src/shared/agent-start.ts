@@ -1,5 +1,5 @@
 import type { PermissionMode } from './agent';
-import type { SpawnContext } from './agent-definition';
+import type { MemoryScope, SpawnContext } from './agent-definition';
 
 /** Input of the `renderAgentStart` activity: who the agent is and where it stands. */
 export interface AgentStartInput {
@@ -19,6 +19,8 @@ export interface AgentStartInput {
   forking: boolean;
   /** A slim prompt: no guidance sections, no git status, no CLAUDE.md (Explore, Plan). */
   oneShot?: boolean;
+  /** Its persistent memory scope: the system prompt gets the directory and the start of MEMORY.md. */
+  memory?: MemoryScope;
   /** Skills to preload (names under `.claude/skills`). */
   skills?: readonly string[];
 }

@@ -1,5 +1,6 @@
 import type { AgentColor } from './agent-colors';
 import type { EffortLevel } from './effort';
+import type { MemoryScope } from './agent-definition';
 import type { ToolRules } from './tool-rules';
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
@@ -94,6 +95,8 @@ export interface AgentWorkflowInput {
   color?: AgentColor;
   /** Effort of its model calls (front matter `effort`); a fork has its parent's. */
   effort?: EffortLevel;
+  /** Its persistent memory scope: renderAgentStart puts MEMORY.md in its system prompt. */
+  memory?: MemoryScope;
   /** Skills preloaded into its first message (`.claude/skills/<name>/SKILL.md`), read by renderAgentStart. */
   skills?: string[];
   /** Tool rules of its definition, checked before each call (src/shared/tool-rules.ts); a fork has its parent's. */

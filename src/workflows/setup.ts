@@ -44,6 +44,7 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           forking: input.limits.forking,
           oneShot: input.oneShot,
           ...(input.skills?.length ? { skills: input.skills } : {}),
+          ...(input.memory ? { memory: input.memory } : {}),
       });
       state.systemPrompt = start.systemPrompt;
       state.spawnContext ??= start.spawnContext;

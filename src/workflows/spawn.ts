@@ -184,6 +184,7 @@ export class AgentTool {
       ...(definition.effort ? { effort: definition.effort } : {}),
       ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
       ...(definition.skills?.length ? { skills: definition.skills } : {}),
+      ...(definition.memory ? { memory: definition.memory } : {}),
       background: options.background,
     };
   }

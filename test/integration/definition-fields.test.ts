@@ -1,6 +1,6 @@
 /** The fields of an agent file that change what an agent does (docs/agent-definitions.md), on a real Temporal server. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -162,5 +162,31 @@ describe('definition fields on a real server', () => {
     expect(JSON.stringify(second!.messages)).toContain('{{change}}');
     // The root's type has no skills: its first message has no skill block.
     expect(JSON.stringify(requestsOf(handle.agentId)[0]!.messages)).not.toContain('<skill name=');
+  });
+
+  it('memory: project gives the agent a memory directory whose MEMORY.md the next run of its type sees', async () => {
+    writeAgent('keeper.md', '---\nname: keeper\ndescription: Remembers\ntools: Grep\nmemory: project\n---\nYou remember.\n');
+    const memoryFile = path.join(env.workspace, '.claude', 'agent-memory', 'keeper', 'MEMORY.md');
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'memory-first' },
+          turns: [{ toolUses: [{ name: 'Write', input: { file_path: memoryFile, content: '# Lessons\n- LESSON-FROM-RUN-ONE: the build needs make.\n' } }] }, { text: 'remembered' }],
+        },
+        { match: { agentName: 'memory-second' }, turns: [{ text: 'recalled' }] },
+      ]),
+    );
+    const first = await env.start({ prompt: 'learn', name: 'memory-first', type: 'keeper' });
+    expect((await first.result()).status).toBe('completed');
+    const [firstRequest] = requestsOf(first.agentId);
+    // Write (and Read, Edit) come with memory; the prompt says where the memory is.
+    expect((firstRequest!.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['Grep', 'Read', 'Edit', 'Write']);
+    expect(JSON.stringify(firstRequest!.system)).toContain(`persistent memory directory at ${path.dirname(memoryFile)}`);
+    expect(JSON.stringify(firstRequest!.system)).toContain('MEMORY.md is empty or does not exist yet.');
+    expect(readFileSync(memoryFile, 'utf8')).toContain('LESSON-FROM-RUN-ONE');
+
+    const second = await env.start({ prompt: 'recall', name: 'memory-second', type: 'keeper' });
+    expect((await second.result()).status).toBe('completed');
+    expect(JSON.stringify(requestsOf(second.agentId)[0]!.system)).toContain('LESSON-FROM-RUN-ONE: the build needs make.');
   });
 });

@@ -39,6 +39,7 @@ export const definitionFieldsSchema = z.object({
     .optional(),
   effort: z.enum(effortLevels, { error: `field "effort" must be one of ${effortLevels.join(', ')}` }).optional(),
   skills: z.union([z.string(), z.array(z.string())], { error: 'field "skills" must be a skill name, a comma-separated string or a YAML list of skill names' }).optional(),
+  memory: z.enum(['user', 'project', 'local'], { error: 'field "memory" must be user, project or local' }).optional(),
   omitClaudeMd: z.boolean({ error: 'field "omitClaudeMd" must be true or false' }).optional(),
   mcpServers: z
     .union([z.array(z.union([z.string(), z.record(z.string(), z.unknown())])), z.record(z.string(), z.unknown())], {
@@ -60,7 +61,6 @@ export const supportedFieldNames: readonly string[] = Object.keys(definitionFiel
 /** Fields Claude Code documents (or reads) that this runtime accepts without acting on them. */
 export const knownUnsupportedFieldNames: readonly string[] = [
   'hooks',
-  'memory',
   'initialPrompt',
   'requiredMcpServers',
   'omitClaudeMd',

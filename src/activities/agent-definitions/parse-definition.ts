@@ -144,6 +144,7 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(color !== undefined ? { color } : {}),
     ...(fields.effort !== undefined ? { effort: fields.effort } : {}),
     ...(skills.length > 0 ? { skills } : {}),
+    ...(fields.memory !== undefined ? { memory: fields.memory } : {}),
     ...(fields.omitClaudeMd ? { oneShot: true } : {}),
     prompt,
     source,

@@ -11,6 +11,7 @@ import { environmentBlock, gitSnapshot } from './environment';
 import { subagentNotes, workingGuidance } from './guidance';
 import { loadInstructionFiles, renderInstructions } from './instructions';
 import { findSkills, renderSkills } from '../skills';
+import { memorySection } from '../agent-memory';
 
 /** What the system prompt is made of. */
 export interface SystemPromptInput {
@@ -43,7 +44,7 @@ export async function renderSystemPromptText(input: SystemPromptInput): Promise<
 /** Creates `renderAgentStart`; `loadSpawnContext` loads agent types for a cwd (the same loader the Agent tool uses). */
 export function createAgentStartActivity(options: { homeDir: string; loadSpawnContext: (input: { cwd: string }) => Promise<SpawnContext> }) {
   return async function renderAgentStart(input: AgentStartInput): Promise<AgentStart> {
-    const systemPrompt = await renderSystemPromptText({
+    const prompt = await renderSystemPromptText({
       definitionPrompt: input.definitionPrompt,
       cwd: input.cwd,
       model: input.model,
@@ -51,6 +52,7 @@ export function createAgentStartActivity(options: { homeDir: string; loadSpawnCo
       oneShot: input.oneShot === true,
       homeDir: options.homeDir,
     });
+    const systemPrompt = input.memory ? `${prompt}\n\n${await memorySection(input.memory, input.agentType, input.cwd, options.homeDir)}` : prompt;
     const sections = [identitySection(input)];
     let spawnContext: SpawnContext | undefined;
     if (input.tools.includes('Agent')) {
