@@ -10,6 +10,7 @@ import { loadMcpConfig } from './activities/mcp/config';
 import { agentMcpInput } from './shared/mcp';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMode } from './shared/agent';
 import type { ThinkingSetting } from './shared/agent-definition';
+import { type EffortLevel, effortLevels, isEffortLevel } from './shared/effort';
 import { buildRootInput } from './shared/agent-input';
 import { boardNameProblem } from './shared/board';
 import { defaultAgentLimits, type AgentLimits } from './shared/limits';
@@ -68,6 +69,8 @@ export interface StartAgentOptions {
   maxOutputTokens?: number;
   /** Extended thinking for the root's model calls (default: the type's `thinking`, else off); forks inherit it. */
   thinking?: ThinkingSetting;
+  /** Effort of the root's model calls (default: the type's `effort`); forks inherit it. */
+  effort?: EffortLevel;
   /** A named task board the tree shares with other trees (docs/board.md); default: the tree's own board. */
   taskBoard?: string;
   /**
@@ -439,6 +442,9 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
   const tools = options.tools ? options.tools.filter(isRuntimeTool) : rootToolPool(definition, limits.maxDepth);
   const customTools = options.tools ? customToolFilterOfList(options.tools) : customToolFilterOf(definition);
   if (tools.length === 0 && !definition.mcpTools?.length && (customTools.allow !== 'all' && customTools.allow.length === 0)) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  if (options.effort !== undefined && !isEffortLevel(options.effort)) {
+    throw new Error(`Bad effort ${JSON.stringify(options.effort)}: give one of ${effortLevels.join(', ')}.`);
+  }
   const mcp = agentMcpInput(definition, (await loadMcpConfig(cwd)).servers);
   const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
   return buildRootInput({
@@ -459,6 +465,11 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     ...(definition.readOnlyBash ? { readOnlyBash: true } : {}),
     ...(definition.oneShot ? { oneShot: true } : {}),
     ...(options.thinking ?? definition.thinking ? { thinking: options.thinking ?? definition.thinking } : {}),
+    ...(definition.color ? { color: definition.color } : {}),
+    ...((options.effort ?? definition.effort) ? { effort: options.effort ?? definition.effort } : {}),
+    ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
+    ...(definition.skills?.length ? { skills: definition.skills } : {}),
+    ...(definition.memory ? { memory: definition.memory } : {}),
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,

@@ -62,6 +62,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         ? compactionRequestMessages(conversation.messages, { ...input.compaction, systemPrompt: conversation.systemPrompt, tools })
         : conversation.messages,
       ...(input.thinking ? { thinking: input.thinking } : {}),
+      ...(input.effort ? { effort: input.effort } : {}),
     });
     const headers: Record<string, string> = {
       'x-subagents-agent-id': input.agentId,

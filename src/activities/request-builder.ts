@@ -1,4 +1,5 @@
 import type { ThinkingSetting } from '../shared/agent-definition';
+import { type EffortLevel, effortForModel } from '../shared/effort';
 import type { CacheControl, ContentBlock, MessageParam, ToolDefinition } from '../shared/messages';
 
 const ephemeral: CacheControl = { type: 'ephemeral' };
@@ -11,6 +12,7 @@ export interface ModelRequestBody {
   tools?: (ToolDefinition & { cache_control?: CacheControl })[];
   messages: MessageParam[];
   thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
+  output_config?: { effort: EffortLevel };
 }
 
 /** The API's `thinking` parameter for a setting. */
@@ -41,6 +43,7 @@ export function buildModelRequest(options: {
   tools: ToolDefinition[];
   messages: readonly MessageParam[];
   thinking?: ThinkingSetting;
+  effort?: EffortLevel;
 }): ModelRequestBody {
   const messages = [...options.messages];
   const lastIndex = messages.length - 1;
@@ -54,6 +57,8 @@ export function buildModelRequest(options: {
     messages,
   };
   if (options.thinking) body.thinking = thinkingParameter(options.thinking);
+  const effort = options.effort === undefined ? undefined : effortForModel(options.model, options.effort);
+  if (effort) body.output_config = { effort };
   if (options.tools.length > 0) {
     body.tools = options.tools.map((tool, index) => (index === options.tools.length - 1 ? { ...tool, cache_control: ephemeral } : tool));
   }

@@ -1,5 +1,6 @@
 import type { AgentResult, AgentStatusSnapshot } from '../shared/agent';
 import type { TokenUsage } from '../shared/messages';
+import { colorEnabled, colorize } from '../shared/agent-colors';
 import { todoLines, todoSummary } from '../shared/todos';
 
 /** `12,345 in · 678 out · 9,000 cache read · 1,200 cache write` */
@@ -9,8 +10,11 @@ export function formatUsage(usage: TokenUsage): string {
   return `${number(usage.inputTokens)} in · ${number(usage.outputTokens)} out · ${number(usage.cacheReadInputTokens)} cache read · ${number(usage.cacheCreationInputTokens)} cache write${searches}`;
 }
 
-/** One progress line for --follow. */
-export function formatProgress(status: AgentStatusSnapshot): string {
+/** Whether this process's standard error takes colours (progress lines go there). */
+export const stderrColor = (): boolean => colorEnabled(process.stderr, process.env);
+
+/** One progress line for --follow: the agent's type in its definition's colour when `color` is on. */
+export function formatProgress(status: AgentStatusSnapshot, color = false): string {
   const activity = status.waitingFor
     ? `waiting for ${status.waitingFor}`
     : status.state === 'running_tools'
@@ -20,12 +24,19 @@ export function formatProgress(status: AgentStatusSnapshot): string {
     ? ` · context ${status.context.estimatedTokens.toLocaleString('en-US')}/${status.context.window.toLocaleString('en-US')} tokens` +
       (status.context.compactions.count > 0 ? `, ${status.context.compactions.count} compaction(s)` : '')
     : '';
-  return `[${status.agentId}] turn ${status.turn}/${status.maxTurns} · ${activity} · ${status.toolUses} tool uses · ${formatUsage(status.usage)}${context}`;
+  return `[${status.agentId}] ${colorize(status.agentType, status.color, color)} · turn ${status.turn}/${status.maxTurns} · ${activity} · ${status.toolUses} tool uses · ${formatUsage(status.usage)}${context}`;
+}
+
+/** `3 (Bash 2, Edit 1)` */
+export function formatDenials(denials: AgentStatusSnapshot['permissionDenials']): string {
+  const byTool = Object.entries(denials.byTool).map(([tool, count]) => `${tool} ${count}`).join(', ');
+  return `${denials.count}${byTool ? ` (${byTool})` : ''}`;
 }
 
 /** `status`: the progress line, then the todo list and MCP servers when the agent has them. */
 export function formatStatus(status: AgentStatusSnapshot): string {
   const lines = [formatProgress(status)];
+  if (status.permissionDenials?.count) lines.push(`permission denials: ${formatDenials(status.permissionDenials)}`);
   if (status.todos?.length) lines.push(`todos: ${todoSummary(status.todos)}`, ...todoLines(status.todos).map((line) => `  ${line}`));
   if (status.mcpServers?.length) {
     lines.push(`MCP servers: ${status.mcpServers.map((server) => `${server.name} (${server.state}${server.state === 'connected' ? `, ${server.tools} tools` : server.error ? `: ${server.error}` : ''})`).join(', ')}`);

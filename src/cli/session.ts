@@ -3,7 +3,7 @@ import { type AgentHandle, SubagentsClient } from '../client';
 import { loadTemporalConnectionConfig } from '../connection-config';
 import type { AgentResult } from '../shared/agent';
 import { CliError, ExitCode } from './exit-codes';
-import { formatProgress } from './format';
+import { formatProgress, stderrColor } from './format';
 import { describeTemporalTarget } from './temporal-target';
 
 /** How a CLI command reaches Temporal and the agents on it: connecting, finding one agent, following one. */
@@ -27,7 +27,11 @@ export async function connect(): Promise<SubagentsClient> {
 }
 
 /** Polls the agent's status, printing a line whenever it changes, until it has a result. */
-export async function follow(handle: AgentHandle, print: (line: string) => void = (line) => console.error(line)): Promise<AgentResult> {
+export async function follow(
+  handle: AgentHandle,
+  print: (line: string) => void = (line) => console.error(line),
+  color: boolean = stderrColor(),
+): Promise<AgentResult> {
   const resultPromise = handle.result();
   let done = false;
   void resultPromise.finally(() => {
@@ -36,7 +40,7 @@ export async function follow(handle: AgentHandle, print: (line: string) => void 
   let previous = '';
   while (!done) {
     try {
-      const line = formatProgress(await handle.status());
+      const line = formatProgress(await handle.status(), color);
       if (line !== previous) print(line);
       previous = line;
     } catch {

@@ -88,6 +88,7 @@ export async function handleMessages(state: ServerState, exchange: Exchange): Pr
   if (exchange.record) {
     exchange.record.agentKey = outcome.agentKey;
     exchange.record.turnIndex = outcome.turnIndex;
+    if (request.effort) exchange.record.effort = request.effort;
   }
   // Looked up at request start: a parallel request that has not started responding yet is not readable.
   const accounting = state.cache.account({

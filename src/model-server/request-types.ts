@@ -1,4 +1,5 @@
 /** The Messages API request after field validation: string shorthands expanded into blocks. */
+import type { EffortLevel } from '../shared/effort';
 
 /** Any content block, tool definition or system block as received (key order kept). */
 export interface RequestBlock extends Record<string, unknown> {
@@ -48,4 +49,6 @@ export interface MessagesRequest {
   cacheControl?: CacheControlParam;
   toolChoice?: ToolChoiceParam;
   thinking?: ThinkingParam;
+  /** `output_config.effort`, checked against the model. */
+  effort?: EffortLevel;
 }

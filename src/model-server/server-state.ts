@@ -1,4 +1,5 @@
 /** The mutable state of one server: behaviour, cache, faults and the request log. */
+import type { EffortLevel } from '../shared/effort';
 import type { PromptCache } from './cache';
 import type { FaultBook } from './faults';
 import type { ApiUsage } from './reply';
@@ -17,6 +18,8 @@ export interface RecordedRequest {
   status: number;
   agentKey?: string;
   turnIndex?: number;
+  /** `output_config.effort` of the request, when it had one (accounted per request). */
+  effort?: EffortLevel;
   /** The usage object returned (successful messages calls only). */
   usage?: ApiUsage;
   /** Server clock (ms) when the request arrived. */

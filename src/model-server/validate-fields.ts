@@ -4,6 +4,7 @@ import type {
   CacheControlParam, MessagesRequest, RequestBlock, RequestMessage, ThinkingParam, ToolChoiceParam, ToolParam,
 } from './request-types';
 import { isRecord } from './tokens';
+import { type EffortLevel, effortLevels, isEffortLevel, modelEffortLevels } from '../shared/effort';
 
 const messageBlockTypes = [
   'text', 'image', 'document', 'search_result', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking',
@@ -148,6 +149,22 @@ function checkThinking(value: unknown, maxTokens: number | undefined): ThinkingP
   return { type: 'enabled', budget_tokens: budget };
 }
 
+/** `output_config`: `effort` must be a level the model takes (src/shared/effort.ts); `format` passes unchecked. */
+function checkOutputConfig(value: unknown, model: string): EffortLevel | undefined {
+  if (value === undefined || value === null) return undefined;
+  const config = requireRecord(value, 'output_config');
+  const extra = Object.keys(config).find((key) => key !== 'effort' && key !== 'format');
+  if (extra !== undefined) fail(`output_config.${extra}`, 'Extra inputs are not permitted');
+  if (config.effort === undefined || config.effort === null) return undefined;
+  if (!isEffortLevel(config.effort)) fail('output_config.effort', `Input should be ${effortLevels.map((level) => `'${level}'`).join(', ')}`);
+  const levels = modelEffortLevels(model);
+  if (levels !== undefined && !levels.includes(config.effort)) {
+    const supported = levels.length === 0 ? 'none (leave output_config.effort out)' : levels.join(', ');
+    fail('output_config.effort', `'${config.effort}' is not supported by model ${model}; supported values: ${supported}`);
+  }
+  return config.effort;
+}
+
 function checkToolChoice(value: unknown): ToolChoiceParam | undefined {
   if (value === undefined || value === null) return undefined;
   const choice = requireRecord(value, 'tool_choice');
@@ -189,5 +206,7 @@ export function validateFields(body: unknown, requireMaxTokens: boolean): Messag
   if (toolChoice) request.toolChoice = toolChoice;
   const thinking = checkThinking(body.thinking, maxTokens);
   if (thinking) request.thinking = thinking;
+  const effort = checkOutputConfig(body.output_config, model);
+  if (effort) request.effort = effort;
   return request;
 }

@@ -1,8 +1,11 @@
 import type { PermissionMode } from './agent';
+import type { AgentColor } from './agent-colors';
+import type { EffortLevel } from './effort';
+import type { ToolRules } from './tool-rules';
 import type { McpServerEntry, McpServerSpec } from './mcp';
 
-/** Where a definition came from; project beats user beats built-in on a name clash. */
-export type DefinitionSource = 'built-in' | 'user' | 'project';
+/** Where a definition came from; project beats user beats plugin beats built-in on a name clash. */
+export type DefinitionSource = 'built-in' | 'plugin' | 'user' | 'project';
 
 /** A resolved agent type: a built-in, or a `.claude/agents/*.md` file in Claude Code's format. */
 export interface AgentDefinition {
@@ -30,13 +33,23 @@ export interface AgentDefinition {
   oneShot?: boolean;
   /** Extended thinking for its model calls (front matter `thinking`); off when absent. */
   thinking?: ThinkingSetting;
+  /** How much effort its model calls ask for (front matter `effort`): `output_config.effort`, per model (src/shared/effort.ts). */
+  effort?: EffortLevel;
+  /** Its persistent memory directory (front matter `memory`): MEMORY.md in its system prompt, Read/Write/Edit added to its tools. */
+  memory?: MemoryScope;
+  /** Skills preloaded into its first message (front matter `skills`: names under `.claude/skills`). */
+  skills?: string[];
+  /** Claude Code's display colour (front matter `color`): shown in `ls --tree` and progress lines. */
+  color?: AgentColor;
   /** The system prompt body. */
   prompt: string;
   source: DefinitionSource;
   /** Absolute path of the defining file (custom definitions). */
   file?: string;
-  /** Front-matter fields accepted but not supported yet (skills, hooks, memory, color, effort, ...), kept verbatim. */
+  /** Front-matter fields accepted but not supported yet (fields of other tools, misspellings, ...), kept verbatim. */
   unsupported?: Record<string, unknown>;
+  /** Rules of `tools` (`Bash(git diff:*)`: only matching calls run) and `disallowedTools` (`Bash(rm:*)`: matching calls refused), checked at call time. */
+  toolRules?: ToolRules;
   /** `mcp__…` entries of `tools` (exact names, `mcp__server`, `mcp__server__*`, `mcp__*`). */
   mcpTools?: string[];
   /** Entries of `tools` naming no runtime or MCP tool: the worker's custom tools of these names (docs/tools.md, "Custom tools"). */
@@ -48,6 +61,9 @@ export interface AgentDefinition {
   /** Servers that must be connected before the agent's first turn (waited for up to 30 s). */
   requiredMcpServers?: string[];
 }
+
+/** Where an agent type's persistent memory lives (front matter `memory`). */
+export type MemoryScope = 'user' | 'project' | 'local';
 
 /** Extended thinking: a budget of thinking tokens, or adaptive (the model decides). */
 export type ThinkingSetting = { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' };

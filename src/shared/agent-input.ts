@@ -35,6 +35,11 @@ export interface AgentSpec {
   readOnlyBash?: boolean;
   oneShot?: boolean;
   thinking?: AgentWorkflowInput['thinking'];
+  color?: AgentWorkflowInput['color'];
+  effort?: AgentWorkflowInput['effort'];
+  toolRules?: AgentWorkflowInput['toolRules'];
+  skills?: AgentWorkflowInput['skills'];
+  memory?: AgentWorkflowInput['memory'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -87,6 +92,11 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.readOnlyBash ? { readOnlyBash: true } : {}),
     ...(spec.oneShot ? { oneShot: true } : {}),
     ...(spec.thinking ? { thinking: spec.thinking } : {}),
+    ...(spec.color ? { color: spec.color } : {}),
+    ...(spec.effort ? { effort: spec.effort } : {}),
+    ...(spec.toolRules ? { toolRules: spec.toolRules } : {}),
+    ...(spec.skills?.length ? { skills: spec.skills } : {}),
+    ...(spec.memory ? { memory: spec.memory } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { PermissionMode } from './agent';
-import type { SpawnContext } from './agent-definition';
 import type { CustomToolFilter, ToolTaskQueues } from './custom-tools';
 import type { ToolDescriptor } from './extra-tools';
+import type { MemoryScope, SpawnContext } from './agent-definition';
 
 /** Input of the `renderAgentStart` activity: who the agent is and where it stands. */
 export interface AgentStartInput {
@@ -23,6 +23,10 @@ export interface AgentStartInput {
   oneShot?: boolean;
   /** Which of the worker's custom tools the agent gets (absent: none). */
   customTools?: CustomToolFilter;
+  /** Its persistent memory scope: the system prompt gets the directory and the start of MEMORY.md. */
+  memory?: MemoryScope;
+  /** Skills to preload (names under `.claude/skills`). */
+  skills?: readonly string[];
 }
 
 /** The worker's part of an agent's tools, said once at its start: its custom tools and where built-in tools run. */
@@ -37,6 +41,8 @@ export interface AgentStart {
   systemPrompt: string;
   /** The `<system-reminder>` that opens its first message: its identity and, with the Agent tool, its roster. */
   context: string;
+  /** The preloaded skills' text, a block of the first message after the context (absent: none). */
+  skills?: string;
   /** The agent types loaded for the roster; the Agent tool spawns from exactly these. */
   spawnContext?: SpawnContext;
   /** Absent when the worker has no custom tools and routes no tool (and in runs recorded before custom tools). */

@@ -1,4 +1,8 @@
 import type { CompactionRecord } from './compaction';
+import type { AgentColor } from './agent-colors';
+import type { EffortLevel } from './effort';
+import type { MemoryScope } from './agent-definition';
+import type { ToolRules } from './tool-rules';
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
 import type { SpawnContext, ThinkingSetting } from './agent-definition';
@@ -36,6 +40,8 @@ export interface CarriedAgentState {
   startedAtMs: number;
   /** Children spawned so far (child ids are `<agentId>.<n>`). */
   spawnCount: number;
+  /** Tool calls refused before they ran, by tool (absent: none). */
+  permissionDenials?: Record<string, number>;
   /** Usage of finished descendants, rolled up. */
   descendantUsage: TokenUsage;
   /** The agent's worktree, once created (a resumed run reuses a kept one). */
@@ -104,6 +110,16 @@ export interface AgentWorkflowInput {
   oneShot?: boolean;
   /** Extended thinking on its model calls; a fork has its parent's. */
   thinking?: ThinkingSetting;
+  /** Display colour of its type (front matter `color`), for `ls --tree` and progress lines. */
+  color?: AgentColor;
+  /** Effort of its model calls (front matter `effort`); a fork has its parent's. */
+  effort?: EffortLevel;
+  /** Its persistent memory scope: renderAgentStart puts MEMORY.md in its system prompt. */
+  memory?: MemoryScope;
+  /** Skills preloaded into its first message (`.claude/skills/<name>/SKILL.md`), read by renderAgentStart. */
+  skills?: string[];
+  /** Tool rules of its definition, checked before each call (src/shared/tool-rules.ts); a fork has its parent's. */
+  toolRules?: ToolRules;
   /** max_tokens of each model call. */
   maxOutputTokens?: number;
   /** Tool results longer than this are stored in a file and previewed. */
@@ -170,6 +186,8 @@ export interface AgentResult {
 export interface AgentStatusSnapshot {
   agentId: string;
   agentType: string;
+  /** Display colour of its type, when the definition has one. */
+  color?: AgentColor;
   name?: string;
   description?: string;
   model: string;
@@ -192,6 +210,8 @@ export interface AgentStatusSnapshot {
   acceptsSteering: boolean;
   /** Approval requests of this agent waiting for a person. */
   pendingApprovals: number;
+  /** Its tool calls refused before they ran (tool rules, permission mode, a person's "no", read-only Bash): total and by tool. */
+  permissionDenials: { count: number; byTool: Record<string, number> };
   /** Signals refused because their payload was invalid (docs/security.md). */
   rejectedInputs: RejectedInputs;
   /** The latest assistant text (at most 4000 characters): what TaskOutput shows of a running agent. */

@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, CarriedAgentState } from './agent';
 import type { ApprovalDecision, ApprovalRequest, CarriedTreeState, TreeSnapshot } from './tree';
 import type { TokenUsage } from './messages';
+import type { AgentColor } from './agent-colors';
 import type { ConversationQueryInput, ConversationSlice } from './model-call';
 import type { RunTranscriptSlice, TranscriptQueryInput } from './run-transcript';
 
@@ -78,6 +79,7 @@ export interface TreeAgentStarted {
   parentAgentId: string;
   background: boolean;
   agentType?: string;
+  color?: AgentColor;
   description?: string;
   name?: string;
   depth?: number;

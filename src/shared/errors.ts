@@ -20,6 +20,8 @@ export const ErrorType = {
   ToolNotAllowed: 'ToolNotAllowed',
   /** A read-only agent's Bash call that could write, run programs or was not understood. */
   CommandNotReadOnly: 'CommandNotReadOnly',
+  /** A call refused by a tool rule of the agent's definition (`Bash(git diff:*)` in tools, `Edit(secrets/**)` in disallowedTools). */
+  ToolRuleDenied: 'ToolRuleDenied',
   UnknownTool: 'UnknownTool',
 
   // Web and MCP tools (docs/tools.md).

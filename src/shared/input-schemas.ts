@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentStatuses, type AgentResult } from './agent';
+import { agentColors } from './agent-colors';
 import type {
   AgentMessage,
   CompactInput,
@@ -84,6 +85,7 @@ export const treeAgentStartedSchema: z.ZodType<TreeAgentStarted> = z.object({
   parentAgentId: id,
   background: z.boolean(),
   agentType: id.optional(),
+  color: z.enum(agentColors).optional(),
   description: shortText.optional(),
   name: id.optional(),
   depth: count.optional(),

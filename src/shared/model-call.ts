@@ -1,4 +1,5 @@
 import type { ThinkingSetting } from './agent-definition';
+import type { EffortLevel } from './effort';
 import type { ContentBlock, MessageParam, StopReason, TokenUsage, ToolDefinition } from './messages';
 
 /** Input of the model activity: a reference to the conversation, never the conversation itself. */
@@ -12,6 +13,8 @@ export interface ModelCallInput {
   maxOutputTokens: number;
   /** Extended thinking for this call; absent = off. */
   thinking?: ThinkingSetting;
+  /** Effort asked for; the activity sends what the model takes (src/shared/effort.ts). */
+  effort?: EffortLevel;
   /** Number of messages the request must contain. */
   messageCount: number;
   /** Rolling hash of those messages (conversationHash); the activity checks what it fetched against it. */

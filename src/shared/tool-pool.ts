@@ -23,7 +23,7 @@ export function backgroundAllowedTools(mode: PermissionMode): readonly string[] 
 
 /** What the pool of a new agent depends on. */
 export interface ToolPoolInput {
-  definition: Pick<AgentDefinition, 'tools' | 'disallowedTools' | 'readOnlyBash'>;
+  definition: Pick<AgentDefinition, 'tools' | 'disallowedTools' | 'readOnlyBash' | 'memory'>;
   /** Depth the new agent will have (root = 0). */
   depth: number;
   /** Agents at this depth may not spawn further. */
@@ -44,7 +44,8 @@ export interface ToolPoolInput {
 export function assembleToolPool(input: ToolPoolInput): string[] {
   const background = new Set(backgroundAllowedTools(input.permissionMode));
   const denied = new Set(input.definition.disallowedTools ?? []);
-  const allowList = input.definition.tools;
+  // An agent with memory gets the file tools to keep it (Claude Code adds Read, Write and Edit).
+  const allowList = input.definition.tools && input.definition.memory ? [...input.definition.tools, 'Read', 'Write', 'Edit'] : input.definition.tools;
   const allowAll = !allowList || allowList.includes('*');
   const readOnlyBash = input.definition.readOnlyBash === true;
   const pool = runtimeToolNames.filter((name) => {
@@ -58,6 +59,6 @@ export function assembleToolPool(input: ToolPoolInput): string[] {
 }
 
 /** The pool of a root agent: every runtime tool its definition allows (roots may stop their own tasks). */
-export function rootToolPool(definition: Pick<AgentDefinition, 'tools' | 'disallowedTools' | 'readOnlyBash'>, maxDepth: number): string[] {
+export function rootToolPool(definition: Pick<AgentDefinition, 'tools' | 'disallowedTools' | 'readOnlyBash' | 'memory'>, maxDepth: number): string[] {
   return assembleToolPool({ definition, depth: 0, maxDepth, background: false, permissionMode: 'bypassPermissions' });
 }

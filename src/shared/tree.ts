@@ -1,3 +1,5 @@
+import type { AgentColor } from './agent-colors';
+
 /** The root's view of its tree: the agents it knows, approvals waiting for a person, and what continue-as-new carries. */
 
 /** One agent of a tree as the root knows it. */
@@ -5,6 +7,8 @@ export interface TreeNode {
   agentId: string;
   parentAgentId?: string;
   agentType: string;
+  /** Display colour of its type, when the definition has one. */
+  color?: AgentColor;
   description?: string;
   name?: string;
   depth: number;

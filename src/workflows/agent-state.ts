@@ -46,6 +46,8 @@ export class AgentState {
   extraTools?: ExtraTools;
   /** The todo list the agent keeps with TodoWrite. */
   todos: Todo[];
+  /** Tool calls refused before they ran (rules, permission mode, a person, read-only Bash), by tool. */
+  permissionDenials: Record<string, number>;
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -63,6 +65,7 @@ export class AgentState {
     this.spawnContext = carried?.spawnContext;
     this.extraTools = carried?.extraTools;
     this.todos = carried?.todos ?? [];
+    this.permissionDenials = { ...(carried?.permissionDenials ?? {}) };
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
     this.compactions = carried?.compactions ?? { count: 0 };
     this.contextOverheadTokens = carried?.contextOverheadTokens;
@@ -129,6 +132,11 @@ export class AgentState {
     return '';
   }
 
+  /** A call of `tool` was refused before it ran. */
+  recordDenial(tool: string): void {
+    this.permissionDenials[tool] = (this.permissionDenials[tool] ?? 0) + 1;
+  }
+
   /** Takes the next child id (`<agentId>.<n>`); taken before anything awaits, so concurrent spawns get ids in call order. */
   nextChildId(agentId: string): string {
     this.spawnCount += 1;
@@ -153,6 +161,7 @@ export class AgentState {
       ...(this.contextOverheadTokens !== undefined ? { contextOverheadTokens: this.contextOverheadTokens } : {}),
       ...(this.extraTools ? { extraTools: this.extraTools } : {}),
       ...(this.todos.length > 0 ? { todos: this.todos } : {}),
+      ...(Object.keys(this.permissionDenials).length > 0 ? { permissionDenials: this.permissionDenials } : {}),
     };
   }
 }

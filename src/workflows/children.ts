@@ -130,6 +130,7 @@ export class Children {
       agentId: childInput.agentId,
       background,
       agentType: childInput.agentType,
+      ...(childInput.color ? { color: childInput.color } : {}),
       description: childInput.description,
       name: childInput.name,
       depth: childInput.depth,

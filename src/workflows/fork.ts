@@ -91,6 +91,8 @@ export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, run
     allowedAgentTypes: parent.allowedAgentTypes,
     ...(parent.readOnlyBash ? { readOnlyBash: true } : {}),
     ...(parent.thinking ? { thinking: parent.thinking } : {}),
+    ...(parent.effort ? { effort: parent.effort } : {}),
+    ...(parent.toolRules ? { toolRules: parent.toolRules } : {}),
     background,
     forkFrom: { agentId: parent.agentId, runId, messageCount: state.messages.length, conversationHash: state.conversationHash, directive: request.prompt },
     carried: {

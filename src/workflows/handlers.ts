@@ -71,6 +71,7 @@ export function installHandlers(agent: AgentParts): void {
   setHandler(statusQuery, (): AgentStatusSnapshot => ({
     agentId: input.agentId,
     agentType: input.agentType,
+    ...(input.color ? { color: input.color } : {}),
     name: input.name,
     description: input.description,
     model: input.model,
@@ -85,6 +86,7 @@ export function installHandlers(agent: AgentParts): void {
     children: children.snapshot(),
     acceptsSteering: !progress.finished,
     pendingApprovals: approvals.pendingCount,
+    permissionDenials: { count: Object.values(state.permissionDenials).reduce((sum, count) => sum + count, 0), byTool: { ...state.permissionDenials } },
     ...(approvals.pendingCount > 0
       ? { waitingFor: `approval of ${approvals.pendingTools().join(', ')} (subagents approvals ${input.rootAgentId})` }
       : {}),

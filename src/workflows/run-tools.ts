@@ -3,6 +3,7 @@ import { maxConcurrentToolCalls } from '../shared/limits';
 import type { ToolUseBlock } from '../shared/messages';
 import { isConcurrencySafeTool, isWorkspaceTool, type WorkspaceToolName } from '../shared/tool-classification';
 import { classifyReadOnlyCommand } from '../shared/read-only-command';
+import { checkToolRules, type ToolRules } from '../shared/tool-rules';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
 import { toolCallSummary } from '../shared/tool-summary';
@@ -20,6 +21,10 @@ export interface ToolRunContext {
   pool: readonly string[];
   /** The agent's Bash runs read-only commands only (Explore, Plan): others are refused before they run. */
   readOnlyBash: boolean;
+  /** Tool rules of its definition (`Bash(git diff:*)`, `Edit(src/**)`): a call they refuse never runs. */
+  toolRules?: ToolRules;
+  /** A call refused before it ran (a rule, a read-only Bash, a permission): counted as a permission denial. */
+  onDenied?(call: ToolUseBlock): void;
   toolContext: ToolContext;
   readFileState: ReadFileState;
   workflowTools: Readonly<Record<string, WorkflowTool>>;
@@ -61,10 +66,16 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
       content: errorText(ErrorType.ToolNotAllowed, `the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`),
     };
   }
+  const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd });
+  if (verdict.type === 'refused') {
+    context.onDenied?.(call);
+    return { isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) };
+  }
   if (call.name === 'Bash' && context.readOnlyBash) {
     // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
     const verdict = classifyReadOnlyCommand(typeof call.input.command === 'string' ? call.input.command : '');
     if (!verdict.readOnly) {
+      context.onDenied?.(call);
       return {
         isError: true,
         content: errorText(ErrorType.CommandNotReadOnly, `${verdict.reason}. This agent may run read-only commands only (git log/diff/show/status, ls, cat, grep, find without -exec, ...); nothing was run.`),
@@ -72,7 +83,10 @@ async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<Tool
     }
   } else {
     const denied = await context.authorize(call);
-    if (denied) return denied;
+    if (denied) {
+      context.onDenied?.(call);
+      return denied;
+    }
   }
   context.onStart(call);
   const workflowTool = context.workflowTools[call.name];

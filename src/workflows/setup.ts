@@ -25,6 +25,7 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
     state.worktree = await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd });
   }
   let context: string | undefined;
+  let skills: string | undefined;
   if (!state.systemPrompt) {
     if (patched(agentStartPatch)) {
       const start = await renderAgentStartOn(input.workspaceWorker, {
@@ -43,11 +44,14 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           forking: input.limits.forking,
           oneShot: input.oneShot,
           ...(input.customTools ? { customTools: input.customTools } : {}),
+          ...(input.skills?.length ? { skills: input.skills } : {}),
+          ...(input.memory ? { memory: input.memory } : {}),
       });
       state.systemPrompt = start.systemPrompt;
       state.spawnContext ??= start.spawnContext;
       adoptWorkerTools(agent, start.workerTools);
       context = start.context;
+      skills = start.skills;
     } else {
       state.systemPrompt = await renderSystemPromptOn(input.workspaceWorker, {
         definitionPrompt: input.definitionPrompt,
@@ -64,7 +68,8 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
     if (state.worktree) state.markReadStateStale();
   } else if (!input.carried) {
     const prompt = { type: 'text' as const, text: input.prompt };
-    state.append({ role: 'user', content: context ? [{ type: 'text', text: context }, prompt] : [prompt] });
+    const opening = [context, skills].filter((text): text is string => text !== undefined).map((text) => ({ type: 'text' as const, text }));
+    state.append({ role: 'user', content: [...opening, prompt] });
   }
   // After the first messages, so a run that fails here keeps its prompt (a resume continues from it).
   return prepareExtraTools(agent);

@@ -182,6 +182,11 @@ export class AgentTool {
       ...(definition.readOnlyBash ? { readOnlyBash: true } : {}),
       ...(definition.oneShot ? { oneShot: true } : {}),
       ...(definition.thinking ? { thinking: definition.thinking } : {}),
+      ...(definition.color ? { color: definition.color } : {}),
+      ...(definition.effort ? { effort: definition.effort } : {}),
+      ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
+      ...(definition.skills?.length ? { skills: definition.skills } : {}),
+      ...(definition.memory ? { memory: definition.memory } : {}),
       background: options.background,
     };
   }

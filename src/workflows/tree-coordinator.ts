@@ -52,6 +52,7 @@ export class TreeCoordinator {
       agentId: event.agentId,
       parentAgentId: event.parentAgentId,
       agentType: event.agentType ?? existing?.agentType ?? 'unknown',
+      ...((event.color ?? existing?.color) ? { color: event.color ?? existing?.color } : {}),
       description: event.description ?? existing?.description,
       name: event.name ?? existing?.name,
       depth: event.depth ?? existing?.depth ?? 1,

@@ -101,6 +101,8 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
   return {
     pool: toolPool(agent),
     readOnlyBash: input.readOnlyBash === true,
+    ...(input.toolRules ? { toolRules: input.toolRules } : {}),
+    onDenied: (call) => state.recordDenial(call.name),
     toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
     readFileState: state.readFileState,
     workspaceWorker: input.workspaceWorker,
@@ -137,6 +139,7 @@ async function callModel({ input, state }: AgentParts): Promise<ModelCallResult 
         model: input.model,
         maxOutputTokens: maxOutputTokens({ input }),
         ...(input.thinking ? { thinking: input.thinking } : {}),
+        ...(input.effort ? { effort: input.effort } : {}),
         messageCount: state.messages.length,
         conversationHash: state.conversationHash,
         turn: state.turn,

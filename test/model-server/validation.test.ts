@@ -26,6 +26,23 @@ const toolUse = (id: string) => ({ type: 'tool_use', id, name: 'Read', input: { 
 const toolResult = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
 
 describe('request validation (400 invalid_request_error)', () => {
+  it('accepts output_config.effort at a level the model takes, records it, and refuses others', async () => {
+    await start();
+    const messages = [{ role: 'user', content: 'go' }];
+    expect((await send({ ...base, messages, output_config: { effort: 'xhigh' } })).status).toBe(200);
+    expect((await send({ model: 'claude-opus-5', max_tokens: 256, messages, output_config: { effort: 'max' } })).status).toBe(200);
+    expect(server!.requests().map((request) => request.effort)).toEqual(['xhigh', 'max']);
+    const unknown = await send({ ...base, messages, output_config: { effort: 'extreme' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.message).toBe("output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh', 'max'");
+    const tooHigh = await send({ model: 'claude-opus-4-5', max_tokens: 256, messages, output_config: { effort: 'max' } });
+    expect(tooHigh.message).toBe("output_config.effort: 'max' is not supported by model claude-opus-4-5; supported values: low, medium, high");
+    const none = await send({ model: 'claude-haiku-4-5', max_tokens: 256, messages, output_config: { effort: 'low' } });
+    expect(none.message).toMatch(/^output_config\.effort: 'low' is not supported by model claude-haiku-4-5; supported values: none/);
+    expect((await send({ ...base, messages, output_config: 'high' })).message).toBe('output_config: Input should be a valid dictionary');
+    expect((await send({ ...base, messages, output_config: { effort: 'low', speed: 1 } })).message).toBe('output_config.speed: Extra inputs are not permitted');
+  });
+
   it('rejects tool_use ids without a tool_result right after, listing the ids', async () => {
     await start();
     const result = await send({ ...base, messages: [

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatProgress } from '../../src/cli/format';
+import { treeLines } from '../../src/cli/commands/tree';
+import { colorEnabled } from '../../src/shared/agent-colors';
+import type { TreeNode } from '../../src/shared/tree';
 import { describeModelEndpoint } from '../../src/config';
 import type { AgentStatusSnapshot } from '../../src/shared/agent';
 import { emptyTokenUsage } from '../../src/shared/messages';
@@ -20,11 +23,32 @@ const status = (fields: Partial<AgentStatusSnapshot>): AgentStatusSnapshot => ({
   children: [],
   acceptsSteering: true,
   pendingApprovals: 0,
+  permissionDenials: { count: 0, byTool: {} },
   rejectedInputs: { count: 0 },
   ...fields,
 });
 
 describe('the progress line', () => {
+  it("shows the agent's type, in its definition's colour only when colour is on", () => {
+    expect(formatProgress(status({ agentType: 'reviewer', color: 'green' }))).toMatch(/^\[agent-1\] reviewer · turn 2\/50/);
+    expect(formatProgress(status({ agentType: 'reviewer', color: 'green' }), true)).toContain('[agent-1] \u001b[32mreviewer\u001b[39m · turn');
+    expect(formatProgress(status({ agentType: 'reviewer', color: 'orange' }), true)).toContain('\u001b[38;5;208mreviewer\u001b[39m');
+    // No colour in the definition: no escape codes even on a terminal.
+    expect(formatProgress(status({ agentType: 'reviewer' }), true)).not.toContain('\u001b[');
+  });
+
+  it('colours a tree line by the node, and follows NO_COLOR / FORCE_COLOR', () => {
+    const nodes: TreeNode[] = [
+      { agentId: 'child-1', parentAgentId: 'root', agentType: 'reviewer', color: 'pink', depth: 1, background: false, status: 'running', startedAtMs: 0 },
+    ];
+    expect(treeLines(nodes, new Map(), 'root', true)[0]).toContain('\u001b[38;5;205mreviewer\u001b[39m: ');
+    expect(treeLines(nodes, new Map(), 'root', false)[0]).toBe('  child-1  reviewer:   [foreground, running]');
+    expect(colorEnabled({ isTTY: true }, {})).toBe(true);
+    expect(colorEnabled({ isTTY: false }, {})).toBe(false);
+    expect(colorEnabled({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(colorEnabled({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
+  });
+
   it('says what the agent waits for instead of "running undefined" while an approval waits', () => {
     const line = formatProgress(status({ pendingApprovals: 1, waitingFor: 'approval of Bash (subagents approvals agent-1)' }));
     expect(line).toContain('waiting for approval of Bash (subagents approvals agent-1)');

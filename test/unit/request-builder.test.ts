@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { type EffortLevel, effortForModel, effortLevels, isEffortLevel } from '../../src/shared/effort';
 import { buildModelRequest } from '../../src/activities/request-builder';
 import type { MessageParam } from '../../src/shared/messages';
 
@@ -61,6 +62,28 @@ describe('buildModelRequest', () => {
       budget_tokens: 4096,
     });
     expect(buildModelRequest({ model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages, thinking: { type: 'adaptive' } }).thinking).toEqual({ type: 'adaptive' });
+  });
+
+  it('sends effort as output_config.effort, at the highest level the model takes', () => {
+    const messages: MessageParam[] = [{ role: 'user', content: 'task' }];
+    const request = (model: string, effort?: EffortLevel) => buildModelRequest({ model, maxTokens: 32000, systemPrompt: 's', tools, messages, ...(effort ? { effort } : {}) });
+    expect(request('claude-opus-5')).not.toHaveProperty('output_config');
+    expect(request('claude-opus-5', 'max').output_config).toEqual({ effort: 'max' });
+    expect(request('claude-sonnet-5', 'low').output_config).toEqual({ effort: 'low' });
+    // Opus 4.6 has max but not xhigh; Opus 4.5 stops at high.
+    expect(request('claude-opus-4-6', 'xhigh').output_config).toEqual({ effort: 'high' });
+    expect(request('claude-opus-4-5', 'max').output_config).toEqual({ effort: 'high' });
+    // Models without the parameter get none rather than a 400.
+    expect(request('claude-haiku-4-5', 'high')).not.toHaveProperty('output_config');
+    // A model the table does not know gets the effort unchanged.
+    expect(request('my-proxy-model', 'medium').output_config).toEqual({ effort: 'medium' });
+  });
+
+  it('knows the levels: isEffortLevel refuses anything else', () => {
+    expect(effortLevels).toEqual(['low', 'medium', 'high', 'xhigh', 'max']);
+    for (const bad of ['LOW', 'extreme', '', 3, null, undefined, {}]) expect(isEffortLevel(bad)).toBe(false);
+    expect(effortForModel('claude-opus-4-7', 'xhigh')).toBe('xhigh');
+    expect(effortForModel('claude-sonnet-4-6', 'max')).toBe('high');
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { effortLevels } from '../../shared/effort';
 
 /** Front-matter `permissionMode` values accepted from files, including Claude Code's aliases. */
 export const permissionModeValues = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'bubble', 'manual', 'auto'] as const;
@@ -36,12 +37,17 @@ export const definitionFieldsSchema = z.object({
   thinking: z
     .union([z.literal('adaptive'), z.literal('off'), z.literal(false), z.int().min(1024, { error: thinkingError })], { error: thinkingError })
     .optional(),
+  effort: z.enum(effortLevels, { error: `field "effort" must be one of ${effortLevels.join(', ')}` }).optional(),
+  skills: z.union([z.string(), z.array(z.string())], { error: 'field "skills" must be a skill name, a comma-separated string or a YAML list of skill names' }).optional(),
+  memory: z.enum(['user', 'project', 'local'], { error: 'field "memory" must be user, project or local' }).optional(),
   omitClaudeMd: z.boolean({ error: 'field "omitClaudeMd" must be true or false' }).optional(),
   mcpServers: z
     .union([z.array(z.union([z.string(), z.record(z.string(), z.unknown())])), z.record(z.string(), z.unknown())], {
       error: 'field "mcpServers" must be a list of server names or {name: server} entries (or one {name: server} mapping)',
     })
     .optional(),
+  // A colour is cosmetic: a bad one is a warning (parse-definition.ts), never a reason to skip the file.
+  color: z.unknown().optional(),
   requiredMcpServers: z
     .union([z.string(), z.array(z.string())], { error: 'field "requiredMcpServers" must be a server name or a list of server names' })
     .optional(),
@@ -54,11 +60,7 @@ export const supportedFieldNames: readonly string[] = Object.keys(definitionFiel
 
 /** Fields Claude Code documents (or reads) that this runtime accepts without acting on them. */
 export const knownUnsupportedFieldNames: readonly string[] = [
-  'skills',
   'hooks',
-  'memory',
-  'color',
-  'effort',
   'initialPrompt',
   'requiredMcpServers',
   'omitClaudeMd',

@@ -6,7 +6,9 @@ import type { DefinitionReport } from '../../shared/agent-definition';
 /** A `.claude/agents` directory to search, nearest project directory first, the user's last. */
 export interface DefinitionDirectory {
   dir: string;
-  source: 'user' | 'project';
+  source: 'user' | 'project' | 'plugin';
+  /** The plugin whose agents these are: their names become `<plugin>:<name>`. */
+  plugin?: string;
 }
 
 /** Locale-independent ordering, so results are the same on every machine. */

@@ -4,6 +4,8 @@ import type { AgentDefinition, DefinitionReport, LoadDefinitionsInput, LoadedDef
 import { builtinAgents } from '../../shared/builtin-agents';
 import { compareText, type DefinitionDirectory, definitionDirectories, findDefinitionFiles } from './discover';
 import { parseDefinitionFile, type ParsedDefinitionFile } from './parse-definition';
+import { installedPluginAgentDirectories } from './plugins';
+import { findSkills } from '../skills';
 import { normalizeMcpName, serverOfPattern } from '../../shared/mcp';
 import { loadMcpConfig } from '../mcp/config';
 
@@ -13,23 +15,46 @@ interface ScannedDirectory {
   problems: DefinitionReport[];
 }
 
-async function readAndParse(file: string, source: DefinitionDirectory['source']): Promise<ParsedDefinitionFile> {
+async function readAndParse(file: string, source: DefinitionDirectory['source'], homeDir: string): Promise<ParsedDefinitionFile> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
     return { reports: [{ file, level: 'skipped', message: `cannot read the file: ${(error as Error).message}` }] };
   }
-  return parseDefinitionFile(text, file, source);
+  return parseDefinitionFile(text, file, source, homeDir);
 }
 
-async function scan(directory: DefinitionDirectory): Promise<ScannedDirectory> {
+async function scan(directory: DefinitionDirectory, homeDir: string): Promise<ScannedDirectory> {
   const { files, problems } = await findDefinitionFiles(directory.dir);
-  return { directory, files: await Promise.all(files.map((file) => readAndParse(file, directory.source))), problems };
+  const parsed = await Promise.all(files.map((file) => readAndParse(file, directory.source, homeDir)));
+  const plugin = directory.plugin;
+  return { directory, files: plugin === undefined ? parsed : parsed.map((one) => asPluginAgent(one, plugin)), problems };
+}
+
+/**
+ * A plugin's agent as Claude Code loads it: named `<plugin>:<name>`, and without permissionMode,
+ * mcpServers and hooks, which Claude Code ignores for plugin agents.
+ */
+function asPluginAgent(parsed: ParsedDefinitionFile, plugin: string): ParsedDefinitionFile {
+  const definition = parsed.definition;
+  if (!definition) return parsed;
+  const file = definition.file ?? '';
+  const ignored = ['permissionMode', 'mcpServers', 'requiredMcpServers', 'hooks'].filter((field) =>
+    field === 'hooks' ? definition.unsupported?.hooks !== undefined : definition[field as keyof AgentDefinition] !== undefined,
+  );
+  const { permissionMode: _mode, mcpServers: _servers, requiredMcpServers: _required, ...kept } = definition;
+  const unsupported = { ...(kept.unsupported ?? {}) };
+  delete unsupported.hooks;
+  const renamed: AgentDefinition = { ...kept, name: `${plugin}:${definition.name}`, ...(Object.keys(unsupported).length > 0 ? { unsupported } : {}) };
+  if (Object.keys(unsupported).length === 0) delete renamed.unsupported;
+  const reports = [...parsed.reports];
+  if (ignored.length > 0) reports.push({ file, level: 'warning', message: `plugin agents ignore ${ignored.join(', ')} (as in Claude Code)` });
+  return { ...parsed, definition: renamed, reports };
 }
 
 function shadowReason(winner: AgentDefinition, loser: AgentDefinition): string {
-  if (winner.source !== loser.source) return 'project definitions take precedence over user ones';
+  if (winner.source !== loser.source) return `${winner.source} definitions take precedence over ${loser.source} ones`;
   return 'the definition in the nearer directory (or, within one directory, the first file in path order) wins';
 }
 
@@ -63,9 +88,14 @@ export function unconfiguredMcpServers(definition: AgentDefinition, configured: 
  * Bad files become reports, never exceptions, and the result is deterministic.
  */
 export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise<LoadedDefinitions> {
-  const directories = definitionDirectories(input.cwd, input.homeDir ?? os.homedir());
-  const scanned = await Promise.all(directories.map(scan));
-  const reports: DefinitionReport[] = [];
+  const homeDir = input.homeDir ?? os.homedir();
+  const plugins = await installedPluginAgentDirectories(homeDir, input.cwd);
+  const directories: DefinitionDirectory[] = [
+    ...definitionDirectories(input.cwd, homeDir),
+    ...plugins.directories.map(({ dir, plugin }) => ({ dir, source: 'plugin' as const, plugin })),
+  ];
+  const scanned = await Promise.all(directories.map((directory) => scan(directory, homeDir)));
+  const reports: DefinitionReport[] = [...plugins.problems];
   const chosen = new Map<string, AgentDefinition>();
 
   for (const { files, problems } of scanned) {
@@ -103,6 +133,14 @@ export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise
   for (const definition of chosen.values()) {
     const message = unconfiguredMcpServers(definition, Object.keys(mcp.servers));
     if (message && definition.file) reports.push({ file: definition.file, level: 'warning', message });
+  }
+
+  for (const definition of chosen.values()) {
+    if (!definition.skills?.length || !definition.file) continue;
+    const { missing } = await findSkills(definition.skills, input.cwd, homeDir);
+    if (missing.length > 0) {
+      reports.push({ file: definition.file, level: 'warning', message: `skills: ${missing.join(', ')} not found in .claude/skills (here or in a parent directory) or ~/.claude/skills; not preloaded` });
+    }
   }
 
   const names = [...chosen.keys()].sort(compareText);

@@ -1,10 +1,14 @@
+import path from 'node:path';
 import type { PermissionMode } from '../../shared/agent';
+import { type AgentColor, agentColors, isAgentColor } from '../../shared/agent-colors';
 import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../shared/agent-definition';
 import { modelAliases } from '../../shared/models';
 import { type DefinitionFields, knownUnsupportedFieldNames, supportedFieldNames, validateDefinitionFields } from './definition-schema';
 import { parseFrontMatter, splitFrontMatter } from './front-matter';
 import { parseMcpServers, parseRequiredMcpServers } from './mcp-fields';
 import { parseAllowList, parseDenyList, remainingTools } from './tool-spec';
+import type { ToolRule } from '../../shared/tool-rules';
+import { isSkillName } from '../skills';
 
 /** One file's outcome: a definition (maybe with warnings), or only a `skipped` report. */
 export interface ParsedDefinitionFile {
@@ -35,6 +39,21 @@ function toThinking(value: NonNullable<DefinitionFields['thinking']>): ThinkingS
   return undefined;
 }
 
+function toColor(value: unknown, warn: (message: string) => void): AgentColor | undefined {
+  if (value === undefined) return undefined;
+  const normalized = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (isAgentColor(normalized)) return normalized;
+  warn(`color ${JSON.stringify(value)?.slice(0, 40)} is not one of ${agentColors.join(', ')}; the agent is shown without a colour`);
+  return undefined;
+}
+
+function toSkills(value: string | string[], warn: (message: string) => void): string[] {
+  const names = (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== '');
+  const bad = names.filter((name) => !isSkillName(name));
+  if (bad.length > 0) warn(`skills: ${bad.map((name) => JSON.stringify(name)).join(', ')} ${bad.length === 1 ? 'is not a skill name' : 'are not skill names'} (a directory name under .claude/skills); ignored`);
+  return [...new Set(names.filter(isSkillName))];
+}
+
 function modelWarning(model: string): string | undefined {
   if (model === 'inherit' || model in modelAliases || model.startsWith('claude-')) return undefined;
   return `model "${model}" is not an alias this runtime knows (${Object.keys(modelAliases).join(', ')}) or a claude-* id; it is sent to the API unchanged`;
@@ -52,8 +71,25 @@ function splitFields(fields: Record<string, unknown>): { supported: Record<strin
   return { supported, unsupported };
 }
 
-/** Parses one definition file's text (Claude Code format); never throws. */
-export function parseDefinitionFile(text: string, file: string, source: 'user' | 'project'): ParsedDefinitionFile {
+/**
+ * Anchors path rules where Claude Code does: `/x` at the project root (the directory holding the
+ * file's `.claude`), `~/x` at the home directory (rewritten to an absolute `//` rule).
+ */
+function anchorRules(rules: ToolRule[] | undefined, file: string, homeDir: string | undefined): ToolRule[] | undefined {
+  if (!rules) return undefined;
+  const marker = `${path.sep}.claude${path.sep}`;
+  const index = file.lastIndexOf(marker);
+  const root = index > 0 ? file.slice(0, index) : path.dirname(file);
+  return rules.map((rule) => {
+    if (rule.tool === 'Bash' || rule.tool === 'WebFetch') return rule;
+    if (rule.content.startsWith('~/') && homeDir) return { ...rule, content: `/${path.join(homeDir, rule.content.slice(2))}` };
+    if (rule.content.startsWith('/') && !rule.content.startsWith('//')) return { ...rule, root };
+    return rule;
+  });
+}
+
+/** Parses one definition file's text (Claude Code format); never throws. `homeDir` anchors `~/` path rules. */
+export function parseDefinitionFile(text: string, file: string, source: 'user' | 'project' | 'plugin', homeDir?: string): ParsedDefinitionFile {
   const skipped = (message: string): ParsedDefinitionFile => ({ reports: [{ file, level: 'skipped', message }] });
   const split = splitFrontMatter(text);
   if (split.type === 'error') return skipped(split.reason);
@@ -81,6 +117,8 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     const undocumented = knownUnsupportedFieldNames.includes(key) ? '' : ' (it is not a documented Claude Code field either: check the spelling)';
     warn(`field "${key}" is accepted but not supported yet${undocumented}`);
   }
+  const color = toColor(fields.color, warn);
+  const skills = fields.skills === undefined ? [] : toSkills(fields.skills, warn);
   const mcpServers = fields.mcpServers === undefined ? undefined : parseMcpServers(fields.mcpServers);
   warnings.push(...(mcpServers?.warnings ?? []));
   const requiredMcpServers = fields.requiredMcpServers === undefined ? [] : parseRequiredMcpServers(fields.requiredMcpServers);
@@ -110,12 +148,21 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(fields.background !== undefined ? { background: fields.background } : {}),
     ...(fields.isolation !== undefined ? { isolation: fields.isolation } : {}),
     ...(fields.thinking !== undefined && toThinking(fields.thinking) ? { thinking: toThinking(fields.thinking) } : {}),
+    ...(color !== undefined ? { color } : {}),
+    ...(fields.effort !== undefined ? { effort: fields.effort } : {}),
+    ...(skills.length > 0 ? { skills } : {}),
+    ...(fields.memory !== undefined ? { memory: fields.memory } : {}),
     ...(fields.omitClaudeMd ? { oneShot: true } : {}),
     prompt,
     source,
     file,
     ...(Object.keys(unsupported).length > 0 ? { unsupported } : {}),
   };
+  const allowRules = anchorRules(allow?.rules, file, homeDir);
+  const denyRules = anchorRules(deny?.rules, file, homeDir);
+  if (allowRules || denyRules) {
+    definition.toolRules = { ...(allowRules ? { allow: allowRules } : {}), ...(denyRules ? { deny: denyRules } : {}) };
+  }
   const droppedTools = [...(allow?.dropped ?? []), ...(deny?.dropped ?? [])];
   return {
     definition,

@@ -1,5 +1,6 @@
 import { isCustomToolName } from '../../shared/custom-tools';
 import { isRuntimeTool, runtimeToolNames } from '../../shared/tool-classification';
+import { ruleTools, type ToolRule } from '../../shared/tool-rules';
 
 /** `tools` after parsing: names the runtime has, plus what `Agent(...)` and `mcp__…` entries said. */
 export interface AllowList {
@@ -9,6 +10,8 @@ export interface AllowList {
   mcpTools?: string[];
   /** Names no runtime or MCP tool has: kept for the worker's custom tools of these names (docs/tools.md, "Custom tools"). */
   customTools?: string[];
+  /** Rules such as `Bash(git diff:*)`: the tool is in `tools`, and only calls matching one of its rules run. */
+  rules?: ToolRule[];
   /** Entries that grant nothing here: names the runtime does not have, and narrowed entries such as `Bash(git:*)`. */
   dropped: string[];
   warnings: string[];
@@ -19,6 +22,8 @@ export interface DenyList {
   disallowedTools?: string[];
   /** Names no runtime or MCP tool has: they deny the worker's custom tools of those names. */
   disallowedCustomTools?: string[];
+  /** Rules such as `Bash(rm:*)`: the tool stays, calls matching one are refused. */
+  rules?: ToolRule[];
   /** Names the runtime does not have (nothing to deny). */
   dropped: string[];
   warnings: string[];
@@ -92,6 +97,8 @@ export function parseAllowList(value: string | string[]): AllowList {
   const mcpTools: string[] = [];
   const unknown: string[] = [];
   const narrowed: string[] = [];
+  const rules: ToolRule[] = [];
+  const whole = new Set<string>();
   const warnings: string[] = [];
   let everyTool = false;
   let anyAgentType = false;
@@ -103,13 +110,24 @@ export function parseAllowList(value: string | string[]): AllowList {
       const types = entry.rule === undefined ? [] : splitTopLevel(entry.rule);
       if (types.length === 0) anyAgentType = true;
       agentTypes.push(...types);
+    } else if (isRuntimeTool(entry.name) && entry.rule !== undefined && ruleTools.includes(entry.name) && entry.rule !== '' && entry.rule !== '*') {
+      names.add(entry.name);
+      rules.push({ tool: entry.name, content: entry.rule });
+    } else if (isRuntimeTool(entry.name) && entry.rule !== undefined && (entry.rule === '' || entry.rule === '*')) {
+      // `Bash(*)` is Claude Code's spelling of the whole tool.
+      names.add(entry.name);
+      whole.add(entry.name);
     } else if (isRuntimeTool(entry.name) && entry.rule !== undefined) {
       // Granting the whole tool would exceed what the author allowed, so the narrowed entry grants nothing.
       narrowed.push(entry.text);
-      warnings.push(`tools: rules in parentheses are not supported, so ${entry.text} is dropped; list ${entry.name} to allow the whole tool`);
-    } else if (isRuntimeTool(entry.name)) names.add(entry.name);
-    else unknown.push(entry.text);
+      warnings.push(`tools: rules in parentheses are not supported for ${entry.name}, so ${entry.text} is dropped; list ${entry.name} to allow the whole tool`);
+    } else if (isRuntimeTool(entry.name)) {
+      names.add(entry.name);
+      whole.add(entry.name);
+    } else unknown.push(entry.text);
   }
+  // A tool also listed whole is not narrowed by its rules.
+  const narrowing = rules.filter((rule) => !whole.has(rule.tool));
   if (unknown.length > 0) warnings.unshift(unknownToolsWarning('tools', unique(unknown)));
   const customTools = unique(unknown.filter(isCustomToolName));
   return {
@@ -117,25 +135,32 @@ export function parseAllowList(value: string | string[]): AllowList {
     ...(agentTypes.length > 0 && !anyAgentType ? { allowedAgentTypes: unique(agentTypes) } : {}),
     ...(mcpTools.length > 0 ? { mcpTools: unique(mcpTools) } : {}),
     ...(customTools.length > 0 ? { customTools } : {}),
+    ...(narrowing.length > 0 ? { rules: narrowing } : {}),
     dropped: unique([...unknown, ...narrowed]),
     warnings,
   };
 }
 
-/** Parses `disallowedTools`; a narrowed entry (`Bash(rm:*)`, `Agent(x)`) denies the whole tool: when in doubt, allow less. */
+/**
+ * Parses `disallowedTools`: a rule on a tool rules can narrow (`Bash(rm:*)`, `Edit(secrets/**)`) refuses matching calls
+ * and keeps the tool; any other narrowed entry (`Agent(x)`) denies the whole tool: when in doubt, allow less.
+ */
 export function parseDenyList(value: string | string[]): DenyList {
   const names = new Set<string>();
   const mcpTools: string[] = [];
   const unknown: string[] = [];
+  const rules: ToolRule[] = [];
   const warnings: string[] = [];
   let everyTool = false;
   for (const entry of toolEntries(value)) {
     if (entry.text === '*') everyTool = true;
     else if (isMcpTool(entry.name)) mcpTools.push(entry.text);
-    else if (isRuntimeTool(entry.name)) {
+    else if (isRuntimeTool(entry.name) && entry.rule !== undefined && entry.rule !== '' && entry.rule !== '*' && ruleTools.includes(entry.name)) {
+      rules.push({ tool: entry.name, content: entry.rule });
+    } else if (isRuntimeTool(entry.name)) {
       names.add(entry.name);
       if (entry.rule !== undefined) {
-        warnings.push(`disallowedTools: rules in parentheses are not supported, so ${entry.text} denies the whole ${entry.name} tool`);
+        if (entry.rule !== '' && entry.rule !== '*') warnings.push(`disallowedTools: rules in parentheses are not supported for ${entry.name}, so ${entry.text} denies the whole ${entry.name} tool`);
       }
     } else unknown.push(entry.text);
   }
@@ -143,9 +168,11 @@ export function parseDenyList(value: string | string[]): DenyList {
   const denied = [...runtimeToolNames.filter((name) => everyTool || names.has(name)), ...unique(mcpTools)];
   // Unknown names deny the worker's custom tools of those names.
   const customTools = unique(unknown.filter(isCustomToolName));
+  const ruled = rules.filter((rule) => !denied.includes(rule.tool));
   return {
     ...(denied.length > 0 ? { disallowedTools: denied } : {}),
     ...(customTools.length > 0 ? { disallowedCustomTools: customTools } : {}),
+    ...(ruled.length > 0 ? { rules: ruled } : {}),
     dropped: unique(unknown),
     warnings,
   };

@@ -11,6 +11,8 @@ import { identitySection, systemReminder } from './agent-context';
 import { environmentBlock, gitSnapshot } from './environment';
 import { subagentNotes, workingGuidance } from './guidance';
 import { loadInstructionFiles, renderInstructions } from './instructions';
+import { findSkills, renderSkills } from '../skills';
+import { memorySection } from '../agent-memory';
 
 /** What the system prompt is made of. */
 export interface SystemPromptInput {
@@ -48,7 +50,7 @@ export function createAgentStartActivity(options: {
   workerTools?: (filter: CustomToolFilter | undefined) => WorkerTools | undefined;
 }) {
   return async function renderAgentStart(input: AgentStartInput): Promise<AgentStart> {
-    const systemPrompt = await renderSystemPromptText({
+    const prompt = await renderSystemPromptText({
       definitionPrompt: input.definitionPrompt,
       cwd: input.cwd,
       model: input.model,
@@ -56,6 +58,7 @@ export function createAgentStartActivity(options: {
       oneShot: input.oneShot === true,
       homeDir: options.homeDir,
     });
+    const systemPrompt = input.memory ? `${prompt}\n\n${await memorySection(input.memory, input.agentType, input.cwd, options.homeDir)}` : prompt;
     const sections = [identitySection(input)];
     let spawnContext: SpawnContext | undefined;
     if (input.tools.includes('Agent')) {
@@ -73,6 +76,14 @@ export function createAgentStartActivity(options: {
       sections.push(roster ?? '# Agent types you can start with the Agent tool\nNone: no agent type is available to you, so do the work with your own tools.');
     }
     const workerTools = options.workerTools?.(input.customTools);
-    return { systemPrompt, context: systemReminder(sections), ...(spawnContext ? { spawnContext } : {}), ...(workerTools ? { workerTools } : {}) };
+    const found = input.skills?.length ? await findSkills(input.skills, input.cwd, options.homeDir) : undefined;
+    const skills = found ? renderSkills(found.skills, found.missing) : undefined;
+    return {
+      systemPrompt,
+      context: systemReminder(sections),
+      ...(skills ? { skills } : {}),
+      ...(spawnContext ? { spawnContext } : {}),
+      ...(workerTools ? { workerTools } : {}),
+    };
   };
 }

@@ -7,6 +7,7 @@ import { scanDefinitionFiles } from '../../activities/agent-definitions/scan';
 import { remainingTools } from '../../activities/agent-definitions/tool-spec';
 import { loadMcpConfig, type McpConfig } from '../../activities/mcp/config';
 import type { AgentDefinition, LoadedDefinitions } from '../../shared/agent-definition';
+import type { ToolRule } from '../../shared/tool-rules';
 import { agentMcpInput, type McpServerSpec } from '../../shared/mcp';
 import { ExitCode } from '../exit-codes';
 import { formatScan } from './agents-scan';
@@ -26,15 +27,24 @@ function displayPath(file: string, dir: string, homeDir: string): string {
   return file;
 }
 
+const ruleText = (rule: ToolRule) => `${rule.tool}(${rule.content})`;
+
+/** The tools column: the pool, each narrowed tool as its rules (`Bash(git diff:*)`), deny rules after `except`. */
 function describeTools(definition: AgentDefinition): string {
   const agentSpec = definition.allowedAgentTypes ? `Agent(${definition.allowedAgentTypes.join(', ')})` : 'Agent';
-  if (definition.tools === undefined) {
-    const denied = definition.disallowedTools ?? [];
-    return denied.length === 0 ? 'all' : `all except ${denied.join(', ')}`;
-  }
-  const label = (name: string) => (name === 'Agent' ? agentSpec : name === 'Bash' && definition.readOnlyBash ? 'Bash (read-only)' : name);
+  const allowRules = definition.toolRules?.allow ?? [];
+  const denied = [...(definition.disallowedTools ?? []), ...(definition.toolRules?.deny ?? []).map(ruleText)];
+  const except = denied.length === 0 ? '' : ` except ${denied.join(', ')}`;
+  if (definition.tools === undefined) return `all${except}`;
+  const label = (name: string) => {
+    if (name === 'Agent') return agentSpec;
+    if (name === 'Bash' && definition.readOnlyBash) return 'Bash (read-only)';
+    const rules = allowRules.filter((rule) => rule.tool === name);
+    return rules.length > 0 ? rules.map(ruleText).join(', ') : name;
+  };
   const tools = [...remainingTools(definition.tools, definition.disallowedTools).map(label), ...(definition.mcpTools ?? [])];
-  return tools.length === 0 ? 'none' : tools.join(', ');
+  const ruleExcept = (definition.toolRules?.deny ?? []).length === 0 ? '' : ` except ${(definition.toolRules?.deny ?? []).map(ruleText).join(', ')}`;
+  return tools.length === 0 ? 'none' : `${tools.join(', ')}${ruleExcept}`;
 }
 
 /** The MCP servers an agent of this type starts (required ones marked `!`, inline ones `(inline)`, missing ones `(not configured)`). */

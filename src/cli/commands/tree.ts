@@ -1,17 +1,18 @@
 import type { TreeNode } from '../../shared/tree';
 import { ExitCode } from '../exit-codes';
+import { colorEnabled, colorize } from '../../shared/agent-colors';
 import { todoSummary } from '../../shared/todos';
 import { formatUsage } from '../format';
 import { connect } from '../session';
 
 /** The tree as indented lines, children under their parents. */
-function treeLines(nodes: TreeNode[], live: Map<string, string>, rootId: string): string[] {
+export function treeLines(nodes: TreeNode[], live: Map<string, string>, rootId: string, color = false): string[] {
   const children = new Map<string, TreeNode[]>();
   for (const node of nodes) children.set(node.parentAgentId ?? '', [...(children.get(node.parentAgentId ?? '') ?? []), node]);
   const lines: string[] = [];
   const walk = (parentId: string, indent: string) => {
     for (const node of children.get(parentId) ?? []) {
-      const label = `${node.agentType}${node.name ? ` "${node.name}"` : ''}: ${node.description ?? ''}`;
+      const label = `${colorize(node.agentType, node.color, color)}${node.name ? ` "${node.name}"` : ''}: ${node.description ?? ''}`;
       lines.push(`${indent}${node.agentId}  ${label}  [${node.background ? 'background' : 'foreground'}, ${node.status}] ${live.get(node.agentId) ?? ''}`.trimEnd());
       walk(node.agentId, `${indent}  `);
     }
@@ -36,7 +37,7 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
       const todos = todoSummary(status.todos);
       live.set(
         node.agentId,
-        `turn ${status.turn}, ${seconds}s, last tool ${status.lastTool ?? '-'}, ${formatUsage(status.usage)}${status.pendingApprovals ? `, ${status.pendingApprovals} pending approval(s)` : ''}${todos ? `, todos ${todos}` : ''}`,
+        `turn ${status.turn}, ${seconds}s, last tool ${status.lastTool ?? '-'}, ${formatUsage(status.usage)}${status.pendingApprovals ? `, ${status.pendingApprovals} pending approval(s)` : ''}${status.permissionDenials?.count ? `, ${status.permissionDenials.count} permission denial(s)` : ''}${todos ? `, todos ${todos}` : ''}`,
       );
     }
     if (json) {
@@ -44,8 +45,9 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
       return ExitCode.ok;
     }
     const rootTodos = todoSummary(rootStatus.todos);
-    console.log(`${rootId}  ${rootStatus.agentType}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}`);
-    for (const line of treeLines(tree.nodes, live, rootId)) console.log(line);
+    const color = colorEnabled(process.stdout, process.env);
+    console.log(`${rootId}  ${colorize(rootStatus.agentType, rootStatus.color, color)}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}`);
+    for (const line of treeLines(tree.nodes, live, rootId, color)) console.log(line);
     console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · tokens ${tree.tokensUsed}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''} · ${tree.pendingApprovals.length} pending approval(s)`);
     return ExitCode.ok;
   } finally {

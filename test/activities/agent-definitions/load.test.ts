@@ -143,13 +143,13 @@ describe('loadAgentDefinitions: reports', () => {
   it('reports unknown tools and unsupported fields per file', async () => {
     const [fetcher, painter] = await tree.write({
       'project/.claude/agents/fetcher.md': definitionFile('name: fetcher\ndescription: Fetches\ntools: Read, NotebookEdit'),
-      'project/.claude/agents/painter.md': definitionFile('name: painter\ndescription: Paints\ncolor: purple\ntools: [Read, MultiEdit]'),
+      'project/.claude/agents/painter.md': definitionFile('name: painter\ndescription: Paints\ninitialPrompt: Paint\ntools: [Read, MultiEdit]'),
     });
     const loaded = await load(path.join(tree.root, 'project'));
     const byFile = (file: string | undefined) => loaded.reports.filter((report) => report.file === file).map((report) => report.message);
     expect(byFile(fetcher)).toEqual([expect.stringMatching(/^tools: NotebookEdit is not a tool of this runtime/)]);
-    expect(byFile(painter)).toEqual(['field "color" is accepted but not supported yet', expect.stringMatching(/^tools: MultiEdit is not a tool/)]);
-    expect(loaded.definitions.painter?.unsupported).toEqual({ color: 'purple' });
+    expect(byFile(painter)).toEqual(['field "initialPrompt" is accepted but not supported yet', expect.stringMatching(/^tools: MultiEdit is not a tool/)]);
+    expect(loaded.definitions.painter?.unsupported).toEqual({ initialPrompt: 'Paint' });
   });
 
   it('keeps a definition that resolves to no tools, with a warning', async () => {
@@ -174,10 +174,10 @@ describe('loadAgentDefinitions: reports', () => {
 
   it('is deterministic: definitions keyed by sorted name, reports sorted, JSON-stable', async () => {
     await tree.write({
-      'project/.claude/agents/zeta.md': definitionFile('name: zeta\ndescription: z\ncolor: red\ntools: Read, NotebookEdit'),
-      'project/.claude/agents/alpha.md': definitionFile('name: alpha\ndescription: a\neffort: high'),
+      'project/.claude/agents/zeta.md': definitionFile('name: zeta\ndescription: z\ncolor: teal\ntools: Read, NotebookEdit'),
+      'project/.claude/agents/alpha.md': definitionFile('name: alpha\ndescription: a\ninitialPrompt: go'),
       'project/.claude/agents/broken.md': 'no front matter',
-      'home/.claude/agents/middle.md': definitionFile('name: middle\ndescription: m\nmemory: user'),
+      'home/.claude/agents/middle.md': definitionFile('name: middle\ndescription: m\nhooks: {}'),
     });
     const first = await load(path.join(tree.root, 'project'));
     const second = await load(path.join(tree.root, 'project'));

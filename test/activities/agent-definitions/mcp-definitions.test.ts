@@ -87,7 +87,7 @@ describe('loading: MCP servers that are not configured are reported', () => {
 
   it('`subagents agents --scan` counts what a corpus of agent files loses here', async () => {
     await tree.write({
-      'corpus/plugins/a/agents/researcher.md': definitionFile('name: researcher\ndescription: d\ntools: Read, WebFetch, WebSearch, TodoWrite, TaskCreate, NotebookEdit, chrome-mcp\ncolor: blue'),
+      'corpus/plugins/a/agents/researcher.md': definitionFile('name: researcher\ndescription: d\ntools: Read, WebFetch, WebSearch, TodoWrite, TaskCreate, NotebookEdit, chrome-mcp\ninitialPrompt: go'),
       'corpus/plugins/b/agents/poster.md': definitionFile('name: poster\ndescription: d\ntools: [Write, mcp__slack__post]\nmodel: sonnet'),
       'corpus/plugins/b/agents/README.md': '# not an agent',
     });
@@ -100,7 +100,7 @@ describe('loading: MCP servers that are not configured are reported', () => {
       droppedTools: { NotebookEdit: 1, 'chrome-mcp': 1 },
       droppedStandardTools: { NotebookEdit: 1 },
       droppedBoardTools: {},
-      unsupportedFields: { color: 1 },
+      unsupportedFields: { initialPrompt: 1 },
       unconfiguredMcpServers: 1,
     });
     expect(report.reports).toContainEqual({ file: path.join(tree.root, 'nowhere'), level: 'skipped', message: 'no such file or directory' });

@@ -139,12 +139,44 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
     expect(messages(result)).toEqual([expect.stringMatching(/^disallowedTools: NotebookEdit is not a tool of this runtime/)]);
   });
 
-  it('never widens: a narrowed allow entry grants nothing, a narrowed deny entry denies the whole tool', () => {
-    const allowed = parse('name: a\ndescription: d\ntools: Read, Bash(git diff:*)');
+  it('keeps tool rules: an allow rule narrows its tool to matching calls, a deny rule refuses matching calls', () => {
+    const allowed = parse('name: a\ndescription: d\ntools: Read, Bash(git diff:*), Bash(git status), Edit(src/**)');
+    expect(allowed.definition?.tools).toEqual(['Bash', 'Read', 'Edit']);
+    expect(allowed.definition?.toolRules).toEqual({
+      allow: [{ tool: 'Bash', content: 'git diff:*' }, { tool: 'Bash', content: 'git status' }, { tool: 'Edit', content: 'src/**' }],
+    });
+    expect(allowed.reports).toEqual([]);
+    expect(allowed.droppedTools).toBeUndefined();
+    const denied = parse('name: a\ndescription: d\ndisallowedTools: Bash(rm:*), Read(./.env)');
+    expect(denied.definition).not.toHaveProperty('disallowedTools');
+    expect(denied.definition?.toolRules).toEqual({ deny: [{ tool: 'Bash', content: 'rm:*' }, { tool: 'Read', content: './.env' }] });
+    expect(denied.reports).toEqual([]);
+  });
+
+  it('a tool listed whole (or as Tool(*)) is not narrowed by its rules; a whole deny wins over rules', () => {
+    expect(parse('name: a\ndescription: d\ntools: Bash, Bash(git diff:*)').definition).not.toHaveProperty('toolRules');
+    expect(parse('name: a\ndescription: d\ntools: Bash(*)').definition).toMatchObject({ tools: ['Bash'] });
+    expect(parse('name: a\ndescription: d\ntools: Bash(*)').definition).not.toHaveProperty('toolRules');
+    const both = parse('name: a\ndescription: d\ndisallowedTools: Bash, Bash(rm:*)').definition;
+    expect(both?.disallowedTools).toEqual(['Bash']);
+    expect(both).not.toHaveProperty('toolRules');
+  });
+
+  it('anchors /path rules at the project root and ~/path rules at home', () => {
+    const result = parseDefinitionFile(definitionFile('name: a\ndescription: d\ntools: Edit(/src/**), Read(~/notes/*.md), Read(docs/*)'), file, 'project', '/home/me');
+    expect(result.definition?.toolRules?.allow).toEqual([
+      { tool: 'Edit', content: '/src/**', root: '/project' },
+      { tool: 'Read', content: '//home/me/notes/*.md' },
+      { tool: 'Read', content: 'docs/*' },
+    ]);
+  });
+
+  it('never widens: a rule on a tool rules cannot narrow grants nothing in tools and denies the whole tool in disallowedTools', () => {
+    const allowed = parse('name: a\ndescription: d\ntools: Read, TodoWrite(x)');
     expect(allowed.definition?.tools).toEqual(['Read']);
-    expect(messages(allowed)).toEqual([expect.stringContaining('Bash(git diff:*) is dropped')]);
-    const denied = parse('name: a\ndescription: d\ndisallowedTools: Bash(rm:*), Agent(general-purpose)');
-    expect(denied.definition?.disallowedTools).toEqual(['Agent', 'Bash']);
+    expect(messages(allowed)).toEqual([expect.stringContaining('TodoWrite(x) is dropped')]);
+    const denied = parse('name: a\ndescription: d\ndisallowedTools: TodoWrite(x), Agent(general-purpose)');
+    expect(denied.definition?.disallowedTools).toEqual(['Agent', 'TodoWrite']);
     expect(messages(denied)).toHaveLength(2);
   });
 
@@ -179,6 +211,51 @@ describe('parseDefinitionFile: permission mode and model', () => {
   });
 });
 
+describe('parseDefinitionFile: skills', () => {
+  it('reads a list or a comma-separated string of names, and ignores names that are not directory names', () => {
+    expect(parse('name: a\ndescription: d\nskills: [pdf, review]').definition?.skills).toEqual(['pdf', 'review']);
+    expect(parse('name: a\ndescription: d\nskills: pdf, review, pdf').definition?.skills).toEqual(['pdf', 'review']);
+    const hostile = parse('name: a\ndescription: d\nskills: ["../../etc", "/abs", "ok", "a/b", ".."]');
+    expect(hostile.definition?.skills).toEqual(['ok']);
+    expect(messages(hostile)).toEqual(['skills: "../../etc", "/abs", "a/b", ".." are not skill names (a directory name under .claude/skills); ignored']);
+    expect(messages(parse('name: a\ndescription: d\nskills: { a: 1 }'))).toEqual([expect.stringMatching(/^field "skills" must be/)]);
+  });
+});
+
+describe('parseDefinitionFile: effort', () => {
+  it('reads the five levels and skips the file for anything else, naming them', () => {
+    for (const level of ['low', 'medium', 'high', 'xhigh', 'max']) {
+      expect(parse(`name: a\ndescription: d\neffort: ${level}`).definition?.effort).toBe(level);
+    }
+    for (const bad of ['extreme', 'High', '3', '[low]']) {
+      const result = parse(`name: a\ndescription: d\neffort: ${bad}`);
+      expect(result.definition).toBeUndefined();
+      expect(messages(result)).toEqual(['field "effort" must be one of low, medium, high, xhigh, max']);
+    }
+  });
+});
+
+describe('parseDefinitionFile: color', () => {
+  it("reads Claude Code's eight named colours, in any case", () => {
+    for (const color of ['red', 'blue', 'green', 'yellow', 'purple', 'orange', 'pink', 'cyan']) {
+      const result = parse(`name: a\ndescription: d\ncolor: ${color}`);
+      expect(result.definition?.color).toBe(color);
+      expect(result.reports).toEqual([]);
+    }
+    expect(parse('name: a\ndescription: d\ncolor: " Orange "').definition?.color).toBe('orange');
+  });
+
+  it('keeps the agent with a warning when the colour is unknown or not a string', () => {
+    for (const value of ['magenta', '42', '[red]', '{ rgb: 1 }', 'true']) {
+      const result = parse(`name: a\ndescription: d\ncolor: ${value}`);
+      expect(result.definition).toBeDefined();
+      expect(result.definition).not.toHaveProperty('color');
+      expect(result.definition).not.toHaveProperty('unsupported');
+      expect(messages(result)).toEqual([expect.stringMatching(/^color .* is not one of red, blue, green, yellow, purple, orange, pink, cyan; the agent is shown without a colour$/)]);
+    }
+  });
+});
+
 describe('parseDefinitionFile: unsupported fields', () => {
   it('keeps them verbatim and reports each one', () => {
     const result = parse(
@@ -203,16 +280,16 @@ describe('parseDefinitionFile: unsupported fields', () => {
     expect(result.definition?.mcpServers).toEqual([{ name: 'github' }, { name: 'slack', spec: { type: 'stdio', command: 'slack-mcp', args: ['--verbose'] } }]);
     expect(result.definition?.unsupported).toEqual({
       hooks: { PreToolUse: [{ matcher: 'Bash' }] },
-      skills: ['pdf'],
-      memory: 'project',
-      color: 'blue',
-      effort: 'high',
       initialPrompt: 'Start here',
       favouriteFood: 'pizza',
     });
     // omitClaudeMd is supported: a slim prompt without CLAUDE.md and git status.
     expect(result.definition?.oneShot).toBe(true);
-    const fields = ['hooks', 'skills', 'memory', 'color', 'effort', 'initialPrompt'];
+    expect(result.definition?.color).toBe('blue');
+    expect(result.definition?.effort).toBe('high');
+    expect(result.definition?.skills).toEqual(['pdf']);
+    expect(result.definition?.memory).toBe('project');
+    const fields = ['hooks', 'initialPrompt'];
     expect(messages(result)).toEqual([
       ...fields.map((field) => `field "${field}" is accepted but not supported yet`),
       'field "favouriteFood" is accepted but not supported yet (it is not a documented Claude Code field either: check the spelling)',

@@ -1,0 +1,53 @@
+/**
+ * `effort` (front matter, Claude Code's `low`…`max`) → the Messages API's `output_config.effort`.
+ * Which levels a model takes (docs/agent-definitions.md, effort): Opus 4.5 takes low–high, `max`
+ * came with Opus 4.6 and `xhigh` with Opus 4.7; the 5 models take all five. Older models and Haiku
+ * take none, so the parameter is left out for them rather than turned into a 400.
+ */
+export const effortLevels = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+
+export type EffortLevel = (typeof effortLevels)[number];
+
+const allLevels: readonly EffortLevel[] = effortLevels;
+const upToMax: readonly EffortLevel[] = ['low', 'medium', 'high', 'max'];
+const upToHigh: readonly EffortLevel[] = ['low', 'medium', 'high'];
+
+/** Model id prefixes and the levels they take, the first match wins (longer prefixes first). */
+const levelsByPrefix: Array<[string, readonly EffortLevel[]]> = [
+  ['claude-test-', allLevels],
+  ['claude-opus-4-5', upToHigh],
+  ['claude-opus-4-6', upToMax],
+  ['claude-sonnet-4-6', upToHigh],
+  ['claude-opus-4-7', allLevels],
+  ['claude-opus-4-8', allLevels],
+  ['claude-mythos-', allLevels],
+  ['claude-opus-5', allLevels],
+  ['claude-sonnet-5', allLevels],
+  ['claude-haiku-5', allLevels],
+  ['claude-fable-5', allLevels],
+  ['claude-opus-4', []],
+  ['claude-sonnet-4', []],
+  ['claude-haiku-4', []],
+  ['claude-3', []],
+];
+
+/** Whether a value is one of the levels. */
+export function isEffortLevel(value: unknown): value is EffortLevel {
+  return typeof value === 'string' && (effortLevels as readonly string[]).includes(value);
+}
+
+/** The levels a model takes; undefined for a model this table does not know (the effort is sent unchanged). */
+export function modelEffortLevels(model: string): readonly EffortLevel[] | undefined {
+  return levelsByPrefix.find(([prefix]) => model.startsWith(prefix))?.[1];
+}
+
+/**
+ * The `output_config.effort` to send for a requested effort on a model: the requested level when the
+ * model takes it, else the highest level below it that the model takes, else none.
+ */
+export function effortForModel(model: string, requested: EffortLevel): EffortLevel | undefined {
+  const levels = modelEffortLevels(model);
+  if (levels === undefined || levels.includes(requested)) return requested;
+  const rank = effortLevels.indexOf(requested);
+  return [...levels].reverse().find((level) => effortLevels.indexOf(level) < rank);
+}
