@@ -125,7 +125,9 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
 
   it('keeps unknown names as custom tool names: allowed in tools, denied in disallowedTools', () => {
     const result = parse('name: a\ndescription: d\ntools: Read, lookup_weather, Bash(git:*), mcp__x__y\ndisallowedTools: shell_exec');
-    expect(result.definition?.tools).toEqual(['Read']);
+    // Bash(git:*) grants Bash narrowed to its rule (tool rules), not a custom tool.
+    expect(result.definition?.tools).toEqual(['Bash', 'Read']);
+    expect(result.definition?.toolRules?.allow).toEqual([{ tool: 'Bash', content: 'git:*' }]);
     expect(result.definition?.customTools).toEqual(['lookup_weather']);
     expect(result.definition?.disallowedCustomTools).toEqual(['shell_exec']);
     expect(result.definition?.mcpTools).toEqual(['mcp__x__y']);
