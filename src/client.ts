@@ -1,3 +1,4 @@
+import { readLiveActivities, type LiveActivity } from './live-activities';
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -104,6 +105,11 @@ export class AgentHandle {
 
   status(): Promise<AgentStatusSnapshot> {
     return this.workflow.query(statusQuery);
+  }
+
+  /** What the agent's running activities report now: the model's streamed text, a command's last output lines (heartbeat details; not in history). */
+  live(): Promise<LiveActivity[]> {
+    return readLiveActivities(this.workflow);
   }
 
   /** The agent's conversation (a query: served by a worker, also after the agent finished). */
