@@ -90,6 +90,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         content: toContentBlocks(message.content),
         stopReason: (message.stop_reason ?? 'end_turn') as StopReason,
         model: message.model,
+        ...(stream.request_id ? { requestId: stream.request_id } : {}),
         usage: {
           inputTokens: usage.input_tokens,
           outputTokens: usage.output_tokens,

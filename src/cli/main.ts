@@ -34,7 +34,7 @@ const commands: Record<string, { run: Command; help: string }> = {
   approve: { run: controlCommands.approve, help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R]' },
   'pause-spawning': { run: controlCommands['pause-spawning'], help: 'pause-spawning <rootId> [--resume]' },
   board: { run: boardCommand, help: boardUsage.replaceAll(' | board ', '\n  subagents board ') },
-  transcript: { run: transcriptCommand, help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE]' },
+  transcript: { run: transcriptCommand, help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE] [--claude-dir DIR]' },
   'codec-server': {
     run: (argv) => codecServerCommand(argv),
     help: 'codec-server [--port 8888] [--host 127.0.0.1] [--ui-origin http://127.0.0.1:8233]   (Temporal UI remote codec)',

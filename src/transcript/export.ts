@@ -3,7 +3,8 @@ import proto from '@temporalio/proto';
 import type { AgentWorkflowInput } from '../shared/agent';
 import { conversationQuery } from '../shared/definitions';
 import { readRunHistory, type PayloadDecoder, type RunFacts } from './history-events';
-import { messageTimestamps } from './timeline';
+import { simpleGit } from 'simple-git';
+import { messageCalls, messageTimestamps } from './timeline';
 import type { AgentTranscript, TranscriptMetaRecord, TranscriptWorktree } from './transcript-types';
 
 /** No worker answered the conversation query: transcripts are read by a worker replaying the history. */
@@ -71,7 +72,19 @@ function worktreeOf(runs: readonly RunFacts[], input: Partial<AgentWorkflowInput
   return null;
 }
 
-function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs: readonly RunFacts[]): TranscriptMetaRecord {
+/** The branch checked out in `directory`; '' when it is no git repository (or is gone). */
+async function gitBranchOf(directory: string | null): Promise<string> {
+  if (!directory) return '';
+  try {
+    return (await simpleGit(directory).revparse(['--abbrev-ref', 'HEAD'])).trim();
+  } catch {
+    return '';
+  }
+}
+
+async function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs: readonly RunFacts[]): Promise<TranscriptMetaRecord> {
+  const worktree = worktreeOf(runs, input);
+  const cwd = worktree?.path ?? input.cwd ?? null;
   return {
     type: 'meta',
     agentId,
@@ -81,7 +94,9 @@ function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs: reado
     parentToolUseId: input.parentToolUseId ?? null,
     depth: input.depth ?? 0,
     model: input.model ?? 'unknown',
-    worktree: worktreeOf(runs, input),
+    worktree,
+    cwd,
+    gitBranch: worktree?.branch ?? (await gitBranchOf(cwd)),
   };
 }
 
@@ -111,10 +126,16 @@ export async function readAgentTranscript(client: Client, agentId: string, optio
 
   const firstInput = (runs[0]?.input ?? {}) as Partial<AgentWorkflowInput>;
   const latestInput = (runs[runs.length - 1]?.input ?? {}) as Partial<AgentWorkflowInput>;
-  const times = messageTimestamps(messages, firstInput.carried?.messages.length ?? 0, runs.flatMap((run) => run.events));
+  const inheritedCount = firstInput.carried?.messages.length ?? 0;
+  const events = runs.flatMap((run) => run.events);
+  const times = messageTimestamps(messages, inheritedCount, events);
+  const calls = messageCalls(messages, inheritedCount, events);
   return {
-    meta: metaOf(agentId, latestInput, runs),
-    messages: messages.map((message, index) => ({ message, timestampMs: times[index]! })),
+    meta: await metaOf(agentId, latestInput, runs),
+    messages: messages.map((message, index) => {
+      const call = calls[index];
+      return { message, timestampMs: times[index]!, ...(call ? { call } : {}) };
+    }),
     runIds,
     childIds: [...new Set(runs.flatMap((run) => run.childIds))],
   };

@@ -1,28 +1,73 @@
-import type { AgentTranscript, TranscriptRecord } from './transcript-types';
+import { createRequire } from 'node:module';
+import type { MessageParam } from '../shared/messages';
+import type { ModelCallFacts } from './timeline';
+import type { AgentTranscript, TranscriptAssistantMessage, TranscriptMessageRecord, TranscriptRecord, TranscriptSession } from './transcript-types';
 import { transcriptUuid } from './uuid';
 
-/** The JSONL records of one agent: its meta record, then one record per message chained by parentUuid. */
-export function transcriptRecords(transcript: AgentTranscript): TranscriptRecord[] {
-  const { agentId, depth } = transcript.meta;
-  const records: TranscriptRecord[] = [transcript.meta];
+const packageVersion = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
+/** The session of an export whose first agent is `rootAgentId`: its id and this runtime's version. */
+export function transcriptSession(rootAgentId: string): TranscriptSession {
+  return { sessionId: transcriptUuid(rootAgentId, -1), version: packageVersion };
+}
+
+function assistantMessage(message: MessageParam, call: ModelCallFacts | undefined): TranscriptAssistantMessage {
+  if (!call) return { role: 'assistant', content: message.content };
+  const { usage } = call;
+  return {
+    id: call.id,
+    type: 'message',
+    role: 'assistant',
+    model: call.model,
+    content: message.content,
+    stop_reason: call.stopReason,
+    stop_sequence: null,
+    usage: {
+      input_tokens: usage.inputTokens,
+      cache_creation_input_tokens: usage.cacheCreationInputTokens,
+      cache_read_input_tokens: usage.cacheReadInputTokens,
+      output_tokens: usage.outputTokens,
+      ...(usage.webSearchRequests ? { server_tool_use: { web_search_requests: usage.webSearchRequests } } : {}),
+    },
+  };
+}
+
+/** The message records of one agent, chained by parentUuid, in Claude Code's shape. */
+export function messageRecords(transcript: AgentTranscript, session: TranscriptSession): TranscriptMessageRecord[] {
+  const { agentId, depth, cwd, gitBranch } = transcript.meta;
+  const records: TranscriptMessageRecord[] = [];
   let parentUuid: string | null = null;
-  for (const [index, { message, timestampMs }] of transcript.messages.entries()) {
+  for (const [index, { message, timestampMs, call }] of transcript.messages.entries()) {
     const uuid = transcriptUuid(agentId, index);
     records.push({
-      type: message.role,
-      uuid,
       parentUuid,
       isSidechain: depth > 0,
+      userType: 'external',
+      cwd: cwd ?? '',
+      sessionId: session.sessionId,
+      version: session.version,
+      gitBranch,
       agentId,
+      type: message.role,
+      message: message.role === 'assistant' ? assistantMessage(message, call) : { role: message.role, content: message.content },
+      ...(call?.requestId ? { requestId: call.requestId } : {}),
+      uuid,
       timestamp: new Date(timestampMs).toISOString(),
-      message: { role: message.role, content: message.content },
     });
     parentUuid = uuid;
   }
   return records;
 }
 
-/** JSONL text (one record per line, trailing newline) of one or more agents, in the given order. */
+/** The JSONL records of one agent: its meta record, then its message records. */
+export function transcriptRecords(transcript: AgentTranscript, session: TranscriptSession): TranscriptRecord[] {
+  return [transcript.meta, ...messageRecords(transcript, session)];
+}
+
+/** JSONL text (one record per line, trailing newline) of one or more agents, in the given order; the first is the session's root. */
 export function toJsonl(transcripts: readonly AgentTranscript[]): string {
-  return transcripts.flatMap((transcript) => transcriptRecords(transcript).map((record) => `${JSON.stringify(record)}\n`)).join('');
+  const first = transcripts[0];
+  if (!first) return '';
+  const session = transcriptSession(first.meta.agentId);
+  return transcripts.flatMap((transcript) => transcriptRecords(transcript, session).map((record) => `${JSON.stringify(record)}\n`)).join('');
 }
