@@ -11,7 +11,7 @@ import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, PermissionMo
 import type { ThinkingSetting } from './shared/agent-definition';
 import { buildRootInput } from './shared/agent-input';
 import { boardNameProblem } from './shared/board';
-import { defaultAgentLimits, type AgentLimits } from './shared/limits';
+import { defaultAgentLimits, maxStallTimeoutMs, minStallTimeoutMs, type AgentLimits } from './shared/limits';
 import { createDataConverter } from './codec/data-converter';
 import { connectOptions, loadTemporalConnectionConfig } from './connection-config';
 import { defaultTaskQueue } from './shared/config';
@@ -348,6 +348,16 @@ function summarize(text: string): string {
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 
+/** What is wrong with the stall watchdog's settings, or undefined (docs/configuration.md). */
+export function stallLimitsProblem(limits: Pick<AgentLimits, 'stallTimeoutMs' | 'stallAction'>): string | undefined {
+  const { stallTimeoutMs, stallAction } = limits;
+  if (stallTimeoutMs !== undefined && (!Number.isInteger(stallTimeoutMs) || stallTimeoutMs < minStallTimeoutMs || stallTimeoutMs > maxStallTimeoutMs)) {
+    return `stallTimeoutMs must be a whole number of ms from ${minStallTimeoutMs} to ${maxStallTimeoutMs} (got ${JSON.stringify(stallTimeoutMs)}).`;
+  }
+  if (stallAction !== undefined && stallAction !== 'report' && stallAction !== 'stop') return `stallAction must be "report" or "stop" (got ${JSON.stringify(stallAction)}).`;
+  return undefined;
+}
+
 /** The workflow input of a root agent, from client options and the agent type (built-in or `.claude/agents`). */
 export async function rootAgentInput(options: StartAgentOptions, taskQueue = defaultTaskQueue): Promise<AgentWorkflowInput> {
   const typeName = options.type ?? 'general-purpose';
@@ -360,6 +370,8 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     throw new Error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
   }
   const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
+  const stallProblem = stallLimitsProblem(limits);
+  if (stallProblem) throw new Error(stallProblem);
   const boardProblem = options.taskBoard === undefined ? undefined : boardNameProblem(options.taskBoard);
   if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
   const tools = options.tools ?? rootToolPool(definition, limits.maxDepth);

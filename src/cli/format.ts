@@ -1,4 +1,4 @@
-import type { AgentResult, AgentStatusSnapshot } from '../shared/agent';
+import type { AgentResult, AgentStatusSnapshot, StallReport } from '../shared/agent';
 import type { TokenUsage } from '../shared/messages';
 import { todoLines, todoSummary } from '../shared/todos';
 
@@ -22,11 +22,17 @@ export function formatProgress(status: AgentStatusSnapshot): string {
 /** `status`: the progress line, then the todo list and MCP servers when the agent has them. */
 export function formatStatus(status: AgentStatusSnapshot): string {
   const lines = [formatProgress(status)];
+  if (status.stalled) lines.push(`STALLED: ${formatStall(status.stalled)}`);
   if (status.todos?.length) lines.push(`todos: ${todoSummary(status.todos)}`, ...todoLines(status.todos).map((line) => `  ${line}`));
   if (status.mcpServers?.length) {
     lines.push(`MCP servers: ${status.mcpServers.map((server) => `${server.name} (${server.state}${server.state === 'connected' ? `, ${server.tools} tools` : server.error ? `: ${server.error}` : ''})`).join(', ')}`);
   }
   return lines.join('\n');
+}
+
+/** A stall report in a few words: "no progress for 42s (running Bash), since 12:00:01Z". */
+export function formatStall(stall: StallReport): string {
+  return `no progress for ${Math.round(stall.afterMs / 1000)}s (${stall.activity}) since ${new Date(stall.sinceMs).toISOString()}${stall.action === 'stop' ? ', stopping' : ''}`;
 }
 
 export function formatResult(result: AgentResult): string {

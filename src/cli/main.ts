@@ -24,7 +24,7 @@ type Command = (argv: string[]) => Promise<number>;
 const commands: Record<string, { run: Command; help: string }> = {
   start: {
     run: agentCommands.start,
-    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--follow] [--json]',
+    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--stall-timeout S] [--stall-stop] [--follow] [--json]',
   },
   status: { run: agentCommands.status, help: 'status <agentId> [--json]' },
   ls: { run: agentCommands.ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
