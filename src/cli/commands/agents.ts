@@ -8,6 +8,8 @@ import { CliError, ExitCode } from '../exit-codes';
 import { formatResult, formatStatus } from '../format';
 import { closedStatusOf, connect, follow, withAgent } from '../session';
 import { lsTree } from './tree';
+import { definitionColours, watchMode } from './watch';
+import { watchTree } from '../watch/watch-loop';
 
 function exitCodeFor(result: AgentResult): number {
   return result.status === 'completed' ? ExitCode.ok : ExitCode.agentUnsuccessful;
@@ -79,7 +81,15 @@ async function start(argv: string[]): Promise<number> {
       return ExitCode.ok;
     }
     if (!values.json) console.error(`started ${handle.agentId}`);
-    const result = await follow(handle, values.json ? () => {} : undefined);
+    // The live tree (or plain lines) goes to stderr; stdout keeps only the result.
+    const result = values.json
+      ? await follow(handle, () => {})
+      : await watchTree(client, handle.agentId, {
+        mode: watchMode({ json: false, plain: values.plain, isTty: Boolean(process.stderr.isTTY) }),
+        print: (line) => console.error(line),
+        stream: process.stderr,
+        colours: await definitionColours(values.cwd ?? process.cwd()),
+      });
     console.log(values.json ? JSON.stringify(result) : formatResult(result));
     return exitCodeFor(result);
   } finally {
