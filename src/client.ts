@@ -1,3 +1,4 @@
+import { readLiveActivities, type LiveActivity } from './live-activities';
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -13,7 +14,7 @@ import type { ThinkingSetting } from './shared/agent-definition';
 import { type EffortLevel, effortLevels, isEffortLevel } from './shared/effort';
 import { buildRootInput } from './shared/agent-input';
 import { boardNameProblem } from './shared/board';
-import { defaultAgentLimits, type AgentLimits } from './shared/limits';
+import { defaultAgentLimits, maxStallTimeoutMs, minStallTimeoutMs, type AgentLimits } from './shared/limits';
 import { createDataConverter } from './codec/data-converter';
 import { connectOptions, loadTemporalConnectionConfig } from './connection-config';
 import { defaultTaskQueue } from './shared/config';
@@ -112,6 +113,11 @@ export class AgentHandle {
 
   status(): Promise<AgentStatusSnapshot> {
     return this.workflow.query(statusQuery);
+  }
+
+  /** What the agent's running activities report now: the model's streamed text, a command's last output lines (heartbeat details; not in history). */
+  live(): Promise<LiveActivity[]> {
+    return readLiveActivities(this.workflow);
   }
 
   /** The agent's conversation (a query: served by a worker, also after the agent finished). */
@@ -425,6 +431,16 @@ function summarize(text: string): string {
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 
+/** What is wrong with the stall watchdog's settings, or undefined (docs/configuration.md). */
+export function stallLimitsProblem(limits: Pick<AgentLimits, 'stallTimeoutMs' | 'stallAction'>): string | undefined {
+  const { stallTimeoutMs, stallAction } = limits;
+  if (stallTimeoutMs !== undefined && (!Number.isInteger(stallTimeoutMs) || stallTimeoutMs < minStallTimeoutMs || stallTimeoutMs > maxStallTimeoutMs)) {
+    return `stallTimeoutMs must be a whole number of ms from ${minStallTimeoutMs} to ${maxStallTimeoutMs} (got ${JSON.stringify(stallTimeoutMs)}).`;
+  }
+  if (stallAction !== undefined && stallAction !== 'report' && stallAction !== 'stop') return `stallAction must be "report" or "stop" (got ${JSON.stringify(stallAction)}).`;
+  return undefined;
+}
+
 /** The workflow input of a root agent, from client options and the agent type (built-in or `.claude/agents`). */
 export async function rootAgentInput(options: StartAgentOptions, taskQueue = defaultTaskQueue): Promise<AgentWorkflowInput> {
   const typeName = options.type ?? 'general-purpose';
@@ -437,6 +453,8 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     throw new Error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
   }
   const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
+  const stallProblem = stallLimitsProblem(limits);
+  if (stallProblem) throw new Error(stallProblem);
   const boardProblem = options.taskBoard === undefined ? undefined : boardNameProblem(options.taskBoard);
   if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
   const tools = options.tools ? options.tools.filter(isRuntimeTool) : rootToolPool(definition, limits.maxDepth);

@@ -12,6 +12,8 @@ import { ConversationCache, ConversationMismatchError } from './conversation-cac
 import { toModelInvocationFailure } from './model-errors';
 import { buildModelRequest } from './request-builder';
 import { definitionsFor } from './tool-catalog';
+import { LiveText } from './live-text';
+import { liveLimits } from '../shared/live-activity';
 
 /** Collaborators of the model activity, passed in so tests use real clients pointed at local servers. */
 export interface ModelActivityDependencies {
@@ -71,16 +73,22 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     if (input.agentName) headers['x-subagents-agent-name'] = input.agentName;
     if (input.compaction) headers['x-subagents-purpose'] = compactionPurpose;
 
-    const timer = setInterval(() => context.heartbeat({ turn: input.turn }), heartbeatIntervalMs);
+    // Heartbeat details carry the live text (src/shared/live-activity.ts): shown by describe and the UI, never in history.
+    const live = new LiveText(input.turn);
+    let lastBeatMs = Date.now();
+    const beat = (): void => {
+      lastBeatMs = Date.now();
+      context.heartbeat(live.details);
+    };
+    const timer = setInterval(beat, heartbeatIntervalMs);
     try {
       const stream = dependencies.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, {
         signal: context.cancellationSignal,
         headers,
       });
-      let events = 0;
-      stream.on('streamEvent', () => {
-        events += 1;
-        if (events % 20 === 0) context.heartbeat({ turn: input.turn, events });
+      stream.on('streamEvent', (event) => {
+        live.onEvent(event);
+        if (Date.now() - lastBeatMs >= liveLimits.intervalMs) beat();
       });
       const message = await stream.finalMessage();
       const usage = message.usage;
@@ -89,6 +97,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         content: toContentBlocks(message.content),
         stopReason: (message.stop_reason ?? 'end_turn') as StopReason,
         model: message.model,
+        ...(stream.request_id ? { requestId: stream.request_id } : {}),
         usage: {
           inputTokens: usage.input_tokens,
           outputTokens: usage.output_tokens,

@@ -1,4 +1,4 @@
-import type { AgentResult, AgentStatusSnapshot } from '../shared/agent';
+import type { AgentResult, AgentStatusSnapshot, StallReport } from '../shared/agent';
 import type { TokenUsage } from '../shared/messages';
 import { colorEnabled, colorize } from '../shared/agent-colors';
 import { todoLines, todoSummary } from '../shared/todos';
@@ -37,11 +37,17 @@ export function formatDenials(denials: AgentStatusSnapshot['permissionDenials'])
 export function formatStatus(status: AgentStatusSnapshot): string {
   const lines = [formatProgress(status)];
   if (status.permissionDenials?.count) lines.push(`permission denials: ${formatDenials(status.permissionDenials)}`);
+  if (status.stalled) lines.push(`STALLED: ${formatStall(status.stalled)}`);
   if (status.todos?.length) lines.push(`todos: ${todoSummary(status.todos)}`, ...todoLines(status.todos).map((line) => `  ${line}`));
   if (status.mcpServers?.length) {
     lines.push(`MCP servers: ${status.mcpServers.map((server) => `${server.name} (${server.state}${server.state === 'connected' ? `, ${server.tools} tools` : server.error ? `: ${server.error}` : ''})`).join(', ')}`);
   }
   return lines.join('\n');
+}
+
+/** A stall report in a few words: "no progress for 42s (running Bash), since 12:00:01Z". */
+export function formatStall(stall: StallReport): string {
+  return `no progress for ${Math.round(stall.afterMs / 1000)}s (${stall.activity}) since ${new Date(stall.sinceMs).toISOString()}${stall.action === 'stop' ? ', stopping' : ''}`;
 }
 
 export function formatResult(result: AgentResult): string {

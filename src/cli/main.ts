@@ -4,6 +4,7 @@ import { boardCommand, boardUsage } from './commands/board';
 import { controlCommands } from './commands/control';
 import { codecServerCommand } from './commands/codec-server';
 import { transcriptCommand } from './commands/transcript';
+import { watchCommand } from './commands/watch';
 import { uiCommand } from './commands/ui';
 import { PayloadKeyConfigError } from '../codec/errors';
 import { worktreesCommand } from './commands/worktrees';
@@ -24,7 +25,7 @@ type Command = (argv: string[]) => Promise<number>;
 const commands: Record<string, { run: Command; help: string }> = {
   start: {
     run: agentCommands.start,
-    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--follow] [--json]',
+    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--stall-timeout S] [--stall-stop] [--follow [--plain]] [--json]',
   },
   status: { run: agentCommands.status, help: 'status <agentId> [--json]' },
   ls: { run: agentCommands.ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
@@ -34,7 +35,8 @@ const commands: Record<string, { run: Command; help: string }> = {
   approve: { run: controlCommands.approve, help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R]' },
   'pause-spawning': { run: controlCommands['pause-spawning'], help: 'pause-spawning <rootId> [--resume]' },
   board: { run: boardCommand, help: boardUsage.replaceAll(' | board ', '\n  subagents board ') },
-  transcript: { run: transcriptCommand, help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE]' },
+  watch: { run: watchCommand, help: 'watch <rootId> [--plain] [--json] [--interval MS] [--dir DIR]   (a live tree of the running agents; --json: one event per change)' },
+  transcript: { run: transcriptCommand, help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE] [--claude-dir DIR]' },
   'codec-server': {
     run: (argv) => codecServerCommand(argv),
     help: 'codec-server [--port 8888] [--host 127.0.0.1] [--ui-origin http://127.0.0.1:8233]   (Temporal UI remote codec)',

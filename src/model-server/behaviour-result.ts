@@ -9,6 +9,10 @@ export interface BehaviourResult {
   turnIndex: number;
   /** Wait before responding (scripted `delayMs`). */
   delayMs?: number;
+  /** Pause before each event after message_start (scripted `eventDelayMs`). */
+  eventDelayMs?: number;
+  /** Send this many events, then hold the connection open (scripted `stallAfterEvents`). */
+  stallAfterEvents?: number;
   /** A scripted turn's fault, served for its first `times` attempts. */
   fault?: FaultSpec;
 }

@@ -116,7 +116,11 @@ export async function handleMessages(state: ServerState, exchange: Exchange): Pr
   if (request.stream) {
     noteStatus(exchange, 200);
     startEventStream(exchange.response, exchange.requestId);
-    await writeMessageStream(exchange.response, message, cut);
+    await writeMessageStream(exchange.response, message, {
+      cut,
+      ...(outcome.eventDelayMs ? { eventDelayMs: outcome.eventDelayMs } : {}),
+      ...(outcome.stallAfterEvents ? { stallAfterEvents: outcome.stallAfterEvents } : {}),
+    });
   } else if (cut) {
     await sendCutJson(exchange, message);
   } else {

@@ -57,6 +57,10 @@ export const turnSchema = z.strictObject({
   thinking: z.string().min(1).optional(),
   stopReason: z.enum(stopReasons).optional(),
   delayMs: z.number().int().nonnegative().optional(),
+  /** A slow stream: pause this long before each server-sent event after message_start. */
+  eventDelayMs: z.number().int().nonnegative().max(60_000).optional(),
+  /** A stalled stream: send this many events, then keep the connection open and send nothing more. */
+  stallAfterEvents: z.number().int().positive().optional(),
   fault: faultSpecSchema.optional(),
 }).refine((turn) => turn.text !== undefined || (turn.toolUses?.length ?? 0) > 0 || turn.thinking !== undefined || (turn.serverToolUses?.length ?? 0) > 0, {
   message: 'a turn needs text, toolUses, serverToolUses or thinking',

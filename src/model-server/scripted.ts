@@ -70,6 +70,8 @@ export function scriptedReply(scenario: Scenario, context: RequestContext): Beha
   if (!turn) return { reply: textReply(`[scenario exhausted: ${agentKey} has no turn ${turnIndex}]`), agentKey, turnIndex };
   const result: BehaviourResult = { reply: renderTurn(turn, { ...context, turnIndex }, agentKey, scenario.webSearchPages ?? defaultSearchFixture), agentKey, turnIndex };
   if (turn.delayMs !== undefined) result.delayMs = turn.delayMs;
+  if (turn.eventDelayMs !== undefined) result.eventDelayMs = turn.eventDelayMs;
+  if (turn.stallAfterEvents !== undefined) result.stallAfterEvents = turn.stallAfterEvents;
   if (turn.fault) result.fault = turn.fault;
   return result;
 }

@@ -102,20 +102,39 @@ export function startEventStream(response: ServerResponse, requestId: string): v
   response.flushHeaders();
 }
 
-/** Sends the whole stream, or with `cut` the first events only and then destroys the socket. */
-export async function writeMessageStream(response: ServerResponse, message: ApiMessage, cut: boolean): Promise<void> {
+/** How {@link writeMessageStream} sends: whole, cut, slowly, or stalling. */
+export interface StreamOptions {
+  /** Send the first events only, then destroy the socket (the stream-cut fault). */
+  cut?: boolean;
+  /** Pause before each event after message_start. */
+  eventDelayMs?: number;
+  /** Send this many events, then hold the connection open sending nothing until the client leaves. */
+  stallAfterEvents?: number;
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sends the whole stream, or (see {@link StreamOptions}) part of it. */
+export async function writeMessageStream(response: ServerResponse, message: ApiMessage, options: StreamOptions = {}): Promise<void> {
   const events = messageEvents(message);
+  const { cut = false, eventDelayMs = 0, stallAfterEvents } = options;
   // message_start, content_block_start, ping and two deltas: enough for a client to have a partial message.
-  const sent = cut ? events.slice(0, Math.min(events.length - 2, 5)) : events;
-  for (const event of sent) {
+  let sent = cut ? events.slice(0, Math.min(events.length - 2, 5)) : events;
+  if (stallAfterEvents !== undefined) sent = sent.slice(0, Math.min(stallAfterEvents, events.length - 1));
+  for (const [index, event] of sent.entries()) {
+    if (index > 0 && eventDelayMs > 0) await pause(eventDelayMs);
     if (response.destroyed) return;
     response.write(formatEvent(event));
+  }
+  if (stallAfterEvents !== undefined) {
+    if (!response.destroyed) await new Promise((resolve) => response.once('close', resolve));
+    return;
   }
   if (!cut) {
     response.end();
     return;
   }
-  await new Promise((resolve) => setTimeout(resolve, 25));
+  await pause(25);
   response.socket?.destroy();
   response.destroy();
 }

@@ -222,6 +222,18 @@ export interface AgentStatusSnapshot {
   todos?: Todo[];
   /** Its MCP servers as seen at start, when it has any. */
   mcpServers?: McpServerStatus[];
+  /** Set while the stall watchdog finds the agent making no progress. */
+  stalled?: StallReport;
+}
+
+/** The stall watchdog's finding: no progress since `sinceMs` (for at least `afterMs`) in `state`. */
+export interface StallReport {
+  sinceMs: number;
+  afterMs: number;
+  state: AgentStatusSnapshot['state'];
+  /** What was running: the current tools, or the model call's turn. */
+  activity: string;
+  action: 'report' | 'stop';
 }
 
 /** An agent's context as the status query reports it. */

@@ -47,7 +47,25 @@ export interface AgentLimits {
    * boardLimits.defaultLeaseMs (60000); the board's other numbers are in src/shared/board-limits.ts.
    */
   boardLeaseMs?: number;
+  /**
+   * An agent with no progress (no state change: model call, tool started or done, waiting) for this
+   * long is reported as stalled (docs/architecture.md, Stall watchdog). Default 600000 (Claude Code's
+   * background stall timeout); absent in inputs made before the watchdog, which then use the default.
+   */
+  stallTimeoutMs?: number;
+  /** What a stall does besides being reported: 'report' (default) or 'stop' the stalled agent. */
+  stallAction?: StallAction;
 }
+
+/** What the stall watchdog does with a stalled agent. */
+export type StallAction = 'report' | 'stop';
+
+/** The stall watchdog's default: Claude Code's stall timeout for background agents. */
+export const defaultStallTimeoutMs = 600_000;
+/** The shortest stall timeout accepted (tests use a few seconds). */
+export const minStallTimeoutMs = 1_000;
+/** The longest stall timeout accepted: a day. */
+export const maxStallTimeoutMs = 86_400_000;
 
 export const defaultAgentLimits: AgentLimits = {
   maxDepth: 3,

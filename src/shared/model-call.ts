@@ -51,4 +51,6 @@ export interface ModelCallResult {
   stopReason: StopReason;
   usage: TokenUsage;
   model: string;
+  /** The API's `request-id` header (absent in results recorded before it was kept). */
+  requestId?: string;
 }

@@ -3,8 +3,9 @@ import proto from '@temporalio/proto';
 import type { AgentWorkflowInput } from '../shared/agent';
 import { transcriptQuery } from '../shared/definitions';
 import { readRunHistory, type PayloadDecoder, type RunFacts } from './history-events';
+import { simpleGit } from 'simple-git';
 import { stitchRuns, type RunLog } from './stitch';
-import { messageTimestamps } from './timeline';
+import { messageCalls, messageTimestamps } from './timeline';
 import type { AgentTranscript, TranscriptMetaRecord, TranscriptWorktree } from './transcript-types';
 
 /** No worker answered the conversation query: transcripts are read by a worker replaying the history. */
@@ -72,7 +73,19 @@ function worktreeOf(runs: readonly RunFacts[], input: Partial<AgentWorkflowInput
   return null;
 }
 
-function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs: readonly RunFacts[]): TranscriptMetaRecord {
+/** The branch checked out in `directory`; '' when it is no git repository (or is gone). */
+async function gitBranchOf(directory: string | null): Promise<string> {
+  if (!directory) return '';
+  try {
+    return (await simpleGit(directory).revparse(['--abbrev-ref', 'HEAD'])).trim();
+  } catch {
+    return '';
+  }
+}
+
+async function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs: readonly RunFacts[]): Promise<TranscriptMetaRecord> {
+  const worktree = worktreeOf(runs, input);
+  const cwd = worktree?.path ?? input.cwd ?? null;
   return {
     type: 'meta',
     agentId,
@@ -82,7 +95,9 @@ function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs: reado
     parentToolUseId: input.parentToolUseId ?? null,
     depth: input.depth ?? 0,
     model: input.model ?? 'unknown',
-    worktree: worktreeOf(runs, input),
+    worktree,
+    cwd,
+    gitBranch: worktree?.branch ?? (await gitBranchOf(cwd)),
   };
 }
 
@@ -113,10 +128,15 @@ export async function readAgentTranscript(client: Client, agentId: string, optio
   const { messages, boundaries, inheritedCount } = stitchRuns(logs);
 
   const latestInput = (runs[runs.length - 1]?.input ?? {}) as Partial<AgentWorkflowInput>;
-  const times = messageTimestamps(messages, inheritedCount, runs.flatMap((run) => run.events));
+  const events = runs.flatMap((run) => run.events);
+  const times = messageTimestamps(messages, inheritedCount, events);
+  const calls = messageCalls(messages, inheritedCount, events);
   return {
-    meta: metaOf(agentId, latestInput, runs),
-    messages: messages.map((message, index) => ({ message, timestampMs: times[index]! })),
+    meta: await metaOf(agentId, latestInput, runs),
+    messages: messages.map((message, index) => {
+      const call = calls[index];
+      return { message, timestampMs: times[index]!, ...(call ? { call } : {}) };
+    }),
     compactions: boundaries,
     runIds,
     childIds: [...new Set(runs.flatMap((run) => run.childIds))],

@@ -1,6 +1,7 @@
 import type { Payload } from '@temporalio/common';
 import type proto from '@temporalio/proto';
-import type { TimelineEvent } from './timeline';
+import type { ModelCallResult } from '../shared/model-call';
+import type { ModelCallFacts, TimelineEvent } from './timeline';
 
 type History = proto.temporal.api.history.v1.IHistory;
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
@@ -49,6 +50,11 @@ function eventTimeMs(event: HistoryEvent): number {
   return asNumber(event.eventTime?.seconds) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
 }
 
+function callFacts(result: Partial<ModelCallResult> | undefined): ModelCallFacts | undefined {
+  if (!result || typeof result.id !== 'string' || typeof result.model !== 'string' || !result.usage || !result.stopReason) return undefined;
+  return { id: result.id, model: result.model, stopReason: result.stopReason, usage: result.usage, ...(result.requestId ? { requestId: result.requestId } : {}) };
+}
+
 /** Reads one run's history: the timeline (decoding model results only to see whether they had content), children, input, worktrees. */
 export async function readRunHistory(history: History, decode: PayloadDecoder): Promise<RunFacts> {
   const facts: RunFacts = { events: [], childIds: [], input: undefined, worktrees: [] };
@@ -75,8 +81,9 @@ export async function readRunHistory(history: History, decode: PayloadDecoder): 
     const completed = event.activityTaskCompletedEventAttributes;
     const activityType = completed ? activityTypes.get(asNumber(completed.scheduledEventId)) : undefined;
     if (completed && activityType === 'callModel') {
-      const result = (await decode(completed.result?.payloads).catch(() => undefined)) as { content?: unknown[] } | undefined;
-      facts.events.push({ kind: 'modelCompleted', timeMs, producedMessage: result?.content === undefined || result.content.length > 0 });
+      const result = (await decode(completed.result?.payloads).catch(() => undefined)) as Partial<ModelCallResult> | undefined;
+      const call = callFacts(result);
+      facts.events.push({ kind: 'modelCompleted', timeMs, producedMessage: result?.content === undefined || result.content.length > 0, ...(call ? { call } : {}) });
       continue;
     }
     if (completed && activityType === 'createWorktree') facts.worktrees.push(await decode(completed.result?.payloads).catch(() => undefined));

@@ -1,11 +1,20 @@
-import type { MessageParam } from '../shared/messages';
+import type { MessageParam, StopReason, TokenUsage } from '../shared/messages';
+
+/** What a completed model call returned besides its content: what Claude Code's assistant records carry. */
+export interface ModelCallFacts {
+  id: string;
+  model: string;
+  stopReason: StopReason;
+  usage: TokenUsage;
+  requestId?: string;
+}
 
 /** The history events that matter for dating messages, across all runs of an agent, in order. */
 export type TimelineEvent =
   | { kind: 'runStarted'; timeMs: number }
   | { kind: 'modelScheduled'; timeMs: number }
   /** `producedMessage` is false when the model returned no content (the workflow appends nothing then). */
-  | { kind: 'modelCompleted'; timeMs: number; producedMessage: boolean }
+  | { kind: 'modelCompleted'; timeMs: number; producedMessage: boolean; call?: ModelCallFacts }
   /** Anything that wakes the workflow: a tool or child finishing, a signal, an update, a timer. */
   | { kind: 'inbound'; timeMs: number };
 
@@ -51,4 +60,15 @@ function userMessageTime(events: readonly TimelineEvent[], afterIndex: number): 
     if (event.kind === 'inbound' || event.kind === 'runStarted') return event.timeMs;
   }
   return events[afterIndex]!.timeMs;
+}
+
+/**
+ * The model call behind each message: assistant message k (after the `inheritedCount` carried ones,
+ * which were another agent's calls) gets the k-th model call that produced content, as in
+ * {@link messageTimestamps}; every other message gets undefined.
+ */
+export function messageCalls(messages: readonly Pick<MessageParam, 'role'>[], inheritedCount: number, events: readonly TimelineEvent[]): (ModelCallFacts | undefined)[] {
+  const calls = events.flatMap((event) => (event.kind === 'modelCompleted' && event.producedMessage ? [event.call] : []));
+  let next = 0;
+  return messages.map((message, index) => (index >= inheritedCount && message.role === 'assistant' ? calls[next++] : undefined));
 }

@@ -1,5 +1,6 @@
 import type { CompactionRecord } from '../shared/compaction';
-import type { MessageParam } from '../shared/messages';
+import type { MessageParam, StopReason } from '../shared/messages';
+import type { ModelCallFacts } from './timeline';
 
 /** A subagent's worktree as the transcript reports it. */
 export interface TranscriptWorktree {
@@ -18,18 +19,51 @@ export interface TranscriptMetaRecord {
   depth: number;
   model: string;
   worktree: TranscriptWorktree | null;
+  /** The agent's working directory (its worktree's when it has one). */
+  cwd: string | null;
+  /** The git branch of `cwd` when the transcript was read ('' outside a repository). */
+  gitBranch: string;
 }
 
-/** One message of a transcript, in Claude Code's sidechain record shape. */
+/** Usage of an assistant record, in the API's (and Claude Code's) snake_case. */
+export interface TranscriptUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+  server_tool_use?: { web_search_requests: number };
+}
+
+/** An assistant record's message: the API message as Claude Code stores it. */
+export interface TranscriptAssistantMessage {
+  /** Absent on messages an agent inherited (a fork's copied history): they were another agent's calls. */
+  id?: string;
+  type?: 'message';
+  role: 'assistant';
+  model?: string;
+  content: MessageParam['content'];
+  stop_reason?: StopReason;
+  stop_sequence?: null;
+  usage?: TranscriptUsage;
+}
+
+/** One message of a transcript, in Claude Code's record shape (docs/transcripts.md, Record schema). */
 export interface TranscriptMessageRecord {
-  type: 'user' | 'assistant';
-  uuid: string;
   parentUuid: string | null;
   isSidechain: boolean;
+  userType: 'external';
+  cwd: string;
+  sessionId: string;
+  version: string;
+  gitBranch: string;
   agentId: string;
+  type: 'user' | 'assistant';
+  message: MessageParam | TranscriptAssistantMessage;
+  /** The API's request id of an assistant message's model call. */
+  requestId?: string;
+  uuid: string;
   /** ISO 8601. */
   timestamp: string;
-  message: MessageParam;
   /** The message that opens a compacted conversation (the summary), right after its boundary record. */
   isCompactSummary?: true;
 }
@@ -59,12 +93,20 @@ export interface TranscriptBoundaryRecord {
   };
 }
 
+/** What every record of one exported session shares. */
+export interface TranscriptSession {
+  /** A uuid derived from the root agent's id. */
+  sessionId: string;
+  /** This runtime's version (package.json). */
+  version: string;
+}
+
 export type TranscriptRecord = TranscriptMetaRecord | TranscriptMessageRecord | TranscriptBoundaryRecord;
 
 /** An agent's conversation with the time of each message, read from its workflow. */
 export interface AgentTranscript {
   meta: TranscriptMetaRecord;
-  messages: { message: MessageParam; timestampMs: number }[];
+  messages: { message: MessageParam; timestampMs: number; call?: ModelCallFacts }[];
   /** Its compactions: before message `summaryIndex` (the summary) the conversation was compacted. */
   compactions: { summaryIndex: number; keptIndices: number[]; lastIndexBefore: number; record: CompactionRecord }[];
   /** Run ids the transcript was read from, oldest first (more than one after continue-as-new or resume). */

@@ -1,10 +1,11 @@
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../shared/agent';
 import type { StopReason } from '../shared/messages';
 import { createAgentParts, type AgentParts } from './agent-parts';
 import { Ending } from './ending';
 import { installHandlers } from './handlers';
 import { prepareRun } from './setup';
+import { runStallWatchdog, stallWatchdogPatch } from './stall-watchdog';
 import { runTurn } from './turn';
 import { stopsWholeTreeAtBudget } from './tree-budget';
 import { continueAsNewIfDue, waitForInput } from './turn-boundary';
@@ -13,6 +14,8 @@ import { continueAsNewIfDue, waitForInput } from './turn-boundary';
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
   const agent = createAgentParts(input);
   installHandlers(agent);
+  // Not awaited: it watches beside the loop and returns once the agent has finished.
+  if (patched(stallWatchdogPatch)) void runStallWatchdog(agent);
   const ending = new Ending(agent);
   const run = async () => {
     const cannotRun = await prepareRun(agent);

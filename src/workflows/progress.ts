@@ -1,10 +1,11 @@
 import { setCurrentDetails } from '@temporalio/workflow';
-import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, RejectedInputs } from '../shared/agent';
+import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, RejectedInputs, StallReport } from '../shared/agent';
+import { workflowNowMs } from './clock';
 import { todoLines, todoSummary } from '../shared/todos';
 import type { AgentState } from './agent-state';
 
 /** The fields of the status query this agent keeps as it goes; the rest is read from its parts when asked. */
-export type ProgressFields = Pick<AgentStatusSnapshot, 'state' | 'lastTool' | 'currentTools' | 'result' | 'waitingFor'>;
+export type ProgressFields = Pick<AgentStatusSnapshot, 'state' | 'lastTool' | 'currentTools' | 'result' | 'waitingFor' | 'stalled'>;
 
 /**
  * What the agent is doing now: its state for the `status` query, and the current details shown in
@@ -12,6 +13,8 @@ export type ProgressFields = Pick<AgentStatusSnapshot, 'state' | 'lastTool' | 'c
  */
 export class Progress {
   private fields: ProgressFields = { state: 'starting', currentTools: [] };
+  /** Workflow time of the last state change (the stall watchdog's clock). */
+  private lastChange = workflowNowMs();
 
   constructor(
     private readonly input: AgentWorkflowInput,
@@ -28,21 +31,42 @@ export class Progress {
     };
   }
 
+  /** Workflow time of the last state change. */
+  get lastChangeMs(): number {
+    return this.lastChange;
+  }
+
+  /** A state change: progress, which also ends a stall. */
+  private touch(): void {
+    this.lastChange = workflowNowMs();
+    this.fields.stalled = undefined;
+  }
+
+  /** The stall watchdog found no progress: say so in the status and the UI's current details. */
+  stalledNow(report: StallReport): void {
+    this.fields.stalled = report;
+    const seconds = Math.round(report.afterMs / 1000);
+    setCurrentDetails(this.withTodos(`**stalled**: no progress for ${seconds}s (${report.activity}, turn ${this.state.turn}/${this.input.maxTurns})${report.action === 'stop' ? '; stopping it' : ''}`));
+  }
+
   get finished(): boolean {
     return this.fields.result !== undefined;
   }
 
   callingModel(): void {
+    this.touch();
     this.fields.state = 'calling_model';
     this.fields.waitingFor = undefined;
     setCurrentDetails(this.withTodos(`turn ${this.state.turn}/${this.input.maxTurns}: calling ${this.input.model}`));
   }
 
   runningTools(): void {
+    this.touch();
     this.fields.state = 'running_tools';
   }
 
   toolStarted(name: string): void {
+    this.touch();
     this.fields.lastTool = name;
     this.fields.currentTools = [...this.fields.currentTools, name];
     setCurrentDetails(this.withTodos(`turn ${this.state.turn}/${this.input.maxTurns}: running ${name}`));
@@ -50,6 +74,7 @@ export class Progress {
 
   /** TodoWrite replaced the list: the UI's current details show it. */
   todosChanged(): void {
+    this.touch();
     setCurrentDetails(this.withTodos(`turn ${this.state.turn}/${this.input.maxTurns}: updated its todo list`));
   }
 
@@ -61,11 +86,13 @@ export class Progress {
   }
 
   toolsDone(): void {
+    this.touch();
     this.fields.currentTools = [];
   }
 
   /** Waiting at a turn boundary for `what` (e.g. "the next message"). */
   waiting(what: string): void {
+    this.touch();
     this.fields.state = 'waiting';
     this.fields.waitingFor = what;
     setCurrentDetails(`waiting for ${what}`);
@@ -73,6 +100,7 @@ export class Progress {
 
   /** The agent's final result (a later ending, e.g. worktree cleanup, may amend it). */
   finish(result: AgentResult): void {
+    this.touch();
     this.fields.state = 'finished';
     this.fields.waitingFor = undefined;
     this.fields.result = result;

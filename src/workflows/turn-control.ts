@@ -79,6 +79,12 @@ export class TurnControl {
     this.notice = notice;
   }
 
+  /** Stops the agent from inside (the stall watchdog): as a stop from outside would, with `notice` as who and why. */
+  stopSelf(notice: StopNotice): void {
+    this.notice = notice;
+    this.lifetime.cancel();
+  }
+
   /** Who stopped the agent, when a stop notice arrived. */
   get stopNotice(): StopNotice | undefined {
     return this.notice;

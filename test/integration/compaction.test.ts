@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactionInstruction } from '../../src/shared/compaction';
 import { readAgentTranscript } from '../../src/transcript/export';
-import { transcriptRecords } from '../../src/transcript/records';
+import { transcriptRecords, transcriptSession } from '../../src/transcript/records';
 import type { TranscriptBoundaryRecord, TranscriptMessageRecord } from '../../src/transcript/transcript-types';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
@@ -95,7 +95,7 @@ describe('compaction', () => {
 
     // The transcript keeps every message once, with a compact_boundary before each summary.
     const transcript = await readAgentTranscript(env.temporal.client, handle.agentId);
-    const records = transcriptRecords(transcript);
+    const records = transcriptRecords(transcript, transcriptSession(handle.agentId));
     const boundaries = records.filter((record): record is TranscriptBoundaryRecord => record.type === 'system');
     expect(boundaries).toHaveLength(compactions.length);
     const messages = records.filter((record): record is TranscriptMessageRecord => record.type === 'user' || record.type === 'assistant');

@@ -123,6 +123,8 @@ describe('transcript export on a real Temporal server', () => {
       depth: 0,
       model: 'claude-test-tiny',
       worktree: null,
+      cwd: env.workspace,
+      gitBranch: '',
     });
     expectWellFormed(groups[0]!);
     const messages = groups[0]!.messages;

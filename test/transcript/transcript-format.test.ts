@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageParam } from '../../src/shared/messages';
 import { formatTranscripts } from '../../src/transcript/human-view';
-import { toJsonl, transcriptRecords } from '../../src/transcript/records';
+import { toJsonl, transcriptRecords, transcriptSession } from '../../src/transcript/records';
 import { messageTimestamps, type TimelineEvent } from '../../src/transcript/timeline';
 import type { AgentTranscript } from '../../src/transcript/transcript-types';
 import { transcriptUuid } from '../../src/transcript/uuid';
@@ -73,11 +73,17 @@ const transcript = (overrides: Partial<AgentTranscript['meta']> = {}): AgentTran
     depth: 1,
     model: 'claude-haiku-4-5',
     worktree: null,
+    cwd: '/work/project',
+    gitBranch: 'main',
     ...overrides,
   },
   messages: [
     { message: user('look'), timestampMs: Date.UTC(2026, 0, 1, 0, 0, 0) },
-    { message: toolCall('toolu_g', 'Glob'), timestampMs: Date.UTC(2026, 0, 1, 0, 0, 1) },
+    {
+      message: toolCall('toolu_g', 'Glob'),
+      timestampMs: Date.UTC(2026, 0, 1, 0, 0, 1),
+      call: { id: 'msg_1', model: 'claude-haiku-4-5', stopReason: 'tool_use', requestId: 'req_1', usage: { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 3, cacheReadInputTokens: 2 } },
+    },
     { message: toolResult('toolu_g', `${'x'.repeat(500)}`), timestampMs: Date.UTC(2026, 0, 1, 0, 0, 2) },
     { message: assistant('found it'), timestampMs: Date.UTC(2026, 0, 1, 0, 0, 3) },
   ],
@@ -95,19 +101,36 @@ describe('transcript records', () => {
   });
 
   it('emits the meta record, then messages chained by parentUuid in the sidechain shape', () => {
-    const records = transcriptRecords(transcript());
+    const session = transcriptSession('agent-1');
+    const records = transcriptRecords(transcript(), session);
     expect(records[0]).toEqual(transcript().meta);
+    const shared = { isSidechain: true, userType: 'external', cwd: '/work/project', sessionId: session.sessionId, version: session.version, gitBranch: 'main', agentId: 'agent-1.1' };
     expect(records[1]).toEqual({
+      ...shared,
       type: 'user',
       uuid: transcriptUuid('agent-1.1', 0),
       parentUuid: null,
-      isSidechain: true,
-      agentId: 'agent-1.1',
       timestamp: '2026-01-01T00:00:00.000Z',
       message: { role: 'user', content: [{ type: 'text', text: 'look' }] },
     });
+    // An assistant record carries its model call as Claude Code does: message id, model, stop reason, usage, request id.
+    expect(records[2]).toEqual({
+      ...shared,
+      type: 'assistant',
+      uuid: transcriptUuid('agent-1.1', 1),
+      parentUuid: transcriptUuid('agent-1.1', 0),
+      timestamp: '2026-01-01T00:00:01.000Z',
+      requestId: 'req_1',
+      message: {
+        id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-haiku-4-5', content: toolCall('toolu_g', 'Glob').content,
+        stop_reason: 'tool_use', stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 3, cache_read_input_tokens: 2 },
+      },
+    });
+    expect(session.sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(session.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(records.slice(2).map((record) => (record.type === 'meta' ? undefined : record.parentUuid))).toEqual([0, 1, 2].map((index) => transcriptUuid('agent-1.1', index)));
-    const root = transcriptRecords(transcript({ agentId: 'agent-1', depth: 0, parentAgentId: null, parentToolUseId: null }));
+    const root = transcriptRecords(transcript({ agentId: 'agent-1', depth: 0, parentAgentId: null, parentToolUseId: null }), session);
     expect(root.slice(1).every((record) => record.type !== 'meta' && !record.isSidechain)).toBe(true);
   });
 

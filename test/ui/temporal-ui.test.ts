@@ -45,6 +45,10 @@ let childId: string;
 let rootRunId: string;
 let childRunId: string;
 let childModel: string;
+let subagents: SubagentsClient;
+let workspaceDir: string;
+const liveText = 'LIVE-TEXT streaming: the parser lives in src/parser.ts, and it splits on spaces; the tests are next.';
+const docsScreenshot = path.join(import.meta.dirname, '..', '..', 'docs', 'ui-live-text.png');
 
 /** Text of the page and of all its frames (the UI renders summaries and details as markdown in iframes). */
 async function pageText(target: Page): Promise<string> {
@@ -128,6 +132,8 @@ describe('Temporal UI: a finished two-level agent tree', () => {
               match: { agentType: 'Explore' },
               turns: [{ toolUses: [{ name: 'Glob', input: { pattern: '**/*.ts' } }] }, { text: 'src/parser.ts defines parse().' }],
             },
+            // A slow stream: one event every 4 s, so the UI can be looked at while the text arrives.
+            { match: { agentName: 'ui-live' }, turns: [{ text: liveText, eventDelayMs: 4000 }] },
           ],
         } as never,
       },
@@ -149,6 +155,8 @@ describe('Temporal UI: a finished two-level agent tree', () => {
     started.running = started.worker.run();
 
     const client = new SubagentsClient(temporal, taskQueue);
+    subagents = client;
+    workspaceDir = workspace;
     const root = await client.startAgent({ prompt: 'Find the parser, with help', name: 'ui-root', cwd: workspace, model: rootModel });
     const rootResult = await root.result();
     expect(rootResult.status, rootResult.error ?? rootResult.finalText).toBe('completed');
@@ -222,5 +230,27 @@ describe('Temporal UI: a finished two-level agent tree', () => {
       '"AgentDepth": 1',
     ]);
     await screenshot('05-child-search-attributes');
+  });
+
+  it.skipIf(!hasChromium)("shows a running model call's streamed text in its pending activity's heartbeat details (the screenshot in docs/cli.md)", async () => {
+    const live = await subagents.startAgent({ prompt: 'Explain the parser, slowly', name: 'ui-live', cwd: workspaceDir, model: rootModel });
+    try {
+      let partial = '';
+      const deadline = Date.now() + 90_000;
+      while (!partial && Date.now() < deadline) {
+        const details = (await live.live()).find((activity) => activity.details?.kind === 'model')?.details;
+        if (details?.kind === 'model' && details.text.length > 0) partial = details.text;
+        else await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(partial.length).toBeGreaterThan(0);
+      expect(liveText.startsWith(partial)).toBe(true);
+      const runId = (await live.describe()).runId;
+      await openUntilShown(workflowPage(live.agentId, runId, 'pending-activities'), ['callModel', 'LIVE-TEXT streaming']);
+      await screenshot('06-pending-activity-live-text');
+      // The copy in docs/ changes only when asked for, so a test run leaves the checkout clean.
+      if (process.env.UPDATE_DOCS_SCREENSHOTS === '1') await page.screenshot({ path: docsScreenshot, fullPage: false });
+    } finally {
+      await live.stop({ by: 'test', reason: 'screenshot taken' });
+    }
   });
 });

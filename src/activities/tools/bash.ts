@@ -1,4 +1,5 @@
 /** Bash: one command in its own process group, killed as a whole on timeout or cancellation. */
+import { lastLines, liveLimits, type LiveToolDetails } from '../../shared/live-activity';
 import { ErrorType } from '../../shared/errors';
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
@@ -168,9 +169,13 @@ function runCommand(command: string, cwd: string, timeoutMs: number, output: Hea
     };
     const onAbort = (): void => stop('cancelled');
     const timeout = setTimeout(() => stop('timed_out'), timeoutMs);
-    const heartbeat = setInterval(() => env.heartbeat({ outputChars: output.totalChars }), toolLimits.heartbeatIntervalMs);
+    // The details show the last output lines live (src/shared/live-activity.ts).
+    const progress = (): LiveToolDetails => ({
+      kind: 'tool', tool: 'Bash', outputChars: output.totalChars, lines: lastLines(output.recent(liveLimits.outputLines * liveLimits.lineChars * 2)),
+    });
+    const heartbeat = setInterval(() => env.heartbeat(progress()), toolLimits.heartbeatIntervalMs);
     env.signal.addEventListener('abort', onAbort, { once: true });
-    env.heartbeat({ outputChars: 0 });
+    env.heartbeat(progress());
 
     const finish = (ending: Ending): void => {
       if (settled) return;

@@ -21,6 +21,12 @@ export class HeadTailBuffer {
     if (this.tail.length > 2 * this.maxChars) this.tail = this.tail.slice(-this.maxChars);
   }
 
+  /** The last `maxChars` characters received (for live progress). */
+  recent(maxChars: number): string {
+    if (this.tail.length >= maxChars) return this.tail.slice(-maxChars);
+    return (this.head + this.tail).slice(-maxChars);
+  }
+
   get totalChars(): number {
     return this.total;
   }

@@ -1,4 +1,5 @@
 /** File listing through `rg --files`, configured to follow exactly the rules of the built-in walker. */
+import type { LiveToolDetails } from '../../shared/live-activity';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -35,8 +36,12 @@ export async function listFilesWithRipgrep(ripgrep: string, baseDir: string, env
   const output = await new Promise<Buffer>((resolve, reject) => {
     const child = spawn(ripgrep, listArguments, { cwd: baseDir, stdio: ['ignore', 'pipe', 'ignore'], signal: env.signal });
     const chunks: Buffer[] = [];
-    const heartbeat = setInterval(() => env.heartbeat(), toolLimits.heartbeatIntervalMs);
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let filesListed = 0;
+    const heartbeat = setInterval(() => env.heartbeat({ kind: 'tool', tool: 'Glob/Grep', filesListed } satisfies LiveToolDetails), toolLimits.heartbeatIntervalMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      for (const byte of chunk) if (byte === 0) filesListed += 1;
+    });
     child.on('error', (error) => {
       clearInterval(heartbeat);
       reject(env.signal.aborted ? new ToolCancelled() : error);

@@ -1,12 +1,15 @@
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { AgentHandle } from '../../client';
+import { stallLimitsProblem, type AgentHandle } from '../../client';
+import { maxStallTimeoutMs, minStallTimeoutMs } from '../../shared/limits';
 import type { AgentResult, PermissionMode } from '../../shared/agent';
 import { maxWorkspaceWaitMs, minWorkspaceWaitMs, parseWorkerId } from '../../shared/workspace-routing';
 import { CliError, ExitCode } from '../exit-codes';
 import { formatResult, formatStatus } from '../format';
 import { closedStatusOf, connect, follow, withAgent } from '../session';
 import { lsTree } from './tree';
+import { definitionColours, watchMode } from './watch';
+import { watchTree } from '../watch/watch-loop';
 
 function exitCodeFor(result: AgentResult): number {
   return result.status === 'completed' ? ExitCode.ok : ExitCode.agentUnsuccessful;
@@ -30,6 +33,9 @@ async function start(argv: string[]): Promise<number> {
       'worker-wait': { type: 'string' },
       follow: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      'stall-timeout': { type: 'string' },
+      'stall-stop': { type: 'boolean', default: false },
+      plain: { type: 'boolean', default: false },
     },
   });
   const prompt = positionals.join(' ').trim();
@@ -42,6 +48,13 @@ async function start(argv: string[]): Promise<number> {
   const idleSeconds = values['idle-timeout'] === undefined ? 600 : Number(values['idle-timeout']);
   if (!Number.isFinite(idleSeconds) || idleSeconds <= 0) throw new CliError('--idle-timeout is in seconds and must be positive.');
   const placement = workerPlacement(values.worker, values['worker-wait']);
+  const stallSeconds = values['stall-timeout'] === undefined ? undefined : Number(values['stall-timeout']);
+  const stallLimits = {
+    ...(stallSeconds === undefined ? {} : { stallTimeoutMs: Math.round(stallSeconds * 1000) }),
+    ...(values['stall-stop'] ? { stallAction: 'stop' as const } : {}),
+  };
+  const stallProblem = stallLimitsProblem(stallLimits);
+  if (stallProblem || (stallSeconds !== undefined && !Number.isFinite(stallSeconds))) throw new CliError(`--stall-timeout is in seconds, from ${minStallTimeoutMs / 1000} to ${maxStallTimeoutMs / 1000} (got "${values['stall-timeout']}").`);
   const client = await connect();
   try {
     let handle: AgentHandle;
@@ -57,6 +70,7 @@ async function start(argv: string[]): Promise<number> {
         permissionMode: permissionMode as PermissionMode | undefined,
         interactive: values.interactive ? { idleTimeoutMs: idleSeconds * 1000 } : undefined,
         taskBoard: values.board,
+        ...(Object.keys(stallLimits).length > 0 ? { limits: stallLimits } : {}),
       });
     } catch (error) {
       if (error instanceof Error && /^Unknown agent type|^The working directory|resolves to no tools|^Bad task board/.test(error.message)) throw new CliError(error.message);
@@ -67,7 +81,15 @@ async function start(argv: string[]): Promise<number> {
       return ExitCode.ok;
     }
     if (!values.json) console.error(`started ${handle.agentId}`);
-    const result = await follow(handle, values.json ? () => {} : undefined);
+    // The live tree (or plain lines) goes to stderr; stdout keeps only the result.
+    const result = values.json
+      ? await follow(handle, () => {})
+      : await watchTree(client, handle.agentId, {
+        mode: watchMode({ json: false, plain: values.plain, isTty: Boolean(process.stderr.isTTY) }),
+        print: (line) => console.error(line),
+        stream: process.stderr,
+        colours: await definitionColours(values.cwd ?? process.cwd()),
+      });
     console.log(values.json ? JSON.stringify(result) : formatResult(result));
     return exitCodeFor(result);
   } finally {

@@ -1,15 +1,17 @@
-/** `subagents transcript <agentId> [--tree] [--jsonl] [--out FILE]`: an agent's (or a tree's) transcript from its workflow history. */
+/** `subagents transcript <agentId> [--tree] [--jsonl] [--out FILE] [--claude-dir DIR]`: an agent's (or a tree's) transcript from its workflow history. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NoWorkerError, readAgentTranscript, readTreeTranscripts } from '../../transcript/export';
 import { formatTranscripts } from '../../transcript/human-view';
+import { writeClaudeCodeLayout } from '../../transcript/claude-layout';
 import { toJsonl } from '../../transcript/records';
+import type { AgentTranscript } from '../../transcript/transcript-types';
 import { CliError, ExitCode } from '../exit-codes';
 import { connect } from '../session';
 
-const usage = 'transcript <agentId> [--tree] [--jsonl] [--out FILE]';
+const usage = 'transcript <agentId> [--tree] [--jsonl] [--out FILE] [--claude-dir DIR]';
 
 /** Parsed arguments of `subagents transcript`. */
 export interface TranscriptArgs {
@@ -17,6 +19,8 @@ export interface TranscriptArgs {
   tree: boolean;
   jsonl: boolean;
   out?: string;
+  /** Write Claude Code's layout (session file + one file per subagent) under this directory. */
+  claudeDir?: string;
 }
 
 /** Parses the command line; throws CliError (exit 2) saying what to fix. */
@@ -27,14 +31,22 @@ export function parseTranscriptArgs(argv: string[]): TranscriptArgs {
       args: argv,
       strict: true,
       allowPositionals: true,
-      options: { tree: { type: 'boolean', default: false }, jsonl: { type: 'boolean', default: false }, out: { type: 'string' } },
+      options: { tree: { type: 'boolean', default: false }, jsonl: { type: 'boolean', default: false }, out: { type: 'string' }, 'claude-dir': { type: 'string' } },
     });
   } catch (error) {
     throw new CliError(`${(error as Error).message}\nusage: subagents ${usage}`);
   }
   const [agentId, ...extra] = parsed.positionals;
   if (!agentId || extra.length > 0) throw new CliError(`Give exactly one agentId (see \`subagents ls --all\`).\nusage: subagents ${usage}`);
-  return { agentId, tree: parsed.values.tree, jsonl: parsed.values.jsonl, ...(parsed.values.out ? { out: parsed.values.out } : {}) };
+  const claudeDir = parsed.values['claude-dir'];
+  if (claudeDir !== undefined && (claudeDir.trim() === '' || parsed.values.out !== undefined || parsed.values.jsonl)) {
+    throw new CliError(`--claude-dir DIR writes its own files: give a directory, without --out or --jsonl.\nusage: subagents ${usage}`);
+  }
+  return {
+    agentId, tree: parsed.values.tree, jsonl: parsed.values.jsonl,
+    ...(parsed.values.out ? { out: parsed.values.out } : {}),
+    ...(claudeDir ? { claudeDir } : {}),
+  };
 }
 
 
@@ -42,12 +54,9 @@ export function parseTranscriptArgs(argv: string[]): TranscriptArgs {
 export async function transcriptCommand(argv: string[]): Promise<number> {
   const args = parseTranscriptArgs(argv);
   const client = await connect();
-  let text: string;
-  let agents: number;
+  let transcripts: AgentTranscript[];
   try {
-    const transcripts = args.tree ? await readTreeTranscripts(client.temporal, args.agentId) : [await readAgentTranscript(client.temporal, args.agentId)];
-    agents = transcripts.length;
-    text = args.jsonl ? toJsonl(transcripts) : `${formatTranscripts(transcripts)}\n`;
+    transcripts = args.tree ? await readTreeTranscripts(client.temporal, args.agentId) : [await readAgentTranscript(client.temporal, args.agentId)];
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${args.agentId}".`, ExitCode.notFound);
     if (error instanceof NoWorkerError) throw new CliError(error.message, ExitCode.unavailable);
@@ -55,6 +64,13 @@ export async function transcriptCommand(argv: string[]): Promise<number> {
   } finally {
     await client.close();
   }
+  const agents = transcripts.length;
+  if (args.claudeDir) {
+    const written = await writeClaudeCodeLayout(args.claudeDir, transcripts);
+    console.error(`wrote the transcripts of ${agents} agent(s) in Claude Code's layout: ${written.filter((file) => file.endsWith('.jsonl')).length} JSONL file(s) under ${path.join(args.claudeDir, 'projects')}`);
+    return ExitCode.ok;
+  }
+  const text = args.jsonl ? toJsonl(transcripts) : `${formatTranscripts(transcripts)}\n`;
   if (!args.out) {
     process.stdout.write(text);
     return ExitCode.ok;

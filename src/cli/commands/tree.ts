@@ -2,7 +2,7 @@ import type { TreeNode } from '../../shared/tree';
 import { ExitCode } from '../exit-codes';
 import { colorEnabled, colorize } from '../../shared/agent-colors';
 import { todoSummary } from '../../shared/todos';
-import { formatUsage } from '../format';
+import { formatStall, formatUsage } from '../format';
 import { connect } from '../session';
 
 /** The tree as indented lines, children under their parents. */
@@ -37,7 +37,7 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
       const todos = todoSummary(status.todos);
       live.set(
         node.agentId,
-        `turn ${status.turn}, ${seconds}s, last tool ${status.lastTool ?? '-'}, ${formatUsage(status.usage)}${status.pendingApprovals ? `, ${status.pendingApprovals} pending approval(s)` : ''}${status.permissionDenials?.count ? `, ${status.permissionDenials.count} permission denial(s)` : ''}${todos ? `, todos ${todos}` : ''}`,
+        `turn ${status.turn}, ${seconds}s, last tool ${status.lastTool ?? '-'}, ${formatUsage(status.usage)}${status.pendingApprovals ? `, ${status.pendingApprovals} pending approval(s)` : ''}${status.permissionDenials?.count ? `, ${status.permissionDenials.count} permission denial(s)` : ''}${todos ? `, todos ${todos}` : ''}${status.stalled ? `, STALLED ${formatStall(status.stalled)}` : ''}`,
       );
     }
     if (json) {
@@ -46,7 +46,7 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
     }
     const rootTodos = todoSummary(rootStatus.todos);
     const color = colorEnabled(process.stdout, process.env);
-    console.log(`${rootId}  ${colorize(rootStatus.agentType, rootStatus.color, color)}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}`);
+    console.log(`${rootId}  ${colorize(rootStatus.agentType, rootStatus.color, color)}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}${rootStatus.stalled ? `, STALLED ${formatStall(rootStatus.stalled)}` : ''}`);
     for (const line of treeLines(tree.nodes, live, rootId, color)) console.log(line);
     console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · tokens ${tree.tokensUsed}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''} · ${tree.pendingApprovals.length} pending approval(s)`);
     return ExitCode.ok;

@@ -1,0 +1,62 @@
+/** Polls a tree and shows it as it changes: a redrawn tree (TTY), one line per change (plain), or JSON events. */
+import { createLogUpdate } from 'log-update';
+import type { SubagentsClient } from '../../client';
+import type { LiveActivity } from '../../live-activities';
+import type { AgentResult, AgentStatusSnapshot } from '../../shared/agent';
+import { plainLine, renderTree, type RenderOptions } from './render';
+import { buildFrame, frameEvents, type WatchFrame } from './watch-model';
+
+/** How the watcher shows the tree. */
+export type WatchMode = 'tree' | 'plain' | 'json';
+
+/** Options of {@link watchTree}. */
+export interface WatchOptions {
+  mode: WatchMode;
+  /** Where lines go (plain, json); the tree mode draws on `stream`. */
+  print: (line: string) => void;
+  stream?: NodeJS.WriteStream;
+  /** Between polls (default 500 ms). */
+  intervalMs?: number;
+  /** Agent type → definition `color`. */
+  colours?: ReadonlyMap<string, string>;
+}
+
+/** Polls until the root has a result, which it returns. A status query nobody answers (no worker yet) is waited out. */
+export async function watchTree(client: SubagentsClient, rootAgentId: string, options: WatchOptions): Promise<AgentResult> {
+  const intervalMs = options.intervalMs ?? 500;
+  const stream = options.stream ?? process.stdout;
+  const draw = options.mode === 'tree' ? createLogUpdate(stream, { showCursor: true }) : undefined;
+  let frame: WatchFrame | undefined;
+  try {
+    for (;;) {
+      const next = await poll(client, rootAgentId, frame).catch(() => undefined);
+      if (next) {
+        const renderOptions: RenderOptions = { nowMs: Date.now(), styled: options.mode === 'tree', ...(options.colours ? { colours: options.colours } : {}), width: stream.columns };
+        const events = frameEvents(frame, next);
+        if (options.mode === 'json') for (const event of events) options.print(JSON.stringify(event));
+        else if (options.mode === 'plain') for (const event of events) if (event.event !== 'result') options.print(plainLine(event, renderOptions));
+        else draw?.(renderTree(next, renderOptions));
+        frame = next;
+        if (next.result) return next.result;
+      }
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  } finally {
+    draw?.done();
+  }
+}
+
+async function poll(client: SubagentsClient, rootAgentId: string, previous: WatchFrame | undefined): Promise<WatchFrame> {
+  const root = client.getAgent(rootAgentId);
+  const [tree, rootStatus] = await Promise.all([root.tree(), root.status()]);
+  const statuses = new Map<string, AgentStatusSnapshot>();
+  const live = new Map<string, readonly LiveActivity[]>();
+  if (!rootStatus.result) live.set(rootAgentId, await root.live().catch(() => []));
+  await Promise.all(tree.nodes.filter((node) => node.status === 'running' || !previous?.nodes.some((seen) => seen.agentId === node.agentId && seen.state !== 'running')).map(async (node) => {
+    const handle = client.getAgent(node.agentId);
+    const status = await handle.status().catch(() => undefined);
+    if (status) statuses.set(node.agentId, status);
+    if (node.status === 'running') live.set(node.agentId, await handle.live().catch(() => []));
+  }));
+  return buildFrame({ tree, rootStatus, statuses, live }, previous);
+}

@@ -1,0 +1,62 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { messageRecords, transcriptSession } from './records';
+import type { AgentTranscript } from './transcript-types';
+
+/** One file of an export in Claude Code's layout, its path relative to the config directory. */
+export interface LayoutFile {
+  relativePath: string;
+  text: string;
+}
+
+/** Claude Code's project directory name: the working directory with every character but letters and digits as '-'. */
+export function projectDirName(cwd: string): string {
+  return cwd.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+// Agent ids are workflow ids: keep them readable but safe as one path segment.
+const fileSafe = (agentId: string): string => agentId.replace(/[^a-zA-Z0-9._-]/g, '_');
+
+const jsonl = (records: readonly unknown[]): string => records.map((record) => `${JSON.stringify(record)}\n`).join('');
+
+/**
+ * A tree's transcripts laid out as Claude Code lays out a session: the first agent (the session's
+ * root) in `projects/<project>/<sessionId>.jsonl`, each other agent in
+ * `projects/<project>/<sessionId>/subagents/agent-<agentId>.jsonl` with its `.meta.json` sidecar.
+ */
+export function claudeCodeLayout(transcripts: readonly AgentTranscript[]): LayoutFile[] {
+  const root = transcripts[0];
+  if (!root) return [];
+  const session = transcriptSession(root.meta.agentId);
+  const projectDir = path.posix.join('projects', projectDirName(root.meta.cwd ?? 'unknown'));
+  const files: LayoutFile[] = [{ relativePath: path.posix.join(projectDir, `${session.sessionId}.jsonl`), text: jsonl(messageRecords(root, session)) }];
+  for (const transcript of transcripts.slice(1)) {
+    const { meta } = transcript;
+    const base = path.posix.join(projectDir, session.sessionId, 'subagents', `agent-${fileSafe(meta.agentId)}`);
+    files.push({ relativePath: `${base}.jsonl`, text: jsonl(messageRecords(transcript, session)) });
+    const sidecar = {
+      agentType: meta.agentType,
+      ...(meta.worktree ? { worktreePath: meta.worktree.path } : {}),
+      ...(meta.description !== null ? { description: meta.description } : {}),
+      ...(meta.parentToolUseId !== null ? { toolUseId: meta.parentToolUseId } : {}),
+      spawnDepth: meta.depth,
+      agentId: meta.agentId,
+      parentAgentId: meta.parentAgentId,
+      model: meta.model,
+    };
+    files.push({ relativePath: `${base}.meta.json`, text: `${JSON.stringify(sidecar, null, 2)}\n` });
+  }
+  return files;
+}
+
+/** Writes {@link claudeCodeLayout} under `configDir` (what `CLAUDE_CONFIG_DIR` would point at); returns the paths written. */
+export async function writeClaudeCodeLayout(configDir: string, transcripts: readonly AgentTranscript[]): Promise<string[]> {
+  const written: string[] = [];
+  for (const file of claudeCodeLayout(transcripts)) {
+    const target = path.join(configDir, ...file.relativePath.split('/'));
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, file.text);
+    written.push(target);
+  }
+  return written;
+}
