@@ -42,6 +42,8 @@ export interface CarriedAgentState {
   spawnCount: number;
   /** Tool calls refused before they ran, by tool (absent: none). */
   permissionDenials?: Record<string, number>;
+  /** Inputs refused by the input guard so far (absent: none), so `status` keeps counting across runs. */
+  rejectedInputs?: RejectedInputs;
   /** Usage of finished descendants, rolled up. */
   descendantUsage: TokenUsage;
   /** The agent's worktree, once created (a resumed run reuses a kept one). */

@@ -1,4 +1,4 @@
-import type { AwaitingInput, CarriedAgentState, CompactionSummary } from '../shared/agent';
+import type { AwaitingInput, CarriedAgentState, CompactionSummary, RejectedInputs } from '../shared/agent';
 import type { SpawnContext } from '../shared/agent-definition';
 import { addTokenUsage, emptyTokenUsage, type MessageParam, type TokenUsage } from '../shared/messages';
 import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../shared/tools';
@@ -48,6 +48,8 @@ export class AgentState {
   todos: Todo[];
   /** Tool calls refused before they ran (rules, permission mode, a person, read-only Bash), by tool. */
   permissionDenials: Record<string, number>;
+  /** Inputs refused by the input guard (docs/security.md), counted across runs. */
+  readonly rejectedInputs: RejectedInputs;
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -66,6 +68,7 @@ export class AgentState {
     this.extraTools = carried?.extraTools;
     this.todos = carried?.todos ?? [];
     this.permissionDenials = { ...(carried?.permissionDenials ?? {}) };
+    this.rejectedInputs = { ...(carried?.rejectedInputs ?? { count: 0 }) };
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
     this.compactions = carried?.compactions ?? { count: 0 };
     this.contextOverheadTokens = carried?.contextOverheadTokens;
@@ -162,6 +165,7 @@ export class AgentState {
       ...(this.extraTools ? { extraTools: this.extraTools } : {}),
       ...(this.todos.length > 0 ? { todos: this.todos } : {}),
       ...(Object.keys(this.permissionDenials).length > 0 ? { permissionDenials: this.permissionDenials } : {}),
+      ...(this.rejectedInputs.count > 0 ? { rejectedInputs: this.rejectedInputs } : {}),
     };
   }
 }

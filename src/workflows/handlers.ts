@@ -58,7 +58,7 @@ import type { TreeCoordinator } from './tree-coordinator';
  */
 export function installHandlers(agent: AgentParts): void {
   const { input, state, control, inbox, tree, approvals, children, progress } = agent;
-  const guard = new InputGuard((rejections) => progress.inputRejected(rejections));
+  const guard = new InputGuard((rejections) => progress.inputRejected(rejections), state.rejectedInputs);
 
   guard.query(conversationQuery, conversationQuerySchema, ({ from }) => ({
     systemPrompt: state.systemPrompt,

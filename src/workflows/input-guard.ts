@@ -12,9 +12,11 @@ import { workflowNowMs } from './clock';
  * with the reason. A failure inside a signal handler is logged and counted the same way.
  */
 export class InputGuard {
-  private readonly rejections: RejectedInputs = { count: 0 };
-
-  constructor(private readonly onRejected: (rejections: Readonly<RejectedInputs>) => void = () => undefined) {}
+  constructor(
+    private readonly onRejected: (rejections: Readonly<RejectedInputs>) => void = () => undefined,
+    /** Where refusals are counted: an agent passes its state's record, carried across continue-as-new. */
+    private readonly rejections: RejectedInputs = { count: 0 },
+  ) {}
 
   /** What was refused so far (for the status query). */
   get rejected(): Readonly<RejectedInputs> {
