@@ -53,4 +53,17 @@ describe('watch view', () => {
     const done = buildFrame(reading({ result: { status: 'completed', usage } as never }, true), stalled);
     expect(frameEvents(stalled, done)).toMatchObject([{ event: 'finished', agentId: 'root.1', state: 'completed', finishedAtMs: 9000 }]);
   });
+
+  it('a finished agent whose status has no result yet (or no answer) shows its result read from the server', () => {
+    const first = buildFrame(reading({}));
+    const unanswered = { ...reading({}, true), statuses: new Map() };
+    expect(buildFrame(unanswered, first).nodes[1]).toMatchObject({ state: 'finished' });
+    const withResult = { ...unanswered, results: new Map([['root.1', { status: 'max_turns', usage } as never]]) };
+    const done = buildFrame(withResult, first);
+    expect(done.nodes[1]).toMatchObject({ state: 'max_turns', tokens: 1500 });
+    expect(frameEvents(first, done)).toMatchObject([{ event: 'finished', agentId: 'root.1', state: 'max_turns' }]);
+    // A status answered before the result was set: the server's result wins over the status's state.
+    const early = { ...reading({ state: 'finishing' as never }, true), results: new Map([['root.1', { status: 'completed', usage } as never]]) };
+    expect(buildFrame(early, first).nodes[1]).toMatchObject({ state: 'completed' });
+  });
 });

@@ -51,12 +51,19 @@ async function poll(client: SubagentsClient, rootAgentId: string, previous: Watc
   const [tree, rootStatus] = await Promise.all([root.tree(), root.status()]);
   const statuses = new Map<string, AgentStatusSnapshot>();
   const live = new Map<string, readonly LiveActivity[]>();
+  const results = new Map<string, AgentResult>();
   if (!rootStatus.result) live.set(rootAgentId, await root.live().catch(() => []));
   await Promise.all(tree.nodes.filter((node) => node.status === 'running' || !previous?.nodes.some((seen) => seen.agentId === node.agentId && seen.state !== 'running')).map(async (node) => {
     const handle = client.getAgent(node.agentId);
     const status = await handle.status().catch(() => undefined);
     if (status) statuses.set(node.agentId, status);
+    // A finished agent may not answer its status query (a worker must replay it) or answer it before
+    // its result is set; its result the server keeps.
+    if (node.status === 'finished' && !status?.result) {
+      const result = await handle.result().catch(() => undefined);
+      if (result) results.set(node.agentId, result);
+    }
     if (node.status === 'running') live.set(node.agentId, await handle.live().catch(() => []));
   }));
-  return buildFrame({ tree, rootStatus, statuses, live }, previous);
+  return buildFrame({ tree, rootStatus, statuses, live, results }, previous);
 }

@@ -71,18 +71,21 @@ export interface PollReading {
   rootStatus: AgentStatusSnapshot;
   statuses: ReadonlyMap<string, AgentStatusSnapshot>;
   live: ReadonlyMap<string, readonly LiveActivity[]>;
+  /** Results of finished agents whose status query went unanswered (read from the server, no worker needed). */
+  results?: ReadonlyMap<string, AgentResult>;
 }
 
-function nodeOf(base: Pick<WatchNode, 'agentId' | 'parentAgentId' | 'depth' | 'agentType' | 'name' | 'description' | 'startedAtMs' | 'finishedAtMs'>, status: AgentStatusSnapshot | undefined, live: readonly LiveActivity[], previous: WatchNode | undefined, ended: boolean): WatchNode {
+function nodeOf(base: Pick<WatchNode, 'agentId' | 'parentAgentId' | 'depth' | 'agentType' | 'name' | 'description' | 'startedAtMs' | 'finishedAtMs'>, status: AgentStatusSnapshot | undefined, live: readonly LiveActivity[], previous: WatchNode | undefined, ended: boolean, result?: AgentResult): WatchNode {
   const liveLine = lastLineOf(live);
-  const state = status?.result?.status ?? (ended ? (previous && terminal(previous.state) ? previous.state : 'finished') : (status?.state ?? previous?.state ?? 'starting'));
+  const final = status?.result ?? result;
+  const state = final?.status ?? (ended ? (previous && terminal(previous.state) ? previous.state : 'finished') : (status?.state ?? previous?.state ?? 'starting'));
   const currentTool = terminal(state) ? undefined : (liveLine.tool ?? status?.currentTools[0]);
   const lastLine = liveLine.line ?? previous?.lastLine;
   const node: WatchNode = {
     ...Object.fromEntries(Object.entries(base).filter(([, value]) => value !== undefined)) as typeof base,
     state,
     turn: status?.turn ?? previous?.turn ?? 0,
-    tokens: status ? tokensOf(status.result?.usage ?? status.usage) : (previous?.tokens ?? 0),
+    tokens: status ? tokensOf(status.result?.usage ?? status.usage) : final ? tokensOf(final.usage) : (previous?.tokens ?? 0),
   };
   if (currentTool) node.currentTool = currentTool;
   if (lastLine) node.lastLine = lastLine;
@@ -107,6 +110,7 @@ export function buildFrame(reading: PollReading, previous?: WatchFrame): WatchFr
       nodes.push(nodeOf(
         { agentId: node.agentId, parentAgentId: node.parentAgentId, depth: node.depth, agentType: node.agentType, name: node.name, description: node.description, startedAtMs: node.startedAtMs, finishedAtMs: node.finishedAtMs },
         reading.statuses.get(node.agentId), reading.live.get(node.agentId) ?? [], before.get(node.agentId), node.status === 'finished',
+        reading.results?.get(node.agentId),
       ));
       visit(node.agentId);
     }
