@@ -12,7 +12,7 @@ import { startModelServer, type Turn } from '../src/model-server/server';
 import { namedBoardId } from '../src/shared/board';
 import { createAgentWorker, workflowsPath } from '../src/worker';
 import { boardWorkerDefinition, checkBoardRun, layeredDependencies, readWorkLog, workCommand } from '../test/helpers/board-scenario';
-import { startBenchChildWorker } from './helpers/child-worker';
+import { spawnWorkerProcess } from '../test/helpers/spawn-worker-process';
 import { waitFor, withTimeout } from './helpers/wait';
 
 const leaseMs = Number(process.env.BENCH_LEASE_MS ?? 5_000);
@@ -66,7 +66,7 @@ const survivor = await createAgentWorker({
 });
 const surviving = survivor.run();
 const childOptions = { address: server.address, taskQueue: queueA, modelBaseUrl: modelServer.url, bundlePath };
-const children = [await startBenchChildWorker(childOptions)];
+const children = [await spawnWorkerProcess(childOptions)];
 
 try {
   const boards = new BoardClient(temporal, queueB);
@@ -89,7 +89,7 @@ try {
   await withTimeout(handleB.result(), 600_000, 'the surviving tree to finish');
   const finished = await boards.snapshot(config.boardId);
   const allDoneAt = Math.max(...finished.tasks.map((task) => task.completedAtMs ?? Number.NaN));
-  children.push(await startBenchChildWorker(childOptions));
+  children.push(await spawnWorkerProcess(childOptions));
   const resultA = await withTimeout(handleA.result(), 600_000, 'the doomed tree to finish after its worker came back');
   const snapshot = await boards.snapshot(config.boardId);
 

@@ -1,14 +1,15 @@
-// A worker in its own process, so a benchmark can SIGKILL it (the same script the crash tests use).
+// A worker in its own process (tsx, test/helpers/worker-process.ts), started and killed by a test or
+// a benchmark. No vitest import: benchmarks use it too.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
-export interface BenchChildWorker {
+export interface ChildWorker {
   process: ChildProcess;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function startBenchChildWorker(options: { address: string; taskQueue: string; modelBaseUrl: string; bundlePath: string }): Promise<BenchChildWorker> {
-  const script = path.join(import.meta.dirname, '..', '..', 'test', 'helpers', 'worker-process.ts');
+export async function spawnWorkerProcess(options: { address: string; taskQueue: string; modelBaseUrl: string; bundlePath: string }): Promise<ChildWorker> {
+  const script = path.join(import.meta.dirname, 'worker-process.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: {
       ...process.env,
