@@ -58,17 +58,24 @@ export function testHomeDir(): string {
   return emptyHome;
 }
 
+/** What every test worker shares: the test server's connections, its queue, and the model server's SDK client. */
+function testWorkerConnection(temporal: TestTemporal, options: { taskQueue: string; modelBaseUrl: string }) {
+  return {
+    connection: temporal.nativeConnection,
+    client: temporal.client,
+    namespace: 'default',
+    taskQueue: options.taskQueue,
+    anthropic: new Anthropic({ apiKey: 'test-key', baseURL: options.modelBaseUrl, maxRetries: 0 }),
+  };
+}
+
 /** A worker on the shared server using the run's workflow bundle and a model server URL. */
 export async function createTestWorker(
   temporal: TestTemporal,
   options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; homeDir?: string; workerOptions?: Partial<WorkerOptions>; workspace?: WorkerWorkspace; web?: WebToolSettings },
 ): Promise<Worker> {
   return createAgentWorker({
-    connection: temporal.nativeConnection,
-    client: temporal.client,
-    namespace: 'default',
-    taskQueue: options.taskQueue,
-    anthropic: new Anthropic({ apiKey: 'test-key', baseURL: options.modelBaseUrl, maxRetries: 0 }),
+    ...testWorkerConnection(temporal, options),
     workflowBundle: { codePath: inject('workflowBundlePath') },
     toolResultsDir: options.toolResultsDir,
     homeDir: options.homeDir ?? testHomeDir(),
@@ -85,11 +92,7 @@ export async function createTestWorkspaceWorker(
   options: { taskQueue: string; modelBaseUrl: string; workspace: { workerId: string; root?: string } },
 ): Promise<Worker> {
   return createWorkspaceWorker({
-    connection: temporal.nativeConnection,
-    client: temporal.client,
-    namespace: 'default',
-    taskQueue: options.taskQueue,
-    anthropic: new Anthropic({ apiKey: 'test-key', baseURL: options.modelBaseUrl, maxRetries: 0 }),
+    ...testWorkerConnection(temporal, options),
     homeDir: testHomeDir(),
     workspace: options.workspace,
     web: {},
