@@ -1,0 +1,133 @@
+// The workflow input of a root agent from the client's options (docs/api.md): the agent type, its
+// tools, MCP servers, limits and workspace, checked before anything starts.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { rootToolPool } from './shared/tool-pool';
+import { isRuntimeTool } from './shared/tool-classification';
+import { customToolFilterOf, customToolFilterOfList } from './shared/custom-tools';
+import { loadAgentDefinitions } from './activities/agent-definitions/load';
+import { loadMcpConfig } from './activities/mcp/config';
+import { agentMcpInput } from './shared/mcp';
+import type { AgentWorkflowInput, PermissionMode } from './shared/agent';
+import type { ThinkingSetting } from './shared/agent-definition';
+import { type EffortLevel, effortLevels, isEffortLevel } from './shared/effort';
+import { buildRootInput } from './shared/agent-input';
+import { boardNameProblem } from './shared/board';
+import { defaultAgentLimits, maxStallTimeoutMs, minStallTimeoutMs, type AgentLimits } from './shared/limits';
+import { defaultTaskQueue } from './shared/config';
+import { defaultModel, resolveModelAlias } from './shared/models';
+import { workspaceWorker } from './shared/workspace-routing';
+
+/** Options of `startAgent`. */
+export interface StartAgentOptions {
+  prompt: string;
+  /** Agent type (default general-purpose). */
+  type?: string;
+  /** Model id or alias (haiku, sonnet, opus); default the type's model, else claude-sonnet-5. */
+  model?: string;
+  /** Working directory and workspace root (default process.cwd()). */
+  cwd?: string;
+  /** Human name, shown in status and usable as an address. */
+  name?: string;
+  /** Workflow ID to use (default `agent-<random>`). */
+  agentId?: string;
+  maxTurns?: number;
+  permissionMode?: PermissionMode;
+  /** Tool pool override (default: the type's tools); names of the worker's custom tools may be listed too. */
+  tools?: string[];
+  /** Tree limits (depth, concurrency, budget, auto-background threshold); defaults in defaultAgentLimits. */
+  limits?: Partial<AgentLimits>;
+  /** Overrides ~ when looking for user agent definitions (tests). */
+  homeDir?: string;
+  /** Keep the agent waiting for the next message after each answer (until closed or idle this long). */
+  interactive?: { idleTimeoutMs: number };
+  /** max_tokens of each model call (default 32000, Claude Code's default output limit). */
+  maxOutputTokens?: number;
+  /** Extended thinking for the root's model calls (default: the type's `thinking`, else off); forks inherit it. */
+  thinking?: ThinkingSetting;
+  /** Effort of the root's model calls (default: the type's `effort`); forks inherit it. */
+  effort?: EffortLevel;
+  /** A named task board the tree shares with other trees (docs/board.md); default: the tree's own board. */
+  taskBoard?: string;
+  /**
+   * The worker (its SUBAGENTS_WORKER_ID) that holds `cwd`, when workers do not share a filesystem:
+   * the tree's file tools, worktrees and prompt rendering run only there (docs/operations.md).
+   */
+  worker?: string;
+  /** How long a workspace call waits for that worker before the agent is told it is gone (default 5 min). */
+  workerWaitMs?: number;
+}
+
+/** The real path of a directory that must exist (a root's workspace is its cwd); a clear error otherwise. */
+export async function existingDirectory(directory: string, what: string): Promise<string> {
+  const stat = await fs.stat(directory).catch(() => undefined);
+  if (!stat) throw new Error(`${what} ${directory} does not exist. Give an existing directory (--cwd).`);
+  if (!stat.isDirectory()) throw new Error(`${what} ${directory} is not a directory. Give a directory (--cwd).`);
+  return fs.realpath(directory);
+}
+
+/** What is wrong with the stall watchdog's settings, or undefined (docs/configuration.md). */
+export function stallLimitsProblem(limits: Pick<AgentLimits, 'stallTimeoutMs' | 'stallAction'>): string | undefined {
+  const { stallTimeoutMs, stallAction } = limits;
+  if (stallTimeoutMs !== undefined && (!Number.isInteger(stallTimeoutMs) || stallTimeoutMs < minStallTimeoutMs || stallTimeoutMs > maxStallTimeoutMs)) {
+    return `stallTimeoutMs must be a whole number of ms from ${minStallTimeoutMs} to ${maxStallTimeoutMs} (got ${JSON.stringify(stallTimeoutMs)}).`;
+  }
+  if (stallAction !== undefined && stallAction !== 'report' && stallAction !== 'stop') return `stallAction must be "report" or "stop" (got ${JSON.stringify(stallAction)}).`;
+  return undefined;
+}
+
+/** The workflow input of a root agent, from client options and the agent type (built-in or `.claude/agents`). */
+export async function rootAgentInput(options: StartAgentOptions, taskQueue = defaultTaskQueue): Promise<AgentWorkflowInput> {
+  const typeName = options.type ?? 'general-purpose';
+  if (options.workerWaitMs !== undefined && options.worker === undefined) throw new Error('workerWaitMs needs worker: it is how long calls wait for that worker.');
+  const placement = options.worker === undefined ? undefined : workspaceWorker(taskQueue, options.worker, options.workerWaitMs);
+  const cwd = await existingDirectory(path.resolve(options.cwd ?? process.cwd()), 'The working directory');
+  const { definitions } = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
+  const definition = definitions[typeName];
+  if (!definition) {
+    throw new Error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
+  }
+  const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
+  const stallProblem = stallLimitsProblem(limits);
+  if (stallProblem) throw new Error(stallProblem);
+  const boardProblem = options.taskBoard === undefined ? undefined : boardNameProblem(options.taskBoard);
+  if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
+  const tools = options.tools ? options.tools.filter(isRuntimeTool) : rootToolPool(definition, limits.maxDepth);
+  const customTools = options.tools ? customToolFilterOfList(options.tools) : customToolFilterOf(definition);
+  if (tools.length === 0 && !definition.mcpTools?.length && (customTools.allow !== 'all' && customTools.allow.length === 0)) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  if (options.effort !== undefined && !isEffortLevel(options.effort)) {
+    throw new Error(`Bad effort ${JSON.stringify(options.effort)}: give one of ${effortLevels.join(', ')}.`);
+  }
+  const mcp = agentMcpInput(definition, (await loadMcpConfig(cwd)).servers);
+  const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
+  return buildRootInput({
+    agentId: options.agentId ?? `agent-${randomUUID().slice(0, 8)}`,
+    agentType: definition.name,
+    name: options.name,
+    prompt: options.prompt,
+    model: resolveModelAlias(options.model ?? definitionModel ?? defaultModel),
+    definitionPrompt: definition.prompt,
+    tools,
+    ...(mcp ? { mcp } : {}),
+    customTools,
+    cwd,
+    workspaceRoot: cwd,
+    permissionMode: options.permissionMode ?? definition.permissionMode ?? 'default',
+    maxTurns: options.maxTurns ?? definition.maxTurns ?? limits.defaultMaxTurns,
+    allowedAgentTypes: definition.allowedAgentTypes,
+    ...(definition.readOnlyBash ? { readOnlyBash: true } : {}),
+    ...(definition.oneShot ? { oneShot: true } : {}),
+    ...(options.thinking ?? definition.thinking ? { thinking: options.thinking ?? definition.thinking } : {}),
+    ...(definition.color ? { color: definition.color } : {}),
+    ...((options.effort ?? definition.effort) ? { effort: options.effort ?? definition.effort } : {}),
+    ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
+    ...(definition.skills?.length ? { skills: definition.skills } : {}),
+    ...(definition.memory ? { memory: definition.memory } : {}),
+    limits,
+    interactive: options.interactive,
+    maxOutputTokens: options.maxOutputTokens,
+    taskBoard: options.taskBoard,
+    ...(placement ? { workspaceWorker: placement } : {}),
+  });
+}
