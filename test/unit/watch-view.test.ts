@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plainLine, renderTree } from '../../src/cli/watch/render';
-import { buildFrame, frameEvents, type PollReading } from '../../src/cli/watch/watch-model';
+import { buildFrame, frameEvents, nodesToRead, type PollReading } from '../../src/cli/watch/watch-model';
 import type { AgentStatusSnapshot } from '../../src/shared/agent';
 
 const usage = { inputTokens: 1000, outputTokens: 200, cacheCreationInputTokens: 0, cacheReadInputTokens: 300 };
@@ -65,5 +65,15 @@ describe('watch view', () => {
     // A status answered before the result was set: the server's result wins over the status's state.
     const early = { ...reading({ state: 'finishing' as never }, true), results: new Map([['root.1', { status: 'completed', usage } as never]]) };
     expect(buildFrame(early, first).nodes[1]).toMatchObject({ state: 'completed' });
+  });
+
+  it('reads an agent that was seen running and has now finished (its ending is read once), not one whose ending was shown', () => {
+    const running = buildFrame(reading({}));
+    const nowFinished = reading({}, true).tree;
+    expect(nodesToRead(nowFinished, running).map((node) => node.agentId)).toEqual(['root.1']);
+    expect(nodesToRead(nowFinished, undefined).map((node) => node.agentId)).toEqual(['root.1']);
+    const shown = buildFrame({ ...reading({ result: { status: 'completed', usage } as never }, true) }, running);
+    expect(shown.nodes[1]).toMatchObject({ state: 'completed' });
+    expect(nodesToRead(nowFinished, shown)).toEqual([]);
   });
 });

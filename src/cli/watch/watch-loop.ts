@@ -4,7 +4,7 @@ import type { SubagentsClient } from '../../client';
 import type { LiveActivity } from '../../live-activities';
 import type { AgentResult, AgentStatusSnapshot } from '../../shared/agent';
 import { plainLine, renderTree, type RenderOptions } from './render';
-import { buildFrame, frameEvents, type WatchFrame } from './watch-model';
+import { buildFrame, frameEvents, nodesToRead, type WatchFrame } from './watch-model';
 
 /** How the watcher shows the tree. */
 export type WatchMode = 'tree' | 'plain' | 'json';
@@ -53,7 +53,7 @@ async function poll(client: SubagentsClient, rootAgentId: string, previous: Watc
   const live = new Map<string, readonly LiveActivity[]>();
   const results = new Map<string, AgentResult>();
   if (!rootStatus.result) live.set(rootAgentId, await root.live().catch(() => []));
-  await Promise.all(tree.nodes.filter((node) => node.status === 'running' || !previous?.nodes.some((seen) => seen.agentId === node.agentId && seen.state !== 'running')).map(async (node) => {
+  await Promise.all(nodesToRead(tree, previous).map(async (node) => {
     const handle = client.getAgent(node.agentId);
     const status = await handle.status().catch(() => undefined);
     if (status) statuses.set(node.agentId, status);

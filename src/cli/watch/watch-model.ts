@@ -93,6 +93,12 @@ function nodeOf(base: Pick<WatchNode, 'agentId' | 'parentAgentId' | 'depth' | 'a
   return node;
 }
 
+/** The tree's agents a poll reads: the running ones, and finished ones whose ending the watcher has not shown yet. */
+export function nodesToRead(tree: TreeSnapshot, previous: WatchFrame | undefined): TreeNode[] {
+  const shownEnded = new Set(previous?.nodes.filter((seen) => terminal(seen.state)).map((seen) => seen.agentId));
+  return tree.nodes.filter((node) => node.status === 'running' || !shownEnded.has(node.agentId));
+}
+
 /** Builds the frame of one poll; `previous` keeps what a finished agent no longer reports (its tokens, its last line). */
 export function buildFrame(reading: PollReading, previous?: WatchFrame): WatchFrame {
   const before = new Map(previous?.nodes.map((node) => [node.agentId, node]));
