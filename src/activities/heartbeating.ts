@@ -18,6 +18,8 @@ export function heartbeating<Fn extends ActivityFunction>(activity: Fn): Fn {
     } catch {
       return activity(...args);
     }
+    // A local activity has no heartbeat: it lives inside its workflow task.
+    if (context.info.isLocal) return activity(...args);
     const timer = setInterval(() => context.heartbeat(), toolLimits.heartbeatIntervalMs);
     try {
       return await activity(...args);

@@ -92,6 +92,13 @@ export async function registerSearchAttributes(address: string, namespace = 'def
   }
 }
 
+/**
+ * Dynamic configuration every dev server we start gets (the cluster's is deploy/temporal/dynamicconfig.yaml):
+ * eager activity dispatch, so an activity scheduled by a workflow task comes back in that task's
+ * completion instead of waiting for a poll (docs/operations.md, "Worker tuning").
+ */
+export const serverDefaults: Readonly<Record<string, unknown>> = { 'system.enableActivityEagerExecution': true };
+
 /** Starts `temporal server start-dev` with the runtime's search attributes and waits until it answers. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const cli = ensureTemporalCli();
@@ -107,7 +114,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   for (const [name, type] of Object.entries(searchAttributeRegistrations)) {
     args.push('--search-attribute', `${name}=${type}`);
   }
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+  for (const [key, value] of Object.entries({ ...serverDefaults, ...options.dynamicConfig })) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   args.push(...(options.extraArgs ?? []));

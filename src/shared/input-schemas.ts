@@ -26,6 +26,23 @@ import type { ApprovalDecision, ApprovalRequest } from './tree';
  * where it would fail the workflow task on every attempt. docs/security.md lists who may send what.
  */
 
+/** What a handler needs of a schema. */
+export interface InputSchema<T> {
+  safeParse(value: unknown): z.ZodSafeParseResult<T>;
+  parse(value: unknown): T;
+}
+
+/**
+ * A schema built on its first use. Each workflow run loads the workflow modules anew (the sandbox),
+ * and building every schema took about 9 ms of each agent's start, while most agents never receive
+ * most of these inputs.
+ */
+function lazySchema<T>(build: () => z.ZodType<T>): InputSchema<T> {
+  let schema: z.ZodType<T> | undefined;
+  const built = (): z.ZodType<T> => (schema ??= build());
+  return { safeParse: (value) => built().safeParse(value), parse: (value) => built().parse(value) };
+}
+
 const id = z.string().min(1).max(inputLimits.maxIdChars);
 const shortText = z.string().max(inputLimits.maxShortTextChars);
 const count = z.number().int().nonnegative();
@@ -33,28 +50,28 @@ const usage = z.object({ inputTokens: count, outputTokens: count, cacheCreationI
 /** A signal whose fields are all optional may come with no input at all (`temporal workflow signal` without `--input`). */
 const optionalFields = <Shape extends z.ZodRawShape>(shape: Shape) => z.preprocess((value) => value ?? {}, z.object(shape));
 
-export const agentMessageSchema: z.ZodType<AgentMessage> = z.object({
+export const agentMessageSchema: InputSchema<AgentMessage> = lazySchema(() => z.object({
   from: id.default('user'),
   text: z.string().min(1).max(inputLimits.maxMessageChars),
-});
+}));
 
-export const steerInputSchema: z.ZodType<SteerInput> = z.object({
+export const steerInputSchema: InputSchema<SteerInput> = lazySchema(() => z.object({
   text: z
     .string()
     .max(inputLimits.maxMessageChars)
     .refine((text) => text.trim() !== '', 'must not be empty'),
   by: id.optional(),
-});
+}));
 
-export const interruptInputSchema: z.ZodType<InterruptInput> = optionalFields({ by: id.optional(), reason: shortText.optional() });
+export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() => optionalFields({ by: id.optional(), reason: shortText.optional() }));
 
-export const stopNoticeSchema: z.ZodType<StopNotice> = z.object({ by: id, reason: shortText });
+export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(() => z.object({ by: id, reason: shortText }));
 
-export const pauseSpawningSchema: z.ZodType<{ paused: boolean }> = z.object({ paused: z.boolean() });
+export const pauseSpawningSchema: InputSchema<{ paused: boolean }> = lazySchema(() => z.object({ paused: z.boolean() }));
 
-export const conversationQuerySchema: z.ZodType<ConversationQueryInput> = z.object({ from: count });
+export const conversationQuerySchema: InputSchema<ConversationQueryInput> = lazySchema(() => z.object({ from: count }));
 
-export const agentResultSchema: z.ZodType<AgentResult> = z.looseObject({
+export const agentResultSchema: InputSchema<AgentResult> = lazySchema(() => z.looseObject({
   agentId: id,
   agentType: id,
   status: z.enum(agentStatuses),
@@ -67,20 +84,20 @@ export const agentResultSchema: z.ZodType<AgentResult> = z.looseObject({
   model: z.string(),
   treeUsage: usage,
   undelivered: z.array(z.string()).optional(),
-}) as unknown as z.ZodType<AgentResult>;
+}) as unknown as z.ZodType<AgentResult>);
 
-export const treeSpawnRequestSchema: z.ZodType<TreeSpawnRequest> = z.object({ requestId: id, requesterId: id, childId: id });
+export const treeSpawnRequestSchema: InputSchema<TreeSpawnRequest> = lazySchema(() => z.object({ requestId: id, requesterId: id, childId: id }));
 
-export const treeSpawnReplySchema: z.ZodType<TreeSpawnReply> = z.object({ requestId: id, granted: z.boolean(), reason: shortText.optional() });
+export const treeSpawnReplySchema: InputSchema<TreeSpawnReply> = lazySchema(() => z.object({ requestId: id, granted: z.boolean(), reason: shortText.optional() }));
 
-export const treeAgentEventSchema: z.ZodType<TreeAgentEvent> = z.object({
+export const treeAgentEventSchema: InputSchema<TreeAgentEvent> = lazySchema(() => z.object({
   agentId: id,
   kind: z.enum(['usage', 'finished', 'backgrounded']),
   usage: usage.optional(),
   background: z.boolean().optional(),
-});
+}));
 
-export const treeAgentStartedSchema: z.ZodType<TreeAgentStarted> = z.object({
+export const treeAgentStartedSchema: InputSchema<TreeAgentStarted> = lazySchema(() => z.object({
   agentId: id,
   parentAgentId: id,
   background: z.boolean(),
@@ -90,9 +107,9 @@ export const treeAgentStartedSchema: z.ZodType<TreeAgentStarted> = z.object({
   name: id.optional(),
   depth: count.optional(),
   startedAtMs: z.number().optional(),
-});
+}));
 
-export const approvalRequestSchema: z.ZodType<ApprovalRequest> = z.object({
+export const approvalRequestSchema: InputSchema<ApprovalRequest> = lazySchema(() => z.object({
   requestId: id,
   agentId: id,
   agentType: id,
@@ -101,21 +118,21 @@ export const approvalRequestSchema: z.ZodType<ApprovalRequest> = z.object({
   inputSummary: shortText,
   requestedAtMs: z.number(),
   withdrawn: z.boolean().optional(),
-});
+}));
 
-export const approvalDecisionSchema: z.ZodType<ApprovalDecision> = z.object({
+export const approvalDecisionSchema: InputSchema<ApprovalDecision> = lazySchema(() => z.object({
   requestId: id,
   approved: z.boolean(),
   always: z.boolean().optional(),
   by: id.optional(),
   reason: shortText.optional(),
-});
+}));
 
-export const compactInputSchema: z.ZodType<CompactInput> = optionalFields({ by: id.optional(), instructions: shortText.optional() });
+export const compactInputSchema: InputSchema<CompactInput> = lazySchema(() => optionalFields({ by: id.optional(), instructions: shortText.optional() }));
 
-export const transcriptQuerySchema: z.ZodType<TranscriptQueryInput> = optionalFields({ from: count.default(0) }) as z.ZodType<TranscriptQueryInput>;
+export const transcriptQuerySchema: InputSchema<TranscriptQueryInput> = lazySchema(() => optionalFields({ from: count.default(0) }) as z.ZodType<TranscriptQueryInput>);
 
-export const resumeDescendantSchema: z.ZodType<ResumeDescendantInput> = z.object({
+export const resumeDescendantSchema: InputSchema<ResumeDescendantInput> = lazySchema(() => z.object({
   agentId: id,
   prompt: z
     .string()
@@ -123,14 +140,14 @@ export const resumeDescendantSchema: z.ZodType<ResumeDescendantInput> = z.object
     .refine((text) => text.trim() !== '', 'must not be empty'),
   allowStopped: z.boolean().optional(),
   by: id.optional(),
-});
+}));
 
-export const boardNoticeSchema: z.ZodType<BoardNotice> = z.object({
+export const boardNoticeSchema: InputSchema<BoardNotice> = lazySchema(() => z.object({
   boardId: id,
   ownerAgentId: id.optional(),
   taskIds: z.array(id).max(inputLimits.maxListItems),
   text: z.string().min(1).max(inputLimits.maxShortTextChars),
-});
+}));
 
 /** One line naming every problem of a refused input, for logs and for the caller of an update. */
 export function describeInputError(error: z.ZodError): string {

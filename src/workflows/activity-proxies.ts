@@ -1,4 +1,4 @@
-import { ActivityCancellationType, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { ErrorType } from '../shared/errors';
 
@@ -13,6 +13,18 @@ export type Activities = ReturnType<typeof createActivities>;
 export const setupOptions: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '10 seconds',
+  retry: { maximumAttempts: 5 },
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+};
+
+/**
+ * Setup steps run as local activities (docs/operations.md, "Worker tuning"): on the worker running the
+ * workflow task, inside it — no activity task to schedule, poll and report, no second workflow task.
+ * Only for agents whose files every worker sees (no workspace worker). A crash re-runs the step when
+ * the workflow task is retried on another worker.
+ */
+export const localSetupOptions: LocalActivityOptions = {
+  startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5 },
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 };
@@ -90,6 +102,7 @@ export const mcpToolOptions: ActivityOptions = {
 export const mcpToolOnceOptions: ActivityOptions = { ...mcpToolOptions, retry: { maximumAttempts: 1 } };
 
 export const setupActivities = proxyActivities<Activities>(setupOptions);
+export const localSetupActivities = proxyLocalActivities<Activities>(localSetupOptions);
 export const modelActivities = proxyActivities<Activities>(modelOptions);
 export const fileToolActivities = proxyActivities<Activities>(fileToolOptions);
 export const shellToolActivities = proxyActivities<Activities>(shellToolOptions);

@@ -2,7 +2,7 @@ import { isCancellation, log, setHandler, type QueryDefinition, type SignalDefin
 import type { UpdateDefinition } from '@temporalio/common';
 import type { z } from 'zod';
 import type { RejectedInputs } from '../shared/agent';
-import { describeInputError } from '../shared/input-schemas';
+import { describeInputError, type InputSchema } from '../shared/input-schemas';
 import { workflowNowMs } from './clock';
 
 /**
@@ -23,7 +23,7 @@ export class InputGuard {
     return this.rejections;
   }
 
-  signal<T>(definition: SignalDefinition<[T]>, schema: z.ZodType<T>, handler: (input: T) => void | Promise<void>): void {
+  signal<T>(definition: SignalDefinition<[T]>, schema: InputSchema<T>, handler: (input: T) => void | Promise<void>): void {
     setHandler(definition, ((...args: unknown[]) => {
       const parsed = schema.safeParse(args[0]);
       if (!parsed.success) {
@@ -47,7 +47,7 @@ export class InputGuard {
 
   update<T, Result>(
     definition: UpdateDefinition<Result, [T]>,
-    schema: z.ZodType<T>,
+    schema: InputSchema<T>,
     handler: (input: T) => Promise<Result> | Result,
     check: (input: T) => void = () => undefined,
   ): void {
@@ -60,7 +60,7 @@ export class InputGuard {
     });
   }
 
-  query<T, Result>(definition: QueryDefinition<Result, [T]>, schema: z.ZodType<T>, handler: (input: T) => Result): void {
+  query<T, Result>(definition: QueryDefinition<Result, [T]>, schema: InputSchema<T>, handler: (input: T) => Result): void {
     setHandler(definition, ((...args: unknown[]) => {
       const parsed = schema.safeParse(args[0]);
       if (!parsed.success) throw new Error(`Invalid ${definition.name} query input: ${describeInputError(parsed.error)}.`);

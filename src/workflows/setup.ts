@@ -12,6 +12,9 @@ import { createWorktreeOn, renderAgentStartOn, renderSystemPromptOn } from './wo
  */
 export const agentStartPatch = 'agent-start-context';
 
+/** Marks runs whose start is rendered by a local activity when no workspace worker holds their files. */
+export const localAgentStartPatch = 'local-agent-start';
+
 /**
  * Prepares a run before its first turn: its worktree (isolation), its system prompt rendered once,
  * and its first messages — its context (identity, roster) and the task prompt, or for a fork its
@@ -28,6 +31,7 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
   let skills: string | undefined;
   if (!state.systemPrompt) {
     if (patched(agentStartPatch)) {
+      const local = !input.workspaceWorker && patched(localAgentStartPatch);
       const start = await renderAgentStartOn(input.workspaceWorker, {
           agentId: input.agentId,
           agentType: input.agentType,
@@ -46,7 +50,7 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           ...(input.customTools ? { customTools: input.customTools } : {}),
           ...(input.skills?.length ? { skills: input.skills } : {}),
           ...(input.memory ? { memory: input.memory } : {}),
-      });
+      }, local);
       state.systemPrompt = start.systemPrompt;
       state.spawnContext ??= start.spawnContext;
       adoptWorkerTools(agent, start.workerTools);

@@ -9,7 +9,7 @@ import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/work
 import type { CreateWorktreeInput, FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../shared/worktree';
 import { toolQueueWaitMs } from '../shared/custom-tools';
 import { toolWorkerGoneText } from './tool-queue-text';
-import { fileToolActivities, fileToolOptions, setupActivities, setupOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
+import { fileToolActivities, fileToolOptions, localSetupActivities, localSetupOptions, setupActivities, setupOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
 
 /**
  * The activities that touch an agent's files (docs/operations.md, "Workers on several machines").
@@ -106,9 +106,16 @@ export function renderSystemPromptOn(worker: WorkspaceWorker | undefined, input:
   return onWorkspace(worker, 'Rendering the system prompt', () => setupActivities.renderSystemPrompt.executeWithOptions(routedOptions(setupOptions, worker), [input]));
 }
 
-export function renderAgentStartOn(worker: WorkspaceWorker | undefined, input: Parameters<typeof setupActivities.renderAgentStart>[0]): ReturnType<typeof setupActivities.renderAgentStart> {
+export function renderAgentStartOn(
+  worker: WorkspaceWorker | undefined,
+  input: Parameters<typeof setupActivities.renderAgentStart>[0],
+  local = false,
+): ReturnType<typeof setupActivities.renderAgentStart> {
+  const summary = 'render system prompt and agent context';
+  // Local: on the worker running this workflow task, inside it (only when no workspace worker holds the files).
+  if (local && !worker) return localSetupActivities.renderAgentStart.executeWithOptions({ ...localSetupOptions, summary }, [input]);
   return onWorkspace(worker, 'Rendering the system prompt and agent context', () =>
-    setupActivities.renderAgentStart.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'render system prompt and agent context' }, [input]),
+    setupActivities.renderAgentStart.executeWithOptions({ ...routedOptions(setupOptions, worker), summary }, [input]),
   );
 }
 

@@ -6,6 +6,7 @@
  */
 import os from 'node:os';
 import { simpleGit, type StatusResult } from 'simple-git';
+import { repositoryRoot } from './instructions';
 
 /** Tracked files listed at most; the rest are counted. */
 const maxListedChanges = 20;
@@ -32,14 +33,23 @@ export function statusLine(file: StatusResult['files'][number]): string {
   return `${file.index}${file.working_dir} ${from}${file.path}`;
 }
 
+/**
+ * Whether `cwd` may be inside a repository, without starting git: a `.git` in it or above it (git's
+ * own discovery), unless GIT_DIR points elsewhere. Starting a process costs about 15 ms here, and
+ * every agent renders this at its start.
+ */
+function mayBeRepository(cwd: string): boolean {
+  return process.env.GIT_DIR !== undefined || repositoryRoot(cwd) !== undefined;
+}
+
 /** The git snapshot for full prompts; undefined outside a repository. */
 export async function gitSnapshot(cwd: string): Promise<{ isGitRepository: boolean; text?: string }> {
+  if (!mayBeRepository(cwd)) return { isGitRepository: false };
   try {
     const git = simpleGit({ baseDir: cwd });
-    if (!(await git.checkIsRepo())) return { isGitRepository: false };
-    const status = await git.status(['--untracked-files=no']);
+    // Status and log side by side: a `.git` that is no repository fails status, which says "no".
+    const [status, log] = await Promise.all([git.status(['--untracked-files=no']), git.log({ maxCount: 5 }).catch(() => undefined)]);
     const tracked = status.files.filter((file) => file.index !== '?' && file.working_dir !== '?');
-    const log = await git.log({ maxCount: 5 }).catch(() => undefined);
     const lines = [
       '# Git status',
       'This is the git status when you started. It is a snapshot: it does not change as you or other agents work. Untracked files are not listed.',

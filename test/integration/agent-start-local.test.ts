@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
+import { recordHistory } from '../helpers/histories';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+type Event = {
+  markerRecordedEventAttributes?: { markerName?: string | null } | null;
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null;
+};
+
+/** The activity types a history scheduled, and how many local-activity markers it holds. */
+async function startSteps(workflowId: string): Promise<{ scheduled: string[]; localActivities: number }> {
+  const history = await env.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  const events = (history.events ?? []) as Event[];
+  return {
+    scheduled: events.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name).filter((name): name is string => !!name),
+    localActivities: events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
+  };
+}
+
+describe('agent start as a local activity', () => {
+  it('renders a root and a child start inside their first workflow task (no renderAgentStart activity task), with the same prompt as before', async () => {
+    await env.writeFiles({ 'CLAUDE.md': 'House rule: answer in one line.\n' });
+    env.modelServer.clearRequests();
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: {
+        agents: [
+          {
+            match: { agentName: 'local-start-root' },
+            turns: [
+              { toolUses: [{ name: 'Agent', input: { description: 'check', prompt: 'Check the house rule', subagent_type: 'general-purpose', name: 'local-start-child' } }] },
+              { text: 'ROOT done' },
+            ],
+          },
+          { match: { agentName: 'local-start-child' }, turns: [{ text: 'CHILD done' }] },
+        ],
+      } as never,
+    });
+    const handle = await env.start({ prompt: 'start a child', name: 'local-start-root' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const childId = `${handle.agentId}.1`;
+    for (const workflowId of [handle.agentId, childId]) {
+      const steps = await startSteps(workflowId);
+      expect(steps.scheduled).not.toContain('renderAgentStart');
+      expect(steps.scheduled).toContain('callModel');
+      expect(steps.localActivities).toBeGreaterThanOrEqual(1);
+    }
+    // What the local activity rendered reached the model: the system prompt with CLAUDE.md, the roster in the first message.
+    const bodies = requestBodies(env.modelServer);
+    expect(bodies).toHaveLength(3);
+    for (const body of bodies) expect(JSON.stringify(body.system)).toContain('House rule: answer in one line.');
+    expect(JSON.stringify(bodies[0]!.messages[0]!.content)).toContain('Agent types you can start');
+    await recordHistory(env.temporal.client, childId, 'perf-local-agent-start-child');
+  });
+});
