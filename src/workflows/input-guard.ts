@@ -1,6 +1,5 @@
 import { isCancellation, log, setHandler, type QueryDefinition, type SignalDefinition } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
-import type { z } from 'zod';
 import type { RejectedInputs } from '../shared/agent';
 import { describeInputError, type InputSchema } from '../shared/input-schemas';
 import { workflowNowMs } from './clock';
