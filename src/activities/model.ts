@@ -10,7 +10,9 @@ import { compactionPurpose } from '../shared/compaction';
 import { compactionRequestMessages } from './compaction-request';
 import { ConversationCache, ConversationMismatchError } from './conversation-cache';
 import { toModelInvocationFailure } from './model-errors';
-import { buildModelRequest } from './request-builder';
+import { buildModelRequest, type ModelRequestBody } from './request-builder';
+import { SharedPrefixGate } from './shared-prefix-gate';
+import { forkDirectiveIndex } from '../shared/fork-layout';
 import { definitionsFor } from './tool-catalog';
 import { LiveText } from './live-text';
 import { liveLimits } from '../shared/live-activity';
@@ -22,6 +24,17 @@ export interface ModelActivityDependencies {
   conversationCache?: ConversationCache;
   /** Heartbeat at least this often while waiting on the stream. */
   heartbeatIntervalMs?: number;
+  /** Staggers sibling forks' first requests (default: one per worker process). */
+  prefixGate?: SharedPrefixGate;
+}
+
+/** For a fork's first request: the key of what it shares with its siblings (all but its directive). */
+function sharedPrefixKey(body: ModelRequestBody): string | undefined {
+  const last = body.messages[body.messages.length - 1];
+  const directive = forkDirectiveIndex(last);
+  if (directive === undefined || !last || typeof last.content === 'string') return undefined;
+  const shared = last.content.slice(0, directive);
+  return SharedPrefixGate.keyOf({ model: body.model, system: body.system, tools: body.tools, messages: body.messages.slice(0, -1), shared });
 }
 
 function toContentBlocks(content: Anthropic.Messages.ContentBlock[]): ContentBlock[] {
@@ -38,6 +51,7 @@ function toContentBlocks(content: Anthropic.Messages.ContentBlock[]): ContentBlo
 export function createModelActivities(dependencies: ModelActivityDependencies) {
   const cache = dependencies.conversationCache ?? new ConversationCache();
   const heartbeatIntervalMs = dependencies.heartbeatIntervalMs ?? 5000;
+  const prefixGate = dependencies.prefixGate ?? new SharedPrefixGate();
 
   async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
     const context = Context.current();
@@ -81,12 +95,15 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       context.heartbeat(live.details);
     };
     const timer = setInterval(beat, heartbeatIntervalMs);
+    const prefixKey = sharedPrefixKey(body);
+    const prefixStarted = prefixKey ? await prefixGate.enter(prefixKey, context.cancellationSignal) : undefined;
     try {
       const stream = dependencies.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, {
         signal: context.cancellationSignal,
         headers,
       });
       stream.on('streamEvent', (event) => {
+        prefixStarted?.();
         live.onEvent(event);
         if (Date.now() - lastBeatMs >= liveLimits.intervalMs) beat();
       });
@@ -108,6 +125,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     } catch (error) {
       throw toModelInvocationFailure(error);
     } finally {
+      prefixStarted?.();
       clearInterval(timer);
     }
   }

@@ -1,5 +1,6 @@
 import type { ThinkingSetting } from '../shared/agent-definition';
 import { type EffortLevel, effortForModel } from '../shared/effort';
+import { forkDirectiveIndex } from '../shared/fork-layout';
 import type { CacheControl, ContentBlock, MessageParam, ToolDefinition } from '../shared/messages';
 
 const ephemeral: CacheControl = { type: 'ephemeral' };
@@ -20,13 +21,14 @@ function thinkingParameter(setting: ThinkingSetting): NonNullable<ModelRequestBo
   return setting.type === 'enabled' ? { type: 'enabled', budget_tokens: setting.budgetTokens } : { type: 'adaptive' };
 }
 
-function withBreakpoint(message: MessageParam): MessageParam {
+/** The message with a breakpoint on its block `at` (default its last). */
+function withBreakpoint(message: MessageParam, at?: number): MessageParam {
   const blocks: ContentBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [...message.content];
-  const lastIndex = blocks.length - 1;
-  const last = blocks[lastIndex];
+  const index = at ?? blocks.length - 1;
+  const block = blocks[index];
   // Thinking blocks cannot carry cache_control; such a message gets no breakpoint.
-  if (!last || last.type === 'thinking') return message;
-  blocks[lastIndex] = { ...last, cache_control: ephemeral };
+  if (!block || block.type === 'thinking') return message;
+  blocks[index] = { ...block, cache_control: ephemeral };
   return { role: message.role, content: blocks };
 }
 
@@ -35,6 +37,11 @@ function withBreakpoint(message: MessageParam): MessageParam {
  * message, and the user message before the latest assistant message. The last breakpoint writes
  * this turn's prefix; the earlier one reads last turn's entry even when a turn adds more than the
  * 20 blocks the API looks back, so each turn reads the previous turn's prefix.
+ *
+ * A fork's first request puts its last breakpoint before its directive instead: on the last
+ * placeholder, the end of what all its siblings share, so one sibling writes that entry and the
+ * others read it (the activity sends siblings after the first one's response began: the cache
+ * entry exists from then). The fork's second turn reads it through its previous-user breakpoint.
  */
 export function buildModelRequest(options: {
   model: string;
@@ -47,7 +54,8 @@ export function buildModelRequest(options: {
 }): ModelRequestBody {
   const messages = [...options.messages];
   const lastIndex = messages.length - 1;
-  if (lastIndex >= 0) messages[lastIndex] = withBreakpoint(messages[lastIndex]!);
+  const directive = forkDirectiveIndex(messages[lastIndex]);
+  if (lastIndex >= 0) messages[lastIndex] = withBreakpoint(messages[lastIndex]!, directive === undefined ? undefined : directive - 1);
   const previousUserIndex = findPreviousUser(messages, lastIndex);
   if (previousUserIndex !== undefined) messages[previousUserIndex] = withBreakpoint(messages[previousUserIndex]!);
   const body: ModelRequestBody = {

@@ -1,6 +1,6 @@
 import { compactedConversationText, droppedConversationText } from '../shared/compaction';
 import type { MessageParam, TextBlock } from '../shared/messages';
-import { forkMarker } from './fork';
+import { forkMarker } from '../shared/fork-layout';
 
 /**
  * Where a compaction cuts a conversation (pure; docs/architecture.md, Compaction). Messages

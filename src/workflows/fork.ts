@@ -1,5 +1,6 @@
 import type { AgentWorkflowInput, PermissionMode } from '../shared/agent';
 import type { ChildSpec } from '../shared/agent-input';
+import { forkMarker } from '../shared/fork-layout';
 import { forkMaxTurns } from '../shared/limits';
 import { emptyTokenUsage, type ContentBlock, type MessageParam, type TextBlock, type ToolResultBlock } from '../shared/messages';
 import { toolUsesOf } from '../shared/tool-results';
@@ -7,8 +8,6 @@ import type { AgentToolInput } from './agent-tool-input';
 import type { AgentState } from './agent-state';
 import { workflowNowMs } from './clock';
 
-/** The tag that wraps a fork's directive; finding it in an agent's history marks the agent as a fork. */
-export const forkMarker = 'fork-boilerplate';
 
 /** The one tool_result text every tool_use of the forking message gets in every fork child. */
 export const forkPlaceholderResult = 'Fork started — processing in background';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type EffortLevel, effortForModel, effortLevels, isEffortLevel } from '../../src/shared/effort';
 import { buildModelRequest } from '../../src/activities/request-builder';
 import type { MessageParam } from '../../src/shared/messages';
+import { forkDirectiveIndex } from '../../src/shared/fork-layout';
 
 const tools = [
   { name: 'Read', description: 'r', input_schema: { type: 'object' } },
@@ -85,5 +86,33 @@ describe('buildModelRequest', () => {
     expect(effortForModel('claude-opus-4-7', 'xhigh')).toBe('xhigh');
     expect(effortForModel('claude-sonnet-4-6', 'max')).toBe('high');
   });
-});
 
+  it("puts a fork's first last-message breakpoint on its last placeholder (the end of what siblings share), not on its directive", () => {
+    const directive = { type: 'text' as const, text: '<fork-boilerplate>\nrules\n</fork-boilerplate>\n\nYour directive: check part 2' };
+    const messages: MessageParam[] = [
+      { role: 'user', content: 'review' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'a1', name: 'Agent', input: {} }, { type: 'tool_use', id: 'a2', name: 'Agent', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a1', content: 'Fork started' }, { type: 'tool_result', tool_use_id: 'a2', content: 'Fork started' }, directive] },
+    ];
+    const body = buildModelRequest({ model: 'm', maxTokens: 100, systemPrompt: 's', tools, messages });
+    expect(breakpoints(body)).toEqual(['tool1', 'system0', 'm0.0', 'm2.1']);
+    // The fork's second turn reads that entry through its previous-user breakpoint, on the directive message.
+    const next = buildModelRequest({
+      model: 'm', maxTokens: 100, systemPrompt: 's', tools,
+      messages: [...messages, { role: 'assistant', content: [{ type: 'tool_use', id: 'r1', name: 'Read', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'r1', content: 'x' }] }],
+    });
+    expect(breakpoints(next)).toEqual(['tool1', 'system0', 'm2.2', 'm4.0']);
+  });
+
+  it('recognises only a fork first message: placeholders then the marked directive', () => {
+    const marked = { type: 'text' as const, text: '<fork-boilerplate>x</fork-boilerplate>' };
+    const result = { type: 'tool_result' as const, tool_use_id: 't', content: 'Fork started' };
+    expect(forkDirectiveIndex({ role: 'user', content: [result, result, marked] })).toBe(2);
+    expect(forkDirectiveIndex({ role: 'user', content: [marked] })).toBeUndefined();
+    expect(forkDirectiveIndex({ role: 'user', content: '<fork-boilerplate>' })).toBeUndefined();
+    expect(forkDirectiveIndex({ role: 'assistant', content: [result as never, marked] })).toBeUndefined();
+    expect(forkDirectiveIndex({ role: 'user', content: [result, { type: 'text', text: 'see <fork-boilerplate>' }] })).toBeUndefined();
+    expect(forkDirectiveIndex({ role: 'user', content: [{ type: 'text', text: 'note' }, marked] })).toBeUndefined();
+    expect(forkDirectiveIndex(undefined)).toBeUndefined();
+  });
+});
