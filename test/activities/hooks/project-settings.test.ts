@@ -2,7 +2,8 @@
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { agentsListCommand } from '../../../src/cli/commands/agents-list';
 import { findProjectDir, loadProjectSettings } from '../../../src/activities/settings/project-settings';
 import { parseHooksConfig } from '../../../src/activities/hooks/hooks-schema';
 
@@ -106,5 +107,32 @@ describe('parseHooksConfig', () => {
       expect(() => parseHooksConfig(value)).not.toThrow();
     }
     expect(parseHooksConfig([]).problems[0]).toMatch(/hooks must be a mapping/);
+  });
+});
+
+describe('subagents agents with settings and hooks', () => {
+  it('lists each agent type\'s hooks, the settings\' hooks and rules with their files', async () => {
+    const { home, project } = tree({
+      'project/.claude/settings.json': json({ permissions: { allow: ['Bash(git diff:*)'], deny: ['Bash(rm:*)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'check' }] }] } }),
+      'project/.claude/agents/guarded.md': '---\nname: guarded\ndescription: Guarded\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: verify\n---\nYou are guarded.\n',
+    });
+    const output: string[] = [];
+    const spy = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void output.push(parts.join(' ')));
+    try {
+      expect(await agentsListCommand(['--dir', project], { homeDir: home })).toBe(0);
+      expect(await agentsListCommand(['--dir', project, '--json'], { homeDir: home })).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const lines = output[0]!.split('\n');
+    expect(lines).toContain('Agent hooks (front matter; Stop runs as SubagentStop in a subagent):');
+    expect(lines).toContain('  guarded  Stop: verify');
+    expect(lines).toContain(`Settings (${path.join('.claude', 'settings.json')}), for every agent of a tree started here:`);
+    expect(lines).toContain('  hook  PreToolUse[Bash]: check');
+    expect(lines).toContain(`  rule  deny: Bash(rm:*) (${path.join('.claude', 'settings.json')})`);
+    expect(lines).toContain(`  rule  allow: Bash(git diff:*) (${path.join('.claude', 'settings.json')})`);
+    const printed = JSON.parse(output[1]!) as { definitions: Record<string, { hooks?: unknown }>; settings: { permissions: unknown } };
+    expect(printed.definitions.guarded!.hooks).toEqual({ Stop: [{ hooks: [{ type: 'command', command: 'verify' }] }] });
+    expect(printed.settings.permissions).toMatchObject({ deny: [{ text: 'Bash(rm:*)' }], allow: [{ text: 'Bash(git diff:*)' }] });
   });
 });
