@@ -124,6 +124,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
     ...(definition.skills?.length ? { skills: definition.skills } : {}),
     ...(definition.memory ? { memory: definition.memory } : {}),
+    ...(definition.hooks ? { definitionHooks: definition.hooks } : {}),
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,

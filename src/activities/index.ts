@@ -16,6 +16,7 @@ import { createMcpActivities } from './mcp/activities';
 import type { McpConnectionPool } from './mcp/connection-pool';
 import { createWebActivities, type WebToolSettings } from './web';
 import { createCustomToolActivities, workerToolsFor } from './custom-tools/activities';
+import { createHookActivities } from './hooks/run-hook';
 import type { CustomTool } from './custom-tools/define-tool';
 import type { ToolTaskQueues } from '../shared/custom-tools';
 
@@ -65,6 +66,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     callModel,
     compactConversation,
     ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
+    ...createHookActivities({ shell: dependencies.shell }),
     ...createBoardToolActivities(dependencies.temporalClient),
     ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir }),
     ...createMcpActivities({ pool: dependencies.mcpConnections, resultsDir: dependencies.toolResultsDir }),

@@ -3,6 +3,7 @@ import type { AgentColor } from './agent-colors';
 import type { EffortLevel } from './effort';
 import type { ToolRules } from './tool-rules';
 import type { McpServerEntry, McpServerSpec } from './mcp';
+import type { HooksConfig } from './hooks';
 
 /** Where a definition came from; project beats user beats plugin beats built-in on a name clash. */
 export type DefinitionSource = 'built-in' | 'plugin' | 'user' | 'project';
@@ -56,6 +57,8 @@ export interface AgentDefinition {
   customTools?: string[];
   /** Entries of `disallowedTools` naming no runtime or MCP tool: they deny the worker's custom tools of these names. */
   disallowedCustomTools?: string[];
+  /** Hooks scoped to this agent (front matter `hooks`, docs/hooks.md); in a subagent its `Stop` hooks run as `SubagentStop`. */
+  hooks?: HooksConfig;
   /** MCP servers of this agent: configured ones by name, or inline specs. */
   mcpServers?: McpServerEntry[];
   /** Servers that must be connected before the agent's first turn (waited for up to 30 s). */

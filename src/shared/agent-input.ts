@@ -40,6 +40,7 @@ export interface AgentSpec {
   toolRules?: AgentWorkflowInput['toolRules'];
   skills?: AgentWorkflowInput['skills'];
   memory?: AgentWorkflowInput['memory'];
+  definitionHooks?: AgentWorkflowInput['definitionHooks'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -67,6 +68,8 @@ export interface ParentOfChild {
   inForegroundChain: boolean;
   /** The parent's Agent tool_use that starts the child. */
   toolUseId: string;
+  /** The tree's settings the parent holds: the child gets the same (docs/hooks.md). */
+  settings?: AgentWorkflowInput['treeSettings'];
 }
 
 /** The fields of the input that describe the agent itself; the callers add where it stands in its tree. */
@@ -97,6 +100,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.toolRules ? { toolRules: spec.toolRules } : {}),
     ...(spec.skills?.length ? { skills: spec.skills } : {}),
     ...(spec.memory ? { memory: spec.memory } : {}),
+    ...(spec.definitionHooks ? { definitionHooks: spec.definitionHooks } : {}),
   };
 }
 
@@ -130,6 +134,7 @@ export function buildChildInput(parent: ParentOfChild, spec: ChildSpec): AgentWo
     background: spec.background,
     inForegroundChain: parent.inForegroundChain && !spec.background,
     parentToolUseId: parent.toolUseId,
+    ...(parent.settings ? { treeSettings: parent.settings } : {}),
     ...(spec.forkFrom ? { forkFrom: spec.forkFrom } : {}),
     ...(spec.carried ? { carried: spec.carried } : {}),
     ...(input.taskBoard ? { taskBoard: input.taskBoard } : {}),

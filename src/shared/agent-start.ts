@@ -2,6 +2,7 @@ import type { PermissionMode } from './agent';
 import type { CustomToolFilter, ToolTaskQueues } from './custom-tools';
 import type { ToolDescriptor } from './extra-tools';
 import type { MemoryScope, SpawnContext } from './agent-definition';
+import type { TreeSettings } from './tree-settings';
 
 /** Input of the `renderAgentStart` activity: who the agent is and where it stands. */
 export interface AgentStartInput {
@@ -27,6 +28,8 @@ export interface AgentStartInput {
   memory?: MemoryScope;
   /** Skills to preload (names under `.claude/skills`). */
   skills?: readonly string[];
+  /** A root: load the tree's settings files (hooks, permission rules) for its cwd. */
+  loadSettings?: boolean;
 }
 
 /** The worker's part of an agent's tools, said once at its start: its custom tools and where built-in tools run. */
@@ -47,4 +50,6 @@ export interface AgentStart {
   spawnContext?: SpawnContext;
   /** Absent when the worker has no custom tools and routes no tool (and in runs recorded before custom tools). */
   workerTools?: WorkerTools;
+  /** A root's tree settings (asked with `loadSettings`); absent in runs recorded before settings support. */
+  settings?: TreeSettings;
 }

@@ -14,6 +14,8 @@ import type { ExtraTools, McpServerStatus } from './extra-tools';
 import type { AgentMcpInput } from './mcp';
 import type { CustomToolFilter } from './custom-tools';
 import type { Todo } from './todos';
+import type { HooksConfig } from './hooks';
+import type { TreeSettings } from './tree-settings';
 
 /** Permission modes (docs/architecture.md, approvals). */
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
@@ -60,6 +62,12 @@ export interface CarriedAgentState {
   extraTools?: ExtraTools;
   /** Its todo list (TodoWrite). */
   todos?: Todo[];
+  /** The tree's settings (hooks, permission rules): a root's as loaded at its start, a child's from its parent. */
+  settings?: TreeSettings;
+  /** Times in a row a Stop/SubagentStop hook kept it going (docs/hooks.md); absent: none. */
+  stopHookContinuations?: number;
+  /** The latest non-blocking hook errors and hook messages (at most 5), for `status`. */
+  hookNotices?: string[];
 }
 
 /** How many times an agent's conversation was compacted, and the latest compaction. */
@@ -122,6 +130,10 @@ export interface AgentWorkflowInput {
   skills?: string[];
   /** Tool rules of its definition, checked before each call (src/shared/tool-rules.ts); a fork has its parent's. */
   toolRules?: ToolRules;
+  /** Hooks of its definition's front matter (docs/hooks.md); a fork has its parent's. */
+  definitionHooks?: HooksConfig;
+  /** The tree's settings (hooks, permission rules), given by the parent; a root loads its own at start. */
+  treeSettings?: TreeSettings;
   /** max_tokens of each model call. */
   maxOutputTokens?: number;
   /** Tool results longer than this are stored in a file and previewed. */
@@ -216,6 +228,8 @@ export interface AgentStatusSnapshot {
   permissionDenials: { count: number; byTool: Record<string, number> };
   /** Signals refused because their payload was invalid (docs/security.md). */
   rejectedInputs: RejectedInputs;
+  /** The latest non-blocking hook errors and hook messages (docs/hooks.md), when there were any. */
+  hookNotices?: string[];
   /** The latest assistant text (at most 4000 characters): what TaskOutput shows of a running agent. */
   latestText?: string;
   /** How full its context is, and its compactions (docs/architecture.md, Compaction). */

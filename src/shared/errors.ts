@@ -23,6 +23,10 @@ export const ErrorType = {
   /** A call refused by a tool rule of the agent's definition (`Bash(git diff:*)` in tools, `Edit(secrets/**)` in disallowedTools). */
   ToolRuleDenied: 'ToolRuleDenied',
   UnknownTool: 'UnknownTool',
+  /** A call a hook refused (PreToolUse exit code 2 or `permissionDecision: "deny"`, docs/hooks.md). */
+  HookBlocked: 'HookBlocked',
+  /** A call refused by a `permissions.deny` rule of a settings file (docs/configuration.md). */
+  PermissionRuleDenied: 'PermissionRuleDenied',
 
   // Web and MCP tools (docs/tools.md).
   /** WebFetch refused the URL: not http(s), credentials in it, or a private/local address not allowed by configuration. */

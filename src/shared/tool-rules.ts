@@ -152,7 +152,7 @@ function callPaths(tool: string, input: Readonly<Record<string, unknown>>, conte
 }
 
 /** Whether a call matches one rule of its tool. */
-function callMatchesRule(rule: ToolRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny'): boolean {
+export function callMatchesRule(rule: ToolRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny'): boolean {
   if (tool === 'Bash') {
     const line = typeof input.command === 'string' ? input.command : '';
     const split = simpleCommands(line);
@@ -171,13 +171,14 @@ function callMatchesRule(rule: ToolRule, tool: string, input: Readonly<Record<st
   return paths !== undefined && paths.every((path) => pathMatchesRule(rule, path, context));
 }
 
-function rulesFor(rules: readonly ToolRule[] | undefined, tool: string): ToolRule[] {
+/** The rules that speak about `tool` (Read rules cover Glob and Grep, Edit rules cover Write). */
+export function rulesFor(rules: readonly ToolRule[] | undefined, tool: string): ToolRule[] {
   const ruleTool = pathRuleTools[tool] ?? tool;
   return (rules ?? []).filter((rule) => rule.tool === ruleTool);
 }
 
 /** A Bash line allowed by rules must match every one of its simple commands; a deny rule refuses on any. */
-function allowedByRules(rules: ToolRule[], tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext): boolean {
+export function allowedByRules(rules: ToolRule[], tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext): boolean {
   if (tool !== 'Bash') return rules.some((rule) => callMatchesRule(rule, tool, input, context, 'allow'));
   const split = simpleCommands(typeof input.command === 'string' ? input.command : '');
   if ('problem' in split || split.commands.length === 0) return false;

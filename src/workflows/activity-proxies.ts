@@ -67,6 +67,17 @@ export const shellToolOptions: ActivityOptions = {
   retry: { maximumAttempts: 1 },
 };
 
+/**
+ * Hook commands (docs/hooks.md): one attempt (a hook may have effects), a short heartbeat timeout so a
+ * lost worker is noticed; the start-to-close timeout is set per call from the hook's own timeout.
+ */
+export const hookOptions: ActivityOptions = {
+  startToCloseTimeout: '11 minutes',
+  heartbeatTimeout: '10 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { maximumAttempts: 1 },
+};
+
 /** WebFetch and WebSearch: a fetch and a model call each; read-only, so retried (model errors that cannot pass are not). */
 export const webToolOptions: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
@@ -107,6 +118,7 @@ export const modelActivities = proxyActivities<Activities>(modelOptions);
 export const fileToolActivities = proxyActivities<Activities>(fileToolOptions);
 export const shellToolActivities = proxyActivities<Activities>(shellToolOptions);
 export const webToolActivities = proxyActivities<Activities>(webToolOptions);
+export const hookActivities = proxyActivities<Activities>(hookOptions);
 export const mcpSetupActivities = proxyActivities<Activities>(mcpSetupOptions);
 export const mcpToolActivities = proxyActivities<Activities>(mcpToolOptions);
 export const mcpToolOnceActivities = proxyActivities<Activities>(mcpToolOnceOptions);

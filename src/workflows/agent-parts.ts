@@ -43,6 +43,7 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     cwd: input.cwd,
     workspaceRoot: input.workspaceRoot,
     renderedSystemPrompt: input.renderedSystemPrompt,
+    ...(input.treeSettings ? { treeSettings: input.treeSettings } : {}),
   });
   const control = new TurnControl();
   const inbox = new Inbox(input.carriedInbox);

@@ -7,6 +7,7 @@ import type { WorktreeInfo } from '../shared/worktree';
 import { workflowInfo } from '@temporalio/workflow';
 import type { ExtraTools } from '../shared/extra-tools';
 import type { Todo } from '../shared/todos';
+import type { TreeSettings } from '../shared/tree-settings';
 import { workflowNowMs } from './clock';
 import { Conversation } from './conversation';
 
@@ -16,6 +17,8 @@ export interface AgentOrigin {
   workspaceRoot: string;
   /** Already-rendered system prompt bytes (a fork's parent's, or a continued run's). */
   renderedSystemPrompt?: string;
+  /** The tree's settings its parent gave it. */
+  treeSettings?: TreeSettings;
 }
 
 /** An agent's conversation, counters and place, owned by its workflow. Each message is appended once. */
@@ -50,6 +53,14 @@ export class AgentState {
   permissionDenials: Record<string, number>;
   /** Inputs refused by the input guard (docs/security.md), counted across runs. */
   readonly rejectedInputs: RejectedInputs;
+  /** The tree's settings (hooks, permission rules): a root's loaded at its start, a child's from its parent. */
+  settings?: TreeSettings;
+  /** Times in a row a Stop/SubagentStop hook kept the agent going. */
+  stopHookContinuations: number;
+  /** The latest non-blocking hook errors and messages (docs/hooks.md). */
+  hookNotices: string[];
+  /** A hook answered `continue: false` in this turn: the agent stops after it, with this reason. */
+  hookStop?: string;
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -69,6 +80,9 @@ export class AgentState {
     this.todos = carried?.todos ?? [];
     this.permissionDenials = { ...(carried?.permissionDenials ?? {}) };
     this.rejectedInputs = { ...(carried?.rejectedInputs ?? { count: 0 }) };
+    this.settings = carried?.settings ?? origin.treeSettings;
+    this.stopHookContinuations = carried?.stopHookContinuations ?? 0;
+    this.hookNotices = [...(carried?.hookNotices ?? [])];
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
     this.compactions = carried?.compactions ?? { count: 0 };
     this.contextOverheadTokens = carried?.contextOverheadTokens;
@@ -135,6 +149,11 @@ export class AgentState {
     return '';
   }
 
+  /** A non-blocking hook error or a hook's message, kept for `status` (the latest 5). */
+  recordHookNotice(notice: string): void {
+    this.hookNotices = [...this.hookNotices, notice.slice(0, 500)].slice(-5);
+  }
+
   /** A call of `tool` was refused before it ran. */
   recordDenial(tool: string): void {
     this.permissionDenials[tool] = (this.permissionDenials[tool] ?? 0) + 1;
@@ -166,6 +185,9 @@ export class AgentState {
       ...(this.todos.length > 0 ? { todos: this.todos } : {}),
       ...(Object.keys(this.permissionDenials).length > 0 ? { permissionDenials: this.permissionDenials } : {}),
       ...(this.rejectedInputs.count > 0 ? { rejectedInputs: this.rejectedInputs } : {}),
+      ...(this.settings ? { settings: this.settings } : {}),
+      ...(this.stopHookContinuations > 0 ? { stopHookContinuations: this.stopHookContinuations } : {}),
+      ...(this.hookNotices.length > 0 ? { hookNotices: this.hookNotices } : {}),
     };
   }
 }

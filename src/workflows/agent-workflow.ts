@@ -7,6 +7,7 @@ import { installHandlers } from './handlers';
 import { prepareRun } from './setup';
 import { runStallWatchdog, stallWatchdogPatch } from './stall-watchdog';
 import { runTurn } from './turn';
+import { stopHooksKeepGoing } from './hooks';
 import { stopsWholeTreeAtBudget } from './tree-budget';
 import { continueAsNewIfDue, waitForInput } from './turn-boundary';
 
@@ -53,6 +54,8 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
         continue;
       case 'final':
         lastStopReason = outcome.stopReason;
+        // Stop (SubagentStop in a subagent) hooks may keep the agent going (docs/hooks.md).
+        if (await stopHooksKeepGoing(agent, outcome.text)) continue;
         if (await waitForInput(agent, { kind: 'final', text: outcome.text, stopReason: outcome.stopReason })) continue;
         return ending.completed(outcome.text, outcome.stopReason);
       case 'interrupted':

@@ -48,10 +48,10 @@ export class Approvals {
    * Checks one tool call against the agent's permission mode before it runs. Returns undefined to
    * go ahead, or the tool result the model sees (a denial).
    */
-  async authorize(call: ToolUseBlock, classification?: ToolClassification): Promise<ToolOutcome | undefined> {
+  async authorize(call: ToolUseBlock, classification?: ToolClassification, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> {
     const { input } = this;
     const alwaysAllowed = [...this.alwaysAllowed, ...(this.tree.coordinator?.alwaysAllowed ?? [])];
-    const decision = decidePermission(input.permissionMode, call.name, alwaysAllowed, classification);
+    const decision = decidePermission(input.permissionMode, call.name, alwaysAllowed, classification, override);
     if (decision.type === 'allow') return undefined;
     if (decision.type === 'deny') return { isError: true, content: `Permission denied: ${decision.reason}` };
     const route = routeApproval({

@@ -92,6 +92,7 @@ export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, run
     ...(parent.thinking ? { thinking: parent.thinking } : {}),
     ...(parent.effort ? { effort: parent.effort } : {}),
     ...(parent.toolRules ? { toolRules: parent.toolRules } : {}),
+    ...(parent.definitionHooks ? { definitionHooks: parent.definitionHooks } : {}),
     background,
     forkFrom: { agentId: parent.agentId, runId, messageCount: state.messages.length, conversationHash: state.conversationHash, directive: request.prompt },
     carried: {

@@ -10,8 +10,24 @@ export type PermissionDecision = { type: 'allow' } | { type: 'ask' } | { type: '
  * in acceptEdits; everything runs in bypassPermissions; plan and dontAsk never prompt (they deny);
  * otherwise a person is asked. `alwaysAllowed` holds tools a person approved "always" for the tree.
  * An extra tool (MCP) brings its own classification: one that needs no approval runs like a read-only tool.
+ * `override` is what a settings rule or a PreToolUse hook said (docs/hooks.md): `allow` runs the call
+ * without asking, `ask` asks a person even where the mode or an "always" would not; plan mode still
+ * refuses changes, and dontAsk refuses what must be asked.
  */
-export function decidePermission(mode: PermissionMode, toolName: string, alwaysAllowed: readonly string[], classification?: ToolClassification): PermissionDecision {
+export function decidePermission(
+  mode: PermissionMode,
+  toolName: string,
+  alwaysAllowed: readonly string[],
+  classification?: ToolClassification,
+  override?: 'allow' | 'ask',
+): PermissionDecision {
+  if (override !== undefined) {
+    const byMode = decidePermission(mode, toolName, alwaysAllowed, classification);
+    if (mode === 'plan' && byMode.type === 'deny') return byMode;
+    if (override === 'allow') return { type: 'allow' };
+    if (mode === 'dontAsk') return { type: 'deny', reason: `${toolName} must be approved by a person (a settings ask rule or a hook says so), and this agent runs in dontAsk mode, so it was denied.` };
+    return { type: 'ask' };
+  }
   if (isReadOnlyTool(toolName) || isCoordinationTool(toolName) || classification?.needsApproval === false) return { type: 'allow' };
   if (mode === 'bypassPermissions' || alwaysAllowed.includes(toolName)) return { type: 'allow' };
   if (mode === 'acceptEdits' && isEditTool(toolName)) return { type: 'allow' };

@@ -4,6 +4,9 @@ import type { ToolUseBlock } from '../shared/messages';
 import { isConcurrencySafeTool, isWorkspaceTool, type WorkspaceToolName } from '../shared/tool-classification';
 import { classifyReadOnlyCommand } from '../shared/read-only-command';
 import { checkToolRules, type ToolRules } from '../shared/tool-rules';
+import { decideByRules, type PermissionRules } from '../shared/permission-rules';
+import { patched } from '@temporalio/workflow';
+import { agentHooksPatch, appendText, type PreToolDecision } from './hooks';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
 import { toolCallSummary } from '../shared/tool-summary';
@@ -23,6 +26,12 @@ export interface ToolRunContext {
   readOnlyBash: boolean;
   /** Tool rules of its definition (`Bash(git diff:*)`, `Edit(src/**)`): a call they refuse never runs. */
   toolRules?: ToolRules;
+  /** Permission rules of the tree's settings files (deny > ask > allow), checked after the definition's rules. */
+  permissionRules?: PermissionRules;
+  /** PreToolUse hooks (docs/hooks.md): refuse the call, or say whether to skip or force the approval. */
+  beforeTool?(call: ToolUseBlock): Promise<PreToolDecision>;
+  /** PostToolUse hooks: what they add after a successful call's result. */
+  afterTool?(call: ToolUseBlock, outcome: ToolOutcome): Promise<ToolOutcome>;
   /** A call refused before it ran (a rule, a read-only Bash, a permission): counted as a permission denial. */
   onDenied?(call: ToolUseBlock): void;
   toolContext: ToolContext;
@@ -34,8 +43,11 @@ export interface ToolRunContext {
   toolTaskQueues?: ToolTaskQueues;
   /** Calls of one turn that may run side by side (default: the runtime's own rule). */
   concurrencySafe?(name: string): boolean;
-  /** Permission check before a call runs: undefined to go ahead, or the denial the model sees. */
-  authorize(call: ToolUseBlock): Promise<ToolOutcome | undefined>;
+  /**
+   * Permission check before a call runs: undefined to go ahead, or the denial the model sees.
+   * `allow` (a settings rule or hook) skips the prompt, `ask` asks a person whatever the mode says.
+   */
+  authorize(call: ToolUseBlock, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined>;
   onStart(call: ToolUseBlock): void;
   onReadFiles(records: ReadFileRecord[]): void;
   onReplacement(replacement: ContentReplacement): void;
@@ -59,36 +71,69 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
   return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker, context.toolTaskQueues?.[name]);
 }
 
-async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
+/** The settings rules' decision on a call (asked for the patch only when a rule speaks). */
+function settingsDecision(call: ToolUseBlock, context: ToolRunContext) {
+  const decision = decideByRules(context.permissionRules, call.name, call.input, { cwd: context.toolContext.cwd });
+  return decision && patched(agentHooksPatch) ? decision : undefined;
+}
+
+/** The stronger of a rule's and a hook's word on asking: ask beats allow. */
+function strongest(...words: ('allow' | 'ask' | undefined)[]): 'allow' | 'ask' | undefined {
+  return words.includes('ask') ? 'ask' : words.includes('allow') ? 'allow' : undefined;
+}
+
+/** Every check before a call runs; undefined to run it, or the refusal the model sees. */
+async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{ refusal?: ToolOutcome; context?: string }> {
   if (!context.pool.includes(call.name)) {
     return {
-      isError: true,
-      content: errorText(ErrorType.ToolNotAllowed, `the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`),
+      refusal: {
+        isError: true,
+        content: errorText(ErrorType.ToolNotAllowed, `the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`),
+      },
     };
   }
+  const denied = (refusal: ToolOutcome) => {
+    context.onDenied?.(call);
+    return { refusal };
+  };
   const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd });
   if (verdict.type === 'refused') {
-    context.onDenied?.(call);
-    return { isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) };
+    return denied({ isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) });
   }
-  if (call.name === 'Bash' && context.readOnlyBash) {
+  const rule = settingsDecision(call, context);
+  if (rule?.type === 'deny') {
+    return denied({ isError: true, content: errorText(ErrorType.PermissionRuleDenied, `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`) });
+  }
+  const readOnly = call.name === 'Bash' && context.readOnlyBash;
+  if (readOnly) {
     // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
     const verdict = classifyReadOnlyCommand(typeof call.input.command === 'string' ? call.input.command : '');
     if (!verdict.readOnly) {
-      context.onDenied?.(call);
-      return {
+      return denied({
         isError: true,
         content: errorText(ErrorType.CommandNotReadOnly, `${verdict.reason}. This agent may run read-only commands only (git log/diff/show/status, ls, cat, grep, find without -exec, ...); nothing was run.`),
-      };
-    }
-  } else {
-    const denied = await context.authorize(call);
-    if (denied) {
-      context.onDenied?.(call);
-      return denied;
+      });
     }
   }
+  const hook = await context.beforeTool?.(call);
+  if (hook?.type === 'refuse') return denied(hook.outcome);
+  if (!readOnly) {
+    const refused = await context.authorize(call, strongest(rule?.type === 'ask' || rule?.type === 'allow' ? rule.type : undefined, hook?.permission));
+    if (refused) return denied(refused);
+  }
+  return hook?.context ? { context: hook.context } : {};
+}
+
+async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
+  const checked = await refusalOf(call, context);
+  if (checked.refusal) return checked.refusal;
   context.onStart(call);
+  let outcome = await execute(call, context);
+  if (checked.context) outcome = appendText(outcome, checked.context);
+  return context.afterTool ? context.afterTool(call, outcome) : outcome;
+}
+
+async function execute(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
   const workflowTool = context.workflowTools[call.name];
   if (workflowTool) return workflowTool(call);
   if (!isWorkspaceTool(call.name)) {

@@ -5,6 +5,7 @@ import type { AgentParts } from './agent-parts';
 import { adoptWorkerTools, prepareExtraTools } from './extra-tools';
 import { buildForkedMessages } from './fork';
 import { createWorktreeOn, renderAgentStartOn, renderSystemPromptOn } from './workspace-activities';
+import { subagentStartContext } from './hooks';
 
 /**
  * Marks runs that start with `renderAgentStart` (system prompt, identity and roster in the first
@@ -50,7 +51,10 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           ...(input.customTools ? { customTools: input.customTools } : {}),
           ...(input.skills?.length ? { skills: input.skills } : {}),
           ...(input.memory ? { memory: input.memory } : {}),
+          // A root loads the tree's settings files (hooks, permission rules); its agents get them from it.
+          ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
       }, local);
+      if (start.settings) state.settings = start.settings;
       state.systemPrompt = start.systemPrompt;
       state.spawnContext ??= start.spawnContext;
       adoptWorkerTools(agent, start.workerTools);
@@ -65,14 +69,17 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
       });
     }
   }
+  // SubagentStart hooks (docs/hooks.md) run once, before a subagent's first message; what they add opens it.
+  const started = state.messages.length === 0 && (input.forkFrom !== undefined || !input.carried) ? await subagentStartContext(agent) : undefined;
   if (input.forkFrom && state.messages.length === 0) {
     const { directive, ...prefix } = input.forkFrom;
     const inherited = await setupActivities.fetchConversation.executeWithOptions({ ...setupOptions, summary: `inherit ${prefix.agentId}'s conversation` }, [prefix]);
-    for (const message of buildForkedMessages(inherited, worktreeNotice(state.worktree) + directive)) state.append(message);
+    const hookContext = started ? `${started}\n\n` : '';
+    for (const message of buildForkedMessages(inherited, worktreeNotice(state.worktree) + hookContext + directive)) state.append(message);
     if (state.worktree) state.markReadStateStale();
   } else if (!input.carried) {
     const prompt = { type: 'text' as const, text: input.prompt };
-    const opening = [context, skills].filter((text): text is string => text !== undefined).map((text) => ({ type: 'text' as const, text }));
+    const opening = [context, skills, started].filter((text): text is string => text !== undefined).map((text) => ({ type: 'text' as const, text }));
     state.append({ role: 'user', content: [...opening, prompt] });
   }
   // After the first messages, so a run that fails here keeps its prompt (a resume continues from it).

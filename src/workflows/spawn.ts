@@ -138,7 +138,7 @@ export class AgentTool {
       }
       const slot = await this.tree.reserveSlot(childId);
       if (slot) return error(slot);
-      const parent = { input: this.input, inForegroundChain: this.tree.inForegroundChain, toolUseId: call.id };
+      const parent = { input: this.input, inForegroundChain: this.tree.inForegroundChain, toolUseId: call.id, ...(this.state.settings ? { settings: this.state.settings } : {}) };
       child = await this.children.start(buildChildInput(parent, buildSpec()), call.id, background);
     } finally {
       this.pendingSpawns -= 1;
@@ -187,6 +187,7 @@ export class AgentTool {
       ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
       ...(definition.skills?.length ? { skills: definition.skills } : {}),
       ...(definition.memory ? { memory: definition.memory } : {}),
+      ...(definition.hooks ? { definitionHooks: definition.hooks } : {}),
       background: options.background,
     };
   }

@@ -9,6 +9,8 @@ import { measureRequest } from './context-meter';
 import { classificationOf, extraToolRoutes, isConcurrencySafe, toolPool } from './extra-tools';
 import { runToolCalls, type ToolRunContext } from './run-tools';
 import { sendMessageTool } from './send-message';
+import { afterTool, beforeTool } from './hooks';
+import { ErrorType, errorText } from '../shared/errors';
 import { taskOutputTool } from './task-output';
 import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
 import type { Interruption } from './turn-control';
@@ -68,6 +70,8 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     progress.toolsDone();
     state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));
     answered = true;
+    // A hook answered `continue: false` (docs/hooks.md): the agent stops here, with the hook's reason.
+    if (state.hookStop !== undefined) return { type: 'final', text: `Stopped by a hook: ${state.hookStop}`, stopReason: 'end_turn' };
     return { type: 'tools_done' };
   };
   // Interrupted: foreground children of this turn are stopped (cascading), and every tool_use is answered.
@@ -102,6 +106,9 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
     pool: toolPool(agent),
     readOnlyBash: input.readOnlyBash === true,
     ...(input.toolRules ? { toolRules: input.toolRules } : {}),
+    ...(state.settings?.permissions ? { permissionRules: state.settings.permissions } : {}),
+    beforeTool: (call) => beforeTool(agent, call, (reason) => ({ isError: true, content: errorText(ErrorType.HookBlocked, `a PreToolUse hook refused this call; nothing was run. The hook said: ${reason}`) })),
+    afterTool: (call, outcome) => afterTool(agent, call, outcome),
     onDenied: (call) => state.recordDenial(call.name),
     toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
     readFileState: state.readFileState,
@@ -115,7 +122,7 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
       ...agent.board.workflowTools(),
       ...extraToolRoutes(agent),
     },
-    authorize: (call) => approvals.authorize(call, classificationOf(agent, call.name)),
+    authorize: (call, override) => approvals.authorize(call, classificationOf(agent, call.name), override),
     concurrencySafe: (name) => isConcurrencySafe(agent, name),
     onStart: (call) => progress.toolStarted(call.name),
     onReadFiles: (records) => state.recordReadFiles(records),

@@ -9,7 +9,8 @@ import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/work
 import type { CreateWorktreeInput, FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../shared/worktree';
 import { toolQueueWaitMs } from '../shared/custom-tools';
 import { toolWorkerGoneText } from './tool-queue-text';
-import { fileToolActivities, fileToolOptions, localSetupActivities, localSetupOptions, setupActivities, setupOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
+import { fileToolActivities, fileToolOptions, hookActivities, hookOptions, localSetupActivities, localSetupOptions, setupActivities, setupOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
+import type { HookRunInput, HookRunResult } from '../shared/hook-outcome';
 
 /**
  * The activities that touch an agent's files (docs/operations.md, "Workers on several machines").
@@ -130,4 +131,10 @@ export function loadSpawnContextOn(worker: WorkspaceWorker | undefined, cwd: str
   return onWorkspace(worker, 'Loading agent definitions', () =>
     setupActivities.loadSpawnContext.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'load agent definitions' }, [{ cwd }]),
   );
+}
+
+/** One hook command (docs/hooks.md) on the worker holding the agent's files; its activity may run 30 s past the hook's own timeout. */
+export function runHookOn(worker: WorkspaceWorker | undefined, input: HookRunInput, summary: string): Promise<HookRunResult> {
+  const options = { ...routedOptions(hookOptions, worker), startToCloseTimeout: input.timeoutMs + 30_000, summary: summary.slice(0, 120) };
+  return onWorkspace(worker, `The ${input.event} hook`, () => hookActivities.runHook.executeWithOptions(options, [input]));
 }

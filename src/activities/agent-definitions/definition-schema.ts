@@ -46,6 +46,8 @@ export const definitionFieldsSchema = z.object({
       error: 'field "mcpServers" must be a list of server names or {name: server} entries (or one {name: server} mapping)',
     })
     .optional(),
+  // Checked entry by entry (src/activities/hooks/hooks-schema.ts): a bad hook is dropped with a warning, never a reason to skip the file.
+  hooks: z.unknown().optional(),
   // A colour is cosmetic: a bad one is a warning (parse-definition.ts), never a reason to skip the file.
   color: z.unknown().optional(),
   requiredMcpServers: z
@@ -60,7 +62,6 @@ export const supportedFieldNames: readonly string[] = Object.keys(definitionFiel
 
 /** Fields Claude Code documents (or reads) that this runtime accepts without acting on them. */
 export const knownUnsupportedFieldNames: readonly string[] = [
-  'hooks',
   'initialPrompt',
   'requiredMcpServers',
   'omitClaudeMd',

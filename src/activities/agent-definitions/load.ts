@@ -40,14 +40,10 @@ function asPluginAgent(parsed: ParsedDefinitionFile, plugin: string): ParsedDefi
   const definition = parsed.definition;
   if (!definition) return parsed;
   const file = definition.file ?? '';
-  const ignored = ['permissionMode', 'mcpServers', 'requiredMcpServers', 'hooks'].filter((field) =>
-    field === 'hooks' ? definition.unsupported?.hooks !== undefined : definition[field as keyof AgentDefinition] !== undefined,
-  );
-  const { permissionMode: _mode, mcpServers: _servers, requiredMcpServers: _required, ...kept } = definition;
-  const unsupported = { ...(kept.unsupported ?? {}) };
-  delete unsupported.hooks;
-  const renamed: AgentDefinition = { ...kept, name: `${plugin}:${definition.name}`, ...(Object.keys(unsupported).length > 0 ? { unsupported } : {}) };
-  if (Object.keys(unsupported).length === 0) delete renamed.unsupported;
+  const ignored = ['permissionMode', 'mcpServers', 'requiredMcpServers', 'hooks'].filter((field) => definition[field as keyof AgentDefinition] !== undefined);
+  // Hooks of a plugin's agent file would run commands nobody in the project configured.
+  const { permissionMode: _mode, mcpServers: _servers, requiredMcpServers: _required, hooks: _hooks, ...kept } = definition;
+  const renamed: AgentDefinition = { ...kept, name: `${plugin}:${definition.name}` };
   const reports = [...parsed.reports];
   if (ignored.length > 0) reports.push({ file, level: 'warning', message: `plugin agents ignore ${ignored.join(', ')} (as in Claude Code)` });
   return { ...parsed, definition: renamed, reports };

@@ -9,6 +9,7 @@ import { parseMcpServers, parseRequiredMcpServers } from './mcp-fields';
 import { parseAllowList, parseDenyList, remainingTools } from './tool-spec';
 import type { ToolRule } from '../../shared/tool-rules';
 import { isSkillName } from '../skills';
+import { parseHooksConfig } from '../hooks/hooks-schema';
 
 /** One file's outcome: a definition (maybe with warnings), or only a `skipped` report. */
 export interface ParsedDefinitionFile {
@@ -118,6 +119,8 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     warn(`field "${key}" is accepted but not supported yet${undocumented}`);
   }
   const color = toColor(fields.color, warn);
+  const hooks = parseHooksConfig(fields.hooks);
+  for (const problem of hooks.problems) warn(`${problem} (the agent loads without it)`);
   const skills = fields.skills === undefined ? [] : toSkills(fields.skills, warn);
   const mcpServers = fields.mcpServers === undefined ? undefined : parseMcpServers(fields.mcpServers);
   warnings.push(...(mcpServers?.warnings ?? []));
@@ -152,6 +155,8 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(fields.effort !== undefined ? { effort: fields.effort } : {}),
     ...(skills.length > 0 ? { skills } : {}),
     ...(fields.memory !== undefined ? { memory: fields.memory } : {}),
+    // A `hooks` field with nothing usable stays an empty configuration, so a plugin agent's is still reported as ignored.
+    ...(fields.hooks !== undefined && fields.hooks !== null ? { hooks: hooks.hooks ?? {} } : {}),
     ...(fields.omitClaudeMd ? { oneShot: true } : {}),
     prompt,
     source,

@@ -13,6 +13,22 @@ import { subagentNotes, workingGuidance } from './guidance';
 import { loadInstructionFiles, renderInstructions } from './instructions';
 import { findSkills, renderSkills } from '../skills';
 import { memorySection } from '../agent-memory';
+import { log } from '@temporalio/activity';
+import type { TreeSettings } from '../../shared/tree-settings';
+import { loadProjectSettings } from '../settings/project-settings';
+
+/** A root's tree settings, when its settings files configure anything; their problems go to the worker's log. */
+async function treeSettings(cwd: string, homeDir: string): Promise<TreeSettings | undefined> {
+  const settings = await loadProjectSettings(cwd, homeDir);
+  for (const problem of settings.problems ?? []) {
+    try {
+      log.warn(`settings: ${problem}`);
+    } catch {
+      // Outside an activity (direct calls in tests): nothing to log to.
+    }
+  }
+  return settings.hooks || settings.permissions ? settings : undefined;
+}
 
 /** What the system prompt is made of. */
 export interface SystemPromptInput {
@@ -78,7 +94,9 @@ export function createAgentStartActivity(options: {
     const workerTools = options.workerTools?.(input.customTools);
     const found = input.skills?.length ? await findSkills(input.skills, input.cwd, options.homeDir) : undefined;
     const skills = found ? renderSkills(found.skills, found.missing) : undefined;
+    const settings = input.loadSettings ? await treeSettings(input.cwd, options.homeDir) : undefined;
     return {
+      ...(settings ? { settings } : {}),
       systemPrompt,
       context: systemReminder(sections),
       ...(skills ? { skills } : {}),

@@ -11,6 +11,10 @@ import type { ToolRule } from '../../shared/tool-rules';
 import { agentMcpInput, type McpServerSpec } from '../../shared/mcp';
 import { ExitCode } from '../exit-codes';
 import { formatScan } from './agents-scan';
+import { loadProjectSettings } from '../../activities/settings/project-settings';
+import { describeHooks } from '../../shared/hooks';
+import { describePermissionRules } from '../../shared/permission-rules';
+import type { TreeSettings } from '../../shared/tree-settings';
 
 const usage = 'usage: subagents agents [--dir DIR] [--json] | subagents agents --scan PATH [--scan PATH ...] [--reports] [--json]';
 
@@ -62,7 +66,25 @@ function formatTable(rows: string[][]): string[] {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '));
 }
 
-function formatLoaded(loaded: LoadedDefinitions, mcp: McpConfig, dir: string, homeDir: string): string {
+/** The hooks of each agent type, and what the settings files configure for a tree started here (docs/hooks.md, docs/configuration.md). */
+function formatHooksAndSettings(loaded: LoadedDefinitions, settings: TreeSettings, dir: string, homeDir: string): string[] {
+  const lines: string[] = [];
+  const withHooks = Object.values(loaded.definitions).filter((definition) => describeHooks(definition.hooks).length > 0);
+  if (withHooks.length > 0) {
+    lines.push('', 'Agent hooks (front matter; Stop runs as SubagentStop in a subagent):');
+    for (const definition of withHooks) for (const line of describeHooks(definition.hooks)) lines.push(`  ${definition.name}  ${line}`);
+  }
+  const hooks = describeHooks(settings.hooks);
+  const rules = describePermissionRules(settings.permissions).map((line) => line.replace(/\(([^()]*)\)$/, (_match, file: string) => `(${displayPath(file, dir, homeDir)})`));
+  if (hooks.length > 0 || rules.length > 0) {
+    lines.push('', `Settings (${settings.files.map((file) => displayPath(file, dir, homeDir)).join(', ') || 'no readable file'}), for every agent of a tree started here:`);
+    for (const line of hooks) lines.push(`  hook  ${line}`);
+    for (const line of rules) lines.push(`  rule  ${line}`);
+  }
+  return lines;
+}
+
+function formatLoaded(loaded: LoadedDefinitions, mcp: McpConfig, settings: TreeSettings, dir: string, homeDir: string): string {
   const configured = Object.keys(mcp.servers);
   const rows = Object.values(loaded.definitions).map((definition) => [
     definition.name,
@@ -75,12 +97,15 @@ function formatLoaded(loaded: LoadedDefinitions, mcp: McpConfig, dir: string, ho
   if (configured.length > 0) {
     lines.push('', `MCP servers (${mcp.files.map((file) => displayPath(file, dir, homeDir)).join(', ')}): ${configured.map((name) => `${name} (${mcp.servers[name]!.type})`).join(', ')}`);
   }
+  lines.push(...formatHooksAndSettings(loaded, settings, dir, homeDir));
   if (!Object.values(loaded.definitions).some((definition) => definition.file) && loaded.reports.length === 0) {
     lines.push('', `No definition files: searched .claude/agents in ${dir} and its parent directories, and ${path.join(homeDir, '.claude', 'agents')}.`);
   }
-  if (loaded.reports.length > 0) {
+  if (loaded.reports.length > 0 || settings.problems?.length) {
     lines.push('', 'Reports:');
     for (const report of loaded.reports) lines.push(`  ${report.level.padEnd(7)}  ${displayPath(report.file, dir, homeDir)}: ${report.message}`);
+    // Each settings problem starts with its file.
+    for (const problem of settings.problems ?? []) lines.push(`  ${'warning'.padEnd(7)}  ${problem}`);
   }
   return lines.join('\n');
 }
@@ -114,7 +139,9 @@ export async function agentsListCommand(argv: string[], options: AgentsListOptio
     return ExitCode.usage;
   }
   const homeDir = options.homeDir ?? os.homedir();
-  const [loaded, mcp] = await Promise.all([loadAgentDefinitions({ cwd: dir, homeDir }), loadMcpConfig(dir)]);
-  console.log(values.json ? JSON.stringify(loaded, null, 2) : formatLoaded(loaded, mcp, dir, homeDir));
+  const [loaded, mcp, settings] = await Promise.all([loadAgentDefinitions({ cwd: dir, homeDir }), loadMcpConfig(dir), loadProjectSettings(dir, homeDir)]);
+  // --json adds `settings` when a settings file exists (or is broken).
+  const withSettings = settings.files.length > 0 || settings.problems?.length ? { ...loaded, settings } : loaded;
+  console.log(values.json ? JSON.stringify(withSettings, null, 2) : formatLoaded(loaded, mcp, settings, dir, homeDir));
   return ExitCode.ok;
 }

@@ -177,7 +177,7 @@ describe('loadAgentDefinitions: reports', () => {
       'project/.claude/agents/zeta.md': definitionFile('name: zeta\ndescription: z\ncolor: teal\ntools: Read, NotebookEdit'),
       'project/.claude/agents/alpha.md': definitionFile('name: alpha\ndescription: a\ninitialPrompt: go'),
       'project/.claude/agents/broken.md': 'no front matter',
-      'home/.claude/agents/middle.md': definitionFile('name: middle\ndescription: m\nhooks: {}'),
+      'home/.claude/agents/middle.md': definitionFile('name: middle\ndescription: m\nhooks: { Stop: 1 }'),
     });
     const first = await load(path.join(tree.root, 'project'));
     const second = await load(path.join(tree.root, 'project'));

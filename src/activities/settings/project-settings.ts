@@ -1,0 +1,133 @@
+/**
+ * Claude Code's settings files (docs/configuration.md, "Settings files"): `~/.claude/settings.json`
+ * (user), `<project>/.claude/settings.json` (project, committed) and
+ * `<project>/.claude/settings.local.json` (project, personal). This runtime reads their `hooks` and
+ * `permissions` (`allow`, `ask`, `deny`). Never throws: a malformed file is a problem naming the
+ * file, and it never widens what agents may do (see {@link loadProjectSettings}).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { mergeHooks, type HooksConfig } from '../../shared/hooks';
+import { parsePermissionRule, permissionRuleKinds, type PermissionRule, type PermissionRules } from '../../shared/permission-rules';
+import type { TreeSettings } from '../../shared/tree-settings';
+import { parseHooksConfig } from '../hooks/hooks-schema';
+
+const settingsSchema = z.looseObject({
+  permissions: z
+    .looseObject({
+      allow: z.array(z.unknown(), { error: 'permissions.allow must be a list of rules' }).optional(),
+      ask: z.array(z.unknown(), { error: 'permissions.ask must be a list of rules' }).optional(),
+      deny: z.array(z.unknown(), { error: 'permissions.deny must be a list of rules' }).optional(),
+    }, { error: 'permissions must be an object with allow, ask and deny lists' })
+    .optional(),
+  hooks: z.unknown().optional(),
+});
+
+/** One settings file, read. */
+interface SettingsFile {
+  file: string;
+  hooks?: HooksConfig;
+  rules: Required<PermissionRules>;
+  /** Its permissions could not be read: allow rules of every file are then ignored. */
+  unreadablePermissions: boolean;
+  problems: string[];
+}
+
+/** The project directory: the nearest of cwd and its ancestors (home excluded) holding `.claude/settings.json` or `.claude/settings.local.json`, else cwd. */
+export async function findProjectDir(cwd: string, homeDir: string): Promise<string> {
+  const home = path.resolve(homeDir);
+  let current = path.resolve(cwd);
+  for (;;) {
+    if (current !== home) {
+      for (const name of ['settings.json', 'settings.local.json']) {
+        if (await fs.stat(path.join(current, '.claude', name)).then((stat) => stat.isFile(), () => false)) return current;
+      }
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return path.resolve(cwd);
+    current = parent;
+  }
+}
+
+/** Anchors `/x` path rules at the project holding the file and `~/x` at home (as definition rules are). */
+function anchored(rule: { tool: string; content: string }, root: string, homeDir: string): { tool: string; content: string; root?: string } {
+  if (rule.tool === 'Bash' || rule.tool === 'WebFetch' || rule.tool === 'Agent' || rule.content === '') return rule;
+  if (rule.content.startsWith('~/')) return { ...rule, content: `/${path.join(homeDir, rule.content.slice(2))}` };
+  if (rule.content.startsWith('/') && !rule.content.startsWith('//')) return { ...rule, root };
+  return rule;
+}
+
+async function readSettingsFile(file: string, root: string, homeDir: string): Promise<SettingsFile | undefined> {
+  const result: SettingsFile = { file, rules: { allow: [], ask: [], deny: [] }, unreadablePermissions: false, problems: [] };
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    return { ...result, unreadablePermissions: true, problems: [`${file}: cannot be read (${(error as Error).message}); its hooks and permission rules are not used, and no allow rule of any settings file applies`] };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ...result, unreadablePermissions: true, problems: [`${file}: not valid JSON (${(error as Error).message}); fix it — until then its hooks and permission rules are not used, and no allow rule of any settings file applies`] };
+  }
+  const parsed = settingsSchema.safeParse(json);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((issue) => issue.message).join('; ');
+    return { ...result, unreadablePermissions: true, problems: [`${file}: ${detail}; its hooks and permission rules are not used, and no allow rule of any settings file applies`] };
+  }
+  for (const kind of permissionRuleKinds) {
+    for (const [index, entry] of (parsed.data.permissions?.[kind] ?? []).entries()) {
+      if (typeof entry !== 'string') {
+        result.problems.push(`${file}: permissions.${kind}[${index}] must be a string rule like "Bash(git diff:*)"; ignored`);
+        continue;
+      }
+      const rule = parsePermissionRule(entry);
+      if ('problem' in rule) {
+        result.problems.push(`${file}: permissions.${kind} rule ${JSON.stringify(entry)}: ${rule.problem}; ignored`);
+        continue;
+      }
+      const full: PermissionRule = { ...anchored(rule, root, homeDir), text: entry.trim(), file };
+      result.rules[kind].push(full);
+    }
+  }
+  const hooks = parseHooksConfig(parsed.data.hooks);
+  result.problems.push(...hooks.problems.map((problem) => `${file}: ${problem}`));
+  if (hooks.hooks) result.hooks = hooks.hooks;
+  return result;
+}
+
+/**
+ * The settings of the tree started in `cwd`: user, project, then local file. Deny and ask rules of
+ * every readable file apply; when any file cannot be read, no allow rule applies (a broken file
+ * must not let a call skip its approval), and its problem says so.
+ */
+export async function loadProjectSettings(cwd: string, homeDir: string): Promise<TreeSettings> {
+  const projectDir = await findProjectDir(cwd, homeDir);
+  const candidates = [
+    { file: path.join(homeDir, '.claude', 'settings.json'), root: homeDir },
+    ...(path.resolve(projectDir) === path.resolve(homeDir) ? [] : [{ file: path.join(projectDir, '.claude', 'settings.json'), root: projectDir }]),
+    { file: path.join(projectDir, '.claude', 'settings.local.json'), root: projectDir },
+  ];
+  const read = (await Promise.all(candidates.map(({ file, root }) => readSettingsFile(file, root, homeDir)))).filter((file): file is SettingsFile => file !== undefined);
+  const anyUnreadable = read.some((file) => file.unreadablePermissions);
+  const rules: Required<PermissionRules> = { allow: [], ask: [], deny: [] };
+  for (const file of read) {
+    rules.deny.push(...file.rules.deny);
+    rules.ask.push(...file.rules.ask);
+    if (!anyUnreadable) rules.allow.push(...file.rules.allow);
+  }
+  const permissions: PermissionRules = Object.fromEntries(permissionRuleKinds.filter((kind) => rules[kind].length > 0).map((kind) => [kind, rules[kind]]));
+  const hooks = mergeHooks(...read.map((file) => file.hooks));
+  const problems = read.flatMap((file) => file.problems);
+  return {
+    projectDir,
+    files: read.filter((file) => !file.unreadablePermissions).map((file) => file.file),
+    ...(hooks ? { hooks } : {}),
+    ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
+    ...(problems.length > 0 ? { problems } : {}),
+  };
+}

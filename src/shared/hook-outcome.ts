@@ -1,0 +1,162 @@
+/**
+ * What one hook run means (docs/hooks.md): Claude Code's exit codes (0 success, 2 blocking error,
+ * anything else a non-blocking error) and its JSON output (`continue`, `decision`,
+ * `hookSpecificOutput`). Pure: the runHook activity interprets its own run, the workflow combines
+ * the verdicts of one event's hooks.
+ */
+import { z } from 'zod';
+import type { HookEvent } from './hooks';
+
+/** Input of the runHook activity: one command, one event. */
+export interface HookRunInput {
+  event: HookEvent;
+  command: string;
+  timeoutMs: number;
+  /** Where the command runs (the agent's cwd). */
+  cwd: string;
+  /** CLAUDE_PROJECT_DIR: the project whose settings configured the hooks. */
+  projectDir: string;
+  /** The JSON written to the command's stdin. */
+  payload: Record<string, unknown>;
+}
+
+/** How the command ended, with its output (each stream capped). */
+export interface HookProcessResult {
+  /** Null when it was killed (timeout, cancellation) or could not start. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut?: boolean;
+  /** It could not be started (the reason). */
+  spawnError?: string;
+  /** Characters dropped from stdout and stderr beyond the cap. */
+  truncatedChars?: number;
+}
+
+/** The meaning of one hook run. */
+export interface HookVerdict {
+  command: string;
+  /** success: exit 0; blocking: exit 2; error: anything else (a non-blocking error: shown, the run goes on). */
+  kind: 'success' | 'blocking' | 'error';
+  /** PreToolUse: its permission decision (exit 2 and `decision: "block"` are a deny). */
+  permission?: 'allow' | 'deny' | 'ask';
+  /** Text for the model: why a tool call was refused, what a PostToolUse hook objects to, why a Stop hook keeps the agent going. */
+  reason?: string;
+  /** `decision: "block"` or exit 2. */
+  blocked?: boolean;
+  /** `continue: false`: the agent stops after this event, with this reason. */
+  stop?: string;
+  /** Context added for the model (PostToolUse, SubagentStart, PreToolUse). */
+  additionalContext?: string;
+  /** For the person watching: `systemMessage`, or what went wrong (non-blocking error, timeout, bad JSON). */
+  notice?: string;
+}
+
+/** Claude Code's hook JSON output; unknown fields are ignored. */
+const hookOutputSchema = z.looseObject({
+  continue: z.boolean().optional(),
+  stopReason: z.string().optional(),
+  suppressOutput: z.boolean().optional(),
+  systemMessage: z.string().optional(),
+  decision: z.enum(['block', 'approve']).optional(),
+  reason: z.string().optional(),
+  hookSpecificOutput: z
+    .looseObject({
+      hookEventName: z.string().optional(),
+      permissionDecision: z.enum(['allow', 'deny', 'ask']).optional(),
+      permissionDecisionReason: z.string().optional(),
+      additionalContext: z.string().optional(),
+    })
+    .optional(),
+});
+type HookOutput = z.infer<typeof hookOutputSchema>;
+
+/** Stdout as Claude Code's JSON output, or why it is not (plain text is not an error: it is kept as text). */
+export function parseHookOutput(stdout: string): { output: HookOutput } | { text: string } | { problem: string } {
+  const trimmed = stdout.trim();
+  if (!trimmed.startsWith('{')) return { text: trimmed };
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch {
+    return { text: trimmed };
+  }
+  const parsed = hookOutputSchema.safeParse(value);
+  if (!parsed.success) return { problem: `its JSON output was ignored: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'output'}: ${issue.message}`).join('; ')}` };
+  return { output: parsed.data };
+}
+
+const clip = (text: string, max = 2_000) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+function fromJson(event: HookEvent, output: HookOutput, verdict: HookVerdict): HookVerdict {
+  const specific = output.hookSpecificOutput;
+  if (output.continue === false) verdict.stop = output.stopReason?.trim() || 'a hook stopped the agent';
+  if (output.systemMessage) verdict.notice = output.systemMessage;
+  if (specific?.additionalContext && (event === 'PostToolUse' || event === 'SubagentStart' || event === 'PreToolUse')) verdict.additionalContext = specific.additionalContext;
+  if (event === 'PreToolUse') {
+    const legacy = output.decision === 'approve' ? 'allow' : output.decision === 'block' ? 'deny' : undefined;
+    const permission = specific?.permissionDecision ?? legacy;
+    if (permission) verdict.permission = permission;
+    const reason = specific?.permissionDecisionReason ?? output.reason;
+    if (reason) verdict.reason = reason;
+    if (permission === 'deny') verdict.blocked = true;
+  } else if (output.decision === 'block') {
+    verdict.blocked = true;
+    verdict.reason = output.reason?.trim() || `a ${event} hook blocked without a reason`;
+  }
+  return verdict;
+}
+
+/** The verdict of one run: exit 2 blocks with stderr; exit 0 reads JSON stdout; other exits, timeouts and spawn failures are non-blocking errors. */
+export function interpretHookRun(event: HookEvent, command: string, run: HookProcessResult): HookVerdict {
+  if (run.spawnError) return { command, kind: 'error', notice: `the hook could not be started: ${run.spawnError}` };
+  if (run.timedOut) return { command, kind: 'error', notice: `the hook timed out and was killed${run.stderr.trim() ? `: ${clip(run.stderr.trim())}` : ''}` };
+  if (run.exitCode === 2) {
+    const reason = run.stderr.trim() || `a ${event} hook exited with code 2 without a message on stderr`;
+    return { command, kind: 'blocking', blocked: true, reason, ...(event === 'PreToolUse' ? { permission: 'deny' as const } : {}) };
+  }
+  if (run.exitCode !== 0) {
+    const detail = run.stderr.trim() || run.stdout.trim();
+    return { command, kind: 'error', notice: `the hook failed with ${run.exitCode === null ? 'no exit code (killed)' : `exit code ${run.exitCode}`}${detail ? `: ${clip(detail)}` : ''}` };
+  }
+  const parsed = parseHookOutput(run.stdout);
+  if ('problem' in parsed) return { command, kind: 'success', notice: parsed.problem };
+  if ('text' in parsed) return { command, kind: 'success' };
+  return fromJson(event, parsed.output, { command, kind: 'success' });
+}
+
+/** The verdicts of one event's hooks, combined (deny > ask > allow; every reason and context kept, in order). */
+export interface CombinedVerdict {
+  permission?: 'allow' | 'deny' | 'ask';
+  blocked: boolean;
+  /** Reasons of the hooks that blocked or decided, joined. */
+  reason?: string;
+  stop?: string;
+  additionalContext?: string;
+  notices: string[];
+}
+
+export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdict {
+  const rank = { allow: 1, ask: 2, deny: 3 } as const;
+  let permission: CombinedVerdict['permission'];
+  for (const verdict of verdicts) {
+    if (verdict.permission && (!permission || rank[verdict.permission] > rank[permission])) permission = verdict.permission;
+  }
+  const blocking = verdicts.filter((verdict) => verdict.blocked || (permission && verdict.permission === permission));
+  const reasons = blocking.map((verdict) => verdict.reason).filter((reason): reason is string => !!reason);
+  const contexts = verdicts.map((verdict) => verdict.additionalContext).filter((text): text is string => !!text);
+  const stop = verdicts.find((verdict) => verdict.stop !== undefined)?.stop;
+  return {
+    ...(permission ? { permission } : {}),
+    blocked: verdicts.some((verdict) => verdict.blocked),
+    ...(reasons.length > 0 ? { reason: reasons.join('\n') } : {}),
+    ...(stop !== undefined ? { stop } : {}),
+    ...(contexts.length > 0 ? { additionalContext: contexts.join('\n') } : {}),
+    notices: verdicts.filter((verdict) => verdict.notice).map((verdict) => `${verdict.command}: ${verdict.notice}`),
+  };
+}
+
+/** What the runHook activity returns: how the command ended (output capped) and what that means. */
+export interface HookRunResult extends HookProcessResult {
+  verdict: HookVerdict;
+}

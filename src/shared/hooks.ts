@@ -1,0 +1,115 @@
+/**
+ * Claude Code's hooks (docs/hooks.md): shell commands configured per event in settings files and in
+ * an agent definition's `hooks` field, run with the event as JSON on stdin. This file holds the
+ * configuration types and which hooks an event selects; pure, so workflow code calls it.
+ */
+
+/** The events this runtime fires (Claude Code's names). */
+export const hookEvents = ['PreToolUse', 'PostToolUse', 'SubagentStart', 'SubagentStop', 'Stop'] as const;
+export type HookEvent = (typeof hookEvents)[number];
+
+/** One hook: a shell command (Claude Code's `type: "command"`), with its timeout in seconds. */
+export interface HookCommand {
+  type: 'command';
+  command: string;
+  /** Seconds before the command is killed (default {@link hookLimits.defaultTimeoutSeconds}). */
+  timeout?: number;
+}
+
+/** Hooks of one event under one matcher: a tool name or regex (tool events), an agent type (Subagent events). */
+export interface HookMatcher {
+  /** Absent, empty or `*`: every tool (or agent type). */
+  matcher?: string;
+  hooks: HookCommand[];
+}
+
+/** `{ "PreToolUse": [{ "matcher": "Bash", "hooks": [...] }], ... }`. */
+export type HooksConfig = Partial<Record<HookEvent, HookMatcher[]>>;
+
+/** Limits of hook runs. */
+export const hookLimits = {
+  defaultTimeoutSeconds: 60,
+  maxTimeoutSeconds: 600,
+  /** Characters of stdout and of stderr kept from one run (the rest is dropped, and said so). */
+  maxOutputChars: 10_000,
+  /** Times in a row a Stop/SubagentStop hook may keep an agent going before the agent is let finish. */
+  maxStopContinuations: 3,
+} as const;
+
+/**
+ * Whether a matcher selects a name: empty, absent or `*` select all; a plain name or `A|B` list
+ * matches exactly; anything else is a regular expression the whole name must match. A matcher that
+ * is not a valid expression selects nothing.
+ */
+export function matcherSelects(matcher: string | undefined, name: string): boolean {
+  const pattern = matcher?.trim() ?? '';
+  if (pattern === '' || pattern === '*') return true;
+  if (/^[A-Za-z0-9_|:-]+$/.test(pattern)) return pattern.split('|').includes(name);
+  try {
+    return new RegExp(`^(?:${pattern})$`).test(name);
+  } catch {
+    return false;
+  }
+}
+
+/** The commands an event runs for `name` (tool or agent type), in configuration order, identical commands once. */
+export function hooksFor(config: HooksConfig | undefined, event: HookEvent, name: string | undefined): HookCommand[] {
+  const selected: HookCommand[] = [];
+  const seen = new Set<string>();
+  for (const group of config?.[event] ?? []) {
+    // Stop has no matcher in Claude Code: a configured one is ignored.
+    if (name !== undefined && event !== 'Stop' && !matcherSelects(group.matcher, name)) continue;
+    for (const hook of group.hooks) {
+      if (seen.has(hook.command)) continue;
+      seen.add(hook.command);
+      selected.push(hook);
+    }
+  }
+  return selected;
+}
+
+/** Configurations merged: each event's matcher groups one after the other. */
+export function mergeHooks(...configs: (HooksConfig | undefined)[]): HooksConfig | undefined {
+  const merged: HooksConfig = {};
+  for (const config of configs) {
+    for (const event of hookEvents) {
+      const groups = config?.[event];
+      if (groups?.length) merged[event] = [...(merged[event] ?? []), ...groups];
+    }
+  }
+  return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+/**
+ * The hooks that apply to one agent: the tree's settings hooks and its own definition's. In a
+ * subagent, its definition's `Stop` hooks run as `SubagentStop` (as Claude Code converts them), and
+ * the settings' `Stop` hooks do not run (they are the main agent's); the settings' SubagentStart
+ * and SubagentStop hooks never run for the root.
+ */
+export function agentHooks(settings: HooksConfig | undefined, definition: HooksConfig | undefined, isSubagent: boolean): HooksConfig | undefined {
+  if (!isSubagent) {
+    const { SubagentStart: _start, SubagentStop: _stop, ...own } = settings ?? {};
+    return mergeHooks(own, definition);
+  }
+  const { Stop: _settingsStop, ...tree } = settings ?? {};
+  const { Stop: definitionStop, ...definitionRest } = definition ?? {};
+  const converted: HooksConfig = definitionStop ? { SubagentStop: definitionStop } : {};
+  return mergeHooks(tree, definitionRest, converted);
+}
+
+/** Hook commands of a configuration, counted (for listings). */
+export function countHooks(config: HooksConfig | undefined): number {
+  return hookEvents.reduce((sum, event) => sum + (config?.[event] ?? []).reduce((count, group) => count + group.hooks.length, 0), 0);
+}
+
+/** One line per event and matcher (for `subagents agents`): `PreToolUse[Bash]: ./check.sh`. */
+export function describeHooks(config: HooksConfig | undefined): string[] {
+  const lines: string[] = [];
+  for (const event of hookEvents) {
+    for (const group of config?.[event] ?? []) {
+      const matcher = group.matcher && group.matcher !== '*' ? `[${group.matcher}]` : '';
+      lines.push(`${event}${matcher}: ${group.hooks.map((hook) => hook.command).join(' ; ')}`);
+    }
+  }
+  return lines;
+}
