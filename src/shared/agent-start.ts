@@ -48,6 +48,8 @@ export interface AgentStart {
   skills?: string;
   /** The agent types loaded for the roster; the Agent tool spawns from exactly these. */
   spawnContext?: SpawnContext;
+  /** A `memory: user` agent's memory directory: outside the workspace, its file tools may still use it. */
+  memoryDirectory?: string;
   /** Absent when the worker has no custom tools and routes no tool (and in runs recorded before custom tools). */
   workerTools?: WorkerTools;
   /** A root's tree settings (asked with `loadSettings`); absent in runs recorded before settings support. */

@@ -64,6 +64,8 @@ export interface CarriedAgentState {
   todos?: Todo[];
   /** The tree's settings (hooks, permission rules): a root's as loaded at its start, a child's from its parent. */
   settings?: TreeSettings;
+  /** Its `memory: user` directory, outside the workspace (its file tools may use it). */
+  memoryDir?: string;
   /** Times in a row a Stop/SubagentStop hook kept it going (docs/hooks.md); absent: none. */
   stopHookContinuations?: number;
   /** The latest non-blocking hook errors and hook messages (at most 5), for `status`. */

@@ -11,6 +11,11 @@ export interface ToolContext {
   cwd: string;
   /** Results longer than this many characters are stored in a file and replaced by a preview. */
   maxResultChars?: number;
+  /**
+   * The agent's `memory: user` directory (`~/.claude/agent-memory/<type>/`), outside the workspace:
+   * file tools may read and write inside it as well (docs/agent-definitions.md, memory).
+   */
+  memoryDir?: string;
 }
 
 /** What the agent knew about a file when it last read or wrote it (read-file state). */

@@ -1,7 +1,7 @@
 import type { AwaitingInput, CarriedAgentState, CompactionSummary, RejectedInputs } from '../shared/agent';
 import type { SpawnContext } from '../shared/agent-definition';
 import { addTokenUsage, emptyTokenUsage, type MessageParam, type TokenUsage } from '../shared/messages';
-import type { ContentReplacement, ReadFileRecord, ReadFileState } from '../shared/tools';
+import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolContext } from '../shared/tools';
 import { textOf } from '../shared/tool-results';
 import type { WorktreeInfo } from '../shared/worktree';
 import { workflowInfo } from '@temporalio/workflow';
@@ -55,6 +55,8 @@ export class AgentState {
   readonly rejectedInputs: RejectedInputs;
   /** The tree's settings (hooks, permission rules): a root's loaded at its start, a child's from its parent. */
   settings?: TreeSettings;
+  /** Its `memory: user` directory (outside the workspace), as its start rendered it. */
+  memoryDir?: string;
   /** Times in a row a Stop/SubagentStop hook kept the agent going. */
   stopHookContinuations: number;
   /** The latest non-blocking hook errors and messages (docs/hooks.md). */
@@ -81,6 +83,7 @@ export class AgentState {
     this.permissionDenials = { ...(carried?.permissionDenials ?? {}) };
     this.rejectedInputs = { ...(carried?.rejectedInputs ?? { count: 0 }) };
     this.settings = carried?.settings ?? origin.treeSettings;
+    this.memoryDir = carried?.memoryDir;
     this.stopHookContinuations = carried?.stopHookContinuations ?? 0;
     this.hookNotices = [...(carried?.hookNotices ?? [])];
     this.systemPrompt = origin.renderedSystemPrompt ?? '';
@@ -101,6 +104,11 @@ export class AgentState {
   }
 
   /** File tools are confined here: the workspace given, or the agent's worktree. */
+  /** What the agent's file tools are given: where they may act and how large a result may be. */
+  toolContext(agentId: string, maxResultChars: number | undefined): ToolContext {
+    return { agentId, workspaceRoot: this.workspaceRoot, cwd: this.cwd, maxResultChars, ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}) };
+  }
+
   get workspaceRoot(): string {
     return this.worktree?.path ?? this.origin.workspaceRoot;
   }
@@ -186,6 +194,7 @@ export class AgentState {
       ...(Object.keys(this.permissionDenials).length > 0 ? { permissionDenials: this.permissionDenials } : {}),
       ...(this.rejectedInputs.count > 0 ? { rejectedInputs: this.rejectedInputs } : {}),
       ...(this.settings ? { settings: this.settings } : {}),
+      ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}),
       ...(this.stopHookContinuations > 0 ? { stopHookContinuations: this.stopHookContinuations } : {}),
       ...(this.hookNotices.length > 0 ? { hookNotices: this.hookNotices } : {}),
     };

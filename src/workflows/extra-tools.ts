@@ -110,7 +110,7 @@ function todoWrite({ state, progress }: AgentParts, call: ToolUseBlock): ToolOut
 }
 
 function toolContextOf({ input, state }: AgentParts): ToolContext {
-  return { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars };
+  return state.toolContext(input.agentId, input.maxToolResultChars);
 }
 
 /** Records what a tool result carries beyond its content: its own model usage, a moved oversized result. */

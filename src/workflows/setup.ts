@@ -55,6 +55,7 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
       }, local);
       if (start.settings) state.settings = start.settings;
+      if (start.memoryDirectory) state.memoryDir = start.memoryDirectory;
       state.systemPrompt = start.systemPrompt;
       state.spawnContext ??= start.spawnContext;
       adoptWorkerTools(agent, start.workerTools);

@@ -110,7 +110,7 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
     beforeTool: (call) => beforeTool(agent, call, (reason) => ({ isError: true, content: errorText(ErrorType.HookBlocked, `a PreToolUse hook refused this call; nothing was run. The hook said: ${reason}`) })),
     afterTool: (call, outcome) => afterTool(agent, call, outcome),
     onDenied: (call) => state.recordDenial(call.name),
-    toolContext: { agentId: input.agentId, workspaceRoot: state.workspaceRoot, cwd: state.cwd, maxResultChars: input.maxToolResultChars },
+    toolContext: state.toolContext(input.agentId, input.maxToolResultChars),
     readFileState: state.readFileState,
     workspaceWorker: input.workspaceWorker,
     ...(state.extraTools?.taskQueues ? { toolTaskQueues: state.extraTools.taskQueues } : {}),

@@ -189,4 +189,35 @@ describe('definition fields on a real server', () => {
     expect((await second.result()).status).toBe('completed');
     expect(JSON.stringify(requestsOf(second.agentId)[0]!.system)).toContain('LESSON-FROM-RUN-ONE: the build needs make.');
   });
+
+  it('memory: user lets the agent write its memory under home (outside the workspace), and only there; the next run sees it', async () => {
+    writeAgent('diarist.md', '---\nname: diarist\ndescription: Keeps a diary\ntools: Grep\nmemory: user\n---\nYou keep a diary.\n');
+    const memoryDir = path.join(homeDir, '.claude', 'agent-memory', 'diarist');
+    const memoryFile = path.join(memoryDir, 'MEMORY.md');
+    const elsewhere = path.join(homeDir, '.claude', 'not-memory.md');
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'user-memory-first' },
+          turns: [
+            { toolUses: [{ name: 'Write', input: { file_path: memoryFile, content: '# Diary\n- USER-LESSON: tests run with npm test.\n' } }] },
+            { toolUses: [{ name: 'Write', input: { file_path: elsewhere, content: 'escape' } }, { name: 'Read', input: { file_path: memoryFile } }] },
+            { text: 'noted' },
+          ],
+        },
+        { match: { agentName: 'user-memory-second' }, turns: [{ text: 'recalled' }] },
+      ]),
+    );
+    const first = await env.start({ prompt: 'note it', name: 'user-memory-first', type: 'diarist', permissionMode: 'bypassPermissions' });
+    expect((await first.result()).status).toBe('completed');
+    expect(readFileSync(memoryFile, 'utf8')).toContain('USER-LESSON');
+    // Home is not opened beyond the memory directory.
+    expect(existsSync(elsewhere)).toBe(false);
+    const third = JSON.stringify(requestsOf(first.agentId)[2]!.messages);
+    expect(third).toContain('PathOutsideWorkspace');
+    expect(third).toContain('USER-LESSON: tests run with npm test.');
+    const second = await env.start({ prompt: 'recall', name: 'user-memory-second', type: 'diarist' });
+    expect((await second.result()).status).toBe('completed');
+    expect(JSON.stringify(requestsOf(second.agentId)[0]!.system)).toContain('USER-LESSON: tests run with npm test.');
+  });
 });

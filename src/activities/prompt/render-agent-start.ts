@@ -12,7 +12,7 @@ import { environmentBlock, gitSnapshot } from './environment';
 import { subagentNotes, workingGuidance } from './guidance';
 import { loadInstructionFiles, renderInstructions } from './instructions';
 import { findSkills, renderSkills } from '../skills';
-import { memorySection } from '../agent-memory';
+import { memoryDirectory, memorySection } from '../agent-memory';
 import { log } from '@temporalio/activity';
 import type { TreeSettings } from '../../shared/tree-settings';
 import { loadProjectSettings } from '../settings/project-settings';
@@ -99,6 +99,8 @@ export function createAgentStartActivity(options: {
       ...(settings ? { settings } : {}),
       systemPrompt,
       context: systemReminder(sections),
+      // User memory is under home, outside the workspace: the agent's file tools are let in there.
+      ...(input.memory === 'user' ? { memoryDirectory: memoryDirectory('user', input.agentType, input.cwd, options.homeDir) } : {}),
       ...(skills ? { skills } : {}),
       ...(spawnContext ? { spawnContext } : {}),
       ...(workerTools ? { workerTools } : {}),

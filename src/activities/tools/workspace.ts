@@ -17,6 +17,8 @@ export interface Workspace {
   realCwd: string;
   /** Roots that may be read but not written (the saved-results directory). */
   readOnlyRoots: string[];
+  /** Roots outside the workspace that may be read and written (the agent's `memory: user` directory). */
+  writableRoots: string[];
 }
 
 const maxSymlinkDepth = 40;
@@ -60,7 +62,20 @@ export async function openWorkspace(context: ToolContext, readOnlyRoots: readonl
     throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `the working directory ${cwd} is outside the workspace ${root}.`);
   }
   const realReadOnlyRoots = await Promise.all(readOnlyRoots.map((extra) => realpathAllowMissing(path.resolve(extra))));
-  return { root, cwd, realCwd, readOnlyRoots: realReadOnlyRoots };
+  const writableRoots = context.memoryDir === undefined ? [] : [await realpathAllowMissing(memoryRoot(context.memoryDir))];
+  return { root, cwd, realCwd, readOnlyRoots: realReadOnlyRoots, writableRoots };
+}
+
+/**
+ * A memory directory is `<home>/.claude/agent-memory/<type>` (src/activities/agent-memory.ts); any
+ * other path given as one is refused, so a tool context can never open another directory this way.
+ */
+function memoryRoot(memoryDir: string): string {
+  const absolute = path.resolve(memoryDir);
+  const parent = path.dirname(absolute);
+  const valid = path.isAbsolute(memoryDir) && path.basename(parent) === 'agent-memory' && path.basename(path.dirname(parent)) === '.claude' && !/[\0]/.test(memoryDir) && path.basename(absolute) !== '..';
+  if (!valid) throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `${memoryDir} is not an agent memory directory (~/.claude/agent-memory/<type>).`);
+  return absolute;
 }
 
 /** Resolves a path given by the model to its real absolute path, or refuses with PathOutsideWorkspace. */
@@ -68,7 +83,7 @@ export async function resolveInWorkspace(workspace: Workspace, rawPath: string, 
   if (rawPath.includes('\0')) throw new ToolRefusal(ErrorType.InvalidToolInput, 'the path contains a NUL character.');
   const absolute = path.resolve(workspace.cwd, rawPath);
   const real = await realpathAllowMissing(absolute);
-  const roots = access === 'read' ? [workspace.root, ...workspace.readOnlyRoots] : [workspace.root];
+  const roots = access === 'read' ? [workspace.root, ...workspace.writableRoots, ...workspace.readOnlyRoots] : [workspace.root, ...workspace.writableRoots];
   if (roots.some((root) => isInside(real, root))) return real;
   const throughLink = isInside(absolute, workspace.root) ? ' through a symbolic link' : '';
   const readOnly = access === 'write' && workspace.readOnlyRoots.some((root) => isInside(real, root)) ? ' (that directory is read-only)' : '';

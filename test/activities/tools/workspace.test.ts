@@ -92,3 +92,19 @@ describe('every file tool refuses paths outside the workspace', () => {
     expect(grep.content).toMatch(/^No matches found/);
   });
 });
+
+describe('the memory: user directory', () => {
+  it('is readable and writable beside the workspace, and nothing else outside it is', async () => {
+    const memoryDir = path.join(workspace.outside, '.claude', 'agent-memory', 'diarist');
+    const opened = await openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.root, memoryDir });
+    expect(await resolveInWorkspace(opened, path.join(memoryDir, 'MEMORY.md'), 'write')).toBe(path.join(await realpathAllowMissing(memoryDir), 'MEMORY.md'));
+    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'secret.txt'), 'read')).rejects.toThrow(/outside the workspace/);
+    await expect(resolveInWorkspace(opened, path.join(memoryDir, '..', 'other', 'x.md'), 'write')).rejects.toThrow(/outside the workspace/);
+  });
+
+  it('refuses a tool context whose memory directory is not one (hostile or buggy input)', async () => {
+    for (const memoryDir of ['/etc', workspace.outside, 'relative/.claude/agent-memory/x', path.join(workspace.outside, '.claude', 'agent-memory'), path.join(workspace.outside, '.claude', 'agent-memory', '..')]) {
+      await expect(openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.root, memoryDir })).rejects.toThrow(/not an agent memory directory/);
+    }
+  });
+});
