@@ -48,6 +48,8 @@ export interface HookVerdict {
   stop?: string;
   /** Context added for the model (PostToolUse, SubagentStart, PreToolUse). */
   additionalContext?: string;
+  /** PreToolUse: the input the call runs with instead of the model's (`hookSpecificOutput.updatedInput`). */
+  updatedInput?: Record<string, unknown>;
   /** For the person watching: `systemMessage`, or what went wrong (non-blocking error, timeout, bad JSON). */
   notice?: string;
 }
@@ -66,6 +68,7 @@ const hookOutputSchema = z.looseObject({
       permissionDecision: z.enum(['allow', 'deny', 'ask']).optional(),
       permissionDecisionReason: z.string().optional(),
       additionalContext: z.string().optional(),
+      updatedInput: z.record(z.string(), z.unknown()).optional(),
     })
     .optional(),
 });
@@ -100,6 +103,7 @@ function fromJson(event: HookEvent, output: HookOutput, verdict: HookVerdict): H
     const reason = specific?.permissionDecisionReason ?? output.reason;
     if (reason) verdict.reason = reason;
     if (permission === 'deny') verdict.blocked = true;
+    else if (specific?.updatedInput) verdict.updatedInput = specific.updatedInput;
   } else if (output.decision === 'block') {
     verdict.blocked = true;
     verdict.reason = output.reason?.trim() || `a ${event} hook blocked without a reason`;
@@ -133,6 +137,8 @@ export interface CombinedVerdict {
   reason?: string;
   stop?: string;
   additionalContext?: string;
+  /** PreToolUse: the input to run the call with (the last hook that gave one wins, as hooks run in order of configuration). */
+  updatedInput?: Record<string, unknown>;
   notices: string[];
 }
 
@@ -146,7 +152,9 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
   const reasons = blocking.map((verdict) => verdict.reason).filter((reason): reason is string => !!reason);
   const contexts = verdicts.map((verdict) => verdict.additionalContext).filter((text): text is string => !!text);
   const stop = verdicts.find((verdict) => verdict.stop !== undefined)?.stop;
+  const updatedInput = [...verdicts].reverse().find((verdict) => verdict.updatedInput)?.updatedInput;
   return {
+    ...(updatedInput && permission !== 'deny' ? { updatedInput } : {}),
     ...(permission ? { permission } : {}),
     blocked: verdicts.some((verdict) => verdict.blocked),
     ...(reasons.length > 0 ? { reason: reasons.join('\n') } : {}),

@@ -53,7 +53,7 @@ export async function runHooks(agent: AgentParts, event: HookEvent, name: string
 }
 
 /** What a PreToolUse hook decided about one call: refuse it (the text the model sees), or how to ask. */
-export type PreToolDecision = { type: 'refuse'; outcome: ToolOutcome } | { type: 'go'; permission?: 'allow' | 'ask'; context?: string };
+export type PreToolDecision = { type: 'refuse'; outcome: ToolOutcome } | { type: 'go'; permission?: 'allow' | 'ask'; context?: string; updatedInput?: Record<string, unknown> };
 
 /** PreToolUse for one call. */
 export async function beforeTool(agent: AgentParts, call: ToolUseBlock, refusal: (reason: string) => ToolOutcome): Promise<PreToolDecision> {
@@ -65,6 +65,7 @@ export async function beforeTool(agent: AgentParts, call: ToolUseBlock, refusal:
     type: 'go',
     ...(verdict.permission === 'allow' || verdict.permission === 'ask' ? { permission: verdict.permission } : {}),
     ...(verdict.additionalContext ? { context: verdict.additionalContext } : {}),
+    ...(verdict.updatedInput ? { updatedInput: verdict.updatedInput } : {}),
   };
 }
 

@@ -82,8 +82,24 @@ function strongest(...words: ('allow' | 'ask' | undefined)[]): 'allow' | 'ask' |
   return words.includes('ask') ? 'ask' : words.includes('allow') ? 'allow' : undefined;
 }
 
-/** Every check before a call runs; undefined to run it, or the refusal the model sees. */
-async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{ refusal?: ToolOutcome; context?: string }> {
+/** Checks that depend on a call's input: the definition's tool rules and the settings' deny rules. */
+function ruleRefusal(call: ToolUseBlock, context: ToolRunContext): ToolOutcome | undefined {
+  const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd });
+  if (verdict.type === 'refused') {
+    return { isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) };
+  }
+  const rule = settingsDecision(call, context);
+  if (rule?.type === 'deny') {
+    return { isError: true, content: errorText(ErrorType.PermissionRuleDenied, `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`) };
+  }
+  return undefined;
+}
+
+/**
+ * Every check before a call runs: the refusal the model sees, or what to add to its result and,
+ * when a PreToolUse hook rewrote it, the call to run instead (checked against the rules again).
+ */
+async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{ refusal?: ToolOutcome; context?: string; call?: ToolUseBlock }> {
   if (!context.pool.includes(call.name)) {
     return {
       refusal: {
@@ -96,14 +112,9 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
     context.onDenied?.(call);
     return { refusal };
   };
-  const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd });
-  if (verdict.type === 'refused') {
-    return denied({ isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) });
-  }
+  const refusedByRule = ruleRefusal(call, context);
+  if (refusedByRule) return denied(refusedByRule);
   const rule = settingsDecision(call, context);
-  if (rule?.type === 'deny') {
-    return denied({ isError: true, content: errorText(ErrorType.PermissionRuleDenied, `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`) });
-  }
   const readOnly = call.name === 'Bash' && context.readOnlyBash;
   if (readOnly) {
     // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
@@ -117,20 +128,32 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
   }
   const hook = await context.beforeTool?.(call);
   if (hook?.type === 'refuse') return denied(hook.outcome);
+  if (hook?.updatedInput) {
+    // A hook rewrote the input: what runs must pass the same checks as what the model asked for.
+    const rewritten: ToolUseBlock = { ...call, input: hook.updatedInput };
+    const refused = ruleRefusal(rewritten, context);
+    if (refused) return denied(refused);
+    if (readOnly) {
+      const verdict = classifyReadOnlyCommand(typeof rewritten.input.command === 'string' ? rewritten.input.command : '');
+      if (!verdict.readOnly) return denied({ isError: true, content: errorText(ErrorType.CommandNotReadOnly, `${verdict.reason} (as rewritten by a PreToolUse hook); nothing was run.`) });
+    }
+    call = rewritten;
+  }
   if (!readOnly) {
     const refused = await context.authorize(call, strongest(rule?.type === 'ask' || rule?.type === 'allow' ? rule.type : undefined, hook?.permission));
     if (refused) return denied(refused);
   }
-  return hook?.context ? { context: hook.context } : {};
+  return { ...(hook?.context ? { context: hook.context } : {}), ...(hook?.updatedInput ? { call } : {}) };
 }
 
 async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
   const checked = await refusalOf(call, context);
   if (checked.refusal) return checked.refusal;
-  context.onStart(call);
-  let outcome = await execute(call, context);
+  const run = checked.call ?? call;
+  context.onStart(run);
+  let outcome = await execute(run, context);
   if (checked.context) outcome = appendText(outcome, checked.context);
-  return context.afterTool ? context.afterTool(call, outcome) : outcome;
+  return context.afterTool ? context.afterTool(run, outcome) : outcome;
 }
 
 async function execute(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {

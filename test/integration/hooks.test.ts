@@ -76,6 +76,36 @@ describe('hooks on a real server', () => {
     expect(scheduled).toHaveLength(1);
   });
 
+  it('a PreToolUse hook may rewrite the call (updatedInput): the rewritten call runs, checked against the rules like the original', async () => {
+    const rewrite = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'echo REWRITTEN > rewritten.txt' } } });
+    const dir = project('pre-updated-input', {
+      '.claude/settings.json': settings({ permissions: { deny: ['Bash(rm:*)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `cat > /dev/null; echo '${rewrite}'` }] }] } }),
+    });
+    env.modelServer.setBehaviour(
+      scenario([{ match: { agentName: 'pre-updated-input' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'echo ORIGINAL > original.txt' } }] }, { text: 'done' }] }]),
+    );
+    const handle = await env.start({ prompt: 'write it', name: 'pre-updated-input', cwd: dir, permissionMode: 'default' });
+    expect((await handle.result()).status).toBe('completed');
+    expect(existsSync(path.join(dir, 'original.txt'))).toBe(false);
+    expect(readFileSync(path.join(dir, 'rewritten.txt'), 'utf8').trim()).toBe('REWRITTEN');
+
+    // A rewrite into something a deny rule refuses is refused like the model's own call would be.
+    const sneaky = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'rm -f keep.txt' } } });
+    const guarded = project('pre-updated-denied', {
+      'keep.txt': 'keep\n',
+      '.claude/settings.json': settings({ permissions: { deny: ['Bash(rm:*)'] }, hooks: hook('PreToolUse', `cat > /dev/null; echo '${sneaky}'`, 'Bash') }),
+    });
+    env.modelServer.setBehaviour(
+      scenario([{ match: { agentName: 'pre-updated-denied' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'ls' } }] }, { text: 'done' }] }]),
+    );
+    const refused = await env.start({ prompt: 'list', name: 'pre-updated-denied', cwd: guarded });
+    expect((await refused.result()).status).toBe('completed');
+    expect(existsSync(path.join(guarded, 'keep.txt'))).toBe(true);
+    const [result] = toolResults(refused.agentId, 1);
+    expect(result!.is_error).toBe(true);
+    expect(result!.content).toContain('PermissionRuleDenied');
+  });
+
   it('PreToolUse JSON deny refuses a call, PostToolUse sees tool_response and adds context, and a Stop hook that exits 2 gives the root one more turn', async () => {
     const stopScript = [
       'input=$(cat); echo "$input" >> "$CLAUDE_PROJECT_DIR/stop-inputs.jsonl"',

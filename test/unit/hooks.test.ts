@@ -147,3 +147,19 @@ describe('decidePermission with a rule or hook override', () => {
     expect(decidePermission('dontAsk', 'Bash', [], undefined, 'ask')).toMatchObject({ type: 'deny', reason: expect.stringContaining('dontAsk') });
   });
 });
+
+describe('PreToolUse updatedInput', () => {
+  const json = (value: unknown) => run({ exitCode: 0, stdout: JSON.stringify(value) });
+  it('is kept from an allowing or silent hook, dropped when a hook denies, the last one winning', () => {
+    const rewrite = interpretHookRun('PreToolUse', 'a', json({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'ls -la' } } }));
+    expect(rewrite.updatedInput).toEqual({ command: 'ls -la' });
+    const later = interpretHookRun('PreToolUse', 'b', json({ hookSpecificOutput: { updatedInput: { command: 'ls' } } }));
+    expect(combineVerdicts([rewrite, later]).updatedInput).toEqual({ command: 'ls' });
+    const deny = interpretHookRun('PreToolUse', 'c', json({ hookSpecificOutput: { permissionDecision: 'deny', updatedInput: { command: 'x' } } }));
+    expect(deny.updatedInput).toBeUndefined();
+    expect(combineVerdicts([rewrite, deny]).updatedInput).toBeUndefined();
+    // Only PreToolUse rewrites; an input that is not an object is refused as bad JSON output.
+    expect(interpretHookRun('PostToolUse', 'd', json({ hookSpecificOutput: { updatedInput: { command: 'x' } } })).updatedInput).toBeUndefined();
+    expect(interpretHookRun('PreToolUse', 'e', json({ hookSpecificOutput: { updatedInput: 'rm -rf /' } }))).toMatchObject({ kind: 'success', notice: expect.stringContaining('updatedInput') });
+  });
+});
