@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listFilesWithWalk } from '../../../src/activities/tools/file-list';
+import { inProcessListingMaxEntries, listFiles, listFilesWithWalk } from '../../../src/activities/tools/file-list';
 import { findRipgrep, listFilesWithRipgrep } from '../../../src/activities/tools/ripgrep';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
 import { buildIgnoreTree, expectedListing } from './ignore-tree';
@@ -57,3 +57,21 @@ describe.skipIf(!ripgrep)('rg --files gives the same set as the walker', () => {
     expect(await listFilesWithRipgrep(ripgrep!, base, workspace.env)).toEqual(await listFilesWithWalk(base, workspace.env));
   });
 });
+
+describe('listFiles: small trees in this process, large ones with rg', () => {
+  it('starts no process for a small tree, and rg (here a recording stand-in on its path) once the walk passes its limit', async () => {
+    // The stand-in answers like `rg --files --null` and leaves a mark, so the test sees whether a process was started.
+    const mark = path.join(workspace.outside, 'rg-started');
+    const standIn = path.join(workspace.outside, 'rg');
+    await fs.writeFile(standIn, `#!/bin/sh\ntouch '${mark}'\nprintf 'from-rg.txt\\0'\n`, { mode: 0o755 });
+    const env = { ...workspace.env, ripgrep: standIn };
+    expect(await listFiles(workspace.root, env)).toEqual(expectedListing);
+    await expect(fs.stat(mark)).rejects.toThrow();
+    const big = path.join(workspace.root, 'big');
+    await fs.mkdir(big);
+    await Promise.all(Array.from({ length: inProcessListingMaxEntries + 1 }, (_, index) => fs.writeFile(path.join(big, `f${index}.txt`), '')));
+    expect(await listFiles(workspace.root, env)).toEqual(['from-rg.txt']);
+    await fs.stat(mark);
+  });
+});
+
