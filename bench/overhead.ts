@@ -4,7 +4,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import type proto from '@temporalio/proto';
 import { buildModelRequest } from '../src/activities/request-builder';
 import { toolRunners } from '../src/activities/tools';
 import type { Turn } from '../src/model-server/server';
@@ -12,8 +11,9 @@ import { withoutCacheControl } from '../src/model-server/tokens';
 import type { ContentBlock, MessageParam, ToolDefinition, ToolUseBlock } from '../src/shared/messages';
 import { buildToolResultMessage, type ToolOutcome } from '../src/shared/tool-results';
 import type { WorkspaceToolName } from '../src/shared/tool-classification';
-import { createBenchEnv, percentile } from './helpers/bench-env';
+import { createBenchEnv } from './helpers/bench-env';
 import { requestsByAgent } from './helpers/model-log';
+import { addTaskTimes, emptyTaskTimes, medianOf, type TaskTimes } from './helpers/task-times';
 import { ms, withTimeout } from './helpers/wait';
 
 const toolTurns = Number(process.env.BENCH_TURNS ?? 20);
@@ -116,45 +116,12 @@ async function runInProcess(durable: DurableRun): Promise<{ wallMs: number; mode
   return { wallMs, modelMs, toolsMs, modelCalls: calls, sameLastRequest: sent[sent.length - 1]?.rawBody === durable.lastBody };
 }
 
-type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
-const timeOf = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
-
-interface TaskTimes {
-  /** Scheduled → started: waiting for a poller. */
-  wait: { workflowTask: number[]; callModel: number[]; tools: number[] };
-  /** Started → completed: the worker's own time on the task. */
-  run: { workflowTask: number[]; callModel: number[]; tools: number[] };
-}
-const emptyTimes = (): TaskTimes => ({ wait: { workflowTask: [], callModel: [], tools: [] }, run: { workflowTask: [], callModel: [], tools: [] } });
-
-/** Scheduled → started and started → completed of every workflow task and activity task (by kind) of one run. */
+/** Adds the task times of one durable run's history. */
 async function taskTimes(agentId: string, into: TaskTimes): Promise<void> {
-  const events = (await env.temporalClient.workflow.getHandle(agentId).fetchHistory()).events ?? [];
-  const byId = new Map(events.map((event) => [Number(event.eventId), event]));
-  const kindOf = (scheduled: HistoryEvent | undefined): 'callModel' | 'tools' | undefined => {
-    const type = scheduled?.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (type === 'callModel') return 'callModel';
-    return type && type in toolRunners ? 'tools' : undefined;
-  };
-  for (const event of events) {
-    const workflowStarted = event.workflowTaskStartedEventAttributes;
-    const workflowScheduled = workflowStarted ? byId.get(Number(workflowStarted.scheduledEventId)) : undefined;
-    if (workflowScheduled) into.wait.workflowTask.push(timeOf(event) - timeOf(workflowScheduled));
-    const workflowCompleted = event.workflowTaskCompletedEventAttributes;
-    const workflowRun = workflowCompleted ? byId.get(Number(workflowCompleted.startedEventId)) : undefined;
-    if (workflowRun) into.run.workflowTask.push(timeOf(event) - timeOf(workflowRun));
-    const activityStarted = event.activityTaskStartedEventAttributes;
-    const activityScheduled = activityStarted ? byId.get(Number(activityStarted.scheduledEventId)) : undefined;
-    const startedKind = kindOf(activityScheduled);
-    if (activityScheduled && startedKind) into.wait[startedKind].push(timeOf(event) - timeOf(activityScheduled));
-    const activityCompleted = event.activityTaskCompletedEventAttributes;
-    const completedKind = activityCompleted ? kindOf(byId.get(Number(activityCompleted.scheduledEventId))) : undefined;
-    const activityRun = activityCompleted ? byId.get(Number(activityCompleted.startedEventId)) : undefined;
-    if (activityRun && completedKind) into.run[completedKind].push(timeOf(event) - timeOf(activityRun));
-  }
+  addTaskTimes((await env.temporalClient.workflow.getHandle(agentId).fetchHistory()).events ?? [], into);
 }
 
-const median = (values: number[]) => percentile(values, 50);
+const median = medianOf;
 
 try {
   writeFileSync(path.join(env.workspace, 'notes.txt'), Array.from({ length: 20 }, (_, index) => `note ${index}: keep the overhead small`).join('\n'));
@@ -170,7 +137,7 @@ try {
     const inProcessModel: number[] = [];
     const inProcessTools: number[] = [];
     let identical = true;
-    const times = emptyTimes();
+    const times = emptyTaskTimes();
     for (let run = 0; run < runs; run++) {
       const durableRun = await runDurable(`overhead-${latency}`);
       const loop = await runInProcess(durableRun);

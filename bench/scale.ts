@@ -14,6 +14,7 @@ import { workflowsPath } from '../src/worker';
 import { spawnWorkerProcess } from '../test/helpers/spawn-worker-process';
 import { eventBytes } from './helpers/bench-env';
 import { sampleRss } from './helpers/rss';
+import { addTaskTimes, emptyTaskTimes, medianOf, taskKinds, type TaskTimes } from './helpers/task-times';
 import { ms } from './helpers/wait';
 
 const modelLatencyMs = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 100);
@@ -94,6 +95,7 @@ interface CaseResult {
   maxHistoryBytes: number;
   historyEvents: number;
   maxHistoryEvents: number;
+  times: TaskTimes;
 }
 
 /** Every agent id of the tree (root excluded), by the runtime's `<parent>.<n>` ids. */
@@ -125,7 +127,8 @@ async function describeMany(agentIds: string[]) {
   return out;
 }
 
-async function historySizes(agentIds: string[]) {
+/** Bytes and events of every history, and the task times in them. */
+async function historySizes(agentIds: string[], times: TaskTimes) {
   const sizes: { bytes: number; events: number }[] = [];
   for (let start = 0; start < agentIds.length; start += 10) {
     const batch = agentIds.slice(start, start + 10);
@@ -133,6 +136,7 @@ async function historySizes(agentIds: string[]) {
       ...(await Promise.all(
         batch.map(async (agentId) => {
           const events = (await temporal.workflow.getHandle(agentId).fetchHistory().catch(() => ({ events: [] }))).events ?? [];
+          addTaskTimes(events, times);
           return { bytes: events.reduce((sum, event) => sum + eventBytes(event), 0), events: events.length };
         }),
       )),
@@ -173,7 +177,8 @@ async function runCase(scale: Case): Promise<CaseResult> {
     const ids = treeIds(root.agentId, scale);
     const statuses = await describeMany(ids);
     if (finished === 'timed out') await root.stop({ by: 'bench', reason: `bench:scale: ${scale.label} did not finish in ${scale.timeoutMs / 1000} s` }).catch(() => undefined);
-    const sizes = await historySizes([root.agentId, ...ids]);
+    const times = emptyTaskTimes();
+    const sizes = await historySizes([root.agentId, ...ids], times);
     return {
       label: scale.label,
       agents,
@@ -190,6 +195,7 @@ async function runCase(scale: Case): Promise<CaseResult> {
       maxHistoryBytes: Math.max(...sizes.map((size) => size.bytes)),
       historyEvents: sizes.reduce((sum, size) => sum + size.events, 0),
       maxHistoryEvents: Math.max(...sizes.map((size) => size.events)),
+      times,
     };
   } finally {
     workerRss.stop();
@@ -226,6 +232,13 @@ try {
     ];
     console.log(`${result.label.padStart(7)}${cells.map((value) => String(value).padStart(11)).join('')}`);
   }
+  console.log('');
+  console.log('every agent of the tree, from the histories: median ms scheduled → started (waiting for a poller) / started → completed (on the worker)');
+  console.log(`${'agents'.padStart(7)}${taskKinds.map((kind) => kind.padStart(20)).join('')}`);
+  for (const result of results) {
+    const cells = taskKinds.map((kind) => `${ms(medianOf(result.times.wait[kind]))} / ${ms(medianOf(result.times.run[kind]))}`);
+    console.log(`${result.label.padStart(7)}${cells.map((value) => value.padStart(20)).join('')}`);
+  }
   console.log('wall: start → the root closed; tree done: start → the last other agent of the tree closed (the root then still answers its notifications)');
   console.log('RSS: peak of VmRSS sampled every 200 ms (worker process; dev server process); histories: every agent of the tree, root included');
   console.log(
@@ -247,6 +260,8 @@ try {
             maxHistoryBytes: result.maxHistoryBytes,
             historyEvents: result.historyEvents,
             maxHistoryEvents: result.maxHistoryEvents,
+            scheduleToStartMsP50: Object.fromEntries(taskKinds.map((kind) => [kind, ms(medianOf(result.times.wait[kind]))])),
+            startToCloseMsP50: Object.fromEntries(taskKinds.map((kind) => [kind, ms(medianOf(result.times.run[kind]))])),
           },
         ]),
       ),
