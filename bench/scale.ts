@@ -18,7 +18,7 @@ import { addTaskTimes, emptyTaskTimes, medianOf, taskKinds, type TaskTimes } fro
 import { ms } from './helpers/wait';
 
 const modelLatencyMs = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 100);
-/** Turns of every leaf: two turns with a cheap tool call, then the answer. */
+/** Turns of every leaf: two turns with a cheap tool call (a Read: no process to start, unlike Glob or Bash), then the answer. */
 const leafTurns = 3;
 const model = 'claude-test-tiny';
 /** `middles` = 0: the root starts `leaves` children itself; otherwise it starts `middles`, each starting `leaves` grandchildren. */
@@ -46,7 +46,7 @@ const spawn = (count: number, what: string): Turn => ({
 // A parent is woken by notifications of finished children, possibly one by one: enough answers for each.
 const acknowledgements = (count: number): Turn[] => Array.from({ length: count }, () => ({ text: 'noted', delayMs: modelLatencyMs }));
 const leaf: Turn[] = [
-  ...Array.from({ length: leafTurns - 1 }, (): Turn => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: modelLatencyMs })),
+  ...Array.from({ length: leafTurns - 1 }, (): Turn => ({ toolUses: [{ name: 'Read', input: { file_path: 'README.md' } }], delayMs: modelLatencyMs })),
   { text: 'leaf done', delayMs: modelLatencyMs },
 ];
 
@@ -210,7 +210,7 @@ try {
   const results: CaseResult[] = [];
   for (const scale of cases) results.push(await runCase(scale));
 
-  console.log(`scale benchmark: background agents on one worker process; every leaf ${leafTurns} turns (2 with a Glob), model latency ${modelLatencyMs} ms`);
+  console.log(`scale benchmark: background agents on one worker process; every leaf ${leafTurns} turns (2 with a Read), model latency ${modelLatencyMs} ms`);
   console.log('critical path = model calls on the longest chain × latency (50: root, a child\'s 3 turns, root = 5; 200: root, middle, 3 grandchild turns, middle, root = 7)');
   console.log(`${'agents'.padStart(7)}${['completed', 'root', 'root turns', 'wall ms', 'tree done', 'crit. path', 'wall/crit', 'worker RSS', 'server RSS', 'histories', 'total KiB', 'max KiB', 'events', 'max events'].map((label) => label.padStart(11)).join('')}`);
   for (const result of results) {
