@@ -64,7 +64,7 @@ async function runDurable(name: string): Promise<DurableRun> {
   return { agentId: handle.agentId, wallMs, setupMs: requests[0]!.receivedAt - startedAt, first: { body: JSON.parse(requests[0]!.rawBody), headers }, lastBody: requests[requests.length - 1]!.rawBody };
 }
 
-/** The assistant message as the model activity records it (text, tool_use, thinking). */
+/** The assistant message as the model activity records it (text and tool_use blocks: these scripted turns have no thinking). */
 function assistantBlocks(content: Anthropic.Messages.ContentBlock[]): ContentBlock[] {
   const blocks: ContentBlock[] = [];
   for (const block of content) {
