@@ -12,7 +12,7 @@ What each call does:
 - subagent_type names an agent type: the agent gets that type's own system prompt and tools, and sees ONLY your prompt, not this conversation. Write a complete, self-contained brief.
 - subagent_type "fork" forks you: the child continues from this conversation with your system prompt, tools and model, so its prompt is a short directive. A fork runs in the background unless run_in_background is false, and cannot fork again.
 - Without subagent_type: a general-purpose agent, unless forking is on for this run, in which case it is a fork (your first message says which).
-- A foreground call waits and returns the agent's final message and usage, with its agentId (except for the one-shot types Explore and Plan). run_in_background: true returns the agentId at once; you are notified with the result when it finishes (do not poll).
+- A foreground call waits and returns the agent's final message, then its agentId (except for the one-shot types Explore and Plan). run_in_background: true returns the agentId at once; you are notified with the result when it finishes (do not poll).
 - isolation: "worktree" runs the agent in a new git worktree (its own branch), removed if nothing changed, kept and reported otherwise. cwd runs it in another directory instead (not with isolation).
 - Every call starts a new agent. To continue one with its context, use SendMessage with its agentId or name.
 - The result is for you, not the user: relay what matters.

@@ -32,12 +32,14 @@ function statusLine(result: AgentResult): string {
 
 /**
  * The bounded projection a parent sees of a finished child (docs/architecture.md, Spawning): final text (or error, or
- * cancelled), agentId, usage, and how to continue it. Never the child's history.
+ * cancelled), and its agentId to continue it with SendMessage (the Agent tool's description says how). Never the
+ * child's history, and nothing the model does not need: every token here stays in the parent's context
+ * (bench:delegation measures it); the usage is in the child's result and the transcript, not in the parent's prompt.
  */
 export function projectChildResult(result: AgentResult): string {
   const parts = [statusLine(result), result.finalText.trim() || (result.status === 'completed' ? '(Subagent completed but returned no output.)' : '')];
-  // One-shot types (Explore, Plan) are not meant to be continued: no trailer, fewer tokens.
-  if (!oneShotAgentTypes.includes(result.agentType)) parts.push(`agentId: ${result.agentId} (use SendMessage with to: '${result.agentId}' to continue this agent)`);
+  // One-shot types (Explore, Plan) are not meant to be continued: no agentId.
+  if (!oneShotAgentTypes.includes(result.agentType)) parts.push(`agentId: ${result.agentId}`);
   const worktree = result.worktree;
   if (worktree?.kept) {
     parts.push(
@@ -47,7 +49,6 @@ export function projectChildResult(result: AgentResult): string {
     );
   }
   if (result.undelivered?.length) parts.push(`Undelivered messages (the agent finished first): ${result.undelivered.join(' | ')}`);
-  parts.push(usageTag(result));
   return parts.filter((part) => part.length > 0).join('\n\n');
 }
 

@@ -10,13 +10,11 @@ const result: AgentResult = {
 };
 
 describe('projectChildResult', () => {
-  it('is the final text, agentId with how to continue, and usage — nothing else', () => {
-    expect(projectChildResult(result)).toBe(
-      "Found it in src/a.ts\n\nagentId: r.1 (use SendMessage with to: 'r.1' to continue this agent)\n\n<usage>total_tokens: 1115, tool_uses: 3, duration_ms: 1234</usage>",
-    );
+  it('is the final text and the agentId to continue it — nothing else (no usage: every token stays in the parent\'s context)', () => {
+    expect(projectChildResult(result)).toBe('Found it in src/a.ts\n\nagentId: r.1');
   });
-  it('leaves the continue trailer out for one-shot types (Explore, Plan)', () => {
-    expect(projectChildResult({ ...result, agentType: 'Explore' })).toBe('Found it in src/a.ts\n\n<usage>total_tokens: 1115, tool_uses: 3, duration_ms: 1234</usage>');
+  it('is the final text alone for one-shot types (Explore, Plan)', () => {
+    expect(projectChildResult({ ...result, agentType: 'Explore' })).toBe('Found it in src/a.ts');
     expect(projectChildResult({ ...result, agentType: 'Plan' })).not.toContain('SendMessage');
   });
   it('says when an answer was cut off at the output limit', () => {

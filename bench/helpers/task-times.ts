@@ -1,0 +1,51 @@
+// Where a durable agent's time goes, read from its history: how long each task waited for a poller
+// (scheduled → started) and how long the worker spent on it (started → completed).
+import type proto from '@temporalio/proto';
+import { isWorkspaceTool } from '../../src/shared/tool-classification';
+import { percentile } from './bench-env';
+
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+
+export const taskKinds = ['workflowTask', 'callModel', 'tools', 'otherActivities'] as const;
+export type TaskKind = (typeof taskKinds)[number];
+
+/** Milliseconds per task kind: `wait` = scheduled → started, `run` = started → completed. */
+export interface TaskTimes {
+  wait: Record<TaskKind, number[]>;
+  run: Record<TaskKind, number[]>;
+}
+
+const emptyKinds = (): Record<TaskKind, number[]> => ({ workflowTask: [], callModel: [], tools: [], otherActivities: [] });
+export const emptyTaskTimes = (): TaskTimes => ({ wait: emptyKinds(), run: emptyKinds() });
+
+const timeOf = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+
+function activityKind(scheduled: HistoryEvent | undefined): TaskKind {
+  const type = scheduled?.activityTaskScheduledEventAttributes?.activityType?.name ?? '';
+  if (type === 'callModel') return 'callModel';
+  return isWorkspaceTool(type) ? 'tools' : 'otherActivities';
+}
+
+/** Adds the task times of one history's events to `into`. */
+export function addTaskTimes(events: readonly HistoryEvent[], into: TaskTimes): void {
+  const byId = new Map(events.map((event) => [Number(event.eventId), event]));
+  const add = (bucket: Record<TaskKind, number[]>, kind: TaskKind, from: HistoryEvent | undefined, to: HistoryEvent) => {
+    if (from) bucket[kind].push(timeOf(to) - timeOf(from));
+  };
+  for (const event of events) {
+    const workflowStarted = event.workflowTaskStartedEventAttributes;
+    if (workflowStarted) add(into.wait, 'workflowTask', byId.get(Number(workflowStarted.scheduledEventId)), event);
+    const workflowCompleted = event.workflowTaskCompletedEventAttributes;
+    if (workflowCompleted) add(into.run, 'workflowTask', byId.get(Number(workflowCompleted.startedEventId)), event);
+    const activityStarted = event.activityTaskStartedEventAttributes;
+    if (activityStarted) {
+      const scheduled = byId.get(Number(activityStarted.scheduledEventId));
+      add(into.wait, activityKind(scheduled), scheduled, event);
+    }
+    const activityCompleted = event.activityTaskCompletedEventAttributes;
+    if (activityCompleted) add(into.run, activityKind(byId.get(Number(activityCompleted.scheduledEventId))), byId.get(Number(activityCompleted.startedEventId)), event);
+  }
+}
+
+/** Median of a list, NaN when empty (a kind the runs never had). */
+export const medianOf = (values: number[]): number => (values.length === 0 ? Number.NaN : percentile(values, 50));
