@@ -236,7 +236,9 @@ try {
   console.log('every agent of the tree, from the histories: median ms scheduled → started (waiting for a poller) / started → completed (on the worker)');
   console.log(`${'agents'.padStart(7)}${taskKinds.map((kind) => kind.padStart(20)).join('')}`);
   for (const result of results) {
-    const cells = taskKinds.map((kind) => `${ms(medianOf(result.times.wait[kind]))} / ${ms(medianOf(result.times.run[kind]))}`);
+    // A kind the run never had (e.g. no setup activity task: agent starts are local activities) shows '-'.
+    const shown = (value: number): string => (Number.isNaN(value) ? '-' : String(ms(value)));
+    const cells = taskKinds.map((kind) => `${shown(medianOf(result.times.wait[kind]))} / ${shown(medianOf(result.times.run[kind]))}`);
     console.log(`${result.label.padStart(7)}${cells.map((value) => value.padStart(20)).join('')}`);
   }
   console.log('wall: start → the root closed; tree done: start → the last other agent of the tree closed (the root then still answers its notifications)');
