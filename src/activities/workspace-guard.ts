@@ -46,6 +46,8 @@ function pathsOf(name: WorkspaceActivityName, input: unknown): string[] {
     case 'renderAgentStart':
     case 'loadSpawnContext':
       return typeof value.cwd === 'string' ? [value.cwd] : [];
+    case 'runHook':
+      return [value.cwd, value.projectDir].filter((entry): entry is string => typeof entry === 'string');
     case 'resolveAgentCwd':
       return [value.parentCwd, value.workspaceRoot].filter((entry): entry is string => typeof entry === 'string');
     default: {

@@ -29,6 +29,7 @@ export const workspaceActivityNames = [
   'renderAgentStart',
   'resolveAgentCwd',
   'loadSpawnContext',
+  'runHook',
 ] as const;
 export type WorkspaceActivityName = (typeof workspaceActivityNames)[number];
 
