@@ -396,10 +396,11 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     const explore = requestsOf(`${handle.agentId}.2`)[0]!;
     expect(explore.tools!.map((tool) => tool.name)).toEqual(['Grep']);
     expect(JSON.stringify((explore as unknown as { system: unknown }).system)).toContain('PROJECT-EXPLORE-PROMPT');
-    // The broken file did not stop the spawns: the root's definition load (an activity: at start, with its roster) reported it as skipped.
+    // The broken file did not stop the spawns: the root's definition load (at start, with its roster: a local activity,
+    // whose result is in its marker, or an activity) reported it as skipped.
     const history = await env.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
     const spawnContext = (history.events ?? [])
-      .flatMap((event) => event.activityTaskCompletedEventAttributes?.result?.payloads ?? [])
+      .flatMap((event) => event.activityTaskCompletedEventAttributes?.result?.payloads ?? event.markerRecordedEventAttributes?.details?.result?.payloads ?? [])
       .map((payload) => defaultPayloadConverter.fromPayload(payload as Payload) as Partial<SpawnContext> & { spawnContext?: Partial<SpawnContext> })
       .map((result) => result?.spawnContext ?? result)
       .find((result) => result?.loaded?.reports !== undefined);
