@@ -34,6 +34,9 @@ export function threeLevelTree(rootId: string, markers: string, delayMs = 0): Sc
           ],
         },
         { text: rootDoneText(rootId) },
+        // The fork runs in the background: when it ends after the root's answer (e.g. its model call was
+        // on a killed worker and waited out its heartbeat timeout), its notification wakes the root once more.
+        { text: rootDoneText(rootId) },
       ]),
     },
     {
