@@ -6,7 +6,7 @@
  * src/shared/tool-rules.ts (`Bash(git diff:*)`, `Read(./secrets/**)`, `WebFetch(domain:x)`), plus
  * `Agent(type)`. Deny beats ask beats allow, across files. Pure: workflow code decides with it.
  */
-import { allowedByRules, callMatchesRule, parseToolRule, ruleTools, type RuleContext, type ToolRule } from './tool-rules';
+import { allowedByRules, callMatchesRule, parseToolRule, rulesFor, ruleToolOf, ruleTools, type RuleContext, type ToolRule } from './tool-rules';
 
 /** One rule of a settings file. */
 export interface PermissionRule extends ToolRule {
@@ -52,8 +52,7 @@ function namesTool(rule: string, tool: string): boolean {
 function matches(rule: PermissionRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny'): boolean {
   if (rule.content === '') return namesTool(rule.tool, tool);
   if (rule.tool === 'Agent') return tool === 'Agent' && rule.content === (typeof input.subagent_type === 'string' ? input.subagent_type : 'general-purpose');
-  const ruleTool = { Glob: 'Read', Grep: 'Read', Write: 'Edit' }[tool] ?? tool;
-  return rule.tool === ruleTool && callMatchesRule(rule, tool, input, context, mode);
+  return rule.tool === ruleToolOf(tool) && callMatchesRule(rule, tool, input, context, mode);
 }
 
 /** A settings rule's decision on one call: the first deny, else the first ask, else an allow; undefined when none speaks. */
@@ -69,8 +68,7 @@ export function decideByRules(rules: PermissionRules | undefined, tool: string, 
   const allow = rules.allow ?? [];
   const bare = allow.find((rule) => rule.content === '' && namesTool(rule.tool, tool));
   if (bare) return { type: 'allow', rule: bare };
-  const ruleTool = { Glob: 'Read', Grep: 'Read', Write: 'Edit' }[tool] ?? tool;
-  const withContent = allow.filter((rule) => rule.content !== '' && rule.tool === ruleTool);
+  const withContent = rulesFor(allow, tool).filter((rule) => rule.content !== '');
   if (withContent.length === 0) return undefined;
   if (tool === 'Agent') {
     const rule = withContent.find((candidate) => matches(candidate, tool, input, context, 'allow'));

@@ -171,9 +171,14 @@ export function callMatchesRule(rule: ToolRule, tool: string, input: Readonly<Re
   return paths !== undefined && paths.every((path) => pathMatchesRule(rule, path, context));
 }
 
-/** The rules that speak about `tool` (Read rules cover Glob and Grep, Edit rules cover Write). */
-export function rulesFor(rules: readonly ToolRule[] | undefined, tool: string): ToolRule[] {
-  const ruleTool = pathRuleTools[tool] ?? tool;
+/** The tool whose rules speak about `tool`: Read rules cover Glob and Grep, Edit rules cover Write. */
+export function ruleToolOf(tool: string): string {
+  return pathRuleTools[tool] ?? tool;
+}
+
+/** The rules that speak about `tool`. */
+export function rulesFor<Rule extends ToolRule>(rules: readonly Rule[] | undefined, tool: string): Rule[] {
+  const ruleTool = ruleToolOf(tool);
   return (rules ?? []).filter((rule) => rule.tool === ruleTool);
 }
 

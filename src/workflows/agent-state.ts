@@ -104,13 +104,13 @@ export class AgentState {
   }
 
   /** File tools are confined here: the workspace given, or the agent's worktree. */
+  get workspaceRoot(): string {
+    return this.worktree?.path ?? this.origin.workspaceRoot;
+  }
+
   /** What the agent's file tools are given: where they may act and how large a result may be. */
   toolContext(agentId: string, maxResultChars: number | undefined): ToolContext {
     return { agentId, workspaceRoot: this.workspaceRoot, cwd: this.cwd, maxResultChars, ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}) };
-  }
-
-  get workspaceRoot(): string {
-    return this.worktree?.path ?? this.origin.workspaceRoot;
   }
 
   /** Appends a message and extends the conversation hash the model activity checks against. */

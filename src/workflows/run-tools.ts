@@ -4,7 +4,7 @@ import type { ToolUseBlock } from '../shared/messages';
 import { isConcurrencySafeTool, isWorkspaceTool, type WorkspaceToolName } from '../shared/tool-classification';
 import { classifyReadOnlyCommand } from '../shared/read-only-command';
 import { checkToolRules, type ToolRules } from '../shared/tool-rules';
-import { decideByRules, type PermissionRules } from '../shared/permission-rules';
+import { decideByRules, type PermissionRules, type RuleDecision } from '../shared/permission-rules';
 import { patched } from '@temporalio/workflow';
 import { agentHooksPatch, appendText, type PreToolDecision } from './hooks';
 import type { ToolOutcome } from '../shared/tool-results';
@@ -82,17 +82,32 @@ function strongest(...words: ('allow' | 'ask' | undefined)[]): 'allow' | 'ask' |
   return words.includes('ask') ? 'ask' : words.includes('allow') ? 'allow' : undefined;
 }
 
-/** Checks that depend on a call's input: the definition's tool rules and the settings' deny rules. */
-function ruleRefusal(call: ToolUseBlock, context: ToolRunContext): ToolOutcome | undefined {
+/**
+ * Checks that depend on a call's input, in order: the definition's tool rules, the settings' rules (a
+ * deny refuses; an ask or allow is returned for the permission decision), a read-only agent's Bash.
+ */
+function inputChecks(call: ToolUseBlock, context: ToolRunContext): { refusal?: ToolOutcome; rule?: RuleDecision } {
   const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd });
   if (verdict.type === 'refused') {
-    return { isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) };
+    return { refusal: { isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) } };
   }
   const rule = settingsDecision(call, context);
   if (rule?.type === 'deny') {
-    return { isError: true, content: errorText(ErrorType.PermissionRuleDenied, `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`) };
+    return { refusal: { isError: true, content: errorText(ErrorType.PermissionRuleDenied, `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`) } };
   }
-  return undefined;
+  if (call.name === 'Bash' && context.readOnlyBash) {
+    // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
+    const readOnly = classifyReadOnlyCommand(typeof call.input.command === 'string' ? call.input.command : '');
+    if (!readOnly.readOnly) {
+      return {
+        refusal: {
+          isError: true,
+          content: errorText(ErrorType.CommandNotReadOnly, `${readOnly.reason}. This agent may run read-only commands only (git log/diff/show/status, ls, cat, grep, find without -exec, ...); nothing was run.`),
+        },
+      };
+    }
+  }
+  return rule ? { rule } : {};
 }
 
 /**
@@ -112,35 +127,21 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
     context.onDenied?.(call);
     return { refusal };
   };
-  const refusedByRule = ruleRefusal(call, context);
-  if (refusedByRule) return denied(refusedByRule);
-  const rule = settingsDecision(call, context);
-  const readOnly = call.name === 'Bash' && context.readOnlyBash;
-  if (readOnly) {
-    // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
-    const verdict = classifyReadOnlyCommand(typeof call.input.command === 'string' ? call.input.command : '');
-    if (!verdict.readOnly) {
-      return denied({
-        isError: true,
-        content: errorText(ErrorType.CommandNotReadOnly, `${verdict.reason}. This agent may run read-only commands only (git log/diff/show/status, ls, cat, grep, find without -exec, ...); nothing was run.`),
-      });
-    }
-  }
+  const checked = inputChecks(call, context);
+  if (checked.refusal) return denied(checked.refusal);
   const hook = await context.beforeTool?.(call);
   if (hook?.type === 'refuse') return denied(hook.outcome);
   if (hook?.updatedInput) {
     // A hook rewrote the input: what runs must pass the same checks as what the model asked for.
     const rewritten: ToolUseBlock = { ...call, input: hook.updatedInput };
-    const refused = ruleRefusal(rewritten, context);
-    if (refused) return denied(refused);
-    if (readOnly) {
-      const verdict = classifyReadOnlyCommand(typeof rewritten.input.command === 'string' ? rewritten.input.command : '');
-      if (!verdict.readOnly) return denied({ isError: true, content: errorText(ErrorType.CommandNotReadOnly, `${verdict.reason} (as rewritten by a PreToolUse hook); nothing was run.`) });
-    }
+    const again = inputChecks(rewritten, context);
+    if (again.refusal) return denied(again.refusal);
     call = rewritten;
   }
-  if (!readOnly) {
-    const refused = await context.authorize(call, strongest(rule?.type === 'ask' || rule?.type === 'allow' ? rule.type : undefined, hook?.permission));
+  // A read-only command needs no approval.
+  if (!(call.name === 'Bash' && context.readOnlyBash)) {
+    const rule = checked.rule?.type === 'ask' || checked.rule?.type === 'allow' ? checked.rule.type : undefined;
+    const refused = await context.authorize(call, strongest(rule, hook?.permission));
     if (refused) return denied(refused);
   }
   return { ...(hook?.context ? { context: hook.context } : {}), ...(hook?.updatedInput ? { call } : {}) };

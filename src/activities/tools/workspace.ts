@@ -73,7 +73,7 @@ export async function openWorkspace(context: ToolContext, readOnlyRoots: readonl
 function memoryRoot(memoryDir: string): string {
   const absolute = path.resolve(memoryDir);
   const parent = path.dirname(absolute);
-  const valid = path.isAbsolute(memoryDir) && path.basename(parent) === 'agent-memory' && path.basename(path.dirname(parent)) === '.claude' && !/[\0]/.test(memoryDir) && path.basename(absolute) !== '..';
+  const valid = path.isAbsolute(memoryDir) && path.basename(parent) === 'agent-memory' && path.basename(path.dirname(parent)) === '.claude' && !/[\0]/.test(memoryDir);
   if (!valid) throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `${memoryDir} is not an agent memory directory (~/.claude/agent-memory/<type>).`);
   return absolute;
 }
