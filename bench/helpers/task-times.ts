@@ -13,10 +13,12 @@ export type TaskKind = (typeof taskKinds)[number];
 export interface TaskTimes {
   wait: Record<TaskKind, number[]>;
   run: Record<TaskKind, number[]>;
+  /** Tool calls run as local activities, inside workflow tasks (their time is part of `run.workflowTask`). */
+  localTools: number;
 }
 
 const emptyKinds = (): Record<TaskKind, number[]> => ({ workflowTask: [], callModel: [], tools: [], otherActivities: [] });
-export const emptyTaskTimes = (): TaskTimes => ({ wait: emptyKinds(), run: emptyKinds() });
+export const emptyTaskTimes = (): TaskTimes => ({ wait: emptyKinds(), run: emptyKinds(), localTools: 0 });
 
 const timeOf = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
 
@@ -24,6 +26,18 @@ function activityKind(scheduled: HistoryEvent | undefined): TaskKind {
   const type = scheduled?.activityTaskScheduledEventAttributes?.activityType?.name ?? '';
   if (type === 'callModel') return 'callModel';
   return isWorkspaceTool(type) ? 'tools' : 'otherActivities';
+}
+
+/** A local activity's marker whose activity is a workspace tool (Read runs so, docs/operations.md "Worker tuning"). */
+function isLocalToolMarker(event: HistoryEvent): boolean {
+  const marker = event.markerRecordedEventAttributes;
+  const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
+  if (!data) return false;
+  try {
+    return isWorkspaceTool((JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type ?? '');
+  } catch {
+    return false;
+  }
 }
 
 /** Adds the task times of one history's events to `into`. */
@@ -42,6 +56,7 @@ export function addTaskTimes(events: readonly HistoryEvent[], into: TaskTimes): 
       const scheduled = byId.get(Number(activityStarted.scheduledEventId));
       add(into.wait, activityKind(scheduled), scheduled, event);
     }
+    if (isLocalToolMarker(event)) into.localTools += 1;
     const activityCompleted = event.activityTaskCompletedEventAttributes;
     if (activityCompleted) add(into.run, activityKind(byId.get(Number(activityCompleted.scheduledEventId))), byId.get(Number(activityCompleted.startedEventId)), event);
   }

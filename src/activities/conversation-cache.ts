@@ -1,6 +1,6 @@
 import { extendConversationHash, emptyConversationHash } from '../shared/conversation-hash';
 import type { MessageParam, ToolDefinition } from '../shared/messages';
-import type { ConversationSlice } from '../shared/model-call';
+import type { ConversationSlice, ConversationTail } from '../shared/model-call';
 
 /** What the worker remembers of one agent run's conversation, so each turn fetches only new messages. */
 interface CachedConversation {
@@ -21,17 +21,21 @@ export class ConversationMismatchError extends Error {
 }
 
 /**
- * An LRU of conversations keyed by workflow run. The activity input carries only a message count
- * and a rolling hash; the messages themselves are read from the workflow (a query is not recorded
- * in history), so each message lands in history exactly once.
+ * An LRU of conversations keyed by workflow run. The activity input carries a message count and a
+ * rolling hash, and the messages added since the run's previous call when they are small; anything
+ * this worker does not hold is read from the workflow by query (not recorded in history), so a large
+ * message lands in history exactly once.
  */
 export class ConversationCache {
   private readonly entries = new Map<string, CachedConversation>();
 
   constructor(private readonly capacity = 256) {}
 
-  async get(key: string, count: number, expectedHash: string, fetch: FetchConversation): Promise<CachedConversation> {
+  async get(key: string, count: number, expectedHash: string, fetch: FetchConversation, tail?: ConversationTail): Promise<CachedConversation> {
     const cached = this.entries.get(key);
+    // The new messages came with the call and this worker holds the ones before them: no query.
+    const appended = cached && tail ? this.appendTail(cached, count, tail) : undefined;
+    if (appended?.hashes[count] === expectedHash) return this.remember(key, appended);
     // A prefix of what is cached (a compaction summarises the first messages): served without a fetch.
     if (cached && cached.messages.length > count && cached.hashes[count] === expectedHash) {
       return { ...cached, messages: cached.messages.slice(0, count), hashes: cached.hashes.slice(0, count + 1) };
@@ -49,6 +53,14 @@ export class ConversationCache {
       return this.remember(key, fresh);
     }
     return this.remember(key, entry);
+  }
+
+  /** `cached` followed by `tail`, when `tail` starts where `cached` ends and brings it to `count` messages. */
+  private appendTail(cached: CachedConversation, count: number, tail: ConversationTail): CachedConversation | undefined {
+    if (tail.from !== cached.messages.length || tail.from + tail.messages.length !== count) return undefined;
+    const hashes = [...cached.hashes];
+    for (const message of tail.messages) hashes.push(extendConversationHash(hashes[hashes.length - 1]!, message));
+    return { ...cached, messages: [...cached.messages, ...tail.messages], hashes };
   }
 
   private async extend(base: CachedConversation | undefined, count: number, fetch: FetchConversation): Promise<CachedConversation> {

@@ -58,8 +58,12 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     const handle = dependencies.temporalClient.workflow.getHandle(input.agentId, input.runId);
     let conversation;
     try {
-      conversation = await cache.get(`${input.agentId}/${input.runId}`, input.messageCount, input.conversationHash, (from) =>
-        handle.query(conversationQuery, { from }),
+      conversation = await cache.get(
+        `${input.agentId}/${input.runId}`,
+        input.messageCount,
+        input.conversationHash,
+        (from) => handle.query(conversationQuery, { from }),
+        input.tail,
       );
     } catch (error) {
       // Retryable: the agent's workflow waits on this very activity, so its conversation cannot move

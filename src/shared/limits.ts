@@ -97,6 +97,12 @@ export const conversationLimits = {
   maxSummaryTokens: 20_000,
   /** The recent turns kept verbatim after a compaction take at most this fraction of the window. */
   keepRecentWindowFraction: 0.3,
+  /**
+   * New messages of at most this many JSON bytes ride in the model call's input (docs/architecture.md,
+   * "The conversation by reference"): the worker that already holds the rest appends them instead of
+   * asking the workflow by query, at the price of recording them in history a second time.
+   */
+  maxInlineTailBytes: 8 * 1024,
 } as const;
 
 /** max_tokens of each model call when the agent's input sets none (Claude Code's default output limit). */

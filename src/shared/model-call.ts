@@ -21,10 +21,21 @@ export interface ModelCallInput {
   conversationHash: string;
   turn: number;
   /**
+   * The messages added since this run's previous model call, when small (conversationLimits.maxInlineTailBytes):
+   * a worker holding the first `from` messages appends them without querying the workflow.
+   */
+  tail?: ConversationTail;
+  /**
    * A compaction turn (docs/architecture.md, Compaction): the messages are summarised under the
    * compaction instruction instead of continued; fitted to the context window.
    */
   compaction?: { contextWindowTokens: number; instructions?: string };
+}
+
+/** Messages from index `from` on, carried in the model call's input. */
+export interface ConversationTail {
+  from: number;
+  messages: MessageParam[];
 }
 
 /** What the model activity fetches from the workflow by query. */

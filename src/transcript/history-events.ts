@@ -43,6 +43,9 @@ const inboundAttributes = [
   'requestCancelExternalWorkflowExecutionFailedEventAttributes',
 ] as const satisfies readonly (keyof HistoryEvent)[];
 
+/** A local activity's result (e.g. a Read run inside the workflow task): recorded when that task completes. */
+const isLocalActivityMarker = (event: HistoryEvent): boolean => event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+
 const asNumber = (value: { toNumber(): number } | number | null | undefined): number =>
   typeof value === 'number' ? value : (value?.toNumber() ?? 0);
 
@@ -87,7 +90,7 @@ export async function readRunHistory(history: History, decode: PayloadDecoder): 
       continue;
     }
     if (completed && activityType === 'createWorktree') facts.worktrees.push(await decode(completed.result?.payloads).catch(() => undefined));
-    if (inboundAttributes.some((key) => event[key])) facts.events.push({ kind: 'inbound', timeMs });
+    if (inboundAttributes.some((key) => event[key]) || isLocalActivityMarker(event)) facts.events.push({ kind: 'inbound', timeMs });
   }
   return facts;
 }

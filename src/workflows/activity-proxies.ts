@@ -57,6 +57,17 @@ export const fileToolOptions: ActivityOptions = {
 };
 
 /**
+ * Read as a local activity (docs/operations.md, "Worker tuning"): on the worker running the workflow
+ * task, inside it, for agents whose files every worker sees. Read is bounded (one file, 256 KiB without
+ * a range) and read-only, so a crash simply re-runs it when the workflow task is retried.
+ */
+export const localReadOptions: LocalActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 3 },
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+};
+
+/**
  * Bash is not idempotent: one attempt only, so a worker crash never silently re-runs a command.
  * The short heartbeat timeout notices a lost worker quickly; the workflow then tells the model.
  */
@@ -116,6 +127,7 @@ export const setupActivities = proxyActivities<Activities>(setupOptions);
 export const localSetupActivities = proxyLocalActivities<Activities>(localSetupOptions);
 export const modelActivities = proxyActivities<Activities>(modelOptions);
 export const fileToolActivities = proxyActivities<Activities>(fileToolOptions);
+export const localReadActivities = proxyLocalActivities<Activities>(localReadOptions);
 export const shellToolActivities = proxyActivities<Activities>(shellToolOptions);
 export const webToolActivities = proxyActivities<Activities>(webToolOptions);
 export const hookActivities = proxyActivities<Activities>(hookOptions);

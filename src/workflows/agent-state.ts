@@ -10,6 +10,8 @@ import type { Todo } from '../shared/todos';
 import type { TreeSettings } from '../shared/tree-settings';
 import { workflowNowMs } from './clock';
 import { Conversation } from './conversation';
+import { conversationLimits } from '../shared/limits';
+import type { ConversationTail } from '../shared/model-call';
 
 /** Where an agent was told to work, before any worktree of its own. */
 export interface AgentOrigin {
@@ -23,6 +25,8 @@ export interface AgentOrigin {
 
 /** An agent's conversation, counters and place, owned by its workflow. Each message is appended once. */
 export class AgentState {
+  /** Message count and hash at this run's last model call (not carried to a new run). */
+  private lastModelCall?: { count: number; hash: string };
   /** The conversation the model sees, with hashes, sizes and the run's transcript log. */
   readonly conversation: Conversation;
   usage: TokenUsage;
@@ -120,6 +124,16 @@ export class AgentState {
 
   get conversationHash(): string {
     return this.conversation.hash;
+  }
+
+  /**
+   * The messages the next model call carries inline (those since this run's previous call, when small),
+   * and remembers this call. A new run starts without: its first call's worker reads everything by query.
+   */
+  modelCallTail(): ConversationTail | undefined {
+    const last = this.lastModelCall;
+    this.lastModelCall = { count: this.conversation.messages.length, hash: this.conversation.hash };
+    return last ? this.conversation.tailSince(last.count, last.hash, conversationLimits.maxInlineTailBytes) : undefined;
   }
 
   addUsage(usage: TokenUsage): void {

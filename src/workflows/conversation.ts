@@ -2,6 +2,7 @@ import type { CompactionRecord } from '../shared/compaction';
 import { estimateMessageTokens, utf8Length } from '../shared/context-estimate';
 import { emptyConversationHash, extendConversationHash } from '../shared/conversation-hash';
 import type { MessageParam } from '../shared/messages';
+import type { ConversationTail } from '../shared/model-call';
 import { transcriptPageChars, type RunTranscriptSlice, type TranscriptBoundary } from '../shared/run-transcript';
 
 /**
@@ -54,6 +55,17 @@ export class Conversation {
     let sum = 0;
     for (let index = from; index < to; index++) sum += this.tokens[index]!;
     return sum;
+  }
+
+  /**
+   * The messages after the first `count`, when those first `count` still hash to `hash` (no compaction
+   * in between) and the new ones take at most `maxBytes` of JSON; otherwise undefined.
+   */
+  tailSince(count: number, hash: string, maxBytes: number): ConversationTail | undefined {
+    if (count > this.messages.length || this.hashes[count] !== hash) return undefined;
+    let bytes = 0;
+    for (let index = count; index < this.messages.length; index++) bytes += this.bytes[index]!;
+    return bytes <= maxBytes ? { from: count, messages: this.messages.slice(count) } : undefined;
   }
 
   /** JSON bytes of the whole conversation (what continue-as-new carries). */

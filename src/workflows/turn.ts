@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { defaultMaxOutputTokens } from '../shared/limits';
 import type { StopReason, ToolUseBlock } from '../shared/messages';
-import type { ModelCallResult } from '../shared/model-call';
+import type { ConversationTail, ModelCallResult } from '../shared/model-call';
 import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from '../shared/tool-results';
 import { modelActivities, modelOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
@@ -134,6 +134,8 @@ function maxOutputTokens({ input }: Pick<AgentParts, 'input'>): number {
   return input.maxOutputTokens ?? defaultMaxOutputTokens;
 }
 
+const tailOf = (tail: ConversationTail | undefined): { tail?: ConversationTail } => (tail ? { tail } : {});
+
 /** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
 async function callModel({ input, state }: AgentParts): Promise<ModelCallResult | { failure: string }> {
   try {
@@ -150,6 +152,7 @@ async function callModel({ input, state }: AgentParts): Promise<ModelCallResult 
         messageCount: state.messages.length,
         conversationHash: state.conversationHash,
         turn: state.turn,
+        ...tailOf(state.modelCallTail()),
       },
     ]);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import type { SpawnContext } from '../shared/agent-definition';
 import { ErrorType, errorText } from '../shared/errors';
@@ -9,8 +9,24 @@ import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/work
 import type { CreateWorktreeInput, FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../shared/worktree';
 import { toolQueueWaitMs } from '../shared/custom-tools';
 import { toolWorkerGoneText } from './tool-queue-text';
-import { fileToolActivities, fileToolOptions, hookActivities, hookOptions, localSetupActivities, localSetupOptions, setupActivities, setupOptions, shellToolActivities, shellToolOptions } from './activity-proxies';
+import {
+  fileToolActivities,
+  fileToolOptions,
+  hookActivities,
+  hookOptions,
+  localReadActivities,
+  localReadOptions,
+  localSetupActivities,
+  localSetupOptions,
+  setupActivities,
+  setupOptions,
+  shellToolActivities,
+  shellToolOptions,
+} from './activity-proxies';
 import type { HookRunInput, HookRunResult } from '../shared/hook-outcome';
+
+/** Read runs as a local activity for agents without a workspace worker or a tool queue for it (docs/testing.md, patches). */
+export const localReadPatch = 'local-read-tool';
 
 /**
  * The activities that touch an agent's files (docs/operations.md, "Workers on several machines").
@@ -71,6 +87,8 @@ export function runWorkspaceTool(
   toolQueue?: string,
 ): Promise<ToolCallResult> {
   if (toolQueue) return onToolQueue(name, toolQueue, input, summary);
+  // Read on the worker running this workflow task when every worker sees the files: no activity task, no extra workflow task.
+  if (name === 'Read' && !worker && patched(localReadPatch)) return localReadActivities.Read.executeWithOptions({ ...localReadOptions, summary }, [input]);
   return onWorkspace(worker, name, () =>
     name === 'Bash'
       ? shellToolActivities.Bash.executeWithOptions({ ...routedOptions(shellToolOptions, worker), summary }, [input])

@@ -84,6 +84,8 @@ describe('workspace routing', () => {
             turns: [
               { toolUses: [{ name: 'Write', input: { file_path: 'from-root.txt', content: 'root\n' } }, { name: 'Bash', input: { command: 'pwd > where-root.txt' } }] },
               { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'write a file', subagent_type: 'general-purpose' } }] },
+              // A placed agent's Read stays an activity task on its worker (elsewhere it runs inside the workflow task).
+              { toolUses: [{ name: 'Read', input: { file_path: 'from-root.txt' } }] },
               { text: 'done' },
             ],
           },
@@ -102,6 +104,7 @@ describe('workspace routing', () => {
       const ran = await activities(id);
       const workspaceCalls = ran.filter((activity) => (workspaceActivityNames as readonly string[]).includes(activity.name));
       expect(workspaceCalls.length).toBeGreaterThanOrEqual(2);
+      if (id === agentId) expect(workspaceCalls.map((call) => call.name)).toContain('Read');
       for (const call of workspaceCalls) {
         expect(call.taskQueue, `${id} ${call.name}`).toBe(`${taskQueue}@beta`);
         expect(call.identity, `${id} ${call.name}`).toMatch(/^beta /);

@@ -132,6 +132,22 @@ describe('Conversation', () => {
     expect(transcript.current).toEqual([5, 3, 4, 6]);
     expect(conversation.transcript(6).messages).toHaveLength(1);
   });
+
+  it('gives the messages since a model call while that prefix stands and they are small', () => {
+    const conversation = new Conversation([user('carried')]);
+    const count = conversation.messages.length;
+    const hash = conversation.hash;
+    for (const message of toolTurn('a', 10)) conversation.append(message);
+    expect(conversation.tailSince(count, hash, 8192)).toEqual({ from: 1, messages: toolTurn('a', 10) });
+    expect(conversation.tailSince(conversation.messages.length, conversation.hash, 0)).toEqual({ from: 3, messages: [] });
+    // Too large, a prefix that is not this conversation's, a count past its end.
+    expect(conversation.tailSince(count, hash, 100)).toBeUndefined();
+    expect(conversation.tailSince(count, conversation.hashAt(2), 8192)).toBeUndefined();
+    expect(conversation.tailSince(9, hash, 8192)).toBeUndefined();
+    // After a compaction the old prefix is gone.
+    conversation.compact(user('SUMMARY'), 1, { trigger: 'auto', preTokens: 100, postTokens: 50, summarisedMessages: 1, keptMessages: 2, turn: 1, atMs: 0 });
+    expect(conversation.tailSince(count, hash, 8192)).toBeUndefined();
+  });
 });
 
 describe("the local model server's compaction summary", () => {

@@ -50,4 +50,33 @@ describe('ConversationCache', () => {
     await cache.get('a', 3, hash, source.fetch);
     expect(source.calls).toEqual([0, 0, 0]);
   });
+
+  it('appends the messages a call carries to what it holds, without a query', async () => {
+    const cache = new ConversationCache();
+    const source = server(conversation);
+    await cache.get('a', 1, conversationHash(conversation.slice(0, 1)), source.fetch);
+    const result = await cache.get('a', 3, conversationHash(conversation), source.fetch, { from: 1, messages: conversation.slice(1) });
+    expect(result.messages).toEqual(conversation);
+    expect(result.systemPrompt).toBe('s');
+    expect(source.calls).toEqual([0]);
+  });
+
+  it('reads by query when the carried messages do not fit what it holds or do not match the hash', async () => {
+    const fresh = server(conversation);
+    // Nothing held (another worker served the previous call): the tail alone is not enough.
+    await new ConversationCache().get('a', 3, conversationHash(conversation), fresh.fetch, { from: 1, messages: conversation.slice(1) });
+    expect(fresh.calls).toEqual([0]);
+
+    for (const tail of [
+      { from: 2, messages: conversation.slice(2) }, // starts past what is held
+      { from: 1, messages: [conversation[1]!, { role: 'user' as const, content: 'forged' }] }, // not the messages hashed
+    ]) {
+      const cache = new ConversationCache();
+      const source = server(conversation);
+      await cache.get('a', 1, conversationHash(conversation.slice(0, 1)), source.fetch);
+      const result = await cache.get('a', 3, conversationHash(conversation), source.fetch, tail);
+      expect(result.messages).toEqual(conversation);
+      expect(source.calls).toEqual([0, 1]);
+    }
+  });
 });

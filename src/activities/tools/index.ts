@@ -40,7 +40,8 @@ export function createToolActivities(options: ToolActivityOptions = {}): ToolAct
     const context = Context.current();
     return {
       signal: context.cancellationSignal,
-      heartbeat: (details?: unknown) => context.heartbeat(details),
+      // A local activity (Read, docs/operations.md "Worker tuning") has no heartbeat to record: its workflow task stands for it.
+      heartbeat: context.info.isLocal ? () => undefined : (details?: unknown) => context.heartbeat(details),
       ...(options.resultsDir !== undefined ? { resultsDir: options.resultsDir } : {}),
       ...(options.ripgrep !== undefined ? { ripgrep: options.ripgrep } : {}),
       ...(options.shell ? { shell: options.shell } : {}),

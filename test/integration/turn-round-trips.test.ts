@@ -1,0 +1,93 @@
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversationLimits } from '../../src/shared/limits';
+import type { ModelCallInput } from '../../src/shared/model-call';
+import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
+import { recordHistory } from '../helpers/histories';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const decode = (payload: unknown): unknown => defaultPayloadConverter.fromPayload(payload as Payload);
+
+/** What one agent's history says about its turns: the activity tasks scheduled, the local activities run, each model call's input. */
+async function turnSteps(workflowId: string) {
+  const history = await env.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  const scheduled: string[] = [];
+  const localActivities: string[] = [];
+  const modelInputs: ModelCallInput[] = [];
+  for (const event of history.events ?? []) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes) {
+      scheduled.push(attributes.activityType?.name ?? '');
+      if (attributes.activityType?.name === 'callModel') modelInputs.push(decode(attributes.input?.payloads?.[0]) as ModelCallInput);
+    }
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') localActivities.push((decode(marker.details?.data?.payloads?.[0]) as { activity_type: string }).activity_type);
+  }
+  return { scheduled, localActivities, modelInputs };
+}
+
+describe('round trips of a turn', () => {
+  it('reads files inside the workflow task and sends small new messages with the model call; a large one is read by query', async () => {
+    const line = 'x'.repeat(99);
+    const large = Array.from({ length: Math.ceil((conversationLimits.maxInlineTailBytes * 2) / 100) }, () => line).join('\n');
+    await env.writeFiles({ 'alpha.txt': 'ALPHA-CONTENT\n', 'beta.txt': 'BETA-CONTENT\n', 'large.txt': `${large}\n` });
+    env.modelServer.clearRequests();
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: {
+        agents: [
+          {
+            match: { agentName: 'round-trips' },
+            turns: [
+              { toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }, { name: 'Read', input: { file_path: 'beta.txt' } }] },
+              { toolUses: [{ name: 'Read', input: { file_path: 'large.txt' } }] },
+              { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }] },
+              { text: 'READ ALL' },
+            ],
+          },
+        ],
+      } as never,
+    });
+    const handle = await env.start({ prompt: 'read the files', name: 'round-trips' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+
+    const steps = await turnSteps(handle.agentId);
+    // Read ran three times, each inside a workflow task; Glob stays an activity task.
+    expect(steps.scheduled).not.toContain('Read');
+    expect(steps.scheduled).toContain('Glob');
+    expect(steps.localActivities.filter((name) => name === 'Read')).toHaveLength(3);
+
+    // The first call of the run reads everything by query; later ones carry what was added since, unless it is large.
+    const [first, second, third, fourth] = steps.modelInputs;
+    expect(steps.modelInputs).toHaveLength(4);
+    expect(first!.tail).toBeUndefined();
+    expect(second!.tail).toMatchObject({ from: first!.messageCount });
+    expect(second!.tail!.messages).toHaveLength(second!.messageCount - first!.messageCount);
+    expect(third!.tail).toBeUndefined();
+    expect(fourth!.tail).toMatchObject({ from: third!.messageCount });
+    expect(fourth!.tail!.messages).toHaveLength(fourth!.messageCount - third!.messageCount);
+
+    // The model saw every result either way, in the same conversation.
+    const bodies = requestBodies(env.modelServer);
+    expect(bodies).toHaveLength(4);
+    expect(JSON.stringify(bodies[1]!.messages)).toContain('ALPHA-CONTENT');
+    expect(JSON.stringify(bodies[1]!.messages)).toContain('BETA-CONTENT');
+    expect(JSON.stringify(bodies[2]!.messages).split(line).length - 1).toBeGreaterThan(conversationLimits.maxInlineTailBytes / 100);
+    expect(JSON.stringify(bodies[3]!.messages)).toContain('large.txt');
+    // Each request extends the one before (cache breakpoints aside).
+    const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner)));
+    for (let index = 1; index < bodies.length; index++) {
+      expect(plain(bodies[index]!.messages.slice(0, bodies[index - 1]!.messages.length))).toEqual(plain(bodies[index - 1]!.messages));
+    }
+    await recordHistory(env.temporal.client, handle.agentId, 'perf-local-read-tail');
+  });
+});
