@@ -93,11 +93,19 @@ export async function registerSearchAttributes(address: string, namespace = 'def
 }
 
 /**
- * Dynamic configuration every dev server we start gets (the cluster's is deploy/temporal/dynamicconfig.yaml):
- * eager activity dispatch, so an activity scheduled by a workflow task comes back in that task's
- * completion instead of waiting for a poll (docs/operations.md, "Worker tuning").
+ * Dynamic configuration every dev server we start gets (the cluster's is deploy/temporal/dynamicconfig.yaml;
+ * docs/operations.md, "Worker tuning"): eager activity dispatch, so an activity scheduled by a workflow
+ * task comes back in that task's completion instead of waiting for a poll; and history queue readers
+ * not held to 20 reads a second per shard (the dev server has one shard): past that, every step that
+ * goes through the transfer queue — a child's start, a workflow task after a child or signal — waited
+ * up to 50 ms for the next read.
  */
-export const serverDefaults: Readonly<Record<string, unknown>> = { 'system.enableActivityEagerExecution': true };
+export const serverDefaults: Readonly<Record<string, unknown>> = {
+  'system.enableActivityEagerExecution': true,
+  'history.transferProcessorMaxPollRPS': 1000,
+  'history.timerProcessorMaxPollRPS': 1000,
+  'history.visibilityProcessorMaxPollRPS': 1000,
+};
 
 /** Starts `temporal server start-dev` with the runtime's search attributes and waits until it answers. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
