@@ -55,6 +55,16 @@ export class ConversationCache {
     return this.remember(key, entry);
   }
 
+  /** True when this worker holds anything of the run. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  /** Starts a run's entry with no messages yet (its first call's tail brings them), from a system prompt this worker rendered. */
+  open(key: string, opening: Pick<CachedConversation, 'systemPrompt' | 'tools'>): void {
+    if (!this.entries.has(key)) this.remember(key, { messages: [], hashes: [emptyConversationHash], systemPrompt: opening.systemPrompt, tools: opening.tools });
+  }
+
   /** `cached` followed by `tail`, when `tail` starts where `cached` ends and brings it to `count` messages. */
   private appendTail(cached: CachedConversation, count: number, tail: ConversationTail): CachedConversation | undefined {
     if (tail.from !== cached.messages.length || tail.from + tail.messages.length !== count) return undefined;

@@ -4,6 +4,7 @@ import { resolveAgentCwd } from './agent-cwd';
 import { createBoardToolActivities } from './board-tools';
 import { allHeartbeating } from './heartbeating';
 import { createModelActivities } from './model';
+import { RenderedStarts } from './rendered-starts';
 import { createPeekActivities } from './peek';
 import os from 'node:os';
 import { createAgentStartActivity } from './prompt/render-agent-start';
@@ -45,15 +46,22 @@ export function createActivities(dependencies: ActivityDependencies) {
   const homeDir = dependencies.homeDir ?? os.homedir();
   const customTools = dependencies.customTools ?? [];
   const loadSpawnContext = createSpawnContextLoader(homeDir);
-  const { callModel, compactConversation, fetchConversation } = createModelActivities(dependencies);
+  // A run's first model call on the worker that rendered its start reads the prompt from here, not by query.
+  const renderedStarts = new RenderedStarts();
+  const { callModel, compactConversation, fetchConversation } = createModelActivities({ ...dependencies, renderedStarts });
+  const renderAgentStart = createAgentStartActivity({
+    homeDir,
+    loadSpawnContext,
+    workerTools: (filter) => workerToolsFor(customTools, dependencies.toolTaskQueues, filter),
+  });
   // Setup activities heartbeat every second (their heartbeat timeout is short: setupOptions).
   const setup = allHeartbeating({
     renderSystemPrompt: createRenderSystemPrompt(homeDir),
-    renderAgentStart: createAgentStartActivity({
-      homeDir,
-      loadSpawnContext,
-      workerTools: (filter) => workerToolsFor(customTools, dependencies.toolTaskQueues, filter),
-    }),
+    renderAgentStart: async (input: Parameters<typeof renderAgentStart>[0]) => {
+      const start = await renderAgentStart(input);
+      renderedStarts.rememberFromActivity(start.systemPrompt);
+      return start;
+    },
     resolveAgentCwd,
     loadSpawnContext,
     fetchConversation,

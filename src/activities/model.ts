@@ -12,6 +12,7 @@ import { ConversationCache, ConversationMismatchError } from './conversation-cac
 import { toModelInvocationFailure } from './model-errors';
 import { buildModelRequest, type ModelRequestBody } from './request-builder';
 import { SharedPrefixGate } from './shared-prefix-gate';
+import { RenderedStarts, runKey } from './rendered-starts';
 import { forkDirectiveIndex } from '../shared/fork-layout';
 import { definitionsFor } from './tool-catalog';
 import { LiveText } from './live-text';
@@ -26,6 +27,8 @@ export interface ModelActivityDependencies {
   heartbeatIntervalMs?: number;
   /** Staggers sibling forks' first requests (default: one per worker process). */
   prefixGate?: SharedPrefixGate;
+  /** System prompts this worker rendered as local activities (a run's first call takes its own from here). */
+  renderedStarts?: RenderedStarts;
 }
 
 /** For a fork's first request: the key of what it shares with its siblings (all but its directive). */
@@ -52,14 +55,24 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
   const cache = dependencies.conversationCache ?? new ConversationCache();
   const heartbeatIntervalMs = dependencies.heartbeatIntervalMs ?? 5000;
   const prefixGate = dependencies.prefixGate ?? new SharedPrefixGate();
+  const renderedStarts = dependencies.renderedStarts ?? new RenderedStarts();
+
+  /** A run's first call, on the worker that rendered its start: its entry opens with that prompt, and the tail brings the messages. */
+  function openFromRenderedStart(key: string, input: ModelCallInput): void {
+    if (!input.opening || input.tail?.from !== 0 || cache.has(key)) return;
+    const systemPrompt = renderedStarts.take(key, input.opening.systemPromptHash);
+    if (systemPrompt !== undefined) cache.open(key, { systemPrompt, tools: input.opening.tools });
+  }
 
   async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
     const context = Context.current();
     const handle = dependencies.temporalClient.workflow.getHandle(input.agentId, input.runId);
+    const key = runKey(input.agentId, input.runId);
+    openFromRenderedStart(key, input);
     let conversation;
     try {
       conversation = await cache.get(
-        `${input.agentId}/${input.runId}`,
+        key,
         input.messageCount,
         input.conversationHash,
         (from) => handle.query(conversationQuery, { from }),

@@ -16,6 +16,11 @@ function hashString(text: string, seed = 0): string {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, '0');
 }
 
+/** Hash of a text (e.g. a system prompt a model call refers to without carrying it). */
+export function textHash(text: string): string {
+  return hashString(text);
+}
+
 /** Hash chain step: the hash of a conversation after appending one message. */
 export function extendConversationHash(previous: string, message: MessageParam): string {
   return hashString(`${previous}|${JSON.stringify(message)}`);

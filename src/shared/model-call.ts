@@ -26,6 +26,12 @@ export interface ModelCallInput {
    */
   tail?: ConversationTail;
   /**
+   * With a tail from 0 (the run's first call): what else the request needs, so a worker that rendered
+   * this run's start (as a local activity) builds it without the query: the tool names and the hash of
+   * the system prompt it must have rendered.
+   */
+  opening?: ConversationOpening;
+  /**
    * A compaction turn (docs/architecture.md, Compaction): the messages are summarised under the
    * compaction instruction instead of continued; fitted to the context window.
    */
@@ -36,6 +42,12 @@ export interface ModelCallInput {
 export interface ConversationTail {
   from: number;
   messages: MessageParam[];
+}
+
+/** See {@link ModelCallInput.opening}. */
+export interface ConversationOpening {
+  tools: string[];
+  systemPromptHash: string;
 }
 
 /** What the model activity fetches from the workflow by query. */

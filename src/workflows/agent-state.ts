@@ -12,6 +12,7 @@ import { workflowNowMs } from './clock';
 import { Conversation } from './conversation';
 import { conversationLimits } from '../shared/limits';
 import type { ConversationTail } from '../shared/model-call';
+import { emptyConversationHash } from '../shared/conversation-hash';
 
 /** Where an agent was told to work, before any worktree of its own. */
 export interface AgentOrigin {
@@ -27,6 +28,8 @@ export interface AgentOrigin {
 export class AgentState {
   /** Message count and hash at this run's last model call (not carried to a new run). */
   private lastModelCall?: { count: number; hash: string };
+  /** This run rendered its start as a local activity (not carried to a new run). */
+  startRenderedLocally = false;
   /** The conversation the model sees, with hashes, sizes and the run's transcript log. */
   readonly conversation: Conversation;
   usage: TokenUsage;
@@ -131,7 +134,8 @@ export class AgentState {
    * and remembers this call. A new run starts without: its first call's worker reads everything by query.
    */
   modelCallTail(): ConversationTail | undefined {
-    const last = this.lastModelCall;
+    // A run whose start this worker rendered: its first call may carry all its messages (src/activities/rendered-starts.ts).
+    const last = this.lastModelCall ?? (this.startRenderedLocally && !this.extraTools ? { count: 0, hash: emptyConversationHash } : undefined);
     this.lastModelCall = { count: this.conversation.messages.length, hash: this.conversation.hash };
     return last ? this.conversation.tailSince(last.count, last.hash, conversationLimits.maxInlineTailBytes) : undefined;
   }

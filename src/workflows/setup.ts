@@ -54,6 +54,7 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           // A root loads the tree's settings files (hooks, permission rules); its agents get them from it.
           ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
       }, local);
+      state.startRenderedLocally = local;
       if (start.settings) state.settings = start.settings;
       if (start.memoryDirectory) state.memoryDir = start.memoryDirectory;
       state.systemPrompt = start.systemPrompt;

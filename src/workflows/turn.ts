@@ -1,7 +1,8 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { defaultMaxOutputTokens } from '../shared/limits';
 import type { StopReason, ToolUseBlock } from '../shared/messages';
-import type { ConversationTail, ModelCallResult } from '../shared/model-call';
+import type { ModelCallInput, ModelCallResult } from '../shared/model-call';
+import { textHash } from '../shared/conversation-hash';
 import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from '../shared/tool-results';
 import { modelActivities, modelOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
@@ -134,7 +135,12 @@ function maxOutputTokens({ input }: Pick<AgentParts, 'input'>): number {
   return input.maxOutputTokens ?? defaultMaxOutputTokens;
 }
 
-const tailOf = (tail: ConversationTail | undefined): { tail?: ConversationTail } => (tail ? { tail } : {});
+/** The new messages a model call carries, and with all of them (a run's first call) what else its worker needs (docs/architecture.md). */
+function tailOf(state: AgentParts['state'], tools: string[]): Pick<ModelCallInput, 'tail' | 'opening'> {
+  const tail = state.modelCallTail();
+  if (!tail) return {};
+  return tail.from === 0 ? { tail, opening: { tools, systemPromptHash: textHash(state.systemPrompt) } } : { tail };
+}
 
 /** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
 async function callModel({ input, state }: AgentParts): Promise<ModelCallResult | { failure: string }> {
@@ -152,7 +158,7 @@ async function callModel({ input, state }: AgentParts): Promise<ModelCallResult 
         messageCount: state.messages.length,
         conversationHash: state.conversationHash,
         turn: state.turn,
-        ...tailOf(state.modelCallTail()),
+        ...tailOf(state, input.tools),
       },
     ]);
   } catch (error) {

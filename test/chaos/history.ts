@@ -23,6 +23,8 @@ export interface AgentHistory {
   workflowTaskTimeouts: number;
   /** Activities whose final attempt was above 1: when they were scheduled and when the last attempt started (server clock, ms). */
   retriedActivities: { name: string; attempt: number; scheduledAtMs: number; startedAtMs: number }[];
+  /** When each of its workflow and activity tasks started (ms since epoch), in order: a worker at work on it. */
+  taskStartsMs: number[];
 }
 
 const eventTimeMs = (event: HistoryEvent): number => asNumber(event.eventTime?.seconds) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
@@ -41,7 +43,7 @@ export async function readAgentHistory(client: Client, agentId: string): Promise
     runs.unshift({ runId, events });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
-  const result: AgentHistory = { runIds: runs.map((run) => run.runId), modelResults: [], bashScheduled: new Map(), bashRetries: 0, childIds: [], maxAttempts: {}, workflowTaskTimeouts: 0, retriedActivities: [] };
+  const result: AgentHistory = { runIds: runs.map((run) => run.runId), modelResults: [], bashScheduled: new Map(), bashRetries: 0, childIds: [], maxAttempts: {}, workflowTaskTimeouts: 0, retriedActivities: [], taskStartsMs: [] };
   for (const run of runs) {
     const activityTypes = new Map<number, string>();
     const scheduledAt = new Map<number, number>();
@@ -59,6 +61,7 @@ export async function readAgentHistory(client: Client, agentId: string): Promise
         continue;
       }
       if (event.workflowTaskTimedOutEventAttributes) result.workflowTaskTimeouts += 1;
+      if (event.workflowTaskStartedEventAttributes || event.activityTaskStartedEventAttributes) result.taskStartsMs.push(eventTimeMs(event));
       const started = event.activityTaskStartedEventAttributes;
       if (started) {
         const name = activityTypes.get(asNumber(started.scheduledEventId)) ?? '';

@@ -1,6 +1,6 @@
 // The human table (one row per run), the details under it, and the summary JSON.
 import { describeKill } from './plan';
-import { evidence, type AgentReport, type RunOutcome } from './run-one';
+import { evidence, recoveryMs, type AgentReport, type RunOutcome } from './run-one';
 import { seconds } from './util';
 
 export interface ChaosSummary {
@@ -9,9 +9,14 @@ export interface ChaosSummary {
   lostToolResults: number;
   duplicatedBashRuns: number;
   transcriptMismatches: number;
+  /** Longest wait of a target agent from the kill until a worker took up its work again, in runs killed during setup (child start, worktree creation). */
+  setupRecoveryMsMax: number | null;
   seed: number;
   durationMs: number;
 }
+
+/** Kill points inside an agent's setup: its first workflow task (agent start) or its worktree creation. */
+const setupKills = new Set(['child-started', 'worktree-hook']);
 
 const runLabel = (outcome: RunOutcome) => `r${String(outcome.plan.index).padStart(2, '0')}`;
 const sum = (agents: readonly AgentReport[], pick: (agent: AgentReport) => number) => agents.reduce((total, agent) => total + pick(agent), 0);
@@ -32,6 +37,10 @@ export function formatTable(outcomes: readonly RunOutcome[]): string {
     ['at', (outcome) => (outcome.disruptedAtMs === undefined ? 'missed' : seconds(outcome.disruptedAtMs))],
     ['slot', (outcome) => outcome.slot],
     ['what the target agent shows', evidence],
+    ['recovered', (outcome) => {
+      const ms = recoveryMs(outcome);
+      return ms === undefined ? '-' : seconds(ms);
+    }],
     ['status', (outcome) => (outcome.completed ? 'completed' : outcome.rootStatus)],
     ['time', (outcome) => seconds(outcome.durationMs)],
     ['agents', (outcome) => String(outcome.agents.length)],
@@ -67,12 +76,14 @@ export function formatDetails(outcomes: readonly RunOutcome[]): string[] {
 
 export function summarize(outcomes: readonly RunOutcome[], seed: number, durationMs: number): ChaosSummary {
   const counters = outcomes.map(runCounters);
+  const setupRecoveries = outcomes.filter((outcome) => setupKills.has(outcome.plan.kill.trigger.on)).flatMap((outcome) => recoveryMs(outcome) ?? []);
   return {
     runs: outcomes.length,
     completed: outcomes.filter((outcome) => outcome.completed).length,
     lostToolResults: counters.reduce((total, counter) => total + counter.lost, 0),
     duplicatedBashRuns: counters.reduce((total, counter) => total + counter.dupBash, 0),
     transcriptMismatches: counters.reduce((total, counter) => total + counter.mismatch, 0),
+    setupRecoveryMsMax: setupRecoveries.length > 0 ? Math.max(...setupRecoveries) : null,
     seed,
     durationMs,
   };

@@ -38,6 +38,8 @@ export interface AgentReport {
   unexplainedRetries: string[];
   /** The agent's worktree outcome (the worktree child only). */
   worktree?: WorktreeOutcome;
+  /** When its workflow and activity tasks started (ms since epoch). */
+  taskStartsMs: number[];
 }
 
 export interface RunOutcome {
@@ -49,6 +51,8 @@ export interface RunOutcome {
   durationMs: number;
   /** When the disruption started, from the run's start; undefined when its kill point never came. */
   disruptedAtMs?: number;
+  /** When the killed worker's process was gone (ms since epoch). */
+  killedAtEpochMs?: number;
   agents: AgentReport[];
   notes: string[];
 }
@@ -98,7 +102,13 @@ export async function executeRun(plan: RunPlan, context: RunContext): Promise<Ru
     }
   });
 
-  const state = { finished: false, disruptionDone: false, rootBashAskedAt: undefined as number | undefined, disruptedAtMs: undefined as number | undefined };
+  const state = {
+    finished: false,
+    disruptionDone: false,
+    rootBashAskedAt: undefined as number | undefined,
+    disruptedAtMs: undefined as number | undefined,
+    killedAtEpochMs: undefined as number | undefined,
+  };
   const holdRootBash = plan.kill.trigger.on === 'approval-pending';
 
   const approver = (async () => {
@@ -135,6 +145,7 @@ export async function executeRun(plan: RunPlan, context: RunContext): Promise<Ru
         const began = Date.now();
         if (plan.kill.restartServer) await env.restartDevServer(slot);
         else await env.killWorker(slot);
+        state.killedAtEpochMs = slot.lastExitMs;
         state.disruptionDone = true;
         log(`${label} disruption over after ${seconds(Date.now() - began)}: a new worker runs`);
         return;
@@ -176,16 +187,34 @@ export async function executeRun(plan: RunPlan, context: RunContext): Promise<Ru
     completed: rootCompleted && allCompleted && missing.length === 0 && worktreeProblems.length === 0,
     durationMs,
     disruptedAtMs: state.disruptedAtMs,
+    ...(state.killedAtEpochMs !== undefined ? { killedAtEpochMs: state.killedAtEpochMs } : {}),
     agents,
     notes,
   };
+}
+
+/** The agent the kill point aimed at. */
+function targetAgent(outcome: RunOutcome): AgentReport | undefined {
+  const trigger = outcome.plan.kill.trigger;
+  return outcome.agents.find((candidate) => candidate.role === ('role' in trigger ? trigger.role : trigger.on === 'worktree-hook' ? 'fg' : 'root'));
+}
+
+/**
+ * How long the target agent waited after the kill until a worker took up one of its tasks again (a
+ * timed-out workflow task or a retried activity): what the crash cost it. Undefined without a kill,
+ * or when nothing of it ran after the kill.
+ */
+export function recoveryMs(outcome: RunOutcome): number | undefined {
+  const killedAt = outcome.killedAtEpochMs;
+  const next = killedAt === undefined ? undefined : targetAgent(outcome)?.taskStartsMs.find((at) => at > killedAt);
+  return next === undefined || killedAt === undefined ? undefined : next - killedAt;
 }
 
 /** What the target agent's records show of the disruption (so a reader can tell the kill landed where planned). */
 export function evidence(outcome: RunOutcome): string {
   const trigger = outcome.plan.kill.trigger;
   if (outcome.disruptedAtMs === undefined) return '-';
-  const agent = outcome.agents.find((candidate) => candidate.role === ('role' in trigger ? trigger.role : trigger.on === 'worktree-hook' ? 'fg' : 'root'));
+  const agent = targetAgent(outcome);
   if (!agent) return 'target agent missing';
   const retried = Object.entries(agent.maxAttempts).filter(([, attempt]) => attempt > 1).map(([name, attempt]) => `${name} attempt ${attempt}`);
   const generic = [`${agent.workflowTaskTimeouts} WFT timeouts`, ...(retried.length > 0 ? retried : ['no activity retried'])].join(', ');
@@ -329,6 +358,7 @@ async function checkTree(plan: RunPlan, client: SubagentsClient, env: ChaosEnv, 
       workflowTaskTimeouts: history.workflowTaskTimeouts,
       maxAttempts: history.maxAttempts,
       ...(status?.result?.worktree ? { worktree: status.result.worktree } : {}),
+      taskStartsMs: history.taskStartsMs,
       unexplainedRetries: history.retriedActivities
         .filter((retry) => !disruptionTimes(env, slot).some((at) => at >= retry.scheduledAtMs - 2000 && at <= retry.startedAtMs))
         .map((retry) => `${agentId} ${retry.name} attempt ${retry.attempt} started ${seconds(retry.startedAtMs - retry.scheduledAtMs)} after it was scheduled, with no disruption in between`),

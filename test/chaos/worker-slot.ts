@@ -104,6 +104,9 @@ export class WorkerSlot {
   }
 
   /** SIGKILL: no graceful shutdown, running activities and workflow tasks are lost with the process. */
+  /** When a kill last saw the worker process gone (ms since epoch): no task starts on it after that. */
+  lastExitMs?: number;
+
   async kill(): Promise<void> {
     await this.starting?.catch(() => undefined);
     const child = this.child;
@@ -111,6 +114,7 @@ export class WorkerSlot {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
+    this.lastExitMs = Date.now();
   }
 
   async restart(): Promise<void> {

@@ -35,7 +35,7 @@ async function turnSteps(workflowId: string) {
 }
 
 describe('round trips of a turn', () => {
-  it('reads files inside the workflow task and sends small new messages with the model call; a large one is read by query', async () => {
+  it('reads files inside the workflow task and sends small new messages with the model call (the first with its opening); a large one is read by query', async () => {
     const line = 'x'.repeat(99);
     const large = Array.from({ length: Math.ceil((conversationLimits.maxInlineTailBytes * 2) / 100) }, () => line).join('\n');
     await env.writeFiles({ 'alpha.txt': 'ALPHA-CONTENT\n', 'beta.txt': 'BETA-CONTENT\n', 'large.txt': `${large}\n` });
@@ -66,10 +66,13 @@ describe('round trips of a turn', () => {
     expect(steps.scheduled).toContain('Glob');
     expect(steps.localActivities.filter((name) => name === 'Read')).toHaveLength(3);
 
-    // The first call of the run reads everything by query; later ones carry what was added since, unless it is large.
+    // The first call carries the opening messages and names the system prompt its worker rendered; later
+    // ones carry what was added since, unless it is large.
     const [first, second, third, fourth] = steps.modelInputs;
     expect(steps.modelInputs).toHaveLength(4);
-    expect(first!.tail).toBeUndefined();
+    expect(first!.tail).toMatchObject({ from: 0 });
+    expect(first!.tail!.messages).toHaveLength(first!.messageCount);
+    expect(first!.opening).toEqual({ tools: expect.arrayContaining(['Read', 'Glob']), systemPromptHash: expect.any(String) });
     expect(second!.tail).toMatchObject({ from: first!.messageCount });
     expect(second!.tail!.messages).toHaveLength(second!.messageCount - first!.messageCount);
     expect(third!.tail).toBeUndefined();
@@ -79,6 +82,9 @@ describe('round trips of a turn', () => {
     // The model saw every result either way, in the same conversation.
     const bodies = requestBodies(env.modelServer);
     expect(bodies).toHaveLength(4);
+    // The system prompt sent without a query is the one the workflow holds.
+    const held = await env.temporal.client.workflow.getHandle(handle.agentId).query<{ systemPrompt: string }, [{ from: number }]>('conversation', { from: 0 });
+    for (const body of bodies) expect((body.system as { text: string }[]).map((block) => block.text).join('')).toBe(held.systemPrompt);
     expect(JSON.stringify(bodies[1]!.messages)).toContain('ALPHA-CONTENT');
     expect(JSON.stringify(bodies[1]!.messages)).toContain('BETA-CONTENT');
     expect(JSON.stringify(bodies[2]!.messages).split(line).length - 1).toBeGreaterThan(conversationLimits.maxInlineTailBytes / 100);

@@ -1,0 +1,41 @@
+import { Context } from '@temporalio/activity';
+import { textHash } from '../shared/conversation-hash';
+
+/**
+ * System prompts this worker rendered with `renderAgentStart` as a local activity, by workflow run. A
+ * run's first model call usually comes to the same worker (eager activity dispatch): it takes the
+ * prompt from here instead of querying the workflow (docs/architecture.md, "The conversation by
+ * reference"). A prompt whose hash is not the one the call names is never used.
+ */
+export class RenderedStarts {
+  private readonly prompts = new Map<string, string>();
+
+  constructor(private readonly capacity = 256) {}
+
+  /** Remembers the prompt `renderAgentStart` rendered, when it ran as a local activity (inside its run's workflow task). */
+  rememberFromActivity(systemPrompt: string): void {
+    const { isLocal, workflowExecution } = Context.current().info;
+    if (isLocal && workflowExecution) this.remember(runKey(workflowExecution.workflowId, workflowExecution.runId), systemPrompt);
+  }
+
+  remember(key: string, systemPrompt: string): void {
+    this.prompts.delete(key);
+    this.prompts.set(key, systemPrompt);
+    while (this.prompts.size > this.capacity) {
+      const oldest = this.prompts.keys().next().value;
+      if (oldest === undefined) break;
+      this.prompts.delete(oldest);
+    }
+  }
+
+  /** The prompt rendered for `key`, if it hashes to `hash` (and forgets it: a run needs it once). */
+  take(key: string, hash: string): string | undefined {
+    const prompt = this.prompts.get(key);
+    if (prompt === undefined || textHash(prompt) !== hash) return undefined;
+    this.prompts.delete(key);
+    return prompt;
+  }
+}
+
+/** The key of a workflow run, as the conversation cache keys it. */
+export const runKey = (workflowId: string, runId: string): string => `${workflowId}/${runId}`;
