@@ -1,5 +1,6 @@
 import { extendConversationHash, emptyConversationHash } from '../shared/conversation-hash';
 import type { MessageParam, ToolDefinition } from '../shared/messages';
+import { setRecent } from './recent-map';
 import type { ConversationSlice, ConversationTail } from '../shared/model-call';
 
 /** What the worker remembers of one agent run's conversation, so each turn fetches only new messages. */
@@ -85,13 +86,6 @@ export class ConversationCache {
   }
 
   private remember(key: string, entry: CachedConversation): CachedConversation {
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
-    return entry;
+    return setRecent(this.entries, key, entry, this.capacity);
   }
 }

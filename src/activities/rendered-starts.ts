@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { textHash } from '../shared/conversation-hash';
+import { setRecent } from './recent-map';
 
 /**
  * System prompts this worker rendered with `renderAgentStart` as a local activity, by workflow run. A
@@ -19,14 +20,9 @@ export class RenderedStarts {
   }
 
   remember(key: string, systemPrompt: string): void {
-    this.prompts.delete(key);
-    this.prompts.set(key, systemPrompt);
-    while (this.prompts.size > this.capacity) {
-      const oldest = this.prompts.keys().next().value;
-      if (oldest === undefined) break;
-      this.prompts.delete(oldest);
-    }
+    setRecent(this.prompts, key, systemPrompt, this.capacity);
   }
+
 
   /** The prompt rendered for `key`, if it hashes to `hash` (and forgets it: a run needs it once). */
   take(key: string, hash: string): string | undefined {
