@@ -13,6 +13,16 @@ interface CachedConversation {
   extraTools?: ToolDefinition[];
 }
 
+/** No messages yet: the hash chain at its start. */
+const emptyMessages: Pick<CachedConversation, 'messages' | 'hashes'> = { messages: [], hashes: [emptyConversationHash] };
+
+/** `base` with `messages` appended, each extending the hash chain. */
+function withMessages<Entry extends Pick<CachedConversation, 'messages' | 'hashes'>>(base: Entry, messages: readonly MessageParam[]): Entry {
+  const hashes = [...base.hashes];
+  for (const message of messages) hashes.push(extendConversationHash(hashes[hashes.length - 1]!, message));
+  return { ...base, messages: [...base.messages, ...messages], hashes };
+}
+
 /** Fetches messages from index `from` (by workflow query). */
 export type FetchConversation = (from: number) => Promise<ConversationSlice>;
 
@@ -63,26 +73,21 @@ export class ConversationCache {
 
   /** Starts a run's entry with no messages yet (its first call's tail brings them), from a system prompt this worker rendered. */
   open(key: string, opening: Pick<CachedConversation, 'systemPrompt' | 'tools'>): void {
-    if (!this.entries.has(key)) this.remember(key, { messages: [], hashes: [emptyConversationHash], systemPrompt: opening.systemPrompt, tools: opening.tools });
+    if (!this.entries.has(key)) this.remember(key, { ...emptyMessages, systemPrompt: opening.systemPrompt, tools: opening.tools });
   }
 
   /** `cached` followed by `tail`, when `tail` starts where `cached` ends and brings it to `count` messages. */
   private appendTail(cached: CachedConversation, count: number, tail: ConversationTail): CachedConversation | undefined {
     if (tail.from !== cached.messages.length || tail.from + tail.messages.length !== count) return undefined;
-    const hashes = [...cached.hashes];
-    for (const message of tail.messages) hashes.push(extendConversationHash(hashes[hashes.length - 1]!, message));
-    return { ...cached, messages: [...cached.messages, ...tail.messages], hashes };
+    return withMessages(cached, tail.messages);
   }
 
   private async extend(base: CachedConversation | undefined, count: number, fetch: FetchConversation): Promise<CachedConversation> {
     const from = base?.messages.length ?? 0;
     const slice = await fetch(from);
-    const messages = [...(base?.messages ?? []), ...slice.messages].slice(0, count);
-    const hashes = [...(base?.hashes ?? [emptyConversationHash])].slice(0, from + 1);
-    for (let index = from; index < messages.length; index++) {
-      hashes.push(extendConversationHash(hashes[index]!, messages[index]!));
-    }
-    return { messages, hashes, systemPrompt: slice.systemPrompt, tools: slice.tools, ...(slice.extraTools ? { extraTools: slice.extraTools } : {}) };
+    const { messages, hashes } = base ?? emptyMessages;
+    const start = { messages, hashes, systemPrompt: slice.systemPrompt, tools: slice.tools, ...(slice.extraTools ? { extraTools: slice.extraTools } : {}) };
+    return withMessages(start, slice.messages.slice(0, count - from));
   }
 
   private remember(key: string, entry: CachedConversation): CachedConversation {

@@ -23,7 +23,6 @@ export class RenderedStarts {
     setRecent(this.prompts, key, systemPrompt, this.capacity);
   }
 
-
   /** The prompt rendered for `key`, if it hashes to `hash` (and forgets it: a run needs it once). */
   take(key: string, hash: string): string | undefined {
     const prompt = this.prompts.get(key);
