@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 
 /** Where recorded histories live; the replay test replays every file here. */
 export const historiesDir = path.join(import.meta.dirname, '..', 'fixtures', 'histories');
@@ -16,3 +17,19 @@ export async function recordHistory(client: Client, workflowId: string, name: st
   mkdirSync(historiesDir, { recursive: true });
   writeFileSync(path.join(historiesDir, `${name}.json`), JSON.stringify(history));
 }
+
+/** What a run's history says its tasks were: the activity types it scheduled (with their inputs) and the local activities it ran. */
+export async function taskSteps(client: Client, workflowId: string): Promise<{ scheduled: { name: string; input: unknown }[]; localActivities: string[] }> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const scheduled: { name: string; input: unknown }[] = [];
+  const localActivities: string[] = [];
+  for (const event of history.events ?? []) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes) scheduled.push({ name: attributes.activityType?.name ?? '', input: decode(attributes.input?.payloads?.[0]) });
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') localActivities.push((decode(marker.details?.data?.payloads?.[0]) as { activity_type: string }).activity_type);
+  }
+  return { scheduled, localActivities };
+}
+
+const decode = (payload: unknown): unknown => (payload ? defaultPayloadConverter.fromPayload(payload as Payload) : undefined);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
-import { recordHistory } from '../helpers/histories';
+import { recordHistory, taskSteps } from '../helpers/histories';
 
 let env: AgentTestEnv;
 
@@ -10,21 +10,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
 });
-
-type Event = {
-  markerRecordedEventAttributes?: { markerName?: string | null } | null;
-  activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null;
-};
-
-/** The activity types a history scheduled, and how many local-activity markers it holds. */
-async function startSteps(workflowId: string): Promise<{ scheduled: string[]; localActivities: number }> {
-  const history = await env.temporal.client.workflow.getHandle(workflowId).fetchHistory();
-  const events = (history.events ?? []) as Event[];
-  return {
-    scheduled: events.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name).filter((name): name is string => !!name),
-    localActivities: events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
-  };
-}
 
 describe('agent start as a local activity', () => {
   it('renders a root and a child start inside their first workflow task (no renderAgentStart activity task), with the same prompt as before', async () => {
@@ -50,10 +35,11 @@ describe('agent start as a local activity', () => {
     expect(result.status).toBe('completed');
     const childId = `${handle.agentId}.1`;
     for (const workflowId of [handle.agentId, childId]) {
-      const steps = await startSteps(workflowId);
-      expect(steps.scheduled).not.toContain('renderAgentStart');
-      expect(steps.scheduled).toContain('callModel');
-      expect(steps.localActivities).toBeGreaterThanOrEqual(1);
+      const steps = await taskSteps(env.temporal.client, workflowId);
+      const scheduled = steps.scheduled.map((step) => step.name);
+      expect(scheduled).not.toContain('renderAgentStart');
+      expect(scheduled).toContain('callModel');
+      expect(steps.localActivities.length).toBeGreaterThanOrEqual(1);
     }
     // What the local activity rendered reached the model: the system prompt with CLAUDE.md, the roster in the first message.
     const bodies = requestBodies(env.modelServer);

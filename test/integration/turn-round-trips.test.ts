@@ -1,9 +1,8 @@
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationLimits } from '../../src/shared/limits';
 import type { ModelCallInput } from '../../src/shared/model-call';
 import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
-import { recordHistory } from '../helpers/histories';
+import { recordHistory, taskSteps } from '../helpers/histories';
 
 let env: AgentTestEnv;
 
@@ -14,24 +13,11 @@ afterAll(async () => {
   await env?.close();
 });
 
-const decode = (payload: unknown): unknown => defaultPayloadConverter.fromPayload(payload as Payload);
-
-/** What one agent's history says about its turns: the activity tasks scheduled, the local activities run, each model call's input. */
+/** The activity types an agent scheduled, the local activities it ran, and each model call's input. */
 async function turnSteps(workflowId: string) {
-  const history = await env.temporal.client.workflow.getHandle(workflowId).fetchHistory();
-  const scheduled: string[] = [];
-  const localActivities: string[] = [];
-  const modelInputs: ModelCallInput[] = [];
-  for (const event of history.events ?? []) {
-    const attributes = event.activityTaskScheduledEventAttributes;
-    if (attributes) {
-      scheduled.push(attributes.activityType?.name ?? '');
-      if (attributes.activityType?.name === 'callModel') modelInputs.push(decode(attributes.input?.payloads?.[0]) as ModelCallInput);
-    }
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === 'core_local_activity') localActivities.push((decode(marker.details?.data?.payloads?.[0]) as { activity_type: string }).activity_type);
-  }
-  return { scheduled, localActivities, modelInputs };
+  const { scheduled, localActivities } = await taskSteps(env.temporal.client, workflowId);
+  const modelInputs = scheduled.filter((step) => step.name === 'callModel').map((step) => step.input as ModelCallInput);
+  return { scheduled: scheduled.map((step) => step.name), localActivities, modelInputs };
 }
 
 describe('round trips of a turn', () => {
