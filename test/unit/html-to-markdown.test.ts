@@ -9,8 +9,8 @@ const article = `<html><head><title>Durable agents</title><style>p{}</style></he
 <script>steal()</script><footer>Copyright</footer></body></html>`;
 
 describe('WebFetch page conversion', () => {
-  it('turns the readable part of an HTML page into Markdown, without scripts, styles or navigation', () => {
-    const markdown = pageToMarkdown(Buffer.from(article), 'text/html; charset=utf-8');
+  it('turns the readable part of an HTML page into Markdown, without scripts, styles or navigation', async () => {
+    const markdown = await pageToMarkdown(Buffer.from(article), 'text/html; charset=utf-8');
     expect(markdown).toMatch(/^# Durable agents/);
     expect(markdown).toContain('Every agent is a **workflow**; it survives [crashes](/crash).');
     expect(markdown).toContain('-   one');
@@ -18,11 +18,11 @@ describe('WebFetch page conversion', () => {
     expect(markdown).not.toMatch(/steal|p\{\}|Home \| Blog|<b>/);
   });
 
-  it('falls back to the whole body when there is no article, passes text through and refuses binary content', () => {
-    expect(htmlToMarkdown('<p>Just <i>one</i> line</p>').markdown).toBe('Just _one_ line');
-    expect(pageToMarkdown(Buffer.from('# Title\n\nplain'), 'text/markdown')).toBe('# Title\n\nplain');
-    expect(pageToMarkdown(Buffer.from('{"a":1}'), 'application/json')).toBe('{"a":1}');
-    expect(() => pageToMarkdown(Buffer.from([0x89, 0x50]), 'image/png')).toThrow(/^UnsupportedContent: the page is image\/png/);
+  it('falls back to the whole body when there is no article, passes text through and refuses binary content', async () => {
+    expect((await htmlToMarkdown('<p>Just <i>one</i> line</p>')).markdown).toBe('Just _one_ line');
+    expect(await pageToMarkdown(Buffer.from('# Title\n\nplain'), 'text/markdown')).toBe('# Title\n\nplain');
+    expect(await pageToMarkdown(Buffer.from('{"a":1}'), 'application/json')).toBe('{"a":1}');
+    await expect(pageToMarkdown(Buffer.from([0x89, 0x50]), 'image/png')).rejects.toThrow(/^UnsupportedContent: the page is image\/png/);
     expect(decodeBody(Buffer.from([0xe9]), 'text/plain; charset=latin1')).toBe('é');
     expect(decodeBody(Buffer.from('ok'), 'text/plain; charset=no-such-charset')).toBe('ok');
   });

@@ -5,7 +5,6 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorType, errorText } from '../../shared/errors';
 import {
@@ -147,6 +146,8 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
         })) as McpCallResult;
       } catch (error) {
         if (signal.aborted) throw cancelled(input.toolName);
+        // Loaded with the connection already (the SDK's client imports it): not with the worker.
+        const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
         const closed = !connection.alive || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed);
         if (closed && input.retrySafe) {
           // Safe to run again: Temporal retries the activity, which opens a new connection (the server is restarted).

@@ -3,10 +3,8 @@
  * opened on first use, shared by every agent and call on the worker, opened again when the server
  * died, and all closed when the worker shuts down.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import path from 'node:path';
 import type { McpServerSpec } from '../../shared/mcp';
@@ -42,11 +40,11 @@ class LiveConnection implements McpConnection {
   constructor(
     readonly name: string,
     readonly client: Client,
-    private readonly transport: Transport,
+    private readonly stdio: StdioClientTransport | undefined,
   ) {}
 
   get pid(): number | undefined {
-    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+    return this.stdio?.pid ?? undefined;
   }
 
   noteStderr(chunk: string): void {
@@ -58,10 +56,15 @@ class LiveConnection implements McpConnection {
   }
 }
 
-function createTransport(spec: McpServerSpec, cwd: string): Transport {
+/**
+ * The transport for a server. The MCP SDK's modules load with the first connection, not with the
+ * worker: they are a large part of a worker's start-up (docs/operations.md, "Worker start-up").
+ */
+async function createTransport(spec: McpServerSpec, cwd: string): Promise<{ transport: Transport; stdio?: StdioClientTransport }> {
   switch (spec.type) {
-    case 'stdio':
-      return new StdioClientTransport({
+    case 'stdio': {
+      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      const stdio = new StdioClientTransport({
         command: spec.command,
         args: spec.args ?? [],
         // The SDK adds a safe default environment (PATH, HOME, ...), not the worker's secrets.
@@ -69,10 +72,16 @@ function createTransport(spec: McpServerSpec, cwd: string): Transport {
         cwd: spec.cwd ? path.resolve(cwd, spec.cwd) : cwd,
         stderr: 'pipe',
       });
-    case 'http':
-      return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers ?? {} } });
-    case 'sse':
-      return new SSEClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers ?? {} } });
+      return { transport: stdio, stdio };
+    }
+    case 'http': {
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      return { transport: new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers ?? {} } }) };
+    }
+    case 'sse': {
+      const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+      return { transport: new SSEClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers ?? {} } }) };
+    }
   }
 }
 
@@ -102,10 +111,11 @@ export class McpConnectionPool {
   }
 
   private async open(name: string, spec: McpServerSpec, cwd: string, key: string): Promise<LiveConnection> {
-    const transport = createTransport(expandServerSpec(spec, this.options.env ?? process.env), cwd);
+    const { transport, stdio } = await createTransport(expandServerSpec(spec, this.options.env ?? process.env), cwd);
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client({ name: this.options.clientName ?? 'durable-subagents', version: '0.1.0' });
-    const connection = new LiveConnection(name, client, transport);
-    if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => connection.noteStderr(chunk.toString()));
+    const connection = new LiveConnection(name, client, stdio);
+    stdio?.stderr?.on('data', (chunk: Buffer) => connection.noteStderr(chunk.toString()));
     client.onclose = () => {
       connection.alive = false;
       const current = this.connections.get(key);

@@ -2,10 +2,11 @@
  * A fetched page as Markdown for the small model: HTML is parsed with linkedom, its main article
  * picked by Mozilla's Readability (the whole body when it finds none), and converted by Turndown;
  * text formats pass through; binary content is refused.
+ *
+ * The three libraries load on the first HTML page, not with the worker: together they are about a
+ * third of a worker's start-up (docs/operations.md, "Worker start-up").
  */
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
+import type TurndownService from 'turndown';
 import { ErrorType } from '../../shared/errors';
 import { FetchRefusal } from './safe-fetch';
 
@@ -25,14 +26,32 @@ export function decodeBody(body: Buffer, contentType: string): string {
   }
 }
 
-function turndown(): TurndownService {
-  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+interface HtmlLibraries {
+  Readability: typeof import('@mozilla/readability').Readability;
+  parseHTML: typeof import('linkedom').parseHTML;
+  Turndown: typeof TurndownService;
+}
+
+let libraries: Promise<HtmlLibraries> | undefined;
+
+function loadLibraries(): Promise<HtmlLibraries> {
+  libraries ??= Promise.all([import('@mozilla/readability'), import('linkedom'), import('turndown')]).then(([readability, linkedom, turndown]) => ({
+    Readability: readability.Readability,
+    parseHTML: linkedom.parseHTML,
+    Turndown: turndown.default,
+  }));
+  return libraries;
+}
+
+function turndown(Turndown: typeof TurndownService): TurndownService {
+  const service = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
   service.remove(['script', 'style', 'noscript', 'iframe']);
   return service;
 }
 
 /** HTML → Markdown: the readable article when Readability finds one, else the whole body. */
-export function htmlToMarkdown(html: string): { title?: string; markdown: string } {
+export async function htmlToMarkdown(html: string): Promise<{ title?: string; markdown: string }> {
+  const { Readability, parseHTML, Turndown } = await loadLibraries();
   const { document } = parseHTML(html);
   let title: string | undefined = document.title?.trim() || undefined;
   let contentHtml: string | undefined;
@@ -47,16 +66,16 @@ export function htmlToMarkdown(html: string): { title?: string; markdown: string
     // Readability gave up on this page: the whole body is used.
   }
   // A fragment without <html>/<body> has no body to read: the text itself is converted.
-  const markdown = turndown().turndown(contentHtml ?? (document.body?.innerHTML || html)).trim();
+  const markdown = turndown(Turndown).turndown(contentHtml ?? (document.body?.innerHTML || html)).trim();
   return { ...(title ? { title } : {}), markdown };
 }
 
 /** The page as text for the model; throws UnsupportedContent for binary types. */
-export function pageToMarkdown(body: Buffer, contentType: string): string {
+export async function pageToMarkdown(body: Buffer, contentType: string): Promise<string> {
   const type = mediaType(contentType);
   const text = decodeBody(body, contentType);
   if (type === '' || type === 'text/html' || type === 'application/xhtml+xml') {
-    const { title, markdown } = htmlToMarkdown(text);
+    const { title, markdown } = await htmlToMarkdown(text);
     return title && !markdown.startsWith(`# ${title}`) ? `# ${title}\n\n${markdown}` : markdown;
   }
   if (type.startsWith('text/') || textTypes.includes(type) || type.endsWith('+json') || type.endsWith('+xml')) return text;

@@ -50,7 +50,7 @@ async function readPage(url: string, dependencies: WebFetchDependencies, signal:
     status: outcome.status,
     contentType: outcome.contentType,
     bytes: outcome.body.length,
-    markdown: pageToMarkdown(outcome.body, outcome.contentType),
+    markdown: await pageToMarkdown(outcome.body, outcome.contentType),
   };
   dependencies.cache.set(url, page);
   return page;
