@@ -92,7 +92,17 @@ try {
       `${env.workerKills} worker SIGKILLs, ${env.serverRestarts} dev server restarts, ${unexpectedExits.length} workers exited on their own` +
       `${unexpectedExits.length ? ` (${unexpectedExits.join('; ')})` : ''}; seed ${seed}`,
   );
-  const summary = summarize(outcomes, seed, Date.now() - startedAt);
+  // Replacements are started ahead (warm: modules loaded), so "recovered" is what the crash cost, not a process start.
+  const figures = (pick: (slot: WorkerSlot) => number[]) => {
+    const values = env.slots.flatMap(pick).sort((left, right) => left - right);
+    return { p50: values[Math.floor(values.length / 2)] ?? 0, max: values.at(-1) ?? 0 };
+  };
+  const workerStartMs = { load: figures((slot) => slot.loadMs), activate: figures((slot) => slot.activateMs) };
+  console.log(
+    `worker processes: ${env.slots.reduce((total, slot) => total + slot.generation, 0)} started; loading modules (spawn → loaded, ahead of the kill) median ${seconds(workerStartMs.load.p50)}, max ${seconds(workerStartMs.load.max)}; ` +
+      `connecting and creating the worker once told to run (after the kill) median ${seconds(workerStartMs.activate.p50)}, max ${seconds(workerStartMs.activate.max)}`,
+  );
+  const summary = { ...summarize(outcomes, seed, Date.now() - startedAt), workerStartMs };
   const passed =
     summary.runs === runCount && summary.completed === summary.runs && summary.lostToolResults === 0 && summary.duplicatedBashRuns === 0 && summary.transcriptMismatches === 0;
   exitCode = passed ? 0 : 1;

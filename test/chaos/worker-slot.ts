@@ -1,5 +1,6 @@
-// One worker process per slot (test/helpers/worker-process.ts), SIGKILLed on purpose and restarted;
-// restarted too when it dies on its own (e.g. while the dev server is down), which is logged.
+// One worker process per slot (test/helpers/worker-process.ts), SIGKILLed on purpose and replaced;
+// replaced too when it dies on its own (e.g. while the dev server is down), which is logged. The
+// replacement is started ahead, warm: its modules loaded; it connects and polls once the slot's worker is gone.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,16 +19,32 @@ export interface WorkerSlotOptions {
   log: (line: string) => void;
 }
 
+/** A worker process started by the slot: its modules loaded first; it connects, creates its worker and polls once told to run. */
+interface Spawned {
+  child: ChildProcess;
+  generation: number;
+  /** Resolves on `worker-loaded`; rejects when the process exits before. */
+  loaded: Promise<void>;
+  /** Resolves on `worker-ready` (polling); rejects when the process exits before. */
+  ready: Promise<void>;
+}
+
 export class WorkerSlot {
   private child: ChildProcess | undefined;
+  /** The warm replacement: a process started ahead, its modules loaded, not connected (docs/chaos.md, "What it starts"). */
+  private standby: Spawned | undefined;
   private starting: Promise<void> | undefined;
   private closed = false;
-  /** Processes started so far (the first one included). */
+  /** Processes started so far (the first one and the warm replacements included). */
   generation = 0;
   /** Exits nobody asked for. */
   readonly unexpectedExits: string[] = [];
   /** When those happened (ms). */
   readonly unexpectedExitTimes: number[] = [];
+  /** Spawn → modules loaded (ms), per process: what a warm replacement does ahead of the kill. */
+  readonly loadMs: number[] = [];
+  /** Told to run → polling (ms), per process: connecting and creating the worker, after the kill. */
+  readonly activateMs: number[] = [];
 
   constructor(readonly options: WorkerSlotOptions) {}
 
@@ -35,7 +52,10 @@ export class WorkerSlot {
     return this.child?.pid;
   }
 
-  /** Starts a worker and waits for `worker-ready`; retries (e.g. while the dev server restarts) for up to 2 minutes. */
+  /**
+   * Makes a worker poll the slot's task queue: the warm replacement when there is one, otherwise a new
+   * process; then starts the next replacement. Retries (e.g. while the dev server restarts) for up to 2 minutes.
+   */
   start(): Promise<void> {
     this.starting ??= this.startWithRetries().finally(() => {
       this.starting = undefined;
@@ -47,7 +67,10 @@ export class WorkerSlot {
     const deadline = Date.now() + 120_000;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.spawnOnce();
+        const spawned = this.standby ?? this.spawnProcess();
+        this.standby = undefined;
+        await this.activate(spawned);
+        this.prepareStandby();
         return;
       } catch (error) {
         if (this.closed) return;
@@ -58,11 +81,38 @@ export class WorkerSlot {
     }
   }
 
-  private spawnOnce(): Promise<void> {
+  /** Tells a loaded process to connect and poll, and waits until it does; from then on it is the slot's worker. */
+  private async activate(spawned: Spawned): Promise<void> {
+    const { options } = this;
+    const { child, generation } = spawned;
+    await spawned.loaded;
+    appendFileSync(options.logFile, `\n=== worker ${options.name} #${generation} told to run at ${new Date().toISOString()}\n`);
+    const began = Date.now();
+    child.stdin!.write('run\n');
+    await spawned.ready;
+    this.activateMs.push(Date.now() - began);
+    this.child = child;
+    child.once('exit', (code, signal) => {
+      if (this.child !== child || this.closed || signal === 'SIGKILL') return;
+      const what = `${options.name}: worker #${generation} (pid ${child.pid}) exited on its own (code ${code}, signal ${signal}); see ${options.logFile}`;
+      this.unexpectedExits.push(what);
+      this.unexpectedExitTimes.push(Date.now());
+      options.log(`${what}; starting another`);
+      this.start().catch((error: unknown) => options.log(`${options.name}: ${String(error)}`));
+    });
+  }
+
+  /** Starts the next warm replacement, unless there is one or the slot is closed. */
+  private prepareStandby(): void {
+    if (!this.closed && !this.standby) this.standby = this.spawnProcess();
+  }
+
+  private spawnProcess(): Spawned {
     const { options } = this;
     this.generation += 1;
     const generation = this.generation;
-    appendFileSync(options.logFile, `\n=== worker ${options.name} #${generation} at ${new Date().toISOString()}\n`);
+    appendFileSync(options.logFile, `\n=== worker ${options.name} #${generation} started at ${new Date().toISOString()}\n`);
+    const began = Date.now();
     const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
       env: {
         ...process.env,
@@ -70,37 +120,48 @@ export class WorkerSlot {
         SUBAGENTS_TASK_QUEUE: options.taskQueue,
         ANTHROPIC_BASE_URL: options.modelBaseUrl,
         WORKFLOW_BUNDLE_PATH: options.bundlePath,
+        WORKER_START_ON_STDIN: '1',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
-    this.child = child;
     const record = (chunk: Buffer) => appendFileSync(options.logFile, chunk);
     child.stderr!.on('data', record);
-    return new Promise<void>((resolve, reject) => {
-      let output = '';
-      let ready = false;
-      child.stdout!.on('data', (chunk: Buffer) => {
-        record(chunk);
-        if (ready) return;
-        output += chunk.toString();
-        if (output.includes('worker-ready')) {
-          ready = true;
-          resolve();
-        }
-      });
-      child.once('exit', (code, signal) => {
-        if (!ready) {
-          reject(new Error(`worker exited before it was ready (code ${code}, signal ${signal})`));
-          return;
-        }
-        if (this.child !== child || this.closed || signal === 'SIGKILL') return;
-        const what = `${options.name}: worker #${generation} (pid ${child.pid}) exited on its own (code ${code}, signal ${signal}); see ${options.logFile}`;
-        this.unexpectedExits.push(what);
-        this.unexpectedExitTimes.push(Date.now());
-        options.log(`${what}; starting another`);
-        this.start().catch((error: unknown) => options.log(`${options.name}: ${String(error)}`));
-      });
+    // A write to a process that has just died must not throw: its exit rejects `ready` instead.
+    child.stdin!.on('error', () => undefined);
+    const exited = new Promise<never>((_, reject) => {
+      child.once('exit', (code, signal) => reject(new Error(`worker exited before it was ready (code ${code}, signal ${signal})`)));
     });
+    exited.catch(() => undefined);
+    let output = '';
+    const seen = (line: string) =>
+      Promise.race([
+        new Promise<void>((resolve) => {
+          const check = () => {
+            if (!output.includes(line)) return;
+            child.stdout!.off('data', check);
+            resolve();
+          };
+          child.stdout!.on('data', check);
+          check();
+        }),
+        exited,
+      ]);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      record(chunk);
+      output = (output + chunk.toString()).slice(-200);
+    });
+    const spawned: Spawned = { child, generation, loaded: seen('worker-loaded'), ready: seen('worker-ready') };
+    spawned.loaded.then(
+      () => this.loadMs.push(Date.now() - began),
+      (error: unknown) => {
+        if (this.standby !== spawned) return;
+        this.standby = undefined;
+        options.log(`${options.name}: the warm replacement #${generation} died before it was needed (${String(error)}); starting another`);
+        setTimeout(() => this.prepareStandby(), 1000).unref();
+      },
+    );
+    spawned.ready.catch(() => undefined);
+    return spawned;
   }
 
   /** SIGKILL: no graceful shutdown, running activities and workflow tasks are lost with the process. */
@@ -111,9 +172,7 @@ export class WorkerSlot {
     await this.starting?.catch(() => undefined);
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await killProcess(child);
     this.lastExitMs = Date.now();
   }
 
@@ -125,5 +184,15 @@ export class WorkerSlot {
   async close(): Promise<void> {
     this.closed = true;
     await this.kill();
+    const standby = this.standby;
+    this.standby = undefined;
+    if (standby) await killProcess(standby.child);
   }
+}
+
+async function killProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
 }

@@ -13,21 +13,55 @@ const required = (name: string): string => {
   return value;
 };
 
+// A warm replacement (test/chaos/worker-slot.ts): its modules loaded now; it connects, creates its
+// worker and polls once a line arrives on stdin (until then the server sees nothing of it). Its slot
+// gone (stdin closed) before that: nothing to do.
+const startSignal =
+  process.env.WORKER_START_ON_STDIN === '1'
+    ? new Promise((resolve) => {
+        process.stdin.once('data', resolve);
+        process.stdin.once('end', () => process.exit(0));
+      })
+    : undefined;
+
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const address = required('TEMPORAL_ADDRESS');
-const nativeConnection = await NativeConnection.connect({ address });
-const connection = await Connection.connect({ address });
-const worker = await createAgentWorker({
-  connection: nativeConnection,
-  client: new Client({ connection, namespace: 'default' }),
-  namespace: 'default',
-  taskQueue: required('SUBAGENTS_TASK_QUEUE'),
-  anthropic: new Anthropic({ apiKey: 'test-key', baseURL: required('ANTHROPIC_BASE_URL'), maxRetries: 0 }),
-  workflowBundle: { codePath: required('WORKFLOW_BUNDLE_PATH') },
-  // Never the real ~/.claude: an empty home of its own.
-  homeDir: mkdtempSync(path.join(os.tmpdir(), 'subagents-home-')),
-  workerOptions: { stickyQueueScheduleToStartTimeout: '1s' },
-});
+
+/** Connects and creates the worker; while the server is down (a chaos restart), tries again for up to 2 minutes. */
+async function createWorker() {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    let nativeConnection: NativeConnection | undefined;
+    let connection: Connection | undefined;
+    try {
+      nativeConnection = await NativeConnection.connect({ address });
+      connection = await Connection.connect({ address });
+      return await createAgentWorker({
+        connection: nativeConnection,
+        client: new Client({ connection, namespace: 'default' }),
+        namespace: 'default',
+        taskQueue: required('SUBAGENTS_TASK_QUEUE'),
+        anthropic: new Anthropic({ apiKey: 'test-key', baseURL: required('ANTHROPIC_BASE_URL'), maxRetries: 0 }),
+        workflowBundle: { codePath: required('WORKFLOW_BUNDLE_PATH') },
+        // Never the real ~/.claude: an empty home of its own.
+        homeDir: mkdtempSync(path.join(os.tmpdir(), 'subagents-home-')),
+        workerOptions: { stickyQueueScheduleToStartTimeout: '1s' },
+      });
+    } catch (error) {
+      await nativeConnection?.close().catch(() => undefined);
+      await connection?.close().catch(() => undefined);
+      if (Date.now() > deadline) throw error;
+      process.stderr.write(`worker-process: not connected yet (${error instanceof Error ? error.message : String(error)}), trying again\n`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+if (startSignal) {
+  process.stdout.write('worker-loaded\n');
+  await startSignal;
+}
+const worker = await createWorker();
 const running = worker.run();
 process.stdout.write('worker-ready\n');
 await running;

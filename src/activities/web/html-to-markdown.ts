@@ -3,8 +3,8 @@
  * picked by Mozilla's Readability (the whole body when it finds none), and converted by Turndown;
  * text formats pass through; binary content is refused.
  *
- * The three libraries load on the first HTML page, not with the worker: together they are about a
- * third of a worker's start-up (docs/operations.md, "Worker start-up").
+ * The three libraries load on the first HTML page, not with every worker and CLI command
+ * (docs/operations.md, "Worker start-up").
  */
 import type TurndownService from 'turndown';
 import { ErrorType } from '../../shared/errors';
