@@ -28,15 +28,21 @@ function activityKind(scheduled: HistoryEvent | undefined): TaskKind {
   return isWorkspaceTool(type) ? 'tools' : 'otherActivities';
 }
 
-/** A local activity's marker whose activity is a workspace tool (Read runs so, docs/operations.md "Worker tuning"). */
-function isLocalToolMarker(event: HistoryEvent): boolean {
+/**
+ * Tool calls a local activity's marker stands for: 1 for a workspace tool (Read runs so, docs/operations.md
+ * "Worker tuning"), one per Read of a `readBatch` (from its result), 0 for any other marker.
+ */
+function localToolCalls(event: HistoryEvent): number {
   const marker = event.markerRecordedEventAttributes;
   const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
-  if (!data) return false;
+  if (!data) return 0;
   try {
-    return isWorkspaceTool((JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type ?? '');
+    const type = (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type ?? '';
+    if (isWorkspaceTool(type)) return 1;
+    const result = type === 'readBatch' ? marker?.details?.result?.payloads?.[0]?.data : undefined;
+    return result ? (JSON.parse(Buffer.from(result).toString()) as unknown[]).length : 0;
   } catch {
-    return false;
+    return 0;
   }
 }
 
@@ -56,7 +62,7 @@ export function addTaskTimes(events: readonly HistoryEvent[], into: TaskTimes): 
       const scheduled = byId.get(Number(activityStarted.scheduledEventId));
       add(into.wait, activityKind(scheduled), scheduled, event);
     }
-    if (isLocalToolMarker(event)) into.localTools += 1;
+    into.localTools += localToolCalls(event);
     const activityCompleted = event.activityTaskCompletedEventAttributes;
     if (activityCompleted) add(into.run, activityKind(byId.get(Number(activityCompleted.scheduledEventId))), byId.get(Number(activityCompleted.startedEventId)), event);
   }

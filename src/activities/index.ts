@@ -11,6 +11,7 @@ import { createAgentStartActivity } from './prompt/render-agent-start';
 import { createResumeActivities, createSpawnContextLoader } from './spawn-context';
 import { createRenderSystemPrompt } from './system-prompt';
 import { createToolActivities } from './tools';
+import { createReadBatchActivity } from './tools/read-batch';
 import type { ShellOptions } from './tools/shell-options';
 import { createWorktreeActivities } from './worktree';
 import { createMcpActivities } from './mcp/activities';
@@ -69,11 +70,13 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createPeekActivities(dependencies.temporalClient),
     ...createWorktreeActivities(),
   });
+  const tools = createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell });
   const runtime = {
     ...setup,
     callModel,
     compactConversation,
-    ...createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell }),
+    ...tools,
+    ...createReadBatchActivity(tools.Read),
     ...createHookActivities({ shell: dependencies.shell }),
     ...createBoardToolActivities(dependencies.temporalClient),
     ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir }),

@@ -64,3 +64,6 @@ export interface ToolCallResult {
   /** Model tokens the tool itself used (WebFetch's small model call, WebSearch's search call): added to the agent's usage. */
   usage?: TokenUsage;
 }
+
+/** One Read of a batch (`readBatch`, src/workflows/read-batch.ts): its result, or the message of the error it threw. */
+export type ReadBatchOutcome = { result: ToolCallResult } | { failure: string };

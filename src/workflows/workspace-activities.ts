@@ -8,14 +8,13 @@ import type { WorkspaceWorker } from '../shared/workspace-routing';
 import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/working-directory';
 import type { CreateWorktreeInput, FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../shared/worktree';
 import { toolQueueWaitMs } from '../shared/custom-tools';
+import { readLocally } from './read-batch';
 import { toolWorkerGoneText } from './tool-queue-text';
 import {
   fileToolActivities,
   fileToolOptions,
   hookActivities,
   hookOptions,
-  localReadActivities,
-  localReadOptions,
   localSetupActivities,
   localSetupOptions,
   setupActivities,
@@ -88,7 +87,7 @@ export function runWorkspaceTool(
 ): Promise<ToolCallResult> {
   if (toolQueue) return onToolQueue(name, toolQueue, input, summary);
   // Read on the worker running this workflow task when every worker sees the files: no activity task, no extra workflow task.
-  if (name === 'Read' && !worker && patched(localReadPatch)) return localReadActivities.Read.executeWithOptions({ ...localReadOptions, summary }, [input]);
+  if (name === 'Read' && !worker && patched(localReadPatch)) return readLocally(input, summary);
   return onWorkspace(worker, name, () =>
     name === 'Bash'
       ? shellToolActivities.Bash.executeWithOptions({ ...routedOptions(shellToolOptions, worker), summary }, [input])

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationLimits } from '../../src/shared/limits';
 import type { ModelCallInput } from '../../src/shared/model-call';
+import { batchedReadsPatch } from '../../src/workflows/read-batch';
 import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory, taskSteps } from '../helpers/histories';
 
@@ -18,6 +19,17 @@ async function turnSteps(workflowId: string) {
   const { scheduled, localActivities } = await taskSteps(env.temporal.client, workflowId);
   const modelInputs = scheduled.filter((step) => step.name === 'callModel').map((step) => step.input as ModelCallInput);
   return { scheduled: scheduled.map((step) => step.name), localActivities, modelInputs };
+}
+
+/** The patch ids a run's history marks. */
+async function patchesOf(workflowId: string): Promise<string[]> {
+  const history = await env.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((event) => {
+    const attributes = event.markerRecordedEventAttributes;
+    if (attributes?.markerName !== 'core_patch') return [];
+    const id = attributes.details?.['patch-data']?.payloads?.[0]?.data;
+    return id ? [String(JSON.parse(Buffer.from(id).toString()).id)] : [];
+  });
 }
 
 describe('round trips of a turn', () => {
@@ -47,10 +59,12 @@ describe('round trips of a turn', () => {
     expect(result.status).toBe('completed');
 
     const steps = await turnSteps(handle.agentId);
-    // Read ran three times, each inside a workflow task; Glob stays an activity task.
+    // Read ran inside the workflow tasks: the first turn's two Reads in one batch, the second's alone; Glob stays an activity task.
     expect(steps.scheduled).not.toContain('Read');
+    expect(steps.scheduled).not.toContain('readBatch');
     expect(steps.scheduled).toContain('Glob');
-    expect(steps.localActivities.filter((name) => name === 'Read')).toHaveLength(3);
+    expect(steps.localActivities.filter((name) => name === 'Read' || name === 'readBatch')).toEqual(['readBatch', 'Read']);
+    expect(await patchesOf(handle.agentId)).toContain(batchedReadsPatch);
 
     // The first call carries the opening messages and names the system prompt its worker rendered; later
     // ones carry what was added since, unless it is large.
@@ -80,6 +94,6 @@ describe('round trips of a turn', () => {
     for (let index = 1; index < bodies.length; index++) {
       expect(plain(bodies[index]!.messages.slice(0, bodies[index - 1]!.messages.length))).toEqual(plain(bodies[index - 1]!.messages));
     }
-    await recordHistory(env.temporal.client, handle.agentId, 'perf-local-read-tail');
+    await recordHistory(env.temporal.client, handle.agentId, 'perf-batched-reads');
   });
 });
