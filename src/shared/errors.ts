@@ -111,3 +111,8 @@ export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 export function errorText(type: ErrorTypeName, detail: string): string {
   return `${type}: ${detail}`;
 }
+
+/** The message of anything thrown: an Error's message, otherwise the value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

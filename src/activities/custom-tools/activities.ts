@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import { customToolAllowed, type CustomToolFilter, type ToolTaskQueues } from '../../shared/custom-tools';
-import { ErrorType, errorText } from '../../shared/errors';
+import { ErrorType, errorText, messageOf } from '../../shared/errors';
 import type { WorkerTools } from '../../shared/agent-start';
 import type { ToolCallInput, ToolCallResult } from '../../shared/tools';
 import { toolLimits } from '../../shared/tool-definitions';
@@ -21,8 +21,6 @@ function resultOf(output: CustomToolOutput): ToolCallResult {
   if (typeof output === 'object' && output !== null && typeof output.content === 'string') return { content: output.content, isError: output.isError === true };
   throw new TypeError('run returned neither a string nor { content: string, isError?: boolean }');
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** One activity per custom tool, by its name. */
 export function createCustomToolActivities(tools: readonly CustomTool[], resultsDir?: string): Record<string, CustomToolActivity> {

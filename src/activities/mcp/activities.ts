@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorType, errorText } from '../../shared/errors';
+import { ErrorType, errorText, messageOf } from '../../shared/errors';
 import {
   mcpToolCallTimeoutMs,
   requiredMcpServerWaitMs,
@@ -42,8 +42,6 @@ export async function listServerTools(connection: McpConnection, timeoutMs: numb
   }
   return tools;
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Reported as a cancellation (not a result), so the workflow's cancelled turn sees the activity cancelled. */
 const cancelled = (toolName: string) => new CancelledFailure(`${toolName} was cancelled`);

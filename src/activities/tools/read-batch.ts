@@ -3,6 +3,7 @@
  * "Worker tuning"), so their workflow task is woken once for all of them instead of once per Read.
  */
 import { Context } from '@temporalio/activity';
+import { messageOf } from '../../shared/errors';
 import type { ReadBatchOutcome, ToolCallInput, ToolCallResult } from '../../shared/tools';
 
 /** The batch activity over the single Read activity: every input read side by side, each with its own outcome. */
@@ -16,8 +17,4 @@ export function createReadBatchActivity(read: (input: ToolCallInput) => Promise<
       return settled.map((outcome) => (outcome.status === 'fulfilled' ? { result: outcome.value } : { failure: messageOf(outcome.reason) }));
     },
   };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
