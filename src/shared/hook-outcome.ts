@@ -55,7 +55,7 @@ export interface HookVerdict {
 }
 
 /** Claude Code's hook JSON output; unknown fields are ignored. */
-const hookOutputSchema = z.looseObject({
+const buildHookOutputSchema = () => z.looseObject({
   continue: z.boolean().optional(),
   stopReason: z.string().optional(),
   suppressOutput: z.boolean().optional(),
@@ -72,7 +72,9 @@ const hookOutputSchema = z.looseObject({
     })
     .optional(),
 });
-type HookOutput = z.infer<typeof hookOutputSchema>;
+type HookOutput = z.infer<ReturnType<typeof buildHookOutputSchema>>;
+// Built on first use: the workflow imports this module for combineVerdicts, and each run loads it anew.
+let hookOutputSchema: ReturnType<typeof buildHookOutputSchema> | undefined;
 
 /** Stdout as Claude Code's JSON output, or why it is not (plain text is not an error: it is kept as text). */
 export function parseHookOutput(stdout: string): { output: HookOutput } | { text: string } | { problem: string } {
@@ -84,7 +86,7 @@ export function parseHookOutput(stdout: string): { output: HookOutput } | { text
   } catch {
     return { text: trimmed };
   }
-  const parsed = hookOutputSchema.safeParse(value);
+  const parsed = (hookOutputSchema ??= buildHookOutputSchema()).safeParse(value);
   if (!parsed.success) return { problem: `its JSON output was ignored: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'output'}: ${issue.message}`).join('; ')}` };
   return { output: parsed.data };
 }

@@ -43,15 +43,16 @@ function lazySchema<T>(build: () => z.ZodType<T>): InputSchema<T> {
   return { safeParse: (value) => built().safeParse(value), parse: (value) => built().parse(value) };
 }
 
-const id = z.string().min(1).max(inputLimits.maxIdChars);
-const shortText = z.string().max(inputLimits.maxShortTextChars);
-const count = z.number().int().nonnegative();
-const usage = z.object({ inputTokens: count, outputTokens: count, cacheCreationInputTokens: count, cacheReadInputTokens: count });
+// Building blocks, built with the schemas that use them (each run of an agent loads these modules anew).
+const id = () => z.string().min(1).max(inputLimits.maxIdChars);
+const shortText = () => z.string().max(inputLimits.maxShortTextChars);
+const count = () => z.number().int().nonnegative();
+const usage = () => z.object({ inputTokens: count(), outputTokens: count(), cacheCreationInputTokens: count(), cacheReadInputTokens: count() });
 /** A signal whose fields are all optional may come with no input at all (`temporal workflow signal` without `--input`). */
 const optionalFields = <Shape extends z.ZodRawShape>(shape: Shape) => z.preprocess((value) => value ?? {}, z.object(shape));
 
 export const agentMessageSchema: InputSchema<AgentMessage> = lazySchema(() => z.object({
-  from: id.default('user'),
+  from: id().default('user'),
   text: z.string().min(1).max(inputLimits.maxMessageChars),
 }));
 
@@ -60,92 +61,92 @@ export const steerInputSchema: InputSchema<SteerInput> = lazySchema(() => z.obje
     .string()
     .max(inputLimits.maxMessageChars)
     .refine((text) => text.trim() !== '', 'must not be empty'),
-  by: id.optional(),
+  by: id().optional(),
 }));
 
-export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() => optionalFields({ by: id.optional(), reason: shortText.optional() }));
+export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() => optionalFields({ by: id().optional(), reason: shortText().optional() }));
 
-export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(() => z.object({ by: id, reason: shortText }));
+export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(() => z.object({ by: id(), reason: shortText() }));
 
 export const pauseSpawningSchema: InputSchema<{ paused: boolean }> = lazySchema(() => z.object({ paused: z.boolean() }));
 
-export const conversationQuerySchema: InputSchema<ConversationQueryInput> = lazySchema(() => z.object({ from: count }));
+export const conversationQuerySchema: InputSchema<ConversationQueryInput> = lazySchema(() => z.object({ from: count() }));
 
 export const agentResultSchema: InputSchema<AgentResult> = lazySchema(() => z.looseObject({
-  agentId: id,
-  agentType: id,
+  agentId: id(),
+  agentType: id(),
   status: z.enum(agentStatuses),
   finalText: z.string(),
   error: z.string().optional(),
-  usage,
-  toolUses: count,
-  turns: count,
+  usage: usage(),
+  toolUses: count(),
+  turns: count(),
   durationMs: z.number(),
   model: z.string(),
-  treeUsage: usage,
+  treeUsage: usage(),
   undelivered: z.array(z.string()).optional(),
 }) as unknown as z.ZodType<AgentResult>);
 
-export const treeSpawnRequestSchema: InputSchema<TreeSpawnRequest> = lazySchema(() => z.object({ requestId: id, requesterId: id, childId: id }));
+export const treeSpawnRequestSchema: InputSchema<TreeSpawnRequest> = lazySchema(() => z.object({ requestId: id(), requesterId: id(), childId: id() }));
 
-export const treeSpawnReplySchema: InputSchema<TreeSpawnReply> = lazySchema(() => z.object({ requestId: id, granted: z.boolean(), reason: shortText.optional() }));
+export const treeSpawnReplySchema: InputSchema<TreeSpawnReply> = lazySchema(() => z.object({ requestId: id(), granted: z.boolean(), reason: shortText().optional() }));
 
 export const treeAgentEventSchema: InputSchema<TreeAgentEvent> = lazySchema(() => z.object({
-  agentId: id,
+  agentId: id(),
   kind: z.enum(['usage', 'finished', 'backgrounded']),
-  usage: usage.optional(),
+  usage: usage().optional(),
   background: z.boolean().optional(),
 }));
 
 export const treeAgentStartedSchema: InputSchema<TreeAgentStarted> = lazySchema(() => z.object({
-  agentId: id,
-  parentAgentId: id,
+  agentId: id(),
+  parentAgentId: id(),
   background: z.boolean(),
-  agentType: id.optional(),
+  agentType: id().optional(),
   color: z.enum(agentColors).optional(),
-  description: shortText.optional(),
-  name: id.optional(),
-  depth: count.optional(),
+  description: shortText().optional(),
+  name: id().optional(),
+  depth: count().optional(),
   startedAtMs: z.number().optional(),
 }));
 
 export const approvalRequestSchema: InputSchema<ApprovalRequest> = lazySchema(() => z.object({
-  requestId: id,
-  agentId: id,
-  agentType: id,
-  tool: id,
-  toolUseId: id,
-  inputSummary: shortText,
+  requestId: id(),
+  agentId: id(),
+  agentType: id(),
+  tool: id(),
+  toolUseId: id(),
+  inputSummary: shortText(),
   requestedAtMs: z.number(),
   withdrawn: z.boolean().optional(),
 }));
 
 export const approvalDecisionSchema: InputSchema<ApprovalDecision> = lazySchema(() => z.object({
-  requestId: id,
+  requestId: id(),
   approved: z.boolean(),
   always: z.boolean().optional(),
-  by: id.optional(),
-  reason: shortText.optional(),
+  by: id().optional(),
+  reason: shortText().optional(),
 }));
 
-export const compactInputSchema: InputSchema<CompactInput> = lazySchema(() => optionalFields({ by: id.optional(), instructions: shortText.optional() }));
+export const compactInputSchema: InputSchema<CompactInput> = lazySchema(() => optionalFields({ by: id().optional(), instructions: shortText().optional() }));
 
-export const transcriptQuerySchema: InputSchema<TranscriptQueryInput> = lazySchema(() => optionalFields({ from: count.default(0) }) as z.ZodType<TranscriptQueryInput>);
+export const transcriptQuerySchema: InputSchema<TranscriptQueryInput> = lazySchema(() => optionalFields({ from: count().default(0) }) as z.ZodType<TranscriptQueryInput>);
 
 export const resumeDescendantSchema: InputSchema<ResumeDescendantInput> = lazySchema(() => z.object({
-  agentId: id,
+  agentId: id(),
   prompt: z
     .string()
     .max(inputLimits.maxMessageChars)
     .refine((text) => text.trim() !== '', 'must not be empty'),
   allowStopped: z.boolean().optional(),
-  by: id.optional(),
+  by: id().optional(),
 }));
 
 export const boardNoticeSchema: InputSchema<BoardNotice> = lazySchema(() => z.object({
-  boardId: id,
-  ownerAgentId: id.optional(),
-  taskIds: z.array(id).max(inputLimits.maxListItems),
+  boardId: id(),
+  ownerAgentId: id().optional(),
+  taskIds: z.array(id()).max(inputLimits.maxListItems),
   text: z.string().min(1).max(inputLimits.maxShortTextChars),
 }));
 
