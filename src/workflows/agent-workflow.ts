@@ -1,4 +1,4 @@
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../shared/agent';
 import type { StopReason } from '../shared/messages';
 import { createAgentParts, type AgentParts } from './agent-parts';
@@ -10,13 +10,16 @@ import { runTurn } from './turn';
 import { stopHooksKeepGoing } from './hooks';
 import { stopsWholeTreeAtBudget } from './tree-budget';
 import { continueAsNewIfDue, waitForInput } from './turn-boundary';
+import { adoptPatchBaseline, hasPatch } from './patches';
 
 /** One agent instance: the query loop (model call → tools → results → repeat) as a workflow (docs/architecture.md). */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
+  // First thing: one marker for every change made before the baseline (src/workflows/patches.ts).
+  adoptPatchBaseline();
   const agent = createAgentParts(input);
   installHandlers(agent);
   // Not awaited: it watches beside the loop and returns once the agent has finished.
-  if (patched(stallWatchdogPatch)) void runStallWatchdog(agent);
+  if (hasPatch(stallWatchdogPatch)) void runStallWatchdog(agent);
   const ending = new Ending(agent);
   const run = async () => {
     const cannotRun = await prepareRun(agent);
@@ -55,7 +58,8 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
       case 'final':
         lastStopReason = outcome.stopReason;
         // Stop (SubagentStop in a subagent) hooks may keep the agent going (docs/hooks.md).
-        if (await stopHooksKeepGoing(agent, outcome.text)) continue;
+        const keepGoing = stopHooksKeepGoing(agent, outcome.text);
+        if (keepGoing !== false && (await keepGoing)) continue;
         if (await waitForInput(agent, { kind: 'final', text: outcome.text, stopReason: outcome.stopReason })) continue;
         return ending.completed(outcome.text, outcome.stopReason);
       case 'interrupted':

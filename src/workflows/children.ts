@@ -7,7 +7,6 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
-  patched,
   startChild,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
@@ -24,6 +23,7 @@ import { workflowNowMs } from './clock';
 import type { Inbox } from './inbox';
 import { autoBackgroundedText, projectChildResult, taskNotification } from './projection';
 import type { TreeLink } from './tree-link';
+import { hasPatch, onPatchBaseline } from './patches';
 
 /** The parent's record of one child (a task), with what it needs to wait for or stop it. */
 interface ChildTask extends ChildTaskSnapshot {
@@ -47,18 +47,27 @@ const error = (content: string): ToolOutcome => ({ content, isError: true });
  */
 export class Children {
   private readonly tasks = new Map<string, ChildTask>();
-  /**
-   * Parent of every child's abort domain. Not cancellable itself, so a stop reaches children only
-   * through an explicit stop that first tells them who stopped them and why.
-   */
-  private readonly parentScope = new CancellationScope({ cancellable: false });
+  /** The scope the agent was made in (the workflow's root scope): the parent of {@link parentScope}. */
+  private readonly madeIn = CancellationScope.current();
+  private parentScopeMade?: CancellationScope;
 
   constructor(
     private readonly input: AgentWorkflowInput,
     private readonly state: AgentState,
     private readonly inbox: Inbox,
     private readonly tree: TreeLink,
-  ) {}
+  ) {
+    // Runs recorded before the patch baseline made it with the agent; others when the first child starts (src/workflows/patches.ts).
+    if (!onPatchBaseline()) this.parentScopeMade = new CancellationScope({ cancellable: false });
+  }
+
+  /**
+   * Parent of every child's abort domain. Not cancellable itself, so a stop reaches children only
+   * through an explicit stop that first tells them who stopped them and why.
+   */
+  private get parentScope(): CancellationScope {
+    return (this.parentScopeMade ??= new CancellationScope({ cancellable: false, parent: this.madeIn }));
+  }
 
   get runningCount(): number {
     return [...this.tasks.values()].filter((task) => task.status === 'running').length;
@@ -136,8 +145,9 @@ export class Children {
       depth: childInput.depth,
       startedAtMs: workflowNowMs(),
     });
-    // Bookkeeping of the child's end must survive an interrupt of the turn that started it.
-    void CancellationScope.nonCancellable(async () => {
+    // Bookkeeping of the child's end must survive an interrupt of the turn that started it: it runs in a
+    // scope that is not cancellable — on the patch baseline the children's own parent scope, not a new one per child.
+    const bookkeeping = async () => {
       let result: AgentResult;
       try {
         result = await handle.result();
@@ -145,7 +155,8 @@ export class Children {
         result = await this.resultOfFailure(task, failure);
       }
       await this.onChildDone(task, result);
-    });
+    };
+    void (onPatchBaseline() ? this.parentScope.run(bookkeeping) : CancellationScope.nonCancellable(bookkeeping));
     return task;
   }
 
@@ -159,7 +170,7 @@ export class Children {
     }
     // The child keeps running untouched: only the parent stops waiting (no restart, same run).
     task.background = true;
-    if (patched(backgroundedTreeEventPatch)) await this.tree.reportBackgrounded(task.agentId);
+    if (hasPatch(backgroundedTreeEventPatch)) await this.tree.reportBackgrounded(task.agentId);
     else await this.tree.reportBackgroundedAsStarted(task.agentId);
     await signalBestEffort(task.agentId, backgroundedSignal);
     return { content: autoBackgroundedText(task.agentId, task.description, threshold), isError: false };

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { extractSummary, type CompactionRecord, type CompactionTrigger } from '../shared/compaction';
 import { conversationLimits, defaultMaxOutputTokens } from '../shared/limits';
 import { textOf } from '../shared/tool-results';
@@ -8,6 +8,7 @@ import type { AgentState } from './agent-state';
 import { workflowNowMs } from './clock';
 import { compactAtTokens, contextWindowFor, estimateNextRequestTokens } from './context-meter';
 import { compactedOpening, droppedOpening, planCompaction } from './compaction-plan';
+import { hasPatch } from './patches';
 
 /** Marks runs that compact their conversation (a compaction turn: one more model call before a turn). */
 export const compactionPatch = 'context-compaction';
@@ -47,7 +48,7 @@ export class Compaction {
   /** Compacts when due. Runs where a model call could: at a turn's start, or while the agent waits for input. */
   async compactIfDue(agent: AgentParts): Promise<void> {
     const trigger = this.due(agent);
-    if (!trigger || !patched(compactionPatch)) return;
+    if (!trigger || !hasPatch(compactionPatch)) return;
     const instructions = this.requested?.instructions;
     this.requested = undefined;
     await compact(agent, trigger, instructions);

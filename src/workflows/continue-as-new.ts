@@ -1,9 +1,10 @@
-import { allHandlersFinished, condition, continueAsNew, log, patched, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../shared/agent';
 import { jsonBytes } from '../shared/context-estimate';
 import { conversationLimits, defaultAgentLimits } from '../shared/limits';
 import type { AgentParts } from './agent-parts';
 import { compactionPatch } from './compaction';
+import { hasPatch } from './patches';
 
 /**
  * Marks runs that continue-as-new at every turn boundary — also after a final answer while waiting
@@ -58,13 +59,13 @@ function nextInput({ input, state, inbox, tree, board }: AgentParts, awaiting: A
 export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingInput): Promise<void> {
   const { input, state, children, approvals } = agent;
   const newPath = awaiting !== undefined;
-  const due = newPath ? historyDue(agent) : dueByEvents(input) || (dueBySize(input, state.runStartHistoryBytes) && patched(everyBoundaryPatch));
+  const due = newPath ? historyDue(agent) : dueByEvents(input) || (dueBySize(input, state.runStartHistoryBytes) && hasPatch(everyBoundaryPatch));
   const blocked = () => children.runningCount > 0 || approvals.pendingCount > 0;
   if (!due || blocked()) return;
   await condition(allHandlersFinished);
   if (blocked()) return;
   let next = nextInput(agent, awaiting);
-  if (jsonBytes(next) > conversationLimits.maxCarriedInputBytes && patched(everyBoundaryPatch) && patched(compactionPatch)) {
+  if (jsonBytes(next) > conversationLimits.maxCarriedInputBytes && hasPatch(everyBoundaryPatch) && hasPatch(compactionPatch)) {
     agent.compaction.request('continue-as-new');
     await agent.compaction.compactIfDue(agent);
     next = nextInput(agent, awaiting);

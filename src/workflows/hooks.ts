@@ -1,10 +1,11 @@
-import { isCancellation, log, patched } from '@temporalio/workflow';
+import { isCancellation, log } from '@temporalio/workflow';
 import { combineVerdicts, type CombinedVerdict, type HookVerdict } from '../shared/hook-outcome';
 import { agentHooks, hookLimits, hooksFor, type HookEvent } from '../shared/hooks';
 import type { ToolUseBlock } from '../shared/messages';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { AgentParts } from './agent-parts';
 import { runHookOn } from './workspace-activities';
+import { hasPatch, onPatchBaseline } from './patches';
 
 /**
  * Marks runs that run hooks (docs/hooks.md) and apply settings permission rules. Asked only when a
@@ -20,8 +21,8 @@ export const agentHooksPatch = 'agent-hooks';
 export async function runHooks(agent: AgentParts, event: HookEvent, name: string | undefined, fields: Record<string, unknown>): Promise<CombinedVerdict | undefined> {
   const { input, state } = agent;
   const isSubagent = input.parentAgentId !== undefined;
-  const commands = hooksFor(agentHooks(state.settings?.hooks, input.definitionHooks, isSubagent), event, name);
-  if (commands.length === 0 || !patched(agentHooksPatch)) return undefined;
+  const commands = hookCommands(agent, event, name);
+  if (commands.length === 0 || !hasPatch(agentHooksPatch)) return undefined;
   const payload = {
     session_id: input.rootAgentId,
     cwd: state.cwd,
@@ -50,6 +51,20 @@ export async function runHooks(agent: AgentParts, event: HookEvent, name: string
     log.warn(`${input.agentId}: ${event} hook: ${notice}`);
   }
   return combined;
+}
+
+/** The hook commands an event runs for this agent (`name`: the tool or agent type its matchers select; none: any). */
+function hookCommands({ input, state }: Pick<AgentParts, 'input' | 'state'>, event: HookEvent, name: string | undefined) {
+  return hooksFor(agentHooks(state.settings?.hooks, input.definitionHooks, input.parentAgentId !== undefined), event, name);
+}
+
+/**
+ * Whether the hooks of an event can matter for this agent, decided without awaiting anything: on the
+ * patch baseline a run without hooks skips their asynchronous steps (src/workflows/patches.ts); a run
+ * recorded before always takes them, as it did. `name` undefined: any matcher.
+ */
+export function hooksMayRun(agent: Pick<AgentParts, 'input' | 'state'>, event: HookEvent, name?: string): boolean {
+  return !onPatchBaseline() || hookCommands(agent, event, name).length > 0;
 }
 
 /** What a PreToolUse hook decided about one call: refuse it (the text the model sees), or how to ask. */
@@ -95,7 +110,18 @@ export function appendText(outcome: ToolOutcome, text: string): ToolOutcome {
  * it going — at most {@link hookLimits.maxStopContinuations} times in a row — with their reason as
  * the next user message. True when the agent goes on.
  */
-export async function stopHooksKeepGoing(agent: AgentParts, finalText: string): Promise<boolean> {
+export function stopHooksKeepGoing(agent: AgentParts, finalText: string): Promise<boolean> | false {
+  const { input, state } = agent;
+  if (!hooksMayRun(agent, input.parentAgentId !== undefined ? 'SubagentStop' : 'Stop', input.parentAgentId !== undefined ? input.agentType : undefined)) {
+    // No hook to run (patch baseline): what running none would leave, without awaiting.
+    if (state.hookStop !== undefined) state.hookStop = undefined;
+    else state.stopHookContinuations = 0;
+    return false;
+  }
+  return runStopHooks(agent, finalText);
+}
+
+async function runStopHooks(agent: AgentParts, finalText: string): Promise<boolean> {
   const { input, state } = agent;
   if (state.hookStop !== undefined) {
     // Stopped by a hook's `continue: false`: no Stop hook runs; a later message starts afresh.

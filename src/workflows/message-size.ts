@@ -1,9 +1,10 @@
-import { patched } from '@temporalio/workflow';
+
 import type { AgentWorkflowInput } from '../shared/agent';
 import { estimateTextTokens, utf8Length } from '../shared/context-estimate';
 import { ErrorType, errorText } from '../shared/errors';
 import { conversationLimits } from '../shared/limits';
 import { contextWindowFor } from './context-meter';
+import { hasPatch } from './patches';
 
 /** Marks runs that refuse a message or steer too large for the agent's context (before: delivered whatever its size). */
 export const oversizedMessagePatch = 'oversized-message-refused';
@@ -37,7 +38,7 @@ export function oversizedMessageRefusal(input: Pick<AgentWorkflowInput, 'model' 
  */
 export function refuseOversized(input: AgentWorkflowInput, from: string, text: string, tell: (notice: string) => void): void {
   const refusal = oversizedMessageRefusal(input, text);
-  if (!refusal || !patched(oversizedMessagePatch)) return;
+  if (!refusal || !hasPatch(oversizedMessagePatch)) return;
   tell(`[A message from ${from} was refused — ${refusal}]`);
   throw new Error(refusal);
 }

@@ -1,6 +1,7 @@
-import { ApplicationFailure, patched } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { ToolCallInput, ToolCallResult } from '../shared/tools';
 import { localReadActivities, localReadOptions } from './activity-proxies';
+import { hasPatch } from './patches';
 
 /**
  * Marks runs whose side-by-side Reads run in one `readBatch` local activity (docs/testing.md, patches).
@@ -46,7 +47,7 @@ async function sendWhenGathered(): Promise<void> {
   for (let turn = 0; turn < gatherTurns; turn++) await Promise.resolve();
   const batch = gathering ?? [];
   gathering = undefined;
-  if (batch.length > 1 && patched(batchedReadsPatch)) {
+  if (batch.length > 1 && hasPatch(batchedReadsPatch)) {
     await sendBatch(batch);
     return;
   }

@@ -5,7 +5,6 @@ import { isConcurrencySafeTool, isWorkspaceTool, type WorkspaceToolName } from '
 import { classifyReadOnlyCommand } from '../shared/read-only-command';
 import { checkToolRules, type ToolRules } from '../shared/tool-rules';
 import { decideByRules, type PermissionRules, type RuleDecision } from '../shared/permission-rules';
-import { patched } from '@temporalio/workflow';
 import { agentHooksPatch, appendText, type PreToolDecision } from './hooks';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
@@ -15,6 +14,7 @@ import type { ToolTaskQueues } from '../shared/custom-tools';
 import { partitionToolCalls } from './tool-batches';
 import { failureOutcome } from './tool-failure';
 import { runWorkspaceTool } from './workspace-activities';
+import { hasPatch } from './patches';
 
 /** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
 export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
@@ -74,7 +74,7 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
 /** The settings rules' decision on a call (asked for the patch only when a rule speaks). */
 function settingsDecision(call: ToolUseBlock, context: ToolRunContext) {
   const decision = decideByRules(context.permissionRules, call.name, call.input, { cwd: context.toolContext.cwd });
-  return decision && patched(agentHooksPatch) ? decision : undefined;
+  return decision && hasPatch(agentHooksPatch) ? decision : undefined;
 }
 
 /** The stronger of a rule's and a hook's word on asking: ask beats allow. */
@@ -129,7 +129,7 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
   };
   const checked = inputChecks(call, context);
   if (checked.refusal) return denied(checked.refusal);
-  const hook = await context.beforeTool?.(call);
+  const hook = context.beforeTool ? await context.beforeTool(call) : undefined;
   if (hook?.type === 'refuse') return denied(hook.outcome);
   if (hook?.updatedInput) {
     // A hook rewrote the input: what runs must pass the same checks as what the model asked for.

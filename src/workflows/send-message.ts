@@ -4,12 +4,13 @@ import { ErrorType, errorText } from '../shared/errors';
 import type { ToolUseBlock } from '../shared/messages';
 import { resumeInput } from '../shared/resume';
 import type { ToolOutcome } from '../shared/tool-results';
-import { patched } from '@temporalio/workflow';
+
 import { setupActivities } from './activity-proxies';
 import { signalBestEffort } from './best-effort-signal';
 import type { Children } from './children';
 import type { TreeLink } from './tree-link';
 import { asyncLaunchedText } from './projection';
+import { hasPatch } from './patches';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
 
@@ -47,7 +48,7 @@ export async function sendMessageTool(call: ToolUseBlock, input: AgentWorkflowIn
     const previous = await setupActivities.fetchResumeState({ agentId: task.agentId });
     if (previous.stoppedBy) return error(`Agent ${task.agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed automatically.`);
     // A resume is a new agent run in the tree: the same checks as a spawn (the root decides pause, budget and size).
-    if (patched(resumeLimitsPatch)) {
+    if (hasPatch(resumeLimitsPatch)) {
       const refusal = await resumeSlotRefusal(task.agentId, input, children, tree);
       if (refusal) return error(refusal);
     }

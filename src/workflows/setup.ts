@@ -1,11 +1,12 @@
-import { patched } from '@temporalio/workflow';
+
 import type { WorktreeInfo } from '../shared/worktree';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { adoptWorkerTools, prepareExtraTools } from './extra-tools';
 import { buildForkedMessages } from './fork';
 import { createWorktreeOn, renderAgentStartOn, renderSystemPromptOn } from './workspace-activities';
-import { subagentStartContext } from './hooks';
+import { hooksMayRun, subagentStartContext } from './hooks';
+import { hasPatch } from './patches';
 
 /**
  * Marks runs that start with `renderAgentStart` (system prompt, identity and roster in the first
@@ -31,8 +32,8 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
   let context: string | undefined;
   let skills: string | undefined;
   if (!state.systemPrompt) {
-    if (patched(agentStartPatch)) {
-      const local = !input.workspaceWorker && patched(localAgentStartPatch);
+    if (hasPatch(agentStartPatch)) {
+      const local = !input.workspaceWorker && hasPatch(localAgentStartPatch);
       const start = await renderAgentStartOn(input.workspaceWorker, {
           agentId: input.agentId,
           agentType: input.agentType,
@@ -72,7 +73,8 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
     }
   }
   // SubagentStart hooks (docs/hooks.md) run once, before a subagent's first message; what they add opens it.
-  const started = state.messages.length === 0 && (input.forkFrom !== undefined || !input.carried) ? await subagentStartContext(agent) : undefined;
+  const firstStart = state.messages.length === 0 && (input.forkFrom !== undefined || !input.carried);
+  const started = firstStart && hooksMayRun(agent, 'SubagentStart', input.agentType) ? await subagentStartContext(agent) : undefined;
   if (input.forkFrom && state.messages.length === 0) {
     const { directive, ...prefix } = input.forkFrom;
     const inherited = await setupActivities.fetchConversation.executeWithOptions({ ...setupOptions, summary: `inherit ${prefix.agentId}'s conversation` }, [prefix]);

@@ -1,4 +1,4 @@
-import { patched, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
 import type { AgentWorkflowInput, PermissionMode } from '../shared/agent';
 import type { AgentDefinition, SpawnContext } from '../shared/agent-definition';
 import { buildChildInput, type ChildSpec } from '../shared/agent-input';
@@ -19,6 +19,7 @@ import { asyncLaunchedText } from './projection';
 import { ancestorsOf, localSpawnRefusal } from './spawn-limits';
 import type { TreeLink } from './tree-link';
 import { loadSpawnContextOn, resolveAgentCwdOn } from './workspace-activities';
+import { hasPatch } from './patches';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
 
@@ -47,7 +48,7 @@ export class AgentTool {
 
   async call(call: ToolUseBlock): Promise<ToolOutcome> {
     const unknownFields = unknownAgentToolFields(call.input);
-    if (unknownFields.length > 0 && patched(strictAgentInputPatch)) return error(unknownAgentToolFieldsError(unknownFields));
+    if (unknownFields.length > 0 && hasPatch(strictAgentInputPatch)) return error(unknownAgentToolFieldsError(unknownFields));
     const parsed = parseAgentToolInput(call.input);
     if (!parsed.ok) return error(parsed.error);
     const request = parsed.value;
@@ -118,7 +119,7 @@ export class AgentTool {
    * its workspace (symbolic links resolved), else the call is refused. Gives the real path.
    */
   private async checkCwd(requested: string): Promise<ResolveAgentCwdResult> {
-    if (!patched(checkedAgentCwdPatch)) return { ok: true, cwd: requested };
+    if (!hasPatch(checkedAgentCwdPatch)) return { ok: true, cwd: requested };
     return resolveAgentCwdOn(this.input.workspaceWorker, { requested, parentCwd: this.state.cwd, workspaceRoot: this.state.workspaceRoot });
   }
 

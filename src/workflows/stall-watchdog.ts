@@ -1,10 +1,11 @@
-import { CancellationScope, condition } from '@temporalio/workflow';
+import { CancellationScope, condition, sleep } from '@temporalio/workflow';
 import type { AgentStatusSnapshot, StallReport } from '../shared/agent';
 import { messageSignal } from '../shared/definitions';
 import { defaultStallTimeoutMs, type StallAction } from '../shared/limits';
 import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
+import { onPatchBaseline } from './patches';
 
 /** Patch id of the stall watchdog (docs/testing.md, patch table): its timers are new commands. */
 export const stallWatchdogPatch = 'stall-watchdog';
@@ -54,11 +55,18 @@ export async function runStallWatchdog(agent: AgentParts): Promise<void> {
   const { input, progress, approvals, control } = agent;
   const timeoutMs = input.limits.stallTimeoutMs ?? defaultStallTimeoutMs;
   const action: StallAction = input.limits.stallAction ?? 'report';
+  // A run on the patch baseline sleeps through each period and looks then: the run ends with the timer
+  // pending instead of cancelling it, and one timer costs far fewer promises than a condition with a
+  // timeout (src/workflows/patches.ts). Runs recorded before keep the condition.
+  const lean = onPatchBaseline();
   // Non-cancellable: a stop must not make its sleep throw beside the ending; the run ends anyway.
   await CancellationScope.nonCancellable(async () => {
     let waitMs = timeoutMs;
     while (!progress.finished) {
-      if (await condition(() => progress.finished, waitMs)) return;
+      if (lean) {
+        await sleep(waitMs);
+        if (progress.finished) return;
+      } else if (await condition(() => progress.finished, waitMs)) return;
       const current = progress.current;
       const decision = stallDecision({
         nowMs: workflowNowMs(), lastChangeMs: progress.lastChangeMs, timeoutMs, state: current.state, currentTools: current.currentTools, pendingApprovals: approvals.pendingCount,

@@ -1,5 +1,6 @@
-import { patched } from '@temporalio/workflow';
+
 import type { AgentParts } from './agent-parts';
+import { hasPatch } from './patches';
 
 /**
  * Marks runs of a root whose tree budget stops every agent of the tree — foreground agents and the
@@ -15,7 +16,7 @@ export const budgetStopsTreePatch = 'tree-budget-stops-all';
  * partial text; each stopped agent reports its own partial result to its parent.
  */
 export function stopsWholeTreeAtBudget({ input, tree, control, progress }: AgentParts): boolean {
-  if (!tree.coordinator || input.limits.treeTokenBudget === undefined || !patched(budgetStopsTreePatch)) return false;
+  if (!tree.coordinator || input.limits.treeTokenBudget === undefined || !hasPatch(budgetStopsTreePatch)) return false;
   tree.stopWholeTreeAtBudget((notice) => {
     if (!progress.finished) control.stopFromWithin(notice);
   });

@@ -1,7 +1,8 @@
-import { condition, patched } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import type { AwaitingInput } from '../shared/agent';
 import type { AgentParts } from './agent-parts';
 import { everyBoundaryPatch, historyDue, continueAsNewIfDue } from './continue-as-new';
+import { hasPatch } from './patches';
 
 export { continueAsNewIfDue } from './continue-as-new';
 
@@ -14,8 +15,8 @@ export { continueAsNewIfDue } from './continue-as-new';
  */
 export async function waitForInput(agent: AgentParts, after: AwaitingInput): Promise<boolean> {
   const { input, inbox, children, progress, state } = agent;
-  // Runs before the patch never continue-as-new here; patched() is asked once, before waiting, so replay takes the same path.
-  const everyBoundary = patched(everyBoundaryPatch);
+  // Runs before the patch never continue-as-new here; hasPatch() is asked once, before waiting, so replay takes the same path.
+  const everyBoundary = hasPatch(everyBoundaryPatch);
   const mayContinue = inbox.size > 0 || (input.interactive !== undefined && !inbox.inputEnded);
   if (everyBoundary && mayContinue) await continueAsNewIfDue(agent, after);
   if (inbox.size === 0 && children.runningBackgroundCount > 0) {

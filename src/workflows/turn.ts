@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { defaultMaxOutputTokens } from '../shared/limits';
 import type { StopReason, ToolUseBlock } from '../shared/messages';
 import type { ModelCallInput, ModelCallResult } from '../shared/model-call';
@@ -10,11 +10,12 @@ import { measureRequest } from './context-meter';
 import { classificationOf, extraToolRoutes, isConcurrencySafe, toolPool } from './extra-tools';
 import { runToolCalls, type ToolRunContext } from './run-tools';
 import { sendMessageTool } from './send-message';
-import { afterTool, beforeTool } from './hooks';
+import { afterTool, beforeTool, hooksMayRun } from './hooks';
 import { ErrorType, errorText } from '../shared/errors';
 import { taskOutputTool } from './task-output';
 import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
 import type { Interruption } from './turn-control';
+import { hasPatch } from './patches';
 
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
 export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
@@ -58,7 +59,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
       if (toolUses.length > 0) state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
       return { type: 'refused', text: textOf(response.content) };
     }
-    if (response.stopReason === 'max_tokens' && patched(truncatedTurnsPatch)) return handleCutOffTurn(agent, toolUses, response.content, maxOutputTokens(agent));
+    if (response.stopReason === 'max_tokens' && hasPatch(truncatedTurnsPatch)) return handleCutOffTurn(agent, toolUses, response.content, maxOutputTokens(agent));
     if (toolUses.length === 0) {
       return { type: 'final', text: continuedText(state.messages, textOf(response.content), response.content.length > 0), stopReason: response.stopReason };
     }
@@ -67,7 +68,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     await runToolCalls(toolUses, toolRunContext(agent), outcomes);
     // A tool that was cancelled may still return normally (Bash kills its command and reports the
     // output so far): the turn's own cancellation decides that the turn was interrupted or stopped.
-    if (CancellationScope.current().consideredCancelled && patched(cancelledTurnPatch)) throw new CancelledFailure('the turn was cancelled while its tools ran');
+    if (CancellationScope.current().consideredCancelled && hasPatch(cancelledTurnPatch)) throw new CancelledFailure('the turn was cancelled while its tools ran');
     progress.toolsDone();
     state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));
     answered = true;
@@ -108,8 +109,11 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
     readOnlyBash: input.readOnlyBash === true,
     ...(input.toolRules ? { toolRules: input.toolRules } : {}),
     ...(state.settings?.permissions ? { permissionRules: state.settings.permissions } : {}),
-    beforeTool: (call) => beforeTool(agent, call, (reason) => ({ isError: true, content: errorText(ErrorType.HookBlocked, `a PreToolUse hook refused this call; nothing was run. The hook said: ${reason}`) })),
-    afterTool: (call, outcome) => afterTool(agent, call, outcome),
+    // Without hooks for them (patch baseline), no step per call for PreToolUse and PostToolUse.
+    ...(hooksMayRun(agent, 'PreToolUse')
+      ? { beforeTool: (call: ToolUseBlock) => beforeTool(agent, call, (reason) => ({ isError: true, content: errorText(ErrorType.HookBlocked, `a PreToolUse hook refused this call; nothing was run. The hook said: ${reason}`) })) }
+      : {}),
+    ...(hooksMayRun(agent, 'PostToolUse') ? { afterTool: (call: ToolUseBlock, outcome: ToolOutcome) => afterTool(agent, call, outcome) } : {}),
     onDenied: (call) => state.recordDenial(call.name),
     toolContext: state.toolContext(input.agentId, input.maxToolResultChars),
     readFileState: state.readFileState,

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, patched, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import type { SpawnContext } from '../shared/agent-definition';
 import { ErrorType, errorText } from '../shared/errors';
@@ -23,6 +23,7 @@ import {
   shellToolOptions,
 } from './activity-proxies';
 import type { HookRunInput, HookRunResult } from '../shared/hook-outcome';
+import { hasPatch } from './patches';
 
 /** Read runs as a local activity for agents without a workspace worker or a tool queue for it (docs/testing.md, patches). */
 export const localReadPatch = 'local-read-tool';
@@ -87,7 +88,7 @@ export function runWorkspaceTool(
 ): Promise<ToolCallResult> {
   if (toolQueue) return onToolQueue(name, toolQueue, input, summary);
   // Read on the worker running this workflow task when every worker sees the files: no activity task, no extra workflow task.
-  if (name === 'Read' && !worker && patched(localReadPatch)) return readLocally(input, summary);
+  if (name === 'Read' && !worker && hasPatch(localReadPatch)) return readLocally(input, summary);
   return onWorkspace(worker, name, () =>
     name === 'Bash'
       ? shellToolActivities.Bash.executeWithOptions({ ...routedOptions(shellToolOptions, worker), summary }, [input])

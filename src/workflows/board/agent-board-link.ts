@@ -1,4 +1,4 @@
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, patched, proxyActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
 import type { AgentWorkflowInput, CarriedBoardClaims } from '../../shared/agent';
 import { agentBoardId, boardHeartbeatSignal, boardOwnerEndedSignal, heartbeatIntervalMs, type BoardActor, type BoardConfig, type BoardNotice } from '../../shared/board';
 import { boardLimits } from '../../shared/board-limits';
@@ -11,6 +11,7 @@ import type { Activities } from '../activity-proxies';
 import { signalBestEffort } from '../best-effort-signal';
 import type { Inbox } from '../inbox';
 import type { WorkflowTool } from '../run-tools';
+import { hasPatch, onPatchBaseline } from '../patches';
 
 /** Marks runs that may use the task-list tools: their calls go to the task board (before: "no such tool"). */
 export const taskBoardPatch = 'task-board';
@@ -36,8 +37,9 @@ export class AgentBoardLink {
   private leaseMs: number;
   private beating = false;
   private ended = false;
-  /** Made in the workflow's root scope: cancelled only when the agent is stopped. */
-  private readonly scope = new CancellationScope({ cancellable: true });
+  /** The scope the agent was made in (the workflow's root scope). */
+  private readonly madeIn = CancellationScope.current();
+  private scopeMade?: CancellationScope;
 
   constructor(
     private readonly input: AgentWorkflowInput,
@@ -45,6 +47,8 @@ export class AgentBoardLink {
   ) {
     this.boardId = agentBoardId(input);
     this.leaseMs = input.carriedBoard?.leaseMs ?? input.limits.boardLeaseMs ?? boardLimits.defaultLeaseMs;
+    // Runs recorded before the patch baseline made the scope with the agent; others when the heartbeats start (src/workflows/patches.ts).
+    if (!onPatchBaseline()) this.scopeMade = new CancellationScope({ cancellable: true });
     if (input.carriedBoard && input.carriedBoard.held.length > 0) this.noteClaims(input.carriedBoard.held, input.carriedBoard.leaseMs);
   }
 
@@ -54,7 +58,7 @@ export class AgentBoardLink {
   }
 
   private async call(name: TaskBoardToolName, call: ToolUseBlock): Promise<ToolOutcome> {
-    if (!patched(taskBoardPatch)) {
+    if (!hasPatch(taskBoardPatch)) {
       return { isError: true, content: errorText(ErrorType.UnknownTool, `this runtime has no tool named "${name}".`) };
     }
     try {
@@ -84,6 +88,11 @@ export class AgentBoardLink {
     if (this.held.length === 0) return;
     this.held = [];
     await signalBestEffort(this.boardId, boardOwnerEndedSignal, { agentId: this.input.agentId, reason: `ended (${status})` });
+  }
+
+  /** Under the workflow's root scope: cancelled only when the agent is stopped. */
+  private get scope(): CancellationScope {
+    return (this.scopeMade ??= new CancellationScope({ cancellable: true, parent: this.madeIn }));
   }
 
   /** What continue-as-new carries: the claims the next run keeps renewing. */

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Behaviour } from '../../src/model-server/server';
+import { patchBaseline } from '../../src/workflows/patches';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
+import { recordHistory } from '../helpers/histories';
+
+// Runs started on today's code ask for one patch, the baseline (src/workflows/patches.ts), and take the
+// lean paths that came with it; their recordings (baseline-*) keep those paths replaying.
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const scenario = (agents: unknown[]): Behaviour => ({ kind: 'scripted', scenario: { agents } }) as never;
+
+async function eventsOf(workflowId: string) {
+  return (await env.temporal.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+}
+
+/** The patch ids a run's history marks, and how many times it upserted TemporalChangeVersion. */
+async function patchesOf(workflowId: string): Promise<{ ids: string[]; changeVersionUpserts: number; timersCancelled: number }> {
+  const events = await eventsOf(workflowId);
+  const ids = events.flatMap((event) => {
+    const attributes = event.markerRecordedEventAttributes;
+    if (attributes?.markerName !== 'core_patch') return [];
+    const data = attributes.details?.['patch-data']?.payloads?.[0]?.data;
+    return data ? [String(JSON.parse(Buffer.from(data).toString()).id)] : [];
+  });
+  const changeVersionUpserts = events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion).length;
+  const timersCancelled = events.filter((event) => event.timerCanceledEventAttributes).length;
+  return { ids, changeVersionUpserts, timersCancelled };
+}
+
+describe('the patch baseline', () => {
+  it('marks one patch per run — the baseline — in a tree that reads, delegates in the foreground and in the background', async () => {
+    await env.writeFiles({ 'alpha.txt': 'ALPHA\n', 'beta.txt': 'BETA\n' });
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'baseline-tree' },
+          turns: [
+            { toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }, { name: 'Read', input: { file_path: 'beta.txt' } }] },
+            { toolUses: [{ name: 'Agent', input: { description: 'in the foreground', prompt: 'baseline foreground task', subagent_type: 'general-purpose' } }] },
+            { toolUses: [{ name: 'Agent', input: { description: 'in the background', prompt: 'baseline background task', subagent_type: 'general-purpose', run_in_background: true } }] },
+            { text: 'started it' },
+            { text: 'BASELINE TREE DONE' },
+            { text: 'BASELINE TREE DONE' },
+          ],
+        },
+        { match: { userIncludes: 'baseline foreground task' }, turns: [{ text: 'foreground answer' }] },
+        { match: { userIncludes: 'baseline background task' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }] }, { text: 'background answer' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'read, then delegate', name: 'baseline-tree' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const [foreground, background] = [`${handle.agentId}.1`, `${handle.agentId}.2`];
+    await waitFor(async () => (await env.client.getAgent(background).describe()).status.name === 'COMPLETED', 60_000, 'the background child to finish');
+
+    for (const id of [handle.agentId, foreground, background]) {
+      const patches = await patchesOf(id);
+      expect(patches.ids, id).toEqual([patchBaseline]);
+      expect(patches.changeVersionUpserts, id).toBe(1);
+    }
+    // A child's stall watchdog sleeps through its period: the run ends with the timer pending, not cancelled.
+    for (const id of [foreground, background]) expect((await patchesOf(id)).timersCancelled, id).toBe(0);
+    const messages = await handle.messages();
+    expect(JSON.stringify(messages)).toContain('foreground answer');
+
+    await recordHistory(env.temporal.client, handle.agentId, 'baseline-tree-root');
+    await recordHistory(env.temporal.client, foreground, 'baseline-tree-foreground-child');
+    await recordHistory(env.temporal.client, background, 'baseline-tree-background-child');
+  });
+
+  it('stops a tree whose child runs Bash, every open tool call answered', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        { match: { agentName: 'baseline-stop' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'sleeper', prompt: 'baseline sleeping task' } }] }] },
+        { match: { userIncludes: 'baseline sleeping task' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'delegate a long command', name: 'baseline-stop' });
+    const child = `${handle.agentId}.1`;
+    await waitFor(async () => (await env.client.getAgent(child).status().catch(() => undefined))?.state === 'running_tools', 60_000, 'the child to run Bash');
+    await handle.stop({ by: 'tester', reason: 'baseline stop' });
+    await expect(handle.result()).rejects.toThrow();
+    for (const id of [handle.agentId, child]) {
+      expect((await patchesOf(id)).ids, id).toEqual([patchBaseline]);
+      const messages = await env.client.getAgent(id).messages();
+      const last = messages[messages.length - 1]!;
+      expect(JSON.stringify(last.content), id).toMatch(/[Ss]topped by tester: baseline stop/);
+    }
+    await waitFor(async () => (await env.client.getAgent(child).describe()).status.name !== 'RUNNING', 60_000, 'the child to close');
+
+    await recordHistory(env.temporal.client, handle.agentId, 'baseline-stopped-root');
+    await recordHistory(env.temporal.client, child, 'baseline-stopped-child');
+  });
+});

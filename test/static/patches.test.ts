@@ -1,0 +1,28 @@
+// Workflow code asks for patches through src/workflows/patches.ts (docs/testing.md, "Patches in use").
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const workflowsDir = path.join(import.meta.dirname, '..', '..', 'src', 'workflows');
+const sources = readdirSync(workflowsDir, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => ({ file, text: readFileSync(path.join(workflowsDir, file), 'utf8') }));
+const patchesSource = sources.find((source) => source.file === 'patches.ts')!.text;
+/** The ids the baseline stands for, as listed in patches.ts. */
+const covered = [...(patchesSource.match(/coveredByBaseline[^[]*\[([^\]]*)\]/)?.[1] ?? '').matchAll(/'([^']+)'/g)].map((match) => match[1]);
+/** Every patch id constant workflow code declares (`export const somethingPatch = 'id'`). */
+const declared = sources.flatMap(({ text }) => [...text.matchAll(/export const \w+Patch = '([^']+)'/g)].map((match) => match[1]));
+
+describe('patch ids in workflow code', () => {
+  it('are asked with hasPatch: only patches.ts calls the SDK patched()', () => {
+    const direct = sources.filter(({ file, text }) => file !== 'patches.ts' && /\bpatched\(/.test(text)).map(({ file }) => file);
+    expect(direct).toEqual([]);
+  });
+
+  it('are each covered by the baseline or asked on their own — and the baseline names no id that nothing declares', () => {
+    expect(covered.length).toBeGreaterThan(10);
+    // Every id the baseline stands for is still declared where its change lives (its old path replays).
+    expect(covered.filter((id) => !declared.includes(id))).toEqual([]);
+    expect(new Set(covered).size).toBe(covered.length);
+  });
+});
