@@ -30,7 +30,10 @@ export function runHookProcess(input: HookRunInput, options: { shell?: ShellOpti
   return new Promise((resolve) => {
     const stdout = new CappedText(hookLimits.maxOutputChars);
     const stderr = new CappedText(hookLimits.maxOutputChars);
-    const child = spawn('bash', ['-c', input.command], {
+    // --norc: the event arrives on a socket (Node's stdin pipe), which bash takes for a remote shell and
+    // would source ~/.bashrc for — a slow or locking rc file (pyenv's rehash lock) then hangs every hook.
+    // A hook runs in the same clean shell as the Bash tool, which gets no stdin.
+    const child = spawn('bash', ['--norc', '-c', input.command], {
       cwd: input.cwd,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 /** The hook runner on real processes: stdin, environment, exit codes, timeouts, caps, cancellation. */
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -61,6 +61,20 @@ describe('runHookProcess', () => {
     const result = await runHookProcess(input('(sleep 30 &) ; echo ok'));
     expect(result).toMatchObject({ exitCode: 0, stdout: 'ok\n' });
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("does not source the user's ~/.bashrc, though its stdin is a socket (bash's remote-shell rule)", async () => {
+    const home = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'run-hook-home-')));
+    writeFileSync(path.join(home, '.bashrc'), 'echo BASHRC-RAN >&2\n');
+    const previous = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const result = await runHookProcess(input('cat > /dev/null; echo "home=$HOME"'));
+      expect(result).toMatchObject({ exitCode: 0, stdout: `home=${home}\n` });
+      expect(result.stderr).not.toContain('BASHRC-RAN');
+    } finally {
+      process.env.HOME = previous;
+    }
   });
 
   it('cancellation kills the command', async () => {
