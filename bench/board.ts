@@ -10,7 +10,7 @@ import { SubagentsClient } from '../src/client';
 import { startDevServer } from '../src/dev/dev-server';
 import { startModelServer, type Turn } from '../src/model-server/server';
 import { namedBoardId } from '../src/shared/board';
-import { createAgentWorker, workflowsPath } from '../src/worker';
+import { createAgentWorker, workflowBundlerOptions, workflowsPath } from '../src/worker';
 import { boardWorkerDefinition, checkBoardRun, layeredDependencies, readWorkLog, workCommand } from '../test/helpers/board-scenario';
 import { spawnWorkerProcess } from '../test/helpers/spawn-worker-process';
 import { waitFor, withTimeout } from './helpers/wait';
@@ -52,7 +52,7 @@ const modelServer = await startModelServer({
   },
 });
 const bundlePath = path.join(directory, 'workflow-bundle.js');
-writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') })).code);
+writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') })).code);
 const nativeConnection = await NativeConnection.connect({ address: server.address });
 const connection = await Connection.connect({ address: server.address });
 const temporal = new Client({ connection, namespace: 'default' });

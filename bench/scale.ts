@@ -10,7 +10,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { SubagentsClient } from '../src/client';
 import { startDevServer } from '../src/dev/dev-server';
 import { startModelServer, type Turn } from '../src/model-server/server';
-import { workflowsPath } from '../src/worker';
+import { workflowBundlerOptions, workflowsPath } from '../src/worker';
 import { spawnWorkerProcess } from '../test/helpers/spawn-worker-process';
 import { eventBytes } from './helpers/bench-env';
 import { sampleRss } from './helpers/rss';
@@ -73,7 +73,7 @@ const modelServer = await startModelServer({
   },
 });
 const bundlePath = path.join(directory, 'workflow-bundle.js');
-writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') })).code);
+writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') })).code);
 const connection = await Connection.connect({ address: server.address });
 const temporal = new Client({ connection, namespace: 'default' });
 

@@ -9,7 +9,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
-import { Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { Runtime, type BundleOptions, type Worker, type WorkerOptions } from '@temporalio/worker';
 import path from 'node:path';
 import { createActivities } from './activities';
 import type { CustomTool } from './activities/custom-tools/define-tool';
@@ -26,6 +26,29 @@ import { workspaceActivityNames } from './shared/workspace-routing';
 
 /** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`): the source under tsx, the compiled file in the package. */
 export const workflowsPath = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'index.ts' : 'index.js');
+
+/** The workflow bundle's `zod`: evaluated on first use, not with every workflow run (src/workflows/zod-on-first-use.ts). */
+const zodOnFirstUse = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'zod-on-first-use.ts' : 'zod-on-first-use.js');
+
+type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
+
+/** Adds the runtime's bundle settings to a webpack configuration (see {@link workflowBundlerOptions}). */
+const agentWebpackConfig: WebpackConfigHook = (config) => ({
+  ...config,
+  resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as Record<string, string> | undefined), zod$: zodOnFirstUse } },
+});
+
+/**
+ * Bundle options for the agent workflows (docs/api.md): give them to `bundleWorkflowCode({ workflowsPath,
+ * ...workflowBundlerOptions })` when you bundle ahead; the plugin applies them when the worker bundles.
+ * Without them the bundle works the same, only each agent's start costs a few milliseconds more.
+ */
+export const workflowBundlerOptions: { webpackConfigHook: WebpackConfigHook } = { webpackConfigHook: agentWebpackConfig };
+
+/** The same settings after a team's own webpack hook, if any. */
+function withAgentWebpackConfig(theirs: WebpackConfigHook | undefined): WebpackConfigHook {
+  return theirs ? (config) => theirs(agentWebpackConfig(config)) : agentWebpackConfig;
+}
 
 /** Heartbeats reach the server at most this often, so a stop or interrupt reaches a running tool within about a second. */
 export const heartbeatThrottle = '1 second';
@@ -97,9 +120,17 @@ export class SubagentsPlugin extends SimplePlugin {
       activities: { ...(configured.activities as object | undefined), ...activities },
       // A team's own workflows file stays in charge (it re-exports ours, docs/api.md); a tool worker runs no workflows.
       ...(hasWorkflows || this.settings.onlyTools ? {} : { workflowsPath }),
+      // When this worker bundles the workflows (ours, or a team's file re-exporting them), with the runtime's settings.
+      ...(configured.workflowBundle || this.settings.onlyTools ? {} : { bundlerOptions: { ...configured.bundlerOptions, webpackConfigHook: withAgentWebpackConfig(configured.bundlerOptions?.webpackConfigHook) } }),
       ...(sinks ? { sinks } : {}),
       maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? heartbeatThrottle,
     };
+  }
+
+  /** `bundleWorkflowCode({ plugins })`: the runtime's bundle settings (see {@link workflowBundlerOptions}). */
+  override configureBundler(options: BundleOptions): BundleOptions {
+    const configured = super.configureBundler(options);
+    return { ...configured, webpackConfigHook: withAgentWebpackConfig(configured.webpackConfigHook) };
   }
 
   override async runWorker(worker: Worker, next: (worker: Worker) => Promise<void>): Promise<void> {

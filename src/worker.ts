@@ -19,7 +19,7 @@ import { installRuntimeLogging, setupTelemetry } from './observability';
 import { guardWorkspaceActivities, resolveWorkspaceRoot } from './activities/workspace-guard';
 import { workspaceActivityNames, workspaceTaskQueue } from './shared/workspace-routing';
 
-export { heartbeatThrottle, workflowsPath } from './plugin';
+export { heartbeatThrottle, workflowBundlerOptions, workflowsPath } from './plugin';
 
 /** What a worker needs; tests pass real clients pointed at local servers. */
 export interface AgentWorkerOptions {

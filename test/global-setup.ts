@@ -4,7 +4,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { startDevServer, type DevServer } from '../src/dev/dev-server';
-import { workflowsPath } from '../src/worker';
+import { workflowBundlerOptions, workflowsPath } from '../src/worker';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,7 +20,7 @@ let directory: string | undefined;
 export async function setup(project: TestProject): Promise<void> {
   directory = mkdtempSync(path.join(os.tmpdir(), 'subagents-test-'));
   server = await startDevServer({ port: 0, headless: true, dbFilename: path.join(directory, 'temporal.db'), logFile: path.join(directory, 'temporal.log') });
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: undefined });
+  const bundle = await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: undefined });
   const bundlePath = path.join(directory, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
   project.provide('temporalAddress', server.address);

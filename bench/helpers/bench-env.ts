@@ -8,7 +8,7 @@ import proto from '@temporalio/proto';
 import { SubagentsClient } from '../../src/client';
 import { startDevServer, type DevServer } from '../../src/dev/dev-server';
 import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
-import { createAgentWorker, workflowsPath } from '../../src/worker';
+import { createAgentWorker, workflowBundlerOptions, workflowsPath } from '../../src/worker';
 
 /** A dev server, a local model server and one worker, all on this machine, for one benchmark run. */
 export interface BenchEnv {
@@ -44,7 +44,7 @@ export async function createBenchEnv(behaviour: Behaviour, options: BenchEnvOpti
     namespace: 'default',
     taskQueue,
     anthropic: new Anthropic({ apiKey: 'bench', baseURL: modelServer.url, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) }),
-    workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }),
+    workflowBundle: await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') }),
   });
   const running = worker.run();
   return {

@@ -8,7 +8,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { freePort, startDevServer, type DevServer } from '../../src/dev/dev-server';
 import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
-import { workflowsPath } from '../../src/worker';
+import { workflowBundlerOptions, workflowsPath } from '../../src/worker';
 import { RequestLog } from './request-log';
 import { WorkerSlot } from './worker-slot';
 
@@ -49,7 +49,7 @@ export class ChaosEnv {
     options.log(`temp dir ${dir}; dev server on 127.0.0.1:${port} with SQLite ${path.join(dir, 'temporal.db')}`);
     const [server, bundle, modelServer] = await Promise.all([
       startDevServer(serverOptions(dir, port)),
-      bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }),
+      bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') }),
       startModelServer({ port: 0, behaviour: options.behaviour }),
     ]);
     const bundlePath = path.join(dir, 'workflow-bundle.js');

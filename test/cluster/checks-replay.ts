@@ -2,7 +2,7 @@
 // against the current workflow code with the workers' payload codec.
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
-import { workflowsPath } from '../../src/worker';
+import { workflowBundlerOptions, workflowsPath } from '../../src/worker';
 import { CheckFailed, type Check } from './context';
 import { treeTasks } from './tasks';
 
@@ -12,7 +12,7 @@ export const replayCheck: Check = {
     if (context.roots.all.length === 0) throw new CheckFailed('no tree ran');
     const histories = [];
     for (const rootId of context.roots.all) histories.push(...(await treeTasks(context.env.temporal, rootId)).histories);
-    const bundle = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    const bundle = await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') });
     const failures: string[] = [];
     let replayed = 0;
     let events = 0;

@@ -4,7 +4,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/activities/custom-tools/define-tool';
-import { subagentsPlugin, workflowsPath } from '../../src/plugin';
+import { subagentsPlugin, workflowBundlerOptions, workflowsPath } from '../../src/plugin';
 
 const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: 'http://127.0.0.1:9', maxRetries: 0 });
 const client = new Client({ namespace: 'default' }); // lazy: never connects in these tests
@@ -20,6 +20,22 @@ describe('subagentsPlugin', () => {
     // A team's own workflows file stays in charge.
     expect(subagentsPlugin({ anthropic, client, payloadCodecs: [] }).configureWorker({ ...base, workflowsPath: '/team/workflows.ts' }).workflowsPath).toBe('/team/workflows.ts');
     expect(subagentsPlugin({ anthropic, client, payloadCodecs: [] }).configureWorker({ ...base, workflowBundle: { code: '' } }).workflowsPath).toBeUndefined();
+  });
+
+  it("bundles the workflows with zod evaluated on first use, after a team's own webpack hook; not for a ready bundle", () => {
+    const plugin = subagentsPlugin({ anthropic, client, payloadCodecs: [] });
+    const alias = (hook: ((config: object) => { resolve?: { alias?: unknown } }) | undefined) => hook?.({ resolve: { alias: { team: '/team/x.ts' } } }).resolve?.alias;
+    const ours = plugin.configureWorker(base).bundlerOptions?.webpackConfigHook;
+    expect(alias(ours as never)).toEqual({ team: '/team/x.ts', zod$: expect.stringMatching(/zod-on-first-use\.(ts|js)$/) });
+    expect(alias(workflowBundlerOptions.webpackConfigHook as never)).toEqual(alias(ours as never));
+    // A team's hook sees the configuration with ours applied and has the last word.
+    const seen: unknown[] = [];
+    const teamHook = (config: { resolve?: { alias?: unknown } }) => (seen.push(config.resolve?.alias), config);
+    const composed = plugin.configureWorker({ ...base, workflowsPath: '/team/workflows.ts', bundlerOptions: { webpackConfigHook: teamHook as never } }).bundlerOptions?.webpackConfigHook;
+    composed?.({} as never);
+    expect(seen).toEqual([{ zod$: expect.stringMatching(/zod-on-first-use/) }]);
+    expect(plugin.configureWorker({ ...base, workflowBundle: { code: '' } }).bundlerOptions).toBeUndefined();
+    expect(alias(plugin.configureBundler({ workflowsPath }).webpackConfigHook as never)).toMatchObject({ zod$: expect.stringMatching(/zod-on-first-use/) });
   });
 
   it('makes a tool worker: only the named tools, no workflows', () => {

@@ -1,0 +1,18 @@
+// The workflow bundle the tests run (built in test/global-setup.ts with workflowBundlerOptions, as the worker builds its own).
+import { readFileSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+
+const code = readFileSync(inject('workflowBundlePath'), 'utf8');
+
+describe('the workflow bundle', () => {
+  it('reaches zod only through zod-on-first-use, inside a function: no run evaluates zod before it checks an input', () => {
+    // Every place a module of the bundle requires one of zod's entry points.
+    const requires = [...code.matchAll(/__webpack_require__\(\/\*! (zod[^ ]*) \*\/ "([^"]+)"\)/g)].map((match) => ({ request: match[1], module: match[2] }));
+    const ourImports = requires.filter(({ request }) => request === 'zod');
+    expect(ourImports.length).toBeGreaterThan(0);
+    expect(ourImports.every(({ module }) => module === './src/workflows/zod-on-first-use.ts')).toBe(true);
+    // The shim's own require of the real zod happens in its load function, not at module level.
+    const shim = code.slice(code.indexOf('/***/ "./src/workflows/zod-on-first-use.ts"'));
+    expect(shim.slice(0, shim.indexOf('/***/ }'))).toMatch(/const load = \(\)=>[^\n]*__webpack_require__\(\/\*! zod\/v4 \*\//);
+  });
+});
