@@ -27,8 +27,8 @@ import { workspaceActivityNames } from './shared/workspace-routing';
 /** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`): the source under tsx, the compiled file in the package. */
 export const workflowsPath = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'index.ts' : 'index.js');
 
-/** The workflow bundle's `zod`: evaluated on first use, not with every workflow run (src/workflows/zod-on-first-use.ts). */
-const zodOnFirstUse = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'zod-on-first-use.ts' : 'zod-on-first-use.js');
+/** The workflow bundle's `zod`: evaluated on first use, not with every workflow run (src/workflows/zod-on-first-use.cjs). */
+const zodOnFirstUse = path.join(import.meta.dirname, 'workflows', 'zod-on-first-use.cjs');
 
 type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
 
