@@ -11,6 +11,9 @@ describe('the workflow bundle', () => {
     const ourImports = requires.filter(({ request }) => request === 'zod');
     expect(ourImports.length).toBeGreaterThan(0);
     expect(ourImports.every(({ module }) => module === './src/workflows/zod-on-first-use.cjs')).toBe(true);
+    // The shim gives `z` only: workflow code imports nothing else from zod (`import { z } from 'zod'`).
+    const used = new Set([...code.matchAll(/zod__WEBPACK_IMPORTED_MODULE_\d+__\.(\w+)/g)].map((match) => match[1]));
+    expect([...used]).toEqual(['z']);
     // The shim's own require of the real zod happens in the getter of `z`, not at module level.
     const shim = code.slice(code.indexOf('/***/ "./src/workflows/zod-on-first-use.cjs"'));
     const body = shim.slice(0, shim.indexOf('/***/ }'));
