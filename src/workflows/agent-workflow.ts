@@ -10,7 +10,8 @@ import { runTurn } from './turn';
 import { stopHooksKeepGoing } from './hooks';
 import { stopsWholeTreeAtBudget } from './tree-budget';
 import { continueAsNewIfDue, waitForInput } from './turn-boundary';
-import { adoptPatchBaseline, hasPatch } from './patches';
+import { continueAsNewMayBeDue } from './continue-as-new';
+import { adoptPatchBaseline, hasPatch, onPatchBaseline } from './patches';
 
 /** One agent instance: the query loop (model call → tools → results → repeat) as a workflow (docs/architecture.md). */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
@@ -53,7 +54,7 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
     const outcome = await runTurn(agent);
     switch (outcome.type) {
       case 'tools_done':
-        await continueAsNewIfDue(agent);
+        if (!onPatchBaseline() || continueAsNewMayBeDue(agent)) await continueAsNewIfDue(agent);
         continue;
       case 'final':
         lastStopReason = outcome.stopReason;

@@ -45,23 +45,34 @@ export class Approvals {
   }
 
   /**
-   * Checks one tool call against the agent's permission mode before it runs. Returns undefined to
-   * go ahead, or the tool result the model sees (a denial).
+   * What the permission mode decides for a call without asking anyone: go ahead (`outcome`
+   * undefined), a denial (`outcome`: the result the model sees), or 'ask' — a person must answer.
    */
-  async authorize(call: ToolUseBlock, classification?: ToolClassification, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> {
+  decideNow(call: ToolUseBlock, classification?: ToolClassification, override?: 'allow' | 'ask'): { outcome: ToolOutcome | undefined } | 'ask' {
     const { input } = this;
     const alwaysAllowed = [...this.alwaysAllowed, ...(this.tree.coordinator?.alwaysAllowed ?? [])];
     const decision = decidePermission(input.permissionMode, call.name, alwaysAllowed, classification, override);
-    if (decision.type === 'allow') return undefined;
-    if (decision.type === 'deny') return { isError: true, content: `Permission denied: ${decision.reason}` };
+    if (decision.type === 'allow') return { outcome: undefined };
+    if (decision.type === 'deny') return { outcome: { isError: true, content: `Permission denied: ${decision.reason}` } };
     const route = routeApproval({
       mode: input.permissionMode,
       inForegroundChain: this.tree.inForegroundChain,
       backgroundApprovals: input.limits.backgroundApprovals,
     });
     if (route.type === 'auto') {
-      return route.approved ? undefined : { isError: true, content: `Permission denied: ${route.reason}. Do without ${call.name}, or report what you would have done.` };
+      return { outcome: route.approved ? undefined : { isError: true, content: `Permission denied: ${route.reason}. Do without ${call.name}, or report what you would have done.` } };
     }
+    return 'ask';
+  }
+
+  /**
+   * Checks one tool call against the agent's permission mode before it runs. Returns undefined to
+   * go ahead, or the tool result the model sees (a denial).
+   */
+  async authorize(call: ToolUseBlock, classification?: ToolClassification, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> {
+    const { input } = this;
+    const now = this.decideNow(call, classification, override);
+    if (now !== 'ask') return now.outcome;
     const request: ApprovalRequest = {
       requestId: `${input.agentId}/${call.id}`,
       agentId: input.agentId,

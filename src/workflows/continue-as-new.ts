@@ -56,6 +56,11 @@ function nextInput({ input, state, inbox, tree, board }: AgentParts, awaiting: A
  * is compacted first; if it still does not fit, this boundary is skipped (the run goes on).
  * `checkSize` is false on the old path (after tools, in runs without the patch).
  */
+/** After a turn that ran tools: whether continueAsNewIfDue may act (its history is due), decided without awaiting. */
+export function continueAsNewMayBeDue({ input, state }: Pick<AgentParts, 'input' | 'state'>): boolean {
+  return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
+}
+
 export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingInput): Promise<void> {
   const { input, state, children, approvals } = agent;
   const newPath = awaiting !== undefined;

@@ -47,7 +47,8 @@ export interface ToolRunContext {
    * Permission check before a call runs: undefined to go ahead, or the denial the model sees.
    * `allow` (a settings rule or hook) skips the prompt, `ask` asks a person whatever the mode says.
    */
-  authorize(call: ToolUseBlock, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined>;
+  /** Undefined to go ahead, or the denial; a promise only when it must wait (for a person, or on a run recorded before the patch baseline). */
+  authorize(call: ToolUseBlock, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> | ToolOutcome | undefined;
   onStart(call: ToolUseBlock): void;
   onReadFiles(records: ReadFileRecord[]): void;
   onReplacement(replacement: ContentReplacement): void;
@@ -141,7 +142,8 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
   // A read-only command needs no approval.
   if (!(call.name === 'Bash' && context.readOnlyBash)) {
     const rule = checked.rule?.type === 'ask' || checked.rule?.type === 'allow' ? checked.rule.type : undefined;
-    const refused = await context.authorize(call, strongest(rule, hook?.permission));
+    const authorized = context.authorize(call, strongest(rule, hook?.permission));
+    const refused = authorized instanceof Promise ? await authorized : authorized;
     if (refused) return denied(refused);
   }
   return { ...(hook?.context ? { context: hook.context } : {}), ...(hook?.updatedInput ? { call } : {}) };

@@ -15,7 +15,7 @@ import { ErrorType, errorText } from '../shared/errors';
 import { taskOutputTool } from './task-output';
 import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
 import type { Interruption } from './turn-control';
-import { hasPatch } from './patches';
+import { hasPatch, onPatchBaseline } from './patches';
 
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
 export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
@@ -43,7 +43,8 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
   let answered = false;
   const childrenBefore = children.ids();
   const body = async (): Promise<TurnOutcome> => {
-    await agent.compaction.compactIfDue(agent);
+    // Nothing to await when no compaction is due (patch baseline, src/workflows/patches.ts).
+    if (!onPatchBaseline() || agent.compaction.due(agent)) await agent.compaction.compactIfDue(agent);
     progress.callingModel();
     inbox.markSent();
     const sent = state.messages.length;
@@ -53,7 +54,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     state.addUsage(response.usage);
     if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
     toolUses = toolUsesOf(response.content);
-    await agent.tree.reportUsage(response.usage);
+    if (!onPatchBaseline() || agent.input.limits.treeTokenBudget !== undefined) await agent.tree.reportUsage(response.usage);
     if (response.stopReason === 'refusal') {
       // The tools of a refused turn are not run, but each still gets a result so the history stays valid.
       if (toolUses.length > 0) state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
@@ -127,7 +128,13 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
       ...agent.board.workflowTools(),
       ...extraToolRoutes(agent),
     },
-    authorize: (call, override) => approvals.authorize(call, classificationOf(agent, call.name), override),
+    // On the patch baseline a call the mode allows or denies outright is decided without awaiting.
+    authorize: onPatchBaseline()
+      ? (call, override) => {
+          const now = approvals.decideNow(call, classificationOf(agent, call.name), override);
+          return now === 'ask' ? approvals.authorize(call, classificationOf(agent, call.name), override) : now.outcome;
+        }
+      : (call, override) => approvals.authorize(call, classificationOf(agent, call.name), override),
     concurrencySafe: (name) => isConcurrencySafe(agent, name),
     onStart: (call) => progress.toolStarted(call.name),
     onReadFiles: (records) => state.recordReadFiles(records),
