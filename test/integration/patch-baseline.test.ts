@@ -78,6 +78,41 @@ describe('the patch baseline', () => {
     await recordHistory(env.temporal.client, background, 'baseline-tree-background-child');
   });
 
+  it('asks a person for a call the mode does not settle, in the root and in a foreground child; reads go ahead without asking', async () => {
+    await env.writeFiles({ 'gamma.txt': 'GAMMA\n' });
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'baseline-approvals' },
+          turns: [
+            { toolUses: [{ name: 'Read', input: { file_path: 'gamma.txt' } }, { name: 'Bash', input: { command: 'echo approved >> baseline-approvals.txt', description: 'append' } }] },
+            { toolUses: [{ name: 'Agent', input: { description: 'writer', prompt: 'baseline writer task' } }] },
+            { text: 'baseline approvals done' },
+          ],
+        },
+        { match: { userIncludes: 'baseline writer task' }, turns: [{ toolUses: [{ name: 'Write', input: { file_path: 'refused.txt', content: 'no' } }] }, { text: 'child saw: {{last_tool_result}}' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'approvals on the baseline', name: 'baseline-approvals', permissionMode: 'default' });
+    await waitFor(async () => (await handle.approvals()).length === 1, 30_000, 'the Bash approval request');
+    const [bash] = await handle.approvals();
+    expect(bash!.tool).toBe('Bash');
+    await handle.answerApproval(bash!.requestId, { approve: true });
+    await waitFor(async () => (await handle.approvals()).length === 1, 30_000, "the child's Write approval request");
+    const [write] = await handle.approvals();
+    expect(write!.tool).toBe('Write');
+    await handle.answerApproval(write!.requestId, { approve: false, reason: 'not on the baseline' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const transcript = JSON.stringify(await handle.messages());
+    expect(transcript).toContain('GAMMA');
+    expect(transcript).toContain('not on the baseline');
+    for (const id of [handle.agentId, `${handle.agentId}.1`]) expect((await patchesOf(id)).ids, id).toEqual([patchBaseline]);
+
+    await recordHistory(env.temporal.client, handle.agentId, 'baseline-approvals-root');
+    await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'baseline-approvals-child');
+  });
+
   it('stops a tree whose child runs Bash, every open tool call answered', async () => {
     env.modelServer.setBehaviour(
       scenario([
