@@ -112,25 +112,26 @@ export function appendText(outcome: ToolOutcome, text: string): ToolOutcome {
  */
 export function stopHooksKeepGoing(agent: AgentParts, finalText: string): Promise<boolean> | false {
   const { input, state } = agent;
-  if (!hooksMayRun(agent, input.parentAgentId !== undefined ? 'SubagentStop' : 'Stop', input.parentAgentId !== undefined ? input.agentType : undefined)) {
+  const isSubagent = input.parentAgentId !== undefined;
+  const event: HookEvent = isSubagent ? 'SubagentStop' : 'Stop';
+  const name = isSubagent ? input.agentType : undefined;
+  if (!hooksMayRun(agent, event, name)) {
     // No hook to run (patch baseline): what running none would leave, without awaiting.
     if (state.hookStop !== undefined) state.hookStop = undefined;
     else state.stopHookContinuations = 0;
     return false;
   }
-  return runStopHooks(agent, finalText);
+  return runStopHooks(agent, event, name, finalText);
 }
 
-async function runStopHooks(agent: AgentParts, finalText: string): Promise<boolean> {
-  const { input, state } = agent;
+async function runStopHooks(agent: AgentParts, event: HookEvent, name: string | undefined, finalText: string): Promise<boolean> {
+  const { state } = agent;
   if (state.hookStop !== undefined) {
     // Stopped by a hook's `continue: false`: no Stop hook runs; a later message starts afresh.
     state.hookStop = undefined;
     return false;
   }
-  const isSubagent = input.parentAgentId !== undefined;
-  const event: HookEvent = isSubagent ? 'SubagentStop' : 'Stop';
-  const verdict = await runHooks(agent, event, isSubagent ? input.agentType : undefined, {
+  const verdict = await runHooks(agent, event, name, {
     stop_hook_active: state.stopHookContinuations > 0,
     last_assistant_message: finalText,
   });

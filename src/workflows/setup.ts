@@ -1,4 +1,3 @@
-
 import type { WorktreeInfo } from '../shared/worktree';
 import { setupActivities, setupOptions } from './activity-proxies';
 import type { AgentParts } from './agent-parts';

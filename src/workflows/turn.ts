@@ -129,12 +129,11 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
       ...extraToolRoutes(agent),
     },
     // On the patch baseline a call the mode allows or denies outright is decided without awaiting.
-    authorize: onPatchBaseline()
-      ? (call, override) => {
-          const now = approvals.decideNow(call, classificationOf(agent, call.name), override);
-          return now === 'ask' ? approvals.authorize(call, classificationOf(agent, call.name), override) : now.outcome;
-        }
-      : (call, override) => approvals.authorize(call, classificationOf(agent, call.name), override),
+    authorize: (call, override) => {
+      const classification = classificationOf(agent, call.name);
+      const now = onPatchBaseline() ? approvals.decideNow(call, classification, override) : 'ask';
+      return now === 'ask' ? approvals.authorize(call, classification, override) : now.outcome;
+    },
     concurrencySafe: (name) => isConcurrencySafe(agent, name),
     onStart: (call) => progress.toolStarted(call.name),
     onReadFiles: (records) => state.recordReadFiles(records),
