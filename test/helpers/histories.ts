@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import type proto from '@temporalio/proto';
 
 /** Where recorded histories live; the replay test replays every file here. */
 export const historiesDir = path.join(import.meta.dirname, '..', 'fixtures', 'histories');
@@ -33,3 +34,13 @@ export async function taskSteps(client: Client, workflowId: string): Promise<{ s
 }
 
 const decode = (payload: unknown): unknown => (payload ? defaultPayloadConverter.fromPayload(payload as Payload) : undefined);
+
+/** The patch ids a history's markers record, in order (`patched()` / `hasPatch` in workflow code). */
+export function patchIdsOf(events: readonly proto.temporal.api.history.v1.IHistoryEvent[]): string[] {
+  return events.flatMap((event) => {
+    const attributes = event.markerRecordedEventAttributes;
+    if (attributes?.markerName !== 'core_patch') return [];
+    const data = attributes.details?.['patch-data']?.payloads?.[0]?.data;
+    return data ? [String(JSON.parse(Buffer.from(data).toString()).id)] : [];
+  });
+}

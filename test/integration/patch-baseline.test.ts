@@ -3,7 +3,7 @@ import type { Behaviour } from '../../src/model-server/server';
 import { patchBaseline } from '../../src/workflows/patches';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
-import { recordHistory } from '../helpers/histories';
+import { patchIdsOf, recordHistory } from '../helpers/histories';
 
 // Runs started on today's code ask for one patch, the baseline (src/workflows/patches.ts), and take the
 // lean paths that came with it; their recordings (baseline-*) keep those paths replaying.
@@ -26,12 +26,7 @@ async function eventsOf(workflowId: string) {
 /** The patch ids a run's history marks, and how many times it upserted TemporalChangeVersion. */
 async function patchesOf(workflowId: string): Promise<{ ids: string[]; changeVersionUpserts: number; timersCancelled: number }> {
   const events = await eventsOf(workflowId);
-  const ids = events.flatMap((event) => {
-    const attributes = event.markerRecordedEventAttributes;
-    if (attributes?.markerName !== 'core_patch') return [];
-    const data = attributes.details?.['patch-data']?.payloads?.[0]?.data;
-    return data ? [String(JSON.parse(Buffer.from(data).toString()).id)] : [];
-  });
+  const ids = patchIdsOf(events);
   const changeVersionUpserts = events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion).length;
   const timersCancelled = events.filter((event) => event.timerCanceledEventAttributes).length;
   return { ids, changeVersionUpserts, timersCancelled };

@@ -3,7 +3,7 @@ import { conversationLimits } from '../../src/shared/limits';
 import type { ModelCallInput } from '../../src/shared/model-call';
 import { patchBaseline } from '../../src/workflows/patches';
 import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
-import { recordHistory, taskSteps } from '../helpers/histories';
+import { patchIdsOf, recordHistory, taskSteps } from '../helpers/histories';
 
 let env: AgentTestEnv;
 
@@ -23,13 +23,7 @@ async function turnSteps(workflowId: string) {
 
 /** The patch ids a run's history marks. */
 async function patchesOf(workflowId: string): Promise<string[]> {
-  const history = await env.temporal.client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).flatMap((event) => {
-    const attributes = event.markerRecordedEventAttributes;
-    if (attributes?.markerName !== 'core_patch') return [];
-    const id = attributes.details?.['patch-data']?.payloads?.[0]?.data;
-    return id ? [String(JSON.parse(Buffer.from(id).toString()).id)] : [];
-  });
+  return patchIdsOf((await env.temporal.client.workflow.getHandle(workflowId).fetchHistory()).events ?? []);
 }
 
 describe('round trips of a turn', () => {
