@@ -120,6 +120,12 @@ export const maxConcurrentToolCalls = 10;
 /** How long a parent waits for a cancelled child's final report (childFinal) before it builds the result itself. */
 export const childFinalReportWait = '5 seconds';
 
+/**
+ * How long a cancelled subagent waits for its stop notice (who stopped it and why), which its parent
+ * sends together with the cancellation and may arrive just after it (src/workflows/stop-delivery.ts).
+ */
+export const stopNoticeWait = '1 second';
+
 /** Sizes of what a signal or update may carry (docs/security.md); larger inputs are refused. */
 export const inputLimits = {
   /** Text of a message or steer: 1 MiB characters (Temporal refuses payloads over 2 MB). */

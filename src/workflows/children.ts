@@ -24,6 +24,7 @@ import type { Inbox } from './inbox';
 import { autoBackgroundedText, projectChildResult, taskNotification } from './projection';
 import type { TreeLink } from './tree-link';
 import { hasPatch, onPatchBaseline } from './patches';
+import { sendStopNotice, stopInOneTaskPatch } from './stop-delivery';
 
 /** The parent's record of one child (a task), with what it needs to wait for or stop it. */
 interface ChildTask extends ChildTaskSnapshot {
@@ -223,10 +224,15 @@ export class Children {
     return { content: `Stopped ${task.agentId}.`, isError: false };
   }
 
-  /** Tells a child who stops it and why, then cancels its abort domain (the child cascades to its own children). */
+  /**
+   * Tells a child who stops it and why and cancels its abort domain (the child cascades to its own
+   * children): both in this workflow task (src/workflows/stop-delivery.ts); before that patch, the
+   * cancellation waited for the notice's delivery.
+   */
   private async requestStop(task: ChildTask, by: string, reason: string): Promise<void> {
     task.stoppedBy = `stopped by ${by}: ${reason}`;
-    await signalBestEffort(task.agentId, stopNoticeSignal, { by, reason });
+    if (hasPatch(stopInOneTaskPatch)) sendStopNotice(task.agentId, { by, reason });
+    else await signalBestEffort(task.agentId, stopNoticeSignal, { by, reason });
     task.scope.cancel();
   }
 

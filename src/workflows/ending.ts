@@ -7,6 +7,7 @@ import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
 import type { Interruption } from './turn-control';
+import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
 import { finishWorktreeOn } from './workspace-activities';
 
 /**
@@ -90,6 +91,7 @@ export class Ending {
   async stopped(error: unknown): Promise<unknown> {
     if (!isCancellation(error)) return error;
     const { input, state, control, children, progress } = this.agent;
+    if (stopNoticeOnItsWay(control, input.parentAgentId !== undefined)) await waitForStopNotice(control);
     const notice = control.stopNoticeOrDefault();
     const stopped = this.finish('cancelled', state.lastAssistantText(), { error: `stopped by ${notice.by}: ${notice.reason}` });
     await CancellationScope.nonCancellable(async () => {

@@ -13,7 +13,9 @@ import type { TokenUsage } from '../shared/messages';
 import type { ApprovalRequest } from '../shared/tree';
 import { cancelBestEffort, signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
+import { hasPatch } from './patches';
 import { treeRefusedSpawn } from './spawn-limits';
+import { sendStopNotice, stopInOneTaskPatch } from './stop-delivery';
 import { TreeCoordinator } from './tree-coordinator';
 
 /**
@@ -114,9 +116,20 @@ export class TreeLink {
     if (!tree?.addUsage(usage)) return;
     const reason = `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`;
     const notice = { by: 'budget', reason };
-    for (const agentId of this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents()) {
-      await signalBestEffort(agentId, stopNoticeSignal, notice);
-      await cancelBestEffort(agentId);
+    const agents = this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents();
+    if (hasPatch(stopInOneTaskPatch)) {
+      // Every agent's notice and cancellation in this workflow task (src/workflows/stop-delivery.ts).
+      await Promise.all(
+        agents.map((agentId) => {
+          sendStopNotice(agentId, notice);
+          return cancelBestEffort(agentId);
+        }),
+      );
+    } else {
+      for (const agentId of agents) {
+        await signalBestEffort(agentId, stopNoticeSignal, notice);
+        await cancelBestEffort(agentId);
+      }
     }
     this.stopSelf?.(notice);
   }

@@ -16,6 +16,7 @@ import { taskOutputTool } from './task-output';
 import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
 import type { Interruption } from './turn-control';
 import { hasPatch, onPatchBaseline } from './patches';
+import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
 
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
 export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
@@ -94,6 +95,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
   } catch (error) {
     // Stopped mid-turn: the transcript still pairs every tool_use, with who stopped it.
     if (isCancellation(error) && toolUses.length > 0 && !answered) {
+      if (stopNoticeOnItsWay(control, agent.input.parentAgentId !== undefined)) await waitForStopNotice(control);
       const notice = control.stopNoticeOrDefault();
       const stoppedBy = `Stopped by ${notice.by}: ${notice.reason}`;
       state.append(buildToolResultMessage(toolUses, outcomes, `${stoppedBy}. The tool did not finish.`, [`[${stoppedBy}]`]));
