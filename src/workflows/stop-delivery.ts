@@ -37,5 +37,7 @@ export function stopNoticeOnItsWay(control: TurnControl, hasParent: boolean): bo
  * scope that is not cancellable: the agent's own scopes are cancelled by then.
  */
 export async function waitForStopNotice(control: TurnControl): Promise<void> {
-  await CancellationScope.nonCancellable(() => condition(() => control.stopNotice !== undefined, stopNoticeWait));
+  const arrived = await CancellationScope.nonCancellable(() => condition(() => control.stopNotice !== undefined, stopNoticeWait));
+  // Waited once: the next step of the same stop (a turn's answers, then the ending) does not wait again.
+  if (!arrived) control.noteStop(control.stopNoticeOrDefault());
 }

@@ -110,21 +110,29 @@ describe('stopping a tree', () => {
     await recordHistory(env.temporal.client, child, 'stop-late-notice-child');
   });
 
-  it('a subagent cancelled without a notice ends after the short wait, stopped by a cancellation request', async () => {
+  it('a subagent cancelled mid-tool without a notice waits for it once, then ends stopped by a cancellation request', async () => {
     env.modelServer.setBehaviour(
       scenario([
-        { match: { agentName: 'bare-cancel' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'bare-cancel child: think slowly' } }] }, { text: 'the child was cancelled' }] },
-        { match: { userIncludes: 'bare-cancel child' }, turns: [{ text: 'never sent', delayMs: 60_000 }] },
+        { match: { agentName: 'bare-cancel' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'busy', prompt: 'bare-cancel child: run a long command' } }] }, { text: 'the child was cancelled' }] },
+        { match: { userIncludes: 'bare-cancel child' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }] },
       ]),
     );
-    const root = await env.start({ prompt: 'delegate a slow task', name: 'bare-cancel' });
+    const root = await env.start({ prompt: 'delegate a long command', name: 'bare-cancel' });
     const child = `${root.agentId}.1`;
-    await waitFor(async () => (await env.client.getAgent(child).status().catch(() => undefined))?.state === 'calling_model', 60_000, 'the child to call the model');
+    await waitFor(async () => (await env.client.getAgent(child).status().catch(() => undefined))?.state === 'running_tools', 60_000, 'the child to run Bash');
 
     await env.temporal.client.workflow.getHandle(child).cancel();
     const result = await root.result();
     expect(result.status).toBe('completed');
     expect(JSON.stringify(await root.messages())).toContain('Agent was stopped: stopped by a cancellation request: the workflow was cancelled');
     expect((await env.client.getAgent(child).describe()).status.name).toBe('CANCELLED');
+    // The child's open Bash call is answered with who stopped it; the one-second wait happened once, not
+    // again when the run ended.
+    const messages = await env.client.getAgent(child).messages();
+    expect(JSON.stringify(messages[messages.length - 1]!.content)).toContain('Stopped by a cancellation request');
+    const waits = (await eventsOf(child)).filter((event) => Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 1);
+    expect(waits).toHaveLength(1);
+
+    await recordHistory(env.temporal.client, child, 'stop-bare-cancel-child');
   });
 });
