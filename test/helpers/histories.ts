@@ -19,6 +19,11 @@ export async function recordHistory(client: Client, workflowId: string, name: st
   writeFileSync(path.join(historiesDir, `${name}.json`), JSON.stringify(history));
 }
 
+/** A workflow's history events (its latest run). */
+export async function historyEvents(client: Client, workflowId: string): Promise<proto.temporal.api.history.v1.IHistoryEvent[]> {
+  return (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+}
+
 /** What a run's history says its tasks were: the activity types it scheduled (with their inputs) and the local activities it ran. */
 export async function taskSteps(client: Client, workflowId: string): Promise<{ scheduled: { name: string; input: unknown }[]; localActivities: string[] }> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();

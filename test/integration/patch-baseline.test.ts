@@ -4,7 +4,7 @@ import { patchBaseline } from '../../src/workflows/patches';
 import { stopInOneTaskPatch } from '../../src/workflows/stop-delivery';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
-import { patchIdsOf, recordHistory } from '../helpers/histories';
+import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 
 // Runs started on today's code ask for one patch, the baseline (src/workflows/patches.ts), and take the
 // lean paths that came with it; their recordings (baseline-*) keep those paths replaying.
@@ -20,9 +20,7 @@ afterAll(async () => {
 
 const scenario = (agents: unknown[]): Behaviour => ({ kind: 'scripted', scenario: { agents } }) as never;
 
-async function eventsOf(workflowId: string) {
-  return (await env.temporal.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-}
+const eventsOf = (workflowId: string) => historyEvents(env.temporal.client, workflowId);
 
 /** The patch ids a run's history marks, and how many times it upserted TemporalChangeVersion. */
 async function patchesOf(workflowId: string): Promise<{ ids: string[]; changeVersionUpserts: number; timersCancelled: number }> {

@@ -5,7 +5,7 @@ import { stopNoticeSignal } from '../../src/shared/definitions';
 import { stopInOneTaskPatch } from '../../src/workflows/stop-delivery';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
-import { patchIdsOf, recordHistory } from '../helpers/histories';
+import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 
 // A stop sends each child its notice and its cancellation in one workflow task (src/workflows/stop-delivery.ts);
 // a subagent whose cancellation comes first waits briefly for the notice, so it still says who stopped it.
@@ -22,9 +22,7 @@ afterAll(async () => {
 const scenario = (agents: unknown[]): Behaviour => ({ kind: 'scripted', scenario: { agents } }) as never;
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
-async function eventsOf(workflowId: string): Promise<HistoryEvent[]> {
-  return (await env.temporal.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-}
+const eventsOf = (workflowId: string) => historyEvents(env.temporal.client, workflowId);
 
 /** The workflow task that sent `childId` its stop notice, and the one that asked for its cancellation. */
 function stopTasksOf(events: HistoryEvent[], childId: string): { notice?: number; cancel?: number } {
