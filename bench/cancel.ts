@@ -1,4 +1,6 @@
-// npm run bench:cancel — stop the root of a busy tree: stop request → last agent of the tree closed, and visibility at 0 running.
+// npm run bench:cancel — stop the root of a busy tree: stop request → last agent of the tree closed, and visibility at 0 running; and interrupt a root inside a Bash command → its result.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { AgentHandle } from '../src/client';
 import { createBenchEnv } from './helpers/bench-env';
 import { agentsThatCalled } from './helpers/model-log';
@@ -15,6 +17,8 @@ const trees = [
   { label: '50+bash', size: 50, middles: 7, leavesPerMiddle: 6, bashLeaves: 10 },
 ];
 const leafDelayMs = Number(process.env.BENCH_LEAF_DELAY_MS ?? 500);
+/** Roots interrupted while their Bash command runs, one after the other (interrupt → the turn's end). */
+const interrupts = 6;
 const limits = { maxChildrenPerAgent: 60, maxAgentsPerTree: 60, defaultMaxTurns: 1000 };
 const model = 'claude-test-tiny';
 
@@ -47,6 +51,11 @@ const env = await createBenchEnv({
           ],
         })),
       ),
+      // Interrupted roots: each runs one long command until it is interrupted.
+      ...range(interrupts).map((index) => ({
+        match: { agentName: `interrupt-bash-${index}` },
+        turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo $$ > interrupt-${index}.pid; sleep 600` } }] }, { text: 'never reached' }],
+      })),
       // Bash leaves are inside a long command when the stop comes.
       { match: { userIncludes: 'cancel leaf running bash' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 600' } }] }, { text: 'never reached' }] },
       // Other leaves keep working until stopped: a cheap Glob every turn.
@@ -159,9 +168,27 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
   };
 }
 
+/**
+ * Interrupt → the agent's result, for a root inside a Bash command: how soon the command is killed
+ * and the turn answered. Each interrupt comes at a different point of the command's heartbeat second.
+ */
+async function interruptBash(index: number): Promise<number> {
+  const pidFile = path.join(env.workspace, `interrupt-${index}.pid`);
+  const handle = await env.client.startAgent({ prompt: 'run a long command', name: `interrupt-bash-${index}`, cwd: env.workspace, model, permissionMode: 'bypassPermissions' });
+  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 60_000, `the command of interrupt-bash-${index} to start`, 20);
+  await new Promise((resolve) => setTimeout(resolve, 300 + (index * 1000) / interrupts));
+  const at = Date.now();
+  await handle.interrupt({ by: 'bench', reason: 'interrupt benchmark' });
+  const result = await handle.result();
+  if (result.status !== 'interrupted') throw new Error(`interrupt-bash-${index} ended ${result.status}, expected interrupted`);
+  return Date.now() - at;
+}
+
 try {
   const runs: TreeRun[] = [];
   for (const tree of trees) runs.push(await runTree(tree));
+  const interruptMs: number[] = [];
+  for (const index of range(interrupts)) interruptMs.push(await interruptBash(index));
 
   console.log(`stop the root of a busy tree (leaves: a Glob every ${leafDelayMs} ms model delay); ms from the stop request`);
   console.log(`${'agents'.padStart(8)}${['setup', 'stop call', 'leaves closed', 'middles closed', 'root closed', 'all closed', 'visibility 0'].map((label) => label.padStart(15)).join('')}  statuses`);
@@ -170,6 +197,9 @@ try {
     const statuses = Object.entries(run.statuses).map(([status, count]) => `${status} ${count}`).join(', ');
     console.log(`${run.label.padStart(8)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}  ${statuses}`);
   }
+  const sorted = [...interruptMs].sort((left, right) => left - right);
+  const interruptBashMs = { p50: sorted[Math.floor(sorted.length / 2)]!, max: sorted[sorted.length - 1]! };
+  console.log(`interrupt a root inside a Bash command → its result (ms, ${interrupts} runs): ${interruptMs.join(' ')}; p50 ${interruptBashMs.p50}, max ${interruptBashMs.max}`);
   const bySize = (pick: (run: TreeRun) => number) => Object.fromEntries(runs.map((run) => [run.label, ms(pick(run))]));
   const allClosed = runs.every((run) => run.allClosed);
   console.log(
@@ -183,6 +213,7 @@ try {
       visibilityRunningZeroMs: bySize((run) => run.visibilityZeroMs),
       stopCallMs: bySize((run) => run.stopCallMs),
       setupMs: bySize((run) => run.setupMs),
+      interruptBashMs,
       leafDelayMs,
     }),
   );

@@ -12,6 +12,7 @@ import { createResumeActivities, createSpawnContextLoader } from './spawn-contex
 import { createRenderSystemPrompt } from './system-prompt';
 import { createToolActivities } from './tools';
 import { createReadBatchActivity } from './tools/read-batch';
+import { RunningCalls } from './tools/running-calls';
 import type { ShellOptions } from './tools/shell-options';
 import { createWorktreeActivities } from './worktree';
 import { createMcpActivities } from './mcp/activities';
@@ -70,12 +71,15 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createPeekActivities(dependencies.temporalClient),
     ...createWorktreeActivities(),
   });
-  const tools = createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell });
+  const runningCalls = new RunningCalls();
+  const tools = createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell, runningCalls });
   const runtime = {
     ...setup,
     callModel,
     compactConversation,
     ...tools,
+    /** A cancelled agent's tool calls running on this worker, aborted at once (src/activities/tools/running-calls.ts). */
+    abortRunningCalls: async ({ agentId }: { agentId: string }): Promise<number> => runningCalls.abort(agentId),
     ...createReadBatchActivity(tools.Read),
     ...createHookActivities({ shell: dependencies.shell }),
     ...createBoardToolActivities(dependencies.temporalClient),

@@ -8,6 +8,7 @@ import type { WorkspaceWorker } from '../shared/workspace-routing';
 import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/working-directory';
 import type { CreateWorktreeInput, FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../shared/worktree';
 import { toolQueueWaitMs } from '../shared/custom-tools';
+import { abortLocallyWhenCancelled } from './local-abort';
 import { readLocally } from './read-batch';
 import { toolWorkerGoneText } from './tool-queue-text';
 import {
@@ -89,6 +90,7 @@ export function runWorkspaceTool(
   if (toolQueue) return onToolQueue(name, toolQueue, input, summary);
   // Read on the worker running this workflow task when every worker sees the files: no activity task, no extra workflow task.
   if (name === 'Read' && !worker && hasPatch(localReadPatch)) return readLocally(input, summary);
+  if (!worker) abortLocallyWhenCancelled();
   return onWorkspace(worker, name, () =>
     name === 'Bash'
       ? shellToolActivities.Bash.executeWithOptions({ ...routedOptions(shellToolOptions, worker), summary }, [input])

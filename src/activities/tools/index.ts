@@ -7,6 +7,7 @@ import { runEdit } from './edit';
 import { runGlob } from './glob';
 import { runGrep } from './grep';
 import { runRead } from './read';
+import type { RunningCalls } from './running-calls';
 import type { ShellOptions } from './shell-options';
 import type { ToolEnv } from './tool-env';
 import type { ToolRunner } from './tool-runner';
@@ -19,6 +20,8 @@ export interface ToolActivityOptions {
   ripgrep?: string | false;
   /** How Bash runs commands (docs/security.md). */
   shell?: ShellOptions;
+  /** This worker's running calls, which a cancelled agent aborts at once by local activity (`abortRunningCalls`). */
+  runningCalls?: RunningCalls;
 }
 
 /** One activity function per tool. */
@@ -47,7 +50,17 @@ export function createToolActivities(options: ToolActivityOptions = {}): ToolAct
       ...(options.shell ? { shell: options.shell } : {}),
     };
   };
-  const activity = (runner: ToolRunner) => (input: ToolCallInput) => runner(input, envOfCurrentActivity());
+  const activity = (runner: ToolRunner) => async (input: ToolCallInput) => {
+    const env = envOfCurrentActivity();
+    const { isLocal, workflowExecution } = Context.current().info;
+    if (isLocal || !options.runningCalls || !workflowExecution) return runner(input, env);
+    const tracked = options.runningCalls.track(workflowExecution.workflowId, env.signal);
+    try {
+      return await runner(input, { ...env, signal: tracked.signal });
+    } finally {
+      tracked.done();
+    }
+  };
   return {
     Read: activity(runRead),
     Glob: activity(runGlob),
