@@ -12,7 +12,8 @@ export const localToolAbortPatch = 'local-tool-abort';
 const watched = new WeakSet<CancellationScope>();
 
 /**
- * Called where a tool call goes out as an activity on the agent's own task queue. When the scope it
+ * Called where a workspace tool call (Glob, Grep, Write, Edit, Bash) goes out as an activity on the
+ * agent's own task queue; those answer an abort as they answer Temporal's cancellation. When the scope it
  * runs in is cancelled (a stop or an interrupt), `abortRunningCalls` runs on the worker running this
  * workflow task, usually the one running the call (eager dispatch), and aborts the agent's calls found
  * there: a Bash command is killed now instead of at its next heartbeat (up to a second later). Temporal's

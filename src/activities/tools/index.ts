@@ -7,7 +7,7 @@ import { runEdit } from './edit';
 import { runGlob } from './glob';
 import { runGrep } from './grep';
 import { runRead } from './read';
-import type { RunningCalls } from './running-calls';
+import { trackCurrentCall, type RunningCalls } from './running-calls';
 import type { ShellOptions } from './shell-options';
 import type { ToolEnv } from './tool-env';
 import type { ToolRunner } from './tool-runner';
@@ -52,9 +52,7 @@ export function createToolActivities(options: ToolActivityOptions = {}): ToolAct
   };
   const activity = (runner: ToolRunner) => async (input: ToolCallInput) => {
     const env = envOfCurrentActivity();
-    const { isLocal, workflowExecution } = Context.current().info;
-    if (isLocal || !options.runningCalls || !workflowExecution) return runner(input, env);
-    const tracked = options.runningCalls.track(workflowExecution.workflowId, env.signal);
+    const tracked = trackCurrentCall(options.runningCalls);
     try {
       return await runner(input, { ...env, signal: tracked.signal });
     } finally {

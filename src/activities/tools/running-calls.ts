@@ -1,3 +1,5 @@
+import { Context } from '@temporalio/activity';
+
 /**
  * The tool calls running on this worker, by agent (docs/operations.md, "Worker tuning"). A running
  * activity learns that it was cancelled only from the answer to its next heartbeat — up to a second
@@ -40,4 +42,16 @@ export class RunningCalls {
   count(agentId: string): number {
     return this.byAgent.get(agentId)?.size ?? 0;
   }
+}
+
+/**
+ * The cancellation signal of the current tool activity, tracked in `calls` by its agent (the workflow
+ * id), and what to call when it ends. A local activity or a worker without `calls` gets Temporal's own
+ * signal: a local activity is cancelled inside its workflow task already.
+ */
+export function trackCurrentCall(calls: RunningCalls | undefined): { signal: AbortSignal; done: () => void } {
+  const context = Context.current();
+  const { isLocal, workflowExecution } = context.info;
+  if (isLocal || !calls || !workflowExecution) return { signal: context.cancellationSignal, done: () => undefined };
+  return calls.track(workflowExecution.workflowId, context.cancellationSignal);
 }
