@@ -7,6 +7,7 @@ import { startModelServer, type ModelServer } from '../../src/model-server/serve
 import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import { processAlive } from '../helpers/processes';
 
 let temporal: TestTemporal;
 let modelServer: ModelServer;
@@ -22,15 +23,6 @@ afterAll(async () => {
   await temporal?.close();
 });
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A killed process not yet reaped by its parent is a zombie: gone too.
-  return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-}
 
 describe('worker crash (SIGKILL) mid-run', () => {
   it('completes after a restart, never re-runs Bash silently, and records each tool result once', async () => {

@@ -5,6 +5,7 @@ import type { MessageParam } from '../../src/shared/messages';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { processAlive } from '../helpers/processes';
 
 let env: AgentTestEnv;
 
@@ -21,14 +22,6 @@ function modelCallsOf(agentId: string): number {
   return env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId).length;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** tool_use ids without a tool_result after them. */
 function unansweredToolUses(messages: MessageParam[]): string[] {

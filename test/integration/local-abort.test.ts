@@ -7,6 +7,7 @@ import { localToolAbortPatch } from '../../src/workflows/local-abort';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
+import { processAlive } from '../helpers/processes';
 
 // A cancelled turn aborts its tool calls running on this worker at once, by local activity
 // (src/workflows/local-abort.ts, src/activities/tools/running-calls.ts), instead of the call learning
@@ -34,14 +35,6 @@ function abortsOf(events: proto.temporal.api.history.v1.IHistoryEvent[]): number
   });
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function startedCommand(pidFile: string): Promise<number> {
   await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 60_000, 'the command to start');
