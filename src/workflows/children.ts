@@ -24,6 +24,7 @@ import type { Inbox } from './inbox';
 import { autoBackgroundedText, projectChildResult, taskNotification } from './projection';
 import type { TreeLink } from './tree-link';
 import { hasPatch, onPatchBaseline } from './patches';
+import { scopeWhenNeeded } from './scope-when-needed';
 import { sendStopNotice, stopInOneTaskPatch } from './stop-delivery';
 
 /** The parent's record of one child (a task), with what it needs to wait for or stop it. */
@@ -48,27 +49,18 @@ const error = (content: string): ToolOutcome => ({ content, isError: true });
  */
 export class Children {
   private readonly tasks = new Map<string, ChildTask>();
-  /** The scope the agent was made in (the workflow's root scope): the parent of {@link parentScope}. */
-  private readonly madeIn = CancellationScope.current();
-  private parentScopeMade?: CancellationScope;
+  /**
+   * Parent of every child's abort domain. Not cancellable itself, so a stop reaches children only
+   * through an explicit stop that first tells them who stopped them and why.
+   */
+  private readonly parentScope = scopeWhenNeeded({ cancellable: false });
 
   constructor(
     private readonly input: AgentWorkflowInput,
     private readonly state: AgentState,
     private readonly inbox: Inbox,
     private readonly tree: TreeLink,
-  ) {
-    // Runs recorded before the patch baseline made it with the agent; others when the first child starts (src/workflows/patches.ts).
-    if (!onPatchBaseline()) this.parentScopeMade = new CancellationScope({ cancellable: false });
-  }
-
-  /**
-   * Parent of every child's abort domain. Not cancellable itself, so a stop reaches children only
-   * through an explicit stop that first tells them who stopped them and why.
-   */
-  private get parentScope(): CancellationScope {
-    return (this.parentScopeMade ??= new CancellationScope({ cancellable: false, parent: this.madeIn }));
-  }
+  ) {}
 
   get runningCount(): number {
     return [...this.tasks.values()].filter((task) => task.status === 'running').length;
@@ -105,7 +97,7 @@ export class Children {
 
   /** Starts a child workflow in its own abort domain: not the turn's, so only an explicit stop or interrupt cancels it. */
   async start(childInput: AgentWorkflowInput, toolUseId: string, background: boolean, options: { notify?: boolean } = {}): Promise<Readonly<ChildTask>> {
-    const scope = new CancellationScope({ cancellable: true, parent: this.parentScope });
+    const scope = new CancellationScope({ cancellable: true, parent: this.parentScope() });
     const handle: ChildWorkflowHandle<(input: AgentWorkflowInput) => Promise<AgentResult>> = await scope.run(() =>
       startChild('agentWorkflow', {
         workflowId: childInput.agentId,
@@ -157,7 +149,7 @@ export class Children {
       }
       await this.onChildDone(task, result);
     };
-    void (onPatchBaseline() ? this.parentScope.run(bookkeeping) : CancellationScope.nonCancellable(bookkeeping));
+    void (onPatchBaseline() ? this.parentScope().run(bookkeeping) : CancellationScope.nonCancellable(bookkeeping));
     return task;
   }
 

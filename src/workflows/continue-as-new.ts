@@ -48,19 +48,19 @@ function nextInput({ input, state, inbox, tree, board }: AgentParts, awaiting: A
   };
 }
 
+/** After a turn that ran tools: whether continueAsNewIfDue may act (its history is due), decided without awaiting. */
+export function continueAsNewMayBeDue({ input, state }: Pick<AgentParts, 'input' | 'state'>): boolean {
+  return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
+}
+
 /**
  * Long sessions (docs/architecture.md): continue-as-new at a turn boundary when the history is due
  * — only with no running children (they are bound to this run) and no pending approval, after every
  * handler has finished. `awaiting` is set at a boundary where the agent waits for input (after an
  * answer or an interrupt): the next run starts by waiting. A carried input over the payload budget
  * is compacted first; if it still does not fit, this boundary is skipped (the run goes on).
- * `checkSize` is false on the old path (after tools, in runs without the patch).
+ * After a tool turn (`awaiting` undefined) the history size counts only in runs with `everyBoundaryPatch`.
  */
-/** After a turn that ran tools: whether continueAsNewIfDue may act (its history is due), decided without awaiting. */
-export function continueAsNewMayBeDue({ input, state }: Pick<AgentParts, 'input' | 'state'>): boolean {
-  return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
-}
-
 export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingInput): Promise<void> {
   const { input, state, children, approvals } = agent;
   const newPath = awaiting !== undefined;

@@ -1,4 +1,4 @@
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
 import type { AgentWorkflowInput, CarriedBoardClaims } from '../../shared/agent';
 import { agentBoardId, boardHeartbeatSignal, boardOwnerEndedSignal, heartbeatIntervalMs, type BoardActor, type BoardConfig, type BoardNotice } from '../../shared/board';
 import { boardLimits } from '../../shared/board-limits';
@@ -11,7 +11,8 @@ import type { Activities } from '../activity-proxies';
 import { signalBestEffort } from '../best-effort-signal';
 import type { Inbox } from '../inbox';
 import type { WorkflowTool } from '../run-tools';
-import { hasPatch, onPatchBaseline } from '../patches';
+import { hasPatch } from '../patches';
+import { scopeWhenNeeded } from '../scope-when-needed';
 
 /** Marks runs that may use the task-list tools: their calls go to the task board (before: "no such tool"). */
 export const taskBoardPatch = 'task-board';
@@ -37,9 +38,8 @@ export class AgentBoardLink {
   private leaseMs: number;
   private beating = false;
   private ended = false;
-  /** The scope the agent was made in (the workflow's root scope). */
-  private readonly madeIn = CancellationScope.current();
-  private scopeMade?: CancellationScope;
+  /** Under the workflow's root scope: cancelled only when the agent is stopped. */
+  private readonly scope = scopeWhenNeeded({ cancellable: true });
 
   constructor(
     private readonly input: AgentWorkflowInput,
@@ -47,8 +47,6 @@ export class AgentBoardLink {
   ) {
     this.boardId = agentBoardId(input);
     this.leaseMs = input.carriedBoard?.leaseMs ?? input.limits.boardLeaseMs ?? boardLimits.defaultLeaseMs;
-    // Runs recorded before the patch baseline made the scope with the agent; others when the heartbeats start (src/workflows/patches.ts).
-    if (!onPatchBaseline()) this.scopeMade = new CancellationScope({ cancellable: true });
     if (input.carriedBoard && input.carriedBoard.held.length > 0) this.noteClaims(input.carriedBoard.held, input.carriedBoard.leaseMs);
   }
 
@@ -90,11 +88,6 @@ export class AgentBoardLink {
     await signalBestEffort(this.boardId, boardOwnerEndedSignal, { agentId: this.input.agentId, reason: `ended (${status})` });
   }
 
-  /** Under the workflow's root scope: cancelled only when the agent is stopped. */
-  private get scope(): CancellationScope {
-    return (this.scopeMade ??= new CancellationScope({ cancellable: true, parent: this.madeIn }));
-  }
-
   /** What continue-as-new carries: the claims the next run keeps renewing. */
   carry(): CarriedBoardClaims | undefined {
     return this.held.length > 0 ? { held: [...this.held], leaseMs: this.leaseMs } : undefined;
@@ -105,7 +98,7 @@ export class AgentBoardLink {
     this.leaseMs = leaseMs;
     if (this.held.length > 0 && !this.beating && !this.ended) {
       this.beating = true;
-      void this.scope.run(() => this.heartbeats());
+      void this.scope().run(() => this.heartbeats());
     }
   }
 
