@@ -1,0 +1,96 @@
+// bench:floor's bare workflows: the shapes the [perf] goals measure (a conversation loop, a fan-out,
+// a tree of background children, a stopped tree) written with the Temporal SDK alone — no state,
+// schemas, hooks or tree bookkeeping — so their times are what the SDK and the server cost here.
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
+import type * as activities from './activities';
+
+const { call } = proxyActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
+const { wait } = proxyActivities<typeof activities>({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '10 seconds',
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+});
+const { read, render } = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
+
+/** As the runtime runs one message's Agent calls: at most `batch` at a time, each answered when its child started. */
+async function startChildren(workflow: Workflow, args: unknown[][], batch: number): Promise<ChildWorkflowHandle<Workflow>[]> {
+  const { workflowId } = workflowInfo();
+  const handles: ChildWorkflowHandle<Workflow>[] = [];
+  for (let first = 0; first < args.length; first += batch) {
+    const started = args.slice(first, first + batch).map((childArgs, index) => startChild(workflow, { workflowId: `${workflowId}.${first + index + 1}`, args: childArgs }));
+    handles.push(...(await Promise.all(started)));
+  }
+  return handles;
+}
+
+/** An agent's conversation: a model call, then the turn's Reads, `turns` times, then the final model call. */
+export async function floorLoop(turns: number, latencyMs: number, files: string[]): Promise<number> {
+  const { workflowId } = workflowInfo();
+  for (let turn = 0; turn < turns; turn++) {
+    await call(`${workflowId}/${turn}`, latencyMs);
+    await read(files);
+  }
+  await call(`${workflowId}/${turns}`, latencyMs);
+  return turns + 1;
+}
+
+/** A child of the fan-out: its start (a local activity), then its first model call. */
+export async function floorFanChild(): Promise<void> {
+  const { workflowId } = workflowInfo();
+  await render(workflowId);
+  await call(workflowId, 0);
+}
+
+/** One model answer asks for `children` background children; they are started `batch` at a time and awaited. */
+export async function floorFanParent(children: number, batch: number): Promise<void> {
+  const { workflowId } = workflowInfo();
+  await call(workflowId, 0);
+  const handles = await startChildren(floorFanChild, Array.from({ length: children }, () => []), batch);
+  await Promise.all(handles.map((handle) => handle.result()));
+}
+
+/** A leaf of the scale case: its start, then `turns` model calls with Reads between them. */
+export async function floorScaleChild(turns: number, latencyMs: number, files: string[]): Promise<void> {
+  const { workflowId } = workflowInfo();
+  await render(workflowId);
+  for (let turn = 0; turn < turns; turn++) {
+    await call(`${workflowId}/${turn}`, latencyMs);
+    if (turn < turns - 1) await read(files);
+  }
+}
+
+/** The scale case's root: one model call spawns the children, it waits for them all, then answers. */
+export async function floorScaleParent(children: number, turns: number, latencyMs: number, files: string[]): Promise<void> {
+  const { workflowId } = workflowInfo();
+  await call(`${workflowId}/spawn`, latencyMs);
+  const handles = await startChildren(floorScaleChild, Array.from({ length: children }, () => [turns, latencyMs, files]), 10);
+  await Promise.all(handles.map((handle) => handle.result()));
+  await call(`${workflowId}/answer`, latencyMs);
+}
+
+/**
+ * A node of the stopped tree: starts its children (`fanOut[0]` of them, each with `fanOut.slice(1)`),
+ * then waits on a heartbeating activity until cancelled — or, for a busy leaf (`busyMs` > 0), runs
+ * turns until cancelled: a model call of `busyMs`, then its Reads. Cancelling the root cancels
+ * everything below it (the SDK's default for children: the parent hears when each child is cancelled),
+ * and a node closes after its children.
+ */
+export async function floorTreeNode(fanOut: number[], busyMs: number, files: string[]): Promise<void> {
+  const [count = 0, ...below] = fanOut;
+  const { workflowId } = workflowInfo();
+  await render(workflowId);
+  const handles = count > 0 ? await startChildren(floorTreeNode, Array.from({ length: count }, () => [below, busyMs, files]), 10) : [];
+  await call(workflowId, 0);
+  // A stopped node closes only when its children have: like an agent that reports its subagents' ends.
+  const ends = await Promise.allSettled([count === 0 && busyMs > 0 ? busyTurns(busyMs, files) : wait(), ...handles.map((handle) => handle.result())]);
+  const failed = ends.find((end) => end.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+async function busyTurns(busyMs: number, files: string[]): Promise<never> {
+  const { workflowId } = workflowInfo();
+  for (let turn = 1; ; turn++) {
+    await call(`${workflowId}/${turn}`, busyMs);
+    await read(files);
+  }
+}
