@@ -94,7 +94,18 @@ export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(
 
 export const pauseSpawningSchema: InputSchema<{ paused: boolean }> = lazySchema(() => z.object({ paused: z.boolean() }));
 
-export const conversationQuerySchema: InputSchema<ConversationQueryInput> = lazySchema(() => z.object({ from: count() }));
+/**
+ * Asked by the model activity whenever its worker does not hold an agent's conversation (a root's call
+ * after many tool results, a worker restart); a plain `{from}` is taken without zod, which the run
+ * would otherwise load and build for this one field (~20 ms of the workflow thread, inside the query).
+ */
+export const conversationQuerySchema: InputSchema<ConversationQueryInput> = lazySchema(
+  () => z.object({ from: count() }),
+  (value) => {
+    const from = fieldsOf(value)?.from;
+    return typeof from === 'number' && Number.isSafeInteger(from) && from >= 0 ? { from } : undefined;
+  },
+);
 
 export const agentResultSchema: InputSchema<AgentResult> = lazySchema(() => z.looseObject({
   agentId: id(),

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { inputLimits } from '../../src/shared/limits';
-import { stopNoticeSchema } from '../../src/shared/input-schemas';
+import { conversationQuerySchema, stopNoticeSchema, type InputSchema } from '../../src/shared/input-schemas';
 
-// The stop notice is taken without zod when it is plainly well-formed (src/shared/input-schemas.ts); the
-// schema written out here from the documented limits must agree with it on every input.
+// The stop notice and the conversation query are taken without zod when plainly well-formed
+// (src/shared/input-schemas.ts); the schemas written out here from the documented limits must agree
+// with them on every input.
 const reference = z.object({ by: z.string().min(1).max(inputLimits.maxIdChars), reason: z.string().max(inputLimits.maxShortTextChars) });
 
 const samples: unknown[] = [
@@ -29,18 +30,48 @@ const samples: unknown[] = [
   true,
 ];
 
+const conversationReference = z.object({ from: z.number().int().nonnegative() });
+
+const conversationSamples: unknown[] = [
+  { from: 0 },
+  { from: 12 },
+  { from: Number.MAX_SAFE_INTEGER },
+  { from: 3, extra: 'dropped' },
+  { from: -1 },
+  { from: -0 },
+  { from: 1.5 },
+  { from: Number.MAX_SAFE_INTEGER + 1 },
+  { from: Number.NaN },
+  { from: Number.POSITIVE_INFINITY },
+  { from: '3' },
+  { from: null },
+  {},
+  [3],
+  null,
+  undefined,
+  3,
+];
+
+function agreesWith<T>(schema: InputSchema<T>, referenceSchema: z.ZodType<T>, sample: unknown): void {
+  const expected = referenceSchema.safeParse(sample);
+  const actual = schema.safeParse(sample);
+  expect(actual.success).toBe(expected.success);
+  if (expected.success) {
+    expect(actual.data).toEqual(expected.data);
+    expect(schema.parse(sample)).toEqual(expected.data);
+  } else {
+    expect(() => schema.parse(sample)).toThrow();
+    // The refusal still comes from the schema, with its message.
+    expect(actual.error?.issues.length).toBeGreaterThan(0);
+  }
+}
+
+const labelled = (list: unknown[]) => list.map((sample) => [JSON.stringify(sample)?.slice(0, 60) ?? String(sample), sample]);
+
 describe('stopNoticeSchema', () => {
-  it.each(samples.map((sample) => [JSON.stringify(sample)?.slice(0, 60) ?? 'undefined', sample]))('agrees with the full schema on %s', (_label, sample) => {
-    const expected = reference.safeParse(sample);
-    const actual = stopNoticeSchema.safeParse(sample);
-    expect(actual.success).toBe(expected.success);
-    if (expected.success) {
-      expect(actual.data).toEqual(expected.data);
-      expect(stopNoticeSchema.parse(sample)).toEqual(expected.data);
-    } else {
-      expect(() => stopNoticeSchema.parse(sample)).toThrow();
-      // The refusal still comes from the schema, with its message.
-      expect(actual.error?.issues.length).toBeGreaterThan(0);
-    }
-  });
+  it.each(labelled(samples))('agrees with the full schema on %s', (_label, sample) => agreesWith(stopNoticeSchema, reference, sample));
+});
+
+describe('conversationQuerySchema', () => {
+  it.each(labelled(conversationSamples))('agrees with the full schema on %s', (_label, sample) => agreesWith(conversationQuerySchema, conversationReference, sample));
 });
