@@ -27,6 +27,15 @@ import { workspaceActivityNames } from './shared/workspace-routing';
 /** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`): the source under tsx, the compiled file in the package. */
 export const workflowsPath = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'index.ts' : 'index.js');
 
+/**
+ * The runtime's workflow interceptor module (src/workflows/cancel-notice.ts): a stop notice rides on the
+ * cancellation request instead of a separate signal. A bundle without it still works; stops then send both.
+ */
+export const workflowInterceptorModule = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'cancel-notice.ts' : 'cancel-notice.js');
+
+/** `modules` with the runtime's interceptor module added once. */
+const withAgentInterceptors = (modules: readonly string[] | undefined): string[] => [...new Set([...(modules ?? []), workflowInterceptorModule])];
+
 /** The workflow bundle's `zod`: evaluated on first use, not with every workflow run (src/workflows/zod-on-first-use.cjs). */
 const zodOnFirstUse = path.join(import.meta.dirname, 'workflows', 'zod-on-first-use.cjs');
 
@@ -40,10 +49,15 @@ const agentWebpackConfig: WebpackConfigHook = (config) => ({
 
 /**
  * Bundle options for the agent workflows (docs/api.md): give them to `bundleWorkflowCode({ workflowsPath,
- * ...workflowBundlerOptions })` when you bundle ahead; the plugin applies them when the worker bundles.
- * Without them the bundle works the same, only each agent's start costs a few milliseconds more.
+ * ...workflowBundlerOptions })` when you bundle ahead (add your own interceptor modules to its
+ * `workflowInterceptorModules`, not instead of them); the plugin applies them when the worker bundles.
+ * Without them the bundle works the same, only each agent's start costs a few milliseconds more and a
+ * stop sends each stopped agent a signal beside its cancellation.
  */
-export const workflowBundlerOptions: { webpackConfigHook: WebpackConfigHook } = { webpackConfigHook: agentWebpackConfig };
+export const workflowBundlerOptions: { webpackConfigHook: WebpackConfigHook; workflowInterceptorModules: string[] } = {
+  webpackConfigHook: agentWebpackConfig,
+  workflowInterceptorModules: [workflowInterceptorModule],
+};
 
 /** The same settings after a team's own webpack hook, if any. */
 function withAgentWebpackConfig(theirs: WebpackConfigHook | undefined): WebpackConfigHook {
@@ -121,7 +135,12 @@ export class SubagentsPlugin extends SimplePlugin {
       // A team's own workflows file stays in charge (it re-exports ours, docs/api.md); a tool worker runs no workflows.
       ...(hasWorkflows || this.settings.onlyTools ? {} : { workflowsPath }),
       // When this worker bundles the workflows (ours, or a team's file re-exporting them), with the runtime's settings.
-      ...(configured.workflowBundle || this.settings.onlyTools ? {} : { bundlerOptions: { ...configured.bundlerOptions, webpackConfigHook: withAgentWebpackConfig(configured.bundlerOptions?.webpackConfigHook) } }),
+      ...(configured.workflowBundle || this.settings.onlyTools
+        ? {}
+        : {
+            bundlerOptions: { ...configured.bundlerOptions, webpackConfigHook: withAgentWebpackConfig(configured.bundlerOptions?.webpackConfigHook) },
+            interceptors: { ...configured.interceptors, workflowModules: withAgentInterceptors(configured.interceptors?.workflowModules) },
+          }),
       ...(sinks ? { sinks } : {}),
       maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? heartbeatThrottle,
     };
@@ -130,7 +149,11 @@ export class SubagentsPlugin extends SimplePlugin {
   /** `bundleWorkflowCode({ plugins })`: the runtime's bundle settings (see {@link workflowBundlerOptions}). */
   override configureBundler(options: BundleOptions): BundleOptions {
     const configured = super.configureBundler(options);
-    return { ...configured, webpackConfigHook: withAgentWebpackConfig(configured.webpackConfigHook) };
+    return {
+      ...configured,
+      webpackConfigHook: withAgentWebpackConfig(configured.webpackConfigHook),
+      workflowInterceptorModules: withAgentInterceptors(configured.workflowInterceptorModules),
+    };
   }
 
   override async runWorker(worker: Worker, next: (worker: Worker) => Promise<void>): Promise<void> {

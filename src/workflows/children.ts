@@ -11,7 +11,7 @@ import {
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput, ChildTaskSnapshot } from '../shared/agent';
-import { backgroundedSignal, messageSignal, stopNoticeSignal } from '../shared/definitions';
+import { backgroundedSignal, messageSignal } from '../shared/definitions';
 import { ErrorType } from '../shared/errors';
 import { childFinalReportWait } from '../shared/limits';
 import { emptyTokenUsage } from '../shared/messages';
@@ -25,7 +25,7 @@ import { autoBackgroundedText, projectChildResult, taskNotification } from './pr
 import type { TreeLink } from './tree-link';
 import { hasPatch, onPatchBaseline } from './patches';
 import { scopeWhenNeeded } from './scope-when-needed';
-import { sendStopNotice, stopInOneTaskPatch } from './stop-delivery';
+import { tellStopped } from './stop-delivery';
 
 /** The parent's record of one child (a task), with what it needs to wait for or stop it. */
 interface ChildTask extends ChildTaskSnapshot {
@@ -218,13 +218,12 @@ export class Children {
 
   /**
    * Tells a child who stops it and why and cancels its abort domain (the child cascades to its own
-   * children): both in this workflow task (src/workflows/stop-delivery.ts); before that patch, the
-   * cancellation waited for the notice's delivery.
+   * children), in this workflow task: the notice rides on the cancellation, or goes beside it
+   * (src/workflows/stop-delivery.ts); in runs recorded before, the cancellation waited for the notice's delivery.
    */
   private async requestStop(task: ChildTask, by: string, reason: string): Promise<void> {
     task.stoppedBy = `stopped by ${by}: ${reason}`;
-    if (hasPatch(stopInOneTaskPatch)) sendStopNotice(task.agentId, { by, reason });
-    else await signalBestEffort(task.agentId, stopNoticeSignal, { by, reason });
+    await tellStopped(task.agentId, { by, reason });
     task.scope.cancel();
   }
 

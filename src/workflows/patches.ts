@@ -2,18 +2,22 @@ import { patched } from '@temporalio/workflow';
 
 /**
  * One patch standing for every change made before it (docs/testing.md, "Patches in use"). A run
- * started on this code asks for the baseline once, first thing, and takes each change listed below
- * without asking for it again: every patch a run asks for costs the server a marker event and an
- * upsert of the `TemporalChangeVersion` search attribute (a visibility write), and a child asked
- * four of them before its first model call. Runs recorded before the baseline have no baseline
- * marker, so they ask for each change where they always did and replay as recorded.
+ * started on this code asks for the baseline once, first thing, and takes each change its baseline
+ * covers without asking for it again: every patch a run asks for costs the server a marker event and
+ * an upsert of the `TemporalChangeVersion` search attribute (a visibility write), and a child asked
+ * four of them before its first model call. Runs recorded before a baseline have no marker of it, so
+ * they ask for each later change where they always did and replay as recorded.
  *
- * A change made after the baseline gets its own id, asked with `hasPatch`, and is not added here:
- * runs recorded with the baseline would otherwise take a path they did not record.
+ * A change made after the current baseline gets its own id, asked with `hasPatch`; a new baseline
+ * (a new id, covering its predecessor's changes and those made since) is cut when several have
+ * gathered. Runs recorded with an earlier baseline keep it and ask for the changes it does not cover.
  */
-export const patchBaseline = 'patch-baseline-1';
+export const patchBaseline = 'patch-baseline-2';
 
-const coveredByBaseline: ReadonlySet<string> = new Set([
+/** The first baseline (runs started before baseline 2 replay with it). */
+export const patchBaseline1 = 'patch-baseline-1';
+
+const coveredByBaseline1: ReadonlySet<string> = new Set([
   'backgrounded-tree-event',
   'agent-start-context',
   'agent-input-unknown-fields',
@@ -33,12 +37,18 @@ const coveredByBaseline: ReadonlySet<string> = new Set([
   'checked-agent-cwd',
 ]);
 
-/** Whether this run started with the baseline. Module state is per run: the SDK gives each run its own modules. */
-let runHasBaseline = false;
+/** Baseline 2: baseline 1 and the stop and abort changes made after it. */
+const coveredByBaseline2: ReadonlySet<string> = new Set([...coveredByBaseline1, 'stop-in-one-task', 'local-tool-abort', 'stop-notice-in-cancel']);
 
-/** Asks for the baseline; call once, at the very start of a run, before any other patch. */
+/** What this run's baseline covers (undefined: no baseline). Module state is per run: the SDK gives each run its own modules. */
+let covered: ReadonlySet<string> | undefined;
+
+/**
+ * Asks for the baseline; call once, at the very start of a run, before any other patch. A new run
+ * records the current baseline; a run recorded with baseline 1 (no marker of baseline 2) replays with it.
+ */
 export function adoptPatchBaseline(): void {
-  runHasBaseline = patched(patchBaseline);
+  covered = patched(patchBaseline) ? coveredByBaseline2 : patched(patchBaseline1) ? coveredByBaseline1 : undefined;
 }
 
 /**
@@ -48,11 +58,11 @@ export function adoptPatchBaseline(): void {
  * before keeps the order of its commands on replay.
  */
 export function onPatchBaseline(): boolean {
-  return runHasBaseline;
+  return covered !== undefined;
 }
 
 /** `patched(id)` for workflow code: true at once for a change the run's baseline covers. */
 export function hasPatch(id: string): boolean {
-  if (runHasBaseline && coveredByBaseline.has(id)) return true;
+  if (covered?.has(id)) return true;
   return patched(id);
 }

@@ -2,6 +2,7 @@ import { CancellationScope, condition } from '@temporalio/workflow';
 import { stopNoticeSignal, type StopNotice } from '../shared/definitions';
 import { stopNoticeWait } from '../shared/limits';
 import { signalBestEffort } from './best-effort-signal';
+import { canCarryNotice, cancelWithNotice, noticeCarriedByCancel } from './cancel-notice';
 import { hasPatch } from './patches';
 import type { TurnControl } from './turn-control';
 
@@ -14,6 +15,26 @@ import type { TurnControl } from './turn-control';
 export const stopInOneTaskPatch = 'stop-in-one-task';
 
 /**
+ * Marks runs whose stops carry the stop notice on the cancellation request itself
+ * (src/workflows/cancel-notice.ts): no stopNotice signal beside the cancellation, so the server runs one
+ * request per stopped agent instead of two, and the stopped agent learns who stopped it in the same
+ * workflow task as its cancellation, never waiting for a notice.
+ */
+export const stopNoticeInCancelPatch = 'stop-notice-in-cancel';
+
+/**
+ * Tells `agentId`, which the caller cancels next in this workflow task, who stops it and why: on the
+ * cancellation request when this run's bundle can (patch {@link stopNoticeInCancelPatch}), else by a
+ * signal sent beside it (patch {@link stopInOneTaskPatch}), else — runs recorded before both — by a
+ * signal whose delivery is awaited.
+ */
+export async function tellStopped(agentId: string, notice: StopNotice): Promise<void> {
+  if (canCarryNotice() && hasPatch(stopNoticeInCancelPatch)) cancelWithNotice(agentId, notice);
+  else if (hasPatch(stopInOneTaskPatch)) sendStopNotice(agentId, notice);
+  else await signalBestEffort(agentId, stopNoticeSignal, notice);
+}
+
+/**
  * Sends the stop notice without waiting for its delivery, in a scope of its own: a stop of the sender
  * that comes meanwhile does not take the notice back. The agent being stopped gets the notice and its
  * cancellation in either order; {@link waitForStopNotice} waits for a notice still on its way.
@@ -24,11 +45,18 @@ export function sendStopNotice(agentId: string, notice: StopNotice): void {
 
 /**
  * True when this agent was cancelled before its stop notice came: a subagent whose parent sends both
- * at once (they may arrive in either order). A root never waits — the client sends the notice first
- * and waits for its delivery before it cancels — nor does an agent that stopped itself (it knows why).
+ * at once (they may arrive in either order). A subagent whose cancellation carried the notice takes it
+ * from there and does not wait. A root never waits — the client sends the notice first and waits for
+ * its delivery before it cancels — nor does an agent that stopped itself (it knows why).
  */
 export function stopNoticeOnItsWay(control: TurnControl, hasParent: boolean): boolean {
-  return !control.stopNotice && hasParent && hasPatch(stopInOneTaskPatch);
+  if (control.stopNotice || !hasParent) return false;
+  const carried = noticeCarriedByCancel();
+  if (carried && hasPatch(stopNoticeInCancelPatch)) {
+    control.noteStop(carried);
+    return false;
+  }
+  return hasPatch(stopInOneTaskPatch);
 }
 
 /**

@@ -15,7 +15,8 @@ import { cancelBestEffort, signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
 import { hasPatch } from './patches';
 import { treeRefusedSpawn } from './spawn-limits';
-import { sendStopNotice, stopInOneTaskPatch } from './stop-delivery';
+import { canCarryNotice, cancelWithNotice } from './cancel-notice';
+import { sendStopNotice, stopInOneTaskPatch, stopNoticeInCancelPatch } from './stop-delivery';
 import { TreeCoordinator } from './tree-coordinator';
 
 /**
@@ -117,11 +118,14 @@ export class TreeLink {
     const reason = `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`;
     const notice = { by: 'budget', reason };
     const agents = this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents();
-    if (hasPatch(stopInOneTaskPatch)) {
+    // The notice on each cancellation when this run's bundle can carry it (src/workflows/cancel-notice.ts).
+    const carried = canCarryNotice() && hasPatch(stopNoticeInCancelPatch);
+    if (carried || hasPatch(stopInOneTaskPatch)) {
       // Every agent's notice and cancellation in this workflow task (src/workflows/stop-delivery.ts).
       await Promise.all(
         agents.map((agentId) => {
-          sendStopNotice(agentId, notice);
+          if (carried) cancelWithNotice(agentId, notice);
+          else sendStopNotice(agentId, notice);
           return cancelBestEffort(agentId);
         }),
       );

@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type proto from '@temporalio/proto';
 import type { Behaviour } from '../../src/model-server/server';
+import { randomUUID } from 'node:crypto';
 import { stopNoticeSignal } from '../../src/shared/definitions';
-import { stopInOneTaskPatch } from '../../src/workflows/stop-delivery';
+import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/workflows/cancel-notice';
+import { patchBaseline } from '../../src/workflows/patches';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 
-// A stop sends each child its notice and its cancellation in one workflow task (src/workflows/stop-delivery.ts);
-// a subagent whose cancellation comes first waits briefly for the notice, so it still says who stopped it.
+// A stop carries each child's notice on its cancellation request (src/workflows/cancel-notice.ts,
+// src/workflows/stop-delivery.ts); a subagent cancelled without one (an operator's bare cancel) waits
+// briefly for a notice signal, so it still says who stopped it when one comes.
 
 let env: AgentTestEnv;
 
@@ -24,22 +27,28 @@ type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 const eventsOf = (workflowId: string) => historyEvents(env.temporal.client, workflowId);
 
-/** The workflow task that sent `childId` its stop notice, and the one that asked for its cancellation. */
-function stopTasksOf(events: HistoryEvent[], childId: string): { notice?: number; cancel?: number } {
-  const notice = events.find(
+/** What the server recorded of `childId`'s stop in its parent's history: notice signals sent to it, cancellation requests of it. */
+function stopCommandsFor(events: HistoryEvent[], childId: string): { notices: number; cancels: string[] } {
+  const notices = events.filter(
     (event) =>
       event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'stopNotice' &&
       event.signalExternalWorkflowExecutionInitiatedEventAttributes.workflowExecution?.workflowId === childId,
-  );
-  const cancel = events.find((event) => event.requestCancelExternalWorkflowExecutionInitiatedEventAttributes?.workflowExecution?.workflowId === childId);
-  return {
-    notice: Number(notice?.signalExternalWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId ?? Number.NaN),
-    cancel: Number(cancel?.requestCancelExternalWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId ?? Number.NaN),
-  };
+  ).length;
+  const cancels = events
+    .map((event) => event.requestCancelExternalWorkflowExecutionInitiatedEventAttributes)
+    .filter((cancel) => cancel?.workflowExecution?.workflowId === childId)
+    .map((cancel) => cancel?.reason ?? '');
+  return { notices, cancels };
 }
 
+/** The cause the server recorded with a run's cancellation request. */
+const cancelCauseOf = (events: HistoryEvent[]) => events.find((event) => event.workflowExecutionCancelRequestedEventAttributes)?.workflowExecutionCancelRequestedEventAttributes?.cause ?? '';
+
+/** Timers of one second: a stopped agent waiting for a notice that had not come (stopNoticeWait). */
+const noticeWaitsOf = (events: HistoryEvent[]) => events.filter((event) => Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 1);
+
 describe('stopping a tree', () => {
-  it('sends each child its notice and its cancellation in one workflow task; every agent ends cancelled and says who stopped it', async () => {
+  it('carries each child\'s notice on its cancellation: no notice signal, no wait; every agent ends cancelled and says who stopped it', async () => {
     env.modelServer.setBehaviour(
       scenario([
         { match: { agentName: 'stop-three-levels' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'stop-delivery middle: delegate' } }] }] },
@@ -60,24 +69,69 @@ describe('stopping a tree', () => {
       'all three agents to end cancelled',
     );
 
-    for (const [parent, child] of [
-      [root.agentId, middle],
-      [middle, leaf],
+    // Each level passes the stop down, saying which ancestor was stopped.
+    const toMiddle = `three levels (ancestor ${root.agentId} was stopped)`;
+    for (const [parent, child, by, reason] of [
+      [root.agentId, middle, 'tester', toMiddle],
+      [middle, leaf, 'tester', `${toMiddle} (ancestor ${middle} was stopped)`],
     ] as const) {
-      const events = await eventsOf(parent);
-      const tasks = stopTasksOf(events, child);
-      expect(tasks.notice, `${parent} → ${child}`).toBeGreaterThan(0);
-      expect(tasks.cancel, `${parent} → ${child}: notice and cancellation in the same workflow task`).toBe(tasks.notice);
-      expect(patchIdsOf(events), parent).toContain(stopInOneTaskPatch);
+      const sent = stopCommandsFor(await eventsOf(parent), child);
+      expect(sent.notices, `${parent} sends ${child} no stopNotice signal`).toBe(0);
+      expect(sent.cancels, `${parent} cancels ${child} once, the notice on the request`).toEqual([reasonFor({ by, reason })]);
+      const childEvents = await eventsOf(child);
+      expect(noticeIn(cancelCauseOf(childEvents)), child).toEqual({ by, reason });
+      expect(noticeWaitsOf(childEvents), `${child} did not wait for a notice`).toHaveLength(0);
+      expect(patchIdsOf(childEvents), child).toEqual([patchBaseline]);
     }
     for (const id of [root.agentId, middle, leaf]) {
       const messages = await env.client.getAgent(id).messages();
       expect(JSON.stringify(messages[messages.length - 1]!.content), id).toMatch(/[Ss]topped by tester: three levels/);
     }
 
-    await recordHistory(env.temporal.client, root.agentId, 'stop-in-one-task-root');
-    await recordHistory(env.temporal.client, middle, 'stop-in-one-task-middle');
-    await recordHistory(env.temporal.client, leaf, 'stop-in-one-task-leaf');
+    await recordHistory(env.temporal.client, root.agentId, 'stop-notice-in-cancel-root');
+    await recordHistory(env.temporal.client, middle, 'stop-notice-in-cancel-middle');
+    await recordHistory(env.temporal.client, leaf, 'stop-notice-in-cancel-leaf');
+  });
+
+  it('takes a notice an operator puts on a cancellation request; a malformed one is no notice', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'operator-reason' },
+          turns: [
+            { toolUses: [0, 1].map((index) => ({ name: 'Agent', input: { description: `slow ${index}`, prompt: `operator-reason child ${index}: think slowly`, run_in_background: true } })) },
+            { text: 'started both' },
+            { text: 'noted one' },
+            { text: 'noted both' },
+          ],
+        },
+        { match: { userIncludes: 'operator-reason child' }, turns: [{ text: 'never sent', delayMs: 60_000 }] },
+      ]),
+    );
+    const root = await env.start({ prompt: 'delegate two slow tasks', name: 'operator-reason' });
+    const [wellFormed, malformed] = [`${root.agentId}.1`, `${root.agentId}.2`];
+    for (const child of [wellFormed, malformed]) {
+      await waitFor(async () => (await env.client.getAgent(child).status().catch(() => undefined))?.state === 'calling_model', 60_000, `${child} to call the model`);
+    }
+    // What `temporal workflow cancel --query … --reason …` sends: a cancellation request with a reason.
+    const cancel = (workflowId: string, reason: string) =>
+      env.temporal.client.workflowService.requestCancelWorkflowExecution({ namespace: env.temporal.client.options.namespace, workflowExecution: { workflowId }, reason, identity: 'ops', requestId: randomUUID() });
+    await cancel(wellFormed, reasonFor({ by: 'ops', reason: 'batch stop' }));
+    await cancel(malformed, `${cancelNoticePrefix}{"by": "ops", "reason": `);
+    for (const child of [wellFormed, malformed]) {
+      await waitFor(async () => (await env.client.getAgent(child).describe()).status.name === 'CANCELLED', 60_000, `${child} to end cancelled`);
+    }
+    const wellFormedEvents = await eventsOf(wellFormed);
+    expect(noticeWaitsOf(wellFormedEvents)).toHaveLength(0);
+    expect(JSON.stringify(await env.client.getAgent(wellFormed).messages())).not.toContain('a cancellation request');
+    expect(noticeWaitsOf(await eventsOf(malformed))).toHaveLength(1);
+    // The root hears of both: one stopped by the operator's notice, the other by "a cancellation request".
+    const heard = async () => {
+      const transcript = JSON.stringify(await root.messages());
+      return transcript.includes('stopped by ops: batch stop') && transcript.includes('stopped by a cancellation request: the workflow was cancelled');
+    };
+    await waitFor(heard, 60_000, 'the root to hear who stopped each child');
+    expect((await root.result()).status).toBe('completed');
   });
 
   it('a subagent whose cancellation comes before its notice waits for the notice and names who stopped it', async () => {
@@ -102,10 +156,12 @@ describe('stopping a tree', () => {
     expect(JSON.stringify(await root.messages())).toContain('Agent was stopped: stopped by ops: late notice');
     expect((await env.client.getAgent(child).describe()).status.name).toBe('CANCELLED');
     const childEvents = await eventsOf(child);
-    expect(patchIdsOf(childEvents)).toContain(stopInOneTaskPatch);
+    expect(noticeWaitsOf(childEvents)).toHaveLength(1);
+    expect(patchIdsOf(childEvents)).toEqual([patchBaseline]);
 
-    await recordHistory(env.temporal.client, root.agentId, 'stop-late-notice-root');
-    await recordHistory(env.temporal.client, child, 'stop-late-notice-child');
+    // stop-late-notice-root and -child were recorded on baseline 1 (with its stop-in-one-task marker).
+    await recordHistory(env.temporal.client, root.agentId, 'stop-late-notice-b2-root');
+    await recordHistory(env.temporal.client, child, 'stop-late-notice-b2-child');
   });
 
   it('a subagent cancelled mid-tool without a notice waits for it once, then ends stopped by a cancellation request', async () => {
@@ -128,9 +184,9 @@ describe('stopping a tree', () => {
     // again when the run ended.
     const messages = await env.client.getAgent(child).messages();
     expect(JSON.stringify(messages[messages.length - 1]!.content)).toContain('Stopped by a cancellation request');
-    const waits = (await eventsOf(child)).filter((event) => Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 1);
-    expect(waits).toHaveLength(1);
+    expect(noticeWaitsOf(await eventsOf(child))).toHaveLength(1);
 
-    await recordHistory(env.temporal.client, child, 'stop-bare-cancel-child');
+    // stop-bare-cancel-child was recorded on baseline 1.
+    await recordHistory(env.temporal.client, child, 'stop-bare-cancel-b2-child');
   });
 });

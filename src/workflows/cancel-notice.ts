@@ -1,0 +1,97 @@
+import type { WorkflowInterceptorsFactory, WorkflowInternalsInterceptor } from '@temporalio/workflow';
+import type { StopNotice } from '../shared/definitions';
+import { stopNoticeSchema } from '../shared/input-schemas';
+
+/**
+ * A stop notice carried by the cancellation request itself (docs/architecture.md, "Abort domains and
+ * the control plane"). Temporal's cancellation requests have a reason — the server records it as the
+ * cause of the stopped agent's `WorkflowExecutionCancelRequested` event and hands it to the agent with
+ * the cancellation — but the TypeScript SDK neither sets nor reads it. This module's interceptors do
+ * both: a stopping agent names the notice of each agent it cancels ({@link cancelWithNotice}), the
+ * notice goes out as the reason of that cancellation command, and the cancelled agent reads it from its
+ * cancellation ({@link noticeCarriedByCancel}). One request per stopped agent instead of a stopNotice
+ * signal and a cancellation, which the server ran one after the other for each parent and which the
+ * stopped agent received in two workflow tasks.
+ *
+ * Registered as a workflow interceptor module (`workflowBundlerOptions`, the plugin); a bundle built
+ * without it keeps the separate signal ({@link canCarryNotice}). Module state is per workflow run.
+ */
+
+/** Prefix of a reason that carries a notice; the JSON notice follows it. */
+export const cancelNoticePrefix = 'subagents-stop-notice:';
+
+/** Notices to put on this workflow task's cancellation commands, by the workflow id of the agent cancelled. */
+const outgoing = new Map<string, StopNotice>();
+/** The workflow id of each child this run started, by the sequence number its cancellation names. */
+const childIds = new Map<number, string>();
+/** The notice the cancellation of this run carried, if one did. */
+let carried: StopNotice | undefined;
+/** Whether this run's interceptors are installed (the bundle has this module as an interceptor module). */
+let installed = false;
+
+/** The reason a cancellation command carries for `notice`. */
+export function reasonFor(notice: StopNotice): string {
+  return `${cancelNoticePrefix}${JSON.stringify({ by: notice.by, reason: notice.reason })}`;
+}
+
+/**
+ * The notice a cancellation's reason carries: the server may wrap the reason in words of its own (an
+ * external cancellation's cause reads "Cancel requested by workflow … with reason: <reason>"), so the
+ * prefix is looked for anywhere. Anything that is not a well-formed notice is no notice.
+ */
+export function noticeIn(reason: string | null | undefined): StopNotice | undefined {
+  const at = reason?.indexOf(cancelNoticePrefix) ?? -1;
+  if (at < 0) return undefined;
+  try {
+    const parsed = stopNoticeSchema.safeParse(JSON.parse(reason!.slice(at + cancelNoticePrefix.length)));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when a stop notice can ride on a cancellation in this run. */
+export function canCarryNotice(): boolean {
+  return installed;
+}
+
+/** The next cancellation of `agentId` this workflow task sends (its child's scope, or an external cancel) carries `notice`. */
+export function cancelWithNotice(agentId: string, notice: StopNotice): void {
+  outgoing.set(agentId, notice);
+}
+
+/** The notice this run's cancellation carried, if any. */
+export function noticeCarriedByCancel(): StopNotice | undefined {
+  return carried;
+}
+
+const internals: WorkflowInternalsInterceptor = {
+  activate(input, next) {
+    for (const job of input.activation.jobs ?? []) {
+      if (job.cancelWorkflow) carried = noticeIn(job.cancelWorkflow.reason) ?? carried;
+    }
+    return next(input);
+  },
+  concludeActivation(input, next) {
+    for (const command of input.commands) {
+      const start = command.startChildWorkflowExecution;
+      if (start?.workflowId && start.seq != null) childIds.set(start.seq, start.workflowId);
+      const cancelChild = command.cancelChildWorkflowExecution;
+      const external = command.requestCancelExternalWorkflowExecution;
+      const target = cancelChild?.childWorkflowSeq != null ? childIds.get(cancelChild.childWorkflowSeq) : external?.workflowExecution?.workflowId;
+      const notice = target ? outgoing.get(target) : undefined;
+      if (!notice) continue;
+      if (cancelChild) cancelChild.reason = reasonFor(notice);
+      else if (external) external.reason = reasonFor(notice);
+    }
+    // A notice is for this task's cancellation only: a later one without a notice must not take it.
+    outgoing.clear();
+    return next(input);
+  },
+};
+
+/** The interceptor module's factory (the SDK calls it once per workflow run). */
+export const interceptors: WorkflowInterceptorsFactory = () => {
+  installed = true;
+  return { internals: [internals] };
+};

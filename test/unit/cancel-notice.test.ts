@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { inputLimits } from '../../src/shared/limits';
+import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/workflows/cancel-notice';
+
+// The stop notice a cancellation request carries in its reason (src/workflows/cancel-notice.ts): what
+// a stopping agent writes, and what a cancelled agent accepts from whoever sent the request.
+
+describe('a stop notice in a cancellation reason', () => {
+  it('reads back what a stopping agent writes', () => {
+    const notice = { by: 'agent-1.2', reason: 'its parent was interrupted (ancestor agent-1 was stopped)' };
+    expect(noticeIn(reasonFor(notice))).toEqual(notice);
+  });
+
+  it('finds the notice inside the words the server wraps an external cancellation in', () => {
+    const wrapped = `Cancel requested by workflow with run id 01a2 with reason: ${reasonFor({ by: 'budget', reason: 'the tree used 1000 tokens' })}`;
+    expect(noticeIn(wrapped)).toEqual({ by: 'budget', reason: 'the tree used 1000 tokens' });
+  });
+
+  it('keeps only who and why', () => {
+    expect(noticeIn(`${cancelNoticePrefix}{"by":"ops","reason":"batch","extra":{"a":1}}`)).toEqual({ by: 'ops', reason: 'batch' });
+  });
+
+  it.each([
+    ['no reason', undefined],
+    ['an empty reason', ''],
+    ['a reason of its own', 'operator says stop'],
+    ['the prefix alone', cancelNoticePrefix],
+    ['JSON cut short', `${cancelNoticePrefix}{"by":"ops","reason":`],
+    ['a JSON string', `${cancelNoticePrefix}"ops"`],
+    ['null', `${cancelNoticePrefix}null`],
+    ['an empty by', `${cancelNoticePrefix}{"by":"","reason":"x"}`],
+    ['a by that is a number', `${cancelNoticePrefix}{"by":7,"reason":"x"}`],
+    ['no reason field', `${cancelNoticePrefix}{"by":"ops"}`],
+    ['a by over the id limit', `${cancelNoticePrefix}${JSON.stringify({ by: 'x'.repeat(inputLimits.maxIdChars + 1), reason: 'x' })}`],
+    ['a reason over the text limit', `${cancelNoticePrefix}${JSON.stringify({ by: 'ops', reason: 'y'.repeat(inputLimits.maxShortTextChars + 1) })}`],
+    ['text after the JSON', `${cancelNoticePrefix}{"by":"ops","reason":"x"} and more`],
+  ])('is no notice for %s', (_label, reason) => {
+    expect(noticeIn(reason)).toBeUndefined();
+  });
+});
