@@ -11,6 +11,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { startDevServer } from '../src/dev/dev-server';
 import * as activities from './floor/activities';
 import { percentile } from './helpers/bench-env';
+import { addTaskTimes, emptyTaskTimes, medianOf } from './helpers/task-times';
 import { ms, waitFor, withTimeout } from './helpers/wait';
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -61,17 +62,28 @@ async function inProcessLoop(latencyMs: number): Promise<void> {
 async function loopCase(latencyMs: number) {
   const durable: number[] = [];
   const inProcess: number[] = [];
+  // Where the durable time goes, from the histories (as bench:overhead reports it for the agent).
+  const tasks = emptyTaskTimes();
   await client.workflow.execute('floorLoop', { taskQueue, workflowId: nextId('warmup'), args: [loopTurns, latencyMs, files] });
   for (let run = 0; run < runs; run++) {
     let started = Date.now();
-    await client.workflow.execute('floorLoop', { taskQueue, workflowId: nextId('loop'), args: [loopTurns, latencyMs, files] });
+    const workflowId = nextId('loop');
+    await client.workflow.execute('floorLoop', { taskQueue, workflowId, args: [loopTurns, latencyMs, files] });
     durable.push(Date.now() - started);
+    addTaskTimes((await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [], tasks);
     started = Date.now();
     await inProcessLoop(latencyMs);
     inProcess.push(Date.now() - started);
   }
   const calls = loopTurns + 1;
-  return { durableMs: median(durable), inProcessMs: median(inProcess), ratio: median(durable) / median(inProcess), perCallOverheadMs: (median(durable) - median(inProcess)) / calls };
+  return {
+    durableMs: median(durable),
+    inProcessMs: median(inProcess),
+    ratio: median(durable) / median(inProcess),
+    perCallOverheadMs: (median(durable) - median(inProcess)) / calls,
+    workflowTaskRunMs: medianOf(tasks.run.workflowTask),
+    callRunMs: medianOf(tasks.run.otherActivities),
+  };
 }
 
 async function fanOutCase(batch: number) {
@@ -147,11 +159,13 @@ try {
 
   console.log(`floor: the Temporal SDK and dev server alone (bare workflows, stand-in activities), median of ${runs} runs (ms)`);
   console.log('\nconversation loop (bench:overhead): 20 turns of two Reads (one local activity) + the answer = 21 activity calls');
-  console.log(`${'latency'.padStart(8)}${['durable', 'in-process', 'ratio', 'per call'].map((label) => label.padStart(12)).join('')}`);
+  console.log(`${'latency'.padStart(8)}${['durable', 'in-process', 'ratio', 'per call', 'wf task run', 'call run'].map((label) => label.padStart(12)).join('')}`);
   for (const latency of latencies) {
     const row = loop[latency]!;
-    console.log(`${String(latency).padStart(8)}${[ms(row.durableMs), ms(row.inProcessMs), row.ratio.toFixed(2), ms(row.perCallOverheadMs)].map((value) => String(value).padStart(12)).join('')}`);
+    const cells = [ms(row.durableMs), ms(row.inProcessMs), row.ratio.toFixed(2), ms(row.perCallOverheadMs), ms(row.workflowTaskRunMs), ms(row.callRunMs)];
+    console.log(`${String(latency).padStart(8)}${cells.map((value) => String(value).padStart(12)).join('')}`);
   }
+  console.log('(wf task run, call run: median started → completed from the histories, as bench:overhead prints them for the agent)');
   console.log(`\nfan-out (bench:spawn): ${fanOutChildren} children, each a local activity then an activity; from the parent's activity end to each child's activity start`);
   console.log(`${'batch'.padStart(8)}${['first', 'p50', 'last'].map((label) => label.padStart(12)).join('')}`);
   for (const [label, row] of [['10', fanOut.batch10], [String(fanOutChildren), fanOut.batch50]] as const) {
@@ -165,6 +179,8 @@ try {
     JSON.stringify({
       ratio: Object.fromEntries(latencies.map((latency) => [latency, Number(loop[latency]!.ratio.toFixed(2))])),
       perCallOverheadMs: Object.fromEntries(latencies.map((latency) => [latency, ms(loop[latency]!.perCallOverheadMs)])),
+      workflowTaskRunMsP50: Object.fromEntries(latencies.map((latency) => [latency, ms(loop[latency]!.workflowTaskRunMs)])),
+      callRunMsP50: Object.fromEntries(latencies.map((latency) => [latency, ms(loop[latency]!.callRunMs)])),
       fanOutLastChildMs: { 10: fanOut.batch10.lastChildMs, [fanOutChildren]: fanOut.batch50.lastChildMs },
       fanOutFirstChildMs: { 10: fanOut.batch10.firstChildMs, [fanOutChildren]: fanOut.batch50.firstChildMs },
       scale: { wallMs: scaled.wallMs, criticalPathMs: scaled.criticalPathMs, ratio: Number(scaled.ratio.toFixed(2)) },
