@@ -113,7 +113,7 @@ describe('stopping a tree', () => {
     for (const child of [wellFormed, malformed]) {
       await waitFor(async () => (await env.client.getAgent(child).status().catch(() => undefined))?.state === 'calling_model', 60_000, `${child} to call the model`);
     }
-    // What `temporal workflow cancel --query … --reason …` sends: a cancellation request with a reason.
+    // A script's cancellation request with a reason (the gRPC request's `reason`; the temporal CLI passes none to the workflow).
     const cancel = (workflowId: string, reason: string) =>
       env.temporal.client.workflowService.requestCancelWorkflowExecution({ namespace: env.temporal.client.options.namespace, workflowExecution: { workflowId }, reason, identity: 'ops', requestId: randomUUID() });
     await cancel(wellFormed, reasonFor({ by: 'ops', reason: 'batch stop' }));
