@@ -23,14 +23,22 @@ export const stopInOneTaskPatch = 'stop-in-one-task';
 export const stopNoticeInCancelPatch = 'stop-notice-in-cancel';
 
 /**
- * Tells `agentId`, which the caller cancels next in this workflow task, who stops it and why: on the
- * cancellation request when this run's bundle can (patch {@link stopNoticeInCancelPatch}), else by a
- * signal sent beside it (patch {@link stopInOneTaskPatch}), else — runs recorded before both — by a
- * signal whose delivery is awaited.
+ * How this run tells an agent it stops who stops it and why: on the cancellation request when its
+ * bundle can (patch {@link stopNoticeInCancelPatch}), else by a signal sent beside the cancellation in
+ * the same workflow task (patch {@link stopInOneTaskPatch}), else — runs recorded before both — by a
+ * signal whose delivery is awaited before the cancellation goes out.
  */
-export async function tellStopped(agentId: string, notice: StopNotice): Promise<void> {
-  if (canCarryNotice() && hasPatch(stopNoticeInCancelPatch)) cancelWithNotice(agentId, notice);
-  else if (hasPatch(stopInOneTaskPatch)) sendStopNotice(agentId, notice);
+export type NoticeWay = 'on-cancel' | 'beside' | 'before';
+
+export function noticeWay(): NoticeWay {
+  if (canCarryNotice() && hasPatch(stopNoticeInCancelPatch)) return 'on-cancel';
+  return hasPatch(stopInOneTaskPatch) ? 'beside' : 'before';
+}
+
+/** Tells `agentId`, which the caller cancels next, who stops it and why, the run's {@link noticeWay}. */
+export async function tellStopped(agentId: string, notice: StopNotice, way: NoticeWay = noticeWay()): Promise<void> {
+  if (way === 'on-cancel') cancelWithNotice(agentId, notice);
+  else if (way === 'beside') sendStopNotice(agentId, notice);
   else await signalBestEffort(agentId, stopNoticeSignal, notice);
 }
 

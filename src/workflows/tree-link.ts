@@ -2,7 +2,6 @@ import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { AgentWorkflowInput } from '../shared/agent';
 import {
   approvalRequestSignal,
-  stopNoticeSignal,
   treeAgentEventSignal,
   treeAgentStartedSignal,
   treeSpawnRequestSignal,
@@ -13,10 +12,8 @@ import type { TokenUsage } from '../shared/messages';
 import type { ApprovalRequest } from '../shared/tree';
 import { cancelBestEffort, signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
-import { hasPatch } from './patches';
 import { treeRefusedSpawn } from './spawn-limits';
-import { canCarryNotice, cancelWithNotice } from './cancel-notice';
-import { sendStopNotice, stopInOneTaskPatch, stopNoticeInCancelPatch } from './stop-delivery';
+import { noticeWay, tellStopped } from './stop-delivery';
 import { TreeCoordinator } from './tree-coordinator';
 
 /**
@@ -118,22 +115,20 @@ export class TreeLink {
     const reason = `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`;
     const notice = { by: 'budget', reason };
     const agents = this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents();
-    // The notice on each cancellation when this run's bundle can carry it (src/workflows/cancel-notice.ts).
-    const carried = canCarryNotice() && hasPatch(stopNoticeInCancelPatch);
-    if (carried || hasPatch(stopInOneTaskPatch)) {
+    const way = noticeWay();
+    if (way === 'before') {
+      for (const agentId of agents) {
+        await tellStopped(agentId, notice, way);
+        await cancelBestEffort(agentId);
+      }
+    } else {
       // Every agent's notice and cancellation in this workflow task (src/workflows/stop-delivery.ts).
       await Promise.all(
         agents.map((agentId) => {
-          if (carried) cancelWithNotice(agentId, notice);
-          else sendStopNotice(agentId, notice);
+          void tellStopped(agentId, notice, way);
           return cancelBestEffort(agentId);
         }),
       );
-    } else {
-      for (const agentId of agents) {
-        await signalBestEffort(agentId, stopNoticeSignal, notice);
-        await cancelBestEffort(agentId);
-      }
     }
     this.stopSelf?.(notice);
   }
