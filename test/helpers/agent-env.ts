@@ -8,6 +8,9 @@ import { SubagentsClient, type StartAgentOptions } from '../../src/client';
 import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
 import { connectTestTemporal, createTestWorker, testHomeDir, uniqueTaskQueue, type TestTemporal } from './temporal';
 
+/** A scripted model behaviour from its agents' scripts (the model server's scenario: matches and turns, src/model-server). */
+export const scenario = (agents: unknown[]): Behaviour => ({ kind: 'scripted', scenario: { agents } }) as never;
+
 /** A real dev server connection, a local model server, a worker on a unique queue, and a temp workspace. */
 export interface AgentTestEnv {
   temporal: TestTemporal;

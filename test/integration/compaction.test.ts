@@ -3,7 +3,7 @@ import { compactionInstruction } from '../../src/shared/compaction';
 import { readAgentTranscript } from '../../src/transcript/export';
 import { transcriptRecords, transcriptSession } from '../../src/transcript/records';
 import type { TranscriptBoundaryRecord, TranscriptMessageRecord } from '../../src/transcript/transcript-types';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 
 let env: AgentTestEnv;
@@ -29,7 +29,6 @@ function requestsOf(agentId: string) {
     .map((request) => ({ status: request.status, compaction: request.headers['x-subagents-purpose'] === 'compaction', usage: request.usage, body: JSON.parse(request.rawBody) as Body }));
 }
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 describe('compaction', () => {
   it('summarises the older turns when the context fills up, keeps the recent ones verbatim, and records a boundary', async () => {

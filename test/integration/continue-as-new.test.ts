@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
@@ -18,7 +18,6 @@ async function runIds(workflowId: string): Promise<string[]> {
   return runs;
 }
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 describe('long sessions: continue-as-new at turn boundaries', () => {
   it('continues in new runs past the threshold, carrying the conversation, counters and queued messages', async () => {

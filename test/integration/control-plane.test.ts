@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../src/dev/temporal-cli';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
@@ -44,7 +44,6 @@ function allText(body: Body): string {
   return JSON.stringify(body.messages);
 }
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 async function closedStatus(workflowId: string): Promise<string> {
   return (await env.temporal.client.workflow.getHandle(workflowId).describe()).status.name;

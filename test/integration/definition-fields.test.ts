@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 
 let env: AgentTestEnv;
 /** This file's own home: it installs a plugin there. */
@@ -18,7 +18,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 function writeAgent(file: string, text: string): void {
   const full = path.join(env.workspace, '.claude', 'agents', file);

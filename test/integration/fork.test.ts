@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 
 let env: AgentTestEnv;
@@ -38,7 +38,6 @@ function text(block: Block | undefined): string {
   return typeof block.content === 'string' ? block.content : (block.text ?? JSON.stringify(block.content));
 }
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 function commonPrefixLength(bodies: string[]): number {
   let length = 0;

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { agentsListCommand } from '../../src/cli/commands/agents-list';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 import { waitFor } from '../helpers/child-worker';
 
@@ -20,7 +20,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 /** A project directory of its own per test, with its files (`.claude/settings.json`, agents, hook scripts). */
 function project(name: string, files: Record<string, string>): string {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageParam } from '../../src/shared/messages';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { processAlive } from '../helpers/processes';
@@ -16,7 +16,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 function modelCallsOf(agentId: string): number {
   return env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId).length;

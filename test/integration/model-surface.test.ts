@@ -4,7 +4,7 @@ import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinAgents } from '../../src/shared/builtin-agents';
 import { continuationPrompt } from '../../src/workflows/truncation';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 
 let env: AgentTestEnv;
@@ -41,7 +41,6 @@ function lastUserBlocks(body: Body): Block[] {
 
 const resultText = (block: Block | undefined): string => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? block?.text));
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 describe('what a real model sees', () => {
   it('tells a root the agent types it may start, identical in every request; a general-purpose child gets the same tools', async () => {

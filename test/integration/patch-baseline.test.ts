@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Behaviour } from '../../src/model-server/server';
 import { patchBaseline } from '../../src/workflows/patches';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 
@@ -17,7 +16,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const scenario = (agents: unknown[]): Behaviour => ({ kind: 'scripted', scenario: { agents } }) as never;
 
 const eventsOf = (workflowId: string) => historyEvents(env.temporal.client, workflowId);
 

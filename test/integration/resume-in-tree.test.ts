@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rootAgentIdKey } from '../../src/shared/search-attributes';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
@@ -14,7 +14,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 async function statusName(agentId: string): Promise<string | undefined> {
   try {

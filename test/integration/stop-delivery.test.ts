@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type proto from '@temporalio/proto';
-import type { Behaviour } from '../../src/model-server/server';
 import { randomUUID } from 'node:crypto';
 import { stopNoticeSignal } from '../../src/shared/definitions';
 import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/workflows/cancel-notice';
 import { patchBaseline } from '../../src/workflows/patches';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 
@@ -22,7 +21,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const scenario = (agents: unknown[]): Behaviour => ({ kind: 'scripted', scenario: { agents } }) as never;
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 const eventsOf = (workflowId: string) => historyEvents(env.temporal.client, workflowId);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SpawnContext } from '../../src/shared/agent-definition';
 import { agentTypeKey, parentAgentIdKey, rootAgentIdKey, agentDepthKey } from '../../src/shared/search-attributes';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
@@ -42,7 +42,6 @@ function text(block: Block | undefined): string {
   return block.text ?? JSON.stringify(block.content);
 }
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 describe('subagents: the Agent tool on a real Temporal server', () => {
   it('runs a foreground Explore child with a read-only pool and returns a bounded projection', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 
 let env: AgentTestEnv;
@@ -31,7 +31,6 @@ function results(body: Body): Block[] {
 }
 const text = (block: Block | undefined): string => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? ''));
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 describe('TaskOutput: a parent peeks at its children', () => {
   it('lists running children, shows a running child by query, waits for it, and shows a finished child', async () => {

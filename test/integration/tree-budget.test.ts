@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
@@ -22,7 +22,6 @@ function requestsOf(agentId: string): Body[] {
     .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
     .map((request) => JSON.parse(request.rawBody) as Body);
 }
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 describe('the tree token budget', () => {
   it('stops every agent of the tree at the budget — a foreground chain and the root — each with the reason and its partial result', async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SubagentsClient } from '../../src/client';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
@@ -50,7 +50,6 @@ async function worktreePaths(): Promise<string[]> {
   return list.split('\n').filter((line) => line.startsWith('worktree ')).map((line) => line.slice('worktree '.length));
 }
 
-const scenario = (agents: unknown[]) => ({ kind: 'scripted' as const, scenario: { agents } as never });
 
 describe('worktree isolation', () => {
   it('runs two children in parallel worktrees editing the same file; each result names its branch', async () => {
