@@ -22,6 +22,9 @@ import { configFromEnv, createAnthropicClient } from './config';
 import type { Telemetry } from './observability';
 import { parseToolTaskQueues, type ToolTaskQueues } from './shared/custom-tools';
 import { searchAttributeRegistrations } from './shared/search-attributes';
+import { parseWorkflowStacks, type WorkflowStacks } from './shared/workflow-stacks';
+
+export { parseWorkflowStacks, WorkflowStacksError, type WorkflowStacks } from './shared/workflow-stacks';
 import { workspaceActivityNames } from './shared/workspace-routing';
 
 /** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`): the source under tsx, the compiled file in the package. */
@@ -35,6 +38,17 @@ export const workflowInterceptorModule = path.join(import.meta.dirname, 'workflo
 
 /** `modules` with the runtime's interceptor module added once. */
 const withAgentInterceptors = (modules: readonly string[] | undefined): string[] => [...new Set([...(modules ?? []), workflowInterceptorModule])];
+
+/**
+ * Preloaded into the worker's shared workflow context (src/workflows/stack-frames.ts): errors and
+ * promises of workflow code record 5 stack frames instead of Node's 10, which spares the SDK's
+ * per-promise stack capture about a third of its cost. Left out with `SUBAGENTS_WORKFLOW_STACKS=full`.
+ */
+export const workflowStackFramesModule = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'stack-frames.ts' : 'stack-frames.js');
+
+/** `modules` with the stack-frames module added once (short stacks), or as given (full stacks). */
+const withAgentPreloads = (modules: readonly string[] | undefined, stacks: WorkflowStacks): string[] | undefined =>
+  stacks === 'full' ? (modules ? [...modules] : undefined) : [...new Set([...(modules ?? []), workflowStackFramesModule])];
 
 /** The workflow bundle's `zod`: evaluated on first use, not with every workflow run (src/workflows/zod-on-first-use.cjs). */
 const zodOnFirstUse = path.join(import.meta.dirname, 'workflows', 'zod-on-first-use.cjs');
@@ -51,12 +65,14 @@ const agentWebpackConfig: WebpackConfigHook = (config) => ({
  * Bundle options for the agent workflows (docs/api.md): give them to `bundleWorkflowCode({ workflowsPath,
  * ...workflowBundlerOptions })` when you bundle ahead (add your own interceptor modules to its
  * `workflowInterceptorModules`, not instead of them); the plugin applies them when the worker bundles.
- * Without them the bundle works the same, only each agent's start costs a few milliseconds more and a
- * stop sends each stopped agent a signal beside its cancellation.
+ * Without them the bundle works the same, only each agent's start costs a few milliseconds more, a
+ * stop sends each stopped agent a signal beside its cancellation, and every promise of workflow code
+ * costs the SDK a deeper stack capture (leave `preloadModules` out for Node's full stacks).
  */
-export const workflowBundlerOptions: { webpackConfigHook: WebpackConfigHook; workflowInterceptorModules: string[] } = {
+export const workflowBundlerOptions: { webpackConfigHook: WebpackConfigHook; workflowInterceptorModules: string[]; preloadModules: string[] } = {
   webpackConfigHook: agentWebpackConfig,
   workflowInterceptorModules: [workflowInterceptorModule],
+  preloadModules: [workflowStackFramesModule],
 };
 
 /** The same settings after a team's own webpack hook, if any. */
@@ -94,6 +110,11 @@ export interface SubagentsPluginOptions {
   web?: WebToolSettings;
   /** A root directory the workspace activities may not leave (SUBAGENTS_WORKSPACE_ROOT) and the name the refusals give. */
   workspaceRoot?: { root: string; name: string };
+  /**
+   * Stack depth of workflow code when this worker bundles the workflows (default: SUBAGENTS_WORKFLOW_STACKS,
+   * else `short`): `short` records 5 frames per error and promise, `full` Node's 10 (docs/operations.md, "Worker tuning").
+   */
+  workflowStacks?: WorkflowStacks;
 }
 
 /** The runtime's plugin; see {@link subagentsPlugin}. */
@@ -101,6 +122,7 @@ export class SubagentsPlugin extends SimplePlugin {
   /** MCP connections of this plugin's workers, closed when the last of them stops. */
   readonly mcpConnections = new McpConnectionPool();
   private running = 0;
+  private readonly workflowStacks: WorkflowStacks;
 
   constructor(readonly settings: SubagentsPluginOptions = {}) {
     const payloadCodecs = settings.payloadCodecs ?? createPayloadCodecs(process.env).codecs;
@@ -112,6 +134,7 @@ export class SubagentsPlugin extends SimplePlugin {
         ? { clientInterceptors: settings.telemetry.clientInterceptors, ...(toolWorker ? {} : { workerInterceptors: settings.telemetry.workerInterceptors }) }
         : {}),
     });
+    this.workflowStacks = settings.workflowStacks ? parseWorkflowStacks(settings.workflowStacks, 'subagentsPlugin workflowStacks') : parseWorkflowStacks(process.env.SUBAGENTS_WORKFLOW_STACKS);
     if (settings.onlyTools) {
       const known = new Set([...workspaceActivityNames, ...(settings.tools ?? []).map((tool) => tool.name)]);
       const unknown = settings.onlyTools.filter((name) => !known.has(name) || !isToolActivity(name, settings.tools ?? []));
@@ -138,7 +161,11 @@ export class SubagentsPlugin extends SimplePlugin {
       ...(configured.workflowBundle || this.settings.onlyTools
         ? {}
         : {
-            bundlerOptions: { ...configured.bundlerOptions, webpackConfigHook: withAgentWebpackConfig(configured.bundlerOptions?.webpackConfigHook) },
+            bundlerOptions: {
+              ...configured.bundlerOptions,
+              webpackConfigHook: withAgentWebpackConfig(configured.bundlerOptions?.webpackConfigHook),
+              preloadModules: withAgentPreloads(configured.bundlerOptions?.preloadModules, this.workflowStacks),
+            },
             interceptors: { ...configured.interceptors, workflowModules: withAgentInterceptors(configured.interceptors?.workflowModules) },
           }),
       ...(sinks ? { sinks } : {}),
@@ -153,6 +180,7 @@ export class SubagentsPlugin extends SimplePlugin {
       ...configured,
       webpackConfigHook: withAgentWebpackConfig(configured.webpackConfigHook),
       workflowInterceptorModules: withAgentInterceptors(configured.workflowInterceptorModules),
+      preloadModules: withAgentPreloads(configured.preloadModules, this.workflowStacks),
     };
   }
 

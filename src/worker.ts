@@ -6,7 +6,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities } from './activities';
 import type { CustomTool } from './activities/custom-tools/define-tool';
 import { parseToolTaskQueues, type ToolTaskQueues } from './shared/custom-tools';
-import { subagentsPlugin, type SubagentsPlugin } from './plugin';
+import { parseWorkflowStacks, subagentsPlugin, type SubagentsPlugin, type WorkflowStacks } from './plugin';
 import type { Telemetry } from './observability';
 import { McpConnectionPool } from './activities/mcp/connection-pool';
 import { webSettingsFromEnv, type WebToolSettings } from './activities/web';
@@ -48,6 +48,8 @@ export interface AgentWorkerOptions {
   toolTaskQueues?: ToolTaskQueues;
   /** Tracing (setupTelemetry()): passed to the plugin. */
   telemetry?: Telemetry;
+  /** Stack depth of workflow code when this worker bundles the workflows (default: SUBAGENTS_WORKFLOW_STACKS, else `short`). */
+  workflowStacks?: WorkflowStacks;
   /** Register the runtime's search attributes when the worker starts (default false here; the CLI's worker does). */
   registerSearchAttributes?: boolean;
 }
@@ -95,6 +97,7 @@ export function agentWorkerPlugin(options: AgentWorkerOptions): SubagentsPlugin 
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.toolTaskQueues ? { toolTaskQueues: options.toolTaskQueues } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+    ...(options.workflowStacks ? { workflowStacks: options.workflowStacks } : {}),
     registerSearchAttributes: options.registerSearchAttributes ?? false,
     toolResultsDir: options.toolResultsDir,
     ...(options.shell ? { shell: options.shell } : {}),
@@ -190,6 +193,9 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
   // Secrets may come as files (ANTHROPIC_API_KEY_FILE, SUBAGENTS_PAYLOAD_KEY_FILE, TEMPORAL_API_KEY_FILE, …).
   const env = withSecretFiles(process.env);
   const config = configFromEnv(env);
+  // Settings that stop the worker with a message are read before it connects.
+  const toolTaskQueues = parseToolTaskQueues(env.SUBAGENTS_TOOL_TASK_QUEUES ?? '');
+  const workflowStacks = parseWorkflowStacks(env.SUBAGENTS_WORKFLOW_STACKS);
   const telemetry = await setupTelemetry(); // undefined unless SUBAGENTS_OTEL=1
   // A tool worker registers no model activity, so it needs (and should get) no model key (docs/tools.md, "Tool task queues").
   const anthropic = toolWorker && !config.anthropicApiKey && !config.anthropicBaseUrl ? new Anthropic({ apiKey: 'unused-by-tool-workers', maxRetries: 0 }) : createAnthropicClient(config);
@@ -212,6 +218,8 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
     anthropic,
     shell: shellOptionsFromEnv(env),
     workspace: config.workspace,
+    toolTaskQueues,
+    workflowStacks,
     workerOptions: { dataConverter, ...(telemetry ? { interceptors: telemetry.workerInterceptors, sinks: telemetry.sinks } : {}) },
   };
   const workerId = config.workspace.workerId;

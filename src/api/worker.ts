@@ -2,7 +2,19 @@
  * `durable-subagents/worker`: what a worker process needs (docs/api.md): the plugin for a team's own
  * `Worker.create({ plugins })`, the ready-made workers, custom tools and tool task queues.
  */
-export { subagentsPlugin, SubagentsPlugin, workflowsPath, workflowBundlerOptions, workflowInterceptorModule, heartbeatThrottle, type SubagentsPluginOptions } from '../plugin';
+export {
+  subagentsPlugin,
+  SubagentsPlugin,
+  workflowsPath,
+  workflowBundlerOptions,
+  workflowInterceptorModule,
+  workflowStackFramesModule,
+  parseWorkflowStacks,
+  WorkflowStacksError,
+  heartbeatThrottle,
+  type SubagentsPluginOptions,
+  type WorkflowStacks,
+} from '../plugin';
 export {
   createAgentWorker,
   createToolWorker,

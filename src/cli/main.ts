@@ -17,6 +17,7 @@ import { isGrpcServiceError, NamespaceNotFoundError, ServiceError, WorkflowNotFo
 import { describeTemporalTarget } from './temporal-target';
 import { SecretFileError } from '../secrets';
 import { ShellOptionsError } from '../activities/tools/shell-options';
+import { WorkflowStacksError } from '../shared/workflow-stacks';
 import { clusterCommand, clusterHelp } from './commands/cluster';
 import { CliError, ExitCode } from './exit-codes';
 
@@ -83,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`subagents ${name}: ${error.message}`);
       return error.exitCode;
     }
-    if (error instanceof PayloadKeyConfigError || error instanceof SecretFileError || error instanceof ShellOptionsError) {
+    if (error instanceof PayloadKeyConfigError || error instanceof SecretFileError || error instanceof ShellOptionsError || error instanceof WorkflowStacksError) {
       console.error(`subagents ${name}: ${error.message}`);
       return ExitCode.usage;
     }

@@ -39,6 +39,17 @@ describe('the CLI with bad input and unreachable or finished agents', () => {
     noStackTrace(run.stderr);
   });
 
+  it('refuses a worker setting it cannot take before connecting: one line, exit 2, saying what to give', async () => {
+    for (const value of ['deep', '10', 'full; rm -rf /']) {
+      // An address nobody serves: the worker stops on the setting, never reaching the connection.
+      const run = await subagents(['worker'], { SUBAGENTS_WORKFLOW_STACKS: value, TEMPORAL_ADDRESS: '127.0.0.1:1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' });
+      expect(run.code, value).toBe(2);
+      expect(run.stderr.trim().split('\n'), run.stderr).toHaveLength(1);
+      expect(run.stderr).toContain(`SUBAGENTS_WORKFLOW_STACKS=${JSON.stringify(value)}: give "short"`);
+      noStackTrace(run.stderr);
+    }
+  });
+
   it('prints a Temporal error as one line with what to check, exit 3', async () => {
     const run = await subagents(['ls'], { TEMPORAL_NAMESPACE: 'no-such-namespace' });
     expect(run.code).toBe(3);

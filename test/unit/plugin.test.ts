@@ -4,7 +4,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/activities/custom-tools/define-tool';
-import { subagentsPlugin, workflowBundlerOptions, workflowsPath } from '../../src/plugin';
+import { parseWorkflowStacks, subagentsPlugin, workflowBundlerOptions, workflowsPath, workflowStackFramesModule, WorkflowStacksError } from '../../src/plugin';
 
 const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: 'http://127.0.0.1:9', maxRetries: 0 });
 const client = new Client({ namespace: 'default' }); // lazy: never connects in these tests
@@ -36,6 +36,44 @@ describe('subagentsPlugin', () => {
     expect(seen).toEqual([{ zod$: expect.stringMatching(/zod-on-first-use/) }]);
     expect(plugin.configureWorker({ ...base, workflowBundle: { code: '' } }).bundlerOptions).toBeUndefined();
     expect(alias(plugin.configureBundler({ workflowsPath }).webpackConfigHook as never)).toMatchObject({ zod$: expect.stringMatching(/zod-on-first-use/) });
+  });
+
+  it("preloads the short-stack module when it bundles, beside a team's own preloads, unless stacks are full", () => {
+    expect(workflowStackFramesModule).toMatch(/workflows\/stack-frames\.(ts|js)$/);
+    expect(workflowBundlerOptions.preloadModules).toEqual([workflowStackFramesModule]);
+    const short = subagentsPlugin({ anthropic, client, payloadCodecs: [] });
+    expect(short.configureWorker(base).bundlerOptions?.preloadModules).toEqual([workflowStackFramesModule]);
+    expect(short.configureWorker({ ...base, bundlerOptions: { preloadModules: ['/team/shared.ts', workflowStackFramesModule] } }).bundlerOptions?.preloadModules).toEqual([
+      '/team/shared.ts',
+      workflowStackFramesModule,
+    ]);
+    expect(short.configureBundler({ workflowsPath }).preloadModules).toEqual([workflowStackFramesModule]);
+    const full = subagentsPlugin({ anthropic, client, payloadCodecs: [], workflowStacks: 'full' });
+    expect(full.configureWorker(base).bundlerOptions?.preloadModules).toBeUndefined();
+    expect(full.configureWorker({ ...base, bundlerOptions: { preloadModules: ['/team/shared.ts'] } }).bundlerOptions?.preloadModules).toEqual(['/team/shared.ts']);
+    expect(full.configureBundler({ workflowsPath }).preloadModules).toBeUndefined();
+  });
+
+  it('reads SUBAGENTS_WORKFLOW_STACKS and refuses anything but short or full, saying what to give', () => {
+    expect(parseWorkflowStacks(undefined)).toBe('short');
+    expect(parseWorkflowStacks('')).toBe('short');
+    expect(parseWorkflowStacks(' Short ')).toBe('short');
+    expect(parseWorkflowStacks('FULL')).toBe('full');
+    for (const bad of ['10', 'deep', 'true', 'full,short', '\u0000full']) {
+      expect(() => parseWorkflowStacks(bad)).toThrow(/SUBAGENTS_WORKFLOW_STACKS=.*give "short".*or "full"/);
+    }
+    expect(() => subagentsPlugin({ anthropic, client, payloadCodecs: [], workflowStacks: "deep" as never })).toThrow(WorkflowStacksError);
+    expect(() => subagentsPlugin({ anthropic, client, payloadCodecs: [], workflowStacks: 'deep' as never })).toThrow(/subagentsPlugin workflowStacks="deep"/);
+    const saved = process.env.SUBAGENTS_WORKFLOW_STACKS;
+    try {
+      process.env.SUBAGENTS_WORKFLOW_STACKS = 'full';
+      expect(subagentsPlugin({ anthropic, client, payloadCodecs: [] }).configureWorker(base).bundlerOptions?.preloadModules).toBeUndefined();
+      process.env.SUBAGENTS_WORKFLOW_STACKS = 'all of them';
+      expect(() => subagentsPlugin({ anthropic, client, payloadCodecs: [] })).toThrow(/SUBAGENTS_WORKFLOW_STACKS="all of them"/);
+    } finally {
+      if (saved === undefined) delete process.env.SUBAGENTS_WORKFLOW_STACKS;
+      else process.env.SUBAGENTS_WORKFLOW_STACKS = saved;
+    }
   });
 
   it('makes a tool worker: only the named tools, no workflows', () => {
