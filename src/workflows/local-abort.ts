@@ -8,26 +8,47 @@ import { hasPatch } from './patches';
  */
 export const localToolAbortPatch = 'local-tool-abort';
 
+/**
+ * Marks runs whose cancelled scopes run `abortRunningCalls` only while a call of theirs is still
+ * running. A turn's scope stays attached to the agent's own until the run ends, so without it a stop
+ * ran one local activity for every earlier turn that had called a workspace tool (42 stopped leaves
+ * ran 137 in bench:cancel), each a marker event and a round trip of the worker's busiest thread.
+ */
+export const abortOnlyRunningPatch = 'abort-only-running-calls';
+
 /** Scopes whose cancellation already aborts this agent's calls: one local activity per cancelled scope. */
 const watched = new WeakSet<CancellationScope>();
+
+/** Workspace tool calls still running in each scope. */
+const running = new WeakMap<CancellationScope, number>();
 
 /**
  * Called where a workspace tool call (Glob, Grep, Write, Edit, Bash) goes out as an activity on the
  * agent's own task queue; those answer an abort as they answer Temporal's cancellation. When the scope it
- * runs in is cancelled (a stop or an interrupt), `abortRunningCalls` runs on the worker running this
- * workflow task, usually the one running the call (eager dispatch), and aborts the agent's calls found
- * there: a Bash command is killed now instead of at its next heartbeat (up to a second later). Temporal's
- * own cancellation goes out as before, so a call on another worker still learns of it there.
+ * runs in is cancelled (a stop or an interrupt) while a call of it runs, `abortRunningCalls` runs on the
+ * worker running this workflow task, usually the one running the call (eager dispatch), and aborts the
+ * agent's calls found there: a Bash command is killed now instead of at its next heartbeat (up to a
+ * second later). Temporal's own cancellation goes out as before, so a call on another worker still
+ * learns of it there. Returns what to call when the call has ended.
  */
-export function abortLocallyWhenCancelled(): void {
+export function abortLocallyWhenCancelled(): () => void {
   const scope = CancellationScope.current();
-  if (!scope.cancellable || watched.has(scope)) return;
+  if (!scope.cancellable) return ended;
+  running.set(scope, (running.get(scope) ?? 0) + 1);
+  const done = () => running.set(scope, (running.get(scope) ?? 1) - 1);
+  if (watched.has(scope)) return done;
   watched.add(scope);
   scope.cancelRequested.catch(() => {
     if (!hasPatch(localToolAbortPatch)) return;
+    // An earlier turn's scope, cancelled with the agent: its calls have ended, nothing to abort.
+    if (!running.get(scope) && hasPatch(abortOnlyRunningPatch)) return;
     const agentId = workflowInfo().workflowId;
     void CancellationScope.nonCancellable(() =>
       localSetupActivities.abortRunningCalls.executeWithOptions({ ...localSetupOptions, summary: 'abort running tool calls' }, [{ agentId }]),
     ).catch(() => undefined);
   });
+  return done;
 }
+
+/** Nothing to count for a call outside a cancellable scope. */
+function ended(): void {}

@@ -12,10 +12,13 @@ import { patched } from '@temporalio/workflow';
  * (a new id, covering its predecessor's changes and those made since) is cut when several have
  * gathered. Runs recorded with an earlier baseline keep it and ask for the changes it does not cover.
  */
-export const patchBaseline = 'patch-baseline-2';
+export const patchBaseline = 'patch-baseline-3';
 
 /** The first baseline (runs started before baseline 2 replay with it). */
 export const patchBaseline1 = 'patch-baseline-1';
+
+/** The second baseline (runs started before baseline 3 replay with it). */
+export const patchBaseline2 = 'patch-baseline-2';
 
 const coveredByBaseline1: ReadonlySet<string> = new Set([
   'backgrounded-tree-event',
@@ -40,15 +43,24 @@ const coveredByBaseline1: ReadonlySet<string> = new Set([
 /** Baseline 2: baseline 1 and the stop and abort changes made after it. */
 const coveredByBaseline2: ReadonlySet<string> = new Set([...coveredByBaseline1, 'stop-in-one-task', 'local-tool-abort', 'stop-notice-in-cancel']);
 
+/** Baseline 3: baseline 2 and the changes made after it. */
+const coveredByBaseline3: ReadonlySet<string> = new Set([...coveredByBaseline2, 'abort-only-running-calls']);
+
 /** What this run's baseline covers (undefined: no baseline). Module state is per run: the SDK gives each run its own modules. */
 let covered: ReadonlySet<string> | undefined;
 
 /**
  * Asks for the baseline; call once, at the very start of a run, before any other patch. A new run
- * records the current baseline; a run recorded with baseline 1 (no marker of baseline 2) replays with it.
+ * records the current baseline; a run recorded with an earlier one (no marker of the later) replays with it.
  */
 export function adoptPatchBaseline(): void {
-  covered = patched(patchBaseline) ? coveredByBaseline2 : patched(patchBaseline1) ? coveredByBaseline1 : undefined;
+  covered = patched(patchBaseline)
+    ? coveredByBaseline3
+    : patched(patchBaseline2)
+      ? coveredByBaseline2
+      : patched(patchBaseline1)
+        ? coveredByBaseline1
+        : undefined;
 }
 
 /**

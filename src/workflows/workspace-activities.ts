@@ -90,12 +90,14 @@ export function runWorkspaceTool(
   if (toolQueue) return onToolQueue(name, toolQueue, input, summary);
   // Read on the worker running this workflow task when every worker sees the files: no activity task, no extra workflow task.
   if (name === 'Read' && !worker && hasPatch(localReadPatch)) return readLocally(input, summary);
-  if (!worker) abortLocallyWhenCancelled();
-  return onWorkspace(worker, name, () =>
+  const ended = worker ? undefined : abortLocallyWhenCancelled();
+  const call = onWorkspace(worker, name, () =>
     name === 'Bash'
       ? shellToolActivities.Bash.executeWithOptions({ ...routedOptions(shellToolOptions, worker), summary }, [input])
       : fileToolActivities[name].executeWithOptions({ ...routedOptions(fileToolOptions, worker), summary }, [input]),
   );
+  if (ended) call.then(ended, ended);
+  return call;
 }
 
 async function onToolQueue(name: WorkspaceToolName, taskQueue: string, input: ToolCallInput, summary: string): Promise<ToolCallResult> {

@@ -80,4 +80,38 @@ describe('aborting running tool calls on the worker', () => {
     expect(abortsOf(await historyEvents(env.temporal.client, handle.agentId))).toEqual([]);
     await recordHistory(env.temporal.client, child, 'local-abort-stopped-child');
   });
+
+  it('a stop aborts only where a call still runs: no local activity for each earlier tool turn', async () => {
+    const pidFile = path.join(env.workspace, 'local-abort-later.pid');
+    const glob = { toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] };
+    env.modelServer.setBehaviour(
+      scenario([
+        // Three turns of tool activities, then a running command.
+        { match: { agentName: 'local-abort-later-bash' }, turns: [glob, glob, glob, { toolUses: [{ name: 'Bash', input: { command: `echo $$ > ${pidFile}; sleep 60` } }] }] },
+        // Three turns of tool activities, then waiting on the model: no call of it runs.
+        { match: { agentName: 'local-abort-later-idle' }, turns: [glob, glob, glob, { text: 'NEVER', delayMs: 60_000 }] },
+      ]),
+    );
+    const busy = await env.start({ prompt: 'look, then run a long command', name: 'local-abort-later-bash' });
+    const pid = await startedCommand(pidFile);
+    await busy.stop({ by: 'tester', reason: 'enough' });
+    await expect(busy.result()).rejects.toThrow();
+    expect(processAlive(pid)).toBe(false);
+    const busyEvents = await historyEvents(env.temporal.client, busy.agentId);
+    // One local activity, the one that killed the command (before: one per turn that had called a tool, [0, 0, 0, 1]).
+    expect(abortsOf(busyEvents)).toEqual([1]);
+    expect(patchIdsOf(busyEvents)).toEqual([patchBaseline]);
+    await recordHistory(env.temporal.client, busy.agentId, 'local-abort-only-running-b3');
+
+    const idle = await env.start({ prompt: 'look, then think for long', name: 'local-abort-later-idle' });
+    const workflow = env.temporal.client.workflow.getHandle(idle.agentId);
+    await waitFor(
+      async () => (await historyEvents(env.temporal.client, idle.agentId)).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').length === 4,
+      60_000,
+      'the fourth model call',
+    );
+    await idle.stop({ by: 'tester', reason: 'enough' });
+    await expect(workflow.result()).rejects.toThrow();
+    expect(abortsOf(await historyEvents(env.temporal.client, idle.agentId))).toEqual([]);
+  });
 });

@@ -8,8 +8,8 @@ const sources = readdirSync(workflowsDir, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts'))
   .map((file) => ({ file, text: readFileSync(path.join(workflowsDir, file), 'utf8') }));
 const patchesSource = sources.find((source) => source.file === 'patches.ts')!.text;
-/** The ids the baseline stands for, as listed in patches.ts. */
-const covered = [...(patchesSource.match(/coveredByBaseline[^[]*\[([^\]]*)\]/)?.[1] ?? '').matchAll(/'([^']+)'/g)].map((match) => match[1]);
+/** The ids the baselines stand for, as listed in patches.ts (each baseline adds its ids to its predecessor's). */
+const covered = [...patchesSource.matchAll(/const coveredByBaseline\d+[^=]*= new Set\(\[([^\]]*)\]/g)].flatMap((list) => [...list[1]!.matchAll(/'([^']+)'/g)].map((match) => match[1]));
 /** Every patch id constant workflow code declares (`export const somethingPatch = 'id'`). */
 const declared = sources.flatMap(({ text }) => [...text.matchAll(/export const \w+Patch = '([^']+)'/g)].map((match) => match[1]));
 
