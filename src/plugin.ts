@@ -23,9 +23,9 @@ import type { Telemetry } from './observability';
 import { parseToolTaskQueues, type ToolTaskQueues } from './shared/custom-tools';
 import { searchAttributeRegistrations } from './shared/search-attributes';
 import { parseWorkflowStacks, type WorkflowStacks } from './shared/workflow-stacks';
+import { workspaceActivityNames } from './shared/workspace-routing';
 
 export { parseWorkflowStacks, WorkflowStacksError, type WorkflowStacks } from './shared/workflow-stacks';
-import { workspaceActivityNames } from './shared/workspace-routing';
 
 /** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`): the source under tsx, the compiled file in the package. */
 export const workflowsPath = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'index.ts' : 'index.js');
