@@ -27,14 +27,17 @@ import { workspaceActivityNames } from './shared/workspace-routing';
 
 export { parseWorkflowStacks, WorkflowStacksError, type WorkflowStacks } from './shared/workflow-stacks';
 
-/** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`): the source under tsx, the compiled file in the package. */
-export const workflowsPath = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'index.ts' : 'index.js');
+/** Absolute path of a module under src/workflows: the source under tsx, the compiled file in the package. */
+const workflowModulePath = (name: string): string => path.join(import.meta.dirname, 'workflows', `${name}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`);
+
+/** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`). */
+export const workflowsPath = workflowModulePath('index');
 
 /**
  * The runtime's workflow interceptor module (src/workflows/cancel-notice.ts): a stop notice rides on the
  * cancellation request instead of a separate signal. A bundle without it still works; stops then send both.
  */
-export const workflowInterceptorModule = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'cancel-notice.ts' : 'cancel-notice.js');
+export const workflowInterceptorModule = workflowModulePath('cancel-notice');
 
 /** `modules` with the runtime's interceptor module added once. */
 const withAgentInterceptors = (modules: readonly string[] | undefined): string[] => [...new Set([...(modules ?? []), workflowInterceptorModule])];
@@ -44,7 +47,7 @@ const withAgentInterceptors = (modules: readonly string[] | undefined): string[]
  * promises of workflow code record 5 stack frames instead of Node's 10, which spares the SDK's
  * per-promise stack capture about a third of its cost. Left out with `SUBAGENTS_WORKFLOW_STACKS=full`.
  */
-export const workflowStackFramesModule = path.join(import.meta.dirname, 'workflows', import.meta.url.endsWith('.ts') ? 'stack-frames.ts' : 'stack-frames.js');
+export const workflowStackFramesModule = workflowModulePath('stack-frames');
 
 /** `modules` with the stack-frames module added once (short stacks), or as given (full stacks). */
 const withAgentPreloads = (modules: readonly string[] | undefined, stacks: WorkflowStacks): string[] | undefined =>

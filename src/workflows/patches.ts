@@ -46,6 +46,13 @@ const coveredByBaseline2: ReadonlySet<string> = new Set([...coveredByBaseline1, 
 /** Baseline 3: baseline 2 and the changes made after it. */
 const coveredByBaseline3: ReadonlySet<string> = new Set([...coveredByBaseline2, 'abort-only-running-calls']);
 
+/** Each baseline and what it covers, newest first: a run takes the first whose marker it has (a new run, the current one). */
+const baselines: readonly (readonly [string, ReadonlySet<string>])[] = [
+  [patchBaseline, coveredByBaseline3],
+  [patchBaseline2, coveredByBaseline2],
+  [patchBaseline1, coveredByBaseline1],
+];
+
 /** What this run's baseline covers (undefined: no baseline). Module state is per run: the SDK gives each run its own modules. */
 let covered: ReadonlySet<string> | undefined;
 
@@ -54,13 +61,7 @@ let covered: ReadonlySet<string> | undefined;
  * records the current baseline; a run recorded with an earlier one (no marker of the later) replays with it.
  */
 export function adoptPatchBaseline(): void {
-  covered = patched(patchBaseline)
-    ? coveredByBaseline3
-    : patched(patchBaseline2)
-      ? coveredByBaseline2
-      : patched(patchBaseline1)
-        ? coveredByBaseline1
-        : undefined;
+  covered = baselines.find(([id]) => patched(id))?.[1];
 }
 
 /**
