@@ -1,4 +1,6 @@
 // npm run bench:spawn — Agent tool call → the child's first model request: one at a time, and N children fanned out at once.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Turn } from '../src/model-server/server';
 import { createBenchEnv, percentile } from './helpers/bench-env';
 import { firstRequestAt, requestsByAgent } from './helpers/model-log';
@@ -6,6 +8,8 @@ import { createTimedFetch, modelCallsOf } from './helpers/timed-fetch';
 import { ms, withTimeout } from './helpers/wait';
 
 const spawns = Number(process.env.BENCH_SPAWNS ?? 30);
+/** The collection case: sequential spawns in a workspace whose `.claude/agents` holds as many files as a public collection. */
+const collection = { files: Number(process.env.BENCH_AGENT_FILES ?? 100), spawns: Math.max(5, Math.round(spawns / 2)) };
 const fanouts = [1, 10, 50];
 const limits = { maxChildrenPerAgent: 60, maxAgentsPerTree: 60 };
 const model = 'claude-test-tiny';
@@ -28,6 +32,10 @@ const env = await createBenchEnv(
           match: { agentName: 'latency-root' },
           turns: [...Array.from({ length: spawns }, (_, index) => ({ toolUses: [agentCall(`latency ${index + 1}`, false)] })), { text: 'latency done' }],
         },
+        {
+          match: { agentName: 'collection-root' },
+          turns: [...Array.from({ length: collection.spawns }, (_, index) => ({ toolUses: [agentCall(`collection ${index + 1}`, false)] })), { text: 'collection done' }],
+        },
         ...fanouts.map((count) => ({
           match: { agentName: `fanout-${count}` },
           turns: [{ toolUses: Array.from({ length: count }, (_, index) => agentCall(`fanout ${count}/${index + 1}`, true)) }, ...acknowledgements(count + 2)],
@@ -40,11 +48,27 @@ const env = await createBenchEnv(
   { fetch: timed.fetch },
 );
 
-const startRoot = (name: string, maxTurns: number) =>
-  env.client.startAgent({ prompt: `spawn benchmark (${name})`, name, cwd: env.workspace, model, maxTurns, permissionMode: 'bypassPermissions', limits });
+/**
+ * A workspace with `count` agent files shaped like those of public collections: a description with an
+ * example, four tools, a model, and a ~3 KB prompt.
+ */
+function collectionWorkspace(count: number): string {
+  const cwd = path.join(env.workspace, 'with-collection');
+  const agents = path.join(cwd, '.claude', 'agents');
+  fs.mkdirSync(agents, { recursive: true });
+  for (let index = 0; index < count; index++) {
+    const description = `Use this agent for area ${index} work. Examples: <example>Context: the user needs help with area ${index}. user: "Check area ${index}" assistant: "I'll use the area-${index} agent"</example>`;
+    const prompt = `You are the expert for area ${index}.\n\n${'Work through the task step by step, read the relevant files first, and report what you found with file paths and line numbers.\n'.repeat(25)}`;
+    fs.writeFileSync(path.join(agents, `area-${index}.md`), `---\nname: area-${index}\ndescription: ${JSON.stringify(description)}\ntools: Read, Grep, Glob, Bash\nmodel: sonnet\n---\n\n${prompt}`);
+  }
+  return cwd;
+}
 
-async function runRoot(name: string, maxTurns: number, timeoutMs: number) {
-  const handle = await startRoot(name, maxTurns);
+const startRoot = (name: string, maxTurns: number, cwd = env.workspace) =>
+  env.client.startAgent({ prompt: `spawn benchmark (${name})`, name, cwd, model, maxTurns, permissionMode: 'bypassPermissions', limits });
+
+async function runRoot(name: string, maxTurns: number, timeoutMs: number, cwd?: string) {
+  const handle = await startRoot(name, maxTurns, cwd);
   const result = await withTimeout(handle.result(), timeoutMs, `root ${name} to finish`);
   if (result.status !== 'completed') throw new Error(`root ${name} ended ${result.status}: ${result.error ?? result.finalText}`);
   return handle;
@@ -85,18 +109,24 @@ try {
   await runRoot('warmup-root', 5, 120_000);
 
   // 1. Sequential foreground spawns: turn n of the root spawns child n+1, which answers at once.
-  const latency = await runRoot('latency-root', spawns + 5, 300_000);
-  const childIds = Array.from({ length: spawns }, (_, index) => `${latency.agentId}.${index + 1}`);
-  await completedCloseTimes(childIds);
-  const firsts = childFirstRequests(childIds);
+  const sequentialSpawns = async (name: string, count: number, cwd?: string) => {
+    const root = await runRoot(name, count + 5, 300_000, cwd);
+    const ids = Array.from({ length: count }, (_, index) => `${root.agentId}.${index + 1}`);
+    await completedCloseTimes(ids);
+    const firsts = childFirstRequests(ids);
+    return { root, firsts, fromResponseEnd: firsts.map((at, index) => at - parentResponseEnd(root.agentId, index)) };
+  };
+  const { root: latency, firsts, fromResponseEnd } = await sequentialSpawns('latency-root', spawns);
   const served = requestsByAgent(env.modelServer).get(latency.agentId) ?? [];
-  const fromResponseEnd = firsts.map((at, index) => at - parentResponseEnd(latency.agentId, index));
   // Server-side view: the reply is written right after the request arrives (scripted delay 0).
   const fromServerRequest = firsts.map((at, index) => {
     const request = served.find((candidate) => candidate.turnIndex === index);
     if (!request) throw new Error(`no served request for turn ${index} of ${latency.agentId}`);
     return at - request.receivedAt;
   });
+
+  // The same with a collection of agent files in reach: every agent started loads them (its roster, its types).
+  const withCollection = (await sequentialSpawns('collection-root', collection.spawns, collectionWorkspace(collection.files))).fromResponseEnd;
 
   // 2. Fan-out: one assistant message with N background Agent calls, on one worker.
   const fanout: Record<string, { firstChild: number; lastChild: number; childP50: number; allChildrenFinished: number; rootFinished: number }> = {};
@@ -123,6 +153,7 @@ try {
   console.log(row("from the parent's response end", fromResponseEnd));
   console.log(row("from the parent's request served", fromServerRequest));
   console.log(`each spawn in order (from the response end): ${fromResponseEnd.join(' ')}`);
+  console.log(row(`with ${collection.files} agent files (${collection.spawns} spawns)`, withCollection));
   console.log('');
   console.log("fan-out: N background children in one assistant message, one worker (ms from the parent's response end)");
   console.log(`${'N'.padStart(4)}${['first child', 'child p50', 'last child', 'all finished', 'root finished'].map((label) => label.padStart(15)).join('')}`);
@@ -141,6 +172,9 @@ try {
       spawnLatencyFromServedRequestMsP50: percentile(fromServerRequest, 50),
       spawnLatencyFromServedRequestMsP95: percentile(fromServerRequest, 95),
       spawns,
+      spawnLatencyWithAgentFilesMsP50: percentile(withCollection, 50),
+      spawnLatencyWithAgentFilesMsP95: percentile(withCollection, 95),
+      agentFiles: collection.files,
       fanoutMs: byCount((result) => result.lastChild),
       fanoutFirstChildMs: byCount((result) => result.firstChild),
       fanoutAllChildrenFinishedMs: byCount((result) => result.allChildrenFinished),

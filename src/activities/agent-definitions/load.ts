@@ -3,7 +3,8 @@ import os from 'node:os';
 import type { AgentDefinition, DefinitionReport, LoadDefinitionsInput, LoadedDefinitions } from '../../shared/agent-definition';
 import { builtinAgents } from '../../shared/builtin-agents';
 import { compareText, type DefinitionDirectory, definitionDirectories, findDefinitionFiles } from './discover';
-import { parseDefinitionFile, type ParsedDefinitionFile } from './parse-definition';
+import type { ParsedDefinitionFile } from './parse-definition';
+import { parsedDefinitions } from './parse-cache';
 import { installedPluginAgentDirectories } from './plugins';
 import { findSkills } from '../skills';
 import { normalizeMcpName, serverOfPattern } from '../../shared/mcp';
@@ -22,7 +23,7 @@ async function readAndParse(file: string, source: DefinitionDirectory['source'],
   } catch (error) {
     return { reports: [{ file, level: 'skipped', message: `cannot read the file: ${(error as Error).message}` }] };
   }
-  return parseDefinitionFile(text, file, source, homeDir);
+  return parsedDefinitions.parse(text, file, source, homeDir);
 }
 
 async function scan(directory: DefinitionDirectory, homeDir: string): Promise<ScannedDirectory> {
