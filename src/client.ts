@@ -245,7 +245,7 @@ export class SubagentsClient {
       prompt,
       // A type that no longer exists is replaced, and its system prompt rendered anew for the new type.
       definition && definition.name !== previous.input.agentType
-        ? { agentType: definition.name, definitionPrompt: definition.prompt, renderedSystemPrompt: undefined }
+        ? { agentType: definition.name, definitionPrompt: definition.prompt, definitionPromptRef: undefined, renderedSystemPrompt: undefined }
         : {},
     );
     if (previous.input.parentAgentId !== undefined) input = await this.asRootOfSubtree(input);

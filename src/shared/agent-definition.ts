@@ -102,4 +102,17 @@ export interface SpawnContext {
   subagentModelOverride?: string;
   /** MCP servers configured for the cwd (`.mcp.json`), by name; absent in runs recorded before MCP support. */
   mcpServers?: Record<string, McpServerSpec>;
+  /**
+   * Present when the definitions' prompts were left out of this record (each `prompt` is ''): by
+   * name, the digest of each prompt. A child of one of these types is given its prompt's digest and
+   * gets the text at its start (docs/agent-definitions.md, "What an agent records"). Absent in records
+   * made before, which hold every prompt.
+   */
+  promptDigests?: Record<string, string>;
+}
+
+/** Where a child's definition prompt is, when its parent recorded only its digest: the digest, and the file that defined it (none for a built-in). */
+export interface DefinitionPromptRef {
+  digest: string;
+  file?: string;
 }

@@ -19,6 +19,8 @@ export interface AgentSpec {
   prompt: string;
   model: string;
   definitionPrompt: string;
+  /** The prompt by digest, for a child whose parent recorded only digests (then `definitionPrompt` is ''). */
+  definitionPromptRef?: AgentWorkflowInput['definitionPromptRef'];
   /** A fork reuses its parent's rendered bytes; others render their own at start. */
   renderedSystemPrompt?: string;
   tools: string[];
@@ -82,6 +84,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     prompt: spec.prompt,
     model: spec.model,
     definitionPrompt: spec.definitionPrompt,
+    ...(spec.definitionPromptRef ? { definitionPromptRef: spec.definitionPromptRef } : {}),
     ...(spec.renderedSystemPrompt !== undefined ? { renderedSystemPrompt: spec.renderedSystemPrompt } : {}),
     tools: spec.tools,
     ...(spec.mcp ? { mcp: spec.mcp } : {}),

@@ -1,7 +1,7 @@
 import type { PermissionMode } from './agent';
 import type { CustomToolFilter, ToolTaskQueues } from './custom-tools';
 import type { ToolDescriptor } from './extra-tools';
-import type { MemoryScope, SpawnContext } from './agent-definition';
+import type { DefinitionPromptRef, MemoryScope, SpawnContext } from './agent-definition';
 import type { TreeSettings } from './tree-settings';
 
 /** Input of the `renderAgentStart` activity: who the agent is and where it stands. */
@@ -14,6 +14,8 @@ export interface AgentStartInput {
   maxDepth: number;
   model: string;
   definitionPrompt: string;
+  /** The prompt by digest ('' as `definitionPrompt`): the activity gets the text (src/activities/agent-definitions/prompt-store.ts). */
+  definitionPromptRef?: DefinitionPromptRef;
   cwd: string;
   tools: readonly string[];
   allowedAgentTypes?: readonly string[];

@@ -5,7 +5,7 @@ import type { MemoryScope } from './agent-definition';
 import type { ToolRules } from './tool-rules';
 import type { MessageParam, StopReason, TokenUsage } from './messages';
 import type { ContentReplacement, ReadFileState } from './tools';
-import type { SpawnContext, ThinkingSetting } from './agent-definition';
+import type { DefinitionPromptRef, SpawnContext, ThinkingSetting } from './agent-definition';
 import type { AgentLimits } from './limits';
 import type { CarriedTreeState } from './tree';
 import type { WorktreeInfo, WorktreeOutcome } from './worktree';
@@ -94,8 +94,10 @@ export interface AgentWorkflowInput {
   prompt: string;
   /** Effective model id (aliases resolved). */
   model: string;
-  /** The definition's system prompt body; rendered once with environment facts at start. */
+  /** The definition's system prompt body; rendered once with environment facts at start ('' when `definitionPromptRef` is given). */
   definitionPrompt: string;
+  /** The definition's prompt by digest (a child of a parent whose record of its agent types holds no prompts): its start gets the text. */
+  definitionPromptRef?: DefinitionPromptRef;
   /** Already-rendered system prompt bytes (threaded to forks; never re-rendered when present). */
   renderedSystemPrompt?: string;
   /** Names of the tools in this agent's pool, in request order. */

@@ -54,6 +54,8 @@ export const ErrorType = {
   MessageTooLarge: 'MessageTooLarge',
   /** A resume the tree refused (stopped agent without allowStopped, still running, not a descendant, limits). */
   ResumeRefused: 'ResumeRefused',
+  /** A child's agent type whose definition (recorded by digest) is no longer where its parent loaded it, and no worker holds its prompt. */
+  AgentTypeGone: 'AgentTypeGone',
   /** The conversation a model call read does not hash to what the workflow sent (see activities/model.ts). */
   ConversationMismatch: 'ConversationMismatch',
 

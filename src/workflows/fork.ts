@@ -80,6 +80,7 @@ export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, run
     prompt: request.prompt,
     model: parent.model,
     definitionPrompt: parent.definitionPrompt,
+    ...(parent.definitionPromptRef ? { definitionPromptRef: parent.definitionPromptRef } : {}),
     renderedSystemPrompt: state.systemPrompt,
     tools: [...parent.tools],
     cwd: request.cwd ?? state.cwd,

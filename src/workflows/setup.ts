@@ -42,6 +42,7 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           maxDepth: input.limits.maxDepth,
           model: input.model,
           definitionPrompt: input.definitionPrompt,
+          ...(input.definitionPromptRef ? { definitionPromptRef: input.definitionPromptRef } : {}),
           cwd: state.cwd,
           tools: input.tools,
           allowedAgentTypes: input.allowedAgentTypes,

@@ -169,7 +169,8 @@ export class AgentTool {
         definitionModel: definition.model,
         parentModel: input.model,
       }),
-      definitionPrompt: definition.prompt,
+      // A record of agent types without prompts (docs/agent-definitions.md): the child gets its type's prompt by digest at its start.
+      ...definitionPromptOf(definition, options.context),
       tools: options.tools,
       mcp: agentMcpInput(definition, options.context.mcpServers ?? {}),
       customTools: customToolFilterOf(definition),
@@ -203,4 +204,14 @@ export class AgentTool {
     this.spawnContext ??= loadSpawnContextOn(this.input.workspaceWorker, this.state.cwd);
     return this.spawnContext;
   }
+}
+
+/**
+ * A named child's definition prompt: the text, or — when the parent's record of its agent types holds
+ * digests instead of prompts — '' and the digest with the defining file, for the child's start to read.
+ */
+export function definitionPromptOf(definition: AgentDefinition, context: SpawnContext): Pick<ChildSpec, 'definitionPrompt' | 'definitionPromptRef'> {
+  const digest = context.promptDigests?.[definition.name];
+  if (digest === undefined) return { definitionPrompt: definition.prompt };
+  return { definitionPrompt: '', definitionPromptRef: { digest, ...(definition.file ? { file: definition.file } : {}) } };
 }

@@ -405,5 +405,52 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
       .find((result) => result?.loaded?.reports !== undefined);
     expect(spawnContext?.loaded?.reports).toContainEqual(expect.objectContaining({ file: path.join(agentsDir, 'broken.md'), level: 'skipped' }));
     expect(Object.keys(spawnContext!.loaded!.definitions).sort()).toEqual(['Explore', 'Plan', 'general-purpose', 'reviewer']);
+    // The root recorded its types' digests, not their prompts: a child gets its type's prompt at its start.
+    // Every payload of the history, decoded (fetched histories carry them base64-encoded).
+    const payloadTexts = (events: typeof history.events) =>
+      JSON.stringify(events ?? [], (_key, value: unknown) => {
+        const payload = value as { metadata?: unknown; data?: unknown } | null;
+        if (typeof payload !== 'object' || payload === null || payload.metadata === undefined || payload.data === undefined) return value;
+        return typeof payload.data === 'string' ? Buffer.from(payload.data, 'base64').toString('utf8') : Buffer.from(payload.data as Uint8Array).toString('utf8');
+      });
+    expect(payloadTexts(history.events)).toContain('Reviews files');
+    expect(payloadTexts(history.events)).not.toContain('REVIEWER-PROMPT');
+    expect(spawnContext!.loaded!.definitions.reviewer!.prompt).toBe('');
+    expect(Object.keys(spawnContext!.promptDigests!).sort()).toEqual(['Explore', 'Plan', 'general-purpose', 'reviewer']);
+    const childStarted = (await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).fetchHistory()).events![0]!.workflowExecutionStartedEventAttributes!;
+    const childInput = defaultPayloadConverter.fromPayload(childStarted.input!.payloads![0] as Payload) as { definitionPrompt: string; definitionPromptRef?: { digest: string; file?: string } };
+    expect(childInput.definitionPrompt).toBe('');
+    expect(childInput.definitionPromptRef).toEqual({ digest: spawnContext!.promptDigests!.reviewer, file: path.join(agentsDir, 'reviewer.md') });
+    await recordHistory(env.temporal.client, handle.agentId, 'subagents-prompts-by-digest');
+    await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'subagents-prompts-by-digest-child');
+  });
+
+  it('starts a child with the prompt its parent loaded, also when the file changed after the parent started', async () => {
+    const cwd = path.join(env.workspace, 'edited-types');
+    const agentsDir = path.join(cwd, '.claude', 'agents');
+    mkdirSync(agentsDir, { recursive: true });
+    const file = path.join(agentsDir, 'auditor.md');
+    writeFileSync(file, '---\nname: auditor\ndescription: Audits\ntools: Read\n---\nYou are AUDITOR-PROMPT-AS-LOADED.\n');
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'edited-root' },
+          turns: [
+            // The root's types are loaded before its first model call; the file changes while the model answers.
+            { delayMs: 1_500, toolUses: [{ name: 'Agent', input: { description: 'audit', prompt: 'audit it', subagent_type: 'auditor' } }] },
+            { text: 'audited' },
+          ],
+        },
+        { match: { agentType: 'auditor' }, turns: [{ text: 'audit done' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'edited types', name: 'edited-root', cwd });
+    // Requests are logged as they arrive: the root's first one means its start (and load of its types) is done.
+    await waitFor(() => env.modelServer.requests().some((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId), 30_000, 'the root to call the model');
+    writeFileSync(file, '---\nname: auditor\ndescription: Audits\ntools: Read\n---\nYou are AUDITOR-PROMPT-EDITED-LATER.\n');
+    expect((await handle.result()).status).toBe('completed');
+    const system = JSON.stringify((requestsOf(`${handle.agentId}.1`)[0] as unknown as { system: unknown }).system);
+    expect(system).toContain('AUDITOR-PROMPT-AS-LOADED');
+    expect(system).not.toContain('EDITED-LATER');
   });
 });

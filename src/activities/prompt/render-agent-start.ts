@@ -3,7 +3,8 @@
  * prompt (definition prompt, guidance, subagent notes, environment, git snapshot, CLAUDE.md), the
  * context that opens its first message (identity, roster) and the agent types behind the roster.
  */
-import type { SpawnContext } from '../../shared/agent-definition';
+import type { DefinitionPromptRef, SpawnContext } from '../../shared/agent-definition';
+import { resolveDefinitionPrompt, withoutPrompts } from '../agent-definitions/prompt-store';
 import type { AgentStart, AgentStartInput, WorkerTools } from '../../shared/agent-start';
 import type { CustomToolFilter } from '../../shared/custom-tools';
 import { renderAgentRoster } from '../../shared/agent-roster';
@@ -28,6 +29,19 @@ async function treeSettings(cwd: string, homeDir: string): Promise<TreeSettings 
     }
   }
   return settings.hooks || settings.permissions ? settings : undefined;
+}
+
+/** A child's definition prompt by its digest; a prompt that is not the one its parent loaded is said in the worker's log. */
+async function promptByDigest(ref: DefinitionPromptRef, agentType: string, homeDir: string): Promise<string> {
+  const resolved = await resolveDefinitionPrompt(ref, agentType, homeDir);
+  if (resolved.changed) {
+    try {
+      log.warn(`agent type "${agentType}": its definition${ref.file ? ` in ${ref.file}` : ''} changed since its parent loaded it, and no worker kept that prompt; the child starts with the current one`);
+    } catch {
+      // Outside an activity (direct calls in tests): nothing to log to.
+    }
+  }
+  return resolved.prompt;
 }
 
 /** What the system prompt is made of. */
@@ -67,7 +81,7 @@ export function createAgentStartActivity(options: {
 }) {
   return async function renderAgentStart(input: AgentStartInput): Promise<AgentStart> {
     const prompt = await renderSystemPromptText({
-      definitionPrompt: input.definitionPrompt,
+      definitionPrompt: input.definitionPromptRef ? await promptByDigest(input.definitionPromptRef, input.agentType, options.homeDir) : input.definitionPrompt,
       cwd: input.cwd,
       model: input.model,
       subagent: input.parentAgentId !== undefined,
@@ -102,7 +116,8 @@ export function createAgentStartActivity(options: {
       // User memory is under home, outside the workspace: the agent's file tools are let in there.
       ...(input.memory === 'user' ? { memoryDirectory: memoryDirectory('user', input.agentType, input.cwd, options.homeDir) } : {}),
       ...(skills ? { skills } : {}),
-      ...(spawnContext ? { spawnContext } : {}),
+      // The agent's record of its types keeps digests, not prompts: a child gets its prompt at its start.
+      ...(spawnContext ? { spawnContext: withoutPrompts(spawnContext) } : {}),
       ...(workerTools ? { workerTools } : {}),
     };
   };

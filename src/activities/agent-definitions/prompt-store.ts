@@ -1,0 +1,105 @@
+/**
+ * Definition prompts by digest (docs/agent-definitions.md, "What an agent records"). An agent records
+ * its agent types once, at its start — for a public collection of 100 files ~357 KB, nine tenths of
+ * it the prompts, in every agent's history and in every continue-as-new. Only the child of a type
+ * needs that type's prompt, so the record keeps each prompt's digest instead, the worker keeps the
+ * text, and a child's start gets its prompt by the digest: from this worker's memory, else from the
+ * file that defined it (or the built-in), checked against the digest.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { ApplicationFailure } from '@temporalio/common';
+import type { DefinitionPromptRef, SpawnContext } from '../../shared/agent-definition';
+import { builtinAgents } from '../../shared/builtin-agents';
+import { ErrorType, errorText } from '../../shared/errors';
+import { parsedDefinitions } from './parse-cache';
+
+/** The digest a record keeps of a prompt (SHA-256, 32 hex digits). */
+export function promptDigest(prompt: string): string {
+  return createHash('sha256').update(prompt).digest('hex').slice(0, 32);
+}
+
+/** Prompts by digest, the ones used longest ago dropped beyond `maxBytes` of text. */
+export class DefinitionPrompts {
+  private readonly prompts = new Map<string, string>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
+
+  /** Keeps `prompt`; returns its digest. */
+  remember(prompt: string): string {
+    const digest = promptDigest(prompt);
+    this.touch(digest, prompt);
+    return digest;
+  }
+
+  get(digest: string): string | undefined {
+    const prompt = this.prompts.get(digest);
+    if (prompt !== undefined) this.touch(digest, prompt);
+    return prompt;
+  }
+
+  get size(): number {
+    return this.prompts.size;
+  }
+
+  private touch(digest: string, prompt: string): void {
+    if (this.prompts.delete(digest)) this.bytes -= prompt.length;
+    this.prompts.set(digest, prompt);
+    this.bytes += prompt.length;
+    for (const [oldest, text] of this.prompts) {
+      if (this.bytes <= this.maxBytes || oldest === digest) break;
+      this.prompts.delete(oldest);
+      this.bytes -= text.length;
+    }
+  }
+}
+
+/** The worker process's prompts. */
+export const definitionPrompts = new DefinitionPrompts();
+
+/** The record an agent keeps of its agent types: each prompt '' and its digest in `promptDigests`; the texts stay with `prompts`. */
+export function withoutPrompts(context: SpawnContext, prompts: DefinitionPrompts = definitionPrompts): SpawnContext {
+  const promptDigests: Record<string, string> = {};
+  const definitions = Object.fromEntries(
+    Object.entries(context.loaded.definitions).map(([name, definition]) => {
+      promptDigests[name] = prompts.remember(definition.prompt);
+      return [name, { ...definition, prompt: '' }];
+    }),
+  );
+  return { ...context, loaded: { ...context.loaded, definitions }, promptDigests };
+}
+
+/** A child's prompt, and whether it is not the text its parent loaded (that text is gone: the file changed and no worker kept it). */
+export interface ResolvedPrompt {
+  prompt: string;
+  changed: boolean;
+}
+
+/**
+ * The prompt a digest stands for: from `prompts`, else from the defining file (any worker reads the
+ * same files) or the built-in of that name. When neither matches the digest any more, the type's
+ * current prompt, marked changed; when the type is gone, a non-retryable AgentTypeGone.
+ */
+export async function resolveDefinitionPrompt(ref: DefinitionPromptRef, agentType: string, homeDir: string, prompts: DefinitionPrompts = definitionPrompts): Promise<ResolvedPrompt> {
+  const kept = prompts.get(ref.digest);
+  if (kept !== undefined) return { prompt: kept, changed: false };
+  let current: string | undefined;
+  if (ref.file === undefined) {
+    current = Object.hasOwn(builtinAgents, agentType) ? builtinAgents[agentType]!.prompt : undefined;
+  } else {
+    const text = await fs.readFile(ref.file, 'utf8').catch(() => undefined);
+    // The prompt does not depend on where the file was found (project, user or plugin).
+    current = text === undefined ? undefined : parsedDefinitions.parse(text, ref.file, 'project', homeDir).definition?.prompt;
+  }
+  if (current === undefined) {
+    const where = ref.file === undefined ? 'is not a built-in agent type of this worker' : `was defined in ${ref.file}, which no longer exists or no longer parses`;
+    throw ApplicationFailure.nonRetryable(
+      errorText(ErrorType.AgentTypeGone, `agent type "${agentType}" ${where}, and no worker holds the prompt its parent loaded. Restore the file, or start the agent again so it loads the current agent types.`),
+      ErrorType.AgentTypeGone,
+    );
+  }
+  const changed = promptDigest(current) !== ref.digest;
+  if (!changed) prompts.remember(current);
+  return { prompt: current, changed };
+}
