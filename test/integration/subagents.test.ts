@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { definitionPrompts } from '../../src/activities/agent-definitions/prompt-store';
 import type { SpawnContext } from '../../src/shared/agent-definition';
 import { agentTypeKey, parentAgentIdKey, rootAgentIdKey, agentDepthKey } from '../../src/shared/search-attributes';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
@@ -452,5 +453,31 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     const system = JSON.stringify((requestsOf(`${handle.agentId}.1`)[0] as unknown as { system: unknown }).system);
     expect(system).toContain('AUDITOR-PROMPT-AS-LOADED');
     expect(system).not.toContain('EDITED-LATER');
+  });
+
+  it('fails a child whose type file is gone and whose prompt no worker holds, and the parent reads why', async () => {
+    const cwd = path.join(env.workspace, 'gone-types');
+    const agentsDir = path.join(cwd, '.claude', 'agents');
+    mkdirSync(agentsDir, { recursive: true });
+    const file = path.join(agentsDir, 'vanishing.md');
+    writeFileSync(file, '---\nname: vanishing\ndescription: Goes away\ntools: Read\n---\nYou are VANISHING.\n');
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'gone-root' },
+          turns: [{ delayMs: 1_500, toolUses: [{ name: 'Agent', input: { description: 'vanish', prompt: 'do it', subagent_type: 'vanishing' } }] }, { text: 'noted' }],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'gone types', name: 'gone-root', cwd });
+    await waitFor(() => env.modelServer.requests().some((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId), 30_000, 'the root to call the model');
+    // The file goes, and the worker forgets the prompt (as after a restart of every worker).
+    rmSync(file);
+    definitionPrompts.clear();
+    expect((await handle.result()).status).toBe('completed');
+    const toolResult = text(lastUserBlocks(requestsOf(handle.agentId)[1]!).find((block) => block.type === 'tool_result'));
+    expect(toolResult).toContain('AgentTypeGone: agent type "vanishing" was defined in');
+    expect(toolResult).toContain('Restore the file, or start the agent again');
+    expect(requestsOf(`${handle.agentId}.1`)).toEqual([]);
   });
 });

@@ -43,6 +43,12 @@ export class DefinitionPrompts {
     return this.prompts.size;
   }
 
+  /** Forgets every prompt, as a restarted worker has (tests). */
+  clear(): void {
+    this.prompts.clear();
+    this.bytes = 0;
+  }
+
   private touch(digest: string, prompt: string): void {
     if (this.prompts.delete(digest)) this.bytes -= prompt.length;
     this.prompts.set(digest, prompt);
