@@ -426,29 +426,31 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'subagents-prompts-by-digest-child');
   });
 
-  it('starts a child with the prompt its parent loaded, also when the file changed after the parent started', async () => {
-    const cwd = path.join(env.workspace, 'edited-types');
-    const agentsDir = path.join(cwd, '.claude', 'agents');
-    mkdirSync(agentsDir, { recursive: true });
-    const file = path.join(agentsDir, 'auditor.md');
-    writeFileSync(file, '---\nname: auditor\ndescription: Audits\ntools: Read\n---\nYou are AUDITOR-PROMPT-AS-LOADED.\n');
+  /**
+   * A root in its own workspace with one agent file, whose first model call (1.5 s) spawns that type;
+   * returns once the root has loaded its types (its first request arrived), before the spawn.
+   */
+  async function rootSpawningFromFile(name: string, type: string, prompt: string) {
+    const cwd = path.join(env.workspace, name);
+    mkdirSync(path.join(cwd, '.claude', 'agents'), { recursive: true });
+    const file = path.join(cwd, '.claude', 'agents', `${type}.md`);
+    const writeType = (body: string) => writeFileSync(file, `---\nname: ${type}\ndescription: A ${type}\ntools: Read\n---\n${body}\n`);
+    writeType(prompt);
     env.modelServer.setBehaviour(
       scenario([
-        {
-          match: { agentName: 'edited-root' },
-          turns: [
-            // The root's types are loaded before its first model call; the file changes while the model answers.
-            { delayMs: 1_500, toolUses: [{ name: 'Agent', input: { description: 'audit', prompt: 'audit it', subagent_type: 'auditor' } }] },
-            { text: 'audited' },
-          ],
-        },
-        { match: { agentType: 'auditor' }, turns: [{ text: 'audit done' }] },
+        { match: { agentName: name }, turns: [{ delayMs: 1_500, toolUses: [{ name: 'Agent', input: { description: type, prompt: 'do it', subagent_type: type } }] }, { text: 'noted' }] },
+        { match: { agentType: type }, turns: [{ text: `${type} done` }] },
       ]),
     );
-    const handle = await env.start({ prompt: 'edited types', name: 'edited-root', cwd });
+    const handle = await env.start({ prompt: name, name, cwd });
     // Requests are logged as they arrive: the root's first one means its start (and load of its types) is done.
     await waitFor(() => env.modelServer.requests().some((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId), 30_000, 'the root to call the model');
-    writeFileSync(file, '---\nname: auditor\ndescription: Audits\ntools: Read\n---\nYou are AUDITOR-PROMPT-EDITED-LATER.\n');
+    return { handle, file, writeType };
+  }
+
+  it('starts a child with the prompt its parent loaded, also when the file changed after the parent started', async () => {
+    const { handle, writeType } = await rootSpawningFromFile('edited-root', 'auditor', 'You are AUDITOR-PROMPT-AS-LOADED.');
+    writeType('You are AUDITOR-PROMPT-EDITED-LATER.');
     expect((await handle.result()).status).toBe('completed');
     const system = JSON.stringify((requestsOf(`${handle.agentId}.1`)[0] as unknown as { system: unknown }).system);
     expect(system).toContain('AUDITOR-PROMPT-AS-LOADED');
@@ -456,21 +458,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   });
 
   it('fails a child whose type file is gone and whose prompt no worker holds, and the parent reads why', async () => {
-    const cwd = path.join(env.workspace, 'gone-types');
-    const agentsDir = path.join(cwd, '.claude', 'agents');
-    mkdirSync(agentsDir, { recursive: true });
-    const file = path.join(agentsDir, 'vanishing.md');
-    writeFileSync(file, '---\nname: vanishing\ndescription: Goes away\ntools: Read\n---\nYou are VANISHING.\n');
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'gone-root' },
-          turns: [{ delayMs: 1_500, toolUses: [{ name: 'Agent', input: { description: 'vanish', prompt: 'do it', subagent_type: 'vanishing' } }] }, { text: 'noted' }],
-        },
-      ]),
-    );
-    const handle = await env.start({ prompt: 'gone types', name: 'gone-root', cwd });
-    await waitFor(() => env.modelServer.requests().some((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId), 30_000, 'the root to call the model');
+    const { handle, file } = await rootSpawningFromFile('gone-root', 'vanishing', 'You are VANISHING.');
     // The file goes, and the worker forgets the prompt (as after a restart of every worker).
     rmSync(file);
     definitionPrompts.clear();
