@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DefinitionPromptRef, SpawnContext } from '../../shared/agent-definition';
 import { builtinAgents } from '../../shared/builtin-agents';
@@ -76,6 +77,17 @@ export function withoutPrompts(context: SpawnContext, prompts: DefinitionPrompts
   return { ...context, loaded: { ...context.loaded, definitions }, promptDigests };
 }
 
+/** What is wrong with a reference to a prompt (undefined: nothing); only agent files are read for it. */
+function refProblem(ref: DefinitionPromptRef): string | undefined {
+  if (typeof ref !== 'object' || ref === null || typeof ref.digest !== 'string' || !/^[0-9a-f]{32}$/.test(ref.digest)) {
+    return 'definitionPromptRef must be { digest: 32 hexadecimal digits, file?: the absolute path of its .md agent file }';
+  }
+  if (ref.file !== undefined && (typeof ref.file !== 'string' || !path.isAbsolute(ref.file) || !ref.file.endsWith('.md') || ref.file.includes('\0'))) {
+    return `definitionPromptRef.file must be the absolute path of a .md agent file, not ${JSON.stringify(ref.file)}`;
+  }
+  return undefined;
+}
+
 /** A child's prompt, and whether it is not the text its parent loaded (that text is gone: the file changed and no worker kept it). */
 export interface ResolvedPrompt {
   prompt: string;
@@ -88,6 +100,9 @@ export interface ResolvedPrompt {
  * current prompt, marked changed; when the type is gone, a non-retryable AgentTypeGone.
  */
 export async function resolveDefinitionPrompt(ref: DefinitionPromptRef, agentType: string, homeDir: string, prompts: DefinitionPrompts = definitionPrompts): Promise<ResolvedPrompt> {
+  // The reference comes from the agent's input: a parent's spawn, or whoever started the workflow by hand.
+  const malformed = refProblem(ref);
+  if (malformed) throw ApplicationFailure.nonRetryable(errorText(ErrorType.AgentTypeGone, `agent type "${agentType}": ${malformed}`), ErrorType.AgentTypeGone);
   const kept = prompts.get(ref.digest);
   if (kept !== undefined) return { prompt: kept, changed: false };
   let current: string | undefined;

@@ -88,6 +88,32 @@ describe('resolveDefinitionPrompt: a child gets its prompt by digest', () => {
   });
 });
 
+describe('resolveDefinitionPrompt: a hostile reference', () => {
+  it('refuses a malformed digest or a file that is not an absolute .md path, before reading anything', async () => {
+    const prompts = new DefinitionPrompts();
+    const digest = prompts.remember('You are kept.');
+    const refs: unknown[] = [
+      null,
+      {},
+      { digest: 'abc' },
+      { digest: digest.toUpperCase() },
+      { digest: 42 },
+      { digest, file: '/etc/passwd' },
+      { digest, file: 'relative/agent.md' },
+      { digest, file: '/tmp/a\0.md' },
+      { digest, file: 7 },
+    ];
+    for (const ref of refs) {
+      await expect(resolveDefinitionPrompt(ref as never, 'reviewer', tree.home, prompts)).rejects.toMatchObject({
+        type: 'AgentTypeGone',
+        nonRetryable: true,
+        message: expect.stringMatching(/^AgentTypeGone: agent type "reviewer": definitionPromptRef/),
+      });
+    }
+    expect(await resolveDefinitionPrompt({ digest, file: '/nowhere/kept.md' }, 'reviewer', tree.home, prompts)).toEqual({ prompt: 'You are kept.', changed: false });
+  });
+});
+
 describe('DefinitionPrompts', () => {
   it('drops the prompts used longest ago beyond its size, never the one just kept', () => {
     const prompts = new DefinitionPrompts(25);
