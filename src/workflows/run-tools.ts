@@ -11,7 +11,7 @@ import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult,
 import { toolCallSummary } from '../shared/tool-summary';
 import type { WorkspaceWorker } from '../shared/workspace-routing';
 import type { ToolTaskQueues } from '../shared/custom-tools';
-import { partitionToolCalls } from './tool-batches';
+import { inSlidingWindow, partitionToolCalls } from './tool-batches';
 import { failureOutcome } from './tool-failure';
 import { runWorkspaceTool } from './workspace-activities';
 import { hasPatch } from './patches';
@@ -176,18 +176,31 @@ async function execute(call: ToolUseBlock, context: ToolRunContext): Promise<Too
 }
 
 /**
- * Runs one turn's tool calls: consecutive read-only calls concurrently (at most maxConcurrentToolCalls), every other
- * call alone and in order. A tool outside the agent's pool is answered with an error, never run.
- * Each outcome is written into `outcomes` as soon as it is known, so an interrupted turn keeps the
- * results of the calls that did finish.
+ * Marks runs whose runs of more than maxConcurrentToolCalls concurrent calls go in a sliding window
+ * (the next call starts as soon as one ends, as in Claude Code) instead of batches that each waited
+ * for their slowest call. Asked only for such a run of calls: a turn of 10 or fewer runs them all at once either way.
+ */
+export const slidingToolWindowPatch = 'sliding-tool-window';
+
+/**
+ * Runs one turn's tool calls: consecutive read-only calls concurrently (at most maxConcurrentToolCalls at
+ * a time), every other call alone and in order. A tool outside the agent's pool is answered with an
+ * error, never run. Each outcome is written into `outcomes` as soon as it is known, so an interrupted
+ * turn keeps the results of the calls that did finish.
  */
 export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext, outcomes: Record<string, ToolOutcome>): Promise<void> {
   const concurrencySafe = (name: string) => (context.concurrencySafe?.(name) ?? isConcurrencySafeTool(name)) && context.pool.includes(name);
-  for (const batch of partitionToolCalls(calls, concurrencySafe, maxConcurrentToolCalls)) {
-    await Promise.all(
-      batch.calls.map(async (call) => {
-        outcomes[call.id] = await runOne(call, context);
-      }),
-    );
+  const run = async (call: ToolUseBlock) => {
+    outcomes[call.id] = await runOne(call, context);
+  };
+  for (const group of partitionToolCalls(calls, concurrencySafe, Number.POSITIVE_INFINITY)) {
+    if (group.calls.length > maxConcurrentToolCalls && hasPatch(slidingToolWindowPatch)) {
+      await inSlidingWindow(group.calls, maxConcurrentToolCalls, run);
+      continue;
+    }
+    // Runs recorded before (and groups that fit the window): fixed batches, all of a batch at once.
+    for (let first = 0; first < group.calls.length; first += maxConcurrentToolCalls) {
+      await Promise.all(group.calls.slice(first, first + maxConcurrentToolCalls).map(run));
+    }
   }
 }

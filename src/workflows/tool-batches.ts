@@ -8,6 +8,19 @@ export interface ToolBatch {
 }
 
 /**
+ * Runs `items` at most `width` at a time, in order, starting the next as soon as any running one
+ * ends (a sliding window, as Claude Code runs a message's concurrent tool calls), not in fixed
+ * batches that each wait for their slowest. Resolves when all have ended; the first rejection rejects.
+ */
+export async function inSlidingWindow<T>(items: readonly T[], width: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await run(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, width), items.length) }, lane));
+}
+
+/**
  * Splits one turn's tool calls into batches, keeping their order: runs of consecutive read-only
  * calls become one concurrent batch (at most `maxConcurrent`), every other call is its own batch.
  */

@@ -363,6 +363,31 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     expect(runs).toHaveLength(2);
   });
 
+  it('runs more than 10 Agent calls of one message in a sliding window: the 11th starts when any of the first 10 ends', async () => {
+    const calls = Array.from({ length: 11 }, (_, index) => ({ name: 'Agent', input: { description: `part ${index + 1}`, prompt: `window part ${index + 1}.` } }));
+    env.modelServer.setBehaviour(
+      scenario([
+        { match: { agentName: 'window-root' }, turns: [{ toolUses: calls }, { text: 'all parts done' }] },
+        // Part 1 is slow; the others answer at once.
+        { match: { userIncludes: 'window part 1.' }, turns: [{ text: 'part 1 done', delayMs: 4_000 }] },
+        { match: { userIncludes: 'window part' }, turns: [{ text: 'part done' }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'eleven parts', name: 'window-root' });
+    expect((await handle.result()).status).toBe('completed');
+    const firstRequestAt = (agentId: string) =>
+      env.modelServer.requests().find((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId)!.receivedAt;
+    // In fixed batches of 10, part 11 would wait for the slow part 1 (4 s).
+    expect(firstRequestAt(`${handle.agentId}.11`) - firstRequestAt(`${handle.agentId}.1`)).toBeLessThan(3_000);
+    // Every call answered, in the order of the calls.
+    const second = requestsOf(handle.agentId)[1]!;
+    const results = lastUserBlocks(second).filter((block) => block.type === 'tool_result');
+    const asked = second.messages.at(-2)!.content as (Block & { id?: string })[];
+    expect(results.map((block) => block.tool_use_id)).toEqual(asked.map((block) => block.id));
+    expect(results.map((block) => text(block).split('\n')[0])).toEqual(['part 1 done', ...Array.from({ length: 10 }, () => 'part done')]);
+    await recordHistory(env.temporal.client, handle.agentId, 'sliding-tool-window-root');
+  });
+
   it('spawns custom types from .claude/agents with precedence, a broken file and an unknown tool', async () => {
     const agentsDir = path.join(env.workspace, '.claude', 'agents');
     mkdirSync(agentsDir, { recursive: true });
