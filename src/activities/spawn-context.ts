@@ -3,13 +3,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType, errorText } from '../shared/errors';
 import type { SpawnContext } from '../shared/agent-definition';
 import { resumeStateQuery, type ResumeState } from '../shared/definitions';
-import { loadAgentDefinitions } from './agent-definitions/load';
-import { loadMcpConfig } from './mcp/config';
+import { loadAgentDefinitionsAndMcp } from './agent-definitions/load';
 
 /** Creates `loadSpawnContext`: definitions (user definitions from `homeDir`) and MCP servers for a cwd, and the SUBAGENTS_SUBAGENT_MODEL override. */
 export function createSpawnContextLoader(homeDir: string) {
   return async function loadSpawnContext(input: { cwd: string }): Promise<SpawnContext> {
-    const [loaded, mcp] = await Promise.all([loadAgentDefinitions({ cwd: input.cwd, homeDir }), loadMcpConfig(input.cwd)]);
+    const { loaded, mcp } = await loadAgentDefinitionsAndMcp({ cwd: input.cwd, homeDir });
     const override = process.env.SUBAGENTS_SUBAGENT_MODEL?.trim();
     return { loaded, ...(override ? { subagentModelOverride: override } : {}), mcpServers: mcp.servers };
   };

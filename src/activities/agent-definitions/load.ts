@@ -8,7 +8,7 @@ import { parsedDefinitions } from './parse-cache';
 import { installedPluginAgentDirectories } from './plugins';
 import { findSkills } from '../skills';
 import { normalizeMcpName, serverOfPattern } from '../../shared/mcp';
-import { loadMcpConfig } from '../mcp/config';
+import { loadMcpConfig, type McpConfig } from '../mcp/config';
 
 interface ScannedDirectory {
   directory: DefinitionDirectory;
@@ -85,6 +85,11 @@ export function unconfiguredMcpServers(definition: AgentDefinition, configured: 
  * Bad files become reports, never exceptions, and the result is deterministic.
  */
 export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise<LoadedDefinitions> {
+  return (await loadAgentDefinitionsAndMcp(input)).loaded;
+}
+
+/** `loadAgentDefinitions`, and the MCP configuration it read for its reports (an agent's start needs both: one read of the `.mcp.json` files). */
+export async function loadAgentDefinitionsAndMcp(input: LoadDefinitionsInput): Promise<{ loaded: LoadedDefinitions; mcp: McpConfig }> {
   const homeDir = input.homeDir ?? os.homedir();
   const plugins = await installedPluginAgentDirectories(homeDir, input.cwd);
   const directories: DefinitionDirectory[] = [
@@ -141,9 +146,10 @@ export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise
   }
 
   const names = [...chosen.keys()].sort(compareText);
-  return {
+  const loaded = {
     definitions: Object.fromEntries(names.map((name) => [name, chosen.get(name) as AgentDefinition])),
     reports: reports.sort(compareReports),
     searched: directories.map(({ dir }) => dir),
   };
+  return { loaded, mcp };
 }
