@@ -199,8 +199,6 @@ export async function runToolCalls(calls: readonly ToolUseBlock[], context: Tool
       continue;
     }
     // Runs recorded before (and groups that fit the window): fixed batches, all of a batch at once.
-    for (let first = 0; first < group.calls.length; first += maxConcurrentToolCalls) {
-      await Promise.all(group.calls.slice(first, first + maxConcurrentToolCalls).map(run));
-    }
+    for (const batch of partitionToolCalls(group.calls, () => group.concurrent, maxConcurrentToolCalls)) await Promise.all(batch.calls.map(run));
   }
 }

@@ -1,3 +1,4 @@
+import { setRecent } from '../recent-map';
 import type { DefinitionDirectory } from './discover';
 import { parseDefinitionFile, type ParsedDefinitionFile } from './parse-definition';
 
@@ -25,10 +26,8 @@ export class ParsedDefinitionsCache {
     const cached = this.entries.get(key);
     if (cached?.text === text) return structuredClone(cached.parsed);
     const parsed = parseDefinitionFile(text, file, source, homeDir);
-    // Re-inserted last: when full, the entry read longest ago goes (a worker serving many workspaces keeps the files it reads).
-    this.entries.delete(key);
-    this.entries.set(key, { text, parsed: structuredClone(parsed) });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    // When full, the entry read longest ago goes (a worker serving many workspaces keeps the files it reads).
+    setRecent(this.entries, key, { text, parsed: structuredClone(parsed) }, this.maxEntries);
     return parsed;
   }
 

@@ -18,16 +18,19 @@ import { log } from '@temporalio/activity';
 import type { TreeSettings } from '../../shared/tree-settings';
 import { loadProjectSettings } from '../settings/project-settings';
 
+/** A warning in the worker's log, when called inside an activity. */
+function warn(message: string): void {
+  try {
+    log.warn(message);
+  } catch {
+    // Outside an activity (direct calls in tests): nothing to log to.
+  }
+}
+
 /** A root's tree settings, when its settings files configure anything; their problems go to the worker's log. */
 async function treeSettings(cwd: string, homeDir: string): Promise<TreeSettings | undefined> {
   const settings = await loadProjectSettings(cwd, homeDir);
-  for (const problem of settings.problems ?? []) {
-    try {
-      log.warn(`settings: ${problem}`);
-    } catch {
-      // Outside an activity (direct calls in tests): nothing to log to.
-    }
-  }
+  for (const problem of settings.problems ?? []) warn(`settings: ${problem}`);
   return settings.hooks || settings.permissions ? settings : undefined;
 }
 
@@ -35,11 +38,7 @@ async function treeSettings(cwd: string, homeDir: string): Promise<TreeSettings 
 async function promptByDigest(ref: DefinitionPromptRef, agentType: string, homeDir: string): Promise<string> {
   const resolved = await resolveDefinitionPrompt(ref, agentType, homeDir);
   if (resolved.changed) {
-    try {
-      log.warn(`agent type "${agentType}": its definition${ref.file ? ` in ${ref.file}` : ''} changed since its parent loaded it, and no worker kept that prompt; the child starts with the current one`);
-    } catch {
-      // Outside an activity (direct calls in tests): nothing to log to.
-    }
+    warn(`agent type "${agentType}": its definition${ref.file ? ` in ${ref.file}` : ''} changed since its parent loaded it, and no worker kept that prompt; the child starts with the current one`);
   }
   return resolved.prompt;
 }
