@@ -1,18 +1,16 @@
 // npm run bench:overhead — what durability costs one agent: the same scripted conversation run by the durable
 // agent (dev server, worker, model activity) and by a plain in-process loop that sends the same requests to the
-// same model server and calls the same tool functions, without Temporal.
+// same model server and calls the same tool functions, without Temporal; and, in the same minute, by a bare
+// Temporal workflow running those same steps with nothing of the runtime (what the SDK and the server cost).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import { buildModelRequest } from '../src/activities/request-builder';
-import { toolRunners } from '../src/activities/tools';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import type { Turn } from '../src/model-server/server';
-import { withoutCacheControl } from '../src/model-server/tokens';
-import type { ContentBlock, MessageParam, ToolDefinition, ToolUseBlock } from '../src/shared/messages';
-import { buildToolResultMessage, type ToolOutcome } from '../src/shared/tool-results';
-import type { WorkspaceToolName } from '../src/shared/tool-classification';
+import { servedLoopActivities } from './floor/served-activities';
 import { createBenchEnv } from './helpers/bench-env';
 import { requestsByAgent } from './helpers/model-log';
+import { modelTurn, openConversation, toolTurn, type FirstRequest, type ServedConversation } from './helpers/served-conversation';
 import { addTaskTimes, emptyTaskTimes, medianOf, type TaskTimes } from './helpers/task-times';
 import { ms, withTimeout } from './helpers/wait';
 
@@ -40,6 +38,18 @@ const env = await createBenchEnv({
   scenario: { agents: [...latencies, 'warmup'].map((latency) => ({ match: { agentName: `overhead-${latency}` }, turns: turnsFor(latency === 'warmup' ? 0 : Number(latency)) })) },
 });
 const anthropic = new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 });
+// The bare-SDK loop's worker: its own task queue and bundle (bench/floor/workflows.ts), on the same server.
+const bareTaskQueue = 'overhead-bare-sdk';
+const conversations = new Map<string, ServedConversation>();
+const bareConnection = await NativeConnection.connect({ address: env.server.address });
+const bareWorker = await Worker.create({
+  connection: bareConnection,
+  namespace: 'default',
+  taskQueue: bareTaskQueue,
+  activities: servedLoopActivities(conversations),
+  workflowBundle: await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, 'floor', 'workflows.ts'), logger: new DefaultLogger('WARN') }),
+});
+const bareRunning = bareWorker.run();
 
 interface DurableRun {
   agentId: string;
@@ -47,7 +57,7 @@ interface DurableRun {
   /** startAgent → the first model request reaching the model server (setup activities, first workflow tasks). */
   setupMs: number;
   /** The first request's system prompt, tools, first message and headers: what the in-process loop starts from. */
-  first: { body: { max_tokens: number; system: { text: string }[]; tools?: (ToolDefinition & { cache_control?: unknown })[]; messages: MessageParam[] }; headers: Record<string, string> };
+  first: FirstRequest;
   lastBody: string;
 }
 
@@ -64,56 +74,37 @@ async function runDurable(name: string): Promise<DurableRun> {
   return { agentId: handle.agentId, wallMs, setupMs: requests[0]!.receivedAt - startedAt, first: { body: JSON.parse(requests[0]!.rawBody), headers }, lastBody: requests[requests.length - 1]!.rawBody };
 }
 
-/** The assistant message as the model activity records it (text and tool_use blocks: these scripted turns have no thinking). */
-function assistantBlocks(content: Anthropic.Messages.ContentBlock[]): ContentBlock[] {
-  const blocks: ContentBlock[] = [];
-  for (const block of content) {
-    if (block.type === 'text') blocks.push({ type: 'text', text: block.text });
-    else if (block.type === 'tool_use') blocks.push({ type: 'tool_use', id: block.id, name: block.name, input: (block.input ?? {}) as Record<string, unknown> });
-  }
-  return blocks;
+/** Whether the model server's last request from this point on is byte-identical to the durable agent's last. */
+function sameLastRequestSince(sentBefore: number, durable: DurableRun): boolean {
+  const sent = env.modelServer.requests().slice(sentBefore).filter((request) => request.path === '/v1/messages');
+  return sent[sent.length - 1]?.rawBody === durable.lastBody;
 }
 
-/** The same conversation without Temporal: stream a turn, run its tools concurrently with the activities' own functions, repeat. */
+/** The same conversation without Temporal: a model call, then its tool calls side by side with the activities' own functions, repeated. */
 async function runInProcess(durable: DurableRun): Promise<{ wallMs: number; modelMs: number; toolsMs: number; modelCalls: number; sameLastRequest: boolean }> {
-  const { body, headers } = durable.first;
-  const tools = (body.tools ?? []).map(({ cache_control: _ignored, ...tool }) => tool as ToolDefinition);
-  const systemPrompt = body.system.map((block) => block.text).join('');
-  // The first user message as the agent sent it, without the request builder's breakpoint (it adds its own).
-  const first = body.messages[0]!;
-  const firstContent = typeof first.content === 'string' ? first.content : first.content.map((block) => withoutCacheControl(block as unknown as Record<string, unknown>) as unknown as ContentBlock);
-  const messages: MessageParam[] = [{ role: first.role, content: firstContent }];
-  const context = { agentId: durable.agentId, workspaceRoot: env.workspace, cwd: env.workspace };
-  const toolEnv = { signal: new AbortController().signal, heartbeat: () => undefined };
+  const conversation = openConversation(anthropic, durable.agentId, env.workspace, durable.first);
   const sentBefore = env.modelServer.requests().length;
   const started = performance.now();
-  let calls = 0;
-  let modelMs = 0;
-  let toolsMs = 0;
-  for (;;) {
-    const modelStarted = performance.now();
-    const request = buildModelRequest({ model, maxTokens: body.max_tokens, systemPrompt, tools, messages });
-    const message = await anthropic.messages.stream(request as Anthropic.Messages.MessageStreamParams, { headers }).finalMessage();
-    modelMs += performance.now() - modelStarted;
-    calls += 1;
-    const content = assistantBlocks(message.content);
-    messages.push({ role: 'assistant', content });
-    const uses = content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
-    if (uses.length === 0) break;
-    const outcomes: Record<string, ToolOutcome> = {};
-    const toolsStarted = performance.now();
-    await Promise.all(
-      uses.map(async (use) => {
-        const result = await toolRunners[use.name as WorkspaceToolName]({ context, toolUseId: use.id, input: use.input }, toolEnv);
-        outcomes[use.id] = { content: result.content, isError: result.isError };
-      }),
-    );
-    toolsMs += performance.now() - toolsStarted;
-    messages.push(buildToolResultMessage(uses, outcomes, 'missing'));
-  }
+  while ((await modelTurn(conversation)) > 0) await toolTurn(conversation);
   const wallMs = performance.now() - started;
-  const sent = env.modelServer.requests().slice(sentBefore).filter((request) => request.path === '/v1/messages');
-  return { wallMs, modelMs, toolsMs, modelCalls: calls, sameLastRequest: sent[sent.length - 1]?.rawBody === durable.lastBody };
+  return { wallMs, modelMs: conversation.modelMs, toolsMs: conversation.toolsMs, modelCalls: conversation.calls, sameLastRequest: sameLastRequestSince(sentBefore, durable) };
+}
+
+/**
+ * The same conversation as a bare Temporal workflow (`floorServedLoop`): each model call an activity, each
+ * turn's tool calls a local activity, on this bench's server and a worker of its own — the SDK's and the
+ * server's cost for this conversation, measured in the same minute as the agent's.
+ */
+async function runBareSdk(durable: DurableRun, times?: TaskTimes): Promise<{ wallMs: number; modelCalls: number; sameLastRequest: boolean }> {
+  const key = `bare-${durable.agentId}`;
+  conversations.set(key, openConversation(anthropic, durable.agentId, env.workspace, durable.first));
+  const sentBefore = env.modelServer.requests().length;
+  const started = performance.now();
+  const calls = await withTimeout(env.temporalClient.workflow.execute('floorServedLoop', { taskQueue: bareTaskQueue, workflowId: key, args: [key] }), 300_000, `${key} to finish`);
+  const wallMs = performance.now() - started;
+  conversations.delete(key);
+  if (times) addTaskTimes((await env.temporalClient.workflow.getHandle(key).fetchHistory()).events ?? [], times);
+  return { wallMs, modelCalls: calls as number, sameLastRequest: sameLastRequestSince(sentBefore, durable) };
 }
 
 /** Adds the task times of one durable run's history. */
@@ -127,31 +118,39 @@ try {
   writeFileSync(path.join(env.workspace, 'notes.txt'), Array.from({ length: 20 }, (_, index) => `note ${index}: keep the overhead small`).join('\n'));
   writeFileSync(path.join(env.workspace, 'todo.txt'), Array.from({ length: 10 }, (_, index) => `todo ${index}: measure, then optimise`).join('\n'));
   // Warm-up (bundle, JIT, connections, the server's caches): not measured.
-  await runInProcess(await runDurable('overhead-warmup'));
+  const warmup = await runDurable('overhead-warmup');
+  await runInProcess(warmup);
+  await runBareSdk(warmup);
 
-  const rows: { latency: number; durable: number; setup: number; inProcess: number; inProcessModel: number; inProcessTools: number; ratio: number; perCall: number; identical: boolean; times: TaskTimes }[] = [];
+  const rows: { latency: number; durable: number; setup: number; inProcess: number; inProcessModel: number; inProcessTools: number; ratio: number; perCall: number; bare: number; bareRatio: number; barePerCall: number; identical: boolean; times: TaskTimes; bareTimes: TaskTimes }[] = [];
   for (const latency of latencies) {
     const durable: number[] = [];
     const setup: number[] = [];
     const inProcess: number[] = [];
     const inProcessModel: number[] = [];
     const inProcessTools: number[] = [];
+    const bare: number[] = [];
     let identical = true;
     const times = emptyTaskTimes();
+    const bareTimes = emptyTaskTimes();
     for (let run = 0; run < runs; run++) {
       const durableRun = await runDurable(`overhead-${latency}`);
       const loop = await runInProcess(durableRun);
       if (loop.modelCalls !== modelCalls) throw new Error(`the in-process loop made ${loop.modelCalls} model calls, expected ${modelCalls}`);
+      const bareRun = await runBareSdk(durableRun, bareTimes);
+      if (bareRun.modelCalls !== modelCalls) throw new Error(`the bare-SDK loop made ${bareRun.modelCalls} model calls, expected ${modelCalls}`);
+      bare.push(bareRun.wallMs);
       durable.push(durableRun.wallMs);
       setup.push(durableRun.setupMs);
       inProcess.push(loop.wallMs);
       inProcessModel.push(loop.modelMs);
       inProcessTools.push(loop.toolsMs);
-      identical &&= loop.sameLastRequest;
+      identical &&= loop.sameLastRequest && bareRun.sameLastRequest;
       await taskTimes(durableRun.agentId, times);
     }
     const durableMs = median(durable);
     const inProcessMs = median(inProcess);
+    const bareMs = median(bare);
     rows.push({
       latency,
       durable: durableMs,
@@ -161,21 +160,27 @@ try {
       inProcessTools: median(inProcessTools),
       ratio: durableMs / inProcessMs,
       perCall: (durableMs - inProcessMs) / modelCalls,
+      bare: bareMs,
+      bareRatio: bareMs / inProcessMs,
+      barePerCall: (bareMs - inProcessMs) / modelCalls,
       identical,
       times,
+      bareTimes,
     });
   }
 
   console.log(`overhead benchmark: ${toolTurns} turns of 2 tool calls (two Reads of small files) + a final answer = ${modelCalls} model calls; median of ${runs} runs (ms)`);
-  const columns = ['durable', 'of it setup', 'in-process', 'of it model', 'of it tools', 'ratio', 'per call', 'same requests'];
+  const columns = ['durable', 'of it setup', 'in-process', 'of it model', 'of it tools', 'ratio', 'per call', 'bare SDK', 'its ratio', 'its per call', 'same requests'];
   console.log(`${'latency'.padStart(8)}${columns.map((label) => label.padStart(14)).join('')}`);
   for (const row of rows) {
-    const cells = [ms(row.durable), ms(row.setup), ms(row.inProcess), ms(row.inProcessModel), ms(row.inProcessTools), row.ratio.toFixed(2), ms(row.perCall), row.identical ? 'yes' : 'NO'];
+    const cells = [ms(row.durable), ms(row.setup), ms(row.inProcess), ms(row.inProcessModel), ms(row.inProcessTools), row.ratio.toFixed(2), ms(row.perCall), ms(row.bare), row.bareRatio.toFixed(2), ms(row.barePerCall), row.identical ? 'yes' : 'NO'];
     console.log(`${String(row.latency).padStart(8)}${cells.map((value) => String(value).padStart(14)).join('')}`);
   }
   console.log('durable: startAgent → result; of it setup: startAgent → its first model request; in-process: first request → final answer');
   console.log('(of it model: building, sending and reading the requests; of it tools: running the tool calls); per call = (durable − in-process) / model calls;');
-  console.log("same requests: the loop's last request body is byte-identical to the durable agent's");
+  console.log('bare SDK: the same conversation as a bare Temporal workflow (bench/floor/workflows.ts, floorServedLoop): each model call an activity,');
+  console.log("each turn's tool calls a local activity, the conversation in memory — what the SDK and this server cost it, in the same minute");
+  console.log("same requests: the loop's and the bare workflow's last request bodies are byte-identical to the durable agent's");
   console.log('');
   console.log('durable runs, from their histories: median ms scheduled → started (waiting for a poller) and started → completed (on the worker)');
   const kinds = ['workflowTask', 'callModel', 'tools'] as const;
@@ -186,12 +191,26 @@ try {
     );
     console.log(`${String(row.latency).padStart(8)}${cells.map((value) => String(value).padStart(18)).join('')}`);
   }
+  for (const row of rows) {
+    // The bare loop's model call is its only activity type (servedModelCall); its tool calls are a local activity.
+    const { wait, run } = row.bareTimes;
+    const cells = [ms(median(wait.workflowTask)), ms(median(run.workflowTask)), ms(median(wait.otherActivities)), ms(median(run.otherActivities)), '-', 'in workflow task'];
+    console.log(`${`${row.latency} bare`.padStart(8)}${cells.map((value) => String(value).padStart(18)).join('')}`);
+  }
   console.log('(Reads run as local activities inside the workflow task when no workspace worker holds the files: their time is in "workflowTask run")');
+  console.log('("bare": the bare-SDK loop of the same conversation, its model call in the callModel columns)');
   const byLatency = (pick: (row: (typeof rows)[number]) => number) => Object.fromEntries(rows.map((row) => [String(row.latency), pick(row)]));
   console.log(
     JSON.stringify({
       ratio: byLatency((row) => Number(row.ratio.toFixed(2))),
       perCallOverheadMs: byLatency((row) => ms(row.perCall)),
+      bareSdk: {
+        ratio: byLatency((row) => Number(row.bareRatio.toFixed(2))),
+        perCallOverheadMs: byLatency((row) => ms(row.barePerCall)),
+        ms: byLatency((row) => ms(row.bare)),
+        workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(row.bareTimes.run.workflowTask))),
+        callStartToCloseMsP50: byLatency((row) => ms(median(row.bareTimes.run.otherActivities))),
+      },
       durableMs: byLatency((row) => ms(row.durable)),
       durableSetupMs: byLatency((row) => ms(row.setup)),
       inProcessMs: byLatency((row) => ms(row.inProcess)),
@@ -213,5 +232,8 @@ try {
   console.error(`bench:overhead did not complete: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 } finally {
+  bareWorker.shutdown();
+  await bareRunning;
+  await bareConnection.close();
   await env.close();
 }

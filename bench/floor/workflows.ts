@@ -3,6 +3,7 @@
 // schemas, hooks or tree bookkeeping — so their times are what the SDK and the server cost here.
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
 import type * as activities from './activities';
+import type { ServedLoopActivities } from './served-activities';
 
 const { call } = proxyActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
 const { wait } = proxyActivities<typeof activities>({
@@ -11,6 +12,8 @@ const { wait } = proxyActivities<typeof activities>({
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 });
 const { read, render } = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
+const { servedModelCall } = proxyActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
+const { servedTools } = proxyLocalActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
 
 /** As the runtime runs one message's Agent calls: at most `batch` at a time, each answered when its child started. */
 async function startChildren(workflow: Workflow, args: unknown[][], batch: number): Promise<ChildWorkflowHandle<Workflow>[]> {
@@ -32,6 +35,18 @@ export async function floorLoop(turns: number, latencyMs: number, files: string[
   }
   await call(`${workflowId}/${turns}`, latencyMs);
   return turns + 1;
+}
+
+/**
+ * bench:overhead's bare-SDK loop: the durable agent's conversation with the runtime taken out — each
+ * model call an activity, each turn's tool calls one local activity, the conversation in the bench's
+ * memory (bench/floor/served-activities.ts). Returns the number of model calls.
+ */
+export async function floorServedLoop(key: string): Promise<number> {
+  for (let calls = 1; ; calls++) {
+    if ((await servedModelCall(key)) === 0) return calls;
+    await servedTools(key);
+  }
 }
 
 /** A child of the fan-out: its start (a local activity), then its first model call. */
