@@ -1,4 +1,5 @@
 import { readLiveActivities, type LiveActivity } from './live-activities';
+import { cancelWithNotice } from './stop-request';
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput } from './shared/agent';
@@ -18,7 +19,6 @@ import {
   resumeStateQuery,
   statusQuery,
   steerUpdate,
-  stopNoticeSignal,
   treeQuery,
   type CompactAck,
   type SteerAck,
@@ -78,8 +78,7 @@ export class AgentHandle {
    * then cancels the workflow. The agent's result (and its parent's view of it) says "stopped by …".
    */
   async stop(options: { by?: string; reason?: string } = {}): Promise<void> {
-    await this.workflow.signal(stopNoticeSignal, { by: options.by ?? 'user', reason: options.reason ?? 'stop requested' });
-    await this.workflow.cancel();
+    await cancelWithNotice(this.workflow, { by: options.by ?? 'user', reason: options.reason ?? 'stop requested' });
   }
 
   /** Cancels the agent's current turn (model call, tools, foreground children); the agent stays. */

@@ -1,6 +1,6 @@
 import type { WorkflowInterceptorsFactory, WorkflowInternalsInterceptor } from '@temporalio/workflow';
 import type { StopNotice } from '../shared/definitions';
-import { stopNoticeSchema } from '../shared/input-schemas';
+import { noticeIn, reasonFor } from '../shared/stop-notice-reason';
 
 /**
  * A stop notice carried by the cancellation request itself (docs/architecture.md, "Abort domains and
@@ -17,9 +17,6 @@ import { stopNoticeSchema } from '../shared/input-schemas';
  * without it keeps the separate signal ({@link canCarryNotice}). Module state is per workflow run.
  */
 
-/** Prefix of a reason that carries a notice; the JSON notice follows it. */
-export const cancelNoticePrefix = 'subagents-stop-notice:';
-
 /** Notices to put on this workflow task's cancellation commands, by the workflow id of the agent cancelled. */
 const outgoing = new Map<string, StopNotice>();
 /** The workflow id of each child this run started, by the sequence number its cancellation names. */
@@ -28,27 +25,6 @@ const childIds = new Map<number, string>();
 let carried: StopNotice | undefined;
 /** Whether this run's interceptors are installed (the bundle has this module as an interceptor module). */
 let installed = false;
-
-/** The reason a cancellation command carries for `notice`. */
-export function reasonFor(notice: StopNotice): string {
-  return `${cancelNoticePrefix}${JSON.stringify({ by: notice.by, reason: notice.reason })}`;
-}
-
-/**
- * The notice a cancellation's reason carries: the server may wrap the reason in words of its own (an
- * external cancellation's cause reads "Cancel requested by workflow … with reason: <reason>"), so the
- * prefix is looked for anywhere. Anything that is not a well-formed notice is no notice.
- */
-export function noticeIn(reason: string | null | undefined): StopNotice | undefined {
-  const at = reason?.indexOf(cancelNoticePrefix) ?? -1;
-  if (at < 0) return undefined;
-  try {
-    const parsed = stopNoticeSchema.safeParse(JSON.parse(reason!.slice(at + cancelNoticePrefix.length)));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** True when a stop notice can ride on a cancellation in this run. */
 export function canCarryNotice(): boolean {

@@ -54,12 +54,18 @@ export function sendStopNotice(agentId: string, notice: StopNotice): void {
 /**
  * True when this agent was cancelled before its stop notice came: a subagent whose parent sends both
  * at once (they may arrive in either order). A subagent whose cancellation carried the notice takes it
- * from there and does not wait. A root never waits — the client sends the notice first and waits for
- * its delivery before it cancels — nor does an agent that stopped itself (it knows why).
+ * from there and does not wait. A root never waits — the client's stop carries the notice on its
+ * cancellation (older clients sent it by signal first and waited for its delivery) — nor does an agent
+ * that stopped itself (it knows why).
  */
 export function stopNoticeOnItsWay(control: TurnControl, hasParent: boolean): boolean {
-  if (control.stopNotice || !hasParent) return false;
+  if (control.stopNotice) return false;
   const carried = noticeCarriedByCancel();
+  if (!hasParent) {
+    // Who stopped a root changes only its result's words, never its commands: no patch to ask.
+    if (carried) control.noteStop(carried);
+    return false;
+  }
   if (carried && hasPatch(stopNoticeInCancelPatch)) {
     control.noteStop(carried);
     return false;

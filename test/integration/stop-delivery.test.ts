@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { stopNoticeSignal } from '../../src/shared/definitions';
-import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/workflows/cancel-notice';
+import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/stop-notice-reason';
 import { patchBaseline } from '../../src/workflows/patches';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
@@ -81,6 +81,10 @@ describe('stopping a tree', () => {
       expect(noticeWaitsOf(childEvents), `${child} did not wait for a notice`).toHaveLength(0);
       expect(patchIdsOf(childEvents), child).toEqual([patchBaseline]);
     }
+    // The client stops the root with one request too: the notice on its cancellation, no stopNotice signal.
+    const rootEvents = await eventsOf(root.agentId);
+    expect(rootEvents.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'stopNotice'), 'the root got no stopNotice signal').toHaveLength(0);
+    expect(noticeIn(cancelCauseOf(rootEvents)), 'the root\'s cancellation carries the notice').toEqual({ by: 'tester', reason: 'three levels' });
     for (const id of [root.agentId, middle, leaf]) {
       const messages = await env.client.getAgent(id).messages();
       expect(JSON.stringify(messages[messages.length - 1]!.content), id).toMatch(/[Ss]topped by tester: three levels/);

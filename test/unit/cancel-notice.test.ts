@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inputLimits } from '../../src/shared/limits';
-import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/workflows/cancel-notice';
+import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/stop-notice-reason';
 
 // The stop notice a cancellation request carries in its reason (src/workflows/cancel-notice.ts): what
 // a stopping agent writes, and what a cancelled agent accepts from whoever sent the request.

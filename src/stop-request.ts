@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import { isGrpcServiceError, ServiceError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import type { StopNotice } from './shared/definitions';
+import { reasonFor } from './shared/stop-notice-reason';
+
+/** gRPC's NOT_FOUND: the agent does not exist, or its workflow has already closed. */
+const grpcNotFound = 5;
+
+/**
+ * Cancels an agent's workflow with who stops it and why on the cancellation request itself (the request's
+ * `reason`, src/shared/stop-notice-reason.ts): one request, which the agent receives in one workflow task.
+ * Temporal's TypeScript client sends no reason, so this makes the request itself; it fails as the client's
+ * `cancel()` would — WorkflowNotFoundError when there is no such running agent.
+ */
+export async function cancelWithNotice(handle: WorkflowHandle, notice: StopNotice): Promise<void> {
+  const { client, workflowId } = handle;
+  // A handle from start() names the run chain it started, as its cancel() would; one from getHandle() the current run.
+  const { firstExecutionRunId } = handle as { firstExecutionRunId?: string };
+  try {
+    await client.workflowService.requestCancelWorkflowExecution({
+      namespace: client.options.namespace,
+      identity: client.options.identity,
+      requestId: randomUUID(),
+      workflowExecution: { workflowId },
+      ...(firstExecutionRunId ? { firstExecutionRunId } : {}),
+      reason: reasonFor(notice),
+    });
+  } catch (error) {
+    if (isGrpcServiceError(error) && error.code === grpcNotFound) throw new WorkflowNotFoundError(error.details || 'Workflow not found', workflowId, undefined);
+    throw isGrpcServiceError(error) ? new ServiceError('Failed to cancel workflow', { cause: error }) : error;
+  }
+}
