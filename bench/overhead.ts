@@ -5,12 +5,11 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import type { Turn } from '../src/model-server/server';
-import { servedLoopActivities } from './floor/served-activities';
+import { startBareSdk } from './helpers/bare-sdk';
 import { createBenchEnv } from './helpers/bench-env';
 import { requestsByAgent } from './helpers/model-log';
-import { modelTurn, openConversation, toolTurn, type FirstRequest, type ServedConversation } from './helpers/served-conversation';
+import { modelTurn, openConversation, toolTurn, type FirstRequest } from './helpers/served-conversation';
 import { addTaskTimes, emptyTaskTimes, medianOf, type TaskTimes } from './helpers/task-times';
 import { ms, withTimeout } from './helpers/wait';
 
@@ -39,17 +38,7 @@ const env = await createBenchEnv({
 });
 const anthropic = new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 });
 // The bare-SDK loop's worker: its own task queue and bundle (bench/floor/workflows.ts), on the same server.
-const bareTaskQueue = 'overhead-bare-sdk';
-const conversations = new Map<string, ServedConversation>();
-const bareConnection = await NativeConnection.connect({ address: env.server.address });
-const bareWorker = await Worker.create({
-  connection: bareConnection,
-  namespace: 'default',
-  taskQueue: bareTaskQueue,
-  activities: servedLoopActivities(conversations),
-  workflowBundle: await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, 'floor', 'workflows.ts'), logger: new DefaultLogger('WARN') }),
-});
-const bareRunning = bareWorker.run();
+const bare = await startBareSdk(env, anthropic, 'overhead-bare-sdk');
 
 interface DurableRun {
   agentId: string;
@@ -97,12 +86,12 @@ async function runInProcess(durable: DurableRun): Promise<{ wallMs: number; mode
  */
 async function runBareSdk(durable: DurableRun, times?: TaskTimes): Promise<{ wallMs: number; modelCalls: number; sameLastRequest: boolean }> {
   const key = `bare-${durable.agentId}`;
-  conversations.set(key, openConversation(anthropic, durable.agentId, env.workspace, durable.first));
+  bare.open(key, durable.agentId);
   const sentBefore = env.modelServer.requests().length;
   const started = performance.now();
-  const calls = await withTimeout(env.temporalClient.workflow.execute('floorServedLoop', { taskQueue: bareTaskQueue, workflowId: key, args: [key] }), 300_000, `${key} to finish`);
+  const calls = await withTimeout(env.temporalClient.workflow.execute('floorServedLoop', { taskQueue: bare.taskQueue, workflowId: key, args: [key] }), 300_000, `${key} to finish`);
   const wallMs = performance.now() - started;
-  conversations.delete(key);
+  bare.forget(key);
   if (times) addTaskTimes((await env.temporalClient.workflow.getHandle(key).fetchHistory()).events ?? [], times);
   return { wallMs, modelCalls: calls as number, sameLastRequest: sameLastRequestSince(sentBefore, durable) };
 }
@@ -129,7 +118,7 @@ try {
     const inProcess: number[] = [];
     const inProcessModel: number[] = [];
     const inProcessTools: number[] = [];
-    const bare: number[] = [];
+    const bareWall: number[] = [];
     let identical = true;
     const times = emptyTaskTimes();
     const bareTimes = emptyTaskTimes();
@@ -139,7 +128,7 @@ try {
       if (loop.modelCalls !== modelCalls) throw new Error(`the in-process loop made ${loop.modelCalls} model calls, expected ${modelCalls}`);
       const bareRun = await runBareSdk(durableRun, bareTimes);
       if (bareRun.modelCalls !== modelCalls) throw new Error(`the bare-SDK loop made ${bareRun.modelCalls} model calls, expected ${modelCalls}`);
-      bare.push(bareRun.wallMs);
+      bareWall.push(bareRun.wallMs);
       durable.push(durableRun.wallMs);
       setup.push(durableRun.setupMs);
       inProcess.push(loop.wallMs);
@@ -150,7 +139,7 @@ try {
     }
     const durableMs = median(durable);
     const inProcessMs = median(inProcess);
-    const bareMs = median(bare);
+    const bareMs = median(bareWall);
     rows.push({
       latency,
       durable: durableMs,
@@ -232,8 +221,6 @@ try {
   console.error(`bench:overhead did not complete: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 } finally {
-  bareWorker.shutdown();
-  await bareRunning;
-  await bareConnection.close();
+  await bare.close();
   await env.close();
 }

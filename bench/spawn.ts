@@ -1,7 +1,10 @@
 // npm run bench:spawn — Agent tool call → the child's first model request: one at a time, and N children fanned out at once.
 import fs from 'node:fs';
 import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import type { Turn } from '../src/model-server/server';
+import { maxConcurrentToolCalls } from '../src/shared/limits';
+import { startBareSdk } from './helpers/bare-sdk';
 import { createBenchEnv, percentile } from './helpers/bench-env';
 import { firstRequestAt, requestsByAgent } from './helpers/model-log';
 import { createTimedFetch, modelCallsOf } from './helpers/timed-fetch';
@@ -47,6 +50,8 @@ const env = await createBenchEnv(
   },
   { fetch: timed.fetch },
 );
+// Each fan-out again as bare Temporal workflows right after the agent's: the SDK's and the server's own cost.
+const bare = await startBareSdk(env, new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 }), 'spawn-bare-sdk');
 
 /**
  * A workspace with `count` agent files shaped like those of public collections: a description with an
@@ -90,6 +95,26 @@ async function completedCloseTimes(agentIds: string[]): Promise<number[]> {
   );
 }
 
+/**
+ * The fan-out of `rootId` as bare workflows (`floorServedFanParent`): the root's first request, then its
+ * children started as the runtime starts one message's Agent calls (10 at a time), each a local activity
+ * and the child's own first request — the same requests, nothing of the runtime. Ms from the parent's
+ * answer to each child's first request, as for the agent.
+ */
+async function bareFanOut(rootId: string, count: number): Promise<{ firstChild: number; childP50: number; lastChild: number }> {
+  const key = `bare-${rootId}`;
+  const childKeys = Array.from({ length: count }, (_, index) => `${key}.${index + 1}`);
+  const parent = bare.open(key, rootId, { asKey: true });
+  childKeys.forEach((childKey, index) => bare.open(childKey, `${rootId}.${index + 1}`, { asKey: true }));
+  await withTimeout(env.temporalClient.workflow.execute('floorServedFanParent', { taskQueue: bare.taskQueue, workflowId: key, args: [count, maxConcurrentToolCalls] }), 300_000, `${key} to finish`);
+  const firsts = firstRequestAt(env.modelServer, childKeys).map((at, index) => {
+    if (at === undefined) throw new Error(`bare child ${childKeys[index]} never called the model`);
+    return at - parent.answeredAt;
+  });
+  for (const done of [key, ...childKeys]) bare.forget(done);
+  return { firstChild: Math.min(...firsts), childP50: percentile(firsts, 50), lastChild: Math.max(...firsts) };
+}
+
 /** Time of the parent's n-th model response (the one with the Agent tool_use), as the worker finished reading it. */
 function parentResponseEnd(rootId: string, turn: number): number {
   const call = modelCallsOf(timed.calls, rootId)[turn];
@@ -130,6 +155,7 @@ try {
 
   // 2. Fan-out: one assistant message with N background Agent calls, on one worker.
   const fanout: Record<string, { firstChild: number; lastChild: number; childP50: number; allChildrenFinished: number; rootFinished: number }> = {};
+  const bareFanout: Record<string, { firstChild: number; childP50: number; lastChild: number }> = {};
   for (const count of fanouts) {
     const root = await runRoot(`fanout-${count}`, count + 10, 300_000);
     const ids = Array.from({ length: count }, (_, index) => `${root.agentId}.${index + 1}`);
@@ -144,6 +170,7 @@ try {
       allChildrenFinished: Math.max(...closed) - launchedAt,
       rootFinished: rootClosed - launchedAt,
     };
+    bareFanout[count] = await bareFanOut(root.agentId, count);
   }
 
   const row = (label: string, values: number[]) =>
@@ -156,13 +183,16 @@ try {
   console.log(row(`with ${collection.files} agent files (${collection.spawns} spawns)`, withCollection));
   console.log('');
   console.log("fan-out: N background children in one assistant message, one worker (ms from the parent's response end)");
-  console.log(`${'N'.padStart(4)}${['first child', 'child p50', 'last child', 'all finished', 'root finished'].map((label) => label.padStart(15)).join('')}`);
+  console.log(`${'N'.padStart(4)}${['first child', 'child p50', 'last child', 'all finished', 'root finished', 'bare first', 'bare p50', 'bare last'].map((label) => label.padStart(15)).join('')}`);
   for (const count of fanouts) {
     const result = fanout[count]!;
-    const cells = [result.firstChild, result.childP50, result.lastChild, result.allChildrenFinished, result.rootFinished];
+    const bareResult = bareFanout[count]!;
+    const cells = [result.firstChild, result.childP50, result.lastChild, result.allChildrenFinished, result.rootFinished, bareResult.firstChild, bareResult.childP50, bareResult.lastChild];
     console.log(`${String(count).padStart(4)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}`);
   }
+  console.log("bare: the same fan-out as bare Temporal workflows right after (bench/floor/workflows.ts, floorServedFanParent): the root's and each child's first request, 10 children at a time, nothing of the runtime");
   const byCount = (pick: (result: (typeof fanout)[string]) => number) => Object.fromEntries(fanouts.map((count) => [String(count), ms(pick(fanout[count]!))]));
+  const bareByCount = (pick: (result: (typeof bareFanout)[string]) => number) => Object.fromEntries(fanouts.map((count) => [String(count), ms(pick(bareFanout[count]!))]));
   console.log(
     JSON.stringify({
       spawnLatencyMsP50: percentile(fromResponseEnd, 50),
@@ -179,11 +209,14 @@ try {
       fanoutFirstChildMs: byCount((result) => result.firstChild),
       fanoutAllChildrenFinishedMs: byCount((result) => result.allChildrenFinished),
       fanoutRootFinishedMs: byCount((result) => result.rootFinished),
+      bareSdkFanoutMs: bareByCount((result) => result.lastChild),
+      bareSdkFanoutFirstChildMs: bareByCount((result) => result.firstChild),
     }),
   );
 } catch (error) {
   console.error(`bench:spawn did not complete: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 } finally {
+  await bare.close();
   await env.close();
 }

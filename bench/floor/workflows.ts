@@ -49,6 +49,25 @@ export async function floorServedLoop(key: string): Promise<number> {
   }
 }
 
+/**
+ * bench:spawn's bare-SDK fan-out: the parent's model call (the durable root's first request: its answer
+ * asks for `children` Agent calls), then its children started `batch` at a time, each its start (a local
+ * activity) and its first model call (the durable child's first request). Conversations in the bench's
+ * memory, by workflow id (bench/floor/served-activities.ts).
+ */
+export async function floorServedFanParent(children: number, batch: number): Promise<void> {
+  const { workflowId } = workflowInfo();
+  await servedModelCall(workflowId);
+  const handles = await startChildren(floorServedFanChild, Array.from({ length: children }, () => []), batch);
+  await Promise.all(handles.map((handle) => handle.result()));
+}
+
+export async function floorServedFanChild(): Promise<void> {
+  const { workflowId } = workflowInfo();
+  await render(workflowId);
+  await servedModelCall(workflowId);
+}
+
 /** A child of the fan-out: its start (a local activity), then its first model call. */
 export async function floorFanChild(): Promise<void> {
   const { workflowId } = workflowInfo();

@@ -26,6 +26,8 @@ export interface ServedConversation {
   /** The last answer's tool calls, waiting for their results. */
   pending: ToolUseBlock[];
   calls: number;
+  /** When the last answer had been read (Date.now, the model server's clock). */
+  answeredAt: number;
   modelMs: number;
   toolsMs: number;
 }
@@ -45,6 +47,7 @@ export function openConversation(anthropic: Anthropic, agentId: string, workspac
     context: { agentId, workspaceRoot: workspace, cwd: workspace },
     pending: [],
     calls: 0,
+    answeredAt: 0,
     modelMs: 0,
     toolsMs: 0,
   };
@@ -66,6 +69,7 @@ export async function modelTurn(conversation: ServedConversation): Promise<numbe
   const { first, systemPrompt, tools, messages } = conversation;
   const request = buildModelRequest({ model: first.body.model, maxTokens: first.body.max_tokens, systemPrompt, tools, messages });
   const message = await conversation.anthropic.messages.stream(request as Anthropic.Messages.MessageStreamParams, { headers: first.headers }).finalMessage();
+  conversation.answeredAt = Date.now();
   conversation.modelMs += performance.now() - started;
   conversation.calls += 1;
   const content = assistantBlocks(message.content);

@@ -1,0 +1,66 @@
+// The bare-SDK side of a bench: a worker of its own in the bench process, on the bench's server, that runs
+// bench/floor/workflows.ts with the served-conversation activities — the same model requests and tool
+// functions as the durable agent's, with nothing of the runtime — so a bench measures the SDK's and the
+// server's own cost in the same minute as the agent's.
+import path from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
+import { agentHeaders } from '../../src/model-server/conversation';
+import type { ModelServer } from '../../src/model-server/server';
+import { render } from '../floor/activities';
+import { servedLoopActivities } from '../floor/served-activities';
+import type { BenchEnv } from './bench-env';
+import { requestsByAgent } from './model-log';
+import { openConversation, type FirstRequest, type ServedConversation } from './served-conversation';
+
+export interface BareSdk {
+  readonly taskQueue: string;
+  /**
+   * Opens the conversation a bare workflow `key` works on: where the durable agent `agentId` started (its
+   * first request as the model server recorded it). `asKey`: its requests name `key` as their agent (the
+   * model server's log tells them apart; its tool-use ids then differ from the agent's), else `agentId`.
+   */
+  open(key: string, agentId: string, options?: { asKey?: boolean }): ServedConversation;
+  conversation(key: string): ServedConversation | undefined;
+  forget(key: string): void;
+  close(): Promise<void>;
+}
+
+/** The durable agent's first model request (body and x-subagents headers), from the model server's log. */
+export function firstRequestOf(modelServer: ModelServer, agentId: string): FirstRequest {
+  const request = requestsByAgent(modelServer).get(agentId)?.[0];
+  if (!request) throw new Error(`no model request of ${agentId} in the model server's log`);
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([key]) => key.startsWith('x-subagents-')));
+  return { body: JSON.parse(request.rawBody) as FirstRequest['body'], headers };
+}
+
+export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueue = 'bare-sdk'): Promise<BareSdk> {
+  const conversations = new Map<string, ServedConversation>();
+  const connection = await NativeConnection.connect({ address: env.server.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: 'default',
+    taskQueue,
+    // An agent's start stand-in (bench:floor's `render`) and the served model calls and tool calls.
+    activities: { render, ...servedLoopActivities(conversations) },
+    workflowBundle: await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, '..', 'floor', 'workflows.ts'), logger: new DefaultLogger('WARN') }),
+  });
+  const running = worker.run();
+  return {
+    taskQueue,
+    open(key, agentId, options = {}) {
+      const first = firstRequestOf(env.modelServer, agentId);
+      const headers = options.asKey ? { ...first.headers, [agentHeaders.id]: key } : first.headers;
+      const conversation = openConversation(anthropic, agentId, env.workspace, { ...first, headers });
+      conversations.set(key, conversation);
+      return conversation;
+    },
+    conversation: (key) => conversations.get(key),
+    forget: (key) => void conversations.delete(key),
+    async close() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
