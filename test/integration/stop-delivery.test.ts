@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
-import { stopNoticeSignal } from '../../src/shared/definitions';
+import { resumeStateQuery, stopNoticeSignal } from '../../src/shared/definitions';
 import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/stop-notice-reason';
 import { patchBaseline } from '../../src/workflows/patches';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
@@ -134,6 +134,21 @@ describe('stopping a tree', () => {
     };
     await waitFor(heard, 60_000, 'the root to hear who stopped each child');
     expect((await root.result()).status).toBe('completed');
+  });
+
+  it('refuses a stop whose notice the agent could not read, before anything is stopped', async () => {
+    env.modelServer.setBehaviour(scenario([{ match: { agentName: 'unreadable-notice' }, turns: [{ text: 'never sent', delayMs: 60_000 }] }]));
+    const root = await env.start({ prompt: 'think slowly', name: 'unreadable-notice' });
+    await waitFor(async () => (await root.status().catch(() => undefined))?.state === 'calling_model', 60_000, 'the agent to call the model');
+    await expect(root.stop({ by: '' })).rejects.toThrow(/"by" of 1 to 512 characters.*nothing was stopped/);
+    await expect(root.stop({ by: 'ops', reason: 'x'.repeat(4001) })).rejects.toThrow(/reason of at most 4000.*nothing was stopped/);
+    expect((await root.describe()).status.name).toBe('RUNNING');
+    expect(cancelCauseOf(await eventsOf(root.agentId))).toBe('');
+    await root.stop({ by: 'ops', reason: 'done' });
+    await waitFor(async () => (await root.describe()).status.name === 'CANCELLED', 60_000, 'the agent to end cancelled');
+    expect(noticeIn(cancelCauseOf(await eventsOf(root.agentId)))).toEqual({ by: 'ops', reason: 'done' });
+    const state = await env.temporal.client.workflow.getHandle(root.agentId).query(resumeStateQuery);
+    expect(state.result?.error, 'the root read who stopped it from its cancellation').toBe('stopped by ops: done');
   });
 
   it('a subagent whose cancellation comes before its notice waits for the notice and names who stopped it', async () => {
