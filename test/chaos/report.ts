@@ -1,5 +1,5 @@
 // The human table (one row per run), the details under it, and the summary JSON.
-import { describeKill } from './plan';
+import { describeKill, type KillKind } from './plan';
 import { evidence, recoveryMs, type AgentReport, type RunOutcome } from './run-one';
 import { seconds } from './util';
 
@@ -15,8 +15,12 @@ export interface ChaosSummary {
   durationMs: number;
 }
 
-/** Kill points inside an agent's setup: its first workflow task (agent start) or its worktree creation. */
-const setupKills = new Set(['child-started', 'worktree-hook']);
+/**
+ * Kills inside an agent's setup: a worker killed at its first workflow task (agent start) or in its
+ * worktree creation. By kind, not trigger: a dev-server restart may fire at a child's start too, and what
+ * it costs is the in-flight calls' timeouts, not the setup's.
+ */
+const setupKills = new Set<KillKind>(['child-start', 'worktree-creation']);
 
 const runLabel = (outcome: RunOutcome) => `r${String(outcome.plan.index).padStart(2, '0')}`;
 const sum = (agents: readonly AgentReport[], pick: (agent: AgentReport) => number) => agents.reduce((total, agent) => total + pick(agent), 0);
@@ -76,7 +80,7 @@ export function formatDetails(outcomes: readonly RunOutcome[]): string[] {
 
 export function summarize(outcomes: readonly RunOutcome[], seed: number, durationMs: number): ChaosSummary {
   const counters = outcomes.map(runCounters);
-  const setupRecoveries = outcomes.filter((outcome) => setupKills.has(outcome.plan.kill.trigger.on)).flatMap((outcome) => recoveryMs(outcome) ?? []);
+  const setupRecoveries = outcomes.filter((outcome) => setupKills.has(outcome.plan.kill.kind)).flatMap((outcome) => recoveryMs(outcome) ?? []);
   return {
     runs: outcomes.length,
     completed: outcomes.filter((outcome) => outcome.completed).length,
