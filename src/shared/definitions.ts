@@ -36,6 +36,12 @@ export const messageSignal = defineSignal<[AgentMessage]>('message');
 export interface StopNotice {
   by: string;
   reason: string;
+  /**
+   * The root is stopping its whole tree (docs/architecture.md, "Abort domains and the control plane"):
+   * an agent so stopped does not report its children's ends to the root, which marks every agent of the
+   * tree finished once its own children have closed (each closes only after its own subtree).
+   */
+  wholeTree?: boolean;
 }
 export const stopNoticeSignal = defineSignal<[StopNotice]>('stopNotice');
 

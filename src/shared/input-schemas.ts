@@ -85,10 +85,12 @@ export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() =
  * else goes to the schema, which has the last word and the error message (test/unit/input-schemas.test.ts).
  */
 export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(
-  () => z.object({ by: id(), reason: shortText() }),
+  () => z.object({ by: id(), reason: shortText(), wholeTree: z.boolean().optional() }),
   (value) => {
     const fields = fieldsOf(value);
-    return fields && isId(fields.by) && isShortText(fields.reason) ? { by: fields.by, reason: fields.reason } : undefined;
+    if (!fields || !isId(fields.by) || !isShortText(fields.reason)) return undefined;
+    if (fields.wholeTree === undefined) return { by: fields.by, reason: fields.reason };
+    return typeof fields.wholeTree === 'boolean' ? { by: fields.by, reason: fields.reason, wholeTree: fields.wholeTree } : undefined;
   },
 );
 

@@ -48,6 +48,8 @@ const error = (content: string): ToolOutcome => ({ content, isError: true });
  * for a foreground child, recording every child's end, messaging and stopping them.
  */
 export class Children {
+  /** Set when this agent stops with the whole tree: its children's ends are not reported to the root. */
+  private stoppingWholeTree = false;
   private readonly tasks = new Map<string, ChildTask>();
   /**
    * Parent of every child's abort domain. Not cancellable itself, so a stop reaches children only
@@ -202,6 +204,8 @@ export class Children {
     this.state.addDescendantUsage(result.treeUsage);
     // Queued before anything awaits, so a parent waiting for "no running background task" also sees the notification.
     if (task.background && task.notify) this.inbox.pushNotification(taskNotification(result, task.description, task.toolUseId));
+    // In a whole-tree stop the root marks every agent finished once its own children have closed.
+    if (this.stoppingWholeTree && !this.tree.coordinator) return;
     await this.tree.reportFinished(task.agentId, task.background);
   }
 
@@ -221,9 +225,9 @@ export class Children {
    * children), in this workflow task: the notice rides on the cancellation, or goes beside it
    * (src/workflows/stop-delivery.ts); in runs recorded before, the cancellation waited for the notice's delivery.
    */
-  private async requestStop(task: ChildTask, by: string, reason: string): Promise<void> {
+  private async requestStop(task: ChildTask, by: string, reason: string, wholeTree = false): Promise<void> {
     task.stoppedBy = `stopped by ${by}: ${reason}`;
-    await tellStopped(task.agentId, { by, reason });
+    await tellStopped(task.agentId, { by, reason, ...(wholeTree ? { wholeTree } : {}) });
     task.scope.cancel();
   }
 
@@ -234,10 +238,16 @@ export class Children {
     }
   }
 
-  /** Stops every running child at once and waits until all have closed: a parent never leaves children behind. */
-  async stopAll(by: string, reason: string): Promise<void> {
+  /**
+   * Stops every running child at once and waits until all have closed: a parent never leaves children
+   * behind. `wholeTree`: the root is stopping the whole tree — its ends are not reported to the root, and
+   * the children are told so they do the same.
+   */
+  async stopAll(by: string, reason: string, options: { wholeTree?: boolean } = {}): Promise<void> {
+    const wholeTree = options.wholeTree === true;
+    if (wholeTree) this.stoppingWholeTree = true;
     const running = [...this.tasks.values()].filter((task) => task.status === 'running');
-    await Promise.all(running.map((task) => this.requestStop(task, by, reason)));
+    await Promise.all(running.map((task) => this.requestStop(task, by, reason, wholeTree)));
     await condition(() => running.every((task) => task.result !== undefined));
   }
 

@@ -94,8 +94,13 @@ export class Ending {
     if (stopNoticeOnItsWay(control, input.parentAgentId !== undefined)) await waitForStopNotice(control);
     const notice = control.stopNoticeOrDefault();
     const stopped = this.finish('cancelled', state.lastAssistantText(), { error: `stopped by ${notice.by}: ${notice.reason}` });
+    // A root stopped from outside stops its whole tree; so does an agent told by the root that it does.
+    const coordinator = this.agent.tree.coordinator;
+    const wholeTree = coordinator !== undefined || notice.wholeTree === true;
     await CancellationScope.nonCancellable(async () => {
-      await children.stopAll(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`);
+      await children.stopAll(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`, { wholeTree });
+      // Every agent of the tree has closed now (each closes after its own children): the root's bookkeeping says so.
+      coordinator?.finishRunning(workflowNowMs());
       await this.cleanUp();
       if (input.parentAgentId) await signalBestEffort(input.parentAgentId, childFinalSignal, progress.current.result ?? stopped);
     });

@@ -68,6 +68,12 @@ export class TreeCoordinator {
     if (node) this.nodes.set(agentId, { ...node, background: true });
   }
 
+  /** Marks every agent still running finished (the root's whole tree has closed after a stop). */
+  finishRunning(nowMs: number): void {
+    this.reserved.clear();
+    for (const node of this.nodes.values()) if (node.status === 'running') this.nodes.set(node.agentId, { ...node, status: 'finished', finishedAtMs: nowMs });
+  }
+
   finished(agentId: string, nowMs: number): void {
     this.reserved.delete(agentId);
     const node = this.nodes.get(agentId);

@@ -75,9 +75,10 @@ describe('stopping a tree', () => {
     ] as const) {
       const sent = stopCommandsFor(await eventsOf(parent), child);
       expect(sent.notices, `${parent} sends ${child} no stopNotice signal`).toBe(0);
-      expect(sent.cancels, `${parent} cancels ${child} once, the notice on the request`).toEqual([reasonFor({ by, reason })]);
+      // The root stops its whole tree: every notice down the tree says so.
+      expect(sent.cancels, `${parent} cancels ${child} once, the notice on the request`).toEqual([reasonFor({ by, reason, wholeTree: true })]);
       const childEvents = await eventsOf(child);
-      expect(noticeIn(cancelCauseOf(childEvents)), child).toEqual({ by, reason });
+      expect(noticeIn(cancelCauseOf(childEvents)), child).toEqual({ by, reason, wholeTree: true });
       expect(noticeWaitsOf(childEvents), `${child} did not wait for a notice`).toHaveLength(0);
       expect(patchIdsOf(childEvents), child).toEqual([patchBaseline]);
     }
@@ -90,9 +91,22 @@ describe('stopping a tree', () => {
       expect(JSON.stringify(messages[messages.length - 1]!.content), id).toMatch(/[Ss]topped by tester: three levels/);
     }
 
-    await recordHistory(env.temporal.client, root.agentId, 'stop-notice-in-cancel-root');
-    await recordHistory(env.temporal.client, middle, 'stop-notice-in-cancel-middle');
-    await recordHistory(env.temporal.client, leaf, 'stop-notice-in-cancel-leaf');
+    // In a whole-tree stop the middle does not report its leaf's end to the root: the root marks every
+    // agent finished once its own children have closed.
+    const middleEvents = await eventsOf(middle);
+    const cancelledAt = middleEvents.findIndex((event) => event.workflowExecutionCancelRequestedEventAttributes);
+    const treeEventsAfterStop = middleEvents.slice(cancelledAt).filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'treeAgentEvent');
+    expect(cancelledAt).toBeGreaterThan(0);
+    expect(treeEventsAfterStop, 'the middle sent the root no tree event after the stop').toHaveLength(0);
+    const tree = await root.tree();
+    expect(tree.nodes.map((node) => [node.agentId, node.status]), 'the root\'s tree after the stop').toEqual([
+      [middle, 'finished'],
+      [leaf, 'finished'],
+    ]);
+
+    await recordHistory(env.temporal.client, root.agentId, 'whole-tree-stop-root');
+    await recordHistory(env.temporal.client, middle, 'whole-tree-stop-middle');
+    await recordHistory(env.temporal.client, leaf, 'whole-tree-stop-leaf');
   });
 
   it('takes a notice an operator puts on a cancellation request; a malformed one is no notice', async () => {

@@ -16,6 +16,12 @@ describe('a stop notice in a cancellation reason', () => {
     expect(noticeIn(wrapped)).toEqual({ by: 'budget', reason: 'the tree used 1000 tokens' });
   });
 
+  it('reads back a whole-tree stop, and writes nothing for a stop of one agent', () => {
+    const notice = { by: 'user', reason: 'done (ancestor agent-1 was stopped)', wholeTree: true };
+    expect(noticeIn(reasonFor(notice))).toEqual(notice);
+    expect(reasonFor({ by: 'user', reason: 'done', wholeTree: false })).toBe(reasonFor({ by: 'user', reason: 'done' }));
+  });
+
   it('keeps only who and why', () => {
     expect(noticeIn(`${cancelNoticePrefix}{"by":"ops","reason":"batch","extra":{"a":1}}`)).toEqual({ by: 'ops', reason: 'batch' });
   });
@@ -34,6 +40,7 @@ describe('a stop notice in a cancellation reason', () => {
     ['a by over the id limit', `${cancelNoticePrefix}${JSON.stringify({ by: 'x'.repeat(inputLimits.maxIdChars + 1), reason: 'x' })}`],
     ['a reason over the text limit', `${cancelNoticePrefix}${JSON.stringify({ by: 'ops', reason: 'y'.repeat(inputLimits.maxShortTextChars + 1) })}`],
     ['text after the JSON', `${cancelNoticePrefix}{"by":"ops","reason":"x"} and more`],
+    ['a whole-tree mark that is not true or false', `${cancelNoticePrefix}{"by":"ops","reason":"x","wholeTree":"yes"}`],
   ])('is no notice for %s', (_label, reason) => {
     expect(noticeIn(reason)).toBeUndefined();
   });
