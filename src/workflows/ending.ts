@@ -46,8 +46,8 @@ export class Ending {
   }
 
   async maxTurns(lastStopReason: StopReason | undefined): Promise<AgentResult> {
-    const { input, state, children } = this.agent;
-    await children.stopAll(input.agentId, `its parent reached its limit of ${input.maxTurns} turns`);
+    const { input, state } = this.agent;
+    await this.stopChildren(input.agentId, `its parent reached its limit of ${input.maxTurns} turns`);
     this.finish('max_turns', state.lastAssistantText(), {
       error: errorText(ErrorType.MaxTurnsExceeded, `reached the limit of ${input.maxTurns} turns before finishing.`),
       stopReason: lastStopReason,
@@ -56,29 +56,29 @@ export class Ending {
   }
 
   async interrupted(interruption: Interruption): Promise<AgentResult> {
-    const { input, state, children } = this.agent;
-    await children.stopAll(input.agentId, 'its parent was interrupted');
+    const { input, state } = this.agent;
+    await this.stopChildren(input.agentId, 'its parent was interrupted');
     this.finish('interrupted', state.lastAssistantText(), { error: `interrupted by ${interruption.by}: ${interruption.reason}` });
     return this.cleanUp();
   }
 
   /** The answer stayed cut at max_tokens after the allowed continuations (src/workflows/truncation.ts). */
   async truncated(text: string): Promise<AgentResult> {
-    await this.agent.children.stopAll(this.agent.input.agentId, 'its answer was cut off at the output limit');
+    await this.stopChildren(this.agent.input.agentId, 'its answer was cut off at the output limit');
     this.finish('truncated', text, { stopReason: 'max_tokens' });
     return this.cleanUp();
   }
 
   async refused(text: string): Promise<AgentResult> {
-    await this.agent.children.stopAll(this.agent.input.agentId, 'its parent refused the task');
+    await this.stopChildren(this.agent.input.agentId, 'its parent refused the task');
     this.finish('refused', text, { stopReason: 'refusal' });
     return this.cleanUp();
   }
 
   /** A model error Temporal gave up on: the workflow fails, with the partial result in the failure's details. */
   async failed(error: string): Promise<never> {
-    const { input, state, children } = this.agent;
-    await children.stopAll(input.agentId, 'its parent failed');
+    const { input, state } = this.agent;
+    await this.stopChildren(input.agentId, 'its parent failed');
     this.finish('failed', state.lastAssistantText(), { error });
     const result = await this.cleanUp();
     throw ApplicationFailure.create({ type: ErrorType.AgentFailed, message: error, nonRetryable: true, details: [result] });
@@ -90,21 +90,29 @@ export class Ending {
    */
   async stopped(error: unknown): Promise<unknown> {
     if (!isCancellation(error)) return error;
-    const { input, state, control, children, progress } = this.agent;
+    const { input, state, control, progress } = this.agent;
     if (stopNoticeOnItsWay(control, input.parentAgentId !== undefined)) await waitForStopNotice(control);
     const notice = control.stopNoticeOrDefault();
     const stopped = this.finish('cancelled', state.lastAssistantText(), { error: `stopped by ${notice.by}: ${notice.reason}` });
-    // A root stopped from outside stops its whole tree; so does an agent told by the root that it does.
-    const coordinator = this.agent.tree.coordinator;
-    const wholeTree = coordinator !== undefined || notice.wholeTree === true;
     await CancellationScope.nonCancellable(async () => {
-      await children.stopAll(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`, { wholeTree });
-      // Every agent of the tree has closed now (each closes after its own children): the root's bookkeeping says so.
-      coordinator?.finishRunning(workflowNowMs());
+      // An agent told by the root that it stops its whole tree passes that on.
+      await this.stopChildren(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`, notice.wholeTree === true);
       await this.cleanUp();
       if (input.parentAgentId) await signalBestEffort(input.parentAgentId, childFinalSignal, progress.current.result ?? stopped);
     });
     return error;
+  }
+
+  /**
+   * Stops this agent's children and waits until they have closed. A root's ending stops its whole tree
+   * (docs/architecture.md, "Abort domains and the control plane"): its notices say so, so no agent of the
+   * tree reports its children's ends back, and once its children have closed — each after its own
+   * subtree — the root marks every agent of the tree finished.
+   */
+  private async stopChildren(by: string, reason: string, wholeTree = false): Promise<void> {
+    const coordinator = this.agent.tree.coordinator;
+    await this.agent.children.stopAll(by, reason, { wholeTree: wholeTree || coordinator !== undefined });
+    coordinator?.finishRunning(workflowNowMs());
   }
 
   /**

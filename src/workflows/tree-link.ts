@@ -113,7 +113,8 @@ export class TreeLink {
     const tree = this.coordinator;
     if (!tree?.addUsage(usage)) return;
     const reason = `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`;
-    const notice = { by: 'budget', reason };
+    // With the budget patch the whole tree stops, the root too: no agent of it need report its children's ends.
+    const notice = { by: 'budget', reason, ...(this.stopSelf ? { wholeTree: true } : {}) };
     const agents = this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents();
     const way = noticeWay();
     if (way === 'before') {

@@ -59,6 +59,13 @@ describe('the tree token budget', () => {
       expect(stopped.finalText).toMatch(partial);
     }
     expect(requestsOf(leafId).length).toBeLessThan(60);
+    // The whole tree stopped: the middle reported no end of its leaf to the root after its stop, and the
+    // root's bookkeeping shows every agent finished.
+    const middleEvents = (await env.temporal.client.workflow.getHandle(middleId).fetchHistory()).events ?? [];
+    const middleCancelled = middleEvents.findIndex((event) => event.workflowExecutionCancelRequestedEventAttributes);
+    expect(middleCancelled).toBeGreaterThan(0);
+    expect(middleEvents.slice(middleCancelled).filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'treeAgentEvent')).toHaveLength(0);
+    expect((await handle.tree()).nodes.map((node) => node.status)).toEqual(['finished', 'finished']);
     // The root's Agent call was answered with who stopped it; it made no further model call.
     expect(requestsOf(handle.agentId)).toHaveLength(1);
     const tree = await handle.tree();
