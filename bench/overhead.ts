@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Turn } from '../src/model-server/server';
-import { startBareSdk } from './helpers/bare-sdk';
+import { firstRequestOf, startBareSdk } from './helpers/bare-sdk';
 import { createBenchEnv } from './helpers/bench-env';
 import { requestsByAgent } from './helpers/model-log';
 import { modelTurn, openConversation, toolTurn, type FirstRequest } from './helpers/served-conversation';
@@ -59,8 +59,7 @@ async function runDurable(name: string): Promise<DurableRun> {
   if (result.status !== 'completed' || result.turns !== modelCalls) throw new Error(`${name} ended ${result.status} after ${result.turns} turns (expected ${modelCalls})`);
   const requests = requestsByAgent(env.modelServer).get(handle.agentId) ?? [];
   if (requests.length !== modelCalls) throw new Error(`${name} made ${requests.length} model requests, expected ${modelCalls}`);
-  const headers = Object.fromEntries(Object.entries(requests[0]!.headers).filter(([key]) => key.startsWith('x-subagents-')));
-  return { agentId: handle.agentId, wallMs, setupMs: requests[0]!.receivedAt - startedAt, first: { body: JSON.parse(requests[0]!.rawBody), headers }, lastBody: requests[requests.length - 1]!.rawBody };
+  return { agentId: handle.agentId, wallMs, setupMs: requests[0]!.receivedAt - startedAt, first: firstRequestOf(env.modelServer, handle.agentId), lastBody: requests[requests.length - 1]!.rawBody };
 }
 
 /** Whether the model server's last request from this point on is byte-identical to the durable agent's last. */

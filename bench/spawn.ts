@@ -191,8 +191,7 @@ try {
     console.log(`${String(count).padStart(4)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}`);
   }
   console.log("bare: the same fan-out as bare Temporal workflows right after (bench/floor/workflows.ts, floorServedFanParent): the root's and each child's first request, 10 children at a time, nothing of the runtime");
-  const byCount = (pick: (result: (typeof fanout)[string]) => number) => Object.fromEntries(fanouts.map((count) => [String(count), ms(pick(fanout[count]!))]));
-  const bareByCount = (pick: (result: (typeof bareFanout)[string]) => number) => Object.fromEntries(fanouts.map((count) => [String(count), ms(pick(bareFanout[count]!))]));
+  const byCount = <R>(results: Record<string, R>, pick: (result: R) => number) => Object.fromEntries(fanouts.map((count) => [String(count), ms(pick(results[count]!))]));
   console.log(
     JSON.stringify({
       spawnLatencyMsP50: percentile(fromResponseEnd, 50),
@@ -205,12 +204,12 @@ try {
       spawnLatencyWithAgentFilesMsP50: percentile(withCollection, 50),
       spawnLatencyWithAgentFilesMsP95: percentile(withCollection, 95),
       agentFiles: collection.files,
-      fanoutMs: byCount((result) => result.lastChild),
-      fanoutFirstChildMs: byCount((result) => result.firstChild),
-      fanoutAllChildrenFinishedMs: byCount((result) => result.allChildrenFinished),
-      fanoutRootFinishedMs: byCount((result) => result.rootFinished),
-      bareSdkFanoutMs: bareByCount((result) => result.lastChild),
-      bareSdkFanoutFirstChildMs: bareByCount((result) => result.firstChild),
+      fanoutMs: byCount(fanout, (result) => result.lastChild),
+      fanoutFirstChildMs: byCount(fanout, (result) => result.firstChild),
+      fanoutAllChildrenFinishedMs: byCount(fanout, (result) => result.allChildrenFinished),
+      fanoutRootFinishedMs: byCount(fanout, (result) => result.rootFinished),
+      bareSdkFanoutMs: byCount(bareFanout, (result) => result.lastChild),
+      bareSdkFanoutFirstChildMs: byCount(bareFanout, (result) => result.firstChild),
     }),
   );
 } catch (error) {

@@ -71,7 +71,7 @@ export class TreeCoordinator {
   /** Marks every agent still running finished (the root's whole tree has closed after a stop). */
   finishRunning(nowMs: number): void {
     this.reserved.clear();
-    for (const node of this.nodes.values()) if (node.status === 'running') this.nodes.set(node.agentId, { ...node, status: 'finished', finishedAtMs: nowMs });
+    for (const node of [...this.nodes.values()]) if (node.status === 'running') this.finished(node.agentId, nowMs);
   }
 
   finished(agentId: string, nowMs: number): void {
