@@ -42,6 +42,12 @@ export interface StopNotice {
    * tree finished once its own children have closed (each closes only after its own subtree).
    */
   wholeTree?: boolean;
+  /**
+   * The agent sending this stop has ended and written its own result (it is stopping its children as
+   * part of its own stop): it takes no partial result, so the stopped agent closes without sending it
+   * one (`childFinal`). Its result stays readable from its own run.
+   */
+  parentEnded?: boolean;
 }
 export const stopNoticeSignal = defineSignal<[StopNotice]>('stopNotice');
 

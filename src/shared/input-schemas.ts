@@ -85,12 +85,18 @@ export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() =
  * else goes to the schema, which has the last word and the error message (test/unit/input-schemas.test.ts).
  */
 export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(
-  () => z.object({ by: id(), reason: shortText(), wholeTree: z.boolean().optional() }),
+  () => z.object({ by: id(), reason: shortText(), wholeTree: z.boolean().optional(), parentEnded: z.boolean().optional() }),
   (value) => {
     const fields = fieldsOf(value);
     if (!fields || !isId(fields.by) || !isShortText(fields.reason)) return undefined;
-    if (fields.wholeTree === undefined) return { by: fields.by, reason: fields.reason };
-    return typeof fields.wholeTree === 'boolean' ? { by: fields.by, reason: fields.reason, wholeTree: fields.wholeTree } : undefined;
+    const notice: StopNotice = { by: fields.by, reason: fields.reason };
+    for (const mark of ['wholeTree', 'parentEnded'] as const) {
+      const given = fields[mark];
+      if (given === undefined) continue;
+      if (typeof given !== 'boolean') return undefined;
+      notice[mark] = given;
+    }
+    return notice;
   },
 );
 

@@ -11,7 +11,8 @@ export const cancelNoticePrefix = 'subagents-stop-notice:';
 
 /** The reason a cancellation command carries for `notice`. */
 export function reasonFor(notice: StopNotice): string {
-  return `${cancelNoticePrefix}${JSON.stringify({ by: notice.by, reason: notice.reason, ...(notice.wholeTree ? { wholeTree: true } : {}) })}`;
+  const marks = { ...(notice.wholeTree ? { wholeTree: true } : {}), ...(notice.parentEnded ? { parentEnded: true } : {}) };
+  return `${cancelNoticePrefix}${JSON.stringify({ by: notice.by, reason: notice.reason, ...marks })}`;
 }
 
 /**

@@ -25,6 +25,10 @@ const childIds = new Map<number, string>();
 let carried: StopNotice | undefined;
 /** Whether this run's interceptors are installed (the bundle has this module as an interceptor module). */
 let installed = false;
+/** Activity tasks this run scheduled that no activation has resolved yet, by sequence number. */
+const pendingActivities = new Set<number>();
+/** Whether an activity task was still pending when this run's cancellation came. */
+let pendingAtCancel = false;
 
 /** True when a stop notice can ride on a cancellation in this run. */
 export function canCarryNotice(): boolean {
@@ -41,15 +45,34 @@ export function noticeCarriedByCancel(): StopNotice | undefined {
   return carried;
 }
 
+/**
+ * Whether one of this run's activity tasks was still pending when its cancellation came (true when the
+ * interceptors are not installed: unknown). Such an activity's end still reaches the server after the
+ * cancellation, and a workflow task that closes the run while one arrives is refused by the server
+ * (the worker then drops the run from its cache and replays its whole history): a stopped agent that
+ * had one closes a workflow task later (src/workflows/ending.ts).
+ */
+export function activityPendingAtCancel(): boolean {
+  return !installed || pendingAtCancel;
+}
+
 const internals: WorkflowInternalsInterceptor = {
   activate(input, next) {
-    for (const job of input.activation.jobs ?? []) {
-      if (job.cancelWorkflow) carried = noticeIn(job.cancelWorkflow.reason) ?? carried;
+    const jobs = input.activation.jobs ?? [];
+    for (const job of jobs) {
+      const resolved = job.resolveActivity;
+      if (resolved?.seq != null && !resolved.isLocal) pendingActivities.delete(resolved.seq);
+    }
+    for (const job of jobs) {
+      if (!job.cancelWorkflow) continue;
+      carried = noticeIn(job.cancelWorkflow.reason) ?? carried;
+      pendingAtCancel = pendingActivities.size > 0;
     }
     return next(input);
   },
   concludeActivation(input, next) {
     for (const command of input.commands) {
+      if (command.scheduleActivity?.seq != null) pendingActivities.add(command.scheduleActivity.seq);
       const start = command.startChildWorkflowExecution;
       if (start?.workflowId && start.seq != null) childIds.set(start.seq, start.workflowId);
       const cancelChild = command.cancelChildWorkflowExecution;

@@ -50,6 +50,8 @@ const error = (content: string): ToolOutcome => ({ content, isError: true });
 export class Children {
   /** Set when this agent stops with the whole tree: its children's ends are not reported to the root. */
   private stoppingWholeTree = false;
+  /** Set when this agent has ended and stops its children: they send no partial result, none is awaited. */
+  private takesNoReports = false;
   private readonly tasks = new Map<string, ChildTask>();
   /**
    * Parent of every child's abort domain. Not cancellable itself, so a stop reaches children only
@@ -90,6 +92,12 @@ export class Children {
   onChildFinal(result: AgentResult): void {
     const task = this.tasks.get(result.agentId);
     if (task) task.reported = result;
+  }
+
+  /** True while any child of this agent runs. */
+  anyRunning(): boolean {
+    for (const task of this.tasks.values()) if (task.status === 'running') return true;
+    return false;
   }
 
   /** True while a child with this agentId runs. */
@@ -177,7 +185,7 @@ export class Children {
       const partial = cause.details?.[0] as AgentResult | undefined;
       if (partial) return partial;
     }
-    if (isCancellation(cause) || isCancellation(failure)) {
+    if ((isCancellation(cause) || isCancellation(failure)) && !this.takesNoReports) {
       // A cancelled child reports its partial result by signal before it ends; wait briefly for it.
       await condition(() => task.reported !== undefined, childFinalReportWait);
     }
@@ -225,9 +233,9 @@ export class Children {
    * children), in this workflow task: the notice rides on the cancellation, or goes beside it
    * (src/workflows/stop-delivery.ts); in runs recorded before, the cancellation waited for the notice's delivery.
    */
-  private async requestStop(task: ChildTask, by: string, reason: string, wholeTree = false): Promise<void> {
+  private async requestStop(task: ChildTask, by: string, reason: string, marks: { wholeTree?: boolean; parentEnded?: boolean } = {}): Promise<void> {
     task.stoppedBy = `stopped by ${by}: ${reason}`;
-    await tellStopped(task.agentId, { by, reason, ...(wholeTree ? { wholeTree } : {}) });
+    await tellStopped(task.agentId, { by, reason, ...(marks.wholeTree ? { wholeTree: true } : {}), ...(marks.parentEnded ? { parentEnded: true } : {}) });
     task.scope.cancel();
   }
 
@@ -241,13 +249,15 @@ export class Children {
   /**
    * Stops every running child at once and waits until all have closed: a parent never leaves children
    * behind. `wholeTree`: the root is stopping the whole tree — its ends are not reported to the root, and
-   * the children are told so they do the same.
+   * the children are told so they do the same. `parentEnded`: this agent's result is written — the
+   * children are told to close without reporting theirs, and none is awaited.
    */
-  async stopAll(by: string, reason: string, options: { wholeTree?: boolean } = {}): Promise<void> {
-    const wholeTree = options.wholeTree === true;
-    if (wholeTree) this.stoppingWholeTree = true;
+  async stopAll(by: string, reason: string, options: { wholeTree?: boolean; parentEnded?: boolean } = {}): Promise<void> {
+    const marks = { wholeTree: options.wholeTree === true, parentEnded: options.parentEnded === true };
+    if (marks.wholeTree) this.stoppingWholeTree = true;
+    if (marks.parentEnded) this.takesNoReports = true;
     const running = [...this.tasks.values()].filter((task) => task.status === 'running');
-    await Promise.all(running.map((task) => this.requestStop(task, by, reason, wholeTree)));
+    await Promise.all(running.map((task) => this.requestStop(task, by, reason, marks)));
     await condition(() => running.every((task) => task.result !== undefined));
   }
 

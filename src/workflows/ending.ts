@@ -7,8 +7,19 @@ import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
 import type { Interruption } from './turn-control';
+import { activityPendingAtCancel } from './cancel-notice';
 import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
 import { finishWorktreeOn } from './workspace-activities';
+import { hasPatch } from './patches';
+
+/**
+ * Marks runs whose stop takes no partial result from the children it stops (docs/architecture.md,
+ * "Abort domains and the control plane"): a stopped agent has written its result before it stops its
+ * children, so their reports (`childFinal`) changed nothing it returns; each such child now closes in the
+ * workflow task of its cancellation instead of waiting a second task for its report's delivery, and the
+ * parent no longer waits for reports.
+ */
+export const noReportToEndedParentPatch = 'no-report-to-ended-parent';
 
 /**
  * How an agent run ends (docs/architecture.md, Abort domains): its result, its subtree stopped
@@ -95,10 +106,15 @@ export class Ending {
     const notice = control.stopNoticeOrDefault();
     const stopped = this.finish('cancelled', state.lastAssistantText(), { error: `stopped by ${notice.by}: ${notice.reason}` });
     await CancellationScope.nonCancellable(async () => {
-      // An agent told by the root that it stops its whole tree passes that on.
-      await this.stopChildren(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`, notice.wholeTree === true);
+      // An agent told by the root that it stops its whole tree passes that on; its result is written, so
+      // it takes no partial result from the children it stops (asked only when it has some running).
+      const parentEnded = this.agent.children.anyRunning() && hasPatch(noReportToEndedParentPatch);
+      await this.stopChildren(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`, notice.wholeTree === true, parentEnded);
       await this.cleanUp();
-      if (input.parentAgentId) await signalBestEffort(input.parentAgentId, childFinalSignal, progress.current.result ?? stopped);
+      // A parent that stopped this agent as part of its own stop has ended too: it reads no report.
+      if (input.parentAgentId && (notice.parentEnded !== true || activityPendingAtCancel())) {
+        await signalBestEffort(input.parentAgentId, childFinalSignal, progress.current.result ?? stopped);
+      }
     });
     return error;
   }
@@ -109,9 +125,9 @@ export class Ending {
    * tree reports its children's ends back, and once its children have closed — each after its own
    * subtree — the root marks every agent of the tree finished.
    */
-  private async stopChildren(by: string, reason: string, wholeTree = false): Promise<void> {
+  private async stopChildren(by: string, reason: string, wholeTree = false, parentEnded = false): Promise<void> {
     const coordinator = this.agent.tree.coordinator;
-    await this.agent.children.stopAll(by, reason, { wholeTree: wholeTree || coordinator !== undefined });
+    await this.agent.children.stopAll(by, reason, { wholeTree: wholeTree || coordinator !== undefined, parentEnded });
     coordinator?.finishRunning(workflowNowMs());
   }
 

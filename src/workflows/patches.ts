@@ -12,13 +12,16 @@ import { patched } from '@temporalio/workflow';
  * (a new id, covering its predecessor's changes and those made since) is cut when several have
  * gathered. Runs recorded with an earlier baseline keep it and ask for the changes it does not cover.
  */
-export const patchBaseline = 'patch-baseline-3';
+export const patchBaseline = 'patch-baseline-4';
 
 /** The first baseline (runs started before baseline 2 replay with it). */
 export const patchBaseline1 = 'patch-baseline-1';
 
 /** The second baseline (runs started before baseline 3 replay with it). */
 export const patchBaseline2 = 'patch-baseline-2';
+
+/** The third baseline (runs started before baseline 4 replay with it). */
+export const patchBaseline3 = 'patch-baseline-3';
 
 const coveredByBaseline1: ReadonlySet<string> = new Set([
   'backgrounded-tree-event',
@@ -46,9 +49,13 @@ const coveredByBaseline2: ReadonlySet<string> = new Set([...coveredByBaseline1, 
 /** Baseline 3: baseline 2 and the changes made after it. */
 const coveredByBaseline3: ReadonlySet<string> = new Set([...coveredByBaseline2, 'abort-only-running-calls']);
 
+/** Baseline 4: baseline 3 and the changes made after it. */
+const coveredByBaseline4: ReadonlySet<string> = new Set([...coveredByBaseline3, 'sliding-tool-window', 'no-report-to-ended-parent']);
+
 /** Each baseline and what it covers, newest first: a run takes the first whose marker it has (a new run, the current one). */
 const baselines: readonly (readonly [string, ReadonlySet<string>])[] = [
-  [patchBaseline, coveredByBaseline3],
+  [patchBaseline, coveredByBaseline4],
+  [patchBaseline3, coveredByBaseline3],
   [patchBaseline2, coveredByBaseline2],
   [patchBaseline1, coveredByBaseline1],
 ];

@@ -42,6 +42,12 @@ function stopCommandsFor(events: HistoryEvent[], childId: string): { notices: nu
 /** The cause the server recorded with a run's cancellation request. */
 const cancelCauseOf = (events: HistoryEvent[]) => events.find((event) => event.workflowExecutionCancelRequestedEventAttributes)?.workflowExecutionCancelRequestedEventAttributes?.cause ?? '';
 
+/** The partial results (childFinal) a run sent its parent. */
+const finalReportsOf = (events: HistoryEvent[]) => events.filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'childFinal');
+
+/** Timers of five seconds: a parent waiting for a stopped child's partial result (childFinalReportWait). */
+const reportWaitsOf = (events: HistoryEvent[]) => events.filter((event) => Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 5);
+
 /** Timers of one second: a stopped agent waiting for a notice that had not come (stopNoticeWait). */
 const noticeWaitsOf = (events: HistoryEvent[]) => events.filter((event) => Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 1);
 
@@ -75,13 +81,20 @@ describe('stopping a tree', () => {
     ] as const) {
       const sent = stopCommandsFor(await eventsOf(parent), child);
       expect(sent.notices, `${parent} sends ${child} no stopNotice signal`).toBe(0);
-      // The root stops its whole tree: every notice down the tree says so.
-      expect(sent.cancels, `${parent} cancels ${child} once, the notice on the request`).toEqual([reasonFor({ by, reason, wholeTree: true })]);
+      // The root stops its whole tree: every notice down the tree says so, and that its sender has ended.
+      const notice = { by, reason, wholeTree: true, parentEnded: true };
+      expect(sent.cancels, `${parent} cancels ${child} once, the notice on the request`).toEqual([reasonFor(notice)]);
       const childEvents = await eventsOf(child);
-      expect(noticeIn(cancelCauseOf(childEvents)), child).toEqual({ by, reason, wholeTree: true });
+      expect(noticeIn(cancelCauseOf(childEvents)), child).toEqual(notice);
       expect(noticeWaitsOf(childEvents), `${child} did not wait for a notice`).toHaveLength(0);
       expect(patchIdsOf(childEvents), child).toEqual([patchBaseline]);
+      // Its parent has ended and waits for no partial result.
+      expect(reportWaitsOf(await eventsOf(parent)), `${parent} waits for no report`).toHaveLength(0);
     }
+    // The middle, waiting for its leaf, closes without reporting; the leaf, whose Bash activity was still
+    // running when its cancellation came, still reports and closes a workflow task later.
+    expect(finalReportsOf(await eventsOf(middle)), 'the middle reports no partial result').toHaveLength(0);
+    expect(finalReportsOf(await eventsOf(leaf)), 'the leaf reports its partial result').toHaveLength(1);
     // The client stops the root with one request too: the notice on its cancellation, no stopNotice signal.
     const rootEvents = await eventsOf(root.agentId);
     expect(rootEvents.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'stopNotice'), 'the root got no stopNotice signal').toHaveLength(0);
@@ -104,9 +117,61 @@ describe('stopping a tree', () => {
       [leaf, 'finished'],
     ]);
 
-    await recordHistory(env.temporal.client, root.agentId, 'whole-tree-stop-root');
-    await recordHistory(env.temporal.client, middle, 'whole-tree-stop-middle');
-    await recordHistory(env.temporal.client, leaf, 'whole-tree-stop-leaf');
+    // whole-tree-stop-root, -middle and -leaf were recorded on baseline 3 (every stopped agent reporting its partial result).
+    await recordHistory(env.temporal.client, root.agentId, 'ended-parent-stop-root');
+    await recordHistory(env.temporal.client, middle, 'ended-parent-stop-middle');
+    await recordHistory(env.temporal.client, leaf, 'ended-parent-stop-leaf');
+  });
+
+  it('a stopped subtree: the middle reports its partial result to its running parent; below it only an agent with a running activity reports', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'subtree-stop' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'SUBTREE-MIDDLE', name: 'mid', run_in_background: true } }] },
+            { toolUses: [{ name: 'Bash', input: { command: 'until [ -f subtree-bottom-started ]; do sleep 0.1; done' } }] },
+            { toolUses: [{ name: 'TaskStop', input: { task_id: 'mid' } }] },
+            { text: 'ROOT-DONE' },
+          ],
+        },
+        { match: { userIncludes: 'SUBTREE-MIDDLE' }, turns: [{ text: 'MIDDLE-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'SUBTREE-LEAF' } }] }] },
+        { match: { userIncludes: 'SUBTREE-LEAF' }, turns: [{ text: 'LEAF-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'bottom', prompt: 'SUBTREE-BOTTOM' } }] }] },
+        { match: { userIncludes: 'SUBTREE-BOTTOM' }, turns: [{ text: 'BOTTOM-PARTIAL', toolUses: [{ name: 'Bash', input: { command: 'touch subtree-bottom-started && sleep 60' } }] }] },
+      ]),
+    );
+    const root = await env.start({ prompt: 'start a subtree, then stop it', name: 'subtree-stop' });
+    const middle = `${root.agentId}.1`;
+    const leaf = `${middle}.1`;
+    const bottom = `${leaf}.1`;
+    const result = await root.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toBe('ROOT-DONE');
+    // The root, still running, heard of the middle's stop with the middle's partial text.
+    expect(JSON.stringify(await root.messages())).toMatch(/Agent was stopped: stopped by [^"]*its parent stopped it\\nMIDDLE-PARTIAL/);
+    expect(finalReportsOf(await eventsOf(middle)), 'the middle reported its partial result').toHaveLength(1);
+    for (const id of [leaf, bottom]) {
+      await waitFor(async () => (await env.client.getAgent(id).describe()).status.name === 'CANCELLED', 60_000, `${id} to end cancelled`);
+    }
+    // The middle had ended when it stopped the leaf, and the leaf when it stopped the bottom: neither waited
+    // for a report. The leaf, waiting for the bottom, reported nothing; the bottom, in Bash, still reported.
+    const leafEvents = await eventsOf(leaf);
+    expect(noticeIn(cancelCauseOf(leafEvents))).toEqual({ by: root.agentId, reason: `its parent stopped it (ancestor ${middle} was stopped)`, parentEnded: true });
+    expect(finalReportsOf(leafEvents), 'the leaf reported no partial result').toHaveLength(0);
+    expect(finalReportsOf(await eventsOf(bottom)), 'the bottom reported its partial result').toHaveLength(1);
+    for (const id of [middle, leaf]) expect(reportWaitsOf(await eventsOf(id)), `${id} waited for no report`).toHaveLength(0);
+    // Each stopped agent's partial result stays readable from its own run.
+    for (const [id, text] of [
+      [leaf, 'LEAF-PARTIAL'],
+      [bottom, 'BOTTOM-PARTIAL'],
+    ] as const) {
+      const stopped = (await env.client.getAgent(id).status()).result!;
+      expect(stopped, id).toMatchObject({ status: 'cancelled', finalText: text });
+      expect(stopped.error, id).toContain(`stopped by ${root.agentId}`);
+    }
+    await recordHistory(env.temporal.client, middle, 'ended-parent-subtree-middle');
+    await recordHistory(env.temporal.client, leaf, 'ended-parent-subtree-leaf');
+    await recordHistory(env.temporal.client, bottom, 'ended-parent-subtree-bottom');
   });
 
   it('takes a notice an operator puts on a cancellation request; a malformed one is no notice', async () => {

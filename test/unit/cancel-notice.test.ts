@@ -22,6 +22,16 @@ describe('a stop notice in a cancellation reason', () => {
     expect(reasonFor({ by: 'user', reason: 'done', wholeTree: false })).toBe(reasonFor({ by: 'user', reason: 'done' }));
   });
 
+  it('reads back the mark of a parent that has ended (its children send no partial result), alone or with the whole-tree mark', () => {
+    for (const notice of [
+      { by: 'agent-1', reason: 'its parent stopped it (ancestor agent-1.2 was stopped)', parentEnded: true },
+      { by: 'user', reason: 'done (ancestor agent-1 was stopped)', wholeTree: true, parentEnded: true },
+    ]) {
+      expect(noticeIn(reasonFor(notice))).toEqual(notice);
+    }
+    expect(reasonFor({ by: 'user', reason: 'done', parentEnded: false })).toBe(reasonFor({ by: 'user', reason: 'done' }));
+  });
+
   it('keeps only who and why', () => {
     expect(noticeIn(`${cancelNoticePrefix}{"by":"ops","reason":"batch","extra":{"a":1}}`)).toEqual({ by: 'ops', reason: 'batch' });
   });
@@ -41,6 +51,8 @@ describe('a stop notice in a cancellation reason', () => {
     ['a reason over the text limit', `${cancelNoticePrefix}${JSON.stringify({ by: 'ops', reason: 'y'.repeat(inputLimits.maxShortTextChars + 1) })}`],
     ['text after the JSON', `${cancelNoticePrefix}{"by":"ops","reason":"x"} and more`],
     ['a whole-tree mark that is not true or false', `${cancelNoticePrefix}{"by":"ops","reason":"x","wholeTree":"yes"}`],
+    ['an ended-parent mark that is not true or false', `${cancelNoticePrefix}{"by":"ops","reason":"x","parentEnded":1}`],
+    ['an ended-parent mark that is null', `${cancelNoticePrefix}{"by":"ops","reason":"x","wholeTree":true,"parentEnded":null}`],
   ])('is no notice for %s', (_label, reason) => {
     expect(noticeIn(reason)).toBeUndefined();
   });
