@@ -50,7 +50,8 @@ export function createActivities(dependencies: ActivityDependencies) {
   const loadSpawnContext = createSpawnContextLoader(homeDir);
   // A run's first model call on the worker that rendered its start reads the prompt from here, not by query.
   const renderedStarts = new RenderedStarts();
-  const { callModel, compactConversation, fetchConversation } = createModelActivities({ ...dependencies, renderedStarts });
+  const runningCalls = new RunningCalls();
+  const { callModel, compactConversation, fetchConversation } = createModelActivities({ ...dependencies, renderedStarts, runningCalls });
   const renderAgentStart = createAgentStartActivity({
     homeDir,
     loadSpawnContext,
@@ -71,7 +72,6 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createPeekActivities(dependencies.temporalClient),
     ...createWorktreeActivities(),
   });
-  const runningCalls = new RunningCalls();
   const tools = createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell, runningCalls });
   const runtime = {
     ...setup,

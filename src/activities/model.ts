@@ -17,6 +17,7 @@ import { forkDirectiveIndex } from '../shared/fork-layout';
 import { definitionsFor } from './tool-catalog';
 import { LiveText } from './live-text';
 import { liveLimits } from '../shared/live-activity';
+import { trackCurrentCall, type RunningCalls } from './tools/running-calls';
 
 /** Collaborators of the model activity, passed in so tests use real clients pointed at local servers. */
 export interface ModelActivityDependencies {
@@ -29,6 +30,8 @@ export interface ModelActivityDependencies {
   prefixGate?: SharedPrefixGate;
   /** System prompts this worker rendered as local activities (a run's first call takes its own from here). */
   renderedStarts?: RenderedStarts;
+  /** This worker's running calls: a cancelled turn aborts its model call here at once (`abortRunningCalls`). */
+  runningCalls?: RunningCalls;
 }
 
 /** For a fork's first request: the key of what it shares with its siblings (all but its directive). */
@@ -48,6 +51,14 @@ function toContentBlocks(content: Anthropic.Messages.ContentBlock[]): ContentBlo
     else if (block.type === 'thinking') blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
   }
   return blocks;
+}
+
+/** Resolves once `signal` is aborted. */
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 /** Creates `callModel`: reads the conversation by reference, streams one model turn, classifies errors. */
@@ -112,11 +123,16 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       context.heartbeat(live.details);
     };
     const timer = setInterval(beat, heartbeatIntervalMs);
+    // Temporal's cancellation reaches a running activity with the answer to a heartbeat, which the SDK
+    // sends at most every 24 s here (80 % of the heartbeat timeout): a stopped or interrupted agent's
+    // turn aborts its call on this worker at once instead (src/workflows/local-abort.ts).
+    const tracked = trackCurrentCall(dependencies.runningCalls);
     const prefixKey = sharedPrefixKey(body);
-    const prefixStarted = prefixKey ? await prefixGate.enter(prefixKey, context.cancellationSignal) : undefined;
+    let prefixStarted: (() => void) | undefined;
     try {
+      prefixStarted = prefixKey ? await prefixGate.enter(prefixKey, tracked.signal) : undefined;
       const stream = dependencies.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, {
-        signal: context.cancellationSignal,
+        signal: tracked.signal,
         headers,
       });
       stream.on('streamEvent', (event) => {
@@ -140,10 +156,16 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         },
       };
     } catch (error) {
+      // Aborted on this worker before Temporal's cancellation came (the request is cut, nothing more is
+      // billed): the activity still ends only with Temporal's cancellation, which a heartbeat brings. Its
+      // end reaching the server now could land in the very workflow task that closes the stopped agent, and
+      // the server refuses such a task (the worker then replays the whole run).
+      if (tracked.signal.aborted && !context.cancellationSignal.aborted) await untilAborted(context.cancellationSignal);
       throw toModelInvocationFailure(error);
     } finally {
       prefixStarted?.();
       clearInterval(timer);
+      tracked.done();
     }
   }
 

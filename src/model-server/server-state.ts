@@ -24,6 +24,8 @@ export interface RecordedRequest {
   usage?: ApiUsage;
   /** Server clock (ms) when the request arrived. */
   receivedAt: number;
+  /** Server clock (ms) when the client closed the connection before the response was complete (an aborted call). */
+  abortedAt?: number;
 }
 
 export interface ServerState {

@@ -52,6 +52,10 @@ function route(state: ServerState, exchange: Exchange, method: string, path: str
     receivedAt: exchange.startedAt,
   };
   state.log.push(exchange.record);
+  const record = exchange.record;
+  exchange.response.once('close', () => {
+    if (!exchange.response.writableFinished) record.abortedAt = state.now();
+  });
   if (method === 'POST' && path === '/v1/messages') return handleMessages(state, exchange);
   if (method === 'POST' && path === '/v1/messages/count_tokens') return handleCountTokens(state, exchange);
   throw new ApiError(404, 'not_found_error', 'Not Found');

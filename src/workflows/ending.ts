@@ -8,6 +8,7 @@ import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
 import type { Interruption } from './turn-control';
 import { activityPendingAtCancel } from './cancel-notice';
+import { abortsRunning } from './local-abort';
 import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
 import { finishWorktreeOn } from './workspace-activities';
 import { hasPatch } from './patches';
@@ -138,6 +139,9 @@ export class Ending {
    */
   private async cleanUp(): Promise<AgentResult> {
     const { input, state, progress, inbox, board } = this.agent;
+    // A cancelled turn's abort of its running calls (src/workflows/local-abort.ts) runs to its end first.
+    const aborts = abortsRunning();
+    if (aborts) await aborts;
     let result = progress.current.result!;
     await board.release(result.status);
     const worktree = state.worktree;

@@ -16,15 +16,36 @@ export const localToolAbortPatch = 'local-tool-abort';
  */
 export const abortOnlyRunningPatch = 'abort-only-running-calls';
 
+/**
+ * Marks runs whose cancelled turns also abort their running model call on this worker (the same local
+ * activity): Temporal's cancellation reaches a model call only with the answer to its next heartbeat,
+ * which the SDK sends at most every 24 s, so a stopped or interrupted agent's request streamed on (and
+ * was billed) until then or until it finished.
+ */
+export const localModelAbortPatch = 'local-model-abort';
+
 /** Scopes whose cancellation already aborts this agent's calls: one local activity per cancelled scope. */
 const watched = new WeakSet<CancellationScope>();
 
 /** Workspace tool calls still running in each scope. */
 const running = new WeakMap<CancellationScope, number>();
 
+/** `abortRunningCalls` local activities not yet done. */
+const aborting = new Set<Promise<unknown>>();
+
+/**
+ * The aborts still running, or undefined when none is: an agent ending after a cancelled turn waits for
+ * them (a workflow that closes drops its local activities still running, and a model call's turn, which
+ * does not wait for its activity's cancellation, may end first).
+ */
+export function abortsRunning(): Promise<unknown> | undefined {
+  return aborting.size > 0 ? Promise.all(aborting) : undefined;
+}
+
 /**
  * Called where a workspace tool call (Glob, Grep, Write, Edit, Bash) goes out as an activity on the
- * agent's own task queue; those answer an abort as they answer Temporal's cancellation. When the scope it
+ * agent's own task queue, and where a model call goes out; those answer an abort as they answer
+ * Temporal's cancellation (a model call aborted before it: a non-retryable failure). When the scope it
  * runs in is cancelled (a stop or an interrupt) while a call of it runs, `abortRunningCalls` runs on the
  * worker running this workflow task, usually the one running the call (eager dispatch), and aborts the
  * agent's calls found there: a Bash command is killed now instead of at its next heartbeat (up to a
@@ -43,9 +64,12 @@ export function abortLocallyWhenCancelled(): () => void {
     // An earlier turn's scope, cancelled with the agent: its calls have ended, nothing to abort.
     if (!running.get(scope) && hasPatch(abortOnlyRunningPatch)) return;
     const agentId = workflowInfo().workflowId;
-    void CancellationScope.nonCancellable(() =>
+    const abort = CancellationScope.nonCancellable(() =>
       localSetupActivities.abortRunningCalls.executeWithOptions({ ...localSetupOptions, summary: 'abort running tool calls' }, [{ agentId }]),
     ).catch(() => undefined);
+    if (!hasPatch(localModelAbortPatch)) return;
+    aborting.add(abort);
+    void abort.then(() => aborting.delete(abort));
   });
   return done;
 }

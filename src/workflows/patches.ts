@@ -50,7 +50,7 @@ const coveredByBaseline2: ReadonlySet<string> = new Set([...coveredByBaseline1, 
 const coveredByBaseline3: ReadonlySet<string> = new Set([...coveredByBaseline2, 'abort-only-running-calls']);
 
 /** Baseline 4: baseline 3 and the changes made after it. */
-const coveredByBaseline4: ReadonlySet<string> = new Set([...coveredByBaseline3, 'sliding-tool-window', 'no-report-to-ended-parent']);
+const coveredByBaseline4: ReadonlySet<string> = new Set([...coveredByBaseline3, 'sliding-tool-window', 'no-report-to-ended-parent', 'local-model-abort']);
 
 /** Each baseline and what it covers, newest first: a run takes the first whose marker it has (a new run, the current one). */
 const baselines: readonly (readonly [string, ReadonlySet<string>])[] = [

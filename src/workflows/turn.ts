@@ -17,6 +17,7 @@ import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncati
 import type { Interruption } from './turn-control';
 import { hasPatch, onPatchBaseline } from './patches';
 import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
+import { abortLocallyWhenCancelled, localModelAbortPatch } from './local-abort';
 
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
 export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
@@ -156,6 +157,8 @@ function tailOf(state: AgentParts['state'], tools: string[]): Pick<ModelCallInpu
 
 /** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
 async function callModel({ input, state }: AgentParts): Promise<ModelCallResult | { failure: string }> {
+  // A stop or an interrupt aborts the call on the worker at once, not at its next heartbeat (patch localModelAbortPatch).
+  const ended = hasPatch(localModelAbortPatch) ? abortLocallyWhenCancelled() : undefined;
   try {
     return await modelActivities.callModel.executeWithOptions({ ...modelOptions, summary: `model turn ${state.turn} · ${input.model}` }, [
       {
@@ -178,5 +181,7 @@ async function callModel({ input, state }: AgentParts): Promise<ModelCallResult 
       return { failure: `${error.cause.type}: ${error.cause.message}` };
     }
     throw error;
+  } finally {
+    ended?.();
   }
 }

@@ -88,8 +88,8 @@ describe('aborting running tool calls on the worker', () => {
       scenario([
         // Three turns of tool activities, then a running command.
         { match: { agentName: 'local-abort-later-bash' }, turns: [glob, glob, glob, { toolUses: [{ name: 'Bash', input: { command: `echo $$ > ${pidFile}; sleep 60` } }] }] },
-        // Three turns of tool activities, then waiting on the model: no call of it runs.
-        { match: { agentName: 'local-abort-later-idle' }, turns: [glob, glob, glob, { text: 'NEVER', delayMs: 60_000 }] },
+        // Three turns of tool activities, then waiting on the model: only its model call runs.
+        { match: { agentName: 'local-abort-later-model' }, turns: [glob, glob, glob, { text: 'NEVER', delayMs: 60_000 }] },
       ]),
     );
     const busy = await env.start({ prompt: 'look, then run a long command', name: 'local-abort-later-bash' });
@@ -101,17 +101,48 @@ describe('aborting running tool calls on the worker', () => {
     // One local activity, the one that killed the command (before: one per turn that had called a tool, [0, 0, 0, 1]).
     expect(abortsOf(busyEvents)).toEqual([1]);
     expect(patchIdsOf(busyEvents)).toEqual([patchBaseline]);
-    await recordHistory(env.temporal.client, busy.agentId, 'local-abort-only-running-b3');
+    // local-abort-only-running-b3 was recorded on baseline 3.
+    await recordHistory(env.temporal.client, busy.agentId, 'local-abort-only-running-b4');
 
-    const idle = await env.start({ prompt: 'look, then think for long', name: 'local-abort-later-idle' });
-    const workflow = env.temporal.client.workflow.getHandle(idle.agentId);
-    await waitFor(
-      async () => (await historyEvents(env.temporal.client, idle.agentId)).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').length === 4,
-      60_000,
-      'the fourth model call',
-    );
-    await idle.stop({ by: 'tester', reason: 'enough' });
+    // Stopped while it waits on the model: its model call is aborted on the worker (one local activity, not
+    // one per earlier tool turn), instead of streaming on until the answer to a heartbeat (up to 24 s).
+    const thinking = await env.start({ prompt: 'look, then think for long', name: 'local-abort-later-model' });
+    const workflow = env.temporal.client.workflow.getHandle(thinking.agentId);
+    const modelCalls = () => env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === thinking.agentId);
+    await waitFor(() => modelCalls().length === 4, 60_000, 'the fourth model call');
+    await thinking.stop({ by: 'tester', reason: 'enough' });
     await expect(workflow.result()).rejects.toThrow();
-    expect(abortsOf(await historyEvents(env.temporal.client, idle.agentId))).toEqual([]);
+    const thinkingEvents = await historyEvents(env.temporal.client, thinking.agentId);
+    expect(abortsOf(thinkingEvents)).toEqual([1]);
+    await waitFor(() => modelCalls()[3]!.abortedAt !== undefined, 10_000, 'the model server to see the fourth call aborted');
+    expect(modelCalls().slice(0, 3).map((request) => request.abortedAt)).toEqual([undefined, undefined, undefined]);
+    expect(patchIdsOf(thinkingEvents)).toEqual([patchBaseline]);
+    await recordHistory(env.temporal.client, thinking.agentId, 'local-model-abort-stopped');
+  });
+
+  it('an interrupt aborts the running model call; the agent goes on with its next message', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        // The interrupted call left no assistant message, so the next call is turn 0 again: told apart by its text.
+        { match: { agentName: 'local-model-abort-interrupt', userIncludes: 'try this instead' }, turns: [{ text: 'AFTER THE INTERRUPT' }] },
+        { match: { agentName: 'local-model-abort-interrupt' }, turns: [{ text: 'NEVER', delayMs: 60_000 }] },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'think for long', name: 'local-model-abort-interrupt', interactive: { idleTimeoutMs: 60_000 } });
+    const modelCalls = () => env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId);
+    await waitFor(() => modelCalls().length === 1, 60_000, 'the model call');
+    await handle.interrupt({ by: 'tester', reason: 'wrong track' });
+    await waitFor(() => modelCalls()[0]!.abortedAt !== undefined, 10_000, 'the model server to see the call aborted');
+    await waitFor(async () => (await handle.status()).state === 'waiting', 30_000, 'the agent to wait for a message');
+    await env.client.send(handle.agentId, 'try this instead');
+    await waitFor(() => modelCalls().length === 2, 60_000, 'the next model call');
+    await handle.close();
+    const result = await handle.result();
+    expect(result.finalText).toBe('AFTER THE INTERRUPT');
+    const events = await historyEvents(env.temporal.client, handle.agentId);
+    expect(abortsOf(events)).toEqual([1]);
+    // The aborted call's activity ends only with Temporal's cancellation (its next heartbeat), never with a retry.
+    expect(events.filter((event) => event.activityTaskFailedEventAttributes)).toHaveLength(0);
+    await recordHistory(env.temporal.client, handle.agentId, 'local-model-abort-interrupt');
   });
 });
