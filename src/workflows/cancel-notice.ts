@@ -25,10 +25,28 @@ const childIds = new Map<number, string>();
 let carried: StopNotice | undefined;
 /** Whether this run's interceptors are installed (the bundle has this module as an interceptor module). */
 let installed = false;
-/** Activity tasks this run scheduled that no activation has resolved yet, by sequence number. */
-const pendingActivities = new Set<number>();
-/** Whether an activity task was still pending when this run's cancellation came. */
+/**
+ * Activity tasks this run scheduled that no activation has resolved yet, by sequence number: true for one
+ * whose end may still reach the server after the run has moved on — one cancelled without waiting for
+ * its end (TRY_CANCEL: model calls, setup). Tool activities wait for their cancellation to complete.
+ */
+const pendingActivities = new Map<number, boolean>();
+/** Whether such an activity task was still pending when this run's cancellation came. */
 let pendingAtCancel = false;
+
+/** TRY_CANCEL, the SDK's encoding of ActivityCancellationType (also when the field is left out). */
+const tryCancel = 0;
+
+/**
+ * Whether a scheduled activity's end may reach the server after its run has moved on from its
+ * cancellation: the workflow does not wait for it (TRY_CANCEL). A model call whose request the turn's
+ * local abort cut holds its end until Temporal's cancellation (src/activities/model.ts), but one that
+ * finished just before the abort reaches the server at once — under load, while the stopped agent's
+ * workflow task still runs.
+ */
+export function endMayComeAfterCancel(activity: { cancellationType?: number | null }): boolean {
+  return (activity.cancellationType ?? tryCancel) === tryCancel;
+}
 
 /** True when a stop notice can ride on a cancellation in this run. */
 export function canCarryNotice(): boolean {
@@ -46,11 +64,11 @@ export function noticeCarriedByCancel(): StopNotice | undefined {
 }
 
 /**
- * Whether one of this run's activity tasks was still pending when its cancellation came (true when the
- * interceptors are not installed: unknown). Such an activity's end still reaches the server after the
- * cancellation, and a workflow task that closes the run while one arrives is refused by the server
- * (the worker then drops the run from its cache and replays its whole history): a stopped agent that
- * had one closes a workflow task later (src/workflows/ending.ts).
+ * Whether one of this run's activity tasks whose end may still come was pending when its cancellation
+ * came (true when the interceptors are not installed: unknown). Such an activity's end may reach the
+ * server after the agent has moved on, and a workflow task that closes the run while one arrives is
+ * refused by the server (the worker then drops the run from its cache and replays its whole history): a
+ * stopped agent that had one closes a workflow task later (src/workflows/ending.ts).
  */
 export function activityPendingAtCancel(): boolean {
   return !installed || pendingAtCancel;
@@ -66,13 +84,15 @@ const internals: WorkflowInternalsInterceptor = {
     for (const job of jobs) {
       if (!job.cancelWorkflow) continue;
       carried = noticeIn(job.cancelWorkflow.reason) ?? carried;
-      pendingAtCancel = pendingActivities.size > 0;
+      pendingAtCancel = false;
+      for (const endMayCome of pendingActivities.values()) pendingAtCancel ||= endMayCome;
     }
     return next(input);
   },
   concludeActivation(input, next) {
     for (const command of input.commands) {
-      if (command.scheduleActivity?.seq != null) pendingActivities.add(command.scheduleActivity.seq);
+      const scheduled = command.scheduleActivity;
+      if (scheduled?.seq != null) pendingActivities.set(scheduled.seq, endMayComeAfterCancel(scheduled));
       const start = command.startChildWorkflowExecution;
       if (start?.workflowId && start.seq != null) childIds.set(start.seq, start.workflowId);
       const cancelChild = command.cancelChildWorkflowExecution;

@@ -49,3 +49,13 @@ export function patchIdsOf(events: readonly proto.temporal.api.history.v1.IHisto
     return data ? [String(JSON.parse(Buffer.from(data).toString()).id)] : [];
   });
 }
+
+/** What each `abortRunningCalls` local activity of a run returned: how many calls it aborted (src/workflows/local-abort.ts). */
+export function abortsOf(events: readonly proto.temporal.api.history.v1.IHistoryEvent[]): number[] {
+  return events.flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = decode(marker.details?.data?.payloads?.[0]) as { activity_type?: string } | undefined;
+    return data?.activity_type === 'abortRunningCalls' ? [decode(marker.details?.result?.payloads?.[0]) as number] : [];
+  });
+}

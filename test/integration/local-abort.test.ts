@@ -1,12 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import type proto from '@temporalio/proto';
 import { patchBaseline } from '../../src/workflows/patches';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
-import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
+import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 import { processAlive } from '../helpers/processes';
 
 // A cancelled turn aborts its tool calls running on this worker at once, by local activity
@@ -21,18 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
 });
-
-const decode = (payload: unknown): unknown => (payload ? defaultPayloadConverter.fromPayload(payload as Payload) : undefined);
-
-/** What each `abortRunningCalls` local activity of a run returned: how many calls it aborted. */
-function abortsOf(events: proto.temporal.api.history.v1.IHistoryEvent[]): number[] {
-  return events.flatMap((event) => {
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_local_activity') return [];
-    const data = decode(marker.details?.data?.payloads?.[0]) as { activity_type?: string } | undefined;
-    return data?.activity_type === 'abortRunningCalls' ? [decode(marker.details?.result?.payloads?.[0]) as number] : [];
-  });
-}
 
 
 async function startedCommand(pidFile: string): Promise<number> {

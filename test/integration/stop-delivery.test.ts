@@ -6,7 +6,7 @@ import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/stop-n
 import { patchBaseline } from '../../src/workflows/patches';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
-import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
+import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 
 // A stop carries each child's notice on its cancellation request (src/workflows/cancel-notice.ts,
 // src/workflows/stop-delivery.ts); a subagent cancelled without one (an operator's bare cancel) waits
@@ -91,10 +91,10 @@ describe('stopping a tree', () => {
       // Its parent has ended and waits for no partial result.
       expect(reportWaitsOf(await eventsOf(parent)), `${parent} waits for no report`).toHaveLength(0);
     }
-    // The middle, waiting for its leaf, closes without reporting; the leaf, whose Bash activity was still
-    // running when its cancellation came, still reports and closes a workflow task later.
+    // Neither the middle, waiting for its leaf, nor the leaf, whose turn waited for its Bash call's
+    // cancellation, sends a partial result: each closes without waiting a workflow task for its delivery.
     expect(finalReportsOf(await eventsOf(middle)), 'the middle reports no partial result').toHaveLength(0);
-    expect(finalReportsOf(await eventsOf(leaf)), 'the leaf reports its partial result').toHaveLength(1);
+    expect(finalReportsOf(await eventsOf(leaf)), 'the leaf reports no partial result').toHaveLength(0);
     // The client stops the root with one request too: the notice on its cancellation, no stopNotice signal.
     const rootEvents = await eventsOf(root.agentId);
     expect(rootEvents.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'stopNotice'), 'the root got no stopNotice signal').toHaveLength(0);
@@ -123,7 +123,7 @@ describe('stopping a tree', () => {
     await recordHistory(env.temporal.client, leaf, 'ended-parent-stop-leaf');
   });
 
-  it('a stopped subtree: the middle reports its partial result to its running parent; below it only an agent with a running activity reports', async () => {
+  it('a stopped subtree: the middle reports its partial result to its running parent; the agents it stops report none to it', async () => {
     env.modelServer.setBehaviour(
       scenario([
         {
@@ -154,11 +154,11 @@ describe('stopping a tree', () => {
       await waitFor(async () => (await env.client.getAgent(id).describe()).status.name === 'CANCELLED', 60_000, `${id} to end cancelled`);
     }
     // The middle had ended when it stopped the leaf, and the leaf when it stopped the bottom: neither waited
-    // for a report. The leaf, waiting for the bottom, reported nothing; the bottom, in Bash, still reported.
+    // for a report, and neither the leaf (waiting for the bottom) nor the bottom (in Bash) sent one.
     const leafEvents = await eventsOf(leaf);
     expect(noticeIn(cancelCauseOf(leafEvents))).toEqual({ by: root.agentId, reason: `its parent stopped it (ancestor ${middle} was stopped)`, parentEnded: true });
     expect(finalReportsOf(leafEvents), 'the leaf reported no partial result').toHaveLength(0);
-    expect(finalReportsOf(await eventsOf(bottom)), 'the bottom reported its partial result').toHaveLength(1);
+    expect(finalReportsOf(await eventsOf(bottom)), 'the bottom reported no partial result').toHaveLength(0);
     for (const id of [middle, leaf]) expect(reportWaitsOf(await eventsOf(id)), `${id} waited for no report`).toHaveLength(0);
     // Each stopped agent's partial result stays readable from its own run.
     for (const [id, text] of [
@@ -172,6 +172,31 @@ describe('stopping a tree', () => {
     await recordHistory(env.temporal.client, middle, 'ended-parent-subtree-middle');
     await recordHistory(env.temporal.client, leaf, 'ended-parent-subtree-leaf');
     await recordHistory(env.temporal.client, bottom, 'ended-parent-subtree-bottom');
+  });
+
+  it('a child stopped with its parent while it waits on the model: its call is cut; it still reports, so it closes a task later', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        { match: { agentName: 'stop-thinking-child' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'thinker', prompt: 'stop-delivery thinker: think slowly' } }] }] },
+        { match: { userIncludes: 'stop-delivery thinker' }, turns: [{ text: 'never sent', delayMs: 60_000 }] },
+      ]),
+    );
+    const root = await env.start({ prompt: 'delegate slow thinking', name: 'stop-thinking-child' });
+    const child = `${root.agentId}.1`;
+    const childCalls = () => env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === child);
+    await waitFor(() => childCalls().length === 1, 60_000, 'the child to call the model');
+    await root.stop({ by: 'tester', reason: 'enough' });
+    await waitFor(async () => (await env.client.getAgent(child).describe()).status.name === 'CANCELLED', 60_000, 'the child to end cancelled');
+    await waitFor(() => childCalls()[0]!.abortedAt !== undefined, 10_000, 'the model server to see the child\'s call aborted');
+    const childEvents = await eventsOf(child);
+    // A model call's end may still come (one that finished just before the abort): the child reports to its
+    // ended parent, which waits for nothing, and closes once the report is delivered — no task refused.
+    expect(finalReportsOf(childEvents), 'the child sent its partial result').toHaveLength(1);
+    expect(reportWaitsOf(await eventsOf(root.agentId))).toHaveLength(0);
+    const cancelledAt = childEvents.findIndex((event) => event.workflowExecutionCancelRequestedEventAttributes);
+    expect(childEvents.slice(cancelledAt).filter((event) => event.workflowTaskFailedEventAttributes), 'no refused workflow task').toHaveLength(0);
+    expect(abortsOf(childEvents), 'the abort cut the call').toEqual([1]);
+    expect((await env.client.getAgent(child).status()).result).toMatchObject({ status: 'cancelled', error: `stopped by tester: enough (ancestor ${root.agentId} was stopped)` });
   });
 
   it('takes a notice an operator puts on a cancellation request; a malformed one is no notice', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inputLimits } from '../../src/shared/limits';
 import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/stop-notice-reason';
+import { endMayComeAfterCancel } from '../../src/workflows/cancel-notice';
 
 // The stop notice a cancellation request carries in its reason (src/workflows/cancel-notice.ts): what
 // a stopping agent writes, and what a cancelled agent accepts from whoever sent the request.
@@ -55,5 +56,13 @@ describe('a stop notice in a cancellation reason', () => {
     ['an ended-parent mark that is null', `${cancelNoticePrefix}{"by":"ops","reason":"x","wholeTree":true,"parentEnded":null}`],
   ])('is no notice for %s', (_label, reason) => {
     expect(noticeIn(reason)).toBeUndefined();
+  });
+});
+
+describe('which pending activity may still end after a stopped agent moved on', () => {
+  it('one cancelled without waiting for its end (a model call, setup); not a tool, whose cancellation the turn waits for', () => {
+    expect(endMayComeAfterCancel({ cancellationType: 0 })).toBe(true);
+    expect(endMayComeAfterCancel({})).toBe(true);
+    expect(endMayComeAfterCancel({ cancellationType: 1 })).toBe(false);
   });
 });
