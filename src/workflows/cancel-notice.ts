@@ -84,7 +84,7 @@ const internals: WorkflowInternalsInterceptor = {
     for (const job of jobs) {
       if (!job.cancelWorkflow) continue;
       carried = noticeIn(job.cancelWorkflow.reason) ?? carried;
-      pendingAtCancel = false;
+      // Kept once set: a second cancellation comes after the first one's model call was resolved as cancelled.
       for (const endMayCome of pendingActivities.values()) pendingAtCancel ||= endMayCome;
     }
     return next(input);

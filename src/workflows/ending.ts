@@ -16,9 +16,9 @@ import { hasPatch } from './patches';
 /**
  * Marks runs whose stop takes no partial result from the children it stops (docs/architecture.md,
  * "Abort domains and the control plane"): a stopped agent has written its result before it stops its
- * children, so their reports (`childFinal`) changed nothing it returns; each such child now closes in the
- * workflow task of its cancellation instead of waiting a second task for its report's delivery, and the
- * parent no longer waits for reports.
+ * children, so their reports (`childFinal`) changed nothing it returns; each such child now closes as soon
+ * as its own subtree has, without a report and a second workflow task to see it delivered (unless an
+ * activity it does not wait for was running: `activityPendingAtCancel`), and the parent waits for none.
  */
 export const noReportToEndedParentPatch = 'no-report-to-ended-parent';
 

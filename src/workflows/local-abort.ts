@@ -27,7 +27,7 @@ export const localModelAbortPatch = 'local-model-abort';
 /** Scopes whose cancellation already aborts this agent's calls: one local activity per cancelled scope. */
 const watched = new WeakSet<CancellationScope>();
 
-/** Workspace tool calls still running in each scope. */
+/** Calls (workspace tools, model calls) still running in each scope. */
 const running = new WeakMap<CancellationScope, number>();
 
 /** `abortRunningCalls` local activities not yet done. */
@@ -44,8 +44,9 @@ export function abortsRunning(): Promise<unknown> | undefined {
 
 /**
  * Called where a workspace tool call (Glob, Grep, Write, Edit, Bash) goes out as an activity on the
- * agent's own task queue, and where a model call goes out; those answer an abort as they answer
- * Temporal's cancellation (a model call aborted before it: a non-retryable failure). When the scope it
+ * agent's own task queue, and where a model call goes out; a tool answers an abort as it answers
+ * Temporal's cancellation, a model call cuts its request and ends when Temporal's cancellation comes
+ * (src/activities/model.ts). When the scope it
  * runs in is cancelled (a stop or an interrupt) while a call of it runs, `abortRunningCalls` runs on the
  * worker running this workflow task, usually the one running the call (eager dispatch), and aborts the
  * agent's calls found there: a Bash command is killed now instead of at its next heartbeat (up to a
