@@ -1,4 +1,4 @@
-// npm run bench:cancel — stop the root of a busy tree: stop request → last agent of the tree closed, and visibility at 0 running; and interrupt a root inside a Bash command → its result.
+// npm run bench:cancel — stop the root of a busy tree: stop request → last agent of the tree closed, and visibility at 0 running; interrupt a root inside a Bash command → its result; interrupt a root waiting on the model → its result and its request cut.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentHandle } from '../src/client';
@@ -56,6 +56,8 @@ const env = await createBenchEnv({
         match: { agentName: `interrupt-bash-${index}` },
         turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo $$ > interrupt-${index}.pid; sleep 600` } }] }, { text: 'never reached' }],
       })),
+      // Roots interrupted while they wait on the model: the request is cut on the worker at once.
+      ...range(interrupts).map((index) => ({ match: { agentName: `interrupt-model-${index}` }, turns: [{ text: 'never reached', delayMs: 60_000 }] })),
       // Bash leaves are inside a long command when the stop comes.
       { match: { userIncludes: 'cancel leaf running bash' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 600' } }] }, { text: 'never reached' }] },
       // Other leaves keep working until stopped: a cheap Glob every turn.
@@ -184,11 +186,41 @@ async function interruptBash(index: number): Promise<number> {
   return Date.now() - at;
 }
 
+/**
+ * Interrupt → the agent's result, for a root waiting on the model, and interrupt → the model server
+ * seeing the request closed (`abortedAt`): the turn's local abort cuts it (before: it streamed on until
+ * the answer to a heartbeat, up to 24 s, or its end).
+ */
+async function interruptModel(index: number): Promise<{ resultMs: number; cutMs: number }> {
+  const name = `interrupt-model-${index}`;
+  const handle = await env.client.startAgent({ prompt: 'think for long', name, cwd: env.workspace, model, permissionMode: 'bypassPermissions' });
+  const request = () => env.modelServer.requests().find((entry) => entry.path === '/v1/messages' && entry.headers['x-subagents-agent-id'] === handle.agentId);
+  await waitFor(() => request() !== undefined, 60_000, `the model call of ${name}`, 20);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const at = Date.now();
+  await handle.interrupt({ by: 'bench', reason: 'interrupt benchmark' });
+  const result = await handle.result();
+  if (result.status !== 'interrupted') throw new Error(`${name} ended ${result.status}, expected interrupted`);
+  const resultMs = Date.now() - at;
+  const cutMs = await waitFor(() => request()?.abortedAt !== undefined, 60_000, `the model server to see the request of ${name} closed`, 10).then(
+    () => request()!.abortedAt! - at,
+    () => Number.NaN,
+  );
+  return { resultMs, cutMs };
+}
+
+const p50AndMax = (values: number[]) => {
+  const sorted = [...values].sort((left, right) => left - right);
+  return { p50: sorted[Math.floor(sorted.length / 2)]!, max: sorted[sorted.length - 1]! };
+};
+
 try {
   const runs: TreeRun[] = [];
   for (const tree of trees) runs.push(await runTree(tree));
   const interruptMs: number[] = [];
   for (const index of range(interrupts)) interruptMs.push(await interruptBash(index));
+  const modelInterrupts: { resultMs: number; cutMs: number }[] = [];
+  for (const index of range(interrupts)) modelInterrupts.push(await interruptModel(index));
 
   console.log(`stop the root of a busy tree (leaves: a Glob every ${leafDelayMs} ms model delay); ms from the stop request`);
   console.log(`${'agents'.padStart(8)}${['setup', 'stop call', 'leaves closed', 'middles closed', 'root closed', 'all closed', 'visibility 0'].map((label) => label.padStart(15)).join('')}  statuses`);
@@ -197,9 +229,12 @@ try {
     const statuses = Object.entries(run.statuses).map(([status, count]) => `${status} ${count}`).join(', ');
     console.log(`${run.label.padStart(8)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}  ${statuses}`);
   }
-  const sorted = [...interruptMs].sort((left, right) => left - right);
-  const interruptBashMs = { p50: sorted[Math.floor(sorted.length / 2)]!, max: sorted[sorted.length - 1]! };
+  const interruptBashMs = p50AndMax(interruptMs);
   console.log(`interrupt a root inside a Bash command → its result (ms, ${interrupts} runs): ${interruptMs.join(' ')}; p50 ${interruptBashMs.p50}, max ${interruptBashMs.max}`);
+  const interruptModelMs = p50AndMax(modelInterrupts.map((run) => run.resultMs));
+  const modelCallCutMs = p50AndMax(modelInterrupts.map((run) => run.cutMs));
+  console.log(`interrupt a root waiting on the model → its result (ms): ${modelInterrupts.map((run) => run.resultMs).join(' ')}; p50 ${interruptModelMs.p50}, max ${interruptModelMs.max}`);
+  console.log(`                                   → its request cut (ms): ${modelInterrupts.map((run) => ms(run.cutMs)).join(' ')}; p50 ${ms(modelCallCutMs.p50)}, max ${ms(modelCallCutMs.max)}`);
   const bySize = (pick: (run: TreeRun) => number) => Object.fromEntries(runs.map((run) => [run.label, ms(pick(run))]));
   const allClosed = runs.every((run) => run.allClosed);
   console.log(
@@ -214,6 +249,8 @@ try {
       stopCallMs: bySize((run) => run.stopCallMs),
       setupMs: bySize((run) => run.setupMs),
       interruptBashMs,
+      interruptModelMs,
+      modelCallCutMs,
       leafDelayMs,
     }),
   );
