@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentHandle } from '../src/client';
 import { createBenchEnv } from './helpers/bench-env';
-import { agentsThatCalled } from './helpers/model-log';
+import { agentsThatCalled, requestsOf } from './helpers/model-log';
 import { ms, waitFor } from './helpers/wait';
 
 /**
@@ -194,7 +194,7 @@ async function interruptBash(index: number): Promise<number> {
 async function interruptModel(index: number): Promise<{ resultMs: number; cutMs: number }> {
   const name = `interrupt-model-${index}`;
   const handle = await env.client.startAgent({ prompt: 'think for long', name, cwd: env.workspace, model, permissionMode: 'bypassPermissions' });
-  const request = () => env.modelServer.requests().find((entry) => entry.path === '/v1/messages' && entry.headers['x-subagents-agent-id'] === handle.agentId);
+  const request = () => requestsOf(env.modelServer, handle.agentId)[0];
   await waitFor(() => request() !== undefined, 60_000, `the model call of ${name}`, 20);
   await new Promise((resolve) => setTimeout(resolve, 300));
   const at = Date.now();

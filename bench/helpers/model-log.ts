@@ -27,6 +27,11 @@ export function firstRequestAt(modelServer: ModelServer, agentIds: readonly stri
   return agentIds.map((agentId) => first.get(agentId));
 }
 
+/** One agent's /v1/messages requests in the log, answered yet or not, in arrival order. */
+export function requestsOf(modelServer: ModelServer, agentId: string): RecordedRequest[] {
+  return modelServer.requests().filter((request) => agentOf(request) === agentId);
+}
+
 /** Agents with at least one /v1/messages request in the log, answered yet or not. */
 export function agentsThatCalled(modelServer: ModelServer): Set<string> {
   const agents = new Set<string>();

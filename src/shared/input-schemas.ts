@@ -84,13 +84,16 @@ export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() =
  * workflow run would otherwise evaluate and build for it (~7 ms of the workflow thread per agent). Anything
  * else goes to the schema, which has the last word and the error message (test/unit/input-schemas.test.ts).
  */
+/** The runtime's own marks a stop notice may carry besides who and why (docs/architecture.md). */
+export const stopNoticeMarks = ['wholeTree', 'parentEnded'] as const;
+
 export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(
   () => z.object({ by: id(), reason: shortText(), wholeTree: z.boolean().optional(), parentEnded: z.boolean().optional() }),
   (value) => {
     const fields = fieldsOf(value);
     if (!fields || !isId(fields.by) || !isShortText(fields.reason)) return undefined;
     const notice: StopNotice = { by: fields.by, reason: fields.reason };
-    for (const mark of ['wholeTree', 'parentEnded'] as const) {
+    for (const mark of stopNoticeMarks) {
       const given = fields[mark];
       if (given === undefined) continue;
       if (typeof given !== 'boolean') return undefined;

@@ -1,5 +1,5 @@
 import type { StopNotice } from './definitions';
-import { stopNoticeSchema } from './input-schemas';
+import { stopNoticeMarks, stopNoticeSchema } from './input-schemas';
 
 // A stop notice written into a cancellation request's reason (docs/architecture.md, "Abort domains and the
 // control plane"): who stops an agent and why, on the one request that stops it. Agents write it on the
@@ -9,10 +9,16 @@ import { stopNoticeSchema } from './input-schemas';
 /** Prefix of a reason that carries a notice; the JSON notice follows it. */
 export const cancelNoticePrefix = 'subagents-stop-notice:';
 
+/** A notice saying who and why, with each mark that is set (a mark that is not set is left out). */
+export function stopNotice(by: string, reason: string, marks: Pick<StopNotice, (typeof stopNoticeMarks)[number]> = {}): StopNotice {
+  const notice: StopNotice = { by, reason };
+  for (const mark of stopNoticeMarks) if (marks[mark]) notice[mark] = true;
+  return notice;
+}
+
 /** The reason a cancellation command carries for `notice`. */
 export function reasonFor(notice: StopNotice): string {
-  const marks = { ...(notice.wholeTree ? { wholeTree: true } : {}), ...(notice.parentEnded ? { parentEnded: true } : {}) };
-  return `${cancelNoticePrefix}${JSON.stringify({ by: notice.by, reason: notice.reason, ...marks })}`;
+  return `${cancelNoticePrefix}${JSON.stringify(stopNotice(notice.by, notice.reason, notice))}`;
 }
 
 /**

@@ -26,6 +26,7 @@ import type { TreeLink } from './tree-link';
 import { hasPatch, onPatchBaseline } from './patches';
 import { scopeWhenNeeded } from './scope-when-needed';
 import { tellStopped } from './stop-delivery';
+import { stopNotice } from '../shared/stop-notice-reason';
 
 /** The parent's record of one child (a task), with what it needs to wait for or stop it. */
 interface ChildTask extends ChildTaskSnapshot {
@@ -235,7 +236,7 @@ export class Children {
    */
   private async requestStop(task: ChildTask, by: string, reason: string, marks: { wholeTree?: boolean; parentEnded?: boolean } = {}): Promise<void> {
     task.stoppedBy = `stopped by ${by}: ${reason}`;
-    await tellStopped(task.agentId, { by, reason, ...(marks.wholeTree ? { wholeTree: true } : {}), ...(marks.parentEnded ? { parentEnded: true } : {}) });
+    await tellStopped(task.agentId, stopNotice(by, reason, marks));
     task.scope.cancel();
   }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Worker, WorkerOptions } from '@temporalio/worker';
 import type { WebToolSettings } from '../../src/activities/web';
 import { SubagentsClient, type StartAgentOptions } from '../../src/client';
-import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
+import { startModelServer, type Behaviour, type ModelServer, type RecordedRequest } from '../../src/model-server/server';
 import { connectTestTemporal, createTestWorker, testHomeDir, uniqueTaskQueue, type TestTemporal } from './temporal';
 
 /** A scripted model behaviour from its agents' scripts (the model server's scenario: matches and turns, src/model-server). */
@@ -85,6 +85,11 @@ export async function createAgentTestEnv(
     },
   };
   return environment;
+}
+
+/** One agent's model requests received so far (the runtime sends x-subagents-agent-id), answered yet or not. */
+export function modelCallsOf(modelServer: ModelServer, agentId: string): RecordedRequest[] {
+  return modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
 }
 
 /** The parsed bodies of the model requests received so far. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageParam } from '../../src/shared/messages';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { processAlive } from '../helpers/processes';
@@ -17,9 +17,6 @@ afterAll(async () => {
 });
 
 
-function modelCallsOf(agentId: string): number {
-  return env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId).length;
-}
 
 
 /** tool_use ids without a tool_result after them. */
@@ -47,7 +44,7 @@ describe('interrupt during Bash', () => {
     expect(result.status).toBe('interrupted');
     expect(result.error).toBe('interrupted by tester: too slow');
     expect(processAlive(pid)).toBe(false);
-    expect(modelCallsOf(handle.agentId)).toBe(1);
+    expect(modelCallsOf(env.modelServer, handle.agentId)).toHaveLength(1);
     const messages = await handle.messages();
     expect(unansweredToolUses(messages)).toEqual([]);
     const last = messages[messages.length - 1]!;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchBaseline } from '../../src/workflows/patches';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 import { processAlive } from '../helpers/processes';
@@ -94,7 +94,7 @@ describe('aborting running tool calls on the worker', () => {
     // one per earlier tool turn), instead of streaming on until the answer to a heartbeat (up to 24 s).
     const thinking = await env.start({ prompt: 'look, then think for long', name: 'local-abort-later-model' });
     const workflow = env.temporal.client.workflow.getHandle(thinking.agentId);
-    const modelCalls = () => env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === thinking.agentId);
+    const modelCalls = () => modelCallsOf(env.modelServer, thinking.agentId);
     await waitFor(() => modelCalls().length === 4, 60_000, 'the fourth model call');
     await thinking.stop({ by: 'tester', reason: 'enough' });
     await expect(workflow.result()).rejects.toThrow();
@@ -115,7 +115,7 @@ describe('aborting running tool calls on the worker', () => {
       ]),
     );
     const handle = await env.start({ prompt: 'think for long', name: 'local-model-abort-interrupt', interactive: { idleTimeoutMs: 60_000 } });
-    const modelCalls = () => env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId);
+    const modelCalls = () => modelCallsOf(env.modelServer, handle.agentId);
     await waitFor(() => modelCalls().length === 1, 60_000, 'the model call');
     await handle.interrupt({ by: 'tester', reason: 'wrong track' });
     await waitFor(() => modelCalls()[0]!.abortedAt !== undefined, 10_000, 'the model server to see the call aborted');

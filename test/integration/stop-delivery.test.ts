@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { resumeStateQuery, stopNoticeSignal } from '../../src/shared/definitions';
 import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/stop-notice-reason';
 import { patchBaseline } from '../../src/workflows/patches';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 
@@ -183,7 +183,7 @@ describe('stopping a tree', () => {
     );
     const root = await env.start({ prompt: 'delegate slow thinking', name: 'stop-thinking-child' });
     const child = `${root.agentId}.1`;
-    const childCalls = () => env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === child);
+    const childCalls = () => modelCallsOf(env.modelServer, child);
     await waitFor(() => childCalls().length === 1, 60_000, 'the child to call the model');
     await root.stop({ by: 'tester', reason: 'enough' });
     await waitFor(async () => (await env.client.getAgent(child).describe()).status.name === 'CANCELLED', 60_000, 'the child to end cancelled');
