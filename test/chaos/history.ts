@@ -23,8 +23,14 @@ export interface AgentHistory {
   workflowTaskTimeouts: number;
   /** Activities whose final attempt was above 1: when they were scheduled and when the last attempt started (server clock, ms). */
   retriedActivities: { name: string; attempt: number; scheduledAtMs: number; startedAtMs: number }[];
-  /** When each of its workflow and activity tasks started (ms since epoch), in order: a worker at work on it. */
-  taskStartsMs: number[];
+  /** Each of its workflow and activity tasks as a worker took it up, in order: when (ms since epoch) and which. */
+  taskStarts: TaskStart[];
+}
+
+/** A task a worker took up: `workflow task`, or an activity with its attempt (`callModel attempt 2`). */
+export interface TaskStart {
+  atMs: number;
+  task: string;
 }
 
 const eventTimeMs = (event: HistoryEvent): number => asNumber(event.eventTime?.seconds) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
@@ -43,7 +49,7 @@ export async function readAgentHistory(client: Client, agentId: string): Promise
     runs.unshift({ runId, events });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
-  const result: AgentHistory = { runIds: runs.map((run) => run.runId), modelResults: [], bashScheduled: new Map(), bashRetries: 0, childIds: [], maxAttempts: {}, workflowTaskTimeouts: 0, retriedActivities: [], taskStartsMs: [] };
+  const result: AgentHistory = { runIds: runs.map((run) => run.runId), modelResults: [], bashScheduled: new Map(), bashRetries: 0, childIds: [], maxAttempts: {}, workflowTaskTimeouts: 0, retriedActivities: [], taskStarts: [] };
   for (const run of runs) {
     const activityTypes = new Map<number, string>();
     const scheduledAt = new Map<number, number>();
@@ -61,11 +67,12 @@ export async function readAgentHistory(client: Client, agentId: string): Promise
         continue;
       }
       if (event.workflowTaskTimedOutEventAttributes) result.workflowTaskTimeouts += 1;
-      if (event.workflowTaskStartedEventAttributes || event.activityTaskStartedEventAttributes) result.taskStartsMs.push(eventTimeMs(event));
+      if (event.workflowTaskStartedEventAttributes) result.taskStarts.push({ atMs: eventTimeMs(event), task: 'workflow task' });
       const started = event.activityTaskStartedEventAttributes;
       if (started) {
         const name = activityTypes.get(asNumber(started.scheduledEventId)) ?? '';
         const attempt = started.attempt ?? 1;
+        result.taskStarts.push({ atMs: eventTimeMs(event), task: `${name} attempt ${attempt}` });
         result.maxAttempts[name] = Math.max(result.maxAttempts[name] ?? 0, attempt);
         if (name === 'Bash' && attempt > 1) result.bashRetries += 1;
         if (attempt > 1) {

@@ -1,6 +1,6 @@
 // The human table (one row per run), the details under it, and the summary JSON.
 import { describeKill, type KillKind } from './plan';
-import { evidence, recoveryMs, type AgentReport, type RunOutcome } from './run-one';
+import { evidence, recovery, type AgentReport, type RunOutcome } from './run-one';
 import { seconds } from './util';
 
 export interface ChaosSummary {
@@ -9,8 +9,14 @@ export interface ChaosSummary {
   lostToolResults: number;
   duplicatedBashRuns: number;
   transcriptMismatches: number;
-  /** Longest wait of a target agent from the kill until a worker took up its work again, in runs killed during setup (child start, worktree creation). */
+  /**
+   * Longest wait of a target agent from the kill until a worker took up its work again, in runs killed
+   * during its setup (child start, worktree creation) while a setup step was in flight: not a kill point
+   * that came after the agent's first model call had begun (that run is the model call's recovery).
+   */
   setupRecoveryMsMax: number | null;
+  /** The same wait in runs whose target agent resumed with a retried model call (its heartbeat timeout), whatever the kill point's name. */
+  modelCallRecoveryMsMax: number | null;
   seed: number;
   durationMs: number;
 }
@@ -21,6 +27,15 @@ export interface ChaosSummary {
  * it costs is the in-flight calls' timeouts, not the setup's.
  */
 const setupKills = new Set<KillKind>(['child-start', 'worktree-creation']);
+
+/** The target agent resumed with a retry of its model call: the call had begun when the worker died. */
+const resumedInModelCall = (task: string) => /^callModel attempt [2-9]/.test(task);
+
+/** A run whose kill came during the target agent's setup, with a setup step (not its model call) in flight. */
+export function killedInSetup(outcome: RunOutcome): boolean {
+  const resumed = recovery(outcome);
+  return setupKills.has(outcome.plan.kill.kind) && resumed !== undefined && !resumedInModelCall(resumed.task);
+}
 
 const runLabel = (outcome: RunOutcome) => `r${String(outcome.plan.index).padStart(2, '0')}`;
 const sum = (agents: readonly AgentReport[], pick: (agent: AgentReport) => number) => agents.reduce((total, agent) => total + pick(agent), 0);
@@ -42,8 +57,8 @@ export function formatTable(outcomes: readonly RunOutcome[]): string {
     ['slot', (outcome) => outcome.slot],
     ['what the target agent shows', evidence],
     ['recovered', (outcome) => {
-      const ms = recoveryMs(outcome);
-      return ms === undefined ? '-' : seconds(ms);
+      const resumed = recovery(outcome);
+      return resumed === undefined ? '-' : `${seconds(resumed.ms)} (${resumed.task})`;
     }],
     ['status', (outcome) => (outcome.completed ? 'completed' : outcome.rootStatus)],
     ['time', (outcome) => seconds(outcome.durationMs)],
@@ -65,7 +80,10 @@ export function formatTable(outcomes: readonly RunOutcome[]): string {
 /** One line per run with anything worth reading: notes, lost results, mismatches, extra Bash runs, unexplained retries. */
 export function formatDetails(outcomes: readonly RunOutcome[]): string[] {
   return outcomes.flatMap((outcome) => {
+    const resumed = recovery(outcome);
+    const landedLate = setupKills.has(outcome.plan.kill.kind) && resumed !== undefined && resumedInModelCall(resumed.task);
     const details = [
+      ...(landedLate ? [`the ${outcome.plan.kill.kind} kill landed after the target agent's model call had begun (resumed with ${resumed.task}): counted as a model call's recovery, not a setup one`] : []),
       ...outcome.notes,
       ...outcome.agents.flatMap((agent) => [
         ...agent.lost.map((text) => `${agent.agentId} lost: ${text}`),
@@ -80,14 +98,20 @@ export function formatDetails(outcomes: readonly RunOutcome[]): string[] {
 
 export function summarize(outcomes: readonly RunOutcome[], seed: number, durationMs: number): ChaosSummary {
   const counters = outcomes.map(runCounters);
-  const setupRecoveries = outcomes.filter((outcome) => setupKills.has(outcome.plan.kill.kind)).flatMap((outcome) => recoveryMs(outcome) ?? []);
+  const setupRecoveries = outcomes.filter(killedInSetup).flatMap((outcome) => recovery(outcome)?.ms ?? []);
+  const modelCallRecoveries = outcomes.flatMap((outcome) => {
+    const resumed = recovery(outcome);
+    return resumed !== undefined && resumedInModelCall(resumed.task) ? [resumed.ms] : [];
+  });
+  const max = (values: number[]) => (values.length > 0 ? Math.max(...values) : null);
   return {
     runs: outcomes.length,
     completed: outcomes.filter((outcome) => outcome.completed).length,
     lostToolResults: counters.reduce((total, counter) => total + counter.lost, 0),
     duplicatedBashRuns: counters.reduce((total, counter) => total + counter.dupBash, 0),
     transcriptMismatches: counters.reduce((total, counter) => total + counter.mismatch, 0),
-    setupRecoveryMsMax: setupRecoveries.length > 0 ? Math.max(...setupRecoveries) : null,
+    setupRecoveryMsMax: max(setupRecoveries),
+    modelCallRecoveryMsMax: max(modelCallRecoveries),
     seed,
     durationMs,
   };

@@ -9,7 +9,7 @@ import type { MessageParam } from '../../src/shared/messages';
 import type { WorktreeOutcome } from '../../src/shared/worktree';
 import { bashStartCounts, compareWithHistory, compareWithRequestLog, lostToolResults, toolResultTexts } from './checks';
 import type { ChaosEnv } from './env';
-import { readAgentHistory } from './history';
+import { readAgentHistory, type TaskStart } from './history';
 import { agentIdOf, bashMarker, bashRoles, describeKill, rootFinalPrefix, roles, type Role, type RunPlan, type Trigger } from './plan';
 import { createRepo } from './repo';
 import { retrying, seconds, sleep, TimeoutError, withTimeout } from './util';
@@ -38,8 +38,8 @@ export interface AgentReport {
   unexplainedRetries: string[];
   /** The agent's worktree outcome (the worktree child only). */
   worktree?: WorktreeOutcome;
-  /** When its workflow and activity tasks started (ms since epoch). */
-  taskStartsMs: number[];
+  /** Its workflow and activity tasks as workers took them up, in order. */
+  taskStarts: TaskStart[];
 }
 
 export interface RunOutcome {
@@ -201,13 +201,15 @@ function targetAgent(outcome: RunOutcome): AgentReport | undefined {
 
 /**
  * How long the target agent waited after the kill until a worker took up one of its tasks again (a
- * timed-out workflow task or a retried activity): what the crash cost it. Undefined without a kill,
- * or when nothing of it ran after the kill.
+ * timed-out workflow task or a retried activity), and which task that was: what the crash cost it, and
+ * what was in flight when it came (a `callModel attempt 2` means its model call had begun). Undefined
+ * without a kill, or when nothing of it ran after the kill.
  */
-export function recoveryMs(outcome: RunOutcome): number | undefined {
+export function recovery(outcome: RunOutcome): { ms: number; task: string } | undefined {
   const killedAt = outcome.killedAtEpochMs;
-  const next = killedAt === undefined ? undefined : targetAgent(outcome)?.taskStartsMs.find((at) => at > killedAt);
-  return next === undefined || killedAt === undefined ? undefined : next - killedAt;
+  if (killedAt === undefined) return undefined;
+  const next = targetAgent(outcome)?.taskStarts.find((start) => start.atMs > killedAt);
+  return next === undefined ? undefined : { ms: next.atMs - killedAt, task: next.task };
 }
 
 /** What the target agent's records show of the disruption (so a reader can tell the kill landed where planned). */
@@ -358,7 +360,7 @@ async function checkTree(plan: RunPlan, client: SubagentsClient, env: ChaosEnv, 
       workflowTaskTimeouts: history.workflowTaskTimeouts,
       maxAttempts: history.maxAttempts,
       ...(status?.result?.worktree ? { worktree: status.result.worktree } : {}),
-      taskStartsMs: history.taskStartsMs,
+      taskStarts: history.taskStarts,
       unexplainedRetries: history.retriedActivities
         .filter((retry) => !disruptionTimes(env, slot).some((at) => at >= retry.scheduledAtMs - 2000 && at <= retry.startedAtMs))
         .map((retry) => `${agentId} ${retry.name} attempt ${retry.attempt} started ${seconds(retry.startedAtMs - retry.scheduledAtMs)} after it was scheduled, with no disruption in between`),
