@@ -49,9 +49,17 @@ const withAgentInterceptors = (modules: readonly string[] | undefined): string[]
  */
 export const workflowStackFramesModule = workflowModulePath('stack-frames');
 
-/** `modules` with the stack-frames module added once (short stacks), or as given (full stacks). */
-const withAgentPreloads = (modules: readonly string[] | undefined, stacks: WorkflowStacks): string[] | undefined =>
-  stacks === 'full' ? (modules ? [...modules] : undefined) : [...new Set([...(modules ?? []), workflowStackFramesModule])];
+/**
+ * Preloaded into the worker's shared workflow context (src/workflows/preloaded-modules.ts): the
+ * runtime's modules that keep no state of a run, evaluated once per worker instead of at every
+ * workflow run's start.
+ */
+export const workflowPreloadedModules = workflowModulePath('preloaded-modules');
+
+/** `modules` with the runtime's preloads added once: the stateless modules, and the stack-frames module unless stacks are full. */
+const withAgentPreloads = (modules: readonly string[] | undefined, stacks: WorkflowStacks): string[] => [
+  ...new Set([...(modules ?? []), ...(stacks === 'full' ? [] : [workflowStackFramesModule]), workflowPreloadedModules]),
+];
 
 /** The workflow bundle's `zod`: evaluated on first use, not with every workflow run (src/workflows/zod-on-first-use.cjs). */
 const zodOnFirstUse = path.join(import.meta.dirname, 'workflows', 'zod-on-first-use.cjs');
@@ -69,13 +77,14 @@ const agentWebpackConfig: WebpackConfigHook = (config) => ({
  * ...workflowBundlerOptions })` when you bundle ahead (add your own interceptor modules to its
  * `workflowInterceptorModules`, not instead of them); the plugin applies them when the worker bundles.
  * Without them the bundle works the same, only each agent's start costs a few milliseconds more, a
- * stop sends each stopped agent a signal beside its cancellation, and every promise of workflow code
- * costs the SDK a deeper stack capture (leave `preloadModules` out for Node's full stacks).
+ * stop sends each stopped agent a signal beside its cancellation, every promise of workflow code
+ * costs the SDK a deeper stack capture (leave `workflowStackFramesModule` out of `preloadModules` for
+ * Node's full stacks), and every run evaluates the runtime's stateless modules again.
  */
 export const workflowBundlerOptions: { webpackConfigHook: WebpackConfigHook; workflowInterceptorModules: string[]; preloadModules: string[] } = {
   webpackConfigHook: agentWebpackConfig,
   workflowInterceptorModules: [workflowInterceptorModule],
-  preloadModules: [workflowStackFramesModule],
+  preloadModules: [workflowStackFramesModule, workflowPreloadedModules],
 };
 
 /** The same settings after a team's own webpack hook, if any. */

@@ -9,6 +9,7 @@ export {
   workflowBundlerOptions,
   workflowInterceptorModule,
   workflowStackFramesModule,
+  workflowPreloadedModules,
   parseWorkflowStacks,
   WorkflowStacksError,
   heartbeatThrottle,

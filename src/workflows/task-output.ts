@@ -16,7 +16,7 @@ export interface TaskOutputInput {
   timeoutMs: number;
 }
 
-const knownFields = new Set(['task_id', 'block', 'timeout']);
+const knownFields: ReadonlySet<string> = new Set(['task_id', 'block', 'timeout']);
 
 /** Validates the model's TaskOutput input by hand (like the Agent input): unknown or wrong fields are errors. */
 export function parseTaskOutputInput(raw: Record<string, unknown>): { ok: true; value: TaskOutputInput } | { ok: false; error: string } {

@@ -4,7 +4,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/activities/custom-tools/define-tool';
-import { parseWorkflowStacks, subagentsPlugin, workflowBundlerOptions, workflowsPath, workflowStackFramesModule, WorkflowStacksError } from '../../src/plugin';
+import { parseWorkflowStacks, subagentsPlugin, workflowBundlerOptions, workflowsPath, workflowPreloadedModules, workflowStackFramesModule, WorkflowStacksError } from '../../src/plugin';
 
 const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: 'http://127.0.0.1:9', maxRetries: 0 });
 const client = new Client({ namespace: 'default' }); // lazy: never connects in these tests
@@ -38,20 +38,22 @@ describe('subagentsPlugin', () => {
     expect(alias(plugin.configureBundler({ workflowsPath }).webpackConfigHook as never)).toMatchObject({ zod$: expect.stringMatching(/zod-on-first-use/) });
   });
 
-  it("preloads the short-stack module when it bundles, beside a team's own preloads, unless stacks are full", () => {
+  it("preloads the stateless modules and the short-stack module when it bundles, beside a team's own preloads; full stacks leave the second out", () => {
     expect(workflowStackFramesModule).toMatch(/workflows\/stack-frames\.(ts|js)$/);
-    expect(workflowBundlerOptions.preloadModules).toEqual([workflowStackFramesModule]);
+    expect(workflowPreloadedModules).toMatch(/workflows\/preloaded-modules\.(ts|js)$/);
+    expect(workflowBundlerOptions.preloadModules).toEqual([workflowStackFramesModule, workflowPreloadedModules]);
     const short = subagentsPlugin({ anthropic, client, payloadCodecs: [] });
-    expect(short.configureWorker(base).bundlerOptions?.preloadModules).toEqual([workflowStackFramesModule]);
+    expect(short.configureWorker(base).bundlerOptions?.preloadModules).toEqual([workflowStackFramesModule, workflowPreloadedModules]);
     expect(short.configureWorker({ ...base, bundlerOptions: { preloadModules: ['/team/shared.ts', workflowStackFramesModule] } }).bundlerOptions?.preloadModules).toEqual([
       '/team/shared.ts',
       workflowStackFramesModule,
+      workflowPreloadedModules,
     ]);
-    expect(short.configureBundler({ workflowsPath }).preloadModules).toEqual([workflowStackFramesModule]);
+    expect(short.configureBundler({ workflowsPath }).preloadModules).toEqual([workflowStackFramesModule, workflowPreloadedModules]);
     const full = subagentsPlugin({ anthropic, client, payloadCodecs: [], workflowStacks: 'full' });
-    expect(full.configureWorker(base).bundlerOptions?.preloadModules).toBeUndefined();
-    expect(full.configureWorker({ ...base, bundlerOptions: { preloadModules: ['/team/shared.ts'] } }).bundlerOptions?.preloadModules).toEqual(['/team/shared.ts']);
-    expect(full.configureBundler({ workflowsPath }).preloadModules).toBeUndefined();
+    expect(full.configureWorker(base).bundlerOptions?.preloadModules).toEqual([workflowPreloadedModules]);
+    expect(full.configureWorker({ ...base, bundlerOptions: { preloadModules: ['/team/shared.ts'] } }).bundlerOptions?.preloadModules).toEqual(['/team/shared.ts', workflowPreloadedModules]);
+    expect(full.configureBundler({ workflowsPath }).preloadModules).toEqual([workflowPreloadedModules]);
   });
 
   it('reads SUBAGENTS_WORKFLOW_STACKS and refuses anything but short or full, saying what to give', () => {
@@ -67,7 +69,7 @@ describe('subagentsPlugin', () => {
     const saved = process.env.SUBAGENTS_WORKFLOW_STACKS;
     try {
       process.env.SUBAGENTS_WORKFLOW_STACKS = 'full';
-      expect(subagentsPlugin({ anthropic, client, payloadCodecs: [] }).configureWorker(base).bundlerOptions?.preloadModules).toBeUndefined();
+      expect(subagentsPlugin({ anthropic, client, payloadCodecs: [] }).configureWorker(base).bundlerOptions?.preloadModules).toEqual([workflowPreloadedModules]);
       process.env.SUBAGENTS_WORKFLOW_STACKS = 'all of them';
       expect(() => subagentsPlugin({ anthropic, client, payloadCodecs: [] })).toThrow(/SUBAGENTS_WORKFLOW_STACKS="all of them"/);
     } finally {
