@@ -46,11 +46,10 @@ export function abortsRunning(): Promise<unknown> | undefined {
  * Called where a workspace tool call (Glob, Grep, Write, Edit, Bash) goes out as an activity on the
  * agent's own task queue, and where a model call goes out; a tool answers an abort as it answers
  * Temporal's cancellation, a model call cuts its request and ends when Temporal's cancellation comes
- * (src/activities/model.ts). When the scope it
- * runs in is cancelled (a stop or an interrupt) while a call of it runs, `abortRunningCalls` runs on the
- * worker running this workflow task, usually the one running the call (eager dispatch), and aborts the
- * agent's calls found there: a Bash command is killed now instead of at its next heartbeat (up to a
- * second later). Temporal's own cancellation goes out as before, so a call on another worker still
+ * (src/activities/model.ts). When the scope it runs in is cancelled (a stop or an interrupt) while a
+ * call of it runs, `abortRunningCalls` runs on the worker running this workflow task, usually the one
+ * running the call (eager dispatch), and aborts the agent's calls found there: a Bash command is killed
+ * now instead of at its next heartbeat (up to a second later). Temporal's own cancellation goes out as before, so a call on another worker still
  * learns of it there. Returns what to call when the call has ended.
  */
 export function abortLocallyWhenCancelled(): () => void {

@@ -5,7 +5,7 @@
  * With the SDK's default `reuseV8Context`, each workflow run evaluates the bundle's modules anew, so
  * that state a module keeps belongs to one run; a preloaded module is evaluated once, before any run
  * exists, and its exports are frozen and shared by every run the worker starts. Evaluating these at
- * each start cost about half of a run's module evaluation (docs/operations.md, "Worker tuning").
+ * each start cost about three quarters of a run's module evaluation (docs/operations.md, "Worker tuning").
  *
  * A module belongs here only when it and everything it imports keep nothing of one run at module
  * level: no `let`, no mutable Map or Set, no statement run for its effect, no workflow API called
@@ -56,7 +56,6 @@ import './agent-tool-input';
 import './approvals';
 import './best-effort-signal';
 import './board/board-dependencies';
-import './clock';
 import './board/board-draft';
 import './board/board-handlers';
 import './board/board-leases';
@@ -64,6 +63,7 @@ import './board/board-run';
 import './board/board-status';
 import './board/board-tasks';
 import './board/board-workflow';
+import './clock';
 import './compaction-plan';
 import './context-meter';
 import './conversation';

@@ -12,7 +12,13 @@ const bundleEntries = [path.join(root, 'src', 'workflows', 'index.ts'), path.joi
 /** Packages a preloaded module may import: evaluated once with no workflow running, they read nothing of one (no random, no time). */
 const shareablePackages = new Set(['@temporalio/workflow', '@temporalio/common', 'ignore']);
 
-const parse = (file: string) => ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+/** Each file parsed once: the closures below visit most modules many times. */
+const parsed = new Map<string, ts.SourceFile>();
+function parse(file: string): ts.SourceFile {
+  let source = parsed.get(file);
+  if (!source) parsed.set(file, (source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)));
+  return source;
+}
 
 /** What a module imports at run time (type-only imports and re-exports left out): relative files resolved, packages by name. */
 function runtimeImports(file: string): string[] {
