@@ -7,8 +7,17 @@ import type { ContentBlock, MessageParam } from './messages';
  * call reports (src/workflows/context-meter.ts). Pure and deterministic: workflow code uses it.
  */
 
-/** UTF-8 length of a string, without TextEncoder (which the workflow sandbox may not offer). */
+/** Any character outside ASCII (a UTF-16 code unit above 0x7f). Not global: a test keeps no state in it. */
+const beyondAscii = /[\u0080-\uffff]/;
+
+/**
+ * UTF-8 length of a string, without TextEncoder (which the workflow sandbox may not offer). Text that
+ * is all ASCII (most of a conversation: JSON, code, English) is one byte a character, found by one
+ * native regex test instead of a loop over its characters in the sandbox; any other text is counted
+ * character by character, as before.
+ */
 export function utf8Length(text: string): number {
+  if (!beyondAscii.test(text)) return text.length;
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);

@@ -18,6 +18,11 @@ import type { AgentState } from './agent-state';
 
 const knownDefinitions: Readonly<Record<string, ToolDefinition>> = { ...agentToolDefinitions, TaskOutput: taskOutputDefinition, ...toolDefinitions };
 
+/** Estimated tokens of each known tool's definition, worked out once (the worker preloads this module) rather than at every agent's start. */
+const knownDefinitionTokens: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(knownDefinitions).map(([name, definition]) => [name, estimateTextTokens(JSON.stringify(definition))]),
+);
+
 /** The agent's model's context window (the tree's override first). */
 export function contextWindowFor(input: Pick<AgentWorkflowInput, 'model' | 'limits'>): number {
   return contextWindowOf(input.model, input.limits.contextWindowTokens);
@@ -31,7 +36,7 @@ export function compactAtTokens(input: Pick<AgentWorkflowInput, 'model' | 'limit
 
 function overheadTokens(input: Pick<AgentWorkflowInput, 'tools'>, state: AgentState): number {
   if (state.contextOverheadTokens !== undefined) return state.contextOverheadTokens;
-  const tools = input.tools.reduce((sum, name) => sum + (knownDefinitions[name] ? estimateTextTokens(JSON.stringify(knownDefinitions[name])) : 0), 0);
+  const tools = input.tools.reduce((sum, name) => sum + (Object.hasOwn(knownDefinitionTokens, name) ? knownDefinitionTokens[name]! : 0), 0);
   return estimateTextTokens(state.systemPrompt) + tools;
 }
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { clearedToolResultText, compactionRequestMessages } from '../../src/activities/compaction-request';
 import { compactedConversationText, compactionInstruction, extractSummary } from '../../src/shared/compaction';
-import { estimateConversationTokens, estimateMessageTokens, utf8Length } from '../../src/shared/context-estimate';
+import { estimateConversationTokens, estimateMessageTokens, estimateTextTokens, utf8Length } from '../../src/shared/context-estimate';
+import { agentToolDefinitions } from '../../src/shared/agent-tool-definitions';
+import { toolDefinitions } from '../../src/shared/tool-definitions';
+import type { AgentState } from '../../src/workflows/agent-state';
+import { estimateNextRequestTokens } from '../../src/workflows/context-meter';
 import type { ContentBlock, MessageParam } from '../../src/shared/messages';
 import { compactionReply } from '../../src/model-server/compaction';
 import { buildContext } from '../../src/model-server/conversation';
@@ -20,6 +24,23 @@ const tokensOf = (messages: readonly MessageParam[]) => (from: number, to: numbe
 describe('token estimates', () => {
   it('count UTF-8 bytes like the encoder, surrogate pairs included', () => {
     for (const text of ['', 'ascii', 'é', '€', '日本語のテキスト', '😀 emoji', '\ud800 lone surrogate']) expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
+  });
+
+  it('count all-ASCII text and text with one character beyond ASCII anywhere alike', () => {
+    const ascii = `{"type":"text","text":"${'code and prose\\n'.repeat(200)}"}`;
+    for (const text of [ascii, `é${ascii}`, `${ascii}é`, `${ascii.slice(0, 500)}😀${ascii.slice(500)}`, '\u007f', '\u0080', '\uffff']) {
+      expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
+    }
+  });
+
+  it("estimate a first request from the system prompt and the agent's known tools", () => {
+    const state = { contextOverheadTokens: undefined, systemPrompt: 'You are a test agent.', conversation: { tokensOf: () => 7 } } as unknown as AgentState;
+    const expected =
+      estimateTextTokens(state.systemPrompt) + [toolDefinitions.Read, toolDefinitions.Bash, agentToolDefinitions.Agent].reduce((sum, definition) => sum + estimateTextTokens(JSON.stringify(definition)), 0) + 7;
+    // Names without a definition here (MCP, custom, or an Object.prototype key) count nothing.
+    expect(estimateNextRequestTokens({ tools: ['Read', 'Bash', 'Agent', 'mcp__docs__search', 'toString'] }, state)).toBe(expected);
+    // After a call, the measured overhead replaces the estimate.
+    expect(estimateNextRequestTokens({ tools: ['Read'] }, { ...state, contextOverheadTokens: 1234 } as unknown as AgentState)).toBe(1234 + 7);
   });
 
   it('match the local model server block by block', () => {
