@@ -6,6 +6,7 @@ import type { Turn } from '../src/model-server/server';
 import { maxConcurrentToolCalls } from '../src/shared/limits';
 import { startBareSdk } from './helpers/bare-sdk';
 import { createBenchEnv, percentile } from './helpers/bench-env';
+import { sampleCpu, type CpuSpan } from './helpers/cpu';
 import { firstRequestAt, requestsByAgent } from './helpers/model-log';
 import { createTimedFetch, modelCallsOf } from './helpers/timed-fetch';
 import { ms, withTimeout } from './helpers/wait';
@@ -52,6 +53,8 @@ const env = await createBenchEnv(
 );
 // Each fan-out again as bare Temporal workflows right after the agent's: the SDK's and the server's own cost.
 const bare = await startBareSdk(env, new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 }), 'spawn-bare-sdk');
+// CPU of this process (worker, model server) and of the dev server, for each fan-out's span.
+const cpu = sampleCpu(env.server.process!.pid!);
 
 /**
  * A workspace with `count` agent files shaped like those of public collections: a description with an
@@ -101,7 +104,7 @@ async function completedCloseTimes(agentIds: string[]): Promise<number[]> {
  * and the child's own first request — the same requests, nothing of the runtime. Ms from the parent's
  * answer to each child's first request, as for the agent.
  */
-async function bareFanOut(rootId: string, count: number): Promise<{ firstChild: number; childP50: number; lastChild: number }> {
+async function bareFanOut(rootId: string, count: number): Promise<{ firstChild: number; childP50: number; lastChild: number; cpu: CpuSpan }> {
   const key = `bare-${rootId}`;
   const childKeys = Array.from({ length: count }, (_, index) => `${key}.${index + 1}`);
   const parent = bare.open(key, rootId, { asKey: true });
@@ -112,7 +115,8 @@ async function bareFanOut(rootId: string, count: number): Promise<{ firstChild: 
     return at - parent.answeredAt;
   });
   for (const done of [key, ...childKeys]) bare.forget(done);
-  return { firstChild: Math.min(...firsts), childP50: percentile(firsts, 50), lastChild: Math.max(...firsts) };
+  const lastChild = Math.max(...firsts);
+  return { firstChild: Math.min(...firsts), childP50: percentile(firsts, 50), lastChild, cpu: cpu.between(parent.answeredAt, parent.answeredAt + lastChild) };
 }
 
 /** Time of the parent's n-th model response (the one with the Agent tool_use), as the worker finished reading it. */
@@ -154,8 +158,8 @@ try {
   const withCollection = (await sequentialSpawns('collection-root', collection.spawns, collectionWorkspace(collection.files))).fromResponseEnd;
 
   // 2. Fan-out: one assistant message with N background Agent calls, on one worker.
-  const fanout: Record<string, { firstChild: number; lastChild: number; childP50: number; allChildrenFinished: number; rootFinished: number }> = {};
-  const bareFanout: Record<string, { firstChild: number; childP50: number; lastChild: number }> = {};
+  const fanout: Record<string, { firstChild: number; lastChild: number; childP50: number; allChildrenFinished: number; rootFinished: number; cpu: CpuSpan }> = {};
+  const bareFanout: Record<string, { firstChild: number; childP50: number; lastChild: number; cpu: CpuSpan }> = {};
   for (const count of fanouts) {
     const root = await runRoot(`fanout-${count}`, count + 10, 300_000);
     const ids = Array.from({ length: count }, (_, index) => `${root.agentId}.${index + 1}`);
@@ -163,9 +167,11 @@ try {
     const childFirsts = childFirstRequests(ids).map((at) => at - launchedAt);
     const closed = await completedCloseTimes(ids);
     const rootClosed = (await root.describe()).closeTime?.getTime() ?? Number.NaN;
+    const lastChild = Math.max(...childFirsts);
     fanout[count] = {
       firstChild: Math.min(...childFirsts),
-      lastChild: Math.max(...childFirsts),
+      lastChild,
+      cpu: cpu.between(launchedAt, launchedAt + lastChild),
       childP50: percentile(childFirsts, 50),
       allChildrenFinished: Math.max(...closed) - launchedAt,
       rootFinished: rootClosed - launchedAt,
@@ -191,6 +197,17 @@ try {
     console.log(`${String(count).padStart(4)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}`);
   }
   console.log("bare: the same fan-out as bare Temporal workflows right after (bench/floor/workflows.ts, floorServedFanParent): the root's and each child's first request, 10 children at a time, nothing of the runtime");
+  console.log('');
+  console.log("CPU from the parent's response end to the last child's first request, ms a child (bench process: worker and model server; dev server)");
+  console.log(`${'N'.padStart(4)}${['agent bench', 'agent server', 'bare bench', 'bare server', 'agent wall', 'CPU / 2 cores'].map((label) => label.padStart(15)).join('')}`);
+  const perChild = (value: number, count: number) => Math.round((value / count) * 10) / 10;
+  for (const count of fanouts) {
+    const { cpu: agentCpu, lastChild } = fanout[count]!;
+    const bareCpu = bareFanout[count]!.cpu;
+    const cells = [perChild(agentCpu.benchMs, count), perChild(agentCpu.serverMs, count), perChild(bareCpu.benchMs, count), perChild(bareCpu.serverMs, count), ms(lastChild), ms((agentCpu.benchMs + agentCpu.serverMs) / 2)];
+    console.log(`${String(count).padStart(4)}${cells.map((value) => String(value).padStart(15)).join('')}`);
+  }
+  console.log('On 2 cores a fan-out that keeps both busy lasts about its CPU / 2: its CPU moves with the code, its wall time also with the minute.');
   const byCount = <R>(results: Record<string, R>, pick: (result: R) => number) => Object.fromEntries(fanouts.map((count) => [String(count), ms(pick(results[count]!))]));
   console.log(
     JSON.stringify({
@@ -210,12 +227,22 @@ try {
       fanoutRootFinishedMs: byCount(fanout, (result) => result.rootFinished),
       bareSdkFanoutMs: byCount(bareFanout, (result) => result.lastChild),
       bareSdkFanoutFirstChildMs: byCount(bareFanout, (result) => result.firstChild),
+      fanoutCpuMsPerChild: Object.fromEntries(
+        fanouts.map((count) => [
+          String(count),
+          {
+            agent: { bench: perChild(fanout[count]!.cpu.benchMs, count), server: perChild(fanout[count]!.cpu.serverMs, count) },
+            bare: { bench: perChild(bareFanout[count]!.cpu.benchMs, count), server: perChild(bareFanout[count]!.cpu.serverMs, count) },
+          },
+        ]),
+      ),
     }),
   );
 } catch (error) {
   console.error(`bench:spawn did not complete: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 } finally {
+  cpu.stop();
   await bare.close();
   await env.close();
 }
