@@ -12,7 +12,7 @@ export interface ChaosSummary {
   /**
    * Longest wait of a target agent from the kill until a worker took up its work again, in runs killed
    * during its setup (child start, worktree creation) while a setup step was in flight: not a kill point
-   * that came after the agent's first model call had begun (that run is the model call's recovery).
+   * that came after the agent's first model or tool call had begun (that run is that call's recovery).
    */
   setupRecoveryMsMax: number | null;
   /** The same wait in runs whose target agent resumed with a retried model call (its heartbeat timeout), whatever the kill point's name. */
@@ -31,10 +31,30 @@ const setupKills = new Set<KillKind>(['child-start', 'worktree-creation']);
 /** The target agent resumed with a retry of its model call: the call had begun when the worker died. */
 const resumedInModelCall = (task: string) => /^callModel attempt [2-9]/.test(task);
 
-/** A run whose kill came during the target agent's setup, with a setup step (not its model call) in flight. */
+/** The activities of an agent's setup, before and around its first model call (src/workflows/setup.ts, workspace-activities.ts, extra-tools.ts). */
+const setupActivities: ReadonlySet<string> = new Set([
+  'renderAgentStart',
+  'renderSystemPrompt',
+  'createWorktree',
+  'finishWorktree',
+  'loadSpawnContext',
+  'fetchConversation',
+  'fetchResumeState',
+  'resolveAgentCwd',
+  'startMcpServers',
+]);
+
+/**
+ * The target agent resumed with its workflow task or a retried setup activity — not with a model call or
+ * a tool call (e.g. `Glob attempt 2`), which would mean the kill landed after its setup, and the run
+ * recovered on that call's heartbeat timeout.
+ */
+const resumedInSetup = (task: string) => task === 'workflow task' || setupActivities.has(task.replace(/ attempt \d+$/, ''));
+
+/** A run whose kill came during the target agent's setup, with a setup step (not a model or tool call) in flight. */
 export function killedInSetup(outcome: RunOutcome): boolean {
   const resumed = recovery(outcome);
-  return setupKills.has(outcome.plan.kill.kind) && resumed !== undefined && !resumedInModelCall(resumed.task);
+  return setupKills.has(outcome.plan.kill.kind) && resumed !== undefined && resumedInSetup(resumed.task);
 }
 
 const runLabel = (outcome: RunOutcome) => `r${String(outcome.plan.index).padStart(2, '0')}`;
@@ -81,9 +101,10 @@ export function formatTable(outcomes: readonly RunOutcome[]): string {
 export function formatDetails(outcomes: readonly RunOutcome[]): string[] {
   return outcomes.flatMap((outcome) => {
     const resumed = recovery(outcome);
-    const landedLate = setupKills.has(outcome.plan.kill.kind) && resumed !== undefined && resumedInModelCall(resumed.task);
+    const landedLate = setupKills.has(outcome.plan.kill.kind) && resumed !== undefined && !resumedInSetup(resumed.task);
+    const counted = resumed !== undefined && resumedInModelCall(resumed.task) ? "a model call's recovery" : "that call's recovery (its heartbeat timeout)";
     const details = [
-      ...(landedLate ? [`the ${outcome.plan.kill.kind} kill landed after the target agent's model call had begun (resumed with ${resumed.task}): counted as a model call's recovery, not a setup one`] : []),
+      ...(landedLate ? [`the ${outcome.plan.kill.kind} kill landed after the target agent's setup, with a call in flight (resumed with ${resumed.task}): counted as ${counted}, not a setup one`] : []),
       ...outcome.notes,
       ...outcome.agents.flatMap((agent) => [
         ...agent.lost.map((text) => `${agent.agentId} lost: ${text}`),

@@ -62,7 +62,15 @@ describe('chaos report: recovery by what was in flight', () => {
     expect(table).toContain('31.8s (callModel attempt 2)');
     const details = formatDetails([setupStep, lateKill]);
     expect(details).toHaveLength(1);
-    expect(details[0]).toMatch(/^r02 .*child-start kill landed after the target agent's model call had begun/);
+    expect(details[0]).toMatch(/^r02 .*child-start kill landed after the target agent's setup, with a call in flight \(resumed with callModel attempt 2\): counted as a model call's recovery/);
+  });
+
+  it("counts a child-start kill that landed in the child's first tool call as neither setup nor a model call", () => {
+    const inTool = outcome(6, 'child-start', childStart, [{ afterMs: 31_700, task: 'Glob attempt 2' }]);
+    expect(killedInSetup(inTool)).toBe(false);
+    expect(summarize([setupStep, inTool], 7, 1)).toMatchObject({ setupRecoveryMsMax: 9_800, modelCallRecoveryMsMax: null });
+    expect(formatTable([inTool])).toContain('31.7s (Glob attempt 2)');
+    expect(formatDetails([inTool])[0]).toMatch(/^r06 .*resumed with Glob attempt 2\): counted as that call's recovery \(its heartbeat timeout\)/);
   });
 
   it('counts a worktree kill resumed with its retried setup step', () => {
