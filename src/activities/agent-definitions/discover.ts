@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DefinitionReport } from '../../shared/agent-definition';
+import { certainlyMissing } from '../certainly-missing';
 
 /** A `.claude/agents` directory to search, nearest project directory first, the user's last. */
 export interface DefinitionDirectory {
@@ -47,6 +48,8 @@ export async function findDefinitionFiles(dir: string): Promise<{ files: string[
   const visited = new Set<string>();
 
   async function walk(directory: string): Promise<void> {
+    // Most of the directories searched do not exist (docs/agent-definitions.md): no error built for those.
+    if (certainlyMissing(directory)) return;
     let entries: Dirent[];
     try {
       const real = await fs.realpath(directory);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { DefinitionReport } from '../../shared/agent-definition';
 import { compareText } from './discover';
+import { certainlyMissing } from '../certainly-missing';
 
 /** One installed plugin's agents directory. */
 export interface PluginAgentsDirectory {
@@ -52,7 +53,7 @@ async function pluginName(installPath: string, id: string): Promise<string> {
 /** The agents directories of the plugins installed for `cwd`, sorted by plugin name; problems as reports. */
 export async function installedPluginAgentDirectories(homeDir: string, cwd: string): Promise<{ directories: PluginAgentsDirectory[]; problems: DefinitionReport[] }> {
   const file = installedPluginsFile(homeDir);
-  const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+  const text = certainlyMissing(file) ? undefined : await fs.readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return { directories: [], problems: [] };
   const problem = (message: string) => ({ directories: [], problems: [{ file, level: 'warning' as const, message }] });
   let json: unknown;

@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { McpServerSpec } from '../../shared/mcp';
+import { certainlyMissing } from '../certainly-missing';
 
 const stringMap = z.record(z.string(), z.string());
 
@@ -57,6 +58,7 @@ export interface McpConfig {
 }
 
 async function readConfigFile(file: string): Promise<{ servers: Record<string, unknown> } | { error: string } | undefined> {
+  if (certainlyMissing(file)) return undefined;
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
