@@ -49,8 +49,8 @@ export function abortsRunning(): Promise<unknown> | undefined {
  * (src/activities/model.ts). When the scope it runs in is cancelled (a stop or an interrupt) while a
  * call of it runs, `abortRunningCalls` runs on the worker running this workflow task, usually the one
  * running the call (eager dispatch), and aborts the agent's calls found there: a Bash command is killed
- * now instead of at its next heartbeat (up to a second later). Temporal's own cancellation goes out as before, so a call on another worker still
- * learns of it there. Returns what to call when the call has ended.
+ * now instead of at its next heartbeat (up to a second later). Temporal's own cancellation goes out as
+ * before, so a call on another worker still learns of it there. Returns what to call when the call has ended.
  */
 export function abortLocallyWhenCancelled(): () => void {
   const scope = CancellationScope.current();

@@ -48,8 +48,6 @@ export async function findDefinitionFiles(dir: string): Promise<{ files: string[
   const visited = new Set<string>();
 
   async function walk(directory: string): Promise<void> {
-    // Most of the directories searched do not exist (docs/agent-definitions.md): no error built for those.
-    if (certainlyMissing(directory)) return;
     let entries: Dirent[];
     try {
       const real = await fs.realpath(directory);
@@ -74,6 +72,9 @@ export async function findDefinitionFiles(dir: string): Promise<{ files: string[
     }
   }
 
+  // Most of the directories searched do not exist (docs/agent-definitions.md): no error is built for those.
+  // Only the top one can be missing: the walk goes down into directories it has just listed.
+  if (certainlyMissing(dir)) return { files, problems };
   await walk(dir);
   return { files: files.sort(compareText), problems };
 }
