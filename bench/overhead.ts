@@ -79,16 +79,18 @@ async function runInProcess(durable: DurableRun): Promise<{ wallMs: number; mode
 }
 
 /**
- * The same conversation as a bare Temporal workflow (`floorServedLoop`): each model call an activity, each
- * turn's tool calls a local activity, on this bench's server and a worker of its own — the SDK's and the
- * server's cost for this conversation, measured in the same minute as the agent's.
+ * The same conversation as a bare Temporal workflow: each model call an activity, each turn's tool calls a
+ * local activity, on this bench's server and a worker of its own — the SDK's and the server's cost for
+ * this conversation, measured in the same minute as the agent's. `floorServedLoop` keeps the conversation
+ * in the bench's memory; `floorDurableLoop` passes it through the workflow (answers, tool results and each
+ * request's new messages in its history), as a durable agent must.
  */
-async function runBareSdk(durable: DurableRun, times?: TaskTimes): Promise<{ wallMs: number; modelCalls: number; sameLastRequest: boolean }> {
-  const key = `bare-${durable.agentId}`;
+async function runBareSdk(durable: DurableRun, workflowType: 'floorServedLoop' | 'floorDurableLoop', times?: TaskTimes): Promise<{ wallMs: number; modelCalls: number; sameLastRequest: boolean }> {
+  const key = `${workflowType === 'floorDurableLoop' ? 'bare-durable' : 'bare'}-${durable.agentId}`;
   bare.open(key, durable.agentId);
   const sentBefore = env.modelServer.requests().length;
   const started = performance.now();
-  const calls = await withTimeout(env.temporalClient.workflow.execute('floorServedLoop', { taskQueue: bare.taskQueue, workflowId: key, args: [key] }), 300_000, `${key} to finish`);
+  const calls = await withTimeout(env.temporalClient.workflow.execute(workflowType, { taskQueue: bare.taskQueue, workflowId: key, args: [key] }), 300_000, `${key} to finish`);
   const wallMs = performance.now() - started;
   bare.forget(key);
   if (times) addTaskTimes((await env.temporalClient.workflow.getHandle(key).fetchHistory()).events ?? [], times);
@@ -108,9 +110,10 @@ try {
   // Warm-up (bundle, JIT, connections, the server's caches): not measured.
   const warmup = await runDurable('overhead-warmup');
   await runInProcess(warmup);
-  await runBareSdk(warmup);
+  await runBareSdk(warmup, 'floorServedLoop');
+  await runBareSdk(warmup, 'floorDurableLoop');
 
-  const rows: { latency: number; durable: number; setup: number; inProcess: number; inProcessModel: number; inProcessTools: number; ratio: number; perCall: number; bare: number; bareRatio: number; barePerCall: number; identical: boolean; times: TaskTimes; bareTimes: TaskTimes }[] = [];
+  const rows: { latency: number; durable: number; setup: number; inProcess: number; inProcessModel: number; inProcessTools: number; ratio: number; perCall: number; bare: number; bareRatio: number; barePerCall: number; durableBare: number; durableBareRatio: number; durableBarePerCall: number; identical: boolean; times: TaskTimes; bareTimes: TaskTimes; durableBareTimes: TaskTimes }[] = [];
   for (const latency of latencies) {
     const durable: number[] = [];
     const setup: number[] = [];
@@ -118,27 +121,33 @@ try {
     const inProcessModel: number[] = [];
     const inProcessTools: number[] = [];
     const bareWall: number[] = [];
+    const durableBareWall: number[] = [];
     let identical = true;
     const times = emptyTaskTimes();
     const bareTimes = emptyTaskTimes();
+    const durableBareTimes = emptyTaskTimes();
     for (let run = 0; run < runs; run++) {
       const durableRun = await runDurable(`overhead-${latency}`);
       const loop = await runInProcess(durableRun);
       if (loop.modelCalls !== modelCalls) throw new Error(`the in-process loop made ${loop.modelCalls} model calls, expected ${modelCalls}`);
-      const bareRun = await runBareSdk(durableRun, bareTimes);
+      const bareRun = await runBareSdk(durableRun, 'floorServedLoop', bareTimes);
       if (bareRun.modelCalls !== modelCalls) throw new Error(`the bare-SDK loop made ${bareRun.modelCalls} model calls, expected ${modelCalls}`);
       bareWall.push(bareRun.wallMs);
+      const durableBareRun = await runBareSdk(durableRun, 'floorDurableLoop', durableBareTimes);
+      if (durableBareRun.modelCalls !== modelCalls) throw new Error(`the durable bare-SDK loop made ${durableBareRun.modelCalls} model calls, expected ${modelCalls}`);
+      durableBareWall.push(durableBareRun.wallMs);
       durable.push(durableRun.wallMs);
       setup.push(durableRun.setupMs);
       inProcess.push(loop.wallMs);
       inProcessModel.push(loop.modelMs);
       inProcessTools.push(loop.toolsMs);
-      identical &&= loop.sameLastRequest && bareRun.sameLastRequest;
+      identical &&= loop.sameLastRequest && bareRun.sameLastRequest && durableBareRun.sameLastRequest;
       await taskTimes(durableRun.agentId, times);
     }
     const durableMs = median(durable);
     const inProcessMs = median(inProcess);
     const bareMs = median(bareWall);
+    const durableBareMs = median(durableBareWall);
     rows.push({
       latency,
       durable: durableMs,
@@ -151,42 +160,50 @@ try {
       bare: bareMs,
       bareRatio: bareMs / inProcessMs,
       barePerCall: (bareMs - inProcessMs) / modelCalls,
+      durableBare: durableBareMs,
+      durableBareRatio: durableBareMs / inProcessMs,
+      durableBarePerCall: (durableBareMs - inProcessMs) / modelCalls,
       identical,
       times,
       bareTimes,
+      durableBareTimes,
     });
   }
 
   console.log(`overhead benchmark: ${toolTurns} turns of 2 tool calls (two Reads of small files) + a final answer = ${modelCalls} model calls; median of ${runs} runs (ms)`);
-  const columns = ['durable', 'of it setup', 'in-process', 'of it model', 'of it tools', 'ratio', 'per call', 'bare SDK', 'its ratio', 'its per call', 'same requests'];
+  const columns = ['durable', 'of it setup', 'in-process', 'of it model', 'of it tools', 'ratio', 'per call', 'bare SDK', 'its ratio', 'its per call', 'bare durable', 'its ratio', 'its per call', 'same requests'];
   console.log(`${'latency'.padStart(8)}${columns.map((label) => label.padStart(14)).join('')}`);
   for (const row of rows) {
-    const cells = [ms(row.durable), ms(row.setup), ms(row.inProcess), ms(row.inProcessModel), ms(row.inProcessTools), row.ratio.toFixed(2), ms(row.perCall), ms(row.bare), row.bareRatio.toFixed(2), ms(row.barePerCall), row.identical ? 'yes' : 'NO'];
+    const cells = [ms(row.durable), ms(row.setup), ms(row.inProcess), ms(row.inProcessModel), ms(row.inProcessTools), row.ratio.toFixed(2), ms(row.perCall), ms(row.bare), row.bareRatio.toFixed(2), ms(row.barePerCall), ms(row.durableBare), row.durableBareRatio.toFixed(2), ms(row.durableBarePerCall), row.identical ? 'yes' : 'NO'];
     console.log(`${String(row.latency).padStart(8)}${cells.map((value) => String(value).padStart(14)).join('')}`);
   }
   console.log('durable: startAgent → result; of it setup: startAgent → its first model request; in-process: first request → final answer');
   console.log('(of it model: building, sending and reading the requests; of it tools: running the tool calls); per call = (durable − in-process) / model calls;');
   console.log('bare SDK: the same conversation as a bare Temporal workflow (bench/floor/workflows.ts, floorServedLoop): each model call an activity,');
-  console.log("each turn's tool calls a local activity, the conversation in memory — what the SDK and this server cost it, in the same minute");
-  console.log("same requests: the loop's and the bare workflow's last request bodies are byte-identical to the durable agent's");
+  console.log("each turn's tool calls a local activity, the conversation in memory — what the SDK and this server cost it, in the same minute;");
+  console.log('bare durable: the same with the conversation passing through the workflow (floorDurableLoop): each answer the activity\'s result, each');
+  console.log("turn's tool results the local activity's, each request's new messages its input — what a history that is the transcript costs, and no more");
+  console.log("same requests: the loop's and the bare workflows' last request bodies are byte-identical to the durable agent's");
   console.log('');
   console.log('durable runs, from their histories: median ms scheduled → started (waiting for a poller) and started → completed (on the worker)');
   const kinds = ['workflowTask', 'callModel', 'tools'] as const;
-  console.log(`${'latency'.padStart(8)}${kinds.flatMap((kind) => [`${kind} wait`, `${kind} run`]).map((label) => label.padStart(18)).join('')}`);
+  console.log(`${'latency'.padStart(13)}${kinds.flatMap((kind) => [`${kind} wait`, `${kind} run`]).map((label) => label.padStart(18)).join('')}`);
   for (const row of rows) {
     const cells = kinds.flatMap((kind): (number | string)[] =>
       kind === 'tools' && row.times.wait.tools.length === 0 && row.times.localTools > 0 ? ['-', 'in workflow task'] : [ms(median(row.times.wait[kind])), ms(median(row.times.run[kind]))],
     );
-    console.log(`${String(row.latency).padStart(8)}${cells.map((value) => String(value).padStart(18)).join('')}`);
+    console.log(`${String(row.latency).padStart(13)}${cells.map((value) => String(value).padStart(18)).join('')}`);
   }
-  for (const row of rows) {
-    // The bare loop's model call is its only activity type (servedModelCall); its tool calls are a local activity.
-    const { wait, run } = row.bareTimes;
-    const cells = [ms(median(wait.workflowTask)), ms(median(run.workflowTask)), ms(median(wait.otherActivities)), ms(median(run.otherActivities)), '-', 'in workflow task'];
-    console.log(`${`${row.latency} bare`.padStart(8)}${cells.map((value) => String(value).padStart(18)).join('')}`);
+  for (const [label, pick] of [['bare', (row: (typeof rows)[number]) => row.bareTimes], ['bare dur.', (row: (typeof rows)[number]) => row.durableBareTimes]] as const) {
+    for (const row of rows) {
+      // A bare loop's model call is its only activity type; its tool calls are a local activity.
+      const { wait, run } = pick(row);
+      const cells = [ms(median(wait.workflowTask)), ms(median(run.workflowTask)), ms(median(wait.otherActivities)), ms(median(run.otherActivities)), '-', 'in workflow task'];
+      console.log(`${`${row.latency} ${label}`.padStart(13)}${cells.map((value) => String(value).padStart(18)).join('')}`);
+    }
   }
   console.log('(Reads run as local activities inside the workflow task when no workspace worker holds the files: their time is in "workflowTask run")');
-  console.log('("bare": the bare-SDK loop of the same conversation, its model call in the callModel columns)');
+  console.log('("bare", "bare dur.": the bare-SDK loops of the same conversation, their model call in the callModel columns)');
   const byLatency = (pick: (row: (typeof rows)[number]) => number) => Object.fromEntries(rows.map((row) => [String(row.latency), pick(row)]));
   console.log(
     JSON.stringify({
@@ -198,6 +215,13 @@ try {
         ms: byLatency((row) => ms(row.bare)),
         workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(row.bareTimes.run.workflowTask))),
         callStartToCloseMsP50: byLatency((row) => ms(median(row.bareTimes.run.otherActivities))),
+      },
+      bareSdkDurable: {
+        ratio: byLatency((row) => Number(row.durableBareRatio.toFixed(2))),
+        perCallOverheadMs: byLatency((row) => ms(row.durableBarePerCall)),
+        ms: byLatency((row) => ms(row.durableBare)),
+        workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(row.durableBareTimes.run.workflowTask))),
+        callStartToCloseMsP50: byLatency((row) => ms(median(row.durableBareTimes.run.otherActivities))),
       },
       durableMs: byLatency((row) => ms(row.durable)),
       durableSetupMs: byLatency((row) => ms(row.setup)),

@@ -1,15 +1,24 @@
-// The activities of bench:overhead's bare-SDK loop: the in-process loop's two steps — a model call
+// The activities of bench:overhead's bare-SDK loops: the in-process loop's two steps — a model call
 // against the model server, then the turn's tool calls — each working on a conversation the bench keeps
 // in memory, so the workflow around them (bench/floor/workflows.ts, `floorServedLoop`) holds nothing
-// but the Temporal SDK's own work.
+// but the Temporal SDK's own work. The durable pair (`floorDurableLoop`) moves the conversation through
+// the workflow instead: each answer comes back as the activity's result, each turn's tool results as the
+// local activity's, and each request's new messages go out in the model call's input — what a durable
+// agent's history must hold to be its transcript, and nothing else of the runtime.
 import { ApplicationFailure } from '@temporalio/activity';
-import { modelTurn, toolTurn, type ServedConversation } from '../helpers/served-conversation';
+import type { ContentBlock, MessageParam, ToolUseBlock } from '../../src/shared/messages';
+import type { ToolOutcome } from '../../src/shared/tool-results';
+import { modelTurn, runToolUses, toolTurn, type ServedConversation } from '../helpers/served-conversation';
 
 export interface ServedLoopActivities {
   /** The conversation's next model call; how many tool calls the answer asks for. */
   servedModelCall(key: string): Promise<number>;
   /** The last answer's tool calls (run as a local activity, as the runtime runs Reads). */
   servedTools(key: string): Promise<void>;
+  /** The next model call with the messages added since the last one (`tail`); the answer's content. */
+  durableModelCall(key: string, tail: MessageParam[]): Promise<ContentBlock[]>;
+  /** Tool calls of an answer, side by side (a local activity, as the runtime runs Reads); their outcomes by tool_use id. */
+  durableTools(key: string, uses: ToolUseBlock[]): Promise<Record<string, ToolOutcome>>;
 }
 
 export function servedLoopActivities(conversations: ReadonlyMap<string, ServedConversation>): ServedLoopActivities {
@@ -21,5 +30,14 @@ export function servedLoopActivities(conversations: ReadonlyMap<string, ServedCo
   return {
     servedModelCall: async (key) => modelTurn(conversationOf(key)),
     servedTools: async (key) => toolTurn(conversationOf(key)),
+    durableModelCall: async (key, tail) => {
+      const conversation = conversationOf(key);
+      // The worker's copy of the conversation, extended with what the workflow sent (as the runtime's conversation cache is).
+      conversation.messages.push(...tail);
+      await modelTurn(conversation);
+      conversation.pending = [];
+      return conversation.messages[conversation.messages.length - 1]!.content as ContentBlock[];
+    },
+    durableTools: async (key, uses) => runToolUses(conversationOf(key), uses),
   };
 }

@@ -2,6 +2,8 @@
 // a tree of background children, a stopped tree) written with the Temporal SDK alone — no state,
 // schemas, hooks or tree bookkeeping — so their times are what the SDK and the server cost here.
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
+import type { MessageParam, ToolUseBlock } from '../../src/shared/messages';
+import { buildToolResultMessage } from '../../src/shared/tool-results';
 import type * as activities from './activities';
 import type { ServedLoopActivities } from './served-activities';
 
@@ -12,8 +14,8 @@ const { wait } = proxyActivities<typeof activities>({
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 });
 const { read, render } = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
-const { servedModelCall } = proxyActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
-const { servedTools } = proxyLocalActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
+const { servedModelCall, durableModelCall } = proxyActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
+const { servedTools, durableTools } = proxyLocalActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
 
 /** As the runtime runs one message's Agent calls: at most `batch` at a time, each answered when its child started. */
 async function startChildren(workflow: Workflow, args: unknown[][], batch: number): Promise<ChildWorkflowHandle<Workflow>[]> {
@@ -46,6 +48,25 @@ export async function floorServedLoop(key: string): Promise<number> {
   for (let calls = 1; ; calls++) {
     if ((await servedModelCall(key)) === 0) return calls;
     await servedTools(key);
+  }
+}
+
+/**
+ * bench:overhead's durable bare-SDK loop: `floorServedLoop` with the conversation passing through the
+ * workflow, as a durable agent's must for its history to be its transcript — each answer is the model
+ * call's result, each turn's tool results the local activity's, and each model call's input the
+ * messages added since the last call (the worker keeps its copy, as the runtime's conversation cache
+ * does). The same requests; nothing of the runtime. Returns the number of model calls.
+ */
+export async function floorDurableLoop(key: string): Promise<number> {
+  const transcript: MessageParam[] = [];
+  let tail: MessageParam[] = [];
+  for (let calls = 1; ; calls++) {
+    const content = await durableModelCall(key, tail);
+    transcript.push(...tail, { role: 'assistant', content });
+    const uses = content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    if (uses.length === 0) return calls;
+    tail = [buildToolResultMessage(uses, await durableTools(key, uses), 'missing')];
   }
 }
 

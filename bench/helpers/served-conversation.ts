@@ -1,7 +1,9 @@
 // One agent's conversation kept in memory and driven against the model server turn by turn: a request
 // built as the runtime builds it, streamed with the Anthropic SDK, then the tool calls it asks for run with
 // the activities' own functions. bench:overhead's in-process loop runs it in a plain loop; its bare-SDK
-// loop runs the same steps as an activity and a local activity of a workflow with nothing else in it.
+// loops run the same steps as an activity and a local activity of a workflow with nothing else in it
+// (the durable one passing each answer, each turn's tool results and the messages of each request
+// through the workflow, as an agent whose history is its transcript must).
 import type Anthropic from '@anthropic-ai/sdk';
 import { buildModelRequest } from '../../src/activities/request-builder';
 import { toolRunners } from '../../src/activities/tools';
@@ -80,8 +82,15 @@ export async function modelTurn(conversation: ServedConversation): Promise<numbe
 
 /** Runs the last answer's tool calls side by side with the activities' own functions and keeps their results. */
 export async function toolTurn(conversation: ServedConversation): Promise<void> {
-  const started = performance.now();
   const uses = conversation.pending;
+  const outcomes = await runToolUses(conversation, uses);
+  conversation.messages.push(buildToolResultMessage(uses, outcomes, 'missing'));
+  conversation.pending = [];
+}
+
+/** Runs tool calls side by side with the activities' own functions; their outcomes, by tool_use id. */
+export async function runToolUses(conversation: ServedConversation, uses: readonly ToolUseBlock[]): Promise<Record<string, ToolOutcome>> {
+  const started = performance.now();
   const toolEnv = { signal: new AbortController().signal, heartbeat: () => undefined };
   const outcomes: Record<string, ToolOutcome> = {};
   await Promise.all(
@@ -90,7 +99,6 @@ export async function toolTurn(conversation: ServedConversation): Promise<void> 
       outcomes[use.id] = { content: result.content, isError: result.isError };
     }),
   );
-  conversation.messages.push(buildToolResultMessage(uses, outcomes, 'missing'));
-  conversation.pending = [];
   conversation.toolsMs += performance.now() - started;
+  return outcomes;
 }
