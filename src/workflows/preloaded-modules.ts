@@ -69,6 +69,7 @@ import './context-meter';
 import './conversation';
 import './fork';
 import './inbox';
+import './microtask-turns';
 import './permissions';
 import './progress';
 import './projection';

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { ToolCallInput, ToolCallResult } from '../shared/tools';
 import { localReadActivities, localReadOptions } from './activity-proxies';
+import { afterMicrotaskTurns } from './microtask-turns';
 import { hasPatch } from './patches';
 
 /**
@@ -14,7 +15,8 @@ export const batchedReadsPatch = 'batched-local-reads';
  * How many microtask turns a Read waits for the others of its turn before its batch goes out. The
  * calls of one batch of concurrent tools (src/workflows/run-tools.ts) take the same steps, so they
  * reach this point in the same turn; one that needs more (an approval, a hook) goes in a batch of
- * its own. Deterministic: microtasks run in the same order on replay.
+ * its own. Deterministic: microtasks run in the same order on replay. (Counted with
+ * `afterMicrotaskTurns`, which keeps the turns of the three awaits it replaced.)
  */
 const gatherTurns = 3;
 
@@ -39,16 +41,15 @@ export function readLocally(input: ToolCallInput, summary: string): Promise<Tool
       return;
     }
     gathering = [{ input, summary, resolve, reject }];
-    void sendWhenGathered();
+    afterMicrotaskTurns(gatherTurns, sendGathered);
   });
 }
 
-async function sendWhenGathered(): Promise<void> {
-  for (let turn = 0; turn < gatherTurns; turn++) await Promise.resolve();
+function sendGathered(): void {
   const batch = gathering ?? [];
   gathering = undefined;
   if (batch.length > 1 && hasPatch(batchedReadsPatch)) {
-    await sendBatch(batch);
+    void sendBatch(batch);
     return;
   }
   // One Read (or a run from before batches): one local activity each, as before.
