@@ -205,24 +205,20 @@ try {
   console.log('(Reads run as local activities inside the workflow task when no workspace worker holds the files: their time is in "workflowTask run")');
   console.log('("bare", "bare dur.": the bare-SDK loops of the same conversation, their model call in the callModel columns)');
   const byLatency = (pick: (row: (typeof rows)[number]) => number) => Object.fromEntries(rows.map((row) => [String(row.latency), pick(row)]));
+  // A bare loop's figures by latency, from its median wall time and its histories' task times.
+  const bareFigures = (pick: (row: (typeof rows)[number]) => [wallMs: number, times: TaskTimes]) => ({
+    ratio: byLatency((row) => Number((pick(row)[0] / row.inProcess).toFixed(2))),
+    perCallOverheadMs: byLatency((row) => ms((pick(row)[0] - row.inProcess) / modelCalls)),
+    ms: byLatency((row) => ms(pick(row)[0])),
+    workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(pick(row)[1].run.workflowTask))),
+    callStartToCloseMsP50: byLatency((row) => ms(median(pick(row)[1].run.otherActivities))),
+  });
   console.log(
     JSON.stringify({
       ratio: byLatency((row) => Number(row.ratio.toFixed(2))),
       perCallOverheadMs: byLatency((row) => ms(row.perCall)),
-      bareSdk: {
-        ratio: byLatency((row) => Number(row.bareRatio.toFixed(2))),
-        perCallOverheadMs: byLatency((row) => ms(row.barePerCall)),
-        ms: byLatency((row) => ms(row.bare)),
-        workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(row.bareTimes.run.workflowTask))),
-        callStartToCloseMsP50: byLatency((row) => ms(median(row.bareTimes.run.otherActivities))),
-      },
-      bareSdkDurable: {
-        ratio: byLatency((row) => Number(row.durableBareRatio.toFixed(2))),
-        perCallOverheadMs: byLatency((row) => ms(row.durableBarePerCall)),
-        ms: byLatency((row) => ms(row.durableBare)),
-        workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(row.durableBareTimes.run.workflowTask))),
-        callStartToCloseMsP50: byLatency((row) => ms(median(row.durableBareTimes.run.otherActivities))),
-      },
+      bareSdk: bareFigures((row) => [row.bare, row.bareTimes]),
+      bareSdkDurable: bareFigures((row) => [row.durableBare, row.durableBareTimes]),
       durableMs: byLatency((row) => ms(row.durable)),
       durableSetupMs: byLatency((row) => ms(row.setup)),
       inProcessMs: byLatency((row) => ms(row.inProcess)),
