@@ -4,7 +4,7 @@
 // server's own cost in the same minute as the agent's.
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { agentHeaders } from '../../src/model-server/conversation';
 import type { ModelServer } from '../../src/model-server/server';
 import { render } from '../floor/activities';
@@ -34,7 +34,8 @@ export function firstRequestOf(modelServer: ModelServer, agentId: string): First
   return { body: JSON.parse(request.rawBody) as FirstRequest['body'], headers };
 }
 
-export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueue = 'bare-sdk'): Promise<BareSdk> {
+/** `workerOptions`: for its worker, as `createBenchEnv`'s for the runtime's (e.g. `debugMode`). */
+export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueue = 'bare-sdk', workerOptions: Partial<WorkerOptions> = {}): Promise<BareSdk> {
   const conversations = new Map<string, ServedConversation>();
   const connection = await NativeConnection.connect({ address: env.server.address });
   const worker = await Worker.create({
@@ -44,6 +45,7 @@ export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueu
     // An agent's start stand-in (bench:floor's `render`) and the served model calls and tool calls.
     activities: { render, ...servedLoopActivities(conversations) },
     workflowBundle: await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, '..', 'floor', 'workflows.ts'), logger: new DefaultLogger('WARN') }),
+    ...workerOptions,
   });
   const running = worker.run();
   return {

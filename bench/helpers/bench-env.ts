@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import proto from '@temporalio/proto';
 import { SubagentsClient } from '../../src/client';
 import { startDevServer, type DevServer } from '../../src/dev/dev-server';
@@ -26,6 +26,8 @@ export interface BenchEnvOptions {
   dynamicConfig?: Record<string, unknown>;
   /** The worker's HTTP client for model calls (e.g. one that times responses); default the global fetch. */
   fetch?: ClientOptions['fetch'];
+  /** Options for the runtime's worker (e.g. `debugMode`: its workflows on the bench's main thread). */
+  workerOptions?: Partial<WorkerOptions>;
 }
 
 export async function createBenchEnv(behaviour: Behaviour, options: BenchEnvOptions = {}): Promise<BenchEnv> {
@@ -45,6 +47,7 @@ export async function createBenchEnv(behaviour: Behaviour, options: BenchEnvOpti
     taskQueue,
     anthropic: new Anthropic({ apiKey: 'bench', baseURL: modelServer.url, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) }),
     workflowBundle: await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') }),
+    ...(options.workerOptions ? { workerOptions: options.workerOptions } : {}),
   });
   const running = worker.run();
   return {
