@@ -2,13 +2,11 @@
 // agent (dev server, worker, model activity) and by a plain in-process loop that sends the same requests to the
 // same model server and calls the same tool functions, without Temporal; and, in the same minute, by a bare
 // Temporal workflow running those same steps with nothing of the runtime (what the SDK and the server cost).
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import type { Turn } from '../src/model-server/server';
 import { firstRequestOf, startBareSdk } from './helpers/bare-sdk';
 import { createBenchEnv } from './helpers/bench-env';
 import { requestsByAgent } from './helpers/model-log';
+import { readTurns, writeReadFiles } from './helpers/read-turns';
 import { modelTurn, openConversation, toolTurn, type FirstRequest } from './helpers/served-conversation';
 import { addTaskTimes, emptyTaskTimes, medianOf, type TaskTimes } from './helpers/task-times';
 import { ms, withTimeout } from './helpers/wait';
@@ -17,24 +15,11 @@ const toolTurns = Number(process.env.BENCH_TURNS ?? 20);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const latencies = [0, 200];
 const model = 'claude-test-tiny';
-/**
- * Every turn but the last: two Reads of small files, run side by side (as the runtime runs read-only tools).
- * Read takes about a millisecond; Glob and Bash start a process (ripgrep, a shell: 30-60 ms each on a loaded
- * 2-core machine), which would hide most of the runtime's own cost in the in-process baseline.
- */
-const toolUses = [
-  { name: 'Read', input: { file_path: 'notes.txt' } },
-  { name: 'Read', input: { file_path: 'todo.txt' } },
-];
-const turnsFor = (delayMs: number): Turn[] => [
-  ...Array.from({ length: toolTurns }, (_, index): Turn => ({ text: `Turn ${index + 1}.`, toolUses, delayMs })),
-  { text: 'Overhead benchmark done.', delayMs },
-];
 const modelCalls = toolTurns + 1;
 
 const env = await createBenchEnv({
   kind: 'scripted',
-  scenario: { agents: [...latencies, 'warmup'].map((latency) => ({ match: { agentName: `overhead-${latency}` }, turns: turnsFor(latency === 'warmup' ? 0 : Number(latency)) })) },
+  scenario: { agents: [...latencies, 'warmup'].map((latency) => ({ match: { agentName: `overhead-${latency}` }, turns: readTurns(toolTurns, latency === 'warmup' ? 0 : Number(latency)) })) },
 });
 const anthropic = new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 });
 // The bare-SDK loop's worker: its own task queue and bundle (bench/floor/workflows.ts), on the same server.
@@ -105,15 +90,14 @@ async function taskTimes(agentId: string, into: TaskTimes): Promise<void> {
 const median = medianOf;
 
 try {
-  writeFileSync(path.join(env.workspace, 'notes.txt'), Array.from({ length: 20 }, (_, index) => `note ${index}: keep the overhead small`).join('\n'));
-  writeFileSync(path.join(env.workspace, 'todo.txt'), Array.from({ length: 10 }, (_, index) => `todo ${index}: measure, then optimise`).join('\n'));
+  writeReadFiles(env.workspace);
   // Warm-up (bundle, JIT, connections, the server's caches): not measured.
   const warmup = await runDurable('overhead-warmup');
   await runInProcess(warmup);
   await runBareSdk(warmup, 'floorServedLoop');
   await runBareSdk(warmup, 'floorDurableLoop');
 
-  const rows: { latency: number; durable: number; setup: number; inProcess: number; inProcessModel: number; inProcessTools: number; ratio: number; perCall: number; bare: number; bareRatio: number; barePerCall: number; durableBare: number; durableBareRatio: number; durableBarePerCall: number; identical: boolean; times: TaskTimes; bareTimes: TaskTimes; durableBareTimes: TaskTimes }[] = [];
+  const rows: { latency: number; durable: number; setup: number; inProcess: number; inProcessModel: number; inProcessTools: number; bare: number; durableBare: number; identical: boolean; times: TaskTimes; bareTimes: TaskTimes; durableBareTimes: TaskTimes }[] = [];
   for (const latency of latencies) {
     const durable: number[] = [];
     const setup: number[] = [];
@@ -155,14 +139,8 @@ try {
       inProcess: inProcessMs,
       inProcessModel: median(inProcessModel),
       inProcessTools: median(inProcessTools),
-      ratio: durableMs / inProcessMs,
-      perCall: (durableMs - inProcessMs) / modelCalls,
       bare: bareMs,
-      bareRatio: bareMs / inProcessMs,
-      barePerCall: (bareMs - inProcessMs) / modelCalls,
       durableBare: durableBareMs,
-      durableBareRatio: durableBareMs / inProcessMs,
-      durableBarePerCall: (durableBareMs - inProcessMs) / modelCalls,
       identical,
       times,
       bareTimes,
@@ -170,11 +148,16 @@ try {
     });
   }
 
+  type Row = (typeof rows)[number];
+  // A run's wall time against the in-process loop's: as a ratio, and per model call.
+  const ratioOf = (row: Row, wallMs: number) => wallMs / row.inProcess;
+  const perCallOf = (row: Row, wallMs: number) => (wallMs - row.inProcess) / modelCalls;
   console.log(`overhead benchmark: ${toolTurns} turns of 2 tool calls (two Reads of small files) + a final answer = ${modelCalls} model calls; median of ${runs} runs (ms)`);
   const columns = ['durable', 'of it setup', 'in-process', 'of it model', 'of it tools', 'ratio', 'per call', 'bare SDK', 'its ratio', 'its per call', 'bare durable', 'its ratio', 'its per call', 'same requests'];
   console.log(`${'latency'.padStart(8)}${columns.map((label) => label.padStart(14)).join('')}`);
   for (const row of rows) {
-    const cells = [ms(row.durable), ms(row.setup), ms(row.inProcess), ms(row.inProcessModel), ms(row.inProcessTools), row.ratio.toFixed(2), ms(row.perCall), ms(row.bare), row.bareRatio.toFixed(2), ms(row.barePerCall), ms(row.durableBare), row.durableBareRatio.toFixed(2), ms(row.durableBarePerCall), row.identical ? 'yes' : 'NO'];
+    const figures = (wallMs: number) => [ratioOf(row, wallMs).toFixed(2), ms(perCallOf(row, wallMs))];
+    const cells = [ms(row.durable), ms(row.setup), ms(row.inProcess), ms(row.inProcessModel), ms(row.inProcessTools), ...figures(row.durable), ms(row.bare), ...figures(row.bare), ms(row.durableBare), ...figures(row.durableBare), row.identical ? 'yes' : 'NO'];
     console.log(`${String(row.latency).padStart(8)}${cells.map((value) => String(value).padStart(14)).join('')}`);
   }
   console.log('durable: startAgent → result; of it setup: startAgent → its first model request; in-process: first request → final answer');
@@ -194,7 +177,7 @@ try {
     );
     console.log(`${String(row.latency).padStart(13)}${cells.map((value) => String(value).padStart(18)).join('')}`);
   }
-  for (const [label, pick] of [['bare', (row: (typeof rows)[number]) => row.bareTimes], ['bare dur.', (row: (typeof rows)[number]) => row.durableBareTimes]] as const) {
+  for (const [label, pick] of [['bare', (row: Row) => row.bareTimes], ['bare dur.', (row: Row) => row.durableBareTimes]] as const) {
     for (const row of rows) {
       // A bare loop's model call is its only activity type; its tool calls are a local activity.
       const { wait, run } = pick(row);
@@ -204,19 +187,19 @@ try {
   }
   console.log('(Reads run as local activities inside the workflow task when no workspace worker holds the files: their time is in "workflowTask run")');
   console.log('("bare", "bare dur.": the bare-SDK loops of the same conversation, their model call in the callModel columns)');
-  const byLatency = (pick: (row: (typeof rows)[number]) => number) => Object.fromEntries(rows.map((row) => [String(row.latency), pick(row)]));
+  const byLatency = (pick: (row: Row) => number) => Object.fromEntries(rows.map((row) => [String(row.latency), pick(row)]));
   // A bare loop's figures by latency, from its median wall time and its histories' task times.
-  const bareFigures = (pick: (row: (typeof rows)[number]) => [wallMs: number, times: TaskTimes]) => ({
-    ratio: byLatency((row) => Number((pick(row)[0] / row.inProcess).toFixed(2))),
-    perCallOverheadMs: byLatency((row) => ms((pick(row)[0] - row.inProcess) / modelCalls)),
+  const bareFigures = (pick: (row: Row) => [wallMs: number, times: TaskTimes]) => ({
+    ratio: byLatency((row) => Number(ratioOf(row, pick(row)[0]).toFixed(2))),
+    perCallOverheadMs: byLatency((row) => ms(perCallOf(row, pick(row)[0]))),
     ms: byLatency((row) => ms(pick(row)[0])),
     workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(pick(row)[1].run.workflowTask))),
     callStartToCloseMsP50: byLatency((row) => ms(median(pick(row)[1].run.otherActivities))),
   });
   console.log(
     JSON.stringify({
-      ratio: byLatency((row) => Number(row.ratio.toFixed(2))),
-      perCallOverheadMs: byLatency((row) => ms(row.perCall)),
+      ratio: byLatency((row) => Number(ratioOf(row, row.durable).toFixed(2))),
+      perCallOverheadMs: byLatency((row) => ms(perCallOf(row, row.durable))),
       bareSdk: bareFigures((row) => [row.bare, row.bareTimes]),
       bareSdkDurable: bareFigures((row) => [row.durableBare, row.durableBareTimes]),
       durableMs: byLatency((row) => ms(row.durable)),

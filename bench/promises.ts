@@ -7,24 +7,18 @@
 // a promise hook of this bench's own sees them; each promise is counted once, by the innermost frame of
 // the runtime's (or the bare workflow's) code that made it.
 import v8 from 'node:v8';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Turn } from '../src/model-server/server';
-import { maxConcurrentToolCalls } from '../src/shared/limits';
 import { startBareSdk } from './helpers/bare-sdk';
 import { createBenchEnv } from './helpers/bench-env';
+import { readTurns, writeReadFiles } from './helpers/read-turns';
 import { withTimeout } from './helpers/wait';
 
 const turns = Number(process.env.BENCH_TURNS ?? 20);
 const children = Number(process.env.BENCH_CHILDREN ?? 50);
 const model = 'claude-test-tiny';
 const limits = { maxChildrenPerAgent: children + 10, maxAgentsPerTree: children + 10 };
-const toolUses = [
-  { name: 'Read', input: { file_path: 'notes.txt' } },
-  { name: 'Read', input: { file_path: 'todo.txt' } },
-];
-const conversation: Turn[] = [...Array.from({ length: turns }, (_, index): Turn => ({ text: `Turn ${index + 1}.`, toolUses })), { text: 'Done.' }];
+const conversation = readTurns(turns);
 const agentCall = (index: number) => ({ name: 'Agent', input: { description: `child ${index}`, prompt: `promises child ${index}`, subagent_type: 'general-purpose', run_in_background: true } });
 const fanOut: Turn[] = [{ toolUses: Array.from({ length: children }, (_, index) => agentCall(index + 1)) }, ...Array.from({ length: children + 2 }, () => ({ text: 'noted' }))];
 
@@ -48,7 +42,7 @@ const bare = await startBareSdk(env, new Anthropic({ apiKey: 'bench', baseURL: e
 const counted = new Map<string, number>();
 let counting = false;
 let total = 0;
-const ownFrame = /\((?:.*\/)?((?:src\/(?:workflows|shared)|bench\/floor)\/[^:)]+:\d+)(?::\d+)?\)|at (?:.*\/)?((?:src\/(?:workflows|shared)|bench\/floor)\/[^:\s]+:\d+)/;
+const ownFrame = /(?:src\/(?:workflows|shared)|bench\/floor)\/[^:()\s]+:\d+/;
 v8.promiseHooks.onInit((promise) => {
   // This thread's own promises (the worker, the model server, this bench) are instances of its Promise;
   // a workflow's are its context's.
@@ -65,7 +59,7 @@ v8.promiseHooks.onInit((promise) => {
     const match = ownFrame.exec(frame);
     if (!match) continue;
     const name = /at (?:async )?([^\s(]+) \(/.exec(frame)?.[1];
-    source = `${match[1] ?? match[2]}${name ? ` ${name}` : ''}`;
+    source = `${match[0]}${name ? ` ${name}` : ''}`;
     break;
   }
   counted.set(source, (counted.get(source) ?? 0) + 1);
@@ -106,23 +100,14 @@ async function runBareLoop(workflowType: 'floorServedLoop' | 'floorDurableLoop',
   await runBare(workflowType, key, [key]);
 }
 
-/** The bare fan-out of the agent `rootId`'s: its root's and each child's first request, children started as the runtime starts them. */
-async function bareFanOut(rootId: string): Promise<void> {
-  const key = `bare-${rootId}`;
-  bare.open(key, rootId, { asKey: true });
-  for (let index = 1; index <= children; index++) bare.open(`${key}.${index}`, `${rootId}.${index}`, { asKey: true });
-  await runBare('floorServedFanParent', key, [children, maxConcurrentToolCalls]);
-}
-
 const perUnit = (value: number, units: number) => Number((value / units).toFixed(1));
 
 try {
-  writeFileSync(path.join(env.workspace, 'notes.txt'), Array.from({ length: 20 }, (_, index) => `note ${index}: count the promises`).join('\n'));
-  writeFileSync(path.join(env.workspace, 'todo.txt'), Array.from({ length: 10 }, (_, index) => `todo ${index}: fewer awaits`).join('\n'));
+  writeReadFiles(env.workspace);
   // Warm-up (bundles, the model server's scripts, caches): not counted.
   const warmLoop = await runAgent('promises-loop-warmup', turns + 5);
   await runBareLoop('floorServedLoop', warmLoop);
-  await bareFanOut(await runAgent('promises-fan-warmup', children + 10));
+  await bare.fanOut(await runAgent('promises-fan-warmup', children + 10), children);
 
   // 1. A conversation: `turns` turns of a model call and two Reads, then the answer.
   let loopId = '';
@@ -133,7 +118,7 @@ try {
   // 2. A fan-out: one message of `children` background Agent calls; each child answers at once.
   let fanId = '';
   const agentFan = await count(async () => (fanId = await runAgent('promises-fan-measured', children + 10)));
-  const bareFan = await count(() => bareFanOut(fanId));
+  const bareFan = await count(() => bare.fanOut(fanId, children));
 
   const calls = turns + 1;
   console.log(`promises made by workflow code — each one a stack trace the SDK captures and source-maps (workflows in debugMode, counted by a promise hook)`);

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Turn } from '../src/model-server/server';
-import { maxConcurrentToolCalls } from '../src/shared/limits';
 import { startBareSdk } from './helpers/bare-sdk';
 import { createBenchEnv, percentile } from './helpers/bench-env';
 import { sampleCpu, type CpuSpan } from './helpers/cpu';
@@ -105,16 +104,12 @@ async function completedCloseTimes(agentIds: string[]): Promise<number[]> {
  * answer to each child's first request, as for the agent.
  */
 async function bareFanOut(rootId: string, count: number): Promise<{ firstChild: number; childP50: number; lastChild: number; cpu: CpuSpan }> {
-  const key = `bare-${rootId}`;
-  const childKeys = Array.from({ length: count }, (_, index) => `${key}.${index + 1}`);
-  const parent = bare.open(key, rootId, { asKey: true });
-  childKeys.forEach((childKey, index) => bare.open(childKey, `${rootId}.${index + 1}`, { asKey: true }));
-  await withTimeout(env.temporalClient.workflow.execute('floorServedFanParent', { taskQueue: bare.taskQueue, workflowId: key, args: [count, maxConcurrentToolCalls] }), 300_000, `${key} to finish`);
+  const { parent, childKeys } = await bare.fanOut(rootId, count);
   const firsts = firstRequestAt(env.modelServer, childKeys).map((at, index) => {
     if (at === undefined) throw new Error(`bare child ${childKeys[index]} never called the model`);
     return at - parent.answeredAt;
   });
-  for (const done of [key, ...childKeys]) bare.forget(done);
+  for (const done of [`bare-${rootId}`, ...childKeys]) bare.forget(done);
   const lastChild = Math.max(...firsts);
   return { firstChild: Math.min(...firsts), childP50: percentile(firsts, 50), lastChild, cpu: cpu.between(parent.answeredAt, parent.answeredAt + lastChild) };
 }

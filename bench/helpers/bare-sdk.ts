@@ -10,8 +10,10 @@ import type { ModelServer } from '../../src/model-server/server';
 import { render } from '../floor/activities';
 import { servedLoopActivities } from '../floor/served-activities';
 import type { BenchEnv } from './bench-env';
+import { maxConcurrentToolCalls } from '../../src/shared/limits';
 import { requestsByAgent } from './model-log';
 import { openConversation, type FirstRequest, type ServedConversation } from './served-conversation';
+import { withTimeout } from './wait';
 
 export interface BareSdk {
   readonly taskQueue: string;
@@ -22,6 +24,13 @@ export interface BareSdk {
    */
   open(key: string, agentId: string, options?: { asKey?: boolean }): ServedConversation;
   conversation(key: string): ServedConversation | undefined;
+  /**
+   * The fan-out of the agent `rootId` as bare workflows (`floorServedFanParent`): its root's first request
+   * (key `bare-<rootId>`), then its `count` children started as the runtime starts one message's Agent
+   * calls (10 at a time), each a local activity and its own first request (keys `bare-<rootId>.<n>`).
+   * Resolves when all have ended, with the root's conversation and the children's keys; `forget` them after.
+   */
+  fanOut(rootId: string, count: number): Promise<{ parent: ServedConversation; childKeys: string[] }>;
   forget(key: string): void;
   close(): Promise<void>;
 }
@@ -48,16 +57,25 @@ export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueu
     ...workerOptions,
   });
   const running = worker.run();
+  const open: BareSdk['open'] = (key, agentId, options = {}) => {
+    const first = firstRequestOf(env.modelServer, agentId);
+    const headers = options.asKey ? { ...first.headers, [agentHeaders.id]: key } : first.headers;
+    const conversation = openConversation(anthropic, agentId, env.workspace, { ...first, headers });
+    conversations.set(key, conversation);
+    return conversation;
+  };
   return {
     taskQueue,
-    open(key, agentId, options = {}) {
-      const first = firstRequestOf(env.modelServer, agentId);
-      const headers = options.asKey ? { ...first.headers, [agentHeaders.id]: key } : first.headers;
-      const conversation = openConversation(anthropic, agentId, env.workspace, { ...first, headers });
-      conversations.set(key, conversation);
-      return conversation;
-    },
+    open,
     conversation: (key) => conversations.get(key),
+    async fanOut(rootId, count) {
+      const key = `bare-${rootId}`;
+      const childKeys = Array.from({ length: count }, (_, index) => `${key}.${index + 1}`);
+      const parent = open(key, rootId, { asKey: true });
+      childKeys.forEach((childKey, index) => open(childKey, `${rootId}.${index + 1}`, { asKey: true }));
+      await withTimeout(env.temporalClient.workflow.execute('floorServedFanParent', { taskQueue, workflowId: key, args: [count, maxConcurrentToolCalls] }), 300_000, `${key} to finish`);
+      return { parent, childKeys };
+    },
     forget: (key) => void conversations.delete(key),
     async close() {
       worker.shutdown();
