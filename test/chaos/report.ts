@@ -28,8 +28,11 @@ export interface ChaosSummary {
  */
 const setupKills = new Set<KillKind>(['child-start', 'worktree-creation']);
 
-/** The target agent resumed with a retry of its model call: the call had begun when the worker died. */
-const resumedInModelCall = (task: string) => /^callModel attempt [2-9]/.test(task);
+/** The target agent resumed with a retry of its model call (attempt 2 or later): the call had begun when the worker died. */
+const resumedInModelCall = (task: string) => {
+  const attempt = /^callModel attempt (\d+)$/.exec(task)?.[1];
+  return attempt !== undefined && Number(attempt) >= 2;
+};
 
 /** The activities of an agent's setup, before and around its first model call (src/workflows/setup.ts, workspace-activities.ts, extra-tools.ts). */
 const setupActivities: ReadonlySet<string> = new Set([

@@ -79,6 +79,13 @@ describe('chaos report: recovery by what was in flight', () => {
     expect(summarize([worktree, lateKill], 7, 1)).toMatchObject({ setupRecoveryMsMax: 10_200, modelCallRecoveryMsMax: 31_800 });
   });
 
+  it('counts any retry of the model call, the tenth and later too, but not its first attempt', () => {
+    const tenth = outcome(7, 'model-call', { on: 'model-request', role: 'bgChild', turn: 1 }, [{ afterMs: 33_400, task: 'callModel attempt 12' }]);
+    const first = outcome(8, 'model-call', { on: 'model-request', role: 'bgChild', turn: 1 }, [{ afterMs: 40_000, task: 'callModel attempt 1' }]);
+    expect(summarize([modelKill, tenth], 7, 1).modelCallRecoveryMsMax).toBe(33_400);
+    expect(summarize([first], 7, 1).modelCallRecoveryMsMax).toBeNull();
+  });
+
   it('gives null figures when no run was killed there', () => {
     const summary = summarize([modelKill], 7, 1);
     expect(summary.setupRecoveryMsMax).toBeNull();
