@@ -4,9 +4,10 @@
 // Temporal workflow running those same steps with nothing of the runtime (what the SDK and the server cost).
 import Anthropic from '@anthropic-ai/sdk';
 import { firstRequestOf, startBareSdk } from './helpers/bare-sdk';
+import { workflowStackFramesModule } from '../src/plugin';
 import { createBenchEnv } from './helpers/bench-env';
 import { requestsByAgent } from './helpers/model-log';
-import { readTurns, writeReadFiles } from './helpers/read-turns';
+import { readTurns, runtimeExtraPromisesPerCall, writeReadFiles } from './helpers/read-turns';
 import { modelTurn, openConversation, toolTurn, type FirstRequest } from './helpers/served-conversation';
 import { addTaskTimes, emptyTaskTimes, medianOf, type TaskTimes } from './helpers/task-times';
 import { ms, withTimeout } from './helpers/wait';
@@ -22,8 +23,11 @@ const env = await createBenchEnv({
   scenario: { agents: [...latencies, 'warmup'].map((latency) => ({ match: { agentName: `overhead-${latency}` }, turns: readTurns(toolTurns, latency === 'warmup' ? 0 : Number(latency)) })) },
 });
 const anthropic = new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 });
-// The bare-SDK loop's worker: its own task queue and bundle (bench/floor/workflows.ts), on the same server.
+// The bare-SDK loops' worker: its own task queue and bundle (bench/floor/workflows.ts), on the same server;
+// and one whose bundle records the runtime's stack frames (src/workflows/stack-frames.ts), for the loop with
+// the runtime's promise count, so that each of its promises costs the SDK's stack capture what one of the runtime's does.
 const bare = await startBareSdk(env, anthropic, 'overhead-bare-sdk');
+const bareWithRuntimeFrames = await startBareSdk(env, anthropic, 'overhead-bare-sdk-frames', {}, [workflowStackFramesModule]);
 
 interface DurableRun {
   agentId: string;
@@ -64,21 +68,30 @@ async function runInProcess(durable: DurableRun): Promise<{ wallMs: number; mode
 }
 
 /**
- * The same conversation as a bare Temporal workflow: each model call an activity, each turn's tool calls a
- * local activity, on this bench's server and a worker of its own — the SDK's and the server's cost for
- * this conversation, measured in the same minute as the agent's. `floorServedLoop` keeps the conversation
- * in the bench's memory; `floorDurableLoop` passes it through the workflow (answers, tool results and each
- * request's new messages in its history), as a durable agent must.
+ * The same conversation as bare Temporal workflows: each model call an activity, each turn's tool calls a
+ * local activity, on this bench's server and a worker of its own — the SDK's and the server's cost for this
+ * conversation, measured in the same minute as the agent's. `floorServedLoop` keeps the conversation in the
+ * bench's memory; `floorDurableLoop` passes it through the workflow (answers, tool results and each request's
+ * new messages in its history), as a durable agent must; and once more with as many promises a call as the
+ * runtime's workflow code makes beyond it (bench:promises), each a stack trace the SDK captures.
  */
-async function runBareSdk(durable: DurableRun, workflowType: 'floorServedLoop' | 'floorDurableLoop', times?: TaskTimes): Promise<{ wallMs: number; modelCalls: number; sameLastRequest: boolean }> {
-  const key = `${workflowType === 'floorDurableLoop' ? 'bare-durable' : 'bare'}-${durable.agentId}`;
-  bare.open(key, durable.agentId);
+const bareLoops = [
+  { name: 'bareSdk', label: 'bare SDK', workflowType: 'floorServedLoop', extraPromisesPerCall: 0, worker: bare },
+  { name: 'bareSdkDurable', label: 'bare durable', workflowType: 'floorDurableLoop', extraPromisesPerCall: 0, worker: bare },
+  { name: 'bareSdkDurablePromises', label: `bare dur. +${runtimeExtraPromisesPerCall}`, workflowType: 'floorDurableLoop', extraPromisesPerCall: runtimeExtraPromisesPerCall, worker: bareWithRuntimeFrames },
+] as const;
+type BareLoop = (typeof bareLoops)[number];
+
+async function runBareSdk(durable: DurableRun, loop: BareLoop, times?: TaskTimes): Promise<{ wallMs: number; modelCalls: number; sameLastRequest: boolean }> {
+  const key = `${loop.name}-${durable.agentId}`;
+  loop.worker.open(key, durable.agentId);
   const sentBefore = env.modelServer.requests().length;
   const started = performance.now();
-  const calls = await withTimeout(env.temporalClient.workflow.execute(workflowType, { taskQueue: bare.taskQueue, workflowId: key, args: [key] }), 300_000, `${key} to finish`);
+  const calls = await withTimeout(env.temporalClient.workflow.execute(loop.workflowType, { taskQueue: loop.worker.taskQueue, workflowId: key, args: [key, loop.extraPromisesPerCall] }), 300_000, `${key} to finish`);
   const wallMs = performance.now() - started;
-  bare.forget(key);
+  loop.worker.forget(key);
   if (times) addTaskTimes((await env.temporalClient.workflow.getHandle(key).fetchHistory()).events ?? [], times);
+  if (calls !== modelCalls) throw new Error(`the ${loop.label} loop made ${String(calls)} model calls, expected ${modelCalls}`);
   return { wallMs, modelCalls: calls as number, sameLastRequest: sameLastRequestSince(sentBefore, durable) };
 }
 
@@ -94,57 +107,50 @@ try {
   // Warm-up (bundle, JIT, connections, the server's caches): not measured.
   const warmup = await runDurable('overhead-warmup');
   await runInProcess(warmup);
-  await runBareSdk(warmup, 'floorServedLoop');
-  await runBareSdk(warmup, 'floorDurableLoop');
+  for (const loop of bareLoops) await runBareSdk(warmup, loop);
 
-  const rows: { latency: number; durable: number; setup: number; inProcess: number; inProcessModel: number; inProcessTools: number; bare: number; durableBare: number; identical: boolean; times: TaskTimes; bareTimes: TaskTimes; durableBareTimes: TaskTimes }[] = [];
+  interface BareRow {
+    wallMs: number;
+    times: TaskTimes;
+  }
+  const rows: { latency: number; durable: number; setup: number; inProcess: number; inProcessModel: number; inProcessTools: number; bare: Record<BareLoop['name'], BareRow>; identical: boolean; times: TaskTimes }[] = [];
   for (const latency of latencies) {
     const durable: number[] = [];
     const setup: number[] = [];
     const inProcess: number[] = [];
     const inProcessModel: number[] = [];
     const inProcessTools: number[] = [];
-    const bareWall: number[] = [];
-    const durableBareWall: number[] = [];
+    const bareWalls = bareLoops.map((): number[] => []);
+    const bareTimes = bareLoops.map(() => emptyTaskTimes());
     let identical = true;
     const times = emptyTaskTimes();
-    const bareTimes = emptyTaskTimes();
-    const durableBareTimes = emptyTaskTimes();
     for (let run = 0; run < runs; run++) {
       const durableRun = await runDurable(`overhead-${latency}`);
       const loop = await runInProcess(durableRun);
       if (loop.modelCalls !== modelCalls) throw new Error(`the in-process loop made ${loop.modelCalls} model calls, expected ${modelCalls}`);
-      const bareRun = await runBareSdk(durableRun, 'floorServedLoop', bareTimes);
-      if (bareRun.modelCalls !== modelCalls) throw new Error(`the bare-SDK loop made ${bareRun.modelCalls} model calls, expected ${modelCalls}`);
-      bareWall.push(bareRun.wallMs);
-      const durableBareRun = await runBareSdk(durableRun, 'floorDurableLoop', durableBareTimes);
-      if (durableBareRun.modelCalls !== modelCalls) throw new Error(`the durable bare-SDK loop made ${durableBareRun.modelCalls} model calls, expected ${modelCalls}`);
-      durableBareWall.push(durableBareRun.wallMs);
+      identical &&= loop.sameLastRequest;
+      for (const [index, bareLoop] of bareLoops.entries()) {
+        const bareRun = await runBareSdk(durableRun, bareLoop, bareTimes[index]);
+        bareWalls[index]!.push(bareRun.wallMs);
+        identical &&= bareRun.sameLastRequest;
+      }
       durable.push(durableRun.wallMs);
       setup.push(durableRun.setupMs);
       inProcess.push(loop.wallMs);
       inProcessModel.push(loop.modelMs);
       inProcessTools.push(loop.toolsMs);
-      identical &&= loop.sameLastRequest && bareRun.sameLastRequest && durableBareRun.sameLastRequest;
       await taskTimes(durableRun.agentId, times);
     }
-    const durableMs = median(durable);
-    const inProcessMs = median(inProcess);
-    const bareMs = median(bareWall);
-    const durableBareMs = median(durableBareWall);
     rows.push({
       latency,
-      durable: durableMs,
+      durable: median(durable),
       setup: median(setup),
-      inProcess: inProcessMs,
+      inProcess: median(inProcess),
       inProcessModel: median(inProcessModel),
       inProcessTools: median(inProcessTools),
-      bare: bareMs,
-      durableBare: durableBareMs,
+      bare: Object.fromEntries(bareLoops.map((bareLoop, index) => [bareLoop.name, { wallMs: median(bareWalls[index]!), times: bareTimes[index]! }])) as Record<BareLoop['name'], BareRow>,
       identical,
       times,
-      bareTimes,
-      durableBareTimes,
     });
   }
 
@@ -152,56 +158,63 @@ try {
   // A run's wall time against the in-process loop's: as a ratio, and per model call.
   const ratioOf = (row: Row, wallMs: number) => wallMs / row.inProcess;
   const perCallOf = (row: Row, wallMs: number) => (wallMs - row.inProcess) / modelCalls;
+  const pad = (cells: (number | string)[], width: number) => cells.map((value) => String(value).padStart(width)).join('');
   console.log(`overhead benchmark: ${toolTurns} turns of 2 tool calls (two Reads of small files) + a final answer = ${modelCalls} model calls; median of ${runs} runs (ms)`);
-  const columns = ['durable', 'of it setup', 'in-process', 'of it model', 'of it tools', 'ratio', 'per call', 'bare SDK', 'its ratio', 'its per call', 'bare durable', 'its ratio', 'its per call', 'same requests'];
-  console.log(`${'latency'.padStart(8)}${columns.map((label) => label.padStart(14)).join('')}`);
+  const columns = ['durable', 'of it setup', 'in-process', 'of it model', 'of it tools', 'ratio', 'per call', 'same requests'];
+  console.log(`${'latency'.padStart(8)}${pad(columns, 14)}`);
   for (const row of rows) {
-    const figures = (wallMs: number) => [ratioOf(row, wallMs).toFixed(2), ms(perCallOf(row, wallMs))];
-    const cells = [ms(row.durable), ms(row.setup), ms(row.inProcess), ms(row.inProcessModel), ms(row.inProcessTools), ...figures(row.durable), ms(row.bare), ...figures(row.bare), ms(row.durableBare), ...figures(row.durableBare), row.identical ? 'yes' : 'NO'];
-    console.log(`${String(row.latency).padStart(8)}${cells.map((value) => String(value).padStart(14)).join('')}`);
+    const cells = [ms(row.durable), ms(row.setup), ms(row.inProcess), ms(row.inProcessModel), ms(row.inProcessTools), ratioOf(row, row.durable).toFixed(2), ms(perCallOf(row, row.durable)), row.identical ? 'yes' : 'NO'];
+    console.log(`${String(row.latency).padStart(8)}${pad(cells, 14)}`);
   }
   console.log('durable: startAgent → result; of it setup: startAgent → its first model request; in-process: first request → final answer');
   console.log('(of it model: building, sending and reading the requests; of it tools: running the tool calls); per call = (durable − in-process) / model calls;');
-  console.log('bare SDK: the same conversation as a bare Temporal workflow (bench/floor/workflows.ts, floorServedLoop): each model call an activity,');
-  console.log("each turn's tool calls a local activity, the conversation in memory — what the SDK and this server cost it, in the same minute;");
-  console.log('bare durable: the same with the conversation passing through the workflow (floorDurableLoop): each answer the activity\'s result, each');
-  console.log("turn's tool results the local activity's, each request's new messages its input — what a history that is the transcript costs, and no more");
   console.log("same requests: the loop's and the bare workflows' last request bodies are byte-identical to the durable agent's");
+  console.log('');
+  console.log('the same conversation as bare Temporal workflows (bench/floor/workflows.ts), in the same minutes: ratio and per call against the same in-process loop');
+  console.log(`${'latency'.padStart(8)}${'loop'.padStart(22)}${pad(['wall', 'ratio', 'per call', 'task run p50', 'call run p50'], 14)}`);
+  for (const row of rows) {
+    const agentCells = [ms(row.durable), ratioOf(row, row.durable).toFixed(2), ms(perCallOf(row, row.durable)), ms(median(row.times.run.workflowTask)), ms(median(row.times.run.callModel))];
+    console.log(`${String(row.latency).padStart(8)}${'the agent'.padStart(22)}${pad(agentCells, 14)}`);
+    for (const bareLoop of bareLoops) {
+      const { wallMs, times: loopTimes } = row.bare[bareLoop.name];
+      // A bare loop's model call is its only activity type; its tool calls are a local activity.
+      const cells = [ms(wallMs), ratioOf(row, wallMs).toFixed(2), ms(perCallOf(row, wallMs)), ms(median(loopTimes.run.workflowTask)), ms(median(loopTimes.run.otherActivities))];
+      console.log(`${''.padStart(8)}${bareLoop.label.padStart(22)}${pad(cells, 14)}`);
+    }
+  }
+  console.log("bare SDK (floorServedLoop): each model call an activity, each turn's tool calls a local activity, the conversation in the bench's memory;");
+  console.log("bare durable (floorDurableLoop): the conversation passing through the workflow — each answer the activity's result, each turn's tool");
+  console.log("results the local activity's, each request's new messages its input: what a history that is the transcript costs, and no more;");
+  console.log(`bare dur. +${runtimeExtraPromisesPerCall}: the same with ${runtimeExtraPromisesPerCall} more promises a call, as many as the runtime's workflow code makes beyond it (bench:promises),`);
+  console.log("each a stack trace the SDK captures and source-maps, of the runtime's 5 frames (its worker preloads src/workflows/stack-frames.ts):");
+  console.log("what the runtime's promises alone cost. Task run: a workflow task's started → completed.");
   console.log('');
   console.log('durable runs, from their histories: median ms scheduled → started (waiting for a poller) and started → completed (on the worker)');
   const kinds = ['workflowTask', 'callModel', 'tools'] as const;
-  console.log(`${'latency'.padStart(13)}${kinds.flatMap((kind) => [`${kind} wait`, `${kind} run`]).map((label) => label.padStart(18)).join('')}`);
+  console.log(`${'latency'.padStart(13)}${pad(kinds.flatMap((kind) => [`${kind} wait`, `${kind} run`]), 18)}`);
   for (const row of rows) {
     const cells = kinds.flatMap((kind): (number | string)[] =>
       kind === 'tools' && row.times.wait.tools.length === 0 && row.times.localTools > 0 ? ['-', 'in workflow task'] : [ms(median(row.times.wait[kind])), ms(median(row.times.run[kind]))],
     );
-    console.log(`${String(row.latency).padStart(13)}${cells.map((value) => String(value).padStart(18)).join('')}`);
-  }
-  for (const [label, pick] of [['bare', (row: Row) => row.bareTimes], ['bare dur.', (row: Row) => row.durableBareTimes]] as const) {
-    for (const row of rows) {
-      // A bare loop's model call is its only activity type; its tool calls are a local activity.
-      const { wait, run } = pick(row);
-      const cells = [ms(median(wait.workflowTask)), ms(median(run.workflowTask)), ms(median(wait.otherActivities)), ms(median(run.otherActivities)), '-', 'in workflow task'];
-      console.log(`${`${row.latency} ${label}`.padStart(13)}${cells.map((value) => String(value).padStart(18)).join('')}`);
-    }
+    console.log(`${String(row.latency).padStart(13)}${pad(cells, 18)}`);
   }
   console.log('(Reads run as local activities inside the workflow task when no workspace worker holds the files: their time is in "workflowTask run")');
-  console.log('("bare", "bare dur.": the bare-SDK loops of the same conversation, their model call in the callModel columns)');
   const byLatency = (pick: (row: Row) => number) => Object.fromEntries(rows.map((row) => [String(row.latency), pick(row)]));
   // A bare loop's figures by latency, from its median wall time and its histories' task times.
-  const bareFigures = (pick: (row: Row) => [wallMs: number, times: TaskTimes]) => ({
-    ratio: byLatency((row) => Number(ratioOf(row, pick(row)[0]).toFixed(2))),
-    perCallOverheadMs: byLatency((row) => ms(perCallOf(row, pick(row)[0]))),
-    ms: byLatency((row) => ms(pick(row)[0])),
-    workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(pick(row)[1].run.workflowTask))),
-    callStartToCloseMsP50: byLatency((row) => ms(median(pick(row)[1].run.otherActivities))),
+  const bareFigures = (name: BareLoop['name']) => ({
+    ratio: byLatency((row) => Number(ratioOf(row, row.bare[name].wallMs).toFixed(2))),
+    perCallOverheadMs: byLatency((row) => ms(perCallOf(row, row.bare[name].wallMs))),
+    ms: byLatency((row) => ms(row.bare[name].wallMs)),
+    workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(row.bare[name].times.run.workflowTask))),
+    callStartToCloseMsP50: byLatency((row) => ms(median(row.bare[name].times.run.otherActivities))),
   });
   console.log(
     JSON.stringify({
       ratio: byLatency((row) => Number(ratioOf(row, row.durable).toFixed(2))),
       perCallOverheadMs: byLatency((row) => ms(perCallOf(row, row.durable))),
-      bareSdk: bareFigures((row) => [row.bare, row.bareTimes]),
-      bareSdkDurable: bareFigures((row) => [row.durableBare, row.durableBareTimes]),
+      bareSdk: bareFigures('bareSdk'),
+      bareSdkDurable: bareFigures('bareSdkDurable'),
+      bareSdkDurablePromises: { ...bareFigures('bareSdkDurablePromises'), extraPromisesPerCall: runtimeExtraPromisesPerCall },
       durableMs: byLatency((row) => ms(row.durable)),
       durableSetupMs: byLatency((row) => ms(row.setup)),
       inProcessMs: byLatency((row) => ms(row.inProcess)),
@@ -224,5 +237,6 @@ try {
   process.exitCode = 1;
 } finally {
   await bare.close();
+  await bareWithRuntimeFrames.close();
   await env.close();
 }

@@ -11,7 +11,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { Turn } from '../src/model-server/server';
 import { startBareSdk } from './helpers/bare-sdk';
 import { createBenchEnv } from './helpers/bench-env';
-import { readTurns, writeReadFiles } from './helpers/read-turns';
+import { readTurns, runtimeExtraPromisesPerCall, writeReadFiles } from './helpers/read-turns';
 import { withTimeout } from './helpers/wait';
 
 const turns = Number(process.env.BENCH_TURNS ?? 20);
@@ -94,10 +94,10 @@ async function runBare(workflowType: string, key: string, args: unknown[]): Prom
 }
 
 /** The agent `agentId`'s conversation again as a bare workflow (in memory or durable), the same requests. */
-async function runBareLoop(workflowType: 'floorServedLoop' | 'floorDurableLoop', agentId: string): Promise<void> {
-  const key = `${workflowType}-${agentId}`;
+async function runBareLoop(workflowType: 'floorServedLoop' | 'floorDurableLoop', agentId: string, extraPromisesPerCall = 0): Promise<void> {
+  const key = `${workflowType}-${extraPromisesPerCall}-${agentId}`;
   bare.open(key, agentId);
-  await runBare(workflowType, key, [key]);
+  await runBare(workflowType, key, [key, extraPromisesPerCall]);
 }
 
 const perUnit = (value: number, units: number) => Number((value / units).toFixed(1));
@@ -114,6 +114,7 @@ try {
   const agentLoop = await count(async () => (loopId = await runAgent('promises-loop-measured', turns + 5)));
   const bareLoop = await count(() => runBareLoop('floorServedLoop', loopId));
   const durableBareLoop = await count(() => runBareLoop('floorDurableLoop', loopId));
+  const matchedBareLoop = await count(() => runBareLoop('floorDurableLoop', loopId, runtimeExtraPromisesPerCall));
 
   // 2. A fan-out: one message of `children` background Agent calls; each child answers at once.
   let fanId = '';
@@ -122,9 +123,16 @@ try {
 
   const calls = turns + 1;
   console.log(`promises made by workflow code — each one a stack trace the SDK captures and source-maps (workflows in debugMode, counted by a promise hook)`);
-  console.log(`${''.padEnd(46)}${['runtime', 'bare SDK', 'bare durable'].map((label) => label.padStart(14)).join('')}`);
-  console.log(`${`a model call and its 2 Reads (${turns + 1} calls)`.padEnd(46)}${[agentLoop, bareLoop, durableBareLoop].map((c) => String(perUnit(c.total, calls)).padStart(14)).join('')}`);
-  console.log(`${`a child of a fan-out of ${children}, with the root's share`.padEnd(46)}${[agentFan, bareFan].map((c) => String(perUnit(c.total, children)).padStart(14)).join('')}${'-'.padStart(14)}`);
+  console.log(`${''.padEnd(46)}${['runtime', 'bare SDK', 'bare durable', `bare dur. +${runtimeExtraPromisesPerCall}`].map((label) => label.padStart(14)).join('')}`);
+  console.log(`${`a model call and its 2 Reads (${turns + 1} calls)`.padEnd(46)}${[agentLoop, bareLoop, durableBareLoop, matchedBareLoop].map((c) => String(perUnit(c.total, calls)).padStart(14)).join('')}`);
+  console.log(`${`a child of a fan-out of ${children}, with the root's share`.padEnd(46)}${[agentFan, bareFan].map((c) => String(perUnit(c.total, children)).padStart(14)).join('')}${'-'.padStart(14).repeat(2)}`);
+  // bench:overhead's promise-matched loop adds a fixed number a call: say when the runtime's count has moved away from it.
+  const extraNow = perUnit(agentLoop.total - durableBareLoop.total, calls);
+  const matched = Math.abs(extraNow - runtimeExtraPromisesPerCall) <= 2;
+  console.log(
+    `the runtime makes ${extraNow} more a call than the durable bare loop; bench:overhead's "bare dur. +${runtimeExtraPromisesPerCall}" loop adds ${runtimeExtraPromisesPerCall}` +
+      (matched ? '' : ` — update runtimeExtraPromisesPerCall (bench/helpers/read-turns.ts) to ${Math.round(extraNow)}`),
+  );
   const top = (label: string, counts: Count, units: number) => {
     console.log(`\nwhere the runtime's come from, ${label} (innermost frame of its own code that made them)`);
     for (const [source, value] of [...counts.bySource].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${String(perUnit(value, units)).padStart(8)}  ${source}`);
@@ -133,7 +141,9 @@ try {
   top('a fan-out child', agentFan, children);
   console.log(
     JSON.stringify({
-      perTurn: { runtime: perUnit(agentLoop.total, calls), bareSdk: perUnit(bareLoop.total, calls), bareSdkDurable: perUnit(durableBareLoop.total, calls) },
+      perTurn: { runtime: perUnit(agentLoop.total, calls), bareSdk: perUnit(bareLoop.total, calls), bareSdkDurable: perUnit(durableBareLoop.total, calls), bareSdkDurablePromises: perUnit(matchedBareLoop.total, calls) },
+      runtimeExtraPerTurn: extraNow,
+      overheadExtraPromisesPerCall: runtimeExtraPromisesPerCall,
       perFanoutChild: { runtime: perUnit(agentFan.total, children), bareSdk: perUnit(bareFan.total, children) },
       turns: calls,
       children,

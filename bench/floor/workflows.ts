@@ -52,17 +52,38 @@ export async function floorServedLoop(key: string): Promise<number> {
 }
 
 /**
+ * How deep in the call stack `floorDurableLoop`'s extra promises are made: deep enough that each stack trace
+ * the SDK captures and source-maps for them is full (as many frames as `Error.stackTraceLimit` allows: 10 by
+ * default, 5 on a worker that preloads the runtime's src/workflows/stack-frames.ts), as the runtime's are,
+ * made deep in its turn and tool code.
+ */
+const promiseStackDepth = 10;
+
+function atStackDepth(depth: number, then: () => void): void {
+  if (depth <= 0) then();
+  else atStackDepth(depth - 1, then);
+}
+
+/** Makes exactly `count` settled promises (the promise hooks see each made and settled; nothing awaits them, so no microtask turn moves). */
+function makePromises(count: number): void {
+  for (let made = 0; made < count; made++) void Promise.resolve(made);
+}
+
+/**
  * bench:overhead's durable bare-SDK loop: `floorServedLoop` with the conversation passing through the
  * workflow, as a durable agent's must for its history to be its transcript — each answer is the model
  * call's result, each turn's tool results the local activity's, and each model call's input the
  * messages added since the last call (the worker keeps its copy, as the runtime's conversation cache
  * does). The same requests; nothing of the runtime. Returns the number of model calls.
+ * `extraPromisesPerCall`: after each model call, that many more promises, as many as the runtime's workflow
+ * code makes beyond this loop's (bench:promises counts both): what those promises alone cost the workflow task.
  */
-export async function floorDurableLoop(key: string): Promise<number> {
+export async function floorDurableLoop(key: string, extraPromisesPerCall = 0): Promise<number> {
   const transcript: MessageParam[] = [];
   let tail: MessageParam[] = [];
   for (let calls = 1; ; calls++) {
     const content = await durableModelCall(key, tail);
+    if (extraPromisesPerCall > 0) atStackDepth(promiseStackDepth, () => makePromises(extraPromisesPerCall));
     transcript.push(...tail, { role: 'assistant', content });
     const uses = content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     if (uses.length === 0) return calls;

@@ -43,8 +43,12 @@ export function firstRequestOf(modelServer: ModelServer, agentId: string): First
   return { body: JSON.parse(request.rawBody) as FirstRequest['body'], headers };
 }
 
-/** `workerOptions`: for its worker, as `createBenchEnv`'s for the runtime's (e.g. `debugMode`). */
-export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueue = 'bare-sdk', workerOptions: Partial<WorkerOptions> = {}): Promise<BareSdk> {
+/**
+ * `workerOptions`: for its worker, as `createBenchEnv`'s for the runtime's (e.g. `debugMode`).
+ * `preloadModules`: for its bundle, e.g. the runtime's stack-frames module (src/workflows/stack-frames.ts) for
+ * bare workflows whose promises cost the SDK's stack capture what the runtime's do; none by default.
+ */
+export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueue = 'bare-sdk', workerOptions: Partial<WorkerOptions> = {}, preloadModules: string[] = []): Promise<BareSdk> {
   const conversations = new Map<string, ServedConversation>();
   const connection = await NativeConnection.connect({ address: env.server.address });
   const worker = await Worker.create({
@@ -53,7 +57,7 @@ export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueu
     taskQueue,
     // An agent's start stand-in (bench:floor's `render`) and the served model calls and tool calls.
     activities: { render, ...servedLoopActivities(conversations) },
-    workflowBundle: await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, '..', 'floor', 'workflows.ts'), logger: new DefaultLogger('WARN') }),
+    workflowBundle: await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, '..', 'floor', 'workflows.ts'), preloadModules, logger: new DefaultLogger('WARN') }),
     ...workerOptions,
   });
   const running = worker.run();

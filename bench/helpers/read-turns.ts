@@ -18,6 +18,15 @@ export function readTurns(turns: number, delayMs = 0): Turn[] {
   return [...Array.from({ length: turns }, (_, index): Turn => ({ text: `Turn ${index + 1}.`, toolUses, delayMs })), { text: 'Overhead benchmark done.', delayMs }];
 }
 
+/**
+ * How many more promises the runtime's workflow code makes for a model call of this conversation (the call,
+ * its two Reads, the turn) than the durable bare loop (`floorDurableLoop`) makes for the same requests:
+ * bench:promises counted 68.5 against 21.5 (2 December 2026). bench:overhead runs the durable bare loop once
+ * more with this many extra promises a call, to show what they alone cost; bench:promises says when the
+ * runtime's count has moved away from it.
+ */
+export const runtimeExtraPromisesPerCall = 47;
+
 /** The files the Reads read, in the agents' working directory. */
 export function writeReadFiles(workspace: string): void {
   writeFileSync(path.join(workspace, 'notes.txt'), Array.from({ length: 20 }, (_, index) => `note ${index}: keep the overhead small`).join('\n'));
