@@ -89,15 +89,15 @@ async function runAgent(name: string, maxTurns: number): Promise<string> {
   return handle.agentId;
 }
 
-async function runBare(workflowType: string, key: string, args: unknown[]): Promise<void> {
-  await withTimeout(env.temporalClient.workflow.execute(workflowType, { taskQueue: bare.taskQueue, workflowId: key, args }), 300_000, `${key} to finish`);
-}
-
 /** The agent `agentId`'s conversation again as a bare workflow (in memory or durable), the same requests. */
 async function runBareLoop(workflowType: 'floorServedLoop' | 'floorDurableLoop', agentId: string, extraPromisesPerCall = 0): Promise<void> {
   const key = `${workflowType}-${extraPromisesPerCall}-${agentId}`;
   bare.open(key, agentId);
-  await runBare(workflowType, key, [key, extraPromisesPerCall]);
+  try {
+    await withTimeout(env.temporalClient.workflow.execute(workflowType, { taskQueue: bare.taskQueue, workflowId: key, args: [key, extraPromisesPerCall] }), 300_000, `${key} to finish`);
+  } finally {
+    bare.forget(key);
+  }
 }
 
 const perUnit = (value: number, units: number) => Number((value / units).toFixed(1));

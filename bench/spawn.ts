@@ -109,7 +109,6 @@ async function bareFanOut(rootId: string, count: number): Promise<{ firstChild: 
     if (at === undefined) throw new Error(`bare child ${childKeys[index]} never called the model`);
     return at - parent.answeredAt;
   });
-  for (const done of [`bare-${rootId}`, ...childKeys]) bare.forget(done);
   const lastChild = Math.max(...firsts);
   return { firstChild: Math.min(...firsts), childP50: percentile(firsts, 50), lastChild, cpu: cpu.between(parent.answeredAt, parent.answeredAt + lastChild) };
 }

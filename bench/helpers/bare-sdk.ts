@@ -28,7 +28,8 @@ export interface BareSdk {
    * The fan-out of the agent `rootId` as bare workflows (`floorServedFanParent`): its root's first request
    * (key `bare-<rootId>`), then its `count` children started as the runtime starts one message's Agent
    * calls (10 at a time), each a local activity and its own first request (keys `bare-<rootId>.<n>`).
-   * Resolves when all have ended, with the root's conversation and the children's keys; `forget` them after.
+   * Resolves when all have ended, with the root's conversation and the children's keys (forgotten by then:
+   * their requests are in the model server's log).
    */
   fanOut(rootId: string, count: number): Promise<{ parent: ServedConversation; childKeys: string[] }>;
   forget(key: string): void;
@@ -77,7 +78,11 @@ export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueu
       const childKeys = Array.from({ length: count }, (_, index) => `${key}.${index + 1}`);
       const parent = open(key, rootId, { asKey: true });
       childKeys.forEach((childKey, index) => open(childKey, `${rootId}.${index + 1}`, { asKey: true }));
-      await withTimeout(env.temporalClient.workflow.execute('floorServedFanParent', { taskQueue, workflowId: key, args: [count, maxConcurrentToolCalls] }), 300_000, `${key} to finish`);
+      try {
+        await withTimeout(env.temporalClient.workflow.execute('floorServedFanParent', { taskQueue, workflowId: key, args: [count, maxConcurrentToolCalls] }), 300_000, `${key} to finish`);
+      } finally {
+        for (const done of [key, ...childKeys]) conversations.delete(done);
+      }
       return { parent, childKeys };
     },
     forget: (key) => void conversations.delete(key),
