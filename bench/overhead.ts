@@ -72,13 +72,15 @@ async function runInProcess(durable: DurableRun): Promise<{ wallMs: number; mode
  * local activity, on this bench's server and a worker of its own — the SDK's and the server's cost for this
  * conversation, measured in the same minute as the agent's. `floorServedLoop` keeps the conversation in the
  * bench's memory; `floorDurableLoop` passes it through the workflow (answers, tool results and each request's
- * new messages in its history), as a durable agent must; and once more with as many promises a call as the
- * runtime's workflow code makes beyond it (bench:promises), each a stack trace the SDK captures.
+ * new messages in its history), as a durable agent must; once more with as many promises a call as the
+ * runtime's workflow code makes beyond it (bench:promises), each a stack trace the SDK captures; and once more
+ * with each answer's tool calls in the model call's activity, the turn's shape when its Reads start with the call.
  */
 const bareLoops = [
-  { name: 'bareSdk', label: 'bare SDK', workflowType: 'floorServedLoop', extraPromisesPerCall: 0, worker: bare },
-  { name: 'bareSdkDurable', label: 'bare durable', workflowType: 'floorDurableLoop', extraPromisesPerCall: 0, worker: bare },
-  { name: 'bareSdkDurablePromises', label: `bare dur. +${runtimeExtraPromisesPerCall}`, workflowType: 'floorDurableLoop', extraPromisesPerCall: runtimeExtraPromisesPerCall, worker: bareWithRuntimeFrames },
+  { name: 'bareSdk', label: 'bare SDK', workflowType: 'floorServedLoop', extraPromisesPerCall: 0, readsWithCall: false, worker: bare },
+  { name: 'bareSdkDurable', label: 'bare durable', workflowType: 'floorDurableLoop', extraPromisesPerCall: 0, readsWithCall: false, worker: bare },
+  { name: 'bareSdkDurablePromises', label: `bare dur. +${runtimeExtraPromisesPerCall}`, workflowType: 'floorDurableLoop', extraPromisesPerCall: runtimeExtraPromisesPerCall, readsWithCall: false, worker: bareWithRuntimeFrames },
+  { name: 'bareSdkDurableReadsWithCall', label: 'bare dur. reads', workflowType: 'floorDurableLoop', extraPromisesPerCall: 0, readsWithCall: true, worker: bare },
 ] as const;
 type BareLoop = (typeof bareLoops)[number];
 
@@ -87,7 +89,7 @@ async function runBareSdk(durable: DurableRun, loop: BareLoop, times?: TaskTimes
   loop.worker.open(key, durable.agentId);
   const sentBefore = env.modelServer.requests().length;
   const started = performance.now();
-  const calls = await withTimeout(env.temporalClient.workflow.execute(loop.workflowType, { taskQueue: loop.worker.taskQueue, workflowId: key, args: [key, loop.extraPromisesPerCall] }), 300_000, `${key} to finish`);
+  const calls = await withTimeout(env.temporalClient.workflow.execute(loop.workflowType, { taskQueue: loop.worker.taskQueue, workflowId: key, args: [key, loop.extraPromisesPerCall, loop.readsWithCall] }), 300_000, `${key} to finish`);
   const wallMs = performance.now() - started;
   loop.worker.forget(key);
   if (times) addTaskTimes((await env.temporalClient.workflow.getHandle(key).fetchHistory()).events ?? [], times);
@@ -187,18 +189,22 @@ try {
   console.log("results the local activity's, each request's new messages its input: what a history that is the transcript costs, and no more;");
   console.log(`bare dur. +${runtimeExtraPromisesPerCall}: the same with ${runtimeExtraPromisesPerCall} more promises a call, as many as the runtime's workflow code makes beyond it (bench:promises),`);
   console.log("each a stack trace the SDK captures and source-maps, of the runtime's 5 frames (its worker preloads src/workflows/stack-frames.ts):");
-  console.log("what the runtime's promises alone cost. Task run: a workflow task's started → completed.");
+  console.log("what the runtime's promises alone cost. bare dur. reads: the durable bare loop with each answer's tool calls run in its model");
+  console.log("call's activity, as the runtime runs a turn's leading Reads: no local activity. Task run: a workflow task's started → completed.");
   console.log('');
   console.log('durable runs, from their histories: median ms scheduled → started (waiting for a poller) and started → completed (on the worker)');
   const kinds = ['workflowTask', 'callModel', 'tools'] as const;
   console.log(`${'latency'.padStart(13)}${pad(kinds.flatMap((kind) => [`${kind} wait`, `${kind} run`]), 18)}`);
   for (const row of rows) {
     const cells = kinds.flatMap((kind): (number | string)[] =>
-      kind === 'tools' && row.times.wait.tools.length === 0 && row.times.localTools > 0 ? ['-', 'in workflow task'] : [ms(median(row.times.wait[kind])), ms(median(row.times.run[kind]))],
+      kind === 'tools' && row.times.wait.tools.length === 0 && row.times.localTools + row.times.preReadTools > 0
+        ? ['-', row.times.preReadTools > 0 ? 'with model call' : 'in workflow task']
+        : [ms(median(row.times.wait[kind])), ms(median(row.times.run[kind]))],
     );
     console.log(`${String(row.latency).padStart(13)}${pad(cells, 18)}`);
   }
-  console.log('(Reads run as local activities inside the workflow task when no workspace worker holds the files: their time is in "workflowTask run")');
+  console.log('(a turn\'s leading Reads come back with its model call when no rule or hook speaks about Read and no workspace worker holds the files:');
+  console.log(' their time is in "callModel run"; other Reads run as local activities inside the workflow task, their time in "workflowTask run")');
   const byLatency = (pick: (row: Row) => number) => Object.fromEntries(rows.map((row) => [String(row.latency), pick(row)]));
   // A bare loop's figures by latency, from its median wall time and its histories' task times.
   const bareFigures = (name: BareLoop['name']) => ({
@@ -215,6 +221,7 @@ try {
       bareSdk: bareFigures('bareSdk'),
       bareSdkDurable: bareFigures('bareSdkDurable'),
       bareSdkDurablePromises: { ...bareFigures('bareSdkDurablePromises'), extraPromisesPerCall: runtimeExtraPromisesPerCall },
+      bareSdkDurableReadsWithCall: bareFigures('bareSdkDurableReadsWithCall'),
       durableMs: byLatency((row) => ms(row.durable)),
       durableSetupMs: byLatency((row) => ms(row.setup)),
       inProcessMs: byLatency((row) => ms(row.inProcess)),
@@ -227,6 +234,7 @@ try {
       callModelStartToCloseMsP50: byLatency((row) => ms(median(row.times.run.callModel))),
       toolStartToCloseMsP50: byLatency((row) => ms(median(row.times.run.tools))),
       localToolCalls: byLatency((row) => row.times.localTools),
+      preReadToolCalls: byLatency((row) => row.times.preReadTools),
       sameRequests: rows.every((row) => row.identical),
       modelCalls,
       runs,

@@ -19,6 +19,8 @@ export interface ServedLoopActivities {
   durableModelCall(key: string, tail: MessageParam[]): Promise<ContentBlock[]>;
   /** Tool calls of an answer, side by side (a local activity, as the runtime runs Reads); their outcomes by tool_use id. */
   durableTools(key: string, uses: ToolUseBlock[]): Promise<Record<string, ToolOutcome>>;
+  /** `durableModelCall`, then the answer's tool calls in the same activity, as the runtime's model call runs a turn's leading Reads. */
+  durableModelCallWithReads(key: string, tail: MessageParam[]): Promise<{ content: ContentBlock[]; outcomes: Record<string, ToolOutcome> }>;
 }
 
 export function servedLoopActivities(conversations: ReadonlyMap<string, ServedConversation>): ServedLoopActivities {
@@ -27,7 +29,7 @@ export function servedLoopActivities(conversations: ReadonlyMap<string, ServedCo
     if (!conversation) throw ApplicationFailure.nonRetryable(`no conversation ${key} in this bench process`);
     return conversation;
   };
-  return {
+  const activities: ServedLoopActivities = {
     servedModelCall: async (key) => modelTurn(conversationOf(key)),
     servedTools: async (key) => toolTurn(conversationOf(key)),
     durableModelCall: async (key, tail) => {
@@ -39,5 +41,11 @@ export function servedLoopActivities(conversations: ReadonlyMap<string, ServedCo
       return conversation.messages[conversation.messages.length - 1]!.content as ContentBlock[];
     },
     durableTools: async (key, uses) => runToolUses(conversationOf(key), uses),
+    durableModelCallWithReads: async (key, tail) => {
+      const content = await activities.durableModelCall(key, tail);
+      const uses = content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+      return { content, outcomes: uses.length > 0 ? await runToolUses(conversationOf(key), uses) : {} };
+    },
   };
+  return activities;
 }

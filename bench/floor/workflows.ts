@@ -14,7 +14,7 @@ const { wait } = proxyActivities<typeof activities>({
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 });
 const { read, render } = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
-const { servedModelCall, durableModelCall } = proxyActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
+const { servedModelCall, durableModelCall, durableModelCallWithReads } = proxyActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
 const { servedTools, durableTools } = proxyLocalActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
 
 /** As the runtime runs one message's Agent calls: at most `batch` at a time, each answered when its child started. */
@@ -77,17 +77,20 @@ function makePromises(count: number): void {
  * does). The same requests; nothing of the runtime. Returns the number of model calls.
  * `extraPromisesPerCall`: after each model call, that many more promises, as many as the runtime's workflow
  * code makes beyond this loop's (bench:promises counts both): what those promises alone cost the workflow task.
+ * `readsWithCall`: each answer's tool calls run in the model call's activity and come back with the answer, as
+ * the runtime's turn runs its leading Reads (src/workflows/pre-reads.ts): no local activity.
  */
-export async function floorDurableLoop(key: string, extraPromisesPerCall = 0): Promise<number> {
+export async function floorDurableLoop(key: string, extraPromisesPerCall = 0, readsWithCall = false): Promise<number> {
   const transcript: MessageParam[] = [];
   let tail: MessageParam[] = [];
   for (let calls = 1; ; calls++) {
-    const content = await durableModelCall(key, tail);
+    const answer = readsWithCall ? await durableModelCallWithReads(key, tail) : { content: await durableModelCall(key, tail) };
+    const { content } = answer;
     if (extraPromisesPerCall > 0) atStackDepth(promiseStackDepth, () => makePromises(extraPromisesPerCall));
     transcript.push(...tail, { role: 'assistant', content });
     const uses = content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     if (uses.length === 0) return calls;
-    tail = [buildToolResultMessage(uses, await durableTools(key, uses), 'missing')];
+    tail = [buildToolResultMessage(uses, 'outcomes' in answer ? answer.outcomes : await durableTools(key, uses), 'missing')];
   }
 }
 

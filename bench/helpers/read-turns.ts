@@ -25,7 +25,7 @@ export function readTurns(turns: number, delayMs = 0): Turn[] {
  * more with this many extra promises a call, to show what they alone cost; bench:promises says when the
  * runtime's count has moved away from it.
  */
-export const runtimeExtraPromisesPerCall = 47;
+export const runtimeExtraPromisesPerCall = 32;
 
 /** The files the Reads read, in the agents' working directory. */
 export function writeReadFiles(workspace: string): void {

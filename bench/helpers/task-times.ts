@@ -15,10 +15,12 @@ export interface TaskTimes {
   run: Record<TaskKind, number[]>;
   /** Tool calls run as local activities, inside workflow tasks (their time is part of `run.workflowTask`). */
   localTools: number;
+  /** Reads that came back with their model call (src/workflows/pre-reads.ts; their time is part of `run.callModel`). */
+  preReadTools: number;
 }
 
 const emptyKinds = (): Record<TaskKind, number[]> => ({ workflowTask: [], callModel: [], tools: [], otherActivities: [] });
-export const emptyTaskTimes = (): TaskTimes => ({ wait: emptyKinds(), run: emptyKinds(), localTools: 0 });
+export const emptyTaskTimes = (): TaskTimes => ({ wait: emptyKinds(), run: emptyKinds(), localTools: 0, preReadTools: 0 });
 
 const timeOf = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
 
@@ -46,6 +48,16 @@ function localToolCalls(event: HistoryEvent): number {
   }
 }
 
+/** Reads a model call's result carries (`preReads`, src/workflows/pre-reads.ts). */
+function preReadCalls(data: Uint8Array | null | undefined): number {
+  if (!data) return 0;
+  try {
+    return Object.keys((JSON.parse(Buffer.from(data).toString()) as { preReads?: object }).preReads ?? {}).length;
+  } catch {
+    return 0;
+  }
+}
+
 /** Adds the task times of one history's events to `into`. */
 export function addTaskTimes(events: readonly HistoryEvent[], into: TaskTimes): void {
   const byId = new Map(events.map((event) => [Number(event.eventId), event]));
@@ -64,7 +76,11 @@ export function addTaskTimes(events: readonly HistoryEvent[], into: TaskTimes): 
     }
     into.localTools += localToolCalls(event);
     const activityCompleted = event.activityTaskCompletedEventAttributes;
-    if (activityCompleted) add(into.run, activityKind(byId.get(Number(activityCompleted.scheduledEventId))), byId.get(Number(activityCompleted.startedEventId)), event);
+    if (activityCompleted) {
+      const kind = activityKind(byId.get(Number(activityCompleted.scheduledEventId)));
+      add(into.run, kind, byId.get(Number(activityCompleted.startedEventId)), event);
+      if (kind === 'callModel') into.preReadTools += preReadCalls(activityCompleted.result?.payloads?.[0]?.data);
+    }
   }
 }
 

@@ -10,7 +10,8 @@ import os from 'node:os';
 import { createAgentStartActivity } from './prompt/render-agent-start';
 import { createResumeActivities, createSpawnContextLoader } from './spawn-context';
 import { createRenderSystemPrompt } from './system-prompt';
-import { createToolActivities } from './tools';
+import { createToolActivities, toolRunners } from './tools';
+import type { PreRead } from './pre-reads';
 import { createReadBatchActivity } from './tools/read-batch';
 import { RunningCalls } from './tools/running-calls';
 import type { ShellOptions } from './tools/shell-options';
@@ -51,7 +52,10 @@ export function createActivities(dependencies: ActivityDependencies) {
   // A run's first model call on the worker that rendered its start reads the prompt from here, not by query.
   const renderedStarts = new RenderedStarts();
   const runningCalls = new RunningCalls();
-  const { callModel, compactConversation, fetchConversation } = createModelActivities({ ...dependencies, renderedStarts, runningCalls });
+  // A model call's leading file reads run with it, under its cancellation; its own heartbeat goes on meanwhile (src/activities/pre-reads.ts).
+  const resultsDir = dependencies.toolResultsDir;
+  const preRead: PreRead = (tool, input, signal) => toolRunners[tool](input, { signal, heartbeat: () => undefined, ...(resultsDir !== undefined ? { resultsDir } : {}) });
+  const { callModel, compactConversation, fetchConversation } = createModelActivities({ ...dependencies, renderedStarts, runningCalls, preRead });
   const renderAgentStart = createAgentStartActivity({
     homeDir,
     loadSpawnContext,

@@ -18,6 +18,7 @@ import { definitionsFor } from './tool-catalog';
 import { LiveText } from './live-text';
 import { liveLimits } from '../shared/live-activity';
 import { trackCurrentCall, type RunningCalls } from './tools/running-calls';
+import { PreReads, type PreRead } from './pre-reads';
 
 /** Collaborators of the model activity, passed in so tests use real clients pointed at local servers. */
 export interface ModelActivityDependencies {
@@ -32,6 +33,8 @@ export interface ModelActivityDependencies {
   renderedStarts?: RenderedStarts;
   /** This worker's running calls: a cancelled turn aborts its model call here at once (`abortRunningCalls`). */
   runningCalls?: RunningCalls;
+  /** Runs one Read, Glob or Grep: with it, a call whose input asks starts the answer's leading file reads (src/activities/pre-reads.ts). */
+  preRead?: PreRead;
 }
 
 /** For a fork's first request: the key of what it shares with its siblings (all but its directive). */
@@ -129,6 +132,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     const tracked = trackCurrentCall(dependencies.runningCalls);
     const prefixKey = sharedPrefixKey(body);
     let prefixStarted: (() => void) | undefined;
+    let preReads: PreReads | undefined;
     try {
       prefixStarted = prefixKey ? await prefixGate.enter(prefixKey, tracked.signal) : undefined;
       const stream = dependencies.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, {
@@ -140,11 +144,16 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         live.onEvent(event);
         if (Date.now() - lastBeatMs >= liveLimits.intervalMs) beat();
       });
+      // The answer's leading file reads start as each is complete in the stream (src/activities/pre-reads.ts).
+      preReads = input.preRead && dependencies.preRead && !input.compaction ? new PreReads(dependencies.preRead, input.preRead, tracked.signal) : undefined;
+      if (preReads) stream.on('contentBlock', (block) => preReads?.offer(block));
       const message = await stream.finalMessage();
       const usage = message.usage;
+      const content = toContentBlocks(message.content);
+      const read = await preReads?.settle(content);
       return {
         id: message.id,
-        content: toContentBlocks(message.content),
+        content,
         stopReason: (message.stop_reason ?? 'end_turn') as StopReason,
         model: message.model,
         ...(stream.request_id ? { requestId: stream.request_id } : {}),
@@ -154,6 +163,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
           cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
           cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
         },
+        ...(read ? { preReads: read } : {}),
       };
     } catch (error) {
       // Aborted on this worker before Temporal's cancellation came (the request is cut, nothing more is
@@ -164,6 +174,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       throw toModelInvocationFailure(error);
     } finally {
       prefixStarted?.();
+      preReads?.stop();
       clearInterval(timer);
       tracked.done();
     }

@@ -103,6 +103,13 @@ export const conversationLimits = {
    * asking the workflow by query, at the price of recording them in history a second time.
    */
   maxInlineTailBytes: 8 * 1024,
+  /**
+   * JSON characters of outcomes a model call's answer carries at most for the file reads it started
+   * (docs/architecture.md, "Reads with the model call"); calls past it run after the model call, as before.
+   */
+  maxPreReadChars: 200_000,
+  /** How long a model call's answer waits for the file reads it started once the model is done; those still running then run after the call. */
+  maxPreReadWaitMs: 10_000,
 } as const;
 
 /** max_tokens of each model call when the agent's input sets none (Claude Code's default output limit). */

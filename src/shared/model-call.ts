@@ -1,6 +1,8 @@
 import type { ThinkingSetting } from './agent-definition';
 import type { EffortLevel } from './effort';
 import type { ContentBlock, MessageParam, StopReason, TokenUsage, ToolDefinition } from './messages';
+import type { ReadBatchOutcome, ToolContext } from './tools';
+import type { FileReadToolName } from './tool-classification';
 
 /** Input of the model activity: a reference to the conversation, never the conversation itself. */
 export interface ModelCallInput {
@@ -36,6 +38,19 @@ export interface ModelCallInput {
    * compaction instruction instead of continued; fitted to the context window.
    */
   compaction?: { contextWindowTokens: number; instructions?: string };
+  /**
+   * Set when this agent's file reads may start with the model call (docs/architecture.md, "Reads with
+   * the model call"): which of Read, Glob and Grep, and the tool context they run with. The worker runs
+   * the answer's leading calls of those tools as each is complete in the stream, and returns their
+   * outcomes with the answer.
+   */
+  preRead?: PreReadRequest;
+}
+
+/** See {@link ModelCallInput.preRead}. */
+export interface PreReadRequest {
+  context: ToolContext;
+  tools: FileReadToolName[];
 }
 
 /** Messages from index `from` on, carried in the model call's input. */
@@ -76,4 +91,6 @@ export interface ModelCallResult {
   model: string;
   /** The API's `request-id` header (absent in results recorded before it was kept). */
   requestId?: string;
+  /** With `preRead`: the outcomes of the answer's leading file reads that ran, by tool_use id. */
+  preReads?: Record<string, ReadBatchOutcome>;
 }

@@ -30,6 +30,8 @@ export class AgentState {
   private lastModelCall?: { count: number; hash: string };
   /** This run rendered its start as a local activity (not carried to a new run). */
   startRenderedLocally = false;
+  /** The file reads that came back with the last model call (src/workflows/pre-reads.ts), named in the next call's summary for the UI (not carried). */
+  readWithLastCall: string[] = [];
   /** The conversation the model sees, with hashes, sizes and the run's transcript log. */
   readonly conversation: Conversation;
   usage: TokenUsage;

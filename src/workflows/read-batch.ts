@@ -45,6 +45,11 @@ export function readLocally(input: ToolCallInput, summary: string): Promise<Tool
   });
 }
 
+/** A Read of a batch (or started with the model call, src/workflows/pre-reads.ts) that threw: a failure of that call alone, not retried. */
+export function readFailure(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ message, nonRetryable: true });
+}
+
 function sendGathered(): void {
   const batch = gathering ?? [];
   gathering = undefined;
@@ -65,7 +70,7 @@ async function sendBatch(batch: Waiting[]): Promise<void> {
     batch.forEach((waiting, index) => {
       const outcome = outcomes[index];
       if (outcome && 'result' in outcome) waiting.resolve(outcome.result);
-      else waiting.reject(ApplicationFailure.create({ message: outcome?.failure ?? 'the batch returned no result for this Read', nonRetryable: true }));
+      else waiting.reject(readFailure(outcome?.failure ?? 'the batch returned no result for this Read'));
     });
   } catch (error) {
     for (const waiting of batch) waiting.reject(error);

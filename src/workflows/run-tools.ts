@@ -1,7 +1,7 @@
 import { ErrorType, errorText } from '../shared/errors';
 import { maxConcurrentToolCalls } from '../shared/limits';
 import type { ToolUseBlock } from '../shared/messages';
-import { isConcurrencySafeTool, isWorkspaceTool, type WorkspaceToolName } from '../shared/tool-classification';
+import { isConcurrencySafeTool, isFileReadTool, isWorkspaceTool, type WorkspaceToolName } from '../shared/tool-classification';
 import { classifyReadOnlyCommand } from '../shared/read-only-command';
 import { checkToolRules, type ToolRules } from '../shared/tool-rules';
 import { decideByRules, type PermissionRules, type RuleDecision } from '../shared/permission-rules';
@@ -14,6 +14,8 @@ import type { ToolTaskQueues } from '../shared/custom-tools';
 import { inSlidingWindow, partitionToolCalls } from './tool-batches';
 import { failureOutcome } from './tool-failure';
 import { runWorkspaceTool } from './workspace-activities';
+import type { PreReadLookup } from './pre-reads';
+import { readFailure } from './read-batch';
 import { hasPatch } from './patches';
 
 /** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
@@ -52,6 +54,8 @@ export interface ToolRunContext {
   onStart(call: ToolUseBlock): void;
   onReadFiles(records: ReadFileRecord[]): void;
   onReplacement(replacement: ContentReplacement): void;
+  /** File reads the model call already ran (src/workflows/pre-reads.ts): such a call takes its outcome instead of running. */
+  preRead?: PreReadLookup;
 }
 
 /** Read-file entries an Edit/Write may need: those whose path ends with the target's base name. */
@@ -63,6 +67,11 @@ function readStateFor(call: ToolUseBlock, state: ReadFileState): ReadFileState {
 }
 
 async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, context: ToolRunContext): Promise<ToolCallResult> {
+  const early = isFileReadTool(name) ? context.preRead?.(call, context.toolContext) : undefined;
+  if (early) {
+    if ('result' in early) return early.result;
+    throw readFailure(early.failure);
+  }
   const input = {
     context: context.toolContext,
     toolUseId: call.id,

@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { defaultMaxOutputTokens } from '../shared/limits';
 import type { StopReason, ToolUseBlock } from '../shared/messages';
-import type { ModelCallInput, ModelCallResult } from '../shared/model-call';
+import type { ModelCallInput, ModelCallResult, PreReadRequest } from '../shared/model-call';
 import { textHash } from '../shared/conversation-hash';
 import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from '../shared/tool-results';
 import { modelActivities, modelOptions } from './activity-proxies';
@@ -18,6 +18,8 @@ import type { Interruption } from './turn-control';
 import { hasPatch, onPatchBaseline } from './patches';
 import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
 import { abortLocallyWhenCancelled, localModelAbortPatch } from './local-abort';
+import { preReadLookup, preReadRequest, readWithLastCallSummary, type PreReadLookup } from './pre-reads';
+import { toolCallSummary } from '../shared/tool-summary';
 
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
 export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
@@ -50,7 +52,9 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     progress.callingModel();
     inbox.markSent();
     const sent = state.messages.length;
-    const response = await callModel(agent);
+    // File reads the model call may start (src/workflows/pre-reads.ts).
+    const preRead = preReadRequest(agent, toolPool(agent));
+    const response = await callModel(agent, preRead);
     if ('failure' in response) return { type: 'failed', error: response.failure };
     measureRequest(state, response.usage, sent);
     state.addUsage(response.usage);
@@ -68,7 +72,10 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     }
     progress.runningTools();
     state.toolUses += toolUses.length;
-    await runToolCalls(toolUses, toolRunContext(agent), outcomes);
+    const readWithCall: string[] = [];
+    const lookup = preReadLookup(response, preRead, toolUses, (call) => readWithCall.push(toolCallSummary(call.name, call.input)));
+    await runToolCalls(toolUses, toolRunContext(agent, lookup), outcomes);
+    state.readWithLastCall = readWithCall;
     // A tool that was cancelled may still return normally (Bash kills its command and reports the
     // output so far): the turn's own cancellation decides that the turn was interrupted or stopped.
     if (CancellationScope.current().consideredCancelled && hasPatch(cancelledTurnPatch)) throw new CancelledFailure('the turn was cancelled while its tools ran');
@@ -106,7 +113,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
 }
 
 /** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */
-function toolRunContext(agent: AgentParts): ToolRunContext {
+function toolRunContext(agent: AgentParts, preRead: PreReadLookup | undefined): ToolRunContext {
   const { input, state, children, approvals, progress } = agent;
   return {
     pool: toolPool(agent),
@@ -141,6 +148,7 @@ function toolRunContext(agent: AgentParts): ToolRunContext {
     onStart: (call) => progress.toolStarted(call.name),
     onReadFiles: (records) => state.recordReadFiles(records),
     onReplacement: (replacement) => state.recordReplacement(replacement),
+    ...(preRead ? { preRead } : {}),
   };
 }
 
@@ -156,11 +164,13 @@ function tailOf(state: AgentParts['state'], tools: string[]): Pick<ModelCallInpu
 }
 
 /** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
-async function callModel({ input, state }: AgentParts): Promise<ModelCallResult | { failure: string }> {
+async function callModel({ input, state }: AgentParts, preRead: PreReadRequest | undefined): Promise<ModelCallResult | { failure: string }> {
   // A stop or an interrupt aborts the call on the worker at once, not at its next heartbeat (patch localModelAbortPatch).
   const ended = hasPatch(localModelAbortPatch) ? abortLocallyWhenCancelled() : undefined;
   try {
-    return await modelActivities.callModel.executeWithOptions({ ...modelOptions, summary: `model turn ${state.turn} · ${input.model}` }, [
+    const summary = `model turn ${state.turn} · ${input.model}${readWithLastCallSummary(state.readWithLastCall)}`;
+    state.readWithLastCall = [];
+    return await modelActivities.callModel.executeWithOptions({ ...modelOptions, summary }, [
       {
         agentId: input.agentId,
         agentType: input.agentType,
@@ -174,6 +184,7 @@ async function callModel({ input, state }: AgentParts): Promise<ModelCallResult 
         conversationHash: state.conversationHash,
         turn: state.turn,
         ...tailOf(state, input.tools),
+        ...(preRead ? { preRead } : {}),
       },
     ]);
   } catch (error) {

@@ -38,6 +38,32 @@ export async function taskSteps(client: Client, workflowId: string): Promise<{ s
   return { scheduled, localActivities };
 }
 
+/** The results of a run's completed activities of one type, in order. */
+export async function activityResults(client: Client, workflowId: string, activityType: string): Promise<unknown[]> {
+  const events = await historyEvents(client, workflowId);
+  const types = new Map<string, string>();
+  const results: unknown[] = [];
+  for (const event of events) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled) types.set(String(event.eventId), scheduled.activityType?.name ?? '');
+    const completed = event.activityTaskCompletedEventAttributes;
+    if (completed && types.get(String(completed.scheduledEventId)) === activityType) results.push(decode(completed.result?.payloads?.[0]));
+  }
+  return results;
+}
+
+/** Every payload of a run's history as text (its data bytes decoded), to check what the history holds. */
+export function payloadText(events: readonly proto.temporal.api.history.v1.IHistoryEvent[]): string {
+  const parts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (value instanceof Uint8Array) parts.push(Buffer.from(value).toString('utf8'));
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  walk(events);
+  return parts.join('\n');
+}
+
 const decode = (payload: unknown): unknown => (payload ? defaultPayloadConverter.fromPayload(payload as Payload) : undefined);
 
 /** The patch ids a history's markers record, in order (`patched()` / `hasPatch` in workflow code). */

@@ -27,7 +27,7 @@ async function patchesOf(workflowId: string): Promise<string[]> {
 }
 
 describe('round trips of a turn', () => {
-  it('reads files inside the workflow task and sends small new messages with the model call (the first with its opening); a large one is read by query', async () => {
+  it('reads files without a task of their own and sends small new messages with the model call (the first with its opening); a large one is read by query', async () => {
     const line = 'x'.repeat(99);
     const large = Array.from({ length: Math.ceil((conversationLimits.maxInlineTailBytes * 2) / 100) }, () => line).join('\n');
     await env.writeFiles({ 'alpha.txt': 'ALPHA-CONTENT\n', 'beta.txt': 'BETA-CONTENT\n', 'large.txt': `${large}\n` });
@@ -53,11 +53,12 @@ describe('round trips of a turn', () => {
     expect(result.status).toBe('completed');
 
     const steps = await turnSteps(handle.agentId);
-    // Read ran inside the workflow tasks: the first turn's two Reads in one batch, the second's alone; Glob stays an activity task.
+    // No task of its own for a Read or a Glob: each turn's file reads came back with its model call
+    // (src/workflows/pre-reads.ts; test/integration/pre-reads.test.ts has the turns whose Reads run as local activities).
     expect(steps.scheduled).not.toContain('Read');
     expect(steps.scheduled).not.toContain('readBatch');
-    expect(steps.scheduled).toContain('Glob');
-    expect(steps.localActivities.filter((name) => name === 'Read' || name === 'readBatch')).toEqual(['readBatch', 'Read']);
+    expect(steps.scheduled).not.toContain('Glob');
+    expect(steps.localActivities.filter((name) => name === 'Read' || name === 'readBatch')).toEqual([]);
     // Batched Reads came before the patch baseline, which a run started today marks instead (src/workflows/patches.ts).
     expect(await patchesOf(handle.agentId)).toEqual([patchBaseline]);
 
