@@ -51,6 +51,8 @@ export interface ToolRunContext {
    */
   /** Undefined to go ahead, or the denial; a promise only when it must wait (for a person, or on a run recorded before the patch baseline). */
   authorize(call: ToolUseBlock, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> | ToolOutcome | undefined;
+  /** The permission decision when it needs no one (nothing happens either way): `go`, or `later` for whatever {@link authorize} must settle. */
+  authorizedNow?(call: ToolUseBlock, override?: 'allow' | 'ask'): 'go' | 'later';
   onStart(call: ToolUseBlock): void;
   onReadFiles(records: ReadFileRecord[]): void;
   onReplacement(replacement: ContentReplacement): void;
@@ -158,6 +160,25 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
   return { ...(hook?.context ? { context: hook.context } : {}), ...(hook?.updatedInput ? { call } : {}) };
 }
 
+/**
+ * A call its model call already ran (src/workflows/pre-reads.ts) whose every check decides now: its
+ * outcome, with the same bookkeeping as {@link runOne}, without a step of its own. Undefined when a check
+ * refuses it, asks, or must wait (a hook): such a call runs through runOne, which decides the same way.
+ */
+function settledNow(call: ToolUseBlock, context: ToolRunContext): ToolOutcome | undefined {
+  if (!context.preRead || context.beforeTool || context.afterTool || !context.authorizedNow || !isFileReadTool(call.name) || !context.pool.includes(call.name)) return undefined;
+  const checked = inputChecks(call, context);
+  if (checked.refusal || checked.rule?.type === 'ask') return undefined;
+  if (context.authorizedNow(call, checked.rule?.type === 'allow' ? 'allow' : undefined) !== 'go') return undefined;
+  const early = context.preRead(call, context.toolContext);
+  if (!early) return undefined;
+  context.onStart(call);
+  if (!('result' in early)) return failureOutcome(call.name, readFailure(early.failure));
+  if (early.result.readFiles?.length) context.onReadFiles(early.result.readFiles);
+  if (early.result.replacement) context.onReplacement(early.result.replacement);
+  return { content: early.result.content, isError: early.result.isError };
+}
+
 async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
   const checked = await refusalOf(call, context);
   if (checked.refusal) return checked.refusal;
@@ -207,7 +228,18 @@ export async function runToolCalls(calls: readonly ToolUseBlock[], context: Tool
       await inSlidingWindow(group.calls, maxConcurrentToolCalls, run);
       continue;
     }
-    // Runs recorded before (and groups that fit the window): fixed batches, all of a batch at once.
-    for (const batch of partitionToolCalls(group.calls, () => group.concurrent, maxConcurrentToolCalls)) await Promise.all(batch.calls.map(run));
+    // Runs recorded before (and groups that fit the window): fixed batches, all of a batch at once. A call
+    // its model call already ran is settled at once (only answers recorded with `preReads` have such calls).
+    for (const batch of partitionToolCalls(group.calls, () => group.concurrent, maxConcurrentToolCalls)) {
+      let settled = 0;
+      const running = batch.calls.flatMap((call) => {
+        const now = settledNow(call, context);
+        if (!now) return [run(call)];
+        outcomes[call.id] = now;
+        settled++;
+        return [];
+      });
+      if (running.length > 0 || settled === 0) await Promise.all(running);
+    }
   }
 }

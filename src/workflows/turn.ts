@@ -144,6 +144,10 @@ function toolRunContext(agent: AgentParts, preRead: PreReadLookup | undefined): 
       const now = onPatchBaseline() ? approvals.decideNow(call, classification, override) : 'ask';
       return now === 'ask' ? approvals.authorize(call, classification, override) : now.outcome;
     },
+    authorizedNow: (call, override) => {
+      const now = onPatchBaseline() ? approvals.decideNow(call, classificationOf(agent, call.name), override) : 'ask';
+      return now !== 'ask' && now.outcome === undefined ? 'go' : 'later';
+    },
     concurrencySafe: (name) => isConcurrencySafe(agent, name),
     onStart: (call) => progress.toolStarted(call.name),
     onReadFiles: (records) => state.recordReadFiles(records),
