@@ -52,10 +52,10 @@ export type WorkspaceToolName = (typeof workspaceToolNames)[number];
  * background agent may use them (TodoWrite changes only the agent's own todo list; TaskOutput only reads its children).
  */
 export const readOnlyToolNames = ['Read', 'Glob', 'Grep', ...webToolNames, ...todoToolNames, ...peekToolNames] as const;
+export type ReadOnlyToolName = (typeof readOnlyToolNames)[number];
 /** The workspace tools that only read files: a model call may run its answer's leading calls of them (docs/architecture.md, "Reads with the model call"). */
 export const fileReadToolNames = ['Read', 'Glob', 'Grep'] as const;
 export type FileReadToolName = (typeof fileReadToolNames)[number];
-export type ReadOnlyToolName = (typeof readOnlyToolNames)[number];
 
 /** Tools run by workflow code that only talk to other agents of the tree: they never need a person. */
 export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop', ...peekToolNames, ...taskBoardToolNames] as const;
@@ -82,11 +82,12 @@ export function isWorkspaceTool(name: string): name is WorkspaceToolName {
   return includes(workspaceToolNames, name);
 }
 
-/** True for tools that only read (safe for read-only agents and background allow-lists). */
+/** True for Read, Glob and Grep. */
 export function isFileReadTool(name: string): name is FileReadToolName {
   return includes(fileReadToolNames, name);
 }
 
+/** True for tools that only read (safe for read-only agents and background allow-lists). */
 export function isReadOnlyTool(name: string): name is ReadOnlyToolName {
   return includes(readOnlyToolNames, name);
 }
