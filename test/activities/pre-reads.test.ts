@@ -104,7 +104,7 @@ describe('PreReads', () => {
       slowSignal = signal;
       return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
     };
-    const preReads = new PreReads(slow, request(), workspace.abort.signal, { maxChars: 200_000, maxWaitMs: 50 });
+    const preReads = new PreReads(slow, request(), workspace.abort.signal, { maxChars: 200_000, maxWaitMs: 1_000 });
     const blocks = [readCall('toolu_1', 'one.txt'), toolCall('toolu_2', 'Grep', { pattern: 'SLOW' }), readCall('toolu_3', 'one.txt')];
     for (const block of blocks) preReads.offer(block);
     expect(Object.keys((await preReads.settle(asContent(blocks))) ?? {})).toEqual(['toolu_1']);
