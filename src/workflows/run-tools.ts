@@ -7,7 +7,7 @@ import { checkToolRules, type ToolRules } from '../shared/tool-rules';
 import { decideByRules, type PermissionRules, type RuleDecision } from '../shared/permission-rules';
 import { agentHooksPatch, appendText, type PreToolDecision } from './hooks';
 import type { ToolOutcome } from '../shared/tool-results';
-import type { ContentReplacement, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
+import type { ContentReplacement, ReadBatchOutcome, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
 import { toolCallSummary } from '../shared/tool-summary';
 import type { WorkspaceWorker } from '../shared/workspace-routing';
 import type { ToolTaskQueues } from '../shared/custom-tools';
@@ -68,12 +68,22 @@ function readStateFor(call: ToolUseBlock, state: ReadFileState): ReadFileState {
   return Object.fromEntries(Object.entries(state).filter(([path]) => path.split('/').pop() === baseName));
 }
 
+/** A pre-read call's result, or the failure it ran into (thrown, as the activity's would be). */
+function preReadResult(early: ReadBatchOutcome): ToolCallResult {
+  if ('result' in early) return early.result;
+  throw readFailure(early.failure);
+}
+
+/** A tool call's result as the model sees it, its read-file records and content replacement kept for the agent. */
+function recordedOutcome(result: ToolCallResult, context: ToolRunContext): ToolOutcome {
+  if (result.readFiles?.length) context.onReadFiles(result.readFiles);
+  if (result.replacement) context.onReplacement(result.replacement);
+  return { content: result.content, isError: result.isError };
+}
+
 async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, context: ToolRunContext): Promise<ToolCallResult> {
   const early = isFileReadTool(name) ? context.preRead?.(call, context.toolContext) : undefined;
-  if (early) {
-    if ('result' in early) return early.result;
-    throw readFailure(early.failure);
-  }
+  if (early) return preReadResult(early);
   const input = {
     context: context.toolContext,
     toolUseId: call.id,
@@ -173,10 +183,11 @@ function settledNow(call: ToolUseBlock, context: ToolRunContext): ToolOutcome | 
   const early = context.preRead(call, context.toolContext);
   if (!early) return undefined;
   context.onStart(call);
-  if (!('result' in early)) return failureOutcome(call.name, readFailure(early.failure));
-  if (early.result.readFiles?.length) context.onReadFiles(early.result.readFiles);
-  if (early.result.replacement) context.onReplacement(early.result.replacement);
-  return { content: early.result.content, isError: early.result.isError };
+  try {
+    return recordedOutcome(preReadResult(early), context);
+  } catch (error) {
+    return failureOutcome(call.name, error);
+  }
 }
 
 async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
@@ -197,9 +208,7 @@ async function execute(call: ToolUseBlock, context: ToolRunContext): Promise<Too
   }
   try {
     const result = await runActivityTool(call.name, call, context);
-    if (result.readFiles?.length) context.onReadFiles(result.readFiles);
-    if (result.replacement) context.onReplacement(result.replacement);
-    return { content: result.content, isError: result.isError };
+    return recordedOutcome(result, context);
   } catch (error) {
     return failureOutcome(call.name, error);
   }

@@ -53,7 +53,8 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     inbox.markSent();
     const sent = state.messages.length;
     // File reads the model call may start (src/workflows/pre-reads.ts).
-    const preRead = preReadRequest(agent, toolPool(agent));
+    const pool = toolPool(agent);
+    const preRead = preReadRequest(agent, pool);
     const response = await callModel(agent, preRead);
     if ('failure' in response) return { type: 'failed', error: response.failure };
     measureRequest(state, response.usage, sent);
@@ -74,7 +75,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     state.toolUses += toolUses.length;
     const readWithCall: string[] = [];
     const lookup = preReadLookup(response, preRead, toolUses, (call) => readWithCall.push(toolCallSummary(call.name, call.input)));
-    await runToolCalls(toolUses, toolRunContext(agent, lookup), outcomes);
+    await runToolCalls(toolUses, toolRunContext(agent, pool, lookup), outcomes);
     state.readWithLastCall = readWithCall;
     // A tool that was cancelled may still return normally (Bash kills its command and reports the
     // output so far): the turn's own cancellation decides that the turn was interrupted or stopped.
@@ -113,10 +114,10 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
 }
 
 /** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */
-function toolRunContext(agent: AgentParts, preRead: PreReadLookup | undefined): ToolRunContext {
+function toolRunContext(agent: AgentParts, pool: readonly string[], preRead: PreReadLookup | undefined): ToolRunContext {
   const { input, state, children, approvals, progress } = agent;
   return {
-    pool: toolPool(agent),
+    pool,
     readOnlyBash: input.readOnlyBash === true,
     ...(input.toolRules ? { toolRules: input.toolRules } : {}),
     ...(state.settings?.permissions ? { permissionRules: state.settings.permissions } : {}),
