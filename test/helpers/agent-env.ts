@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,18 @@ import type { WebToolSettings } from '../../src/activities/web';
 import { SubagentsClient, type StartAgentOptions } from '../../src/client';
 import { startModelServer, type Behaviour, type ModelServer, type RecordedRequest } from '../../src/model-server/server';
 import { connectTestTemporal, createTestWorker, testHomeDir, uniqueTaskQueue, type TestTemporal } from './temporal';
+
+/** A project directory of its own under `root`, with its files (`.claude/settings.json`, agents, hook scripts: executable). */
+export function writeProject(root: string, name: string, files: Record<string, string>): string {
+  const dir = path.join(root, name);
+  for (const [file, content] of Object.entries(files)) {
+    const full = path.join(dir, file);
+    mkdirSync(path.dirname(full), { recursive: true });
+    writeFileSync(full, content, { mode: 0o755 });
+  }
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 /** A scripted model behaviour from its agents' scripts (the model server's scenario: matches and turns, src/model-server). */
 export const scenario = (agents: unknown[]): Behaviour => ({ kind: 'scripted', scenario: { agents } }) as never;

@@ -1,11 +1,11 @@
 /** Hooks and settings permission rules (docs/hooks.md, docs/configuration.md) on a real Temporal server with a scripted model. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { agentsListCommand } from '../../src/cli/commands/agents-list';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 import { waitFor } from '../helpers/child-worker';
 
@@ -22,16 +22,7 @@ afterAll(async () => {
 
 
 /** A project directory of its own per test, with its files (`.claude/settings.json`, agents, hook scripts). */
-function project(name: string, files: Record<string, string>): string {
-  const dir = path.join(env.workspace, name);
-  for (const [file, content] of Object.entries(files)) {
-    const full = path.join(dir, file);
-    mkdirSync(path.dirname(full), { recursive: true });
-    writeFileSync(full, content, { mode: 0o755 });
-  }
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
+const project = (name: string, files: Record<string, string>): string => writeProject(env.workspace, name, files);
 
 const settings = (value: unknown) => JSON.stringify(value, null, 2);
 const hook = (event: string, command: string, matcher?: string) => ({ [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command }] }] });

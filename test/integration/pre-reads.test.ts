@@ -4,11 +4,9 @@
  * no local activity; a Read after another tool, or one a rule or hook speaks about, runs as before; a
  * file a rule refuses is never read into the history.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelCallInput, ModelCallResult } from '../../src/shared/model-call';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
 import { activityResults, historyEvents, payloadText, recordHistory, taskSteps } from '../helpers/histories';
 
 let env: AgentTestEnv;
@@ -20,16 +18,8 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** A project directory of its own, with its files (`.claude/settings.json`). */
-function project(name: string, files: Record<string, string>): string {
-  const dir = path.join(env.workspace, name);
-  for (const [file, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    writeFileSync(path.join(dir, file), content);
-  }
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
+/** A project directory of its own per test, with its files (`.claude/settings.json`, agents, hook scripts). */
+const project = (name: string, files: Record<string, string>): string => writeProject(env.workspace, name, files);
 
 async function stepsOf(agentId: string) {
   const { scheduled, localActivities } = await taskSteps(env.temporal.client, agentId);
