@@ -30,32 +30,32 @@ function activityKind(scheduled: HistoryEvent | undefined): TaskKind {
   return isWorkspaceTool(type) ? 'tools' : 'otherActivities';
 }
 
+/** A payload's JSON (the SDK's default converter), or undefined when there is none or it does not parse. */
+function jsonOf(data: Uint8Array | null | undefined): unknown {
+  if (!data) return undefined;
+  try {
+    return JSON.parse(Buffer.from(data).toString()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Tool calls a local activity's marker stands for: 1 for a workspace tool (Read runs so, docs/operations.md
  * "Worker tuning"), one per Read of a `readBatch` (from its result), 0 for any other marker.
  */
 function localToolCalls(event: HistoryEvent): number {
   const marker = event.markerRecordedEventAttributes;
-  const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
-  if (!data) return 0;
-  try {
-    const type = (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type ?? '';
-    if (isWorkspaceTool(type)) return 1;
-    const result = type === 'readBatch' ? marker?.details?.result?.payloads?.[0]?.data : undefined;
-    return result ? (JSON.parse(Buffer.from(result).toString()) as unknown[]).length : 0;
-  } catch {
-    return 0;
-  }
+  if (marker?.markerName !== 'core_local_activity') return 0;
+  const type = (jsonOf(marker.details?.data?.payloads?.[0]?.data) as { activity_type?: string } | undefined)?.activity_type ?? '';
+  if (isWorkspaceTool(type)) return 1;
+  const results = type === 'readBatch' ? jsonOf(marker.details?.result?.payloads?.[0]?.data) : undefined;
+  return Array.isArray(results) ? results.length : 0;
 }
 
 /** Reads a model call's result carries (`preReads`, src/workflows/pre-reads.ts). */
 function preReadCalls(data: Uint8Array | null | undefined): number {
-  if (!data) return 0;
-  try {
-    return Object.keys((JSON.parse(Buffer.from(data).toString()) as { preReads?: object }).preReads ?? {}).length;
-  } catch {
-    return 0;
-  }
+  return Object.keys((jsonOf(data) as { preReads?: object } | undefined)?.preReads ?? {}).length;
 }
 
 /** Adds the task times of one history's events to `into`. */
