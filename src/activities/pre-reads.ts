@@ -34,23 +34,24 @@ export class PreReads {
   private readonly started: Started[] = [];
   /** False once another tool call came: a read after it may depend on it (a Write of the same file). */
   private leading = true;
-  /** Aborted with the model call, and for the reads still running when the answer stops waiting for them. */
-  private readonly running = new AbortController();
-  private readonly onCancel = (): void => this.running.abort(this.signal.reason);
+  /**
+   * Aborted with the model call, and for the reads still running when the answer stops waiting for them;
+   * made with the first read, so a call that starts none adds no listener to the call's signal.
+   */
+  private running?: AbortController;
+  private stopped = false;
+  private readonly onCancel = (): void => this.running?.abort(this.signal.reason);
 
   constructor(
     private readonly read: PreRead,
     private readonly request: PreReadRequest,
     private readonly signal: AbortSignal,
     private readonly limits: PreReadLimits = { maxChars: conversationLimits.maxPreReadChars, maxWaitMs: conversationLimits.maxPreReadWaitMs },
-  ) {
-    if (signal.aborted) this.onCancel();
-    else signal.addEventListener('abort', this.onCancel, { once: true });
-  }
+  ) {}
 
   /** A content block complete in the stream: a read among the answer's leading tool calls starts now. */
   offer(block: Anthropic.Messages.ContentBlock): void {
-    if (block.type !== 'tool_use' || !this.leading) return;
+    if (block.type !== 'tool_use' || !this.leading || this.stopped) return;
     const tool = this.request.tools.find((name) => name === block.name);
     // At most one window of concurrent calls (the workflow runs no more at once): the rest run after the call.
     if (!tool || this.started.length >= maxConcurrentToolCalls || !isObject(block.input)) {
@@ -58,7 +59,7 @@ export class PreReads {
       return;
     }
     const input: ToolCallInput = { context: this.request.context, toolUseId: block.id, input: block.input };
-    const outcome = this.read(tool, input, this.running.signal).then(
+    const outcome = this.read(tool, input, this.runningSignal()).then(
       (result): ReadBatchOutcome => ({ result }),
       (error: unknown): ReadBatchOutcome => ({ failure: messageOf(error) }),
     );
@@ -99,8 +100,20 @@ export class PreReads {
 
   /** Stops what still runs (nothing waits for it any more) and lets go of the model call's signal; also when the call failed. */
   stop(): void {
+    this.stopped = true;
+    if (!this.running) return;
     this.signal.removeEventListener('abort', this.onCancel);
     this.running.abort(new Error('the model call no longer waits for this read'));
+  }
+
+  /** The signal the reads run with, linked to the model call's from the first read on. */
+  private runningSignal(): AbortSignal {
+    if (!this.running) {
+      this.running = new AbortController();
+      if (this.signal.aborted) this.onCancel();
+      else this.signal.addEventListener('abort', this.onCancel, { once: true });
+    }
+    return this.running.signal;
   }
 
   private stopWith<T>(value: T): T {

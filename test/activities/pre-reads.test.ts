@@ -1,4 +1,5 @@
 /** The Reads a model call starts (src/activities/pre-reads.ts), on real files with the real Read tool. */
+import { getEventListeners } from 'node:events';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -125,6 +126,34 @@ describe('PreReads', () => {
     failed.offer(readCall('toolu_2', 'one.txt'));
     failed.stop();
     expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
+  });
+
+  it("holds on to the model call's signal only while a read runs, starts none once stopped, and none live on an aborted call", async () => {
+    const signals: AbortSignal[] = [];
+    const hanging: PreRead = (_tool, _input, signal) => {
+      signals.push(signal);
+      return new Promise(() => undefined);
+    };
+    const model = new AbortController();
+    const none = new PreReads(hanging, request(), model.signal);
+    none.offer(text('no reads'));
+    expect(getEventListeners(model.signal, 'abort')).toHaveLength(0);
+    expect(await none.settle(asContent([text('no reads')]))).toBeUndefined();
+
+    const one = new PreReads(hanging, request(), model.signal);
+    one.offer(readCall('toolu_1', 'one.txt'));
+    expect(getEventListeners(model.signal, 'abort')).toHaveLength(1);
+    one.stop();
+    expect(getEventListeners(model.signal, 'abort')).toHaveLength(0);
+    one.offer(readCall('toolu_2', 'two.txt'));
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(true);
+
+    const aborted = new AbortController();
+    aborted.abort(new Error('interrupted'));
+    const late = new PreReads(hanging, request(), aborted.signal);
+    late.offer(readCall('toolu_3', 'three.txt'));
+    expect(signals[1]!.aborted).toBe(true);
   });
 
   it('returns only Reads the final answer holds, and nothing when it holds none', async () => {
