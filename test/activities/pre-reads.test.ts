@@ -32,6 +32,16 @@ const toolCall = (id: string, name: string, input: unknown = {}): Anthropic.Mess
 const text = (value: string): Anthropic.Messages.TextBlock => ({ type: 'text', text: value, citations: null }) as Anthropic.Messages.TextBlock;
 const asContent = (blocks: Anthropic.Messages.ContentBlock[]): ContentBlock[] => blocks as unknown as ContentBlock[];
 
+/** A read that never ends, and the signals it was started with. */
+function hangingReads(): { signals: AbortSignal[]; hanging: PreRead } {
+  const signals: AbortSignal[] = [];
+  const hanging: PreRead = (_tool, _input, signal) => {
+    signals.push(signal);
+    return new Promise(() => undefined);
+  };
+  return { signals, hanging };
+}
+
 describe('PreReads', () => {
   it('reads the leading Reads as they come, each with its own outcome (a failing one and a refused path included), and returns them by id', async () => {
     await workspace.write('one.txt', 'ONE\n');
@@ -113,11 +123,7 @@ describe('PreReads', () => {
   });
 
   it('aborts its reads with the model call, and stops them when the call fails', async () => {
-    const signals: AbortSignal[] = [];
-    const hanging: PreRead = (_tool, _input, signal) => {
-      signals.push(signal);
-      return new Promise(() => undefined);
-    };
+    const { signals, hanging } = hangingReads();
     const model = new AbortController();
     const cancelled = new PreReads(hanging, request(), model.signal);
     cancelled.offer(readCall('toolu_1', 'one.txt'));
@@ -129,11 +135,7 @@ describe('PreReads', () => {
   });
 
   it("holds on to the model call's signal only while a read runs, starts none once stopped, and none live on an aborted call", async () => {
-    const signals: AbortSignal[] = [];
-    const hanging: PreRead = (_tool, _input, signal) => {
-      signals.push(signal);
-      return new Promise(() => undefined);
-    };
+    const { signals, hanging } = hangingReads();
     const model = new AbortController();
     const none = new PreReads(hanging, request(), model.signal);
     none.offer(text('no reads'));
