@@ -11,11 +11,16 @@ import { SubagentsClient } from '../src/client';
 import { startDevServer } from '../src/dev/dev-server';
 import { startModelServer, type Turn } from '../src/model-server/server';
 import { workflowBundlerOptions, workflowsPath } from '../src/worker';
-import { spawnWorkerProcess } from '../test/helpers/spawn-worker-process';
+import { agentHeaders } from '../src/model-server/conversation';
+import { maxConcurrentToolCalls } from '../src/shared/limits';
+import { spawnReadyProcess, spawnWorkerProcess } from '../test/helpers/spawn-worker-process';
+import { firstRequestOf } from './helpers/bare-sdk';
+import type { BareConversationsFile } from './helpers/bare-worker-process';
 import { eventBytes } from './helpers/bench-env';
 import { sampleRss } from './helpers/rss';
 import { addTaskTimes, emptyTaskTimes, medianOf, taskKinds, type TaskTimes } from './helpers/task-times';
-import { ms } from './helpers/wait';
+import type { FirstRequest } from './helpers/served-conversation';
+import { ms, withTimeout } from './helpers/wait';
 
 const modelLatencyMs = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 100);
 /** Turns of every leaf: two turns with a cheap tool call (a Read: no process to start, unlike Glob or Bash), then the answer. */
@@ -74,6 +79,8 @@ const modelServer = await startModelServer({
 });
 const bundlePath = path.join(directory, 'workflow-bundle.js');
 writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') })).code);
+const bareBundlePath = path.join(directory, 'bare-workflow-bundle.js');
+writeFileSync(bareBundlePath, (await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, 'floor', 'workflows.ts'), logger: new DefaultLogger('WARN') })).code);
 const connection = await Connection.connect({ address: server.address });
 const temporal = new Client({ connection, namespace: 'default' });
 
@@ -96,6 +103,13 @@ interface CaseResult {
   historyEvents: number;
   maxHistoryEvents: number;
   times: TaskTimes;
+  /** The same tree as bare Temporal workflows sending the same requests, right after (the 50 case only). */
+  bareSdk?: BareResult;
+}
+
+interface BareResult {
+  wallMs: number;
+  rssPeakMb: number;
 }
 
 /** Every agent id of the tree (root excluded), by the runtime's `<parent>.<n>` ids. */
@@ -145,6 +159,47 @@ async function historySizes(agentIds: string[], times: TaskTimes) {
   return sizes;
 }
 
+/**
+ * The 50 case again as bare Temporal workflows (bench/floor/workflows.ts, `floorServedScaleParent`) on a worker
+ * process of its own started as the agent's is: the root's first request, its children started 10 at a time
+ * as the runtime starts one message's Agent calls, each child's start (a local activity) and the durable
+ * child's own requests with its Reads in its model calls, then the root's answer — the model calls and tool
+ * functions of the agents' run, with nothing of the runtime: what the SDK and the server alone need here.
+ */
+async function bareScale(rootId: string, scale: Case): Promise<BareResult> {
+  const key = `bare-${rootId}`;
+  // The bare requests name their own agent ids (the model server's log tells them apart), as bench:spawn's do.
+  const asKey = (agentId: string, bareKey: string): { key: string; agentId: string; first: FirstRequest } => {
+    const first = firstRequestOf(modelServer, agentId);
+    return { key: bareKey, agentId, first: { ...first, headers: { ...first.headers, [agentHeaders.id]: bareKey } } };
+  };
+  const conversations: BareConversationsFile = {
+    workspace,
+    conversations: [asKey(rootId, key), ...treeIds(rootId, scale).map((agentId, index) => asKey(agentId, `${key}.${index + 1}`))],
+  };
+  const file = path.join(directory, `bare-${scale.label}.json`);
+  writeFileSync(file, JSON.stringify(conversations));
+  const taskQueue = `bench-scale-bare-${scale.label}`;
+  const worker = await spawnReadyProcess(path.join(import.meta.dirname, 'helpers', 'bare-worker-process.ts'), {
+    TEMPORAL_ADDRESS: server.address,
+    BARE_TASK_QUEUE: taskQueue,
+    ANTHROPIC_BASE_URL: modelServer.url,
+    BARE_CONVERSATIONS_FILE: file,
+    WORKFLOW_BUNDLE_PATH: bareBundlePath,
+  });
+  const workerRss = sampleRss(worker.process.pid!);
+  try {
+    const started = Date.now();
+    const handle = await temporal.workflow.start('floorServedScaleParent', { taskQueue, workflowId: key, args: [scale.leaves, maxConcurrentToolCalls] });
+    await withTimeout(handle.result(), scale.timeoutMs, `the bare ${scale.label} case to finish`);
+    const closedAt = (await handle.describe()).closeTime?.getTime() ?? Date.now();
+    return { wallMs: closedAt - started, rssPeakMb: workerRss.peakMb() };
+  } finally {
+    workerRss.stop();
+    await worker.kill();
+  }
+}
+
 async function runCase(scale: Case): Promise<CaseResult> {
   const taskQueue = `bench-scale-${scale.label}`;
   const worker = await spawnWorkerProcess({ address: server.address, taskQueue, modelBaseUrl: modelServer.url, bundlePath });
@@ -179,6 +234,11 @@ async function runCase(scale: Case): Promise<CaseResult> {
     if (finished === 'timed out') await root.stop({ by: 'bench', reason: `bench:scale: ${scale.label} did not finish in ${scale.timeoutMs / 1000} s` }).catch(() => undefined);
     const times = emptyTaskTimes();
     const sizes = await historySizes([root.agentId, ...ids], times);
+    // The agent's worker gone and the samplers stopped before the bare run: it has the machine to itself.
+    workerRss.stop();
+    serverRss.stop();
+    await worker.kill();
+    const bareSdk = scale.middles === 0 && finished === 'completed' ? await bareScale(root.agentId, scale) : undefined;
     return {
       label: scale.label,
       agents,
@@ -196,6 +256,7 @@ async function runCase(scale: Case): Promise<CaseResult> {
       historyEvents: sizes.reduce((sum, size) => sum + size.events, 0),
       maxHistoryEvents: Math.max(...sizes.map((size) => size.events)),
       times,
+      ...(bareSdk ? { bareSdk } : {}),
     };
   } finally {
     workerRss.stop();
@@ -241,6 +302,13 @@ try {
     const cells = taskKinds.map((kind) => `${shown(medianOf(result.times.wait[kind]))} / ${shown(medianOf(result.times.run[kind]))}`);
     console.log(`${result.label.padStart(7)}${cells.map((value) => value.padStart(20)).join('')}`);
   }
+  for (const result of results) {
+    if (!result.bareSdk) continue;
+    const { wallMs, rssPeakMb } = result.bareSdk;
+    console.log(
+      `bare SDK, ${result.label} case, same requests right after: wall ${ms(wallMs)} ms = ${(wallMs / result.criticalPathMs).toFixed(1)}× the critical path, worker RSS ${Math.round(rssPeakMb)} MiB; the runtime ${(result.wallMs / wallMs).toFixed(2)}× its wall`,
+    );
+  }
   console.log('wall: start → the root closed; tree done: start → the last other agent of the tree closed (the root then still answers its notifications)');
   console.log('RSS: peak of VmRSS sampled every 200 ms (worker process; dev server process); histories: every agent of the tree, root included');
   console.log(
@@ -264,6 +332,9 @@ try {
             maxHistoryEvents: result.maxHistoryEvents,
             scheduleToStartMsP50: Object.fromEntries(taskKinds.map((kind) => [kind, ms(medianOf(result.times.wait[kind]))])),
             startToCloseMsP50: Object.fromEntries(taskKinds.map((kind) => [kind, ms(medianOf(result.times.run[kind]))])),
+            ...(result.bareSdk
+              ? { bareSdk: { wallMs: ms(result.bareSdk.wallMs), wallOverCriticalPath: Number((result.bareSdk.wallMs / result.criticalPathMs).toFixed(2)), rssPeakMb: Math.round(result.bareSdk.rssPeakMb) } }
+              : {}),
           },
         ]),
       ),

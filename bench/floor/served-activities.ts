@@ -7,7 +7,7 @@
 // agent's history must hold to be its transcript, and nothing else of the runtime.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ContentBlock, MessageParam, ToolUseBlock } from '../../src/shared/messages';
-import type { ToolOutcome } from '../../src/shared/tool-results';
+import { buildToolResultMessage, type ToolOutcome } from '../../src/shared/tool-results';
 import { modelTurn, runToolUses, toolTurn, type ServedConversation } from '../helpers/served-conversation';
 
 export interface ServedLoopActivities {
@@ -21,6 +21,11 @@ export interface ServedLoopActivities {
   durableTools(key: string, uses: ToolUseBlock[]): Promise<Record<string, ToolOutcome>>;
   /** `durableModelCall`, then the answer's tool calls in the same activity, as the runtime's model call runs a turn's leading Reads. */
   durableModelCallWithReads(key: string, tail: MessageParam[]): Promise<{ content: ContentBlock[]; outcomes: Record<string, ToolOutcome> }>;
+  /**
+   * The last answer's tool calls answered with `results` (one text each, in order: e.g. what the background
+   * children that Agent calls started answered), then the next model call; how many tool calls it asks for.
+   */
+  servedModelCallWithResults(key: string, results: string[]): Promise<number>;
 }
 
 export function servedLoopActivities(conversations: ReadonlyMap<string, ServedConversation>): ServedLoopActivities {
@@ -45,6 +50,15 @@ export function servedLoopActivities(conversations: ReadonlyMap<string, ServedCo
       const content = await activities.durableModelCall(key, tail);
       const uses = content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
       return { content, outcomes: uses.length > 0 ? await runToolUses(conversationOf(key), uses) : {} };
+    },
+    servedModelCallWithResults: async (key, results) => {
+      const conversation = conversationOf(key);
+      const uses = conversation.pending;
+      if (uses.length !== results.length) throw ApplicationFailure.nonRetryable(`${key}: ${results.length} results for ${uses.length} tool calls`);
+      const outcomes = Object.fromEntries(uses.map((use, index): [string, ToolOutcome] => [use.id, { content: results[index]!, isError: false }]));
+      conversation.messages.push(buildToolResultMessage(uses, outcomes, 'missing'));
+      conversation.pending = [];
+      return modelTurn(conversation);
     },
   };
   return activities;

@@ -14,7 +14,7 @@ const { wait } = proxyActivities<typeof activities>({
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 });
 const { read, render } = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
-const { servedModelCall, durableModelCall, durableModelCallWithReads } = proxyActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
+const { servedModelCall, servedModelCallWithResults, durableModelCall, durableModelCallWithReads } = proxyActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
 const { servedTools, durableTools } = proxyLocalActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
 
 /** As the runtime runs one message's Agent calls: at most `batch` at a time, each answered when its child started. */
@@ -145,6 +145,26 @@ export async function floorScaleParent(children: number, turns: number, latencyM
   const handles = await startChildren(floorScaleChild, Array.from({ length: children }, () => [turns, latencyMs, files]), 10);
   await Promise.all(handles.map((handle) => handle.result()));
   await call(`${workflowId}/answer`, latencyMs);
+}
+
+/**
+ * bench:scale's 50 case as bare workflows sending the durable agents' requests (bench:scale's `bareSdk`): the
+ * root's first request (its answer asks for the children), its children started `batch` at a time, each its
+ * start (a local activity) and the durable child's conversation with its Reads in its model calls (as the
+ * runtime's turn runs them), then the root's answer with every child's. Conversations by workflow id.
+ */
+export async function floorServedScaleParent(children: number, batch: number): Promise<void> {
+  const { workflowId } = workflowInfo();
+  await servedModelCall(workflowId);
+  const handles = await startChildren(floorServedScaleChild, Array.from({ length: children }, () => []), batch);
+  const calls = await Promise.all(handles.map((handle) => handle.result()));
+  await servedModelCallWithResults(workflowId, calls.map((count, index) => `child ${index + 1} finished after ${count} model calls`));
+}
+
+export async function floorServedScaleChild(): Promise<number> {
+  const { workflowId } = workflowInfo();
+  await render(workflowId);
+  return floorDurableLoop(workflowId, 0, true);
 }
 
 /**

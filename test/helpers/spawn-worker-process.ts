@@ -9,24 +9,28 @@ export interface ChildWorker {
 }
 
 export async function spawnWorkerProcess(options: { address: string; taskQueue: string; modelBaseUrl: string; bundlePath: string }): Promise<ChildWorker> {
-  const script = path.join(import.meta.dirname, 'worker-process.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: options.address,
-      SUBAGENTS_TASK_QUEUE: options.taskQueue,
-      ANTHROPIC_BASE_URL: options.modelBaseUrl,
-      WORKFLOW_BUNDLE_PATH: options.bundlePath,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  return spawnReadyProcess(path.join(import.meta.dirname, 'worker-process.ts'), {
+    TEMPORAL_ADDRESS: options.address,
+    SUBAGENTS_TASK_QUEUE: options.taskQueue,
+    ANTHROPIC_BASE_URL: options.modelBaseUrl,
+    WORKFLOW_BUNDLE_PATH: options.bundlePath,
   });
+}
+
+/**
+ * Runs `script` with tsx in a process of its own, with `env` added to this process's environment, and
+ * resolves once it prints `worker-ready` (a worker polling): e.g. bench:scale's bare-SDK worker
+ * (bench/helpers/bare-worker-process.ts), started as the agent's worker is.
+ */
+export async function spawnReadyProcess(script: string, env: Record<string, string>): Promise<ChildWorker> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('worker-ready')) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`worker process exited early (code ${code})`)));
+    child.once('exit', (code) => reject(new Error(`${path.basename(script)} exited early (code ${code})`)));
   });
   return {
     process: child,
