@@ -11,15 +11,13 @@ import { SubagentsClient } from '../src/client';
 import { startDevServer } from '../src/dev/dev-server';
 import { startModelServer, type Turn } from '../src/model-server/server';
 import { workflowBundlerOptions, workflowsPath } from '../src/worker';
-import { agentHeaders } from '../src/model-server/conversation';
 import { maxConcurrentToolCalls } from '../src/shared/limits';
 import { spawnReadyProcess, spawnWorkerProcess } from '../test/helpers/spawn-worker-process';
-import { firstRequestOf } from './helpers/bare-sdk';
+import { firstRequestAs } from './helpers/bare-sdk';
 import type { BareConversationsFile } from './helpers/bare-worker-process';
 import { eventBytes } from './helpers/bench-env';
 import { sampleRss } from './helpers/rss';
 import { addTaskTimes, emptyTaskTimes, medianOf, taskKinds, type TaskTimes } from './helpers/task-times';
-import type { FirstRequest } from './helpers/served-conversation';
 import { ms, withTimeout } from './helpers/wait';
 
 const modelLatencyMs = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 100);
@@ -169,10 +167,7 @@ async function historySizes(agentIds: string[], times: TaskTimes) {
 async function bareScale(rootId: string, scale: Case): Promise<BareResult> {
   const key = `bare-${rootId}`;
   // The bare requests name their own agent ids (the model server's log tells them apart), as bench:spawn's do.
-  const asKey = (agentId: string, bareKey: string): { key: string; agentId: string; first: FirstRequest } => {
-    const first = firstRequestOf(modelServer, agentId);
-    return { key: bareKey, agentId, first: { ...first, headers: { ...first.headers, [agentHeaders.id]: bareKey } } };
-  };
+  const asKey = (agentId: string, bareKey: string) => ({ key: bareKey, agentId, first: firstRequestAs(modelServer, agentId, bareKey) });
   const conversations: BareConversationsFile = {
     workspace,
     conversations: [asKey(rootId, key), ...treeIds(rootId, scale).map((agentId, index) => asKey(agentId, `${key}.${index + 1}`))],

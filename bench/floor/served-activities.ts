@@ -7,8 +7,8 @@
 // agent's history must hold to be its transcript, and nothing else of the runtime.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ContentBlock, MessageParam, ToolUseBlock } from '../../src/shared/messages';
-import { buildToolResultMessage, type ToolOutcome } from '../../src/shared/tool-results';
-import { modelTurn, runToolUses, toolTurn, type ServedConversation } from '../helpers/served-conversation';
+import type { ToolOutcome } from '../../src/shared/tool-results';
+import { answerPending, modelTurn, runToolUses, toolTurn, type ServedConversation } from '../helpers/served-conversation';
 
 export interface ServedLoopActivities {
   /** The conversation's next model call; how many tool calls the answer asks for. */
@@ -55,9 +55,7 @@ export function servedLoopActivities(conversations: ReadonlyMap<string, ServedCo
       const conversation = conversationOf(key);
       const uses = conversation.pending;
       if (uses.length !== results.length) throw ApplicationFailure.nonRetryable(`${key}: ${results.length} results for ${uses.length} tool calls`);
-      const outcomes = Object.fromEntries(uses.map((use, index): [string, ToolOutcome] => [use.id, { content: results[index]!, isError: false }]));
-      conversation.messages.push(buildToolResultMessage(uses, outcomes, 'missing'));
-      conversation.pending = [];
+      answerPending(conversation, Object.fromEntries(uses.map((use, index): [string, ToolOutcome] => [use.id, { content: results[index]!, isError: false }])));
       return modelTurn(conversation);
     },
   };

@@ -45,6 +45,15 @@ export function firstRequestOf(modelServer: ModelServer, agentId: string): First
 }
 
 /**
+ * The durable agent's first request as a bare workflow `key` sends it: its headers name `key` as their agent
+ * (the model server's log tells the two apart; its tool-use ids then differ from the agent's).
+ */
+export function firstRequestAs(modelServer: ModelServer, agentId: string, key: string): FirstRequest {
+  const first = firstRequestOf(modelServer, agentId);
+  return { ...first, headers: { ...first.headers, [agentHeaders.id]: key } };
+}
+
+/**
  * `workerOptions`: for its worker, as `createBenchEnv`'s for the runtime's (e.g. `debugMode`).
  * `preloadModules`: for its bundle, e.g. the runtime's stack-frames module (src/workflows/stack-frames.ts) for
  * bare workflows whose promises cost the SDK's stack capture what the runtime's do; none by default.
@@ -63,9 +72,8 @@ export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueu
   });
   const running = worker.run();
   const open: BareSdk['open'] = (key, agentId, options = {}) => {
-    const first = firstRequestOf(env.modelServer, agentId);
-    const headers = options.asKey ? { ...first.headers, [agentHeaders.id]: key } : first.headers;
-    const conversation = openConversation(anthropic, agentId, env.workspace, { ...first, headers });
+    const first = options.asKey ? firstRequestAs(env.modelServer, agentId, key) : firstRequestOf(env.modelServer, agentId);
+    const conversation = openConversation(anthropic, agentId, env.workspace, first);
     conversations.set(key, conversation);
     return conversation;
   };

@@ -82,9 +82,12 @@ export async function modelTurn(conversation: ServedConversation): Promise<numbe
 
 /** Runs the last answer's tool calls side by side with the activities' own functions and keeps their results. */
 export async function toolTurn(conversation: ServedConversation): Promise<void> {
-  const uses = conversation.pending;
-  const outcomes = await runToolUses(conversation, uses);
-  conversation.messages.push(buildToolResultMessage(uses, outcomes, 'missing'));
+  answerPending(conversation, await runToolUses(conversation, conversation.pending));
+}
+
+/** The last answer's tool calls answered with `outcomes` (by tool_use id): the next request's tool results. */
+export function answerPending(conversation: ServedConversation, outcomes: Record<string, ToolOutcome>): void {
+  conversation.messages.push(buildToolResultMessage(conversation.pending, outcomes, 'missing'));
   conversation.pending = [];
 }
 
