@@ -6,7 +6,12 @@ import type { ToolCallInput, ToolCallResult } from '../../shared/tools';
 
 /** `<resultsDir>/<agentId>/<toolUseId>.txt`, with both names reduced to safe file-name characters. */
 export function resultFilePath(resultsDir: string, agentId: string, toolUseId: string): string {
-  return path.join(resultsDir, safeFileName(agentId), `${safeFileName(toolUseId)}.txt`);
+  return path.join(agentResultsDir(resultsDir, agentId), `${safeFileName(toolUseId)}.txt`);
+}
+
+/** `<resultsDir>/<agentId>`: one agent's saved results, the only part of the results directory its tools may read. */
+export function agentResultsDir(resultsDir: string, agentId: string): string {
+  return path.join(resultsDir, safeFileName(agentId));
 }
 
 function safeFileName(name: string): string {

@@ -3,6 +3,7 @@ import { ErrorType } from '../../shared/errors';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolContext } from '../../shared/tools';
+import { agentResultsDir } from './result-limit';
 import { ToolRefusal } from './tool-error';
 
 /** Whether the caller reads or writes: extra read-only roots only count for reads. */
@@ -15,7 +16,7 @@ export interface Workspace {
   cwd: string;
   /** The working directory, symlinks resolved. */
   realCwd: string;
-  /** Roots that may be read but not written (the saved-results directory). */
+  /** Roots that may be read but not written: the calling agent's own part of the saved-results directory. */
   readOnlyRoots: string[];
   /** Roots outside the workspace that may be read and written (the agent's `memory: user` directory). */
   writableRoots: string[];
@@ -53,15 +54,18 @@ export function isInside(child: string, parent: string): boolean {
   return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
-/** Resolves the workspace of a call; refuses a working directory outside the root. */
-export async function openWorkspace(context: ToolContext, readOnlyRoots: readonly string[] = []): Promise<Workspace> {
+/**
+ * Resolves the workspace of a call; refuses a working directory outside the root. Of each results
+ * directory only `<dir>/<agentId>` becomes readable, so no agent reads another agent's saved outputs.
+ */
+export async function openWorkspace(context: ToolContext, resultsDirs: readonly string[] = []): Promise<Workspace> {
   const root = await realpathAllowMissing(path.resolve(context.workspaceRoot));
   const cwd = path.resolve(context.workspaceRoot, context.cwd);
   const realCwd = await realpathAllowMissing(cwd);
   if (!isInside(realCwd, root)) {
     throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `the working directory ${cwd} is outside the workspace ${root}.`);
   }
-  const realReadOnlyRoots = await Promise.all(readOnlyRoots.map((extra) => realpathAllowMissing(path.resolve(extra))));
+  const realReadOnlyRoots = await Promise.all(resultsDirs.map((dir) => realpathAllowMissing(agentResultsDir(path.resolve(dir), context.agentId))));
   const writableRoots = context.memoryDir === undefined ? [] : [await realpathAllowMissing(memoryRoot(context.memoryDir))];
   return { root, cwd, realCwd, readOnlyRoots: realReadOnlyRoots, writableRoots };
 }

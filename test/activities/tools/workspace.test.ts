@@ -43,10 +43,11 @@ describe('resolveInWorkspace', () => {
     expect(await resolveInWorkspace(opened, 'alias/x.txt', 'write')).toBe(path.join(workspace.root, 'real', 'x.txt'));
   });
 
-  it('treats extra roots as read-only', async () => {
+  it("treats the agent's own part of a results directory as read-only, and the rest of it as outside", async () => {
     const opened = await openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.root }, [workspace.outside]);
-    expect(await resolveInWorkspace(opened, path.join(workspace.outside, 'secret.txt'), 'read')).toBe(path.join(workspace.outside, 'secret.txt'));
-    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'secret.txt'), 'write')).rejects.toThrow(/read-only/);
+    expect(await resolveInWorkspace(opened, path.join(workspace.outside, 'a', 'saved.txt'), 'read')).toBe(path.join(workspace.outside, 'a', 'saved.txt'));
+    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'a', 'saved.txt'), 'write')).rejects.toThrow(/read-only/);
+    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'secret.txt'), 'read')).rejects.toThrow(/^PathOutsideWorkspace: /);
   });
 
   it('refuses a working directory outside the workspace', async () => {
@@ -90,6 +91,32 @@ describe('every file tool refuses paths outside the workspace', () => {
     expect(glob.content).toBe('inside.txt');
     const grep = await runGrep(workspace.call({ pattern: 'secret' }), workspace.env);
     expect(grep.content).toMatch(/^No matches found/);
+  });
+});
+
+describe('saved tool results', () => {
+  it("another agent's Read, Glob and Grep cannot list or read an agent's saved outputs; the agent itself can", async () => {
+    await workspace.write('log.txt', Array.from({ length: 2000 }, (_, index) => `match ${index}`).join('\n'));
+    const big = await runGrep(workspace.call({ pattern: 'match', output_mode: 'content', head_limit: 5000 }, { context: { maxResultChars: 4000 } }), workspace.env);
+    const saved = big.replacement!.path;
+    const ownDir = path.dirname(saved);
+    expect(ownDir).toBe(path.join(workspace.resultsDir, 'agent-1'));
+    const asOther = { context: { agentId: 'agent-2' } };
+    const refused = [
+      await runRead(workspace.call({ file_path: saved }, asOther), workspace.env),
+      await runGlob(workspace.call({ pattern: '**/*', path: workspace.resultsDir }, asOther), workspace.env),
+      await runGlob(workspace.call({ pattern: '*.txt', path: ownDir }, asOther), workspace.env),
+      await runGlob(workspace.call({ pattern: `${ownDir}/*.txt` }, asOther), workspace.env),
+      await runGrep(workspace.call({ pattern: 'match', path: workspace.resultsDir }, asOther), workspace.env),
+      await runGrep(workspace.call({ pattern: 'match', path: saved }, asOther), workspace.env),
+    ];
+    for (const result of refused) {
+      expect(result.isError).toBe(true);
+      expect(result.content).toMatch(/^PathOutsideWorkspace: /);
+    }
+    expect((await runRead(workspace.call({ file_path: saved, limit: 1 }), workspace.env)).content).toMatch(/^ {5}1\tlog\.txt:1:match 0\n/);
+    expect((await runGlob(workspace.call({ pattern: '*.txt', path: ownDir }), workspace.env)).content).toBe(saved);
+    expect((await runGrep(workspace.call({ pattern: 'match 1999$', path: ownDir }), workspace.env)).content).toBe(`Found 1 file\n${saved}`);
   });
 });
 
