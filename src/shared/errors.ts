@@ -14,9 +14,13 @@ export const ErrorType = {
   NotADirectory: 'NotADirectory',
   BinaryFile: 'BinaryFile',
   FileTooLarge: 'FileTooLarge',
+  /** Write or Edit of a file with more than one hard link: the change would reach its other names, maybe outside the workspace. */
+  HardLinkedFile: 'HardLinkedFile',
   StringNotFound: 'StringNotFound',
   StringNotUnique: 'StringNotUnique',
   InvalidPattern: 'InvalidPattern',
+  /** Grep without ripgrep ran past its time limit (a backtracking regex, or a very large tree). */
+  SearchTimedOut: 'SearchTimedOut',
   ToolNotAllowed: 'ToolNotAllowed',
   /** A read-only agent's Bash call that could write, run programs or was not understood. */
   CommandNotReadOnly: 'CommandNotReadOnly',
@@ -27,6 +31,8 @@ export const ErrorType = {
   HookBlocked: 'HookBlocked',
   /** A call refused by a `permissions.deny` rule of a settings file (docs/configuration.md). */
   PermissionRuleDenied: 'PermissionRuleDenied',
+  /** Bash, a hook or an MCP server could not be put in the OS sandbox on this worker, so it did not run (docs/security.md). */
+  SandboxUnavailable: 'SandboxUnavailable',
 
   // Web and MCP tools (docs/tools.md).
   /** WebFetch refused the URL: not http(s), credentials in it, or a private/local address not allowed by configuration. */
@@ -36,6 +42,8 @@ export const ErrorType = {
   ContentTooLarge: 'ContentTooLarge',
   UnsupportedContent: 'UnsupportedContent',
   WebSearchFailed: 'WebSearchFailed',
+  /** The sandbox's egress proxy refused a connection: the host is not allowed, is denied, or resolves to a private address. */
+  EgressRefused: 'EgressRefused',
   /** An MCP server could not be started or reached. */
   McpServerUnavailable: 'McpServerUnavailable',
   /** An MCP server stopped (exited, connection dropped) while a call ran. */
