@@ -1,6 +1,5 @@
 /** Edit: exact string replacement in a file the agent has read and that has not changed since. */
 import { ErrorType } from '../../shared/errors';
-import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { applyEdit, countOccurrences, isEditAlreadyApplied, withCrlf, type EditSpec } from './edit-apply';
 import {
@@ -12,6 +11,7 @@ import {
   recordOf,
   requireReadRecord,
 } from './file-record';
+import { writeWorkspaceFile } from './file-write';
 import { booleanInput } from './input';
 import { formatNumberedLine } from './numbered-lines';
 import { ToolRefusal } from './tool-error';
@@ -31,7 +31,7 @@ const snippetContext = 3;
 const snippetMaxLines = 30;
 
 /** Runs the Edit tool. */
-export const runEdit = defineTool('Edit', editInput, async (input, call) => {
+export const runEdit = defineTool('Edit', editInput, async (input, call, env) => {
   if (input.old_string === '') {
     throw new ToolRefusal(ErrorType.InvalidToolInput, 'old_string is empty. Give the exact text to replace, or use Write to create or overwrite a whole file.');
   }
@@ -81,7 +81,7 @@ export const runEdit = defineTool('Edit', editInput, async (input, call) => {
   }
   const updated = applyEdit(text, edit);
   const content = Buffer.from(updated, 'utf8');
-  await fs.writeFile(realPath, content);
+  await writeWorkspaceFile(realPath, content, env);
   const replaced = edit.replaceAll ? `${occurrences} ${occurrences === 1 ? 'occurrence' : 'occurrences'}` : '1 occurrence';
   return {
     content: `Edited ${displayPath(workspace, realPath)}: replaced ${replaced}.\n${snippet(updated, text.indexOf(edit.oldString), edit.newString)}`,

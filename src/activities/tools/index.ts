@@ -4,6 +4,7 @@ import type { ToolCallInput, ToolCallResult } from '../../shared/tools';
 import type { WorkspaceToolName } from '../../shared/tool-classification';
 import { runBash } from './bash';
 import { runEdit } from './edit';
+import { fileWriteOptionsFromEnv } from './file-write';
 import { runGlob } from './glob';
 import { runGrep } from './grep';
 import { runRead } from './read';
@@ -18,6 +19,8 @@ export interface ToolActivityOptions {
   resultsDir?: string;
   /** ripgrep binary for file listing; false: always use the built-in walker; default: `rg` on PATH if any. */
   ripgrep?: string | false;
+  /** Write and Edit change hard-linked files through a fresh inode instead of refusing; default: SUBAGENTS_ALLOW_HARDLINK_WRITES. */
+  allowHardLinkWrites?: boolean;
   /** How Bash runs commands (docs/security.md). */
   shell?: ShellOptions;
   /** This worker's running calls, which a cancelled agent aborts at once by local activity (`abortRunningCalls`). */
@@ -39,6 +42,7 @@ export const toolRunners: Record<WorkspaceToolName, ToolRunner> = {
 
 /** Activities `Read`, `Glob`, `Grep`, `Write`, `Edit`, `Bash`, taking cancellation and heartbeats from the activity context. */
 export function createToolActivities(options: ToolActivityOptions = {}): ToolActivities {
+  const allowHardLinkWrites = options.allowHardLinkWrites ?? fileWriteOptionsFromEnv(process.env).allowHardLinkWrites ?? false;
   const envOfCurrentActivity = (): ToolEnv => {
     const context = Context.current();
     return {
@@ -48,6 +52,7 @@ export function createToolActivities(options: ToolActivityOptions = {}): ToolAct
       ...(options.resultsDir !== undefined ? { resultsDir: options.resultsDir } : {}),
       ...(options.ripgrep !== undefined ? { ripgrep: options.ripgrep } : {}),
       ...(options.shell ? { shell: options.shell } : {}),
+      allowHardLinkWrites,
     };
   };
   const activity = (runner: ToolRunner) => async (input: ToolCallInput) => {

@@ -14,6 +14,8 @@ export interface ToolEnv {
   resultsDir?: string;
   /** ripgrep binary used to list files; false forces the built-in walker; default: `rg` from PATH if present. */
   ripgrep?: string | false;
+  /** Write and Edit change a file with several hard links through a fresh inode instead of refusing (SUBAGENTS_ALLOW_HARDLINK_WRITES). */
+  allowHardLinkWrites?: boolean;
   /** How Bash runs commands (environment allowlist, another user). */
   shell?: ShellOptions;
 }

@@ -13,6 +13,7 @@ export type ToolRefusalKind = Extract<
   | 'NotADirectory'
   | 'BinaryFile'
   | 'FileTooLarge'
+  | 'HardLinkedFile'
   | 'StringNotFound'
   | 'StringNotUnique'
   | 'InvalidPattern'

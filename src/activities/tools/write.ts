@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { writeWorkspaceFile } from './file-write';
 import { changedSinceReadRefusal, isUnchangedSince, readSnapshot, recordAfterWrite, recordOf, requireReadRecord } from './file-record';
 import { defineTool } from './tool-runner';
 import { displayPath, openWorkspace, resolveInWorkspace } from './workspace';
@@ -13,7 +14,7 @@ export const writeInput = z.strictObject({
 });
 
 /** Runs the Write tool. */
-export const runWrite = defineTool('Write', writeInput, async (input, call) => {
+export const runWrite = defineTool('Write', writeInput, async (input, call, env) => {
   const workspace = await openWorkspace(call.context);
   const realPath = await resolveInWorkspace(workspace, input.file_path, 'write');
   const content = Buffer.from(input.content, 'utf8');
@@ -31,7 +32,7 @@ export const runWrite = defineTool('Write', writeInput, async (input, call) => {
   } else {
     await fs.mkdir(path.dirname(realPath), { recursive: true });
   }
-  await fs.writeFile(realPath, content);
+  await writeWorkspaceFile(realPath, content, env);
   return {
     content: `${existing ? 'Overwrote' : 'Created'} ${shown} (${lines}, ${content.length} bytes).`,
     isError: false,

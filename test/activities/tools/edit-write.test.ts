@@ -178,3 +178,57 @@ describe('Write', () => {
     expect((await write({ file_path: 'x.txt' })).content).toMatch(/^InvalidToolInput: .*"content" is required/);
   });
 });
+
+describe('hard-linked files', () => {
+  let victim: string;
+  beforeEach(async () => {
+    victim = path.join(workspace.outside, 'victim.txt');
+    await fs.writeFile(victim, 'outside content\n', { mode: 0o640 });
+    await fs.link(victim, path.join(workspace.root, 'hl.txt'));
+  });
+
+  it('Edit and Write refuse a file with another link and leave the outside file unchanged', async () => {
+    const state: ReadFileState = {};
+    await readInto(state, 'hl.txt');
+    const edited = await edit({ file_path: 'hl.txt', old_string: 'outside', new_string: 'planted' }, state);
+    expect(edited.isError).toBe(true);
+    expect(edited.content).toMatch(/^HardLinkedFile: .*hl\.txt has 2 hard links, so writing it would also change the same file under its other names, which may be outside the workspace\. Nothing was written\./);
+    expect(edited.content).toContain('SUBAGENTS_ALLOW_HARDLINK_WRITES=1');
+    const written = await write({ file_path: 'hl.txt', content: 'planted\n' }, state);
+    expect(written.content).toMatch(/^HardLinkedFile: /);
+    expect(await fs.readFile(victim, 'utf8')).toBe('outside content\n');
+    expect(await fs.readFile(path.join(workspace.root, 'hl.txt'), 'utf8')).toBe('outside content\n');
+  });
+
+  it('checks the link count when writing, not when reading', async () => {
+    const state: ReadFileState = {};
+    await readInto(state, 'src/app.ts');
+    // Linked after the Read: the write itself must notice.
+    await fs.link(file, path.join(workspace.outside, 'app-twin.ts'));
+    const edited = await edit({ file_path: 'src/app.ts', old_string: 'const b = 2;', new_string: 'const b = 20;' }, state);
+    expect(edited.content).toMatch(/^HardLinkedFile: /);
+    expect(await fs.readFile(path.join(workspace.outside, 'app-twin.ts'), 'utf8')).toContain('const b = 2;');
+  });
+
+  it('with allowHardLinkWrites, writes the workspace name through a fresh inode and keeps the outside file', async () => {
+    const env = { ...workspace.env, allowHardLinkWrites: true };
+    const state: ReadFileState = {};
+    await readInto(state, 'hl.txt');
+    const edited = await runEdit(workspace.call({ file_path: 'hl.txt', old_string: 'outside', new_string: 'inside' }, { readFileState: state }), env);
+    expect(edited.isError).toBe(false);
+    const inWorkspace = path.join(workspace.root, 'hl.txt');
+    expect(await fs.readFile(inWorkspace, 'utf8')).toBe('inside content\n');
+    expect(await fs.readFile(victim, 'utf8')).toBe('outside content\n');
+    const [inside, outside] = await Promise.all([fs.stat(inWorkspace), fs.stat(victim)]);
+    expect(inside.ino).not.toBe(outside.ino);
+    expect([inside.nlink, outside.nlink, inside.mode & 0o777]).toEqual([1, 1, 0o640]);
+    expect((await fs.readdir(workspace.root)).sort()).toEqual(['hl.txt', 'src']);
+
+    await fs.link(inWorkspace, path.join(workspace.outside, 'second.txt'));
+    for (const record of edited.readFiles ?? []) state[record.path] = record;
+    const written = await runWrite(workspace.call({ file_path: 'hl.txt', content: 'rewritten\n' }, { readFileState: state }), env);
+    expect(written.isError).toBe(false);
+    expect(await fs.readFile(inWorkspace, 'utf8')).toBe('rewritten\n');
+    expect(await fs.readFile(path.join(workspace.outside, 'second.txt'), 'utf8')).toBe('inside content\n');
+  });
+});
