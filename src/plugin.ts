@@ -132,11 +132,12 @@ export interface SubagentsPluginOptions {
 /** The runtime's plugin; see {@link subagentsPlugin}. */
 export class SubagentsPlugin extends SimplePlugin {
   /** MCP connections of this plugin's workers, closed when the last of them stops. */
-  readonly mcpConnections = new McpConnectionPool();
+  readonly mcpConnections: McpConnectionPool;
   private running = 0;
   private readonly workflowStacks: WorkflowStacks;
 
   constructor(readonly settings: SubagentsPluginOptions = {}) {
+    const mcpConnections = new McpConnectionPool(settings.shell?.sandbox ? { sandbox: settings.shell.sandbox } : {});
     const payloadCodecs = settings.payloadCodecs ?? createPayloadCodecs(process.env).codecs;
     const toolWorker = settings.onlyTools !== undefined;
     super({
@@ -146,6 +147,7 @@ export class SubagentsPlugin extends SimplePlugin {
         ? { clientInterceptors: settings.telemetry.clientInterceptors, ...(toolWorker ? {} : { workerInterceptors: settings.telemetry.workerInterceptors }) }
         : {}),
     });
+    this.mcpConnections = mcpConnections;
     this.workflowStacks = settings.workflowStacks ? parseWorkflowStacks(settings.workflowStacks, 'subagentsPlugin workflowStacks') : parseWorkflowStacks(process.env.SUBAGENTS_WORKFLOW_STACKS);
     if (settings.onlyTools) {
       const known = new Set([...workspaceActivityNames, ...(settings.tools ?? []).map((tool) => tool.name)]);

@@ -47,6 +47,12 @@ export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return resolved;
 }
 
+/** Variables that name files holding secrets (key files, TLS keys, temporal.toml): hidden from sandboxed processes. */
+export function secretFileNames(env: NodeJS.ProcessEnv): string[] {
+  const names = [...secretVariables.map((name) => `${name}_FILE`), 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_CONFIG_FILE'];
+  return names.filter((name) => env[name]?.trim());
+}
+
 /** Names the tools' environment passes through besides the safe defaults (SUBAGENTS_BASH_ENV, comma-separated). */
 export function toolEnvironmentNames(env: NodeJS.ProcessEnv): string[] {
   return (env.SUBAGENTS_BASH_ENV ?? '')

@@ -9,6 +9,7 @@ import { parseToolTaskQueues, type ToolTaskQueues } from './shared/custom-tools'
 import { parseWorkflowStacks, subagentsPlugin, type SubagentsPlugin, type WorkflowStacks } from './plugin';
 import type { Telemetry } from './observability';
 import { McpConnectionPool } from './activities/mcp/connection-pool';
+import { installAdvice, sandboxProblem, type SandboxOptions } from './activities/sandbox/sandbox-options';
 import { webSettingsFromEnv, type WebToolSettings } from './activities/web';
 import { configFromEnv, createAnthropicClient, describeModelEndpoint } from './config';
 import { scrubProcessEnvironment, secretNamesIn, withSecretFiles } from './secrets';
@@ -154,7 +155,7 @@ function withIdentity(options: AgentWorkerOptions): Partial<WorkerOptions> {
  */
 export async function createWorkspaceWorker(options: AgentWorkerOptions & { workspace: { workerId: string } }): Promise<Worker> {
   // Only workspace activities run here; MCP calls stay on the shared queue, so this pool stays empty.
-  const all = workerActivities(options, new McpConnectionPool());
+  const all = workerActivities(options, new McpConnectionPool(options.shell?.sandbox ? { sandbox: options.shell.sandbox } : {}));
   const activities = Object.fromEntries(workspaceActivityNames.map((name) => [name, all[name]]));
   const { dataConverter, interceptors, maxConcurrentActivityTaskExecutions } = options.workerOptions ?? {};
   return Worker.create({
@@ -235,6 +236,7 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
       `on ${describeConnection(config.temporal)}, ${config.workspace.root ? `workspace root ${config.workspace.root}, ` : ''}` +
       `model API ${describeModelEndpoint(config)}, ${describePayloadCodecs(settings)}`,
   );
+  await logSandboxState(workerOptions.shell?.sandbox, logger);
   // Everything that needed a secret has read it: take them out of reach of the tools (docs/security.md).
   const scrubbed = scrubProcessEnvironment(secretNamesIn(process.env));
   if (scrubbed.removed.length > 0) {
@@ -256,4 +258,16 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   });
+}
+
+/** Says loudly when commands run unconfined, or cannot run at all (docs/security.md, "The sandbox"). */
+async function logSandboxState(sandbox: SandboxOptions | undefined, logger: { info(message: string): void; warn(message: string): void }): Promise<void> {
+  if (!sandbox) return;
+  if (sandbox.mode === 'off') {
+    logger.warn('worker: SUBAGENTS_SANDBOX=off — Bash, hooks and stdio MCP servers run UNCONFINED, with every file, process and network this user can reach (docs/security.md)');
+    return;
+  }
+  const problem = await sandboxProblem(sandbox);
+  if (problem) logger.warn(`worker: ${problem}; Bash calls, hooks and stdio MCP servers will be refused until it can. ${installAdvice}.`);
+  else logger.info('worker: Bash, hooks and stdio MCP servers run in the bubblewrap sandbox');
 }

@@ -49,6 +49,8 @@ export const ErrorType = {
   /** An MCP server stopped (exited, connection dropped) while a call ran. */
   McpServerStopped: 'McpServerStopped',
   McpToolTimeout: 'McpToolTimeout',
+  /** A stdio MCP server's answer was larger than the MCP SDK's read buffer: the SDK closed the connection; never retried. */
+  McpResultTooLarge: 'McpResultTooLarge',
 
   // Agents and the tree.
   /** The workflow failure of an agent that failed; its details carry the partial AgentResult. */

@@ -4,6 +4,7 @@
  * `hookSpecificOutput`). Pure: the runHook activity interprets its own run, the workflow combines
  * the verdicts of one event's hooks.
  */
+import type { SandboxSettings } from './sandbox';
 import { z } from 'zod';
 import type { HookEvent } from './hooks';
 
@@ -18,6 +19,8 @@ export interface HookRunInput {
   projectDir: string;
   /** The JSON written to the command's stdin. */
   payload: Record<string, unknown>;
+  /** The tree's sandbox settings: what the hook may also write (docs/security.md). */
+  sandbox?: SandboxSettings;
 }
 
 /** How the command ended, with its output (each stream capped). */

@@ -1,5 +1,6 @@
 /** Wire types for tool activities: one JSON input object and one JSON result per call. */
 import type { TokenUsage, ToolResultContent } from './messages';
+import type { SandboxSettings } from './sandbox';
 
 /** Where an agent's file tools may act. */
 export interface ToolContext {
@@ -16,6 +17,8 @@ export interface ToolContext {
    * file tools may read and write inside it as well (docs/agent-definitions.md, memory).
    */
   memoryDir?: string;
+  /** The tree's sandbox settings (settings files' `sandbox` key): what Bash may also write, read and reach. */
+  sandbox?: SandboxSettings;
 }
 
 /** What the agent knew about a file when it last read or wrote it (read-file state). */

@@ -1,5 +1,6 @@
 import type { HooksConfig } from './hooks';
 import type { PermissionRules } from './permission-rules';
+import type { SandboxSettings } from './sandbox';
 
 /**
  * What a tree takes from Claude Code's settings files (docs/configuration.md, "Settings files"):
@@ -15,6 +16,8 @@ export interface TreeSettings {
   hooks?: HooksConfig;
   /** Permission rules of every file. */
   permissions?: PermissionRules;
+  /** The `sandbox` keys of every file, merged (lists joined), with the `Read(...)` deny rules' paths hidden. */
+  sandbox?: SandboxSettings;
   /** What was wrong in the files (each sentence names its file): shown by `subagents agents` and logged by the worker. */
   problems?: string[];
 }

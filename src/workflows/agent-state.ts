@@ -119,7 +119,8 @@ export class AgentState {
 
   /** What the agent's file tools are given: where they may act and how large a result may be. */
   toolContext(agentId: string, maxResultChars: number | undefined): ToolContext {
-    return { agentId, workspaceRoot: this.workspaceRoot, cwd: this.cwd, maxResultChars, ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}) };
+    const sandbox = this.settings?.sandbox;
+    return { agentId, workspaceRoot: this.workspaceRoot, cwd: this.cwd, maxResultChars, ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}), ...(sandbox ? { sandbox } : {}) };
   }
 
   /** Appends a message and extends the conversation hash the model activity checks against. */

@@ -36,7 +36,7 @@ export async function runHooks(agent: AgentParts, event: HookEvent, name: string
     commands.map(async (hook): Promise<HookVerdict> => {
       const timeoutMs = Math.round((hook.timeout ?? hookLimits.defaultTimeoutSeconds) * 1000);
       try {
-        const run = await runHookOn(input.workspaceWorker, { event, command: hook.command, timeoutMs, cwd: state.cwd, projectDir: state.settings?.projectDir ?? state.workspaceRoot, payload }, summary);
+        const run = await runHookOn(input.workspaceWorker, { event, command: hook.command, timeoutMs, cwd: state.cwd, projectDir: state.settings?.projectDir ?? state.workspaceRoot, payload, ...(state.settings?.sandbox ? { sandbox: state.settings.sandbox } : {}) }, summary);
         return run.verdict;
       } catch (error) {
         if (isCancellation(error)) throw error;

@@ -16,6 +16,7 @@ import { taskOutputTool } from './task-output';
 import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncation';
 import type { Interruption } from './turn-control';
 import { hasPatch, onPatchBaseline } from './patches';
+import type { TreeSettings } from '../shared/tree-settings';
 import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
 import { abortLocallyWhenCancelled, localModelAbortPatch } from './local-abort';
 import { preReadLookup, preReadRequest, readWithLastCallSummary, type PreReadLookup } from './pre-reads';
@@ -140,12 +141,14 @@ function toolRunContext(agent: AgentParts, pool: readonly string[], preRead: Pre
       ...extraToolRoutes(agent),
     },
     // On the patch baseline a call the mode allows or denies outright is decided without awaiting.
-    authorize: (call, override) => {
+    authorize: (call, ruleOverride) => {
       const classification = classificationOf(agent, call.name);
+      const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
       const now = onPatchBaseline() ? approvals.decideNow(call, classification, override) : 'ask';
       return now === 'ask' ? approvals.authorize(call, classification, override) : now.outcome;
     },
-    authorizedNow: (call, override) => {
+    authorizedNow: (call, ruleOverride) => {
+      const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
       const now = onPatchBaseline() ? approvals.decideNow(call, classificationOf(agent, call.name), override) : 'ask';
       return now !== 'ask' && now.outcome === undefined ? 'go' : 'later';
     },
@@ -155,6 +158,13 @@ function toolRunContext(agent: AgentParts, pool: readonly string[], preRead: Pre
     onReplacement: (replacement) => state.recordReplacement(replacement),
     ...(preRead ? { preRead } : {}),
   };
+}
+
+/** Bash needs no approval where the tree's settings say sandboxed commands run without one (Claude Code's `autoAllowBashIfSandboxed`). */
+export const sandboxAutoAllowPatch = 'sandbox-auto-allow';
+
+function sandboxedBashAllowed(settings: TreeSettings | undefined, tool: string): 'allow' | undefined {
+  return tool === 'Bash' && settings?.sandbox?.autoAllowBashIfSandboxed === true && hasPatch(sandboxAutoAllowPatch) ? 'allow' : undefined;
 }
 
 function maxOutputTokens({ input }: Pick<AgentParts, 'input'>): number {

@@ -1,5 +1,5 @@
 /**
- * The `runHook` activity: one hook command (docs/hooks.md) in its own process group, in the agent's
+ * The `runHook` activity: one hook command (docs/hooks.md) in the OS sandbox and its own process group, in the agent's
  * cwd, with the event as JSON on stdin and CLAUDE_PROJECT_DIR set; killed at its timeout or when the
  * activity is cancelled; stdout and stderr capped. It interprets its own run (src/shared/hook-outcome.ts),
  * so the history records what the hook decided.
@@ -12,6 +12,10 @@ import { interpretHookRun, type HookProcessResult, type HookRunInput, type HookR
 import { toolLimits } from '../../shared/tool-definitions';
 import { startWatchdog } from '../tools/bash';
 import { commandEnvironment, type ShellOptions } from '../tools/shell-options';
+import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../sandbox/sandboxed-launch';
+import { defaultSandboxOptions } from '../sandbox/sandbox-options';
+import os from 'node:os';
+import path from 'node:path';
 
 /** Keeps the first `max` characters of a stream and counts the rest. */
 class CappedText {
@@ -25,19 +29,48 @@ class CappedText {
   }
 }
 
-/** Runs one command; `signal` cancels it. Exported for tests that run hooks without a worker. */
-export function runHookProcess(input: HookRunInput, options: { shell?: ShellOptions; signal?: AbortSignal; heartbeat?: () => void } = {}): Promise<HookProcessResult> {
+/** Where a hook may write: its project (or its cwd when that lies elsewhere). */
+function hookWorkspace(input: HookRunInput): string {
+  const project = path.resolve(input.projectDir);
+  const cwd = path.resolve(input.cwd);
+  return cwd === project || cwd.startsWith(`${project}/`) ? project : cwd;
+}
+
+/** Runs one command in the OS sandbox (docs/security.md); `signal` cancels it. Exported for tests that run hooks without a worker. */
+export async function runHookProcess(input: HookRunInput, options: { shell?: ShellOptions; signal?: AbortSignal; heartbeat?: () => void } = {}): Promise<HookProcessResult> {
+  let launch: SandboxedLaunch;
+  try {
+    launch = await launchSandboxed(['bash', '--norc', '-c', input.command], {
+      profile: 'service',
+      workspaceRoot: hookWorkspace(input),
+      cwd: input.cwd,
+      homeDir: options.shell?.user?.home ?? os.homedir(),
+      ...(input.sandbox ? { settings: input.sandbox } : {}),
+      what: `the hook \`${input.command.slice(0, 80)}\``,
+    }, options.shell?.sandbox ?? defaultSandboxOptions());
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) return { exitCode: null, stdout: '', stderr: '', spawnError: error.message };
+    throw error;
+  }
+  try {
+    return await runLaunched(launch, input, options);
+  } finally {
+    await launch.release();
+  }
+}
+
+function runLaunched(launch: SandboxedLaunch, input: HookRunInput, options: { shell?: ShellOptions; signal?: AbortSignal; heartbeat?: () => void }): Promise<HookProcessResult> {
   return new Promise((resolve) => {
     const stdout = new CappedText(hookLimits.maxOutputChars);
     const stderr = new CappedText(hookLimits.maxOutputChars);
     // --norc: the event arrives on a socket (Node's stdin pipe), which bash takes for a remote shell and
     // would source ~/.bashrc for — a slow or locking rc file (pyenv's rehash lock) then hangs every hook.
     // A hook runs in the same clean shell as the Bash tool, which gets no stdin.
-    const child = spawn('bash', ['--norc', '-c', input.command], {
+    const child = spawn(launch.file, launch.args, {
       cwd: input.cwd,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...commandEnvironment(options.shell ?? {}), CLAUDE_PROJECT_DIR: input.projectDir },
+      env: { ...commandEnvironment(options.shell ?? {}), ...launch.env, CLAUDE_PROJECT_DIR: input.projectDir },
       ...(options.shell?.user ? { uid: options.shell.user.uid, gid: options.shell.user.gid } : {}),
     });
     const stopWatchdog = child.pid === undefined ? () => undefined : startWatchdog(child.pid);

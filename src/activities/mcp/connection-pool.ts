@@ -9,6 +9,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import path from 'node:path';
 import type { McpServerSpec } from '../../shared/mcp';
 import { expandServerSpec } from './config';
+import { readBufferLimitOf } from './read-limit';
+import { launchSandboxed } from '../sandbox/sandboxed-launch';
+import { defaultSandboxOptions, type SandboxOptions } from '../sandbox/sandbox-options';
 
 /** One live connection. */
 export interface McpConnection {
@@ -18,6 +21,8 @@ export interface McpConnection {
   readonly pid?: number;
   /** False once the transport closed (the server exited or the connection dropped). */
   readonly alive: boolean;
+  /** The SDK's read limit in bytes once an answer larger than it closed the connection (read-limit.ts). */
+  readonly readLimitExceeded: number | undefined;
   /** The last lines the stdio server wrote to stderr (for error messages). */
   stderrTail(): string;
 }
@@ -29,12 +34,15 @@ export interface McpPoolOptions {
   connectTimeoutMs?: number;
   /** Client name sent to servers. */
   clientName?: string;
+  /** The OS sandbox stdio servers run in (default: on, docs/security.md). */
+  sandbox?: SandboxOptions;
 }
 
 const stderrTailChars = 2000;
 
 class LiveConnection implements McpConnection {
   alive = true;
+  readLimitExceeded: number | undefined;
   private stderr = '';
 
   constructor(
@@ -60,16 +68,19 @@ class LiveConnection implements McpConnection {
  * The transport for a server. The MCP SDK's modules load with the first connection, not with the
  * worker: they are a large part of a worker's start-up (docs/operations.md, "Worker start-up").
  */
-async function createTransport(spec: McpServerSpec, cwd: string): Promise<{ transport: Transport; stdio?: StdioClientTransport }> {
+async function createTransport(spec: McpServerSpec, cwd: string, sandbox: SandboxOptions): Promise<{ transport: Transport; stdio?: StdioClientTransport }> {
   switch (spec.type) {
     case 'stdio': {
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      const serverCwd = spec.cwd ? path.resolve(cwd, spec.cwd) : cwd;
+      // A server sees the system read-only, its directory writable, no secrets, and ends with its connection.
+      const launch = await launchSandboxed([spec.command, ...(spec.args ?? [])], { profile: 'service', workspaceRoot: serverCwd, cwd: serverCwd, what: `the MCP server command \`${spec.command}\`` }, sandbox);
       const stdio = new StdioClientTransport({
-        command: spec.command,
-        args: spec.args ?? [],
+        command: launch.file,
+        args: launch.args,
         // The SDK adds a safe default environment (PATH, HOME, ...), not the worker's secrets.
-        ...(spec.env ? { env: spec.env } : {}),
-        cwd: spec.cwd ? path.resolve(cwd, spec.cwd) : cwd,
+        env: { ...launch.env, ...spec.env },
+        cwd: serverCwd,
         stderr: 'pipe',
       });
       return { transport: stdio, stdio };
@@ -111,11 +122,15 @@ export class McpConnectionPool {
   }
 
   private async open(name: string, spec: McpServerSpec, cwd: string, key: string): Promise<LiveConnection> {
-    const { transport, stdio } = await createTransport(expandServerSpec(spec, this.options.env ?? process.env), cwd);
+    const { transport, stdio } = await createTransport(expandServerSpec(spec, this.options.env ?? process.env), cwd, this.options.sandbox ?? defaultSandboxOptions());
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client({ name: this.options.clientName ?? 'durable-subagents', version: '0.1.0' });
     const connection = new LiveConnection(name, client, stdio);
     stdio?.stderr?.on('data', (chunk: Buffer) => connection.noteStderr(chunk.toString()));
+    // The SDK reports an oversized answer here, then closes the transport: remember why it closed.
+    client.onerror = (error) => {
+      connection.readLimitExceeded ??= readBufferLimitOf(error);
+    };
     client.onclose = () => {
       connection.alive = false;
       const current = this.connections.get(key);

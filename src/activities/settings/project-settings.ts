@@ -1,8 +1,8 @@
 /**
  * Claude Code's settings files (docs/configuration.md, "Settings files"): `~/.claude/settings.json`
  * (user), `<project>/.claude/settings.json` (project, committed) and
- * `<project>/.claude/settings.local.json` (project, personal). This runtime reads their `hooks` and
- * `permissions` (`allow`, `ask`, `deny`). Never throws: a malformed file is a problem naming the
+ * `<project>/.claude/settings.local.json` (project, personal). This runtime reads their `hooks`,
+ * `permissions` (`allow`, `ask`, `deny`) and `sandbox`. Never throws: a malformed file is a problem naming the
  * file, and it never widens what agents may do (see {@link loadProjectSettings}).
  */
 import fs from 'node:fs/promises';
@@ -12,6 +12,8 @@ import { mergeHooks, type HooksConfig } from '../../shared/hooks';
 import { parsePermissionRule, permissionRuleKinds, type PermissionRule, type PermissionRules } from '../../shared/permission-rules';
 import type { TreeSettings } from '../../shared/tree-settings';
 import { parseHooksConfig } from '../hooks/hooks-schema';
+import type { SandboxSettings } from '../../shared/sandbox';
+import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } from './sandbox-settings';
 
 const settingsSchema = z.looseObject({
   permissions: z
@@ -22,6 +24,7 @@ const settingsSchema = z.looseObject({
     }, { error: 'permissions must be an object with allow, ask and deny lists' })
     .optional(),
   hooks: z.unknown().optional(),
+  sandbox: z.unknown().optional(),
 });
 
 /** One settings file, read. */
@@ -29,6 +32,7 @@ interface SettingsFile {
   file: string;
   hooks?: HooksConfig;
   rules: Required<PermissionRules>;
+  sandbox?: SandboxSettings;
   /** Its permissions could not be read: allow rules of every file are then ignored. */
   unreadablePermissions: boolean;
   problems: string[];
@@ -96,6 +100,9 @@ async function readSettingsFile(file: string, root: string, homeDir: string): Pr
   }
   const hooks = parseHooksConfig(parsed.data.hooks);
   result.problems.push(...hooks.problems.map((problem) => `${file}: ${problem}`));
+  const sandbox = parseSandboxSettings(parsed.data.sandbox);
+  result.problems.push(...sandbox.problems.map((problem) => `${file}: ${problem}`));
+  if (sandbox.settings) result.sandbox = sandbox.settings;
   if (hooks.hooks) result.hooks = hooks.hooks;
   return result;
 }
@@ -123,11 +130,13 @@ export async function loadProjectSettings(cwd: string, homeDir: string): Promise
   const permissions: PermissionRules = Object.fromEntries(permissionRuleKinds.filter((kind) => rules[kind].length > 0).map((kind) => [kind, rules[kind]]));
   const hooks = mergeHooks(...read.map((file) => file.hooks));
   const problems = read.flatMap((file) => file.problems);
+  const sandbox = mergeSandboxSettings([...read.map((file) => file.sandbox), readDenyRulesAsSandbox(rules.deny, projectDir)]);
   return {
     projectDir,
     files: read.filter((file) => !file.unreadablePermissions).map((file) => file.file),
     ...(hooks ? { hooks } : {}),
     ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
+    ...(sandbox ? { sandbox } : {}),
     ...(problems.length > 0 ? { problems } : {}),
   };
 }

@@ -1,6 +1,9 @@
-/** Bash: one command in its own process group, killed as a whole on timeout or cancellation. */
+/**
+ * Bash: one command in the OS sandbox (src/activities/sandbox/, docs/security.md), in its own process
+ * group and PID namespace, killed as a whole — daemons included — when it ends, times out or is cancelled.
+ */
 import { lastLines, liveLimits, type LiveToolDetails } from '../../shared/live-activity';
-import { ErrorType } from '../../shared/errors';
+import { ErrorType, errorText } from '../../shared/errors';
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
@@ -16,6 +19,9 @@ import { ToolRefusal } from './tool-error';
 import { defineTool } from './tool-runner';
 import { openWorkspace } from './workspace';
 import { commandEnvironment } from './shell-options';
+import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../sandbox/sandboxed-launch';
+import { defaultSandboxOptions } from '../sandbox/sandbox-options';
+import os from 'node:os';
 
 /** Input schema (the model is untrusted). */
 export const bashInput = z.strictObject({
@@ -97,8 +103,31 @@ export const runBash = defineTool('Bash', bashInput, async (input, call, env) =>
   if (!cwdStat?.isDirectory()) throw new ToolRefusal(ErrorType.FileNotFound, `the working directory ${workspace.cwd} does not exist.`);
   const timeoutMs = input.timeout ?? toolLimits.bashDefaultTimeoutMs;
   const output = new HeadTailBuffer(toolLimits.bashMaxOutputChars);
-  const ending = await runCommand(input.command, workspace.realCwd, timeoutMs, output, env);
-  return describeEnding(ending, output.toString().trimEnd(), timeoutMs);
+  const sandbox = env.shell?.sandbox ?? defaultSandboxOptions();
+  if (sandbox.mode === 'off' && call.context.sandbox?.autoAllowBashIfSandboxed === true) {
+    // The call may have skipped its approval because it would be confined: it must not run unconfined.
+    return { content: errorText(ErrorType.SandboxUnavailable, 'this tree lets Bash run without approval because commands are sandboxed (sandbox.autoAllowBashIfSandboxed), but this worker runs with SUBAGENTS_SANDBOX=off, so the command was not run. Report this; the operator must run the tree on a sandboxing worker or remove autoAllowBashIfSandboxed.'), isError: true };
+  }
+  let launch: SandboxedLaunch;
+  try {
+    launch = await launchSandboxed(['bash', '-c', armedCommand, 'bash', input.command], {
+      profile: 'command',
+      workspaceRoot: workspace.root,
+      cwd: workspace.realCwd,
+      homeDir: env.shell?.user?.home ?? os.homedir(),
+      ...(call.context.sandbox ? { settings: call.context.sandbox } : {}),
+      what: 'the command',
+    }, sandbox);
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) return { content: error.message, isError: true };
+    throw error;
+  }
+  try {
+    const ending = await runCommand(launch, workspace.realCwd, timeoutMs, output, env);
+    return describeEnding(ending, output.toString().trimEnd(), timeoutMs);
+  } finally {
+    await launch.release();
+  }
 });
 
 function describeEnding(ending: Ending, output: string, timeoutMs: number): ToolCallResult {
@@ -119,15 +148,15 @@ function describeEnding(ending: Ending, output: string, timeoutMs: number): Tool
   }
 }
 
-/** Spawns `bash -c` as a process-group leader and collects stdout and stderr in arrival order. */
-function runCommand(command: string, cwd: string, timeoutMs: number, output: HeadTailBuffer, env: ToolEnv): Promise<Ending> {
+/** Spawns the (sandboxed) `bash -c` as a process-group leader and collects stdout and stderr in arrival order. */
+function runCommand(launch: SandboxedLaunch, cwd: string, timeoutMs: number, output: HeadTailBuffer, env: ToolEnv): Promise<Ending> {
   if (env.signal.aborted) return Promise.resolve({ kind: 'cancelled' });
   return new Promise<Ending>((resolve) => {
-    const child = spawn('bash', ['-c', armedCommand, 'bash', command], {
+    const child = spawn(launch.file, launch.args, {
       cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-      env: commandEnvironment(env.shell ?? {}),
+      env: { ...commandEnvironment(env.shell ?? {}), ...launch.env },
       ...(env.shell?.user ? { uid: env.shell.user.uid, gid: env.shell.user.gid } : {}),
     });
     const stopWatchdog = child.pid === undefined ? () => undefined : startWatchdog(child.pid);

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { toolEnvironmentNames } from '../../secrets';
+import { sandboxOptionsFromEnv, type SandboxOptions } from '../sandbox/sandbox-options';
 
 /** How Bash runs its commands (docs/security.md). */
 export interface ShellOptions {
@@ -7,6 +8,8 @@ export interface ShellOptions {
   passThrough?: string[];
   /** Run commands as this user instead of the worker's (SUBAGENTS_BASH_USER; the worker must run as root). */
   user?: { name: string; uid: number; gid: number; home: string };
+  /** The OS sandbox every command runs in (SUBAGENTS_SANDBOX; default on). */
+  sandbox?: SandboxOptions;
 }
 
 /** Variables every command gets from the worker's environment when set: what programs need to run, nothing secret. */
@@ -35,9 +38,9 @@ export class ShellOptionsError extends Error {
   override readonly name = 'ShellOptionsError';
 }
 
-/** Reads SUBAGENTS_BASH_ENV and SUBAGENTS_BASH_USER; a user that does not exist, or a non-root worker with one, is a clear error. */
+/** Reads SUBAGENTS_BASH_ENV, SUBAGENTS_BASH_USER and the sandbox's variables; a user that does not exist, or a non-root worker with one, is a clear error. */
 export function shellOptionsFromEnv(env: NodeJS.ProcessEnv): ShellOptions {
-  const options: ShellOptions = { passThrough: toolEnvironmentNames(env) };
+  const options: ShellOptions = { passThrough: toolEnvironmentNames(env), sandbox: sandboxOptionsFromEnv(env) };
   const userName = env.SUBAGENTS_BASH_USER?.trim();
   if (!userName) return options;
   if (process.getuid?.() !== 0) {

@@ -17,6 +17,8 @@ export type ToolRefusalKind = Extract<
   | 'StringNotFound'
   | 'StringNotUnique'
   | 'InvalidPattern'
+  | 'SearchTimedOut'
+  | 'SandboxUnavailable'
 >;
 
 /** A refusal the model can act on: its message says what to do instead. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { armedCommand, processStartTime, runBash, startWatchdog } from '../../../src/activities/tools/bash';
 import { HeadTailBuffer } from '../../../src/activities/tools/output-buffer';
 import { createTestWorkspace, isProcessAlive, type TestWorkspace } from './helpers';
@@ -21,6 +21,23 @@ async function waitForFile(file: string, timeoutMs = 5000): Promise<string> {
     if (text.trim().split('\n').length >= 2) return text;
     if (Date.now() > deadline) throw new Error(`${file} not written in time`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function waitForPath(file: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fs.stat(file).then(() => true, () => false))) {
+    if (Date.now() > deadline) throw new Error(`${file} not made in time`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Host pids of the processes whose command line holds `pattern`. */
+function processesWith(pattern: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  } catch {
+    return [];
   }
 }
 
@@ -63,18 +80,18 @@ describe('Bash', () => {
     expect(result).toEqual({ isError: true, content: 'Command timed out after 300 ms and was killed. Output so far:\nbefore' });
   });
 
-  it('kills the whole process group when cancelled', async () => {
-    const pids = path.join(workspace.root, 'pids');
-    const running = bash({ command: `echo started; sleep 30 & echo $! > ${pids}; (sleep 30; echo never) & echo $! >> ${pids}; sleep 30` });
-    const [first, second] = (await waitForFile(pids)).trim().split('\n').map(Number);
-    expect(await isProcessAlive(first!)).toBe(true);
+  it('kills the whole process tree when cancelled', async () => {
+    // The command runs in its own PID namespace: its children are found by their unique sleep lengths.
+    const marker = path.join(workspace.root, 'started');
+    const running = bash({ command: `echo started; sleep 30.101 & (sleep 30.102; echo never) & touch ${marker}; sleep 30.103` });
+    await waitForPath(marker);
+    expect(processesWith('^sleep 30.10')).toHaveLength(3);
     // Let "started" travel through the pipe before cancelling.
     await new Promise((resolve) => setTimeout(resolve, 200));
     workspace.abort.abort();
     const result = await running;
     expect(result).toEqual({ isError: true, content: 'Command was cancelled and killed. Output so far:\nstarted' });
-    expect(await isProcessAlive(first!)).toBe(false);
-    expect(await isProcessAlive(second!)).toBe(false);
+    expect(processesWith('^sleep 30.10')).toEqual([]);
   });
 
   it('uses SIGKILL for commands that ignore SIGTERM', async () => {
