@@ -21,6 +21,7 @@ import type { McpConnectionPool } from './mcp/connection-pool';
 import { createWebActivities, type WebToolSettings } from './web';
 import { createCustomToolActivities, workerToolsFor } from './custom-tools/activities';
 import { createHookActivities } from './hooks/run-hook';
+import { createShellSyntaxActivities } from './shell-syntax/activities';
 import type { CustomTool } from './custom-tools/define-tool';
 import type { ToolTaskQueues } from '../shared/custom-tools';
 
@@ -86,6 +87,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     abortRunningCalls: async ({ agentId }: { agentId: string }): Promise<number> => runningCalls.abort(agentId),
     ...createReadBatchActivity(tools.Read),
     ...createHookActivities({ shell: dependencies.shell }),
+    ...createShellSyntaxActivities(),
     ...createBoardToolActivities(dependencies.temporalClient),
     ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir }),
     ...createMcpActivities({ pool: dependencies.mcpConnections, resultsDir: dependencies.toolResultsDir }),

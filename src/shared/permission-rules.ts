@@ -6,6 +6,7 @@
  * src/shared/tool-rules.ts (`Bash(git diff:*)`, `Read(./secrets/**)`, `WebFetch(domain:x)`), plus
  * `Agent(type)`. Deny beats ask beats allow, across files. Pure: workflow code decides with it.
  */
+import type { BashReading } from './command-analysis';
 import { allowedByRules, callMatchesRule, parseToolRule, rulesFor, ruleToolOf, ruleTools, type RuleContext, type ToolRule } from './tool-rules';
 
 /** One rule of a settings file. */
@@ -49,21 +50,22 @@ function namesTool(rule: string, tool: string): boolean {
   return server !== undefined && tool.startsWith(`${server}__`);
 }
 
-function matches(rule: PermissionRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny'): boolean {
+function matches(rule: PermissionRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny', bash?: BashReading): boolean {
   if (rule.content === '') return namesTool(rule.tool, tool);
   if (rule.tool === 'Agent') return tool === 'Agent' && rule.content === (typeof input.subagent_type === 'string' ? input.subagent_type : 'general-purpose');
-  return rule.tool === ruleToolOf(tool) && callMatchesRule(rule, tool, input, context, mode);
+  return rule.tool === ruleToolOf(tool) && callMatchesRule(rule, tool, input, context, mode, bash);
 }
 
 /** A settings rule's decision on one call: the first deny, else the first ask, else an allow; undefined when none speaks. */
 export type RuleDecision = { type: 'deny' | 'ask' | 'allow'; rule: PermissionRule };
 
-export function decideByRules(rules: PermissionRules | undefined, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext): RuleDecision | undefined {
+/** A Bash call is decided as `bash` reads it (src/shared/command-analysis.ts); without a reading no allow rule matches it. */
+export function decideByRules(rules: PermissionRules | undefined, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, bash?: BashReading): RuleDecision | undefined {
   if (!rules) return undefined;
-  const deny = rules.deny?.find((rule) => matches(rule, tool, input, context, 'deny'));
+  const deny = rules.deny?.find((rule) => matches(rule, tool, input, context, 'deny', bash));
   if (deny) return { type: 'deny', rule: deny };
   // An ask rule asks when any part of a Bash line matches it, as a deny rule would refuse.
-  const ask = rules.ask?.find((rule) => matches(rule, tool, input, context, 'deny'));
+  const ask = rules.ask?.find((rule) => matches(rule, tool, input, context, 'deny', bash));
   if (ask) return { type: 'ask', rule: ask };
   const allow = rules.allow ?? [];
   const bare = allow.find((rule) => rule.content === '' && namesTool(rule.tool, tool));
@@ -75,8 +77,8 @@ export function decideByRules(rules: PermissionRules | undefined, tool: string, 
     return rule ? { type: 'allow', rule } : undefined;
   }
   // A Bash line is allowed only when every one of its commands matches some allow rule.
-  if (!allowedByRules(withContent, tool, input, context)) return undefined;
-  return { type: 'allow', rule: withContent.find((rule) => matches(rule, tool, input, context, 'deny')) ?? withContent[0]! };
+  if (!allowedByRules(withContent, tool, input, context, bash)) return undefined;
+  return { type: 'allow', rule: withContent.find((rule) => matches(rule, tool, input, context, 'deny', bash)) ?? withContent[0]! };
 }
 
 /** `deny: Bash(rm:*) (.claude/settings.json)` lines, for listings. */

@@ -3,10 +3,11 @@
  * Plan) may run. An allow-list, not a deny-list: every simple command of the line must be a known
  * reader with no option that writes, runs another program or opens the network; anything the
  * classifier cannot read with certainty (substitutions, variables, redirections to files,
- * background jobs, several lines) is refused. Pure and deterministic: workflow code calls it.
- * Tokenizing is shell-quote's; the policy is ours.
+ * background jobs, wrappers such as xargs or env) is refused. Pure and deterministic: workflow code calls
+ * it on the analysis of a real bash parse (src/shared/command-analysis.ts); the policy is ours. Runs
+ * recorded before that parse use src/shared/legacy-shell-quote.ts.
  */
-import { parse, type ParseEntry } from 'shell-quote';
+import { globCanBeOption, literalWords, type CommandAnalysis } from './command-analysis';
 
 /** The verdict on one command line. */
 export type CommandVerdict = { readOnly: true } | { readOnly: false; reason: string };
@@ -125,7 +126,7 @@ function checkGit(args: string[]): string | undefined {
 }
 
 /** Checks one simple command (its words, operators removed). */
-function checkSimpleCommand(words: string[]): string | undefined {
+export function checkSimpleCommand(words: string[]): string | undefined {
   const [command, ...args] = words;
   if (command === undefined) return 'an empty command';
   if (command.includes('=')) return `setting a variable (${command}) is not allowed`;
@@ -135,53 +136,28 @@ function checkSimpleCommand(words: string[]): string | undefined {
   return checkPolicy(command, args, policy);
 }
 
-/** Operators that only join commands; everything else (redirections, subshells, jobs) is checked or refused. */
-const joiners = new Set(['&&', '||', ';', '|']);
+/** Whether a command's options matter (a glob there could turn into `-o file` or `--output=x`). */
+function optionsMatter(command: string): boolean {
+  const policy = readers[command];
+  return command === 'git' || (policy !== undefined && Object.keys(policy).length > 0);
+}
 
 /**
- * Classifies a command line for a read-only agent. Allowed: readers (ls, cat, head, grep, find
- * without -exec/-delete, ...) and read-only git (log, diff, show, status, blame, branch --list,
- * ...), joined by `&&`, `||`, `;` or `|`, with output sent only to /dev/null or another stream.
+ * Classifies an analysed command line for a read-only agent. Allowed: readers (ls, cat, head, grep, find
+ * without -exec/-delete, ...) and read-only git (log, diff, show, status, blame, branch --list, ...) in
+ * any lists, pipelines and groups, with output sent only to /dev/null or another stream; nothing unresolved.
  */
-export function classifyReadOnlyCommand(command: string): CommandVerdict {
+export function classifyReadOnlyCommand(analysis: CommandAnalysis): CommandVerdict {
   const refuse = (reason: string): CommandVerdict => ({ readOnly: false, reason });
-  if (command.trim() === '') return refuse('the command is empty');
-  if (/[`\n\r\0]/.test(command) || command.includes('$(')) return refuse('command substitution and multi-line commands are not allowed');
-  let entries: ParseEntry[];
-  try {
-    entries = parse(command, (name) => ({ op: `$${name}` }) as unknown as string);
-  } catch (error) {
-    return refuse(`the command could not be parsed (${(error as Error).message})`);
-  }
-  const commands: string[][] = [[]];
-  for (let index = 0; index < entries.length; index++) {
-    const entry = entries[index]!;
-    if (typeof entry === 'string') {
-      commands[commands.length - 1]!.push(entry);
-      continue;
-    }
-    if ('comment' in entry) continue;
-    if (!('op' in entry)) return refuse('unsupported shell syntax');
-    if (entry.op === 'glob') {
-      commands[commands.length - 1]!.push((entry as { pattern: string }).pattern);
-      continue;
-    }
-    if (entry.op.startsWith('$')) return refuse('variables and expansions are not allowed');
-    if (joiners.has(entry.op)) {
-      commands.push([]);
-      continue;
-    }
-    const target = entries[index + 1];
-    const readsFile = entry.op === '<' && typeof target === 'string';
-    if ((entry.op === '>' && target === '/dev/null') || (entry.op === '>&' && (target === '1' || target === '2')) || readsFile) {
-      index += 1;
-      continue;
-    }
-    return refuse(`the shell operator ${entry.op} is not allowed (no redirection to files, subshells or background jobs)`);
-  }
-  for (const words of commands) {
+  const [unresolved] = analysis.unresolved;
+  if (unresolved !== undefined) return refuse(`the command cannot be read with certainty: ${unresolved}`);
+  if (analysis.commands.length === 0) return refuse('the command is empty');
+  for (const command of analysis.commands) {
+    const words = literalWords(command);
+    if (!words) return refuse(`\`${command.text}\` has a word that is not literal`);
     const problem = checkSimpleCommand(words);
     if (problem) return refuse(problem);
+    if (optionsMatter(words[0]!) && globCanBeOption(command)) return refuse(`a glob at the start of an argument of \`${words[0]}\` could expand to an option`);
   }
   return { readOnly: true };
 }

@@ -3,10 +3,12 @@
  * `Bash(git diff:*)` (prefix), `Bash(npm run *)` (wildcard), `Bash(git status)` (exact);
  * `Read(...)` / `Edit(...)` with gitignore-style paths (`//abs`, `~/home`, `/project-root`, `relative`);
  * `WebFetch(domain:example.com)`. Pure and deterministic: workflow code calls it before a tool runs.
- * Path matching is `ignore`'s (gitignore semantics); tokenizing shell lines is shell-quote's.
+ * Path matching is `ignore`'s (gitignore semantics); Bash lines are read by a real bash parse
+ * (src/shared/command-analysis.ts), or by src/shared/legacy-shell-quote.ts for runs recorded before it.
  */
 import ignore from 'ignore';
-import { parse, type ParseEntry } from 'shell-quote';
+import { globCanBeOption, literalWords, unanalysed, type BashReading, type CommandAnalysis, type SimpleCommand } from './command-analysis';
+import { legacySimpleCommands } from './legacy-shell-quote';
 
 /** One rule: the tool and what was inside its parentheses. */
 export interface ToolRule {
@@ -114,28 +116,61 @@ export function commandMatchesRule(content: string, command: string): boolean {
   return command === content.replace(/\\([*\\])/g, '$1');
 }
 
-/** The simple commands of a line (joined at `&&`, `||`, `;`, `|`; redirections dropped), or why it cannot be split. */
-export function simpleCommands(line: string): { commands: string[] } | { problem: string } {
-  if (/[`\n\r\0]/.test(line) || line.includes('$(') || line.includes('<(') || line.includes('>(')) {
-    return { problem: 'command substitution and multi-line commands cannot be matched against rules' };
-  }
-  let entries: ParseEntry[];
-  try {
-    entries = parse(line, (name) => `$${name}`);
-  } catch (error) {
-    return { problem: `the command could not be parsed (${(error as Error).message})` };
-  }
-  const commands: string[][] = [[]];
-  for (let index = 0; index < entries.length; index++) {
-    const entry = entries[index]!;
-    if (typeof entry === 'string') commands[commands.length - 1]!.push(entry);
-    else if ('comment' in entry) continue;
-    else if ('op' in entry && entry.op === 'glob') commands[commands.length - 1]!.push((entry as { pattern: string }).pattern);
-    else if ('op' in entry && ['&&', '||', ';', '|', '|&'].includes(entry.op)) commands.push([]);
-    else if ('op' in entry && ['>', '>>', '>&', '<', '<&', '&>'].includes(entry.op)) index += 1;
-    else return { problem: `the shell syntax ${'op' in entry ? entry.op : '?'} cannot be matched against rules` };
-  }
-  return { commands: commands.filter((words) => words.length > 0).map((words) => words.join(' ')) };
+/** Options that make a command write a file (`git diff --output=x`, `sort -o x`): not matched by a prefix or wildcard rule. */
+function writesFile(words: readonly string[]): boolean {
+  const shortO = words[0] === 'sort' || words[0] === 'tree';
+  return words.some((word, index) => index > 0 && (word === '--output' || word.startsWith('--output=') || (shortO && /^-[^-]*o/.test(word))));
+}
+
+/** Whether a rule is an exact command (no prefix, no wildcard). */
+function exactRule(content: string): boolean {
+  return !/:\*$/s.test(content) && !/(^|[^\\])(\\\\)*\*/.test(content);
+}
+
+/** Whether an allow rule matches one simple command with certainty: literal words, no glob that could be an option, no writing option unless exact. */
+function allowsCommand(content: string, command: SimpleCommand): boolean {
+  const words = literalWords(command);
+  if (!words || globCanBeOption(command)) return false;
+  if (!commandMatchesRule(content, words.join(' '))) return false;
+  return exactRule(content) || !writesFile(words);
+}
+
+/** What a deny or ask rule is checked against for one command: its literal words up to the first expansion, its text, and both with the program's base name (`/bin/rm` → `rm`). */
+function denyCandidates(command: SimpleCommand): string[] {
+  const firstUnknown = command.words.indexOf(null);
+  const known = (firstUnknown < 0 ? command.words : command.words.slice(0, firstUnknown)) as string[];
+  const candidates = [known.join(' '), command.text];
+  const base = known[0]?.split('/').pop();
+  if (base && base !== known[0]) candidates.push([base, ...known.slice(1)].join(' '));
+  return candidates;
+}
+
+/** The analysis a Bash call is decided on; a call given none decides nothing. */
+function analysisOf(bash: BashReading | undefined): CommandAnalysis {
+  return bash?.type === 'parsed' ? bash.analysis : unanalysed('the command was not analysed');
+}
+
+/** Whether every command of an analysed line is allowed by some rule, with nothing unresolved. */
+function analysisAllowed(contents: readonly string[], analysis: CommandAnalysis): boolean {
+  if (analysis.unresolved.length > 0 || analysis.commands.length === 0) return false;
+  return analysis.commands.every((command) => contents.some((content) => allowsCommand(content, command)));
+}
+
+/** LEGACY (runs recorded before the parse): shell-quote's split, as decided then. */
+function legacyBashMatches(content: string, line: string, mode: 'allow' | 'deny'): boolean {
+  const split = legacySimpleCommands(line);
+  if ('problem' in split) return mode === 'deny' && commandMatchesRule(content, line.trim());
+  const matches = split.commands.map((command) => commandMatchesRule(content, command));
+  return mode === 'allow' ? matches.length > 0 && matches.every(Boolean) : matches.some(Boolean) || commandMatchesRule(content, line.trim());
+}
+
+/** Whether a Bash line matches one rule: allow needs every command, deny or ask any command anywhere (or the whole text). */
+function bashMatchesRule(content: string, line: string, mode: 'allow' | 'deny', bash: BashReading | undefined): boolean {
+  if (bash?.type === 'legacy') return legacyBashMatches(content, line, mode);
+  const analysis = analysisOf(bash);
+  if (mode === 'allow') return analysisAllowed([content], analysis);
+  if (commandMatchesRule(content, line.trim())) return true;
+  return analysis.commands.some((command) => denyCandidates(command).some((candidate) => commandMatchesRule(content, candidate)));
 }
 
 function hostOf(url: unknown): string | undefined {
@@ -151,16 +186,9 @@ function callPaths(tool: string, input: Readonly<Record<string, unknown>>, conte
   return [resolvePath(context.cwd, raw, context.homeDir)];
 }
 
-/** Whether a call matches one rule of its tool. */
-export function callMatchesRule(rule: ToolRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny'): boolean {
-  if (tool === 'Bash') {
-    const line = typeof input.command === 'string' ? input.command : '';
-    const split = simpleCommands(line);
-    // A line that cannot be read is never allowed by a rule, and a deny rule is checked against its text too.
-    if ('problem' in split) return mode === 'deny' && commandMatchesRule(rule.content, line.trim());
-    const matches = split.commands.map((command) => commandMatchesRule(rule.content, command));
-    return mode === 'allow' ? matches.length > 0 && matches.every(Boolean) : matches.some(Boolean) || commandMatchesRule(rule.content, line.trim());
-  }
+/** Whether a call matches one rule of its tool (a Bash call as `bash` reads it: without a reading nothing is allowed). */
+export function callMatchesRule(rule: ToolRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny', bash?: BashReading): boolean {
+  if (tool === 'Bash') return bashMatchesRule(rule.content, typeof input.command === 'string' ? input.command : '', mode, bash);
   if (tool === 'WebFetch') {
     const domain = /^domain:(.+)$/.exec(rule.content)?.[1]?.trim().toLowerCase();
     const host = hostOf(input.url);
@@ -183,22 +211,25 @@ export function rulesFor<Rule extends ToolRule>(rules: readonly Rule[] | undefin
 }
 
 /** A Bash line allowed by rules must match every one of its simple commands; a deny rule refuses on any. */
-export function allowedByRules(rules: ToolRule[], tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext): boolean {
+export function allowedByRules(rules: ToolRule[], tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, bash?: BashReading): boolean {
   if (tool !== 'Bash') return rules.some((rule) => callMatchesRule(rule, tool, input, context, 'allow'));
-  const split = simpleCommands(typeof input.command === 'string' ? input.command : '');
-  if ('problem' in split || split.commands.length === 0) return false;
-  return split.commands.every((command) => rules.some((rule) => commandMatchesRule(rule.content, command)));
+  if (bash?.type === 'legacy') {
+    const split = legacySimpleCommands(typeof input.command === 'string' ? input.command : '');
+    if ('problem' in split || split.commands.length === 0) return false;
+    return split.commands.every((command) => rules.some((rule) => commandMatchesRule(rule.content, command)));
+  }
+  return analysisAllowed(rules.map((rule) => rule.content), analysisOf(bash));
 }
 
 /** The verdict of an agent's rules on one call. */
 export type RuleVerdict = { type: 'allowed' } | { type: 'refused'; reason: string };
 
 /** Checks a call against an agent's rules: deny rules first, then allow rules of its tool (if any narrow it). */
-export function checkToolRules(rules: ToolRules | undefined, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext): RuleVerdict {
-  const denied = rulesFor(rules?.deny, tool).find((rule) => callMatchesRule(rule, tool, input, context, 'deny'));
+export function checkToolRules(rules: ToolRules | undefined, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, bash?: BashReading): RuleVerdict {
+  const denied = rulesFor(rules?.deny, tool).find((rule) => callMatchesRule(rule, tool, input, context, 'deny', bash));
   if (denied) return { type: 'refused', reason: `it matches the rule ${denied.tool}(${denied.content}) in disallowedTools` };
   const allow = rulesFor(rules?.allow, tool);
-  if (allow.length === 0 || allowedByRules(allow, tool, input, context)) return { type: 'allowed' };
+  if (allow.length === 0 || allowedByRules(allow, tool, input, context, bash)) return { type: 'allowed' };
   const listed = allow.map((rule) => `${rule.tool}(${rule.content})`).join(', ');
   return { type: 'refused', reason: `this agent may use ${tool} only as its rules allow (${listed}), and this call matches none of them` };
 }

@@ -29,6 +29,12 @@ export const localSetupOptions: LocalActivityOptions = {
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 };
 
+/** A Bash line's analysis for permission decisions (src/activities/shell-syntax): a parse, pure and quick, run locally. */
+export const shellSyntaxOptions: LocalActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+};
+
 /** Model calls: long, streaming with heartbeats; Temporal owns the retries (the SDK runs with maxRetries 0). */
 export const modelOptions: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
@@ -125,6 +131,7 @@ export const mcpToolOnceOptions: ActivityOptions = { ...mcpToolOptions, retry: {
 
 export const setupActivities = proxyActivities<Activities>(setupOptions);
 export const localSetupActivities = proxyLocalActivities<Activities>(localSetupOptions);
+export const shellSyntaxActivities = proxyLocalActivities<Activities>(shellSyntaxOptions);
 export const modelActivities = proxyActivities<Activities>(modelOptions);
 export const fileToolActivities = proxyActivities<Activities>(fileToolOptions);
 export const localReadActivities = proxyLocalActivities<Activities>(localReadOptions);

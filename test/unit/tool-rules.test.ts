@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkToolRules, commandMatchesRule, pathMatchesRule, simpleCommands, type ToolRules } from '../../src/shared/tool-rules';
+import { checkToolRules as checkRules, commandMatchesRule, pathMatchesRule, type RuleContext, type ToolRules } from '../../src/shared/tool-rules';
+import { legacySimpleCommands } from '../../src/shared/legacy-shell-quote';
+import { parsedReading } from '../helpers/bash-analysis';
 
 const context = { cwd: '/work/repo' };
 const bash = (command: string) => ({ command });
+/** checkToolRules with a Bash call read by the real parser, as a workflow on the `bash-syntax-tree` patch does. */
+const checkToolRules = (rules: ToolRules | undefined, tool: string, input: Record<string, unknown>, ruleContext: RuleContext) =>
+  checkRules(rules, tool, input, ruleContext, tool === 'Bash' && typeof input.command === 'string' ? parsedReading(input.command) : undefined);
 
 describe('Bash rules (Claude Code matching)', () => {
   it('prefix rules `x:*` match the command and its continuations at a word boundary', () => {
@@ -31,8 +36,8 @@ describe('Bash rules (Claude Code matching)', () => {
     const rules: ToolRules = { allow: [{ tool: 'Bash', content: 'git diff:*' }, { tool: 'Bash', content: 'git status' }] };
     expect(checkToolRules(rules, 'Bash', bash('git diff --stat'), context)).toEqual({ type: 'allowed' });
     expect(checkToolRules(rules, 'Bash', bash('git status && git diff'), context)).toEqual({ type: 'allowed' });
-    expect(checkToolRules(rules, 'Bash', bash('git diff > /tmp/out'), context)).toEqual({ type: 'allowed' });
-    for (const refused of ['git log', 'git diff && rm -rf /', 'git diff; curl evil', 'git diff | sh', 'git diff $(rm -rf /)', 'git diff `id`', 'git diff\nrm x', '', 'git diff &']) {
+    expect(checkToolRules(rules, 'Bash', bash('git diff 2>/dev/null'), context)).toEqual({ type: 'allowed' });
+    for (const refused of ['git diff > /tmp/out', 'git log', 'git diff && rm -rf /', 'git diff; curl evil', 'git diff | sh', 'git diff $(rm -rf /)', 'git diff `id`', 'git diff\nrm x', '', 'git diff &']) {
       const verdict = checkToolRules(rules, 'Bash', bash(refused), context);
       expect(verdict.type, refused).toBe('refused');
     }
@@ -46,11 +51,11 @@ describe('Bash rules (Claude Code matching)', () => {
     expect(checkToolRules(deny, 'Bash', bash('ls -la'), context)).toEqual({ type: 'allowed' });
   });
 
-  it('splits lines with shell-quote and refuses what it cannot read', () => {
-    expect(simpleCommands('a && b || c; d | e')).toEqual({ commands: ['a', 'b', 'c', 'd', 'e'] });
-    expect(simpleCommands("git commit -m 'a && b'")).toEqual({ commands: ['git commit -m a && b'] });
-    expect(simpleCommands('echo $(id)')).toHaveProperty('problem');
-    expect(simpleCommands('(cd x && ls)')).toHaveProperty('problem');
+  it('LEGACY (runs recorded before the parse): splits lines with shell-quote and refuses what it cannot read', () => {
+    expect(legacySimpleCommands('a && b || c; d | e')).toEqual({ commands: ['a', 'b', 'c', 'd', 'e'] });
+    expect(legacySimpleCommands("git commit -m 'a && b'")).toEqual({ commands: ['git commit -m a && b'] });
+    expect(legacySimpleCommands('echo $(id)')).toHaveProperty('problem');
+    expect(legacySimpleCommands('(cd x && ls)')).toHaveProperty('problem');
   });
 });
 
