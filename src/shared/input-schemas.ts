@@ -164,6 +164,7 @@ export const approvalRequestSchema: InputSchema<ApprovalRequest> = lazySchema(()
   toolUseId: id(),
   inputSummary: shortText(),
   requestedAtMs: z.number(),
+  permission: shortText().optional(),
   withdrawn: z.boolean().optional(),
 }));
 

@@ -37,6 +37,8 @@ export interface ApprovalRequest {
   toolUseId: string;
   inputSummary: string;
   requestedAtMs: number;
+  /** What an "always" answer approves for the tree when narrower than the tool: `WebFetch(domain:example.com)`. */
+  permission?: string;
   /** Set when the agent takes the request back (interrupted or stopped while waiting). */
   withdrawn?: boolean;
 }

@@ -8,7 +8,9 @@ import { toolCallSummary } from '../shared/tool-summary';
 import type { ApprovalDecision, ApprovalRequest } from '../shared/tree';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
-import { decidePermission, routeApproval } from './permissions';
+import { urlHost } from '../shared/egress-domains';
+import { hasPatch } from './patches';
+import { decidePermission, decideWebFetchPermission, routeApproval, webFetchPermission } from './permissions';
 import type { TreeLink } from './tree-link';
 
 /**
@@ -51,7 +53,10 @@ export class Approvals {
   decideNow(call: ToolUseBlock, classification?: ToolClassification, override?: 'allow' | 'ask'): { outcome: ToolOutcome | undefined } | 'ask' {
     const { input } = this;
     const alwaysAllowed = [...this.alwaysAllowed, ...(this.tree.coordinator?.alwaysAllowed ?? [])];
-    const decision = decidePermission(input.permissionMode, call.name, alwaysAllowed, classification, override);
+    const domain = webFetchDomain(call);
+    const decision = domain
+      ? decideWebFetchPermission(input.permissionMode, domain.host, alwaysAllowed, override)
+      : decidePermission(input.permissionMode, call.name, alwaysAllowed, classification, override);
     if (decision.type === 'allow') return { outcome: undefined };
     if (decision.type === 'deny') return { outcome: { isError: true, content: `Permission denied: ${decision.reason}` } };
     const route = routeApproval({
@@ -73,14 +78,16 @@ export class Approvals {
     const { input } = this;
     const now = this.decideNow(call, classification, override);
     if (now !== 'ask') return now.outcome;
+    const host = webFetchDomain(call)?.host;
     const request: ApprovalRequest = {
       requestId: `${input.agentId}/${call.id}`,
       agentId: input.agentId,
       agentType: input.agentType,
       tool: call.name,
       toolUseId: call.id,
-      inputSummary: toolCallSummary(call.name, call.input),
+      inputSummary: host ? `WebFetch domain ${host}: ${toolCallSummary(call.name, call.input)}` : toolCallSummary(call.name, call.input),
       requestedAtMs: workflowNowMs(),
+      ...(host ? { permission: webFetchPermission(host) } : {}),
     };
     this.waiting.set(request.requestId, call.name);
     try {
@@ -93,7 +100,7 @@ export class Approvals {
       this.waiting.delete(request.requestId);
     }
     const answer = this.decisions.get(request.requestId)!;
-    if (answer.always && answer.approved) this.alwaysAllowed.add(call.name);
+    if (answer.always && answer.approved) this.alwaysAllowed.add(request.permission ?? call.name);
     if (answer.approved) return undefined;
     return {
       isError: true,
@@ -105,7 +112,7 @@ export class Approvals {
     const tree = this.tree.coordinator;
     if (!tree) return this.tree.requestApproval(request);
     // The root holds its own requests; a person answers with the answerApproval update.
-    if (tree.alwaysAllowed.has(request.tool)) this.decisions.set(request.requestId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
+    if (tree.alwaysAllowed.has(request.permission ?? request.tool)) this.decisions.set(request.requestId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
     else tree.holdApproval(request);
   }
 
@@ -123,7 +130,7 @@ export class Approvals {
       tree.takeApproval(request.requestId);
       return;
     }
-    if (tree.alwaysAllowed.has(request.tool)) {
+    if (tree.alwaysAllowed.has(request.permission ?? request.tool)) {
       await this.deliver(request.agentId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
       return;
     }
@@ -135,7 +142,7 @@ export class Approvals {
     const tree = this.tree.coordinator!;
     const request = tree.takeApproval(decision.requestId);
     if (!request) return;
-    if (decision.always && decision.approved) tree.allowAlways(request.tool);
+    if (decision.always && decision.approved) tree.allowAlways(request.permission ?? request.tool);
     await this.deliver(request.agentId, decision);
   }
 
@@ -143,4 +150,13 @@ export class Approvals {
     if (agentId === this.input.agentId) this.receiveDecision(decision);
     else await signalBestEffort(agentId, approvalDecisionSignal, decision);
   }
+}
+
+/** The patch under which WebFetch asks per domain (runs recorded before it let every fetch through). */
+export const webFetchDomainPatch = 'webfetch-domain-permission';
+
+/** A WebFetch call decided by its domain: its URL's host (undefined when it has none), on runs with the patch. */
+function webFetchDomain(call: ToolUseBlock): { host: string | undefined } | undefined {
+  if (call.name !== 'WebFetch' || !hasPatch(webFetchDomainPatch)) return undefined;
+  return { host: urlHost(call.input.url) };
 }

@@ -36,6 +36,31 @@ export function decidePermission(
   return { type: 'ask' };
 }
 
+/** What a person's "always" for one WebFetch call approves: its domain, as Claude Code's rule `WebFetch(domain:host)`. */
+export function webFetchPermission(host: string): string {
+  return `WebFetch(domain:${host})`;
+}
+
+/**
+ * The permission decision for a WebFetch call to `host` (docs/security.md, "WebFetch"), as Claude Code's:
+ * a `WebFetch(domain:…)` allow rule (`override` 'allow') or an "always" for the domain lets it run; so does
+ * bypassPermissions; default, acceptEdits and bubble ask a person; dontAsk and plan deny. An ask rule or hook
+ * asks whatever the mode (dontAsk and plan deny). A URL without an http(s) host runs: WebFetch refuses it
+ * before connecting anywhere.
+ */
+export function decideWebFetchPermission(mode: PermissionMode, host: string | undefined, alwaysAllowed: readonly string[], override?: 'allow' | 'ask'): PermissionDecision {
+  if (host === undefined) return { type: 'allow' };
+  const refuse = (why: string): PermissionDecision => ({
+    type: 'deny',
+    reason: `WebFetch to ${host} ${why}, and this agent runs in ${mode} mode, so it was denied. A settings allow rule WebFetch(domain:${host}) lets it through.`,
+  });
+  if (override === 'ask') return mode === 'dontAsk' || mode === 'plan' ? refuse('must be approved by a person (a settings ask rule or a hook says so)') : { type: 'ask' };
+  if (override === 'allow' || mode === 'bypassPermissions') return { type: 'allow' };
+  if (alwaysAllowed.includes('WebFetch') || alwaysAllowed.includes(webFetchPermission(host))) return { type: 'allow' };
+  if (mode === 'dontAsk' || mode === 'plan') return refuse('needs a person to approve its domain');
+  return { type: 'ask' };
+}
+
 /** Where an "ask" goes: to a person at the root, or auto-answered for a background agent. */
 export type ApprovalRoute = { type: 'bubble' } | { type: 'auto'; approved: boolean; reason: string };
 
