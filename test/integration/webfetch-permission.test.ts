@@ -68,6 +68,28 @@ describe('WebFetch permission by domain', () => {
     expect(result.toolUses).toBe(2);
   });
 
+  it('a background agent gets its answer through the approval route (auto-denied by default), never a silent allow', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'fetch-background' },
+          turns: [
+            { toolUses: [{ name: 'Agent', input: { description: 'fetcher', prompt: 'background fetch task', run_in_background: true } }] },
+            { text: 'waiting' },
+            { text: 'root got: {{last_user_text}}' },
+          ],
+        },
+        { match: { userIncludes: 'background fetch task' }, turns: [fetchTurn('background'), { text: 'fetcher saw: {{last_tool_result}}' }] },
+      ]),
+    );
+    const served = pagesServed;
+    const handle = await env.start({ prompt: 'fetch in the background', name: 'fetch-background', cwd: writeProject(env.workspace, 'background', {}), permissionMode: 'default' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toContain('background agents cannot ask a person');
+    expect(pagesServed).toBe(served);
+  });
+
   it('a WebFetch(domain:…) allow rule lets the fetch through without asking; dontAsk denies an unlisted domain', async () => {
     env.modelServer.setBehaviour(
       scenario([
