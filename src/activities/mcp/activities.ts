@@ -20,6 +20,7 @@ import { limitResult } from '../tools/result-limit';
 import { defaultResultsDir } from '../tools/tool-env';
 import type { McpConnection, McpConnectionPool } from './connection-pool';
 import { describeMcpTools, type ListedMcpTool } from './descriptors';
+import { resultTooLargeText } from './read-limit';
 import { toToolResult, type McpCallResult } from './result-content';
 
 export interface McpActivityDependencies {
@@ -147,6 +148,8 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
         // Loaded with the connection already (the SDK's client imports it): not with the worker.
         const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
         const closed = !connection.alive || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed);
+        // Closed by the SDK over an oversized answer: the tool ran, and it would answer the same again.
+        if (closed && connection.readLimitExceeded !== undefined) return { isError: true, content: resultTooLargeText(input.server, input.toolName, connection.readLimitExceeded) };
         if (closed && input.retrySafe) {
           // Safe to run again: Temporal retries the activity, which opens a new connection (the server is restarted).
           throw ApplicationFailure.retryable(`the MCP server "${input.server}" stopped during ${input.toolName}; retrying on a restarted server`, ErrorType.McpServerStopped);
