@@ -3,7 +3,7 @@ import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isIgnored, parseGitignore, type IgnoreFile } from './gitignore';
-import { findRipgrep, listFilesWithRipgrep } from './ripgrep';
+import { listFilesWithRipgrep, ripgrepOf } from './ripgrep';
 import { createCheckpoint, type ToolEnv } from './tool-env';
 
 /** Directory names never descended into, whatever .gitignore says. */
@@ -18,7 +18,7 @@ export const inProcessListingMaxEntries = 2_000;
 
 /** Sorted '/'-separated paths, relative to `baseDir`, of the files below it; `rg --files` for large trees when available. */
 export async function listFiles(baseDir: string, env: ToolEnv): Promise<string[]> {
-  const ripgrep = env.ripgrep === false ? undefined : (env.ripgrep ?? (await findRipgrep()));
+  const ripgrep = await ripgrepOf(env);
   if (!ripgrep) return listFilesWithWalk(baseDir, env);
   return (await walkFiles(baseDir, env, inProcessListingMaxEntries)) ?? listFilesWithRipgrep(ripgrep, baseDir, env);
 }

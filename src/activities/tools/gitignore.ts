@@ -1,51 +1,16 @@
-/** .gitignore rules: parsing and the ignore decision (deepest file first, last matching rule wins). */
+/** .gitignore rules through the `ignore` package; the deepest .gitignore with a matching rule decides. */
 import path from 'node:path';
-import { globToRegExpSource } from './glob-match';
-
-export interface IgnoreRule {
-  regex: RegExp;
-  negated: boolean;
-  directoryOnly: boolean;
-}
+import ignore, { type Ignore } from 'ignore';
 
 /** The rules of one .gitignore file and the directory they are relative to. */
 export interface IgnoreFile {
   directory: string;
-  rules: IgnoreRule[];
+  rules: Ignore;
 }
 
 /** Parses the text of a .gitignore file. */
-export function parseGitignore(text: string): IgnoreRule[] {
-  return text.split('\n').flatMap((line) => {
-    const rule = parseLine(line);
-    return rule ? [rule] : [];
-  });
-}
-
-function parseLine(rawLine: string): IgnoreRule | undefined {
-  let line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-  if (line === '' || line.startsWith('#')) return undefined;
-  // Trailing spaces are dropped unless escaped with a backslash.
-  while (line.endsWith(' ') && !line.endsWith('\\ ')) line = line.slice(0, -1);
-  let negated = false;
-  if (line.startsWith('!')) {
-    negated = true;
-    line = line.slice(1);
-  } else if (line.startsWith('\\!') || line.startsWith('\\#')) {
-    line = line.slice(1);
-  }
-  let directoryOnly = false;
-  while (line.endsWith('/')) {
-    directoryOnly = true;
-    line = line.slice(0, -1);
-  }
-  if (line === '') return undefined;
-  // A slash at the start or in the middle anchors the pattern to the .gitignore's directory.
-  const anchored = line.includes('/');
-  if (line.startsWith('/')) line = line.slice(1);
-  const source = globToRegExpSource(line, { braces: false });
-  const regex = new RegExp(anchored ? `^${source}$` : `^(?:.*/)?${source}$`);
-  return { regex, negated, directoryOnly };
+export function parseGitignore(text: string): Ignore {
+  return ignore().add(text);
 }
 
 /** True when the deepest .gitignore with a matching rule ignores the path (a negated rule re-includes it). */
@@ -54,12 +19,10 @@ export function isIgnored(files: readonly IgnoreFile[], absolutePath: string, is
     const file = files[fileIndex]!;
     const relative = path.relative(file.directory, absolutePath);
     if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) continue;
-    const candidate = relative.split(path.sep).join('/');
-    for (let ruleIndex = file.rules.length - 1; ruleIndex >= 0; ruleIndex -= 1) {
-      const rule = file.rules[ruleIndex]!;
-      if (rule.directoryOnly && !isDirectory) continue;
-      if (rule.regex.test(candidate)) return !rule.negated;
-    }
+    // A trailing slash lets directory-only rules (`cache/`) match.
+    const result = file.rules.test(relative.split(path.sep).join('/') + (isDirectory ? '/' : ''));
+    if (result.ignored) return true;
+    if (result.unignored) return false;
   }
   return false;
 }

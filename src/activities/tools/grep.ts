@@ -1,19 +1,21 @@
-/** Grep: regular-expression search over the files Glob would see, in three output modes. */
+/** Grep: ripgrep over the files Glob would see (a JavaScript fallback in a worker thread without it), in three output modes. */
 import { ErrorType } from '../../shared/errors';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { toolLimits } from '../../shared/tool-definitions';
 import { listFiles } from './file-list';
-import { looksBinary } from './file-record';
 import { extensionsOfType, fileTypeExtensions } from './file-types';
-import { compileGlob } from './glob-match';
-import { compilePattern, findMatchingLines, formatContentGroups, splitLines, type ContextOptions } from './grep-search';
+import { searchWithFallback } from './grep-fallback';
+import { formatFindings, isEmpty, type GrepFindings, type GrepRequest } from './grep-findings';
+import { searchWithRipgrep } from './grep-ripgrep';
+import { compileGlobDecision, splitGlobInput } from './glob-match';
 import { booleanInput, integerInput } from './input';
-import { createCheckpoint, resultsDirOf } from './tool-env';
+import { ripgrepOf } from './ripgrep';
+import { resultsDirOf, type ToolEnv } from './tool-env';
 import { ToolRefusal } from './tool-error';
 import { defineTool } from './tool-runner';
-import { displayPath, openWorkspace, resolveInWorkspace, type Workspace } from './workspace';
+import { displayPath, openWorkspace, resolveInWorkspace } from './workspace';
 
 /** Input schema (the model is untrusted). */
 export const grepInput = z.strictObject({
@@ -31,133 +33,75 @@ export const grepInput = z.strictObject({
   multiline: booleanInput().optional(),
 });
 
-type GrepInput = z.output<typeof grepInput>;
-
-/** Files searched at once. */
-const batchSize = 16;
-
-interface FileMatches {
-  file: string;
-  mtimeMs: number;
-  matchingLineCount: number;
-  /** Output groups, content mode only. */
-  groups: string[][];
+/** What to search: the real path of the file or directory, and the model's filters. */
+interface SearchScope {
+  target: string;
+  isDirectory: boolean;
+  globs: string[];
+  extensions: readonly string[] | undefined;
+  show: (absolute: string) => string;
 }
 
 /** Runs the Grep tool. */
 export const runGrep = defineTool('Grep', grepInput, async (input, call, env) => {
   const mode = input.output_mode ?? 'files_with_matches';
-  const multiline = input.multiline ?? false;
-  const regex = compilePattern(input.pattern, { ignoreCase: input['-i'] ?? false, multiline });
-  const acceptsFile = fileFilter(input);
+  const request: GrepRequest = {
+    pattern: input.pattern,
+    mode,
+    ignoreCase: input['-i'] ?? false,
+    multiline: input.multiline ?? false,
+    before: input['-B'] ?? input['-C'] ?? 0,
+    after: input['-A'] ?? input['-C'] ?? 0,
+    lineNumbers: input['-n'] ?? true,
+    cap: input.head_limit ?? toolLimits.grepDefaultMaxEntries,
+  };
+  const extensions = input.type === undefined ? undefined : knownTypeExtensions(input.type);
   const workspace = await openWorkspace(call.context, [resultsDirOf(env)]);
   const target = await resolveInWorkspace(workspace, input.path ?? '.', 'read');
   const targetStat = await fs.stat(target).catch(() => undefined);
   if (!targetStat) throw new ToolRefusal(ErrorType.FileNotFound, `${input.path ?? '.'} does not exist (resolved to ${target}).`);
-
-  // An explicitly named file is searched even if ignored or filtered out, as rg does.
-  const files = targetStat.isDirectory()
-    ? (await listFiles(target, env)).filter(acceptsFile).map((relative) => path.join(target, relative))
-    : [target];
-  const context: ContextOptions = {
-    before: input['-B'] ?? input['-C'] ?? 0,
-    after: input['-A'] ?? input['-C'] ?? 0,
-    lineNumbers: input['-n'] ?? true,
+  const scope: SearchScope = {
+    target,
+    isDirectory: targetStat.isDirectory(),
+    globs: input.glob === undefined ? [] : splitGlobInput(input.glob),
+    extensions,
+    show: (absolute) => displayPath(workspace, absolute),
   };
-  const checkpoint = createCheckpoint(env);
-  const found: FileMatches[] = [];
-  let skippedLarge = 0;
-  for (let start = 0; start < files.length; start += batchSize) {
-    checkpoint();
-    const batch = await Promise.all(
-      files.slice(start, start + batchSize).map(async (file) => {
-        const stat = await fs.stat(file).catch(() => undefined);
-        if (!stat?.isFile()) return undefined;
-        if (stat.size > toolLimits.grepMaxFileBytes) {
-          skippedLarge += 1;
-          return undefined;
-        }
-        const content = await fs.readFile(file).catch(() => undefined);
-        if (!content || looksBinary(content)) return undefined;
-        const text = content.toString('utf8');
-        const lines = splitLines(text);
-        const matching = findMatchingLines(text, lines, regex, multiline);
-        if (matching.length === 0) return undefined;
-        const groups = mode === 'content' ? formatContentGroups(displayPath(workspace, file), lines, matching, context) : [];
-        return { file, mtimeMs: stat.mtimeMs, matchingLineCount: matching.length, groups };
-      }),
-    );
-    for (const matches of batch) if (matches) found.push(matches);
+  const findings = await search(request, scope, env);
+  if (isEmpty(mode, findings)) {
+    return { content: `No matches found for ${JSON.stringify(input.pattern)} in ${displayPath(workspace, target)}.`, isError: false };
   }
-
-  const skippedNote = skippedLarge > 0 ? `\n(skipped ${skippedLarge} files larger than ${toolLimits.grepMaxFileBytes / 1024 / 1024} MiB)` : '';
-  if (found.length === 0) {
-    return { content: `No matches found for ${JSON.stringify(input.pattern)} in ${displayPath(workspace, target)}.${skippedNote}`, isError: false };
-  }
-  const cap = input.head_limit ?? toolLimits.grepDefaultMaxEntries;
-  const body = formatResults(mode, found, workspace, cap, context.before + context.after > 0);
-  return { content: body + skippedNote, isError: false };
+  return { content: formatFindings(mode, findings, request.cap), isError: false };
 });
 
-/** Filter from the glob and type inputs; unknown types are refused. */
-function fileFilter(input: GrepInput): (relative: string) => boolean {
-  const checks: ((relative: string) => boolean)[] = [];
-  if (input.glob !== undefined) {
-    const excluded = input.glob.startsWith('!');
-    const glob = excluded ? input.glob.slice(1) : input.glob;
-    const matcher = compileGlob(glob);
-    // Like rg: a glob without '/' matches the file name at any depth.
-    const subject = glob.includes('/') ? (relative: string) => relative : (relative: string) => path.posix.basename(relative);
-    checks.push((relative) => matcher.test(subject(relative)) !== excluded);
+async function search(request: GrepRequest, scope: SearchScope, env: ToolEnv): Promise<GrepFindings> {
+  const ripgrep = await ripgrepOf(env);
+  if (ripgrep) {
+    const { target, isDirectory } = scope;
+    const where = isDirectory ? { cwd: target, target: '.' } : { cwd: path.dirname(target), target: `./${path.basename(target)}` };
+    return searchWithRipgrep(ripgrep, request, { ...where, globs: scope.globs, extensions: scope.extensions, show: scope.show }, env);
   }
-  if (input.type !== undefined) {
-    const extensions = extensionsOfType(input.type);
-    if (!extensions) {
-      throw new ToolRefusal(ErrorType.InvalidToolInput, `unknown type ${JSON.stringify(input.type)}. Known types: ${Object.keys(fileTypeExtensions).join(', ')}; or use glob instead.`);
-    }
-    checks.push((relative) => extensions.includes(path.posix.extname(relative).slice(1).toLowerCase()));
+  // An explicitly named file is searched even if ignored or filtered out, as rg does.
+  let files = [scope.target];
+  if (scope.isDirectory) {
+    const accepts = fileFilter(scope);
+    files = (await listFiles(scope.target, env)).filter(accepts).map((relative) => path.join(scope.target, relative));
   }
-  return (relative) => checks.every((check) => check(relative));
+  return searchWithFallback(request, files.map((file) => ({ path: file, shown: scope.show(file) })), env);
 }
 
-function formatResults(mode: NonNullable<GrepInput['output_mode']>, found: FileMatches[], workspace: Workspace, cap: number, withContext: boolean): string {
-  const byPath = [...found].sort((left, right) => compareStrings(left.file, right.file));
-  switch (mode) {
-    case 'files_with_matches': {
-      const newestFirst = [...found].sort((left, right) => right.mtimeMs - left.mtimeMs || compareStrings(left.file, right.file));
-      const shown = newestFirst.slice(0, cap).map((matches) => displayPath(workspace, matches.file));
-      return `Found ${found.length} ${found.length === 1 ? 'file' : 'files'}\n${shown.join('\n')}${truncationNote(found.length - shown.length)}`;
-    }
-    case 'count': {
-      const shown = byPath.slice(0, cap).map((matches) => `${displayPath(workspace, matches.file)}:${matches.matchingLineCount}`);
-      const total = found.reduce((sum, matches) => sum + matches.matchingLineCount, 0);
-      const summary = `\n\nTotal: ${total} matching ${total === 1 ? 'line' : 'lines'} in ${found.length} ${found.length === 1 ? 'file' : 'files'}.`;
-      return shown.join('\n') + truncationNote(found.length - shown.length) + summary;
-    }
-    case 'content': {
-      const output: string[] = [];
-      let printed = 0;
-      let omitted = 0;
-      for (const group of byPath.flatMap((matches) => matches.groups)) {
-        const room = cap - printed;
-        if (room <= 0) {
-          omitted += group.length;
-          continue;
-        }
-        if (withContext && output.length > 0) output.push('--');
-        output.push(...group.slice(0, room));
-        printed += Math.min(room, group.length);
-        omitted += Math.max(0, group.length - room);
-      }
-      return output.join('\n') + truncationNote(omitted);
-    }
+/** The fallback's version of rg's --glob and --type filters: an including glob overrides the type, as in rg. */
+function fileFilter(scope: SearchScope): (relative: string) => boolean {
+  const globDecision = compileGlobDecision(scope.globs);
+  const { extensions } = scope;
+  return (relative) => globDecision(relative) ?? (!extensions || extensions.includes(path.posix.extname(relative).slice(1).toLowerCase()));
+}
+
+/** The extensions of a type name; an unknown one is refused with the known ones. */
+function knownTypeExtensions(type: string): readonly string[] {
+  const extensions = extensionsOfType(type);
+  if (!extensions) {
+    throw new ToolRefusal(ErrorType.InvalidToolInput, `unknown type ${JSON.stringify(type)}. Known types: ${Object.keys(fileTypeExtensions).join(', ')}; or use glob instead.`);
   }
-}
-
-function truncationNote(omitted: number): string {
-  return omitted > 0 ? `\n(results truncated: ${omitted} more; narrow the search with path, glob or type, or raise head_limit)` : '';
-}
-
-function compareStrings(left: string, right: string): number {
-  return left < right ? -1 : left > right ? 1 : 0;
+  return extensions;
 }

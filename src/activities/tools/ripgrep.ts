@@ -23,12 +23,24 @@ export function findRipgrep(): Promise<string | undefined> {
   return ripgrepOnPath;
 }
 
-// Only .gitignore files count (not global excludes, .git/info/exclude or .ignore), also outside git repositories.
-const listArguments = [
-  '--files', '--hidden', '--no-config', '--no-messages', '--null',
+/** The rg binary an environment asks for: undefined when there is none or `env.ripgrep` is false. */
+export async function ripgrepOf(env: ToolEnv): Promise<string | undefined> {
+  return env.ripgrep === false ? undefined : (env.ripgrep ?? (await findRipgrep()));
+}
+
+/**
+ * Which files rg visits, shared by the listing and Grep: hidden files searched, only .gitignore files count (not
+ * global excludes, .git/info/exclude or .ignore), also outside git repositories.
+ */
+export const ripgrepWalkArguments: readonly string[] = [
+  '--hidden', '--no-config', '--no-messages', '--null',
   '--no-require-git', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-dot',
-  '--glob', '!.git', '--glob', '!node_modules',
 ];
+
+/** Directories never visited; given after any other --glob, since rg's last matching glob wins. */
+export const ripgrepExcludedGlobs: readonly string[] = ['--glob', '!.git', '--glob', '!node_modules'];
+
+const listArguments = ['--files', ...ripgrepWalkArguments, ...ripgrepExcludedGlobs];
 
 /** Sorted relative paths of the files below `baseDir`, as listed by ripgrep. */
 export async function listFilesWithRipgrep(ripgrep: string, baseDir: string, env: ToolEnv): Promise<string[]> {
