@@ -191,7 +191,8 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
   if (hook?.updatedInput) {
     // A hook rewrote the input: what runs must pass the same checks as what the model asked for.
     const rewritten: ToolUseBlock = { ...call, input: hook.updatedInput };
-    const again = inputChecks(rewritten, context, await bashReading(rewritten, context));
+    const rereading = bashReading(rewritten, context);
+    const again = inputChecks(rewritten, context, rereading instanceof Promise ? await rereading : rereading);
     if (again.refusal) return denied(again.refusal);
     call = rewritten;
   }

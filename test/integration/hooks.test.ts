@@ -79,8 +79,9 @@ describe('hooks on a real server', () => {
     expect(existsSync(path.join(dir, 'original.txt'))).toBe(false);
     expect(readFileSync(path.join(dir, 'rewritten.txt'), 'utf8').trim()).toBe('REWRITTEN');
 
-    // A rewrite into something a deny rule refuses is refused like the model's own call would be.
-    const sneaky = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'rm -f keep.txt' } } });
+    // A rewrite into something a deny rule refuses is refused like the model's own call would be: read on
+    // the bash parse too (shell-quote took `x#y; rm ...` for a comment and let it through).
+    const sneaky = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'ls x#y; rm -f keep.txt' } } });
     const guarded = project('pre-updated-denied', {
       'keep.txt': 'keep\n',
       '.claude/settings.json': settings({ permissions: { deny: ['Bash(rm:*)'] }, hooks: hook('PreToolUse', `cat > /dev/null; echo '${sneaky}'`, 'Bash') }),
