@@ -7,6 +7,7 @@
  * (src/shared/command-analysis.ts), or by src/shared/legacy-shell-quote.ts for runs recorded before it.
  */
 import ignore from 'ignore';
+import { domainMatches, urlHost } from './egress-domains';
 import { globCanBeOption, literalWords, unanalysed, type BashReading, type CommandAnalysis, type SimpleCommand } from './command-analysis';
 import { legacySimpleCommands } from './legacy-shell-quote';
 
@@ -173,12 +174,6 @@ function bashMatchesRule(content: string, line: string, mode: 'allow' | 'deny', 
   return analysis.commands.some((command) => denyCandidates(command).some((candidate) => commandMatchesRule(content, candidate)));
 }
 
-function hostOf(url: unknown): string | undefined {
-  if (typeof url !== 'string') return undefined;
-  const match = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url.trim());
-  return match?.[1]?.toLowerCase();
-}
-
 /** The absolute paths a call touches, for path rules (Glob and Grep without `path` search the cwd). */
 function callPaths(tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext): string[] | undefined {
   const raw = tool === 'Glob' || tool === 'Grep' ? (input.path ?? context.cwd) : input.file_path;
@@ -190,10 +185,10 @@ function callPaths(tool: string, input: Readonly<Record<string, unknown>>, conte
 export function callMatchesRule(rule: ToolRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny', bash?: BashReading): boolean {
   if (tool === 'Bash') return bashMatchesRule(rule.content, typeof input.command === 'string' ? input.command : '', mode, bash);
   if (tool === 'WebFetch') {
-    const domain = /^domain:(.+)$/.exec(rule.content)?.[1]?.trim().toLowerCase();
-    const host = hostOf(input.url);
-    if (!domain || !host) return false;
-    return domain.startsWith('*.') ? host.endsWith(domain.slice(1)) : host === domain;
+    // The host WebFetch will connect to (WHATWG parsing, as its fetch), matched as the egress proxy matches it.
+    const domain = /^domain:(.+)$/.exec(rule.content)?.[1];
+    const host = urlHost(input.url);
+    return domain !== undefined && host !== undefined && domainMatches(domain, host);
   }
   const paths = callPaths(tool, input, context);
   return paths !== undefined && paths.every((path) => pathMatchesRule(rule, path, context));
