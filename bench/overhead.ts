@@ -11,6 +11,7 @@ import { readTurns, runtimeExtraPromisesPerCall, writeReadFiles } from './helper
 import { modelTurn, openConversation, toolTurn, type FirstRequest } from './helpers/served-conversation';
 import { addTaskTimes, emptyTaskTimes, medianOf, type TaskTimes } from './helpers/task-times';
 import { ms, withTimeout } from './helpers/wait';
+import { measureGrep } from './helpers/grep-times';
 
 const toolTurns = Number(process.env.BENCH_TURNS ?? 20);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -214,8 +215,13 @@ try {
     workflowTaskStartToCloseMsP50: byLatency((row) => ms(median(row.bare[name].times.run.workflowTask))),
     callStartToCloseMsP50: byLatency((row) => ms(median(row.bare[name].times.run.otherActivities))),
   });
+  // Grep (the tool, rg under it) against plain rg with the same arguments, on this repository (bench/helpers/grep-times.ts).
+  const grepTimes = await measureGrep(process.cwd());
+  console.log('');
+  console.log(grepTimes ? `Grep on this repository, median ms: Grep ${grepTimes.grepMsP50}, plain rg with the same arguments ${grepTimes.plainRgMsP50}` : 'Grep: rg is not installed');
   console.log(
     JSON.stringify({
+      ...(grepTimes ? { grepMsP50: grepTimes.grepMsP50, plainRgMsP50: grepTimes.plainRgMsP50 } : {}),
       ratio: byLatency((row) => Number(ratioOf(row, row.durable).toFixed(2))),
       perCallOverheadMs: byLatency((row) => ms(perCallOf(row, row.durable))),
       bareSdk: bareFigures('bareSdk'),
