@@ -2,9 +2,9 @@
 # container platform, configured by environment variables (docs/configuration.md).
 FROM node:20-bookworm-slim
 
-# git: worktree isolation and the system prompt's git status; ripgrep: fast Glob/Grep.
+# git: worktree isolation and the system prompt's git status; ripgrep: Grep; bubblewrap and socat: the sandbox of Bash.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends git ripgrep ca-certificates \
+  && apt-get install -y --no-install-recommends git ripgrep ca-certificates bubblewrap socat \
   && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

@@ -5,6 +5,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { startDevServer, type DevServer } from '../src/dev/dev-server';
 import { workflowBundlerOptions, workflowsPath } from '../src/worker';
+import { installAdvice, sandboxOptionsFromEnv, sandboxProblem } from '../src/activities/sandbox/sandbox-options';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,6 +19,12 @@ let directory: string | undefined;
 
 /** One real Temporal dev server and one workflow bundle for the whole run. */
 export async function setup(project: TestProject): Promise<void> {
+  const sandboxMissing = await sandboxProblem(sandboxOptionsFromEnv(process.env));
+  if (sandboxMissing) {
+    // Agents' Bash would be refused everywhere: run them unconfined, and say which tests cannot run.
+    process.env.SUBAGENTS_SANDBOX = 'off';
+    console.warn(`\n!! ${sandboxMissing}: the OS sandbox tests (test/activities/sandbox, the shell-syntax oracle) are SKIPPED and every other test runs Bash UNCONFINED (SUBAGENTS_SANDBOX=off). ${installAdvice}.\n`);
+  }
   directory = mkdtempSync(path.join(os.tmpdir(), 'subagents-test-'));
   server = await startDevServer({ port: 0, headless: true, dbFilename: path.join(directory, 'temporal.db'), logFile: path.join(directory, 'temporal.log') });
   const bundle = await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: undefined });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -238,22 +239,22 @@ describe('agent query loop on a real Temporal server', () => {
   it('kills a running Bash command when the agent is stopped', async () => {
     env.modelServer.setBehaviour({
       kind: 'scripted',
-      scenario: { agents: [{ match: { userIncludes: 'cancel my command' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'echo $$ > bash-pid.txt; sleep 60' } }] }] }] },
+      scenario: { agents: [{ match: { userIncludes: 'cancel my command' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'touch bash-started.txt; sleep 60.4321' } }] }] }] },
     });
     const handle = await env.start({ prompt: 'cancel my command' });
-    const pidFile = path.join(env.workspace, 'bash-pid.txt');
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 30_000, 'the command to start');
-    const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    await handle.stop({ reason: 'cancel the command' });
-    await expect(handle.result()).rejects.toThrow();
+    const startedFile = path.join(env.workspace, 'bash-started.txt');
+    await waitFor(() => existsSync(startedFile), 30_000, 'the command to start');
+    // The command runs in its own PID namespace: it is found by its unique sleep length.
     const alive = () => {
       try {
-        process.kill(pid, 0);
-        return readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] !== 'Z';
+        return execFileSync('pgrep', ['-f', '^sleep 60.4321'], { encoding: 'utf8' }).trim() !== '';
       } catch {
         return false;
       }
     };
+    expect(alive()).toBe(true);
+    await handle.stop({ reason: 'cancel the command' });
+    await expect(handle.result()).rejects.toThrow();
     await waitFor(() => !alive(), 15_000, 'the Bash process to be killed');
   });
 

@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageParam } from '../../src/shared/messages';
 import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
-import { processAlive } from '../helpers/processes';
 
 let env: AgentTestEnv;
 
@@ -27,23 +27,31 @@ function unansweredToolUses(messages: MessageParam[]): string[] {
 
 describe('interrupt during Bash', () => {
   it('kills the command at once and ends the turn interrupted, with the tool_use answered and no further model call', async () => {
-    const pidFile = path.join(env.workspace, 'bash.pid');
+    const startedFile = path.join(env.workspace, 'bash.started');
     env.modelServer.setBehaviour(
       scenario([
         {
           match: { agentName: 'int-bash' },
-          turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo started; echo $$ > ${pidFile}; sleep 60` } }] }, { text: 'NEVER-REACHED' }],
+          turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo started; touch ${startedFile}; sleep 60.5791` } }] }, { text: 'NEVER-REACHED' }],
         },
       ]),
     );
     const handle = await env.start({ prompt: 'run a long command', name: 'int-bash' });
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 60_000, 'the command to start');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await waitFor(() => existsSync(startedFile), 60_000, 'the command to start');
+    // The command runs in its own PID namespace: it is found by its unique sleep length.
+    const running = () => {
+      try {
+        return execFileSync('pgrep', ['-f', '^sleep 60.5791'], { encoding: 'utf8' }).trim() !== '';
+      } catch {
+        return false;
+      }
+    };
+    expect(running()).toBe(true);
     await handle.interrupt({ by: 'tester', reason: 'too slow' });
     const result = await handle.result();
     expect(result.status).toBe('interrupted');
     expect(result.error).toBe('interrupted by tester: too slow');
-    expect(processAlive(pid)).toBe(false);
+    expect(running()).toBe(false);
     expect(modelCallsOf(env.modelServer, handle.agentId)).toHaveLength(1);
     const messages = await handle.messages();
     expect(unansweredToolUses(messages)).toEqual([]);

@@ -90,7 +90,7 @@ describe("secrets stay out of the tools' reach", () => {
   it.runIf(process.getuid?.() === 0)('SUBAGENTS_BASH_USER runs commands as another user, who cannot read the worker at all', { timeout: 180_000 }, async () => {
     const taskQueue = uniqueTaskQueue('bash-user');
     await startRealWorker(taskQueue, { SUBAGENTS_PAYLOAD_KEY: payloadKey, SUBAGENTS_BASH_USER: 'nobody' });
-    const seen = await bashOutputSeenByModel(taskQueue, 'user-probe', 'echo "user: $(id -un)"; echo "home: $HOME"; cat /proc/$PPID/environ > /dev/null 2>&1 || echo "worker environ: denied"');
+    const seen = await bashOutputSeenByModel(taskQueue, 'user-probe', `echo "user: $(id -un)"; echo "home: $HOME"; n=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -F '${payloadKey}'); [ "$n" = 0 ] && echo "worker environ: denied"`);
     expect(seen).toContain('user: nobody');
     expect(seen).toContain('worker environ: denied');
   });

@@ -13,6 +13,7 @@ import { parsePermissionRule, permissionRuleKinds, type PermissionRule, type Per
 import type { TreeSettings } from '../../shared/tree-settings';
 import { parseHooksConfig } from '../hooks/hooks-schema';
 import type { SandboxSettings } from '../../shared/sandbox';
+import { egressDomains } from '../sandbox/egress-settings';
 import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } from './sandbox-settings';
 
 const settingsSchema = z.looseObject({
@@ -130,7 +131,10 @@ export async function loadProjectSettings(cwd: string, homeDir: string): Promise
   const permissions: PermissionRules = Object.fromEntries(permissionRuleKinds.filter((kind) => rules[kind].length > 0).map((kind) => [kind, rules[kind]]));
   const hooks = mergeHooks(...read.map((file) => file.hooks));
   const problems = read.flatMap((file) => file.problems);
-  const sandbox = mergeSandboxSettings([...read.map((file) => file.sandbox), readDenyRulesAsSandbox(rules.deny, projectDir)]);
+  // As in Claude Code, WebFetch(domain:…) rules also open (or close) the domain to sandboxed commands.
+  const webDomains = egressDomains({ permissions: rules });
+  const webNetwork: SandboxSettings | undefined = webDomains.allowedDomains.length + webDomains.deniedDomains.length > 0 ? { network: webDomains } : undefined;
+  const sandbox = mergeSandboxSettings([...read.map((file) => file.sandbox), readDenyRulesAsSandbox(rules.deny, projectDir), webNetwork]);
   return {
     projectDir,
     files: read.filter((file) => !file.unreadablePermissions).map((file) => file.file),

@@ -4,6 +4,7 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,6 +91,24 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
       expect(result.isError).toBe(true);
       expect(result.content).not.toContain('HELLO-FROM-HOST');
       expect((await bash(command, sandboxOff)).content).toContain('HELLO-FROM-HOST');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('reaches allowed domains only, through the egress proxy', async () => {
+    const server = http.createServer((_request, response) => response.end('PAGE-FROM-ALLOWED-HOST'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const allowed = await bash(`curl -sS --max-time 10 http://127.0.0.1:${port}/`, sandboxOn, { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } });
+      expect(allowed).toEqual({ isError: false, content: 'PAGE-FROM-ALLOWED-HOST' });
+      const refused = await bash(`curl -sS --max-time 10 -o /dev/null -w '%{http_code}' http://localhost:${port}/`, sandboxOn, { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } });
+      expect(refused.content).toContain('403');
+      // Around the proxy there is no way out: its variables unset, the connection fails.
+      const direct = await bash(`env -u HTTP_PROXY -u http_proxy curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/`, sandboxOn, { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } });
+      expect(direct.isError).toBe(true);
+      expect(direct.content).not.toContain('PAGE-FROM-ALLOWED-HOST');
     } finally {
       server.close();
     }

@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolActivities } from '../../../src/activities/tools/index';
 import type { ToolCallResult } from '../../../src/shared/tools';
-import { createTestWorkspace, isProcessAlive, type TestWorkspace } from './helpers';
+import { createTestWorkspace, type TestWorkspace } from './helpers';
 
 let workspace: TestWorkspace;
 beforeEach(async () => {
@@ -31,17 +32,20 @@ describe('createToolActivities', () => {
     const environment = new MockActivityEnvironment();
     let heartbeats = 0;
     environment.on('heartbeat', () => (heartbeats += 1));
-    const pidFile = path.join(workspace.root, 'pid');
-    const running = environment.run(activities.Bash, workspace.call({ command: `sleep 30 & echo $! > ${pidFile}; sleep 30` }));
-    let pid = 0;
-    while (!pid) {
-      pid = Number(await fs.readFile(pidFile, 'utf8').catch(() => '0'));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const startedFile = path.join(workspace.root, 'started');
+    const running = environment.run(activities.Bash, workspace.call({ command: `sleep 30.2468 & touch ${startedFile}; sleep 30.2469` }));
+    while (!(await fs.stat(startedFile).then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 20));
     environment.cancel();
     const result = (await running) as ToolCallResult;
     expect(result.content).toMatch(/^Command was cancelled/);
     expect(heartbeats).toBeGreaterThanOrEqual(1);
-    expect(await isProcessAlive(pid)).toBe(false);
+    // The command's PID namespace went with it: no process of its tree is left on the host.
+    let left = '';
+    try {
+      left = execFileSync('pgrep', ['-f', '^sleep 30.246'], { encoding: 'utf8' });
+    } catch {
+      left = '';
+    }
+    expect(left.trim()).toBe('');
   });
 });

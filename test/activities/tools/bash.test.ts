@@ -14,16 +14,6 @@ afterEach(() => workspace.cleanup());
 
 const bash = (input: Record<string, unknown>) => runBash(workspace.call(input), workspace.env);
 
-async function waitForFile(file: string, timeoutMs = 5000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = await fs.readFile(file, 'utf8').catch(() => '');
-    if (text.trim().split('\n').length >= 2) return text;
-    if (Date.now() > deadline) throw new Error(`${file} not written in time`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function waitForPath(file: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await fs.stat(file).then(() => true, () => false))) {
