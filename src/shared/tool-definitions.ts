@@ -48,7 +48,7 @@ const globDescription = `Finds files whose path matches a glob pattern, e.g. "**
 - Returns at most 100 paths, most recently modified first; narrow the pattern when told the results were truncated.
 - Use Grep to search inside files.`;
 
-const grepDescription = `Searches file contents with a regular expression (JavaScript syntax, e.g. "function\\s+\\w+" or "log.*Error"; escape literal characters such as ( ) { } . with a backslash).
+const grepDescription = `Searches file contents with ripgrep: a regular expression in ripgrep's (Rust regex) syntax, e.g. "function\\s+\\w+" or "log.*Error"; escape literal characters such as ( ) { } . with a backslash; no look-around or backreferences.
 - output_mode: "files_with_matches" (default) lists matching files, most recently modified first; "content" shows matching lines as path:line:text (context lines as path-line-text, groups separated by --); "count" shows path:number of matching lines.
 - path: a directory to search (default: the working directory) or a single file.
 - glob filters files, e.g. "*.ts", "*.{ts,tsx}", "src/**/*.py" (a glob without / matches file names at any depth; a leading ! excludes). type filters by language: ts, js, py, go, md, json, rust, java, c, cpp, sh, yaml, html, css, and more.
@@ -123,7 +123,7 @@ export const toolDefinitions: Record<WorkspaceToolName, ToolDefinition> = {
     input_schema: {
       type: 'object',
       properties: {
-        pattern: { type: 'string', description: 'Regular expression (JavaScript syntax) to search for.' },
+        pattern: { type: 'string', description: "Regular expression (ripgrep's syntax) to search for." },
         path: { type: 'string', description: 'File or directory to search (default: the working directory).' },
         glob: { type: 'string', description: 'Only search files matching this glob, e.g. "*.ts" or "*.{ts,tsx}".' },
         type: { type: 'string', description: 'Only search files of this type, e.g. ts, js, py, go, md, json.' },
