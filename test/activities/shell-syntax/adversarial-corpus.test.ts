@@ -35,7 +35,7 @@ const structured = fc
 const soup = fc.array(fc.constantFrom('echo ', 'rm ', 'ls ', 'a#b', '#', '\\', "'", '"', '$', '(', ')', '`', '{', '}', ';', '&', '|', '<', '>', ' ', '\n', 'x', '-o '), { maxLength: 12 }).map((parts) => parts.join(''));
 
 const seed = 43;
-const generated = [...fc.sample(structured, { numRuns: 150, seed }), ...fc.sample(soup, { numRuns: 100, seed: seed + 1 })];
+const generated = [...fc.sample(structured, { numRuns: 100, seed }), ...fc.sample(soup, { numRuns: 80, seed: seed + 1 })];
 
 /** Rules whose allow side covers only readers, and whose deny side names the writers the stubs log. */
 const rule = (text: string, content: string): PermissionRule => ({ tool: 'Bash', content, text, file: 'corpus' });
@@ -67,10 +67,12 @@ describe.skipIf(unavailable !== undefined)('adversarial corpus against real bash
     });
     // Only lines some verdict trusts, or whose analysis claims certainty, need bash.
     const checked = verdicts.filter((verdict) => verdict.readOnly || verdict.legacyReadOnly || verdict.decision === 'allow' || verdict.analysis.unresolved.length === 0);
+    const started = performance.now();
     const executions = executeInSandbox(
       checked.map((verdict) => verdict.line),
       stubs,
     );
+    const sandboxMs = Math.round(performance.now() - started);
     const failures: string[] = [];
     const legacyFailures: string[] = [];
     checked.forEach((verdict, index) => {
@@ -85,7 +87,7 @@ describe.skipIf(unavailable !== undefined)('adversarial corpus against real bash
         failures.push(`${JSON.stringify(verdict.line)} ran [${ran.join(', ')}] without the deny rule matching`);
       }
     });
-    console.log(`bash corpus: ${lines.length} lines (seed ${seed}), ${checked.length} run in bubblewrap, ${verdicts.filter((verdict) => verdict.readOnly).length} read-only, ${verdicts.filter((verdict) => verdict.decision === 'allow').length} allowed`);
+    console.log(`bash corpus: ${lines.length} lines (seed ${seed}), ${checked.length} run in bubblewrap, ${verdicts.filter((verdict) => verdict.readOnly).length} read-only, ${verdicts.filter((verdict) => verdict.decision === 'allow').length} allowed; bash in bubblewrap took ${sandboxMs} ms`);
     expect(failures).toEqual([]);
     // The oracle catches the shell-quote classifier this replaced: it called these read-only, and bash ran a writer.
     expect(legacyFailures).toEqual(expect.arrayContaining(['echo a#b && touch pwned', 'ls x#y; touch p', 'echo q#w | tee FILE', 'git diff x#y; rm -rf x']));
