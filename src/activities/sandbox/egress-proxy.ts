@@ -112,14 +112,17 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       };
       upstream.setTimeout(limits.idleTimeoutMs, closeBoth);
       client.setTimeout(limits.idleTimeoutMs, closeBoth);
+      let established = false;
       upstream.once('connect', () => {
+        established = true;
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length > 0) upstream.write(head);
         upstream.pipe(client);
         client.pipe(upstream);
       });
       upstream.on('error', (error: NodeJS.ErrnoException) => {
-        if (upstream.connecting || !client.writable) return closeBoth();
+        // Inside an established tunnel the client's bytes are the target's: no answer of the proxy's may be written there.
+        if (established || !client.writable) return closeBoth();
         client.end(plainAnswer(502, `could not connect to ${check.host}:${check.port} (${error.code ?? error.message})`));
       });
       upstream.once('close', () => client.destroy());

@@ -124,6 +124,10 @@ describe('the sandbox egress proxy', () => {
     await proxy!.close();
     socketPath = await start({ allowedDomains: ['*.internal.test'], resolve: async () => ['169.254.169.254'] });
     expect(await tunnelGet(socketPath, 'metadata.internal.test:80')).toContain('resolves to 169.254.169.254');
+    // One private address among public ones is enough to refuse: the connection could go to any of them.
+    await proxy!.close();
+    socketPath = await start({ allowedDomains: ['*.internal.test'], resolve: async () => ['93.184.216.34', '::1'] });
+    expect(await tunnelGet(socketPath, 'mixed.internal.test:443')).toContain('resolves to ::1');
     expect(target.connections()).toBe(0);
     await proxy!.close();
     socketPath = await start({ allowedDomains: ['api.internal.test'], resolve });
@@ -151,6 +155,21 @@ describe('the sandbox egress proxy', () => {
     expect(await raw(socketPath, `GET http://127.0.0.1:${target.port}/ HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(4096)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 /);
     expect(target.connections()).toBe(0);
     expect(await tunnelGet(socketPath, `127.0.0.1:${target.port}`)).toContain('target saw GET /');
+  });
+
+  it('answers 502 when an allowed target refuses the connection', async () => {
+    const socketPath = await start({ allowedDomains: ['127.0.0.1'] });
+    const closed = await startTarget();
+    await closed.close();
+    expect(await tunnelGet(socketPath, `127.0.0.1:${closed.port}`)).toMatch(/^HTTP\/1\.1 502 Bad Gateway\r\n[^]*could not connect to 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+    expect((await proxiedGet(socketPath, `http://127.0.0.1:${closed.port}/`)).status).toBe(502);
+  });
+
+  it('closes a tunnel that carries nothing for its idle time', async () => {
+    const socketPath = await start({ allowedDomains: ['127.0.0.1'], limits: { idleTimeoutMs: 300 } });
+    // The tunnel opens, nothing more is sent: the proxy ends it (raw() resolves only when the socket closes).
+    expect(await raw(socketPath, `CONNECT 127.0.0.1:${target.port} HTTP/1.1\r\n\r\n`)).toBe('HTTP/1.1 200 Connection Established\r\n\r\n');
+    expect(target.connections()).toBe(1);
   });
 
   it('answers 503 beyond its concurrent connections, and closes open tunnels on close()', async () => {
