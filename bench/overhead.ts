@@ -12,6 +12,7 @@ import { modelTurn, openConversation, toolTurn, type FirstRequest } from './help
 import { addTaskTimes, emptyTaskTimes, medianOf, type TaskTimes } from './helpers/task-times';
 import { ms, withTimeout } from './helpers/wait';
 import { measureGrep } from './helpers/grep-times';
+import { measureSandboxTimes } from './helpers/sandbox-times';
 
 const toolTurns = Number(process.env.BENCH_TURNS ?? 20);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -219,9 +220,15 @@ try {
   const grepTimes = await measureGrep(process.cwd());
   console.log('');
   console.log(grepTimes ? `Grep on this repository, median ms: Grep ${grepTimes.grepMsP50}, plain rg with the same arguments ${grepTimes.plainRgMsP50}` : 'Grep: rg is not installed');
+  // What the OS sandbox adds to a Bash call: the same commands with it on and off, alternating (bench/helpers/sandbox-times.ts).
+  const sandboxTimes = await measureSandboxTimes(Number(process.env.BENCH_SANDBOX_CALLS ?? 20));
+  if (!sandboxTimes.available) console.log(`Bash sandbox: not measured (${sandboxTimes.problem})`);
+  for (const row of sandboxTimes.rows) console.log(`Bash \`${row.command}\`, median ms of ${sandboxTimes.calls}: sandboxed ${row.sandboxedMsP50}, unconfined ${row.unconfinedMsP50}, added ${row.addedMsP50}`);
+  const sandboxAdded = sandboxTimes.rows.map((row) => row.addedMsP50).sort((a, b) => a - b);
   console.log(
     JSON.stringify({
       ...(grepTimes ? { grepMsP50: grepTimes.grepMsP50, plainRgMsP50: grepTimes.plainRgMsP50 } : {}),
+      ...(sandboxTimes.available ? { bashSandboxAddedMsP50: sandboxAdded[Math.floor(sandboxAdded.length / 2)], bashSandbox: sandboxTimes.rows } : {}),
       ratio: byLatency((row) => Number(ratioOf(row, row.durable).toFixed(2))),
       perCallOverheadMs: byLatency((row) => ms(perCallOf(row, row.durable))),
       bareSdk: bareFigures('bareSdk'),

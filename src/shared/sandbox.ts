@@ -28,3 +28,19 @@ export interface SandboxSettings {
 
 /** How strictly a sandboxed process is held: a model's command, or a configured hook or MCP server. */
 export type SandboxProfile = 'command' | 'service';
+
+/** The domains of `WebFetch(domain:HOST)` rules, which open the same hosts to sandboxed commands (as in Claude Code). */
+export function webFetchRuleDomains(rules: readonly { tool: string; content: string }[] | undefined): string[] {
+  return (rules ?? []).flatMap((rule) => {
+    const domain = rule.tool === 'WebFetch' ? /^domain:(.+)$/.exec(rule.content)?.[1]?.trim() : undefined;
+    return domain ? [domain] : [];
+  });
+}
+
+/** The tree's sandbox settings with what an agent's definition adds: its `WebFetch(domain:…)` tool rules' hosts. */
+export function withDefinitionDomains(settings: SandboxSettings | undefined, definitionRules: readonly { tool: string; content: string }[] | undefined): SandboxSettings | undefined {
+  const domains = webFetchRuleDomains(definitionRules);
+  if (domains.length === 0) return settings;
+  const allowedDomains = [...new Set([...(settings?.network?.allowedDomains ?? []), ...domains])];
+  return { ...settings, network: { ...settings?.network, allowedDomains } };
+}

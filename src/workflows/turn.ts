@@ -17,6 +17,8 @@ import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from './truncati
 import type { Interruption } from './turn-control';
 import { hasPatch, onPatchBaseline } from './patches';
 import type { TreeSettings } from '../shared/tree-settings';
+import { withDefinitionDomains } from '../shared/sandbox';
+import type { ToolContext } from '../shared/tools';
 import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
 import { abortLocallyWhenCancelled, localModelAbortPatch } from './local-abort';
 import { preReadLookup, preReadRequest, readWithLastCallSummary, type PreReadLookup } from './pre-reads';
@@ -128,7 +130,7 @@ function toolRunContext(agent: AgentParts, pool: readonly string[], preRead: Pre
       : {}),
     ...(hooksMayRun(agent, 'PostToolUse') ? { afterTool: (call: ToolUseBlock, outcome: ToolOutcome) => afterTool(agent, call, outcome) } : {}),
     onDenied: (call) => state.recordDenial(call.name),
-    toolContext: state.toolContext(input.agentId, input.maxToolResultChars),
+    toolContext: toolContextOf(state, input),
     readFileState: state.readFileState,
     workspaceWorker: input.workspaceWorker,
     ...(state.extraTools?.taskQueues ? { toolTaskQueues: state.extraTools.taskQueues } : {}),
@@ -158,6 +160,13 @@ function toolRunContext(agent: AgentParts, pool: readonly string[], preRead: Pre
     onReplacement: (replacement) => state.recordReplacement(replacement),
     ...(preRead ? { preRead } : {}),
   };
+}
+
+/** The agent's tool context; a definition's `WebFetch(domain:…)` rules also open those hosts to its sandboxed Bash. */
+function toolContextOf(state: AgentParts['state'], input: AgentParts['input']): ToolContext {
+  const context = state.toolContext(input.agentId, input.maxToolResultChars);
+  const sandbox = withDefinitionDomains(context.sandbox, input.toolRules?.allow);
+  return sandbox ? { ...context, sandbox } : context;
 }
 
 /** Bash needs no approval where the tree's settings say sandboxed commands run without one (Claude Code's `autoAllowBashIfSandboxed`). */
