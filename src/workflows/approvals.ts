@@ -10,7 +10,7 @@ import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
 import { urlHost } from '../shared/egress-domains';
 import { hasPatch } from './patches';
-import { decidePermission, decideWebFetchPermission, routeApproval, webFetchPermission } from './permissions';
+import { alwaysAllowKey, decidePermission, decideWebFetchPermission, routeApproval, webFetchPermission } from './permissions';
 import type { TreeLink } from './tree-link';
 
 /**
@@ -100,7 +100,7 @@ export class Approvals {
       this.waiting.delete(request.requestId);
     }
     const answer = this.decisions.get(request.requestId)!;
-    if (answer.always && answer.approved) this.alwaysAllowed.add(request.permission ?? call.name);
+    if (answer.always && answer.approved) this.alwaysAllowed.add(alwaysAllowKey(request));
     if (answer.approved) return undefined;
     return {
       isError: true,
@@ -112,7 +112,7 @@ export class Approvals {
     const tree = this.tree.coordinator;
     if (!tree) return this.tree.requestApproval(request);
     // The root holds its own requests; a person answers with the answerApproval update.
-    if (tree.alwaysAllowed.has(request.permission ?? request.tool)) this.decisions.set(request.requestId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
+    if (tree.alwaysAllowed.has(alwaysAllowKey(request))) this.decisions.set(request.requestId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
     else tree.holdApproval(request);
   }
 
@@ -130,7 +130,7 @@ export class Approvals {
       tree.takeApproval(request.requestId);
       return;
     }
-    if (tree.alwaysAllowed.has(request.permission ?? request.tool)) {
+    if (tree.alwaysAllowed.has(alwaysAllowKey(request))) {
       await this.deliver(request.agentId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
       return;
     }
@@ -142,7 +142,7 @@ export class Approvals {
     const tree = this.tree.coordinator!;
     const request = tree.takeApproval(decision.requestId);
     if (!request) return;
-    if (decision.always && decision.approved) tree.allowAlways(request.permission ?? request.tool);
+    if (decision.always && decision.approved) tree.allowAlways(alwaysAllowKey(request));
     await this.deliver(request.agentId, decision);
   }
 

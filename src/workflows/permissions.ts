@@ -42,6 +42,16 @@ export function webFetchPermission(host: string): string {
 }
 
 /**
+ * What an "always" answer to a request stores, and what an earlier one covers: its WebFetch domain, else its
+ * tool. A `permission` is believed only in its one shape, so a forged request cannot make a person's
+ * "always" approve another tool.
+ */
+export function alwaysAllowKey(request: { tool: string; permission?: string }): string {
+  const domain = request.tool === 'WebFetch' ? /^WebFetch\(domain:([^()\s]+)\)$/.exec(request.permission ?? '')?.[1] : undefined;
+  return domain ? webFetchPermission(domain) : request.tool;
+}
+
+/**
  * The permission decision for a WebFetch call to `host` (docs/security.md, "WebFetch"), as Claude Code's:
  * a `WebFetch(domain:…)` allow rule (`override` 'allow') or an "always" for the domain lets it run; so does
  * bypassPermissions; default, acceptEdits and bubble ask a person; dontAsk and plan deny. An ask rule or hook

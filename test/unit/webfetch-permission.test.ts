@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideWebFetchPermission, webFetchPermission } from '../../src/workflows/permissions';
+import { alwaysAllowKey, decideWebFetchPermission, webFetchPermission } from '../../src/workflows/permissions';
 
 describe('WebFetch permission by domain (as Claude Code)', () => {
   it('asks for a new domain in default, acceptEdits and bubble modes', () => {
@@ -35,5 +35,14 @@ describe('WebFetch permission by domain (as Claude Code)', () => {
 
   it('lets a URL without an http(s) host through to WebFetch, which refuses it before connecting', () => {
     expect(decideWebFetchPermission('dontAsk', undefined, [])).toEqual({ type: 'allow' });
+  });
+
+  it('stores "always" for the domain of a WebFetch request, and believes a permission only in that shape', () => {
+    expect(alwaysAllowKey({ tool: 'WebFetch', permission: 'WebFetch(domain:example.com)' })).toBe('WebFetch(domain:example.com)');
+    expect(alwaysAllowKey({ tool: 'Bash' })).toBe('Bash');
+    // A forged request cannot turn a person's "always" into another tool's.
+    expect(alwaysAllowKey({ tool: 'Bash', permission: 'WebFetch(domain:example.com)' })).toBe('Bash');
+    expect(alwaysAllowKey({ tool: 'WebFetch', permission: 'Bash' })).toBe('WebFetch');
+    expect(alwaysAllowKey({ tool: 'WebFetch', permission: 'WebFetch(domain:a) Bash' })).toBe('WebFetch');
   });
 });
