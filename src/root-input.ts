@@ -2,12 +2,13 @@
 // tools, MCP servers, limits and workspace, checked before anything starts.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { rootToolPool } from './shared/tool-pool';
 import { isRuntimeTool } from './shared/tool-classification';
 import { customToolFilterOf, customToolFilterOfList } from './shared/custom-tools';
 import { loadAgentDefinitions } from './activities/agent-definitions/load';
-import { loadMcpConfig } from './activities/mcp/config';
+import { loadTrustedMcpConfig, reportUntrustedOnce, untrustedRequiredProblem } from './activities/mcp/trust';
 import { agentMcpInput } from './shared/mcp';
 import type { AgentWorkflowInput, PermissionMode } from './shared/agent';
 import type { ThinkingSetting } from './shared/agent-definition';
@@ -99,7 +100,11 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
   if (options.effort !== undefined && !isEffortLevel(options.effort)) {
     throw new Error(`Bad effort ${JSON.stringify(options.effort)}: give one of ${effortLevels.join(', ')}.`);
   }
-  const mcp = agentMcpInput(definition, (await loadMcpConfig(cwd)).servers);
+  const mcpConfig = await loadTrustedMcpConfig(cwd, options.homeDir ?? os.homedir());
+  const untrustedProblem = untrustedRequiredProblem(definition, mcpConfig.untrusted);
+  if (untrustedProblem) throw new Error(untrustedProblem);
+  reportUntrustedOnce(mcpConfig.untrusted, (line) => console.warn(`warning: ${line}`));
+  const mcp = agentMcpInput(definition, mcpConfig.servers);
   const definitionModel = definition.model && definition.model !== 'inherit' ? definition.model : undefined;
   return buildRootInput({
     agentId: options.agentId ?? `agent-${randomUUID().slice(0, 8)}`,

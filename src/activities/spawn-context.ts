@@ -4,11 +4,13 @@ import { ErrorType, errorText } from '../shared/errors';
 import type { SpawnContext } from '../shared/agent-definition';
 import { resumeStateQuery, type ResumeState } from '../shared/definitions';
 import { loadAgentDefinitionsAndMcp } from './agent-definitions/load';
+import { reportUntrustedOnce } from './mcp/trust';
 
 /** Creates `loadSpawnContext`: definitions (user definitions from `homeDir`) and MCP servers for a cwd, and the SUBAGENTS_SUBAGENT_MODEL override. */
-export function createSpawnContextLoader(homeDir: string) {
+export function createSpawnContextLoader(homeDir: string, log: (line: string) => void = (line) => console.warn(`worker: ${line}`)) {
   return async function loadSpawnContext(input: { cwd: string }): Promise<SpawnContext> {
     const { loaded, mcp } = await loadAgentDefinitionsAndMcp({ cwd: input.cwd, homeDir });
+    reportUntrustedOnce(mcp.untrusted, log);
     const override = process.env.SUBAGENTS_SUBAGENT_MODEL?.trim();
     return { loaded, ...(override ? { subagentModelOverride: override } : {}), mcpServers: mcp.servers };
   };

@@ -50,7 +50,7 @@ const commands: Record<string, { run: Command; help: string }> = {
   },
   compact: { run: controlCommands.compact, help: 'compact <agentId> [--instructions TEXT] [--json]   (summarise its conversation at the next turn boundary)' },
   agents: { run: (argv) => agentsListCommand(argv), help: 'agents [--dir DIR] [--json]   (agent types: built-in, ~/.claude/agents, .claude/agents)' },
-  mcp: { run: (argv) => mcpCommand(argv), help: 'mcp list [--dir DIR] [--json] | mcp tools <server> [--dir DIR] [--json]   (configured MCP servers; reachable?)' },
+  mcp: { run: (argv) => mcpCommand(argv), help: 'mcp list [--dir DIR] [--json] | mcp tools <server> [--dir DIR] [--json] | mcp trust|untrust [--dir DIR] NAME...|--all   (configured MCP servers; reachable? trusted?)' },
   ui: { run: (argv) => uiCommand(argv), help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)' },
   worktrees: { run: worktreesCommand, help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)' },
   worker: { run: workerCommand, help: 'worker [--tools Bash,Write --task-queue QUEUE]   (runs a worker configured from the environment; with --tools, a tool worker)' },

@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,9 @@ describe('worker crash (SIGKILL) during an MCP call', () => {
   it('recovers like any activity: a retry-safe call runs again on the next worker, any other is reported as possibly partial', async () => {
     const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-mcp-crash-')));
     writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everythingServer, 'stdio'] }, slow: { command: 'node', args: [slowServer] } } }));
+    // The user trusts this project's servers (docs/security.md).
+    mkdirSync(path.join(workspace, '.claude'));
+    writeFileSync(path.join(workspace, '.claude', 'settings.local.json'), JSON.stringify({ enableAllProjectMcpServers: true }));
     const taskQueue = uniqueTaskQueue('mcp-crash');
     modelServer.setBehaviour({
       kind: 'scripted',

@@ -133,6 +133,8 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
   it('servers of .mcp.json are every agent\'s, filtered by its tools; server-filesystem works on the workspace', async () => {
     await env.writeFiles({
       '.mcp.json': JSON.stringify({ mcpServers: { fs: { command: 'node', args: [filesystemServer, '${MCP_TEST_ROOT:-.}'] } } }),
+      // The user trusts this project's servers (docs/security.md).
+      '.claude/settings.local.json': JSON.stringify({ enableAllProjectMcpServers: true }),
       'notes/hello.txt': 'hello from the workspace',
     });
     env.modelServer.setBehaviour({
@@ -183,6 +185,7 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
     const marker = path.join(env.workspace, `appended-${Date.now()}.txt`);
     await env.writeFiles({
       '.mcp.json': JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everythingServer, 'stdio'] }, slow: { command: 'node', args: [slowServer] } } }),
+      '.claude/settings.local.json': JSON.stringify({ enableAllProjectMcpServers: true }),
     });
     env.modelServer.setBehaviour({
       kind: 'scripted',
@@ -228,7 +231,7 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
   }, 180_000);
 
   it('an interrupt cancels a running MCP call (the activity is cancelled) and the tool_use still gets a result', async () => {
-    await env.writeFiles({ '.mcp.json': JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everythingServer, 'stdio'] } } }) });
+    await env.writeFiles({ '.mcp.json': JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everythingServer, 'stdio'] } } }), '.claude/settings.local.json': JSON.stringify({ enableAllProjectMcpServers: true }) });
     env.modelServer.setBehaviour({
       kind: 'scripted',
       scenario: { agents: [{ match: { userIncludes: 'interrupt test' }, turns: [{ toolUses: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 30, steps: 30 } }] }] }] },

@@ -8,7 +8,8 @@ import { parsedDefinitions } from './parse-cache';
 import { installedPluginAgentDirectories } from './plugins';
 import { findSkills } from '../skills';
 import { normalizeMcpName, serverOfPattern } from '../../shared/mcp';
-import { loadMcpConfig, type McpConfig } from '../mcp/config';
+import { loadMcpConfig } from '../mcp/config';
+import { applyMcpTrust, type TrustedMcpConfig } from '../mcp/trust';
 
 interface ScannedDirectory {
   directory: DefinitionDirectory;
@@ -89,7 +90,7 @@ export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise
 }
 
 /** `loadAgentDefinitions`, and the MCP configuration it read for its reports (an agent's start needs both: one read of the `.mcp.json` files). */
-export async function loadAgentDefinitionsAndMcp(input: LoadDefinitionsInput): Promise<{ loaded: LoadedDefinitions; mcp: McpConfig }> {
+export async function loadAgentDefinitionsAndMcp(input: LoadDefinitionsInput): Promise<{ loaded: LoadedDefinitions; mcp: TrustedMcpConfig }> {
   const homeDir = input.homeDir ?? os.homedir();
   const plugins = await installedPluginAgentDirectories(homeDir, input.cwd);
   const directories: DefinitionDirectory[] = [
@@ -130,10 +131,10 @@ export async function loadAgentDefinitionsAndMcp(input: LoadDefinitionsInput): P
     }
   }
 
-  const mcp = await loadMcpConfig(input.cwd);
-  for (const problem of mcp.problems) reports.push({ file: problem.file, level: 'warning', message: problem.message });
+  const configured = await loadMcpConfig(input.cwd);
+  for (const problem of configured.problems) reports.push({ file: problem.file, level: 'warning', message: problem.message });
   for (const definition of chosen.values()) {
-    const message = unconfiguredMcpServers(definition, Object.keys(mcp.servers));
+    const message = unconfiguredMcpServers(definition, Object.keys(configured.servers));
     if (message && definition.file) reports.push({ file: definition.file, level: 'warning', message });
   }
 
@@ -151,5 +152,6 @@ export async function loadAgentDefinitionsAndMcp(input: LoadDefinitionsInput): P
     reports: reports.sort(compareReports),
     searched: directories.map(({ dir }) => dir),
   };
-  return { loaded, mcp };
+  // Only servers the user trusted for this project may start (docs/security.md); whoever starts agents reports the others.
+  return { loaded, mcp: await applyMcpTrust(configured, homeDir) };
 }

@@ -76,7 +76,7 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
       const status: McpServerStatus[] = [];
       const requiredFailures = required
         .filter((name) => !(name in servers))
-        .map((name) => ({ name, error: 'it is not configured (neither in .mcp.json nor in the agent\'s mcpServers)' }));
+        .map((name) => ({ name, error: `it is not configured (neither in .mcp.json nor in the agent's mcpServers), or its .mcp.json entry is not trusted here: \`subagents mcp list --dir ${input.cwd}\` shows how to trust it` }));
       for (const outcome of outcomes) {
         if ('error' in outcome) {
           status.push({ name: outcome.name, state: 'failed', error: outcome.error, tools: 0, transport: outcome.spec.type });

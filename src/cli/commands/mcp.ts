@@ -6,11 +6,14 @@ import { loadAgentDefinitions } from '../../activities/agent-definitions/load';
 import { listServerTools } from '../../activities/mcp/activities';
 import { loadMcpConfig } from '../../activities/mcp/config';
 import { McpConnectionPool } from '../../activities/mcp/connection-pool';
+import { applyMcpTrust, mcpSpecDigest, updateMcpTrustStore, type UntrustedMcpServer } from '../../activities/mcp/trust';
 import { describeMcpTools } from '../../activities/mcp/descriptors';
 import type { McpServerSpec } from '../../shared/mcp';
 import { CliError, ExitCode } from '../exit-codes';
 
-const usage = 'usage: subagents mcp list [--dir DIR] [--json] | subagents mcp tools <server> [--dir DIR] [--json]';
+const usage =
+  'usage: subagents mcp list [--dir DIR] [--json] | subagents mcp tools <server> [--dir DIR] [--json] |\n' +
+  '       subagents mcp trust [--dir DIR] (NAME... | --all) | subagents mcp untrust [--dir DIR] (NAME... | --all)';
 
 /** Time to connect to one server and list its tools. */
 const probeTimeoutMs = 15_000;
@@ -22,16 +25,18 @@ interface KnownServer {
   source: string;
 }
 
-/** Servers of `.mcp.json` (from DIR up) and inline servers of the agent definitions DIR sees. */
-async function knownServers(dir: string, homeDir?: string): Promise<{ servers: KnownServer[]; problems: string[] }> {
-  const [config, loaded] = await Promise.all([loadMcpConfig(dir), loadAgentDefinitions({ cwd: dir, ...(homeDir ? { homeDir } : {}) })]);
+/** Trusted servers of `.mcp.json` (from DIR up), inline servers of the agent definitions DIR sees, and the untrusted ones (never started). */
+async function knownServers(dir: string, homeDir: string): Promise<{ servers: KnownServer[]; untrusted: (UntrustedMcpServer & { spec: McpServerSpec })[]; problems: string[] }> {
+  const [all, loaded] = await Promise.all([loadMcpConfig(dir), loadAgentDefinitions({ cwd: dir, homeDir })]);
+  const config = await applyMcpTrust(all, homeDir);
+  const untrusted = config.untrusted.map((server) => ({ ...server, spec: all.servers[server.name]! }));
   const servers: KnownServer[] = Object.entries(config.servers).map(([name, spec]) => ({ name, spec, source: config.sources[name] ?? '.mcp.json' }));
   for (const definition of Object.values(loaded.definitions)) {
     for (const entry of definition.mcpServers ?? []) {
       if (entry.spec) servers.push({ name: entry.name, spec: entry.spec, source: `agent ${definition.name}` });
     }
   }
-  return { servers, problems: config.problems.map((problem) => `${problem.file}: ${problem.message}`) };
+  return { servers, untrusted, problems: config.problems.map((problem) => `${problem.file}: ${problem.message}`) };
 }
 
 function describeSpec(spec: McpServerSpec): string {
@@ -52,18 +57,18 @@ async function probe(pool: McpConnectionPool, server: KnownServer, dir: string) 
 async function parse(argv: string[]) {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string' }, json: { type: 'boolean', default: false } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string' }, json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } } });
   } catch (error) {
     throw new CliError(`${(error as Error).message}\n${usage}`);
   }
   const dir = path.resolve(parsed.values.dir ?? process.cwd());
   if (!(await fs.stat(dir).then((stats) => stats.isDirectory(), () => false))) throw new CliError(`--dir ${dir} is not a directory.\n${usage}`);
-  return { dir, json: parsed.values.json ?? false, positionals: parsed.positionals };
+  return { dir, json: parsed.values.json ?? false, all: parsed.values.all ?? false, positionals: parsed.positionals };
 }
 
-async function list(argv: string[], homeDir?: string): Promise<number> {
+async function list(argv: string[], homeDir: string): Promise<number> {
   const { dir, json } = await parse(argv);
-  const { servers, problems } = await knownServers(dir, homeDir);
+  const { servers, untrusted, problems } = await knownServers(dir, homeDir);
   const pool = new McpConnectionPool({ connectTimeoutMs: probeTimeoutMs });
   try {
     const rows = await Promise.all(
@@ -77,11 +82,17 @@ async function list(argv: string[], homeDir?: string): Promise<number> {
         return row;
       }),
     );
-    if (json) console.log(JSON.stringify({ servers: rows, problems }, null, 2));
-    else if (rows.length === 0) console.log(`No MCP servers: no .mcp.json in ${dir} or its parents, and no inline servers in agent definitions.`);
+    // Untrusted servers are listed, never started (not even to probe them).
+    const notStarted = untrusted.map((server) => ({ name: server.name, source: server.file, type: server.spec.type, target: describeSpec(server.spec), state: server.state, trustCommand: server.trustCommand }));
+    if (json) console.log(JSON.stringify({ servers: rows, untrusted: notStarted, problems }, null, 2));
+    else if (rows.length === 0 && notStarted.length === 0) console.log(`No MCP servers: no .mcp.json in ${dir} or its parents, and no inline servers in agent definitions.`);
     else {
       for (const row of rows) {
         const state = row.reachable ? `reachable, ${row.tools} tool(s)` : `UNREACHABLE: ${row.error}`;
+        console.log(`${row.name}  [${row.type}] ${row.target}\n  from ${row.source}\n  ${state}`);
+      }
+      for (const row of notStarted) {
+        const state = row.state === 'disabled' ? 'DISABLED by disabledMcpjsonServers: not started' : `NOT TRUSTED: not started. Review it, then trust it: ${row.trustCommand}`;
         console.log(`${row.name}  [${row.type}] ${row.target}\n  from ${row.source}\n  ${state}`);
       }
     }
@@ -92,11 +103,15 @@ async function list(argv: string[], homeDir?: string): Promise<number> {
   }
 }
 
-async function tools(argv: string[], homeDir?: string): Promise<number> {
+async function tools(argv: string[], homeDir: string): Promise<number> {
   const { dir, json, positionals } = await parse(argv);
   const name = positionals[0];
   if (!name) throw new CliError(`mcp tools needs a server name.\n${usage}`);
-  const { servers } = await knownServers(dir, homeDir);
+  const { servers, untrusted } = await knownServers(dir, homeDir);
+  const refused = untrusted.find((candidate) => candidate.name === name);
+  if (refused && !servers.some((candidate) => candidate.name === name)) {
+    throw new CliError(`MCP server "${name}" of ${refused.file} is ${refused.state === 'disabled' ? 'disabled by disabledMcpjsonServers' : `not trusted, so it is not started. Review it, then run: ${refused.trustCommand}`}`, ExitCode.notFound);
+  }
   const server = servers.find((candidate) => candidate.name === name);
   if (!server) throw new CliError(`No MCP server "${name}" (known: ${servers.map((candidate) => candidate.name).join(', ') || 'none'}).`, ExitCode.notFound);
   const pool = new McpConnectionPool({ connectTimeoutMs: probeTimeoutMs });
@@ -119,9 +134,35 @@ async function tools(argv: string[], homeDir?: string): Promise<number> {
   }
 }
 
-/** `subagents mcp list|tools <server>`: what is configured, and whether it answers. */
+/** `mcp trust` / `mcp untrust`: records (or forgets) the exact spec of `.mcp.json` servers as trusted for their project. */
+async function setTrust(argv: string[], homeDir: string, trust: boolean): Promise<number> {
+  const verb = trust ? 'trust' : 'untrust';
+  const { dir, all, positionals } = await parse(argv);
+  if (all === positionals.length > 0) throw new CliError(`mcp ${verb} needs server names or --all (not both).\n${usage}`);
+  const config = await loadMcpConfig(dir);
+  const names = all ? Object.keys(config.servers).sort() : positionals;
+  const unknown = names.filter((name) => !(name in config.servers));
+  if (unknown.length > 0) {
+    throw new CliError(`No .mcp.json server ${unknown.map((name) => `"${name}"`).join(', ')} for ${dir} (known: ${Object.keys(config.servers).sort().join(', ') || 'none'}).`, ExitCode.notFound);
+  }
+  if (names.length === 0) console.log(`No .mcp.json servers for ${dir}.`);
+  for (const name of names) {
+    const spec = config.servers[name]!;
+    const file = config.sources[name]!;
+    await updateMcpTrustStore(homeDir, path.dirname(file), (trusted) => {
+      if (trust) trusted[name] = mcpSpecDigest(spec);
+      else delete trusted[name];
+    });
+    console.log(`${trust ? 'Trusted' : 'No longer trusted'}: "${name}" [${spec.type}] ${describeSpec(spec)} of ${file}${trust ? ' (until this configuration changes)' : ''}`);
+  }
+  return ExitCode.ok;
+}
+
+/** `subagents mcp list|tools <server>|trust|untrust`: what is configured, whether it answers, and which project servers may start. */
 export async function mcpCommand(argv: string[], options: { homeDir?: string } = {}): Promise<number> {
   const [subcommand, ...rest] = argv;
+  if (subcommand === 'trust') return setTrust(rest, options.homeDir ?? os.homedir(), true);
+  if (subcommand === 'untrust') return setTrust(rest, options.homeDir ?? os.homedir(), false);
   if (subcommand === 'list') return list(rest, options.homeDir ?? os.homedir());
   if (subcommand === 'tools') return tools(rest, options.homeDir ?? os.homedir());
   throw new CliError(`${subcommand ? `unknown subcommand "${subcommand}"` : 'a subcommand is needed'}.\n${usage}`);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -101,6 +101,9 @@ describe('subagents mcp list|tools', () => {
         },
       }),
     );
+    // The user trusts this project's servers (docs/security.md).
+    mkdirSync(path.join(dir, '.claude'));
+    writeFileSync(path.join(dir, '.claude', 'settings.local.json'), JSON.stringify({ enableAllProjectMcpServers: true }));
   });
   const run = async (argv: string[]) => {
     output = [];
