@@ -20,6 +20,8 @@ export interface SandboxedLaunch {
   sandboxed: boolean;
   /** Stops the egress proxy and removes its socket; safe to call twice. */
   release(): Promise<void>;
+  /** Hosts the egress proxy refused during the run, for the result the model reads. */
+  refusedHosts(): string[];
 }
 
 /** Bash, a hook or an MCP server that could not be confined, so it did not run. */
@@ -70,7 +72,7 @@ async function assertRunnable(program: string, cwd: string): Promise<void> {
 /** The launch of `argv` (program first) in the sandbox the request and the worker's options call for. */
 export async function launchSandboxed(argv: readonly [string, ...string[]], request: LaunchRequest, options: SandboxOptions | undefined): Promise<SandboxedLaunch> {
   const [program, ...rest] = argv;
-  const unconfined: SandboxedLaunch = { file: program, args: rest, env: {}, sandboxed: false, release: async () => undefined };
+  const unconfined: SandboxedLaunch = { file: program, args: rest, env: {}, sandboxed: false, release: async () => undefined, refusedHosts: () => [] };
   if (!options || options.mode === 'off') return unconfined;
   const problem = await sandboxProblem(options);
   if (problem) throw new SandboxUnavailableError(problem, request.what);
@@ -78,6 +80,7 @@ export async function launchSandboxed(argv: readonly [string, ...string[]], requ
   const network = request.settings?.network;
   const proxied = request.profile === 'command' && (network?.allowedDomains?.length ?? 0) > 0;
   let release = async (): Promise<void> => undefined;
+  let refusedHosts = (): string[] => [];
   let proxySocketDir: string | undefined;
   const env: Record<string, string> = {};
   if (proxied) {
@@ -85,6 +88,7 @@ export async function launchSandboxed(argv: readonly [string, ...string[]], requ
     const socketPath = path.join(proxySocketDir, 'proxy.sock');
     const { startEgressProxy } = await import('./egress-proxy');
     const proxy = await startEgressProxy({ socketPath, allowedDomains: network?.allowedDomains ?? [], ...(network?.deniedDomains ? { deniedDomains: network.deniedDomains } : {}) });
+    refusedHosts = () => [...new Set(proxy.stats().refusedHosts)];
     let released = false;
     release = async () => {
       if (released) return;
@@ -107,5 +111,5 @@ export async function launchSandboxed(argv: readonly [string, ...string[]], requ
   // A service sees /tmp read-only: its scratch space is the private /var/tmp.
   if (request.profile === 'service') Object.assign(env, { TMPDIR: '/var/tmp' });
   const inner = proxied ? ['bash', '-c', relayScript, 'relay', program, ...rest] : [program, ...rest];
-  return { file: options.bwrap, args: [...args, '--', ...inner], env, sandboxed: true, release };
+  return { file: options.bwrap, args: [...args, '--', ...inner], env, sandboxed: true, release, refusedHosts: () => refusedHosts() };
 }

@@ -124,7 +124,12 @@ export const runBash = defineTool('Bash', bashInput, async (input, call, env) =>
   }
   try {
     const ending = await runCommand(launch, workspace.realCwd, timeoutMs, output, env);
-    return describeEnding(ending, output.toString().trimEnd(), timeoutMs);
+    const result = describeEnding(ending, output.toString().trimEnd(), timeoutMs);
+    const refused = launch.refusedHosts();
+    if (refused.length === 0) return result;
+    // The model should know the network said no, and how a person opens it.
+    const note = `\n\nSandbox: the network proxy refused ${refused.join(', ')} (not in sandbox.network.allowedDomains; docs/security.md).`;
+    return { ...result, content: `${result.content}${note}` };
   } finally {
     await launch.release();
   }

@@ -105,6 +105,7 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
       expect(allowed).toEqual({ isError: false, content: 'PAGE-FROM-ALLOWED-HOST' });
       const refused = await bash(`curl -sS --max-time 10 -o /dev/null -w '%{http_code}' http://localhost:${port}/`, sandboxOn, { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } });
       expect(refused.content).toContain('403');
+      expect(refused.content).toContain(`Sandbox: the network proxy refused localhost`);
       // Around the proxy there is no way out: its variables unset, the connection fails.
       const direct = await bash(`env -u HTTP_PROXY -u http_proxy curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/`, sandboxOn, { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } });
       expect(direct.isError).toBe(true);
