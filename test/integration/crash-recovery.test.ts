@@ -7,7 +7,7 @@ import { startModelServer, type ModelServer } from '../../src/model-server/serve
 import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
-import { processAlive } from '../helpers/processes';
+import { processesMatching } from '../helpers/processes';
 
 let temporal: TestTemporal;
 let modelServer: ModelServer;
@@ -35,7 +35,7 @@ describe('worker crash (SIGKILL) mid-run', () => {
           {
             match: { userIncludes: 'crash test' },
             turns: [
-              { toolUses: [{ name: 'Bash', input: { command: 'echo $$ > bash.pid; echo ran >> bash-runs.txt; sleep 600; echo done >> bash-runs.txt' } }] },
+              { toolUses: [{ name: 'Bash', input: { command: 'echo ran >> bash-runs.txt; sleep 600.4711; echo done >> bash-runs.txt' } }] },
               { text: 'checking', toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }], delayMs: 1500 },
               { text: 'all done after the crash' },
             ],
@@ -49,10 +49,11 @@ describe('worker crash (SIGKILL) mid-run', () => {
 
     // Kill the worker while Bash runs.
     await waitFor(() => existsSync(path.join(workspace, 'bash-runs.txt')), 60_000, 'the Bash command to start');
-    const commandPid = Number(readFileSync(path.join(workspace, 'bash.pid'), 'utf8'));
+    // The command runs in its own PID namespace: it is found on the host by its unique sleep.
+    expect(processesMatching('^sleep 600.4711')).toHaveLength(1);
     await workers[0]!.kill('SIGKILL');
-    // The watchdog kills the command's process group once its worker is gone (it polls every second).
-    await waitFor(() => !processAlive(commandPid), 60_000, 'the watchdog to kill the command of the dead worker');
+    // The sandbox dies with its worker (and the watchdog kills the command's process group, polling every second).
+    await waitFor(() => processesMatching('^sleep 600.4711').length === 0, 60_000, 'the command of the dead worker to end');
     workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
 
     // Kill the next worker during the (slow) second model call.

@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patchBaseline } from '../../src/workflows/patches';
 import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
-import { processAlive } from '../helpers/processes';
+import { processesMatching } from '../helpers/processes';
 
 // A cancelled turn aborts its tool calls running on this worker at once, by local activity
 // (src/workflows/local-abort.ts, src/activities/tools/running-calls.ts), instead of the call learning
@@ -21,23 +21,27 @@ afterAll(async () => {
 });
 
 
-async function startedCommand(pidFile: string): Promise<number> {
-  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 60_000, 'the command to start');
-  return Number(readFileSync(pidFile, 'utf8'));
+/** Waits until the command made its file, and returns how to find its sleep on the host (its PID namespace is its own). */
+async function startedCommand(startedFile: string, seconds: string): Promise<string> {
+  await waitFor(() => existsSync(startedFile), 60_000, 'the command to start');
+  const pattern = `^sleep ${seconds}`;
+  expect(processesMatching(pattern)).toHaveLength(1);
+  return pattern;
 }
 
 describe('aborting running tool calls on the worker', () => {
   it('an interrupt kills the running command through the local abort', async () => {
-    const pidFile = path.join(env.workspace, 'local-abort-interrupt.pid');
+    const startedFile = path.join(env.workspace, 'local-abort-interrupt.started');
+    const seconds = '60.3301';
     env.modelServer.setBehaviour(
-      scenario([{ match: { agentName: 'local-abort-interrupt' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo $$ > ${pidFile}; sleep 60` } }] }, { text: 'NEVER' }] }]),
+      scenario([{ match: { agentName: 'local-abort-interrupt' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }, { text: 'NEVER' }] }]),
     );
     const handle = await env.start({ prompt: 'run a long command', name: 'local-abort-interrupt' });
-    const pid = await startedCommand(pidFile);
+    const sleeping = await startedCommand(startedFile, seconds);
     await handle.interrupt({ by: 'tester', reason: 'enough' });
     const result = await handle.result();
     expect(result.status).toBe('interrupted');
-    expect(processAlive(pid)).toBe(false);
+    expect(processesMatching(sleeping)).toEqual([]);
     const events = await historyEvents(env.temporal.client, handle.agentId);
     // The worker running the workflow task ran the command too, and found it there.
     expect(abortsOf(events)).toEqual([1]);
@@ -47,20 +51,21 @@ describe('aborting running tool calls on the worker', () => {
   });
 
   it('a stop kills a subagent’s running command through the local abort; a parent without running calls runs none', async () => {
-    const pidFile = path.join(env.workspace, 'local-abort-stop.pid');
+    const startedFile = path.join(env.workspace, 'local-abort-stop.started');
+    const seconds = '60.3302';
     env.modelServer.setBehaviour(
       scenario([
         { match: { agentName: 'local-abort-stop' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'local-abort child: run it' } }] }] },
-        { match: { userIncludes: 'local-abort child' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo $$ > ${pidFile}; sleep 60` } }] }] },
+        { match: { userIncludes: 'local-abort child' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }] },
       ]),
     );
     const handle = await env.start({ prompt: 'delegate a long command', name: 'local-abort-stop' });
     const child = `${handle.agentId}.1`;
-    const pid = await startedCommand(pidFile);
+    const sleeping = await startedCommand(startedFile, seconds);
     await handle.stop({ by: 'tester', reason: 'enough' });
     await expect(handle.result()).rejects.toThrow();
     await waitFor(async () => (await env.client.getAgent(child).describe()).status.name === 'CANCELLED', 60_000, 'the child to end cancelled');
-    expect(processAlive(pid)).toBe(false);
+    expect(processesMatching(sleeping)).toEqual([]);
     expect(abortsOf(await historyEvents(env.temporal.client, child))).toEqual([1]);
     // The root's turn ran an Agent call, no tool activity: nothing to abort, no local activity.
     expect(abortsOf(await historyEvents(env.temporal.client, handle.agentId))).toEqual([]);
@@ -68,21 +73,22 @@ describe('aborting running tool calls on the worker', () => {
   });
 
   it('a stop aborts only where a call still runs: no local activity for each earlier tool turn', async () => {
-    const pidFile = path.join(env.workspace, 'local-abort-later.pid');
+    const startedFile = path.join(env.workspace, 'local-abort-later.started');
+    const seconds = '60.3303';
     const glob = { toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] };
     env.modelServer.setBehaviour(
       scenario([
         // Three turns of tool activities, then a running command.
-        { match: { agentName: 'local-abort-later-bash' }, turns: [glob, glob, glob, { toolUses: [{ name: 'Bash', input: { command: `echo $$ > ${pidFile}; sleep 60` } }] }] },
+        { match: { agentName: 'local-abort-later-bash' }, turns: [glob, glob, glob, { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }] },
         // Three turns of tool activities, then waiting on the model: only its model call runs.
         { match: { agentName: 'local-abort-later-model' }, turns: [glob, glob, glob, { text: 'NEVER', delayMs: 60_000 }] },
       ]),
     );
     const busy = await env.start({ prompt: 'look, then run a long command', name: 'local-abort-later-bash' });
-    const pid = await startedCommand(pidFile);
+    const sleeping = await startedCommand(startedFile, seconds);
     await busy.stop({ by: 'tester', reason: 'enough' });
     await expect(busy.result()).rejects.toThrow();
-    expect(processAlive(pid)).toBe(false);
+    expect(processesMatching(sleeping)).toEqual([]);
     const busyEvents = await historyEvents(env.temporal.client, busy.agentId);
     // One local activity, the one that killed the command (before: one per turn that had called a tool, [0, 0, 0, 1]).
     expect(abortsOf(busyEvents)).toEqual([1]);
