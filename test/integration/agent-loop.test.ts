@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { processesMatching } from '../helpers/processes';
 
 let env: AgentTestEnv;
 
@@ -245,13 +245,7 @@ describe('agent query loop on a real Temporal server', () => {
     const startedFile = path.join(env.workspace, 'bash-started.txt');
     await waitFor(() => existsSync(startedFile), 30_000, 'the command to start');
     // The command runs in its own PID namespace: it is found by its unique sleep length.
-    const alive = () => {
-      try {
-        return execFileSync('pgrep', ['-f', '^sleep 60.4321'], { encoding: 'utf8' }).trim() !== '';
-      } catch {
-        return false;
-      }
-    };
+    const alive = () => processesMatching('^sleep 60.4321').length > 0;
     expect(alive()).toBe(true);
     await handle.stop({ reason: 'cancel the command' });
     await expect(handle.result()).rejects.toThrow();

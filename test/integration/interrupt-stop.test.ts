@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import type { MessageParam } from '../../src/shared/messages';
 import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { processesMatching } from '../helpers/processes';
 
 let env: AgentTestEnv;
 
@@ -39,13 +39,7 @@ describe('interrupt during Bash', () => {
     const handle = await env.start({ prompt: 'run a long command', name: 'int-bash' });
     await waitFor(() => existsSync(startedFile), 60_000, 'the command to start');
     // The command runs in its own PID namespace: it is found by its unique sleep length.
-    const running = () => {
-      try {
-        return execFileSync('pgrep', ['-f', '^sleep 60.5791'], { encoding: 'utf8' }).trim() !== '';
-      } catch {
-        return false;
-      }
-    };
+    const running = () => processesMatching('^sleep 60.5791').length > 0;
     expect(running()).toBe(true);
     await handle.interrupt({ by: 'tester', reason: 'too slow' });
     const result = await handle.result();

@@ -31,7 +31,7 @@ function warn(message: string): void {
 async function treeSettings(cwd: string, homeDir: string): Promise<TreeSettings | undefined> {
   const settings = await loadProjectSettings(cwd, homeDir);
   for (const problem of settings.problems ?? []) warn(`settings: ${problem}`);
-  return settings.hooks || settings.permissions ? settings : undefined;
+  return settings.hooks || settings.permissions || settings.sandbox ? settings : undefined;
 }
 
 /** A child's definition prompt by its digest; a prompt that is not the one its parent loaded is said in the worker's log. */

@@ -2,7 +2,7 @@
  * The OS sandbox around Bash and hooks, on real bubblewrap: each test is an escape that works on an
  * unconfined worker (the `unconfined` cases show it) and must fail inside the sandbox.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -13,6 +13,7 @@ import { runBash } from '../../../src/activities/tools/bash';
 import { runHookProcess } from '../../../src/activities/hooks/run-hook';
 import { sandboxProblem, type SandboxOptions } from '../../../src/activities/sandbox/sandbox-options';
 import { createTestWorkspace, type TestWorkspace } from '../tools/helpers';
+import { processesMatching } from '../../helpers/processes';
 
 const sandboxOn: SandboxOptions = { mode: 'on', bwrap: 'bwrap', hiddenFiles: [] };
 const sandboxOff: SandboxOptions = { mode: 'off', bwrap: 'bwrap', hiddenFiles: [] };
@@ -42,14 +43,6 @@ afterEach(async () => {
 const bash = (command: string, sandbox: SandboxOptions = sandboxOn, context: Record<string, unknown> = {}) =>
   runBash(workspace.call({ command }, { context }), { ...workspace.env, shell: { sandbox } });
 
-/** Processes whose command line holds `marker` (a unique sleep length). */
-function processesWith(marker: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-}
 
 describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
   it('writes in the workspace, not outside it, and reads nothing outside it', async () => {
@@ -126,7 +119,7 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
     ].join('\n');
     expect((await bash(command)).content).toBe('started');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    for (const mark of marks) expect(processesWith(`sleep ${mark}`)).toEqual([]);
+    for (const mark of marks) expect(processesMatching(`sleep ${mark}`)).toEqual([]);
   });
 
   it('a cancelled call takes its whole tree, daemons included', async () => {
@@ -136,7 +129,7 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
     const result = await running;
     expect(result.content).toContain('cancelled');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(processesWith('sleep 42.2')).toEqual([]);
+    expect(processesMatching('sleep 42.2')).toEqual([]);
   });
 
   it("cannot change the repository's git hooks or the project's settings", async () => {
@@ -184,7 +177,7 @@ describe.skipIf(problem !== undefined)('hooks in the sandbox', () => {
     expect(result.stdout).toContain('hook-ran');
     expect(result.stdout).not.toContain('PRIVATE-KEY-MATERIAL');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(processesWith('sleep 43.31')).toEqual([]);
+    expect(processesMatching('sleep 43.31')).toEqual([]);
   });
 
   it('write their project, not the rest of the machine', async () => {

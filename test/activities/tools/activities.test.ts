@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -6,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolActivities } from '../../../src/activities/tools/index';
 import type { ToolCallResult } from '../../../src/shared/tools';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
+import { processesMatching } from '../../helpers/processes';
 
 let workspace: TestWorkspace;
 beforeEach(async () => {
@@ -40,12 +40,6 @@ describe('createToolActivities', () => {
     expect(result.content).toMatch(/^Command was cancelled/);
     expect(heartbeats).toBeGreaterThanOrEqual(1);
     // The command's PID namespace went with it: no process of its tree is left on the host.
-    let left = '';
-    try {
-      left = execFileSync('pgrep', ['-f', '^sleep 30.246'], { encoding: 'utf8' });
-    } catch {
-      left = '';
-    }
-    expect(left.trim()).toBe('');
+    expect(processesMatching('^sleep 30.246')).toEqual([]);
   });
 });

@@ -1,10 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { armedCommand, processStartTime, runBash, startWatchdog } from '../../../src/activities/tools/bash';
 import { HeadTailBuffer } from '../../../src/activities/tools/output-buffer';
 import { createTestWorkspace, isProcessAlive, type TestWorkspace } from './helpers';
+import { processesMatching } from '../../helpers/processes';
 
 let workspace: TestWorkspace;
 beforeEach(async () => {
@@ -22,14 +23,6 @@ async function waitForPath(file: string, timeoutMs = 5000): Promise<void> {
   }
 }
 
-/** Host pids of the processes whose command line holds `pattern`. */
-function processesWith(pattern: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-}
 
 describe('Bash', () => {
   it('runs in the working directory and returns the output', async () => {
@@ -75,13 +68,13 @@ describe('Bash', () => {
     const marker = path.join(workspace.root, 'started');
     const running = bash({ command: `echo started; sleep 30.101 & (sleep 30.102; echo never) & touch ${marker}; sleep 30.103` });
     await waitForPath(marker);
-    expect(processesWith('^sleep 30.10')).toHaveLength(3);
+    expect(processesMatching('^sleep 30.10')).toHaveLength(3);
     // Let "started" travel through the pipe before cancelling.
     await new Promise((resolve) => setTimeout(resolve, 200));
     workspace.abort.abort();
     const result = await running;
     expect(result).toEqual({ isError: true, content: 'Command was cancelled and killed. Output so far:\nstarted' });
-    expect(processesWith('^sleep 30.10')).toEqual([]);
+    expect(processesMatching('^sleep 30.10')).toEqual([]);
   });
 
   it('uses SIGKILL for commands that ignore SIGTERM', async () => {

@@ -1,0 +1,61 @@
+/**
+ * `sandbox.autoAllowBashIfSandboxed` (docs/security.md, "The sandbox"): a default-mode agent's Bash
+ * runs without an approval when the tree's settings say so, and asks otherwise; on a real Temporal
+ * server with a scripted model.
+ */
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentTestEnv, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
+import { historyEvents, patchIdsOf } from '../helpers/histories';
+import { sandboxAutoAllowPatch } from '../../src/workflows/turn';
+
+let env: AgentTestEnv;
+const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sandbox-auto-allow-home-')));
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' }, { homeDir });
+});
+
+afterAll(async () => {
+  await env?.close();
+});
+
+const touchTurn = { toolUses: [{ name: 'Bash', input: { command: 'touch made-by-bash.txt' } }] };
+
+describe('sandboxed Bash without an approval', () => {
+  it('runs a default-mode Bash call at once when the settings allow sandboxed commands', async () => {
+    env.modelServer.setBehaviour(scenario([{ match: { agentName: 'auto-allow' }, turns: [touchTurn, { text: 'done' }] }]));
+    const cwd = writeProject(env.workspace, 'auto-allow', { '.claude/settings.json': JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } }) });
+    const handle = await env.start({ prompt: 'make a file', name: 'auto-allow', cwd, permissionMode: 'default' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(existsSync(path.join(cwd, 'made-by-bash.txt'))).toBe(true);
+    expect(patchIdsOf(await historyEvents(env.temporal.client, handle.agentId))).toContain(sandboxAutoAllowPatch);
+  });
+
+  it('still asks without the setting, and an ask rule beats it', async () => {
+    env.modelServer.setBehaviour(
+      scenario([
+        { match: { agentName: 'no-auto-allow' }, turns: [touchTurn, { text: 'done' }] },
+        { match: { agentName: 'ask-rule' }, turns: [touchTurn, { text: 'done' }] },
+      ]),
+    );
+    const plain = writeProject(env.workspace, 'no-auto-allow', {});
+    const withAsk = writeProject(env.workspace, 'ask-rule', {
+      '.claude/settings.json': JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true }, permissions: { ask: ['Bash(touch:*)'] } }),
+    });
+    for (const [name, cwd] of [['no-auto-allow', plain], ['ask-rule', withAsk]] as const) {
+      const handle = await env.start({ prompt: 'make a file', name, cwd, permissionMode: 'default' });
+      await waitFor(async () => (await handle.approvals()).length === 1, 60_000, `${name}: the approval request of Bash`);
+      expect(existsSync(path.join(cwd, 'made-by-bash.txt'))).toBe(false);
+      const [request] = await handle.approvals();
+      expect(request!.tool).toBe('Bash');
+      await handle.answerApproval(request!.requestId, { approve: false });
+      expect((await handle.result()).status).toBe('completed');
+      expect(existsSync(path.join(cwd, 'made-by-bash.txt'))).toBe(false);
+    }
+  });
+});
