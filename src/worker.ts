@@ -10,6 +10,7 @@ import { parseWorkflowStacks, subagentsPlugin, type SubagentsPlugin, type Workfl
 import type { Telemetry } from './observability';
 import { McpConnectionPool } from './activities/mcp/connection-pool';
 import { installAdvice, sandboxProblem, type SandboxOptions } from './activities/sandbox/sandbox-options';
+import { findRipgrep } from './activities/tools/ripgrep';
 import { webSettingsFromEnv, type WebToolSettings } from './activities/web';
 import { configFromEnv, createAnthropicClient, describeModelEndpoint } from './config';
 import { scrubProcessEnvironment, secretNamesIn, withSecretFiles } from './secrets';
@@ -260,13 +261,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   });
 }
 
-/** Says loudly when commands run unconfined, or cannot run at all (docs/security.md, "The sandbox"). */
+/** Says loudly when commands run unconfined or cannot run at all (docs/security.md, "The sandbox"), and when Grep has no ripgrep. */
 async function logSandboxState(sandbox: SandboxOptions | undefined, logger: { info(message: string): void; warn(message: string): void }): Promise<void> {
   if (!sandbox) return;
   if (sandbox.mode === 'off') {
     logger.warn('worker: SUBAGENTS_SANDBOX=off — Bash, hooks and stdio MCP servers run UNCONFINED, with every file, process and network this user can reach (docs/security.md)');
     return;
   }
+  if (!(await findRipgrep())) logger.warn('worker: ripgrep (rg) is not on PATH: Grep falls back to JavaScript regular expressions in a worker thread with a time limit; install it (`apt-get install ripgrep`)');
   const problem = await sandboxProblem(sandbox);
   if (problem) logger.warn(`worker: ${problem}; Bash calls, hooks and stdio MCP servers will be refused until it can. ${installAdvice}.`);
   else logger.info('worker: Bash, hooks and stdio MCP servers run in the bubblewrap sandbox');
