@@ -237,7 +237,7 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
       `on ${describeConnection(config.temporal)}, ${config.workspace.root ? `workspace root ${config.workspace.root}, ` : ''}` +
       `model API ${describeModelEndpoint(config)}, ${describePayloadCodecs(settings)}`,
   );
-  await logSandboxState(workerOptions.shell?.sandbox, logger);
+  await logToolBoundary(workerOptions.shell?.sandbox, logger);
   // Everything that needed a secret has read it: take them out of reach of the tools (docs/security.md).
   const scrubbed = scrubProcessEnvironment(secretNamesIn(process.env));
   if (scrubbed.removed.length > 0) {
@@ -262,13 +262,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 }
 
 /** Says loudly when commands run unconfined or cannot run at all (docs/security.md, "The sandbox"), and when Grep has no ripgrep. */
-async function logSandboxState(sandbox: SandboxOptions | undefined, logger: { info(message: string): void; warn(message: string): void }): Promise<void> {
+async function logToolBoundary(sandbox: SandboxOptions | undefined, logger: { info(message: string): void; warn(message: string): void }): Promise<void> {
+  if (!(await findRipgrep())) logger.warn('worker: ripgrep (rg) is not on PATH: Grep falls back to JavaScript regular expressions in a worker thread with a time limit; install it (`apt-get install ripgrep`)');
   if (!sandbox) return;
   if (sandbox.mode === 'off') {
     logger.warn('worker: SUBAGENTS_SANDBOX=off — Bash, hooks and stdio MCP servers run UNCONFINED, with every file, process and network this user can reach (docs/security.md)');
     return;
   }
-  if (!(await findRipgrep())) logger.warn('worker: ripgrep (rg) is not on PATH: Grep falls back to JavaScript regular expressions in a worker thread with a time limit; install it (`apt-get install ripgrep`)');
   const problem = await sandboxProblem(sandbox);
   if (problem) logger.warn(`worker: ${problem}; Bash calls, hooks and stdio MCP servers will be refused until it can. ${installAdvice}.`);
   else logger.info('worker: Bash, hooks and stdio MCP servers run in the bubblewrap sandbox');
