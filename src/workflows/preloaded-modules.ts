@@ -12,7 +12,7 @@
  * while it is evaluated (that would throw here: no run exists yet). test/unit/preloaded-modules.test.ts
  * checks this on the source, and that every such module of the bundle is listed. Left per run: the
  * modules that keep a run's state (patches, read-batch, local-abort, cancel-notice), those that import
- * them, zod (src/workflows/zod-on-first-use.cjs) and shell-quote (it draws `Math.random` when
+ * them (approvals asks a patch), zod (src/workflows/zod-on-first-use.cjs) and shell-quote (it draws `Math.random` when
  * evaluated: a run's seeded random, which does not exist here).
  */
 import '../shared/agent-colors';
@@ -31,6 +31,7 @@ import '../shared/context-windows';
 import '../shared/conversation-hash';
 import '../shared/custom-tools';
 import '../shared/definitions';
+import '../shared/egress-domains';
 import '../shared/errors';
 import '../shared/fork-layout';
 import '../shared/hooks';
@@ -43,6 +44,7 @@ import '../shared/peek';
 import '../shared/read-only-command';
 import '../shared/resume';
 import '../shared/run-transcript';
+import '../shared/sandbox';
 import '../shared/search-attributes';
 import '../shared/task-output-definition';
 import '../shared/todos';
@@ -55,7 +57,6 @@ import '../shared/web-tool-definitions';
 import './activity-proxies';
 import './agent-state';
 import './agent-tool-input';
-import './approvals';
 import './best-effort-signal';
 import './board/board-dependencies';
 import './board/board-draft';
