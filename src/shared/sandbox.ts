@@ -44,3 +44,12 @@ export function withDefinitionDomains(settings: SandboxSettings | undefined, def
   const allowedDomains = [...new Set([...(settings?.network?.allowedDomains ?? []), ...domains])];
   return { ...settings, network: { ...settings?.network, allowedDomains } };
 }
+
+/** `allowWrite: ~/.cache/pip` lines of what a tree's sandbox settings change, for listings (`subagents agents`). */
+export function describeSandboxSettings(settings: SandboxSettings | undefined): string[] {
+  if (!settings) return [];
+  const lines: string[] = [];
+  if (settings.autoAllowBashIfSandboxed !== undefined) lines.push(`autoAllowBashIfSandboxed: ${settings.autoAllowBashIfSandboxed}`);
+  for (const [key, values] of Object.entries({ ...settings.filesystem, ...settings.network })) if (values?.length) lines.push(`${key}: ${values.join(', ')}`);
+  return lines;
+}

@@ -14,6 +14,7 @@ import { formatScan } from './agents-scan';
 import { loadProjectSettings } from '../../activities/settings/project-settings';
 import { describeHooks } from '../../shared/hooks';
 import { describePermissionRules } from '../../shared/permission-rules';
+import { describeSandboxSettings } from '../../shared/sandbox';
 import type { TreeSettings } from '../../shared/tree-settings';
 
 const usage = 'usage: subagents agents [--dir DIR] [--json] | subagents agents --scan PATH [--scan PATH ...] [--reports] [--json]';
@@ -76,10 +77,12 @@ function formatHooksAndSettings(loaded: LoadedDefinitions, settings: TreeSetting
   }
   const hooks = describeHooks(settings.hooks);
   const rules = describePermissionRules(settings.permissions).map((line) => line.replace(/\(([^()]*)\)$/, (_match, file: string) => `(${displayPath(file, dir, homeDir)})`));
-  if (hooks.length > 0 || rules.length > 0) {
+  const sandbox = describeSandboxSettings(settings.sandbox);
+  if (hooks.length > 0 || rules.length > 0 || sandbox.length > 0) {
     lines.push('', `Settings (${settings.files.map((file) => displayPath(file, dir, homeDir)).join(', ') || 'no readable file'}), for every agent of a tree started here:`);
     for (const line of hooks) lines.push(`  hook  ${line}`);
     for (const line of rules) lines.push(`  rule  ${line}`);
+    for (const line of sandbox) lines.push(`  sandbox  ${line}`);
   }
   return lines;
 }

@@ -135,4 +135,26 @@ describe('subagents agents with settings and hooks', () => {
     expect(printed.definitions.guarded!.hooks).toEqual({ Stop: [{ hooks: [{ type: 'command', command: 'verify' }] }] });
     expect(printed.settings.permissions).toMatchObject({ deny: [{ text: 'Bash(rm:*)' }], allow: [{ text: 'Bash(git diff:*)' }] });
   });
+
+  it("lists the sandbox settings a tree gets, WebFetch domain rules and Read deny rules included, and says a file cannot turn it off", async () => {
+    const { home, project } = tree({
+      'project/.claude/settings.json': json({
+        sandbox: { enabled: false, filesystem: { allowWrite: ['~/.cache/pip'] }, network: { allowedDomains: ['pypi.org'] } },
+        permissions: { allow: ['WebFetch(domain:docs.python.org)'], deny: ['Read(./.env)'] },
+      }),
+    });
+    const settings = await loadProjectSettings(project, home);
+    expect(settings.sandbox).toEqual({ filesystem: { allowWrite: ['~/.cache/pip'], denyRead: [path.join(project, '.env')] }, network: { allowedDomains: ['pypi.org', 'docs.python.org'] } });
+    expect(settings.problems?.join()).toContain('sandbox.enabled: false is ignored');
+    const output: string[] = [];
+    const spy = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void output.push(parts.join(' ')));
+    try {
+      expect(await agentsListCommand(['--dir', project], { homeDir: home })).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const lines = output[0]!.split('\n');
+    expect(lines).toContain('  sandbox  allowWrite: ~/.cache/pip');
+    expect(lines).toContain('  sandbox  allowedDomains: pypi.org, docs.python.org');
+  });
 });
