@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +54,22 @@ describe('modelServerCommand', () => {
     expect(errors[1]).toMatch(/cannot read scenario file .*missing\.json/);
     expect(errors[2]).toMatch(/broken\.json.*\n.*agents\.0\.turns\.0/);
     expect(errors[3]).toMatch(/not-json\.json is not valid JSON/);
+  });
+
+  it('exits 3 with one line naming the port and how to change it when the port is taken', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
+    try {
+      expect(await modelServerCommand(['--port', String(port), '--echo'])).toBe(3);
+    } finally {
+      spy.mockRestore();
+      holder.close();
+    }
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBe(`subagents model-server: 127.0.0.1:${port} is already in use (another model server?). Pick another port with --port N or SUBAGENTS_MODEL_SERVER_PORT (--port 0 takes a free one), or stop what holds it (\`ss -ltnp 'sport = :${port}'\` shows who).`);
   });
 
   it('serves a scenario file until SIGTERM, then exits 0', async () => {

@@ -4,6 +4,7 @@ import { defaultModelServerPort } from '../../shared/config';
 import { loadScenarioFile } from '../../model-server/scenario-file';
 import { ScenarioValidationError } from '../../model-server/scenario-schema';
 import { startModelServer, type Behaviour, type ModelServerOptions } from '../../model-server/server';
+import { ExitCode } from '../exit-codes';
 
 const usage = 'usage: subagents model-server [--port N] [--host H] [--script FILE | --demo | --echo] [--api-key KEY] [--strict-roles]';
 
@@ -76,6 +77,16 @@ const waitForStopSignal = (): Promise<NodeJS.Signals> => new Promise((resolve) =
 });
 
 /** Runs the server until SIGINT/SIGTERM; 2 for bad arguments or a bad scenario file. */
+/** One line for a port that cannot be had, with what changes it; undefined for any other failure. */
+function listenProblem(error: unknown, args: ModelServerArgs): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${args.host}:${args.port}`;
+  if (code === 'EADDRINUSE') return `${where} is already in use (another model server?). Pick another port with --port N or SUBAGENTS_MODEL_SERVER_PORT (--port 0 takes a free one), or stop what holds it (\`ss -ltnp 'sport = :${args.port}'\` shows who).`;
+  if (code === 'EACCES') return `${where}: permission denied to listen there (ports below 1024 need privileges). Pick another port with --port N.`;
+  if (code === 'EADDRNOTAVAIL') return `${where}: no interface of this machine has the address ${args.host}. Use --host 127.0.0.1 (the default) or an address this machine has.`;
+  return undefined;
+}
+
 export async function modelServerCommand(argv: string[]): Promise<number> {
   let args: ModelServerArgs;
   let behaviour: Behaviour;
@@ -89,8 +100,16 @@ export async function modelServerCommand(argv: string[]): Promise<number> {
   }
   const options: ModelServerOptions = { port: args.port, host: args.host, behaviour, strictRoles: args.strictRoles };
   if (args.apiKey !== undefined) options.apiKey = args.apiKey;
+  let server: Awaited<ReturnType<typeof startModelServer>>;
+  try {
+    server = await startModelServer(options);
+  } catch (error) {
+    const problem = listenProblem(error, args);
+    if (!problem) throw error;
+    console.error(`subagents model-server: ${problem}`);
+    return ExitCode.unavailable;
+  }
   const stopped = waitForStopSignal();
-  const server = await startModelServer(options);
   const described = args.behaviour.kind === 'script' ? `scripted from ${args.behaviour.file}` : args.behaviour.kind;
   console.log(`model server (${described}) listening on ${server.url}`);
   console.log(`  export ANTHROPIC_BASE_URL=${server.url}`);
