@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -107,6 +107,34 @@ export const serverDefaults: Readonly<Record<string, unknown>> = {
   'history.visibilityProcessorMaxPollRPS': 1000,
 };
 
+/** The dev server could not listen: one of its ports is taken (by something that is not a Temporal server). */
+export class DevServerPortInUse extends Error {
+  override readonly name = 'DevServerPortInUse';
+  constructor(
+    readonly address: string,
+    readonly logFile: string,
+  ) {
+    super(`${address} is already in use (see ${logFile})`);
+  }
+}
+
+/** The address the server's log says it could not bind, from the last 8 KiB of the log. */
+function boundAddressInLog(logFile: string): string | undefined {
+  try {
+    const fd = openSync(logFile, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const buffer = Buffer.alloc(Math.min(size, 8192));
+      readSync(fd, buffer, 0, buffer.length, Math.max(0, size - buffer.length));
+      return /listen tcp ([^\s"]+?): bind: address already in use/.exec(buffer.toString('utf8'))?.[1];
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts `temporal server start-dev` with the runtime's search attributes and waits until it answers. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const cli = ensureTemporalCli();
@@ -140,7 +168,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     await waitForTemporal(address, 90_000, () => exitReason);
   } catch (error) {
     child.kill('SIGKILL');
-    throw error;
+    const taken = exitReason === undefined ? undefined : boundAddressInLog(logFile);
+    throw taken ? new DevServerPortInUse(taken, logFile) : error;
   }
   return {
     address,

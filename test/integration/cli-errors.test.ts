@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +50,28 @@ describe('the CLI with bad input and unreachable or finished agents', () => {
       expect(run.stderr.trim().split('\n'), run.stderr).toHaveLength(1);
       expect(run.stderr).toContain(`SUBAGENTS_WORKFLOW_STACKS=${JSON.stringify(value)}: give "short"`);
       noStackTrace(run.stderr);
+    }
+  });
+
+  it('a taken port is one line naming the address and the flags that change it, exit 3 (dev, demo, model-server)', { timeout: 180_000 }, async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cli-ports-'));
+    try {
+      const withoutServer = { TEMPORAL_ADDRESS: '' };
+      const dev = await subagents(['dev', '--port', String(port), '--ui-port', '0', '--db', path.join(dir, 'dev.db')], withoutServer);
+      expect(dev.code).toBe(3);
+      expect(dev.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^subagents dev: 127\\.0\\.0\\.1:${port} is already in use by something that is not a Temporal dev server.*--port N.*--ui-port N`)),
+      ]);
+      const model = await subagents(['model-server', '--port', String(port)]);
+      expect(model.code).toBe(3);
+      expect(model.stderr.trim()).toMatch(new RegExp(`^subagents model-server: 127\\.0\\.0\\.1:${port} is already in use .*--port N`));
+      expect(model.stderr).not.toContain('    at ');
+    } finally {
+      holder.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { registerSearchAttributes, startDevServer, temporalAnswers } from '../../dev/dev-server';
+import { DevServerPortInUse, registerSearchAttributes, startDevServer, temporalAnswers } from '../../dev/dev-server';
 import { ensureTemporalCli, projectRoot } from '../../dev/temporal-cli';
 import { defaultUiPort } from '../../shared/config';
 import { uiCodecEndpointFromEnv } from '../../codec/codec-server';
-import { CliError } from '../exit-codes';
+import { CliError, ExitCode } from '../exit-codes';
 
 /** Default SQLite file of `subagents dev` and the demo. */
 export const defaultDevDb = path.join(projectRoot, '.temporal', 'dev.db');
@@ -25,13 +25,22 @@ export async function ensureDevServer(options: { port: number; uiPort: number; d
     await registerSearchAttributes(address);
     return { address, uiUrl, started: false, stop: async () => {} };
   }
-  const server = await startDevServer({
-    port: options.port,
-    uiPort: options.uiPort,
-    dbFilename: options.db,
-    detached: options.detached,
-    extraArgs: options.extraArgs,
-  });
+  let server: Awaited<ReturnType<typeof startDevServer>>;
+  try {
+    server = await startDevServer({
+      port: options.port,
+      uiPort: options.uiPort,
+      dbFilename: options.db,
+      detached: options.detached,
+      extraArgs: options.extraArgs,
+    });
+  } catch (error) {
+    if (!(error instanceof DevServerPortInUse)) throw error;
+    throw new CliError(
+      `${error.address} is already in use by something that is not a Temporal dev server, so none could start. Pick free ports with --port N (Temporal, now ${options.port}) and --ui-port N (the UI, now ${options.uiPort}), or stop what holds it (\`ss -ltnp\` shows who; the server's log: ${error.logFile}).`,
+      ExitCode.unavailable,
+    );
+  }
   return { address, uiUrl, started: true, stop: () => server.stop() };
 }
 
