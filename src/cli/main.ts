@@ -20,6 +20,7 @@ import { ShellOptionsError } from '../activities/tools/shell-options';
 import { WorkflowStacksError } from '../shared/workflow-stacks';
 import { clusterCommand, clusterHelp } from './commands/cluster';
 import { CliError, ExitCode } from './exit-codes';
+import { closest, flagsOf } from './suggest';
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -74,8 +75,14 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   if (!command) {
-    console.error(`Unknown command "${name}".\n\n${usage()}`);
+    const near = closest(name, Object.keys(commands));
+    console.error(`Unknown command "${name}".${near ? ` Did you mean "${near}"?` : ''}\n\n${usage()}`);
     return ExitCode.usage;
+  }
+  const beforeSeparator = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (beforeSeparator.includes('--help') || beforeSeparator.includes('-h')) {
+    console.log(`usage: subagents ${command.help}\n\nSee docs/cli.md.`);
+    return ExitCode.ok;
   }
   try {
     return await command.run(rest);
@@ -89,7 +96,11 @@ export async function main(argv: string[]): Promise<number> {
       return ExitCode.usage;
     }
     if (isArgumentError(error)) {
-      console.error(`subagents ${name}: ${error.message}\nusage: subagents ${command.help}`);
+      const unknown = /^Unknown option '(--[^']+)'/.exec(error.message)?.[1];
+      const near = unknown ? closest(unknown, flagsOf(command.help)) : undefined;
+      // Node's own text goes on about positional arguments after '--': the option and the likely one say more.
+      const message = unknown ? `Unknown option '${unknown}'.${near ? ` Did you mean ${near}?` : ''}` : error.message;
+      console.error(`subagents ${name}: ${message}\nusage: subagents ${command.help}`);
       return ExitCode.usage;
     }
     if (error instanceof WorkflowNotFoundError) {
