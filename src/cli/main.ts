@@ -104,7 +104,8 @@ export async function main(argv: string[]): Promise<number> {
       return ExitCode.usage;
     }
     if (error instanceof WorkflowNotFoundError) {
-      console.error(`subagents ${name}: ${error.message}`);
+      // One wording for an unknown agent, whichever command met it.
+      console.error(`subagents ${name}: ${error.workflowId ? `No agent "${error.workflowId}".` : error.message}`);
       return ExitCode.notFound;
     }
     if (error instanceof ServiceError || error instanceof NamespaceNotFoundError || isGrpcServiceError(error)) {

@@ -102,6 +102,13 @@ describe('the CLI with bad input and unreachable or finished agents', () => {
     const missing = await subagents(['interrupt', 'agent-does-not-exist']);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('No agent "agent-does-not-exist"');
+    // Every command words an unknown agent the same way.
+    for (const args of [['ls', '--tree', 'agent-nope'], ['status', 'agent-nope']]) {
+      const unknown = await subagents(args);
+      expect(unknown.code, args.join(' ')).toBe(4);
+      expect(unknown.stderr, args.join(' ')).toContain('No agent "agent-nope"');
+      expect(unknown.stderr).not.toContain('workflow not found');
+    }
   });
 
   it('stop waits for the tree to close, notices one that does not, and --force terminates it and its subtree', async () => {
