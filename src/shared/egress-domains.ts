@@ -43,6 +43,12 @@ export function decideEgress(host: string, allowedDomains: readonly string[], de
   return { type: 'refused', reason: 'not-listed' };
 }
 
+/** The domain a `WebFetch(domain:HOST)` rule names, from the text inside its parentheses; undefined for any other content. */
+export function webFetchRuleDomain(content: string): string | undefined {
+  const domain = /^domain:(.+)$/.exec(content)?.[1]?.trim();
+  return domain === '' ? undefined : domain;
+}
+
 /** The host of an http(s) URL as egress rules see it, or undefined when the text is not such a URL. */
 export function urlHost(url: unknown): string | undefined {
   if (typeof url !== 'string') return undefined;

@@ -3,6 +3,7 @@
  * settings files, as this runtime reads it. Carried in a tree's settings and in every tool call's
  * context, so the worker that runs a command knows the tree's rules.
  */
+import { webFetchRuleDomain } from './egress-domains';
 
 /** Claude Code's `sandbox` settings shape, merged over every settings file of a tree. */
 export interface SandboxSettings {
@@ -32,7 +33,7 @@ export type SandboxProfile = 'command' | 'service';
 /** The domains of `WebFetch(domain:HOST)` rules, which open the same hosts to sandboxed commands (as in Claude Code). */
 export function webFetchRuleDomains(rules: readonly { tool: string; content: string }[] | undefined): string[] {
   return (rules ?? []).flatMap((rule) => {
-    const domain = rule.tool === 'WebFetch' ? /^domain:(.+)$/.exec(rule.content)?.[1]?.trim() : undefined;
+    const domain = rule.tool === 'WebFetch' ? webFetchRuleDomain(rule.content) : undefined;
     return domain ? [domain] : [];
   });
 }

@@ -7,7 +7,7 @@
  * (src/shared/command-analysis.ts), or by src/shared/legacy-shell-quote.ts for runs recorded before it.
  */
 import ignore from 'ignore';
-import { domainMatches, urlHost } from './egress-domains';
+import { domainMatches, urlHost, webFetchRuleDomain } from './egress-domains';
 import { globCanBeOption, literalWords, unanalysed, type BashReading, type CommandAnalysis, type SimpleCommand } from './command-analysis';
 import { legacySimpleCommands } from './legacy-shell-quote';
 
@@ -186,7 +186,7 @@ export function callMatchesRule(rule: ToolRule, tool: string, input: Readonly<Re
   if (tool === 'Bash') return bashMatchesRule(rule.content, typeof input.command === 'string' ? input.command : '', mode, bash);
   if (tool === 'WebFetch') {
     // The host WebFetch will connect to (WHATWG parsing, as its fetch), matched as the egress proxy matches it.
-    const domain = /^domain:(.+)$/.exec(rule.content)?.[1];
+    const domain = webFetchRuleDomain(rule.content);
     const host = urlHost(input.url);
     return domain !== undefined && host !== undefined && domainMatches(domain, host);
   }
