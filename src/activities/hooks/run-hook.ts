@@ -13,7 +13,6 @@ import { toolLimits } from '../../shared/tool-definitions';
 import { startWatchdog } from '../tools/bash';
 import { commandEnvironment, type ShellOptions } from '../tools/shell-options';
 import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../sandbox/sandboxed-launch';
-import { defaultSandboxOptions } from '../sandbox/sandbox-options';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -47,7 +46,7 @@ export async function runHookProcess(input: HookRunInput, options: { shell?: She
       homeDir: options.shell?.user?.home ?? os.homedir(),
       ...(input.sandbox ? { settings: input.sandbox } : {}),
       what: `the hook \`${input.command.slice(0, 80)}\``,
-    }, options.shell?.sandbox ?? defaultSandboxOptions());
+    }, options.shell?.sandbox);
   } catch (error) {
     if (error instanceof SandboxUnavailableError) return { exitCode: null, stdout: '', stderr: '', spawnError: error.message };
     throw error;

@@ -11,7 +11,8 @@ import type { McpServerSpec } from '../../shared/mcp';
 import { expandServerSpec } from './config';
 import { readBufferLimitOf } from './read-limit';
 import { launchSandboxed } from '../sandbox/sandboxed-launch';
-import { defaultSandboxOptions, type SandboxOptions } from '../sandbox/sandbox-options';
+import type { SandboxOptions } from '../sandbox/sandbox-options';
+import fs from 'node:fs/promises';
 
 /** One live connection. */
 export interface McpConnection {
@@ -64,16 +65,26 @@ class LiveConnection implements McpConnection {
   }
 }
 
+/** Node's own error for a server command that is not there, instead of bubblewrap's less clear one from inside the sandbox. */
+async function assertRunnable(program: string, cwd: string): Promise<void> {
+  const candidates = program.includes('/') ? [path.resolve(cwd, program)] : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((directory) => path.join(directory, program));
+  for (const candidate of candidates) {
+    if (await fs.access(candidate, fs.constants.X_OK).then(() => true, () => false)) return;
+  }
+  throw Object.assign(new Error(`spawn ${program} ENOENT`), { code: 'ENOENT', path: program });
+}
+
 /**
  * The transport for a server. The MCP SDK's modules load with the first connection, not with the
  * worker: they are a large part of a worker's start-up (docs/operations.md, "Worker start-up").
  */
-async function createTransport(spec: McpServerSpec, cwd: string, sandbox: SandboxOptions): Promise<{ transport: Transport; stdio?: StdioClientTransport }> {
+async function createTransport(spec: McpServerSpec, cwd: string, sandbox: SandboxOptions | undefined): Promise<{ transport: Transport; stdio?: StdioClientTransport }> {
   switch (spec.type) {
     case 'stdio': {
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
       const serverCwd = spec.cwd ? path.resolve(cwd, spec.cwd) : cwd;
       // A server sees the system read-only, its directory writable, no secrets, and ends with its connection.
+      await assertRunnable(spec.command, serverCwd);
       const launch = await launchSandboxed([spec.command, ...(spec.args ?? [])], { profile: 'service', workspaceRoot: serverCwd, cwd: serverCwd, what: `the MCP server command \`${spec.command}\`` }, sandbox);
       const stdio = new StdioClientTransport({
         command: launch.file,
@@ -122,7 +133,7 @@ export class McpConnectionPool {
   }
 
   private async open(name: string, spec: McpServerSpec, cwd: string, key: string): Promise<LiveConnection> {
-    const { transport, stdio } = await createTransport(expandServerSpec(spec, this.options.env ?? process.env), cwd, this.options.sandbox ?? defaultSandboxOptions());
+    const { transport, stdio } = await createTransport(expandServerSpec(spec, this.options.env ?? process.env), cwd, this.options.sandbox);
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client({ name: this.options.clientName ?? 'durable-subagents', version: '0.1.0' });
     const connection = new LiveConnection(name, client, stdio);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ErrorType, errorText } from '../../shared/errors';
 import type { SandboxProfile, SandboxSettings } from '../../shared/sandbox';
 import { bwrapArguments } from './bwrap-arguments';
-import { installAdvice, sandboxProblem, type SandboxOptions } from './sandbox-options';
+import { defaultSandboxOptions, installAdvice, sandboxProblem, type SandboxOptions } from './sandbox-options';
 
 /** What to spawn, and what to release once the process has ended. */
 export interface SandboxedLaunch {
@@ -60,23 +60,17 @@ function proxyEnvironment(): Record<string, string> {
   return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: '', no_proxy: '' };
 }
 
-/** Node's own error for a program that is not there, instead of bubblewrap's less clear one from inside. */
-async function assertRunnable(program: string, cwd: string): Promise<void> {
-  const candidates = program.includes('/') ? [path.resolve(cwd, program)] : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((directory) => path.join(directory, program));
-  for (const candidate of candidates) {
-    if (await fs.access(candidate, fs.constants.X_OK).then(() => true, () => false)) return;
-  }
-  throw Object.assign(new Error(`spawn ${program} ENOENT`), { code: 'ENOENT', path: program });
-}
-
-/** The launch of `argv` (program first) in the sandbox the request and the worker's options call for. */
-export async function launchSandboxed(argv: readonly [string, ...string[]], request: LaunchRequest, options: SandboxOptions | undefined): Promise<SandboxedLaunch> {
+/**
+ * The launch of `argv` (program first) in the sandbox the request and the worker's options call for;
+ * without options, the default (on): only an explicit `off` runs a process unconfined.
+ */
+export async function launchSandboxed(argv: readonly [string, ...string[]], request: LaunchRequest, given?: SandboxOptions): Promise<SandboxedLaunch> {
   const [program, ...rest] = argv;
   const unconfined: SandboxedLaunch = { file: program, args: rest, env: {}, sandboxed: false, release: async () => undefined, refusedHosts: () => [] };
-  if (!options || options.mode === 'off') return unconfined;
+  const options = given ?? defaultSandboxOptions();
+  if (options.mode === 'off') return unconfined;
   const problem = await sandboxProblem(options);
   if (problem) throw new SandboxUnavailableError(problem, request.what);
-  await assertRunnable(program, request.cwd);
   const network = request.settings?.network;
   const proxied = request.profile === 'command' && (network?.allowedDomains?.length ?? 0) > 0;
   let release = async (): Promise<void> => undefined;
