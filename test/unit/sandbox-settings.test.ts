@@ -68,6 +68,21 @@ describe('bubblewrap arguments', () => {
     expect(args).toContain('--unshare-pid');
   });
 
+  it('masks the home credentials a settings path would open: allowRead or allowWrite of the home', () => {
+    const workspace = path.join(base, 'elsewhere');
+    mkdirSync(workspace, { recursive: true });
+    const request = { profile: 'command' as const, workspaceRoot: workspace, cwd: workspace, homeDir: home, hostNetwork: false };
+    for (const filesystem of [{ allowRead: ['~'] }, { allowWrite: ['~'] }, { allowRead: [path.join(home, '.ssh')] }]) {
+      const args = bwrapArguments({ ...request, settings: { filesystem } });
+      const opened = Math.max(...args.map((arg, index) => ((arg === '--bind' || arg === '--ro-bind') && path.join(home, '.ssh').startsWith(args[index + 1]!) ? index : -1)));
+      const sshMask = args.findIndex((arg, index) => arg === '--tmpfs' && args[index + 1] === path.join(home, '.ssh'));
+      expect(opened, JSON.stringify(filesystem)).toBeGreaterThan(-1);
+      expect(sshMask, JSON.stringify(filesystem)).toBeGreaterThan(opened);
+    }
+    // A workspace outside the home opens none of it: nothing to mask, no mount spent on it.
+    expect(bwrapArguments(request)).not.toContain(path.join(home, '.ssh'));
+  });
+
   it("lets a linked worktree write its repository's .git, but not its hooks or config", () => {
     const repoGit = path.join(base, 'repo', '.git');
     const worktreeGit = path.join(repoGit, 'worktrees', 'child');

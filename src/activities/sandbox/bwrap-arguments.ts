@@ -8,6 +8,7 @@
 import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { SandboxProfile, SandboxSettings } from '../../shared/sandbox';
+import { isInside } from '../tools/workspace';
 
 /** Where a model's command may look: the system, not the users' or the runtime's files. */
 const systemPaths = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix', '/snap'];
@@ -102,6 +103,8 @@ export function bwrapArguments(request: SandboxRequest): string[] {
   if (!request.hostNetwork) args.push('--unshare-net');
   const filesystem = request.settings?.filesystem ?? {};
   const workspace = path.resolve(request.workspaceRoot);
+  // Every host directory the process sees through a bind of its own: the home's credentials inside any of them are masked.
+  const bound = [workspace];
   if (request.profile === 'command') {
     for (const system of systemPaths) {
       const kind = kindOf(system);
@@ -109,7 +112,11 @@ export function bwrapArguments(request: SandboxRequest): string[] {
       else if (kind === 'dir') args.push('--ro-bind', system, system);
     }
     args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--dir', '/var', '--tmpfs', '/var/tmp', '--tmpfs', request.homeDir);
-    for (const entry of filesystem.allowRead ?? []) args.push(...readOnly(resolveSetting(entry, request)));
+    for (const entry of filesystem.allowRead ?? []) {
+      const target = resolveSetting(entry, request);
+      if (kindOf(target)) bound.push(target);
+      args.push(...readOnly(target));
+    }
   } else {
     // Caches a later unconfined run would trust (npx, pip) get a private, empty copy instead of the real one.
     args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/var/tmp');
@@ -118,18 +125,23 @@ export function bwrapArguments(request: SandboxRequest): string[] {
   args.push('--bind', workspace, workspace);
   // A linked worktree's commits land in its repository's .git, outside the worktree.
   const common = worktreeCommonDir(workspace);
-  if (common && kindOf(common) === 'dir') args.push('--bind', common, common);
+  if (common && kindOf(common) === 'dir') {
+    args.push('--bind', common, common);
+    bound.push(common);
+  }
   for (const entry of filesystem.allowWrite ?? []) {
     const target = resolveSetting(entry, request);
-    if (kindOf(target)) args.push('--bind', target, target);
+    if (!kindOf(target)) continue;
+    args.push('--bind', target, target);
+    bound.push(target);
   }
   const protectedPaths = [...protectedInWorkspace.map((relative) => path.join(workspace, relative)), ...(common ? [path.join(common, 'hooks'), path.join(common, 'config')] : [])];
   for (const target of protectedPaths) args.push(...readOnly(target));
   for (const entry of filesystem.denyWrite ?? []) args.push(...readOnly(resolveSetting(entry, request)));
-  // Masks come after every writable bind, which could otherwise uncover them (a workspace at / or at home).
+  // Masks come after every bind, which could otherwise uncover them (a workspace at / or at home, `allowRead: ["~"]`).
   const home = path.resolve(request.homeDir);
-  const workspaceHoldsHome = home === workspace || home.startsWith(workspace === '/' ? '/' : `${workspace}/`);
-  const masked = [...systemSecrets, ...(request.hiddenFiles ?? []), ...(request.profile === 'service' || workspaceHoldsHome ? homeSecrets.map((secret) => path.join(home, secret)) : [])];
+  const credentials = homeSecrets.map((secret) => path.join(home, secret)).filter((secret) => request.profile === 'service' || bound.some((root) => isInside(secret, root)));
+  const masked = [...systemSecrets, ...(request.hiddenFiles ?? []), ...credentials];
   for (const secret of masked) args.push(...mask(secret));
   for (const entry of filesystem.denyRead ?? []) {
     const literal = literalPart(entry);
