@@ -1,10 +1,13 @@
 /** A small client for a model server's `/_control/*` endpoints (a server in another process). */
 import { controlPaths } from './control';
 import type { Behaviour, FaultSpec } from './scenario-schema';
+import type { ServedReport } from './served';
 import type { RecordedRequest } from './server-state';
 
 export interface ModelServerControl {
   requests(): Promise<RecordedRequest[]>;
+  /** Tokens served, in all and per agent (`GET /_control/usage`). */
+  usage(): Promise<ServedReport>;
   /** Clears the request log, the prompt cache and fault counters. */
   reset(): Promise<void>;
   setBehaviour(behaviour: Behaviour): Promise<void>;
@@ -25,6 +28,7 @@ async function call(baseUrl: string, method: 'GET' | 'POST', path: string, body?
 export function modelServerControl(baseUrl: string): ModelServerControl {
   return {
     requests: async () => (await call(baseUrl, 'GET', controlPaths.requests)) as RecordedRequest[],
+    usage: async () => (await call(baseUrl, 'GET', controlPaths.usage)) as ServedReport,
     reset: async () => {
       await call(baseUrl, 'POST', controlPaths.reset, {});
     },

@@ -1,12 +1,14 @@
-/** `/_control/*`: drive a server in another process (request log, reset, behaviour, faults). */
+/** `/_control/*`: drive a server in another process (request log, served tokens, reset, behaviour, faults). */
 import { ApiError } from './api-error';
 import { sendApiError, sendJson, type Exchange } from './http-io';
 import { parseBehaviour, parseFaultSpec, ScenarioValidationError } from './scenario-schema';
+import { servedReport } from './served';
 import type { ServerState } from './server-state';
 
 /** Paths of the control endpoints. */
 export const controlPaths = {
   requests: '/_control/requests',
+  usage: '/_control/usage',
   reset: '/_control/reset',
   behaviour: '/_control/behaviour',
   faults: '/_control/faults',
@@ -31,6 +33,7 @@ export function handleControl(state: ServerState, exchange: Exchange, method: st
   const ok = (): void => sendJson(exchange, 200, JSON.stringify({ ok: true }));
   try {
     if (method === 'GET' && path === controlPaths.requests) return sendJson(exchange, 200, JSON.stringify(state.log));
+    if (method === 'GET' && path === controlPaths.usage) return sendJson(exchange, 200, JSON.stringify(servedReport(state.log)));
     if (method === 'POST' && path === controlPaths.reset) {
       resetState(state);
       return ok();

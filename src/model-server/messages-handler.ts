@@ -10,8 +10,9 @@ import { newMessageId } from './ids';
 import { findServerModel, type ServerModel } from './models';
 import { buildMessage, buildUsage, type ApiMessage } from './reply';
 import type { MessagesRequest } from './request-types';
+import { serveEvent, serveInput, serveWhole, type ServedUsage } from './served';
 import type { ServerState } from './server-state';
-import { formatEvent, startEventStream, writeMessageStream } from './sse';
+import { formatEvent, startEventStream, writeMessageStream, type SseEvent } from './sse';
 import { validateConversation, normalizeRoles } from './validate-conversation';
 import { validateFields } from './validate-fields';
 
@@ -60,13 +61,15 @@ export function handleCountTokens(state: ServerState, exchange: Exchange): void 
 }
 
 /** A JSON body cut off half way: headers promise the whole length, then the socket goes. */
-async function sendCutJson(exchange: Exchange, message: ApiMessage): Promise<void> {
+async function sendCutJson(exchange: Exchange, message: ApiMessage, served: ServedUsage | undefined): Promise<void> {
   const body = Buffer.from(JSON.stringify(message));
   noteStatus(exchange, 200);
   exchange.response.writeHead(200, {
     'content-type': 'application/json', 'content-length': String(body.length), 'request-id': exchange.requestId,
   });
   exchange.response.write(body.subarray(0, Math.floor(body.length / 2)));
+  // The client can read no output from half a body; the input is billed as for a cut stream.
+  if (served) serveInput(served, message.usage);
   await sleep(25);
   exchange.response.socket?.destroy();
   exchange.response.destroy();
@@ -113,6 +116,7 @@ export async function handleMessages(state: ServerState, exchange: Exchange): Pr
   if (exchange.record) exchange.record.usage = usage;
   const message = buildMessage(newMessageId(), request.model, outcome.reply, usage);
   state.cache.commit(accounting, exchange.startedAt);
+  const served = exchange.record?.served;
   if (request.stream) {
     noteStatus(exchange, 200);
     startEventStream(exchange.response, exchange.requestId);
@@ -120,10 +124,12 @@ export async function handleMessages(state: ServerState, exchange: Exchange): Pr
       cut,
       ...(outcome.eventDelayMs ? { eventDelayMs: outcome.eventDelayMs } : {}),
       ...(outcome.stallAfterEvents ? { stallAfterEvents: outcome.stallAfterEvents } : {}),
+      ...(served ? { onWritten: (event: SseEvent) => serveEvent(served, event, usage) } : {}),
     });
   } else if (cut) {
-    await sendCutJson(exchange, message);
+    await sendCutJson(exchange, message, served);
   } else {
     sendJson(exchange, 200, JSON.stringify(message));
+    if (served && exchange.response.headersSent) serveWhole(served, usage);
   }
 }

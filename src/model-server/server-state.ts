@@ -4,6 +4,7 @@ import type { PromptCache } from './cache';
 import type { FaultBook } from './faults';
 import type { ApiUsage } from './reply';
 import type { Behaviour } from './scenario-schema';
+import type { ServedUsage } from './served';
 
 /** One request as the server received and answered it. */
 export interface RecordedRequest {
@@ -20,8 +21,10 @@ export interface RecordedRequest {
   turnIndex?: number;
   /** `output_config.effort` of the request, when it had one (accounted per request). */
   effort?: EffortLevel;
-  /** The usage object returned (successful messages calls only). */
+  /** The usage object the reply carries (set once the reply is built, also when its stream is then cut). */
   usage?: ApiUsage;
+  /** Messages requests only: what was billed, by what was written before the response ended (served.ts). */
+  served?: ServedUsage;
   /** Server clock (ms) when the request arrived. */
   receivedAt: number;
   /** Server clock (ms) when the client closed the connection before the response was complete (an aborted call). */

@@ -12,11 +12,13 @@ import { flattenHeaders, readBody, redactCredentials, sendApiError, type Exchang
 import { newRequestId } from './ids';
 import { handleCountTokens, handleMessages } from './messages-handler';
 import { parseBehaviour, parseFaultSpec, type Behaviour, type FaultSpec } from './scenario-schema';
+import { nothingServed, servedReport, type ServedReport } from './served';
 import type { RecordedRequest, ServerState } from './server-state';
 
 export type { Behaviour, FaultSpec, Scenario, Turn } from './scenario-schema';
 export type { RecordedRequest } from './server-state';
 export type { ApiUsage } from './reply';
+export type { ServedReport, ServedTotals, ServedUsage } from './served';
 
 export interface ModelServerOptions {
   /** 0 (default) picks a free port. */
@@ -38,6 +40,8 @@ export interface ModelServer {
   url: string;
   port: number;
   requests(): RecordedRequest[];
+  /** Tokens served by the logged messages requests, in all and per agent (as `GET /_control/usage`). */
+  usage(): ServedReport;
   clearRequests(): void;
   setBehaviour(behaviour: Behaviour): void;
   injectFault(fault: FaultSpec): void;
@@ -56,7 +60,10 @@ function route(state: ServerState, exchange: Exchange, method: string, path: str
   exchange.response.once('close', () => {
     if (!exchange.response.writableFinished) record.abortedAt = state.now();
   });
-  if (method === 'POST' && path === '/v1/messages') return handleMessages(state, exchange);
+  if (method === 'POST' && path === '/v1/messages') {
+    record.served = nothingServed();
+    return handleMessages(state, exchange);
+  }
   if (method === 'POST' && path === '/v1/messages/count_tokens') return handleCountTokens(state, exchange);
   throw new ApiError(404, 'not_found_error', 'Not Found');
 }
@@ -109,6 +116,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     url: `http://${urlHost}:${port}`,
     port,
     requests: () => structuredClone(state.log),
+    usage: () => servedReport(state.log),
     clearRequests: () => {
       state.log.length = 0;
     },

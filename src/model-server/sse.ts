@@ -110,6 +110,8 @@ export interface StreamOptions {
   eventDelayMs?: number;
   /** Send this many events, then hold the connection open sending nothing until the client leaves. */
   stallAfterEvents?: number;
+  /** Called after each event is written (the served-token accounting). */
+  onWritten?: (event: SseEvent) => void;
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -117,7 +119,7 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** Sends the whole stream, or (see {@link StreamOptions}) part of it. */
 export async function writeMessageStream(response: ServerResponse, message: ApiMessage, options: StreamOptions = {}): Promise<void> {
   const events = messageEvents(message);
-  const { cut = false, eventDelayMs = 0, stallAfterEvents } = options;
+  const { cut = false, eventDelayMs = 0, stallAfterEvents, onWritten } = options;
   // message_start, content_block_start, ping and two deltas: enough for a client to have a partial message.
   let sent = cut ? events.slice(0, Math.min(events.length - 2, 5)) : events;
   if (stallAfterEvents !== undefined) sent = sent.slice(0, Math.min(stallAfterEvents, events.length - 1));
@@ -125,6 +127,7 @@ export async function writeMessageStream(response: ServerResponse, message: ApiM
     if (index > 0 && eventDelayMs > 0) await pause(eventDelayMs);
     if (response.destroyed) return;
     response.write(formatEvent(event));
+    onWritten?.(event);
   }
   if (stallAfterEvents !== undefined) {
     if (!response.destroyed) await new Promise((resolve) => response.once('close', resolve));
