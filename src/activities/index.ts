@@ -6,6 +6,7 @@ import { allHeartbeating } from './heartbeating';
 import { createModelActivities } from './model';
 import { RenderedStarts } from './rendered-starts';
 import { createPeekActivities } from './peek';
+import { createStepProgressActivities } from './step-progress';
 import os from 'node:os';
 import { createAgentStartActivity } from './prompt/render-agent-start';
 import { createResumeActivities, createSpawnContextLoader } from './spawn-context';
@@ -85,6 +86,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...tools,
     /** A cancelled agent's tool calls running on this worker, aborted at once (src/activities/tools/running-calls.ts). */
     abortRunningCalls: async ({ agentId }: { agentId: string }): Promise<number> => runningCalls.abort(agentId),
+    /** What the running step's activities have output so far, for the stall watchdog (src/workflows/stall-watchdog.ts). */
+    ...createStepProgressActivities(dependencies.temporalClient),
     ...createReadBatchActivity(tools.Read),
     ...createHookActivities({ shell: dependencies.shell }),
     ...createShellSyntaxActivities(),

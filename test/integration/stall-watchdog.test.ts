@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SubagentsClient } from '../../src/client';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
-import { recordHistory } from '../helpers/histories';
+import { recordHistory, taskSteps } from '../helpers/histories';
 
 let env: AgentTestEnv;
 
@@ -14,6 +14,10 @@ afterAll(async () => {
 });
 
 const textOf = (messages: { content: unknown }[]): string => JSON.stringify(messages);
+
+/** How many times the watchdog asked the agent's running step for its output (the `readStepOutput` local activity). */
+const outputLooks = async (agentId: string): Promise<number> =>
+  (await taskSteps(env.temporal.client, agentId)).localActivities.filter((name) => name === 'readStepOutput').length;
 
 describe('stall watchdog', () => {
   it('reports a child whose model stream stalls mid-way to its parent within the stall time, and stops it with stallAction "stop"', async () => {
@@ -52,6 +56,8 @@ describe('stall watchdog', () => {
     expect(rootText).toContain(`Agent ${child.agentId} has made no progress for`);
     expect(rootText).toContain('It is being stopped (stallAction \\"stop\\")');
     expect(rootText).toContain('stall watchdog');
+    // The stream had sent a few events, then nothing: the watchdog looked at its output before judging it.
+    expect(await outputLooks(child.agentId)).toBeGreaterThanOrEqual(1);
     await recordHistory(env.temporal.client, child.agentId, 'stall-watchdog-stop');
   });
 
@@ -76,6 +82,60 @@ describe('stall watchdog', () => {
     expect(result.status).toBe('completed');
     expect(result.finalText).toContain('woke');
     expect((await handle.status()).stalled).toBeUndefined();
+    // Bash heartbeats every second while sleep prints nothing: heartbeats alone are not progress.
+    expect(await outputLooks(handle.agentId)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('does not report a model call that keeps streaming for longer than the stall time', async () => {
+    const answer = 'The slow answer arrives a few words at a time.';
+    // Nine stream events a second apart: about 8 s of streaming against a 3 s stall time.
+    env.modelServer.setBehaviour({ kind: 'scripted', scenario: { agents: [{ match: { agentName: 'slow-stream' }, turns: [{ text: answer, eventDelayMs: 1000 }] }] } } as never);
+    const handle = await env.start({ prompt: 'answer slowly', name: 'slow-stream', limits: { stallTimeoutMs: 3000, stallAction: 'stop' } });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toBe(answer);
+    // The watchdog judged the call idle past the stall time, looked at its stream, and saw it grow.
+    expect(await outputLooks(handle.agentId)).toBeGreaterThanOrEqual(1);
+    await recordHistory(env.temporal.client, handle.agentId, 'stall-progress-model-stream');
+  });
+
+  it('does not report a command that prints a line every second for longer than the stall time', async () => {
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: {
+        agents: [{
+          match: { agentName: 'ticker' },
+          turns: [{ toolUses: [{ name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7 8; do echo "tick $i"; sleep 1; done' } }] }, { text: 'DONE after {{last_tool_result}}' }],
+        }],
+      } as never,
+    });
+    const handle = await env.start({ prompt: 'count slowly', name: 'ticker', limits: { stallTimeoutMs: 3000, stallAction: 'stop' } });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toContain('tick 8');
+    expect(await outputLooks(handle.agentId)).toBeGreaterThanOrEqual(1);
+    await recordHistory(env.temporal.client, handle.agentId, 'stall-progress-bash-ticks');
+  });
+
+  it('reports a command that printed and then went quiet, once its output stops growing', async () => {
+    env.modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: {
+        agents: [{
+          match: { agentName: 'quiet' },
+          turns: [{ toolUses: [{ name: 'Bash', input: { command: 'echo started; sleep 9; echo finished' } }] }, { text: 'DONE after {{last_tool_result}}' }],
+        }],
+      } as never,
+    });
+    const handle = await env.start({ prompt: 'start and wait', name: 'quiet', limits: { stallTimeoutMs: 2000 } });
+    await waitFor(async () => (await handle.status()).stalled !== undefined, 30_000, 'the stall report');
+    expect((await handle.status()).stalled).toMatchObject({ state: 'running_tools', activity: 'running Bash', action: 'report' });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.finalText).toContain('finished');
+    // The first look saw "started" (output since the step began), a later one saw nothing new.
+    expect(await outputLooks(handle.agentId)).toBeGreaterThanOrEqual(2);
+    await recordHistory(env.temporal.client, handle.agentId, 'stall-progress-bash-quiet');
   });
 
   it('refuses stall settings out of range with a clear error', async () => {
