@@ -9,6 +9,7 @@ import { defaultTaskQueue } from './shared/config';
 import {
   answerApprovalUpdate,
   approvalsQuery,
+  budgetQuery,
   closeSignal,
   compactUpdate,
   conversationQuery,
@@ -17,6 +18,7 @@ import {
   pauseSpawningSignal,
   resumeDescendantUpdate,
   resumeStateQuery,
+  setBudgetUpdate,
   statusQuery,
   steerUpdate,
   treeQuery,
@@ -24,6 +26,7 @@ import {
   type SteerAck,
 } from './shared/definitions';
 import type { ApprovalRequest, TreeSnapshot } from './shared/tree';
+import type { BudgetCaps, BudgetSnapshot } from './shared/budget';
 import { resumeInput } from './shared/resume';
 import type { MessageParam } from './shared/messages';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from './shared/search-attributes';
@@ -36,6 +39,11 @@ export interface ClientConfig {
   address?: string;
   namespace?: string;
   taskQueue?: string;
+}
+
+/** The tree's root refused a change of caps (bad caps, an agent outside the tree or without an account); the message says why. */
+export class BudgetChangeRefused extends Error {
+  override readonly name = 'BudgetChangeRefused';
 }
 
 /** A running or finished agent. */
@@ -148,6 +156,32 @@ export class AgentHandle {
   /** Pauses (or resumes) new spawns in the tree (call on the root); running agents go on. */
   async pauseSpawning(paused: boolean): Promise<void> {
     await this.workflow.signal(pauseSpawningSignal, { paused });
+  }
+
+  /** The root of the agent's tree: its RootAgentId search attribute (itself for a root). */
+  async rootAgentId(): Promise<string> {
+    const description = await this.workflow.describe();
+    return (description.typedSearchAttributes.get(rootAgentIdKey) as string | undefined) ?? this.agentId;
+  }
+
+  /** The ledger of the agent's tree by agent: spending, reservations, caps, exhaustion (docs/budgets.md); asked of the tree's root. */
+  async budget(): Promise<BudgetSnapshot> {
+    return this.workflow.client.getHandle(await this.rootAgentId()).query(budgetQuery);
+  }
+
+  /**
+   * Raises or lowers caps of the agent's running tree (`agentId`: a subtree's, default the whole tree's)
+   * and returns the caps now in force there. A raised cap lifts that subtree's exhaustion; refused
+   * (with the reason) for bad caps, an agent outside the tree or one the ledger has no account for.
+   */
+  async setBudget(caps: BudgetCaps, options: { agentId?: string; by?: string } = {}): Promise<BudgetCaps> {
+    const root = this.workflow.client.getHandle(await this.rootAgentId());
+    try {
+      return await root.executeUpdate(setBudgetUpdate, { args: [{ caps, by: options.by ?? 'user', ...(options.agentId !== undefined ? { agentId: options.agentId } : {}) }] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new BudgetChangeRefused((error.cause as Error | undefined)?.message ?? error.message);
+      throw error;
+    }
   }
 
   /** Temporal's description of the execution (status, times, search attributes). */
@@ -296,8 +330,8 @@ export class SubagentsClient {
       // The ended root cannot be read (no worker, or it is gone): the subtree starts with a fresh count.
     }
     const budget = input.limits.treeTokenBudget;
-    if (tree && budget !== undefined && tree.tokensUsed >= budget) {
-      throw new Error(`Agent ${input.agentId}'s tree has used its token budget (${tree.tokensUsed} of ${budget} tokens); it is not resumed.`);
+    if (tree && ((budget !== undefined && tree.tokensUsed >= budget) || tree.budgetReached)) {
+      throw new Error(`Agent ${input.agentId}'s tree has used its token budget (${tree.budgetReached ?? `${tree.tokensUsed} of ${budget} tokens`}); it is not resumed.`);
     }
     return {
       ...input,

@@ -19,6 +19,10 @@ import { LiveText } from './live-text';
 import { liveLimits } from '../shared/live-activity';
 import { trackCurrentCall, type RunningCalls } from './tools/running-calls';
 import { PreReads, type PreRead } from './pre-reads';
+import { BilledUsage } from './billed-usage';
+import { addUsage, chargeBudget, noUsage, usageTokens } from './budget-charge';
+import type { LiveModelDetails } from '../shared/live-activity';
+import type { TokenUsage } from '../shared/messages';
 
 /** Collaborators of the model activity, passed in so tests use real clients pointed at local servers. */
 export interface ModelActivityDependencies {
@@ -100,9 +104,11 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       throw error;
     }
     const tools = definitionsFor(conversation.tools, conversation.extraTools);
+    // A budgeted call (docs/budgets.md): what earlier attempts were billed, charged if a crash kept them from it.
+    const billing = input.budget ? await earlierAttempts(input, context) : undefined;
     const body = buildModelRequest({
       model: input.model,
-      maxTokens: input.maxOutputTokens,
+      maxTokens: billing ? billing.maxTokens : input.maxOutputTokens,
       systemPrompt: conversation.systemPrompt,
       tools,
       messages: input.compaction
@@ -120,10 +126,14 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
 
     // Heartbeat details carry the live text (src/shared/live-activity.ts): shown by describe and the UI, never in history.
     const live = new LiveText(input.turn);
+    const billed = new BilledUsage();
+    let charged = false;
+    const details = (): LiveModelDetails =>
+      billing ? { ...live.details, billing: { attempt: context.info.attempt, before: billing.before, charged, ...optionalUsage(billed.billed()) } } : live.details;
     let lastBeatMs = Date.now();
     const beat = (): void => {
       lastBeatMs = Date.now();
-      context.heartbeat(live.details);
+      context.heartbeat(details());
     };
     const timer = setInterval(beat, heartbeatIntervalMs);
     // Temporal's cancellation reaches a running activity with the answer to a heartbeat, which the SDK
@@ -142,6 +152,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       stream.on('streamEvent', (event) => {
         prefixStarted?.();
         live.onEvent(event);
+        if (billing) billed.observe(event);
         if (Date.now() - lastBeatMs >= liveLimits.intervalMs) beat();
       });
       // The answer's leading file reads start as each is complete in the stream (src/activities/pre-reads.ts).
@@ -151,6 +162,10 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       const usage = message.usage;
       const content = toContentBlocks(message.content);
       const read = await preReads?.settle(content);
+      if (billing) {
+        const toolCalls = content.filter((block) => block.type === 'tool_use').length;
+        charged = await chargeBudget(dependencies.temporalClient, input, context.info.attempt, usageOf(usage), { final: true, toolCalls });
+      }
       return {
         id: message.id,
         content,
@@ -166,6 +181,9 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         ...(read ? { preReads: read } : {}),
       };
     } catch (error) {
+      // Billed but cut or failed: the tree's ledger counts it (the workflow gives back the rest of the reservation).
+      const partial = billing && !charged ? billed.billed() : undefined;
+      if (partial) charged = await chargeBudget(dependencies.temporalClient, input, context.info.attempt, partial, { final: false });
       // Aborted on this worker before Temporal's cancellation came (the request is cut, nothing more is
       // billed): the activity still ends only with Temporal's cancellation, which a heartbeat brings. Its
       // end reaching the server now could land in the very workflow task that closes the stopped agent, and
@@ -178,6 +196,26 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       clearInterval(timer);
       tracked.done();
     }
+  }
+
+  /**
+   * The billing of a budgeted call's earlier attempts, from the last heartbeat of the one before: charged
+   * now if its worker died before it could, and taken off this attempt's max_tokens, so retries stay within
+   * the reservation (docs/budgets.md).
+   */
+  async function earlierAttempts(input: ModelCallInput, context: Context): Promise<{ before: TokenUsage; maxTokens: number }> {
+    const previous = (context.info.heartbeatDetails as Partial<LiveModelDetails> | undefined)?.billing;
+    if (!previous) return { before: noUsage, maxTokens: input.maxOutputTokens };
+    if (previous.billed && !previous.charged) await chargeBudget(dependencies.temporalClient, input, previous.attempt, previous.billed, { final: false });
+    const before = addUsage(previous.before, previous.billed);
+    const maxTokens = input.maxOutputTokens - usageTokens(before);
+    if (maxTokens < 1) {
+      throw ApplicationFailure.nonRetryable(
+        `earlier attempts of this model call were billed ${usageTokens(before)} tokens, all its reservation in the tree's budget allowed; it is not tried again.`,
+        ErrorType.BudgetExhausted,
+      );
+    }
+    return { before, maxTokens };
   }
 
   /**
@@ -207,4 +245,17 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
   }
 
   return { callModel, compactConversation, fetchConversation };
+}
+
+function usageOf(usage: Anthropic.Messages.Usage): TokenUsage {
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+    cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+  };
+}
+
+function optionalUsage(usage: TokenUsage | undefined): { billed?: TokenUsage } {
+  return usage ? { billed: usage } : {};
 }

@@ -1,5 +1,6 @@
 import type { AgentWorkflowInput, CarriedAgentState, PermissionMode } from './agent';
-import type { AgentLimits } from './limits';
+import { treeCapsOf, type AgentLimits } from './limits';
+import { hasCaps } from './budget';
 import type { WorkspaceWorker } from './workspace-routing';
 import type { AgentMcpInput } from './mcp';
 import type { CustomToolFilter } from './custom-tools';
@@ -43,6 +44,8 @@ export interface AgentSpec {
   skills?: AgentWorkflowInput['skills'];
   memory?: AgentWorkflowInput['memory'];
   definitionHooks?: AgentWorkflowInput['definitionHooks'];
+  /** Caps of its subtree (docs/budgets.md). */
+  budgetCaps?: AgentWorkflowInput['budgetCaps'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -104,6 +107,7 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.skills?.length ? { skills: spec.skills } : {}),
     ...(spec.memory ? { memory: spec.memory } : {}),
     ...(spec.definitionHooks ? { definitionHooks: spec.definitionHooks } : {}),
+    ...(hasCaps(spec.budgetCaps) ? { budgetCaps: spec.budgetCaps } : {}),
   };
 }
 
@@ -114,6 +118,7 @@ export function buildRootInput(spec: RootSpec): AgentWorkflowInput {
     rootAgentId: spec.agentId,
     depth: 0,
     limits: spec.limits,
+    ...(treeCapsOf(spec.limits) || hasCaps(spec.budgetCaps) ? { budgeted: true } : {}),
     ...(spec.workspaceWorker ? { workspaceWorker: spec.workspaceWorker } : {}),
     ...(spec.interactive ? { interactive: spec.interactive } : {}),
     ...(spec.maxOutputTokens !== undefined ? { maxOutputTokens: spec.maxOutputTokens } : {}),
@@ -134,6 +139,7 @@ export function buildChildInput(parent: ParentOfChild, spec: ChildSpec): AgentWo
     rootAgentId: input.rootAgentId,
     depth: input.depth + 1,
     limits: input.limits,
+    ...(input.budgeted || hasCaps(spec.budgetCaps) ? { budgeted: true } : {}),
     background: spec.background,
     inForegroundChain: parent.inForegroundChain && !spec.background,
     parentToolUseId: parent.toolUseId,

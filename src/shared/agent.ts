@@ -1,3 +1,4 @@
+import type { BudgetCaps } from './budget';
 import type { CompactionRecord } from './compaction';
 import type { AgentColor } from './agent-colors';
 import type { EffortLevel } from './effort';
@@ -118,6 +119,10 @@ export interface AgentWorkflowInput {
   permissionMode: PermissionMode;
   /** Model calls allowed before the agent stops with MaxTurnsExceeded. */
   maxTurns: number;
+  /** Caps of its subtree, from its definition and the Agent call, never above its parent's (docs/budgets.md). */
+  budgetCaps?: BudgetCaps;
+  /** Its model calls reserve from the tree's ledger: the tree or one of its subtrees has caps (docs/budgets.md). */
+  budgeted?: boolean;
   /** Its Bash runs read-only commands only (Explore, Plan); others are refused at call time. */
   readOnlyBash?: boolean;
   /** Slim prompt (no CLAUDE.md, no git status) and no resume trailer in its result (Explore, Plan). */

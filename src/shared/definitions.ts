@@ -5,6 +5,7 @@ import type { TokenUsage } from './messages';
 import type { AgentColor } from './agent-colors';
 import type { ConversationQueryInput, ConversationSlice } from './model-call';
 import type { RunTranscriptSlice, TranscriptQueryInput } from './run-transcript';
+import type { BudgetCaps, BudgetChange, BudgetCharge, BudgetGrant, BudgetReserveRequest, BudgetSnapshot } from './budget';
 
 // Query, signal and update names are part of the public interface: the `temporal` CLI can use them too.
 
@@ -96,7 +97,27 @@ export interface TreeAgentStarted {
   name?: string;
   depth?: number;
   startedAtMs?: number;
+  /** Caps of the new agent's subtree (docs/budgets.md). */
+  budgetCaps?: BudgetCaps;
 }
+
+// The tree's ledger (docs/budgets.md): agents reserve before each model call; model activities charge what was billed.
+
+/** An agent asks its root's ledger for room for one model call. */
+export interface BudgetReserve {
+  request: BudgetReserveRequest;
+  requesterId: string;
+}
+export const budgetReserveSignal = defineSignal<[BudgetReserve]>('budgetReserve');
+/** The root's answer to a reservation. */
+export const budgetGrantSignal = defineSignal<[BudgetGrant]>('budgetGrant');
+/** What one attempt of a model call was billed (sent by the model activity, and by the agent to release a call that failed). */
+export const budgetChargeSignal = defineSignal<[BudgetCharge]>('budgetCharge');
+/** The ledger by agent. */
+export const budgetQuery = defineQuery<BudgetSnapshot>('budget');
+/** Changes the caps of a running tree or subtree; answers the caps now in force. */
+export const setBudgetUpdate = defineUpdate<BudgetCaps, [BudgetChange]>('setBudget');
+
 export const treeAgentStartedSignal = defineSignal<[TreeAgentStarted]>('treeAgentStarted');
 
 // Control plane (docs/cli.md): interrupt, steer, close, pause spawning, the tree, approvals.

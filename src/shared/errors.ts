@@ -57,6 +57,8 @@ export const ErrorType = {
   AgentFailed: 'AgentFailed',
   MaxTurnsExceeded: 'MaxTurnsExceeded',
   SpawnLimitReached: 'SpawnLimitReached',
+  /** A model call's retries used up what the tree's ledger reserved for it (docs/budgets.md); not retried. */
+  BudgetExhausted: 'BudgetExhausted',
   ForkInsideFork: 'ForkInsideFork',
   /** No agent (workflow) with the given agentId. */
   AgentNotFound: 'AgentNotFound',

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { agentStatuses, type AgentResult } from './agent';
 import { agentColors } from './agent-colors';
+import { capNames, type BudgetCaps, type BudgetChange, type BudgetCharge, type BudgetGrant } from './budget';
+import type { TokenUsage } from './messages';
 import type {
   AgentMessage,
+  BudgetReserve,
   CompactInput,
   ResumeDescendantInput,
   InterruptInput,
@@ -154,6 +157,7 @@ export const treeAgentStartedSchema: InputSchema<TreeAgentStarted> = lazySchema(
   name: id().optional(),
   depth: count().optional(),
   startedAtMs: z.number().optional(),
+  budgetCaps: budgetCapsShape().optional(),
 }));
 
 export const approvalRequestSchema: InputSchema<ApprovalRequest> = lazySchema(() => z.object({
@@ -201,3 +205,86 @@ export const boardNoticeSchema: InputSchema<BoardNotice> = lazySchema(() => z.ob
 export function describeInputError(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'input'}: ${issue.message}`).join('; ');
 }
+
+// The ledger's signals come with every model call of a budgeted tree: well-formed ones are taken without zod.
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const plainUsage = (value: unknown): TokenUsage | undefined => {
+  const fields = fieldsOf(value);
+  if (!fields) return undefined;
+  const { inputTokens, outputTokens, cacheCreationInputTokens, cacheReadInputTokens } = fields;
+  if (!isCount(inputTokens) || !isCount(outputTokens) || !isCount(cacheCreationInputTokens) || !isCount(cacheReadInputTokens)) return undefined;
+  return { inputTokens, outputTokens, cacheCreationInputTokens, cacheReadInputTokens };
+};
+const budgetCapsShape = () => z.strictObject({
+  tokens: count().positive().optional(),
+  costUsd: z.number().positive().finite().optional(),
+  toolCalls: count().positive().optional(),
+  turns: count().positive().optional(),
+  wallTimeMs: count().positive().optional(),
+  concurrentAgents: count().positive().optional(),
+});
+
+export const budgetReserveSchema: InputSchema<BudgetReserve> = lazySchema(
+  () => z.object({
+    requesterId: id(),
+    request: z.object({
+      reservationId: id(), agentId: id(), parentAgentId: id().optional(), caps: budgetCapsShape().optional(), model: id(),
+      inputTokens: count(), maxOutputTokens: count().positive(), minOutputTokens: count(),
+    }),
+  }),
+  (value) => {
+    const fields = fieldsOf(value);
+    const request = fieldsOf(fields?.request);
+    if (!fields || !request || !isId(fields.requesterId) || !isId(request.reservationId) || !isId(request.agentId) || !isId(request.model)) return undefined;
+    if (request.caps !== undefined || (request.parentAgentId !== undefined && !isId(request.parentAgentId))) return undefined;
+    const { inputTokens, maxOutputTokens, minOutputTokens } = request;
+    if (!isCount(inputTokens) || !isCount(maxOutputTokens) || maxOutputTokens === 0 || !isCount(minOutputTokens)) return undefined;
+    return {
+      requesterId: fields.requesterId,
+      request: {
+        reservationId: request.reservationId, agentId: request.agentId, ...(request.parentAgentId !== undefined ? { parentAgentId: request.parentAgentId } : {}),
+        model: request.model, inputTokens, maxOutputTokens, minOutputTokens,
+      },
+    };
+  },
+);
+
+export const budgetGrantSchema: InputSchema<BudgetGrant> = lazySchema(
+  () => z.union([
+    z.object({ reservationId: id(), granted: z.literal(true), outputTokens: count(), reservedTokens: count() }),
+    z.object({
+      reservationId: id(), granted: z.literal(false), reason: shortText(), scopeAgentId: id(),
+      cap: z.enum(capNames), action: z.enum(['stop', 'finish']),
+    }),
+  ]),
+  (value) => {
+    const fields = fieldsOf(value);
+    if (!fields || fields.granted !== true || !isId(fields.reservationId) || !isCount(fields.outputTokens) || !isCount(fields.reservedTokens)) return undefined;
+    return { reservationId: fields.reservationId, granted: true, outputTokens: fields.outputTokens, reservedTokens: fields.reservedTokens };
+  },
+);
+
+export const budgetChargeSchema: InputSchema<BudgetCharge> = lazySchema(
+  () => z.object({
+    reservationId: id(), agentId: id(), model: id(), attempt: count(), usage: usage(), toolCalls: count().optional(), final: z.boolean(),
+  }),
+  (value) => {
+    const fields = fieldsOf(value);
+    if (!fields || !isId(fields.reservationId) || !isId(fields.agentId) || !isId(fields.model) || !isCount(fields.attempt) || typeof fields.final !== 'boolean') return undefined;
+    const chargedUsage = plainUsage(fields.usage);
+    if (!chargedUsage || (fields.toolCalls !== undefined && !isCount(fields.toolCalls))) return undefined;
+    return {
+      reservationId: fields.reservationId, agentId: fields.agentId, model: fields.model, attempt: fields.attempt, usage: chargedUsage,
+      ...(fields.toolCalls !== undefined ? { toolCalls: fields.toolCalls } : {}), final: fields.final,
+    };
+  },
+);
+
+export const budgetChangeSchema: InputSchema<BudgetChange> = lazySchema(() => z.object({
+  agentId: id().optional(),
+  caps: budgetCapsShape().refine((caps) => Object.keys(caps).length > 0, 'name at least one cap'),
+  by: id().optional(),
+}));
+
+/** Caps given with a spawn (sent to the root with the agent's start). */
+export const budgetCapsSchema: InputSchema<BudgetCaps> = lazySchema(() => budgetCapsShape());

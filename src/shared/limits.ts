@@ -1,3 +1,5 @@
+import type { BudgetCaps, TreeBudget } from './budget';
+
 /**
  * Every limit of an agent tree and its defaults, in one place (docs/architecture.md, Limits). The
  * checks against them live in src/workflows/spawn-limits.ts; activity timeouts in
@@ -12,8 +14,10 @@ export interface AgentLimits {
   maxChildrenPerAgent: number;
   /** Running agents per tree, the root excluded. Default 20. */
   maxAgentsPerTree: number;
-  /** Total tokens (input + output + cache write + cache read) a tree may use; at the budget, spawns are refused and background agents stopped. */
+  /** Total tokens (input + output + cache write + cache read) a tree may use: the same as `budget.caps.tokens` (docs/budgets.md). */
   treeTokenBudget?: number;
+  /** The tree's caps (tokens, cost, tool calls, turns, wall time, concurrent agents) and what reaching one does (docs/budgets.md). */
+  budget?: TreeBudget;
   /** A foreground child still running after this long becomes a background task. Default 120000. */
   autoBackgroundMs: number;
   /** Turns of a subagent whose definition sets none. Default 50. */
@@ -144,3 +148,13 @@ export const inputLimits = {
   /** Items of a list in a signal (e.g. the task ids of a board notice). */
   maxListItems: 1000,
 } as const;
+
+/** The tree's caps, `treeTokenBudget` folded in; undefined when the tree has none. */
+export function treeCapsOf(limits: Pick<AgentLimits, 'treeTokenBudget' | 'budget'>): BudgetCaps | undefined {
+  const caps: BudgetCaps = { ...limits.budget?.caps };
+  if (limits.treeTokenBudget !== undefined) caps.tokens = Math.min(caps.tokens ?? Infinity, limits.treeTokenBudget);
+  return Object.values(caps).some((value) => value !== undefined) ? caps : undefined;
+}
+
+/** Output tokens a budgeted call asks for at least (with thinking, more than its thinking budget). */
+export const minBudgetedOutputTokens = 1024;

@@ -1,3 +1,5 @@
+import type { TokenUsage } from './messages';
+
 /**
  * What running activities put in their heartbeat details, for people watching (`describe`, the
  * Temporal UI's Pending Activities, `subagents watch`). Never read by workflow code and never in
@@ -27,6 +29,8 @@ export interface LiveModelDetails {
   tool?: string;
   /** Server-sent events received. */
   events: number;
+  /** A budgeted call (docs/budgets.md): the attempt and what its attempts so far were billed, read by the next attempt after a crash. */
+  billing?: { attempt: number; billed?: TokenUsage; before: TokenUsage; charged: boolean };
 }
 
 /** A tool call's details: how far it has got. */

@@ -1,3 +1,4 @@
+import type { ModelCallBudget } from './budget';
 import type { ThinkingSetting } from './agent-definition';
 import type { EffortLevel } from './effort';
 import type { ContentBlock, MessageParam, StopReason, TokenUsage, ToolDefinition } from './messages';
@@ -45,6 +46,8 @@ export interface ModelCallInput {
    * outcomes with the answer.
    */
   preRead?: PreReadRequest;
+  /** The call's reservation in the tree's ledger: its activity charges what each attempt was billed (docs/budgets.md). */
+  budget?: ModelCallBudget;
 }
 
 /** See {@link ModelCallInput.preRead}. */

@@ -1,4 +1,5 @@
 import type { AgentColor } from './agent-colors';
+import type { CarriedLedger } from './budget-ledger';
 
 /** The root's view of its tree: the agents it knows, approvals waiting for a person, and what continue-as-new carries. */
 
@@ -24,6 +25,8 @@ export interface TreeSnapshot {
   spawningPaused: boolean;
   tokensUsed: number;
   tokenBudget?: number;
+  /** Set once a cap of the whole tree was reached: which, and its use (docs/budgets.md). */
+  budgetReached?: string;
   nodes: TreeNode[];
   pendingApprovals: ApprovalRequest[];
 }
@@ -60,4 +63,6 @@ export interface CarriedTreeState {
   paused: boolean;
   alwaysAllowed: string[];
   finishedNodes: TreeNode[];
+  /** The tree's ledger (docs/budgets.md), when it was used. */
+  ledger?: CarriedLedger;
 }

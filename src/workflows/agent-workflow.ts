@@ -1,4 +1,4 @@
-import { isCancellation } from '@temporalio/workflow';
+import { CancelledFailure, isCancellation } from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../shared/agent';
 import type { StopReason } from '../shared/messages';
 import { createAgentParts, type AgentParts } from './agent-parts';
@@ -72,6 +72,13 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
         return ending.refused(outcome.text);
       case 'failed':
         return ending.failed(outcome.error);
+      case 'budget':
+        // A cap of its subtree or tree was reached (docs/budgets.md): stopped as by `stop`, or ending with what it has.
+        if (outcome.action === 'stop') {
+          agent.control.stopSelf({ by: 'budget', reason: outcome.reason });
+          throw new CancelledFailure(`stopped by budget: ${outcome.reason}`);
+        }
+        return ending.budgetReached(outcome.reason);
     }
   }
 }

@@ -148,6 +148,7 @@ export class Children {
       name: childInput.name,
       depth: childInput.depth,
       startedAtMs: workflowNowMs(),
+      ...(childInput.budgetCaps ? { budgetCaps: childInput.budgetCaps } : {}),
     });
     // Bookkeeping of the child's end must survive an interrupt of the turn that started it: it runs in a
     // scope that is not cancellable — on the patch baseline the children's own parent scope, not a new one per child.

@@ -87,6 +87,14 @@ export class Ending {
     return this.cleanUp();
   }
 
+  /** A cap of its subtree was reached and the tree's action is `finish` (docs/budgets.md): it ends with what it has. */
+  async budgetReached(reason: string): Promise<AgentResult> {
+    const { input, state } = this.agent;
+    await this.stopChildren('budget', `${reason} (ancestor ${input.agentId} reached it)`);
+    this.finish('cancelled', state.lastAssistantText(), { error: `stopped by budget: ${reason}` });
+    return this.cleanUp();
+  }
+
   /** A model error Temporal gave up on: the workflow fails, with the partial result in the failure's details. */
   async failed(error: string): Promise<never> {
     const { input, state } = this.agent;

@@ -6,6 +6,10 @@ import {
   approvalRequestSignal,
   approvalsQuery,
   backgroundedSignal,
+  budgetChargeSignal,
+  budgetGrantSignal,
+  budgetQuery,
+  budgetReserveSignal,
   childFinalSignal,
   closeSignal,
   conversationQuery,
@@ -13,6 +17,7 @@ import {
   messageSignal,
   pauseSpawningSignal,
   resumeStateQuery,
+  setBudgetUpdate,
   statusQuery,
   steerSignal,
   steerUpdate,
@@ -31,6 +36,10 @@ import {
   agentResultSchema,
   approvalDecisionSchema,
   approvalRequestSchema,
+  budgetChangeSchema,
+  budgetChargeSchema,
+  budgetGrantSchema,
+  budgetReserveSchema,
   conversationQuerySchema,
   interruptInputSchema,
   pauseSpawningSchema,
@@ -42,6 +51,8 @@ import {
   treeSpawnRequestSchema,
 } from '../shared/input-schemas';
 import type { AgentParts } from './agent-parts';
+import { capsProblem } from '../shared/budget';
+import type { TreeLedgerKeeper } from './tree-ledger';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
 import { contextSnapshot } from './context-meter';
@@ -133,6 +144,7 @@ export function installHandlers(agent: AgentParts): void {
   guard.signal(approvalDecisionSignal, approvalDecisionSchema, (decision) => approvals.receiveDecision(decision));
   guard.signal(childFinalSignal, agentResultSchema, (childResult) => children.onChildFinal(childResult));
   guard.signal(treeSpawnReplySignal, treeSpawnReplySchema, (reply) => tree.receiveSpawnReply(reply));
+  guard.signal(budgetGrantSignal, budgetGrantSchema, (grant) => tree.receiveGrant(grant));
   guard.signal(boardNoticeSignal, boardNoticeSchema, (notice) => agent.board.receiveNotice(notice));
 
   installLongRunHandlers(agent, guard);
@@ -151,7 +163,7 @@ function installRootHandlers({ input, tree, approvals }: AgentParts, coordinator
   guard.signal(treeSpawnRequestSignal, treeSpawnRequestSchema, (request) => {
     if (!inTree(request.childId)) throw outsideTree(request.childId);
     return owed(async () => {
-      const decision = coordinator.request(request.childId);
+      const decision = coordinator.request(request.childId, request.requesterId);
       const reply = { requestId: request.requestId, granted: decision.granted, reason: decision.granted ? undefined : decision.reason };
       // A requester that is gone will never start the child: its slot is free again.
       if (!(await signalBestEffort(request.requesterId, treeSpawnReplySignal, reply))) coordinator.finished(request.childId, workflowNowMs());
@@ -170,6 +182,7 @@ function installRootHandlers({ input, tree, approvals }: AgentParts, coordinator
     });
   });
   guard.signal(pauseSpawningSignal, pauseSpawningSchema, ({ paused }) => coordinator.pauseSpawning(paused));
+  installLedgerHandlers(input, tree.ledger!, guard, inTree, outsideTree);
   setHandler(treeQuery, () => coordinator.snapshot());
   setHandler(approvalsQuery, () => coordinator.pendingApprovals());
   guard.signal(approvalRequestSignal, approvalRequestSchema, (request) => {
@@ -190,4 +203,29 @@ function installRootHandlers({ input, tree, approvals }: AgentParts, coordinator
       }
     },
   );
+}
+
+/** The tree's ledger (docs/budgets.md): reservations and charges from the tree's agents and model activities, the `budget` query and cap changes. */
+function installLedgerHandlers(
+  input: AgentParts['input'],
+  ledger: TreeLedgerKeeper,
+  guard: InputGuard,
+  inTree: (agentId: string) => boolean,
+  outsideTree: (agentId: string) => Error,
+): void {
+  const ofTree = (agentId: string) => agentId === input.rootAgentId || inTree(agentId);
+  guard.signal(budgetReserveSignal, budgetReserveSchema, ({ request, requesterId }) => {
+    if (!ofTree(request.agentId) || requesterId !== request.agentId) throw outsideTree(request.agentId);
+    return CancellationScope.nonCancellable(() => ledger.reserve(request, requesterId));
+  });
+  guard.signal(budgetChargeSignal, budgetChargeSchema, (charge) => {
+    if (!ofTree(charge.agentId)) throw outsideTree(charge.agentId);
+    return CancellationScope.nonCancellable(() => ledger.charge(charge));
+  });
+  setHandler(budgetQuery, () => ledger.ledger.snapshot());
+  guard.update(setBudgetUpdate, budgetChangeSchema, (change) => ledger.change(change), (change) => {
+    const problem = change.agentId !== undefined && !ofTree(change.agentId) ? `${change.agentId} is not an agent of the tree ${input.rootAgentId}` : capsProblem(change.caps);
+    if (problem) throw new Error(problem);
+    if (!ledger.ledger.knows(change.agentId ?? input.rootAgentId)) throw new Error(`No agent "${change.agentId}" in the ledger of ${input.rootAgentId}: only agents of a budgeted tree have caps.`);
+  });
 }

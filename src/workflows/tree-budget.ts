@@ -1,5 +1,6 @@
 
 import type { AgentParts } from './agent-parts';
+import { treeCapsOf } from '../shared/limits';
 import { hasPatch } from './patches';
 
 /**
@@ -16,7 +17,7 @@ export const budgetStopsTreePatch = 'tree-budget-stops-all';
  * partial text; each stopped agent reports its own partial result to its parent.
  */
 export function stopsWholeTreeAtBudget({ input, tree, control, progress }: AgentParts): boolean {
-  if (!tree.coordinator || input.limits.treeTokenBudget === undefined || !hasPatch(budgetStopsTreePatch)) return false;
+  if (!tree.coordinator || treeCapsOf(input.limits) === undefined || !hasPatch(budgetStopsTreePatch)) return false;
   tree.stopWholeTreeAtBudget((notice) => {
     if (!progress.finished) control.stopFromWithin(notice);
   });

@@ -2,8 +2,10 @@ import type { TreeAgentStarted } from '../shared/definitions';
 import type { AgentLimits } from '../shared/limits';
 import type { TokenUsage } from '../shared/messages';
 import type { ApprovalRequest, CarriedTreeState, TreeNode, TreeSnapshot } from '../shared/tree';
+import { treeCapsOf } from '../shared/limits';
 import { totalTokens } from './projection';
 import { treeSpawnRefusal } from './spawn-limits';
+import type { TreeLedgerKeeper } from './tree-ledger';
 
 /** Finished agents a continued root carries at most (the tree listing shows these; running ones are always known). */
 const maxCarriedFinishedNodes = 1000;
@@ -26,14 +28,18 @@ export class TreeCoordinator {
   constructor(
     private readonly rootAgentId: string,
     private readonly limits: AgentLimits,
+    /** The tree's ledger (docs/budgets.md): told of every start and end, asked about spawns. */
+    private readonly ledger?: TreeLedgerKeeper,
   ) {}
 
   private get runningCount(): number {
     return this.reserved.size + [...this.nodes.values()].filter((node) => node.status === 'running').length;
   }
 
-  /** Reserves a slot for a new agent, or says why not. */
-  request(childId: string): { granted: true } | { granted: false; reason: string } {
+  /** Reserves a slot for a new agent under `parentAgentId`, or says why not. */
+  request(childId: string, parentAgentId?: string): { granted: true } | { granted: false; reason: string } {
+    const capped = parentAgentId !== undefined ? this.ledger?.admission(parentAgentId) : undefined;
+    if (capped) return { granted: false, reason: capped };
     const reason = treeSpawnRefusal({
       paused: this.spawningPaused,
       budgetExceeded: this.budgetReached,
@@ -48,6 +54,7 @@ export class TreeCoordinator {
   started(event: TreeAgentStarted, nowMs: number): void {
     this.reserved.delete(event.agentId);
     const existing = this.nodes.get(event.agentId);
+    if (existing?.status !== 'running') this.ledger?.joined(event.agentId, event.parentAgentId, event.budgetCaps);
     this.nodes.set(event.agentId, {
       agentId: event.agentId,
       parentAgentId: event.parentAgentId,
@@ -78,6 +85,7 @@ export class TreeCoordinator {
     this.reserved.delete(agentId);
     const node = this.nodes.get(agentId);
     if (node) this.nodes.set(agentId, { ...node, status: 'finished', finishedAtMs: nowMs });
+    if (node?.status === 'running') this.ledger?.leaving(agentId);
   }
 
   /** Adds usage; true when this addition crossed the budget. */
@@ -88,13 +96,19 @@ export class TreeCoordinator {
     return true;
   }
 
+  /** Why the tree's own caps stop it, once one is reached (docs/budgets.md). */
+  get treeBudgetReached(): string | undefined {
+    return this.ledger?.ledger.exhaustionOf(this.rootAgentId);
+  }
+
   /** Pauses (or resumes) new spawns in the whole tree; running agents go on. */
   pauseSpawning(paused: boolean): void {
     this.spawningPaused = paused;
   }
 
+  /** Tokens counted: by the ledger, or (runs before it) by usage reports. */
   get tokensUsed(): number {
-    return this.tokens;
+    return this.tokens + (this.ledger?.ledger.total.tokens ?? 0);
   }
 
   /** Running agents that were spawned in (or moved to) the background: stopped when the budget is reached. */
@@ -143,11 +157,12 @@ export class TreeCoordinator {
   carry(): CarriedTreeState {
     return {
       tokensUsed: this.tokens,
-      budgetExceeded: this.budgetReached,
+      budgetExceeded: this.budgetReached || this.treeBudgetReached !== undefined,
       paused: this.spawningPaused,
       alwaysAllowed: [...this.alwaysAllowedTools],
       // The latest finished nodes only, so a root that lives for days carries a bounded list.
       finishedNodes: [...this.nodes.values()].filter((node) => node.status === 'finished').slice(-maxCarriedFinishedNodes),
+      ...(this.ledger?.used ? { ledger: this.ledger.ledger.carry() } : {}),
     };
   }
 
@@ -157,14 +172,18 @@ export class TreeCoordinator {
     this.spawningPaused = carried.paused;
     for (const tool of carried.alwaysAllowed) this.alwaysAllowedTools.add(tool);
     for (const node of carried.finishedNodes) this.nodes.set(node.agentId, node);
+    if (carried.ledger) this.ledger?.restore(carried.ledger);
+    // A subtree resumed as a root of its own (or a run before the ledger) opens the ledger with what its tree had used.
+    else if (this.ledger?.opens(carried.tokensUsed)) this.tokens = 0;
   }
 
   snapshot(): TreeSnapshot {
     return {
       rootAgentId: this.rootAgentId,
       spawningPaused: this.spawningPaused,
-      tokensUsed: this.tokens,
-      tokenBudget: this.limits.treeTokenBudget,
+      tokensUsed: this.tokensUsed,
+      tokenBudget: treeCapsOf(this.limits)?.tokens,
+      ...(this.treeBudgetReached ? { budgetReached: this.treeBudgetReached } : {}),
       nodes: [...this.nodes.values()],
       pendingApprovals: this.pendingApprovals(),
     };

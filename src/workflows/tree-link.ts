@@ -1,7 +1,10 @@
-import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import type { BudgetGrant, BudgetReserveRequest } from '../shared/budget';
 import type { AgentWorkflowInput } from '../shared/agent';
 import {
   approvalRequestSignal,
+  budgetChargeSignal,
+  budgetReserveSignal,
   treeAgentEventSignal,
   treeAgentStartedSignal,
   treeSpawnRequestSignal,
@@ -15,6 +18,7 @@ import { workflowNowMs } from './clock';
 import { treeRefusedSpawn } from './spawn-limits';
 import { noticeWay, tellStopped } from './stop-delivery';
 import { TreeCoordinator } from './tree-coordinator';
+import { TreeLedgerKeeper } from './tree-ledger';
 
 /**
  * One agent's link to its tree's root, which keeps the tree's bookkeeping (docs/architecture.md,
@@ -24,6 +28,10 @@ import { TreeCoordinator } from './tree-coordinator';
 export class TreeLink {
   /** The tree's bookkeeping: present on the root only. */
   readonly coordinator?: TreeCoordinator;
+  /** The tree's ledger (docs/budgets.md): present on the root only. */
+  readonly ledger?: TreeLedgerKeeper;
+  private readonly grants = new Map<string, BudgetGrant>();
+  private reservations = 0;
   private readonly spawnReplies = new Map<string, TreeSpawnReply>();
   private foreground: boolean;
   /** Root with the budget patch: stops itself when the budget is reached (src/workflows/tree-budget.ts). */
@@ -32,7 +40,9 @@ export class TreeLink {
   constructor(private readonly input: AgentWorkflowInput) {
     // The root of a tree is its own root: a tree's first agent, or a subagent resumed after its whole tree had ended.
     const isRoot = input.rootAgentId === input.agentId;
-    this.coordinator = isRoot ? new TreeCoordinator(input.agentId, input.limits) : undefined;
+    this.ledger = isRoot ? new TreeLedgerKeeper(input) : undefined;
+    this.coordinator = isRoot ? new TreeCoordinator(input.agentId, input.limits, this.ledger) : undefined;
+    this.ledger?.stopWith((scopeAgentId, reason) => this.stopAtBudget(scopeAgentId, reason));
     this.foreground = input.inForegroundChain ?? isRoot;
   }
 
@@ -51,10 +61,42 @@ export class TreeLink {
     this.spawnReplies.set(reply.requestId, reply);
   }
 
+  /** The root's answer to a reservation of one of this agent's model calls. */
+  receiveGrant(grant: BudgetGrant): void {
+    this.grants.set(grant.reservationId, grant);
+  }
+
+  /** A tree-unique id for this agent's next model call. */
+  nextReservationId(): string {
+    this.reservations += 1;
+    return `${this.input.agentId}/${workflowInfo().runId.slice(0, 8)}/${this.reservations}`;
+  }
+
+  /** Reserves room for one model call in the tree's ledger; waits while calls in flight may give room back. */
+  async reserveModelCall(request: BudgetReserveRequest): Promise<BudgetGrant> {
+    if (this.ledger) return this.ledger.reserveOwn(request);
+    const delivered = await signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request, requesterId: this.input.agentId });
+    if (!delivered) {
+      const reason = `the tree's root ${this.input.rootAgentId} has ended`;
+      return { reservationId: request.reservationId, granted: false, reason, scopeAgentId: this.input.rootAgentId, cap: 'tokens', action: 'finish' };
+    }
+    await condition(() => this.grants.has(request.reservationId));
+    const grant = this.grants.get(request.reservationId)!;
+    this.grants.delete(request.reservationId);
+    return grant;
+  }
+
+  /** Gives back a reservation whose call did not complete (the call's own charges, if any, came from its activity). */
+  async releaseModelCall(reservationId: string, model: string): Promise<void> {
+    const charge = { reservationId, agentId: this.input.agentId, model, attempt: 0, usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 }, final: true };
+    if (this.ledger) await this.ledger.charge(charge);
+    else await signalBestEffort(this.input.rootAgentId, budgetChargeSignal, charge);
+  }
+
   /** Asks the root for a slot in the tree. Returns a refusal, or undefined when granted. */
   async reserveSlot(childId: string): Promise<string | undefined> {
     if (this.coordinator) {
-      const decision = this.coordinator.request(childId);
+      const decision = this.coordinator.request(childId, this.input.agentId);
       return decision.granted ? undefined : decision.reason;
     }
     const requestId = `${childId}@${this.input.agentId}`;
@@ -112,10 +154,20 @@ export class TreeLink {
   async countUsage(usage: TokenUsage): Promise<void> {
     const tree = this.coordinator;
     if (!tree?.addUsage(usage)) return;
-    const reason = `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`;
+    await this.stopAtBudget(this.input.agentId, `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`);
+  }
+
+  /**
+   * Root: a cap of the subtree of `scopeAgentId` was reached. The whole tree's (the root's subtree): every
+   * running agent is stopped, then the root itself (before the budget patch: only the running background
+   * agents). A subtree's: its running agents, deepest first, each told why; its parent goes on.
+   */
+  private async stopAtBudget(scopeAgentId: string, reason: string): Promise<void> {
+    const tree = this.coordinator!;
+    const wholeTree = scopeAgentId === this.input.agentId;
     // With the budget patch the whole tree stops, the root too: no agent of it need report its children's ends.
-    const notice = { by: 'budget', reason, ...(this.stopSelf ? { wholeTree: true } : {}) };
-    const agents = this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents();
+    const notice = { by: 'budget', reason, ...(wholeTree && this.stopSelf ? { wholeTree: true } : {}) };
+    const agents = !wholeTree ? (this.ledger?.ledger.runningIn(scopeAgentId) ?? []) : this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents();
     const way = noticeWay();
     if (way === 'before') {
       for (const agentId of agents) {
@@ -131,7 +183,7 @@ export class TreeLink {
         }),
       );
     }
-    this.stopSelf?.(notice);
+    if (wholeTree) this.stopSelf?.(notice);
   }
 
   /** Sends an approval request to the root, which holds it for a person (it must arrive: the agent waits for the answer). */

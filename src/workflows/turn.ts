@@ -23,6 +23,8 @@ import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
 import { abortLocallyWhenCancelled, localModelAbortPatch } from './local-abort';
 import { preReadLookup, preReadRequest, readWithLastCallSummary, type PreReadLookup } from './pre-reads';
 import { toolCallSummary } from '../shared/tool-summary';
+import type { BudgetAction } from '../shared/budget';
+import { releaseModelCall, reserveModelCall, type CallReservation } from './model-budget';
 
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
 export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
@@ -37,6 +39,7 @@ export type TurnOutcome =
   | { type: 'refused'; text: string }
   | { type: 'truncated'; text: string }
   | { type: 'failed'; error: string }
+  | { type: 'budget'; reason: string; action: BudgetAction }
   | ({ type: 'interrupted' } & Interruption);
 
 /**
@@ -58,19 +61,24 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     // File reads the model call may start (src/workflows/pre-reads.ts).
     const pool = toolPool(agent);
     const preRead = preReadRequest(agent, pool);
-    const response = await callModel(agent, preRead);
+    // A budgeted tree's call reserves first (docs/budgets.md); one that cannot does not start.
+    const reservation = await reserveModelCall(agent, maxOutputTokens(agent));
+    if (reservation.kind === 'refused') return { type: 'budget', reason: reservation.grant.reason, action: reservation.grant.action };
+    const response = await callModel(agent, preRead, reservation);
     if ('failure' in response) return { type: 'failed', error: response.failure };
     measureRequest(state, response.usage, sent);
     state.addUsage(response.usage);
     if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
     toolUses = toolUsesOf(response.content);
-    if (!onPatchBaseline() || agent.input.limits.treeTokenBudget !== undefined) await agent.tree.reportUsage(response.usage);
+    if (reservation.kind === 'none' && (!onPatchBaseline() || agent.input.limits.treeTokenBudget !== undefined)) await agent.tree.reportUsage(response.usage);
     if (response.stopReason === 'refusal') {
       // The tools of a refused turn are not run, but each still gets a result so the history stays valid.
       if (toolUses.length > 0) state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
       return { type: 'refused', text: textOf(response.content) };
     }
-    if (response.stopReason === 'max_tokens' && hasPatch(truncatedTurnsPatch)) return handleCutOffTurn(agent, toolUses, response.content, maxOutputTokens(agent));
+    if (response.stopReason === 'max_tokens' && hasPatch(truncatedTurnsPatch)) {
+      return handleCutOffTurn(agent, toolUses, response.content, reservation.kind === 'granted' ? reservation.maxOutputTokens : maxOutputTokens(agent));
+    }
     if (toolUses.length === 0) {
       return { type: 'final', text: continuedText(state.messages, textOf(response.content), response.content.length > 0), stopReason: response.stopReason };
     }
@@ -188,7 +196,9 @@ function tailOf(state: AgentParts['state'], tools: string[]): Pick<ModelCallInpu
 }
 
 /** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
-async function callModel({ input, state }: AgentParts, preRead: PreReadRequest | undefined): Promise<ModelCallResult | { failure: string }> {
+async function callModel(agent: AgentParts, preRead: PreReadRequest | undefined, reservation: CallReservation): Promise<ModelCallResult | { failure: string }> {
+  const { input, state } = agent;
+  let completed = false;
   // A stop or an interrupt aborts the call on the worker at once, not at its next heartbeat (patch localModelAbortPatch).
   const ended = hasPatch(localModelAbortPatch) ? abortLocallyWhenCancelled() : undefined;
   try {
@@ -201,7 +211,8 @@ async function callModel({ input, state }: AgentParts, preRead: PreReadRequest |
         agentName: input.name,
         runId: workflowInfo().runId,
         model: input.model,
-        maxOutputTokens: maxOutputTokens({ input }),
+        maxOutputTokens: reservation.kind === 'granted' ? reservation.maxOutputTokens : maxOutputTokens({ input }),
+        ...(reservation.kind === 'granted' ? { budget: reservation.budget } : {}),
         ...(input.thinking ? { thinking: input.thinking } : {}),
         ...(input.effort ? { effort: input.effort } : {}),
         messageCount: state.messages.length,
@@ -210,7 +221,10 @@ async function callModel({ input, state }: AgentParts, preRead: PreReadRequest |
         ...tailOf(state, input.tools),
         ...(preRead ? { preRead } : {}),
       },
-    ]);
+    ]).then((result) => {
+      completed = true;
+      return result;
+    });
   } catch (error) {
     if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
       return { failure: `${error.cause.type}: ${error.cause.message}` };
@@ -218,5 +232,7 @@ async function callModel({ input, state }: AgentParts, preRead: PreReadRequest |
     throw error;
   } finally {
     ended?.();
+    // A call that failed or was cut gives back what its attempts did not use.
+    if (!completed) await releaseModelCall(agent, reservation);
   }
 }

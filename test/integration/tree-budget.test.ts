@@ -38,7 +38,7 @@ describe('the tree token budget', () => {
     );
     const handle = await env.start({ prompt: 'spend the budget', name: 'budget-chain-root', limits: { treeTokenBudget: budget } });
     const result = await handle.result();
-    const reason = `the tree's token budget of ${budget} tokens was reached`;
+    const reason = `the tree's budget of ${budget.toLocaleString('en-US')} tokens`;
     expect(result.status).toBe('cancelled');
     expect(result.error).toContain(`stopped by budget: ${reason}`);
     expect(result.finalText).toBe('ROOT-PARTIAL');
@@ -69,7 +69,9 @@ describe('the tree token budget', () => {
     // The root's Agent call was answered with who stopped it; it made no further model call.
     expect(requestsOf(handle.agentId)).toHaveLength(1);
     const tree = await handle.tree();
-    expect(tree.tokensUsed).toBeGreaterThanOrEqual(budget);
+    // Reserved before each call: the tree stopped at the call that could not reserve, within its budget.
+    expect(tree.tokensUsed).toBeLessThanOrEqual(budget);
+    expect(tree.budgetReached).toContain(reason);
 
     // Resume and messages respect the spent budget: the root and a stopped leaf are not resumed.
     await expect(env.client.send(handle.agentId, 'more please')).rejects.toThrow(/token budget/);
@@ -78,7 +80,7 @@ describe('the tree token budget', () => {
     await recordHistory(env.temporal.client, handle.agentId, 'long-runs-budget-root');
   });
 
-  it('does not carry out a SendMessage resume asked for in the turn that reaches the budget', async () => {
+  it('does not send the turn that would pass the budget, so the SendMessage resume it would ask for never happens', async () => {
     const scenarioFor = (name: string) =>
       scenario([
         {
@@ -112,15 +114,17 @@ describe('the tree token budget', () => {
     const handle = await env.start({ prompt: 'send at the budget', name: 'sm-budget-tests', limits: { treeTokenBudget: budget } });
     const result = await handle.result();
     expect(result.status).toBe('cancelled');
-    expect(result.error).toContain(`stopped by budget: the tree's token budget of ${budget} tokens was reached`);
-    expect(result.finalText).toBe('ROOT-BEFORE-SEND');
+    expect(result.error).toContain(`stopped by budget: the tree's budget of ${budget.toLocaleString('en-US')} tokens`);
+    // The root's second call could not reserve room: it was never sent (docs/budgets.md).
+    expect(result.finalText).toBe('');
+    expect((await handle.tree()).tokensUsed).toBeLessThanOrEqual(budget);
     const helperId = `${handle.agentId}.1`;
     // The helper was not resumed: one model call, one run.
     expect(tokensOf(helperId)).toHaveLength(1);
     const helperRuns = [];
     for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${helperId}'` })) helperRuns.push(execution.runId);
     expect(helperRuns).toHaveLength(1);
-    expect(tokensOf(handle.agentId)).toHaveLength(2);
+    expect(tokensOf(handle.agentId)).toHaveLength(1);
     // Nor is it resumed from outside afterwards.
     await expect(env.client.resume(helperId, 'go on')).rejects.toThrow(/token budget/);
   });

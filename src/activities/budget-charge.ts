@@ -1,0 +1,54 @@
+import type { Client } from '@temporalio/client';
+import type { BudgetCharge } from '../shared/budget';
+import { budgetChargeSignal } from '../shared/definitions';
+import type { TokenUsage } from '../shared/messages';
+import type { ModelCallInput } from '../shared/model-call';
+
+/**
+ * Tells the tree's ledger what one attempt of a budgeted model call was billed (docs/budgets.md):
+ * sent by the activity itself, so a call cut by a stop or failed after message_start is counted too.
+ * The root takes each (reservation, attempt) once. A root that has ended needs no charge.
+ */
+export async function chargeBudget(
+  client: Client,
+  input: ModelCallInput,
+  attempt: number,
+  usage: TokenUsage,
+  options: { final: boolean; toolCalls?: number },
+): Promise<boolean> {
+  const budget = input.budget;
+  if (!budget) return false;
+  const charge: BudgetCharge = {
+    reservationId: budget.reservationId,
+    agentId: input.agentId,
+    model: input.model,
+    attempt,
+    usage,
+    final: options.final,
+    ...(options.toolCalls !== undefined ? { toolCalls: options.toolCalls } : {}),
+  };
+  try {
+    await client.workflow.getHandle(budget.rootAgentId).signal(budgetChargeSignal, charge);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sum of two usages. */
+export function addUsage(left: TokenUsage, right: TokenUsage | undefined): TokenUsage {
+  if (!right) return left;
+  return {
+    inputTokens: left.inputTokens + right.inputTokens,
+    outputTokens: left.outputTokens + right.outputTokens,
+    cacheCreationInputTokens: left.cacheCreationInputTokens + right.cacheCreationInputTokens,
+    cacheReadInputTokens: left.cacheReadInputTokens + right.cacheReadInputTokens,
+  };
+}
+
+export const noUsage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+
+/** Tokens of a usage, as the API bills them. */
+export function usageTokens(usage: TokenUsage): number {
+  return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+}

@@ -1,0 +1,471 @@
+import type { TokenUsage } from './messages';
+import {
+  capText,
+  hasCaps,
+  type BudgetAccount,
+  type BudgetAction,
+  type BudgetCaps,
+  type BudgetCharge,
+  type BudgetGrant,
+  type BudgetReserveRequest,
+  type BudgetSnapshot,
+  type CapName,
+  type Spending,
+} from './budget';
+
+/**
+ * A tree's ledger (docs/budgets.md): every model call reserves its input estimate and its max_tokens
+ * before it is sent, is charged what the API billed (per attempt, once), and releases the rest. Caps
+ * hold per subtree; a call that cannot reserve waits while calls in flight may release room, and is
+ * refused when none can. Pure and deterministic: the root's workflow holds one and carries it.
+ */
+
+/** Prices a usage in USD; linear in each kind of token (src/shared/model-prices.ts). */
+export type CostOf = (model: string, usage: TokenUsage) => number;
+
+interface LedgerNode {
+  agentId: string;
+  parentAgentId?: string;
+  caps?: BudgetCaps;
+  startedAtMs: number;
+  running: boolean;
+  own: Spending;
+  subtree: Spending;
+  reservedTokens: number;
+  reservedCostUsd: number;
+  /** Running agents of the subtree, its own agent included. */
+  runningAgents: number;
+  exhausted?: string;
+}
+
+interface Reservation {
+  reservationId: string;
+  agentId: string;
+  model: string;
+  inputTokens: number;
+  tokens: number;
+  costUsd: number;
+  /** Attempts already charged. */
+  attempts: number[];
+  chargedTokens: number;
+  /** Charged at its input estimate because its agent ended before the call reported (replaced by the real charge if it comes). */
+  presumed?: { tokens: number; costUsd: number };
+}
+
+/** A reserve request waiting for room, with who asked (to answer). */
+export interface WaitingReserve {
+  request: BudgetReserveRequest;
+  requesterId: string;
+}
+
+/** What the ledger decides for a request now. */
+export type ReserveDecision = BudgetGrant | { reservationId: string; wait: true };
+
+/** Everything a continued root carries. */
+export interface CarriedLedger {
+  nodes: LedgerNode[];
+  open: Reservation[];
+  closed: string[];
+  waiting: WaitingReserve[];
+  refusals: number;
+  overspendTokens: number;
+}
+
+const emptySpending = (): Spending => ({ tokens: 0, costUsd: 0, toolCalls: 0, turns: 0 });
+/** Reservation ids remembered after they closed, so a late or repeated charge is not counted twice. */
+const maxClosedIds = 4000;
+/** Finished leaf nodes a continued root carries at most (their spending stays in their ancestors' totals). */
+const maxCarriedFinishedNodes = 1000;
+
+export function tokensOf(usage: TokenUsage): number {
+  return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+}
+
+export class BudgetLedger {
+  private readonly nodes = new Map<string, LedgerNode>();
+  private readonly open = new Map<string, Reservation>();
+  private closed: string[] = [];
+  private readonly closedSet = new Set<string>();
+  private waiting: WaitingReserve[] = [];
+  private refusals = 0;
+  private overspendTokens = 0;
+  /** Closed at their input estimate when their agent ended first (src/shared/budget-ledger.ts, leave). */
+  private readonly presumedReservations = new Map<string, Reservation>();
+
+  constructor(
+    private readonly rootAgentId: string,
+    rootCaps: BudgetCaps | undefined,
+    private readonly action: BudgetAction,
+    private readonly costOf: CostOf,
+    nowMs: number,
+  ) {
+    this.nodes.set(rootAgentId, newNode(rootAgentId, undefined, rootCaps, nowMs));
+  }
+
+  /** An agent of the tree started (its caps hold for its subtree). */
+  join(agentId: string, parentAgentId: string | undefined, caps: BudgetCaps | undefined, nowMs: number): void {
+    const existing = this.nodes.get(agentId);
+    if (existing?.running) return;
+    const parent = parentAgentId !== undefined && this.nodes.has(parentAgentId) ? parentAgentId : this.rootAgentId;
+    if (existing) {
+      existing.running = true;
+      if (hasCaps(caps)) existing.caps = caps;
+    } else this.nodes.set(agentId, { ...newNode(agentId, agentId === this.rootAgentId ? undefined : parent, caps, nowMs), runningAgents: 0 });
+    for (const scope of this.chain(agentId)) scope.runningAgents += 1;
+  }
+
+  /** An agent ended: calls it left in flight are charged their input estimate until their own charge comes. */
+  leave(agentId: string): void {
+    const node = this.nodes.get(agentId);
+    if (!node?.running) return;
+    node.running = false;
+    for (const scope of this.chain(agentId)) scope.runningAgents = Math.max(0, scope.runningAgents - 1);
+    for (const reservation of [...this.open.values()]) {
+      if (reservation.agentId !== agentId) continue;
+      if (reservation.attempts.length > 0) {
+        this.close(reservation);
+        continue;
+      }
+      const presumed = { tokens: reservation.inputTokens, costUsd: this.costOf(reservation.model, inputUsage(reservation.inputTokens)) };
+      this.addSpending(agentId, { ...presumed, toolCalls: 0, turns: 0 });
+      this.close(reservation);
+      reservation.presumed = presumed;
+      this.presumedReservations.set(reservation.reservationId, reservation);
+    }
+  }
+
+  /** Why a new agent may not start under `parentAgentId` (a cap reached, or too many running), or undefined. */
+  admit(parentAgentId: string): { reason: string; scopeAgentId: string; cap: CapName } | undefined {
+    for (const scope of this.chain(parentAgentId)) {
+      if (scope.exhausted) return { reason: scope.exhausted, scopeAgentId: scope.agentId, cap: 'tokens' };
+      const limit = scope.caps?.concurrentAgents;
+      if (limit !== undefined && scope.runningAgents + 1 > limit) {
+        return { reason: this.reasonText(scope, 'concurrentAgents', limit, scope.runningAgents), scopeAgentId: scope.agentId, cap: 'concurrentAgents' };
+      }
+    }
+    return undefined;
+  }
+
+  /** What the tree does when a cap is reached. */
+  get onCapReached(): BudgetAction {
+    return this.action;
+  }
+
+  /** Tokens the tree used before this ledger (a subtree resumed as a root of its own), counted as the root's. */
+  openWith(tokens: number): void {
+    this.addSpending(this.rootAgentId, { tokens, costUsd: 0, toolCalls: 0, turns: 0 });
+  }
+
+  /** Whether the ledger has an account for the agent. */
+  knows(agentId: string): boolean {
+    return this.nodes.has(agentId);
+  }
+
+  /** Whether an agent runs: undefined when the ledger has not heard of it. */
+  nodeRunning(agentId: string): boolean | undefined {
+    return this.nodes.get(agentId)?.running;
+  }
+
+  /** Decides a call's reservation now: granted (and held), wait for room, or refused. */
+  decide(request: BudgetReserveRequest, nowMs: number): ReserveDecision {
+    if (!this.nodes.has(request.agentId)) this.join(request.agentId, request.parentAgentId, request.caps, nowMs);
+    const chain = this.chain(request.agentId);
+    let room = request.maxOutputTokens;
+    let limiting: { scope: LedgerNode; cap: CapName; limit: number; used: number } | undefined;
+    const inputCost = this.costOf(request.model, inputUsage(request.inputTokens));
+    const outputTokenCost = this.costOf(request.model, { inputTokens: 0, outputTokens: 1, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 });
+    for (const scope of chain) {
+      if (scope.exhausted) return this.refuse(request, scope, undefined, scope.exhausted);
+      const caps = scope.caps;
+      if (!caps) continue;
+      if (caps.turns !== undefined && scope.subtree.turns >= caps.turns) return this.refuse(request, scope, 'turns', this.reasonText(scope, 'turns', caps.turns, scope.subtree.turns));
+      if (caps.toolCalls !== undefined && scope.subtree.toolCalls >= caps.toolCalls) {
+        return this.refuse(request, scope, 'toolCalls', this.reasonText(scope, 'toolCalls', caps.toolCalls, scope.subtree.toolCalls));
+      }
+      if (caps.wallTimeMs !== undefined && nowMs - scope.startedAtMs >= caps.wallTimeMs) {
+        return this.refuse(request, scope, 'wallTimeMs', this.reasonText(scope, 'wallTimeMs', caps.wallTimeMs, nowMs - scope.startedAtMs));
+      }
+      if (caps.tokens !== undefined) {
+        const available = caps.tokens - scope.subtree.tokens - scope.reservedTokens - request.inputTokens;
+        if (available < room) {
+          room = available;
+          limiting = { scope, cap: 'tokens', limit: caps.tokens, used: scope.subtree.tokens };
+        }
+      }
+      if (caps.costUsd !== undefined) {
+        const availableUsd = caps.costUsd - scope.subtree.costUsd - scope.reservedCostUsd - inputCost;
+        const affordable = outputTokenCost > 0 ? Math.floor(availableUsd / outputTokenCost) : room;
+        if (affordable < room) {
+          room = affordable;
+          limiting = { scope, cap: 'costUsd', limit: caps.costUsd, used: scope.subtree.costUsd };
+        }
+      }
+    }
+    const minimum = Math.min(request.minOutputTokens, request.maxOutputTokens);
+    if (room < minimum && limiting) {
+      const { scope, cap, limit, used } = limiting;
+      // Calls in flight in the limiting subtree may give back what they do not use.
+      if (cap === 'tokens' ? scope.reservedTokens > 0 : scope.reservedCostUsd > 0) return { reservationId: request.reservationId, wait: true };
+      return this.refuse(request, scope, cap, this.reasonText(scope, cap, limit, used));
+    }
+    // Half of what is left at most, so calls that start together share the room rather than the first taking it all.
+    const outputTokens = limiting ? Math.min(request.maxOutputTokens, Math.max(minimum, Math.floor(room / 2))) : request.maxOutputTokens;
+    const tokens = request.inputTokens + outputTokens;
+    const costUsd = inputCost + outputTokenCost * outputTokens;
+    this.open.set(request.reservationId, {
+      reservationId: request.reservationId, agentId: request.agentId, model: request.model, inputTokens: request.inputTokens, tokens, costUsd, attempts: [], chargedTokens: 0,
+    });
+    for (const scope of chain) {
+      scope.reservedTokens += tokens;
+      scope.reservedCostUsd += costUsd;
+      scope.subtree.turns += 1;
+    }
+    this.nodeOf(request.agentId).own.turns += 1;
+    return { reservationId: request.reservationId, granted: true, outputTokens, reservedTokens: tokens };
+  }
+
+  /** Holds a request that must wait for room. */
+  enqueue(waiting: WaitingReserve): void {
+    if (!this.waiting.some((entry) => entry.request.reservationId === waiting.request.reservationId)) this.waiting.push(waiting);
+  }
+
+  /** Decides every waiting request that can be decided now (after a charge, a leave or a change of caps). */
+  drain(nowMs: number): { requesterId: string; grant: BudgetGrant }[] {
+    const answers: { requesterId: string; grant: BudgetGrant }[] = [];
+    const still: WaitingReserve[] = [];
+    for (const entry of this.waiting) {
+      const node = this.nodes.get(entry.request.agentId);
+      const decision = node && !node.running && entry.request.agentId !== this.rootAgentId
+        ? this.refuse(entry.request, node, undefined, 'the agent has ended')
+        : this.decide(entry.request, nowMs);
+      if ('wait' in decision) still.push(entry);
+      else answers.push({ requesterId: entry.requesterId, grant: decision });
+    }
+    this.waiting = still;
+    return answers;
+  }
+
+  /** Charges one attempt of a call; a repeated report of the same attempt changes nothing. */
+  charge(charge: BudgetCharge): void {
+    const reservation = this.open.get(charge.reservationId) ?? this.presumedReservations.get(charge.reservationId);
+    if (!reservation) {
+      // A call the ledger never reserved (or forgot after a long time): counted, never twice.
+      const key = `${charge.reservationId}@${charge.attempt}`;
+      if (this.closedSet.has(key) || !this.nodes.has(charge.agentId)) return;
+      this.remember(key);
+      this.addSpending(charge.agentId, this.spendingOf(charge));
+      return;
+    }
+    if (reservation.attempts.includes(charge.attempt)) {
+      if (charge.final && this.open.has(reservation.reservationId)) this.close(reservation);
+      return;
+    }
+    reservation.attempts.push(charge.attempt);
+    if (!this.open.has(reservation.reservationId)) this.remember(`${reservation.reservationId}@${charge.attempt}`);
+    if (reservation.presumed) {
+      // The real charge replaces the estimate made when its agent ended.
+      this.addSpending(reservation.agentId, { tokens: -reservation.presumed.tokens, costUsd: -reservation.presumed.costUsd, toolCalls: 0, turns: 0 });
+      reservation.presumed = undefined;
+    }
+    const spending = this.spendingOf(charge);
+    this.addSpending(reservation.agentId, spending);
+    const before = Math.max(reservation.chargedTokens, reservation.tokens);
+    reservation.chargedTokens += spending.tokens;
+    if (reservation.chargedTokens > before) this.overspendTokens += reservation.chargedTokens - before;
+    if (charge.final && this.open.has(reservation.reservationId)) this.close(reservation);
+    if (charge.final && !this.open.has(reservation.reservationId)) this.presumedReservations.delete(reservation.reservationId);
+  }
+
+  /** Sets caps of a subtree (the root's when agentId is absent); a raised cap lifts the subtree's exhaustion. */
+  setCaps(agentId: string | undefined, caps: BudgetCaps): BudgetCaps {
+    const node = this.nodes.get(agentId ?? this.rootAgentId);
+    if (!node) throw new Error(`No agent "${agentId}" in the tree ${this.rootAgentId}.`);
+    node.caps = { ...node.caps, ...caps };
+    node.exhausted = undefined;
+    return node.caps;
+  }
+
+  /** Marks a subtree exhausted (its agents are being stopped or finishing). */
+  markExhausted(agentId: string, reason: string): void {
+    const node = this.nodes.get(agentId);
+    if (node && !node.exhausted) node.exhausted = reason;
+  }
+
+  /** Running subtrees whose wall time has run out, marked exhausted, with the reason. */
+  expired(nowMs: number): { scopeAgentId: string; reason: string }[] {
+    const expired: { scopeAgentId: string; reason: string }[] = [];
+    for (const node of this.nodes.values()) {
+      const limit = node.caps?.wallTimeMs;
+      if (limit === undefined || node.exhausted || node.runningAgents === 0 || nowMs - node.startedAtMs < limit) continue;
+      node.exhausted = this.reasonText(node, 'wallTimeMs', limit, nowMs - node.startedAtMs);
+      expired.push({ scopeAgentId: node.agentId, reason: node.exhausted });
+    }
+    return expired;
+  }
+
+  /** When the next wall-time cap of a running subtree runs out, if any. */
+  nextDeadlineMs(): number | undefined {
+    let next: number | undefined;
+    for (const node of this.nodes.values()) {
+      const limit = node.caps?.wallTimeMs;
+      if (limit === undefined || node.exhausted || node.runningAgents === 0) continue;
+      const deadline = node.startedAtMs + limit;
+      if (next === undefined || deadline < next) next = deadline;
+    }
+    return next;
+  }
+
+  /** Running agents of a subtree (itself included), deepest first. */
+  runningIn(scopeAgentId: string): string[] {
+    return [...this.nodes.values()]
+      .filter((node) => node.running && (node.agentId === scopeAgentId || node.agentId.startsWith(`${scopeAgentId}.`)))
+      .sort((left, right) => depthOf(right.agentId) - depthOf(left.agentId))
+      .map((node) => node.agentId);
+  }
+
+  /** The exhaustion of a subtree or of any scope above it, if any. */
+  exhaustionOf(agentId: string): string | undefined {
+    return this.chain(agentId).find((scope) => scope.exhausted)?.exhausted;
+  }
+
+  /** The tree's total spending. */
+  get total(): Spending {
+    return { ...this.nodeOf(this.rootAgentId).subtree };
+  }
+
+  get hasWaiting(): boolean {
+    return this.waiting.length > 0;
+  }
+
+  snapshot(): BudgetSnapshot {
+    return {
+      rootAgentId: this.rootAgentId,
+      action: this.action,
+      accounts: [...this.nodes.values()].map((node): BudgetAccount => ({
+        agentId: node.agentId,
+        ...(node.parentAgentId ? { parentAgentId: node.parentAgentId } : {}),
+        ...(hasCaps(node.caps) ? { caps: node.caps } : {}),
+        own: { ...node.own },
+        subtree: { ...node.subtree },
+        reservedTokens: node.reservedTokens,
+        reservedCostUsd: node.reservedCostUsd,
+        startedAtMs: node.startedAtMs,
+        running: node.running,
+        ...(node.exhausted ? { exhausted: node.exhausted } : {}),
+      })),
+      waiting: this.waiting.length,
+      refusals: this.refusals,
+      overspendTokens: this.overspendTokens,
+    };
+  }
+
+  carry(): CarriedLedger {
+    const finished = [...this.nodes.values()].filter((node) => !node.running && node.agentId !== this.rootAgentId);
+    const dropped = new Set(finished.slice(0, Math.max(0, finished.length - maxCarriedFinishedNodes)).map((node) => node.agentId));
+    return {
+      nodes: [...this.nodes.values()].filter((node) => !dropped.has(node.agentId)).map((node) => structuredCopy(node)),
+      open: [...this.open.values(), ...this.presumedReservations.values()].map((reservation) => structuredCopy(reservation)),
+      closed: [...this.closed],
+      waiting: [...this.waiting],
+      refusals: this.refusals,
+      overspendTokens: this.overspendTokens,
+    };
+  }
+
+  restore(carried: CarriedLedger): void {
+    this.nodes.clear();
+    for (const node of carried.nodes) this.nodes.set(node.agentId, structuredCopy(node));
+    for (const reservation of carried.open) {
+      if (reservation.presumed) this.presumedReservations.set(reservation.reservationId, structuredCopy(reservation));
+      else this.open.set(reservation.reservationId, structuredCopy(reservation));
+    }
+    for (const id of carried.closed) this.remember(id);
+    this.waiting = [...carried.waiting];
+    this.refusals = carried.refusals;
+    this.overspendTokens = carried.overspendTokens;
+  }
+
+  private refuse(request: BudgetReserveRequest, scope: LedgerNode, cap: CapName | undefined, reason: string): BudgetGrant {
+    this.refusals += 1;
+    scope.exhausted ??= reason;
+    return { reservationId: request.reservationId, granted: false, reason, scopeAgentId: scope.agentId, cap: cap ?? 'tokens', action: this.action };
+  }
+
+  private reasonText(scope: LedgerNode, cap: CapName, limit: number, used: number): string {
+    const whose = scope.agentId === this.rootAgentId ? "the tree's" : `the subtree of ${scope.agentId}'s`;
+    return `${whose} budget of ${capText(cap, limit, used)}`;
+  }
+
+  private close(reservation: Reservation): void {
+    this.open.delete(reservation.reservationId);
+    for (const attempt of reservation.attempts) this.remember(`${reservation.reservationId}@${attempt}`);
+    for (const scope of this.chain(reservation.agentId)) {
+      scope.reservedTokens = Math.max(0, scope.reservedTokens - reservation.tokens);
+      scope.reservedCostUsd = Math.max(0, scope.reservedCostUsd - reservation.costUsd);
+    }
+  }
+
+  private remember(id: string): void {
+    this.closed.push(id);
+    this.closedSet.add(id);
+    if (this.closed.length > maxClosedIds) for (const old of this.closed.splice(0, this.closed.length - maxClosedIds)) this.closedSet.delete(old);
+  }
+
+  private spendingOf(charge: BudgetCharge): Spending {
+    return { tokens: tokensOf(charge.usage), costUsd: this.costOf(charge.model, charge.usage), toolCalls: charge.toolCalls ?? 0, turns: 0 };
+  }
+
+  private addSpending(agentId: string, spending: Spending): void {
+    add(this.nodeOf(agentId).own, spending);
+    for (const scope of this.chain(agentId)) add(scope.subtree, spending);
+  }
+
+  private nodeOf(agentId: string): LedgerNode {
+    return this.nodes.get(agentId) ?? this.nodes.get(this.rootAgentId)!;
+  }
+
+  /** The agent's node and each above it up to the root. */
+  private chain(agentId: string): LedgerNode[] {
+    const chain: LedgerNode[] = [];
+    let node: LedgerNode | undefined = this.nodes.get(agentId) ?? this.nodes.get(this.rootAgentId);
+    while (node && chain.length < 64) {
+      chain.push(node);
+      node = node.parentAgentId !== undefined ? this.nodes.get(node.parentAgentId) : undefined;
+    }
+    return chain;
+  }
+}
+
+function newNode(agentId: string, parentAgentId: string | undefined, caps: BudgetCaps | undefined, nowMs: number): LedgerNode {
+  return {
+    agentId,
+    ...(parentAgentId !== undefined ? { parentAgentId } : {}),
+    ...(hasCaps(caps) ? { caps } : {}),
+    startedAtMs: nowMs,
+    running: true,
+    own: emptySpending(),
+    subtree: emptySpending(),
+    reservedTokens: 0,
+    reservedCostUsd: 0,
+    runningAgents: 1,
+  };
+}
+
+function add(into: Spending, spending: Spending): void {
+  into.tokens += spending.tokens;
+  into.costUsd += spending.costUsd;
+  into.toolCalls += spending.toolCalls;
+  into.turns += spending.turns;
+}
+
+function inputUsage(inputTokens: number): TokenUsage {
+  return { inputTokens, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+}
+
+function depthOf(agentId: string): number {
+  return agentId.split('.').length;
+}
+
+function structuredCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
