@@ -15,7 +15,8 @@ import type { ThinkingSetting } from './shared/agent-definition';
 import { type EffortLevel, effortLevels, isEffortLevel } from './shared/effort';
 import { buildRootInput } from './shared/agent-input';
 import { boardNameProblem } from './shared/board';
-import { defaultAgentLimits, maxStallTimeoutMs, minStallTimeoutMs, type AgentLimits } from './shared/limits';
+import { defaultAgentLimits, maxStallTimeoutMs, minStallTimeoutMs, treeCapsOf, type AgentLimits } from './shared/limits';
+import { budgetActions, capsProblem, narrowCaps, type BudgetCaps } from './shared/budget';
 import { defaultTaskQueue } from './shared/config';
 import { defaultModel, resolveModelAlias } from './shared/models';
 import { workspaceWorker } from './shared/workspace-routing';
@@ -78,6 +79,34 @@ export function stallLimitsProblem(limits: Pick<AgentLimits, 'stallTimeoutMs' | 
   return undefined;
 }
 
+/** What is wrong with the tree's budget (`limits.budget`, `limits.treeTokenBudget`), or undefined (docs/budgets.md). */
+export function budgetLimitsProblem(limits: Pick<AgentLimits, 'budget' | 'treeTokenBudget'>): string | undefined {
+  const { budget, treeTokenBudget } = limits;
+  if (treeTokenBudget !== undefined && (!Number.isSafeInteger(treeTokenBudget) || treeTokenBudget <= 0)) {
+    return `treeTokenBudget must be a positive whole number of tokens (got ${JSON.stringify(treeTokenBudget)}).`;
+  }
+  if (budget === undefined) return undefined;
+  if (typeof budget !== 'object' || budget === null || typeof budget.caps !== 'object' || budget.caps === null || Array.isArray(budget.caps)) {
+    return 'limits.budget must be { caps: { tokens?, costUsd?, toolCalls?, turns?, wallTimeMs?, concurrentAgents? }, action?: "stop" | "finish" }.';
+  }
+  const problem = capsProblem(budget.caps);
+  if (problem) return `limits.budget: ${problem}`;
+  if (budget.action !== undefined && !budgetActions.includes(budget.action)) {
+    return `limits.budget.action must be ${budgetActions.map((action) => `"${action}"`).join(' or ')} (got ${JSON.stringify(budget.action)}).`;
+  }
+  return undefined;
+}
+
+/**
+ * The tree's limits with the root type's caps (front matter `maxTokens`, …) folded into the tree's,
+ * the lower of each: the ledger takes the tree's caps before the root's own, and both must hold.
+ */
+function withRootTypeCaps(limits: AgentLimits, typeCaps: BudgetCaps | undefined): AgentLimits {
+  const treeCaps = treeCapsOf(limits);
+  if (!typeCaps || !treeCaps) return limits;
+  return { ...limits, budget: { ...limits.budget, caps: { ...treeCaps, ...narrowCaps(typeCaps, treeCaps) } } };
+}
+
 /** The workflow input of a root agent, from client options and the agent type (built-in or `.claude/agents`). */
 export async function rootAgentInput(options: StartAgentOptions, taskQueue = defaultTaskQueue): Promise<AgentWorkflowInput> {
   const typeName = options.type ?? 'general-purpose';
@@ -89,9 +118,11 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
   if (!definition) {
     throw new Error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
   }
-  const limits: AgentLimits = { ...defaultAgentLimits, ...options.limits };
-  const stallProblem = stallLimitsProblem(limits);
+  const stallProblem = stallLimitsProblem({ ...defaultAgentLimits, ...options.limits });
   if (stallProblem) throw new Error(stallProblem);
+  const budgetProblem = budgetLimitsProblem({ ...options.limits });
+  if (budgetProblem) throw new Error(`Bad budget: ${budgetProblem}`);
+  const limits = withRootTypeCaps({ ...defaultAgentLimits, ...options.limits }, definition.budget);
   const boardProblem = options.taskBoard === undefined ? undefined : boardNameProblem(options.taskBoard);
   if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
   const tools = options.tools ? options.tools.filter(isRuntimeTool) : rootToolPool(definition, limits.maxDepth);
@@ -130,6 +161,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     ...(definition.skills?.length ? { skills: definition.skills } : {}),
     ...(definition.memory ? { memory: definition.memory } : {}),
     ...(definition.hooks ? { definitionHooks: definition.hooks } : {}),
+    ...(definition.budget ? { budgetCaps: definition.budget } : {}),
     limits,
     interactive: options.interactive,
     maxOutputTokens: options.maxOutputTokens,

@@ -1,6 +1,7 @@
 import { agentCommands } from './commands/agents';
 import { agentsListCommand } from './commands/agents-list';
 import { boardCommand, boardUsage } from './commands/board';
+import { budgetCommand, budgetUsage } from './commands/budget';
 import { controlCommands } from './commands/control';
 import { codecServerCommand } from './commands/codec-server';
 import { transcriptCommand } from './commands/transcript';
@@ -27,7 +28,7 @@ type Command = (argv: string[]) => Promise<number>;
 const commands: Record<string, { run: Command; help: string }> = {
   start: {
     run: agentCommands.start,
-    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--stall-timeout S] [--stall-stop] [--follow [--plain]] [--json]',
+    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--stall-timeout S] [--stall-stop] [--max-tokens N] [--max-cost-usd X] [--max-tool-calls N] [--max-time 30m] [--max-agents N] [--on-budget stop|finish] [--follow [--plain]] [--json]',
   },
   status: { run: agentCommands.status, help: 'status <agentId> [--json]' },
   ls: { run: agentCommands.ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
@@ -36,6 +37,7 @@ const commands: Record<string, { run: Command; help: string }> = {
   approvals: { run: controlCommands.approvals, help: 'approvals <rootId> [--json]' },
   approve: { run: controlCommands.approve, help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R]' },
   'pause-spawning': { run: controlCommands['pause-spawning'], help: 'pause-spawning <rootId> [--resume]' },
+  budget: { run: budgetCommand, help: `${budgetUsage}   (the tree's ledger by agent; --set raises or lowers caps of the running tree)` },
   board: { run: boardCommand, help: boardUsage.replaceAll(' | board ', '\n  subagents board ') },
   watch: { run: watchCommand, help: 'watch <rootId> [--plain] [--json] [--interval MS] [--dir DIR]   (a live tree of the running agents; --json: one event per change)' },
   transcript: { run: transcriptCommand, help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE] [--claude-dir DIR]' },

@@ -4,6 +4,7 @@ import type { EffortLevel } from './effort';
 import type { ToolRules } from './tool-rules';
 import type { McpServerEntry, McpServerSpec } from './mcp';
 import type { HooksConfig } from './hooks';
+import type { BudgetCaps } from './budget';
 
 /** Where a definition came from; project beats user beats plugin beats built-in on a name clash. */
 export type DefinitionSource = 'built-in' | 'plugin' | 'user' | 'project';
@@ -22,6 +23,8 @@ export interface AgentDefinition {
   model?: string;
   permissionMode?: PermissionMode;
   maxTurns?: number;
+  /** Caps of the subtree of each agent of this type (front matter `maxTokens`, `maxCostUsd`, `maxToolCalls`, `maxTime`; docs/budgets.md). */
+  budget?: BudgetCaps;
   /** Always run in the background. */
   background?: boolean;
   isolation?: 'worktree';

@@ -28,6 +28,17 @@ What each call does:
         name: { type: 'string', description: 'A name to address the agent by with SendMessage' },
         isolation: { type: 'string', enum: ['worktree'], description: 'Run the agent in its own git worktree' },
         cwd: { type: 'string', description: 'Absolute working directory for the agent (exclusive with isolation)' },
+        budget: {
+          type: 'object',
+          description: 'Optional caps for the agent and everything it starts; it never gets more than you have left',
+          properties: {
+            max_tokens: { type: 'integer', minimum: 1, description: 'Tokens (input, output and cache) it may use' },
+            max_cost_usd: { type: 'number', exclusiveMinimum: 0, description: 'US dollars it may spend' },
+            max_tool_calls: { type: 'integer', minimum: 1, description: 'Tool calls it may make' },
+            max_time_seconds: { type: 'number', exclusiveMinimum: 0, description: 'Wall time it may run, in seconds' },
+          },
+          additionalProperties: false,
+        },
       },
       required: ['description', 'prompt'],
       additionalProperties: false,

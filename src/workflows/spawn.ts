@@ -12,7 +12,7 @@ import { assembleToolPool } from '../shared/tool-pool';
 import type { ToolOutcome } from '../shared/tool-results';
 import type { ResolveAgentCwdResult } from '../shared/working-directory';
 import type { AgentState } from './agent-state';
-import { parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError, type AgentToolInput } from './agent-tool-input';
+import { childBudgetCaps, parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError, type AgentToolInput } from './agent-tool-input';
 import type { Children } from './children';
 import { forkChildSpec, isForkConversation } from './fork';
 import { asyncLaunchedText } from './projection';
@@ -98,7 +98,10 @@ export class AgentTool {
     const refusal = this.limitRefusal(childId);
     if (refusal) return error(refusal);
     const background = request.run_in_background ?? true;
-    return this.launch(call, request, childId, background, () => forkChildSpec(this.input, this.state, workflowInfo().runId, childId, request, background));
+    return this.launch(call, request, childId, background, () => ({
+      ...forkChildSpec(this.input, this.state, workflowInfo().runId, childId, request, background),
+      ...childBudgetCaps(undefined, request.budget, this.input.budgetCaps),
+    }));
   }
 
   /** The limits this agent checks itself (the tree's limits are the root's decision). */
@@ -190,6 +193,7 @@ export class AgentTool {
       ...(definition.skills?.length ? { skills: definition.skills } : {}),
       ...(definition.memory ? { memory: definition.memory } : {}),
       ...(definition.hooks ? { definitionHooks: definition.hooks } : {}),
+      ...childBudgetCaps(definition.budget, request.budget, input.budgetCaps),
       background: options.background,
     };
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { effortLevels } from '../../shared/effort';
+import { parseDuration } from '../../shared/duration';
 
 /** Front-matter `permissionMode` values accepted from files, including Claude Code's aliases. */
 export const permissionModeValues = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'bubble', 'manual', 'auto'] as const;
@@ -17,6 +18,21 @@ function toolList(field: string) {
   });
 }
 
+function positiveInteger(field: string) {
+  const message = `field "${field}" must be a positive whole number`;
+  return z.int({ error: message }).positive({ error: message });
+}
+
+// A wall-time cap: "30m", "90s", "2h", or ms as a number (src/shared/duration.ts).
+const maxTime = z
+  .union([z.string(), z.number()], { error: 'field "maxTime" must be a duration such as 30m, 90s or 2h, or milliseconds as a number' })
+  .transform((value, context) => {
+    const parsed = parseDuration(value);
+    if (parsed.ok) return parsed.ms;
+    context.addIssue({ code: 'custom', message: `field "maxTime": ${parsed.error}` });
+    return z.NEVER;
+  });
+
 const thinkingError = 'field "thinking" must be adaptive, off, or a thinking budget in tokens (an integer of at least 1024)';
 
 /** The front-matter fields this runtime understands; everything else is kept as `unsupported`. */
@@ -32,6 +48,11 @@ export const definitionFieldsSchema = z.object({
     .optional(),
   permissionMode: z.enum(permissionModeValues, { error: `field "permissionMode" must be one of ${permissionModeValues.join(', ')}` }).optional(),
   maxTurns: z.int({ error: 'field "maxTurns" must be a positive integer' }).positive({ error: 'field "maxTurns" must be a positive integer' }).optional(),
+  // Our own caps of the agent's subtree (docs/budgets.md), beside Claude Code's per-agent maxTurns.
+  maxTokens: positiveInteger('maxTokens').optional(),
+  maxCostUsd: z.number({ error: 'field "maxCostUsd" must be a positive number of US dollars' }).positive({ error: 'field "maxCostUsd" must be a positive number of US dollars' }).optional(),
+  maxToolCalls: positiveInteger('maxToolCalls').optional(),
+  maxTime: maxTime.optional(),
   background: z.boolean({ error: 'field "background" must be true or false' }).optional(),
   isolation: z.literal('worktree', { error: 'field "isolation" must be "worktree"' }).optional(),
   thinking: z

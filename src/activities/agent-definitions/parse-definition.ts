@@ -3,6 +3,7 @@ import type { PermissionMode } from '../../shared/agent';
 import { type AgentColor, agentColors, isAgentColor } from '../../shared/agent-colors';
 import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../shared/agent-definition';
 import { modelAliases } from '../../shared/models';
+import { hasCaps, type BudgetCaps } from '../../shared/budget';
 import { type DefinitionFields, knownUnsupportedFieldNames, supportedFieldNames, validateDefinitionFields } from './definition-schema';
 import { parseFrontMatter, splitFrontMatter } from './front-matter';
 import { parseMcpServers, parseRequiredMcpServers } from './mcp-fields';
@@ -53,6 +54,17 @@ function toSkills(value: string | string[], warn: (message: string) => void): st
   const bad = names.filter((name) => !isSkillName(name));
   if (bad.length > 0) warn(`skills: ${bad.map((name) => JSON.stringify(name)).join(', ')} ${bad.length === 1 ? 'is not a skill name' : 'are not skill names'} (a directory name under .claude/skills); ignored`);
   return [...new Set(names.filter(isSkillName))];
+}
+
+/** The caps of the agent's subtree from `maxTokens`, `maxCostUsd`, `maxToolCalls` and `maxTime` (docs/budgets.md). */
+function budgetOf(fields: DefinitionFields): Pick<AgentDefinition, 'budget'> {
+  const budget: BudgetCaps = {
+    ...(fields.maxTokens !== undefined ? { tokens: fields.maxTokens } : {}),
+    ...(fields.maxCostUsd !== undefined ? { costUsd: fields.maxCostUsd } : {}),
+    ...(fields.maxToolCalls !== undefined ? { toolCalls: fields.maxToolCalls } : {}),
+    ...(fields.maxTime !== undefined ? { wallTimeMs: fields.maxTime } : {}),
+  };
+  return hasCaps(budget) ? { budget } : {};
 }
 
 function modelWarning(model: string): string | undefined {
@@ -148,6 +160,7 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
     ...(fields.model !== undefined ? { model: fields.model } : {}),
     ...(permissionMode !== undefined ? { permissionMode } : {}),
     ...(fields.maxTurns !== undefined ? { maxTurns: fields.maxTurns } : {}),
+    ...budgetOf(fields),
     ...(fields.background !== undefined ? { background: fields.background } : {}),
     ...(fields.isolation !== undefined ? { isolation: fields.isolation } : {}),
     ...(fields.thinking !== undefined && toThinking(fields.thinking) ? { thinking: toThinking(fields.thinking) } : {}),

@@ -8,6 +8,7 @@ import { CliError, ExitCode } from '../exit-codes';
 import { formatResult, formatStatus } from '../format';
 import { closedStatusOf, connect, follow, withAgent } from '../session';
 import { lsTree } from './tree';
+import { startBudget } from '../budget-args';
 import { definitionColours, watchMode } from './watch';
 import { watchTree } from '../watch/watch-loop';
 
@@ -36,6 +37,12 @@ async function start(argv: string[]): Promise<number> {
       'stall-timeout': { type: 'string' },
       'stall-stop': { type: 'boolean', default: false },
       plain: { type: 'boolean', default: false },
+      'max-tokens': { type: 'string' },
+      'max-cost-usd': { type: 'string' },
+      'max-tool-calls': { type: 'string' },
+      'max-time': { type: 'string' },
+      'max-agents': { type: 'string' },
+      'on-budget': { type: 'string' },
     },
   });
   const prompt = positionals.join(' ').trim();
@@ -55,6 +62,8 @@ async function start(argv: string[]): Promise<number> {
   };
   const stallProblem = stallLimitsProblem(stallLimits);
   if (stallProblem || (stallSeconds !== undefined && !Number.isFinite(stallSeconds))) throw new CliError(`--stall-timeout is in seconds, from ${minStallTimeoutMs / 1000} to ${maxStallTimeoutMs / 1000} (got "${values['stall-timeout']}").`);
+  const budget = startBudget(values);
+  const limits = { ...stallLimits, ...(budget ? { budget } : {}) };
   const client = await connect();
   try {
     let handle: AgentHandle;
@@ -70,10 +79,10 @@ async function start(argv: string[]): Promise<number> {
         permissionMode: permissionMode as PermissionMode | undefined,
         interactive: values.interactive ? { idleTimeoutMs: idleSeconds * 1000 } : undefined,
         taskBoard: values.board,
-        ...(Object.keys(stallLimits).length > 0 ? { limits: stallLimits } : {}),
+        ...(Object.keys(limits).length > 0 ? { limits } : {}),
       });
     } catch (error) {
-      if (error instanceof Error && /^Unknown agent type|^The working directory|resolves to no tools|^Bad task board/.test(error.message)) throw new CliError(error.message);
+      if (error instanceof Error && /^Unknown agent type|^The working directory|resolves to no tools|^Bad task board|^Bad budget/.test(error.message)) throw new CliError(error.message);
       throw error;
     }
     if (!values.follow) {
