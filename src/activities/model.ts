@@ -182,8 +182,11 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       };
     } catch (error) {
       // Billed but cut or failed: the tree's ledger counts it (the workflow gives back the rest of the reservation).
-      const partial = billing && !charged ? billed.billed() : undefined;
-      if (partial) charged = await chargeBudget(dependencies.temporalClient, input, context.info.attempt, partial, { final: false });
+      // An attempt billed nothing reports that too: the ledger holds its input estimate until it hears.
+      if (billing && !charged) {
+        charged = await chargeBudget(dependencies.temporalClient, input, context.info.attempt, billed.billed() ?? noUsage, { final: false });
+        beat();
+      }
       // Aborted on this worker before Temporal's cancellation came (the request is cut, nothing more is
       // billed): the activity still ends only with Temporal's cancellation, which a heartbeat brings. Its
       // end reaching the server now could land in the very workflow task that closes the stopped agent, and

@@ -120,18 +120,28 @@ export class BudgetLedger {
     if (!node?.running) return;
     node.running = false;
     for (const scope of this.chain(agentId)) scope.runningAgents = Math.max(0, scope.runningAgents - 1);
-    for (const reservation of [...this.open.values()]) {
-      if (reservation.agentId !== agentId) continue;
-      if (reservation.attempts.length > 0) {
-        this.close(reservation);
-        continue;
-      }
-      const presumed = { tokens: reservation.inputTokens, costUsd: this.costOf(reservation.model, inputUsage(reservation.inputTokens)) };
-      this.addSpending(agentId, { ...presumed, toolCalls: 0, turns: 0 });
-      this.close(reservation);
-      reservation.presumed = presumed;
-      this.presumedReservations.set(reservation.reservationId, reservation);
-    }
+    for (const reservation of [...this.open.values()]) if (reservation.agentId === agentId) this.release(reservation.reservationId);
+  }
+
+  /**
+   * A call that did not complete gives its reservation back. One whose attempts have not reported yet
+   * (cut by a stop or an interrupt, its activity still ending) is counted at its input estimate until
+   * its activity's own charge replaces that.
+   */
+  release(reservationId: string): void {
+    const reservation = this.open.get(reservationId);
+    if (!reservation) return;
+    this.close(reservation);
+    if (reservation.attempts.length > 0) return;
+    const presumed = { tokens: reservation.inputTokens, costUsd: this.costOf(reservation.model, inputUsage(reservation.inputTokens)) };
+    this.addSpending(reservation.agentId, { ...presumed, toolCalls: 0, turns: 0 });
+    reservation.presumed = presumed;
+    this.presumedReservations.set(reservation.reservationId, reservation);
+  }
+
+  /** Calls in flight or cut whose activity has not reported yet. */
+  get unsettled(): number {
+    return this.open.size + this.presumedReservations.size;
   }
 
   /** Why a new agent may not start under `parentAgentId` (a cap reached, or too many running), or undefined. */
@@ -256,6 +266,11 @@ export class BudgetLedger {
       this.addSpending(charge.agentId, this.spendingOf(charge));
       return;
     }
+    // The workflow's release of a call that did not complete (attempt 0 carries no usage).
+    if (charge.attempt === 0) {
+      if (charge.final) this.release(reservation.reservationId);
+      return;
+    }
     if (reservation.attempts.includes(charge.attempt)) {
       if (charge.final && this.open.has(reservation.reservationId)) this.close(reservation);
       return;
@@ -263,9 +278,10 @@ export class BudgetLedger {
     reservation.attempts.push(charge.attempt);
     if (!this.open.has(reservation.reservationId)) this.remember(`${reservation.reservationId}@${charge.attempt}`);
     if (reservation.presumed) {
-      // The real charge replaces the estimate made when its agent ended.
+      // The real charge replaces the estimate made when its call was given back.
       this.addSpending(reservation.agentId, { tokens: -reservation.presumed.tokens, costUsd: -reservation.presumed.costUsd, toolCalls: 0, turns: 0 });
       reservation.presumed = undefined;
+      this.presumedReservations.delete(reservation.reservationId);
     }
     const spending = this.spendingOf(charge);
     this.addSpending(reservation.agentId, spending);
@@ -273,7 +289,6 @@ export class BudgetLedger {
     reservation.chargedTokens += spending.tokens;
     if (reservation.chargedTokens > before) this.overspendTokens += reservation.chargedTokens - before;
     if (charge.final && this.open.has(reservation.reservationId)) this.close(reservation);
-    if (charge.final && !this.open.has(reservation.reservationId)) this.presumedReservations.delete(reservation.reservationId);
   }
 
   /** Sets caps of a subtree (the root's when agentId is absent); a raised cap lifts the subtree's exhaustion. */

@@ -150,6 +150,8 @@ export class Ending {
     // A cancelled turn's abort of its running calls (src/workflows/local-abort.ts) runs to its end first.
     const aborts = abortsRunning();
     if (aborts) await aborts;
+    // A root's ledger hears from the calls a stop cut before the tree's record closes.
+    await this.agent.tree.ledger?.settle();
     let result = progress.current.result!;
     await board.release(result.status);
     const worktree = state.worktree;

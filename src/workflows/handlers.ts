@@ -224,6 +224,8 @@ function installLedgerHandlers(
   });
   setHandler(budgetQuery, () => ledger.ledger.snapshot());
   guard.update(setBudgetUpdate, budgetChangeSchema, (change) => ledger.change(change), (change) => {
+    // Agents of a tree started without caps do not reserve: caps set now would not hold.
+    if (input.budgeted !== true) throw new Error(`The tree ${input.rootAgentId} was started without a budget, so its model calls do not reserve; start it with caps (e.g. --max-tokens) to set them.`);
     const problem = change.agentId !== undefined && !ofTree(change.agentId) ? `${change.agentId} is not an agent of the tree ${input.rootAgentId}` : capsProblem(change.caps);
     if (problem) throw new Error(problem);
     if (!ledger.ledger.knows(change.agentId ?? input.rootAgentId)) throw new Error(`No agent "${change.agentId}" in the ledger of ${input.rootAgentId}: only agents of a budgeted tree have caps.`);

@@ -1,6 +1,6 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
 import type { AgentWorkflowInput } from '../shared/agent';
-import type { BudgetCaps, BudgetChange, BudgetCharge, BudgetGrant, BudgetReserveRequest } from '../shared/budget';
+import { narrowCaps, type BudgetCaps, type BudgetChange, type BudgetCharge, type BudgetGrant, type BudgetReserveRequest } from '../shared/budget';
 import { BudgetLedger, type CarriedLedger } from '../shared/budget-ledger';
 import { budgetGrantSignal } from '../shared/definitions';
 import { ErrorType, errorText } from '../shared/errors';
@@ -11,6 +11,9 @@ import { workflowNowMs } from './clock';
 
 /** Marks runs whose model calls reserve from the tree's ledger before they are sent (docs/budgets.md). */
 export const budgetLedgerPatch = 'budget-ledger';
+
+/** How long a closing root waits for the charges of its tree's cut calls. */
+const settleWait = '10 seconds';
 
 /** Stops a capped subtree (the whole tree when it is the root's), each agent told why. */
 export type StopScope = (scopeAgentId: string, reason: string) => Promise<void>;
@@ -32,7 +35,9 @@ export class TreeLedgerKeeper {
 
   constructor(private readonly input: AgentWorkflowInput) {
     const action = input.limits.budget?.action ?? 'stop';
-    this.ledger = new BudgetLedger(input.agentId, treeCapsOf(input.limits) ?? input.budgetCaps, action, costOfUsage, workflowNowMs());
+    // The tree's caps and the root's own (its type's): the lower of each holds.
+    const caps = narrowCaps(treeCapsOf(input.limits), input.budgetCaps) ?? input.budgetCaps;
+    this.ledger = new BudgetLedger(input.agentId, caps, action, costOfUsage, workflowNowMs());
   }
 
   /** How a reached cap stops its subtree (set by the root once its parts exist). */
@@ -115,8 +120,13 @@ export class TreeLedgerKeeper {
     return caps;
   }
 
-  /** The root has ended: its timer stops. */
-  end(): void {
+  /**
+   * The root's tree has closed: waits (a little) for the charges of calls cut by the stop, which their
+   * activities send as they end, so the ledger counts what was billed (docs/budgets.md). Then its timer stops.
+   */
+  async settle(): Promise<void> {
+    this.ledger.leave(this.input.agentId);
+    if (this.inUse && this.ledger.unsettled > 0) await condition(() => this.ledger.unsettled === 0, settleWait);
     this.ended = true;
   }
 

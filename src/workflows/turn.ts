@@ -29,6 +29,9 @@ import { releaseModelCall, reserveModelCall, type CallReservation } from './mode
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
 export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
 
+/** Fresh reservations a turn asks for when its call's retries used up the one before. */
+const maxBudgetRetries = 3;
+
 /** What the model sees in place of the rest of an interrupted turn. */
 export const interruptedText = '[Request interrupted by user]';
 
@@ -62,9 +65,15 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     const pool = toolPool(agent);
     const preRead = preReadRequest(agent, pool);
     // A budgeted tree's call reserves first (docs/budgets.md); one that cannot does not start.
-    const reservation = await reserveModelCall(agent, maxOutputTokens(agent));
+    let reservation = await reserveModelCall(agent, maxOutputTokens(agent));
     if (reservation.kind === 'refused') return { type: 'budget', reason: reservation.grant.reason, action: reservation.grant.action };
-    const response = await callModel(agent, preRead, reservation);
+    let response = await callModel(agent, preRead, reservation);
+    // Retries that used up their reservation (calls cut after message_start) ask the ledger again.
+    for (let again = 0; 'failure' in response && response.failure.startsWith(ErrorType.BudgetExhausted) && again < maxBudgetRetries; again++) {
+      reservation = await reserveModelCall(agent, maxOutputTokens(agent));
+      if (reservation.kind === 'refused') return { type: 'budget', reason: reservation.grant.reason, action: reservation.grant.action };
+      response = await callModel(agent, preRead, reservation);
+    }
     if ('failure' in response) return { type: 'failed', error: response.failure };
     measureRequest(state, response.usage, sent);
     state.addUsage(response.usage);

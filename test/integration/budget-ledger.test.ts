@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServedTotals } from '../../src/model-server/served';
+import type { BudgetSnapshot } from '../../src/shared/budget';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+/** Tokens the local model server served to the agents of one tree (its log of every messages request). */
+function servedTo(rootId: string): number {
+  const byAgent = env.modelServer.usage().byAgent as Record<string, ServedTotals>;
+  return Object.entries(byAgent)
+    .filter(([agentId]) => agentId === rootId || agentId.startsWith(`${rootId}.`))
+    .reduce((sum, [, served]) => sum + served.totalTokens, 0);
+}
+
+function rootAccount(snapshot: BudgetSnapshot) {
+  return snapshot.accounts.find((account) => account.agentId === snapshot.rootAgentId)!;
+}
+
+/** A root that starts `children` background children in one turn; each makes slow calls, a short Bash between, and never ends on its own. */
+function fanOut(name: string, children: number, childTurn: { delayMs?: number; eventDelayMs?: number }) {
+  return scenario([
+    {
+      match: { agentName: name },
+      turns: [
+        {
+          text: 'ROOT-FANS-OUT',
+          toolUses: Array.from({ length: children }, (_, index) => ({
+            name: 'Agent',
+            input: { description: `worker ${index}`, prompt: `FAN-CHILD ${name} ${index}`, run_in_background: true },
+          })),
+        },
+        ...Array.from({ length: 40 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })),
+      ],
+    },
+    {
+      match: { userIncludes: `FAN-CHILD ${name}` },
+      turns: Array.from({ length: 30 }, (_, index) => ({
+        text: `CHILD-WORKING-${index} ${'lorem ipsum dolor sit amet '.repeat(40)}`,
+        toolUses: [{ name: 'Bash', input: { command: 'echo step' } }],
+        ...childTurn,
+      })),
+    },
+  ]);
+}
+
+describe('the tree ledger on the real server', () => {
+  for (const children of [10, 50]) {
+    it(`holds a token budget when ${children} background children cross it at the same moment, and counts what was served`, async () => {
+      const name = `ledger-fan-${children}`;
+      const budget = 20_000 + children * 1000;
+      env.modelServer.setBehaviour(fanOut(name, children, { delayMs: 400 }));
+      const handle = await env.start({
+        prompt: 'fan out',
+        name,
+        limits: { budget: { caps: { tokens: budget } }, maxAgentsPerTree: children + 5, maxChildrenPerAgent: children + 5 },
+      });
+      const result = await handle.result();
+      expect(result.status).toBe('cancelled');
+      expect(result.error).toContain(`stopped by budget: the tree's budget of ${budget.toLocaleString('en-US')} tokens`);
+      const served = servedTo(handle.agentId);
+      const snapshot = await handle.budget();
+      const counted = rootAccount(snapshot).subtree.tokens;
+      // Served stays within the budget but for the estimate's error; every served token is counted.
+      expect(served).toBeGreaterThan(budget / 2);
+      expect(served).toBeLessThanOrEqual(budget * 1.05);
+      expect(counted).toBe(served);
+      expect(rootAccount(snapshot).reservedTokens).toBe(0);
+      expect(snapshot.accounts.filter((account) => account.running)).toEqual([]);
+    }, 240_000);
+  }
+
+  it('counts calls cut mid-stream by the stop and calls that failed after message_start exactly as served', async () => {
+    const name = 'ledger-cut';
+    const budget = 30_000;
+    // Slow streams: the stop at the budget cuts the calls in flight after their message_start.
+    env.modelServer.setBehaviour(fanOut(name, 6, { eventDelayMs: 150 }));
+    // Two calls fail after message_start (stream cut): retried, each attempt billed.
+    env.modelServer.injectFault({ kind: 'stream-cut', times: 2 });
+    const handle = await env.start({ prompt: 'fan out', name, limits: { budget: { caps: { tokens: budget } } } });
+    const result = await handle.result();
+    expect(result.error).toContain('stopped by budget');
+    expect(result.status).toBe('cancelled');
+    const served = servedTo(handle.agentId);
+    const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(handle.agentId));
+    expect(requests.filter((request) => request.served && !request.served.complete && request.served.inputTokens + request.served.cacheCreationInputTokens + request.served.cacheReadInputTokens > 0).length).toBeGreaterThanOrEqual(2);
+    const snapshot = await handle.budget();
+    expect(rootAccount(snapshot).subtree.tokens).toBe(served);
+    expect(served).toBeLessThanOrEqual(budget * 1.05);
+  }, 240_000);
+
+  it('stops one subtree at its tool-call cap while its sibling goes on, and raises a cap on the running tree', async () => {
+    const name = 'ledger-subtree';
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: name },
+          turns: [
+            {
+              toolUses: [
+                { name: 'Agent', input: { description: 'capped', prompt: 'CAPPED-WORKER', run_in_background: true } },
+                { name: 'Agent', input: { description: 'free', prompt: 'FREE-WORKER', run_in_background: true } },
+              ],
+            },
+            ...Array.from({ length: 60 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] })),
+          ],
+        },
+        { match: { userIncludes: 'CAPPED-WORKER' }, turns: Array.from({ length: 20 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo capped' } }] })) },
+        {
+          match: { userIncludes: 'FREE-WORKER' },
+          turns: [...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo free' } }], delayMs: 200 })), { text: 'FREE-DONE' }],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'two workers', name, limits: { budget: { caps: { tokens: 2_000_000 } } } });
+    const cappedId = `${handle.agentId}.1`;
+    const freeId = `${handle.agentId}.2`;
+    // The capped worker's subtree gets 3 tool calls, set on the running tree as `subagents budget --set` does.
+    await waitFor(async () => (await handle.budget()).accounts.some((account) => account.agentId === cappedId), 30_000, 'the capped worker joined the ledger');
+    await handle.setBudget({ toolCalls: 3 }, { agentId: cappedId });
+    const capped = env.client.getAgent(cappedId);
+    await waitFor(async () => (await capped.status()).result !== undefined, 60_000, 'the capped worker ended');
+    const cappedResult = (await capped.status()).result!;
+    expect(cappedResult.status).toBe('cancelled');
+    expect(cappedResult.error).toContain(`stopped by budget: the subtree of ${cappedId}'s budget of 3 tool calls`);
+    const free = env.client.getAgent(freeId);
+    await waitFor(async () => (await free.status()).result !== undefined, 60_000, 'the free worker ended');
+    expect((await free.status()).result!.finalText).toBe('FREE-DONE');
+    const snapshot = await handle.budget();
+    const cappedAccount = snapshot.accounts.find((account) => account.agentId === cappedId)!;
+    expect(cappedAccount.subtree.toolCalls).toBeLessThanOrEqual(4);
+    expect(cappedAccount.exhausted).toContain('3 tool calls');
+    // Raising the tree's cap on the running tree: the answer is the caps now in force.
+    expect(await handle.setBudget({ tokens: 3_000_000 })).toMatchObject({ tokens: 3_000_000 });
+    await handle.stop({ reason: 'test over' });
+  }, 180_000);
+});
