@@ -153,6 +153,8 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         prefixStarted?.();
         live.onEvent(event);
         if (billing) billed.observe(event);
+        // The input is billed from message_start on: the next attempt learns it from this heartbeat if this worker dies.
+        if (billing && event.type === 'message_start') beat();
         if (Date.now() - lastBeatMs >= liveLimits.intervalMs) beat();
       });
       // The answer's leading file reads start as each is complete in the stream (src/activities/pre-reads.ts).

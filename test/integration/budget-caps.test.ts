@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { costOfUsage } from '../../src/shared/model-prices';
+import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
+import { processesMatching } from '../helpers/processes';
+
+let env: AgentTestEnv;
+
+beforeAll(async () => {
+  env = await createAgentTestEnv({ kind: 'echo' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+/** What the local model server served to one tree, request by request. */
+function servedRequests(rootId: string) {
+  return env.modelServer
+    .requests()
+    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(rootId) && request.served);
+}
+
+describe('cost and wall-time caps on the real server', () => {
+  it('holds a cost cap priced with cache writes and reads as the API bills them', async () => {
+    const name = 'cost-cap-root';
+    const capUsd = 1.5;
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: name },
+          turns: Array.from({ length: 80 }, (_, index) => ({ text: `STEP-${index} ${'cost '.repeat(200)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })),
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'spend dollars', name, limits: { budget: { caps: { costUsd: capUsd } } } });
+    const result = await handle.result();
+    expect(result.status).toBe('cancelled');
+    expect(result.error).toContain(`stopped by budget: the tree's budget of $${capUsd.toFixed(2)}`);
+    const requests = servedRequests(handle.agentId);
+    // The conversation's prefix was read from the prompt cache: reads are priced at a tenth of input.
+    expect(requests.some((request) => request.served!.cacheReadInputTokens > 0)).toBe(true);
+    const servedUsd = requests.reduce((sum, request) => sum + costOfUsage('claude-test-tiny', request.served!), 0);
+    const snapshot = await handle.budget();
+    const counted = snapshot.accounts.find((account) => account.agentId === handle.agentId)!.subtree.costUsd;
+    expect(counted).toBeCloseTo(servedUsd, 9);
+    expect(servedUsd).toBeLessThanOrEqual(capUsd * 1.05);
+    expect(servedUsd).toBeGreaterThan(capUsd / 2);
+    // Priced as plain input, the same tokens would have cost far more: the cap used the cache's prices.
+    const asInput = requests.reduce((sum, request) => {
+      const served = request.served!;
+      return sum + costOfUsage('claude-test-tiny', { ...served, inputTokens: served.inputTokens + served.cacheReadInputTokens + served.cacheCreationInputTokens, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 });
+    }, 0);
+    expect(asInput).toBeGreaterThan(servedUsd * 1.5);
+  }, 180_000);
+
+  it('stops a subtree at its wall-time cap in the middle of a long command, while its sibling goes on', async () => {
+    const name = 'wall-cap-root';
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: name },
+          turns: [
+            {
+              toolUses: [
+                { name: 'Agent', input: { description: 'slow', prompt: 'WALL-SLOW', run_in_background: true, budget: { max_time_seconds: 3 } } },
+                { name: 'Agent', input: { description: 'steady', prompt: 'WALL-STEADY', run_in_background: true } },
+              ],
+            },
+            ...Array.from({ length: 80 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] })),
+          ],
+        },
+        { match: { userIncludes: 'WALL-SLOW' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 120.3141' } }] }, { text: 'SLOW-NEVER' }] },
+        {
+          match: { userIncludes: 'WALL-STEADY' },
+          turns: [...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })), { text: 'STEADY-DONE' }],
+        },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'two workers', name, limits: { budget: { caps: { tokens: 5_000_000 } } } });
+    const slowId = `${handle.agentId}.1`;
+    const steadyId = `${handle.agentId}.2`;
+    await waitFor(() => processesMatching('^sleep 120.3141').length === 1, 60_000, 'the long command to start');
+    const slow = env.client.getAgent(slowId);
+    await waitFor(async () => (await slow.status()).result !== undefined, 60_000, 'the slow worker was stopped');
+    const slowResult = (await slow.status()).result!;
+    expect(slowResult.status).toBe('cancelled');
+    expect(slowResult.error).toContain(`stopped by budget: the subtree of ${slowId}'s budget of 3s of wall time`);
+    // Stopped mid-step: the command did not run its two minutes.
+    expect(slowResult.durationMs).toBeLessThan(60_000);
+    await waitFor(() => processesMatching('^sleep 120.3141').length === 0, 30_000, 'the long command to end');
+    const steady = env.client.getAgent(steadyId);
+    await waitFor(async () => (await steady.status()).result !== undefined, 90_000, 'the steady worker finished');
+    expect((await steady.status()).result!.finalText).toBe('STEADY-DONE');
+    expect((await handle.budget()).accounts.find((account) => account.agentId === slowId)!.exhausted).toContain('wall time');
+    await handle.stop({ reason: 'test over' });
+  }, 180_000);
+});

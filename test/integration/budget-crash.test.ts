@@ -1,0 +1,98 @@
+import { mkdtempSync, realpathSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SubagentsClient } from '../../src/client';
+import { startModelServer, type ModelServer } from '../../src/model-server/server';
+import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
+import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+
+let temporal: TestTemporal;
+let modelServer: ModelServer;
+const workers: ChildWorker[] = [];
+
+beforeAll(async () => {
+  temporal = await connectTestTemporal();
+  modelServer = await startModelServer({ port: 0 });
+});
+afterAll(async () => {
+  for (const worker of workers) await worker.kill();
+  await modelServer?.close();
+  await temporal?.close();
+});
+
+describe('the tree ledger across a worker SIGKILL', () => {
+  it('loses no reservation and counts no attempt twice when the worker dies with calls in flight', async () => {
+    const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-budget-crash-')));
+    const taskQueue = uniqueTaskQueue('budget-crash');
+    const children = 4;
+    modelServer.setBehaviour({
+      kind: 'scripted',
+      scenario: {
+        agents: [
+          {
+            match: { userIncludes: 'budget crash root' },
+            turns: [
+              {
+                toolUses: Array.from({ length: children }, (_, index) => ({
+                  name: 'Agent',
+                  input: { description: `slow ${index}`, prompt: `BUDGET-CRASH-CHILD ${index}`, run_in_background: true },
+                })),
+              },
+              ...Array.from({ length: children + 2 }, () => ({ text: 'ROOT-HEARD {{last_user_text}}' })),
+            ],
+          },
+          {
+            match: { userIncludes: 'BUDGET-CRASH-CHILD' },
+            turns: [
+              // Slow streams: the worker dies while they are being read.
+              { text: `CHILD-SLOW ${'x '.repeat(300)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], eventDelayMs: 700 },
+              { text: 'CHILD-DONE' },
+            ],
+          },
+        ],
+      },
+    });
+    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
+    const client = new SubagentsClient(temporal.client, taskQueue);
+    const handle = await client.startAgent({
+      prompt: 'budget crash root',
+      cwd: workspace,
+      model: 'claude-test-tiny',
+      permissionMode: 'bypassPermissions',
+      limits: { budget: { caps: { tokens: 5_000_000 } }, forking: false },
+    });
+    const childCalls = () => modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(`${handle.agentId}.`));
+    // Every child's slow first call is streaming (message_start out, billed): kill the worker now.
+    await waitFor(() => childCalls().filter((request) => (request.served?.inputTokens ?? 0) + (request.served?.cacheCreationInputTokens ?? 0) + (request.served?.cacheReadInputTokens ?? 0) > 0).length >= children, 60_000, 'the children to be streaming');
+    // Their heartbeat at message_start leaves the worker at once; give it a moment to reach the server.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await workers[0]!.kill('SIGKILL');
+    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
+
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    for (let index = 1; index <= children; index++) {
+      const child = (await client.getAgent(`${handle.agentId}.${index}`).status()).result!;
+      expect(child.finalText).toBe('CHILD-DONE');
+    }
+    const snapshot = await handle.budget();
+    const root = snapshot.accounts.find((account) => account.agentId === handle.agentId)!;
+    // No reservation is left held, none was refused, and each attempt counted once: never more than was served.
+    expect(root.reservedTokens).toBe(0);
+    expect(snapshot.refusals).toBe(0);
+    expect(snapshot.accounts.every((account) => !account.running)).toBe(true);
+    const served = modelServer.usage().byAgent;
+    const servedTotal = Object.entries(served)
+      .filter(([agentId]) => agentId.startsWith(handle.agentId))
+      .reduce((sum, [, totals]) => sum + totals.totalTokens, 0);
+    expect(root.subtree.tokens).toBeLessThanOrEqual(servedTotal);
+    // The attempts the dead worker was streaming, billed but never finished.
+    const lost = childCalls().filter((request) => request.served && !request.served.complete);
+    const lostTokens = lost.reduce((sum, request) => sum + request.served!.inputTokens + request.served!.cacheCreationInputTokens + request.served!.cacheReadInputTokens + request.served!.outputTokens, 0);
+    expect(lost.length).toBeGreaterThanOrEqual(children);
+    expect(lostTokens).toBeGreaterThan(0);
+    // The dead worker's attempts had heartbeat their billing at message_start: the next attempts charged it.
+    expect(root.subtree.tokens).toBe(servedTotal);
+  }, 240_000);
+});
