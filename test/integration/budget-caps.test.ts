@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOfUsage } from '../../src/shared/model-prices';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
+import { recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
 
 let env: AgentTestEnv;
@@ -51,6 +52,7 @@ describe('cost and wall-time caps on the real server', () => {
       return sum + costOfUsage('claude-test-tiny', { ...served, inputTokens: served.inputTokens + served.cacheReadInputTokens + served.cacheCreationInputTokens, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 });
     }, 0);
     expect(asInput).toBeGreaterThan(servedUsd * 1.5);
+    await recordHistory(env.temporal.client, handle.agentId, 'budget-cost-root');
   }, 180_000);
 
   it('stops a subtree at its wall-time cap in the middle of a long command, while its sibling goes on', async () => {
@@ -62,7 +64,7 @@ describe('cost and wall-time caps on the real server', () => {
           turns: [
             {
               toolUses: [
-                { name: 'Agent', input: { description: 'slow', prompt: 'WALL-SLOW', run_in_background: true, budget: { max_time_seconds: 3 } } },
+                { name: 'Agent', input: { description: 'slow', prompt: 'WALL-SLOW', run_in_background: true } },
                 { name: 'Agent', input: { description: 'steady', prompt: 'WALL-STEADY', run_in_background: true } },
               ],
             },
@@ -80,11 +82,13 @@ describe('cost and wall-time caps on the real server', () => {
     const slowId = `${handle.agentId}.1`;
     const steadyId = `${handle.agentId}.2`;
     await waitFor(() => processesMatching('^sleep 120.3141').length === 1, 60_000, 'the long command to start');
+    // Its subtree gets 2 s of wall time while the command runs (as `subagents budget --set wallTimeMs=2000 --subtree` does).
+    await handle.setBudget({ wallTimeMs: 2000 }, { agentId: slowId });
     const slow = env.client.getAgent(slowId);
     await waitFor(async () => (await slow.status()).result !== undefined, 60_000, 'the slow worker was stopped');
     const slowResult = (await slow.status()).result!;
     expect(slowResult.status).toBe('cancelled');
-    expect(slowResult.error).toContain(`stopped by budget: the subtree of ${slowId}'s budget of 3s of wall time`);
+    expect(slowResult.error).toContain(`stopped by budget: the subtree of ${slowId}'s budget of 2s of wall time`);
     // Stopped mid-step: the command did not run its two minutes.
     expect(slowResult.durationMs).toBeLessThan(60_000);
     await waitFor(() => processesMatching('^sleep 120.3141').length === 0, 30_000, 'the long command to end');
@@ -93,5 +97,8 @@ describe('cost and wall-time caps on the real server', () => {
     expect((await steady.status()).result!.finalText).toBe('STEADY-DONE');
     expect((await handle.budget()).accounts.find((account) => account.agentId === slowId)!.exhausted).toContain('wall time');
     await handle.stop({ reason: 'test over' });
+    await handle.result().catch(() => undefined);
+    await recordHistory(env.temporal.client, slowId, 'budget-wall-slow-child');
+    await recordHistory(env.temporal.client, handle.agentId, 'budget-wall-root');
   }, 180_000);
 });

@@ -3,6 +3,7 @@ import type { ServedTotals } from '../../src/model-server/served';
 import type { BudgetSnapshot } from '../../src/shared/budget';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
+import { recordHistory } from '../helpers/histories';
 
 let env: AgentTestEnv;
 
@@ -75,6 +76,10 @@ describe('the tree ledger on the real server', () => {
       expect(counted).toBe(served);
       expect(rootAccount(snapshot).reservedTokens).toBe(0);
       expect(snapshot.accounts.filter((account) => account.running)).toEqual([]);
+      if (children === 10) {
+        await recordHistory(env.temporal.client, handle.agentId, 'budget-fanout-root');
+        await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'budget-fanout-child');
+      }
     }, 240_000);
   }
 
@@ -141,5 +146,8 @@ describe('the tree ledger on the real server', () => {
     // Raising the tree's cap on the running tree: the answer is the caps now in force.
     expect(await handle.setBudget({ tokens: 3_000_000 })).toMatchObject({ tokens: 3_000_000 });
     await handle.stop({ reason: 'test over' });
+    await handle.result().catch(() => undefined);
+    await recordHistory(env.temporal.client, cappedId, 'budget-subtree-capped-child');
+    await recordHistory(env.temporal.client, handle.agentId, 'budget-subtree-root');
   }, 180_000);
 });
