@@ -2,8 +2,10 @@ import { formatDuration, hasCaps, type BudgetAccount, type BudgetCaps, type Budg
 
 /** `subagents budget`: the tree's ledger as a table, one row per agent, children under their parents. */
 
-const number = (value: number): string => value.toLocaleString('en-US');
-const usd = (value: number): string => `$${value.toFixed(value > 0 && value < 0.01 ? 4 : 2)}`;
+/** 12345 → "12,345". */
+export const number = (value: number): string => value.toLocaleString('en-US');
+/** Dollars: two decimals, four below a cent. */
+export const usd = (value: number): string => `$${value.toFixed(value > 0 && value < 0.01 ? 4 : 2)}`;
 
 /** Caps in a few words: "50,000 tokens, $2.00, 100 tool calls, 30m". */
 export function capsText(caps: BudgetCaps | undefined): string {

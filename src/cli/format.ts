@@ -50,11 +50,13 @@ export function formatStall(stall: StallReport): string {
   return `no progress for ${Math.round(stall.afterMs / 1000)}s (${stall.activity}) since ${new Date(stall.sinceMs).toISOString()}${stall.action === 'stop' ? ', stopping' : ''}`;
 }
 
-export function formatResult(result: AgentResult): string {
+/** The result: status and error, counts, usage, `extraLines` (e.g. the budget's), then the final text. */
+export function formatResult(result: AgentResult, extraLines: readonly string[] = []): string {
   return [
     `status: ${result.status}${result.error ? ` (${result.error})` : ''}`,
     `turns: ${result.turns} · tool uses: ${result.toolUses} · ${(result.durationMs / 1000).toFixed(1)} s · model ${result.model}`,
     `usage: ${formatUsage(result.usage)}`,
+    ...extraLines,
     '',
     result.finalText,
   ].join('\n');

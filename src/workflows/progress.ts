@@ -104,7 +104,9 @@ export class Progress {
     this.fields.state = 'finished';
     this.fields.waitingFor = undefined;
     this.fields.result = result;
-    setCurrentDetails(this.withTodos(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses`));
+    // Why it ended ("stopped by budget: …", "stopped by user: …") where the UI shows the ending.
+    const why = result.error ? `: ${result.error.length > 300 ? `${result.error.slice(0, 299)}…` : result.error}` : '';
+    setCurrentDetails(this.withTodos(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses${why}`));
   }
 
   /** A signal was refused: say so where an operator looks (the UI's current details). */

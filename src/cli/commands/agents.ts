@@ -9,6 +9,7 @@ import { formatResult, formatStatus } from '../format';
 import { closedStatusOf, connect, follow, withAgent } from '../session';
 import { lsTree } from './tree';
 import { startBudget } from '../budget-args';
+import { budgetOfCappedTree, statusBudgetJson, statusBudgetLines } from '../budget-status';
 import { definitionColours, watchMode } from './watch';
 import { watchTree } from '../watch/watch-loop';
 
@@ -128,8 +129,14 @@ function workerPlacement(worker: string | undefined, waitSeconds: string | undef
 async function status(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
   return withAgent(positionals[0], async (handle) => {
-    const snapshot = await handle.status();
-    console.log(values.json ? JSON.stringify(snapshot) : snapshot.result ? formatResult(snapshot.result) : formatStatus(snapshot));
+    // A capped tree's ledger (asked of its root) adds the spending against the caps; other trees print as before.
+    const [snapshot, budget] = await Promise.all([handle.status(), budgetOfCappedTree(() => handle.budget())]);
+    if (values.json) {
+      console.log(JSON.stringify(budget ? { ...snapshot, budget: statusBudgetJson(budget, handle.agentId) } : snapshot));
+      return ExitCode.ok;
+    }
+    const budgetLines = budget ? statusBudgetLines(budget, handle.agentId, !snapshot.result, Date.now()) : [];
+    console.log(snapshot.result ? formatResult(snapshot.result, budgetLines) : [formatStatus(snapshot), ...budgetLines].join('\n'));
     return ExitCode.ok;
   });
 }

@@ -2,18 +2,21 @@ import type { TreeNode } from '../../shared/tree';
 import { ExitCode } from '../exit-codes';
 import { colorEnabled, colorize } from '../../shared/agent-colors';
 import { todoSummary } from '../../shared/todos';
+import { accountOf, budgetOfCappedTree, nodeBudgetTexts, spendingText } from '../budget-status';
 import { formatStall, formatUsage } from '../format';
 import { connect } from '../session';
 
-/** The tree as indented lines, children under their parents. */
-export function treeLines(nodes: TreeNode[], live: Map<string, string>, rootId: string, color = false): string[] {
+/** The tree as indented lines, children under their parents; `budget`: each agent's subtree spending (a capped tree). */
+export function treeLines(nodes: TreeNode[], live: Map<string, string>, rootId: string, color = false, budget?: ReadonlyMap<string, string>): string[] {
   const children = new Map<string, TreeNode[]>();
   for (const node of nodes) children.set(node.parentAgentId ?? '', [...(children.get(node.parentAgentId ?? '') ?? []), node]);
   const lines: string[] = [];
   const walk = (parentId: string, indent: string) => {
     for (const node of children.get(parentId) ?? []) {
       const label = `${colorize(node.agentType, node.color, color)}${node.name ? ` "${node.name}"` : ''}: ${node.description ?? ''}`;
-      lines.push(`${indent}${node.agentId}  ${label}  [${node.background ? 'background' : 'foreground'}, ${node.status}] ${live.get(node.agentId) ?? ''}`.trimEnd());
+      const spent = budget?.get(node.agentId);
+      const details = [live.get(node.agentId), spent].filter((text) => text !== undefined && text !== '').join(' · ');
+      lines.push(`${indent}${node.agentId}  ${label}  [${node.background ? 'background' : 'foreground'}, ${node.status}] ${details}`.trimEnd());
       walk(node.agentId, `${indent}  `);
     }
   };
@@ -26,7 +29,8 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
   const client = await connect();
   try {
     const root = client.getAgent(rootId);
-    const [tree, rootStatus] = await Promise.all([root.tree(), root.status()]);
+    // One ledger query for the whole tree, only shown when it has caps.
+    const [tree, rootStatus, budget] = await Promise.all([root.tree(), root.status(), budgetOfCappedTree(() => root.budget())]);
     const live = new Map<string, string>();
     const statuses: Record<string, unknown> = { [rootId]: rootStatus };
     for (const node of tree.nodes.filter((candidate) => candidate.status === 'running')) {
@@ -41,14 +45,19 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
       );
     }
     if (json) {
-      console.log(JSON.stringify({ ...tree, statuses }));
+      console.log(JSON.stringify({ ...tree, statuses, ...(budget ? { budget } : {}) }));
       return ExitCode.ok;
     }
     const rootTodos = todoSummary(rootStatus.todos);
     const color = colorEnabled(process.stdout, process.env);
     console.log(`${rootId}  ${colorize(rootStatus.agentType, rootStatus.color, color)}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}${rootStatus.stalled ? `, STALLED ${formatStall(rootStatus.stalled)}` : ''}`);
-    for (const line of treeLines(tree.nodes, live, rootId, color)) console.log(line);
-    console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · tokens ${tree.tokensUsed}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''} · ${tree.pendingApprovals.length} pending approval(s)`);
+    for (const line of treeLines(tree.nodes, live, rootId, color, budget ? nodeBudgetTexts(budget) : undefined)) console.log(line);
+    const treeAccount = budget ? accountOf(budget, rootId) : undefined;
+    // A capped tree: its spending against its caps (tokens as the ledger counts them, cost, tool calls, turns).
+    const spending = treeAccount ? `tree ${spendingText(treeAccount, Date.now())}` : `tokens ${tree.tokensUsed}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''}`;
+    console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · ${spending} · ${tree.pendingApprovals.length} pending approval(s)`);
+    const reached = tree.budgetReached ?? treeAccount?.exhausted;
+    if (reached) console.log(`budget reached: ${reached}${budget ? (budget.action === 'stop' ? ' (the tree is stopped)' : ' (no new model calls or spawns; its agents end with what they have)') : ''}`);
     return ExitCode.ok;
   } finally {
     await client.close();

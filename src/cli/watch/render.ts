@@ -1,6 +1,7 @@
 /** How `subagents watch` draws a frame: the tree (TTY) or one line per change (plain). */
 import { styleText } from 'node:util';
-import type { WatchFrame, WatchNode } from './watch-model';
+import { spendingText } from '../budget-status';
+import type { BudgetReached, WatchBudget, WatchFrame, WatchNode } from './watch-model';
 
 /** Agent definition `color` values (Claude Code's) mapped to terminal styles. */
 const colourStyles: Record<string, Parameters<typeof styleText>[0]> = {
@@ -41,9 +42,24 @@ function style(text: string, format: Parameters<typeof styleText>[0] | undefined
   return options.styled && format ? styleText(format, text, { validateStream: false }) : text;
 }
 
-/** The whole tree, one line per agent (and its last live line under it), then the root's streamed text. */
+/** A capped tree's spending against its caps: "budget: 12,340 / 20,000 tokens · $0.41 / $2.00 · 7 tool calls · 3 turns". */
+export function budgetLine(budget: WatchBudget, nowMs: number): string {
+  return `budget: ${spendingText(budget.tree, nowMs)}`;
+}
+
+/** A cap reached: "budget reached: the tree's budget of 20,000 tokens, 19,870 used". */
+export const budgetReachedLine = (reached: BudgetReached): string => `budget reached: ${reached.reason}`;
+
+/** The time of day a plain line starts with. */
+const timeOfDay = (nowMs: number): string => new Date(nowMs).toISOString().slice(11, 19);
+
+/** A capped tree's spending above the tree and its caps reached (in red), then one line per agent (and its last live line under it), then the root's streamed text. */
 export function renderTree(frame: WatchFrame, options: RenderOptions): string {
   const lines: string[] = [];
+  if (frame.budget) {
+    lines.push(cut(budgetLine(frame.budget, options.nowMs), options.width));
+    for (const reached of frame.budget.reached) lines.push(style(cut(budgetReachedLine(reached), options.width), 'red', options));
+  }
   for (const node of frame.nodes) {
     const indent = node.depth === 0 ? '' : `${'  '.repeat(node.depth - 1)}└ `;
     const colour = colourStyles[options.colours?.get(node.agentType)?.toLowerCase() ?? ''];
@@ -61,6 +77,8 @@ export function renderTree(frame: WatchFrame, options: RenderOptions): string {
 
 /** Plain mode: a timestamped summary line for an agent that appeared or changed. */
 export function plainLine(node: WatchNode, options: RenderOptions): string {
-  const time = new Date(options.nowMs).toISOString().slice(11, 19);
-  return `${time} ${'  '.repeat(node.depth)}${nodeSummary(node, options)}${node.lastLine ? ` › ${node.lastLine}` : ''}`;
+  return `${timeOfDay(options.nowMs)} ${'  '.repeat(node.depth)}${nodeSummary(node, options)}${node.lastLine ? ` › ${node.lastLine}` : ''}`;
 }
+
+/** Plain mode: a timestamped line of its own (a cap reached, the tree's spending). */
+export const plainNote = (text: string, options: RenderOptions): string => `${timeOfDay(options.nowMs)} ${text}`;

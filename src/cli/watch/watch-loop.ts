@@ -3,8 +3,10 @@ import { createLogUpdate } from 'log-update';
 import type { SubagentsClient } from '../../client';
 import type { LiveActivity } from '../../live-activities';
 import type { AgentResult, AgentStatusSnapshot } from '../../shared/agent';
-import { plainLine, renderTree, type RenderOptions } from './render';
-import { buildFrame, frameEvents, nodesToRead, type WatchFrame } from './watch-model';
+import { budgetQuery } from '../../shared/definitions';
+import { budgetOfCappedTree } from '../budget-status';
+import { budgetLine, budgetReachedLine, plainLine, plainNote, renderTree, type RenderOptions } from './render';
+import { buildFrame, frameEvents, nodesToRead, type WatchEvent, type WatchFrame } from './watch-model';
 
 /** How the watcher shows the tree. */
 export type WatchMode = 'tree' | 'plain' | 'json';
@@ -27,6 +29,7 @@ export async function watchTree(client: SubagentsClient, rootAgentId: string, op
   const stream = options.stream ?? process.stdout;
   const draw = options.mode === 'tree' ? createLogUpdate(stream, { showCursor: true }) : undefined;
   let frame: WatchFrame | undefined;
+  let budgetShown: string | undefined;
   try {
     for (;;) {
       const next = await poll(client, rootAgentId, frame).catch(() => undefined);
@@ -34,8 +37,18 @@ export async function watchTree(client: SubagentsClient, rootAgentId: string, op
         const renderOptions: RenderOptions = { nowMs: Date.now(), styled: options.mode === 'tree', ...(options.colours ? { colours: options.colours } : {}), width: stream.columns };
         const events = frameEvents(frame, next);
         if (options.mode === 'json') for (const event of events) options.print(JSON.stringify(event));
-        else if (options.mode === 'plain') for (const event of events) if (event.event !== 'result') options.print(plainLine(event, renderOptions));
-        else draw?.(renderTree(next, renderOptions));
+        else if (options.mode === 'plain') {
+          for (const event of events) {
+            if (event.event === 'budget_reached') options.print(plainNote(budgetReachedLine(event), renderOptions));
+            else if (event.event !== 'result') options.print(plainLine(event, renderOptions));
+          }
+          // The tree's spending, when an agent started or ended or a cap was reached (not on every tick).
+          const spending = next.budget ? budgetLine(next.budget, renderOptions.nowMs) : undefined;
+          if (spending && spending !== budgetShown && events.some(changesTheTree)) {
+            options.print(plainNote(spending, renderOptions));
+            budgetShown = spending;
+          }
+        } else draw?.(renderTree(next, renderOptions));
         frame = next;
         if (next.result) return next.result;
       }
@@ -46,9 +59,15 @@ export async function watchTree(client: SubagentsClient, rootAgentId: string, op
   }
 }
 
+const changesTheTree = (event: WatchEvent): boolean => event.event === 'started' || event.event === 'finished' || event.event === 'budget_reached' || event.event === 'result';
+
 async function poll(client: SubagentsClient, rootAgentId: string, previous: WatchFrame | undefined): Promise<WatchFrame> {
   const root = client.getAgent(rootAgentId);
   const [tree, rootStatus] = await Promise.all([root.tree(), root.status()]);
+  // One ledger query a poll for a capped tree; an uncapped one is asked again only when agents join
+  // (a child's caps come with it; caps cannot be set later on a tree that started without).
+  const readLedger = previous === undefined || previous.budget !== undefined || tree.nodes.length + 1 > previous.nodes.length;
+  const budget = readLedger ? await budgetOfCappedTree(() => client.temporal.workflow.getHandle(rootAgentId).query(budgetQuery)) : undefined;
   const statuses = new Map<string, AgentStatusSnapshot>();
   const live = new Map<string, readonly LiveActivity[]>();
   const results = new Map<string, AgentResult>();
@@ -65,5 +84,5 @@ async function poll(client: SubagentsClient, rootAgentId: string, previous: Watc
     }
     if (node.status === 'running') live.set(node.agentId, await handle.live().catch(() => []));
   }));
-  return buildFrame({ tree, rootStatus, statuses, live, results }, previous);
+  return buildFrame({ tree, rootStatus, statuses, live, results, ...(budget ? { budget } : {}) }, previous);
 }

@@ -1,6 +1,7 @@
 /** The live tree of `subagents watch`: what one poll saw (a frame) and the events between two frames. Pure. */
 import type { AgentResult, AgentStatusSnapshot } from '../../shared/agent';
 import type { LiveActivity } from '../../live-activities';
+import type { BudgetAccount, BudgetAction, BudgetSnapshot } from '../../shared/budget';
 import type { TokenUsage } from '../../shared/messages';
 import type { TreeNode, TreeSnapshot } from '../../shared/tree';
 
@@ -25,6 +26,21 @@ export interface WatchNode {
   stalled?: boolean;
 }
 
+/** A cap reached in the tree: whose subtree, and the ledger's reason ("the tree's budget of 20,000 tokens, 19,870 used"). */
+export interface BudgetReached {
+  agentId: string;
+  reason: string;
+}
+
+/** A capped tree's ledger as the watcher shows it. */
+export interface WatchBudget {
+  action: BudgetAction;
+  /** The root's account: the whole tree's spending and caps. */
+  tree: BudgetAccount;
+  /** The caps reached, in the ledger's order. */
+  reached: BudgetReached[];
+}
+
 /** What one poll saw. */
 export interface WatchFrame {
   rootAgentId: string;
@@ -32,6 +48,8 @@ export interface WatchFrame {
   nodes: WatchNode[];
   /** The tail of the root's streamed text (the current model call's). */
   rootText: string;
+  /** Set for a tree with caps. */
+  budget?: WatchBudget;
   result?: AgentResult;
 }
 
@@ -40,6 +58,7 @@ export type WatchEvent =
   | ({ event: 'started' } & WatchNode)
   | ({ event: 'updated' } & WatchNode)
   | ({ event: 'finished' } & WatchNode)
+  | ({ event: 'budget_reached' } & BudgetReached)
   | { event: 'result'; result: AgentResult };
 
 const terminal = (state: string): boolean => !['starting', 'calling_model', 'running_tools', 'waiting', 'running'].includes(state);
@@ -73,6 +92,16 @@ export interface PollReading {
   live: ReadonlyMap<string, readonly LiveActivity[]>;
   /** Results of finished agents whose status query went unanswered (read from the server, no worker needed). */
   results?: ReadonlyMap<string, AgentResult>;
+  /** The tree's ledger, read when the tree has caps. */
+  budget?: BudgetSnapshot;
+}
+
+/** The watcher's view of a ledger; undefined without the root's account. */
+function watchBudgetOf(snapshot: BudgetSnapshot): WatchBudget | undefined {
+  const tree = snapshot.accounts.find((account) => account.agentId === snapshot.rootAgentId);
+  if (!tree) return undefined;
+  const reached = snapshot.accounts.flatMap((account) => (account.exhausted ? [{ agentId: account.agentId, reason: account.exhausted }] : []));
+  return { action: snapshot.action, tree, reached };
 }
 
 function nodeOf(base: Pick<WatchNode, 'agentId' | 'parentAgentId' | 'depth' | 'agentType' | 'name' | 'description' | 'startedAtMs' | 'finishedAtMs'>, status: AgentStatusSnapshot | undefined, live: readonly LiveActivity[], previous: WatchNode | undefined, ended: boolean, result?: AgentResult): WatchNode {
@@ -122,15 +151,17 @@ export function buildFrame(reading: PollReading, previous?: WatchFrame): WatchFr
     }
   };
   visit(tree.rootAgentId);
-  return { rootAgentId: tree.rootAgentId, nodes, rootText: lastLineOf(rootLive).text ?? '', ...(rootStatus.result ? { result: rootStatus.result } : {}) };
+  // A poll whose ledger query went unanswered keeps what the last one read.
+  const budget = (reading.budget ? watchBudgetOf(reading.budget) : undefined) ?? previous?.budget;
+  return { rootAgentId: tree.rootAgentId, nodes, rootText: lastLineOf(rootLive).text ?? '', ...(budget ? { budget } : {}), ...(rootStatus.result ? { result: rootStatus.result } : {}) };
 }
 
 const sameShown = (left: WatchNode, right: WatchNode): boolean => JSON.stringify(left) === JSON.stringify(right);
 
 /**
  * The events from `previous` to `next`, in order: agents that appeared (depth first; one that appeared
- * already finished also gets its finished event), agents that changed, agents that finished (in the
- * order they finished, the root last), then the root's result.
+ * already finished also gets its finished event), agents that changed, caps reached, agents that
+ * finished (in the order they finished, the root last), then the root's result.
  */
 export function frameEvents(previous: WatchFrame | undefined, next: WatchFrame): WatchEvent[] {
   const before = new Map(previous?.nodes.map((node) => [node.agentId, node]));
@@ -144,6 +175,8 @@ export function frameEvents(previous: WatchFrame | undefined, next: WatchFrame):
     else if (!ended && !terminal(old.state) && !sameShown(old, node)) events.push({ event: 'updated', ...node });
     if (ended) finished.push(node);
   }
+  const seenReached = new Set(previous?.budget?.reached.map((reached) => `${reached.agentId}\n${reached.reason}`));
+  for (const reached of next.budget?.reached ?? []) if (!seenReached.has(`${reached.agentId}\n${reached.reason}`)) events.push({ event: 'budget_reached', ...reached });
   const finishedAt = (node: WatchNode): number => (node.depth === 0 ? Number.POSITIVE_INFINITY : (node.finishedAtMs ?? Number.POSITIVE_INFINITY));
   for (const node of finished.sort((left, right) => finishedAt(left) - finishedAt(right) || right.depth - left.depth)) events.push({ event: 'finished', ...node });
   if (next.result && !previous?.result) events.push({ event: 'result', result: next.result });
