@@ -53,8 +53,15 @@ export function capReachedOver(snapshot: BudgetSnapshot, agentId: string): strin
   return chainOf(snapshot, agentId).find((account) => account.exhausted !== undefined)?.exhausted;
 }
 
-/** What the tree does at a reached cap, in a few words. */
-const actionText = (snapshot: BudgetSnapshot): string => (snapshot.action === 'stop' ? 'its subtree is being stopped' : 'no new model calls or spawns there');
+/** What the tree does at a reached cap, in a few words (by name: an action this CLI does not know reads as itself). */
+export function reachedActionText(action: string): string {
+  const texts: Partial<Record<string, string>> = {
+    stop: 'the capped subtree is stopped',
+    finish: 'no new model calls or spawns in the capped subtree; its agents end with what they have',
+    ask: 'calls in the capped subtree wait for a person: subagents approvals',
+  };
+  return texts[action] ?? `on-budget ${action}`;
+}
 
 /**
  * `status <agentId>`: "budget: subtree … | tree …" (the root: "budget: tree …"), and while the agent
@@ -68,7 +75,7 @@ export function statusBudgetLines(snapshot: BudgetSnapshot, agentId: string, run
   if (tree) parts.push(`tree ${spendingText(tree, nowMs)}`);
   const lines = parts.length > 0 ? [`budget: ${parts.join(' | ')}`] : [];
   const reached = capReachedOver(snapshot, agentId);
-  if (running && reached) lines.push(`budget reached: ${reached} (${actionText(snapshot)})`);
+  if (running && reached) lines.push(`budget reached: ${reached} (${reachedActionText(snapshot.action)})`);
   return lines;
 }
 

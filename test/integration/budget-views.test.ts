@@ -100,7 +100,7 @@ describe('budgets in status, ls --tree, watch and the Temporal UI', () => {
     expect(listed.code, listed.err).toBe(0);
     expect(listed.out).toMatch(new RegExp(`${escape(childId)} .*\\[background, finished\\] subtree [\\d,]+ tokens · \\$[\\d.]+, budget reached: ${escape(childReason)}`));
     expect(listed.out).toContain(`spawning allowed · tree ${spent} · $`);
-    expect(listed.out).toMatch(new RegExp(`\\nbudget reached: ${escape(treeReason)}, [\\d,]+ used \\(the tree is stopped\\)$`));
+    expect(listed.out).toMatch(new RegExp(`\\nbudget reached: ${escape(treeReason)}, [\\d,]+ used \\(the capped subtree is stopped\\)$`));
     expect(JSON.parse((await cli('ls', '--tree', rootId, '--json')).out)).toMatchObject({ budgetReached: expect.stringContaining(treeReason), budget: { rootAgentId: rootId } });
 
     // watch --json of the ended tree: both caps as events, before the result.

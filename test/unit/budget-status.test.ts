@@ -41,11 +41,12 @@ describe('budget lines of status, ls --tree and watch', () => {
     const lines = statusBudgetLines(ledger({ child: reason }), 'root.1.1', true, 120_000);
     expect(lines).toEqual([
       'budget: subtree 500 tokens · $0.0040 · 1 tool call · 1 turn | tree 12,340 / 20,000 tokens · $0.41 / $2.00 · 7 tool calls · 3 turns',
-      `budget reached: ${reason} (its subtree is being stopped)`,
+      `budget reached: ${reason} (the capped subtree is stopped)`,
     ]);
     // An ended agent's result says why it ended; its sibling subtree's cap is not its own.
     expect(statusBudgetLines(ledger({ child: reason }), 'root.1.1', false, 0)).toHaveLength(1);
     expect(capReachedOver(ledger({ child: reason }), 'root')).toBeUndefined();
+    expect(statusBudgetLines({ ...ledger({ root: 'the tree' }), action: 'finish' }, 'root.1', true, 0)[1]).toBe('budget reached: the tree (no new model calls or spawns in the capped subtree; its agents end with what they have)');
     expect(statusBudgetJson(ledger({ root: 'the tree' }), 'root.1')).toMatchObject({ action: 'stop', subtree: { agentId: 'root.1' }, tree: { agentId: 'root' }, reached: 'the tree' });
   });
 

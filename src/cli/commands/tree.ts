@@ -2,7 +2,7 @@ import type { TreeNode } from '../../shared/tree';
 import { ExitCode } from '../exit-codes';
 import { colorEnabled, colorize } from '../../shared/agent-colors';
 import { todoSummary } from '../../shared/todos';
-import { accountOf, budgetOfCappedTree, nodeBudgetTexts, spendingText } from '../budget-status';
+import { accountOf, budgetOfCappedTree, nodeBudgetTexts, reachedActionText, spendingText } from '../budget-status';
 import { formatStall, formatUsage } from '../format';
 import { connect } from '../session';
 
@@ -57,7 +57,7 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
     const spending = treeAccount ? `tree ${spendingText(treeAccount, Date.now())}` : `tokens ${tree.tokensUsed}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''}`;
     console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · ${spending} · ${tree.pendingApprovals.length} pending approval(s)`);
     const reached = tree.budgetReached ?? treeAccount?.exhausted;
-    if (reached) console.log(`budget reached: ${reached}${budget ? (budget.action === 'stop' ? ' (the tree is stopped)' : ' (no new model calls or spawns; its agents end with what they have)') : ''}`);
+    if (reached) console.log(`budget reached: ${reached}${budget ? ` (${reachedActionText(budget.action)})` : ''}`);
     return ExitCode.ok;
   } finally {
     await client.close();
