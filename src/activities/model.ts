@@ -164,11 +164,10 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       const usage = message.usage;
       const content = toContentBlocks(message.content);
       const read = await preReads?.settle(content);
-      if (billing) {
-        const toolCalls = content.filter((block) => block.type === 'tool_use').length;
-        charged = await chargeBudget(dependencies.temporalClient, input, context.info.attempt, usageOf(usage), { final: true, toolCalls });
-      }
+      // A complete answer is charged by its workflow, with its next reservation (docs/budgets.md): one signal fewer per call.
+      charged = billing !== undefined;
       return {
+        ...(billing ? { attempt: context.info.attempt } : {}),
         id: message.id,
         content,
         stopReason: (message.stop_reason ?? 'end_turn') as StopReason,
@@ -250,15 +249,6 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
   }
 
   return { callModel, compactConversation, fetchConversation };
-}
-
-function usageOf(usage: Anthropic.Messages.Usage): TokenUsage {
-  return {
-    inputTokens: usage.input_tokens,
-    outputTokens: usage.output_tokens,
-    cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
-    cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
-  };
 }
 
 function optionalUsage(usage: TokenUsage | undefined): { billed?: TokenUsage } {

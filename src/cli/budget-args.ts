@@ -74,7 +74,7 @@ export function startBudget(flags: StartBudgetFlags): TreeBudget | undefined {
   }
   const action = flags['on-budget'];
   if (action !== undefined && !(budgetActions as readonly string[]).includes(action)) {
-    throw new CliError(`--on-budget must be ${budgetActions.join(' or ')} (got ${shown(action)}): stop the capped subtree, or let its agents finish with what they have.`);
+    throw new CliError(`--on-budget must be ${budgetActions.join(', ')} (got ${shown(action)}): stop the capped subtree, let its agents finish with what they have, or ask a person (an approval).`);
   }
   if (Object.keys(caps).length === 0 && action === undefined) return undefined;
   return { caps, ...(action !== undefined ? { action: action as BudgetAction } : {}) };

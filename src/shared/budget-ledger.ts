@@ -33,6 +33,8 @@ interface LedgerNode {
   subtree: Spending;
   reservedTokens: number;
   reservedCostUsd: number;
+  /** Calls holding a reservation in the subtree (each will be a turn). */
+  reservedCalls: number;
   /** Running agents of the subtree, its own agent included. */
   runningAgents: number;
   exhausted?: string;
@@ -89,6 +91,8 @@ export class BudgetLedger {
   private waiting: WaitingReserve[] = [];
   private refusals = 0;
   private overspendTokens = 0;
+  /** Which cap exhausted each subtree (the grant names it). */
+  private readonly exhaustedCap = new Map<string, CapName>();
   /** Closed at their input estimate when their agent ended first (src/shared/budget-ledger.ts, leave). */
   private readonly presumedReservations = new Map<string, Reservation>();
 
@@ -128,11 +132,11 @@ export class BudgetLedger {
    * (cut by a stop or an interrupt, its activity still ending) is counted at its input estimate until
    * its activity's own charge replaces that.
    */
-  release(reservationId: string): void {
+  release(reservationId: string, unused = false): void {
     const reservation = this.open.get(reservationId);
     if (!reservation) return;
     this.close(reservation);
-    if (reservation.attempts.length > 0) return;
+    if (reservation.attempts.length > 0 || unused) return;
     const presumed = { tokens: reservation.inputTokens, costUsd: this.costOf(reservation.model, inputUsage(reservation.inputTokens)) };
     this.addSpending(reservation.agentId, { ...presumed, toolCalls: 0, turns: 0 });
     reservation.presumed = presumed;
@@ -166,6 +170,11 @@ export class BudgetLedger {
     this.addSpending(this.rootAgentId, { tokens, costUsd: 0, toolCalls: 0, turns: 0 });
   }
 
+  /** The caps of a subtree's own agent (undefined: none of its own). */
+  capsOf(agentId: string): BudgetCaps | undefined {
+    return this.nodes.get(agentId)?.caps;
+  }
+
   /** Whether the ledger has an account for the agent. */
   knows(agentId: string): boolean {
     return this.nodes.has(agentId);
@@ -185,10 +194,12 @@ export class BudgetLedger {
     const inputCost = this.costOf(request.model, inputUsage(request.inputTokens));
     const outputTokenCost = this.costOf(request.model, { inputTokens: 0, outputTokens: 1, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 });
     for (const scope of chain) {
-      if (scope.exhausted) return this.refuse(request, scope, undefined, scope.exhausted);
+      if (scope.exhausted) return this.refuse(request, scope, this.exhaustedCap.get(scope.agentId), scope.exhausted);
       const caps = scope.caps;
       if (!caps) continue;
-      if (caps.turns !== undefined && scope.subtree.turns >= caps.turns) return this.refuse(request, scope, 'turns', this.reasonText(scope, 'turns', caps.turns, scope.subtree.turns));
+      if (caps.turns !== undefined && scope.subtree.turns + scope.reservedCalls >= caps.turns) {
+        return this.refuse(request, scope, 'turns', this.reasonText(scope, 'turns', caps.turns, scope.subtree.turns));
+      }
       if (caps.toolCalls !== undefined && scope.subtree.toolCalls >= caps.toolCalls) {
         return this.refuse(request, scope, 'toolCalls', this.reasonText(scope, 'toolCalls', caps.toolCalls, scope.subtree.toolCalls));
       }
@@ -228,9 +239,8 @@ export class BudgetLedger {
     for (const scope of chain) {
       scope.reservedTokens += tokens;
       scope.reservedCostUsd += costUsd;
-      scope.subtree.turns += 1;
+      scope.reservedCalls += 1;
     }
-    this.nodeOf(request.agentId).own.turns += 1;
     return { reservationId: request.reservationId, granted: true, outputTokens, reservedTokens: tokens };
   }
 
@@ -240,8 +250,8 @@ export class BudgetLedger {
   }
 
   /** Decides every waiting request that can be decided now (after a charge, a leave or a change of caps). */
-  drain(nowMs: number): { requesterId: string; grant: BudgetGrant }[] {
-    const answers: { requesterId: string; grant: BudgetGrant }[] = [];
+  drain(nowMs: number): (WaitingReserve & { grant: BudgetGrant })[] {
+    const answers: (WaitingReserve & { grant: BudgetGrant })[] = [];
     const still: WaitingReserve[] = [];
     for (const entry of this.waiting) {
       const node = this.nodes.get(entry.request.agentId);
@@ -249,7 +259,7 @@ export class BudgetLedger {
         ? this.refuse(entry.request, node, undefined, 'the agent has ended')
         : this.decide(entry.request, nowMs);
       if ('wait' in decision) still.push(entry);
-      else answers.push({ requesterId: entry.requesterId, grant: decision });
+      else answers.push({ ...entry, grant: decision });
     }
     this.waiting = still;
     return answers;
@@ -268,13 +278,15 @@ export class BudgetLedger {
     }
     // The workflow's release of a call that did not complete (attempt 0 carries no usage).
     if (charge.attempt === 0) {
-      if (charge.final) this.release(reservation.reservationId);
+      if (charge.final) this.release(reservation.reservationId, charge.unused === true);
       return;
     }
     if (reservation.attempts.includes(charge.attempt)) {
       if (charge.final && this.open.has(reservation.reservationId)) this.close(reservation);
       return;
     }
+    // A call is a turn once it was sent: counted with its first charge.
+    const firstCharge = reservation.attempts.length === 0;
     reservation.attempts.push(charge.attempt);
     if (!this.open.has(reservation.reservationId)) this.remember(`${reservation.reservationId}@${charge.attempt}`);
     if (reservation.presumed) {
@@ -283,7 +295,7 @@ export class BudgetLedger {
       reservation.presumed = undefined;
       this.presumedReservations.delete(reservation.reservationId);
     }
-    const spending = this.spendingOf(charge);
+    const spending = { ...this.spendingOf(charge), turns: firstCharge ? 1 : 0 };
     this.addSpending(reservation.agentId, spending);
     const before = Math.max(reservation.chargedTokens, reservation.tokens);
     reservation.chargedTokens += spending.tokens;
@@ -313,6 +325,7 @@ export class BudgetLedger {
       const limit = node.caps?.wallTimeMs;
       if (limit === undefined || node.exhausted || node.runningAgents === 0 || nowMs - node.startedAtMs < limit) continue;
       node.exhausted = this.reasonText(node, 'wallTimeMs', limit, nowMs - node.startedAtMs);
+      this.exhaustedCap.set(node.agentId, 'wallTimeMs');
       expired.push({ scopeAgentId: node.agentId, reason: node.exhausted });
     }
     return expired;
@@ -401,8 +414,12 @@ export class BudgetLedger {
   }
 
   private refuse(request: BudgetReserveRequest, scope: LedgerNode, cap: CapName | undefined, reason: string): BudgetGrant {
-    this.refusals += 1;
-    scope.exhausted ??= reason;
+    // A request asked ahead is only told no: the call itself asks again with its exact size.
+    if (!request.ahead) {
+      this.refusals += 1;
+      if (!scope.exhausted && cap) this.exhaustedCap.set(scope.agentId, cap);
+      scope.exhausted ??= reason;
+    }
     return { reservationId: request.reservationId, granted: false, reason, scopeAgentId: scope.agentId, cap: cap ?? 'tokens', action: this.action };
   }
 
@@ -417,6 +434,7 @@ export class BudgetLedger {
     for (const scope of this.chain(reservation.agentId)) {
       scope.reservedTokens = Math.max(0, scope.reservedTokens - reservation.tokens);
       scope.reservedCostUsd = Math.max(0, scope.reservedCostUsd - reservation.costUsd);
+      scope.reservedCalls = Math.max(0, scope.reservedCalls - 1);
     }
   }
 
@@ -462,6 +480,7 @@ function newNode(agentId: string, parentAgentId: string | undefined, caps: Budge
     subtree: emptySpending(),
     reservedTokens: 0,
     reservedCostUsd: 0,
+    reservedCalls: 0,
     runningAgents: 1,
   };
 }

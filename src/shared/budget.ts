@@ -26,12 +26,16 @@ export const capNames = ['tokens', 'costUsd', 'toolCalls', 'turns', 'wallTimeMs'
 export type CapName = (typeof capNames)[number];
 
 /**
- * What reaching a cap does: `stop` the capped subtree (each agent with its partial result), or
- * `finish`: refuse new spawns and model calls in it, each agent ending with what it has when its next call is refused.
+ * What reaching a cap does: `stop` the capped subtree (each agent with its partial result);
+ * `finish`: refuse new spawns and model calls in it, each agent ending with what it has when its next call is refused;
+ * `ask`: its calls wait while a person decides (an approval on the root): approve raises the cap by half, deny stops the subtree.
  */
-export type BudgetAction = 'stop' | 'finish';
+export type BudgetAction = 'stop' | 'finish' | 'ask';
 
-export const budgetActions: readonly BudgetAction[] = ['stop', 'finish'];
+export const budgetActions: readonly BudgetAction[] = ['stop', 'finish', 'ask'];
+
+/** The tool name of the approval a reached cap asks for (action `ask`). */
+export const budgetApprovalTool = 'Budget';
 
 /** A tree's budget: its caps and what reaching one does. */
 export interface TreeBudget {
@@ -54,6 +58,8 @@ export interface BudgetReserveRequest {
   maxOutputTokens: number;
   /** Fewer output tokens than this are not worth a call (and with thinking, the API refuses them). */
   minOutputTokens: number;
+  /** Asked ahead, for the agent's next call while its tools run: a refusal only says no (the next call asks again, exactly). */
+  ahead?: boolean;
 }
 
 /** The ledger's answer: the call may send `outputTokens` as max_tokens, or it may not start. */
@@ -73,6 +79,8 @@ export interface BudgetCharge {
   toolCalls?: number;
   /** The call is over: the rest of its reservation is released. */
   final: boolean;
+  /** A release (attempt 0) of a reservation no call took: nothing was sent, nothing is presumed billed. */
+  unused?: boolean;
 }
 
 /** What the model activity needs to charge the ledger. */

@@ -107,6 +107,8 @@ export interface TreeAgentStarted {
 export interface BudgetReserve {
   request: BudgetReserveRequest;
   requesterId: string;
+  /** The agent's previous call, charged first (it rides with the next reservation: one signal instead of two). */
+  settle?: BudgetCharge;
 }
 export const budgetReserveSignal = defineSignal<[BudgetReserve]>('budgetReserve');
 /** The root's answer to a reservation. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { agentStatuses, type AgentResult } from './agent';
 import { agentColors } from './agent-colors';
-import { capNames, type BudgetCaps, type BudgetChange, type BudgetCharge, type BudgetGrant } from './budget';
+import { budgetActions, capNames, type BudgetAction, type BudgetCaps, type BudgetChange, type BudgetCharge, type BudgetGrant } from './budget';
 import type { TokenUsage } from './messages';
 import type {
   AgentMessage,
@@ -229,22 +229,27 @@ export const budgetReserveSchema: InputSchema<BudgetReserve> = lazySchema(
     requesterId: id(),
     request: z.object({
       reservationId: id(), agentId: id(), parentAgentId: id().optional(), caps: budgetCapsShape().optional(), model: id(),
-      inputTokens: count(), maxOutputTokens: count().positive(), minOutputTokens: count(),
+      inputTokens: count(), maxOutputTokens: count().positive(), minOutputTokens: count(), ahead: z.boolean().optional(),
     }),
+    settle: chargeShape().optional(),
   }),
   (value) => {
     const fields = fieldsOf(value);
     const request = fieldsOf(fields?.request);
     if (!fields || !request || !isId(fields.requesterId) || !isId(request.reservationId) || !isId(request.agentId) || !isId(request.model)) return undefined;
     if (request.caps !== undefined || (request.parentAgentId !== undefined && !isId(request.parentAgentId))) return undefined;
-    const { inputTokens, maxOutputTokens, minOutputTokens } = request;
+    const { inputTokens, maxOutputTokens, minOutputTokens, ahead } = request;
     if (!isCount(inputTokens) || !isCount(maxOutputTokens) || maxOutputTokens === 0 || !isCount(minOutputTokens)) return undefined;
+    if (ahead !== undefined && typeof ahead !== 'boolean') return undefined;
+    const settle = fields.settle === undefined ? undefined : plainCharge(fields.settle);
+    if (fields.settle !== undefined && !settle) return undefined;
     return {
       requesterId: fields.requesterId,
       request: {
-        reservationId: request.reservationId, agentId: request.agentId, ...(request.parentAgentId !== undefined ? { parentAgentId: request.parentAgentId } : {}),
-        model: request.model, inputTokens, maxOutputTokens, minOutputTokens,
+        reservationId: request.reservationId, agentId: request.agentId, ...(request.parentAgentId !== undefined ? { parentAgentId: request.parentAgentId as string } : {}),
+        model: request.model, inputTokens, maxOutputTokens, minOutputTokens, ...(ahead ? { ahead: true } : {}),
       },
+      ...(settle ? { settle } : {}),
     };
   },
 );
@@ -254,7 +259,7 @@ export const budgetGrantSchema: InputSchema<BudgetGrant> = lazySchema(
     z.object({ reservationId: id(), granted: z.literal(true), outputTokens: count(), reservedTokens: count() }),
     z.object({
       reservationId: id(), granted: z.literal(false), reason: shortText(), scopeAgentId: id(),
-      cap: z.enum(capNames), action: z.enum(['stop', 'finish']),
+      cap: z.enum(capNames), action: z.enum(budgetActions as [BudgetAction, ...BudgetAction[]]),
     }),
   ]),
   (value) => {
@@ -264,21 +269,23 @@ export const budgetGrantSchema: InputSchema<BudgetGrant> = lazySchema(
   },
 );
 
-export const budgetChargeSchema: InputSchema<BudgetCharge> = lazySchema(
-  () => z.object({
-    reservationId: id(), agentId: id(), model: id(), attempt: count(), usage: usage(), toolCalls: count().optional(), final: z.boolean(),
-  }),
-  (value) => {
-    const fields = fieldsOf(value);
-    if (!fields || !isId(fields.reservationId) || !isId(fields.agentId) || !isId(fields.model) || !isCount(fields.attempt) || typeof fields.final !== 'boolean') return undefined;
-    const chargedUsage = plainUsage(fields.usage);
-    if (!chargedUsage || (fields.toolCalls !== undefined && !isCount(fields.toolCalls))) return undefined;
-    return {
-      reservationId: fields.reservationId, agentId: fields.agentId, model: fields.model, attempt: fields.attempt, usage: chargedUsage,
-      ...(fields.toolCalls !== undefined ? { toolCalls: fields.toolCalls } : {}), final: fields.final,
-    };
-  },
-);
+const chargeShape = () => z.object({
+  reservationId: id(), agentId: id(), model: id(), attempt: count(), usage: usage(), toolCalls: count().optional(), final: z.boolean(), unused: z.boolean().optional(),
+});
+function plainCharge(value: unknown): BudgetCharge | undefined {
+  const fields = fieldsOf(value);
+  if (!fields || !isId(fields.reservationId) || !isId(fields.agentId) || !isId(fields.model) || !isCount(fields.attempt) || typeof fields.final !== 'boolean') return undefined;
+  const chargedUsage = plainUsage(fields.usage);
+  if (!chargedUsage || (fields.toolCalls !== undefined && !isCount(fields.toolCalls))) return undefined;
+  if (fields.unused !== undefined && typeof fields.unused !== 'boolean') return undefined;
+  return {
+    ...(fields.unused === true ? { unused: true } : {}),
+    reservationId: fields.reservationId, agentId: fields.agentId, model: fields.model, attempt: fields.attempt, usage: chargedUsage,
+    ...(fields.toolCalls !== undefined ? { toolCalls: fields.toolCalls } : {}), final: fields.final,
+  };
+}
+
+export const budgetChargeSchema: InputSchema<BudgetCharge> = lazySchema(() => chargeShape(), plainCharge);
 
 export const budgetChangeSchema: InputSchema<BudgetChange> = lazySchema(() => z.object({
   agentId: id().optional(),

@@ -96,4 +96,6 @@ export interface ModelCallResult {
   requestId?: string;
   /** With `preRead`: the outcomes of the answer's leading file reads that ran, by tool_use id. */
   preReads?: Record<string, ReadBatchOutcome>;
+  /** A budgeted call: the activity's attempt that answered (its workflow charges it to the tree's ledger). */
+  attempt?: number;
 }

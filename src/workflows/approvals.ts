@@ -1,3 +1,4 @@
+import { budgetApprovalTool } from '../shared/budget';
 import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { AgentWorkflowInput } from '../shared/agent';
 import type { ToolClassification } from '../shared/extra-tools';
@@ -142,6 +143,11 @@ export class Approvals {
     const tree = this.tree.coordinator!;
     const request = tree.takeApproval(decision.requestId);
     if (!request) return;
+    // A reached cap's question (docs/budgets.md, action `ask`): the tree's ledger takes the answer.
+    if (request.tool === budgetApprovalTool && request.agentId === this.input.agentId && this.tree.ledger) {
+      await this.tree.ledger.answerAsk(request.requestId, decision.approved);
+      return;
+    }
     if (decision.always && decision.approved) tree.allowAlways(alwaysAllowKey(request));
     await this.deliver(request.agentId, decision);
   }

@@ -1,3 +1,4 @@
+import { releaseModelCall, reserveModelCall, settleModelCall } from './model-budget';
 import { ActivityFailure, ApplicationFailure, isCancellation, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { extractSummary, type CompactionRecord, type CompactionTrigger } from '../shared/compaction';
 import { conversationLimits, defaultMaxOutputTokens } from '../shared/limits';
@@ -85,6 +86,11 @@ async function compact(agent: AgentParts, trigger: CompactionTrigger, instructio
 /** The compaction turn: a summary of messages [0, cut), or why none could be made. */
 async function summarise(agent: AgentParts, cut: number, window: number, instructions: string | undefined): Promise<{ text: string } | { failure: string }> {
   const { input, state, tree } = agent;
+  // A budgeted tree's compaction reserves as any call does (docs/budgets.md).
+  const maxOutputTokens = input.maxOutputTokens ?? defaultMaxOutputTokens;
+  const reservation = await reserveModelCall(agent, maxOutputTokens);
+  if (reservation.kind === 'refused') return { failure: `stopped by budget: ${reservation.grant.reason}` };
+  let answered = false;
   try {
     const response = await modelActivities.compactConversation.executeWithOptions({ ...modelOptions, summary: `compaction · ${input.model}` }, [
       {
@@ -93,7 +99,8 @@ async function summarise(agent: AgentParts, cut: number, window: number, instruc
         agentName: input.name,
         runId: workflowInfo().runId,
         model: input.model,
-        maxOutputTokens: input.maxOutputTokens ?? defaultMaxOutputTokens,
+        maxOutputTokens: reservation.kind === 'granted' ? reservation.maxOutputTokens : maxOutputTokens,
+        ...(reservation.kind === 'granted' ? { budget: reservation.budget } : {}),
         ...(input.thinking ? { thinking: input.thinking } : {}),
         messageCount: cut,
         conversationHash: state.conversation.hashAt(cut),
@@ -101,14 +108,18 @@ async function summarise(agent: AgentParts, cut: number, window: number, instruc
         compaction: { contextWindowTokens: window, ...(instructions ? { instructions } : {}) },
       },
     ]);
+    answered = true;
     state.addUsage(response.usage);
-    await tree.reportUsage(response.usage);
+    await settleModelCall(agent, reservation, response, maxOutputTokens);
+    if (reservation.kind === 'none') await tree.reportUsage(response.usage);
     const text = extractSummary(textOf(response.content));
     return text ? { text } : { failure: 'the compaction turn returned no summary' };
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) return { failure: `${error.cause.type}: ${error.cause.message}` };
     throw error;
+  } finally {
+    if (!answered) await releaseModelCall(agent, reservation);
   }
 }
 

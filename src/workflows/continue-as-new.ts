@@ -1,4 +1,5 @@
 import { allHandlersFinished, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
+import { releaseAhead } from './model-budget';
 import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../shared/agent';
 import { jsonBytes } from '../shared/context-estimate';
 import { conversationLimits, defaultAgentLimits } from '../shared/limits';
@@ -80,5 +81,7 @@ export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingI
     log.warn(`not continuing as new: the carried input would be ${bytes} bytes (limit ${conversationLimits.maxCarriedInputBytes})`);
     return;
   }
+  // Room asked ahead belongs to this run's next call: given back, the next run asks anew.
+  await releaseAhead(agent);
   await continueAsNew<(input: AgentWorkflowInput) => Promise<AgentResult>>(next);
 }

@@ -12,6 +12,7 @@ import { abortsRunning } from './local-abort';
 import { stopNoticeOnItsWay, waitForStopNotice } from './stop-delivery';
 import { finishWorktreeOn } from './workspace-activities';
 import { hasPatch } from './patches';
+import { releaseAhead } from './model-budget';
 
 /**
  * Marks runs whose stop takes no partial result from the children it stops (docs/architecture.md,
@@ -150,7 +151,8 @@ export class Ending {
     // A cancelled turn's abort of its running calls (src/workflows/local-abort.ts) runs to its end first.
     const aborts = abortsRunning();
     if (aborts) await aborts;
-    // A root's ledger hears from the calls a stop cut before the tree's record closes.
+    // Room asked ahead for a call that will not come goes back; a root's ledger hears from the calls a stop cut.
+    await releaseAhead(this.agent);
     await this.agent.tree.ledger?.settle();
     let result = progress.current.result!;
     await board.release(result.status);

@@ -214,9 +214,9 @@ function installLedgerHandlers(
   outsideTree: (agentId: string) => Error,
 ): void {
   const ofTree = (agentId: string) => agentId === input.rootAgentId || inTree(agentId);
-  guard.signal(budgetReserveSignal, budgetReserveSchema, ({ request, requesterId }) => {
-    if (!ofTree(request.agentId) || requesterId !== request.agentId) throw outsideTree(request.agentId);
-    return CancellationScope.nonCancellable(() => ledger.reserve(request, requesterId));
+  guard.signal(budgetReserveSignal, budgetReserveSchema, ({ request, requesterId, settle }) => {
+    if (!ofTree(request.agentId) || requesterId !== request.agentId || (settle && settle.agentId !== requesterId)) throw outsideTree(request.agentId);
+    return CancellationScope.nonCancellable(() => ledger.reserve(request, requesterId, settle));
   });
   guard.signal(budgetChargeSignal, budgetChargeSchema, (charge) => {
     if (!ofTree(charge.agentId)) throw outsideTree(charge.agentId);

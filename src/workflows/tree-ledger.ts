@@ -1,7 +1,8 @@
-import { CancellationScope, condition } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition } from '@temporalio/workflow';
 import type { AgentWorkflowInput } from '../shared/agent';
-import { narrowCaps, type BudgetCaps, type BudgetChange, type BudgetCharge, type BudgetGrant, type BudgetReserveRequest } from '../shared/budget';
-import { BudgetLedger, type CarriedLedger } from '../shared/budget-ledger';
+import { budgetApprovalTool, capText, narrowCaps, type CapName, type BudgetCaps, type BudgetChange, type BudgetCharge, type BudgetGrant, type BudgetReserveRequest } from '../shared/budget';
+import { BudgetLedger, type CarriedLedger, type WaitingReserve } from '../shared/budget-ledger';
+import type { ApprovalRequest } from '../shared/tree';
 import { budgetGrantSignal } from '../shared/definitions';
 import { ErrorType, errorText } from '../shared/errors';
 import { treeCapsOf } from '../shared/limits';
@@ -32,6 +33,12 @@ export class TreeLedgerKeeper {
   private changes = 0;
   private ended = false;
   private inUse = false;
+  /** Subtrees whose reached cap waits for a person, with the approval asked. */
+  private readonly asking = new Map<string, { requestId: string; cap: CapName }>();
+  /** Subtrees a person refused more budget: they stop. */
+  private readonly denied = new Set<string>();
+  private asks = 0;
+  private approvals?: { hold(request: ApprovalRequest): void; withdraw(requestId: string): void };
 
   constructor(private readonly input: AgentWorkflowInput) {
     const action = input.limits.budget?.action ?? 'stop';
@@ -84,24 +91,42 @@ export class TreeLedgerKeeper {
   }
 
   /** A reservation of an agent of the tree (the root's own included). */
-  async reserve(request: BudgetReserveRequest, requesterId: string): Promise<void> {
+  async reserve(request: BudgetReserveRequest, requesterId: string, settle?: BudgetCharge): Promise<void> {
     this.inUse = true;
+    if (settle) this.ledger.charge(settle);
     if (this.ledger.nodeRunning(request.agentId) === false) return;
     const decision = this.ledger.decide(request, workflowNowMs());
     if ('wait' in decision) {
       this.ledger.enqueue({ request, requesterId });
       return;
     }
-    await this.answer(requesterId, decision);
+    await this.answer({ request, requesterId }, decision);
   }
 
   /** The root's own call: decided here, waiting in this workflow when it must. */
-  async reserveOwn(request: BudgetReserveRequest): Promise<BudgetGrant> {
+  async reserveOwn(request: BudgetReserveRequest, settle?: BudgetCharge): Promise<BudgetGrant> {
+    await this.requestOwn(request, settle);
+    return this.ownGrant(request.reservationId);
+  }
+
+  /** Asks for the root's own call without waiting for the answer (a reservation ahead). */
+  async requestOwn(request: BudgetReserveRequest, settle?: BudgetCharge): Promise<void> {
     this.watchDeadlinesOnce();
-    await this.reserve(request, this.input.agentId);
-    await condition(() => this.ownGrants.has(request.reservationId));
-    const grant = this.ownGrants.get(request.reservationId)!;
-    this.ownGrants.delete(request.reservationId);
+    await this.reserve(request, this.input.agentId, settle);
+  }
+
+  /** The answer to one of the root's own reservations if there is one yet (taken). */
+  takeOwnGrant(reservationId: string): BudgetGrant | undefined {
+    const grant = this.ownGrants.get(reservationId);
+    this.ownGrants.delete(reservationId);
+    return grant;
+  }
+
+  /** The answer to one of the root's own reservations, once there is one. */
+  async ownGrant(reservationId: string): Promise<BudgetGrant> {
+    await condition(() => this.ownGrants.has(reservationId));
+    const grant = this.ownGrants.get(reservationId)!;
+    this.ownGrants.delete(reservationId);
     return grant;
   }
 
@@ -114,6 +139,12 @@ export class TreeLedgerKeeper {
   /** Changes caps of the tree or a subtree (`subagents budget --set`); waiting calls are looked at again. */
   async change(change: BudgetChange): Promise<BudgetCaps> {
     const caps = this.ledger.setCaps(change.agentId, change.caps);
+    // New caps answer a pending question about this subtree.
+    const scopeAgentId = change.agentId ?? this.input.agentId;
+    const asked = this.asking.get(scopeAgentId);
+    if (asked) this.approvals?.withdraw(asked.requestId);
+    this.asking.delete(scopeAgentId);
+    this.denied.delete(scopeAgentId);
     this.changes += 1;
     if (caps.wallTimeMs !== undefined) this.watchDeadlines();
     await this.answerWaiting();
@@ -126,20 +157,79 @@ export class TreeLedgerKeeper {
    */
   async settle(): Promise<void> {
     this.ledger.leave(this.input.agentId);
-    if (this.inUse && this.ledger.unsettled > 0) await condition(() => this.ledger.unsettled === 0, settleWait);
+    if (this.inUse && (this.ledger.unsettled > 0 || !allHandlersFinished())) {
+      await condition(() => this.ledger.unsettled === 0 && allHandlersFinished(), settleWait);
+    }
     this.ended = true;
   }
 
   private async answerWaiting(): Promise<void> {
     if (!this.ledger.hasWaiting) return;
-    for (const { requesterId, grant } of this.ledger.drain(workflowNowMs())) await this.answer(requesterId, grant);
+    for (const { grant, ...entry } of this.ledger.drain(workflowNowMs())) await this.answer(entry, grant);
   }
 
-  private async answer(requesterId: string, grant: BudgetGrant): Promise<void> {
+  private async answer({ request, requesterId }: WaitingReserve, decided: BudgetGrant): Promise<void> {
+    let grant = decided;
+    if (!grant.granted && request.ahead) {
+      // Only told no: the call asks again, exactly, when it is due.
+      if (requesterId === this.input.agentId) this.ownGrants.set(grant.reservationId, grant);
+      else await signalBestEffort(requesterId, budgetGrantSignal, grant);
+      return;
+    }
+    if (!grant.granted && grant.action === 'ask') {
+      // A person decides (an approval on the root); the call waits. After a denial the subtree stops.
+      if (!this.denied.has(grant.scopeAgentId)) {
+        this.ledger.enqueue({ request, requesterId });
+        this.ask(grant.scopeAgentId, grant.cap, grant.reason);
+        return;
+      }
+      grant = { ...grant, action: 'stop' };
+    }
     if (requesterId === this.input.agentId) this.ownGrants.set(grant.reservationId, grant);
     // A requester that is gone needs no answer; its reservation closes when the root learns it ended.
     else await signalBestEffort(requesterId, budgetGrantSignal, grant);
     if (!grant.granted && grant.action === 'stop') await this.stopScope?.(grant.scopeAgentId, grant.reason);
+  }
+
+  /** Holds one approval per reached subtree for a person: approve raises the cap by half, deny stops the subtree. */
+  private ask(scopeAgentId: string, cap: CapName, reason: string): void {
+    if (this.asking.has(scopeAgentId) || !this.approvals) return;
+    this.asks += 1;
+    const requestId = `budget-${this.asks}`;
+    this.asking.set(scopeAgentId, { requestId, cap });
+    this.approvals.hold({
+      requestId,
+      agentId: this.input.agentId,
+      agentType: this.input.agentType,
+      tool: budgetApprovalTool,
+      toolUseId: requestId,
+      inputSummary: `${reason}: approve to raise it by half (${capText(cap, raisedCap(cap, this.ledger.capsOf(scopeAgentId)?.[cap] ?? 0), 0).replace(/, .*$/, '')}), deny to stop the subtree of ${scopeAgentId}; or set caps with subagents budget --set`.slice(0, 3900),
+      requestedAtMs: workflowNowMs(),
+    });
+  }
+
+  /** A person's answer to a reached cap's approval (src/workflows/approvals.ts routes it here). */
+  async answerAsk(requestId: string, approved: boolean): Promise<void> {
+    const scope = [...this.asking.entries()].find(([, asked]) => asked.requestId === requestId);
+    if (!scope) return;
+    const [scopeAgentId, { cap }] = scope;
+    this.asking.delete(scopeAgentId);
+    if (approved) {
+      const limit = this.ledger.capsOf(scopeAgentId)?.[cap];
+      if (limit !== undefined) this.ledger.setCaps(scopeAgentId, { [cap]: raisedCap(cap, limit) });
+      this.changes += 1;
+    } else {
+      this.denied.add(scopeAgentId);
+      if (this.ledger.onCapReached === 'ask' && this.ledger.runningIn(scopeAgentId).length > 0) {
+        await this.stopScope?.(scopeAgentId, this.ledger.exhaustionOf(scopeAgentId) ?? `a person denied more budget for ${scopeAgentId}`);
+      }
+    }
+    await this.answerWaiting();
+  }
+
+  /** Who holds approvals for a person (the root's tree bookkeeping). */
+  askWith(approvals: { hold(request: ApprovalRequest): void; withdraw(requestId: string): void }): void {
+    this.approvals = approvals;
   }
 
   private watchDeadlinesOnce(): void {
@@ -159,10 +249,18 @@ export class TreeLedgerKeeper {
         else await condition(changed, Math.max(1, next - workflowNowMs()));
         if (this.ended) return;
         for (const { scopeAgentId, reason } of this.ledger.expired(workflowNowMs())) {
-          if (this.ledger.onCapReached === 'stop') await this.stopScope?.(scopeAgentId, reason);
+          const action = this.ledger.onCapReached;
+          if (action === 'stop' || (action === 'ask' && this.denied.has(scopeAgentId))) await this.stopScope?.(scopeAgentId, reason);
+          else if (action === 'ask') this.ask(scopeAgentId, 'wallTimeMs', reason);
         }
         await this.answerWaiting();
       }
     });
   }
+}
+
+/** A cap raised by half (wall time and counts rounded up to whole units). */
+export function raisedCap(cap: CapName, limit: number): number {
+  const raised = limit * 1.5;
+  return cap === 'costUsd' ? raised : Math.ceil(raised);
 }

@@ -1,5 +1,5 @@
 import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import type { BudgetGrant, BudgetReserveRequest } from '../shared/budget';
+import type { BudgetCharge, BudgetGrant, BudgetReserveRequest } from '../shared/budget';
 import type { AgentWorkflowInput } from '../shared/agent';
 import {
   approvalRequestSignal,
@@ -32,6 +32,8 @@ export class TreeLink {
   readonly ledger?: TreeLedgerKeeper;
   private readonly grants = new Map<string, BudgetGrant>();
   private reservations = 0;
+  /** The reservation asked ahead for the next call (src/workflows/model-budget.ts). */
+  private ahead?: string;
   private readonly spawnReplies = new Map<string, TreeSpawnReply>();
   private foreground: boolean;
   /** Root with the budget patch: stops itself when the budget is reached (src/workflows/tree-budget.ts). */
@@ -43,6 +45,8 @@ export class TreeLink {
     this.ledger = isRoot ? new TreeLedgerKeeper(input) : undefined;
     this.coordinator = isRoot ? new TreeCoordinator(input.agentId, input.limits, this.ledger) : undefined;
     this.ledger?.stopWith((scopeAgentId, reason) => this.stopAtBudget(scopeAgentId, reason));
+    // A reached cap with the action `ask` waits on an approval the root holds for a person.
+    this.ledger?.askWith({ hold: (request) => this.coordinator!.holdApproval(request), withdraw: (requestId) => void this.coordinator!.takeApproval(requestId) });
     this.foreground = input.inForegroundChain ?? isRoot;
   }
 
@@ -76,21 +80,62 @@ export class TreeLink {
   async reserveModelCall(request: BudgetReserveRequest): Promise<BudgetGrant> {
     if (this.ledger) return this.ledger.reserveOwn(request);
     const delivered = await signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request, requesterId: this.input.agentId });
-    if (!delivered) {
-      const reason = `the tree's root ${this.input.rootAgentId} has ended`;
-      return { reservationId: request.reservationId, granted: false, reason, scopeAgentId: this.input.rootAgentId, cap: 'tokens', action: 'finish' };
+    if (!delivered) return this.rootEnded(request.reservationId);
+    return this.grantOf(request.reservationId);
+  }
+
+  /**
+   * Asks, without waiting, for the next call's room while this turn's tools run, and charges the call
+   * that just answered with it (docs/budgets.md): the next call finds its answer already there.
+   */
+  reserveAhead(request: BudgetReserveRequest, settle: BudgetCharge): void {
+    this.ahead = request.reservationId;
+    if (this.ledger) void this.ledger.requestOwn(request, settle);
+    else {
+      void signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request, requesterId: this.input.agentId, settle }).then((delivered) => {
+        if (!delivered) this.grants.set(request.reservationId, this.rootEnded(request.reservationId));
+      });
     }
-    await condition(() => this.grants.has(request.reservationId));
-    const grant = this.grants.get(request.reservationId)!;
-    this.grants.delete(request.reservationId);
+  }
+
+  /** The reservation asked ahead for this call, if any (taken: the next call asks anew). */
+  takeAhead(): string | undefined {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    return ahead;
+  }
+
+  /** The root's answer to a reservation of this agent, once it is there. */
+  async grantOf(reservationId: string): Promise<BudgetGrant> {
+    if (this.ledger) return this.ledger.ownGrant(reservationId);
+    await condition(() => this.grants.has(reservationId));
+    const grant = this.grants.get(reservationId)!;
+    this.grants.delete(reservationId);
     return grant;
   }
 
-  /** Gives back a reservation whose call did not complete (the call's own charges, if any, came from its activity). */
-  async releaseModelCall(reservationId: string, model: string): Promise<void> {
-    const charge = { reservationId, agentId: this.input.agentId, model, attempt: 0, usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 }, final: true };
+  /** The root's answer to a reservation if it has come (taken), without waiting. */
+  answeredGrant(reservationId: string): BudgetGrant | undefined {
+    const grant = this.ledger ? this.ledger.takeOwnGrant(reservationId) : this.grants.get(reservationId);
+    this.grants.delete(reservationId);
+    return grant;
+  }
+
+  /** Charges the ledger (a call that answered, or the release of one that did not: attempt 0). */
+  async chargeModelCall(charge: BudgetCharge): Promise<void> {
     if (this.ledger) await this.ledger.charge(charge);
     else await signalBestEffort(this.input.rootAgentId, budgetChargeSignal, charge);
+  }
+
+  /** Gives back a reservation whose call did not complete (the call's own charges, if any, came from its activity). */
+  async releaseModelCall(reservationId: string, model: string, unused = false): Promise<void> {
+    const none = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+    await this.chargeModelCall({ reservationId, agentId: this.input.agentId, model, attempt: 0, usage: none, final: true, ...(unused ? { unused } : {}) });
+  }
+
+  private rootEnded(reservationId: string): BudgetGrant {
+    const reason = `the tree's root ${this.input.rootAgentId} has ended`;
+    return { reservationId, granted: false, reason, scopeAgentId: this.input.rootAgentId, cap: 'tokens', action: 'finish' };
   }
 
   /** Asks the root for a slot in the tree. Returns a refusal, or undefined when granted. */

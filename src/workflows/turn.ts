@@ -24,7 +24,7 @@ import { abortLocallyWhenCancelled, localModelAbortPatch } from './local-abort';
 import { preReadLookup, preReadRequest, readWithLastCallSummary, type PreReadLookup } from './pre-reads';
 import { toolCallSummary } from '../shared/tool-summary';
 import type { BudgetAction } from '../shared/budget';
-import { releaseModelCall, reserveModelCall, type CallReservation } from './model-budget';
+import { releaseModelCall, reserveModelCall, settleModelCall, type CallReservation } from './model-budget';
 
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
 export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
@@ -79,6 +79,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     state.addUsage(response.usage);
     if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
     toolUses = toolUsesOf(response.content);
+    await settleModelCall(agent, reservation, response, maxOutputTokens(agent));
     if (reservation.kind === 'none' && (!onPatchBaseline() || agent.input.limits.treeTokenBudget !== undefined)) await agent.tree.reportUsage(response.usage);
     if (response.stopReason === 'refusal') {
       // The tools of a refused turn are not run, but each still gets a result so the history stays valid.

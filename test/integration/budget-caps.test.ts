@@ -101,4 +101,36 @@ describe('cost and wall-time caps on the real server', () => {
     await recordHistory(env.temporal.client, slowId, 'budget-wall-slow-child');
     await recordHistory(env.temporal.client, handle.agentId, 'budget-wall-root');
   }, 180_000);
+
+  it('asks a person when a cap is reached (action ask): approve raises it by half, deny stops the tree', async () => {
+    const name = 'ask-cap-root';
+    const budget = 20_000;
+    env.modelServer.setBehaviour(
+      scenario([
+        { match: { agentName: name }, turns: Array.from({ length: 80 }, (_, index) => ({ text: `ASK-${index} ${'ask '.repeat(150)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })) },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'spend and ask', name, limits: { budget: { caps: { tokens: budget }, action: 'ask' } } });
+    const question = async () => (await handle.tree()).pendingApprovals.find((request) => request.tool === 'Budget');
+    await waitFor(async () => (await question()) !== undefined, 60_000, 'the first question');
+    const first = (await question())!;
+    expect(first.inputSummary).toContain(`the tree's budget of ${budget.toLocaleString('en-US')} tokens`);
+    expect(first.inputSummary).toContain('approve to raise it by half (30,000 tokens)');
+    // While the question waits, the tree spends nothing more.
+    const waiting = (await handle.budget()).accounts.find((account) => account.agentId === handle.agentId)!.subtree.tokens;
+    expect(waiting).toBeLessThanOrEqual(budget * 1.05);
+    await handle.answerApproval(first.requestId, { approve: true, by: 'tester' });
+    await waitFor(async () => {
+      const next = await question();
+      return next !== undefined && next.requestId !== first.requestId;
+    }, 60_000, 'the second question, after the raised cap was spent');
+    const raised = (await handle.budget()).accounts.find((account) => account.agentId === handle.agentId)!;
+    expect(raised.caps).toEqual({ tokens: 30_000 });
+    expect(raised.subtree.tokens).toBeGreaterThan(budget);
+    expect(raised.subtree.tokens).toBeLessThanOrEqual(30_000 * 1.05);
+    await handle.answerApproval((await question())!.requestId, { approve: false, by: 'tester' });
+    const result = await handle.result();
+    expect(result.status).toBe('cancelled');
+    expect(result.error).toContain("stopped by budget: the tree's budget of 30,000 tokens");
+  }, 180_000);
 });
