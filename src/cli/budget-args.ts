@@ -52,6 +52,8 @@ function capValue(cap: CapName, value: string, what: string): number {
 export interface StartBudgetFlags {
   'max-tokens'?: string;
   'max-cost-usd'?: string;
+  /** Claude Code's name for the same cap (`claude -p --max-budget-usd`). */
+  'max-budget-usd'?: string;
   'max-tool-calls'?: string;
   'max-time'?: string;
   'max-agents'?: string;
@@ -63,10 +65,14 @@ export function startBudget(flags: StartBudgetFlags): TreeBudget | undefined {
   const flagCaps: [keyof StartBudgetFlags, CapName][] = [
     ['max-tokens', 'tokens'],
     ['max-cost-usd', 'costUsd'],
+    ['max-budget-usd', 'costUsd'],
     ['max-tool-calls', 'toolCalls'],
     ['max-time', 'wallTimeMs'],
     ['max-agents', 'concurrentAgents'],
   ];
+  if (flags['max-cost-usd'] !== undefined && flags['max-budget-usd'] !== undefined) {
+    throw new CliError('--max-budget-usd is Claude Code\'s name for --max-cost-usd: give one of them.');
+  }
   const caps: BudgetCaps = {};
   for (const [flag, cap] of flagCaps) {
     const value = flags[flag];

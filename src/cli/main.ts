@@ -28,7 +28,7 @@ type Command = (argv: string[]) => Promise<number>;
 const commands: Record<string, { run: Command; help: string }> = {
   start: {
     run: agentCommands.start,
-    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--stall-timeout S] [--stall-stop] [--max-tokens N] [--max-cost-usd X] [--max-tool-calls N] [--max-time 30m] [--max-agents N] [--on-budget stop|finish|ask] [--follow [--plain]] [--json]',
+    help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--stall-timeout S] [--stall-stop] [--max-tokens N] [--max-cost-usd X | --max-budget-usd X] [--max-tool-calls N] [--max-time 30m] [--max-agents N] [--on-budget stop|finish|ask] [--follow [--plain]] [--json]',
   },
   status: { run: agentCommands.status, help: 'status <agentId> [--json]' },
   ls: { run: agentCommands.ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },

@@ -25,6 +25,9 @@ describe('start: the budget flags', () => {
     });
     expect(startBudget({ 'max-tokens': '1000' })).toEqual({ caps: { tokens: 1000 } });
     expect(startBudget({ 'on-budget': 'stop' })).toEqual({ caps: {}, action: 'stop' });
+    expect(startBudget({ 'on-budget': 'ask' })).toEqual({ caps: {}, action: 'ask' });
+    // Claude Code's name for the cost cap keeps its meaning.
+    expect(startBudget({ 'max-budget-usd': '1.25' })).toEqual({ caps: { costUsd: 1.25 } });
     expect(startBudget({})).toBeUndefined();
   });
 
@@ -38,7 +41,9 @@ describe('start: the budget flags', () => {
     for (const value of ['-30m', '0s', '1y', 'soon', '1e309']) expect(usageError(() => startBudget({ 'max-time': value }))).toContain('--max-time: ');
     expect(usageError(() => startBudget({ 'max-agents': '-2' }))).toContain('--max-agents');
     expect(usageError(() => startBudget({ 'max-tool-calls': '3.0' }))).toContain('--max-tool-calls');
-    expect(usageError(() => startBudget({ 'on-budget': 'ask' }))).toContain('--on-budget must be stop or finish');
+    expect(usageError(() => startBudget({ 'on-budget': 'later' }))).toContain('--on-budget must be stop, finish, ask');
+    expect(usageError(() => startBudget({ 'max-cost-usd': '2', 'max-budget-usd': '3' }))).toContain('give one of them');
+    expect(usageError(() => startBudget({ 'max-budget-usd': '-3' }))).toContain('--max-budget-usd must be a positive number of US dollars');
   });
 });
 
@@ -121,6 +126,6 @@ describe('subagents budget without a server', () => {
     expect(printed.at(-1)).toContain('--max-tokens must be a positive whole number (got "-1")');
     expect(await main(['start', 'go', '--max-tokns', '5'])).toBe(2);
     expect(printed.at(-1)).toContain('Did you mean --max-tokens?');
-    expect(await main(['start', 'go', '--on-budget', 'ask'])).toBe(2);
+    expect(await main(['start', 'go', '--on-budget', 'later'])).toBe(2);
   });
 });

@@ -40,6 +40,7 @@ async function start(argv: string[]): Promise<number> {
       plain: { type: 'boolean', default: false },
       'max-tokens': { type: 'string' },
       'max-cost-usd': { type: 'string' },
+      'max-budget-usd': { type: 'string' },
       'max-tool-calls': { type: 'string' },
       'max-time': { type: 'string' },
       'max-agents': { type: 'string' },
