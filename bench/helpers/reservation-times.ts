@@ -18,6 +18,12 @@ export interface CallTiming {
   roundTripMs: number;
   /** The deciding workflow task's started → completed. */
   decideTaskMs: number;
+  /**
+   * The critical path, whatever the mechanism: the call could go (its turn's last tool result, or the run's
+   * start) → callModel scheduled. A reservation asked ahead while the tools ran adds nothing here when its
+   * grant came in time.
+   */
+  readyToScheduledMs: number;
   reservationId?: string;
   /** Server times of the reservation's steps in this agent's history: the reserve sent, the grant received. */
   reserveSentAt?: number;
@@ -61,7 +67,9 @@ export function callTimings(agentId: string, events: readonly HistoryEvent[]): C
     }
   }
   const timings: CallTiming[] = [];
+  let readyAt = events.length > 0 ? timeOf(events[0]!) : 0;
   for (const event of events) {
+    if (readiness(event)) readyAt = timeOf(event);
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name !== 'callModel') continue;
     const reservationId = jsonOf<ModelCallInput>(scheduled.input?.payloads?.[0]?.data)?.budget?.reservationId;
@@ -79,6 +87,7 @@ export function callTimings(agentId: string, events: readonly HistoryEvent[]): C
       decideToScheduledMs: scheduledAt - timeOf(started),
       roundTripMs: scheduledAt - timeOf(completed),
       decideTaskMs: timeOf(completed) - timeOf(started),
+      readyToScheduledMs: timeOf(event) - readyAt,
       ...(reservationId ? { reservationId } : {}),
       ...(reserve ? { reserveSentAt: timeOf(completed) } : {}),
       ...(grantAt !== undefined ? { grantReceivedAt: grantAt } : {}),
@@ -86,6 +95,15 @@ export function callTimings(agentId: string, events: readonly HistoryEvent[]): C
     });
   }
   return timings;
+}
+
+/** An event after which the next model call may go: a tool's end (activity, local activity, child), or a message. */
+function readiness(event: HistoryEvent): boolean {
+  if (event.activityTaskCompletedEventAttributes || event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes) return true;
+  if (event.activityTaskCanceledEventAttributes || event.markerRecordedEventAttributes?.markerName === 'core_local_activity') return true;
+  if (event.childWorkflowExecutionCompletedEventAttributes || event.childWorkflowExecutionStartedEventAttributes) return true;
+  const signal = event.workflowExecutionSignaledEventAttributes?.signalName;
+  return signal !== undefined && signal !== 'budgetGrant';
 }
 
 /** The root's history: reservations received from its tree and grants sent back, by reservation id. */

@@ -149,12 +149,14 @@ export class BudgetLedger {
   }
 
   /** Why a new agent may not start under `parentAgentId` (a cap reached, or too many running), or undefined. */
-  admit(parentAgentId: string): { reason: string; scopeAgentId: string; cap: CapName } | undefined {
+  admit(parentAgentId: string, starting: readonly string[] = []): { reason: string; scopeAgentId: string; cap: CapName } | undefined {
     for (const scope of this.chain(parentAgentId)) {
       if (scope.exhausted) return { reason: scope.exhausted, scopeAgentId: scope.agentId, cap: 'tokens' };
       const limit = scope.caps?.concurrentAgents;
-      if (limit !== undefined && scope.runningAgents + 1 > limit) {
-        return { reason: this.reasonText(scope, 'concurrentAgents', limit, scope.runningAgents), scopeAgentId: scope.agentId, cap: 'concurrentAgents' };
+      // Agents granted a slot that have not started yet count too (spawns of one turn are granted together).
+      const running = scope.runningAgents + starting.filter((agentId) => agentId.startsWith(`${scope.agentId}.`)).length;
+      if (limit !== undefined && running + 1 > limit) {
+        return { reason: this.reasonText(scope, 'concurrentAgents', limit, running), scopeAgentId: scope.agentId, cap: 'concurrentAgents' };
       }
     }
     return undefined;

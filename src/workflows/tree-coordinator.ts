@@ -38,7 +38,7 @@ export class TreeCoordinator {
 
   /** Reserves a slot for a new agent under `parentAgentId`, or says why not. */
   request(childId: string, parentAgentId?: string): { granted: true } | { granted: false; reason: string } {
-    const capped = parentAgentId !== undefined ? this.ledger?.admission(parentAgentId) : undefined;
+    const capped = parentAgentId !== undefined ? this.ledger?.admission(parentAgentId, [...this.reserved]) : undefined;
     if (capped) return { granted: false, reason: capped };
     const reason = treeSpawnRefusal({
       paused: this.spawningPaused,

@@ -80,8 +80,8 @@ export class TreeLedgerKeeper {
   }
 
   /** Why no agent may start under `parentAgentId` now (a cap reached in its chain, or its subtree at its concurrency cap). */
-  admission(parentAgentId: string): string | undefined {
-    const refusal = this.ledger.admit(parentAgentId);
+  admission(parentAgentId: string, starting: readonly string[]): string | undefined {
+    const refusal = this.ledger.admit(parentAgentId, starting);
     return refusal ? errorText(ErrorType.SpawnLimitReached, `${refusal.reason}; no new agents can be started there. Finish with what you have.`) : undefined;
   }
 

@@ -133,4 +133,39 @@ describe('cost and wall-time caps on the real server', () => {
     expect(result.status).toBe('cancelled');
     expect(result.error).toContain("stopped by budget: the tree's budget of 30,000 tokens");
   }, 180_000);
+
+  it('refuses spawns past a subtree\'s cap on agents running at once, naming it', async () => {
+    const name = 'concurrency-cap-root';
+    env.modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: name },
+          turns: [
+            {
+              toolUses: Array.from({ length: 4 }, (_, index) => ({
+                name: 'Agent',
+                input: { description: `worker ${index}`, prompt: `CONCURRENT-WORKER ${index}`, run_in_background: true },
+              })),
+            },
+            { text: 'ROOT-DONE {{last_user_text}}' },
+            { text: 'ROOT-DONE-2 {{last_user_text}}' },
+            { text: 'ROOT-DONE-3 {{last_user_text}}' },
+          ],
+        },
+        { match: { userIncludes: 'CONCURRENT-WORKER' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 1' } }] }, { text: 'WORKER-DONE' }] },
+      ]),
+    );
+    // The root and two workers at once.
+    const handle = await env.start({ prompt: 'four workers', name, limits: { budget: { caps: { concurrentAgents: 3 } } } });
+    await handle.result();
+    const bodies = env.modelServer
+      .requests()
+      .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId)
+      .map((request) => request.rawBody);
+    const second = bodies[1]!;
+    expect(second.match(/SpawnLimitReached/g)?.length).toBe(2);
+    expect(second).toContain("the tree's budget of 3 agents at once, 3 running");
+    const started = (await handle.tree()).nodes.filter((node) => node.agentId.startsWith(`${handle.agentId}.`));
+    expect(started).toHaveLength(2);
+  }, 120_000);
 });
