@@ -26,7 +26,7 @@ describe('limits.budget from the library', () => {
       [{ caps: { toolCalls: 2.5 } }, /toolCalls must be a whole number/],
       [{ caps: { tokens: '5000' } }, /tokens must be a positive number/],
       [{ caps: { tokenz: 5 } }, /unknown budget cap "tokenz"/],
-      [{ caps: { tokens: 5 }, action: 'ask' }, /action must be "stop" or "finish"/],
+      [{ caps: { tokens: 5 }, action: 'later' }, /action must be "stop" or "finish" or "ask"/],
       [{ caps: null }, /limits.budget must be \{ caps/],
       [{ caps: [1] }, /limits.budget must be \{ caps/],
       ['lots', /limits.budget must be \{ caps/],
