@@ -1,3 +1,4 @@
+// @slow
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -65,6 +66,12 @@ describe('the CLI with bad input and unreachable or finished agents', () => {
       expect(dev.stderr.trim().split('\n')).toEqual([
         expect.stringMatching(new RegExp(`^subagents dev: 127\\.0\\.0\\.1:${port} is already in use by something that is not a Temporal dev server.*--port N.*--ui-port N`)),
       ]);
+      const demoModel = await subagents(['demo', '--exit', '--model-port', String(port)], withoutServer);
+      expect(demoModel.code).toBe(3);
+      expect(demoModel.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^subagents demo: 127\\.0\\.0\\.1:${port} is already in use.*--model-port N`))]);
+      const demoBadPort = await subagents(['demo', '--exit', '--port', '70000'], withoutServer);
+      expect(demoBadPort.code).toBe(2);
+      expect(demoBadPort.stderr).toContain('--port must be a port number from 1 to 65535 (got "70000")');
       const model = await subagents(['model-server', '--port', String(port)]);
       expect(model.code).toBe(3);
       expect(model.stderr.trim()).toMatch(new RegExp(`^subagents model-server: 127\\.0\\.0\\.1:${port} is already in use .*--port N`));

@@ -1,3 +1,4 @@
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
@@ -32,16 +33,24 @@ export async function demoCommand(argv: string[]): Promise<number> {
       exit: { type: 'boolean', default: false },
       prompt: { type: 'string', default: defaultPrompt },
       port: { type: 'string' },
-      'ui-port': { type: 'string', default: String(defaultUiPort) },
+      'ui-port': { type: 'string' },
+      'model-port': { type: 'string' },
       cwd: { type: 'string', default: projectRoot },
     },
   });
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const server = await demoServer(values.port, Number(values['ui-port']));
-
+  const ports = { port: portOption(values.port, '--port'), uiPort: portOption(values['ui-port'], '--ui-port'), modelPort: portOption(values['model-port'], '--model-port') };
+  // The model server first: a taken --model-port is said before a dev server starts for nothing.
   const useRealApi = Boolean(process.env.ANTHROPIC_API_KEY);
-  const modelServer = useRealApi ? undefined : await startModelServer({ port: 0, behaviour: { kind: 'demo' } });
-  console.log(useRealApi ? '• Model: the real Anthropic API (ANTHROPIC_API_KEY is set)' : `• Model: local Messages API server (demo behaviour) at ${modelServer!.url}`);
+  const modelServer = useRealApi ? undefined : await demoModelServer(ports.modelPort ?? 0);
+  let server: Awaited<ReturnType<typeof demoServer>>;
+  try {
+    server = await demoServer(ports.port, ports.uiPort);
+  } catch (error) {
+    await modelServer?.close();
+    throw error;
+  }
+  console.log(useRealApi ? '• Model: the real Anthropic API (ANTHROPIC_API_KEY is set)' : `• Model: a scripted demo model (the local Messages API server, no real model) at ${modelServer!.url}`);
 
   const taskQueue = `subagents-demo-${process.pid}`;
   const nativeConnection = await NativeConnection.connect(connectOptions(server.connection));
@@ -88,8 +97,65 @@ export async function demoCommand(argv: string[]): Promise<number> {
   return exitCode;
 }
 
+/** A port flag's value: a whole number from 1 to 65535 (0 only for the model server: any free port). */
+function portOption(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535 || (port === 0 && flag !== '--model-port')) throw new CliError(`${flag} must be a port number from 1 to 65535 (got ${JSON.stringify(value.slice(0, 40))}).`);
+  return port;
+}
+
+/** The demo's local model server, on `port` (0: any free port); a port in use is one line that says what to do. */
+async function demoModelServer(port: number) {
+  try {
+    return await startModelServer({ port, behaviour: { kind: 'demo' } });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    throw new CliError(`127.0.0.1:${port} is already in use, so the demo's model server could not start there. Pick another with --model-port N (or leave it out: any free port).`, ExitCode.unavailable);
+  }
+}
+
+/** Whether nothing listens on 127.0.0.1:port now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** A port nothing listens on (the OS picks it). */
+function anyFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const port = (probe.address() as AddressInfo).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The dev server's ports: those given, else the defaults — or, when a default is held by something that is not
+ * a Temporal dev server (a dev server there is reused), free ports the demo picks and names.
+ */
+async function devServerPorts(port: number | undefined, uiPort: number | undefined): Promise<{ port: number; uiPort: number }> {
+  const chosen = { port: port ?? 7233, uiPort: uiPort ?? defaultUiPort };
+  if (await temporalAnswers(`127.0.0.1:${chosen.port}`)) return chosen;
+  if (port === undefined && !(await portFree(chosen.port))) {
+    chosen.port = await anyFreePort();
+    console.log(`• 127.0.0.1:7233 is taken by something that is not a Temporal dev server: using ${chosen.port} instead (--port N to choose).`);
+  }
+  if (uiPort === undefined && !(await portFree(chosen.uiPort))) {
+    chosen.uiPort = await anyFreePort();
+    console.log(`• 127.0.0.1:${defaultUiPort} (the UI) is taken: using ${chosen.uiPort} instead (--ui-port N to choose).`);
+  }
+  return chosen;
+}
+
 /** The server the demo runs on: the one TEMPORAL_ADDRESS (or a temporal.toml profile) names, else a local dev server. */
-async function demoServer(port: string | undefined, uiPort: number): Promise<{ connection: TemporalConnectionConfig; uiUrl: string; started: boolean; stop(): Promise<void> }> {
+async function demoServer(port: number | undefined, uiPort: number | undefined): Promise<{ connection: TemporalConnectionConfig; uiUrl: string; started: boolean; stop(): Promise<void> }> {
   if (port === undefined && process.env.TEMPORAL_ADDRESS?.trim()) {
     const connection = loadTemporalConnectionConfig();
     const plain = connection.tls === undefined || connection.tls === false;
@@ -99,10 +165,9 @@ async function demoServer(port: string | undefined, uiPort: number): Promise<{ c
     console.log(`• Temporal: ${connection.address} (TEMPORAL_ADDRESS), namespace ${connection.namespace}`);
     return { connection, uiUrl: uiBaseUrl(), started: false, stop: async () => {} };
   }
-  const portNumber = Number(port ?? '7233');
-  if (!Number.isInteger(portNumber) || portNumber <= 0) throw new CliError('--port must be a port number.');
+  const ports = await devServerPorts(port, uiPort);
   console.log('• Temporal dev server: starting or reusing (SQLite in .temporal/dev.db) ...');
-  const server = await ensureDevServer({ port: portNumber, uiPort, db: defaultDevDb });
+  const server = await ensureDevServer({ port: ports.port, uiPort: ports.uiPort, db: defaultDevDb });
   console.log(`  ${server.started ? 'started' : 'reused'} ${server.address}, UI ${server.uiUrl}`);
   return { ...server, connection: { address: server.address, namespace: 'default' } };
 }
