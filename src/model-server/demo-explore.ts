@@ -18,6 +18,16 @@ const keywordTable: Array<[RegExp, string]> = [
 ];
 const stopWords = new Set(['find', 'where', 'what', 'which', 'that', 'this', 'with', 'from', 'them', 'they', 'into', 'about', 'summarise', 'summarize', 'defined', 'there']);
 
+/** Files a person would not quote as "the top match": lock files, generated and vendored output, recorded fixtures. */
+const notWorthReading = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|[^/]+\.lock|[^/]+\.min\.js)$|(^|\/)(node_modules|dist|coverage|\.git|test-results|fixtures)\//;
+
+/** Matches as a person would rank them: source first, then the rest, never lock files or generated output. */
+export function rankedMatches(paths: readonly string[]): string[] {
+  const readable = paths.filter((path) => !notWorthReading.test(path));
+  const source = readable.filter((path) => /(^|\/)src\//.test(path));
+  return [...source, ...readable.filter((path) => !source.includes(path))];
+}
+
 /** The word an Explore agent searches for, taken from its prompt. */
 export function searchKeyword(prompt: string): string {
   const known = keywordTable.find(([pattern]) => pattern.test(prompt));
@@ -38,7 +48,7 @@ function finalAnswer(keyword: string, search: PastToolCall | undefined, read: Pa
   if (!search) {
     lines.push(`I have no search tool, so I could not look for "${keyword}".`);
   } else {
-    const matches = listedPaths(search.result);
+    const matches = rankedMatches(listedPaths(search.result));
     const examples = matches.slice(0, 5).join(', ');
     lines.push(`Searched for "${keyword}": ${matches.length} matching file(s)${matches.length > 0 ? `: ${examples}` : ''}.`);
   }
@@ -69,7 +79,7 @@ export function exploreStep(context: RequestContext, agentKey: string): ModelRep
     if (tools.has('Glob')) return use(`Looking for files named like "${keyword}".`, 'Glob', { pattern: `**/*${keyword}*` });
     return finalAnswer(keyword, undefined, undefined);
   }
-  const top = listedPaths(search.result)[0];
+  const top = rankedMatches(listedPaths(search.result))[0];
   if (top && !read && tools.has('Read')) {
     return use(`Reading the top match, ${top}.`, 'Read', readInput(tools.get('Read'), top, 40));
   }

@@ -1,3 +1,4 @@
+import { rankedMatches } from '../../src/model-server/demo-explore';
 import type Anthropic from '@anthropic-ai/sdk';
 import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -151,5 +152,11 @@ describe('demo behaviour', () => {
     expect(readOnly.turns).toBe(1);
     const nothing = await runAgent('Explore', 'blind', 'Find the workflows', []);
     expect(nothing.answer).toContain('no search tool');
+  });
+
+  it('quotes a source file as the top match, never a lock file or generated output', () => {
+    const found = ['package-lock.json', 'docs/workflows.md', 'dist/workflows/index.js', 'test/fixtures/histories/a.json', 'src/workflows/agent-workflow.ts', 'yarn.lock', 'Cargo.lock'];
+    expect(rankedMatches(found)).toEqual(['src/workflows/agent-workflow.ts', 'docs/workflows.md']);
+    expect(rankedMatches(['package-lock.json'])).toEqual([]);
   });
 });
