@@ -7,6 +7,7 @@ import { boardLimits } from '../../shared/board-limits';
 import { describeProblems, normalizeTaskId, parseCreateTask, parseUpdateTask, updateStatuses } from '../../shared/board-requests';
 import { ErrorType } from '../../shared/errors';
 import { renderBoard } from '../board-view';
+import { boardUsage } from '../command-usage';
 import { CliError, ExitCode } from '../exit-codes';
 import { connect } from '../session';
 
@@ -18,9 +19,7 @@ interface BoardTarget {
   start?: BoardConfig;
 }
 
-const usage =
-  'board <rootId|name> [--json] [--watch] | board add <rootId|name> "subject" [--description D] [--blocked-by 1,2] | ' +
-  'board move <rootId|name> <taskId> <pending|in_progress|blocked|completed|deleted> [--owner NAME] [--note TEXT] | board release <rootId|name> <taskId> [--reason R]';
+const usage = boardUsage;
 
 /** Finds the board of a tree (by its root agentId) or a named board; `add` may start a new one. */
 async function resolveBoard(client: SubagentsClient, boards: BoardClient, reference: string | undefined, forAdd: boolean): Promise<BoardTarget> {
@@ -167,5 +166,3 @@ export async function boardCommand(argv: string[]): Promise<number> {
       return show(argv);
   }
 }
-
-export const boardUsage = usage;

@@ -3,10 +3,9 @@ import { BudgetChangeRefused } from '../../client';
 import { hasCaps, type BudgetSnapshot } from '../../shared/budget';
 import { parseCapAssignments } from '../budget-args';
 import { budgetLines, capsText } from '../budget-view';
+import { budgetUsage } from '../command-usage';
 import { CliError, ExitCode } from '../exit-codes';
 import { withAgent } from '../session';
-
-export const budgetUsage = 'budget <agentId> [--json] [--set NAME=VALUE ...] [--subtree AGENT_ID] [--by WHO]';
 
 /** Whether the caps of `agentId`'s subtree would hold: some account on its chain to the root started with caps (only then do its calls reserve). */
 function chainHasCaps(snapshot: BudgetSnapshot, agentId: string): boolean {

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { clusterDown, clusterStatus, clusterUp } from '../../cluster/cluster';
+import { clusterUsage } from '../command-usage';
 import { CliError, ExitCode } from '../exit-codes';
 
-const usage = 'cluster up [--workers N] [--model-url URL] | cluster down [--purge] | cluster status [--json]';
+const usage = clusterUsage;
 
 /** `subagents cluster ...`: PostgreSQL, the Temporal server and workers on this machine (docs/operations.md). */
 export async function clusterCommand(argv: string[]): Promise<number> {
@@ -51,5 +52,3 @@ async function clusterAction(argv: string[]): Promise<number> {
       throw new CliError(`usage: subagents ${usage}`);
   }
 }
-
-export const clusterHelp = usage;
