@@ -5,19 +5,11 @@
 import { deltaOutputTokens } from '../shared/streamed-output-tokens';
 import { agentHeaders } from './conversation';
 import type { ApiUsage } from './reply';
-import type { RecordedRequest } from './server-state';
+import type { RecordedRequest, ServedUsage } from './server-state';
+
+export type { ServedUsage } from './server-state';
 import type { SseEvent } from './sse';
 import { isRecord } from './tokens';
-
-/** The tokens one request served (all 0 until its response started). */
-export interface ServedUsage {
-  inputTokens: number;
-  cacheCreationInputTokens: number;
-  cacheReadInputTokens: number;
-  outputTokens: number;
-  /** The final usage went out (message_delta, or the whole JSON body): `outputTokens` is the reply's usage. */
-  complete: boolean;
-}
 
 /** Token totals over a set of messages requests. */
 export interface ServedTotals {

@@ -4,7 +4,16 @@ import type { PromptCache } from './cache';
 import type { FaultBook } from './faults';
 import type { ApiUsage } from './reply';
 import type { Behaviour } from './scenario-schema';
-import type { ServedUsage } from './served';
+
+/** The tokens one request served (all 0 until its response started): src/model-server/served.ts counts them. */
+export interface ServedUsage {
+  inputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheReadInputTokens: number;
+  outputTokens: number;
+  /** The final usage went out (message_delta, or the whole JSON body): `outputTokens` is the reply's usage. */
+  complete: boolean;
+}
 
 /** One request as the server received and answered it. */
 export interface RecordedRequest {

@@ -3,10 +3,19 @@ import type { BudgetGrant, BudgetReserveRequest, ModelCallBudget } from '../shar
 import { minBudgetedOutputTokens } from '../shared/limits';
 import type { ModelCallResult } from '../shared/model-call';
 import { toolUsesOf } from '../shared/tool-results';
-import type { AgentParts } from './agent-parts';
+import type { AgentWorkflowInput } from '../shared/agent';
+import type { AgentState } from './agent-state';
+import type { TreeLink } from './tree-link';
 import { estimateNextRequestTokens } from './context-meter';
 import { hasPatch } from './patches';
 import { budgetLedgerPatch } from './tree-ledger';
+
+/** What reserving needs of an agent (not the whole of its parts: this module stays out of their import circle). */
+export interface BudgetedAgent {
+  readonly input: AgentWorkflowInput;
+  readonly state: AgentState;
+  readonly tree: TreeLink;
+}
 
 /** A model call's place in the tree's ledger: none (no caps), room granted, or refused. */
 export type CallReservation =
@@ -23,19 +32,19 @@ const waitingTools: ReadonlySet<string> = new Set(['Agent', 'TaskOutput']);
 /** Whether this run reserves (asked once, at its first call: module state is per run). */
 let ledgerInUse: boolean | undefined;
 
-function reserves({ input }: Pick<AgentParts, 'input'>): boolean {
+function reserves({ input }: Pick<BudgetedAgent, 'input'>): boolean {
   if (input.budgeted !== true) return false;
   ledgerInUse ??= hasPatch(budgetLedgerPatch);
   return ledgerInUse;
 }
 
 /** Fewer output tokens are not worth a call; with thinking on, max_tokens must exceed the thinking budget. */
-function minOutputFor({ input }: Pick<AgentParts, 'input'>, maxOutputTokens: number): number {
+function minOutputFor({ input }: Pick<BudgetedAgent, 'input'>, maxOutputTokens: number): number {
   const thinking = input.thinking?.type === 'enabled' ? input.thinking.budgetTokens : 0;
   return Math.min(maxOutputTokens, thinking + minBudgetedOutputTokens);
 }
 
-function requestFor(agent: AgentParts, maxOutputTokens: number, inputTokens: number, ahead: boolean): BudgetReserveRequest {
+function requestFor(agent: BudgetedAgent, maxOutputTokens: number, inputTokens: number, ahead: boolean): BudgetReserveRequest {
   const { input, tree } = agent;
   return {
     reservationId: tree.nextReservationId(),
@@ -50,7 +59,7 @@ function requestFor(agent: AgentParts, maxOutputTokens: number, inputTokens: num
   };
 }
 
-function granted(agent: AgentParts, grant: Extract<BudgetGrant, { granted: true }>, maxOutputTokens: number): CallReservation {
+function granted(agent: BudgetedAgent, grant: Extract<BudgetGrant, { granted: true }>, maxOutputTokens: number): CallReservation {
   return {
     kind: 'granted',
     budget: { rootAgentId: agent.input.rootAgentId, reservationId: grant.reservationId, reservedTokens: grant.reservedTokens },
@@ -64,7 +73,7 @@ function granted(agent: AgentParts, grant: Extract<BudgetGrant, { granted: true 
  * reserves the estimated input and max_tokens — lowered to what the caps leave — waiting while other
  * calls may give room back.
  */
-export async function reserveModelCall(agent: AgentParts, maxOutputTokens: number): Promise<CallReservation> {
+export async function reserveModelCall(agent: BudgetedAgent, maxOutputTokens: number): Promise<CallReservation> {
   if (!reserves(agent)) return { kind: 'none' };
   const { input, state, tree } = agent;
   const inputTokens = estimateNextRequestTokens(input, state);
@@ -86,7 +95,7 @@ export async function reserveModelCall(agent: AgentParts, maxOutputTokens: numbe
  * After a call that answered: charges it, and when the agent goes on to its tools, asks ahead for the next
  * call in the same signal, so the answer is there when the tools are done.
  */
-export async function settleModelCall(agent: AgentParts, reservation: CallReservation, response: ModelCallResult, maxOutputTokens: number): Promise<void> {
+export async function settleModelCall(agent: BudgetedAgent, reservation: CallReservation, response: ModelCallResult, maxOutputTokens: number): Promise<void> {
   if (reservation.kind !== 'granted') return;
   const { input, state, tree } = agent;
   const toolUses = toolUsesOf(response.content);
@@ -109,7 +118,7 @@ export async function settleModelCall(agent: AgentParts, reservation: CallReserv
 }
 
 /** A call that did not complete gives its reservation back (what its attempts were billed, their activity charged). */
-export async function releaseModelCall(agent: AgentParts, reservation: CallReservation): Promise<void> {
+export async function releaseModelCall(agent: BudgetedAgent, reservation: CallReservation): Promise<void> {
   if (reservation.kind !== 'granted') return;
   await CancellationScope.nonCancellable(() => agent.tree.releaseModelCall(reservation.budget.reservationId, agent.input.model));
 }
@@ -119,7 +128,7 @@ export async function releaseModelCall(agent: AgentParts, reservation: CallReser
  * waiting for its answer (the root decides a request before a later release from the same agent; it refuses
  * a waiting request of an agent that has ended).
  */
-export async function releaseAhead(agent: AgentParts): Promise<void> {
+export async function releaseAhead(agent: BudgetedAgent): Promise<void> {
   const ahead = agent.tree.takeAhead();
   if (ahead === undefined) return;
   const grant = agent.tree.answeredGrant(ahead);
