@@ -2,7 +2,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { z } from 'zod';
-import { SubagentsClient, type AgentResult } from 'durable-subagents';
+import { SubagentsClient, type AgentResult, type BudgetSnapshot } from 'durable-subagents';
 import { defineTool, subagentsPlugin, type CustomTool } from 'durable-subagents/worker';
 import { startModelServer, type ModelServer } from 'durable-subagents/model-server';
 
@@ -14,7 +14,7 @@ const wordCount: CustomTool = defineTool({
   run: ({ text }, context) => `${text.split(/\s+/).filter(Boolean).length} words (for ${context.agentId})`,
 });
 
-export async function runAgent(address: string, cwd: string): Promise<{ result: AgentResult; toolResult: unknown; activityTypes: string[] }> {
+export async function runAgent(address: string, cwd: string): Promise<{ result: AgentResult; toolResult: unknown; activityTypes: string[]; budget: BudgetSnapshot }> {
   const model: ModelServer = await startModelServer({
     port: 0,
     behaviour: {
@@ -33,13 +33,14 @@ export async function runAgent(address: string, cwd: string): Promise<{ result: 
   const agents = new SubagentsClient(client, taskQueue);
   try {
     return await worker.runUntil(async () => {
-      const handle = await agents.startAgent({ prompt: 'Please count the words', cwd, model: 'claude-test-tiny', permissionMode: 'default' });
+      const handle = await agents.startAgent({ prompt: 'Please count the words', cwd, model: 'claude-test-tiny', permissionMode: 'default', limits: { budget: { caps: { toolCalls: 5 } } } });
       const result = await handle.result();
       const messages = await handle.messages();
       const toolResult = messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).find((block) => block.type === 'tool_result');
       const history = await client.workflow.getHandle(handle.agentId).fetchHistory();
       const activityTypes = (history.events ?? []).flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-      return { result, toolResult, activityTypes };
+      const budget = await handle.budget();
+      return { result, toolResult, activityTypes, budget };
     });
   } finally {
     await connection.close();
