@@ -54,7 +54,7 @@ const commands: Record<string, { load: () => Promise<Command>; help: string }> =
   cluster: { load: async () => (await import('./commands/cluster')).clusterCommand, help: `${clusterUsage}   (PostgreSQL + Temporal server + workers on this machine)` },
   'ensure-cli': { load: async () => (await import('./commands/dev')).ensureCliCommand, help: 'ensure-cli   (finds or builds the pinned Temporal CLI)' },
   'model-server': { load: async () => (await import('./commands/model-server')).modelServerCommand, help: 'model-server [--port N] [--script FILE | --demo | --echo]' },
-  demo: { load: async () => (await import('./commands/demo')).demoCommand, help: 'demo [--exit] [--prompt TEXT] [--port N] [--ui-port N] [--model-port N]   (dev server + worker + scripted local model, one agent tree; busy default ports are replaced by free ones)' },
+  demo: { load: async () => (await import('./commands/demo')).demoCommand, help: 'demo [--exit] [--tour] [--prompt TEXT] [--port N] [--ui-port N] [--model-port N]   (dev server + worker + scripted local model, one agent tree; --tour: a tree that stays up to try the commands on; busy default ports are replaced by free ones)' },
 };
 
 function usage(): string {

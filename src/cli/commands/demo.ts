@@ -1,4 +1,7 @@
+import { mkdtempSync, realpathSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
@@ -6,6 +9,8 @@ import { SubagentsClient } from '../../client';
 import { createDataConverter } from '../../codec/data-converter';
 import { createAnthropicClient } from '../../config';
 import { projectRoot } from '../../dev/temporal-cli';
+import { tourScenario } from '../../model-server/demo-tour';
+import type { Behaviour } from '../../model-server/scenario-schema';
 import { startModelServer } from '../../model-server/server';
 import { defaultUiPort } from '../../shared/config';
 import { createAgentWorker } from '../../worker';
@@ -17,6 +22,7 @@ import { agentUiUrl, uiBaseUrl } from './ui';
 import { connectOptions, loadTemporalConnectionConfig, type TemporalConnectionConfig } from '../../connection-config';
 import { temporalAnswers } from '../../dev/dev-server';
 import { CliError } from '../exit-codes';
+import { startTour, tourCommands } from './tour';
 
 const defaultPrompt =
   'Explore this repository and explain what it is: what the main parts are, where the Temporal workflows and the CLI live, and what the README says.';
@@ -25,24 +31,29 @@ const defaultPrompt =
  * `subagents demo`: the whole system on one machine — the Temporal dev server (started or reused,
  * SQLite), the local model server in demo mode (unless ANTHROPIC_API_KEY is set), a worker, and
  * one root agent exploring this repository. With --exit everything started here is stopped after.
+ * With --tour, instead a scripted tree that stays up for minutes (./tour.ts) and the commands to try on it.
  */
 export async function demoCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
       exit: { type: 'boolean', default: false },
+      tour: { type: 'boolean', default: false },
       prompt: { type: 'string', default: defaultPrompt },
       port: { type: 'string' },
       'ui-port': { type: 'string' },
       'model-port': { type: 'string' },
-      cwd: { type: 'string', default: projectRoot },
+      cwd: { type: 'string' },
     },
   });
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const ports = { port: portOption(values.port, '--port'), uiPort: portOption(values['ui-port'], '--ui-port'), modelPort: portOption(values['model-port'], '--model-port') };
+  if (values.tour && values.exit) throw new CliError('--tour keeps its tree up until Ctrl-C; leave out --exit.');
   // The model server first: a taken --model-port is said before a dev server starts for nothing.
-  const useRealApi = Boolean(process.env.ANTHROPIC_API_KEY);
-  const modelServer = useRealApi ? undefined : await demoModelServer(ports.modelPort ?? 0);
+  // The tour is scripted, so it always runs on the local model, even with ANTHROPIC_API_KEY set.
+  const useRealApi = Boolean(process.env.ANTHROPIC_API_KEY) && !values.tour;
+  const behaviour: Behaviour = values.tour ? { kind: 'scripted', scenario: tourScenario() } : { kind: 'demo' };
+  const modelServer = useRealApi ? undefined : await demoModelServer(ports.modelPort ?? 0, behaviour);
   let server: Awaited<ReturnType<typeof demoServer>>;
   try {
     server = await demoServer(ports.port, ports.uiPort);
@@ -50,7 +61,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
     await modelServer?.close();
     throw error;
   }
-  console.log(useRealApi ? '• Model: the real Anthropic API (ANTHROPIC_API_KEY is set)' : `• Model: a scripted demo model (the local Messages API server, no real model) at ${modelServer!.url}`);
+  console.log(useRealApi ? '• Model: the real Anthropic API (ANTHROPIC_API_KEY is set)' : `• Model: a scripted ${values.tour ? 'tour' : 'demo'} model (the local Messages API server, no real model) at ${modelServer!.url}`);
 
   const taskQueue = `subagents-demo-${process.pid}`;
   const nativeConnection = await NativeConnection.connect(connectOptions(server.connection));
@@ -71,7 +82,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const client = new SubagentsClient(temporal, taskQueue);
   let exitCode: number = ExitCode.ok;
   try {
-    const handle = await client.startAgent({ prompt: values.prompt, cwd: values.cwd, name: 'demo-root', maxTurns: 20 });
+    if (values.tour) {
+      await runTour(client, values.cwd, server);
+      return exitCode;
+    }
+    const handle = await client.startAgent({ prompt: values.prompt, cwd: values.cwd ?? projectRoot, name: 'demo-root', maxTurns: 20 });
     const runUrl = agentUiUrl({ baseUrl: server.uiUrl, namespace: server.connection.namespace, agentId: handle.agentId });
     console.log(`• Agent ${handle.agentId} started — watch it at ${runUrl}\n`);
     const result = await follow(handle, (line) => console.log(line));
@@ -81,13 +96,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
     exitCode = result.status === 'completed' ? ExitCode.ok : ExitCode.agentUnsuccessful;
     if (!values.exit) {
       console.log('\nDev server and worker keep running so you can inspect the run. Ctrl-C stops them.');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await untilInterrupted();
     }
   } finally {
-    worker.shutdown();
+    // The SDK drains the worker on SIGINT by itself; a second shutdown would throw.
+    if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
     await nativeConnection.close();
     await connection.close();
@@ -95,6 +108,29 @@ export async function demoCommand(argv: string[]): Promise<number> {
     if (server.started) await server.stop();
   }
   return exitCode;
+}
+
+/** Resolves on Ctrl-C (or SIGTERM). */
+function untilInterrupted(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+}
+
+/** The tour: its tree in a fresh workspace (or --cwd), the commands to try with its ids, then up until Ctrl-C. */
+async function runTour(client: SubagentsClient, cwd: string | undefined, server: { connection: TemporalConnectionConfig; uiUrl: string }): Promise<void> {
+  const workspace = cwd ?? realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-tour-')));
+  const tree = await startTour(client, { cwd: workspace });
+  const runUrl = agentUiUrl({ baseUrl: server.uiUrl, namespace: server.connection.namespace, agentId: tree.rootId });
+  console.log(`• Tour: lead ${tree.rootId} in ${workspace}; worker ${tree.workerId} works task #1 for a few minutes; the lead's Bash call waits for approval`);
+  console.log(`  ${runUrl}\n\nIn another terminal, try:\n`);
+  if (server.connection.address !== '127.0.0.1:7233' || server.connection.namespace !== 'default') {
+    console.log(`export TEMPORAL_ADDRESS=${server.connection.address} TEMPORAL_NAMESPACE=${server.connection.namespace}`);
+  }
+  for (const line of tourCommands(tree)) console.log(line);
+  console.log('\nThe dev server and worker keep running until Ctrl-C.');
+  await untilInterrupted();
 }
 
 /** A port flag's value: a whole number from 1 to 65535 (0 only for the model server: any free port). */
@@ -106,9 +142,9 @@ function portOption(value: string | undefined, flag: string): number | undefined
 }
 
 /** The demo's local model server, on `port` (0: any free port); a port in use is one line that says what to do. */
-async function demoModelServer(port: number) {
+async function demoModelServer(port: number, behaviour: Behaviour) {
   try {
-    return await startModelServer({ port, behaviour: { kind: 'demo' } });
+    return await startModelServer({ port, behaviour });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     throw new CliError(`127.0.0.1:${port} is already in use, so the demo's model server could not start there. Pick another with --model-port N (or leave it out: any free port).`, ExitCode.unavailable);
