@@ -76,4 +76,14 @@ describe('watch view', () => {
     expect(shown.nodes[1]).toMatchObject({ state: 'completed' });
     expect(nodesToRead(nowFinished, shown)).toEqual([]);
   });
+
+  it('a tree already finished when watched: one line per agent (its ending), and the root\'s elapsed time is its run\'s', () => {
+    const result = { status: 'completed', usage, durationMs: 12_000 } as never;
+    const ended = { ...reading({ result: { status: 'completed', usage } as never }, true), rootStatus: status({ state: 'finished' as never, result }) };
+    const frame = buildFrame(ended);
+    const events = frameEvents(undefined, frame);
+    expect(events.map((event) => event.event)).toEqual(['finished', 'finished', 'result']);
+    // Watched an hour later: 12 s, not an hour.
+    expect(renderTree(frame, { nowMs: 3_600_000, styled: false }).split('\n')[0]).toMatch(/ · 12s$/);
+  });
 });

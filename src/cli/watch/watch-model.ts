@@ -134,7 +134,11 @@ export function buildFrame(reading: PollReading, previous?: WatchFrame): WatchFr
   const { tree, rootStatus } = reading;
   const rootLive = reading.live.get(tree.rootAgentId) ?? [];
   const root = nodeOf(
-    { agentId: tree.rootAgentId, depth: 0, agentType: rootStatus.agentType, name: rootStatus.name, description: rootStatus.description, startedAtMs: rootStatus.startedAtMs },
+    {
+      agentId: tree.rootAgentId, depth: 0, agentType: rootStatus.agentType, name: rootStatus.name, description: rootStatus.description, startedAtMs: rootStatus.startedAtMs,
+      // An ended root's elapsed time is its run's, not the time since it started.
+      ...(rootStatus.result ? { finishedAtMs: rootStatus.startedAtMs + rootStatus.result.durationMs } : {}),
+    },
     rootStatus, rootLive, before.get(tree.rootAgentId), rootStatus.result !== undefined,
   );
   const children = new Map<string, TreeNode[]>();
@@ -160,8 +164,8 @@ const sameShown = (left: WatchNode, right: WatchNode): boolean => JSON.stringify
 
 /**
  * The events from `previous` to `next`, in order: agents that appeared (depth first; one that appeared
- * already finished also gets its finished event), agents that changed, caps reached, agents that
- * finished (in the order they finished, the root last), then the root's result.
+ * already finished gets only its finished event: one line, not two), agents that changed, caps reached,
+ * agents that finished (in the order they finished, the root last), then the root's result.
  */
 export function frameEvents(previous: WatchFrame | undefined, next: WatchFrame): WatchEvent[] {
   const before = new Map(previous?.nodes.map((node) => [node.agentId, node]));
@@ -170,9 +174,12 @@ export function frameEvents(previous: WatchFrame | undefined, next: WatchFrame):
   for (const node of next.nodes) {
     const old = before.get(node.agentId);
     const ended = terminal(node.state) && (!old || !terminal(old.state));
-    if (!old) events.push({ event: 'started', ...node });
-    // A finished agent's later details (its finish time as the tree records it) are no news.
-    else if (!ended && !terminal(old.state) && !sameShown(old, node)) events.push({ event: 'updated', ...node });
+    if (!old) {
+      if (!ended) events.push({ event: 'started', ...node });
+    } else if (!ended && !terminal(old.state) && !sameShown(old, node)) {
+      // A finished agent's later details (its finish time as the tree records it) are no news.
+      events.push({ event: 'updated', ...node });
+    }
     if (ended) finished.push(node);
   }
   const seenReached = new Set(previous?.budget?.reached.map((reached) => `${reached.agentId}\n${reached.reason}`));
