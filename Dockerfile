@@ -11,12 +11,13 @@ WORKDIR /app
 RUN chown node:node /app
 USER node
 
-# Dependencies first, so a source change does not reinstall them.
+# Dependencies first, so a source change does not reinstall them (the dev ones too: the build needs TypeScript).
 COPY --chown=node:node package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 
 COPY --chown=node:node . .
+# The compiled dist/, as the published package runs it; then only what runs: no dev dependencies, no sources.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund && rm -rf src
 
 ENV NODE_ENV=production
-# Runs TypeScript through tsx (a runtime dependency): no build step, the same code as in development.
 CMD ["node", "bin/subagents.js", "worker"]
