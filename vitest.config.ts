@@ -6,6 +6,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     globalSetup: ['test/global-setup.ts'],
+    // Each test process ends with the run, even one stopped by Ctrl-C or killed.
+    setupFiles: ['test/fork-setup.ts'],
     include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 180_000,

@@ -5,6 +5,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { startDevServer, type DevServer } from '../src/dev/dev-server';
 import { workflowBundlerOptions, workflowsPath } from '../src/worker';
+import { endWithThisProcess } from './helpers/end-with-this-process';
 import { installAdvice, sandboxOptionsFromEnv, sandboxProblem } from '../src/activities/sandbox/sandbox-options';
 
 declare module 'vitest' {
@@ -27,6 +28,10 @@ export async function setup(project: TestProject): Promise<void> {
   }
   directory = mkdtempSync(path.join(os.tmpdir(), 'subagents-test-'));
   server = await startDevServer({ port: 0, headless: true, dbFilename: path.join(directory, 'temporal.db'), logFile: path.join(directory, 'temporal.log') });
+  // Ctrl-C ends vitest without teardown(): the server must not outlive the run.
+  if (server.process) endWithThisProcess(server.process);
+  const runDirectory = directory;
+  process.once('exit', () => rmSync(runDirectory, { recursive: true, force: true }));
   const bundle = await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: undefined });
   const bundlePath = path.join(directory, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);

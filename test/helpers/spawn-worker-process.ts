@@ -2,6 +2,7 @@
 // a benchmark. No vitest import: benchmarks use it too.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { endWithThisProcess } from './end-with-this-process';
 
 export interface ChildWorker {
   process: ChildProcess;
@@ -24,6 +25,8 @@ export async function spawnWorkerProcess(options: { address: string; taskQueue: 
  */
 export async function spawnReadyProcess(script: string, env: Record<string, string>): Promise<ChildWorker> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // A worker left behind by an interrupted run would keep polling (and holding its tasks) for nobody.
+  endWithThisProcess(child, 2000);
   await new Promise<void>((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
