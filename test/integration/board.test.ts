@@ -1,3 +1,6 @@
+// @slow
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoardClient, BoardRefusedError } from '../../src/board-client';
@@ -8,6 +11,9 @@ import { waitFor } from '../helpers/child-worker';
 
 let env: AgentTestEnv;
 let boards: BoardClient;
+
+/** A long-holder work step: marks its start in the workspace, then runs until the test releases it. */
+const holderStep = (step: number): string => `touch holder-step-${step}-started && until [ -e holder-step-${step}-release ]; do sleep 0.1; done`;
 
 const dependencies = layeredDependencies(20);
 
@@ -44,7 +50,8 @@ beforeAll(async () => {
         { match: { agentName: 'long-holder' }, turns: [
           { toolUses: [{ name: 'TaskCreate', input: { subject: 'long job', description: 'outlives several runs' } }] },
           { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
-          ...Array.from({ length: 4 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 3' } }] })),
+          // Each step says it started, then runs until the test releases it (holderStep below).
+          ...Array.from({ length: 3 }, (_, index) => ({ toolUses: [{ name: 'Bash', input: { command: holderStep(index + 1) } }] })),
           { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'completed', note: 'held across runs' } }] },
           { text: 'HOLDER-DONE: {{last_tool_result}}' },
         ] },
@@ -109,16 +116,40 @@ describe('the shared task board', () => {
 
 describe('claims across continue-as-new', () => {
   it('keeps renewing a claim in the next run of the agent', async () => {
-    // 12 s of work on a 6 s lease (renewed every 2 s), with a new run after (almost) every turn: without the carried claim it would run out.
-    const handle = await env.start({ prompt: 'Hold a task for long.', name: 'long-holder', limits: { continueAsNewAfterEvents: 20, boardLeaseMs: 6_000 } });
+    // A new run after (almost) every turn. In each of its 3 work steps the test waits until the board has seen the
+    // claim renewed, and in the last until more than one lease has passed since the claim: a run that did not carry
+    // the claim would not renew it, and the board would return the task. No fixed sleeps; the lease is long enough
+    // for a loaded machine (a new run renews one interval, lease/3, after it starts).
+    const leaseMs = 30_000;
+    const handle = await env.start({ prompt: 'Hold a task for long.', name: 'long-holder', limits: { continueAsNewAfterEvents: 20, boardLeaseMs: leaseMs } });
+    const boardId = treeBoardId(handle.agentId);
+    const claimOf = async () => {
+      const task = (await boards.snapshot(boardId)).tasks[0];
+      if (task?.returnedCount) throw new Error(`the claim ran out: ${JSON.stringify(task)}`);
+      return task?.claim;
+    };
+    const stepRuns: string[] = [];
+    for (let step = 1; step <= 3; step += 1) {
+      await waitFor(() => existsSync(path.join(env.workspace, `holder-step-${step}-started`)), 90_000, `work step ${step}`);
+      stepRuns.push((await env.temporal.client.workflow.getHandle(handle.agentId).describe()).runId);
+      const seen = new Set<number>();
+      await waitFor(async () => {
+        const claim = await claimOf();
+        if (claim) seen.add(claim.heartbeatAtMs);
+        return seen.size >= 2 && (step < 3 || (claim !== undefined && claim.heartbeatAtMs - claim.sinceMs > leaseMs));
+      }, 120_000, `a renewal of the claim in work step ${step}`);
+      writeFileSync(path.join(env.workspace, `holder-step-${step}-release`), '');
+    }
     const result = await handle.result();
     expect(result.finalText).toMatch(/^HOLDER-DONE: Updated task #1 status, note/);
-    const snapshot = await boards.snapshot(treeBoardId(handle.agentId));
+    const snapshot = await boards.snapshot(boardId);
     expect(snapshot.tasks[0]).toMatchObject({ status: 'completed', note: 'held across runs', returnedCount: 0 });
+    // The steps ran in more than one run: the later ones renewed a claim made in an earlier run.
+    expect(new Set(stepRuns).size).toBeGreaterThan(1);
     const runs = [];
     for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${handle.agentId}'` })) runs.push(execution);
     expect(runs.length).toBeGreaterThan(2);
-  });
+  }, 300_000);
 });
 
 describe('the task-list tools with hostile input', () => {

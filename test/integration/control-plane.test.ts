@@ -1,6 +1,7 @@
+// @slow
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../src/dev/temporal-cli';
@@ -313,26 +314,30 @@ describe('control plane with the official temporal CLI', () => {
   it('steers, messages and stops an agent with `temporal workflow ...`', async () => {
     const cli = findTemporalCli()!;
     const address = env.temporal.address;
+    // The first Bash runs until the test has delivered both messages, the second until the cancel: conditions, not sleeps
+    // (a loaded machine took longer than a fixed sleep to run the CLI twice).
+    const release = path.join(env.workspace, 'cli-root-release');
     env.modelServer.setBehaviour(
       scenario([
         {
           match: { agentName: 'cli-root' },
           turns: [
-            { toolUses: [{ name: 'Bash', input: { command: 'sleep 3' } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'sleep 30' } }] },
+            { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release} ]; do sleep 0.1; done` } }] },
+            { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release}-never ]; do sleep 0.1; done` } }] },
             { text: 'unreachable' },
           ],
         },
       ]),
     );
     const handle = await env.start({ prompt: 'cli control', name: 'cli-root' });
-    await waitFor(async () => (await handle.status()).state === 'running_tools', 30_000, 'the first Bash');
+    await waitFor(async () => (await handle.status()).state === 'running_tools', 60_000, 'the first Bash');
     // Asynchronous on purpose: the worker runs in this process and must answer the update meanwhile.
     const run = (...args: string[]) => promisify(execFile)(cli, [...args, '--address', address, '--workflow-id', handle.agentId], { encoding: 'utf8' });
     const steer = await run('workflow', 'update', 'execute', '--name', 'steer', '--input', JSON.stringify({ text: 'CLI-STEER', by: 'temporal-cli' }));
     expect(steer.stdout).toContain('queued');
     await run('workflow', 'signal', '--name', 'message', '--input', JSON.stringify({ from: 'temporal-cli', text: 'CLI-MESSAGE' }));
-    await waitFor(() => okRequestsOf(handle.agentId).length >= 2, 30_000, 'the second model call');
+    writeFileSync(release, '');
+    await waitFor(() => okRequestsOf(handle.agentId).length >= 2, 60_000, 'the second model call');
     const second = allText(okRequestsOf(handle.agentId)[1]!);
     expect(second).toContain('CLI-STEER');
     expect(second).toContain('CLI-MESSAGE');
