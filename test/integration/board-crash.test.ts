@@ -1,3 +1,4 @@
+// @slow
 import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';

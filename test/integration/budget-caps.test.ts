@@ -1,3 +1,4 @@
+// @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOfUsage } from '../../src/shared/model-prices';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';

@@ -1,3 +1,4 @@
+// @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServedTotals } from '../../src/model-server/served';
 import type { BudgetSnapshot } from '../../src/shared/budget';

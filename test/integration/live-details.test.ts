@@ -1,3 +1,4 @@
+// @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveActivity } from '../../src/live-activities';
 import { liveLimits } from '../../src/shared/live-activity';

@@ -1,3 +1,4 @@
+// @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SubagentsClient } from '../../src/client';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';

@@ -1,3 +1,4 @@
+// @slow
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';

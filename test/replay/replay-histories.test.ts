@@ -1,3 +1,4 @@
+// @slow
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import proto from '@temporalio/proto';

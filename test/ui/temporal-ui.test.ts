@@ -1,3 +1,4 @@
+// @slow
 // The Temporal UI, in Debian's Chromium, shows a finished two-level agent tree: the parent in the
 // workflow list, its summaries and its child, and the child's own page. Screenshots go to test-results/ui/.
 import Anthropic from '@anthropic-ai/sdk';
