@@ -34,21 +34,3 @@ export async function chargeBudget(
     return false;
   }
 }
-
-/** Sum of two usages. */
-export function addUsage(left: TokenUsage, right: TokenUsage | undefined): TokenUsage {
-  if (!right) return left;
-  return {
-    inputTokens: left.inputTokens + right.inputTokens,
-    outputTokens: left.outputTokens + right.outputTokens,
-    cacheCreationInputTokens: left.cacheCreationInputTokens + right.cacheCreationInputTokens,
-    cacheReadInputTokens: left.cacheReadInputTokens + right.cacheReadInputTokens,
-  };
-}
-
-export const noUsage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
-
-/** Tokens of a usage, as the API bills them. */
-export function usageTokens(usage: TokenUsage): number {
-  return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
-}

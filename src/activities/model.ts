@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { conversationQuery } from '../shared/definitions';
 import { ErrorType } from '../shared/errors';
-import type { ContentBlock, MessageParam, StopReason } from '../shared/messages';
+import { addTokenUsage, emptyTokenUsage, totalTokens, type ContentBlock, type MessageParam, type StopReason, type TokenUsage } from '../shared/messages';
 import type { ModelCallInput, ModelCallResult } from '../shared/model-call';
 import { compactionPurpose } from '../shared/compaction';
 import { compactionRequestMessages } from './compaction-request';
@@ -20,9 +20,8 @@ import { liveLimits } from '../shared/live-activity';
 import { trackCurrentCall, type RunningCalls } from './tools/running-calls';
 import { PreReads, type PreRead } from './pre-reads';
 import { BilledUsage } from './billed-usage';
-import { addUsage, chargeBudget, noUsage, usageTokens } from './budget-charge';
+import { chargeBudget } from './budget-charge';
 import type { LiveModelDetails } from '../shared/live-activity';
-import type { TokenUsage } from '../shared/messages';
 
 /** Collaborators of the model activity, passed in so tests use real clients pointed at local servers. */
 export interface ModelActivityDependencies {
@@ -185,7 +184,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       // Billed but cut or failed: the tree's ledger counts it (the workflow gives back the rest of the reservation).
       // An attempt billed nothing reports that too: the ledger holds its input estimate until it hears.
       if (billing && !charged) {
-        charged = await chargeBudget(dependencies.temporalClient, input, context.info.attempt, billed.billed() ?? noUsage, { final: false });
+        charged = await chargeBudget(dependencies.temporalClient, input, context.info.attempt, billed.billed() ?? emptyTokenUsage(), { final: false });
         beat();
       }
       // Aborted on this worker before Temporal's cancellation came (the request is cut, nothing more is
@@ -209,13 +208,13 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
    */
   async function earlierAttempts(input: ModelCallInput, context: Context): Promise<{ before: TokenUsage; maxTokens: number }> {
     const previous = (context.info.heartbeatDetails as Partial<LiveModelDetails> | undefined)?.billing;
-    if (!previous) return { before: noUsage, maxTokens: input.maxOutputTokens };
+    if (!previous) return { before: emptyTokenUsage(), maxTokens: input.maxOutputTokens };
     if (previous.billed && !previous.charged) await chargeBudget(dependencies.temporalClient, input, previous.attempt, previous.billed, { final: false });
-    const before = addUsage(previous.before, previous.billed);
-    const maxTokens = input.maxOutputTokens - usageTokens(before);
+    const before = addTokenUsage(previous.before, previous.billed ?? emptyTokenUsage());
+    const maxTokens = input.maxOutputTokens - totalTokens(before);
     if (maxTokens < 1) {
       throw ApplicationFailure.nonRetryable(
-        `earlier attempts of this model call were billed ${usageTokens(before)} tokens, all its reservation in the tree's budget allowed; it is not tried again.`,
+        `earlier attempts of this model call were billed ${totalTokens(before)} tokens, all its reservation in the tree's budget allowed; it is not tried again.`,
         ErrorType.BudgetExhausted,
       );
     }

@@ -1,4 +1,4 @@
-import type { TokenUsage } from './messages';
+import { totalTokens, type TokenUsage } from './messages';
 import {
   capText,
   hasCaps,
@@ -78,10 +78,6 @@ const emptySpending = (): Spending => ({ tokens: 0, costUsd: 0, toolCalls: 0, tu
 const maxClosedIds = 4000;
 /** Finished leaf nodes a continued root carries at most (their spending stays in their ancestors' totals). */
 const maxCarriedFinishedNodes = 1000;
-
-export function tokensOf(usage: TokenUsage): number {
-  return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
-}
 
 export class BudgetLedger {
   private readonly nodes = new Map<string, LedgerNode>();
@@ -447,7 +443,7 @@ export class BudgetLedger {
   }
 
   private spendingOf(charge: BudgetCharge): Spending {
-    return { tokens: tokensOf(charge.usage), costUsd: this.costOf(charge.model, charge.usage), toolCalls: charge.toolCalls ?? 0, turns: 0 };
+    return { tokens: totalTokens(charge.usage), costUsd: this.costOf(charge.model, charge.usage), toolCalls: charge.toolCalls ?? 0, turns: 0 };
   }
 
   private addSpending(agentId: string, spending: Spending): void {

@@ -76,6 +76,11 @@ export const emptyTokenUsage = (): TokenUsage => ({
   cacheReadInputTokens: 0,
 });
 
+/** All tokens of a usage, as the API bills them: input, output, cache writes and cache reads. */
+export function totalTokens(usage: TokenUsage): number {
+  return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+}
+
 /** Adds two usages without mutating either. */
 export function addTokenUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
   const webSearchRequests = (left.webSearchRequests ?? 0) + (right.webSearchRequests ?? 0);

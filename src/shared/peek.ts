@@ -1,5 +1,5 @@
 import type { AgentResult, AgentStatusSnapshot } from './agent';
-import type { TokenUsage } from './messages';
+import { totalTokens } from './messages';
 import { taskOutputLimits } from './task-output-definition';
 
 /**
@@ -25,8 +25,6 @@ export interface AgentPeek {
   result?: AgentResult;
 }
 
-const tokens = (usage: TokenUsage): number => usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
-
 /** The bounded peek of a status snapshot. */
 export function peekOf(status: AgentStatusSnapshot): AgentPeek {
   const latest = status.latestText ?? '';
@@ -38,7 +36,7 @@ export function peekOf(status: AgentStatusSnapshot): AgentPeek {
     maxTurns: status.maxTurns,
     ...(status.lastTool ? { lastTool: status.lastTool } : {}),
     currentTools: status.currentTools,
-    totalTokens: tokens(status.treeUsage),
+    totalTokens: totalTokens(status.treeUsage),
     toolUses: status.toolUses,
     latestText: latest.length > taskOutputLimits.latestTextChars ? `…${latest.slice(-taskOutputLimits.latestTextChars)}` : latest,
     ...(status.result ? { result: status.result } : {}),

@@ -1,11 +1,6 @@
 import type { AgentResult } from '../shared/agent';
 import { oneShotAgentTypes } from '../shared/builtin-agents';
-import type { TokenUsage } from '../shared/messages';
-
-/** All tokens of a usage, as the parent's summaries count them. */
-export function totalTokens(usage: TokenUsage): number {
-  return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
-}
+import { totalTokens } from '../shared/messages';
 
 function usageTag(result: AgentResult): string {
   return `<usage>total_tokens: ${totalTokens(result.treeUsage)}, tool_uses: ${result.toolUses}, duration_ms: ${result.durationMs}</usage>`;

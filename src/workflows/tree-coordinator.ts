@@ -1,9 +1,8 @@
 import type { TreeAgentStarted } from '../shared/definitions';
 import type { AgentLimits } from '../shared/limits';
-import type { TokenUsage } from '../shared/messages';
+import { totalTokens, type TokenUsage } from '../shared/messages';
 import type { ApprovalRequest, CarriedTreeState, TreeNode, TreeSnapshot } from '../shared/tree';
 import { treeCapsOf } from '../shared/limits';
-import { totalTokens } from './projection';
 import { treeSpawnRefusal } from './spawn-limits';
 import type { TreeLedgerKeeper } from './tree-ledger';
 

@@ -1,4 +1,4 @@
-import { tokensOf } from '../../shared/budget-ledger';
+import { totalTokens } from '../../shared/messages';
 import type { TreeNode } from '../../shared/tree';
 import { ExitCode } from '../exit-codes';
 import { colorEnabled, colorize } from '../../shared/agent-colors';
@@ -56,7 +56,7 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
     const treeAccount = budget ? accountOf(budget, rootId) : undefined;
     // A capped tree: its spending against its caps (tokens as the ledger counts them, cost, tool calls, turns).
     // A tree without a token budget does not report usage to its root (tokensUsed stays 0): its agents' usage counts.
-    const tokens = tree.tokenBudget === undefined ? Math.max(tree.tokensUsed, tokensOf(rootStatus.treeUsage)) : tree.tokensUsed;
+    const tokens = tree.tokenBudget === undefined ? Math.max(tree.tokensUsed, totalTokens(rootStatus.treeUsage)) : tree.tokensUsed;
     const spending = treeAccount ? `tree ${spendingText(treeAccount, Date.now())}` : `tokens ${tokens}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''}`;
     console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · ${spending} · ${tree.pendingApprovals.length} pending approval(s)`);
     const reached = tree.budgetReached ?? treeAccount?.exhausted;

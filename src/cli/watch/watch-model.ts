@@ -2,7 +2,7 @@
 import type { AgentResult, AgentStatusSnapshot } from '../../shared/agent';
 import type { LiveActivity } from '../../live-activities';
 import type { BudgetAccount, BudgetAction, BudgetSnapshot } from '../../shared/budget';
-import type { TokenUsage } from '../../shared/messages';
+import { totalTokens, type TokenUsage } from '../../shared/messages';
 import type { TreeNode, TreeSnapshot } from '../../shared/tree';
 
 /** One agent as the watcher shows it. */
@@ -64,8 +64,7 @@ export type WatchEvent =
 const terminal = (state: string): boolean => !['starting', 'calling_model', 'running_tools', 'waiting', 'running'].includes(state);
 
 function tokensOf(usage: TokenUsage | undefined): number {
-  if (!usage) return 0;
-  return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+  return usage ? totalTokens(usage) : 0;
 }
 
 function lastLineOf(live: readonly LiveActivity[]): { line?: string; tool?: string; text?: string } {
