@@ -51,7 +51,6 @@ import {
   treeSpawnRequestSchema,
 } from '../shared/input-schemas';
 import type { AgentParts } from './agent-parts';
-import { capsProblem } from '../shared/budget';
 import type { TreeLedgerKeeper } from './tree-ledger';
 import { signalBestEffort } from './best-effort-signal';
 import { workflowNowMs } from './clock';
@@ -226,8 +225,8 @@ function installLedgerHandlers(
   guard.update(setBudgetUpdate, budgetChangeSchema, (change) => ledger.change(change), (change) => {
     // Agents of a tree started without caps do not reserve: caps set now would not hold.
     if (input.budgeted !== true) throw new Error(`The tree ${input.rootAgentId} was started without a budget, so its model calls do not reserve; start it with caps (e.g. --max-tokens) to set them.`);
-    const problem = change.agentId !== undefined && !ofTree(change.agentId) ? `${change.agentId} is not an agent of the tree ${input.rootAgentId}` : capsProblem(change.caps);
-    if (problem) throw new Error(problem);
+    // The caps themselves were checked by budgetChangeSchema (names, whole positive counts, positive dollars).
+    if (change.agentId !== undefined && !ofTree(change.agentId)) throw new Error(`${change.agentId} is not an agent of the tree ${input.rootAgentId}`);
     if (!ledger.ledger.knows(change.agentId ?? input.rootAgentId)) throw new Error(`No agent "${change.agentId}" in the ledger of ${input.rootAgentId}: only agents of a budgeted tree have caps.`);
   });
 }

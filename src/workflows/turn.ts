@@ -214,7 +214,7 @@ async function callModel(agent: AgentParts, preRead: PreReadRequest | undefined,
   try {
     const summary = `model turn ${state.turn} · ${input.model}${readWithLastCallSummary(state.readWithLastCall)}`;
     state.readWithLastCall = [];
-    return await modelActivities.callModel.executeWithOptions({ ...modelOptions, summary }, [
+    const result = await modelActivities.callModel.executeWithOptions({ ...modelOptions, summary }, [
       {
         agentId: input.agentId,
         agentType: input.agentType,
@@ -231,10 +231,9 @@ async function callModel(agent: AgentParts, preRead: PreReadRequest | undefined,
         ...tailOf(state, input.tools),
         ...(preRead ? { preRead } : {}),
       },
-    ]).then((result) => {
-      completed = true;
-      return result;
-    });
+    ]);
+    completed = true;
+    return result;
   } catch (error) {
     if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
       return { failure: `${error.cause.type}: ${error.cause.message}` };

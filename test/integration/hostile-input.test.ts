@@ -27,12 +27,15 @@ const signalFields: Record<string, string[]> = {
   treeSpawnRequest: ['requestId', 'requesterId', 'childId'],
   treeSpawnReply: ['requestId', 'granted', 'reason'],
   treeAgentEvent: ['agentId', 'kind', 'usage', 'background'],
-  treeAgentStarted: ['agentId', 'parentAgentId', 'background', 'depth'],
+  treeAgentStarted: ['agentId', 'parentAgentId', 'background', 'depth', 'budgetCaps'],
   pauseSpawning: ['paused'],
   approvalRequest: ['requestId', 'agentId', 'tool', 'toolUseId'],
   approvalDecision: ['requestId', 'approved', 'always'],
   backgrounded: [],
   boardNotice: ['boardId', 'ownerAgentId', 'taskIds', 'text'],
+  budgetReserve: ['request', 'requesterId', 'settle'],
+  budgetGrant: ['reservationId', 'granted', 'outputTokens', 'reservedTokens'],
+  budgetCharge: ['reservationId', 'agentId', 'model', 'attempt', 'usage', 'final'],
 };
 
 /** Random JSON: null, numbers, strings, arrays, and objects with the right field names holding values of the wrong types. */
@@ -70,6 +73,11 @@ describe('hostile input to a running agent', () => {
     for (const value of hostileValues(['requestId', 'approved'], 8).slice(0, 8)) {
       await expect(workflow.executeUpdate('answerApproval', { args: [value] })).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
     }
+    for (const value of hostileValues(['caps', 'agentId'], 9).slice(0, 8)) {
+      await expect(workflow.executeUpdate('setBudget', { args: [value] })).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    }
+    // The ledger kept nothing of it: no phantom account, nothing reserved.
+    expect((await handle.budget()).accounts.map((account) => [account.agentId, account.reservedTokens, account.subtree.tokens])).toEqual([[handle.agentId, 0, 0]]);
     await expect(workflow.query('conversation', null)).rejects.toThrow(/Invalid conversation query input/);
 
     const status = await handle.status();
