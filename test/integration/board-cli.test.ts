@@ -1,41 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { main } from '../../src/cli/main';
 import type { BoardChangeResult, BoardSnapshot } from '../../src/shared/board';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { cli, setEnvironment } from '../helpers/in-process-cli';
 
 let env: AgentTestEnv;
-const saved: Record<string, string | undefined> = {};
+let restoreEnvironment: (() => void) | undefined;
 
 beforeAll(async () => {
   env = await createAgentTestEnv({ kind: 'scripted', scenario: { agents: [], default: [{ text: 'idle root' }] } });
-  for (const name of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SUBAGENTS_TASK_QUEUE']) saved[name] = process.env[name];
-  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
-  process.env.TEMPORAL_NAMESPACE = 'default';
-  process.env.SUBAGENTS_TASK_QUEUE = env.taskQueue;
+  restoreEnvironment = setEnvironment({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'default', SUBAGENTS_TASK_QUEUE: env.taskQueue });
 });
 afterAll(async () => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnvironment?.();
   await env?.close();
 });
-
-/** Runs `subagents <args>` in this process; returns its exit code and what it printed. */
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void out.push(String(line)));
-  const error = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void err.push(String(line)));
-  try {
-    const code = await main(args);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-  }
-}
 
 describe('subagents board', () => {
   it('adds, moves, releases and draws a named board, with documented exit codes', async () => {

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
-import { main } from '../../src/cli/main';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { BudgetSnapshot } from '../../src/shared/budget';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { cli, setEnvironment } from '../helpers/in-process-cli';
 import { waitFor } from '../helpers/child-worker';
 
 let env: AgentTestEnv;
-const saved: Record<string, string | undefined> = {};
+let restoreEnvironment: (() => void) | undefined;
 
 beforeAll(async () => {
   env = await createAgentTestEnv(
@@ -22,33 +22,12 @@ beforeAll(async () => {
     ]),
   );
   await env.writeFiles({ '.claude/agents/capped.md': '---\nname: capped\ndescription: A capped helper\nmaxTokens: 40000\nmaxToolCalls: 7\nmaxTime: 30m\n---\nDo the task.\n' });
-  for (const name of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SUBAGENTS_TASK_QUEUE']) saved[name] = process.env[name];
-  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
-  process.env.TEMPORAL_NAMESPACE = 'default';
-  process.env.SUBAGENTS_TASK_QUEUE = env.taskQueue;
+  restoreEnvironment = setEnvironment({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'default', SUBAGENTS_TASK_QUEUE: env.taskQueue });
 });
 afterAll(async () => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnvironment?.();
   await env?.close();
 });
-
-/** Runs `subagents <args>` in this process; returns its exit code and what it printed. */
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void out.push(String(line)));
-  const error = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void err.push(String(line)));
-  try {
-    const code = await main(args);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-  }
-}
 
 async function snapshotOf(agentId: string): Promise<BudgetSnapshot> {
   const shown = await cli('budget', agentId, '--json');

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
-import { main } from '../../src/cli/main';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { WatchEvent } from '../../src/cli/watch/watch-model';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { cli, setEnvironment } from '../helpers/in-process-cli';
 
 /** The caps reached and their spending where a person looks: status, ls --tree, watch and the Temporal UI's current details. */
 
 let env: AgentTestEnv;
-const saved: Record<string, string | undefined> = {};
+let restoreEnvironment: (() => void) | undefined;
 const treeTokens = 60_000;
 
 beforeAll(async () => {
@@ -24,34 +24,12 @@ beforeAll(async () => {
       { match: { agentName: 'views-plain' }, turns: [{ text: 'PLAIN-DONE' }] },
     ]),
   );
-  for (const name of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SUBAGENTS_TASK_QUEUE', 'NO_COLOR']) saved[name] = process.env[name];
-  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
-  process.env.TEMPORAL_NAMESPACE = 'default';
-  process.env.SUBAGENTS_TASK_QUEUE = env.taskQueue;
-  process.env.NO_COLOR = '1';
+  restoreEnvironment = setEnvironment({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'default', SUBAGENTS_TASK_QUEUE: env.taskQueue, NO_COLOR: '1' });
 });
 afterAll(async () => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnvironment?.();
   await env?.close();
 });
-
-/** Runs `subagents <args>` in this process; returns its exit code and what it printed. */
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void out.push(String(line)));
-  const error = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void err.push(String(line)));
-  try {
-    const code = await main(args);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-  }
-}
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

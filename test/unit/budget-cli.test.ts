@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseCapAssignments, startBudget } from '../../src/cli/budget-args';
 import { budgetLines, capsText } from '../../src/cli/budget-view';
 import { CliError } from '../../src/cli/exit-codes';
+import { consoleCapture } from '../helpers/console-capture';
 import { main } from '../../src/cli/main';
 import type { BudgetSnapshot } from '../../src/shared/budget';
 
@@ -101,15 +102,7 @@ describe('the budget table', () => {
 });
 
 describe('subagents budget without a server', () => {
-  const printed: string[] = [];
-  afterEach(() => {
-    vi.restoreAllMocks();
-    printed.length = 0;
-  });
-  const capture = () => {
-    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
-    vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
-  };
+  const { printed, capture } = consoleCapture();
 
   it('answers --help, refuses bad arguments before connecting (exit 2), with the flag meant', async () => {
     capture();

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { consoleCapture } from '../helpers/console-capture';
 import { main } from '../../src/cli/main';
 import { closest, editDistance, flagsOf } from '../../src/cli/suggest';
 
@@ -19,15 +20,7 @@ describe('did you mean', () => {
 });
 
 describe('the CLI without a server', () => {
-  const printed: string[] = [];
-  afterEach(() => {
-    vi.restoreAllMocks();
-    printed.length = 0;
-  });
-  const capture = () => {
-    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
-    vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
-  };
+  const { printed, capture } = consoleCapture();
 
   it('answers --help and -h of every command with its usage, exit 0, without running it', async () => {
     capture();
