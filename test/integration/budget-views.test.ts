@@ -1,3 +1,4 @@
+// @slow
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { WatchEvent } from '../../src/cli/watch/watch-model';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';

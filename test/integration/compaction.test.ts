@@ -1,3 +1,4 @@
+// @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactionInstruction } from '../../src/shared/compaction';
 import { readAgentTranscript } from '../../src/transcript/export';

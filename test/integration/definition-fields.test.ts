@@ -1,3 +1,4 @@
+// @slow
 /** The fields of an agent file that change what an agent does (docs/agent-definitions.md), on a real Temporal server. */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// @slow
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// @slow
 /** Hooks and settings permission rules (docs/hooks.md, docs/configuration.md) on a real Temporal server with a scripted model. */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// @slow
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

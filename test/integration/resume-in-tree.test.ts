@@ -1,3 +1,4 @@
+// @slow
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rootAgentIdKey } from '../../src/shared/search-attributes';

@@ -1,3 +1,4 @@
+// @slow
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, realpathSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';

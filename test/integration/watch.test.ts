@@ -1,3 +1,4 @@
+// @slow
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseWatchArgs, watchCommand } from '../../src/cli/commands/watch';
 import { CliError, ExitCode } from '../../src/cli/exit-codes';

@@ -1,3 +1,4 @@
+// @slow
 // Workers on several machines (docs/operations.md): two "machines" (a shared-queue worker and its
 // workspace worker each, with separate workspace roots) on one dev server.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';

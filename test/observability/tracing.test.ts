@@ -1,3 +1,4 @@
+// @slow
 // SUBAGENTS_OTEL=1 wired as `subagents worker` wires it (the worker bundles its workflows with the
 // OpenTelemetry interceptors): one agent on the real dev server yields one connected trace.
 import Anthropic from '@anthropic-ai/sdk';

@@ -1,3 +1,4 @@
+// @slow
 import { MockActivityEnvironment } from '@temporalio/testing';
 import fs from 'node:fs/promises';
 import path from 'node:path';
