@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { makeOutputDirectory } from '../activities/tools/runtime-output';
 import { messageRecords, transcriptSession } from './records';
 import type { AgentTranscript } from './transcript-types';
 
@@ -49,14 +50,23 @@ export function claudeCodeLayout(transcripts: readonly AgentTranscript[]): Layou
   return files;
 }
 
-/** Writes {@link claudeCodeLayout} under `configDir` (what `CLAUDE_CONFIG_DIR` would point at); returns the paths written. */
-export async function writeClaudeCodeLayout(configDir: string, transcripts: readonly AgentTranscript[]): Promise<string[]> {
-  const written: string[] = [];
-  for (const file of claudeCodeLayout(transcripts)) {
-    const target = path.join(configDir, ...file.relativePath.split('/'));
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, file.text);
-    written.push(target);
+/** What an export wrote: the files, and the directory it created and marked as runtime output (`.gitignore` of `*`), if any. */
+export interface WrittenLayout {
+  files: string[];
+  marked?: string;
+}
+
+/**
+ * Writes {@link claudeCodeLayout} under `configDir` (what `CLAUDE_CONFIG_DIR` would point at). The first directory it
+ * creates is marked as runtime output, so an export inside a repository stays out of git and of the agents' Glob and Grep.
+ */
+export async function writeClaudeCodeLayout(configDir: string, transcripts: readonly AgentTranscript[]): Promise<WrittenLayout> {
+  const files = claudeCodeLayout(transcripts).map((file) => ({ target: path.join(configDir, ...file.relativePath.split('/')), text: file.text }));
+  // Every file lies below the root's project directory, so marking the first directory created on the way there covers all.
+  const marked = files[0] ? await makeOutputDirectory(path.dirname(files[0].target)) : undefined;
+  for (const file of files) {
+    await mkdir(path.dirname(file.target), { recursive: true });
+    await writeFile(file.target, file.text);
   }
-  return written;
+  return { files: files.map((file) => file.target), ...(marked !== undefined ? { marked } : {}) };
 }

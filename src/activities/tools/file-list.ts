@@ -1,13 +1,14 @@
-/** Lists the files below a directory the way Glob and Grep see them: .gitignore respected, .git and node_modules skipped. */
+/** Lists the files below a directory the way Glob and Grep see them: .gitignore respected, .git, node_modules and .subagents skipped. */
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isIgnored, parseGitignore, type IgnoreFile } from './gitignore';
 import { listFilesWithRipgrep, ripgrepOf } from './ripgrep';
+import { runtimeFolderName } from './runtime-output';
 import { createCheckpoint, type ToolEnv } from './tool-env';
 
-/** Directory names never descended into, whatever .gitignore says. */
-export const alwaysSkippedNames: readonly string[] = ['.git', 'node_modules'];
+/** Directory names never descended into, whatever .gitignore says (`.subagents` is the runtime's own, worktrees included). */
+export const alwaysSkippedNames: readonly string[] = ['.git', 'node_modules', runtimeFolderName];
 
 /**
  * Trees of at most this many directory entries are listed in this process even when `rg` is there:
@@ -77,6 +78,28 @@ async function walkFiles(baseDir: string, env: ToolEnv, maxEntries: number): Pro
     throw error;
   }
   return files.sort();
+}
+
+/**
+ * Whether Glob and Grep, searching from the root of the repository holding `target` (nearest ancestor with .git),
+ * would list it: not when a skipped name or an ignored directory is on the way or the path is ignored. Undefined outside a repository.
+ */
+export async function listingInRepository(target: string): Promise<{ root: string; listed: boolean } | undefined> {
+  const absolute = path.resolve(target);
+  let root: string | undefined;
+  for (let directory = path.dirname(absolute); root === undefined; directory = path.dirname(directory)) {
+    if (await fs.stat(path.join(directory, '.git')).then(() => true, () => false)) root = directory;
+    else if (path.dirname(directory) === directory) return undefined;
+  }
+  const ignoreFiles = await ancestorIgnoreFiles(path.dirname(absolute));
+  const segments = path.relative(root, absolute).split(path.sep).filter((segment) => segment !== '');
+  for (let index = 0; index < segments.length; index += 1) {
+    if (alwaysSkippedNames.includes(segments[index]!)) return { root, listed: false };
+    const partial = path.join(root, ...segments.slice(0, index + 1));
+    const isDirectory = index < segments.length - 1 || (await fs.stat(partial).then((stat) => stat.isDirectory(), () => false));
+    if (isIgnored(ignoreFiles, partial, isDirectory)) return { root, listed: false };
+  }
+  return { root, listed: true };
 }
 
 /** .gitignore files of `baseDir` and its ancestors, shallowest first, stopping at the first directory holding .git. */

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { toolLimits } from '../../shared/tool-definitions';
+import { runtimeFolderName } from './runtime-output';
 import type { ToolEnv } from './tool-env';
 import { ToolCancelled } from './tool-error';
 
@@ -37,8 +38,8 @@ export const ripgrepWalkArguments: readonly string[] = [
   '--no-require-git', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-dot',
 ];
 
-/** Directories never visited; given after any other --glob, since rg's last matching glob wins. */
-export const ripgrepExcludedGlobs: readonly string[] = ['--glob', '!.git', '--glob', '!node_modules'];
+/** Directories never visited (the walker's alwaysSkippedNames); given after any other --glob, since rg's last matching glob wins. */
+export const ripgrepExcludedGlobs: readonly string[] = ['--glob', '!.git', '--glob', '!node_modules', '--glob', `!${runtimeFolderName}`];
 
 const listArguments = ['--files', ...ripgrepWalkArguments, ...ripgrepExcludedGlobs];
 

@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NoWorkerError, readAgentTranscript, readTreeTranscripts } from '../../transcript/export';
 import { formatTranscripts } from '../../transcript/human-view';
-import { writeClaudeCodeLayout } from '../../transcript/claude-layout';
+import { listingInRepository } from '../../activities/tools/file-list';
+import { writeClaudeCodeLayout, type WrittenLayout } from '../../transcript/claude-layout';
 import { toJsonl } from '../../transcript/records';
 import type { AgentTranscript } from '../../transcript/transcript-types';
 import { CliError, ExitCode } from '../exit-codes';
@@ -67,7 +68,9 @@ export async function transcriptCommand(argv: string[]): Promise<number> {
   const agents = transcripts.length;
   if (args.claudeDir) {
     const written = await writeClaudeCodeLayout(args.claudeDir, transcripts);
-    console.error(`wrote the transcripts of ${agents} agent(s) in Claude Code's layout: ${written.filter((file) => file.endsWith('.jsonl')).length} JSONL file(s) under ${path.join(args.claudeDir, 'projects')}`);
+    console.error(`wrote the transcripts of ${agents} agent(s) in Claude Code's layout: ${written.files.filter((file) => file.endsWith('.jsonl')).length} JSONL file(s) under ${path.join(args.claudeDir, 'projects')}`);
+    const warning = await visibilityWarning(written);
+    if (warning) console.error(warning);
     return ExitCode.ok;
   }
   const text = args.jsonl ? toJsonl(transcripts) : `${formatTranscripts(transcripts)}\n`;
@@ -79,4 +82,16 @@ export async function transcriptCommand(argv: string[]): Promise<number> {
   await writeFile(args.out, text);
   console.error(`wrote the transcript of ${agents} agent(s) to ${args.out}`);
   return ExitCode.ok;
+}
+
+/** A warning when the export landed, unmarked, where agents' Glob and Grep in that repository would find it. */
+export async function visibilityWarning(written: WrittenLayout): Promise<string | undefined> {
+  const first = written.files[0];
+  if (written.marked !== undefined || first === undefined) return undefined;
+  const listing = await listingInRepository(first);
+  if (!listing?.listed) return undefined;
+  return (
+    `warning: ${path.dirname(first)} existed already and is not ignored in the repository ${listing.root}, so agents' Glob and Grep there will find these transcripts. ` +
+    'Give a new directory (the command marks the directories it creates as ignored) or one outside the repository, such as ~/.claude.'
+  );
 }
