@@ -1,5 +1,5 @@
 // `npm run test:quick`: the suite without test/package and without the files tagged `// @slow` on their first
-// line (docs/testing.md says which files get the tag: ~20 s or more in a full run on 2 cores).
+// line (docs/testing.md says which files get the tag: ~15 s or more of a worker's time on 2 cores).
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
