@@ -2,6 +2,7 @@
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import { ErrorType } from '../../shared/errors';
+import { makeOutputDirectory } from '../tools/runtime-output';
 import { worktreeFailure } from './failures';
 
 function reason(code: string | undefined): string {
@@ -28,10 +29,10 @@ function notWritable(directory: string, error: unknown) {
   );
 }
 
-/** Creates the directory if needed and returns its real path; WorktreeDirNotWritable otherwise. */
+/** Creates the directory if needed (marked as runtime output, so Glob and Grep skip it) and returns its real path; WorktreeDirNotWritable otherwise. */
 export async function prepareBaseDir(directory: string): Promise<string> {
   try {
-    await fs.mkdir(directory, { recursive: true });
+    await makeOutputDirectory(directory);
     if (!(await fs.stat(directory)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'EEXIST' });
     await fs.access(directory, constants.W_OK | constants.X_OK);
     return await fs.realpath(directory);

@@ -9,6 +9,7 @@ import { runGrep } from '../../../src/activities/tools/grep';
 import { findRipgrep } from '../../../src/activities/tools/ripgrep';
 import { runRead } from '../../../src/activities/tools/read';
 import { makeOutputDirectory, runtimeOutputGitignore } from '../../../src/activities/tools/runtime-output';
+import { prepareBaseDir } from '../../../src/activities/worktree/base-dir';
 import { writeClaudeCodeLayout } from '../../../src/transcript/claude-layout';
 import type { AgentTranscript } from '../../../src/transcript/transcript-types';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
@@ -79,6 +80,27 @@ describe.each([
   it('keeps the export out of git status too', async () => {
     const { stdout } = await git(repo, 'status', '--porcelain', '--untracked-files=all');
     expect(stdout).toBe('');
+  });
+});
+
+describe('a worktree directory configured inside the repository', () => {
+  let workspace: TestWorkspace;
+  beforeEach(async () => {
+    workspace = await createTestWorkspace();
+    await workspace.write('src/app.ts', 'export const workflowMarker = 1;\n');
+    await git(workspace.root, 'init', '-q', '-b', 'main');
+    await git(workspace.root, 'add', '.');
+    await git(workspace.root, 'commit', '-q', '-m', 'init');
+  });
+  afterEach(() => workspace.cleanup());
+
+  it('is marked when the runtime creates it, so Glob in the main checkout skips its worktrees', async () => {
+    const baseDir = await prepareBaseDir(path.join(workspace.root, 'trees', 'agents'));
+    await git(workspace.root, 'worktree', 'add', '-q', '-b', 'subagents/agent-3', path.join(baseDir, 'agent-3'));
+    const glob = await runGlob(workspace.call({ pattern: '**/*.ts' }), workspace.env);
+    expect(glob.content).toBe('src/app.ts');
+    const inWorktree = await runGlob(workspace.call({ pattern: '**/*.ts' }, { context: { cwd: path.join(baseDir, 'agent-3') } }), workspace.env);
+    expect(inWorktree.content).toBe('src/app.ts');
   });
 });
 
