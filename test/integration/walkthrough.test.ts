@@ -16,6 +16,7 @@ import { tourCommandTemplates, startTour, type TourTree } from '../../src/cli/co
 import { tourApprovedFile, tourNames, tourScenario, tourTasks } from '../../src/model-server/demo-tour';
 import { createAgentTestEnv, modelCallsOf, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
+import { readmeBlock, withTourIds } from '../helpers/readme';
 import { testHomeDir } from '../helpers/temporal';
 
 const repoRoot = path.join(import.meta.dirname, '..', '..');
@@ -33,22 +34,15 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** The command lines of README's first fenced block under "## Using it", comments kept. */
-function readmeLines(): string[] {
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Using it'));
-  const block = /```sh\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('README has no ```sh block under "## Using it"');
-  return block[1]!.split('\n').filter((line) => line.trim() !== '');
-}
-
 /** A README line's `subagents` arguments, the tour's ids in place of the placeholders, the comment left off. */
 function argumentsOf(line: string): string[] {
-  const filled = line.replaceAll('<rootId>', tour.rootId).replaceAll('<workerId>', tour.workerId).replaceAll('<requestId>', tour.requestId);
-  const words = parse(filled).filter((word): word is string => typeof word === 'string');
+  const words = parse(withTourIds(line, tour)).filter((word): word is string => typeof word === 'string');
   expect(words.slice(0, 2), line).toEqual(['npx', 'subagents']);
   return words.slice(2);
 }
+
+/** The command lines of README's "Using it" block, comments kept. */
+const readmeLines = () => readmeBlock(repoRoot, '## Using it');
 
 const cliEnv = () => ({ ...process.env, TEMPORAL_ADDRESS: env.temporal.address, SUBAGENTS_TASK_QUEUE: env.taskQueue });
 
