@@ -8,14 +8,15 @@ type Command = (argv: string[]) => Promise<number>;
 // runs: `--help`, a usage error and did-you-mean answer from this table alone.
 const agents = async () => (await import('./commands/agents')).agentCommands;
 const control = async () => (await import('./commands/control')).controlCommands;
+const inspect = async () => (await import('./commands/inspect')).inspectCommands;
 
 const commands: Record<string, { load: () => Promise<Command>; help: string }> = {
   start: {
     load: async () => (await agents()).start,
     help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--stall-timeout S] [--stall-stop] [--max-tokens N] [--max-cost-usd X | --max-budget-usd X] [--max-tool-calls N] [--max-time 30m] [--max-agents N] [--on-budget stop|finish|ask] [--follow [--plain]] [--json]',
   },
-  status: { load: async () => (await agents()).status, help: 'status <agentId> [--json]' },
-  ls: { load: async () => (await agents()).ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
+  status: { load: async () => (await inspect()).status, help: 'status <agentId> [--json]' },
+  ls: { load: async () => (await inspect()).ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
   interrupt: { load: async () => (await control()).interrupt, help: 'interrupt <agentId> [--reason R]   (cancels the current turn; the agent stays)' },
   steer: { load: async () => (await control()).steer, help: 'steer <agentId> "guidance"   (delivered at the next turn boundary)' },
   approvals: { load: async () => (await control()).approvals, help: 'approvals <rootId> [--json]' },

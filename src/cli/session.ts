@@ -1,29 +1,14 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { type AgentHandle, SubagentsClient } from '../client';
-import { loadTemporalConnectionConfig } from '../connection-config';
 import type { AgentResult } from '../shared/agent';
-import { CliError, ExitCode } from './exit-codes';
 import { formatProgress, stderrColor } from './format';
-import { describeTemporalTarget } from './temporal-target';
+import { connectTemporal, withAgentSession } from './temporal-session';
 
 /** How a CLI command reaches Temporal and the agents on it: connecting, finding one agent, following one. */
 
 /** Connects to Temporal from the environment; an unreachable server is a clear error with exit code 3. */
 export async function connect(): Promise<SubagentsClient> {
-  try {
-    loadTemporalConnectionConfig();
-  } catch (error) {
-    // A bad TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE is the user's to fix, not an outage.
-    throw new CliError((error as Error).message, ExitCode.usage);
-  }
-  try {
-    return await SubagentsClient.connect();
-  } catch (error) {
-    throw new CliError(
-      `Cannot reach Temporal at ${describeTemporalTarget()}: ${(error as Error).message.split('\n')[0]}. Start it with \`subagents dev\`, or set TEMPORAL_ADDRESS.`,
-      ExitCode.unavailable,
-    );
-  }
+  const { temporal, connection } = await connectTemporal();
+  return new SubagentsClient(temporal, undefined, connection);
 }
 
 /** Polls the agent's status, printing a line whenever it changes, until it has a result. */
@@ -57,39 +42,5 @@ export async function follow(
  * ended as — signals cannot reach a closed workflow.
  */
 export async function withAgent<T>(agentId: string | undefined, run: (handle: AgentHandle) => Promise<T>, verb = 'do'): Promise<T> {
-  if (!agentId) throw new CliError('Give an agentId (see `subagents ls`).');
-  const client = await connect();
-  try {
-    return await run(client.getAgent(agentId));
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) {
-      const closed = await closedStatusOf(client, agentId);
-      if (closed) throw new AgentAlreadyFinished(agentId, closed, verb);
-      throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
-    }
-    throw error;
-  } finally {
-    await client.close();
-  }
-}
-
-/** The agent exists but its workflow has closed. */
-export class AgentAlreadyFinished extends CliError {
-  constructor(
-    readonly agentId: string,
-    readonly status: string,
-    verb: string,
-  ) {
-    super(`Agent ${agentId} has already finished (${status.toLowerCase()}); there is nothing to ${verb}. See: subagents status ${agentId}`, ExitCode.agentUnsuccessful);
-  }
-}
-
-/** The status of a closed agent workflow (COMPLETED, FAILED, CANCELLED, …), or undefined when it runs or does not exist. */
-export async function closedStatusOf(client: SubagentsClient, agentId: string): Promise<string | undefined> {
-  try {
-    const status = (await client.getAgent(agentId).describe()).status.name;
-    return status === 'RUNNING' ? undefined : status;
-  } catch {
-    return undefined;
-  }
+  return withAgentSession(agentId, (session, id) => run(new SubagentsClient(session.temporal).getAgent(id)), verb);
 }

@@ -74,7 +74,7 @@ describe('bin/subagents.js in a clone', () => {
   });
 });
 
-/** The src/ modules a fresh process loads to answer `argv` (a resolve hook sees every ESM import tsx resolves). */
+/** The modules a fresh process loads to answer `argv` (a resolve hook sees every ESM import tsx resolves; not CommonJS requires). */
 function modulesLoadedFor(argv: string[]): string[] {
   const hook = [
     'let port;',
@@ -96,7 +96,7 @@ function modulesLoadedFor(argv: string[]): string[] {
     port1.close();
     process.stdout.write(JSON.stringify(files));`;
   const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
-  return (JSON.parse(output) as string[]).filter((url) => url.includes('/src/') || url.includes('/node_modules/@temporalio/'));
+  return JSON.parse(output) as string[];
 }
 
 describe('the command table', () => {
@@ -106,6 +106,17 @@ describe('the command table', () => {
       expect(loaded.filter((url) => url.includes('/src/cli/commands/') || url.includes('@temporalio')), argv.join(' ')).toEqual([]);
     }
     // The probe sees a command load when it runs (a refused flag fails before connecting).
-    expect(modulesLoadedFor(['status', 'agent-x', '--bogus']).some((url) => url.endsWith('/src/cli/commands/agents.ts'))).toBe(true);
+    expect(modulesLoadedFor(['start', 'a prompt', '--bogus']).some((url) => url.endsWith('/src/cli/commands/agents.ts'))).toBe(true);
+  });
+
+  it('runs the read-only commands (status, ls, ls --tree) without agent definitions, yaml, zod or the start machinery', { timeout: 120_000 }, () => {
+    for (const argv of [['status', 'agent-x', '--bogus'], ['ls', '--bogus']]) {
+      const loaded = modulesLoadedFor(argv);
+      // Loaded: the command and the Temporal client it reads with (a refused flag fails after its imports, before connecting).
+      expect(loaded.some((url) => url.endsWith('/src/cli/commands/inspect.ts')), argv.join(' ')).toBe(true);
+      expect(loaded.some((url) => url.includes('/node_modules/@temporalio/client/')), argv.join(' ')).toBe(true);
+      const heavy = loaded.filter((url) => /\/src\/(activities|client\.ts|root-input\.ts)|\/node_modules\/(zod|yaml)\//.test(url));
+      expect(heavy, argv.join(' ')).toEqual([]);
+    }
   });
 });

@@ -5,11 +5,10 @@ import { maxStallTimeoutMs, minStallTimeoutMs } from '../../shared/limits';
 import type { AgentResult, PermissionMode } from '../../shared/agent';
 import { maxWorkspaceWaitMs, minWorkspaceWaitMs, parseWorkerId } from '../../shared/workspace-routing';
 import { CliError, ExitCode } from '../exit-codes';
-import { formatResult, formatStatus } from '../format';
-import { closedStatusOf, connect, follow, withAgent } from '../session';
-import { lsTree } from './tree';
+import { formatResult } from '../format';
+import { connect, follow } from '../session';
+import { closedStatusOf } from '../temporal-session';
 import { startBudget } from '../budget-args';
-import { budgetOfCappedTree, statusBudgetJson, statusBudgetLines } from '../budget-status';
 import { definitionColours, watchMode } from './watch';
 import { watchTree } from '../watch/watch-loop';
 
@@ -127,48 +126,6 @@ function workerPlacement(worker: string | undefined, waitSeconds: string | undef
   return { worker, workerWaitMs };
 }
 
-async function status(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
-  return withAgent(positionals[0], async (handle) => {
-    // A capped tree's ledger (asked of its root) adds the spending against the caps; other trees print as before.
-    const [snapshot, budget] = await Promise.all([handle.status(), budgetOfCappedTree(() => handle.budget())]);
-    if (values.json) {
-      console.log(JSON.stringify(budget ? { ...snapshot, budget: statusBudgetJson(budget, handle.agentId) } : snapshot));
-      return ExitCode.ok;
-    }
-    const budgetLines = budget ? statusBudgetLines(budget, handle.agentId, !snapshot.result, Date.now()) : [];
-    console.log(snapshot.result ? formatResult(snapshot.result, budgetLines) : [formatStatus(snapshot), ...budgetLines].join('\n'));
-    return ExitCode.ok;
-  });
-}
-
-async function ls(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false }, tree: { type: 'string' } } });
-  if (values.tree) return lsTree(values.tree, values.json);
-  const client = await connect();
-  try {
-    const query = `WorkflowType = 'agentWorkflow'${values.all ? '' : " AND ExecutionStatus = 'Running'"}`;
-    const rows: Record<string, unknown>[] = [];
-    for await (const execution of client.temporal.workflow.list({ query })) {
-      const attributes = execution.typedSearchAttributes;
-      rows.push({
-        agentId: execution.workflowId,
-        status: execution.status.name,
-        agentType: attributes.getAll().find((pair) => pair.key.name === 'AgentType')?.value,
-        parentAgentId: attributes.getAll().find((pair) => pair.key.name === 'ParentAgentId')?.value,
-        startTime: execution.startTime.toISOString(),
-      });
-      if (rows.length >= 200) break;
-    }
-    if (values.json) console.log(JSON.stringify(rows));
-    else if (rows.length === 0) console.log(values.all ? 'No agents.' : 'No running agents (use --all for finished ones).');
-    else for (const row of rows) console.log(`${row.agentId}\t${row.agentType ?? '?'}\t${row.status}\t${row.startTime}`);
-    return ExitCode.ok;
-  } finally {
-    await client.close();
-  }
-}
-
 /** How long `stop` waits by default for the agent's workflow to close before saying it may be stuck. */
 const defaultStopWaitSeconds = 30;
 
@@ -202,7 +159,7 @@ async function stop(argv: string[]): Promise<number> {
       await handle.stop({ by, reason });
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
-      const closed = await closedStatusOf(client, agentId);
+      const closed = await closedStatusOf(client.temporal, agentId);
       if (!closed) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
       console.log(`Agent ${agentId} has already finished (${closed.toLowerCase()}); nothing to stop.`);
       return ExitCode.ok;
@@ -211,7 +168,7 @@ async function stop(argv: string[]): Promise<number> {
     if (waitSeconds === 0) return ExitCode.ok;
     const deadline = Date.now() + waitSeconds * 1000;
     while (Date.now() < deadline) {
-      const closed = await closedStatusOf(client, agentId);
+      const closed = await closedStatusOf(client.temporal, agentId);
       if (closed) {
         console.log(`${agentId} closed (${closed.toLowerCase()})`);
         return ExitCode.ok;
@@ -297,4 +254,4 @@ async function resume(argv: string[]): Promise<number> {
 }
 
 /** The agent-facing commands. */
-export const agentCommands = { start, status, ls, stop, send, resume };
+export const agentCommands = { start, stop, send, resume };

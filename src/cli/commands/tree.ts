@@ -5,7 +5,8 @@ import { colorEnabled, colorize } from '../../shared/agent-colors';
 import { todoSummary } from '../../shared/todos';
 import { accountOf, budgetOfCappedTree, nodeBudgetTexts, reachedActionText, spendingText } from '../budget-status';
 import { formatStall, formatUsage } from '../format';
-import { connect } from '../session';
+import { agentStatus, agentTree, treeBudget } from '../agent-queries';
+import { connectTemporal } from '../temporal-session';
 
 /** The tree as indented lines, children under their parents; `budget`: each agent's subtree spending (a capped tree). */
 export function treeLines(nodes: TreeNode[], live: Map<string, string>, rootId: string, color = false, budget?: ReadonlyMap<string, string>): string[] {
@@ -27,15 +28,14 @@ export function treeLines(nodes: TreeNode[], live: Map<string, string>, rootId: 
 
 /** `ls --tree <rootId>`: the root's tree query, enriched with each running agent's own status. */
 export async function lsTree(rootId: string, json: boolean): Promise<number> {
-  const client = await connect();
+  const { temporal, close } = await connectTemporal();
   try {
-    const root = client.getAgent(rootId);
     // One ledger query for the whole tree, only shown when it has caps.
-    const [tree, rootStatus, budget] = await Promise.all([root.tree(), root.status(), budgetOfCappedTree(() => root.budget())]);
+    const [tree, rootStatus, budget] = await Promise.all([agentTree(temporal, rootId), agentStatus(temporal, rootId), budgetOfCappedTree(() => treeBudget(temporal, rootId))]);
     const live = new Map<string, string>();
     const statuses: Record<string, unknown> = { [rootId]: rootStatus };
     for (const node of tree.nodes.filter((candidate) => candidate.status === 'running')) {
-      const status = await client.getAgent(node.agentId).status().catch(() => undefined);
+      const status = await agentStatus(temporal, node.agentId).catch(() => undefined);
       if (!status) continue;
       statuses[node.agentId] = status;
       const seconds = Math.round((Date.now() - status.startedAtMs) / 1000);
@@ -63,6 +63,6 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
     if (reached) console.log(`budget reached: ${reached}${budget ? ` (${reachedActionText(budget.action)})` : ''}`);
     return ExitCode.ok;
   } finally {
-    await client.close();
+    await close();
   }
 }
