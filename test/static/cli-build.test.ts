@@ -109,11 +109,17 @@ describe('the command table', () => {
     expect(modulesLoadedFor(['start', 'a prompt', '--bogus']).some((url) => url.endsWith('/src/cli/commands/agents.ts'))).toBe(true);
   });
 
-  it('runs the read-only commands (status, ls, ls --tree) without agent definitions, yaml, zod or the start machinery', { timeout: 120_000 }, () => {
-    for (const argv of [['status', 'agent-x', '--bogus'], ['ls', '--bogus']]) {
+  it('runs status, ls, ls --tree, budget and board without agent definitions, yaml, zod or the start machinery', { timeout: 180_000 }, () => {
+    const cases: [string[], string][] = [
+      [['status', 'agent-x', '--bogus'], 'inspect.ts'],
+      [['ls', '--bogus'], 'inspect.ts'],
+      [['budget', 'agent-x', '--bogus'], 'budget.ts'],
+      [['board', 'agent-x', '--bogus'], 'board.ts'],
+    ];
+    for (const [argv, command] of cases) {
       const loaded = modulesLoadedFor(argv);
       // Loaded: the command and the Temporal client it reads with (a refused flag fails after its imports, before connecting).
-      expect(loaded.some((url) => url.endsWith('/src/cli/commands/inspect.ts')), argv.join(' ')).toBe(true);
+      expect(loaded.some((url) => url.endsWith(`/src/cli/commands/${command}`)), argv.join(' ')).toBe(true);
       expect(loaded.some((url) => url.includes('/node_modules/@temporalio/client/')), argv.join(' ')).toBe(true);
       const heavy = loaded.filter((url) => /\/src\/(activities|client\.ts|root-input\.ts)|\/node_modules\/(zod|yaml)\//.test(url));
       expect(heavy, argv.join(' ')).toEqual([]);

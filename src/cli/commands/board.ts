@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { BoardClient, BoardNotFoundError, BoardRefusedError } from '../../board-client';
-import type { SubagentsClient } from '../../client';
 import { boardNameProblem, namedBoardId, treeBoardId, type BoardActor, type BoardChangeResult, type BoardConfig } from '../../shared/board';
 import { boardLimits } from '../../shared/board-limits';
 import { describeProblems, normalizeTaskId, parseCreateTask, parseUpdateTask, updateStatuses } from '../../shared/board-requests';
+import { defaultTaskQueue } from '../../shared/config';
 import { ErrorType } from '../../shared/errors';
 import { renderBoard } from '../board-view';
 import { boardUsage } from '../command-usage';
 import { CliError, ExitCode } from '../exit-codes';
-import { connect } from '../session';
+import { connectTemporal } from '../temporal-session';
 
 /** A board the CLI found (or, for `add`, will start). */
 interface BoardTarget {
@@ -22,7 +22,7 @@ interface BoardTarget {
 const usage = boardUsage;
 
 /** Finds the board of a tree (by its root agentId) or a named board; `add` may start a new one. */
-async function resolveBoard(client: SubagentsClient, boards: BoardClient, reference: string | undefined, forAdd: boolean): Promise<BoardTarget> {
+async function resolveBoard(temporal: Client, boards: BoardClient, reference: string | undefined, forAdd: boolean): Promise<BoardTarget> {
   if (!reference) throw new CliError(`Give a tree's root agentId or a board name: subagents ${usage}`);
   const candidates = reference.startsWith('board:') ? [reference] : [treeBoardId(reference), ...(boardNameProblem(reference) ? [] : [namedBoardId(reference)])];
   for (const boardId of candidates) {
@@ -30,7 +30,7 @@ async function resolveBoard(client: SubagentsClient, boards: BoardClient, refere
     if (taskQueue) return { boardId, taskQueue };
   }
   if (forAdd) {
-    const root = await client.getAgent(reference).describe().catch((error: unknown) => {
+    const root = await temporal.workflow.getHandle(reference).describe().catch((error: unknown) => {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
     });
@@ -47,10 +47,11 @@ async function resolveBoard(client: SubagentsClient, boards: BoardClient, refere
 }
 
 /** Runs a board command with a connection; board errors become exit codes. */
-async function withBoards(run: (client: SubagentsClient, boards: BoardClient) => Promise<number>): Promise<number> {
-  const client = await connect();
+async function withBoards(run: (temporal: Client, boards: BoardClient) => Promise<number>): Promise<number> {
+  // A plain Temporal client (no SubagentsClient): boards need no agent definitions, so the command starts faster.
+  const { temporal, close } = await connectTemporal();
   try {
-    return await run(client, new BoardClient(client.temporal, client.taskQueue));
+    return await run(temporal, new BoardClient(temporal, process.env.SUBAGENTS_TASK_QUEUE ?? defaultTaskQueue));
   } catch (error) {
     if (error instanceof BoardNotFoundError) throw new CliError(error.message, ExitCode.notFound);
     if (error instanceof BoardRefusedError) {
@@ -59,7 +60,7 @@ async function withBoards(run: (client: SubagentsClient, boards: BoardClient) =>
     }
     throw error;
   } finally {
-    await client.close();
+    await close();
   }
 }
 
@@ -73,8 +74,8 @@ function printChange(result: BoardChangeResult, json: boolean, text: string): nu
 async function show(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false }, watch: { type: 'boolean', default: false } } });
   if (positionals.length > 1) throw new CliError(`board takes one board: subagents ${usage}`);
-  return withBoards(async (client, boards) => {
-    const { boardId } = await resolveBoard(client, boards, positionals[0], false);
+  return withBoards(async (temporal, boards) => {
+    const { boardId } = await resolveBoard(temporal, boards, positionals[0], false);
     const draw = async (): Promise<string> => {
       const snapshot = await boards.snapshot(boardId);
       return values.json ? JSON.stringify(snapshot) : renderBoard(snapshot, { width: process.stdout.columns });
@@ -112,8 +113,8 @@ async function add(argv: string[]): Promise<number> {
   const blockedBy = values['blocked-by']?.split(',').map((id) => id.trim()).filter(Boolean);
   const parsed = parseCreateTask({ actor: person(values.by), subject: words.join(' '), description: values.description, ...(blockedBy ? { blockedBy } : {}) });
   if (!parsed.ok) throw new CliError(`board add: ${describeProblems(parsed.problems)} Usage: subagents ${usage}`);
-  return withBoards(async (client, boards) => {
-    const target = await resolveBoard(client, boards, reference, true);
+  return withBoards(async (temporal, boards) => {
+    const target = await resolveBoard(temporal, boards, reference, true);
     const result = await boards.create(target.start ?? { boardId: target.boardId, leaseMs: boardLimits.defaultLeaseMs }, parsed.value, { taskQueue: target.taskQueue });
     return printChange(result, values.json, `created task #${result.taskId} on ${target.boardId}`);
   });
@@ -131,8 +132,8 @@ async function move(argv: string[]): Promise<number> {
   }
   const parsed = parseUpdateTask({ actor: person(values.by), taskId, status, ...(values.owner !== undefined ? { owner: values.owner } : {}), ...(values.note !== undefined ? { note: values.note } : {}) });
   if (!parsed.ok) throw new CliError(`board move: ${describeProblems(parsed.problems)}`);
-  return withBoards(async (client, boards) => {
-    const { boardId } = await resolveBoard(client, boards, reference, false);
+  return withBoards(async (temporal, boards) => {
+    const { boardId } = await resolveBoard(temporal, boards, reference, false);
     const result = await boards.update(boardId, parsed.value);
     return printChange(result, values.json, `task #${result.taskId} is ${result.task?.status ?? 'deleted'}${result.task?.owner ? ` (${result.task.owner})` : ''}`);
   });
@@ -143,8 +144,8 @@ async function release(argv: string[]): Promise<number> {
   const [reference, rawTaskId] = positionals;
   const taskId = normalizeTaskId(rawTaskId);
   if (!taskId) throw new CliError(`board release needs a board and a task id: subagents ${usage}`);
-  return withBoards(async (client, boards) => {
-    const { boardId } = await resolveBoard(client, boards, reference, false);
+  return withBoards(async (temporal, boards) => {
+    const { boardId } = await resolveBoard(temporal, boards, reference, false);
     const result = await boards.release(boardId, { actor: person(values.by), taskId, ...(values.reason ? { reason: values.reason } : {}) });
     return printChange(result, values.json, `task #${taskId} is pending again; its owner and the owner's tree root are told`);
   });

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { BudgetChangeRefused } from '../../client';
 import { hasCaps, type BudgetSnapshot } from '../../shared/budget';
 import { parseCapAssignments } from '../budget-args';
 import { budgetLines, capsText } from '../budget-view';
 import { budgetUsage } from '../command-usage';
 import { CliError, ExitCode } from '../exit-codes';
-import { withAgent } from '../session';
+import { treeBudget } from '../agent-queries';
+import { withAgentSession } from '../temporal-session';
 
 /** Whether the caps of `agentId`'s subtree would hold: some account on its chain to the root started with caps (only then do its calls reserve). */
 function chainHasCaps(snapshot: BudgetSnapshot, agentId: string): boolean {
@@ -32,13 +32,12 @@ export async function budgetCommand(argv: string[]): Promise<number> {
   if (values.subtree !== undefined && !values.set?.length) throw new CliError('--subtree says whose caps --set changes; give --set NAME=VALUE too.');
   // Checked before connecting: a bad cap never reaches the tree.
   const caps = values.set?.length ? parseCapAssignments(values.set) : undefined;
-  return withAgent(positionals[0], async (handle) => {
+  return withAgentSession(positionals[0], async ({ temporal }, agentId) => {
+    const snapshot = await treeBudget(temporal, agentId);
     if (!caps) {
-      const snapshot = await handle.budget();
       console.log(values.json ? JSON.stringify(snapshot) : budgetLines(snapshot).join('\n'));
       return ExitCode.ok;
     }
-    const snapshot = await handle.budget();
     const target = values.subtree ?? snapshot.rootAgentId;
     if (!snapshot.accounts.some((account) => account.agentId === target)) {
       throw new CliError(`No agent "${target}" in the ledger of the tree ${snapshot.rootAgentId} (see: subagents budget ${snapshot.rootAgentId}).`, ExitCode.notFound);
@@ -50,9 +49,11 @@ export async function budgetCommand(argv: string[]): Promise<number> {
         ExitCode.agentUnsuccessful,
       );
     }
+    // Only a change needs SubagentsClient (and what it loads); reading the ledger starts faster without it.
+    const { BudgetChangeRefused, SubagentsClient } = await import('../../client');
     let inForce;
     try {
-      inForce = await handle.setBudget(caps, { by: values.by ?? process.env.USER ?? 'user', ...(values.subtree !== undefined ? { agentId: values.subtree } : {}) });
+      inForce = await new SubagentsClient(temporal).getAgent(agentId).setBudget(caps, { by: values.by ?? process.env.USER ?? 'user', ...(values.subtree !== undefined ? { agentId: values.subtree } : {}) });
     } catch (error) {
       if (error instanceof BudgetChangeRefused) throw new CliError(error.message, ExitCode.agentUnsuccessful);
       throw error;
