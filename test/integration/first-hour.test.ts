@@ -169,7 +169,9 @@ describe("README's first hour, on a fresh clone with the default ports taken", (
 
   it('runs the demo to its end on free ports it names, and leaves nothing behind', { timeout: 420_000 }, async () => {
     const demo = terminal('npm run demo -- --exit');
-    const code = await demo.exited;
+    await waitFor(() => demo.output().includes('Inspect the run:') || demo.child.exitCode !== null, 360_000, 'the demo to finish its agent');
+    // Then it stops what it started and exits: a dev server left running would keep it from exiting.
+    const code = await Promise.race([demo.exited, new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), 60_000))]);
     expect(code, demo.output()).toBe(0);
     const ports = portsSaid(demo.output());
     expect(demo.output()).toMatch(/Cache: \d+ tokens read from cache/);
