@@ -135,8 +135,8 @@ async function runLatency(children: number, mode: Mode, warmup = false): Promise
   addTaskTimes(rootEvents, rootTasks);
   const expected = children * (childToolTurns + 1);
   if (childCalls.length !== expected) throw new Error(`${name}: ${childCalls.length} model calls of children in their histories, expected ${expected}`);
-  const reserved = childCalls.filter((call) => call.reservedAtRoot).length;
-  if (reserved !== (mode === 'budget' ? expected : 0)) throw new Error(`${name}: ${reserved} of ${expected} child calls reserved at the root`);
+  const reserved = childCalls.filter((call) => call.reservedAtRoot || call.leased).length;
+  if (reserved !== (mode === 'budget' ? expected : 0)) throw new Error(`${name}: ${reserved} of ${expected} child calls reserved at the root or spent from a lease`);
   return { children: childCalls, root: callTimings(handle.agentId, rootEvents), legs: roundTripLegs(childCalls, rootSide(rootEvents)), childTasks, rootTasks, wallMs };
 }
 
@@ -203,7 +203,9 @@ try {
     const ready = (mode: (typeof modes)[number]) => latency[children]![mode].children.map((call) => call.readyToScheduledMs);
     const added = p(ready('budget'), 50) - p(ready('none'), 50);
     console.log(`${''.padStart(17)}ready → scheduled p50 / p95: no budget ${p(ready('none'), 50)} / ${p(ready('none'), 95)}, budget ${p(ready('budget'), 50)} / ${p(ready('budget'), 95)}`);
-    console.log(`${''.padStart(17)}added by the reservation on the critical path, p50: ${ms(added)} ms a call`);
+    console.log(`${''.padStart(17)}added by the reservation on the critical path, p50: ${ms(added)} ms a call (difference of two runs' p50s: noise included)`);
+    const budgeted = latency[children]!.budget.children;
+    console.log(`${''.padStart(17)}calls spent from a lease (no round trip): ${budgeted.filter((call) => call.leased).length} of ${budgeted.length}; waiting for the root, p50: ${p(budgeted.map((call) => call.roundTripMs), 50)} ms a call`);
   }
   console.log('');
   console.log("the reservation's round trip in legs (ms, p50 / p95): reserve sent → the root's history has it → the grant sent → the child's history has it → callModel scheduled");
@@ -252,6 +254,7 @@ try {
       childReadyToScheduledMs: callStats((run) => run.children, (call) => call.readyToScheduledMs),
       childDecideToScheduledMs: callStats((run) => run.children, (call) => call.decideToScheduledMs),
       childRoundTripMs: callStats((run) => run.children, (call) => call.roundTripMs),
+      childLeasedShare: byFanout((children) => Number((latency[children]!.budget.children.filter((call) => call.leased).length / latency[children]!.budget.children.length).toFixed(3))),
       childDecideTaskMs: callStats((run) => run.children, (call) => call.decideTaskMs),
       roundTripLegsMs: byFanout((children) => {
         const legs = latency[children]!.budget.legs;

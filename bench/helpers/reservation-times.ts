@@ -12,6 +12,8 @@ export interface CallTiming {
   agentId: string;
   /** Decided in another task than the one scheduling it: a reservation answered by the root. */
   reservedAtRoot: boolean;
+  /** Its room came from the agent's lease (docs/budgets.md, Leases): decided without the root. */
+  leased: boolean;
   /** The deciding workflow task's start → the callModel activity scheduled. */
   decideToScheduledMs: number;
   /** The deciding workflow task's completion → the activity scheduled (0 when the same task scheduled it). */
@@ -72,7 +74,8 @@ export function callTimings(agentId: string, events: readonly HistoryEvent[]): C
     if (readiness(event)) readyAt = timeOf(event);
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name !== 'callModel') continue;
-    const reservationId = jsonOf<ModelCallInput>(scheduled.input?.payloads?.[0]?.data)?.budget?.reservationId;
+    const budget = jsonOf<ModelCallInput>(scheduled.input?.payloads?.[0]?.data)?.budget;
+    const reservationId = budget?.reservationId;
     const reserve = reservationId ? reserveSent.get(reservationId) : undefined;
     // The task that decided the call: the one that sent its reservation, or the one that scheduled it.
     const completedId = reserve ? reserve.signalExternalWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId : scheduled.workflowTaskCompletedEventId;
@@ -84,6 +87,7 @@ export function callTimings(agentId: string, events: readonly HistoryEvent[]): C
     timings.push({
       agentId,
       reservedAtRoot: reserve !== undefined,
+      leased: budget?.leaseId !== undefined && reserve === undefined,
       decideToScheduledMs: scheduledAt - timeOf(started),
       roundTripMs: scheduledAt - timeOf(completed),
       decideTaskMs: timeOf(completed) - timeOf(started),

@@ -25,6 +25,7 @@ export async function chargeBudget(
     attempt,
     usage,
     final: options.final,
+    ...(budget.leaseId !== undefined ? { leaseId: budget.leaseId } : {}),
     ...(options.toolCalls !== undefined ? { toolCalls: options.toolCalls } : {}),
   };
   try {

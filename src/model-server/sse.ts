@@ -137,7 +137,8 @@ export async function writeMessageStream(response: ServerResponse, message: ApiM
     response.end();
     return;
   }
-  await pause(25);
+  // Time for the client to read what was sent: a stream that errors drops the chunks its reader had not taken yet.
+  await pause(250);
   response.socket?.destroy();
   response.destroy();
 }

@@ -1,3 +1,4 @@
+import { leaseSizeOf, maxTokenCostOf } from './budget-leases';
 import { totalTokens, type TokenUsage } from './messages';
 import {
   capText,
@@ -38,6 +39,8 @@ interface LedgerNode {
   /** Running agents of the subtree, its own agent included. */
   runningAgents: number;
   exhausted?: string;
+  /** A call in this subtree had to wait or was refused: its agents reserve each call exactly, without leases. */
+  leasesOff?: boolean;
 }
 
 interface Reservation {
@@ -52,6 +55,12 @@ interface Reservation {
   chargedTokens: number;
   /** Charged at its input estimate because its agent ended before the call reported (replaced by the real charge if it comes). */
   presumed?: { tokens: number; costUsd: number };
+  /** A lease: room its agent spends on several calls; `tokens` and `costUsd` are what it still holds. */
+  lease?: boolean;
+  /** The lease was asked back (src/shared/budget-leases.ts): no top-ups; its agent gives back the rest. */
+  revoking?: boolean;
+  /** A call of a lease counted at its input estimate: the lease it spent from. */
+  leaseId?: string;
 }
 
 /** A reserve request waiting for room, with who asked (to answer). */
@@ -91,6 +100,8 @@ export class BudgetLedger {
   private readonly exhaustedCap = new Map<string, CapName>();
   /** Closed at their input estimate when their agent ended first (src/shared/budget-ledger.ts, leave). */
   private readonly presumedReservations = new Map<string, Reservation>();
+  /** Leases asked back and not yet told (the root signals their agents). */
+  private revokes: { leaseId: string; agentId: string; reason: string; scopeAgentId: string }[] = [];
 
   constructor(
     private readonly rootAgentId: string,
@@ -120,7 +131,7 @@ export class BudgetLedger {
     if (!node?.running) return;
     node.running = false;
     for (const scope of this.chain(agentId)) scope.runningAgents = Math.max(0, scope.runningAgents - 1);
-    for (const reservation of [...this.open.values()]) if (reservation.agentId === agentId) this.release(reservation.reservationId);
+    for (const reservation of [...this.open.values()]) if (reservation.agentId === agentId) this.release(reservation.reservationId, reservation.lease === true);
   }
 
   /**
@@ -132,7 +143,7 @@ export class BudgetLedger {
     const reservation = this.open.get(reservationId);
     if (!reservation) return;
     this.close(reservation);
-    if (reservation.attempts.length > 0 || unused) return;
+    if (reservation.attempts.length > 0 || unused || reservation.lease) return;
     const presumed = { tokens: reservation.inputTokens, costUsd: this.costOf(reservation.model, inputUsage(reservation.inputTokens)) };
     this.addSpending(reservation.agentId, { ...presumed, toolCalls: 0, turns: 0 });
     reservation.presumed = presumed;
@@ -187,6 +198,9 @@ export class BudgetLedger {
   decide(request: BudgetReserveRequest, nowMs: number): ReserveDecision {
     if (!this.nodes.has(request.agentId)) this.join(request.agentId, request.parentAgentId, request.caps, nowMs);
     const chain = this.chain(request.agentId);
+    if (request.topUp !== undefined) return this.topUp(request, chain, nowMs);
+    const lease = this.lease(request, chain, nowMs);
+    if (lease) return lease;
     let room = request.maxOutputTokens;
     let limiting: { scope: LedgerNode; cap: CapName; limit: number; used: number } | undefined;
     const inputCost = this.costOf(request.model, inputUsage(request.inputTokens));
@@ -223,6 +237,8 @@ export class BudgetLedger {
     const minimum = Math.min(request.minOutputTokens, request.maxOutputTokens);
     if (room < minimum && limiting) {
       const { scope, cap, limit, used } = limiting;
+      // The subtree is tight: its agents give their leases back and reserve each call exactly from now on.
+      if (!request.ahead) this.leasesOffIn(scope, this.reasonText(scope, cap, limit, used));
       // Calls in flight in the limiting subtree may give back what they do not use.
       if (cap === 'tokens' ? scope.reservedTokens > 0 : scope.reservedCostUsd > 0) return { reservationId: request.reservationId, wait: true };
       return this.refuse(request, scope, cap, this.reasonText(scope, cap, limit, used));
@@ -234,11 +250,7 @@ export class BudgetLedger {
     this.open.set(request.reservationId, {
       reservationId: request.reservationId, agentId: request.agentId, model: request.model, inputTokens: request.inputTokens, tokens, costUsd, attempts: [], chargedTokens: 0,
     });
-    for (const scope of chain) {
-      scope.reservedTokens += tokens;
-      scope.reservedCostUsd += costUsd;
-      scope.reservedCalls += 1;
-    }
+    this.hold(chain, tokens, costUsd, 1);
     return { reservationId: request.reservationId, granted: true, outputTokens, reservedTokens: tokens };
   }
 
@@ -265,6 +277,11 @@ export class BudgetLedger {
 
   /** Charges one attempt of a call; a repeated report of the same attempt changes nothing. */
   charge(charge: BudgetCharge): void {
+    if (charge.leaseId !== undefined && charge.leaseId !== charge.reservationId) {
+      this.chargeLeaseCall(charge);
+      if (charge.endsLease && this.open.get(charge.leaseId)?.agentId === charge.agentId) this.release(charge.leaseId, true);
+      return;
+    }
     const reservation = this.open.get(charge.reservationId) ?? this.presumedReservations.get(charge.reservationId);
     if (!reservation) {
       // A call the ledger never reserved (or forgot after a long time): counted, never twice.
@@ -274,6 +291,8 @@ export class BudgetLedger {
       this.addSpending(charge.agentId, this.spendingOf(charge));
       return;
     }
+    // Only the agent a reservation is for charges or releases it.
+    if (reservation.agentId !== charge.agentId) return;
     // The workflow's release of a call that did not complete (attempt 0 carries no usage).
     if (charge.attempt === 0) {
       if (charge.final) this.release(reservation.reservationId, charge.unused === true);
@@ -307,13 +326,19 @@ export class BudgetLedger {
     if (!node) throw new Error(`No agent "${agentId}" in the tree ${this.rootAgentId}.`);
     node.caps = { ...node.caps, ...caps };
     node.exhausted = undefined;
+    // Leases were sized for the caps before: taken back, and given again under the new ones.
+    this.revokeLeasesIn(node, 'the caps changed');
+    node.leasesOff = undefined;
     return node.caps;
   }
 
   /** Marks a subtree exhausted (its agents are being stopped or finishing). */
   markExhausted(agentId: string, reason: string): void {
     const node = this.nodes.get(agentId);
-    if (node && !node.exhausted) node.exhausted = reason;
+    if (node && !node.exhausted) {
+      node.exhausted = reason;
+      this.leasesOffIn(node, reason);
+    }
   }
 
   /** Running subtrees whose wall time has run out, marked exhausted, with the reason. */
@@ -324,6 +349,7 @@ export class BudgetLedger {
       if (limit === undefined || node.exhausted || node.runningAgents === 0 || nowMs - node.startedAtMs < limit) continue;
       node.exhausted = this.reasonText(node, 'wallTimeMs', limit, nowMs - node.startedAtMs);
       this.exhaustedCap.set(node.agentId, 'wallTimeMs');
+      this.leasesOffIn(node, node.exhausted);
       expired.push({ scopeAgentId: node.agentId, reason: node.exhausted });
     }
     return expired;
@@ -382,7 +408,141 @@ export class BudgetLedger {
       waiting: this.waiting.length,
       refusals: this.refusals,
       overspendTokens: this.overspendTokens,
+      leases: this.leaseTotals(),
     };
+  }
+
+  /** Leases asked back since the last call, for the root to tell their agents (taken). */
+  takeRevokes(): { leaseId: string; agentId: string; reason: string; scopeAgentId: string }[] {
+    const revokes = this.revokes;
+    this.revokes = [];
+    return revokes;
+  }
+
+  private leaseTotals(): { held: number; tokens: number } {
+    const leases = [...this.open.values()].filter((reservation) => reservation.lease);
+    return { held: leases.length, tokens: leases.reduce((sum, lease) => sum + lease.tokens, 0) };
+  }
+
+  /**
+   * A new lease for the agent, when it asks for one and its chain has room to spare (src/shared/budget-leases.ts):
+   * undefined when the call is to be reserved exactly.
+   */
+  private lease(request: BudgetReserveRequest, chain: LedgerNode[], nowMs: number): BudgetGrant | undefined {
+    const tokens = this.leaseRoom(request, chain, nowMs);
+    if (tokens === undefined) return undefined;
+    const costUsd = tokens * maxTokenCostOf(this.costOf, request.model);
+    this.open.set(request.reservationId, {
+      reservationId: request.reservationId, agentId: request.agentId, model: request.model, inputTokens: 0, tokens, costUsd, attempts: [], chargedTokens: 0, lease: true,
+    });
+    this.hold(chain, tokens, costUsd, 0);
+    return { reservationId: request.reservationId, granted: true, outputTokens: request.maxOutputTokens, reservedTokens: tokens, leaseId: request.reservationId };
+  }
+
+  /** More room for an agent's lease, or a plain no (its agent spends the rest, then reserves exactly). */
+  private topUp(request: BudgetReserveRequest, chain: LedgerNode[], nowMs: number): BudgetGrant {
+    const lease = this.open.get(request.topUp!);
+    const tokens = lease?.lease && !lease.revoking && lease.agentId === request.agentId ? this.leaseRoom(request, chain, nowMs) : undefined;
+    if (!lease || tokens === undefined) {
+      return { reservationId: request.reservationId, granted: false, reason: 'no more room is leased now', scopeAgentId: request.agentId, cap: 'tokens', action: this.action };
+    }
+    const costUsd = tokens * maxTokenCostOf(this.costOf, request.model);
+    lease.tokens += tokens;
+    lease.costUsd += costUsd;
+    this.hold(chain, tokens, costUsd, 0);
+    return { reservationId: request.reservationId, granted: true, outputTokens: request.maxOutputTokens, reservedTokens: tokens, leaseId: lease.reservationId };
+  }
+
+  /** Tokens a lease may hold for this request now, or undefined: none asked, the chain not leasable, or too little room. */
+  private leaseRoom(request: BudgetReserveRequest, chain: LedgerNode[], nowMs: number): number | undefined {
+    if (request.leaseTokens === undefined || request.leaseTokens <= 0) return undefined;
+    const maxTokenCost = maxTokenCostOf(this.costOf, request.model);
+    const scopes = chain.map((scope) => ({
+      leasable: !scope.exhausted && !scope.leasesOff && scope.caps?.turns === undefined && scope.caps?.toolCalls === undefined
+        && (scope.caps?.wallTimeMs === undefined || nowMs - scope.startedAtMs < scope.caps.wallTimeMs),
+      tokens: scope.caps?.tokens === undefined ? undefined : scope.caps.tokens - scope.subtree.tokens - scope.reservedTokens,
+      costTokens: scope.caps?.costUsd === undefined || maxTokenCost <= 0
+        ? undefined
+        : Math.floor((scope.caps.costUsd - scope.subtree.costUsd - scope.reservedCostUsd) / maxTokenCost),
+      runningAgents: scope.runningAgents,
+    }));
+    return leaseSizeOf(scopes, request.leaseTokens, request.inputTokens + request.maxOutputTokens);
+  }
+
+  /** One attempt of a call spent from a lease (or the release of one that did not report: attempt 0). */
+  private chargeLeaseCall(charge: BudgetCharge): void {
+    const callId = charge.reservationId;
+    const turnKey = `${callId}@turn`;
+    if (charge.attempt === 0) {
+      // Given back before it reported: counted at its input estimate until its own charge comes.
+      const input = charge.presumedInputTokens ?? 0;
+      if (input <= 0 || this.closedSet.has(turnKey) || this.presumedReservations.has(callId) || !this.nodes.has(charge.agentId)) return;
+      const presumed = { tokens: input, costUsd: this.costOf(charge.model, inputUsage(input)) };
+      this.addSpending(charge.agentId, { ...presumed, toolCalls: 0, turns: 0 });
+      this.absorb(charge.leaseId!, charge.agentId, presumed.tokens, presumed.costUsd);
+      this.presumedReservations.set(callId, {
+        reservationId: callId, agentId: charge.agentId, model: charge.model, inputTokens: input, tokens: 0, costUsd: 0, attempts: [], chargedTokens: 0, presumed, leaseId: charge.leaseId!,
+      });
+      return;
+    }
+    const key = `${callId}@${charge.attempt}`;
+    if (this.closedSet.has(key) || !this.nodes.has(charge.agentId)) return;
+    this.remember(key);
+    const firstCharge = !this.closedSet.has(turnKey);
+    if (firstCharge) this.remember(turnKey);
+    const spending = { ...this.spendingOf(charge), turns: firstCharge ? 1 : 0 };
+    const presumedCall = this.presumedReservations.get(callId);
+    let beyondPresumed = { tokens: spending.tokens, costUsd: spending.costUsd };
+    if (presumedCall?.presumed) {
+      // The real charge replaces the estimate; the lease gave the estimate already.
+      const { tokens, costUsd } = presumedCall.presumed;
+      this.addSpending(charge.agentId, { tokens: -tokens, costUsd: -costUsd, toolCalls: 0, turns: 0 });
+      beyondPresumed = { tokens: Math.max(0, spending.tokens - tokens), costUsd: Math.max(0, spending.costUsd - costUsd) };
+      this.presumedReservations.delete(callId);
+    }
+    this.addSpending(charge.agentId, spending);
+    this.absorb(charge.leaseId!, charge.agentId, beyondPresumed.tokens, beyondPresumed.costUsd);
+  }
+
+  /** What a lease's call spent comes out of what the lease holds; beyond it (or once it closed) is overspend. */
+  private absorb(leaseId: string, agentId: string, tokens: number, costUsd: number): void {
+    const lease = this.open.get(leaseId);
+    // Only the lease's own agent spends from it.
+    if (!lease?.lease || lease.agentId !== agentId) {
+      this.overspendTokens += tokens;
+      return;
+    }
+    const takenTokens = Math.min(lease.tokens, tokens);
+    const takenCost = Math.min(lease.costUsd, costUsd);
+    lease.tokens -= takenTokens;
+    lease.costUsd -= takenCost;
+    this.overspendTokens += tokens - takenTokens;
+    for (const scope of this.chain(lease.agentId)) {
+      scope.reservedTokens = Math.max(0, scope.reservedTokens - takenTokens);
+      scope.reservedCostUsd = Math.max(0, scope.reservedCostUsd - takenCost);
+    }
+  }
+
+  /** The subtree is tight or capped: no new leases there, and the ones its agents hold are asked back. */
+  private leasesOffIn(scope: LedgerNode, reason: string): void {
+    scope.leasesOff = true;
+    this.revokeLeasesIn(scope, reason);
+  }
+
+  private revokeLeasesIn(scope: LedgerNode, reason: string): void {
+    for (const lease of this.open.values()) {
+      if (!lease.lease || lease.revoking || !(lease.agentId === scope.agentId || lease.agentId.startsWith(`${scope.agentId}.`))) continue;
+      lease.revoking = true;
+      this.revokes.push({ leaseId: lease.reservationId, agentId: lease.agentId, reason, scopeAgentId: scope.agentId });
+    }
+  }
+
+  private hold(chain: LedgerNode[], tokens: number, costUsd: number, calls: number): void {
+    for (const scope of chain) {
+      scope.reservedTokens += tokens;
+      scope.reservedCostUsd += costUsd;
+      scope.reservedCalls += calls;
+    }
   }
 
   carry(): CarriedLedger {
@@ -417,6 +577,7 @@ export class BudgetLedger {
       this.refusals += 1;
       if (!scope.exhausted && cap) this.exhaustedCap.set(scope.agentId, cap);
       scope.exhausted ??= reason;
+      this.leasesOffIn(scope, reason);
     }
     return { reservationId: request.reservationId, granted: false, reason, scopeAgentId: scope.agentId, cap: cap ?? 'tokens', action: this.action };
   }
@@ -432,7 +593,7 @@ export class BudgetLedger {
     for (const scope of this.chain(reservation.agentId)) {
       scope.reservedTokens = Math.max(0, scope.reservedTokens - reservation.tokens);
       scope.reservedCostUsd = Math.max(0, scope.reservedCostUsd - reservation.costUsd);
-      scope.reservedCalls = Math.max(0, scope.reservedCalls - 1);
+      if (!reservation.lease) scope.reservedCalls = Math.max(0, scope.reservedCalls - 1);
     }
   }
 

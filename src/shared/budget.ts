@@ -60,12 +60,32 @@ export interface BudgetReserveRequest {
   minOutputTokens: number;
   /** Asked ahead, for the agent's next call while its tools run: a refusal only says no (the next call asks again, exactly). */
   ahead?: boolean;
+  /** Room the agent would hold as a lease, to spend on several calls without asking (docs/budgets.md, Leases). */
+  leaseTokens?: number;
+  /** The agent's lease this request tops up (a lease refused is only told no). */
+  topUp?: string;
 }
 
 /** The ledger's answer: the call may send `outputTokens` as max_tokens, or it may not start. */
 export type BudgetGrant =
-  | { reservationId: string; granted: true; outputTokens: number; reservedTokens: number }
-  | { reservationId: string; granted: false; reason: string; scopeAgentId: string; cap: CapName; action: BudgetAction };
+  | {
+    reservationId: string;
+    granted: true;
+    outputTokens: number;
+    reservedTokens: number;
+    /** The room is a lease's (new when it is the reservation's own id, else a top-up of it): the agent spends it on its calls. */
+    leaseId?: string;
+  }
+  | {
+    reservationId: string;
+    granted: false;
+    reason: string;
+    scopeAgentId: string;
+    cap: CapName;
+    action: BudgetAction;
+    /** The root takes the lease `reservationId` back: the agent gives back its rest once no call of it is in flight. */
+    revoked?: boolean;
+  };
 
 /** What one attempt of a model call was billed, sent to the root by the activity that made it. */
 export interface BudgetCharge {
@@ -81,6 +101,12 @@ export interface BudgetCharge {
   final: boolean;
   /** A release (attempt 0) of a reservation no call took: nothing was sent, nothing is presumed billed. */
   unused?: boolean;
+  /** The call spent its room from this lease (its reservationId is the call's own). */
+  leaseId?: string;
+  /** A call of a lease given back before it reported: its input estimate, counted until its own charge comes. */
+  presumedInputTokens?: number;
+  /** After this charge, the lease `leaseId` ends and its rest goes back to the tree. */
+  endsLease?: boolean;
 }
 
 /** What the model activity needs to charge the ledger. */
@@ -88,6 +114,8 @@ export interface ModelCallBudget {
   rootAgentId: string;
   reservationId: string;
   reservedTokens: number;
+  /** The lease the call's room came from, if any. */
+  leaseId?: string;
 }
 
 /** One subtree's account, as `subagents budget` shows it. */
@@ -126,6 +154,8 @@ export interface BudgetSnapshot {
   refusals: number;
   /** Tokens charged beyond the calls' reservations (estimate error). */
   overspendTokens: number;
+  /** Leases held by agents (room spent without asking), and the tokens they hold. */
+  leases?: { held: number; tokens: number };
 }
 
 /** Raises (or lowers) caps of a running tree: `subagents budget --set`. */

@@ -230,6 +230,7 @@ export const budgetReserveSchema: InputSchema<BudgetReserve> = lazySchema(
     request: z.object({
       reservationId: id(), agentId: id(), parentAgentId: id().optional(), caps: budgetCapsShape().optional(), model: id(),
       inputTokens: count(), maxOutputTokens: count().positive(), minOutputTokens: count(), ahead: z.boolean().optional(),
+      leaseTokens: count().optional(), topUp: id().optional(),
     }),
     settle: chargeShape().optional(),
   }),
@@ -238,9 +239,10 @@ export const budgetReserveSchema: InputSchema<BudgetReserve> = lazySchema(
     const request = fieldsOf(fields?.request);
     if (!fields || !request || !isId(fields.requesterId) || !isId(request.reservationId) || !isId(request.agentId) || !isId(request.model)) return undefined;
     if (request.caps !== undefined || (request.parentAgentId !== undefined && !isId(request.parentAgentId))) return undefined;
-    const { inputTokens, maxOutputTokens, minOutputTokens, ahead } = request;
+    const { inputTokens, maxOutputTokens, minOutputTokens, ahead, leaseTokens, topUp } = request;
     if (!isCount(inputTokens) || !isCount(maxOutputTokens) || maxOutputTokens === 0 || !isCount(minOutputTokens)) return undefined;
     if (ahead !== undefined && typeof ahead !== 'boolean') return undefined;
+    if ((leaseTokens !== undefined && !isCount(leaseTokens)) || (topUp !== undefined && !isId(topUp))) return undefined;
     const settle = fields.settle === undefined ? undefined : plainCharge(fields.settle);
     if (fields.settle !== undefined && !settle) return undefined;
     return {
@@ -248,6 +250,7 @@ export const budgetReserveSchema: InputSchema<BudgetReserve> = lazySchema(
       request: {
         reservationId: request.reservationId, agentId: request.agentId, ...(request.parentAgentId !== undefined ? { parentAgentId: request.parentAgentId as string } : {}),
         model: request.model, inputTokens, maxOutputTokens, minOutputTokens, ...(ahead ? { ahead: true } : {}),
+        ...(leaseTokens !== undefined ? { leaseTokens } : {}), ...(topUp !== undefined ? { topUp } : {}),
       },
       ...(settle ? { settle } : {}),
     };
@@ -256,21 +259,26 @@ export const budgetReserveSchema: InputSchema<BudgetReserve> = lazySchema(
 
 export const budgetGrantSchema: InputSchema<BudgetGrant> = lazySchema(
   () => z.union([
-    z.object({ reservationId: id(), granted: z.literal(true), outputTokens: count(), reservedTokens: count() }),
+    z.object({ reservationId: id(), granted: z.literal(true), outputTokens: count(), reservedTokens: count(), leaseId: id().optional() }),
     z.object({
       reservationId: id(), granted: z.literal(false), reason: shortText(), scopeAgentId: id(),
-      cap: z.enum(capNames), action: z.enum(budgetActions as [BudgetAction, ...BudgetAction[]]),
+      cap: z.enum(capNames), action: z.enum(budgetActions as [BudgetAction, ...BudgetAction[]]), revoked: z.boolean().optional(),
     }),
   ]),
   (value) => {
     const fields = fieldsOf(value);
     if (!fields || fields.granted !== true || !isId(fields.reservationId) || !isCount(fields.outputTokens) || !isCount(fields.reservedTokens)) return undefined;
-    return { reservationId: fields.reservationId, granted: true, outputTokens: fields.outputTokens, reservedTokens: fields.reservedTokens };
+    if (fields.leaseId !== undefined && !isId(fields.leaseId)) return undefined;
+    return {
+      reservationId: fields.reservationId, granted: true, outputTokens: fields.outputTokens, reservedTokens: fields.reservedTokens,
+      ...(fields.leaseId !== undefined ? { leaseId: fields.leaseId } : {}),
+    };
   },
 );
 
 const chargeShape = () => z.object({
   reservationId: id(), agentId: id(), model: id(), attempt: count(), usage: usage(), toolCalls: count().optional(), final: z.boolean(), unused: z.boolean().optional(),
+  leaseId: id().optional(), presumedInputTokens: count().optional(), endsLease: z.boolean().optional(),
 });
 function plainCharge(value: unknown): BudgetCharge | undefined {
   const fields = fieldsOf(value);
@@ -278,8 +286,14 @@ function plainCharge(value: unknown): BudgetCharge | undefined {
   const chargedUsage = plainUsage(fields.usage);
   if (!chargedUsage || (fields.toolCalls !== undefined && !isCount(fields.toolCalls))) return undefined;
   if (fields.unused !== undefined && typeof fields.unused !== 'boolean') return undefined;
+  const { leaseId, presumedInputTokens, endsLease } = fields;
+  if ((leaseId !== undefined && !isId(leaseId)) || (presumedInputTokens !== undefined && !isCount(presumedInputTokens))) return undefined;
+  if (endsLease !== undefined && typeof endsLease !== 'boolean') return undefined;
   return {
     ...(fields.unused === true ? { unused: true } : {}),
+    ...(leaseId !== undefined ? { leaseId } : {}),
+    ...(presumedInputTokens !== undefined ? { presumedInputTokens } : {}),
+    ...(endsLease === true ? { endsLease: true } : {}),
     reservationId: fields.reservationId, agentId: fields.agentId, model: fields.model, attempt: fields.attempt, usage: chargedUsage,
     ...(fields.toolCalls !== undefined ? { toolCalls: fields.toolCalls } : {}), final: fields.final,
   };

@@ -1,11 +1,14 @@
-import { CancellationScope } from '@temporalio/workflow';
-import type { BudgetGrant, BudgetReserveRequest, ModelCallBudget } from '../shared/budget';
+import { CancellationScope, condition } from '@temporalio/workflow';
+import type { BudgetCharge, BudgetGrant, BudgetReserveRequest, ModelCallBudget } from '../shared/budget';
+import { leaseCalls, leaseTopUpCalls } from '../shared/budget-leases';
 import { minBudgetedOutputTokens } from '../shared/limits';
+import { totalTokens } from '../shared/messages';
 import type { ModelCallResult } from '../shared/model-call';
 import { toolUsesOf } from '../shared/tool-results';
 import type { AgentWorkflowInput } from '../shared/agent';
 import type { AgentState } from './agent-state';
 import type { TreeLink } from './tree-link';
+import { budgetLeasesPatch } from './budget-lease';
 import { estimateNextRequestTokens } from './context-meter';
 import { hasPatch } from './patches';
 import { budgetLedgerPatch } from './tree-ledger';
@@ -38,14 +41,24 @@ function reserves({ input }: Pick<BudgetedAgent, 'input'>): boolean {
   return ledgerInUse;
 }
 
+/** Whether this run asks for leases (a child: the root decides its own calls in its own task, at no cost). */
+let leasesInUse: boolean | undefined;
+
+function leases({ tree }: Pick<BudgetedAgent, 'tree'>): boolean {
+  if (tree.ledger) return false;
+  leasesInUse ??= hasPatch(budgetLeasesPatch);
+  return leasesInUse;
+}
+
 /** Fewer output tokens are not worth a call; with thinking on, max_tokens must exceed the thinking budget. */
 function minOutputFor({ input }: Pick<BudgetedAgent, 'input'>, maxOutputTokens: number): number {
   const thinking = input.thinking?.type === 'enabled' ? input.thinking.budgetTokens : 0;
   return Math.min(maxOutputTokens, thinking + minBudgetedOutputTokens);
 }
 
-function requestFor(agent: BudgetedAgent, maxOutputTokens: number, inputTokens: number, ahead: boolean): BudgetReserveRequest {
+function requestFor(agent: BudgetedAgent, maxOutputTokens: number, inputTokens: number, ahead: boolean, topUp?: string): BudgetReserveRequest {
   const { input, tree } = agent;
+  const leaseTokens = leases(agent) ? leaseCalls * (inputTokens + maxOutputTokens) : undefined;
   return {
     reservationId: tree.nextReservationId(),
     agentId: input.agentId,
@@ -56,7 +69,33 @@ function requestFor(agent: BudgetedAgent, maxOutputTokens: number, inputTokens: 
     maxOutputTokens,
     minOutputTokens: minOutputFor(agent, maxOutputTokens),
     ...(ahead ? { ahead: true } : {}),
+    ...(leaseTokens !== undefined ? { leaseTokens } : {}),
+    ...(topUp !== undefined ? { topUp } : {}),
   };
+}
+
+/** Room for this call from the agent's lease, waiting for a top-up on its way; undefined when the lease cannot cover it. */
+async function spendFromLease(agent: BudgetedAgent, inputTokens: number, maxOutputTokens: number): Promise<CallReservation | undefined> {
+  const { input, tree } = agent;
+  const lease = tree.lease;
+  const leaseId = lease.leaseId;
+  if (leaseId === undefined) return undefined;
+  const tokens = inputTokens + maxOutputTokens;
+  if (lease.available < tokens && lease.toppingUp) await condition(() => !lease.toppingUp || lease.leaseId !== leaseId);
+  const callId = tree.nextReservationId();
+  if (lease.leaseId === leaseId && lease.take({ callId, tokens, inputTokens })) {
+    return { kind: 'granted', budget: { rootAgentId: input.rootAgentId, reservationId: callId, reservedTokens: tokens, leaseId }, maxOutputTokens };
+  }
+  // Spent or asked back: the rest goes back, and this call reserves exactly (perhaps with a new lease).
+  await CancellationScope.nonCancellable(() => tree.releaseLease());
+  return undefined;
+}
+
+/** A grant that is a new lease: held, and this call's room taken from it. */
+async function fromGrantedLease(agent: BudgetedAgent, grant: Extract<BudgetGrant, { granted: true }>, inputTokens: number, maxOutputTokens: number): Promise<CallReservation | undefined> {
+  if (grant.leaseId === undefined) return undefined;
+  agent.tree.lease.hold(grant.leaseId, grant.reservedTokens);
+  return spendFromLease(agent, inputTokens, maxOutputTokens);
 }
 
 function granted(agent: BudgetedAgent, grant: Extract<BudgetGrant, { granted: true }>, maxOutputTokens: number): CallReservation {
@@ -77,17 +116,35 @@ export async function reserveModelCall(agent: BudgetedAgent, maxOutputTokens: nu
   if (!reserves(agent)) return { kind: 'none' };
   const { input, state, tree } = agent;
   const inputTokens = estimateNextRequestTokens(input, state);
+  const leased = await spendFromLease(agent, inputTokens, maxOutputTokens);
+  if (leased) return leased;
   const ahead = tree.takeAhead();
   if (ahead !== undefined) {
     const grant = await tree.grantOf(ahead);
-    if (grant.granted) {
+    if (grant.granted && grant.leaseId !== undefined) {
+      const fromLease = await fromGrantedLease(agent, grant, inputTokens, maxOutputTokens);
+      if (fromLease) return fromLease;
+    } else if (grant.granted) {
       const fits = Math.min(grant.outputTokens, grant.reservedTokens - inputTokens, maxOutputTokens);
       if (fits >= minOutputFor(agent, maxOutputTokens)) return granted(agent, grant, fits);
+      await tree.releaseModelCall(grant.reservationId, input.model, true);
+    } else if (grant.revoked === true) {
+      // A lease granted ahead and asked back before this call could take it.
       await tree.releaseModelCall(grant.reservationId, input.model, true);
     }
   }
   const grant = await tree.reserveModelCall(requestFor(agent, maxOutputTokens, inputTokens, false));
+  if (!grant.granted && grant.revoked === true) {
+    // Its answer was a lease, asked back before this call could take it: given back, and asked again.
+    await tree.releaseModelCall(grant.reservationId, input.model, true);
+    return reserveModelCall(agent, maxOutputTokens);
+  }
   if (!grant.granted) return { kind: 'refused', grant };
+  if (grant.leaseId !== undefined) {
+    const fromLease = await fromGrantedLease(agent, grant, inputTokens, maxOutputTokens);
+    if (fromLease) return fromLease;
+    return reserveModelCall(agent, maxOutputTokens);
+  }
   return granted(agent, grant, grant.outputTokens);
 }
 
@@ -112,15 +169,52 @@ export async function settleModelCall(agent: BudgetedAgent, reservation: CallRes
   // Not while it waits on children: room it held could be the room they wait for.
   const waitsOnChildren = toolUses.some((call) => waitingTools.has(call.name));
   const goesOn = toolCalls > 0 && !waitsOnChildren && response.stopReason === 'tool_use' && state.turn < input.maxTurns;
+  const leaseId = reservation.budget.leaseId;
+  if (leaseId !== undefined) return settleLeaseCall(agent, { ...charge, leaseId }, reservation, response, goesOn, maxOutputTokens);
   if (goesOn) tree.reserveAhead(requestFor(agent, maxOutputTokens, estimateNextRequestTokens(input, state) + aheadMarginTokens, true), charge);
   // Delivered before the agent may end: the root has the charge before it learns of the end.
   else await tree.chargeModelCall(charge);
 }
 
+/**
+ * A call of the lease answered: what it spent comes off the lease here, and its charge goes to the root
+ * without waiting. The lease is topped up in the same signal when it runs low, and given back with the
+ * charge when the agent ends, waits on other agents, or the root asked for it.
+ */
+async function settleLeaseCall(agent: BudgetedAgent, charge: BudgetCharge, reservation: Extract<CallReservation, { kind: 'granted' }>, response: ModelCallResult, goesOn: boolean, maxOutputTokens: number): Promise<void> {
+  const { input, state, tree } = agent;
+  const lease = tree.lease;
+  // Earlier attempts were billed by their activity, for amounts this workflow does not see: all the room counts.
+  lease.settled((response.attempt ?? 1) > 1 ? reservation.budget.reservedTokens : totalTokens(response.usage));
+  if (!goesOn || lease.revoked || lease.leaseId !== charge.leaseId) {
+    if (lease.leaseId === charge.leaseId) lease.drop();
+    await tree.chargeModelCall({ ...charge, endsLease: true });
+    return;
+  }
+  const nextInput = estimateNextRequestTokens(input, state) + aheadMarginTokens;
+  const lowOnRoom = lease.available < leaseTopUpCalls * (nextInput + maxOutputTokens);
+  tree.chargeLeaseCall(charge, lowOnRoom && lease.mayTopUp ? requestFor(agent, maxOutputTokens, nextInput, true, charge.leaseId) : undefined);
+}
+
 /** A call that did not complete gives its reservation back (what its attempts were billed, their activity charged). */
 export async function releaseModelCall(agent: BudgetedAgent, reservation: CallReservation): Promise<void> {
   if (reservation.kind !== 'granted') return;
-  await CancellationScope.nonCancellable(() => agent.tree.releaseModelCall(reservation.budget.reservationId, agent.input.model));
+  const { input, tree } = agent;
+  const leaseId = reservation.budget.leaseId;
+  if (leaseId === undefined) {
+    await CancellationScope.nonCancellable(() => tree.releaseModelCall(reservation.budget.reservationId, input.model));
+    return;
+  }
+  // Counted at its input estimate until its activity's own charge comes; all its room counts as spent here.
+  const call = tree.lease.leaseId === leaseId ? tree.lease.cut() : undefined;
+  const none = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+  const release: BudgetCharge = {
+    reservationId: reservation.budget.reservationId, agentId: input.agentId, model: input.model, attempt: 0, usage: none, final: true, leaseId,
+    presumedInputTokens: call?.inputTokens ?? reservation.budget.reservedTokens - reservation.maxOutputTokens,
+    ...(tree.lease.revoked || tree.lease.leaseId !== leaseId ? { endsLease: true } : {}),
+  };
+  if (release.endsLease && tree.lease.leaseId === leaseId) tree.lease.drop();
+  await CancellationScope.nonCancellable(() => tree.chargeModelCall(release));
 }
 
 /**
@@ -129,6 +223,7 @@ export async function releaseModelCall(agent: BudgetedAgent, reservation: CallRe
  * a waiting request of an agent that has ended).
  */
 export async function releaseAhead(agent: BudgetedAgent): Promise<void> {
+  if (agent.tree.lease.leaseId !== undefined) await CancellationScope.nonCancellable(() => agent.tree.releaseLease());
   const ahead = agent.tree.takeAhead();
   if (ahead === undefined) return;
   const grant = agent.tree.answeredGrant(ahead);

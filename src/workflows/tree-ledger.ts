@@ -79,6 +79,15 @@ export class TreeLedgerKeeper {
     if (this.ledger.hasWaiting) void this.answerWaiting();
   }
 
+  /** Tells the agents whose leases the ledger asked back (a subtree got tight, capped or its caps changed). */
+  private async sendRevokes(): Promise<void> {
+    for (const { leaseId, agentId, reason, scopeAgentId } of this.ledger.takeRevokes()) {
+      if (agentId === this.input.agentId) continue;
+      // An agent that is gone gives its lease back when the root learns it ended.
+      await signalBestEffort(agentId, budgetGrantSignal, { reservationId: leaseId, granted: false, reason, scopeAgentId, cap: 'tokens', action: this.ledger.onCapReached, revoked: true });
+    }
+  }
+
   /** Why no agent may start under `parentAgentId` now (a cap reached in its chain, or its subtree at its concurrency cap). */
   admission(parentAgentId: string, starting: readonly string[]): string | undefined {
     const refusal = this.ledger.admit(parentAgentId, starting);
@@ -98,9 +107,11 @@ export class TreeLedgerKeeper {
     const decision = this.ledger.decide(request, workflowNowMs());
     if ('wait' in decision) {
       this.ledger.enqueue({ request, requesterId });
+      await this.sendRevokes();
       return;
     }
     await this.answer({ request, requesterId }, decision);
+    await this.sendRevokes();
   }
 
   /** The root's own call: decided here, waiting in this workflow when it must. */
@@ -134,6 +145,7 @@ export class TreeLedgerKeeper {
     this.inUse = true;
     this.ledger.charge(charge);
     await this.answerWaiting();
+    await this.sendRevokes();
   }
 
   /** Changes caps of the tree or a subtree (`subagents budget --set`); waiting calls are looked at again. */
@@ -148,6 +160,7 @@ export class TreeLedgerKeeper {
     this.changes += 1;
     if (caps.wallTimeMs !== undefined) this.watchDeadlines();
     await this.answerWaiting();
+    await this.sendRevokes();
     return caps;
   }
 
@@ -166,6 +179,7 @@ export class TreeLedgerKeeper {
   private async answerWaiting(): Promise<void> {
     if (!this.ledger.hasWaiting) return;
     for (const { grant, ...entry } of this.ledger.drain(workflowNowMs())) await this.answer(entry, grant);
+    await this.sendRevokes();
   }
 
   private async answer({ request, requesterId }: WaitingReserve, decided: BudgetGrant): Promise<void> {
@@ -225,6 +239,7 @@ export class TreeLedgerKeeper {
       }
     }
     await this.answerWaiting();
+    await this.sendRevokes();
   }
 
   /** Who holds approvals for a person (the root's tree bookkeeping). */
@@ -254,6 +269,7 @@ export class TreeLedgerKeeper {
           else if (action === 'ask') this.ask(scopeAgentId, 'wallTimeMs', reason);
         }
         await this.answerWaiting();
+        await this.sendRevokes();
       }
     });
   }

@@ -14,6 +14,7 @@ import {
 import type { TokenUsage } from '../shared/messages';
 import type { ApprovalRequest } from '../shared/tree';
 import { cancelBestEffort, signalBestEffort } from './best-effort-signal';
+import { LeaseAccount } from './budget-lease';
 import { workflowNowMs } from './clock';
 import { treeRefusedSpawn } from './spawn-limits';
 import { noticeWay, tellStopped } from './stop-delivery';
@@ -31,6 +32,8 @@ export class TreeLink {
   /** The tree's ledger (docs/budgets.md): present on the root only. */
   readonly ledger?: TreeLedgerKeeper;
   private readonly grants = new Map<string, BudgetGrant>();
+  /** Room leased from the tree's budget, spent by this agent's calls without asking (src/workflows/budget-lease.ts). */
+  readonly lease = new LeaseAccount();
   private reservations = 0;
   /** The reservation asked ahead for the next call (src/workflows/model-budget.ts). */
   private ahead?: string;
@@ -67,7 +70,30 @@ export class TreeLink {
 
   /** The root's answer to a reservation of one of this agent's model calls. */
   receiveGrant(grant: BudgetGrant): void {
+    const { handled, giveBack } = this.lease.receive(grant);
+    if (giveBack) void this.releaseLease();
+    if (handled) return;
+    // A lease asked back that is not held: it overrides its grant if that is still unread, else it was given back already.
+    if (!grant.granted && grant.revoked === true && !this.grants.has(grant.reservationId)) return;
     this.grants.set(grant.reservationId, grant);
+  }
+
+  /** Gives the rest of this agent's lease back to the tree (it holds none after). */
+  async releaseLease(): Promise<void> {
+    const leaseId = this.lease.drop();
+    if (leaseId !== undefined) await this.releaseModelCall(leaseId, this.input.model, true);
+  }
+
+  /** Charges a call of the lease without waiting; with a top-up of the lease asked in the same signal when given. */
+  chargeLeaseCall(charge: BudgetCharge, topUp?: BudgetReserveRequest): void {
+    if (!topUp) {
+      void signalBestEffort(this.input.rootAgentId, budgetChargeSignal, charge);
+      return;
+    }
+    this.lease.askedTopUp(topUp.reservationId);
+    void signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request: topUp, requesterId: this.input.agentId, settle: charge }).then((delivered) => {
+      if (!delivered) this.lease.topUpFailed();
+    });
   }
 
   /** A tree-unique id for this agent's next model call. */
