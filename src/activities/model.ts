@@ -164,20 +164,19 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       const content = toContentBlocks(message.content);
       const read = await preReads?.settle(content);
       // A complete answer is charged by its workflow, with its next reservation (docs/budgets.md): one signal fewer per call.
+      // A call of a lease is charged here: a signal sent by its workflow would cost the agent a workflow task.
+      const leaseCharged = input.budget?.leaseId !== undefined
+        && (await chargeBudget(dependencies.temporalClient, input, context.info.attempt, usageFrom(usage), { final: true, toolCalls: content.filter((block) => block.type === 'tool_use').length }));
       charged = billing !== undefined;
       return {
         ...(billing ? { attempt: context.info.attempt } : {}),
+        ...(leaseCharged ? { charged: true } : {}),
         id: message.id,
         content,
         stopReason: (message.stop_reason ?? 'end_turn') as StopReason,
         model: message.model,
         ...(stream.request_id ? { requestId: stream.request_id } : {}),
-        usage: {
-          inputTokens: usage.input_tokens,
-          outputTokens: usage.output_tokens,
-          cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
-          cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
-        },
+        usage: usageFrom(usage),
         ...(read ? { preReads: read } : {}),
       };
     } catch (error) {
@@ -252,4 +251,14 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
 
 function optionalUsage(usage: TokenUsage | undefined): { billed?: TokenUsage } {
   return usage ? { billed: usage } : {};
+}
+
+/** The API's usage in the runtime's shape. */
+function usageFrom(usage: Anthropic.Messages.Usage): TokenUsage {
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+    cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+  };
 }

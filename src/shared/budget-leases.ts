@@ -8,7 +8,7 @@ import type { TokenUsage } from './messages';
  */
 
 /** Model calls' worth of room an agent asks to lease (the room each call would reserve, times this). */
-export const leaseCalls = 4;
+export const leaseCalls = 8;
 
 /** A lease is topped up when what it has left would not cover this many more calls. */
 export const leaseTopUpCalls = 2;

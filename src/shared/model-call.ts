@@ -98,4 +98,6 @@ export interface ModelCallResult {
   preReads?: Record<string, ReadBatchOutcome>;
   /** A budgeted call: the activity's attempt that answered (its workflow charges it to the tree's ledger). */
   attempt?: number;
+  /** A call of a lease whose activity charged the answer itself (docs/budgets.md, Leases): its workflow sends no charge. */
+  charged?: boolean;
 }

@@ -10,6 +10,7 @@ import type { AgentState } from './agent-state';
 import type { TreeLink } from './tree-link';
 import { budgetLeasesPatch } from './budget-lease';
 import { estimateNextRequestTokens } from './context-meter';
+import { countedInputTokens } from './input-count';
 import { hasPatch } from './patches';
 import { budgetLedgerPatch } from './tree-ledger';
 
@@ -115,7 +116,9 @@ function granted(agent: BudgetedAgent, grant: Extract<BudgetGrant, { granted: tr
 export async function reserveModelCall(agent: BudgetedAgent, maxOutputTokens: number): Promise<CallReservation> {
   if (!reserves(agent)) return { kind: 'none' };
   const { input, state, tree } = agent;
-  const inputTokens = estimateNextRequestTokens(input, state);
+  // Counted by count_tokens when nothing was measured yet (src/workflows/input-count.ts); no await otherwise.
+  const counting = countedInputTokens(agent);
+  const inputTokens = counting === undefined ? estimateNextRequestTokens(input, state) : await counting;
   const leased = await spendFromLease(agent, inputTokens, maxOutputTokens);
   if (leased) return leased;
   const ahead = tree.takeAhead();
@@ -193,7 +196,10 @@ async function settleLeaseCall(agent: BudgetedAgent, charge: BudgetCharge, reser
   }
   const nextInput = estimateNextRequestTokens(input, state) + aheadMarginTokens;
   const lowOnRoom = lease.available < leaseTopUpCalls * (nextInput + maxOutputTokens);
-  tree.chargeLeaseCall(charge, lowOnRoom && lease.mayTopUp ? requestFor(agent, maxOutputTokens, nextInput, true, charge.leaseId) : undefined);
+  const topUp = lowOnRoom && lease.mayTopUp ? requestFor(agent, maxOutputTokens, nextInput, true, charge.leaseId) : undefined;
+  // Charged by its activity already (no signal, no workflow task more), unless the activity could not reach the root.
+  if (response.charged === true && !topUp) return;
+  tree.chargeLeaseCall(charge, topUp);
 }
 
 /** A call that did not complete gives its reservation back (what its attempts were billed, their activity charged). */
