@@ -11,7 +11,7 @@ import type { ModelCallInput } from '../shared/model-call';
  */
 export async function chargeBudget(
   client: Client,
-  input: ModelCallInput,
+  input: Pick<ModelCallInput, 'budget' | 'agentId' | 'model'>,
   attempt: number,
   usage: TokenUsage,
   options: { final: boolean; toolCalls?: number },

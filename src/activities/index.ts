@@ -92,7 +92,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createHookActivities({ shell: dependencies.shell }),
     ...createShellSyntaxActivities(),
     ...createBoardToolActivities(dependencies.temporalClient),
-    ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir }),
+    ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir, temporalClient: dependencies.temporalClient }),
     ...createMcpActivities({ pool: dependencies.mcpConnections, resultsDir: dependencies.toolResultsDir }),
   };
   checkCustomToolNames(customTools, Object.keys(runtime));

@@ -1,4 +1,5 @@
 /** Inputs and results of the MCP and web activities (JSON, one object each). */
+import type { ModelCallBudget } from './budget';
 import type { ExtraTools } from './extra-tools';
 import type { AgentMcpInput, McpServerSpec } from './mcp';
 import type { ToolCallInput } from './tools';
@@ -47,4 +48,6 @@ export interface WebToolCallInput extends ToolCallInput {
   agentType: string;
   /** The calling agent's model (WebSearch runs its search with it). */
   model: string;
+  /** The tool's model call's reservation in a budgeted tree's ledger: its activity charges what it was billed (docs/budgets.md). */
+  budget?: ModelCallBudget;
 }

@@ -5,6 +5,7 @@ import type { ToolUseBlock } from '../shared/messages';
 import type { ToolOutcome } from '../shared/tool-results';
 import { isConcurrencySafeTool, type WebToolName } from '../shared/tool-classification';
 import { toolCallSummary } from '../shared/tool-summary';
+import { toolModelCallBound } from '../shared/web-tool-budget';
 import type { ToolCallResult, ToolContext } from '../shared/tools';
 import { parseTodoWriteInput, todoWriteResult } from '../shared/todos';
 import {
@@ -20,6 +21,7 @@ import {
 import type { AgentParts } from './agent-parts';
 import type { WorkerTools } from '../shared/agent-start';
 import { runCustomTool } from './custom-tools';
+import { releaseToolModelCall, reserveToolModelCall } from './tool-model-budget';
 import type { WorkflowTool } from './run-tools';
 
 /**
@@ -113,12 +115,15 @@ function toolContextOf({ input, state }: AgentParts): ToolContext {
   return state.toolContext(input.agentId, input.maxToolResultChars);
 }
 
-/** Records what a tool result carries beyond its content: its own model usage, a moved oversized result. */
-async function settle(agent: AgentParts, result: ToolCallResult): Promise<ToolOutcome> {
+/**
+ * Records what a tool result carries beyond its content: its own model usage, a moved oversized result.
+ * Usage its activity charged to the tree's ledger (`charged`) is not reported to the tree again.
+ */
+async function settle(agent: AgentParts, result: ToolCallResult, charged = false): Promise<ToolOutcome> {
   if (result.replacement) agent.state.recordReplacement(result.replacement);
   if (result.usage) {
     agent.state.addUsage(result.usage);
-    await agent.tree.reportUsage(result.usage);
+    if (!charged) await agent.tree.reportUsage(result.usage);
   }
   return { content: result.content, isError: result.isError, ...(result.blocks ? { blocks: result.blocks } : {}) };
 }
@@ -131,14 +136,26 @@ function failureText(name: string, error: unknown): string {
 
 async function runWebTool(agent: AgentParts, name: WebToolName, call: ToolUseBlock): Promise<ToolOutcome> {
   const { input } = agent;
+  // A budgeted tree reserves the tool's own model call first (docs/budgets.md, "Model calls made by tools").
+  const bound = toolModelCallBound(name, call.input);
+  const reservation = await reserveToolModelCall(agent, bound.maxOutputTokens, bound.inputTokens);
+  if (reservation.kind === 'refused') {
+    const needs = `${(bound.inputTokens + bound.maxOutputTokens).toLocaleString('en-US')} tokens`;
+    return { isError: true, content: errorText(ErrorType.BudgetExhausted, `${name} was not run: its model call needs room for ${needs}, more than is left in ${reservation.grant.reason}. Go on without it.`) };
+  }
   try {
     const result = await webToolActivities[name].executeWithOptions({ ...webToolOptions, summary: toolCallSummary(name, call.input) }, [
-      { context: toolContextOf(agent), toolUseId: call.id, input: call.input, agentType: input.agentType, model: input.model },
+      {
+        context: toolContextOf(agent), toolUseId: call.id, input: call.input, agentType: input.agentType, model: input.model,
+        ...(reservation.kind === 'granted' ? { budget: reservation.budget } : {}),
+      },
     ]);
-    return await settle(agent, result);
+    return await settle(agent, result, reservation.kind === 'granted');
   } catch (error) {
     if (isCancellation(error)) throw error;
     return { isError: true, content: failureText(name, error) };
+  } finally {
+    await releaseToolModelCall(agent, reservation);
   }
 }
 

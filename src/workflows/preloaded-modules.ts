@@ -56,6 +56,7 @@ import '../shared/tool-definitions';
 import '../shared/tool-pool';
 import '../shared/tool-results';
 import '../shared/tool-summary';
+import '../shared/web-tool-budget';
 import '../shared/web-tool-definitions';
 import './activity-proxies';
 import './agent-state';

@@ -1,6 +1,7 @@
 /** What a tool needs from its runtime (Temporal's activity context, or a test). */
 import os from 'node:os';
 import path from 'node:path';
+import type { TokenUsage } from '../../shared/messages';
 import { toolLimits } from '../../shared/tool-definitions';
 import type { ShellOptions } from './shell-options';
 import { ToolCancelled } from './tool-error';
@@ -18,6 +19,8 @@ export interface ToolEnv {
   allowHardLinkWrites?: boolean;
   /** How Bash runs commands (environment allowlist, another user). */
   shell?: ShellOptions;
+  /** Told what each of the tool's own model calls was billed, as soon as it answers (the web tools' budget charge). */
+  billed?: (usage: TokenUsage) => void;
 }
 
 /** `<tmpdir>/subagents-tool-results`. */

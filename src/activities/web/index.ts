@@ -1,11 +1,14 @@
 /** WebFetch and WebSearch as Temporal activities, one activity type each, named like the tool. */
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import type { WebToolCallInput } from '../../shared/extra-tool-calls';
+import { addTokenUsage, type TokenUsage } from '../../shared/messages';
 import { resolveModelAlias } from '../../shared/models';
 import type { ToolCallResult } from '../../shared/tools';
 import { webToolLimits } from '../../shared/web-tool-definitions';
+import { chargeBudget } from '../budget-charge';
 import type { ToolEnv } from '../tools/tool-env';
 import { noPrivateAddresses, parsePrivateAllowance, type PrivateAddressAllowance } from './address-policy';
 import { PageCache } from './page-cache';
@@ -26,11 +29,13 @@ export function webSettingsFromEnv(env: NodeJS.ProcessEnv): WebToolSettings {
   return { allowPrivateAddresses: parsePrivateAllowance(env.SUBAGENTS_WEB_FETCH_ALLOW_PRIVATE), ...(smallModel ? { smallModel } : {}) };
 }
 
-export function createWebActivities(options: { anthropic: Anthropic; settings?: WebToolSettings; resultsDir?: string }) {
+/** `temporalClient` lets a budgeted tree's tool charge its model calls to the tree's ledger (docs/budgets.md). */
+export function createWebActivities(options: { anthropic: Anthropic; settings?: WebToolSettings; resultsDir?: string; temporalClient?: Client }) {
   const cache = new PageCache(webToolLimits.cacheTtlMs, webToolLimits.cacheEntries);
+  const smallModel = resolveModelAlias(options.settings?.smallModel ?? 'haiku');
   const webFetch = createWebFetch({
     anthropic: options.anthropic,
-    smallModel: resolveModelAlias(options.settings?.smallModel ?? 'haiku'),
+    smallModel,
     cache,
     policy: {
       allowance: options.settings?.allowPrivateAddresses ?? noPrivateAddresses,
@@ -44,19 +49,30 @@ export function createWebActivities(options: { anthropic: Anthropic; settings?: 
   // Fetches and model calls wait on the network: a timer keeps heartbeating (and lets cancellation arrive) meanwhile.
   const run = async (name: 'WebFetch' | 'WebSearch', runner: typeof webFetch, input: WebToolCallInput): Promise<ToolCallResult> => {
     const context = Context.current();
+    let billed: TokenUsage | undefined;
     const env: ToolEnv = {
       signal: context.cancellationSignal,
       heartbeat: (details?: unknown) => context.heartbeat(details),
       ...(options.resultsDir !== undefined ? { resultsDir: options.resultsDir } : {}),
+      billed: (usage) => {
+        billed = billed ? addTokenUsage(billed, usage) : usage;
+      },
     };
     const timer = setInterval(() => context.heartbeat(), 5000);
+    let finished = false;
     try {
       const result = await runner(input, env);
+      finished = true;
       // A cancelled call reports the cancellation, not a result, so the workflow's cancelled turn sees it as such.
       if (context.cancellationSignal.aborted) throw new CancelledFailure(`${name} was cancelled`);
       return result;
     } finally {
       clearInterval(timer);
+      // What this attempt was billed, also when it failed or was cut after an answer; before the workflow hears the end.
+      if (input.budget && billed && options.temporalClient) {
+        const model = name === 'WebFetch' ? smallModel : input.model;
+        await chargeBudget(options.temporalClient, { budget: input.budget, agentId: input.context.agentId, model }, context.info.attempt, billed, { final: finished, toolCalls: 0 });
+      }
     }
   };
   return {

@@ -87,6 +87,7 @@ export function createWebFetch(dependencies: WebFetchDependencies): ToolRunner {
     if ('error' in answered) {
       return { isError: true, content: errorText(ErrorType.FetchFailed, `the page was fetched, but the model that reads it failed: ${answered.error}`) };
     }
+    env.billed?.(usageOf(answered.message.usage));
     const answer = answered.message.content.filter((block) => block.type === 'text').map((block) => block.text).join('\n').trim();
     const header = `Fetched ${page.url} (HTTP ${page.status}, ${page.contentType || 'no content type'}, ${page.bytes} bytes)`;
     return { content: `${header}\n\n${answer || '(the model gave no answer)'}`, isError: false, usage: usageOf(answered.message.usage) };

@@ -97,6 +97,7 @@ export function createWebSearch(anthropic: Anthropic): ToolRunner {
         return { isError: true, content: errorText(ErrorType.WebSearchFailed, `the search could not run: ${answered.error}`), usage };
       }
       env.heartbeat();
+      env.billed?.(usageOf(answered.message.usage));
       usage = addTokenUsage(usage, usageOf(answered.message.usage));
       collectSearch(answered.message.content, outcome);
       // pause_turn: the server paused a long search loop; sending its content back lets it go on.
