@@ -25,6 +25,8 @@ import { createHookActivities } from './hooks/run-hook';
 import { createShellSyntaxActivities } from './shell-syntax/activities';
 import type { CustomTool } from './custom-tools/define-tool';
 import type { ToolTaskQueues } from '../shared/custom-tools';
+import { countTokensVariable, parseCountTokensSetting, type CountTokensSetting } from '../shared/count-tokens';
+import { createCountTokensActivities } from './count-tokens';
 
 /** Everything activities need from the outside world. */
 export interface ActivityDependencies {
@@ -44,6 +46,8 @@ export interface ActivityDependencies {
   customTools?: readonly CustomTool[];
   /** Built-in tools whose activities run on another task queue, told to each agent at its start. */
   toolTaskQueues?: ToolTaskQueues;
+  /** Whether budgeted first calls are counted by count_tokens (default: SUBAGENTS_COUNT_TOKENS, else auto). */
+  countTokens?: CountTokensSetting;
 }
 
 /** All activities of the runtime; the worker registers this object, workflows import its type only. */
@@ -94,6 +98,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createBoardToolActivities(dependencies.temporalClient),
     ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir, temporalClient: dependencies.temporalClient }),
     ...createMcpActivities({ pool: dependencies.mcpConnections, resultsDir: dependencies.toolResultsDir }),
+    ...createCountTokensActivities({ anthropic: dependencies.anthropic, setting: dependencies.countTokens ?? parseCountTokensSetting(process.env[countTokensVariable]) }),
   };
   checkCustomToolNames(customTools, Object.keys(runtime));
   // Custom tools after the runtime's: the workflow proxies them by name (src/workflows/extra-tools.ts).
