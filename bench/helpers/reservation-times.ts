@@ -69,13 +69,17 @@ export function callTimings(agentId: string, events: readonly HistoryEvent[]): C
     }
   }
   const timings: CallTiming[] = [];
+  const leasesSeen = new Set<string>();
   let readyAt = events.length > 0 ? timeOf(events[0]!) : 0;
   for (const event of events) {
     if (readiness(event)) readyAt = timeOf(event);
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name !== 'callModel') continue;
     const budget = jsonOf<ModelCallInput>(scheduled.input?.payloads?.[0]?.data)?.budget;
-    const reservationId = budget?.reservationId;
+    // The first call of a lease waited for the reservation that made it; the later ones did not ask.
+    const firstOfLease = budget?.leaseId !== undefined && !leasesSeen.has(budget.leaseId) && reserveSent.has(budget.leaseId);
+    if (budget?.leaseId !== undefined) leasesSeen.add(budget.leaseId);
+    const reservationId = firstOfLease ? budget.leaseId : budget?.reservationId;
     const reserve = reservationId ? reserveSent.get(reservationId) : undefined;
     // The task that decided the call: the one that sent its reservation, or the one that scheduled it.
     const completedId = reserve ? reserve.signalExternalWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId : scheduled.workflowTaskCompletedEventId;
