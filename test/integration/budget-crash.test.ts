@@ -82,6 +82,16 @@ describe('the tree ledger across a worker SIGKILL', () => {
     // No reservation is left held, none was refused, and each attempt counted once: never more than was served.
     expect(root.reservedTokens).toBe(0);
     expect(snapshot.refusals).toBe(0);
+    // The children spent leases (docs/budgets.md, Leases), and every lease was given back.
+    expect(snapshot.leases).toEqual({ held: 0, tokens: 0 });
+    const childInputs = await Promise.all(Array.from({ length: children }, async (_, index) => {
+      const history = await temporal.client.workflow.getHandle(`${handle.agentId}.${index + 1}`).fetchHistory();
+      return (history.events ?? []).flatMap((event) => {
+        const payload = event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? event.activityTaskScheduledEventAttributes.input?.payloads?.[0]?.data : undefined;
+        return payload ? [JSON.parse(Buffer.from(payload).toString()) as { budget?: { leaseId?: string } }] : [];
+      });
+    }));
+    expect(childInputs.every((calls) => calls.length >= 2 && calls.every((call) => call.budget?.leaseId !== undefined))).toBe(true);
     expect(snapshot.accounts.every((account) => !account.running)).toBe(true);
     const served = modelServer.usage().byAgent;
     const servedTotal = Object.entries(served)
