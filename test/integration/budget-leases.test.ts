@@ -5,6 +5,8 @@
  * tight; cut and failed calls of a lease are counted as served; a tight budget still holds.
  */
 import type proto from '@temporalio/proto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServedTotals } from '../../src/model-server/served';
 import type { BudgetSnapshot } from '../../src/shared/budget';
@@ -99,7 +101,15 @@ describe('leases of the tree budget on the real server', () => {
     env.modelServer.setBehaviour(
       scenario([
         { match: { agentName: name }, turns: [{ toolUses: [worker('LEASED-WORKER')] }, ...Array.from({ length: 60 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] }))] },
-        { match: { userIncludes: 'LEASED-WORKER' }, turns: Array.from({ length: 30 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }], delayMs: 150 })) },
+        {
+          match: { userIncludes: 'LEASED-WORKER' },
+          // Two calls from the lease, then a command that waits for the cap: the worker cannot finish before the test sets it.
+          turns: [
+            ...Array.from({ length: 2 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }] })),
+            { toolUses: [{ name: 'Bash', input: { command: 'until [ -f lease-cap-set ]; do sleep 0.1; done; echo leased' } }] },
+            ...Array.from({ length: 27 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }], delayMs: 150 })),
+          ],
+        },
       ]),
     );
     const handle = await env.start({ prompt: 'one worker', name, limits: { budget: { caps: { tokens: 50_000_000 } } } });
@@ -112,6 +122,7 @@ describe('leases of the tree budget on the real server', () => {
     const madeBefore = accountOf(await handle.budget(), childId)!.own.toolCalls;
     const cap = madeBefore + 2;
     await handle.setBudget({ toolCalls: cap }, { agentId: childId });
+    writeFileSync(path.join(env.workspace, 'lease-cap-set'), '');
     await waitFor(async () => (await env.client.getAgent(childId).status()).result !== undefined, 60_000, 'the worker ended');
     const childResult = (await env.client.getAgent(childId).status()).result!;
     expect(childResult.error).toContain(`stopped by budget: the subtree of ${childId}'s budget of ${cap} tool calls`);

@@ -1,4 +1,6 @@
 // @slow
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServedTotals } from '../../src/model-server/served';
 import type { BudgetSnapshot } from '../../src/shared/budget';
@@ -119,7 +121,14 @@ describe('the tree ledger on the real server', () => {
             ...Array.from({ length: 60 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] })),
           ],
         },
-        { match: { userIncludes: 'CAPPED-WORKER' }, turns: Array.from({ length: 20 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo capped' } }], delayMs: 150 })) },
+        {
+          match: { userIncludes: 'CAPPED-WORKER' },
+          // Its first command waits for the cap: the worker cannot finish before the test sets it, however slow the machine.
+          turns: [
+            { toolUses: [{ name: 'Bash', input: { command: 'until [ -f ledger-cap-set ]; do sleep 0.1; done; echo capped' } }] },
+            ...Array.from({ length: 19 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo capped' } }], delayMs: 150 })),
+          ],
+        },
         {
           match: { userIncludes: 'FREE-WORKER' },
           turns: [...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo free' } }], delayMs: 200 })), { text: 'FREE-DONE' }],
@@ -134,6 +143,7 @@ describe('the tree ledger on the real server', () => {
     await handle.setBudget({ toolCalls: 3 }, { agentId: cappedId });
     // Calls made before the cap (a leased call's charge may still be on its way) count; after it, at most the call in flight.
     const madeBefore = (await handle.budget()).accounts.find((account) => account.agentId === cappedId)!.subtree.toolCalls;
+    writeFileSync(path.join(env.workspace, 'ledger-cap-set'), '');
     const capped = env.client.getAgent(cappedId);
     await waitFor(async () => (await capped.status()).result !== undefined, 60_000, 'the capped worker ended');
     const cappedResult = (await capped.status()).result!;
