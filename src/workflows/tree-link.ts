@@ -32,6 +32,8 @@ export class TreeLink {
   /** The tree's ledger (docs/budgets.md): present on the root only. */
   readonly ledger?: TreeLedgerKeeper;
   private readonly grants = new Map<string, BudgetGrant>();
+  /** Leases the root asked back before their grant arrived (src/workflows/budget-lease.ts). */
+  private readonly earlyRevokes = new Map<string, BudgetGrant>();
   /** Room leased from the tree's budget, spent by this agent's calls without asking (src/workflows/budget-lease.ts). */
   readonly lease = new LeaseAccount();
   private reservations = 0;
@@ -73,9 +75,15 @@ export class TreeLink {
     const { handled, giveBack } = this.lease.receive(grant);
     if (giveBack) void this.releaseLease();
     if (handled) return;
-    // A lease asked back that is not held: it overrides its grant if that is still unread, else it was given back already.
-    if (!grant.granted && grant.revoked === true && !this.grants.has(grant.reservationId)) return;
-    this.grants.set(grant.reservationId, grant);
+    if (!grant.granted && grant.revoked === true && !this.grants.has(grant.reservationId)) {
+      // Signals may arrive out of order: asked back before its grant came (or after it was given back), it is kept for the grant.
+      this.earlyRevokes.set(grant.reservationId, grant);
+      return;
+    }
+    const revoke = grant.granted && grant.leaseId === grant.reservationId ? this.earlyRevokes.get(grant.reservationId) : undefined;
+    if (revoke) this.earlyRevokes.delete(grant.reservationId);
+    // A lease grant whose revoke came first is read as the revoke: its agent gives it back.
+    this.grants.set(grant.reservationId, revoke ?? grant);
   }
 
   /** Gives the rest of this agent's lease back to the tree (it holds none after). */
