@@ -1,4 +1,4 @@
-import { CancelledFailure, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, isCancellation, sleep } from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../shared/agent';
 import type { StopReason } from '../shared/messages';
 import { createAgentParts, type AgentParts } from './agent-parts';
@@ -75,7 +75,9 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
       case 'budget':
         // A cap of its subtree or tree was reached (docs/budgets.md): stopped as by `stop`, or ending with what it has.
         if (outcome.action === 'stop') {
-          agent.control.stopSelf({ by: 'budget', reason: outcome.reason });
+          const notice = { by: 'budget', reason: outcome.reason };
+          if (hasPatch(budgetStopAwaitedPatch)) await awaitBudgetStop(agent, notice);
+          agent.control.stopSelf(notice);
           throw new CancelledFailure(`stopped by budget: ${outcome.reason}`);
         }
         return ending.budgetReached(outcome.reason);
@@ -86,4 +88,21 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
 /** How a run that started waiting (after continue-as-new) ends when nothing more comes. */
 function awaitingEnded(ending: Ending, awaiting: AwaitingInput): Promise<AgentResult> {
   return awaiting.kind === 'final' ? ending.completed(awaiting.text, awaiting.stopReason) : ending.interrupted(awaiting);
+}
+
+/** Marks runs that, refused a call at a cap with the action `stop`, let the root's stop end them (docs/budgets.md). */
+const budgetStopAwaitedPatch = 'budget-stop-awaited';
+
+/** How long a refused agent waits for the root's stop before it stops itself. */
+const budgetStopWait = '30 seconds';
+
+/**
+ * An agent refused at a cap learns it before the root's stop of its subtree arrives: stopping itself first
+ * would end its run failed rather than cancelled. A root stops from within (its tree's stop would); any other
+ * agent waits for the root's cancellation, which throws here, and stops itself only if none comes.
+ */
+async function awaitBudgetStop(agent: AgentParts, notice: { by: string; reason: string }): Promise<void> {
+  if (agent.control.stopFromWithin(notice)) throw new CancelledFailure(`stopped by budget: ${notice.reason}`);
+  if (agent.tree.coordinator) return;
+  await Promise.race([CancellationScope.current().cancelRequested, sleep(budgetStopWait)]);
 }
