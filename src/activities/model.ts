@@ -15,6 +15,7 @@ import { SharedPrefixGate } from './shared-prefix-gate';
 import { RenderedStarts, runKey } from './rendered-starts';
 import { forkDirectiveIndex } from '../shared/fork-layout';
 import { definitionsFor } from './tool-catalog';
+import { toolUsesOf } from '../shared/tool-results';
 import { LiveText } from './live-text';
 import { liveLimits } from '../shared/live-activity';
 import { trackCurrentCall, type RunningCalls } from './tools/running-calls';
@@ -160,13 +161,13 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       preReads = input.preRead && dependencies.preRead && !input.compaction ? new PreReads(dependencies.preRead, input.preRead, tracked.signal) : undefined;
       if (preReads) stream.on('contentBlock', (block) => preReads?.offer(block));
       const message = await stream.finalMessage();
-      const usage = message.usage;
+      const usage = usageFrom(message.usage);
       const content = toContentBlocks(message.content);
       const read = await preReads?.settle(content);
       // A complete answer is charged by its workflow, with its next reservation (docs/budgets.md): one signal fewer per call.
       // A call of a lease is charged here: a signal sent by its workflow would cost the agent a workflow task.
       const leaseCharged = input.budget?.leaseId !== undefined
-        && (await chargeBudget(dependencies.temporalClient, input, context.info.attempt, usageFrom(usage), { final: true, toolCalls: content.filter((block) => block.type === 'tool_use').length }));
+        && (await chargeBudget(dependencies.temporalClient, input, context.info.attempt, usage, { final: true, toolCalls: toolUsesOf(content).length }));
       charged = billing !== undefined;
       return {
         ...(billing ? { attempt: context.info.attempt } : {}),
@@ -176,7 +177,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         stopReason: (message.stop_reason ?? 'end_turn') as StopReason,
         model: message.model,
         ...(stream.request_id ? { requestId: stream.request_id } : {}),
-        usage: usageFrom(usage),
+        usage,
         ...(read ? { preReads: read } : {}),
       };
     } catch (error) {

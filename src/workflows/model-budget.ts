@@ -36,7 +36,8 @@ const waitingTools: ReadonlySet<string> = new Set(['Agent', 'TaskOutput']);
 /** Whether this run reserves (asked once, at its first call: module state is per run). */
 let ledgerInUse: boolean | undefined;
 
-function reserves({ input }: Pick<BudgetedAgent, 'input'>): boolean {
+/** Whether this agent's model calls reserve from its tree's ledger. */
+export function reserves({ input }: Pick<BudgetedAgent, 'input'>): boolean {
   if (input.budgeted !== true) return false;
   ledgerInUse ??= hasPatch(budgetLedgerPatch);
   return ledgerInUse;
@@ -57,19 +58,28 @@ function minOutputFor({ input }: Pick<BudgetedAgent, 'input'>, maxOutputTokens: 
   return Math.min(maxOutputTokens, thinking + minBudgetedOutputTokens);
 }
 
-function requestFor(agent: BudgetedAgent, maxOutputTokens: number, inputTokens: number, ahead: boolean, topUp?: string): BudgetReserveRequest {
-  const { input, tree } = agent;
-  const leaseTokens = leases(agent) ? leaseCalls * (inputTokens + maxOutputTokens) : undefined;
+/** A request of this agent for one call's room, under a new reservation id (its parent and caps ride along). */
+export function reserveRequest(
+  { input, tree }: BudgetedAgent,
+  room: Pick<BudgetReserveRequest, 'inputTokens' | 'maxOutputTokens' | 'minOutputTokens'> & { ahead: boolean },
+): BudgetReserveRequest {
   return {
     reservationId: tree.nextReservationId(),
     agentId: input.agentId,
     ...(input.parentAgentId !== undefined ? { parentAgentId: input.parentAgentId } : {}),
     ...(input.budgetCaps ? { caps: input.budgetCaps } : {}),
     model: input.model,
-    inputTokens,
-    maxOutputTokens,
-    minOutputTokens: minOutputFor(agent, maxOutputTokens),
-    ...(ahead ? { ahead: true } : {}),
+    inputTokens: room.inputTokens,
+    maxOutputTokens: room.maxOutputTokens,
+    minOutputTokens: room.minOutputTokens,
+    ...(room.ahead ? { ahead: true } : {}),
+  };
+}
+
+function requestFor(agent: BudgetedAgent, maxOutputTokens: number, inputTokens: number, ahead: boolean, topUp?: string): BudgetReserveRequest {
+  const leaseTokens = leases(agent) ? leaseCalls * (inputTokens + maxOutputTokens) : undefined;
+  return {
+    ...reserveRequest(agent, { inputTokens, maxOutputTokens, minOutputTokens: minOutputFor(agent, maxOutputTokens), ahead }),
     ...(leaseTokens !== undefined ? { leaseTokens } : {}),
     ...(topUp !== undefined ? { topUp } : {}),
   };
@@ -99,7 +109,8 @@ async function fromGrantedLease(agent: BudgetedAgent, grant: Extract<BudgetGrant
   return spendFromLease(agent, inputTokens, maxOutputTokens);
 }
 
-function granted(agent: BudgetedAgent, grant: Extract<BudgetGrant, { granted: true }>, maxOutputTokens: number): CallReservation {
+/** A call's reservation as its grant gives it, with the max_tokens it may send. */
+export function granted(agent: BudgetedAgent, grant: Extract<BudgetGrant, { granted: true }>, maxOutputTokens: number): CallReservation {
   return {
     kind: 'granted',
     budget: { rootAgentId: agent.input.rootAgentId, reservationId: grant.reservationId, reservedTokens: grant.reservedTokens },
@@ -213,14 +224,10 @@ export async function releaseModelCall(agent: BudgetedAgent, reservation: CallRe
   }
   // Counted at its input estimate until its activity's own charge comes; all its room counts as spent here.
   const call = tree.lease.leaseId === leaseId ? tree.lease.cut() : undefined;
-  const none = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
-  const release: BudgetCharge = {
-    reservationId: reservation.budget.reservationId, agentId: input.agentId, model: input.model, attempt: 0, usage: none, final: true, leaseId,
-    presumedInputTokens: call?.inputTokens ?? reservation.budget.reservedTokens - reservation.maxOutputTokens,
-    ...(tree.lease.revoked || tree.lease.leaseId !== leaseId ? { endsLease: true } : {}),
-  };
-  if (release.endsLease && tree.lease.leaseId === leaseId) tree.lease.drop();
-  await CancellationScope.nonCancellable(() => tree.chargeModelCall(release));
+  const endsLease = tree.lease.revoked || tree.lease.leaseId !== leaseId;
+  if (endsLease && tree.lease.leaseId === leaseId) tree.lease.drop();
+  const presumedInputTokens = call?.inputTokens ?? reservation.budget.reservedTokens - reservation.maxOutputTokens;
+  await CancellationScope.nonCancellable(() => tree.releaseModelCall(reservation.budget.reservationId, input.model, false, { leaseId, presumedInputTokens, endsLease }));
 }
 
 /**

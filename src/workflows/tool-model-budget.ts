@@ -1,8 +1,6 @@
 import { CancellationScope } from '@temporalio/workflow';
-import type { BudgetReserveRequest } from '../shared/budget';
-import { releaseAhead, type BudgetedAgent, type CallReservation } from './model-budget';
+import { granted, releaseAhead, reserveRequest, reserves, type BudgetedAgent, type CallReservation } from './model-budget';
 import { hasPatch } from './patches';
-import { budgetLedgerPatch } from './tree-ledger';
 
 /** Marks runs whose web tools reserve their own model calls in the tree's ledger (docs/budgets.md). */
 export const budgetToolModelCallsPatch = 'budget-tool-model-calls';
@@ -10,9 +8,9 @@ export const budgetToolModelCallsPatch = 'budget-tool-model-calls';
 /** Whether this run reserves tools' model calls (asked once, at its first web tool call of a budgeted tree). */
 let toolCallsReserve: boolean | undefined;
 
-function reservesToolCalls({ input }: Pick<BudgetedAgent, 'input'>): boolean {
-  if (input.budgeted !== true) return false;
-  toolCallsReserve ??= hasPatch(budgetLedgerPatch) && hasPatch(budgetToolModelCallsPatch);
+function reservesToolCalls(agent: Pick<BudgetedAgent, 'input'>): boolean {
+  if (!reserves(agent)) return false;
+  toolCallsReserve ??= hasPatch(budgetToolModelCallsPatch);
   return toolCallsReserve;
 }
 
@@ -24,24 +22,13 @@ function reservesToolCalls({ input }: Pick<BudgetedAgent, 'input'>): boolean {
  */
 export async function reserveToolModelCall(agent: BudgetedAgent, maxOutputTokens: number, inputTokensBound: number): Promise<CallReservation> {
   if (!reservesToolCalls(agent)) return { kind: 'none' };
-  const { input, tree } = agent;
   await releaseAhead(agent);
-  const request: BudgetReserveRequest = {
-    reservationId: tree.nextReservationId(),
-    agentId: input.agentId,
-    ...(input.parentAgentId !== undefined ? { parentAgentId: input.parentAgentId } : {}),
-    ...(input.budgetCaps ? { caps: input.budgetCaps } : {}),
-    // The agent's model prices the reservation (the tool's small model is the worker's setting).
-    model: input.model,
-    inputTokens: inputTokensBound,
-    maxOutputTokens,
-    // All or nothing: the tool's max_tokens is fixed in its activity.
-    minOutputTokens: maxOutputTokens,
-    ahead: true,
-  };
-  const grant = await tree.reserveModelCall(request);
+  // Priced at the agent's model (the tool's small model is the worker's setting). All or nothing: the tool's
+  // max_tokens is fixed in its activity. Never a lease: the request asks for none.
+  const request = reserveRequest(agent, { inputTokens: inputTokensBound, maxOutputTokens, minOutputTokens: maxOutputTokens, ahead: true });
+  const grant = await agent.tree.reserveModelCall(request);
   if (!grant.granted) return { kind: 'refused', grant };
-  return { kind: 'granted', budget: { rootAgentId: input.rootAgentId, reservationId: grant.reservationId, reservedTokens: grant.reservedTokens }, maxOutputTokens };
+  return granted(agent, grant, maxOutputTokens);
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   type TreeAgentStarted,
   type TreeSpawnReply,
 } from '../shared/definitions';
-import type { TokenUsage } from '../shared/messages';
+import { emptyTokenUsage, type TokenUsage } from '../shared/messages';
 import type { ApprovalRequest } from '../shared/tree';
 import { cancelBestEffort, signalBestEffort } from './best-effort-signal';
 import { LeaseAccount } from './budget-lease';
@@ -162,9 +162,13 @@ export class TreeLink {
   }
 
   /** Gives back a reservation whose call did not complete (the call's own charges, if any, came from its activity). */
-  async releaseModelCall(reservationId: string, model: string, unused = false): Promise<void> {
-    const none = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
-    await this.chargeModelCall({ reservationId, agentId: this.input.agentId, model, attempt: 0, usage: none, final: true, ...(unused ? { unused } : {}) });
+  async releaseModelCall(reservationId: string, model: string, unused = false, ofLease?: Pick<BudgetCharge, 'leaseId' | 'presumedInputTokens' | 'endsLease'>): Promise<void> {
+    await this.chargeModelCall({
+      reservationId, agentId: this.input.agentId, model, attempt: 0, usage: emptyTokenUsage(), final: true, ...(unused ? { unused } : {}),
+      ...(ofLease?.leaseId !== undefined ? { leaseId: ofLease.leaseId } : {}),
+      ...(ofLease?.presumedInputTokens !== undefined ? { presumedInputTokens: ofLease.presumedInputTokens } : {}),
+      ...(ofLease?.endsLease ? { endsLease: true } : {}),
+    });
   }
 
   private rootEnded(reservationId: string): BudgetGrant {
