@@ -9,8 +9,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServedTotals } from '../../src/model-server/served';
-import type { BudgetSnapshot } from '../../src/shared/budget';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { accountOf, rootAccount, servedToTree } from '../helpers/budget-accounts';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
@@ -24,16 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
 });
-
-function servedTo(rootId: string): number {
-  const byAgent = env.modelServer.usage().byAgent as Record<string, ServedTotals>;
-  return Object.entries(byAgent)
-    .filter(([agentId]) => agentId === rootId || agentId.startsWith(`${rootId}.`))
-    .reduce((sum, [, served]) => sum + served.totalTokens, 0);
-}
-
-const rootAccount = (snapshot: BudgetSnapshot) => snapshot.accounts.find((account) => account.agentId === snapshot.rootAgentId)!;
-const accountOf = (snapshot: BudgetSnapshot, agentId: string) => snapshot.accounts.find((account) => account.agentId === agentId);
 
 async function historyOf(workflowId: string): Promise<HistoryEvent[]> {
   return ((await env.temporal.client.workflow.getHandle(workflowId).fetchHistory()).events ?? []) as HistoryEvent[];
@@ -88,7 +78,7 @@ describe('leases of the tree budget on the real server', () => {
       expect(traffic.reserves).toBeLessThanOrEqual(2);
     }
     const snapshot = await handle.budget();
-    expect(rootAccount(snapshot).subtree.tokens).toBe(servedTo(handle.agentId));
+    expect(rootAccount(snapshot).subtree.tokens).toBe(servedToTree(env.modelServer, handle.agentId));
     expect(accountOf(snapshot, `${handle.agentId}.1`)!.own.turns).toBe(7);
     expect(accountOf(snapshot, `${handle.agentId}.2`)!.own.turns).toBe(7);
     expect(rootAccount(snapshot).reservedTokens).toBe(0);
@@ -158,7 +148,7 @@ describe('leases of the tree budget on the real server', () => {
     const result = await handle.result();
     expect(result.status).toBe('cancelled');
     expect(result.error).toContain(`stopped by budget: the tree's budget of ${budget.toLocaleString('en-US')} tokens`);
-    const served = servedTo(handle.agentId);
+    const served = servedToTree(env.modelServer, handle.agentId);
     const snapshot = await handle.budget();
     expect(served).toBeLessThanOrEqual(budget * 1.05);
     expect(rootAccount(snapshot).subtree.tokens).toBe(served);
@@ -182,7 +172,7 @@ describe('leases of the tree budget on the real server', () => {
     await waitFor(async () => (rootAccount(await handle.budget()).subtree.turns ?? 0) >= 10, 90_000, 'the workers make calls');
     await handle.stop({ reason: 'test over' });
     await handle.result().catch(() => undefined);
-    const served = servedTo(handle.agentId);
+    const served = servedToTree(env.modelServer, handle.agentId);
     const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(`${handle.agentId}.`));
     expect(requests.filter((request) => request.served && !request.served.complete && request.served.inputTokens + request.served.cacheCreationInputTokens + request.served.cacheReadInputTokens > 0).length).toBeGreaterThanOrEqual(2);
     const snapshot = await handle.budget();

@@ -2,9 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServedTotals } from '../../src/model-server/served';
-import type { BudgetSnapshot } from '../../src/shared/budget';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { rootAccount, servedToTree } from '../helpers/budget-accounts';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
@@ -16,18 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
 });
-
-/** Tokens the local model server served to the agents of one tree (its log of every messages request). */
-function servedTo(rootId: string): number {
-  const byAgent = env.modelServer.usage().byAgent as Record<string, ServedTotals>;
-  return Object.entries(byAgent)
-    .filter(([agentId]) => agentId === rootId || agentId.startsWith(`${rootId}.`))
-    .reduce((sum, [, served]) => sum + served.totalTokens, 0);
-}
-
-function rootAccount(snapshot: BudgetSnapshot) {
-  return snapshot.accounts.find((account) => account.agentId === snapshot.rootAgentId)!;
-}
 
 /** A root that starts `children` background children in one turn; each makes slow calls, a short Bash between, and never ends on its own. */
 function fanOut(name: string, children: number, childTurn: { delayMs?: number; eventDelayMs?: number }) {
@@ -70,7 +57,7 @@ describe('the tree ledger on the real server', () => {
       const result = await handle.result();
       expect(result.status).toBe('cancelled');
       expect(result.error).toContain(`stopped by budget: the tree's budget of ${budget.toLocaleString('en-US')} tokens`);
-      const served = servedTo(handle.agentId);
+      const served = servedToTree(env.modelServer, handle.agentId);
       const snapshot = await handle.budget();
       const counted = rootAccount(snapshot).subtree.tokens;
       // Served stays within the budget but for the estimate's error; every served token is counted.
@@ -97,7 +84,7 @@ describe('the tree ledger on the real server', () => {
     const result = await handle.result();
     expect(result.error).toContain('stopped by budget');
     expect(result.status).toBe('cancelled');
-    const served = servedTo(handle.agentId);
+    const served = servedToTree(env.modelServer, handle.agentId);
     const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(handle.agentId));
     expect(requests.filter((request) => request.served && !request.served.complete && request.served.inputTokens + request.served.cacheCreationInputTokens + request.served.cacheReadInputTokens > 0).length).toBeGreaterThanOrEqual(2);
     const snapshot = await handle.budget();
