@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { inputLimits } from '../../src/shared/limits';
-import { conversationQuerySchema, stopNoticeSchema, type InputSchema } from '../../src/shared/input-schemas';
+import { budgetChargeSchema, budgetGrantSchema, budgetReserveSchema, conversationQuerySchema, stopNoticeSchema, type InputSchema } from '../../src/shared/input-schemas';
 
 // The stop notice and the conversation query are taken without zod when plainly well-formed
 // (src/shared/input-schemas.ts); the schemas written out here from the documented limits must agree
@@ -74,4 +74,46 @@ describe('stopNoticeSchema', () => {
 
 describe('conversationQuerySchema', () => {
   it.each(labelled(conversationSamples))('agrees with the full schema on %s', (_label, sample) => agreesWith(conversationQuerySchema, conversationReference, sample));
+});
+
+describe("the budget signals' lease fields (docs/budgets.md, Leases)", () => {
+  const request = { reservationId: 'a.1/r/1', agentId: 'a.1', model: 'm', inputTokens: 10, maxOutputTokens: 100, minOutputTokens: 10 };
+  const usage = { inputTokens: 1, outputTokens: 2, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+  const charge = { reservationId: 'a.1/r/2', agentId: 'a.1', model: 'm', attempt: 1, usage, final: true };
+  const refusal = { reservationId: 'a.1/r/1', granted: false, reason: 'tight', scopeAgentId: 'a', cap: 'tokens', action: 'stop' };
+
+  it('keeps well-formed lease fields', () => {
+    expect(budgetReserveSchema.parse({ requesterId: 'a.1', request: { ...request, leaseTokens: 800, topUp: 'a.1/r/0' } }).request).toMatchObject({ leaseTokens: 800, topUp: 'a.1/r/0' });
+    expect(budgetChargeSchema.parse({ ...charge, leaseId: 'a.1/r/1', presumedInputTokens: 10, endsLease: true })).toMatchObject({ leaseId: 'a.1/r/1', presumedInputTokens: 10, endsLease: true });
+    expect(budgetGrantSchema.parse({ reservationId: 'a.1/r/1', granted: true, outputTokens: 100, reservedTokens: 800, leaseId: 'a.1/r/1' })).toMatchObject({ leaseId: 'a.1/r/1' });
+    expect(budgetGrantSchema.parse({ ...refusal, revoked: true })).toMatchObject({ revoked: true });
+  });
+
+  it.each([
+    ['a negative lease', { ...request, leaseTokens: -1 }],
+    ['a fractional lease', { ...request, leaseTokens: 1.5 }],
+    ['a lease as text', { ...request, leaseTokens: '800' }],
+    ['an empty top-up id', { ...request, topUp: '' }],
+    ['a top-up id past the id limit', { ...request, topUp: 'x'.repeat(inputLimits.maxIdChars + 1) }],
+    ['a top-up id as an object', { ...request, topUp: { id: 'a' } }],
+  ])('refuses a reservation with %s', (_label, bad) => {
+    expect(budgetReserveSchema.safeParse({ requesterId: 'a.1', request: bad }).success).toBe(false);
+  });
+
+  it.each([
+    ['a negative presumed input', { ...charge, attempt: 0, presumedInputTokens: -5 }],
+    ['a presumed input as text', { ...charge, attempt: 0, presumedInputTokens: '5' }],
+    ['a lease id as a number', { ...charge, leaseId: 7 }],
+    ['an empty lease id', { ...charge, leaseId: '' }],
+    ['endsLease as text', { ...charge, leaseId: 'a.1/r/1', endsLease: 'yes' }],
+  ])('refuses a charge with %s', (_label, bad) => {
+    expect(budgetChargeSchema.safeParse(bad).success).toBe(false);
+  });
+
+  it.each([
+    ['a lease id as a number', { reservationId: 'a.1/r/1', granted: true, outputTokens: 1, reservedTokens: 1, leaseId: 7 }],
+    ['revoked as text', { ...refusal, revoked: 'true' }],
+  ])('refuses a grant with %s', (_label, bad) => {
+    expect(budgetGrantSchema.safeParse(bad).success).toBe(false);
+  });
 });
