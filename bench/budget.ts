@@ -3,7 +3,7 @@
 // child's model call waits for its reservation (`budgetReserve` to the root, `budgetGrant` back), from the
 // agents' histories, against the same tree without a budget.
 import type { Turn } from '../src/model-server/server';
-import type { BudgetSnapshot } from '../src/shared/budget';
+import type { BudgetSnapshot } from '../src/shared/budget/budget';
 import { createBenchEnv, percentile } from './helpers/bench-env';
 import { callTimings, rootSide, roundTripLegs, type CallTiming, type RoundTripLegs } from './helpers/reservation-times';
 import { addTaskTimes, emptyTaskTimes, type TaskTimes } from './helpers/task-times';

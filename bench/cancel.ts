@@ -1,7 +1,7 @@
 // npm run bench:cancel — stop the root of a busy tree: stop request → last agent of the tree closed, and visibility at 0 running; interrupt a root inside a Bash command → its result; interrupt a root waiting on the model → its result and its request cut.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentHandle } from '../src/client';
+import type { AgentHandle } from '../src/client/client';
 import { createBenchEnv } from './helpers/bench-env';
 import { agentsThatCalled, requestsOf } from './helpers/model-log';
 import { ms, waitFor } from './helpers/wait';

@@ -3,8 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RecordedRequest } from '../src/model-server/server';
-import { estimateTextTokens } from '../src/shared/context-estimate';
-import type { ContentBlock, MessageParam } from '../src/shared/messages';
+import { estimateTextTokens } from '../src/shared/model/context-estimate';
+import type { ContentBlock, MessageParam } from '../src/shared/model/messages';
 import { createBenchEnv } from './helpers/bench-env';
 import { requestsByAgent } from './helpers/model-log';
 import { withTimeout } from './helpers/wait';
@@ -43,7 +43,7 @@ const env = await createBenchEnv({
 type Block = ContentBlock & { content?: unknown };
 const bodyOf = (request: RecordedRequest) => JSON.parse(request.rawBody) as { messages: MessageParam[] };
 const blocksOf = (message: MessageParam | undefined): Block[] => (message && typeof message.content !== 'string' ? (message.content as Block[]) : []);
-/** The runtime's token estimate of a block (src/shared/context-estimate.ts): its JSON without cache_control. */
+/** The runtime's token estimate of a block (src/shared/model/context-estimate.ts): its JSON without cache_control. */
 const blockTokens = (block: Block) => {
   const { cache_control: _ignored, ...rest } = block as Block & { cache_control?: unknown };
   return estimateTextTokens(JSON.stringify(rest));

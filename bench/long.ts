@@ -3,7 +3,7 @@
 // and the history grows by about the same number of bytes per turn from the first turn to the last.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { contextWindowOf } from '../src/shared/context-windows';
+import { contextWindowOf } from '../src/shared/model/context-windows';
 import { createBenchEnv, eventBytes } from './helpers/bench-env';
 
 const turns = Number(process.env.BENCH_TURNS ?? 300);

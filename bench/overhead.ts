@@ -4,7 +4,7 @@
 // Temporal workflow running those same steps with nothing of the runtime (what the SDK and the server cost).
 import Anthropic from '@anthropic-ai/sdk';
 import { firstRequestOf, startBareSdk } from './helpers/bare-sdk';
-import { workflowStackFramesModule } from '../src/plugin';
+import { workflowStackFramesModule } from '../src/worker/plugin';
 import { createBenchEnv } from './helpers/bench-env';
 import { requestsByAgent } from './helpers/model-log';
 import { readTurns, runtimeExtraPromisesPerCall, writeReadFiles } from './helpers/read-turns';
@@ -26,7 +26,7 @@ const env = await createBenchEnv({
 });
 const anthropic = new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 });
 // The bare-SDK loops' worker: its own task queue and bundle (bench/floor/workflows.ts), on the same server;
-// and one whose bundle records the runtime's stack frames (src/workflows/stack-frames.ts), for the loop with
+// and one whose bundle records the runtime's stack frames (src/workflows/runtime/stack-frames.ts), for the loop with
 // the runtime's promise count, so that each of its promises costs the SDK's stack capture what one of the runtime's does.
 const bare = await startBareSdk(env, anthropic, 'overhead-bare-sdk');
 const bareWithRuntimeFrames = await startBareSdk(env, anthropic, 'overhead-bare-sdk-frames', {}, [workflowStackFramesModule]);
@@ -190,7 +190,7 @@ try {
   console.log("bare durable (floorDurableLoop): the conversation passing through the workflow — each answer the activity's result, each turn's tool");
   console.log("results the local activity's, each request's new messages its input: what a history that is the transcript costs, and no more;");
   console.log(`bare dur. +${runtimeExtraPromisesPerCall}: the same with ${runtimeExtraPromisesPerCall} more promises a call, as many as the runtime's workflow code makes beyond it (bench:promises),`);
-  console.log("each a stack trace the SDK captures and source-maps, of the runtime's 5 frames (its worker preloads src/workflows/stack-frames.ts):");
+  console.log("each a stack trace the SDK captures and source-maps, of the runtime's 5 frames (its worker preloads src/workflows/runtime/stack-frames.ts):");
   console.log("what the runtime's promises alone cost. bare dur. reads: the durable bare loop with each answer's tool calls run in its model");
   console.log("call's activity, as the runtime runs a turn's leading Reads: no local activity. Task run: a workflow task's started → completed.");
   console.log('');

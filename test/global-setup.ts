@@ -4,7 +4,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { startDevServer, type DevServer } from '../src/dev/dev-server';
-import { workflowBundlerOptions, workflowsPath } from '../src/worker';
+import { workflowBundlerOptions, workflowsPath } from '../src/worker/worker';
 import { endWithThisProcess } from './helpers/end-with-this-process';
 import { installAdvice, sandboxOptionsFromEnv, sandboxProblem } from '../src/activities/sandbox/sandbox-options';
 

@@ -6,8 +6,8 @@
 // local activity's, and each request's new messages go out in the model call's input — what a durable
 // agent's history must hold to be its transcript, and nothing else of the runtime.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ContentBlock, MessageParam, ToolUseBlock } from '../../src/shared/messages';
-import type { ToolOutcome } from '../../src/shared/tool-results';
+import type { ContentBlock, MessageParam, ToolUseBlock } from '../../src/shared/model/messages';
+import type { ToolOutcome } from '../../src/shared/tools/tool-results';
 import { answerPending, modelTurn, runToolUses, toolTurn, type ServedConversation } from '../helpers/served-conversation';
 
 export interface ServedLoopActivities {

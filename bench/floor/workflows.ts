@@ -2,8 +2,8 @@
 // a tree of background children, a stopped tree) written with the Temporal SDK alone — no state,
 // schemas, hooks or tree bookkeeping — so their times are what the SDK and the server cost here.
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
-import type { MessageParam, ToolUseBlock } from '../../src/shared/messages';
-import { buildToolResultMessage } from '../../src/shared/tool-results';
+import type { MessageParam, ToolUseBlock } from '../../src/shared/model/messages';
+import { buildToolResultMessage } from '../../src/shared/tools/tool-results';
 import type * as activities from './activities';
 import type { ServedLoopActivities } from './served-activities';
 
@@ -54,7 +54,7 @@ export async function floorServedLoop(key: string): Promise<number> {
 /**
  * How deep in the call stack `floorDurableLoop`'s extra promises are made: deep enough that each stack trace
  * the SDK captures and source-maps for them is full (as many frames as `Error.stackTraceLimit` allows: 10 by
- * default, 5 on a worker that preloads the runtime's src/workflows/stack-frames.ts), as the runtime's are,
+ * default, 5 on a worker that preloads the runtime's src/workflows/runtime/stack-frames.ts), as the runtime's are,
  * made deep in its turn and tool code.
  */
 const promiseStackDepth = 10;
@@ -78,7 +78,7 @@ function makePromises(count: number): void {
  * `extraPromisesPerCall`: after each model call, that many more promises, as many as the runtime's workflow
  * code makes beyond this loop's (bench:promises counts both): what those promises alone cost the workflow task.
  * `readsWithCall`: each answer's tool calls run in the model call's activity and come back with the answer, as
- * the runtime's turn runs its leading Reads (src/workflows/pre-reads.ts): no local activity.
+ * the runtime's turn runs its leading Reads (src/workflows/tools/pre-reads.ts): no local activity.
  */
 export async function floorDurableLoop(key: string, extraPromisesPerCall = 0, readsWithCall = false): Promise<number> {
   const transcript: MessageParam[] = [];

@@ -10,7 +10,7 @@ import type { ModelServer } from '../../src/model-server/server';
 import { render } from '../floor/activities';
 import { servedLoopActivities } from '../floor/served-activities';
 import type { BenchEnv } from './bench-env';
-import { maxConcurrentToolCalls } from '../../src/shared/limits';
+import { maxConcurrentToolCalls } from '../../src/shared/protocol/limits';
 import { requestsByAgent } from './model-log';
 import { openConversation, type FirstRequest, type ServedConversation } from './served-conversation';
 import { withTimeout } from './wait';
@@ -55,7 +55,7 @@ export function firstRequestAs(modelServer: ModelServer, agentId: string, key: s
 
 /**
  * `workerOptions`: for its worker, as `createBenchEnv`'s for the runtime's (e.g. `debugMode`).
- * `preloadModules`: for its bundle, e.g. the runtime's stack-frames module (src/workflows/stack-frames.ts) for
+ * `preloadModules`: for its bundle, e.g. the runtime's stack-frames module (src/workflows/runtime/stack-frames.ts) for
  * bare workflows whose promises cost the SDK's stack capture what the runtime's do; none by default.
  */
 export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueue = 'bare-sdk', workerOptions: Partial<WorkerOptions> = {}, preloadModules: string[] = []): Promise<BareSdk> {

@@ -5,10 +5,10 @@ import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import proto from '@temporalio/proto';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { startDevServer, type DevServer } from '../../src/dev/dev-server';
 import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
-import { createAgentWorker, workflowBundlerOptions, workflowsPath } from '../../src/worker';
+import { createAgentWorker, workflowBundlerOptions, workflowsPath } from '../../src/worker/worker';
 
 /** A dev server, a local model server and one worker, all on this machine, for one benchmark run. */
 export interface BenchEnv {

@@ -6,7 +6,7 @@ import { runGrep } from '../../src/activities/tools/grep';
 import type { GrepRequest } from '../../src/activities/tools/grep-findings';
 import { ripgrepArguments } from '../../src/activities/tools/grep-ripgrep';
 import { findRipgrep } from '../../src/activities/tools/ripgrep';
-import { toolLimits } from '../../src/shared/tool-definitions';
+import { toolLimits } from '../../src/shared/tools/tool-definitions';
 import { medianOf } from './task-times';
 import { ms } from './wait';
 

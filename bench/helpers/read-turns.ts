@@ -22,7 +22,7 @@ export function readTurns(turns: number, delayMs = 0): Turn[] {
  * How many more promises the runtime's workflow code makes for a model call of this conversation (the call,
  * its two Reads, the turn) than the durable bare loop (`floorDurableLoop`) makes for the same requests:
  * bench:promises counted 68.5 against 21.5 (2 December 2026), 32.3 since a turn's Reads come back with its
- * model call and settle without steps of their own (src/workflows/pre-reads.ts). bench:overhead runs the durable bare loop once
+ * model call and settle without steps of their own (src/workflows/tools/pre-reads.ts). bench:overhead runs the durable bare loop once
  * more with this many extra promises a call, to show what they alone cost; bench:promises says when the
  * runtime's count has moved away from it.
  */

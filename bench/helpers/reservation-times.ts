@@ -2,8 +2,8 @@
 // (server clock, the same for every workflow): the child's `budgetReserve` signal to the root, the
 // root's `budgetGrant` back, and the callModel activity scheduled (docs/budgets.md).
 import type proto from '@temporalio/proto';
-import type { BudgetGrant, BudgetReserveRequest } from '../../src/shared/budget';
-import type { ModelCallInput } from '../../src/shared/model-call';
+import type { BudgetGrant, BudgetReserveRequest } from '../../src/shared/budget/budget';
+import type { ModelCallInput } from '../../src/shared/model/model-call';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 

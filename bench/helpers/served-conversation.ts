@@ -8,9 +8,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { buildModelRequest } from '../../src/activities/request-builder';
 import { toolRunners } from '../../src/activities/tools';
 import { withoutCacheControl } from '../../src/model-server/tokens';
-import type { ContentBlock, MessageParam, ToolDefinition, ToolUseBlock } from '../../src/shared/messages';
-import { buildToolResultMessage, type ToolOutcome } from '../../src/shared/tool-results';
-import type { WorkspaceToolName } from '../../src/shared/tool-classification';
+import type { ContentBlock, MessageParam, ToolDefinition, ToolUseBlock } from '../../src/shared/model/messages';
+import { buildToolResultMessage, type ToolOutcome } from '../../src/shared/tools/tool-results';
+import type { WorkspaceToolName } from '../../src/shared/policy/tool-classification';
 
 /** The durable agent's first request, as the model server recorded it: where a replayed conversation starts. */
 export interface FirstRequest {

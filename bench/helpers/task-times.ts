@@ -1,7 +1,7 @@
 // Where a durable agent's time goes, read from its history: how long each task waited for a poller
 // (scheduled → started) and how long the worker spent on it (started → completed).
 import type proto from '@temporalio/proto';
-import { isWorkspaceTool } from '../../src/shared/tool-classification';
+import { isWorkspaceTool } from '../../src/shared/policy/tool-classification';
 import { percentile } from './bench-env';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
@@ -15,7 +15,7 @@ export interface TaskTimes {
   run: Record<TaskKind, number[]>;
   /** Tool calls run as local activities, inside workflow tasks (their time is part of `run.workflowTask`). */
   localTools: number;
-  /** Reads that came back with their model call (src/workflows/pre-reads.ts; their time is part of `run.callModel`). */
+  /** Reads that came back with their model call (src/workflows/tools/pre-reads.ts; their time is part of `run.callModel`). */
   preReadTools: number;
 }
 
@@ -53,7 +53,7 @@ function localToolCalls(event: HistoryEvent): number {
   return Array.isArray(results) ? results.length : 0;
 }
 
-/** Reads a model call's result carries (`preReads`, src/workflows/pre-reads.ts). */
+/** Reads a model call's result carries (`preReads`, src/workflows/tools/pre-reads.ts). */
 function preReadCalls(data: Uint8Array | null | undefined): number {
   return Object.keys((jsonOf(data) as { preReads?: object } | undefined)?.preReads ?? {}).length;
 }

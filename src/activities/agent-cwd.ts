@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ErrorType, errorText } from '../shared/errors';
-import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/working-directory';
+import { ErrorType, errorText } from '../shared/protocol/errors';
+import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/workspace/working-directory';
 import { isInside } from './tools/workspace';
 
 /**

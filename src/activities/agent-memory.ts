@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { MemoryScope } from '../shared/agent-definition';
+import type { MemoryScope } from '../shared/agents/agent-definition';
 
 /** How much of MEMORY.md the system prompt carries (Claude Code's: 200 lines, 25 KB). */
 export const memoryPromptLimits = { lines: 200, bytes: 25_000 } as const;

@@ -3,8 +3,8 @@
  * input reported in message_start and the output generated, also when the stream is cut or fails later.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { TokenUsage } from '../shared/messages';
-import { deltaOutputTokens } from '../shared/streamed-output-tokens';
+import type { TokenUsage } from '../shared/model/messages';
+import { deltaOutputTokens } from '../shared/model/streamed-output-tokens';
 
 /** Feed it every `streamEvent` of one call; `billed()` answers at any moment (docs/model-server.md, Served tokens). */
 export class BilledUsage {

@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
-import type { BudgetCharge } from '../shared/budget';
-import { budgetChargeSignal } from '../shared/definitions';
-import type { TokenUsage } from '../shared/messages';
-import type { ModelCallInput } from '../shared/model-call';
+import type { BudgetCharge } from '../shared/budget/budget';
+import { budgetChargeSignal } from '../shared/protocol/definitions';
+import type { TokenUsage } from '../shared/model/messages';
+import type { ModelCallInput } from '../shared/model/model-call';
 
 /**
  * Tells the tree's ledger what one attempt of a budgeted model call was billed (docs/budgets.md):

@@ -1,6 +1,6 @@
-import { compactionInstruction } from '../shared/compaction';
-import { estimateConversationTokens, estimateTextTokens } from '../shared/context-estimate';
-import type { ContentBlock, MessageParam, ToolDefinition } from '../shared/messages';
+import { compactionInstruction } from '../shared/model/compaction';
+import { estimateConversationTokens, estimateTextTokens } from '../shared/model/context-estimate';
+import type { ContentBlock, MessageParam, ToolDefinition } from '../shared/model/messages';
 
 /** What replaces an old tool result that does not fit in a compaction request. */
 export const clearedToolResultText = '[Old tool result content cleared]';

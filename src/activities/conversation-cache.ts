@@ -1,7 +1,7 @@
-import { extendConversationHash, emptyConversationHash } from '../shared/conversation-hash';
-import type { MessageParam, ToolDefinition } from '../shared/messages';
+import { extendConversationHash, emptyConversationHash } from '../shared/model/conversation-hash';
+import type { MessageParam, ToolDefinition } from '../shared/model/messages';
 import { setRecent } from './recent-map';
-import type { ConversationSlice, ConversationTail } from '../shared/model-call';
+import type { ConversationSlice, ConversationTail } from '../shared/model/model-call';
 
 /** What the worker remembers of one agent run's conversation, so each turn fetches only new messages. */
 interface CachedConversation {

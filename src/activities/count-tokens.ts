@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
-import { countsTokens, type CountTokensInput, type CountTokensResult, type CountTokensSetting } from '../shared/count-tokens';
+import { countsTokens, type CountTokensInput, type CountTokensResult, type CountTokensSetting } from '../shared/model/count-tokens';
 import { buildModelRequest } from './request-builder';
 import { definitionsFor } from './tool-catalog';
 

@@ -24,8 +24,8 @@ import { createCustomToolActivities, workerToolsFor } from './custom-tools/activ
 import { createHookActivities } from './hooks/run-hook';
 import { createShellSyntaxActivities } from './shell-syntax/activities';
 import type { CustomTool } from './custom-tools/define-tool';
-import type { ToolTaskQueues } from '../shared/custom-tools';
-import { countTokensVariable, parseCountTokensSetting, type CountTokensSetting } from '../shared/count-tokens';
+import type { ToolTaskQueues } from '../shared/tools/custom-tools';
+import { countTokensVariable, parseCountTokensSetting, type CountTokensSetting } from '../shared/model/count-tokens';
 import { createCountTokensActivities } from './count-tokens';
 
 /** Everything activities need from the outside world. */
@@ -90,7 +90,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...tools,
     /** A cancelled agent's tool calls running on this worker, aborted at once (src/activities/tools/running-calls.ts). */
     abortRunningCalls: async ({ agentId }: { agentId: string }): Promise<number> => runningCalls.abort(agentId),
-    /** What the running step's activities have output so far, for the stall watchdog (src/workflows/stall-watchdog.ts). */
+    /** What the running step's activities have output so far, for the stall watchdog (src/workflows/loop/stall-watchdog.ts). */
     ...createStepProgressActivities(dependencies.temporalClient),
     ...createReadBatchActivity(tools.Read),
     ...createHookActivities({ shell: dependencies.shell }),
@@ -101,7 +101,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createCountTokensActivities({ anthropic: dependencies.anthropic, setting: dependencies.countTokens ?? parseCountTokensSetting(process.env[countTokensVariable]) }),
   };
   checkCustomToolNames(customTools, Object.keys(runtime));
-  // Custom tools after the runtime's: the workflow proxies them by name (src/workflows/extra-tools.ts).
+  // Custom tools after the runtime's: the workflow proxies them by name (src/workflows/tools/extra-tools.ts).
   return { ...runtime, ...createCustomToolActivities(customTools, dependencies.toolResultsDir) } as typeof runtime;
 }
 

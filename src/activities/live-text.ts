@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { liveLimits, type LiveModelDetails } from '../shared/live-activity';
+import { liveLimits, type LiveModelDetails } from '../shared/protocol/live-activity';
 
 /**
  * Follows a model stream's events and keeps what a watcher wants to see: the tail of the text

@@ -1,6 +1,6 @@
 import { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { ErrorType } from '../shared/errors';
+import { ErrorType } from '../shared/protocol/errors';
 
 /** Seconds or an HTTP date from `retry-after` / `retry-after-ms`, as milliseconds. */
 export function retryDelayMs(headers: Headers | Record<string, string> | undefined, nowMs = Date.now()): number | undefined {

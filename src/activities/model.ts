@@ -2,27 +2,27 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import { conversationQuery } from '../shared/definitions';
-import { ErrorType } from '../shared/errors';
-import { addTokenUsage, emptyTokenUsage, totalTokens, type ContentBlock, type MessageParam, type StopReason, type TokenUsage } from '../shared/messages';
-import type { ModelCallInput, ModelCallResult } from '../shared/model-call';
-import { compactionPurpose } from '../shared/compaction';
+import { conversationQuery } from '../shared/protocol/definitions';
+import { ErrorType } from '../shared/protocol/errors';
+import { addTokenUsage, emptyTokenUsage, totalTokens, type ContentBlock, type MessageParam, type StopReason, type TokenUsage } from '../shared/model/messages';
+import type { ModelCallInput, ModelCallResult } from '../shared/model/model-call';
+import { compactionPurpose } from '../shared/model/compaction';
 import { compactionRequestMessages } from './compaction-request';
 import { ConversationCache, ConversationMismatchError } from './conversation-cache';
 import { toModelInvocationFailure } from './model-errors';
 import { buildModelRequest, type ModelRequestBody } from './request-builder';
 import { SharedPrefixGate } from './shared-prefix-gate';
 import { RenderedStarts, runKey } from './rendered-starts';
-import { forkDirectiveIndex } from '../shared/fork-layout';
+import { forkDirectiveIndex } from '../shared/agents/fork-layout';
 import { definitionsFor } from './tool-catalog';
-import { toolUsesOf } from '../shared/tool-results';
+import { toolUsesOf } from '../shared/tools/tool-results';
 import { LiveText } from './live-text';
-import { liveLimits } from '../shared/live-activity';
+import { liveLimits } from '../shared/protocol/live-activity';
 import { trackCurrentCall, type RunningCalls } from './tools/running-calls';
 import { PreReads, type PreRead } from './pre-reads';
 import { BilledUsage } from './billed-usage';
 import { chargeBudget } from './budget-charge';
-import type { LiveModelDetails } from '../shared/live-activity';
+import type { LiveModelDetails } from '../shared/protocol/live-activity';
 
 /** Collaborators of the model activity, passed in so tests use real clients pointed at local servers. */
 export interface ModelActivityDependencies {
@@ -124,7 +124,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     if (input.agentName) headers['x-subagents-agent-name'] = input.agentName;
     if (input.compaction) headers['x-subagents-purpose'] = compactionPurpose;
 
-    // Heartbeat details carry the live text (src/shared/live-activity.ts): shown by describe and the UI, never in history.
+    // Heartbeat details carry the live text (src/shared/protocol/live-activity.ts): shown by describe and the UI, never in history.
     const live = new LiveText(input.turn);
     const billed = new BilledUsage();
     let charged = false;
@@ -138,7 +138,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     const timer = setInterval(beat, heartbeatIntervalMs);
     // Temporal's cancellation reaches a running activity with the answer to a heartbeat, which the SDK
     // sends at most every 24 s here (80 % of the heartbeat timeout): a stopped or interrupted agent's
-    // turn aborts its call on this worker at once instead (src/workflows/local-abort.ts).
+    // turn aborts its call on this worker at once instead (src/workflows/runtime/local-abort.ts).
     const tracked = trackCurrentCall(dependencies.runningCalls);
     const prefixKey = sharedPrefixKey(body);
     let prefixStarted: (() => void) | undefined;

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { statusQuery } from '../shared/definitions';
-import { peekOf, type AgentPeek } from '../shared/peek';
+import { statusQuery } from '../shared/protocol/definitions';
+import { peekOf, type AgentPeek } from '../shared/protocol/peek';
 
 /** How long one child may take to answer its status query before the peek reports it as unreadable. */
 const peekQueryTimeoutMs = 10_000;

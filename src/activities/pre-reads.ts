@@ -7,12 +7,12 @@
  * takes each such call's result from there instead of running it as a local activity or an activity task.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { messageOf } from '../shared/errors';
-import { conversationLimits, maxConcurrentToolCalls } from '../shared/limits';
-import type { ContentBlock } from '../shared/messages';
-import type { PreReadRequest } from '../shared/model-call';
-import type { FileReadToolName } from '../shared/tool-classification';
-import type { ReadBatchOutcome, ToolCallInput, ToolCallResult } from '../shared/tools';
+import { messageOf } from '../shared/protocol/errors';
+import { conversationLimits, maxConcurrentToolCalls } from '../shared/protocol/limits';
+import type { ContentBlock } from '../shared/model/messages';
+import type { PreReadRequest } from '../shared/model/model-call';
+import type { FileReadToolName } from '../shared/policy/tool-classification';
+import type { ReadBatchOutcome, ToolCallInput, ToolCallResult } from '../shared/tools/tools';
 
 /** Runs one file read (the tool's own function) under the model call's cancellation. */
 export type PreRead = (tool: FileReadToolName, input: ToolCallInput, signal: AbortSignal) => Promise<ToolCallResult>;

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { textHash } from '../shared/conversation-hash';
+import { textHash } from '../shared/model/conversation-hash';
 import { setRecent } from './recent-map';
 
 /**

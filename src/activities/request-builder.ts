@@ -1,7 +1,7 @@
-import type { ThinkingSetting } from '../shared/agent-definition';
-import { type EffortLevel, effortForModel } from '../shared/effort';
-import { forkDirectiveIndex } from '../shared/fork-layout';
-import type { CacheControl, ContentBlock, MessageParam, ToolDefinition } from '../shared/messages';
+import type { ThinkingSetting } from '../shared/agents/agent-definition';
+import { type EffortLevel, effortForModel } from '../shared/agents/effort';
+import { forkDirectiveIndex } from '../shared/agents/fork-layout';
+import type { CacheControl, ContentBlock, MessageParam, ToolDefinition } from '../shared/model/messages';
 
 const ephemeral: CacheControl = { type: 'ephemeral' };
 

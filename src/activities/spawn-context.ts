@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, errorText } from '../shared/errors';
-import type { SpawnContext } from '../shared/agent-definition';
-import { resumeStateQuery, type ResumeState } from '../shared/definitions';
+import { ErrorType, errorText } from '../shared/protocol/errors';
+import type { SpawnContext } from '../shared/agents/agent-definition';
+import { resumeStateQuery, type ResumeState } from '../shared/protocol/definitions';
 import { loadAgentDefinitionsAndMcp } from './agent-definitions/load';
 import { reportUntrustedOnce } from './mcp/trust';
 

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { readLiveActivities } from '../live-activities';
-import { stepOutputOf, type StepOutput } from '../shared/step-output';
+import { readLiveActivities } from '../client/live-activities';
+import { stepOutputOf, type StepOutput } from '../shared/protocol/step-output';
 
 /** Which run's step to look at: the agent's own workflow. */
 export interface StepProgressInput {
@@ -11,7 +11,7 @@ export interface StepProgressInput {
 /**
  * Creates `readStepOutput`, which the stall watchdog runs (as a local activity) before it calls a step
  * stalled: the workflow cannot see heartbeats, but `describe` shows each pending activity's last
- * heartbeat details (src/shared/live-activity.ts), from which it takes how much output each has produced.
+ * heartbeat details (src/shared/protocol/live-activity.ts), from which it takes how much output each has produced.
  */
 export function createStepProgressActivities(temporalClient: Client) {
   return {

@@ -1,9 +1,9 @@
-import type { ToolDefinition } from '../shared/messages';
-import { agentToolDefinitions } from '../shared/agent-tool-definitions';
-import { boardToolDefinitions } from '../shared/board-tool-definitions';
-import { taskOutputDefinition } from '../shared/task-output-definition';
-import { toolDefinitions } from '../shared/tool-definitions';
-import { webToolDefinitions } from '../shared/web-tool-definitions';
+import type { ToolDefinition } from '../shared/model/messages';
+import { agentToolDefinitions } from '../shared/tools/agent-tool-definitions';
+import { boardToolDefinitions } from '../shared/board/board-tool-definitions';
+import { taskOutputDefinition } from '../shared/tools/task-output-definition';
+import { toolDefinitions } from '../shared/tools/tool-definitions';
+import { webToolDefinitions } from '../shared/tools/web-tool-definitions';
 
 const catalog: Record<string, ToolDefinition> = { ...agentToolDefinitions, TaskOutput: taskOutputDefinition, ...toolDefinitions, ...boardToolDefinitions, ...webToolDefinitions };
 

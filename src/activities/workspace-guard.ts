@@ -6,11 +6,11 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, errorText } from '../shared/errors';
-import { isWorkspaceTool } from '../shared/tool-classification';
-import type { ToolCallInput, ToolCallResult } from '../shared/tools';
-import { isInsideDirectory, type WorkspaceActivityName } from '../shared/workspace-routing';
-import type { FinishWorktreeInput } from '../shared/worktree';
+import { ErrorType, errorText } from '../shared/protocol/errors';
+import { isWorkspaceTool } from '../shared/policy/tool-classification';
+import type { ToolCallInput, ToolCallResult } from '../shared/tools/tools';
+import { isInsideDirectory, type WorkspaceActivityName } from '../shared/workspace/workspace-routing';
+import type { FinishWorktreeInput } from '../shared/workspace/worktree';
 
 /** Checks the root at worker start-up: it must exist and be a directory. Returns its real path. */
 export function resolveWorkspaceRoot(root: string): string {

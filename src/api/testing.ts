@@ -7,11 +7,11 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import type { CustomTool } from '../activities/custom-tools/define-tool';
-import { SubagentsClient } from '../client';
+import { SubagentsClient } from '../client/client';
 import { startDevServer, type DevServer } from '../dev/dev-server';
 import { startModelServer, type Behaviour, type ModelServer } from '../model-server/server';
-import { subagentsPlugin } from '../plugin';
-import type { ToolTaskQueues } from '../shared/custom-tools';
+import { subagentsPlugin } from '../worker/plugin';
+import type { ToolTaskQueues } from '../shared/tools/custom-tools';
 
 export { startModelServer, type Behaviour, type ModelServer, type Scenario, type Turn } from '../model-server/server';
 export { startDevServer, type DevServer } from '../dev/dev-server';

@@ -15,7 +15,7 @@ export {
   heartbeatThrottle,
   type SubagentsPluginOptions,
   type WorkflowStacks,
-} from '../plugin';
+} from '../worker/plugin';
 export {
   createAgentWorker,
   createToolWorker,
@@ -25,8 +25,8 @@ export {
   type AgentWorkerOptions,
   type WorkerWorkspace,
   type ToolWorkerRequest,
-} from '../worker';
+} from '../worker/worker';
 export { defineTool, type CustomTool, type CustomToolContext, type CustomToolOptions, type CustomToolOutput } from '../activities/custom-tools/define-tool';
-export { parseToolTaskQueues, routableToolNames, type ToolTaskQueues } from '../shared/custom-tools';
+export { parseToolTaskQueues, routableToolNames, type ToolTaskQueues } from '../shared/tools/custom-tools';
 export { createDataConverter, createPayloadCodecs } from '../codec/data-converter';
-export { setupTelemetry, type Telemetry } from '../observability';
+export { setupTelemetry, type Telemetry } from '../worker/observability';

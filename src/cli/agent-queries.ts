@@ -1,11 +1,11 @@
 import type { Client } from '@temporalio/client';
-import type { AgentStatusSnapshot } from '../shared/agent';
-import type { BudgetSnapshot } from '../shared/budget';
-import { budgetQuery, statusQuery, treeQuery } from '../shared/definitions';
-import { rootAgentIdKey } from '../shared/search-attributes';
-import type { TreeSnapshot } from '../shared/tree';
+import type { AgentStatusSnapshot } from '../shared/agents/agent';
+import type { BudgetSnapshot } from '../shared/budget/budget';
+import { budgetQuery, statusQuery, treeQuery } from '../shared/protocol/definitions';
+import { rootAgentIdKey } from '../shared/protocol/search-attributes';
+import type { TreeSnapshot } from '../shared/protocol/tree';
 
-// The reads of AgentHandle (src/client.ts) over a plain Temporal client, for the read-only commands (see temporal-session.ts).
+// The reads of AgentHandle (src/client/client.ts) over a plain Temporal client, for the read-only commands (see temporal-session.ts).
 
 /** The agent's live status, or its result once finished (a query: served by a worker). */
 export function agentStatus(temporal: Client, agentId: string): Promise<AgentStatusSnapshot> {

@@ -1,4 +1,4 @@
-import type { BoardSnapshot, BoardTask, TaskStatus } from '../shared/board';
+import type { BoardSnapshot, BoardTask, TaskStatus } from '../shared/board/board';
 
 /** The board drawn as four columns for `subagents board` (docs/cli.md): pure, so it is unit-tested. */
 

@@ -1,5 +1,5 @@
-import { budgetActions, capNames, type BudgetAction, type BudgetCaps, type CapName, type TreeBudget } from '../shared/budget';
-import { parseDuration } from '../shared/duration';
+import { budgetActions, capNames, type BudgetAction, type BudgetCaps, type CapName, type TreeBudget } from '../shared/budget/budget';
+import { parseDuration } from '../shared/protocol/duration';
 import { CliError } from './exit-codes';
 import { closest } from './suggest';
 

@@ -1,4 +1,4 @@
-import { formatDuration, hasCaps, type BudgetAccount, type BudgetCaps, type BudgetSnapshot, type Spending } from '../shared/budget';
+import { formatDuration, hasCaps, type BudgetAccount, type BudgetCaps, type BudgetSnapshot, type Spending } from '../shared/budget/budget';
 import { number, usd } from './budget-view';
 
 /** The budget lines of `status`, `ls --tree` and `watch`: spending against caps and the caps reached, from one `budget` query. */

@@ -1,4 +1,4 @@
-import { formatDuration, hasCaps, type BudgetAccount, type BudgetCaps, type BudgetSnapshot } from '../shared/budget';
+import { formatDuration, hasCaps, type BudgetAccount, type BudgetCaps, type BudgetSnapshot } from '../shared/budget/budget';
 
 /** `subagents budget`: the tree's ledger as a table, one row per agent, children under their parents. */
 

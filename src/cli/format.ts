@@ -1,7 +1,7 @@
-import type { AgentResult, AgentStatusSnapshot, StallReport } from '../shared/agent';
-import type { TokenUsage } from '../shared/messages';
-import { colorEnabled, colorize } from '../shared/agent-colors';
-import { todoLines, todoSummary } from '../shared/todos';
+import type { AgentResult, AgentStatusSnapshot, StallReport } from '../shared/agents/agent';
+import type { TokenUsage } from '../shared/model/messages';
+import { colorEnabled, colorize } from '../shared/agents/agent-colors';
+import { todoLines, todoSummary } from '../shared/tools/todos';
 
 /** `12,345 in · 678 out · 9,000 cache read · 1,200 cache write` */
 export function formatUsage(usage: TokenUsage): string {

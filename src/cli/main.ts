@@ -105,9 +105,9 @@ async function reportFailure(name: string, help: string, error: unknown): Promis
   // Loaded only on a failure, so that a command's start does not pay for them (the command that threw has most of them loaded).
   const [{ PayloadKeyConfigError }, { SecretFileError }, { ShellOptionsError }, { WorkflowStacksError }, temporal, { describeTemporalTarget }] = await Promise.all([
     import('../codec/errors'),
-    import('../secrets'),
+    import('../config/secrets'),
     import('../activities/tools/shell-options'),
-    import('../shared/workflow-stacks'),
+    import('../shared/protocol/workflow-stacks'),
     import('@temporalio/client'),
     import('./temporal-target'),
   ]);

@@ -1,5 +1,5 @@
-import { type AgentHandle, SubagentsClient } from '../client';
-import type { AgentResult } from '../shared/agent';
+import { type AgentHandle, SubagentsClient } from '../client/client';
+import type { AgentResult } from '../shared/agents/agent';
 import { formatProgress, stderrColor } from './format';
 import { connectTemporal, withAgentSession } from './temporal-session';
 

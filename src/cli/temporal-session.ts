@@ -1,6 +1,6 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { createDataConverter } from '../codec/data-converter';
-import { connectOptions, loadTemporalConnectionConfig } from '../connection-config';
+import { connectOptions, loadTemporalConnectionConfig } from '../config/connection-config';
 import { CliError, ExitCode } from './exit-codes';
 import { describeTemporalTarget } from './temporal-target';
 

@@ -1,4 +1,4 @@
-import { loadTemporalConnectionConfig } from '../connection-config';
+import { loadTemporalConnectionConfig } from '../config/connection-config';
 
 /** "address (namespace ns)" of the Temporal the CLI talks to, for error messages; never fails. */
 export function describeTemporalTarget(env: NodeJS.ProcessEnv = process.env): string {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { ensureTemporalCli, projectRoot } from '../dev/temporal-cli';
 import { freePort, temporalAnswers } from '../dev/dev-server';
-import { defaultNamespace, defaultTaskQueue } from '../shared/config';
+import { defaultNamespace, defaultTaskQueue } from '../shared/protocol/config';
 import { runSchemaSteps, runSetupSteps } from './compose-steps';
 import { ensurePostgres, ensureServerBinaries, findPostgres } from './install';
 import { clusterDir, clusterPaths, type ClusterPaths } from './paths';

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { projectRoot } from '../dev/temporal-cli';
-import { workspaceTaskQueue } from '../shared/workspace-routing';
+import { workspaceTaskQueue } from '../shared/workspace/workspace-routing';
 import type { ClusterPaths } from './paths';
 import { pidAlive, spawnDetached, stopProcessGroup } from './processes';
 import { frontendAddress } from './temporal-server';

@@ -3,7 +3,7 @@ import { CompressionCodec, defaultCompressionThreshold } from './compression-cod
 import { EncryptionCodec } from './encryption-codec';
 import { PayloadKeyConfigError } from './errors';
 import { payloadKeyRingFromEnv, type PayloadKeyRing } from './payload-keys';
-import { withSecretFiles } from '../secrets';
+import { withSecretFiles } from '../config/secrets';
 
 /** Compression threshold in bytes; "off" never compresses (decoding still works). */
 export const compressionThresholdVariable = 'SUBAGENTS_PAYLOAD_COMPRESSION_THRESHOLD';

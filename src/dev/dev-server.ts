@@ -3,7 +3,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { searchAttributeRegistrations } from '../shared/search-attributes';
+import { searchAttributeRegistrations } from '../shared/protocol/search-attributes';
 import { ensureTemporalCli, projectRoot } from './temporal-cli';
 
 /** How to start a `temporal server start-dev`. */

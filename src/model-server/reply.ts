@@ -1,5 +1,5 @@
 /** What a behaviour answers and how it becomes the API's `Message` JSON with usage. */
-import type { StopReason } from '../shared/messages';
+import type { StopReason } from '../shared/model/messages';
 import type { CacheAccounting } from './cache';
 import { blockTokens } from './tokens';
 

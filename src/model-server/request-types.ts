@@ -1,5 +1,5 @@
 /** The Messages API request after field validation: string shorthands expanded into blocks. */
-import type { EffortLevel } from '../shared/effort';
+import type { EffortLevel } from '../shared/agents/effort';
 
 /** Any content block, tool definition or system block as received (key order kept). */
 export interface RequestBlock extends Record<string, unknown> {

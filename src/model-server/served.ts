@@ -2,7 +2,7 @@
  * What each messages request served, as the API bills it: the input of message_start once it is written,
  * and the output written so far (the final usage once message_delta or the whole JSON body went out).
  */
-import { deltaOutputTokens } from '../shared/streamed-output-tokens';
+import { deltaOutputTokens } from '../shared/model/streamed-output-tokens';
 import { agentHeaders } from './conversation';
 import type { ApiUsage } from './reply';
 import type { RecordedRequest, ServedUsage } from './server-state';

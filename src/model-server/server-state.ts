@@ -1,5 +1,5 @@
 /** The mutable state of one server: behaviour, cache, faults and the request log. */
-import type { EffortLevel } from '../shared/effort';
+import type { EffortLevel } from '../shared/agents/effort';
 import type { PromptCache } from './cache';
 import type { FaultBook } from './faults';
 import type { ApiUsage } from './reply';

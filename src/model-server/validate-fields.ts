@@ -4,7 +4,7 @@ import type {
   CacheControlParam, MessagesRequest, RequestBlock, RequestMessage, ThinkingParam, ToolChoiceParam, ToolParam,
 } from './request-types';
 import { isRecord } from './tokens';
-import { type EffortLevel, effortLevels, isEffortLevel, modelEffortLevels } from '../shared/effort';
+import { type EffortLevel, effortLevels, isEffortLevel, modelEffortLevels } from '../shared/agents/effort';
 
 const messageBlockTypes = [
   'text', 'image', 'document', 'search_result', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking',
@@ -149,7 +149,7 @@ function checkThinking(value: unknown, maxTokens: number | undefined): ThinkingP
   return { type: 'enabled', budget_tokens: budget };
 }
 
-/** `output_config`: `effort` must be a level the model takes (src/shared/effort.ts); `format` passes unchecked. */
+/** `output_config`: `effort` must be a level the model takes (src/shared/agents/effort.ts); `format` passes unchecked. */
 function checkOutputConfig(value: unknown, model: string): EffortLevel | undefined {
   if (value === undefined || value === null) return undefined;
   const config = requireRecord(value, 'output_config');

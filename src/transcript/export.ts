@@ -1,7 +1,7 @@
 import { isGrpcDeadlineError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { AgentWorkflowInput } from '../shared/agent';
-import { transcriptQuery } from '../shared/definitions';
+import type { AgentWorkflowInput } from '../shared/agents/agent';
+import { transcriptQuery } from '../shared/protocol/definitions';
 import { readRunHistory, type PayloadDecoder, type RunFacts } from './history-events';
 import { simpleGit } from 'simple-git';
 import { stitchRuns, type RunLog } from './stitch';

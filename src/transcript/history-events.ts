@@ -1,6 +1,6 @@
 import type { Payload } from '@temporalio/common';
 import type proto from '@temporalio/proto';
-import type { ModelCallResult } from '../shared/model-call';
+import type { ModelCallResult } from '../shared/model/model-call';
 import type { ModelCallFacts, TimelineEvent } from './timeline';
 
 type History = proto.temporal.api.history.v1.IHistory;

@@ -1,5 +1,5 @@
-import type { ContentBlock, MessageParam } from '../shared/messages';
-import { textOf } from '../shared/tool-results';
+import type { ContentBlock, MessageParam } from '../shared/model/messages';
+import { textOf } from '../shared/tools/tool-results';
 import type { AgentTranscript } from './transcript-types';
 
 const previewChars = 400;

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { MessageParam } from '../shared/messages';
+import type { MessageParam } from '../shared/model/messages';
 import type { ModelCallFacts } from './timeline';
 import type { AgentTranscript, TranscriptAssistantMessage, TranscriptBoundaryRecord, TranscriptMessageRecord, TranscriptRecord, TranscriptSession } from './transcript-types';
 import { transcriptUuid } from './uuid';

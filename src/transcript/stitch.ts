@@ -1,6 +1,6 @@
-import type { CompactionRecord } from '../shared/compaction';
-import type { MessageParam } from '../shared/messages';
-import type { TranscriptBoundary } from '../shared/run-transcript';
+import type { CompactionRecord } from '../shared/model/compaction';
+import type { MessageParam } from '../shared/model/messages';
+import type { TranscriptBoundary } from '../shared/protocol/run-transcript';
 
 /** One run's whole transcript log (all pages of the `transcript` query). */
 export interface RunLog {

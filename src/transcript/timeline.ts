@@ -1,4 +1,4 @@
-import type { MessageParam, StopReason, TokenUsage } from '../shared/messages';
+import type { MessageParam, StopReason, TokenUsage } from '../shared/model/messages';
 
 /** What a completed model call returned besides its content: what Claude Code's assistant records carry. */
 export interface ModelCallFacts {

@@ -1,5 +1,5 @@
-import type { CompactionRecord } from '../shared/compaction';
-import type { MessageParam, StopReason } from '../shared/messages';
+import type { CompactionRecord } from '../shared/model/compaction';
+import type { MessageParam, StopReason } from '../shared/model/messages';
 import type { ModelCallFacts } from './timeline';
 
 /** A subagent's worktree as the transcript reports it. */

@@ -1,3 +1,3 @@
 // The workflow bundle's entry point: every workflow type the worker registers.
-export { agentWorkflow } from './agent-workflow';
+export { agentWorkflow } from './loop/agent-workflow';
 export { boardWorkflow } from './board/board-workflow';

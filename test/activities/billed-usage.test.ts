@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BilledUsage } from '../../src/activities/billed-usage';
 import type { ModelServer, ServedUsage } from '../../src/model-server/server';
-import type { TokenUsage } from '../../src/shared/messages';
+import type { TokenUsage } from '../../src/shared/model/messages';
 import { startTestServer } from '../model-server/helpers';
 
 let server: ModelServer | undefined;

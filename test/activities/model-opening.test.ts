@@ -3,11 +3,11 @@ import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelActivities } from '../../src/activities/model';
 import { RenderedStarts, runKey } from '../../src/activities/rendered-starts';
-import { createAnthropicClient } from '../../src/config';
+import { createAnthropicClient } from '../../src/config/config';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
-import { conversationHash, textHash } from '../../src/shared/conversation-hash';
-import type { MessageParam } from '../../src/shared/messages';
-import type { ModelCallInput } from '../../src/shared/model-call';
+import { conversationHash, textHash } from '../../src/shared/model/conversation-hash';
+import type { MessageParam } from '../../src/shared/model/messages';
+import type { ModelCallInput } from '../../src/shared/model/model-call';
 import { requestBodies } from '../helpers/agent-env';
 
 let modelServer: ModelServer;

@@ -8,11 +8,11 @@ import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelActivities } from '../../src/activities/model';
 import type { PreRead } from '../../src/activities/pre-reads';
-import { createAnthropicClient } from '../../src/config';
+import { createAnthropicClient } from '../../src/config/config';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
-import { conversationHash } from '../../src/shared/conversation-hash';
-import type { MessageParam } from '../../src/shared/messages';
-import type { ModelCallInput, ModelCallResult } from '../../src/shared/model-call';
+import { conversationHash } from '../../src/shared/model/conversation-hash';
+import type { MessageParam } from '../../src/shared/model/messages';
+import type { ModelCallInput, ModelCallResult } from '../../src/shared/model/model-call';
 import { scenario } from '../helpers/agent-env';
 
 let modelServer: ModelServer;

@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type Anthropic from '@anthropic-ai/sdk';
 import { PreReads, type PreRead } from '../../src/activities/pre-reads';
 import { toolRunners } from '../../src/activities/tools/index';
-import type { ContentBlock } from '../../src/shared/messages';
-import type { PreReadRequest } from '../../src/shared/model-call';
-import type { ToolCallInput } from '../../src/shared/tools';
+import type { ContentBlock } from '../../src/shared/model/messages';
+import type { PreReadRequest } from '../../src/shared/model/model-call';
+import type { ToolCallInput } from '../../src/shared/tools/tools';
 import { createTestWorkspace, type TestWorkspace } from './tools/helpers';
 
 let workspace: TestWorkspace;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { guardWorkspaceActivities, pathOutsideRoot, resolveWorkspaceRoot } from '../../src/activities/workspace-guard';
-import { workspaceActivityNames } from '../../src/shared/workspace-routing';
+import { workspaceActivityNames } from '../../src/shared/workspace/workspace-routing';
 
 const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-guard-')));
 const root = path.join(base, 'worker-1');

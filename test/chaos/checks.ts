@@ -1,6 +1,6 @@
 // The checks of a finished run: tool_use/tool_result pairing, Bash markers, and the transcript
 // compared with the model server's request log, the workflow history, and a second read.
-import type { ContentBlock, MessageParam } from '../../src/shared/messages';
+import type { ContentBlock, MessageParam } from '../../src/shared/model/messages';
 import type { AgentRequest } from './request-log';
 
 /** JSON with sorted keys, so equal values give equal strings. */

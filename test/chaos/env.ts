@@ -8,7 +8,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { freePort, startDevServer, type DevServer } from '../../src/dev/dev-server';
 import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
-import { workflowBundlerOptions, workflowsPath } from '../../src/worker';
+import { workflowBundlerOptions, workflowsPath } from '../../src/worker/worker';
 import { RequestLog } from './request-log';
 import { WorkerSlot } from './worker-slot';
 

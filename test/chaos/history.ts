@@ -1,7 +1,7 @@
 // What an agent's workflow histories (every run of its continue-as-new chain) say about it.
 import type { Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
-import type { ContentBlock } from '../../src/shared/messages';
+import type { ContentBlock } from '../../src/shared/model/messages';
 import { payloadDecoder } from '../../src/transcript/export';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;

@@ -34,7 +34,7 @@ const resumedInModelCall = (task: string) => {
   return attempt !== undefined && Number(attempt) >= 2;
 };
 
-/** The activities of an agent's setup, before and around its first model call (src/workflows/setup.ts, workspace-activities.ts, extra-tools.ts). */
+/** The activities of an agent's setup, before and around its first model call (src/workflows/loop/setup.ts, workspace-activities.ts, extra-tools.ts). */
 const setupActivities: ReadonlySet<string> = new Set([
   'renderAgentStart',
   'renderSystemPrompt',

@@ -5,7 +5,7 @@
 // stdout: the table, details, and LAST one JSON line; stderr: progress. Exit 0 only when every run
 // completed and the three counters are 0.
 import path from 'node:path';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { canonical } from './checks';
 import { ChaosEnv } from './env';
 import { buildPlans, scenarioEntries, type RunPlan } from './plan';

@@ -3,7 +3,7 @@
 // comes (a clear failure), and a Temporal server restart on the same PostgreSQL.
 import { existsSync, readFileSync } from 'node:fs';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { retrying, sleep } from '../chaos/util';
 import { CheckFailed, expectNone, type Check, type SuiteContext } from './context';
 import { deadWorkers } from './env';

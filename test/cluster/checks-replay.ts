@@ -2,7 +2,7 @@
 // against the current workflow code with the workers' payload codec.
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
-import { workflowBundlerOptions, workflowsPath } from '../../src/worker';
+import { workflowBundlerOptions, workflowsPath } from '../../src/worker/worker';
 import { CheckFailed, type Check } from './context';
 import { treeTasks } from './tasks';
 

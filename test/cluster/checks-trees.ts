@@ -1,8 +1,8 @@
 // Trees on the cluster: placement of each agent's work on its worker, approvals, visibility.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SubagentsClient } from '../../src/client';
-import { isInsideDirectory } from '../../src/shared/workspace-routing';
+import { SubagentsClient } from '../../src/client/client';
+import { isInsideDirectory } from '../../src/shared/workspace/workspace-routing';
 import { lostToolResults } from '../chaos/checks';
 import { retrying } from '../chaos/util';
 import { CheckFailed, expectNone, type Check, type SuiteContext } from './context';

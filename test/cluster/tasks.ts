@@ -2,7 +2,7 @@
 // queue and the identity of the worker that started it, and each workflow task's worker.
 import type { Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
-import { workspaceActivityNames } from '../../src/shared/workspace-routing';
+import { workspaceActivityNames } from '../../src/shared/workspace/workspace-routing';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 

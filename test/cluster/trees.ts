@@ -3,8 +3,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { SubagentsClient, type AgentHandle } from '../../src/client';
-import type { AgentResult } from '../../src/shared/agent';
+import { SubagentsClient, type AgentHandle } from '../../src/client/client';
+import type { AgentResult } from '../../src/shared/agents/agent';
 import type { Scenario } from '../../src/model-server/scenario-schema';
 import { createRepo } from '../chaos/repo';
 import { sleep, withTimeout } from '../chaos/util';

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { Client, type DataConverter } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { startModelServer, type Behaviour, type ModelServer } from '../../src/model-server/server';
-import { createAgentWorker } from '../../src/worker';
+import { createAgentWorker } from '../../src/worker/worker';
 import { connectTestTemporal, testHomeDir, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
 /** A worker and clients that all use one DataConverter (as `subagents worker` and the CLI will), on the shared dev server. */

@@ -6,7 +6,7 @@ import { createDataConverter } from '../../src/codec/data-converter';
 import { decodeHistoryPayloads } from '../../src/codec/decode-history';
 import { UnknownPayloadKeyError } from '../../src/codec/errors';
 import { readAgentTranscript } from '../../src/transcript/export';
-import { textOf } from '../../src/shared/tool-results';
+import { textOf } from '../../src/shared/tools/tool-results';
 import { createCodecAgentEnv, type CodecAgentEnv } from './codec-agent-env';
 
 const secret = `sk-ant-api03-SECRET${randomBytes(12).toString('hex')}`;

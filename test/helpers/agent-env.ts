@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Worker, WorkerOptions } from '@temporalio/worker';
 import type { WebToolSettings } from '../../src/activities/web';
-import { SubagentsClient, type StartAgentOptions } from '../../src/client';
+import { SubagentsClient, type StartAgentOptions } from '../../src/client/client';
 import { startModelServer, type Behaviour, type ModelServer, type RecordedRequest } from '../../src/model-server/server';
 import { connectTestTemporal, createTestWorker, testHomeDir, uniqueTaskQueue, type TestTemporal } from './temporal';
 

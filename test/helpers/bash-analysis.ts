@@ -1,7 +1,7 @@
 // A Bash line's analysis in tests, by the real parser (loaded once per test file).
 import { bashParser } from '../../src/activities/shell-syntax/bash-parser';
 import { analyzeWithParser } from '../../src/activities/shell-syntax/parse-command';
-import type { BashReading, CommandAnalysis } from '../../src/shared/command-analysis';
+import type { BashReading, CommandAnalysis } from '../../src/shared/policy/command-analysis';
 
 const parser = await bashParser();
 

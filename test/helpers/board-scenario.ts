@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { BoardSnapshot } from '../../src/shared/board';
+import type { BoardSnapshot } from '../../src/shared/board/board';
 import type { Turn } from '../../src/model-server/server';
 
 /** An agent definition that names Claude Code's task-list tools, as public agent files do. */

@@ -1,7 +1,7 @@
 /** What budget tests compare: tokens the local model server served to a tree, and the ledger's accounts. */
 import type { ModelServer } from '../../src/model-server/server';
 import type { ServedTotals } from '../../src/model-server/served';
-import type { BudgetAccount, BudgetSnapshot } from '../../src/shared/budget';
+import type { BudgetAccount, BudgetSnapshot } from '../../src/shared/budget/budget';
 
 /** Tokens the model server served to the agents of one tree (its log of every messages request). */
 export function servedToTree(modelServer: ModelServer, rootId: string): number {

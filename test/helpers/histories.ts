@@ -76,7 +76,7 @@ export function patchIdsOf(events: readonly proto.temporal.api.history.v1.IHisto
   });
 }
 
-/** What each `abortRunningCalls` local activity of a run returned: how many calls it aborted (src/workflows/local-abort.ts). */
+/** What each `abortRunningCalls` local activity of a run returned: how many calls it aborted (src/workflows/runtime/local-abort.ts). */
 export function abortsOf(events: readonly proto.temporal.api.history.v1.IHistoryEvent[]): number[] {
   return events.flatMap((event) => {
     const marker = event.markerRecordedEventAttributes;

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import type { WebToolSettings } from '../../src/activities/web';
-import { createAgentWorker, createWorkspaceWorker, type WorkerWorkspace } from '../../src/worker';
+import { createAgentWorker, createWorkspaceWorker, type WorkerWorkspace } from '../../src/worker/worker';
 
 let runtimeInstalled = false;
 

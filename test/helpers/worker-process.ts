@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createAgentWorker } from '../../src/worker';
+import { createAgentWorker } from '../../src/worker/worker';
 
 const required = (name: string): string => {
   const value = process.env[name];

@@ -81,7 +81,7 @@ describe('agent query loop on a real Temporal server', () => {
             turns: [
               {
                 // A TodoWrite first: the searches after it are not the answer's leading file reads, which would
-                // come back with the model call (src/workflows/pre-reads.ts), so they run as activities of this turn.
+                // come back with the model call (src/workflows/tools/pre-reads.ts), so they run as activities of this turn.
                 toolUses: [
                   { name: 'TodoWrite', input: { todos: [{ content: 'search', activeForm: 'Searching', status: 'in_progress' }] } },
                   { name: 'Glob', input: { pattern: 'c*.txt' } },

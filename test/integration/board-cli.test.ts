@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import type { BoardChangeResult, BoardSnapshot } from '../../src/shared/board';
+import type { BoardChangeResult, BoardSnapshot } from '../../src/shared/board/board';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { cli, setEnvironment } from '../helpers/in-process-cli';
 

@@ -1,6 +1,6 @@
 // @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costOfUsage } from '../../src/shared/model-prices';
+import { costOfUsage } from '../../src/shared/model/model-prices';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';

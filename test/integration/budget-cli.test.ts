@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import type { BudgetSnapshot } from '../../src/shared/budget';
+import type { BudgetSnapshot } from '../../src/shared/budget/budget';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { cli, setEnvironment } from '../helpers/in-process-cli';
 import { waitFor } from '../helpers/child-worker';

@@ -9,12 +9,12 @@ import type { AddressInfo } from 'node:net';
 import type proto from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import type { RecordedRequest } from '../../src/model-server/server';
-import { estimateConversationTokens } from '../../src/shared/context-estimate';
-import type { MessageParam } from '../../src/shared/messages';
-import type { AgentState } from '../../src/workflows/agent-state';
-import { estimateNextRequestTokens } from '../../src/workflows/context-meter';
+import { estimateConversationTokens } from '../../src/shared/model/context-estimate';
+import type { MessageParam } from '../../src/shared/model/messages';
+import type { AgentState } from '../../src/workflows/loop/agent-state';
+import { estimateNextRequestTokens } from '../../src/workflows/context/context-meter';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 import { createTestWorker, testHomeDir, uniqueTaskQueue } from '../helpers/temporal';
@@ -60,7 +60,7 @@ function withoutCacheControl<T>(value: T): T {
   return JSON.parse(JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner))) as T;
 }
 
-/** The workflow's own estimate of a first request (src/workflows/context-meter.ts), from the body it sent. */
+/** The workflow's own estimate of a first request (src/workflows/context/context-meter.ts), from the body it sent. */
 function firstCallEstimate(body: { system: { text: string }[]; tools?: { name: string }[]; messages: MessageParam[] }): number {
   const messages = withoutCacheControl(body.messages);
   const state = { contextOverheadTokens: undefined, systemPrompt: body.system[0]!.text, conversation: { tokensOf: () => estimateConversationTokens(messages) } };

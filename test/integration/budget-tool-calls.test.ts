@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrivateAllowance } from '../../src/activities/web/address-policy';
 import type { ServedTotals } from '../../src/model-server/served';
-import type { BudgetSnapshot } from '../../src/shared/budget';
+import type { BudgetSnapshot } from '../../src/shared/budget/budget';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 
 let env: AgentTestEnv;

@@ -1,6 +1,6 @@
 // @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compactionInstruction } from '../../src/shared/compaction';
+import { compactionInstruction } from '../../src/shared/model/compaction';
 import { readAgentTranscript } from '../../src/transcript/export';
 import { transcriptRecords, transcriptSession } from '../../src/transcript/records';
 import type { TranscriptBoundaryRecord, TranscriptMessageRecord } from '../../src/transcript/transcript-types';

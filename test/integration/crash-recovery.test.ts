@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';

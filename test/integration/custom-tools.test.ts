@@ -7,9 +7,9 @@ import path from 'node:path';
 import { inject, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/activities/custom-tools/define-tool';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
-import { createAgentWorker, createToolWorker, type AgentWorkerOptions } from '../../src/worker';
+import { createAgentWorker, createToolWorker, type AgentWorkerOptions } from '../../src/worker/worker';
 import { connectTestTemporal, testHomeDir, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 import { requestBodies } from '../helpers/agent-env';
 

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tourApprovedFile, tourNames, tourTasks } from '../../src/model-server/demo-tour';
-import { defaultModelServerPort, defaultTemporalAddress, defaultUiPort } from '../../src/shared/config';
+import { defaultModelServerPort, defaultTemporalAddress, defaultUiPort } from '../../src/shared/protocol/config';
 import { waitFor } from '../helpers/child-worker';
 import { readmeBlock, withTourIds } from '../helpers/readme';
 

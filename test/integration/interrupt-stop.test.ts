@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MessageParam } from '../../src/shared/messages';
+import type { MessageParam } from '../../src/shared/model/messages';
 import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';

@@ -1,7 +1,7 @@
 // @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LiveActivity } from '../../src/live-activities';
-import { liveLimits } from '../../src/shared/live-activity';
+import type { LiveActivity } from '../../src/client/live-activities';
+import { liveLimits } from '../../src/shared/protocol/live-activity';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 

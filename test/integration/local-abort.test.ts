@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { patchBaseline } from '../../src/workflows/patches';
+import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
 
 // A cancelled turn aborts its tool calls running on this worker at once, by local activity
-// (src/workflows/local-abort.ts, src/activities/tools/running-calls.ts), instead of the call learning
+// (src/workflows/runtime/local-abort.ts, src/activities/tools/running-calls.ts), instead of the call learning
 // of the cancellation from its next heartbeat.
 
 let env: AgentTestEnv;
@@ -45,7 +45,7 @@ describe('aborting running tool calls on the worker', () => {
     const events = await historyEvents(env.temporal.client, handle.agentId);
     // The worker running the workflow task ran the command too, and found it there.
     expect(abortsOf(events)).toEqual([1]);
-    // Runs on baseline 2 take the local abort without a marker of their own (src/workflows/patches.ts).
+    // Runs on baseline 2 take the local abort without a marker of their own (src/workflows/runtime/patches.ts).
     expect(patchIdsOf(events)).toEqual([patchBaseline]);
     await recordHistory(env.temporal.client, handle.agentId, 'local-abort-interrupt-bash');
   });

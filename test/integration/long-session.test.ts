@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentStatusSnapshot } from '../../src/shared/agent';
+import type { AgentStatusSnapshot } from '../../src/shared/agents/agent';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';

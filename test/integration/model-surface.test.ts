@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinAgents } from '../../src/shared/builtin-agents';
-import { continuationPrompt } from '../../src/workflows/truncation';
+import { builtinAgents } from '../../src/shared/agents/builtin-agents';
+import { continuationPrompt } from '../../src/workflows/context/truncation';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 

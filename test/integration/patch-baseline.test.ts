@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { patchBaseline } from '../../src/workflows/patches';
+import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 
-// Runs started on today's code ask for one patch, the baseline (src/workflows/patches.ts), and take the
+// Runs started on today's code ask for one patch, the baseline (src/workflows/runtime/patches.ts), and take the
 // lean paths that came with it; their recordings (baseline-*) keep those paths replaying.
 
 let env: AgentTestEnv;
@@ -117,8 +117,8 @@ describe('the patch baseline', () => {
     await handle.stop({ by: 'tester', reason: 'baseline stop' });
     await expect(handle.result()).rejects.toThrow();
     // Baseline 2 covers the stop and abort changes: the root stopped its child with the notice on the
-    // cancellation (src/workflows/stop-delivery.ts), the child's cancelled turn aborted its Bash on the
-    // worker (src/workflows/local-abort.ts), and neither asked for a patch to do so.
+    // cancellation (src/workflows/tree/stop-delivery.ts), the child's cancelled turn aborted its Bash on the
+    // worker (src/workflows/runtime/local-abort.ts), and neither asked for a patch to do so.
     for (const id of [handle.agentId, child]) expect((await patchesOf(id)).ids, id).toEqual([patchBaseline]);
     for (const id of [handle.agentId, child]) {
       const messages = await env.client.getAgent(id).messages();

@@ -5,7 +5,7 @@
  * file a rule refuses is never read into the history.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelCallInput, ModelCallResult } from '../../src/shared/model-call';
+import type { ModelCallInput, ModelCallResult } from '../../src/shared/model/model-call';
 import { createAgentTestEnv, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
 import { activityResults, historyEvents, payloadText, recordHistory, taskSteps } from '../helpers/histories';
 

@@ -1,7 +1,7 @@
 // @slow
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rootAgentIdKey } from '../../src/shared/search-attributes';
+import { rootAgentIdKey } from '../../src/shared/protocol/search-attributes';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentTypeKey } from '../../src/shared/search-attributes';
+import { agentTypeKey } from '../../src/shared/protocol/search-attributes';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 
 let env: AgentTestEnv;

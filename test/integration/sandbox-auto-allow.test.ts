@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentTestEnv, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf } from '../helpers/histories';
-import { sandboxAutoAllowPatch } from '../../src/workflows/turn';
+import { sandboxAutoAllowPatch } from '../../src/workflows/loop/turn';
 
 let env: AgentTestEnv;
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sandbox-auto-allow-home-')));

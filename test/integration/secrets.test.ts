@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import { uniqueTaskQueue } from '../helpers/temporal';

@@ -1,6 +1,6 @@
 // @slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory, taskSteps } from '../helpers/histories';

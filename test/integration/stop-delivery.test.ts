@@ -2,15 +2,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
-import { resumeStateQuery, stopNoticeSignal } from '../../src/shared/definitions';
-import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/stop-notice-reason';
-import { patchBaseline } from '../../src/workflows/patches';
+import { resumeStateQuery, stopNoticeSignal } from '../../src/shared/protocol/definitions';
+import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/protocol/stop-notice-reason';
+import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 
-// A stop carries each child's notice on its cancellation request (src/workflows/cancel-notice.ts,
-// src/workflows/stop-delivery.ts); a subagent cancelled without one (an operator's bare cancel) waits
+// A stop carries each child's notice on its cancellation request (src/workflows/runtime/cancel-notice.ts,
+// src/workflows/tree/stop-delivery.ts); a subagent cancelled without one (an operator's bare cancel) waits
 // briefly for a notice signal, so it still says who stopped it when one comes.
 
 let env: AgentTestEnv;

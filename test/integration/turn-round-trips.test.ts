@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationLimits } from '../../src/shared/limits';
-import type { ModelCallInput } from '../../src/shared/model-call';
-import { patchBaseline } from '../../src/workflows/patches';
+import { conversationLimits } from '../../src/shared/protocol/limits';
+import type { ModelCallInput } from '../../src/shared/model/model-call';
+import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
 import { patchIdsOf, recordHistory, taskSteps } from '../helpers/histories';
 
@@ -54,12 +54,12 @@ describe('round trips of a turn', () => {
 
     const steps = await turnSteps(handle.agentId);
     // No task of its own for a Read or a Glob: each turn's file reads came back with its model call
-    // (src/workflows/pre-reads.ts; test/integration/pre-reads.test.ts has the turns whose Reads run as local activities).
+    // (src/workflows/tools/pre-reads.ts; test/integration/pre-reads.test.ts has the turns whose Reads run as local activities).
     expect(steps.scheduled).not.toContain('Read');
     expect(steps.scheduled).not.toContain('readBatch');
     expect(steps.scheduled).not.toContain('Glob');
     expect(steps.localActivities.filter((name) => name === 'Read' || name === 'readBatch')).toEqual([]);
-    // Batched Reads came before the patch baseline, which a run started today marks instead (src/workflows/patches.ts).
+    // Batched Reads came before the patch baseline, which a run started today marks instead (src/workflows/runtime/patches.ts).
     expect(await patchesOf(handle.agentId)).toEqual([patchBaseline]);
 
     // The first call carries the opening messages and names the system prompt its worker rendered; later

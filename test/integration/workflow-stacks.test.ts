@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workflowStackFrames } from '../../src/workflows/stack-frames';
+import { workflowStackFrames } from '../../src/workflows/runtime/stack-frames';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 
-// The worker preloads src/workflows/stack-frames.ts into its workflow context: the SDK's stack capture of
+// The worker preloads src/workflows/runtime/stack-frames.ts into its workflow context: the SDK's stack capture of
 // every promise records 5 frames (two of them its own hook), so the `__stack_trace` query the Temporal
 // UI shows keeps the three innermost frames of workflow code for each pending promise.
 
@@ -36,7 +36,7 @@ describe('stack depth of workflow code', () => {
     for (const frames of stacks) expect(frames.length, frames.join('\n')).toBeLessThanOrEqual(workflowStackFrames - 2);
     expect(stacks.some((frames) => frames.length === workflowStackFrames - 2)).toBe(true);
     // Still useful: the frames name the runtime's own source, mapped back from the bundle.
-    expect(stacks.flat().some((line) => /src\/workflows\/[\w-]+\.ts:\d+/.test(line))).toBe(true);
+    expect(stacks.flat().some((line) => /src\/workflows\/[\w/-]+\.ts:\d+/.test(line))).toBe(true);
     await handle.stop({ by: 'test', reason: 'done looking' });
   });
 });

@@ -10,7 +10,7 @@ import { clientFor, startTestServer } from './helpers';
 const files: Record<string, string> = {
   'README.md': '# Durable Demo Project\n\nA small project for the demo.\n',
   'docs/guide.md': '## Guide\n\nHow to use it.\n',
-  'src/workflows/agent-workflow.ts': "import { proxyActivities } from '@temporalio/workflow';\n\n/** The agent workflow: one query loop. */\nexport async function agentWorkflow(): Promise<string> {\n  return 'done';\n}\n",
+  'src/workflows/loop/agent-workflow.ts': "import { proxyActivities } from '@temporalio/workflow';\n\n/** The agent workflow: one query loop. */\nexport async function agentWorkflow(): Promise<string> {\n  return 'done';\n}\n",
   'src/cli/commands/start.ts': '/** The start command. */\nexport async function startCommand(): Promise<number> {\n  return 0;\n}\n',
   'src/util.ts': 'export const answer = 42;\n',
 };
@@ -127,7 +127,7 @@ describe('demo behaviour', () => {
     expect(run.answer).toContain('TypeScript files under src/: 3');
     expect(run.answer).toContain('README.md starts with the heading "Durable Demo Project"');
     // The Explore agents' findings, quoting real lines of real files.
-    expect(run.answer).toContain('src/workflows/agent-workflow.ts');
+    expect(run.answer).toContain('src/workflows/loop/agent-workflow.ts');
     expect(run.answer).toContain("import { proxyActivities } from '@temporalio/workflow';");
     expect(run.answer).toContain('src/cli/commands/start.ts');
     const exploreRequests = server.requests().filter((logged) => logged.headers['x-subagents-agent-type'] === 'Explore');
@@ -155,8 +155,8 @@ describe('demo behaviour', () => {
   });
 
   it('quotes a source file as the top match, never a lock file or generated output', () => {
-    const found = ['package-lock.json', 'docs/workflows.md', 'dist/workflows/index.js', 'test/fixtures/histories/a.json', 'src/workflows/agent-workflow.ts', 'yarn.lock', 'Cargo.lock'];
-    expect(rankedMatches(found)).toEqual(['src/workflows/agent-workflow.ts', 'docs/workflows.md']);
+    const found = ['package-lock.json', 'docs/workflows.md', 'dist/workflows/index.js', 'test/fixtures/histories/a.json', 'src/workflows/loop/agent-workflow.ts', 'yarn.lock', 'Cargo.lock'];
+    expect(rankedMatches(found)).toEqual(['src/workflows/loop/agent-workflow.ts', 'docs/workflows.md']);
     expect(rankedMatches(['package-lock.json'])).toEqual([]);
   });
 });

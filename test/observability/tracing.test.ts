@@ -9,10 +9,10 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { startModelServer } from '../../src/model-server/server';
-import { setupTelemetry } from '../../src/observability';
-import { createAgentWorker } from '../../src/worker';
+import { setupTelemetry } from '../../src/worker/observability';
+import { createAgentWorker } from '../../src/worker/worker';
 import { testHomeDir, uniqueTaskQueue } from '../helpers/temporal';
 
 /** Keeps its spans after shutdown (the SDK's in-memory exporter clears them). */

@@ -3,9 +3,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { temporalConnectionVariables } from '../../src/connection-config';
-import { defaultModelServerPort, defaultUiPort } from '../../src/shared/config';
-import { searchAttributeRegistrations } from '../../src/shared/search-attributes';
+import { temporalConnectionVariables } from '../../src/config/connection-config';
+import { defaultModelServerPort, defaultUiPort } from '../../src/shared/protocol/config';
+import { searchAttributeRegistrations } from '../../src/shared/protocol/search-attributes';
 import { composeConfigDir, composeScript, temporalServerArgs, temporalServerEnvironment } from '../../src/cluster/compose-steps';
 import { deployDir, pinnedTemporalServerVersion } from '../../src/cluster/paths';
 
@@ -92,7 +92,7 @@ describe('docker-compose.yml', () => {
     expect(environment('temporal-ui').TEMPORAL_ADDRESS).toBe('temporal:7233');
   });
 
-  it('registers exactly the search attributes of src/shared/search-attributes.ts', () => {
+  it('registers exactly the search attributes of src/shared/protocol/search-attributes.ts', () => {
     const registered = Object.fromEntries(
       [...script('temporal-setup').matchAll(/temporal operator search-attribute create\b[^\n]*?--name (\w+) --type (\w+)/g)].map((match) => [match[1], match[2]]),
     );

@@ -1,4 +1,4 @@
-// Workflow code asks for patches through src/workflows/patches.ts (docs/testing.md, "Patches in use").
+// Workflow code asks for patches through src/workflows/runtime/patches.ts (docs/testing.md, "Patches in use").
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ const workflowsDir = path.join(import.meta.dirname, '..', '..', 'src', 'workflow
 const sources = readdirSync(workflowsDir, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts'))
   .map((file) => ({ file, text: readFileSync(path.join(workflowsDir, file), 'utf8') }));
-const patchesSource = sources.find((source) => source.file === 'patches.ts')!.text;
+const patchesSource = sources.find((source) => source.file === path.join('runtime', 'patches.ts'))!.text;
 /** The ids the baselines stand for, as listed in patches.ts (each baseline adds its ids to its predecessor's). */
 const covered = [...patchesSource.matchAll(/const coveredByBaseline\d+[^=]*= new Set\(\[([^\]]*)\]/g)].flatMap((list) => [...list[1]!.matchAll(/'([^']+)'/g)].map((match) => match[1]));
 /** Every patch id constant workflow code declares (`export const somethingPatch = 'id'`). */
@@ -15,7 +15,7 @@ const declared = sources.flatMap(({ text }) => [...text.matchAll(/export const \
 
 describe('patch ids in workflow code', () => {
   it('are asked with hasPatch: only patches.ts calls the SDK patched()', () => {
-    const direct = sources.filter(({ file, text }) => file !== 'patches.ts' && /\bpatched\(/.test(text)).map(({ file }) => file);
+    const direct = sources.filter(({ file, text }) => file !== path.join('runtime', 'patches.ts') && /\bpatched\(/.test(text)).map(({ file }) => file);
     expect(direct).toEqual([]);
   });
 

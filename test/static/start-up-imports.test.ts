@@ -37,7 +37,7 @@ describe('start-up imports', () => {
   const lazy = ['@modelcontextprotocol/sdk', 'linkedom', '@mozilla/readability', 'turndown', '@opentelemetry/sdk-trace-base'];
 
   it('a worker does not load the MCP SDK, the HTML libraries or the tracing SDK until an agent needs them', () => {
-    const loaded = packagesLoadedBy('src/worker.ts');
+    const loaded = packagesLoadedBy('src/worker/worker.ts');
     expect(loaded).toContain('@temporalio/worker');
     expect(loaded.filter((name) => lazy.includes(name))).toEqual([]);
   });

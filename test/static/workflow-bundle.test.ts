@@ -10,12 +10,12 @@ describe('the workflow bundle', () => {
     const requires = [...code.matchAll(/__webpack_require__\(\/\*! (zod[^ ]*) \*\/ "([^"]+)"\)/g)].map((match) => ({ request: match[1], module: match[2] }));
     const ourImports = requires.filter(({ request }) => request === 'zod');
     expect(ourImports.length).toBeGreaterThan(0);
-    expect(ourImports.every(({ module }) => module === './src/workflows/zod-on-first-use.cjs')).toBe(true);
+    expect(ourImports.every(({ module }) => module === './src/workflows/runtime/zod-on-first-use.cjs')).toBe(true);
     // The shim gives `z` only: workflow code imports nothing else from zod (`import { z } from 'zod'`).
     const used = new Set([...code.matchAll(/zod__WEBPACK_IMPORTED_MODULE_\d+__\.(\w+)/g)].map((match) => match[1]));
     expect([...used]).toEqual(['z']);
     // The shim's own require of the real zod happens in the getter of `z`, not at module level.
-    const shim = code.slice(code.indexOf('/***/ "./src/workflows/zod-on-first-use.cjs"'));
+    const shim = code.slice(code.indexOf('/***/ "./src/workflows/runtime/zod-on-first-use.cjs"'));
     const body = shim.slice(0, shim.indexOf('/***/ }'));
     const requireLines = body.split('\n').filter((line) => line.includes('__webpack_require__(/*! zod/v4 */'));
     expect(requireLines).toHaveLength(1);

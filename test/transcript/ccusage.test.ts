@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { transcriptCommand } from '../../src/cli/commands/transcript';
 import { CliError, ExitCode } from '../../src/cli/exit-codes';
-import type { AgentResult } from '../../src/shared/agent';
+import type { AgentResult } from '../../src/shared/agents/agent';
 import { projectDirName } from '../../src/transcript/claude-layout';
 import { transcriptSession } from '../../src/transcript/records';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';

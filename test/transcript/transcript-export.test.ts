@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { transcriptCommand } from '../../src/cli/commands/transcript';
 import { CliError, ExitCode } from '../../src/cli/exit-codes';
-import { SubagentsClient } from '../../src/client';
-import type { ToolUseBlock } from '../../src/shared/messages';
+import { SubagentsClient } from '../../src/client/client';
+import type { ToolUseBlock } from '../../src/shared/model/messages';
 import { NoWorkerError, readAgentTranscript, readTreeTranscripts } from '../../src/transcript/export';
 import type { TranscriptMessageRecord, TranscriptMetaRecord, TranscriptRecord } from '../../src/transcript/transcript-types';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
@@ -133,7 +133,7 @@ describe('transcript export on a real Temporal server', () => {
 
     // Times come from the history: the prompt at the workflow start, the rest before it closed,
     // tool results after the call that asked for them — those that came back with the call
-    // (src/workflows/pre-reads.ts) at its end — and the child's report when it arrived.
+    // (src/workflows/tools/pre-reads.ts) at its end — and the child's report when it arrived.
     const description = await env.temporal.client.workflow.getHandle(rootId).describe();
     expect(Date.parse(messages[0]!.timestamp)).toBe(description.startTime.getTime());
     expect(Date.parse(messages[5]!.timestamp)).toBeLessThanOrEqual(description.closeTime!.getTime());

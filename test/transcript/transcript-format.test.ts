@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageParam } from '../../src/shared/messages';
+import type { MessageParam } from '../../src/shared/model/messages';
 import { formatTranscripts } from '../../src/transcript/human-view';
 import { toJsonl, transcriptRecords, transcriptSession } from '../../src/transcript/records';
 import { messageTimestamps, type TimelineEvent } from '../../src/transcript/timeline';

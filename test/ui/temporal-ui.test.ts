@@ -10,11 +10,11 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { agentUiUrl } from '../../src/cli/commands/ui';
-import { SubagentsClient } from '../../src/client';
+import { SubagentsClient } from '../../src/client/client';
 import { freePort, startDevServer, type DevServer } from '../../src/dev/dev-server';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
-import type { AgentResult } from '../../src/shared/agent';
-import { createAgentWorker } from '../../src/worker';
+import type { AgentResult } from '../../src/shared/agents/agent';
+import { createAgentWorker } from '../../src/worker/worker';
 import { testHomeDir, uniqueTaskQueue } from '../helpers/temporal';
 
 const chromiumPath = '/usr/bin/chromium';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentToolDefinitions } from '../../src/shared/agent-tool-definitions';
-import { childBudgetCaps, parseAgentToolInput, unknownAgentToolFields } from '../../src/workflows/agent-tool-input';
+import { agentToolDefinitions } from '../../src/shared/tools/agent-tool-definitions';
+import { childBudgetCaps, parseAgentToolInput, unknownAgentToolFields } from '../../src/workflows/tree/agent-tool-input';
 
 const call = (budget: unknown) => parseAgentToolInput({ description: 'd', prompt: 'p', budget });
 

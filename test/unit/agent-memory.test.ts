@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryDirectory, memoryDirectoryName } from '../../src/activities/agent-memory';
-import { assembleToolPool } from '../../src/shared/tool-pool';
+import { assembleToolPool } from '../../src/shared/tools/tool-pool';
 
 describe('agent memory', () => {
   it("keeps Claude Code's locations, with the type as one safe directory name", () => {

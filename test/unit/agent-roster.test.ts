@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentDefinition } from '../../src/shared/agent-definition';
-import { renderAgentRoster, rosterLines } from '../../src/shared/agent-roster';
-import { builtinAgents } from '../../src/shared/builtin-agents';
+import type { AgentDefinition } from '../../src/shared/agents/agent-definition';
+import { renderAgentRoster, rosterLines } from '../../src/shared/agents/agent-roster';
+import { builtinAgents } from '../../src/shared/agents/builtin-agents';
 
 const reviewer: AgentDefinition = {
   name: 'code-reviewer',

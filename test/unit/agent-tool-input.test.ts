@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError } from '../../src/workflows/agent-tool-input';
+import { parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError } from '../../src/workflows/tree/agent-tool-input';
 
 describe('parseAgentToolInput', () => {
   it('accepts a complete input and trims strings', () => {

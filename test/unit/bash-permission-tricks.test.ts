@@ -1,9 +1,9 @@
 // The tricks of issue 43 (item 1) against both deciders on the real parse. Each of these lines was
 // read-only, allowed or not denied when the deciders tokenized with shell-quote (`a#b` read as a comment).
 import { describe, expect, it } from 'vitest';
-import { classifyReadOnlyCommand } from '../../src/shared/read-only-command';
-import { checkToolRules, type ToolRules } from '../../src/shared/tool-rules';
-import { decideByRules, type PermissionRule } from '../../src/shared/permission-rules';
+import { classifyReadOnlyCommand } from '../../src/shared/policy/read-only-command';
+import { checkToolRules, type ToolRules } from '../../src/shared/policy/tool-rules';
+import { decideByRules, type PermissionRule } from '../../src/shared/policy/permission-rules';
 import { analyse, parsedReading } from '../helpers/bash-analysis';
 
 const context = { cwd: '/work/repo' };

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { BilledUsage } from '../../src/activities/billed-usage';
-import { deltaOutputTokens } from '../../src/shared/streamed-output-tokens';
+import { deltaOutputTokens } from '../../src/shared/model/streamed-output-tokens';
 
 type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BoardActor, BoardState } from '../../src/shared/board';
+import type { BoardActor, BoardState } from '../../src/shared/board/board';
 import { BoardDraft, emptyBoard } from '../../src/workflows/board/board-draft';
 import { expireClaims, nextExpiryMs, releaseOwner, renewClaims } from '../../src/workflows/board/board-leases';
 import { createTask, updateTask } from '../../src/workflows/board/board-tasks';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { boardNameProblem, heartbeatIntervalMs, namedBoardId, treeBoardId } from '../../src/shared/board';
-import { boardLimits } from '../../src/shared/board-limits';
-import { normalizeTaskId, parseCreateTask, parseReleaseTask, parseTaskListFilter, parseUpdateTask } from '../../src/shared/board-requests';
+import { boardNameProblem, heartbeatIntervalMs, namedBoardId, treeBoardId } from '../../src/shared/board/board';
+import { boardLimits } from '../../src/shared/board/board-limits';
+import { normalizeTaskId, parseCreateTask, parseReleaseTask, parseTaskListFilter, parseUpdateTask } from '../../src/shared/board/board-requests';
 
 const actor = { kind: 'agent', id: 'agent-1.2', name: 'alice', rootAgentId: 'agent-1' };
 const problems = (parsed: { ok: boolean; problems?: string[] }) => (parsed.ok ? [] : parsed.problems!);

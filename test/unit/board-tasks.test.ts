@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BoardActor, BoardState, UpdateTaskRequest } from '../../src/shared/board';
-import { boardLimits } from '../../src/shared/board-limits';
+import type { BoardActor, BoardState, UpdateTaskRequest } from '../../src/shared/board/board';
+import { boardLimits } from '../../src/shared/board/board-limits';
 import { emptyBoard, countTasks } from '../../src/workflows/board/board-draft';
 import { createTask, releaseTask, updateTask, type BoardOutcome } from '../../src/workflows/board/board-tasks';
 

@@ -4,7 +4,7 @@ import { budgetLines, capsText } from '../../src/cli/budget-view';
 import { CliError } from '../../src/cli/exit-codes';
 import { consoleCapture } from '../helpers/console-capture';
 import { main } from '../../src/cli/main';
-import type { BudgetSnapshot } from '../../src/shared/budget';
+import type { BudgetSnapshot } from '../../src/shared/budget/budget';
 
 /** The message of the CliError `run` throws (exit 2), or fails. */
 function usageError(run: () => unknown): string {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { BudgetCaps, BudgetCharge, BudgetGrant, BudgetReserveRequest } from '../../src/shared/budget';
-import { BudgetLedger } from '../../src/shared/budget-ledger';
-import { leaseSizeOf, maxTokenCostOf } from '../../src/shared/budget-leases';
-import type { TokenUsage } from '../../src/shared/messages';
-import { LeaseAccount } from '../../src/workflows/budget-lease';
+import type { BudgetCaps, BudgetCharge, BudgetGrant, BudgetReserveRequest } from '../../src/shared/budget/budget';
+import { BudgetLedger } from '../../src/shared/budget/budget-ledger';
+import { leaseSizeOf, maxTokenCostOf } from '../../src/shared/budget/budget-leases';
+import type { TokenUsage } from '../../src/shared/model/messages';
+import { LeaseAccount } from '../../src/workflows/budget/budget-lease';
 
 /** $1 per input token and $2 per output token. */
 const costOf = (_model: string, usage: TokenUsage) => usage.inputTokens + usage.cacheCreationInputTokens * 1.25 + usage.cacheReadInputTokens * 0.1 + usage.outputTokens * 2;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { BudgetCaps, BudgetReserveRequest } from '../../src/shared/budget';
-import { BudgetLedger } from '../../src/shared/budget-ledger';
-import type { TokenUsage } from '../../src/shared/messages';
+import type { BudgetCaps, BudgetReserveRequest } from '../../src/shared/budget/budget';
+import { BudgetLedger } from '../../src/shared/budget/budget-ledger';
+import type { TokenUsage } from '../../src/shared/model/messages';
 
 /** $1 per input token and $2 per output token: easy to check by hand. */
 const costOf = (_model: string, usage: TokenUsage) => usage.inputTokens + usage.cacheCreationInputTokens * 1.25 + usage.cacheReadInputTokens * 0.1 + usage.outputTokens * 2;

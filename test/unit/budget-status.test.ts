@@ -3,8 +3,8 @@ import { budgetOfCappedTree, capReachedOver, nodeBudgetTexts, spendingText, stat
 import { treeLines } from '../../src/cli/commands/tree';
 import { renderTree } from '../../src/cli/watch/render';
 import { buildFrame, frameEvents, type PollReading } from '../../src/cli/watch/watch-model';
-import type { AgentStatusSnapshot } from '../../src/shared/agent';
-import type { BudgetAccount, BudgetSnapshot } from '../../src/shared/budget';
+import type { AgentStatusSnapshot } from '../../src/shared/agents/agent';
+import type { BudgetAccount, BudgetSnapshot } from '../../src/shared/budget/budget';
 
 const spending = (tokens: number, costUsd: number, toolCalls: number, turns: number) => ({ tokens, costUsd, toolCalls, turns });
 const account = (overrides: Partial<BudgetAccount> & Pick<BudgetAccount, 'agentId'>): BudgetAccount => ({

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { inputLimits } from '../../src/shared/limits';
-import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/stop-notice-reason';
-import { endMayComeAfterCancel } from '../../src/workflows/cancel-notice';
+import { inputLimits } from '../../src/shared/protocol/limits';
+import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/protocol/stop-notice-reason';
+import { endMayComeAfterCancel } from '../../src/workflows/runtime/cancel-notice';
 
-// The stop notice a cancellation request carries in its reason (src/workflows/cancel-notice.ts): what
+// The stop notice a cancellation request carries in its reason (src/workflows/runtime/cancel-notice.ts): what
 // a stopping agent writes, and what a cancelled agent accepts from whoever sent the request.
 
 describe('a stop notice in a cancellation reason', () => {

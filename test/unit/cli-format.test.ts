@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { formatProgress } from '../../src/cli/format';
 import { treeLines } from '../../src/cli/commands/tree';
-import { colorEnabled } from '../../src/shared/agent-colors';
-import type { TreeNode } from '../../src/shared/tree';
-import { describeModelEndpoint } from '../../src/config';
-import type { AgentStatusSnapshot } from '../../src/shared/agent';
-import { emptyTokenUsage } from '../../src/shared/messages';
+import { colorEnabled } from '../../src/shared/agents/agent-colors';
+import type { TreeNode } from '../../src/shared/protocol/tree';
+import { describeModelEndpoint } from '../../src/config/config';
+import type { AgentStatusSnapshot } from '../../src/shared/agents/agent';
+import { emptyTokenUsage } from '../../src/shared/model/messages';
 
 const status = (fields: Partial<AgentStatusSnapshot>): AgentStatusSnapshot => ({
   agentId: 'agent-1',

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { clearedToolResultText, compactionRequestMessages } from '../../src/activities/compaction-request';
-import { compactedConversationText, compactionInstruction, extractSummary } from '../../src/shared/compaction';
-import { estimateConversationTokens, estimateMessageTokens, estimateTextTokens, utf8Length } from '../../src/shared/context-estimate';
-import { agentToolDefinitions } from '../../src/shared/agent-tool-definitions';
-import { toolDefinitions } from '../../src/shared/tool-definitions';
-import type { AgentState } from '../../src/workflows/agent-state';
-import { estimateNextRequestTokens } from '../../src/workflows/context-meter';
-import type { ContentBlock, MessageParam } from '../../src/shared/messages';
+import { compactedConversationText, compactionInstruction, extractSummary } from '../../src/shared/model/compaction';
+import { estimateConversationTokens, estimateMessageTokens, estimateTextTokens, utf8Length } from '../../src/shared/model/context-estimate';
+import { agentToolDefinitions } from '../../src/shared/tools/agent-tool-definitions';
+import { toolDefinitions } from '../../src/shared/tools/tool-definitions';
+import type { AgentState } from '../../src/workflows/loop/agent-state';
+import { estimateNextRequestTokens } from '../../src/workflows/context/context-meter';
+import type { ContentBlock, MessageParam } from '../../src/shared/model/messages';
 import { compactionReply } from '../../src/model-server/compaction';
 import { buildContext } from '../../src/model-server/conversation';
 import { blockTokens } from '../../src/model-server/tokens';
-import { compactedOpening, droppedOpening, planCompaction } from '../../src/workflows/compaction-plan';
-import { Conversation } from '../../src/workflows/conversation';
-import { forkDirective } from '../../src/workflows/fork';
+import { compactedOpening, droppedOpening, planCompaction } from '../../src/workflows/context/compaction-plan';
+import { Conversation } from '../../src/workflows/context/conversation';
+import { forkDirective } from '../../src/workflows/tree/fork';
 
 const user = (text: string): MessageParam => ({ role: 'user', content: [{ type: 'text', text }] });
 const toolTurn = (id: string, size: number): MessageParam[] => [

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectOptions, describeConnection, loadTemporalConnectionConfig, temporalConnectionVariables } from '../../src/connection-config';
+import { connectOptions, describeConnection, loadTemporalConnectionConfig, temporalConnectionVariables } from '../../src/config/connection-config';
 
 let directory: string;
 let configFile: string;

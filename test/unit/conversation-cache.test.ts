@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConversationCache, ConversationMismatchError } from '../../src/activities/conversation-cache';
-import { conversationHash } from '../../src/shared/conversation-hash';
-import type { MessageParam } from '../../src/shared/messages';
+import { conversationHash } from '../../src/shared/model/conversation-hash';
+import type { MessageParam } from '../../src/shared/model/messages';
 
 const conversation: MessageParam[] = [
   { role: 'user', content: 'one' },

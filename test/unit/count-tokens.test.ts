@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CountTokensSettingError, countsTokens, parseCountTokensSetting } from '../../src/shared/count-tokens';
+import { CountTokensSettingError, countsTokens, parseCountTokensSetting } from '../../src/shared/model/count-tokens';
 
 describe('SUBAGENTS_COUNT_TOKENS', () => {
   it('is auto when unset or empty, and takes auto, always and never in any case', () => {

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { defineTool } from '../../src/activities/custom-tools/define-tool';
 import { workerToolsFor } from '../../src/activities/custom-tools/activities';
 import { checkCustomToolNames } from '../../src/activities';
-import { customToolAllowed, customToolFilterOf, customToolFilterOfList, parseToolTaskQueues } from '../../src/shared/custom-tools';
+import { customToolAllowed, customToolFilterOf, customToolFilterOfList, parseToolTaskQueues } from '../../src/shared/tools/custom-tools';
 import { parseWorkerArgs } from '../../src/cli/commands/worker';
-import { toolWorkerGoneText } from '../../src/workflows/tool-queue-text';
+import { toolWorkerGoneText } from '../../src/workflows/tools/tool-queue-text';
 
 const weather = defineTool({
   name: 'lookup_weather',

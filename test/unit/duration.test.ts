@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maxDurationMs, parseDuration } from '../../src/shared/duration';
+import { maxDurationMs, parseDuration } from '../../src/shared/protocol/duration';
 
 describe('parseDuration', () => {
   it('reads a number and one unit; a bare number is milliseconds', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideEgress, domainMatches, isIpLiteral, urlHost } from '../../src/shared/egress-domains';
+import { decideEgress, domainMatches, isIpLiteral, urlHost } from '../../src/shared/policy/egress-domains';
 
 describe('egress domain matching', () => {
   it('matches a host exactly, case-insensitive, without its trailing dot', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageParam } from '../../src/shared/messages';
-import { buildForkedMessages, forkPlaceholderResult, isForkConversation } from '../../src/workflows/fork';
+import type { MessageParam } from '../../src/shared/model/messages';
+import { buildForkedMessages, forkPlaceholderResult, isForkConversation } from '../../src/workflows/tree/fork';
 
 const history: MessageParam[] = [
   { role: 'user', content: 'task' },

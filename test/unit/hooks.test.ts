@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { combineVerdicts, interpretHookRun, parseHookOutput, type HookProcessResult } from '../../src/shared/hook-outcome';
-import { agentHooks, describeHooks, hooksFor, matcherSelects, mergeHooks, type HooksConfig } from '../../src/shared/hooks';
-import { decidePermission } from '../../src/workflows/permissions';
+import { combineVerdicts, interpretHookRun, parseHookOutput, type HookProcessResult } from '../../src/shared/policy/hook-outcome';
+import { agentHooks, describeHooks, hooksFor, matcherSelects, mergeHooks, type HooksConfig } from '../../src/shared/policy/hooks';
+import { decidePermission } from '../../src/workflows/tools/permissions';
 
 const command = (text: string) => ({ type: 'command' as const, command: text });
 const run = (fields: Partial<HookProcessResult>): HookProcessResult => ({ exitCode: 0, stdout: '', stderr: '', ...fields });

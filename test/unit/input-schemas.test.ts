@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { inputLimits } from '../../src/shared/limits';
-import { budgetChargeSchema, budgetGrantSchema, budgetReserveSchema, conversationQuerySchema, stopNoticeSchema, type InputSchema } from '../../src/shared/input-schemas';
+import { inputLimits } from '../../src/shared/protocol/limits';
+import { budgetChargeSchema, budgetGrantSchema, budgetReserveSchema, conversationQuerySchema, stopNoticeSchema, type InputSchema } from '../../src/shared/protocol/input-schemas';
 
 // The stop notice and the conversation query are taken without zod when plainly well-formed
-// (src/shared/input-schemas.ts); the schemas written out here from the documented limits must agree
+// (src/shared/protocol/input-schemas.ts); the schemas written out here from the documented limits must agree
 // with them on every input.
 const reference = z.object({ by: z.string().min(1).max(inputLimits.maxIdChars), reason: z.string().max(inputLimits.maxShortTextChars) });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LiveText } from '../../src/activities/live-text';
-import { lastLines, liveLimits, parseLiveDetails } from '../../src/shared/live-activity';
+import { lastLines, liveLimits, parseLiveDetails } from '../../src/shared/protocol/live-activity';
 
 const textDelta = (text: string) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }) as never;
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentStatusSnapshot } from '../../src/shared/agent';
-import { defaultAgentLimits } from '../../src/shared/limits';
-import type { MessageParam } from '../../src/shared/messages';
-import { describePeek, peekOf } from '../../src/shared/peek';
+import type { AgentStatusSnapshot } from '../../src/shared/agents/agent';
+import { defaultAgentLimits } from '../../src/shared/protocol/limits';
+import type { MessageParam } from '../../src/shared/model/messages';
+import { describePeek, peekOf } from '../../src/shared/protocol/peek';
 import { stitchRuns, type RunLog } from '../../src/transcript/stitch';
-import { maxMessageSize, oversizedMessageRefusal } from '../../src/workflows/message-size';
-import { resumeRefusal } from '../../src/workflows/resume-in-tree';
-import { parseTaskOutputInput, taskOutputText } from '../../src/workflows/task-output';
+import { maxMessageSize, oversizedMessageRefusal } from '../../src/workflows/context/message-size';
+import { resumeRefusal } from '../../src/workflows/tree/resume-in-tree';
+import { parseTaskOutputInput, taskOutputText } from '../../src/workflows/tree/task-output';
 
 const say = (role: 'user' | 'assistant', text: string): MessageParam => ({ role, content: [{ type: 'text', text }] });
 const record = { trigger: 'auto' as const, preTokens: 10, postTokens: 5, summarisedMessages: 2, keptMessages: 1, turn: 3, atMs: 0 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeMcpTools } from '../../src/activities/mcp/descriptors';
-import { agentMcpInput, matchesMcpPattern, mcpFilterOf, mcpToolAllowed, mcpToolName, serverMayBeUsed, serverOfPattern } from '../../src/shared/mcp';
+import { agentMcpInput, matchesMcpPattern, mcpFilterOf, mcpToolAllowed, mcpToolName, serverMayBeUsed, serverOfPattern } from '../../src/shared/tools/mcp';
 
 const stdio = (command: string) => ({ type: 'stdio' as const, command });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maxImageBytes, toToolResult } from '../../src/activities/mcp/result-content';
-import { buildToolResultMessage } from '../../src/shared/tool-results';
+import { buildToolResultMessage } from '../../src/shared/tools/tool-results';
 
 const png = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
 

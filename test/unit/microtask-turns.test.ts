@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterMicrotaskTurns } from '../../src/workflows/microtask-turns';
+import { afterMicrotaskTurns } from '../../src/workflows/runtime/microtask-turns';
 
 /**
  * Records, in one microtask queue, when `afterMicrotaskTurns(turns)` fires against an async function

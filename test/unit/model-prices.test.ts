@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { costOfTokens, costOfUsage, priceOf } from '../../src/shared/model-prices';
-import { modelAliases } from '../../src/shared/models';
+import { costOfTokens, costOfUsage, priceOf } from '../../src/shared/model/model-prices';
+import { modelAliases } from '../../src/shared/agents/models';
 
 const usage = (fields: Partial<Parameters<typeof costOfUsage>[1]>) =>
   ({ inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, ...fields });
 
-// Every API model id in src/shared/context-windows.ts and src/model-server/models.ts, with the dated ids.
+// Every API model id in src/shared/model/context-windows.ts and src/model-server/models.ts, with the dated ids.
 const runtimeModels = [
   'claude-haiku-4-5', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-0', 'claude-sonnet-4-5', 'claude-sonnet-4-5-20250929',
   'claude-sonnet-4-6', 'claude-sonnet-5', 'claude-opus-4-0', 'claude-opus-4-1', 'claude-opus-4-5', 'claude-opus-4-5-20251101',

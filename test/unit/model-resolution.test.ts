@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveSubagentModel } from '../../src/shared/model-resolution';
+import { resolveSubagentModel } from '../../src/shared/agents/model-resolution';
 
 describe('resolveSubagentModel', () => {
   it('takes the environment override first, then the call, then the definition, then the parent', () => {

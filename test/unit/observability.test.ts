@@ -5,7 +5,7 @@ import type { Context as ActivityContext } from '@temporalio/activity';
 import type { WorkflowStartInput } from '@temporalio/client';
 import { defaultPayloadConverter, type Headers } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { createLogger, formatJsonLogEntry, loggingFromEnv, setupTelemetry, telemetryEnabled } from '../../src/observability';
+import { createLogger, formatJsonLogEntry, loggingFromEnv, setupTelemetry, telemetryEnabled } from '../../src/worker/observability';
 
 const noTrace = '00000000000000000000000000000000';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsedReading } from '../helpers/bash-analysis';
-import { decideByRules, describePermissionRules, parsePermissionRule, type PermissionRule, type PermissionRules } from '../../src/shared/permission-rules';
+import { decideByRules, describePermissionRules, parsePermissionRule, type PermissionRule, type PermissionRules } from '../../src/shared/policy/permission-rules';
 
 const rule = (text: string, file = '/p/.claude/settings.json'): PermissionRule => {
   const parsed = parsePermissionRule(text);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decidePermission, routeApproval } from '../../src/workflows/permissions';
+import { decidePermission, routeApproval } from '../../src/workflows/tools/permissions';
 
 describe('decidePermission', () => {
   it('always lets read-only and coordination tools run', () => {

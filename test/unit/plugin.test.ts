@@ -4,7 +4,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/activities/custom-tools/define-tool';
-import { parseWorkflowStacks, subagentsPlugin, workflowBundlerOptions, workflowsPath, workflowPreloadedModules, workflowStackFramesModule, WorkflowStacksError } from '../../src/plugin';
+import { parseWorkflowStacks, subagentsPlugin, workflowBundlerOptions, workflowsPath, workflowPreloadedModules, workflowStackFramesModule, WorkflowStacksError } from '../../src/worker/plugin';
 
 const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: 'http://127.0.0.1:9', maxRetries: 0 });
 const client = new Client({ namespace: 'default' }); // lazy: never connects in these tests
@@ -39,8 +39,8 @@ describe('subagentsPlugin', () => {
   });
 
   it("preloads the stateless modules and the short-stack module when it bundles, beside a team's own preloads; full stacks leave the second out", () => {
-    expect(workflowStackFramesModule).toMatch(/workflows\/stack-frames\.(ts|js)$/);
-    expect(workflowPreloadedModules).toMatch(/workflows\/preloaded-modules\.(ts|js)$/);
+    expect(workflowStackFramesModule).toMatch(/workflows\/runtime\/stack-frames\.(ts|js)$/);
+    expect(workflowPreloadedModules).toMatch(/workflows\/runtime\/preloaded-modules\.(ts|js)$/);
     expect(workflowBundlerOptions.preloadModules).toEqual([workflowStackFramesModule, workflowPreloadedModules]);
     const short = subagentsPlugin({ anthropic, client, payloadCodecs: [] });
     expect(short.configureWorker(base).bundlerOptions?.preloadModules).toEqual([workflowStackFramesModule, workflowPreloadedModules]);

@@ -1,9 +1,9 @@
-/** When an agent's Reads may start with its model call, and which Read takes a pre-read outcome (src/workflows/pre-reads.ts). */
+/** When an agent's Reads may start with its model call, and which Read takes a pre-read outcome (src/workflows/tools/pre-reads.ts). */
 import { describe, expect, it } from 'vitest';
-import type { ToolUseBlock } from '../../src/shared/messages';
-import type { ModelCallResult, PreReadRequest } from '../../src/shared/model-call';
-import type { ToolContext } from '../../src/shared/tools';
-import { preReadLookup, readWithLastCallSummary, runsUnconditionally } from '../../src/workflows/pre-reads';
+import type { ToolUseBlock } from '../../src/shared/model/messages';
+import type { ModelCallResult, PreReadRequest } from '../../src/shared/model/model-call';
+import type { ToolContext } from '../../src/shared/tools/tools';
+import { preReadLookup, readWithLastCallSummary, runsUnconditionally } from '../../src/workflows/tools/pre-reads';
 
 const rule = (tool: string, content = '') => ({ tool, content });
 

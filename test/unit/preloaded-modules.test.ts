@@ -1,4 +1,4 @@
-// The modules a worker evaluates once and shares between workflow runs (src/workflows/preloaded-modules.ts)
+// The modules a worker evaluates once and shares between workflow runs (src/workflows/runtime/preloaded-modules.ts)
 // must hold no state of one run: checked on their source, with everything they import.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -6,8 +6,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
-const preloadEntry = path.join(root, 'src', 'workflows', 'preloaded-modules.ts');
-const bundleEntries = [path.join(root, 'src', 'workflows', 'index.ts'), path.join(root, 'src', 'workflows', 'cancel-notice.ts')];
+const preloadEntry = path.join(root, 'src', 'workflows', 'runtime', 'preloaded-modules.ts');
+const bundleEntries = [path.join(root, 'src', 'workflows', 'index.ts'), path.join(root, 'src', 'workflows', 'runtime', 'cancel-notice.ts')];
 
 /** Packages a preloaded module may import: evaluated once with no workflow running, they read nothing of one (no random, no time). */
 const shareablePackages = new Set(['@temporalio/workflow', '@temporalio/common', 'ignore']);
@@ -125,7 +125,7 @@ describe('preloaded workflow modules', () => {
 
   it('the check finds the state of the modules left out', () => {
     // Each of these keeps one run's state at module level, which is why it is evaluated per run.
-    for (const name of ['patches', 'read-batch', 'local-abort', 'cancel-notice']) {
+    for (const name of ['runtime/patches', 'tools/read-batch', 'runtime/local-abort', 'runtime/cancel-notice']) {
       expect(stateOf(path.join(root, 'src', 'workflows', `${name}.ts`)), name).not.toEqual([]);
     }
   });

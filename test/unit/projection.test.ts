@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentResult } from '../../src/shared/agent';
-import { projectChildResult, taskNotification } from '../../src/workflows/projection';
-import { TreeCoordinator } from '../../src/workflows/tree-coordinator';
-import { defaultAgentLimits } from '../../src/shared/limits';
+import type { AgentResult } from '../../src/shared/agents/agent';
+import { projectChildResult, taskNotification } from '../../src/workflows/context/projection';
+import { TreeCoordinator } from '../../src/workflows/tree/tree-coordinator';
+import { defaultAgentLimits } from '../../src/shared/protocol/limits';
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 100, cacheReadInputTokens: 1000 };
 const result: AgentResult = {

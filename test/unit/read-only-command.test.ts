@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyReadOnlyCommand } from '../../src/shared/read-only-command';
+import { classifyReadOnlyCommand } from '../../src/shared/policy/read-only-command';
 import { analyse } from '../helpers/bash-analysis';
 
 const classify = (command: string) => classifyReadOnlyCommand(analyse(command));

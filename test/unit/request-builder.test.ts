@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type EffortLevel, effortForModel, effortLevels, isEffortLevel } from '../../src/shared/effort';
+import { type EffortLevel, effortForModel, effortLevels, isEffortLevel } from '../../src/shared/agents/effort';
 import { buildModelRequest } from '../../src/activities/request-builder';
-import type { MessageParam } from '../../src/shared/messages';
-import { forkDirectiveIndex } from '../../src/shared/fork-layout';
+import type { MessageParam } from '../../src/shared/model/messages';
+import { forkDirectiveIndex } from '../../src/shared/agents/fork-layout';
 
 const tools = [
   { name: 'Read', description: 'r', input_schema: { type: 'object' } },

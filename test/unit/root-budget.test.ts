@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { budgetLimitsProblem, rootAgentInput } from '../../src/root-input';
+import { budgetLimitsProblem, rootAgentInput } from '../../src/client/root-input';
 
 function project(definitions: Record<string, string> = {}): string {
   const cwd = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-root-budget-')));

@@ -1,9 +1,9 @@
-/** How a turn's tool runner takes the outcomes of file reads its model call already ran (src/workflows/run-tools.ts, src/workflows/pre-reads.ts). */
+/** How a turn's tool runner takes the outcomes of file reads its model call already ran (src/workflows/tools/run-tools.ts, src/workflows/tools/pre-reads.ts). */
 import { describe, expect, it } from 'vitest';
-import type { ToolUseBlock } from '../../src/shared/messages';
-import type { ToolOutcome } from '../../src/shared/tool-results';
-import type { ReadBatchOutcome, ReadFileRecord, ToolContext } from '../../src/shared/tools';
-import { runToolCalls, type ToolRunContext } from '../../src/workflows/run-tools';
+import type { ToolUseBlock } from '../../src/shared/model/messages';
+import type { ToolOutcome } from '../../src/shared/tools/tool-results';
+import type { ReadBatchOutcome, ReadFileRecord, ToolContext } from '../../src/shared/tools/tools';
+import { runToolCalls, type ToolRunContext } from '../../src/workflows/tools/run-tools';
 
 const toolContext: ToolContext = { agentId: 'agent-1', workspaceRoot: '/ws', cwd: '/ws' };
 const read = (id: string, file_path: string): ToolUseBlock => ({ type: 'tool_use', id, name: 'Read', input: { file_path } });

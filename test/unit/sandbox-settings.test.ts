@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { bwrapArguments } from '../../src/activities/sandbox/bwrap-arguments';
 import { SandboxOptionsError, sandboxOptionsFromEnv } from '../../src/activities/sandbox/sandbox-options';
 import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } from '../../src/activities/settings/sandbox-settings';
-import { withDefinitionDomains } from '../../src/shared/sandbox';
+import { withDefinitionDomains } from '../../src/shared/policy/sandbox';
 
 describe('sandbox settings', () => {
   it("reads Claude Code's sandbox key and refuses to let a file turn the sandbox off", () => {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandEnvironment, safeEnvironmentNames } from '../../src/activities/tools/shell-options';
-import { SecretFileError, secretNamesIn, withSecretFiles } from '../../src/secrets';
+import { SecretFileError, secretNamesIn, withSecretFiles } from '../../src/config/secrets';
 
 describe('secrets from files', () => {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'subagents-secrets-'));

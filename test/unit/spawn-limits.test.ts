@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ancestorsOf, localSpawnRefusal, treeSpawnRefusal } from '../../src/workflows/spawn-limits';
+import { ancestorsOf, localSpawnRefusal, treeSpawnRefusal } from '../../src/workflows/tree/spawn-limits';
 
 describe('localSpawnRefusal', () => {
   const ok = { depth: 0, maxDepth: 3, runningChildren: 0, maxChildrenPerAgent: 10, childId: 'r.1', ancestorIds: ['r'] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { outputAmount, outputMoved, stepOutputOf } from '../../src/shared/step-output';
-import { stallDecision, stallText, type StallFacts } from '../../src/workflows/stall-watchdog';
+import { outputAmount, outputMoved, stepOutputOf } from '../../src/shared/protocol/step-output';
+import { stallDecision, stallText, type StallFacts } from '../../src/workflows/loop/stall-watchdog';
 
 const facts = (overrides: Partial<StallFacts> = {}): StallFacts => ({
   nowMs: 10_000, lastChangeMs: 0, timeoutMs: 5_000, state: 'calling_model', currentTools: [], pendingApprovals: 0, ...overrides,

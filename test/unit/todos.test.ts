@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTodoWriteInput, todoLines, todoSummary, todoWriteResult } from '../../src/shared/todos';
+import { parseTodoWriteInput, todoLines, todoSummary, todoWriteResult } from '../../src/shared/tools/todos';
 
 const item = (content: string, status: string) => ({ content, status, activeForm: `${content}ing` });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolUseBlock } from '../../src/shared/messages';
-import { inSlidingWindow, partitionToolCalls } from '../../src/workflows/tool-batches';
+import type { ToolUseBlock } from '../../src/shared/model/messages';
+import { inSlidingWindow, partitionToolCalls } from '../../src/workflows/tools/tool-batches';
 
 const call = (id: string, name: string): ToolUseBlock => ({ type: 'tool_use', id, name, input: {} });
 const readOnly = (name: string) => ['Read', 'Glob', 'Grep'].includes(name);

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { failureOutcome } from '../../src/workflows/tool-failure';
+import { failureOutcome } from '../../src/workflows/tools/tool-failure';
 
 const activityFailure = (type: string, cause: Error) => new ActivityFailure('activity failed', type, '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'worker', cause);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assembleToolPool, rootToolPool } from '../../src/shared/tool-pool';
+import { assembleToolPool, rootToolPool } from '../../src/shared/tools/tool-pool';
 
 /** The task-list tools (docs/board.md): coordination tools, so every agent, background ones too, may have them. */
 const board = ['TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate'];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolUseBlock } from '../../src/shared/messages';
-import { buildToolResultMessage, dropUnresolvedToolUses } from '../../src/shared/tool-results';
+import type { ToolUseBlock } from '../../src/shared/model/messages';
+import { buildToolResultMessage, dropUnresolvedToolUses } from '../../src/shared/tools/tool-results';
 
 const uses: ToolUseBlock[] = [
   { type: 'tool_use', id: 'a', name: 'Read', input: {} },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkToolRules as checkRules, commandMatchesRule, pathMatchesRule, type RuleContext, type ToolRules } from '../../src/shared/tool-rules';
-import { legacySimpleCommands } from '../../src/shared/legacy-shell-quote';
+import { checkToolRules as checkRules, commandMatchesRule, pathMatchesRule, type RuleContext, type ToolRules } from '../../src/shared/policy/tool-rules';
+import { legacySimpleCommands } from '../../src/shared/policy/legacy-shell-quote';
 import { parsedReading } from '../helpers/bash-analysis';
 
 const context = { cwd: '/work/repo' };

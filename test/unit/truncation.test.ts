@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ContentBlock, MessageParam } from '../../src/shared/messages';
-import { continuationPrompt, continuedText, decideCutOffTurn } from '../../src/workflows/truncation';
+import type { ContentBlock, MessageParam } from '../../src/shared/model/messages';
+import { continuationPrompt, continuedText, decideCutOffTurn } from '../../src/workflows/context/truncation';
 
 const assistant = (text: string): MessageParam => ({ role: 'assistant', content: [{ type: 'text', text }] });
 const continuation: MessageParam = { role: 'user', content: [{ type: 'text', text: continuationPrompt }] };

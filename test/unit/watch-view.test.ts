@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { plainLine, renderTree } from '../../src/cli/watch/render';
 import { buildFrame, frameEvents, nodesToRead, type PollReading } from '../../src/cli/watch/watch-model';
-import type { AgentStatusSnapshot } from '../../src/shared/agent';
+import type { AgentStatusSnapshot } from '../../src/shared/agents/agent';
 
 const usage = { inputTokens: 1000, outputTokens: 200, cacheCreationInputTokens: 0, cacheReadInputTokens: 300 };
 const status = (overrides: Partial<AgentStatusSnapshot>): AgentStatusSnapshot => ({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { webToolLimits } from '../../src/shared/web-tool-definitions';
-import { toolModelCallBound, webSearchInputTokensBound } from '../../src/shared/web-tool-budget';
+import { webToolLimits } from '../../src/shared/tools/web-tool-definitions';
+import { toolModelCallBound, webSearchInputTokensBound } from '../../src/shared/budget/web-tool-budget';
 import { answerPrompt } from '../../src/activities/web/web-fetch';
-import { estimateTextTokens } from '../../src/shared/context-estimate';
+import { estimateTextTokens } from '../../src/shared/model/context-estimate';
 
 describe('the reservation of a web tool\'s model call', () => {
   it('covers the largest WebFetch request: the page cut at its limit, a URL at its limit, the prompt and the instructions', () => {

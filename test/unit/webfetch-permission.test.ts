@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alwaysAllowKey, decideWebFetchPermission, webFetchPermission } from '../../src/workflows/permissions';
+import { alwaysAllowKey, decideWebFetchPermission, webFetchPermission } from '../../src/workflows/tools/permissions';
 
 describe('WebFetch permission by domain (as Claude Code)', () => {
   it('asks for a new domain in default, acceptEdits and bubble modes', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideByRules, type PermissionRules } from '../../src/shared/permission-rules';
+import { decideByRules, type PermissionRules } from '../../src/shared/policy/permission-rules';
 
 const rules = (allow: string[], deny: string[] = []): PermissionRules => {
   const parse = (text: string) => ({ text, tool: 'WebFetch', content: /\((.*)\)/.exec(text)![1]!, file: 'settings.json' });

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { rootAgentInput } from '../../src/client';
-import { configFromEnv } from '../../src/config';
-import { buildChildInput, buildRootInput, type RootSpec } from '../../src/shared/agent-input';
-import { defaultAgentLimits } from '../../src/shared/limits';
-import { resumeInput } from '../../src/shared/resume';
+import { rootAgentInput } from '../../src/client/client';
+import { configFromEnv } from '../../src/config/config';
+import { buildChildInput, buildRootInput, type RootSpec } from '../../src/shared/agents/agent-input';
+import { defaultAgentLimits } from '../../src/shared/protocol/limits';
+import { resumeInput } from '../../src/shared/agents/resume';
 import {
   defaultWorkspaceWaitMs,
   isInsideDirectory,
@@ -16,9 +16,9 @@ import {
   parseWorkspaceWaitMs,
   workspaceTaskQueue,
   workspaceWorker,
-} from '../../src/shared/workspace-routing';
-import { isWorkerWaitTimeout, routedOptions, workerGoneText } from '../../src/workflows/workspace-activities';
-import { fileToolOptions } from '../../src/workflows/activity-proxies';
+} from '../../src/shared/workspace/workspace-routing';
+import { isWorkerWaitTimeout, routedOptions, workerGoneText } from '../../src/workflows/tools/workspace-activities';
+import { fileToolOptions } from '../../src/workflows/runtime/activity-proxies';
 
 describe('worker ids', () => {
   it('accepts host-like names', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { effortLevels } from '../../shared/effort';
-import { parseDuration } from '../../shared/duration';
+import { effortLevels } from '../../shared/agents/effort';
+import { parseDuration } from '../../shared/protocol/duration';
 
 /** Front-matter `permissionMode` values accepted from files, including Claude Code's aliases. */
 export const permissionModeValues = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'bubble', 'manual', 'auto'] as const;
@@ -23,7 +23,7 @@ function positiveInteger(field: string) {
   return z.int({ error: message }).positive({ error: message });
 }
 
-// A wall-time cap: "30m", "90s", "2h", or ms as a number (src/shared/duration.ts).
+// A wall-time cap: "30m", "90s", "2h", or ms as a number (src/shared/protocol/duration.ts).
 const maxTime = z
   .union([z.string(), z.number()], { error: 'field "maxTime" must be a duration such as 30m, 90s or 2h, or milliseconds as a number' })
   .transform((value, context) => {

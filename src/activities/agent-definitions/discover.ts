@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { DefinitionReport } from '../../shared/agent-definition';
+import type { DefinitionReport } from '../../shared/agents/agent-definition';
 import { certainlyMissing } from '../certainly-missing';
 
 /** A `.claude/agents` directory to search, nearest project directory first, the user's last. */

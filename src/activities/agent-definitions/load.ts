@@ -1,13 +1,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import type { AgentDefinition, DefinitionReport, LoadDefinitionsInput, LoadedDefinitions } from '../../shared/agent-definition';
-import { builtinAgents } from '../../shared/builtin-agents';
+import type { AgentDefinition, DefinitionReport, LoadDefinitionsInput, LoadedDefinitions } from '../../shared/agents/agent-definition';
+import { builtinAgents } from '../../shared/agents/builtin-agents';
 import { compareText, type DefinitionDirectory, definitionDirectories, findDefinitionFiles } from './discover';
 import type { ParsedDefinitionFile } from './parse-definition';
 import { parsedDefinitions } from './parse-cache';
 import { installedPluginAgentDirectories } from './plugins';
 import { findSkills } from '../skills';
-import { normalizeMcpName, serverOfPattern } from '../../shared/mcp';
+import { normalizeMcpName, serverOfPattern } from '../../shared/tools/mcp';
 import { loadMcpConfig } from '../mcp/config';
 import { applyMcpTrust, type TrustedMcpConfig } from '../mcp/trust';
 

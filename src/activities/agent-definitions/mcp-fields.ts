@@ -1,5 +1,5 @@
 /** A definition's `mcpServers` and `requiredMcpServers`, in Claude Code's format (docs/agent-definitions.md). */
-import type { McpServerEntry } from '../../shared/mcp';
+import type { McpServerEntry } from '../../shared/tools/mcp';
 import { parseServerSpec } from '../mcp/config';
 import type { DefinitionFields } from './definition-schema';
 

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import type { PermissionMode } from '../../shared/agent';
-import { type AgentColor, agentColors, isAgentColor } from '../../shared/agent-colors';
-import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../shared/agent-definition';
-import { modelAliases } from '../../shared/models';
-import { hasCaps, type BudgetCaps } from '../../shared/budget';
+import type { PermissionMode } from '../../shared/agents/agent';
+import { type AgentColor, agentColors, isAgentColor } from '../../shared/agents/agent-colors';
+import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../shared/agents/agent-definition';
+import { modelAliases } from '../../shared/agents/models';
+import { hasCaps, type BudgetCaps } from '../../shared/budget/budget';
 import { type DefinitionFields, knownUnsupportedFieldNames, supportedFieldNames, validateDefinitionFields } from './definition-schema';
 import { parseFrontMatter, splitFrontMatter } from './front-matter';
 import { parseMcpServers, parseRequiredMcpServers } from './mcp-fields';
 import { parseAllowList, parseDenyList, remainingTools } from './tool-spec';
-import type { ToolRule } from '../../shared/tool-rules';
+import type { ToolRule } from '../../shared/policy/tool-rules';
 import { isSkillName } from '../skills';
 import { parseHooksConfig } from '../hooks/hooks-schema';
 

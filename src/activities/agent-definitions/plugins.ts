@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { DefinitionReport } from '../../shared/agent-definition';
+import type { DefinitionReport } from '../../shared/agents/agent-definition';
 import { compareText } from './discover';
 import { certainlyMissing } from '../certainly-missing';
 

@@ -10,9 +10,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import type { DefinitionPromptRef, SpawnContext } from '../../shared/agent-definition';
-import { builtinAgents } from '../../shared/builtin-agents';
-import { ErrorType, errorText } from '../../shared/errors';
+import type { DefinitionPromptRef, SpawnContext } from '../../shared/agents/agent-definition';
+import { builtinAgents } from '../../shared/agents/builtin-agents';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { parsedDefinitions } from './parse-cache';
 
 /** The digest a record keeps of a prompt (SHA-256, 32 hex digits). */

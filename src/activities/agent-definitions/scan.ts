@@ -3,9 +3,9 @@
  * and counts what this runtime drops from them — tools, fields, MCP servers — to check a corpus of
  * Claude Code agent files against the runtime (docs/agent-definitions.md).
  */
-import { taskBoardToolNames } from '../../shared/tool-classification';
+import { taskBoardToolNames } from '../../shared/policy/tool-classification';
 import fs from 'node:fs/promises';
-import type { DefinitionReport } from '../../shared/agent-definition';
+import type { DefinitionReport } from '../../shared/agents/agent-definition';
 import { compareText, findDefinitionFiles } from './discover';
 import { unconfiguredMcpServers } from './load';
 import { parseDefinitionFile } from './parse-definition';

@@ -1,6 +1,6 @@
-import { isCustomToolName } from '../../shared/custom-tools';
-import { isRuntimeTool, runtimeToolNames } from '../../shared/tool-classification';
-import { ruleTools, type ToolRule } from '../../shared/tool-rules';
+import { isCustomToolName } from '../../shared/tools/custom-tools';
+import { isRuntimeTool, runtimeToolNames } from '../../shared/policy/tool-classification';
+import { ruleTools, type ToolRule } from '../../shared/policy/tool-rules';
 
 /** `tools` after parsing: names the runtime has, plus what `Agent(...)` and `mcp__…` entries said. */
 export interface AllowList {

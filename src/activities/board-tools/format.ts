@@ -1,5 +1,5 @@
-import type { BoardChangeResult, BoardSnapshot, BoardTask } from '../../shared/board';
-import type { TaskListFilter } from '../../shared/board-requests';
+import type { BoardChangeResult, BoardSnapshot, BoardTask } from '../../shared/board/board';
+import type { TaskListFilter } from '../../shared/board/board-requests';
 
 /**
  * What the task-list tools tell the model: compact, one line a task, in the shape of Claude Code's

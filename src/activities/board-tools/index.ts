@@ -1,12 +1,12 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { BoardClient, BoardNotFoundError, BoardRefusedError } from '../../board-client';
-import type { BoardChangeResult, BoardSnapshot } from '../../shared/board';
-import { describeProblems, normalizeTaskId, parseCreateTask, parseTaskListFilter, parseUpdateTask, type Parsed } from '../../shared/board-requests';
-import type { BoardToolCallInput, BoardToolCallResult } from '../../shared/board-tool-call';
-import { boardToolDefinitions } from '../../shared/board-tool-definitions';
-import { ErrorType, errorText } from '../../shared/errors';
-import type { TaskBoardToolName } from '../../shared/tool-classification';
+import { BoardClient, BoardNotFoundError, BoardRefusedError } from '../../client/board-client';
+import type { BoardChangeResult, BoardSnapshot } from '../../shared/board/board';
+import { describeProblems, normalizeTaskId, parseCreateTask, parseTaskListFilter, parseUpdateTask, type Parsed } from '../../shared/board/board-requests';
+import type { BoardToolCallInput, BoardToolCallResult } from '../../shared/board/board-tool-call';
+import { boardToolDefinitions } from '../../shared/board/board-tool-definitions';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import type { TaskBoardToolName } from '../../shared/policy/tool-classification';
 import { formatCreated, formatTask, formatTaskList, formatUpdate } from './format';
 
 const refused = (content: string): BoardToolCallResult => ({ content, isError: true });

@@ -5,11 +5,11 @@
  */
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
-import { customToolAllowed, type CustomToolFilter, type ToolTaskQueues } from '../../shared/custom-tools';
-import { ErrorType, errorText, messageOf } from '../../shared/errors';
-import type { WorkerTools } from '../../shared/agent-start';
-import type { ToolCallInput, ToolCallResult } from '../../shared/tools';
-import { toolLimits } from '../../shared/tool-definitions';
+import { customToolAllowed, type CustomToolFilter, type ToolTaskQueues } from '../../shared/tools/custom-tools';
+import { ErrorType, errorText, messageOf } from '../../shared/protocol/errors';
+import type { WorkerTools } from '../../shared/agents/agent-start';
+import type { ToolCallInput, ToolCallResult } from '../../shared/tools/tools';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 import { limitResult } from '../tools/result-limit';
 import { defaultResultsDir } from '../tools/tool-env';
 import { customToolDescriptor, type CustomTool, type CustomToolOutput } from './define-tool';

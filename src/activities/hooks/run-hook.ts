@@ -1,15 +1,15 @@
 /**
  * The `runHook` activity: one hook command (docs/hooks.md) in the OS sandbox and its own process group, in the agent's
  * cwd, with the event as JSON on stdin and CLAUDE_PROJECT_DIR set; killed at its timeout or when the
- * activity is cancelled; stdout and stderr capped. It interprets its own run (src/shared/hook-outcome.ts),
+ * activity is cancelled; stdout and stderr capped. It interprets its own run (src/shared/policy/hook-outcome.ts),
  * so the history records what the hook decided.
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { CancelledFailure, Context } from '@temporalio/activity';
-import { hookLimits } from '../../shared/hooks';
-import { interpretHookRun, type HookProcessResult, type HookRunInput, type HookRunResult } from '../../shared/hook-outcome';
-import { toolLimits } from '../../shared/tool-definitions';
+import { hookLimits } from '../../shared/policy/hooks';
+import { interpretHookRun, type HookProcessResult, type HookRunInput, type HookRunResult } from '../../shared/policy/hook-outcome';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 import { startWatchdog } from '../tools/bash';
 import { commandEnvironment, type ShellOptions } from '../tools/shell-options';
 import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../sandbox/sandboxed-launch';

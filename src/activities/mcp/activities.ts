@@ -6,16 +6,16 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorType, errorText, messageOf } from '../../shared/errors';
+import { ErrorType, errorText, messageOf } from '../../shared/protocol/errors';
 import {
   mcpToolCallTimeoutMs,
   requiredMcpServerWaitMs,
   type McpToolCallInput,
   type StartMcpServersInput,
   type StartMcpServersResult,
-} from '../../shared/extra-tool-calls';
-import type { McpServerStatus, ToolDescriptor } from '../../shared/extra-tools';
-import type { ToolCallResult } from '../../shared/tools';
+} from '../../shared/tools/extra-tool-calls';
+import type { McpServerStatus, ToolDescriptor } from '../../shared/tools/extra-tools';
+import type { ToolCallResult } from '../../shared/tools/tools';
 import { limitResult } from '../tools/result-limit';
 import { defaultResultsDir } from '../tools/tool-env';
 import type { McpConnection, McpConnectionPool } from './connection-pool';

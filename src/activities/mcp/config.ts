@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { McpServerSpec } from '../../shared/mcp';
+import type { McpServerSpec } from '../../shared/tools/mcp';
 import { certainlyMissing } from '../certainly-missing';
 
 const stringMap = z.record(z.string(), z.string());

@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import path from 'node:path';
-import type { McpServerSpec } from '../../shared/mcp';
+import type { McpServerSpec } from '../../shared/tools/mcp';
 import { expandServerSpec } from './config';
 import { readBufferLimitOf } from './read-limit';
 import { launchSandboxed } from '../sandbox/sandboxed-launch';

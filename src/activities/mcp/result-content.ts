@@ -1,5 +1,5 @@
 /** An MCP tools/call result as tool_result content: text, images, resource links and embedded resources. */
-import type { ImageBlock, ToolResultContent } from '../../shared/messages';
+import type { ImageBlock, ToolResultContent } from '../../shared/model/messages';
 
 /**
  * Images of one result are sent up to this many bytes in all (decoded); the rest are described

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { McpServerSpec } from '../../shared/mcp';
+import type { McpServerSpec } from '../../shared/tools/mcp';
 import { loadMcpConfig, type McpConfig } from './config';
 
 /** Why a configured server does not start. */

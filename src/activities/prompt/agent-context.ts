@@ -3,7 +3,7 @@
  * when it has the Agent tool, the agent types it may start. Per-agent facts live here rather than
  * in the system prompt, so agents of one type share their system prompt in the cache.
  */
-import type { AgentStartInput } from '../../shared/agent-start';
+import type { AgentStartInput } from '../../shared/agents/agent-start';
 
 /** The identity section. */
 export function identitySection(input: Pick<AgentStartInput, 'agentId' | 'name' | 'parentAgentId' | 'depth' | 'maxDepth'>): string {

@@ -3,11 +3,11 @@
  * prompt (definition prompt, guidance, subagent notes, environment, git snapshot, CLAUDE.md), the
  * context that opens its first message (identity, roster) and the agent types behind the roster.
  */
-import type { DefinitionPromptRef, SpawnContext } from '../../shared/agent-definition';
+import type { DefinitionPromptRef, SpawnContext } from '../../shared/agents/agent-definition';
 import { resolveDefinitionPrompt, withoutPrompts } from '../agent-definitions/prompt-store';
-import type { AgentStart, AgentStartInput, WorkerTools } from '../../shared/agent-start';
-import type { CustomToolFilter } from '../../shared/custom-tools';
-import { renderAgentRoster } from '../../shared/agent-roster';
+import type { AgentStart, AgentStartInput, WorkerTools } from '../../shared/agents/agent-start';
+import type { CustomToolFilter } from '../../shared/tools/custom-tools';
+import { renderAgentRoster } from '../../shared/agents/agent-roster';
 import { identitySection, systemReminder } from './agent-context';
 import { environmentBlock, gitSnapshot } from './environment';
 import { subagentNotes, workingGuidance } from './guidance';
@@ -15,7 +15,7 @@ import { loadInstructionFiles, renderInstructions } from './instructions';
 import { findSkills, renderSkills } from '../skills';
 import { memoryDirectory, memorySection } from '../agent-memory';
 import { log } from '@temporalio/activity';
-import type { TreeSettings } from '../../shared/tree-settings';
+import type { TreeSettings } from '../../shared/agents/tree-settings';
 import { loadProjectSettings } from '../settings/project-settings';
 
 /** A warning in the worker's log, when called inside an activity. */

@@ -7,7 +7,7 @@
  */
 import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import type { SandboxProfile, SandboxSettings } from '../../shared/sandbox';
+import type { SandboxProfile, SandboxSettings } from '../../shared/policy/sandbox';
 import { isInside } from '../tools/workspace';
 
 /** Where a model's command may look: the system, not the users' or the runtime's files. */

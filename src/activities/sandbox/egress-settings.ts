@@ -3,8 +3,8 @@
  * sandbox builds them: `sandbox.network.allowedDomains` / `deniedDomains` of settings, plus the
  * domains of `WebFetch(domain:…)` allow and deny permission rules (one decision for both ways out).
  */
-import type { PermissionRules } from '../../shared/permission-rules';
-import { webFetchRuleDomains } from '../../shared/sandbox';
+import type { PermissionRules } from '../../shared/policy/permission-rules';
+import { webFetchRuleDomains } from '../../shared/policy/sandbox';
 
 /** Allowed and denied domains for the proxy: the sandbox's own lists and the WebFetch domain rules, without repeats. */
 export function egressDomains(options: { allowedDomains?: readonly string[]; deniedDomains?: readonly string[]; permissions?: PermissionRules }): {

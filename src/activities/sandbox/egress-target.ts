@@ -1,13 +1,13 @@
 /**
  * The egress proxy's decision on one target (docs/security.md, "Network"): the host must match the
- * allowed domains (src/shared/egress-domains.ts) and resolve, on the worker, only to public addresses
+ * allowed domains (src/shared/policy/egress-domains.ts) and resolve, on the worker, only to public addresses
  * unless it is named exactly (or the configuration allows private ones, as WebFetch's does). The
  * address checked is the address connected to, so DNS cannot point a checked name elsewhere.
  */
 import dns from 'node:dns';
 import net from 'node:net';
-import { decideEgress, isIpLiteral, normalizeHost } from '../../shared/egress-domains';
-import { ErrorType, errorText } from '../../shared/errors';
+import { decideEgress, isIpLiteral, normalizeHost } from '../../shared/policy/egress-domains';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { addressAllowed, noPrivateAddresses, type PrivateAddressAllowance } from '../web/address-policy';
 
 /** Looks a host name up: every address it has (tests inject one that answers what they need). */

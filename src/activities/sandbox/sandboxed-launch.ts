@@ -5,8 +5,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ErrorType, errorText } from '../../shared/errors';
-import type { SandboxProfile, SandboxSettings } from '../../shared/sandbox';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import type { SandboxProfile, SandboxSettings } from '../../shared/policy/sandbox';
 import { bwrapArguments } from './bwrap-arguments';
 import { defaultSandboxOptions, installAdvice, sandboxProblem, type SandboxOptions } from './sandbox-options';
 

@@ -8,11 +8,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { mergeHooks, type HooksConfig } from '../../shared/hooks';
-import { parsePermissionRule, permissionRuleKinds, type PermissionRule, type PermissionRules } from '../../shared/permission-rules';
-import type { TreeSettings } from '../../shared/tree-settings';
+import { mergeHooks, type HooksConfig } from '../../shared/policy/hooks';
+import { parsePermissionRule, permissionRuleKinds, type PermissionRule, type PermissionRules } from '../../shared/policy/permission-rules';
+import type { TreeSettings } from '../../shared/agents/tree-settings';
 import { parseHooksConfig } from '../hooks/hooks-schema';
-import type { SandboxSettings } from '../../shared/sandbox';
+import type { SandboxSettings } from '../../shared/policy/sandbox';
 import { egressDomains } from '../sandbox/egress-settings';
 import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } from './sandbox-settings';
 

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import type { PermissionRule } from '../../shared/permission-rules';
-import type { SandboxSettings } from '../../shared/sandbox';
+import type { PermissionRule } from '../../shared/policy/permission-rules';
+import type { SandboxSettings } from '../../shared/policy/sandbox';
 
 const paths = z.array(z.string().trim().min(1), { error: 'must be a list of paths' }).max(200).optional();
 const domains = z.array(z.string().trim().toLowerCase().regex(/^(\*\.)?[a-z0-9_.-]+$|^\[?[0-9a-f:.]+\]?$/, { error: 'must be host names such as "example.com" or "*.example.com"' })).max(500).optional();

@@ -5,7 +5,7 @@
  * the start of a word, as in bash (the grammar's rule).
  */
 import type { Node } from 'web-tree-sitter';
-import { unanalysed, type CommandAnalysis, type SimpleCommand } from '../../shared/command-analysis';
+import { unanalysed, type CommandAnalysis, type SimpleCommand } from '../../shared/policy/command-analysis';
 import { bashParser } from './bash-parser';
 import { wordValue } from './literal-words';
 

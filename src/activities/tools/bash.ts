@@ -2,16 +2,16 @@
  * Bash: one command in the OS sandbox (src/activities/sandbox/, docs/security.md), in its own process
  * group and PID namespace, killed as a whole — daemons included — when it ends, times out or is cancelled.
  */
-import { lastLines, liveLimits, type LiveToolDetails } from '../../shared/live-activity';
-import { ErrorType, errorText } from '../../shared/errors';
+import { lastLines, liveLimits, type LiveToolDetails } from '../../shared/protocol/live-activity';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import { toolLimits } from '../../shared/tool-definitions';
-import type { ToolCallResult } from '../../shared/tools';
+import { toolLimits } from '../../shared/tools/tool-definitions';
+import type { ToolCallResult } from '../../shared/tools/tools';
 import { integerInput } from './input';
 import { HeadTailBuffer } from './output-buffer';
 import type { ToolEnv } from './tool-env';
@@ -203,7 +203,7 @@ function runCommand(launch: SandboxedLaunch, cwd: string, timeoutMs: number, out
     };
     const onAbort = (): void => stop('cancelled');
     const timeout = setTimeout(() => stop('timed_out'), timeoutMs);
-    // The details show the last output lines live (src/shared/live-activity.ts).
+    // The details show the last output lines live (src/shared/protocol/live-activity.ts).
     const progress = (): LiveToolDetails => ({
       kind: 'tool', tool: 'Bash', outputChars: output.totalChars, lines: lastLines(output.recent(liveLimits.outputLines * liveLimits.lineChars * 2)),
     });

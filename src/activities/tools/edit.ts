@@ -1,5 +1,5 @@
 /** Edit: exact string replacement in a file the agent has read and that has not changed since. */
-import { ErrorType } from '../../shared/errors';
+import { ErrorType } from '../../shared/protocol/errors';
 import { z } from 'zod';
 import { applyEdit, countOccurrences, isEditAlreadyApplied, withCrlf, type EditSpec } from './edit-apply';
 import {

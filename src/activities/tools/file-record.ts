@@ -1,9 +1,9 @@
 /** Read-file state: what an agent last saw of a file, and whether the file still matches it. */
-import { ErrorType } from '../../shared/errors';
+import { ErrorType } from '../../shared/protocol/errors';
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import type { ReadFileRecord, ReadFileState } from '../../shared/tools';
+import type { ReadFileRecord, ReadFileState } from '../../shared/tools/tools';
 import { ToolRefusal } from './tool-error';
 
 export function sha256(content: Buffer | string): string {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ErrorType } from '../../shared/errors';
+import { ErrorType } from '../../shared/protocol/errors';
 import { ToolRefusal } from './tool-error';
 
 /** How hard-linked files are written. */

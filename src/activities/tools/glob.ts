@@ -1,9 +1,9 @@
 /** Glob: files whose path (relative to the search directory) matches a pattern, newest first. */
-import { ErrorType } from '../../shared/errors';
+import { ErrorType } from '../../shared/protocol/errors';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { toolLimits } from '../../shared/tool-definitions';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 import { listFiles } from './file-list';
 import { compileGlob, hasGlobSyntax } from './glob-match';
 import { createCheckpoint, resultsDirOf } from './tool-env';

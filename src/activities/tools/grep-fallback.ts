@@ -1,8 +1,8 @@
 /** Grep without ripgrep: JavaScript regular expressions in a worker thread with a time limit. */
-import { ErrorType } from '../../shared/errors';
-import type { LiveToolDetails } from '../../shared/live-activity';
+import { ErrorType } from '../../shared/protocol/errors';
+import type { LiveToolDetails } from '../../shared/protocol/live-activity';
 import { Worker } from 'node:worker_threads';
-import { toolLimits } from '../../shared/tool-definitions';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 import type { GrepFindings, GrepRequest } from './grep-findings';
 import type { ToolEnv } from './tool-env';
 import { ToolCancelled, ToolRefusal } from './tool-error';

@@ -1,5 +1,5 @@
 /** What a Grep search found, whichever engine ran it, and how it is shown to the model. */
-import { toolLimits } from '../../shared/tool-definitions';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 
 export type GrepMode = 'files_with_matches' | 'content' | 'count';
 

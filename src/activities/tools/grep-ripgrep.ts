@@ -1,10 +1,10 @@
 /** Grep's search as an rg child process: its output streamed, rg stopped as soon as enough is collected. */
-import { ErrorType } from '../../shared/errors';
-import type { LiveToolDetails } from '../../shared/live-activity';
+import { ErrorType } from '../../shared/protocol/errors';
+import type { LiveToolDetails } from '../../shared/protocol/live-activity';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { toolLimits } from '../../shared/tool-definitions';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 import { ContentCollector, contentLine, type FileFinding, type GrepFindings, type GrepRequest } from './grep-findings';
 import { parseContentRest, RipgrepRecordReader, type RipgrepRecord } from './grep-output';
 import { ripgrepExcludedGlobs, ripgrepWalkArguments } from './ripgrep';

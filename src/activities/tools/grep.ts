@@ -1,9 +1,9 @@
 /** Grep: ripgrep over the files Glob would see (a JavaScript fallback in a worker thread without it), in three output modes. */
-import { ErrorType } from '../../shared/errors';
+import { ErrorType } from '../../shared/protocol/errors';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { toolLimits } from '../../shared/tool-definitions';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 import { listFiles } from './file-list';
 import { extensionsOfType, fileTypeExtensions } from './file-types';
 import { searchWithFallback } from './grep-fallback';

@@ -1,7 +1,7 @@
 /** The workspace tools as Temporal activities: one activity type per tool, named like the tool. */
 import { Context } from '@temporalio/activity';
-import type { ToolCallInput, ToolCallResult } from '../../shared/tools';
-import type { WorkspaceToolName } from '../../shared/tool-classification';
+import type { ToolCallInput, ToolCallResult } from '../../shared/tools/tools';
+import type { WorkspaceToolName } from '../../shared/policy/tool-classification';
 import { runBash } from './bash';
 import { runEdit } from './edit';
 import { fileWriteOptionsFromEnv } from './file-write';

@@ -1,6 +1,6 @@
 /** zod helpers for tool inputs written by the model (untrusted, sometimes sloppy about types). */
 import { z } from 'zod';
-import { ErrorType, errorText } from '../../shared/errors';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
 
 /** An integer; also accepts a string of digits, which models sometimes send. */
 export function integerInput(minimum: number, maximum?: number) {

@@ -1,5 +1,5 @@
 /** `cat -n` formatting shared by Read and Edit. */
-import { toolLimits } from '../../shared/tool-definitions';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 
 /** Right-aligned line number, a tab, then the line (cut at maxLineChars, saying how long it was). */
 export function formatNumberedLine(lineNumber: number, text: string, fullLength: number = text.length): string {

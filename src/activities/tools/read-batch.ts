@@ -3,8 +3,8 @@
  * "Worker tuning"), so their workflow task is woken once for all of them instead of once per Read.
  */
 import { Context } from '@temporalio/activity';
-import { messageOf } from '../../shared/errors';
-import type { ReadBatchOutcome, ToolCallInput, ToolCallResult } from '../../shared/tools';
+import { messageOf } from '../../shared/protocol/errors';
+import type { ReadBatchOutcome, ToolCallInput, ToolCallResult } from '../../shared/tools/tools';
 
 /** The batch activity over the single Read activity: every input read side by side, each with its own outcome. */
 export function createReadBatchActivity(read: (input: ToolCallInput) => Promise<ToolCallResult>): { readBatch: (inputs: ToolCallInput[]) => Promise<ReadBatchOutcome[]> } {

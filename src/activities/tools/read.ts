@@ -1,11 +1,11 @@
 /** Read: a text file, numbered like `cat -n`, streamed so that large files can be read in parts. */
-import { ErrorType } from '../../shared/errors';
+import { ErrorType } from '../../shared/protocol/errors';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import { toolLimits } from '../../shared/tool-definitions';
-import type { ReadFileRecord } from '../../shared/tools';
+import { toolLimits } from '../../shared/tools/tool-definitions';
+import type { ReadFileRecord } from '../../shared/tools/tools';
 import { integerInput } from './input';
 import { formatNumberedLine } from './numbered-lines';
 import { createCheckpoint, resultsDirOf, type ToolEnv } from './tool-env';

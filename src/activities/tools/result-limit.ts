@@ -1,8 +1,8 @@
 /** Oversized results: the full text goes to a file, the model gets a preview and the path. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { toolLimits } from '../../shared/tool-definitions';
-import type { ToolCallInput, ToolCallResult } from '../../shared/tools';
+import { toolLimits } from '../../shared/tools/tool-definitions';
+import type { ToolCallInput, ToolCallResult } from '../../shared/tools/tools';
 
 /** `<resultsDir>/<agentId>/<toolUseId>.txt`, with both names reduced to safe file-name characters. */
 export function resultFilePath(resultsDir: string, agentId: string, toolUseId: string): string {

@@ -1,9 +1,9 @@
 /** File listing through `rg --files`, configured to follow exactly the rules of the built-in walker. */
-import type { LiveToolDetails } from '../../shared/live-activity';
+import type { LiveToolDetails } from '../../shared/protocol/live-activity';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { toolLimits } from '../../shared/tool-definitions';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 import { runtimeFolderName } from './runtime-output';
 import type { ToolEnv } from './tool-env';
 import { ToolCancelled } from './tool-error';

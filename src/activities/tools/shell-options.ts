@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { toolEnvironmentNames } from '../../secrets';
+import { toolEnvironmentNames } from '../../config/secrets';
 import { sandboxOptionsFromEnv, type SandboxOptions } from '../sandbox/sandbox-options';
 
 /** How Bash runs its commands (docs/security.md). */

@@ -1,8 +1,8 @@
 /** What a tool needs from its runtime (Temporal's activity context, or a test). */
 import os from 'node:os';
 import path from 'node:path';
-import type { TokenUsage } from '../../shared/messages';
-import { toolLimits } from '../../shared/tool-definitions';
+import type { TokenUsage } from '../../shared/model/messages';
+import { toolLimits } from '../../shared/tools/tool-definitions';
 import type { ShellOptions } from './shell-options';
 import { ToolCancelled } from './tool-error';
 

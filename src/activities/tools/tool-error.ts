@@ -1,5 +1,5 @@
 /** Failures a tool reports to the model as an error tool_result instead of throwing. */
-import { errorText, type ErrorTypeName } from '../../shared/errors';
+import { errorText, type ErrorTypeName } from '../../shared/protocol/errors';
 
 /** Kinds of refusal: the error types a tool reports to the model (the first word of its message). */
 export type ToolRefusalKind = Extract<

@@ -1,6 +1,6 @@
 /** The shared frame of every tool: validate input, run, turn refusals into error results, cap the size. */
 import type { z } from 'zod';
-import type { ToolCallInput, ToolCallResult } from '../../shared/tools';
+import type { ToolCallInput, ToolCallResult } from '../../shared/tools/tools';
 import { formatInputError } from './input';
 import { limitResult } from './result-limit';
 import { resultsDirOf, type ToolEnv } from './tool-env';

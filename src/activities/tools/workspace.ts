@@ -1,8 +1,8 @@
 /** Path confinement: every path a tool touches must resolve, after symlinks, inside the workspace. */
-import { ErrorType } from '../../shared/errors';
+import { ErrorType } from '../../shared/protocol/errors';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { ToolContext } from '../../shared/tools';
+import type { ToolContext } from '../../shared/tools/tools';
 import { agentResultsDir } from './result-limit';
 import { ToolRefusal } from './tool-error';
 

@@ -7,7 +7,7 @@
  * (docs/operations.md, "Worker start-up").
  */
 import type TurndownService from 'turndown';
-import { ErrorType } from '../../shared/errors';
+import { ErrorType } from '../../shared/protocol/errors';
 import { FetchRefusal } from './safe-fetch';
 
 const textTypes = ['text/plain', 'text/markdown', 'text/x-markdown', 'text/csv', 'application/json', 'application/xml', 'text/xml', 'application/javascript', 'text/css'];

@@ -1,7 +1,7 @@
 /** The model calls WebFetch and WebSearch make themselves: headers naming who calls, usage, and error handling. */
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TokenUsage } from '../../shared/messages';
+import type { TokenUsage } from '../../shared/model/messages';
 import { toModelInvocationFailure } from '../model-errors';
 
 /** The usage of one response in the runtime's shape. */

@@ -8,7 +8,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { ErrorType, errorText, type ErrorTypeName } from '../../shared/errors';
+import { ErrorType, errorText, type ErrorTypeName } from '../../shared/protocol/errors';
 import { addressAllowed, type PrivateAddressAllowance } from './address-policy';
 
 export interface FetchPolicy {

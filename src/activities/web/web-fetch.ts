@@ -4,8 +4,8 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
-import { ErrorType, errorText } from '../../shared/errors';
-import { webToolLimits } from '../../shared/web-tool-definitions';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import { webToolLimits } from '../../shared/tools/web-tool-definitions';
 import { defineTool, type ToolRunner } from '../tools/tool-runner';
 import { pageToMarkdown } from './html-to-markdown';
 import { createMessage, toolCallHeaders, usageOf } from './nested-model-call';

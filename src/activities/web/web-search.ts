@@ -6,10 +6,10 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
-import { ErrorType, errorText } from '../../shared/errors';
-import type { WebToolCallInput } from '../../shared/extra-tool-calls';
-import { addTokenUsage, emptyTokenUsage, type TokenUsage } from '../../shared/messages';
-import { webToolLimits } from '../../shared/web-tool-definitions';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import type { WebToolCallInput } from '../../shared/tools/extra-tool-calls';
+import { addTokenUsage, emptyTokenUsage, type TokenUsage } from '../../shared/model/messages';
+import { webToolLimits } from '../../shared/tools/web-tool-definitions';
 import { defineTool, type ToolRunner } from '../tools/tool-runner';
 import { createMessage, toolCallHeaders, usageOf } from './nested-model-call';
 

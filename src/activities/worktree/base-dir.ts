@@ -1,7 +1,7 @@
 /** Making sure the directory that holds worktrees exists and is writable. */
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
-import { ErrorType } from '../../shared/errors';
+import { ErrorType } from '../../shared/protocol/errors';
 import { makeOutputDirectory } from '../tools/runtime-output';
 import { worktreeFailure } from './failures';
 

@@ -1,8 +1,8 @@
 /** Keeping worktree directories out of the main checkout's `git status` without touching tracked files. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ErrorType } from '../../shared/errors';
-import { defaultWorktreeDir } from '../../shared/worktree';
+import { ErrorType } from '../../shared/protocol/errors';
+import { defaultWorktreeDir } from '../../shared/workspace/worktree';
 import { worktreeFailure } from './failures';
 import { gitAt } from './git';
 import type { Repository } from './repository';

@@ -1,7 +1,7 @@
 /** The `finishWorktree` activity: remove an unused worktree, keep one with work in it. */
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType } from '../../shared/errors';
-import type { FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../../shared/worktree';
+import { ErrorType } from '../../shared/protocol/errors';
+import type { FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../../shared/workspace/worktree';
 import { gitFailure, worktreeFailure } from './failures';
 import { branchExists, changedFiles, commitsSince, gitAt } from './git';
 import { removeWorktreeAndBranch } from './remove';

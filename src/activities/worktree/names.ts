@@ -1,5 +1,5 @@
 /** Branch and directory names of subagent worktrees. */
-import { worktreeBranchPrefix } from '../../shared/worktree';
+import { worktreeBranchPrefix } from '../../shared/workspace/worktree';
 
 /**
  * An agent id made safe as one path segment and one ref-name component: anything but letters,

@@ -6,16 +6,16 @@ import { loadAgentDefinitions } from '../../activities/agent-definitions/load';
 import { scanDefinitionFiles } from '../../activities/agent-definitions/scan';
 import { remainingTools } from '../../activities/agent-definitions/tool-spec';
 import { loadMcpConfig, type McpConfig } from '../../activities/mcp/config';
-import type { AgentDefinition, LoadedDefinitions } from '../../shared/agent-definition';
-import type { ToolRule } from '../../shared/tool-rules';
-import { agentMcpInput, type McpServerSpec } from '../../shared/mcp';
+import type { AgentDefinition, LoadedDefinitions } from '../../shared/agents/agent-definition';
+import type { ToolRule } from '../../shared/policy/tool-rules';
+import { agentMcpInput, type McpServerSpec } from '../../shared/tools/mcp';
 import { ExitCode } from '../exit-codes';
 import { formatScan } from './agents-scan';
 import { loadProjectSettings } from '../../activities/settings/project-settings';
-import { describeHooks } from '../../shared/hooks';
-import { describePermissionRules } from '../../shared/permission-rules';
-import { describeSandboxSettings } from '../../shared/sandbox';
-import type { TreeSettings } from '../../shared/tree-settings';
+import { describeHooks } from '../../shared/policy/hooks';
+import { describePermissionRules } from '../../shared/policy/permission-rules';
+import { describeSandboxSettings } from '../../shared/policy/sandbox';
+import type { TreeSettings } from '../../shared/agents/tree-settings';
 
 const usage = 'usage: subagents agents [--dir DIR] [--json] | subagents agents --scan PATH [--scan PATH ...] [--reports] [--json]';
 

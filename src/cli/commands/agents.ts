@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { stallLimitsProblem, type AgentHandle } from '../../client';
-import { maxStallTimeoutMs, minStallTimeoutMs } from '../../shared/limits';
-import type { AgentResult, PermissionMode } from '../../shared/agent';
-import { maxWorkspaceWaitMs, minWorkspaceWaitMs, parseWorkerId } from '../../shared/workspace-routing';
+import { stallLimitsProblem, type AgentHandle } from '../../client/client';
+import { maxStallTimeoutMs, minStallTimeoutMs } from '../../shared/protocol/limits';
+import type { AgentResult, PermissionMode } from '../../shared/agents/agent';
+import { maxWorkspaceWaitMs, minWorkspaceWaitMs, parseWorkerId } from '../../shared/workspace/workspace-routing';
 import { CliError, ExitCode } from '../exit-codes';
 import { formatResult } from '../format';
 import { connect, follow } from '../session';

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { BoardClient, BoardNotFoundError, BoardRefusedError } from '../../board-client';
-import { boardNameProblem, namedBoardId, treeBoardId, type BoardActor, type BoardChangeResult, type BoardConfig } from '../../shared/board';
-import { boardLimits } from '../../shared/board-limits';
-import { describeProblems, normalizeTaskId, parseCreateTask, parseUpdateTask, updateStatuses } from '../../shared/board-requests';
-import { defaultTaskQueue } from '../../shared/config';
-import { ErrorType } from '../../shared/errors';
+import { BoardClient, BoardNotFoundError, BoardRefusedError } from '../../client/board-client';
+import { boardNameProblem, namedBoardId, treeBoardId, type BoardActor, type BoardChangeResult, type BoardConfig } from '../../shared/board/board';
+import { boardLimits } from '../../shared/board/board-limits';
+import { describeProblems, normalizeTaskId, parseCreateTask, parseUpdateTask, updateStatuses } from '../../shared/board/board-requests';
+import { defaultTaskQueue } from '../../shared/protocol/config';
+import { ErrorType } from '../../shared/protocol/errors';
 import { renderBoard } from '../board-view';
 import { boardUsage } from '../command-usage';
 import { CliError, ExitCode } from '../exit-codes';

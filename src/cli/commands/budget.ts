@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { hasCaps, type BudgetSnapshot } from '../../shared/budget';
+import { hasCaps, type BudgetSnapshot } from '../../shared/budget/budget';
 import { parseCapAssignments } from '../budget-args';
 import { budgetLines, capsText } from '../budget-view';
 import { budgetUsage } from '../command-usage';
@@ -50,7 +50,7 @@ export async function budgetCommand(argv: string[]): Promise<number> {
       );
     }
     // Only a change needs SubagentsClient (and what it loads); reading the ledger starts faster without it.
-    const { BudgetChangeRefused, SubagentsClient } = await import('../../client');
+    const { BudgetChangeRefused, SubagentsClient } = await import('../../client/client');
     let inForce;
     try {
       inForce = await new SubagentsClient(temporal).getAgent(agentId).setBudget(caps, { by: values.by ?? process.env.USER ?? 'user', ...(values.subtree !== undefined ? { agentId: values.subtree } : {}) });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DevServerPortInUse, registerSearchAttributes, startDevServer, temporalAnswers } from '../../dev/dev-server';
 import { ensureTemporalCli, projectRoot } from '../../dev/temporal-cli';
-import { defaultUiPort } from '../../shared/config';
+import { defaultUiPort } from '../../shared/protocol/config';
 import { uiCodecEndpointFromEnv } from '../../codec/codec-server';
 import { CliError, ExitCode } from '../exit-codes';
 

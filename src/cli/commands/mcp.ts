@@ -8,7 +8,7 @@ import { loadMcpConfig } from '../../activities/mcp/config';
 import { McpConnectionPool } from '../../activities/mcp/connection-pool';
 import { applyMcpTrust, mcpSpecDigest, updateMcpTrustStore, type UntrustedMcpServer } from '../../activities/mcp/trust';
 import { describeMcpTools } from '../../activities/mcp/descriptors';
-import type { McpServerSpec } from '../../shared/mcp';
+import type { McpServerSpec } from '../../shared/tools/mcp';
 import { CliError, ExitCode } from '../exit-codes';
 
 const usage =

@@ -1,6 +1,6 @@
 /** `subagents model-server`: the local Messages API server in the foreground until SIGINT/SIGTERM. */
 import { parseArgs } from 'node:util';
-import { defaultModelServerPort } from '../../shared/config';
+import { defaultModelServerPort } from '../../shared/protocol/config';
 import { loadScenarioFile } from '../../model-server/scenario-file';
 import { ScenarioValidationError } from '../../model-server/scenario-schema';
 import { startModelServer, type Behaviour, type ModelServerOptions } from '../../model-server/server';

@@ -1,8 +1,8 @@
-import { totalTokens } from '../../shared/messages';
-import type { TreeNode } from '../../shared/tree';
+import { totalTokens } from '../../shared/model/messages';
+import type { TreeNode } from '../../shared/protocol/tree';
 import { ExitCode } from '../exit-codes';
-import { colorEnabled, colorize } from '../../shared/agent-colors';
-import { todoSummary } from '../../shared/todos';
+import { colorEnabled, colorize } from '../../shared/agents/agent-colors';
+import { todoSummary } from '../../shared/tools/todos';
 import { accountOf, budgetOfCappedTree, nodeBudgetTexts, reachedActionText, spendingText } from '../budget-status';
 import { formatStall, formatUsage } from '../format';
 import { agentStatus, agentTree, treeBudget } from '../agent-queries';

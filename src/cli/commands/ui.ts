@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { loadTemporalConnectionConfig } from '../../connection-config';
-import { defaultUiPort } from '../../shared/config';
+import { loadTemporalConnectionConfig } from '../../config/connection-config';
+import { defaultUiPort } from '../../shared/protocol/config';
 import { CliError } from '../exit-codes';
 
 const usage = 'usage: subagents ui <agentId> [--run RUN_ID] [--namespace NS]';

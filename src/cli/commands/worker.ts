@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { parseRoutableToolName, parseTaskQueueName } from '../../shared/custom-tools';
-import { defaultTaskQueue } from '../../shared/config';
-import { runWorkerFromEnv, type ToolWorkerRequest } from '../../worker';
+import { parseRoutableToolName, parseTaskQueueName } from '../../shared/tools/custom-tools';
+import { defaultTaskQueue } from '../../shared/protocol/config';
+import { runWorkerFromEnv, type ToolWorkerRequest } from '../../worker/worker';
 
 const usage =
   'usage: subagents worker [--tools Bash,Write --task-queue QUEUE]\n' +

@@ -2,8 +2,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { listSubagentWorktrees, pruneSubagentWorktrees } from '../../activities/worktree/list';
-import { ErrorType } from '../../shared/errors';
-import type { SubagentWorktreeEntry, SubagentWorktreeList } from '../../shared/worktree';
+import { ErrorType } from '../../shared/protocol/errors';
+import type { SubagentWorktreeEntry, SubagentWorktreeList } from '../../shared/workspace/worktree';
 import { ExitCode } from '../exit-codes';
 
 const usage = 'usage: subagents worktrees [--dir DIR] [--prune] [--json]';

@@ -1,9 +1,9 @@
 /** Polls a tree and shows it as it changes: a redrawn tree (TTY), one line per change (plain), or JSON events. */
 import { createLogUpdate } from 'log-update';
-import type { SubagentsClient } from '../../client';
-import type { LiveActivity } from '../../live-activities';
-import type { AgentResult, AgentStatusSnapshot } from '../../shared/agent';
-import { budgetQuery } from '../../shared/definitions';
+import type { SubagentsClient } from '../../client/client';
+import type { LiveActivity } from '../../client/live-activities';
+import type { AgentResult, AgentStatusSnapshot } from '../../shared/agents/agent';
+import { budgetQuery } from '../../shared/protocol/definitions';
 import { budgetOfCappedTree } from '../budget-status';
 import { budgetLine, budgetReachedLine, plainLine, plainNote, renderTree, type RenderOptions } from './render';
 import { buildFrame, frameEvents, nodesToRead, type WatchEvent, type WatchFrame } from './watch-model';

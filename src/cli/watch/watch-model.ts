@@ -1,9 +1,9 @@
 /** The live tree of `subagents watch`: what one poll saw (a frame) and the events between two frames. Pure. */
-import type { AgentResult, AgentStatusSnapshot } from '../../shared/agent';
-import type { LiveActivity } from '../../live-activities';
-import type { BudgetAccount, BudgetAction, BudgetSnapshot } from '../../shared/budget';
-import { totalTokens, type TokenUsage } from '../../shared/messages';
-import type { TreeNode, TreeSnapshot } from '../../shared/tree';
+import type { AgentResult, AgentStatusSnapshot } from '../../shared/agents/agent';
+import type { LiveActivity } from '../../client/live-activities';
+import type { BudgetAccount, BudgetAction, BudgetSnapshot } from '../../shared/budget/budget';
+import { totalTokens, type TokenUsage } from '../../shared/model/messages';
+import type { TreeNode, TreeSnapshot } from '../../shared/protocol/tree';
 
 /** One agent as the watcher shows it. */
 export interface WatchNode {

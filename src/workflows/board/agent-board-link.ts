@@ -1,18 +1,18 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
-import type { AgentWorkflowInput, CarriedBoardClaims } from '../../shared/agent';
-import { agentBoardId, boardHeartbeatSignal, boardOwnerEndedSignal, heartbeatIntervalMs, type BoardActor, type BoardConfig, type BoardNotice } from '../../shared/board';
-import { boardLimits } from '../../shared/board-limits';
-import { ErrorType, errorText } from '../../shared/errors';
-import type { ToolUseBlock } from '../../shared/messages';
-import { taskBoardToolNames, type TaskBoardToolName } from '../../shared/tool-classification';
-import type { ToolOutcome } from '../../shared/tool-results';
-import { toolCallSummary } from '../../shared/tool-summary';
-import type { Activities } from '../activity-proxies';
-import { signalBestEffort } from '../best-effort-signal';
-import type { Inbox } from '../inbox';
-import type { WorkflowTool } from '../run-tools';
-import { hasPatch } from '../patches';
-import { scopeWhenNeeded } from '../scope-when-needed';
+import type { AgentWorkflowInput, CarriedBoardClaims } from '../../shared/agents/agent';
+import { agentBoardId, boardHeartbeatSignal, boardOwnerEndedSignal, heartbeatIntervalMs, type BoardActor, type BoardConfig, type BoardNotice } from '../../shared/board/board';
+import { boardLimits } from '../../shared/board/board-limits';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import type { ToolUseBlock } from '../../shared/model/messages';
+import { taskBoardToolNames, type TaskBoardToolName } from '../../shared/policy/tool-classification';
+import type { ToolOutcome } from '../../shared/tools/tool-results';
+import { toolCallSummary } from '../../shared/tools/tool-summary';
+import type { Activities } from '../runtime/activity-proxies';
+import { signalBestEffort } from '../runtime/best-effort-signal';
+import type { Inbox } from '../loop/inbox';
+import type { WorkflowTool } from '../tools/run-tools';
+import { hasPatch } from '../runtime/patches';
+import { scopeWhenNeeded } from '../runtime/scope-when-needed';
 
 /** Marks runs that may use the task-list tools: their calls go to the task board (before: "no such tool"). */
 export const taskBoardPatch = 'task-board';

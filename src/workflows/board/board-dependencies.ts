@@ -1,5 +1,5 @@
-import { boardLimits } from '../../shared/board-limits';
-import { ErrorType, errorText } from '../../shared/errors';
+import { boardLimits } from '../../shared/board/board-limits';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { BoardDraft } from './board-draft';
 
 /**

@@ -1,5 +1,5 @@
-import type { BoardActor, BoardConfig, BoardCounts, BoardEventKind, BoardState, BoardTask } from '../../shared/board';
-import { boardLimits } from '../../shared/board-limits';
+import type { BoardActor, BoardConfig, BoardCounts, BoardEventKind, BoardState, BoardTask } from '../../shared/board/board';
+import { boardLimits } from '../../shared/board/board-limits';
 
 /**
  * A change being made to a board: a copy-on-write view of its state, so a refused change (or a

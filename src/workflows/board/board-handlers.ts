@@ -6,10 +6,10 @@ import {
   createTaskUpdate,
   releaseTaskUpdate,
   updateTaskUpdate,
-} from '../../shared/board';
-import { boardLimits } from '../../shared/board-limits';
-import { describeProblems, parseCreateTask, parseReleaseTask, parseUpdateTask, type Parsed } from '../../shared/board-requests';
-import { ErrorType, errorText } from '../../shared/errors';
+} from '../../shared/board/board';
+import { boardLimits } from '../../shared/board/board-limits';
+import { describeProblems, parseCreateTask, parseReleaseTask, parseUpdateTask, type Parsed } from '../../shared/board/board-requests';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { BoardChange, BoardRun } from './board-run';
 import { createTask, releaseTask, updateTask } from './board-tasks';
 

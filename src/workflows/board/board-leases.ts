@@ -1,4 +1,4 @@
-import type { BoardTask } from '../../shared/board';
+import type { BoardTask } from '../../shared/board/board';
 import type { BoardDraft } from './board-draft';
 
 /**

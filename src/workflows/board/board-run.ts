@@ -1,10 +1,10 @@
 import { ApplicationFailure, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
-import type { BoardChangeResult, BoardConfig, BoardNotice, BoardSnapshot, BoardState, BoardWorkflowInput } from '../../shared/board';
-import { boardLimits } from '../../shared/board-limits';
-import { boardNoticeSignal } from '../../shared/board';
-import { ErrorType } from '../../shared/errors';
-import { signalBestEffort } from '../best-effort-signal';
-import { workflowNowMs } from '../clock';
+import type { BoardChangeResult, BoardConfig, BoardNotice, BoardSnapshot, BoardState, BoardWorkflowInput } from '../../shared/board/board';
+import { boardLimits } from '../../shared/board/board-limits';
+import { boardNoticeSignal } from '../../shared/board/board';
+import { ErrorType } from '../../shared/protocol/errors';
+import { signalBestEffort } from '../runtime/best-effort-signal';
+import { workflowNowMs } from '../runtime/clock';
 import { BoardDraft, countTasks, emptyBoard } from './board-draft';
 import { expireClaims, nextExpiryMs, releaseOwner, renewClaims, type LostClaim } from './board-leases';
 import type { BoardOutcome } from './board-tasks';

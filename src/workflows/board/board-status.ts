@@ -1,5 +1,5 @@
-import type { BoardActor, BoardTask, TaskStatus } from '../../shared/board';
-import { ErrorType, errorText } from '../../shared/errors';
+import type { BoardActor, BoardTask, TaskStatus } from '../../shared/board/board';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { actorLabel, holdsClaim, namesActor, openBlockers, type BoardDraft } from './board-draft';
 import { returnToPending, type LostClaim } from './board-leases';
 

@@ -1,6 +1,6 @@
-import type { BoardActor, BoardChangeResult, BoardState, BoardTask, CreateTaskRequest, ReleaseTaskRequest, UpdateTaskRequest } from '../../shared/board';
-import { boardLimits } from '../../shared/board-limits';
-import { ErrorType, errorText } from '../../shared/errors';
+import type { BoardActor, BoardChangeResult, BoardState, BoardTask, CreateTaskRequest, ReleaseTaskRequest, UpdateTaskRequest } from '../../shared/board/board';
+import { boardLimits } from '../../shared/board/board-limits';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { addDependency, detachTask, removeDependency } from './board-dependencies';
 import { actorLabel, BoardDraft, heldBy, holdsClaim } from './board-draft';
 import { expireClaims, renewClaims, returnToPending, type LostClaim } from './board-leases';

@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
-import type { BoardSnapshot, BoardWorkflowInput } from '../../shared/board';
-import { boardLimits } from '../../shared/board-limits';
-import { workflowNowMs } from '../clock';
+import type { BoardSnapshot, BoardWorkflowInput } from '../../shared/board/board';
+import { boardLimits } from '../../shared/board/board-limits';
+import { workflowNowMs } from '../runtime/clock';
 import { installBoardHandlers } from './board-handlers';
 import { BoardRun } from './board-run';
 

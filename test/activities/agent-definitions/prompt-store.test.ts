@@ -4,8 +4,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgentDefinitions } from '../../../src/activities/agent-definitions/load';
 import { DefinitionPrompts, promptDigest, resolveDefinitionPrompt, withoutPrompts } from '../../../src/activities/agent-definitions/prompt-store';
-import { builtinAgents } from '../../../src/shared/builtin-agents';
-import { definitionPromptOf } from '../../../src/workflows/spawn';
+import { builtinAgents } from '../../../src/shared/agents/builtin-agents';
+import { definitionPromptOf } from '../../../src/workflows/tree/spawn';
 import { createDefinitionTree, type DefinitionTree, definitionFile } from './helpers';
 
 let tree: DefinitionTree;

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runHookProcess } from '../../../src/activities/hooks/run-hook';
-import { interpretHookRun, type HookRunInput } from '../../../src/shared/hook-outcome';
-import { hookLimits } from '../../../src/shared/hooks';
+import { interpretHookRun, type HookRunInput } from '../../../src/shared/policy/hook-outcome';
+import { hookLimits } from '../../../src/shared/policy/hooks';
 
 const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'run-hook-')));
 const input = (command: string, fields: Partial<HookRunInput> = {}): HookRunInput => ({

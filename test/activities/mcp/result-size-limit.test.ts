@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpActivities } from '../../../src/activities/mcp/activities';
 import { McpConnectionPool } from '../../../src/activities/mcp/connection-pool';
-import type { McpToolCallInput } from '../../../src/shared/extra-tool-calls';
-import type { ToolCallResult } from '../../../src/shared/tools';
+import type { McpToolCallInput } from '../../../src/shared/tools/extra-tool-calls';
+import type { ToolCallResult } from '../../../src/shared/tools/tools';
 
 const bigServer = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'mcp', 'big-result-server.mjs');
 

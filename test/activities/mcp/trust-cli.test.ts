@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSpawnContextLoader } from '../../../src/activities/spawn-context';
 import { mcpSpecDigest, mcpTrustStorePath } from '../../../src/activities/mcp/trust';
 import { mcpCommand } from '../../../src/cli/commands/mcp';
-import { rootAgentInput } from '../../../src/root-input';
+import { rootAgentInput } from '../../../src/client/root-input';
 
 const slowServer = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'mcp', 'slow-server.mjs');
 

@@ -6,7 +6,7 @@ import { gitSnapshot } from '../../../src/activities/prompt/environment';
 import { instructionDirectories, loadInstructionFiles, renderInstructions } from '../../../src/activities/prompt/instructions';
 import { createAgentStartActivity } from '../../../src/activities/prompt/render-agent-start';
 import { createSpawnContextLoader } from '../../../src/activities/spawn-context';
-import { builtinAgents } from '../../../src/shared/builtin-agents';
+import { builtinAgents } from '../../../src/shared/agents/builtin-agents';
 import { createTestRepository, type TestRepository } from '../worktree/helpers';
 
 let repository: TestRepository | undefined;

@@ -5,9 +5,9 @@
 // every program bash ran, so a deny rule on one of them refused the line.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyReadOnlyCommand } from '../../../src/shared/read-only-command';
-import { legacyClassifyReadOnlyCommand } from '../../../src/shared/legacy-shell-quote';
-import { decideByRules, type PermissionRule, type PermissionRules } from '../../../src/shared/permission-rules';
+import { classifyReadOnlyCommand } from '../../../src/shared/policy/read-only-command';
+import { legacyClassifyReadOnlyCommand } from '../../../src/shared/policy/legacy-shell-quote';
+import { decideByRules, type PermissionRule, type PermissionRules } from '../../../src/shared/policy/permission-rules';
 import { analyse } from '../../helpers/bash-analysis';
 import { bwrapUnavailable, executeInSandbox } from './bash-oracle';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolActivities } from '../../../src/activities/tools/index';
-import type { ToolCallResult } from '../../../src/shared/tools';
+import type { ToolCallResult } from '../../../src/shared/tools/tools';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
 import { processesMatching } from '../../helpers/processes';
 

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runEdit } from '../../../src/activities/tools/edit';
 import { runRead } from '../../../src/activities/tools/read';
 import { runWrite } from '../../../src/activities/tools/write';
-import type { ReadFileState, ToolCallResult } from '../../../src/shared/tools';
+import type { ReadFileState, ToolCallResult } from '../../../src/shared/tools/tools';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
 
 let workspace: TestWorkspace;

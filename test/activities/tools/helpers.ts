@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ToolEnv } from '../../../src/activities/tools/tool-env';
-import type { ReadFileState, ToolCallInput, ToolContext } from '../../../src/shared/tools';
+import type { ReadFileState, ToolCallInput, ToolContext } from '../../../src/shared/tools/tools';
 
 export interface TestWorkspace {
   /** Real path of the workspace root. */

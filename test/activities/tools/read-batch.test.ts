@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolActivities } from '../../../src/activities/tools/index';
 import { createReadBatchActivity } from '../../../src/activities/tools/read-batch';
-import type { ReadBatchOutcome, ToolCallInput, ToolCallResult } from '../../../src/shared/tools';
+import type { ReadBatchOutcome, ToolCallInput, ToolCallResult } from '../../../src/shared/tools/tools';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
 
 let workspace: TestWorkspace;

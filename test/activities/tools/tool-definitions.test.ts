@@ -6,8 +6,8 @@ import { globInput } from '../../../src/activities/tools/glob';
 import { grepInput } from '../../../src/activities/tools/grep';
 import { readInput } from '../../../src/activities/tools/read';
 import { writeInput } from '../../../src/activities/tools/write';
-import { isReadOnlyTool, readOnlyToolNames, workspaceToolNames } from '../../../src/shared/tool-classification';
-import { toolDefinitions } from '../../../src/shared/tool-definitions';
+import { isReadOnlyTool, readOnlyToolNames, workspaceToolNames } from '../../../src/shared/policy/tool-classification';
+import { toolDefinitions } from '../../../src/shared/tools/tool-definitions';
 
 const schemas = { Read: readInput, Glob: globInput, Grep: grepInput, Write: writeInput, Edit: editInput, Bash: bashInput };
 
@@ -29,8 +29,8 @@ describe('tool definitions', () => {
   it('are plain data with a stable serialisation, in a file free of Node imports', async () => {
     expect(Object.keys(toolDefinitions)).toEqual([...workspaceToolNames]);
     expect(JSON.parse(JSON.stringify(toolDefinitions))).toEqual(toolDefinitions);
-    const source = await fs.readFile(new URL('../../../src/shared/tool-definitions.ts', import.meta.url), 'utf8');
-    expect(source.match(/^import .*$/gm)).toEqual(["import type { ToolDefinition } from './messages';", "import type { WorkspaceToolName } from './tool-classification';"]);
+    const source = await fs.readFile(new URL('../../../src/shared/tools/tool-definitions.ts', import.meta.url), 'utf8');
+    expect(source.match(/^import .*$/gm)).toEqual(["import type { ToolDefinition } from '../model/messages';", "import type { WorkspaceToolName } from '../policy/tool-classification';"]);
   });
 
   it('name the read-only tools', () => {

@@ -8,7 +8,7 @@ import { createWebFetch, type WebFetchDependencies } from '../../../src/activiti
 import { createWebSearch } from '../../../src/activities/web/web-search';
 import type { ToolEnv } from '../../../src/activities/tools/tool-env';
 import { startModelServer, type ModelServer } from '../../../src/model-server/server';
-import type { WebToolCallInput } from '../../../src/shared/extra-tool-calls';
+import type { WebToolCallInput } from '../../../src/shared/tools/extra-tool-calls';
 
 let site: Server;
 let siteUrl: string;

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWorktree } from '../../../src/activities/worktree/create';
 import { createWorktreeActivities } from '../../../src/activities/worktree/index';
 import { safeName } from '../../../src/activities/worktree/names';
-import type { WorktreeInfo } from '../../../src/shared/worktree';
+import type { WorktreeInfo } from '../../../src/shared/workspace/worktree';
 import { createTestRepository, exists, type TestRepository } from './helpers';
 
 let repository: TestRepository;

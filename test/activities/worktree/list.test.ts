@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createWorktreeActivities } from '../../../src/activities/worktree/index';
 import { listSubagentWorktrees, pruneSubagentWorktrees } from '../../../src/activities/worktree/list';
 import { worktreesCommand } from '../../../src/cli/commands/worktrees';
-import type { SubagentWorktreeEntry, WorktreeInfo } from '../../../src/shared/worktree';
+import type { SubagentWorktreeEntry, WorktreeInfo } from '../../../src/shared/workspace/worktree';
 import { createTestRepository, exists, type TestRepository } from './helpers';
 
 const { createWorktree, finishWorktree } = createWorktreeActivities();

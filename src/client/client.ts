@@ -1,0 +1,406 @@
+import { readLiveActivities, type LiveActivity } from './live-activities';
+import { cancelWithNotice } from './stop-request';
+import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { loadAgentDefinitions } from '../activities/agent-definitions/load';
+import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput } from '../shared/agents/agent';
+import { createDataConverter } from '../codec/data-converter';
+import { connectOptions, loadTemporalConnectionConfig } from '../config/connection-config';
+import { defaultTaskQueue } from '../shared/protocol/config';
+import {
+  answerApprovalUpdate,
+  approvalsQuery,
+  budgetQuery,
+  closeSignal,
+  compactUpdate,
+  conversationQuery,
+  interruptSignal,
+  messageSignal,
+  pauseSpawningSignal,
+  resumeDescendantUpdate,
+  resumeStateQuery,
+  setBudgetUpdate,
+  statusQuery,
+  steerUpdate,
+  treeQuery,
+  type CompactAck,
+  type SteerAck,
+} from '../shared/protocol/definitions';
+import type { ApprovalRequest, TreeSnapshot } from '../shared/protocol/tree';
+import type { BudgetCaps, BudgetSnapshot } from '../shared/budget/budget';
+import { resumeInput } from '../shared/agents/resume';
+import type { MessageParam } from '../shared/model/messages';
+import { agentDepthKey, agentTypeKey, rootAgentIdKey } from '../shared/protocol/search-attributes';
+import { existingDirectory, rootAgentInput, type StartAgentOptions } from './root-input';
+
+export { rootAgentInput, stallLimitsProblem, type StartAgentOptions } from './root-input';
+
+/** Connection settings; each defaults from the environment / temporal.toml profile, then the built-in default. */
+export interface ClientConfig {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+}
+
+/** The tree's root refused a change of caps (bad caps, an agent outside the tree or without an account); the message says why. */
+export class BudgetChangeRefused extends Error {
+  override readonly name = 'BudgetChangeRefused';
+}
+
+/** A running or finished agent. */
+export class AgentHandle {
+  constructor(
+    readonly agentId: string,
+    private readonly workflow: WorkflowHandle,
+  ) {}
+
+  /** Waits for the agent's result; a failed agent yields its partial result with status 'failed'. */
+  async result(): Promise<AgentResult> {
+    try {
+      return (await this.workflow.result()) as AgentResult;
+    } catch (error) {
+      if (error instanceof WorkflowFailedError) {
+        const details = (error.cause as { details?: unknown[] } | undefined)?.details;
+        const partial = details?.[0] as AgentResult | undefined;
+        if (partial?.status === 'failed') return partial;
+      }
+      throw error;
+    }
+  }
+
+  status(): Promise<AgentStatusSnapshot> {
+    return this.workflow.query(statusQuery);
+  }
+
+  /** What the agent's running activities report now: the model's streamed text, a command's last output lines (heartbeat details; not in history). */
+  live(): Promise<LiveActivity[]> {
+    return readLiveActivities(this.workflow);
+  }
+
+  /** The agent's conversation (a query: served by a worker, also after the agent finished). */
+  async messages(): Promise<MessageParam[]> {
+    return (await this.workflow.query(conversationQuery, { from: 0 })).messages;
+  }
+
+  /**
+   * Stops the agent and its whole subtree (background children included): records who and why,
+   * then cancels the workflow. The agent's result (and its parent's view of it) says "stopped by …".
+   */
+  async stop(options: { by?: string; reason?: string } = {}): Promise<void> {
+    await cancelWithNotice(this.workflow, { by: options.by ?? 'user', reason: options.reason ?? 'stop requested' });
+  }
+
+  /** Cancels the agent's current turn (model call, tools, foreground children); the agent stays. */
+  async interrupt(options: { by?: string; reason?: string } = {}): Promise<void> {
+    await this.workflow.signal(interruptSignal, { by: options.by ?? 'user', reason: options.reason ?? 'interrupted' });
+  }
+
+  /** Queues guidance for the agent's next turn boundary; rejected (with a clear error) if the agent has finished. */
+  async steer(text: string, by = 'user'): Promise<SteerAck> {
+    try {
+      return await this.workflow.executeUpdate(steerUpdate, { args: [{ text, by }] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
+      const closed = error instanceof WorkflowNotFoundError ? await this.closedStatus() : undefined;
+      if (closed) throw new Error(`Agent ${this.agentId} has already finished; the steer was not delivered (it ended ${closed.toLowerCase()}).`);
+      throw error;
+    }
+  }
+
+  /** COMPLETED, FAILED, CANCELLED, … for a closed agent; undefined while it runs or when it cannot be described. */
+  private async closedStatus(): Promise<string | undefined> {
+    try {
+      const status = (await this.workflow.describe()).status.name;
+      return status === 'RUNNING' ? undefined : status;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Asks the agent to compact its conversation (docs/architecture.md, Compaction): at its next turn
+   * boundary, or at once when it waits for input. Refused (with the reason) when it has finished.
+   */
+  async compact(options: { instructions?: string; by?: string } = {}): Promise<CompactAck> {
+    try {
+      return await this.workflow.executeUpdate(compactUpdate, { args: [{ by: options.by ?? 'user', ...(options.instructions ? { instructions: options.instructions } : {}) }] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
+      const closed = error instanceof WorkflowNotFoundError ? await this.closedStatus() : undefined;
+      if (closed) throw new Error(`Agent ${this.agentId} has already finished (${closed.toLowerCase()}); there is nothing to compact.`);
+      throw error;
+    }
+  }
+
+  /** Ends an interactive agent once it is idle. */
+  async close(): Promise<void> {
+    await this.workflow.signal(closeSignal);
+  }
+
+  /** The whole tree as its root knows it (call on the root). */
+  tree(): Promise<TreeSnapshot> {
+    return this.workflow.query(treeQuery);
+  }
+
+  /** Approval requests waiting for a person (call on the root). */
+  approvals(): Promise<ApprovalRequest[]> {
+    return this.workflow.query(approvalsQuery);
+  }
+
+  /** Answers an approval request (call on the root). */
+  async answerApproval(requestId: string, options: { approve: boolean; always?: boolean; by?: string; reason?: string }): Promise<void> {
+    await this.workflow.executeUpdate(answerApprovalUpdate, {
+      args: [{ requestId, approved: options.approve, always: options.always, by: options.by ?? 'user', reason: options.reason }],
+    });
+  }
+
+  /** Pauses (or resumes) new spawns in the tree (call on the root); running agents go on. */
+  async pauseSpawning(paused: boolean): Promise<void> {
+    await this.workflow.signal(pauseSpawningSignal, { paused });
+  }
+
+  /** The root of the agent's tree: its RootAgentId search attribute (itself for a root). */
+  async rootAgentId(): Promise<string> {
+    const description = await this.workflow.describe();
+    return (description.typedSearchAttributes.get(rootAgentIdKey) as string | undefined) ?? this.agentId;
+  }
+
+  /** The ledger of the agent's tree by agent: spending, reservations, caps, exhaustion (docs/budgets.md); asked of the tree's root. */
+  async budget(): Promise<BudgetSnapshot> {
+    return this.workflow.client.getHandle(await this.rootAgentId()).query(budgetQuery);
+  }
+
+  /**
+   * Raises or lowers caps of the agent's running tree (`agentId`: a subtree's, default the whole tree's)
+   * and returns the caps now in force there. A raised cap lifts that subtree's exhaustion; refused
+   * (with the reason) for bad caps, an agent outside the tree or one the ledger has no account for.
+   */
+  async setBudget(caps: BudgetCaps, options: { agentId?: string; by?: string } = {}): Promise<BudgetCaps> {
+    const root = this.workflow.client.getHandle(await this.rootAgentId());
+    try {
+      return await root.executeUpdate(setBudgetUpdate, { args: [{ caps, by: options.by ?? 'user', ...(options.agentId !== undefined ? { agentId: options.agentId } : {}) }] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new BudgetChangeRefused((error.cause as Error | undefined)?.message ?? error.message);
+      throw error;
+    }
+  }
+
+  /** Temporal's description of the execution (status, times, search attributes). */
+  describe() {
+    return this.workflow.describe();
+  }
+}
+
+/** Starts and finds agents. */
+export class SubagentsClient {
+  readonly taskQueue: string;
+
+  constructor(
+    readonly temporal: Client,
+    taskQueue?: string,
+    private readonly ownedConnection?: Connection,
+  ) {
+    this.taskQueue = taskQueue ?? process.env.SUBAGENTS_TASK_QUEUE ?? defaultTaskQueue;
+  }
+
+  /** Connects to Temporal (TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE / SUBAGENTS_TASK_QUEUE, or the arguments). */
+  static async connect(config: ClientConfig = {}): Promise<SubagentsClient> {
+    const temporal = loadTemporalConnectionConfig({ overrides: { address: config.address, namespace: config.namespace } });
+    const connection = await Connection.connect(connectOptions(temporal));
+    // The same payload codec as the workers (compression, and encryption when a key is configured).
+    return new SubagentsClient(new Client({ connection, namespace: temporal.namespace, dataConverter: createDataConverter() }), config.taskQueue, connection);
+  }
+
+  /** Starts a root agent and returns its handle at once. */
+  async startAgent(options: StartAgentOptions): Promise<AgentHandle> {
+    const input = await rootAgentInput(options, this.taskQueue);
+    const handle = await this.temporal.workflow.start('agentWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: input.agentId,
+      args: [input],
+      typedSearchAttributes: [
+        { key: agentTypeKey, value: input.agentType },
+        { key: rootAgentIdKey, value: input.agentId },
+        { key: agentDepthKey, value: 0 },
+      ],
+      staticSummary: `${input.agentType}: ${summarize(input.description ?? input.prompt)}`,
+      staticDetails:
+        `**Prompt**\n\n${input.prompt.slice(0, 4000)}\n\n**Model** ${input.model} · **cwd** ${input.cwd}` +
+        (input.workspaceWorker ? ` · **worker** ${input.workspaceWorker.id}` : ''),
+    });
+    return new AgentHandle(input.agentId, handle);
+  }
+
+  /**
+   * Sends a message to an agent: queued for its next turn boundary when it is running; when it has
+   * finished, it is resumed with the message (a new run of the same agentId continuing from its
+   * history). An agent that was stopped is not resumed. Returns what happened.
+   */
+  async send(agentId: string, text: string): Promise<{ delivered: 'queued' | 'resumed'; handle: AgentHandle }> {
+    const workflow = this.temporal.workflow.getHandle(agentId);
+    const description = await workflow.describe();
+    if (description.status.name === 'RUNNING') {
+      await workflow.signal(messageSignal, { from: 'user', text });
+      return { delivered: 'queued', handle: new AgentHandle(agentId, workflow) };
+    }
+    return { delivered: 'resumed', handle: await this.resume(agentId, text) };
+  }
+
+  /**
+   * Resumes a finished agent with a new prompt: a new run of the same agentId continuing from its
+   * history (unresolved tool_uses dropped). A subagent stays in its tree (docs/architecture.md,
+   * Resume): its nearest running ancestor starts the new run as its child — same RootAgentId,
+   * registered with the root, reached by a stop, counted by the tree's limits (refused when spawning
+   * is paused or the budget is spent). With no running ancestor it runs on its own as the root of its
+   * subtree, under the tree's spent budget. A root is resumed on its own, with its tree's bookkeeping.
+   * A stopped agent is refused unless `allowStopped`. A type that no longer exists becomes
+   * general-purpose (top-level resumes). A kept worktree is reused.
+   */
+  async resume(agentId: string, prompt: string, options: { homeDir?: string; allowStopped?: boolean } = {}): Promise<AgentHandle> {
+    const workflow = this.temporal.workflow.getHandle(agentId);
+    const description = await workflow.describe();
+    if (description.status.name === 'RUNNING') throw new Error(`Agent ${agentId} is still running; send it a message instead of resuming it.`);
+    const forceHint = `To resume it anyway: subagents resume ${agentId} "..." --force (allowStopped).`;
+    if (!options.allowStopped && (description.status.name === 'CANCELLED' || description.status.name === 'TERMINATED')) {
+      throw new Error(`Agent ${agentId} was stopped (${description.status.name.toLowerCase()}); stopped agents are not resumed. ${forceHint}`);
+    }
+    const previous = await workflow.query(resumeStateQuery);
+    if (previous.tree?.budgetExceeded) throw new Error(`Agent ${agentId}'s tree has used its token budget (${previous.tree.tokensUsed} tokens); it is not resumed.`);
+    if (previous.stoppedBy && !options.allowStopped) throw new Error(`Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed. ${forceHint}`);
+    await existingDirectory(previous.input.cwd, `Agent ${agentId}'s working directory`);
+    if (previous.input.parentAgentId !== undefined) {
+      const ancestor = await this.nearestRunningAncestor(agentId);
+      if (ancestor) return this.resumeThrough(ancestor, agentId, prompt, options.allowStopped === true);
+    }
+    const { definitions } = await loadAgentDefinitions({ cwd: previous.input.cwd, homeDir: options.homeDir });
+    const definition = previous.input.agentType === 'fork' ? undefined : (definitions[previous.input.agentType] ?? definitions['general-purpose']);
+    let input = resumeInput(
+      previous,
+      prompt,
+      // A type that no longer exists is replaced, and its system prompt rendered anew for the new type.
+      definition && definition.name !== previous.input.agentType
+        ? { agentType: definition.name, definitionPrompt: definition.prompt, definitionPromptRef: undefined, renderedSystemPrompt: undefined }
+        : {},
+    );
+    if (previous.input.parentAgentId !== undefined) input = await this.asRootOfSubtree(input);
+    const resumed = await this.temporal.workflow.start('agentWorkflow', {
+      taskQueue: description.taskQueue,
+      workflowId: agentId,
+      args: [input],
+      typedSearchAttributes: description.typedSearchAttributes,
+      staticSummary: `${input.agentType}: ${summarize(input.description ?? input.prompt)} (resumed)`,
+    });
+    return new AgentHandle(agentId, resumed);
+  }
+
+  /** The closest ancestor of a subagent whose workflow runs (its parent first, the root last), if any. */
+  private async nearestRunningAncestor(agentId: string): Promise<string | undefined> {
+    const parts = agentId.split('.');
+    for (let length = parts.length - 1; length >= 1; length--) {
+      const ancestorId = parts.slice(0, length).join('.');
+      try {
+        if ((await this.temporal.workflow.getHandle(ancestorId).describe()).status.name === 'RUNNING') return ancestorId;
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
+    }
+    return undefined;
+  }
+
+  /** Asks a running ancestor to resume its descendant as its own child (the resumeDescendant update). */
+  private async resumeThrough(ancestorId: string, agentId: string, prompt: string, allowStopped: boolean): Promise<AgentHandle> {
+    try {
+      await this.temporal.workflow.getHandle(ancestorId).executeUpdate(resumeDescendantUpdate, { args: [{ agentId, prompt, allowStopped, by: 'user' }] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
+      throw error;
+    }
+    return new AgentHandle(agentId, this.temporal.workflow.getHandle(agentId));
+  }
+
+  /**
+   * A subagent resumed after its whole tree ended becomes the root of its own subtree (its descendants
+   * report to it), under the ended tree's budget as its root last counted it. (The pause switch of an
+   * ended tree no longer applies: nobody could lift it.)
+   */
+  private async asRootOfSubtree(input: AgentWorkflowInput): Promise<AgentWorkflowInput> {
+    let tree: TreeSnapshot | undefined;
+    try {
+      tree = await this.temporal.workflow.getHandle(input.rootAgentId).query(treeQuery);
+    } catch {
+      // The ended root cannot be read (no worker, or it is gone): the subtree starts with a fresh count.
+    }
+    const budget = input.limits.treeTokenBudget;
+    if (tree && ((budget !== undefined && tree.tokensUsed >= budget) || tree.budgetReached)) {
+      throw new Error(`Agent ${input.agentId}'s tree has used its token budget (${tree.budgetReached ?? `${tree.tokensUsed} of ${budget} tokens`}); it is not resumed.`);
+    }
+    return {
+      ...input,
+      rootAgentId: input.agentId,
+      carriedTree: tree ? { tokensUsed: tree.tokensUsed, budgetExceeded: false, paused: false, alwaysAllowed: [], finishedNodes: [] } : undefined,
+    };
+  }
+
+  /**
+   * Ends an agent that does not process its stop (a stuck workflow), and every running agent below
+   * it: terminates their workflows with the reason recorded in history, deepest first. Prefer
+   * `AgentHandle.stop()`, which lets agents answer their open tool calls and clean up worktrees.
+   * Returns the agentIds terminated.
+   */
+  async forceStop(agentId: string, options: { by?: string; reason?: string } = {}): Promise<string[]> {
+    const reason = `force-stopped by ${options.by ?? 'user'}: ${options.reason ?? 'stop --force'}`;
+    const description = await this.temporal.workflow.getHandle(agentId).describe();
+    const rootId = (description.typedSearchAttributes.get(rootAgentIdKey) as string | undefined) ?? agentId;
+    const subtree: string[] = [];
+    for await (const execution of this.temporal.workflow.list({ query: `${rootAgentIdKey.name} = '${escapeQueryValue(rootId)}' AND ExecutionStatus = 'Running'` })) {
+      if (execution.workflowId.startsWith(`${agentId}.`)) subtree.push(execution.workflowId);
+      if (subtree.length >= 10_000) break;
+    }
+    const deepestFirst = [...subtree.sort((left, right) => right.split('.').length - left.split('.').length), agentId];
+    const terminated: string[] = [];
+    for (const id of deepestFirst) {
+      try {
+        await this.temporal.workflow.getHandle(id).terminate(reason);
+        terminated.push(id);
+      } catch (error) {
+        // Closed meanwhile (e.g. its parent's close policy reached it first).
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
+    }
+    return terminated;
+  }
+
+  /** Finds an agent of a tree by name (running agents answer the status query). */
+  async findByName(rootAgentId: string, name: string): Promise<string | undefined> {
+    let checked = 0;
+    for await (const execution of this.temporal.workflow.list({ query: `RootAgentId = '${escapeQueryValue(rootAgentId)}'` })) {
+      if (++checked > 500) break;
+      try {
+        const status = await this.temporal.workflow.getHandle(execution.workflowId).query(statusQuery);
+        if (status.name === name) return execution.workflowId;
+      } catch {
+        // Not answering (no worker, or closed long ago): skip.
+      }
+    }
+    return undefined;
+  }
+
+  /** A handle to an existing agent by agentId (its workflow ID). */
+  getAgent(agentId: string): AgentHandle {
+    return new AgentHandle(agentId, this.temporal.workflow.getHandle(agentId));
+  }
+
+  async close(): Promise<void> {
+    await this.ownedConnection?.close();
+  }
+}
+
+/** A string inside single quotes of a visibility query. */
+function escapeQueryValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+}
+
+function summarize(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+}
+

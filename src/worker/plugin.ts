@@ -1,0 +1,274 @@
+/**
+ * `subagentsPlugin` (docs/api.md): the runtime as a Temporal plugin (`@temporalio/plugin`'s
+ * SimplePlugin), so a team adds agents to its own `Worker.create({ plugins })`, `Client` and
+ * `Connection`: the agent workflows, their activities (with the team's custom tools), the payload
+ * codec, tracing interceptors when on, and the search attributes agents are listed by.
+ * `createAgentWorker` and `subagents worker` use the same plugin.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
+import { SimplePlugin } from '@temporalio/plugin';
+import { Runtime, type BundleOptions, type Worker, type WorkerOptions } from '@temporalio/worker';
+import path from 'node:path';
+import { createActivities } from '../activities';
+import type { CustomTool } from '../activities/custom-tools/define-tool';
+import { McpConnectionPool } from '../activities/mcp/connection-pool';
+import type { ShellOptions } from '../activities/tools/shell-options';
+import { webSettingsFromEnv, type WebToolSettings } from '../activities/web';
+import { guardWorkspaceActivities, resolveWorkspaceRoot } from '../activities/workspace-guard';
+import { createPayloadCodecs } from '../codec/data-converter';
+import { configFromEnv, createAnthropicClient } from '../config/config';
+import type { Telemetry } from './observability';
+import { parseToolTaskQueues, type ToolTaskQueues } from '../shared/tools/custom-tools';
+import { searchAttributeRegistrations } from '../shared/protocol/search-attributes';
+import { parseWorkflowStacks, type WorkflowStacks } from '../shared/protocol/workflow-stacks';
+import { workspaceActivityNames } from '../shared/workspace/workspace-routing';
+
+export { parseWorkflowStacks, WorkflowStacksError, type WorkflowStacks } from '../shared/protocol/workflow-stacks';
+
+/** Absolute path of a module under src/workflows: the source under tsx, the compiled file in the package. */
+const workflowModulePath = (name: string): string => path.join(import.meta.dirname, '..', 'workflows', `${name}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`);
+
+/** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`). */
+export const workflowsPath = workflowModulePath('index');
+
+/**
+ * The runtime's workflow interceptor module (src/workflows/runtime/cancel-notice.ts): a stop notice rides on the
+ * cancellation request instead of a separate signal. A bundle without it still works; stops then send both.
+ */
+export const workflowInterceptorModule = workflowModulePath('runtime/cancel-notice');
+
+/** `modules` with the runtime's interceptor module added once. */
+const withAgentInterceptors = (modules: readonly string[] | undefined): string[] => [...new Set([...(modules ?? []), workflowInterceptorModule])];
+
+/**
+ * Preloaded into the worker's shared workflow context (src/workflows/runtime/stack-frames.ts): errors and
+ * promises of workflow code record 5 stack frames instead of Node's 10, which spares the SDK's
+ * per-promise stack capture about a third of its cost. Left out with `SUBAGENTS_WORKFLOW_STACKS=full`.
+ */
+export const workflowStackFramesModule = workflowModulePath('runtime/stack-frames');
+
+/**
+ * Preloaded into the worker's shared workflow context (src/workflows/runtime/preloaded-modules.ts): the
+ * runtime's modules that keep no state of a run, evaluated once per worker instead of at every
+ * workflow run's start.
+ */
+export const workflowPreloadedModules = workflowModulePath('runtime/preloaded-modules');
+
+/** `modules` with the runtime's preloads added once: the stateless modules, and the stack-frames module unless stacks are full. */
+const withAgentPreloads = (modules: readonly string[] | undefined, stacks: WorkflowStacks): string[] => [
+  ...new Set([...(modules ?? []), ...(stacks === 'full' ? [] : [workflowStackFramesModule]), workflowPreloadedModules]),
+];
+
+/** The workflow bundle's `zod`: evaluated on first use, not with every workflow run (src/workflows/runtime/zod-on-first-use.cjs). */
+const zodOnFirstUse = path.join(import.meta.dirname, '..', 'workflows', 'runtime', 'zod-on-first-use.cjs');
+
+type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
+
+/** Adds the runtime's bundle settings to a webpack configuration (see {@link workflowBundlerOptions}). */
+const agentWebpackConfig: WebpackConfigHook = (config) => ({
+  ...config,
+  resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as Record<string, string> | undefined), zod$: zodOnFirstUse } },
+});
+
+/**
+ * Bundle options for the agent workflows (docs/api.md): give them to `bundleWorkflowCode({ workflowsPath,
+ * ...workflowBundlerOptions })` when you bundle ahead (add your own interceptor modules to its
+ * `workflowInterceptorModules`, not instead of them); the plugin applies them when the worker bundles.
+ * Without them the bundle works the same, only each agent's start costs a few milliseconds more, a
+ * stop sends each stopped agent a signal beside its cancellation, every promise of workflow code
+ * costs the SDK a deeper stack capture (leave `workflowStackFramesModule` out of `preloadModules` for
+ * Node's full stacks), and every run evaluates the runtime's stateless modules again.
+ */
+export const workflowBundlerOptions: { webpackConfigHook: WebpackConfigHook; workflowInterceptorModules: string[]; preloadModules: string[] } = {
+  webpackConfigHook: agentWebpackConfig,
+  workflowInterceptorModules: [workflowInterceptorModule],
+  preloadModules: [workflowStackFramesModule, workflowPreloadedModules],
+};
+
+/** The same settings after a team's own webpack hook, if any. */
+function withAgentWebpackConfig(theirs: WebpackConfigHook | undefined): WebpackConfigHook {
+  return theirs ? (config) => theirs(agentWebpackConfig(config)) : agentWebpackConfig;
+}
+
+/** Heartbeats reach the server at most this often, so a stop or interrupt reaches a running tool within about a second. */
+export const heartbeatThrottle = '1 second';
+
+/** Options of {@link subagentsPlugin}; everything has a default from the environment (docs/configuration.md). */
+export interface SubagentsPluginOptions {
+  /** Model API client (default: from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL). */
+  anthropic?: Anthropic;
+  /** Client the activities use to read agents (default: one on the worker's own connection and namespace). */
+  client?: Client;
+  /** The team's own tools (`defineTool`): usable by agents by name, each its own activity type. */
+  tools?: readonly CustomTool[];
+  /** Built-in tools whose activities run on another task queue (default: SUBAGENTS_TOOL_TASK_QUEUES). */
+  toolTaskQueues?: ToolTaskQueues;
+  /**
+   * A tool worker (docs/tools.md, "Tool task queues"): register only these tools' activities
+   * (built-in workspace tools or custom tools by name) and no workflows.
+   */
+  onlyTools?: readonly string[];
+  /** Payload codecs of the data converter (default: SUBAGENTS_PAYLOAD_KEY / compression settings). */
+  payloadCodecs?: PayloadCodec[];
+  /** Tracing (from `setupTelemetry()`): its interceptors and sinks are added. */
+  telemetry?: Telemetry;
+  /** Register the runtime's search attributes when the worker starts, if missing (default true; needs operator rights). */
+  registerSearchAttributes?: boolean;
+  toolResultsDir?: string;
+  shell?: ShellOptions;
+  homeDir?: string;
+  web?: WebToolSettings;
+  /** A root directory the workspace activities may not leave (SUBAGENTS_WORKSPACE_ROOT) and the name the refusals give. */
+  workspaceRoot?: { root: string; name: string };
+  /**
+   * Stack depth of workflow code when this worker bundles the workflows (default: SUBAGENTS_WORKFLOW_STACKS,
+   * else `short`): `short` records 5 frames per error and promise, `full` Node's 10 (docs/operations.md, "Worker tuning").
+   */
+  workflowStacks?: WorkflowStacks;
+}
+
+/** The runtime's plugin; see {@link subagentsPlugin}. */
+export class SubagentsPlugin extends SimplePlugin {
+  /** MCP connections of this plugin's workers, closed when the last of them stops. */
+  readonly mcpConnections: McpConnectionPool;
+  private running = 0;
+  private readonly workflowStacks: WorkflowStacks;
+
+  constructor(readonly settings: SubagentsPluginOptions = {}) {
+    const mcpConnections = new McpConnectionPool(settings.shell?.sandbox ? { sandbox: settings.shell.sandbox } : {});
+    const payloadCodecs = settings.payloadCodecs ?? createPayloadCodecs(process.env).codecs;
+    const toolWorker = settings.onlyTools !== undefined;
+    super({
+      name: 'durable-subagents',
+      dataConverter: (existing) => ({ ...existing, payloadCodecs: [...(existing?.payloadCodecs ?? []), ...payloadCodecs] }),
+      ...(settings.telemetry
+        ? { clientInterceptors: settings.telemetry.clientInterceptors, ...(toolWorker ? {} : { workerInterceptors: settings.telemetry.workerInterceptors }) }
+        : {}),
+    });
+    this.mcpConnections = mcpConnections;
+    this.workflowStacks = settings.workflowStacks ? parseWorkflowStacks(settings.workflowStacks, 'subagentsPlugin workflowStacks') : parseWorkflowStacks(process.env.SUBAGENTS_WORKFLOW_STACKS);
+    if (settings.onlyTools) {
+      const known = new Set([...workspaceActivityNames, ...(settings.tools ?? []).map((tool) => tool.name)]);
+      const unknown = settings.onlyTools.filter((name) => !known.has(name) || !isToolActivity(name, settings.tools ?? []));
+      if (unknown.length > 0 || settings.onlyTools.length === 0) {
+        throw new Error(
+          `subagentsPlugin onlyTools: ${unknown.length > 0 ? `${unknown.join(', ')} is not a tool this worker can run` : 'name at least one tool'}; ` +
+            'give built-in workspace tools (Read, Glob, Grep, Write, Edit, Bash) or the names of custom tools passed in tools.',
+        );
+      }
+    }
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const activities = this.activitiesFor(options);
+    const configured = super.configureWorker(options);
+    const hasWorkflows = configured.workflowsPath !== undefined || configured.workflowBundle !== undefined;
+    const sinks = this.settings.telemetry && !this.settings.onlyTools ? { ...this.settings.telemetry.sinks, ...configured.sinks } : configured.sinks;
+    return {
+      ...configured,
+      activities: { ...(configured.activities as object | undefined), ...activities },
+      // A team's own workflows file stays in charge (it re-exports ours, docs/api.md); a tool worker runs no workflows.
+      ...(hasWorkflows || this.settings.onlyTools ? {} : { workflowsPath }),
+      // When this worker bundles the workflows (ours, or a team's file re-exporting them), with the runtime's settings.
+      ...(configured.workflowBundle || this.settings.onlyTools
+        ? {}
+        : {
+            bundlerOptions: {
+              ...configured.bundlerOptions,
+              webpackConfigHook: withAgentWebpackConfig(configured.bundlerOptions?.webpackConfigHook),
+              preloadModules: withAgentPreloads(configured.bundlerOptions?.preloadModules, this.workflowStacks),
+            },
+            interceptors: { ...configured.interceptors, workflowModules: withAgentInterceptors(configured.interceptors?.workflowModules) },
+          }),
+      ...(sinks ? { sinks } : {}),
+      maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? heartbeatThrottle,
+    };
+  }
+
+  /** `bundleWorkflowCode({ plugins })`: the runtime's bundle settings (see {@link workflowBundlerOptions}). */
+  override configureBundler(options: BundleOptions): BundleOptions {
+    const configured = super.configureBundler(options);
+    return {
+      ...configured,
+      webpackConfigHook: withAgentWebpackConfig(configured.webpackConfigHook),
+      workflowInterceptorModules: withAgentInterceptors(configured.workflowInterceptorModules),
+      preloadModules: withAgentPreloads(configured.preloadModules, this.workflowStacks),
+    };
+  }
+
+  override async runWorker(worker: Worker, next: (worker: Worker) => Promise<void>): Promise<void> {
+    if (this.settings.registerSearchAttributes !== false && !this.settings.onlyTools) await registerSearchAttributes(worker);
+    this.running += 1;
+    try {
+      await super.runWorker(worker, next);
+    } finally {
+      this.running -= 1;
+      if (this.running === 0) await this.mcpConnections.closeAll();
+    }
+  }
+
+  /** The activities this plugin adds to a worker. */
+  private activitiesFor(options: WorkerOptions): Record<string, unknown> {
+    const { settings } = this;
+    const client =
+      settings.client ??
+      new Client({
+        ...(options.connection ? { connection: options.connection } : {}),
+        namespace: options.namespace ?? 'default',
+        dataConverter: { payloadCodecs: settings.payloadCodecs ?? createPayloadCodecs(process.env).codecs },
+        ...(settings.telemetry ? { interceptors: settings.telemetry.clientInterceptors } : {}),
+      });
+    const all: Record<string, unknown> = createActivities({
+      anthropic: settings.anthropic ?? createAnthropicClient(configFromEnv()),
+      temporalClient: client,
+      toolResultsDir: settings.toolResultsDir,
+      shell: settings.shell,
+      ...(settings.homeDir ? { homeDir: settings.homeDir } : {}),
+      mcpConnections: this.mcpConnections,
+      web: settings.web ?? webSettingsFromEnv(process.env),
+      customTools: settings.tools ?? [],
+      toolTaskQueues: settings.toolTaskQueues ?? parseToolTaskQueues(process.env.SUBAGENTS_TOOL_TASK_QUEUES ?? ''),
+    });
+    const guarded = settings.workspaceRoot
+      ? guardWorkspaceActivities(all as ReturnType<typeof createActivities>, resolveWorkspaceRoot(settings.workspaceRoot.root), settings.workspaceRoot.name, workspaceActivityNames)
+      : all;
+    if (!settings.onlyTools) return guarded;
+    return Object.fromEntries(settings.onlyTools.map((name) => [name, (guarded as Record<string, unknown>)[name]]));
+  }
+}
+
+function isToolActivity(name: string, tools: readonly CustomTool[]): boolean {
+  return ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'].includes(name) || tools.some((tool) => tool.name === name);
+}
+
+/** Adds the runtime's search attributes the server lacks; a server that refuses (no operator rights) is logged, not fatal. */
+async function registerSearchAttributes(worker: Worker): Promise<void> {
+  const namespace = worker.options.namespace;
+  try {
+    const connection = worker.options.connection;
+    if (!connection) return;
+    const { operatorService } = connection;
+    const existing = await operatorService.listSearchAttributes({ namespace });
+    const have = new Set(Object.keys(existing.customAttributes ?? {}));
+    const typeCodes = { Keyword: 2, Int: 3 } as const; // temporal.api.enums.v1.IndexedValueType
+    const missing = Object.entries(searchAttributeRegistrations).filter(([name]) => !have.has(name));
+    if (missing.length === 0) return;
+    await operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, typeCodes[type]])) });
+  } catch (error) {
+    Runtime.instance().logger.warn(
+      `subagents: could not register the search attributes ${Object.keys(searchAttributeRegistrations).join(', ')} (${error instanceof Error ? error.message : String(error)}); ` +
+        'register them once by hand (docs/operations.md): listing agents needs them.',
+    );
+  }
+}
+
+/**
+ * The durable-subagents plugin for `Worker.create({ plugins })`, `new Client({ plugins })` and
+ * `Connection.connect({ plugins })`: agent workflows and activities on the worker, the payload codec
+ * on both sides, tracing when `telemetry` is given.
+ */
+export function subagentsPlugin(options: SubagentsPluginOptions = {}): SubagentsPlugin {
+  return new SubagentsPlugin(options);
+}

@@ -1,0 +1,61 @@
+import { compactedConversationText, droppedConversationText } from '../../shared/model/compaction';
+import type { MessageParam, TextBlock } from '../../shared/model/messages';
+import { forkMarker } from '../../shared/agents/fork-layout';
+
+/**
+ * Where a compaction cuts a conversation (pure; docs/architecture.md, Compaction). Messages
+ * [0, cut) are summarised; [cut, end) — the recent turns — are kept verbatim after the summary. The
+ * cut is always at an assistant message (so the summarised part ends with a user message, which the
+ * compaction instruction joins, and every kept tool_use keeps its tool_result), or at the end of a
+ * conversation that ends with a user message. Some text blocks survive the summary word for word:
+ * the `<system-reminder>` of the first message (identity and roster, docs/model-surface.md) and a
+ * fork's directive (a fork stays a fork).
+ */
+export interface CompactionPlan {
+  cut: number;
+  /** Text blocks carried verbatim into the first message of the compacted conversation. */
+  pinned: TextBlock[];
+}
+
+const textBlocks = (message: MessageParam | undefined): TextBlock[] =>
+  !message || typeof message.content === 'string'
+    ? message && typeof message.content === 'string'
+      ? [{ type: 'text', text: message.content }]
+      : []
+    : message.content.filter((block): block is TextBlock => block.type === 'text');
+
+/**
+ * Plans a compaction, keeping as many recent turns as fit in `keepTokens` (`tokensOf(from, to)`
+ * measures messages [from, to)). Undefined when there is nothing to summarise.
+ */
+export function planCompaction(messages: readonly MessageParam[], tokensOf: (from: number, to: number) => number, keepTokens: number): CompactionPlan | undefined {
+  if (messages.length < 2) return undefined;
+  let cut: number | undefined;
+  for (let index = messages.length - 1; index >= 1; index--) {
+    if (tokensOf(index, messages.length) > keepTokens) break;
+    if (messages[index]!.role === 'assistant') cut = index;
+  }
+  if (cut === undefined) {
+    // Not even the last turn fits: summarise everything, or keep only a final answer.
+    const last = messages.length - 1;
+    cut = messages[last]!.role === 'user' ? messages.length : last;
+  }
+  if (cut < 1) return undefined;
+  const pinned = textBlocks(messages[0]).filter((block) => block.text.startsWith('<system-reminder>'));
+  const forkTag = `<${forkMarker}>`;
+  for (const message of messages.slice(0, cut)) {
+    if (message.role !== 'user') continue;
+    for (const block of textBlocks(message)) if (block.text.includes(forkTag) && !pinned.includes(block)) pinned.push(block);
+  }
+  return { cut, pinned: pinned.map((block) => ({ type: 'text', text: block.text })) };
+}
+
+/** The first message of the compacted conversation: the pinned blocks, then the summary and how to go on. */
+export function compactedOpening(plan: CompactionPlan, keptMessages: number, summary: string): MessageParam {
+  return { role: 'user', content: [...plan.pinned, { type: 'text', text: compactedConversationText(summary, keptMessages) }] };
+}
+
+/** The first message when no summary could be made: the pinned blocks and a notice of what was dropped. */
+export function droppedOpening(plan: CompactionPlan, reason: string): MessageParam {
+  return { role: 'user', content: [...plan.pinned, { type: 'text', text: droppedConversationText(plan.cut, reason) }] };
+}

@@ -1,0 +1,136 @@
+import { releaseModelCall, reserveModelCall, settleModelCall } from '../budget/model-budget';
+import { ActivityFailure, ApplicationFailure, isCancellation, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { extractSummary, type CompactionRecord, type CompactionTrigger } from '../../shared/model/compaction';
+import { conversationLimits, defaultMaxOutputTokens } from '../../shared/protocol/limits';
+import { textOf } from '../../shared/tools/tool-results';
+import { modelActivities, modelOptions } from '../runtime/activity-proxies';
+import type { AgentParts } from '../loop/agent-parts';
+import type { AgentState } from '../loop/agent-state';
+import { workflowNowMs } from '../runtime/clock';
+import { compactAtTokens, contextWindowFor, estimateNextRequestTokens } from './context-meter';
+import { compactedOpening, droppedOpening, planCompaction } from './compaction-plan';
+import { hasPatch } from '../runtime/patches';
+
+/** Marks runs that compact their conversation (a compaction turn: one more model call before a turn). */
+export const compactionPatch = 'context-compaction';
+
+/** Read-file entries kept after a compaction at most (the oldest go first). */
+const maxReadFileEntries = 500;
+
+/**
+ * Compaction (docs/architecture.md, Compaction): before a model call whose request would pass the
+ * compaction threshold (a fraction of the model's context window) or whose conversation would no
+ * longer fit one continue-as-new payload — or when someone asked (`subagents compact`) — a
+ * compaction turn asks the model, under a compaction instruction, to summarise the older part of
+ * the conversation; the conversation goes on from the summary plus the recent turns kept verbatim.
+ * Nothing is re-recorded: the summary is the compaction turn's activity result, the kept messages
+ * are already in history.
+ */
+export class Compaction {
+  private requested?: { by: string; instructions?: string };
+
+  /** Someone asked for a compaction (the compact update): it runs at the next turn boundary, or at once when the agent waits. */
+  request(by: string, instructions?: string): void {
+    this.requested = { by, ...(instructions ? { instructions } : {}) };
+  }
+
+  get isRequested(): boolean {
+    return this.requested !== undefined;
+  }
+
+  /** Why the conversation should be compacted now, if it should. */
+  due({ input, state }: Pick<AgentParts, 'input' | 'state'>): CompactionTrigger | undefined {
+    if (this.requested) return 'manual';
+    if (estimateNextRequestTokens(input, state) > compactAtTokens(input)) return 'auto';
+    if (state.conversation.byteCount > conversationLimits.maxConversationBytes) return 'auto';
+    return undefined;
+  }
+
+  /** Compacts when due. Runs where a model call could: at a turn's start, or while the agent waits for input. */
+  async compactIfDue(agent: AgentParts): Promise<void> {
+    const trigger = this.due(agent);
+    if (!trigger || !hasPatch(compactionPatch)) return;
+    const instructions = this.requested?.instructions;
+    this.requested = undefined;
+    await compact(agent, trigger, instructions);
+  }
+}
+
+async function compact(agent: AgentParts, trigger: CompactionTrigger, instructions: string | undefined): Promise<void> {
+  const { input, state } = agent;
+  const window = contextWindowFor(input);
+  const keepTokens = Math.floor(Math.min(window, conversationLimits.maxConversationBytes / 4) * conversationLimits.keepRecentWindowFraction);
+  const plan = planCompaction(state.messages, (from, to) => state.conversation.tokensOf(from, to), keepTokens);
+  if (!plan) return;
+  const preTokens = estimateNextRequestTokens(input, state);
+  setCurrentDetails(`turn ${state.turn}/${input.maxTurns}: compacting the conversation (${preTokens} of ${window} tokens)`);
+  const summary = await summarise(agent, plan.cut, window, instructions);
+  const kept = state.messages.length - plan.cut;
+  const opening = 'text' in summary ? compactedOpening(plan, kept, summary.text) : droppedOpening(plan, summary.failure);
+  const record: CompactionRecord = {
+    trigger,
+    preTokens,
+    postTokens: 0,
+    summarisedMessages: plan.cut,
+    keptMessages: kept,
+    turn: state.turn,
+    atMs: workflowNowMs(),
+    ...('failure' in summary ? { fallback: summary.failure } : {}),
+  };
+  state.conversation.compact(opening, plan.cut, record);
+  record.postTokens = estimateNextRequestTokens(input, state);
+  state.compactions = { count: state.compactions.count + 1, last: record };
+  pruneCarriedState(state);
+}
+
+/** The compaction turn: a summary of messages [0, cut), or why none could be made. */
+async function summarise(agent: AgentParts, cut: number, window: number, instructions: string | undefined): Promise<{ text: string } | { failure: string }> {
+  const { input, state, tree } = agent;
+  // A budgeted tree's compaction reserves as any call does (docs/budgets.md).
+  const maxOutputTokens = input.maxOutputTokens ?? defaultMaxOutputTokens;
+  const reservation = await reserveModelCall(agent, maxOutputTokens);
+  if (reservation.kind === 'refused') return { failure: `stopped by budget: ${reservation.grant.reason}` };
+  let answered = false;
+  try {
+    const response = await modelActivities.compactConversation.executeWithOptions({ ...modelOptions, summary: `compaction · ${input.model}` }, [
+      {
+        agentId: input.agentId,
+        agentType: input.agentType,
+        agentName: input.name,
+        runId: workflowInfo().runId,
+        model: input.model,
+        maxOutputTokens: reservation.kind === 'granted' ? reservation.maxOutputTokens : maxOutputTokens,
+        ...(reservation.kind === 'granted' ? { budget: reservation.budget } : {}),
+        ...(input.thinking ? { thinking: input.thinking } : {}),
+        messageCount: cut,
+        conversationHash: state.conversation.hashAt(cut),
+        turn: state.turn,
+        compaction: { contextWindowTokens: window, ...(instructions ? { instructions } : {}) },
+      },
+    ]);
+    answered = true;
+    state.addUsage(response.usage);
+    await settleModelCall(agent, reservation, response, maxOutputTokens);
+    if (reservation.kind === 'none') await tree.reportUsage(response.usage);
+    const text = extractSummary(textOf(response.content));
+    return text ? { text } : { failure: 'the compaction turn returned no summary' };
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) return { failure: `${error.cause.type}: ${error.cause.message}` };
+    throw error;
+  } finally {
+    if (!answered) await releaseModelCall(agent, reservation);
+  }
+}
+
+/** What the compacted conversation no longer needs: replacement records of tool results it no longer holds, old read-file entries. */
+function pruneCarriedState(state: AgentState): void {
+  const toolUseIds = new Set<string>();
+  for (const message of state.messages) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) if (block.type === 'tool_result') toolUseIds.add(block.tool_use_id);
+  }
+  state.contentReplacements = Object.fromEntries(Object.entries(state.contentReplacements).filter(([id]) => toolUseIds.has(id)));
+  const entries = Object.entries(state.readFileState);
+  if (entries.length > maxReadFileEntries) state.readFileState = Object.fromEntries(entries.slice(-maxReadFileEntries));
+}

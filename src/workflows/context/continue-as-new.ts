@@ -1,0 +1,87 @@
+import { allHandlersFinished, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
+import { releaseAhead } from '../budget/model-budget';
+import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../../shared/agents/agent';
+import { jsonBytes } from '../../shared/model/context-estimate';
+import { conversationLimits, defaultAgentLimits } from '../../shared/protocol/limits';
+import type { AgentParts } from '../loop/agent-parts';
+import { compactionPatch } from './compaction';
+import { hasPatch } from '../runtime/patches';
+
+/**
+ * Marks runs that continue-as-new at every turn boundary — also after a final answer while waiting
+ * for input, and while idle — past a history size too, and that keep the carried input under
+ * Temporal's payload limit (compacting first when needed).
+ */
+export const everyBoundaryPatch = 'continue-as-new-every-boundary';
+
+/** Past Temporal's suggestion or the tree's event threshold (the checks made before the patch). */
+function dueByEvents(input: AgentWorkflowInput): boolean {
+  const info = workflowInfo();
+  return info.continueAsNewSuggested || info.historyLength >= input.limits.continueAsNewAfterEvents;
+}
+
+/**
+ * Past the tree's history-size threshold, and grown by at least half of it in this run: a run whose
+ * carried input alone is near the threshold must not continue-as-new again at once.
+ */
+export function dueBySize(input: AgentWorkflowInput, runStartBytes: number): boolean {
+  const threshold = input.limits.continueAsNewAfterHistoryBytes ?? defaultAgentLimits.continueAsNewAfterHistoryBytes!;
+  const size = workflowInfo().historySize;
+  return size >= threshold && size - runStartBytes >= threshold / 2;
+}
+
+/** Whether the run should continue-as-new by its history (events, size, Temporal's suggestion). */
+export function historyDue({ input, state }: Pick<AgentParts, 'input' | 'state'>): boolean {
+  return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
+}
+
+/** The input of the next run: the conversation, counters, inbox, tree and board state, and what it was waiting after. */
+function nextInput({ input, state, inbox, tree, board }: AgentParts, awaiting: AwaitingInput | undefined): AgentWorkflowInput {
+  return {
+    ...input,
+    renderedSystemPrompt: state.systemPrompt,
+    forkFrom: undefined,
+    carried: { ...state.carry(), ...(awaiting ? { awaiting } : {}) },
+    carriedInbox: inbox.pending(),
+    carriedTree: tree.coordinator?.carry(),
+    carriedBoard: board.carry(),
+    continuedRuns: (input.continuedRuns ?? 0) + 1,
+  };
+}
+
+/** After a turn that ran tools: whether continueAsNewIfDue may act (its history is due), decided without awaiting. */
+export function continueAsNewMayBeDue({ input, state }: Pick<AgentParts, 'input' | 'state'>): boolean {
+  return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
+}
+
+/**
+ * Long sessions (docs/architecture.md): continue-as-new at a turn boundary when the history is due
+ * — only with no running children (they are bound to this run) and no pending approval, after every
+ * handler has finished. `awaiting` is set at a boundary where the agent waits for input (after an
+ * answer or an interrupt): the next run starts by waiting. A carried input over the payload budget
+ * is compacted first; if it still does not fit, this boundary is skipped (the run goes on).
+ * After a tool turn (`awaiting` undefined) the history size counts only in runs with `everyBoundaryPatch`.
+ */
+export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingInput): Promise<void> {
+  const { input, state, children, approvals } = agent;
+  const newPath = awaiting !== undefined;
+  const due = newPath ? historyDue(agent) : dueByEvents(input) || (dueBySize(input, state.runStartHistoryBytes) && hasPatch(everyBoundaryPatch));
+  const blocked = () => children.runningCount > 0 || approvals.pendingCount > 0;
+  if (!due || blocked()) return;
+  await condition(allHandlersFinished);
+  if (blocked()) return;
+  let next = nextInput(agent, awaiting);
+  if (jsonBytes(next) > conversationLimits.maxCarriedInputBytes && hasPatch(everyBoundaryPatch) && hasPatch(compactionPatch)) {
+    agent.compaction.request('continue-as-new');
+    await agent.compaction.compactIfDue(agent);
+    next = nextInput(agent, awaiting);
+  }
+  const bytes = jsonBytes(next);
+  if (bytes > conversationLimits.maxCarriedInputBytes) {
+    log.warn(`not continuing as new: the carried input would be ${bytes} bytes (limit ${conversationLimits.maxCarriedInputBytes})`);
+    return;
+  }
+  // Room asked ahead belongs to this run's next call: given back, the next run asks anew.
+  await releaseAhead(agent);
+  await continueAsNew<(input: AgentWorkflowInput) => Promise<AgentResult>>(next);
+}

@@ -1,0 +1,114 @@
+import type { CompactionRecord } from '../../shared/model/compaction';
+import { estimateMessageTokens, utf8Length } from '../../shared/model/context-estimate';
+import { emptyConversationHash, extendConversationHash } from '../../shared/model/conversation-hash';
+import type { MessageParam } from '../../shared/model/messages';
+import type { ConversationTail } from '../../shared/model/model-call';
+import { transcriptPageChars, type RunTranscriptSlice, type TranscriptBoundary } from '../../shared/protocol/run-transcript';
+
+/**
+ * An agent's conversation as the model sees it, with what the workflow needs to reason about it
+ * without re-reading it: the hash after each message (the model activity checks prefixes against
+ * them), each message's estimated tokens and JSON bytes, and the run's transcript log — every
+ * message the run held, also those a compaction replaced (docs/architecture.md, Compaction).
+ */
+export class Conversation {
+  readonly messages: MessageParam[] = [];
+  private hashes: string[] = [emptyConversationHash];
+  private tokens: number[] = [];
+  private bytes: number[] = [];
+  /** Log index of each message of the conversation. */
+  private logIndices: number[] = [];
+  private readonly log: MessageParam[] = [];
+  private readonly boundaries: TranscriptBoundary[] = [];
+  private readonly carriedCount: number;
+
+  constructor(carried: readonly MessageParam[] = []) {
+    for (const message of carried) this.append(message);
+    this.carriedCount = carried.length;
+  }
+
+  /** Appends a message (recorded in the log too) and extends the hash chain. */
+  append(message: MessageParam): void {
+    this.log.push(message);
+    this.push(message, this.log.length - 1);
+  }
+
+  private push(message: MessageParam, logIndex: number): void {
+    this.messages.push(message);
+    this.hashes.push(extendConversationHash(this.hashes[this.hashes.length - 1]!, message));
+    this.tokens.push(estimateMessageTokens(message));
+    this.bytes.push(utf8Length(JSON.stringify(message)));
+    this.logIndices.push(logIndex);
+  }
+
+  get hash(): string {
+    return this.hashes[this.messages.length]!;
+  }
+
+  /** The hash of the first `count` messages. */
+  hashAt(count: number): string {
+    return this.hashes[count]!;
+  }
+
+  /** Estimated tokens of messages [from, to). */
+  tokensOf(from = 0, to = this.messages.length): number {
+    let sum = 0;
+    for (let index = from; index < to; index++) sum += this.tokens[index]!;
+    return sum;
+  }
+
+  /**
+   * The messages after the first `count`, when those first `count` still hash to `hash` (no compaction
+   * in between) and the new ones take at most `maxBytes` of JSON; otherwise undefined.
+   */
+  tailSince(count: number, hash: string, maxBytes: number): ConversationTail | undefined {
+    if (count > this.messages.length || this.hashes[count] !== hash) return undefined;
+    let bytes = 0;
+    for (let index = count; index < this.messages.length; index++) bytes += this.bytes[index]!;
+    return bytes <= maxBytes ? { from: count, messages: this.messages.slice(count) } : undefined;
+  }
+
+  /** JSON bytes of the whole conversation (what continue-as-new carries). */
+  get byteCount(): number {
+    return this.bytes.reduce((sum, value) => sum + value, 0);
+  }
+
+  /**
+   * Compaction: the conversation becomes `opening` (the summary message) plus messages [keptFrom, end),
+   * unchanged. The log keeps everything and records the boundary.
+   */
+  compact(opening: MessageParam, keptFrom: number, record: CompactionRecord): void {
+    const kept = this.messages.slice(keptFrom);
+    const keptIndices = this.logIndices.slice(keptFrom);
+    const lastIndexBefore = this.log.length - 1;
+    this.log.push(opening);
+    this.boundaries.push({ summaryIndex: this.log.length - 1, keptIndices, lastIndexBefore, record });
+    this.messages.length = 0;
+    this.hashes = [emptyConversationHash];
+    this.tokens = [];
+    this.bytes = [];
+    this.logIndices = [];
+    this.push(opening, this.log.length - 1);
+    kept.forEach((message, index) => this.push(message, keptIndices[index]!));
+  }
+
+  /** A page of this run's transcript log, from `from` (the `transcript` query). */
+  transcript(from: number): RunTranscriptSlice {
+    const messages: MessageParam[] = [];
+    let chars = 0;
+    for (let index = from; index < this.log.length; index++) {
+      const size = JSON.stringify(this.log[index]).length;
+      if (messages.length > 0 && chars + size > transcriptPageChars) break;
+      messages.push(this.log[index]!);
+      chars += size;
+    }
+    return {
+      messages,
+      from,
+      total: this.log.length,
+      carriedCount: this.carriedCount,
+      boundaries: this.boundaries,
+      current: [...this.logIndices],
+    };
+  }
+}

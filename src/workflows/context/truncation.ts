@@ -1,0 +1,90 @@
+/**
+ * Turns cut at the output limit (`stop_reason: max_tokens`). Nothing in such a turn is trusted as
+ * finished: its tool calls are never run (their input may be cut short, e.g. a Write with half a
+ * file) but answered with an error asking for smaller steps, and a cut final answer is continued
+ * rather than reported as completed, a few times at most. The decision is a pure function.
+ */
+import { maxOutputContinuations } from '../../shared/protocol/limits';
+import type { ContentBlock, MessageParam, ToolUseBlock } from '../../shared/model/messages';
+import { buildToolResultMessage, textOf } from '../../shared/tools/tool-results';
+import type { AgentParts } from '../loop/agent-parts';
+
+/** Marks runs that handle turns cut at max_tokens this way (before: their tools ran and a cut answer completed the agent). */
+export const truncatedTurnsPatch = 'truncated-turns';
+
+/** The user message that asks the model to go on with a cut answer. */
+export const continuationPrompt =
+  'Your last response was cut off at the output limit. Continue exactly where it stopped, mid-sentence if need be: ' +
+  'no apology, no recap of what you already wrote. If much remains, finish it in smaller pieces.';
+
+/** What a cut tool call is answered with. */
+export function cutToolCallText(maxOutputTokens: number): string {
+  return (
+    `Not run: your response reached the output limit (max_tokens ${maxOutputTokens}) before it was complete, so this tool call ` +
+    'may be cut short and nothing was executed. Split the work into smaller steps: e.g. write a large file as a short Write ' +
+    'followed by Edits that add the rest, and make fewer or smaller tool calls per response.'
+  );
+}
+
+/** What to do with a cut turn. */
+export type CutOffDecision =
+  | { type: 'refuse_tools'; text: string }
+  | { type: 'continue' }
+  | { type: 'give_up'; text: string };
+
+function isContinuationRequest(message: MessageParam | undefined): boolean {
+  if (!message || message.role !== 'user' || typeof message.content === 'string') return false;
+  const first = message.content[0];
+  return first?.type === 'text' && first.text === continuationPrompt;
+}
+
+/**
+ * The text of an answer given across continuations: the assistant texts of the trailing chain
+ * "assistant, continuation request, assistant, …" joined as one, ending with `lastText`.
+ * `lastAppended` says whether the last response is already the conversation's last message.
+ */
+export function continuedText(messages: readonly MessageParam[], lastText: string, lastAppended: boolean): string {
+  const parts = [lastText];
+  let index = messages.length - (lastAppended ? 2 : 1);
+  while (isContinuationRequest(messages[index]) && messages[index - 1]?.role === 'assistant') {
+    parts.unshift(textOf(messages[index - 1]!.content));
+    index -= 2;
+  }
+  return parts.join('');
+}
+
+/** How many continuation requests in a row precede the end of the conversation. */
+function continuationsSoFar(messages: readonly MessageParam[]): number {
+  let count = 0;
+  for (let index = messages.length - 2; isContinuationRequest(messages[index]); index -= 2) count += 1;
+  return count;
+}
+
+/**
+ * Decides about a turn cut at max_tokens, whose response (`content`) is the conversation's last
+ * message when it was not empty.
+ */
+export function decideCutOffTurn(messages: readonly MessageParam[], content: readonly ContentBlock[], maxOutputTokens: number): CutOffDecision {
+  if (content.some((block) => block.type === 'tool_use')) return { type: 'refuse_tools', text: cutToolCallText(maxOutputTokens) };
+  const text = continuedText(messages, textOf([...content]), content.length > 0);
+  if (content.length === 0 || continuationsSoFar(messages) >= maxOutputContinuations) return { type: 'give_up', text };
+  return { type: 'continue' };
+}
+
+/** The outcome of a cut turn for the query loop: go on (tools refused, or continuation asked), or end truncated. */
+export type CutOffOutcome = { type: 'tools_done' } | { type: 'truncated'; text: string };
+
+/** Applies the decision to the agent's conversation: every tool_use answered, or the continuation request appended. */
+export function handleCutOffTurn({ state, inbox }: AgentParts, toolUses: readonly ToolUseBlock[], content: readonly ContentBlock[], maxOutputTokens: number): CutOffOutcome {
+  const decision = decideCutOffTurn(state.messages, content, maxOutputTokens);
+  switch (decision.type) {
+    case 'refuse_tools':
+      state.append(buildToolResultMessage(toolUses, {}, decision.text, inbox.drain()));
+      return { type: 'tools_done' };
+    case 'continue':
+      state.append({ role: 'user', content: [continuationPrompt, ...inbox.drain()].map((text) => ({ type: 'text' as const, text })) });
+      return { type: 'tools_done' };
+    case 'give_up':
+      return { type: 'truncated', text: decision.text };
+  }
+}

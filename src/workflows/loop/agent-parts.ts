@@ -1,0 +1,66 @@
+import type { AgentWorkflowInput } from '../../shared/agents/agent';
+import { AgentState } from './agent-state';
+import { Approvals } from '../tools/approvals';
+import { AgentBoardLink } from '../board/agent-board-link';
+import { Children } from '../tree/children';
+import { Compaction } from '../context/compaction';
+import { Inbox } from './inbox';
+import { Progress } from './progress';
+import { AgentTool } from '../tree/spawn';
+import { TreeLink } from '../tree/tree-link';
+import { TurnControl } from './turn-control';
+
+/**
+ * The parts of one agent run, each owning its own state behind methods. Made first thing in the
+ * workflow (in its root scope, so the abort domains hang where they should), then handed to the
+ * handlers, the turn and the ending.
+ */
+export interface AgentParts {
+  readonly input: AgentWorkflowInput;
+  /** Conversation, counters, where it works. */
+  readonly state: AgentState;
+  /** Lifetime and turn abort domains; who stopped or interrupted it. */
+  readonly control: TurnControl;
+  /** Notifications, messages and steering waiting for the next turn boundary. */
+  readonly inbox: Inbox;
+  /** Its link to the tree's root (the root's bookkeeping, on the root). */
+  readonly tree: TreeLink;
+  readonly approvals: Approvals;
+  /** Its subagents (tasks). */
+  readonly children: Children;
+  /** The Agent tool. */
+  readonly agentTool: AgentTool;
+  /** What it is doing now, for the status query and the UI. */
+  readonly progress: Progress;
+  /** Compacting its conversation when it outgrows the context (docs/architecture.md, Compaction). */
+  readonly compaction: Compaction;
+  /** Its task board: the task-list tools and the heartbeats of its claims. */
+  readonly board: AgentBoardLink;
+}
+
+export function createAgentParts(input: AgentWorkflowInput): AgentParts {
+  const state = new AgentState(input.carried, {
+    cwd: input.cwd,
+    workspaceRoot: input.workspaceRoot,
+    renderedSystemPrompt: input.renderedSystemPrompt,
+    ...(input.treeSettings ? { treeSettings: input.treeSettings } : {}),
+  });
+  const control = new TurnControl();
+  const inbox = new Inbox(input.carriedInbox);
+  const tree = new TreeLink(input);
+  if (input.carriedTree) tree.coordinator?.restore(input.carriedTree);
+  const children = new Children(input, state, inbox, tree);
+  return {
+    input,
+    state,
+    control,
+    inbox,
+    tree,
+    approvals: new Approvals(input, tree),
+    children,
+    agentTool: new AgentTool(input, state, children, tree),
+    progress: new Progress(input, state),
+    compaction: new Compaction(),
+    board: new AgentBoardLink(input, inbox),
+  };
+}

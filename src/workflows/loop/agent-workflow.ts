@@ -1,0 +1,108 @@
+import { CancellationScope, CancelledFailure, isCancellation, sleep } from '@temporalio/workflow';
+import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../../shared/agents/agent';
+import type { StopReason } from '../../shared/model/messages';
+import { createAgentParts, type AgentParts } from './agent-parts';
+import { Ending } from './ending';
+import { installHandlers } from './handlers';
+import { prepareRun } from './setup';
+import { runStallWatchdog, stallWatchdogPatch } from './stall-watchdog';
+import { runTurn } from './turn';
+import { stopHooksKeepGoing } from '../tools/hooks';
+import { stopsWholeTreeAtBudget } from '../budget/tree-budget';
+import { continueAsNewIfDue, waitForInput } from './turn-boundary';
+import { continueAsNewMayBeDue } from '../context/continue-as-new';
+import { adoptPatchBaseline, hasPatch, onPatchBaseline } from '../runtime/patches';
+
+/** One agent instance: the query loop (model call → tools → results → repeat) as a workflow (docs/architecture.md). */
+export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
+  // First thing: one marker for every change made before the baseline (src/workflows/runtime/patches.ts).
+  adoptPatchBaseline();
+  const agent = createAgentParts(input);
+  installHandlers(agent);
+  // Not awaited: it watches beside the loop and returns once the agent has finished.
+  if (hasPatch(stallWatchdogPatch)) void runStallWatchdog(agent);
+  const ending = new Ending(agent);
+  const run = async () => {
+    const cannotRun = await prepareRun(agent);
+    if (cannotRun) return await ending.failed(cannotRun);
+    return await queryLoop(agent, ending);
+  };
+  try {
+    return await (stopsWholeTreeAtBudget(agent) ? agent.control.runStoppable(run) : run());
+  } catch (error) {
+    const failure = await ending.stopped(error);
+    // A root that stopped itself at its tree's budget ends with its (cancelled, partial) result.
+    if (agent.control.stoppedFromWithin && isCancellation(error)) return agent.progress.current.result!;
+    throw failure;
+  }
+}
+
+/** Model call, tools, results, repeat — until a final answer with nothing more to deliver, or a limit. */
+async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult> {
+  const { input, state } = agent;
+  let lastStopReason: StopReason | undefined;
+  const awaiting = state.awaiting;
+  if (awaiting) {
+    // The previous run continued-as-new while waiting for input: this run starts by waiting.
+    state.awaiting = undefined;
+    if (!(await waitForInput(agent, awaiting))) return awaitingEnded(ending, awaiting);
+    if (awaiting.kind === 'final') lastStopReason = awaiting.stopReason;
+  }
+  for (;;) {
+    if (state.turn >= input.maxTurns) return ending.maxTurns(lastStopReason);
+    state.turn += 1;
+    const outcome = await runTurn(agent);
+    switch (outcome.type) {
+      case 'tools_done':
+        if (!onPatchBaseline() || continueAsNewMayBeDue(agent)) await continueAsNewIfDue(agent);
+        continue;
+      case 'final':
+        lastStopReason = outcome.stopReason;
+        // Stop (SubagentStop in a subagent) hooks may keep the agent going (docs/hooks.md).
+        const keepGoing = stopHooksKeepGoing(agent, outcome.text);
+        if (keepGoing !== false && (await keepGoing)) continue;
+        if (await waitForInput(agent, { kind: 'final', text: outcome.text, stopReason: outcome.stopReason })) continue;
+        return ending.completed(outcome.text, outcome.stopReason);
+      case 'interrupted':
+        if (input.interactive && (await waitForInput(agent, { kind: 'interrupted', by: outcome.by, reason: outcome.reason }))) continue;
+        return ending.interrupted(outcome);
+      case 'truncated':
+        return ending.truncated(outcome.text);
+      case 'refused':
+        return ending.refused(outcome.text);
+      case 'failed':
+        return ending.failed(outcome.error);
+      case 'budget':
+        // A cap of its subtree or tree was reached (docs/budgets.md): stopped as by `stop`, or ending with what it has.
+        if (outcome.action === 'stop') {
+          const notice = { by: 'budget', reason: outcome.reason };
+          if (hasPatch(budgetStopAwaitedPatch)) await awaitBudgetStop(agent, notice);
+          agent.control.stopSelf(notice);
+          throw new CancelledFailure(`stopped by budget: ${outcome.reason}`);
+        }
+        return ending.budgetReached(outcome.reason);
+    }
+  }
+}
+
+/** How a run that started waiting (after continue-as-new) ends when nothing more comes. */
+function awaitingEnded(ending: Ending, awaiting: AwaitingInput): Promise<AgentResult> {
+  return awaiting.kind === 'final' ? ending.completed(awaiting.text, awaiting.stopReason) : ending.interrupted(awaiting);
+}
+
+/** Marks runs that, refused a call at a cap with the action `stop`, let the root's stop end them (docs/budgets.md). */
+const budgetStopAwaitedPatch = 'budget-stop-awaited';
+
+/** How long a refused agent waits for the root's stop before it stops itself. */
+const budgetStopWait = '30 seconds';
+
+/**
+ * An agent refused at a cap learns it before the root's stop of its subtree arrives: stopping itself first
+ * would end its run failed rather than cancelled. A root stops from within (its tree's stop would); any other
+ * agent waits for the root's cancellation, which throws here, and stops itself only if none comes.
+ */
+async function awaitBudgetStop(agent: AgentParts, notice: { by: string; reason: string }): Promise<void> {
+  if (agent.control.stopFromWithin(notice)) throw new CancelledFailure(`stopped by budget: ${notice.reason}`);
+  if (agent.tree.coordinator) return;
+  await Promise.race([CancellationScope.current().cancelRequested, sleep(budgetStopWait)]);
+}

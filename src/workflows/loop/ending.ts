@@ -1,0 +1,169 @@
+import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { AgentResult, AgentStatus } from '../../shared/agents/agent';
+import { childFinalSignal } from '../../shared/protocol/definitions';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import type { StopReason } from '../../shared/model/messages';
+import type { AgentParts } from './agent-parts';
+import { signalBestEffort } from '../runtime/best-effort-signal';
+import { workflowNowMs } from '../runtime/clock';
+import type { Interruption } from './turn-control';
+import { activityPendingAtCancel } from '../runtime/cancel-notice';
+import { abortsRunning } from '../runtime/local-abort';
+import { stopNoticeOnItsWay, waitForStopNotice } from '../tree/stop-delivery';
+import { finishWorktreeOn } from '../tools/workspace-activities';
+import { hasPatch } from '../runtime/patches';
+import { releaseAhead } from '../budget/model-budget';
+
+/**
+ * Marks runs whose stop takes no partial result from the children it stops (docs/architecture.md,
+ * "Abort domains and the control plane"): a stopped agent has written its result before it stops its
+ * children, so their reports (`childFinal`) changed nothing it returns; each such child now closes as soon
+ * as its own subtree has, without a report and a second workflow task to see it delivered (unless an
+ * activity it does not wait for was running: `activityPendingAtCancel`), and the parent waits for none.
+ */
+export const noReportToEndedParentPatch = 'no-report-to-ended-parent';
+
+/**
+ * How an agent run ends (docs/architecture.md, Abort domains): its result, its subtree stopped
+ * first, its task-board claims given back, its worktree cleaned up on every ending (non-cancellable; after a worker crash it runs
+ * when the workflow resumes), and for a stop, its partial result reported to its parent.
+ */
+export class Ending {
+  constructor(private readonly agent: AgentParts) {}
+
+  /** Records the result of the run; a later step (worktree cleanup) may amend it. */
+  finish(status: AgentStatus, finalText: string, extra: Partial<AgentResult> = {}): AgentResult {
+    const { input, state, inbox, progress } = this.agent;
+    // From here on, messages and steering are kept as undelivered (cleanUp puts them into the result).
+    inbox.seal();
+    const result: AgentResult = {
+      agentId: input.agentId,
+      agentType: input.agentType,
+      status,
+      finalText,
+      usage: state.usage,
+      toolUses: state.toolUses,
+      turns: state.turn,
+      durationMs: workflowNowMs() - state.startedAtMs,
+      model: input.model,
+      treeUsage: state.treeUsage,
+      ...extra,
+    };
+    progress.finish(result);
+    return result;
+  }
+
+  async completed(text: string, stopReason: StopReason): Promise<AgentResult> {
+    this.finish('completed', text, { stopReason });
+    return this.cleanUp();
+  }
+
+  async maxTurns(lastStopReason: StopReason | undefined): Promise<AgentResult> {
+    const { input, state } = this.agent;
+    await this.stopChildren(input.agentId, `its parent reached its limit of ${input.maxTurns} turns`);
+    this.finish('max_turns', state.lastAssistantText(), {
+      error: errorText(ErrorType.MaxTurnsExceeded, `reached the limit of ${input.maxTurns} turns before finishing.`),
+      stopReason: lastStopReason,
+    });
+    return this.cleanUp();
+  }
+
+  async interrupted(interruption: Interruption): Promise<AgentResult> {
+    const { input, state } = this.agent;
+    await this.stopChildren(input.agentId, 'its parent was interrupted');
+    this.finish('interrupted', state.lastAssistantText(), { error: `interrupted by ${interruption.by}: ${interruption.reason}` });
+    return this.cleanUp();
+  }
+
+  /** The answer stayed cut at max_tokens after the allowed continuations (src/workflows/context/truncation.ts). */
+  async truncated(text: string): Promise<AgentResult> {
+    await this.stopChildren(this.agent.input.agentId, 'its answer was cut off at the output limit');
+    this.finish('truncated', text, { stopReason: 'max_tokens' });
+    return this.cleanUp();
+  }
+
+  async refused(text: string): Promise<AgentResult> {
+    await this.stopChildren(this.agent.input.agentId, 'its parent refused the task');
+    this.finish('refused', text, { stopReason: 'refusal' });
+    return this.cleanUp();
+  }
+
+  /** A cap of its subtree was reached and the tree's action is `finish` (docs/budgets.md): it ends with what it has. */
+  async budgetReached(reason: string): Promise<AgentResult> {
+    const { input, state } = this.agent;
+    await this.stopChildren('budget', `${reason} (ancestor ${input.agentId} reached it)`);
+    this.finish('cancelled', state.lastAssistantText(), { error: `stopped by budget: ${reason}` });
+    return this.cleanUp();
+  }
+
+  /** A model error Temporal gave up on: the workflow fails, with the partial result in the failure's details. */
+  async failed(error: string): Promise<never> {
+    const { input, state } = this.agent;
+    await this.stopChildren(input.agentId, 'its parent failed');
+    this.finish('failed', state.lastAssistantText(), { error });
+    const result = await this.cleanUp();
+    throw ApplicationFailure.create({ type: ErrorType.AgentFailed, message: error, nonRetryable: true, details: [result] });
+  }
+
+  /**
+   * The run threw: a stop (cancellation) ends it as cancelled — the subtree goes first, told who
+   * stopped it, so this agent closes only after its children have closed — and the error goes on.
+   */
+  async stopped(error: unknown): Promise<unknown> {
+    if (!isCancellation(error)) return error;
+    const { input, state, control, progress } = this.agent;
+    if (stopNoticeOnItsWay(control, input.parentAgentId !== undefined)) await waitForStopNotice(control);
+    const notice = control.stopNoticeOrDefault();
+    const stopped = this.finish('cancelled', state.lastAssistantText(), { error: `stopped by ${notice.by}: ${notice.reason}` });
+    await CancellationScope.nonCancellable(async () => {
+      // An agent told by the root that it stops its whole tree passes that on; its result is written, so
+      // it takes no partial result from the children it stops (asked only when it has some running).
+      const parentEnded = this.agent.children.anyRunning() && hasPatch(noReportToEndedParentPatch);
+      await this.stopChildren(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`, notice.wholeTree === true, parentEnded);
+      await this.cleanUp();
+      // A parent that stopped this agent as part of its own stop has ended too: it reads no report.
+      if (input.parentAgentId && (notice.parentEnded !== true || activityPendingAtCancel())) {
+        await signalBestEffort(input.parentAgentId, childFinalSignal, progress.current.result ?? stopped);
+      }
+    });
+    return error;
+  }
+
+  /**
+   * Stops this agent's children and waits until they have closed. A root's ending stops its whole tree
+   * (docs/architecture.md, "Abort domains and the control plane"): its notices say so, so no agent of the
+   * tree reports its children's ends back, and once its children have closed — each after its own
+   * subtree — the root marks every agent of the tree finished.
+   */
+  private async stopChildren(by: string, reason: string, wholeTree = false, parentEnded = false): Promise<void> {
+    const coordinator = this.agent.tree.coordinator;
+    await this.agent.children.stopAll(by, reason, { wholeTree: wholeTree || coordinator !== undefined, parentEnded });
+    coordinator?.finishRunning(workflowNowMs());
+  }
+
+  /**
+   * Worktree cleanup (removed when unchanged, else kept) and the last word on the result: its
+   * worktree outcome, and every message or steer that came too late — also those that arrived while
+   * the run was ending — so none is lost.
+   */
+  private async cleanUp(): Promise<AgentResult> {
+    const { input, state, progress, inbox, board } = this.agent;
+    // A cancelled turn's abort of its running calls (src/workflows/runtime/local-abort.ts) runs to its end first.
+    const aborts = abortsRunning();
+    if (aborts) await aborts;
+    // Room asked ahead for a call that will not come goes back; a root's ledger hears from the calls a stop cut.
+    await releaseAhead(this.agent);
+    await this.agent.tree.ledger?.settle();
+    let result = progress.current.result!;
+    await board.release(result.status);
+    const worktree = state.worktree;
+    if (worktree) {
+      const outcome = await CancellationScope.nonCancellable(() => finishWorktreeOn(input.workspaceWorker, { worktree }));
+      result = { ...result, worktree: outcome };
+    }
+    const undelivered = inbox.seal();
+    if (undelivered.length > 0) result = { ...result, undelivered: [...undelivered] };
+    progress.amendResult(result);
+    return result;
+  }
+}

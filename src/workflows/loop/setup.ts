@@ -1,0 +1,101 @@
+import type { WorktreeInfo } from '../../shared/workspace/worktree';
+import { setupActivities, setupOptions } from '../runtime/activity-proxies';
+import type { AgentParts } from './agent-parts';
+import { adoptWorkerTools, prepareExtraTools } from '../tools/extra-tools';
+import { buildForkedMessages } from '../tree/fork';
+import { createWorktreeOn, renderAgentStartOn, renderSystemPromptOn } from '../tools/workspace-activities';
+import { hooksMayRun, subagentStartContext } from '../tools/hooks';
+import { hasPatch } from '../runtime/patches';
+
+/**
+ * Marks runs that start with `renderAgentStart` (system prompt, identity and roster in the first
+ * message, agent types loaded once) instead of `renderSystemPrompt` and a lazy definitions load.
+ */
+export const agentStartPatch = 'agent-start-context';
+
+/** Marks runs whose start is rendered by a local activity when no workspace worker holds their files. */
+export const localAgentStartPatch = 'local-agent-start';
+
+/**
+ * Prepares a run before its first turn: its worktree (isolation), its system prompt rendered once,
+ * and its first messages — its context (identity, roster) and the task prompt, or for a fork its
+ * parent's conversation prefix plus the directive — and its MCP tools, snapshotted once. A continued
+ * or resumed run skips what it already has. Returns why the agent cannot run (a required MCP server
+ * missing), if so.
+ */
+export async function prepareRun(agent: AgentParts): Promise<string | undefined> {
+  const { input, state } = agent;
+  if (input.isolation === 'worktree' && !state.worktree) {
+    state.worktree = await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd });
+  }
+  let context: string | undefined;
+  let skills: string | undefined;
+  if (!state.systemPrompt) {
+    if (hasPatch(agentStartPatch)) {
+      const local = !input.workspaceWorker && hasPatch(localAgentStartPatch);
+      const start = await renderAgentStartOn(input.workspaceWorker, {
+          agentId: input.agentId,
+          agentType: input.agentType,
+          name: input.name,
+          parentAgentId: input.parentAgentId,
+          depth: input.depth,
+          maxDepth: input.limits.maxDepth,
+          model: input.model,
+          definitionPrompt: input.definitionPrompt,
+          ...(input.definitionPromptRef ? { definitionPromptRef: input.definitionPromptRef } : {}),
+          cwd: state.cwd,
+          tools: input.tools,
+          allowedAgentTypes: input.allowedAgentTypes,
+          permissionMode: input.permissionMode,
+          forking: input.limits.forking,
+          oneShot: input.oneShot,
+          ...(input.customTools ? { customTools: input.customTools } : {}),
+          ...(input.skills?.length ? { skills: input.skills } : {}),
+          ...(input.memory ? { memory: input.memory } : {}),
+          // A root loads the tree's settings files (hooks, permission rules); its agents get them from it.
+          ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
+      }, local);
+      state.startRenderedLocally = local;
+      if (start.settings) state.settings = start.settings;
+      if (start.memoryDirectory) state.memoryDir = start.memoryDirectory;
+      state.systemPrompt = start.systemPrompt;
+      state.spawnContext ??= start.spawnContext;
+      adoptWorkerTools(agent, start.workerTools);
+      context = start.context;
+      skills = start.skills;
+    } else {
+      state.systemPrompt = await renderSystemPromptOn(input.workspaceWorker, {
+        definitionPrompt: input.definitionPrompt,
+        cwd: state.cwd,
+        agentType: input.agentType,
+        model: input.model,
+      });
+    }
+  }
+  // SubagentStart hooks (docs/hooks.md) run once, before a subagent's first message; what they add opens it.
+  const firstStart = state.messages.length === 0 && (input.forkFrom !== undefined || !input.carried);
+  const started = firstStart && hooksMayRun(agent, 'SubagentStart', input.agentType) ? await subagentStartContext(agent) : undefined;
+  if (input.forkFrom && state.messages.length === 0) {
+    const { directive, ...prefix } = input.forkFrom;
+    const inherited = await setupActivities.fetchConversation.executeWithOptions({ ...setupOptions, summary: `inherit ${prefix.agentId}'s conversation` }, [prefix]);
+    const hookContext = started ? `${started}\n\n` : '';
+    for (const message of buildForkedMessages(inherited, worktreeNotice(state.worktree) + hookContext + directive)) state.append(message);
+    if (state.worktree) state.markReadStateStale();
+  } else if (!input.carried) {
+    const prompt = { type: 'text' as const, text: input.prompt };
+    const opening = [context, skills, started].filter((text): text is string => text !== undefined).map((text) => ({ type: 'text' as const, text }));
+    state.append({ role: 'user', content: [...opening, prompt] });
+  }
+  // After the first messages, so a run that fails here keeps its prompt (a resume continues from it).
+  return prepareExtraTools(agent);
+}
+
+/** For a fork in a worktree: inherited paths point at the parent's checkout. */
+function worktreeNotice(worktree: WorktreeInfo | undefined): string {
+  if (!worktree) return '';
+  return (
+    `Note: you run in your own git worktree at ${worktree.path} (branch ${worktree.branch}). Paths in the conversation above ` +
+    `refer to the parent's checkout: ${worktree.mapping.from} corresponds to ${worktree.mapping.to}. Files you saw may differ here: ` +
+    'read a file again before you edit it.\n\n'
+  );
+}

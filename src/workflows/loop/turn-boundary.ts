@@ -1,0 +1,57 @@
+import { condition } from '@temporalio/workflow';
+import type { AwaitingInput } from '../../shared/agents/agent';
+import type { AgentParts } from './agent-parts';
+import { everyBoundaryPatch, historyDue, continueAsNewIfDue } from '../context/continue-as-new';
+import { hasPatch } from '../runtime/patches';
+
+export { continueAsNewIfDue } from '../context/continue-as-new';
+
+/**
+ * Waits at a turn boundary for something to deliver — notifications of running background
+ * children, and for an interactive agent the next message — and appends it as the next user
+ * message. False when there is nothing more to do. `after` is what the agent waits after (its
+ * answer, or an interrupt): a run that continues-as-new here (before waiting, or while idle)
+ * carries it, and the next run starts by waiting. A compaction someone asked for runs while idle.
+ */
+export async function waitForInput(agent: AgentParts, after: AwaitingInput): Promise<boolean> {
+  const { input, inbox, children, progress, state } = agent;
+  // Runs before the patch never continue-as-new here; hasPatch() is asked once, before waiting, so replay takes the same path.
+  const everyBoundary = hasPatch(everyBoundaryPatch);
+  const mayContinue = inbox.size > 0 || (input.interactive !== undefined && !inbox.inputEnded);
+  if (everyBoundary && mayContinue) await continueAsNewIfDue(agent, after);
+  if (inbox.size === 0 && children.runningBackgroundCount > 0) {
+    progress.waiting(`${children.runningBackgroundCount} background agent(s)`);
+    await condition(() => inbox.size > 0 || children.runningBackgroundCount === 0);
+  }
+  if (inbox.size === 0 && input.interactive && !inbox.inputEnded) {
+    if (!everyBoundary) {
+      progress.waiting('the next message');
+      await condition(() => inbox.size > 0 || inbox.inputEnded, input.interactive.idleTimeoutMs);
+    } else {
+      await waitIdle(agent, after, input.interactive.idleTimeoutMs);
+    }
+  }
+  if (inbox.size === 0) return false;
+  state.append({ role: 'user', content: inbox.drain().map((text) => ({ type: 'text' as const, text })) });
+  return true;
+}
+
+/**
+ * An interactive agent waiting for the next message (until closed or idle for `idleTimeoutMs`):
+ * it wakes to compact when asked, and continues-as-new when its history is due while it waits.
+ */
+async function waitIdle(agent: AgentParts, after: AwaitingInput, idleTimeoutMs: number): Promise<void> {
+  const { inbox, progress, compaction } = agent;
+  let historyWasDue = historyDue(agent);
+  for (;;) {
+    progress.waiting('the next message');
+    const woke = await condition(
+      () => inbox.size > 0 || inbox.inputEnded || compaction.isRequested || (!historyWasDue && historyDue(agent)),
+      idleTimeoutMs,
+    );
+    if (!woke || inbox.size > 0 || inbox.inputEnded) return;
+    if (compaction.isRequested) await compaction.compactIfDue(agent);
+    if (historyDue(agent)) await continueAsNewIfDue(agent, after);
+    historyWasDue = historyDue(agent);
+  }
+}

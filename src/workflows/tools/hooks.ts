@@ -1,0 +1,156 @@
+import { isCancellation, log } from '@temporalio/workflow';
+import { combineVerdicts, type CombinedVerdict, type HookVerdict } from '../../shared/policy/hook-outcome';
+import { agentHooks, hookLimits, hooksFor, type HookEvent } from '../../shared/policy/hooks';
+import type { ToolUseBlock } from '../../shared/model/messages';
+import type { ToolOutcome } from '../../shared/tools/tool-results';
+import type { AgentParts } from '../loop/agent-parts';
+import { runHookOn } from './workspace-activities';
+import { hasPatch, onPatchBaseline } from '../runtime/patches';
+
+/**
+ * Marks runs that run hooks (docs/hooks.md) and apply settings permission rules. Asked only when a
+ * hook or rule applies, so a run without any issues exactly the commands it did before.
+ */
+export const agentHooksPatch = 'agent-hooks';
+
+/**
+ * Runs an event's hooks for one agent (docs/hooks.md): the tree's settings hooks and its
+ * definition's, each command its own `runHook` activity on the workspace worker, side by side.
+ * Undefined when no hook applies. Non-blocking errors go to the agent's status and the log.
+ */
+export async function runHooks(agent: AgentParts, event: HookEvent, name: string | undefined, fields: Record<string, unknown>): Promise<CombinedVerdict | undefined> {
+  const { input, state } = agent;
+  const isSubagent = input.parentAgentId !== undefined;
+  const commands = hookCommands(agent, event, name);
+  if (commands.length === 0 || !hasPatch(agentHooksPatch)) return undefined;
+  const payload = {
+    session_id: input.rootAgentId,
+    cwd: state.cwd,
+    permission_mode: input.permissionMode,
+    hook_event_name: event,
+    ...(isSubagent ? { agent_id: input.agentId, agent_type: input.agentType } : {}),
+    ...fields,
+  };
+  const summary = `hook ${event}${name ? ` ${name}` : ''}`;
+  const verdicts = await Promise.all(
+    commands.map(async (hook): Promise<HookVerdict> => {
+      const timeoutMs = Math.round((hook.timeout ?? hookLimits.defaultTimeoutSeconds) * 1000);
+      try {
+        const run = await runHookOn(input.workspaceWorker, { event, command: hook.command, timeoutMs, cwd: state.cwd, projectDir: state.settings?.projectDir ?? state.workspaceRoot, payload, ...(state.settings?.sandbox ? { sandbox: state.settings.sandbox } : {}) }, summary);
+        return run.verdict;
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        // A lost worker or a failed activity is a non-blocking error, as a hook that crashed.
+        return { command: hook.command, kind: 'error', notice: `the hook did not run to the end: ${(error as Error).message}` };
+      }
+    }),
+  );
+  const combined = combineVerdicts(verdicts);
+  for (const notice of combined.notices) {
+    state.recordHookNotice(`${event}: ${notice}`);
+    log.warn(`${input.agentId}: ${event} hook: ${notice}`);
+  }
+  return combined;
+}
+
+/** The hook commands an event runs for this agent (`name`: the tool or agent type its matchers select; none: any). */
+function hookCommands({ input, state }: Pick<AgentParts, 'input' | 'state'>, event: HookEvent, name: string | undefined) {
+  return hooksFor(agentHooks(state.settings?.hooks, input.definitionHooks, input.parentAgentId !== undefined), event, name);
+}
+
+/**
+ * Whether the hooks of an event can matter for this agent, decided without awaiting anything: on the
+ * patch baseline a run without hooks skips their asynchronous steps (src/workflows/runtime/patches.ts); a run
+ * recorded before always takes them, as it did. `name` undefined: any matcher.
+ */
+export function hooksMayRun(agent: Pick<AgentParts, 'input' | 'state'>, event: HookEvent, name?: string): boolean {
+  return !onPatchBaseline() || hookCommands(agent, event, name).length > 0;
+}
+
+/** What a PreToolUse hook decided about one call: refuse it (the text the model sees), or how to ask. */
+export type PreToolDecision = { type: 'refuse'; outcome: ToolOutcome } | { type: 'go'; permission?: 'allow' | 'ask'; context?: string; updatedInput?: Record<string, unknown> };
+
+/** PreToolUse for one call. */
+export async function beforeTool(agent: AgentParts, call: ToolUseBlock, refusal: (reason: string) => ToolOutcome): Promise<PreToolDecision> {
+  const verdict = await runHooks(agent, 'PreToolUse', call.name, { tool_name: call.name, tool_input: call.input, tool_use_id: call.id });
+  if (!verdict) return { type: 'go' };
+  if (verdict.stop !== undefined) agent.state.hookStop ??= verdict.stop;
+  if (verdict.permission === 'deny') return { type: 'refuse', outcome: refusal(verdict.reason ?? 'a PreToolUse hook denied this call') };
+  return {
+    type: 'go',
+    ...(verdict.permission === 'allow' || verdict.permission === 'ask' ? { permission: verdict.permission } : {}),
+    ...(verdict.additionalContext ? { context: verdict.additionalContext } : {}),
+    ...(verdict.updatedInput ? { updatedInput: verdict.updatedInput } : {}),
+  };
+}
+
+/** PostToolUse for a call that succeeded: what its hooks say is added after the result the model sees. */
+export async function afterTool(agent: AgentParts, call: ToolUseBlock, outcome: ToolOutcome): Promise<ToolOutcome> {
+  if (outcome.isError) return outcome;
+  const verdict = await runHooks(agent, 'PostToolUse', call.name, {
+    tool_name: call.name,
+    tool_input: call.input,
+    tool_response: outcome.content,
+    tool_use_id: call.id,
+  });
+  if (!verdict) return outcome;
+  if (verdict.stop !== undefined) agent.state.hookStop ??= verdict.stop;
+  const notes = [verdict.blocked && verdict.reason ? `PostToolUse hook feedback:\n${verdict.reason}` : undefined, verdict.additionalContext].filter((text): text is string => !!text);
+  return notes.length === 0 ? outcome : appendText(outcome, notes.join('\n\n'));
+}
+
+/** A tool outcome with text added after it (in its text, or as one more block of rich content). */
+export function appendText(outcome: ToolOutcome, text: string): ToolOutcome {
+  if (outcome.blocks?.length) return { ...outcome, blocks: [...outcome.blocks, { type: 'text', text }] };
+  return { ...outcome, content: outcome.content ? `${outcome.content}\n\n${text}` : text };
+}
+
+/**
+ * The agent is about to finish with `finalText`: its Stop hooks (SubagentStop in a subagent) may keep
+ * it going — at most {@link hookLimits.maxStopContinuations} times in a row — with their reason as
+ * the next user message. True when the agent goes on.
+ */
+export function stopHooksKeepGoing(agent: AgentParts, finalText: string): Promise<boolean> | false {
+  const { input, state } = agent;
+  const isSubagent = input.parentAgentId !== undefined;
+  const event: HookEvent = isSubagent ? 'SubagentStop' : 'Stop';
+  const name = isSubagent ? input.agentType : undefined;
+  if (!hooksMayRun(agent, event, name)) {
+    // No hook to run (patch baseline): what running none would leave, without awaiting.
+    if (state.hookStop !== undefined) state.hookStop = undefined;
+    else state.stopHookContinuations = 0;
+    return false;
+  }
+  return runStopHooks(agent, event, name, finalText);
+}
+
+async function runStopHooks(agent: AgentParts, event: HookEvent, name: string | undefined, finalText: string): Promise<boolean> {
+  const { state } = agent;
+  if (state.hookStop !== undefined) {
+    // Stopped by a hook's `continue: false`: no Stop hook runs; a later message starts afresh.
+    state.hookStop = undefined;
+    return false;
+  }
+  const verdict = await runHooks(agent, event, name, {
+    stop_hook_active: state.stopHookContinuations > 0,
+    last_assistant_message: finalText,
+  });
+  if (!verdict?.blocked || verdict.stop !== undefined || state.stopHookContinuations >= hookLimits.maxStopContinuations) {
+    if (verdict?.blocked && state.stopHookContinuations >= hookLimits.maxStopContinuations) {
+      state.recordHookNotice(`${event}: a hook kept the agent going ${hookLimits.maxStopContinuations} times in a row; the agent finished anyway`);
+    }
+    state.stopHookContinuations = 0;
+    return false;
+  }
+  state.stopHookContinuations += 1;
+  state.append({ role: 'user', content: [{ type: 'text', text: `${event} hook feedback:\n${verdict.reason ?? 'keep working'}` }] });
+  return true;
+}
+
+/** SubagentStart, for a subagent's first start: the context its hooks add to its first message. */
+export async function subagentStartContext(agent: AgentParts): Promise<string | undefined> {
+  const { input } = agent;
+  if (input.parentAgentId === undefined) return undefined;
+  const verdict = await runHooks(agent, 'SubagentStart', input.agentType, {});
+  return verdict?.additionalContext;
+}

@@ -1,0 +1,290 @@
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import { maxConcurrentToolCalls } from '../../shared/protocol/limits';
+import type { ToolUseBlock } from '../../shared/model/messages';
+import { isConcurrencySafeTool, isFileReadTool, isWorkspaceTool, type WorkspaceToolName } from '../../shared/policy/tool-classification';
+import { isCancellation } from '@temporalio/workflow';
+import { classifyReadOnlyCommand } from '../../shared/policy/read-only-command';
+import { legacyClassifyReadOnlyCommand } from '../../shared/policy/legacy-shell-quote';
+import { unanalysed, type BashReading } from '../../shared/policy/command-analysis';
+import { checkToolRules, type ToolRules } from '../../shared/policy/tool-rules';
+import { decideByRules, permissionRuleKinds, type PermissionRules, type RuleDecision } from '../../shared/policy/permission-rules';
+import { shellSyntaxActivities } from '../runtime/activity-proxies';
+import { agentHooksPatch, appendText, type PreToolDecision } from './hooks';
+import type { ToolOutcome } from '../../shared/tools/tool-results';
+import type { ContentReplacement, ReadBatchOutcome, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../../shared/tools/tools';
+import { toolCallSummary } from '../../shared/tools/tool-summary';
+import type { WorkspaceWorker } from '../../shared/workspace/workspace-routing';
+import type { ToolTaskQueues } from '../../shared/tools/custom-tools';
+import { inSlidingWindow, partitionToolCalls } from './tool-batches';
+import { failureOutcome } from './tool-failure';
+import { runWorkspaceTool } from './workspace-activities';
+import type { PreReadLookup } from './pre-reads';
+import { readFailure } from './read-batch';
+import { hasPatch } from '../runtime/patches';
+
+/** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
+export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
+
+/** What tool execution needs from the agent, and what it reports back. */
+export interface ToolRunContext {
+  pool: readonly string[];
+  /** The agent's Bash runs read-only commands only (Explore, Plan): others are refused before they run. */
+  readOnlyBash: boolean;
+  /** Tool rules of its definition (`Bash(git diff:*)`, `Edit(src/**)`): a call they refuse never runs. */
+  toolRules?: ToolRules;
+  /** Permission rules of the tree's settings files (deny > ask > allow), checked after the definition's rules. */
+  permissionRules?: PermissionRules;
+  /** PreToolUse hooks (docs/hooks.md): refuse the call, or say whether to skip or force the approval. */
+  beforeTool?(call: ToolUseBlock): Promise<PreToolDecision>;
+  /** PostToolUse hooks: what they add after a successful call's result. */
+  afterTool?(call: ToolUseBlock, outcome: ToolOutcome): Promise<ToolOutcome>;
+  /** A call refused before it ran (a rule, a read-only Bash, a permission): counted as a permission denial. */
+  onDenied?(call: ToolUseBlock): void;
+  toolContext: ToolContext;
+  readFileState: ReadFileState;
+  workflowTools: Readonly<Record<string, WorkflowTool>>;
+  /** Where the agent's files are when workers do not share a filesystem (docs/operations.md); absent: any worker. */
+  workspaceWorker?: WorkspaceWorker;
+  /** Built-in tools whose activities run on their own task queue (docs/tools.md, "Tool task queues"). */
+  toolTaskQueues?: ToolTaskQueues;
+  /** Calls of one turn that may run side by side (default: the runtime's own rule). */
+  concurrencySafe?(name: string): boolean;
+  /**
+   * Permission check before a call runs: undefined to go ahead, or the denial the model sees.
+   * `allow` (a settings rule or hook) skips the prompt, `ask` asks a person whatever the mode says.
+   */
+  /** Undefined to go ahead, or the denial; a promise only when it must wait (for a person, or on a run recorded before the patch baseline). */
+  authorize(call: ToolUseBlock, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> | ToolOutcome | undefined;
+  /** The permission decision when it needs no one (nothing happens either way): `go`, or `later` for whatever {@link authorize} must settle. */
+  authorizedNow?(call: ToolUseBlock, override?: 'allow' | 'ask'): 'go' | 'later';
+  onStart(call: ToolUseBlock): void;
+  onReadFiles(records: ReadFileRecord[]): void;
+  onReplacement(replacement: ContentReplacement): void;
+  /** File reads the model call already ran (src/workflows/tools/pre-reads.ts): such a call takes its outcome instead of running. */
+  preRead?: PreReadLookup;
+}
+
+/** Read-file entries an Edit/Write may need: those whose path ends with the target's base name. */
+function readStateFor(call: ToolUseBlock, state: ReadFileState): ReadFileState {
+  const target = typeof call.input.file_path === 'string' ? call.input.file_path : '';
+  const baseName = target.split('/').pop() ?? '';
+  if (!baseName) return {};
+  return Object.fromEntries(Object.entries(state).filter(([path]) => path.split('/').pop() === baseName));
+}
+
+/** A pre-read call's result, or the failure it ran into (thrown, as the activity's would be). */
+function preReadResult(early: ReadBatchOutcome): ToolCallResult {
+  if ('result' in early) return early.result;
+  throw readFailure(early.failure);
+}
+
+/** A tool call's result as the model sees it, its read-file records and content replacement kept for the agent. */
+function recordedOutcome(result: ToolCallResult, context: ToolRunContext): ToolOutcome {
+  if (result.readFiles?.length) context.onReadFiles(result.readFiles);
+  if (result.replacement) context.onReplacement(result.replacement);
+  return { content: result.content, isError: result.isError };
+}
+
+async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, context: ToolRunContext): Promise<ToolCallResult> {
+  const early = isFileReadTool(name) ? context.preRead?.(call, context.toolContext) : undefined;
+  if (early) return preReadResult(early);
+  const input = {
+    context: context.toolContext,
+    toolUseId: call.id,
+    input: call.input,
+    ...(name === 'Edit' || name === 'Write' ? { readFileState: readStateFor(call, context.readFileState) } : {}),
+  };
+  return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker, context.toolTaskQueues?.[name]);
+}
+
+/**
+ * Marks runs whose Bash permission decisions (read-only agents, `Bash(...)` rules) read a real bash parse
+ * (the analyzeShellCommand local activity) instead of shell-quote's tokens, which took `a#b` for a comment.
+ * Asked only for a Bash call that such a decision reads; runs recorded before keep src/shared/policy/legacy-shell-quote.ts.
+ */
+export const bashSyntaxTreePatch = 'bash-syntax-tree';
+
+/** Whether a Bash call's checks read its command: a read-only agent's, or one that a Bash rule with content speaks about. */
+function readsBashCommand(context: ToolRunContext): boolean {
+  if (context.readOnlyBash) return true;
+  const rules = [...(context.toolRules?.allow ?? []), ...(context.toolRules?.deny ?? []), ...permissionRuleKinds.flatMap((kind) => context.permissionRules?.[kind] ?? [])];
+  return rules.some((rule) => rule.tool === 'Bash' && rule.content !== '');
+}
+
+/** How a call's checks read its Bash command: undefined when they need not; a promise only when the parse must run. */
+function bashReading(call: ToolUseBlock, context: ToolRunContext): BashReading | Promise<BashReading> | undefined {
+  if (call.name !== 'Bash' || !readsBashCommand(context)) return undefined;
+  if (!hasPatch(bashSyntaxTreePatch)) return { type: 'legacy' };
+  const command = typeof call.input.command === 'string' ? call.input.command : '';
+  return shellSyntaxActivities.analyzeShellCommand({ command }).then(
+    (analysis): BashReading => ({ type: 'parsed', analysis }),
+    (error: unknown): BashReading => {
+      if (isCancellation(error)) throw error;
+      // A failed parse decides nothing: not read-only, matched by no allow rule (deny rules still see the text).
+      return { type: 'parsed', analysis: unanalysed(`the command could not be analysed (${error instanceof Error ? error.message : String(error)})`) };
+    },
+  );
+}
+
+/** The settings rules' decision on a call (asked for the patch only when a rule speaks). */
+function settingsDecision(call: ToolUseBlock, context: ToolRunContext, bash: BashReading | undefined) {
+  const decision = decideByRules(context.permissionRules, call.name, call.input, { cwd: context.toolContext.cwd }, bash);
+  return decision && hasPatch(agentHooksPatch) ? decision : undefined;
+}
+
+/** The stronger of a rule's and a hook's word on asking: ask beats allow. */
+function strongest(...words: ('allow' | 'ask' | undefined)[]): 'allow' | 'ask' | undefined {
+  return words.includes('ask') ? 'ask' : words.includes('allow') ? 'allow' : undefined;
+}
+
+/**
+ * Checks that depend on a call's input, in order: the definition's tool rules, the settings' rules (a
+ * deny refuses; an ask or allow is returned for the permission decision), a read-only agent's Bash.
+ */
+function inputChecks(call: ToolUseBlock, context: ToolRunContext, bash?: BashReading): { refusal?: ToolOutcome; rule?: RuleDecision } {
+  const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd }, bash);
+  if (verdict.type === 'refused') {
+    return { refusal: { isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) } };
+  }
+  const rule = settingsDecision(call, context, bash);
+  if (rule?.type === 'deny') {
+    return { refusal: { isError: true, content: errorText(ErrorType.PermissionRuleDenied, `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`) } };
+  }
+  if (call.name === 'Bash' && context.readOnlyBash) {
+    // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
+    const command = typeof call.input.command === 'string' ? call.input.command : '';
+    const readOnly = bash?.type === 'legacy' ? legacyClassifyReadOnlyCommand(command) : classifyReadOnlyCommand(bash?.analysis ?? unanalysed('the command was not analysed'));
+    if (!readOnly.readOnly) {
+      return {
+        refusal: {
+          isError: true,
+          content: errorText(ErrorType.CommandNotReadOnly, `${readOnly.reason}. This agent may run read-only commands only (git log/diff/show/status, ls, cat, grep, find without -exec, ...); nothing was run.`),
+        },
+      };
+    }
+  }
+  return rule ? { rule } : {};
+}
+
+/**
+ * Every check before a call runs: the refusal the model sees, or what to add to its result and,
+ * when a PreToolUse hook rewrote it, the call to run instead (checked against the rules again).
+ */
+async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{ refusal?: ToolOutcome; context?: string; call?: ToolUseBlock }> {
+  if (!context.pool.includes(call.name)) {
+    return {
+      refusal: {
+        isError: true,
+        content: errorText(ErrorType.ToolNotAllowed, `the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`),
+      },
+    };
+  }
+  const denied = (refusal: ToolOutcome) => {
+    context.onDenied?.(call);
+    return { refusal };
+  };
+  const reading = bashReading(call, context);
+  const checked = inputChecks(call, context, reading instanceof Promise ? await reading : reading);
+  if (checked.refusal) return denied(checked.refusal);
+  const hook = context.beforeTool ? await context.beforeTool(call) : undefined;
+  if (hook?.type === 'refuse') return denied(hook.outcome);
+  if (hook?.updatedInput) {
+    // A hook rewrote the input: what runs must pass the same checks as what the model asked for.
+    const rewritten: ToolUseBlock = { ...call, input: hook.updatedInput };
+    const rereading = bashReading(rewritten, context);
+    const again = inputChecks(rewritten, context, rereading instanceof Promise ? await rereading : rereading);
+    if (again.refusal) return denied(again.refusal);
+    call = rewritten;
+  }
+  // A read-only command needs no approval.
+  if (!(call.name === 'Bash' && context.readOnlyBash)) {
+    const rule = checked.rule?.type === 'ask' || checked.rule?.type === 'allow' ? checked.rule.type : undefined;
+    const authorized = context.authorize(call, strongest(rule, hook?.permission));
+    const refused = authorized instanceof Promise ? await authorized : authorized;
+    if (refused) return denied(refused);
+  }
+  return { ...(hook?.context ? { context: hook.context } : {}), ...(hook?.updatedInput ? { call } : {}) };
+}
+
+/**
+ * A call its model call already ran (src/workflows/tools/pre-reads.ts) whose every check decides now: its
+ * outcome, with the same bookkeeping as {@link runOne}, without a step of its own. Undefined when a check
+ * refuses it, asks, or must wait (a hook): such a call runs through runOne, which decides the same way.
+ */
+function settledNow(call: ToolUseBlock, context: ToolRunContext): ToolOutcome | undefined {
+  if (!context.preRead || context.beforeTool || context.afterTool || !context.authorizedNow || !isFileReadTool(call.name) || !context.pool.includes(call.name)) return undefined;
+  const checked = inputChecks(call, context);
+  if (checked.refusal || checked.rule?.type === 'ask') return undefined;
+  if (context.authorizedNow(call, checked.rule?.type === 'allow' ? 'allow' : undefined) !== 'go') return undefined;
+  const early = context.preRead(call, context.toolContext);
+  if (!early) return undefined;
+  context.onStart(call);
+  try {
+    return recordedOutcome(preReadResult(early), context);
+  } catch (error) {
+    return failureOutcome(call.name, error);
+  }
+}
+
+async function runOne(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
+  const checked = await refusalOf(call, context);
+  if (checked.refusal) return checked.refusal;
+  const run = checked.call ?? call;
+  context.onStart(run);
+  let outcome = await execute(run, context);
+  if (checked.context) outcome = appendText(outcome, checked.context);
+  return context.afterTool ? context.afterTool(run, outcome) : outcome;
+}
+
+async function execute(call: ToolUseBlock, context: ToolRunContext): Promise<ToolOutcome> {
+  const workflowTool = context.workflowTools[call.name];
+  if (workflowTool) return workflowTool(call);
+  if (!isWorkspaceTool(call.name)) {
+    return { isError: true, content: errorText(ErrorType.UnknownTool, `this runtime has no tool named "${call.name}".`) };
+  }
+  try {
+    const result = await runActivityTool(call.name, call, context);
+    return recordedOutcome(result, context);
+  } catch (error) {
+    return failureOutcome(call.name, error);
+  }
+}
+
+/**
+ * Marks runs whose runs of more than maxConcurrentToolCalls concurrent calls go in a sliding window
+ * (the next call starts as soon as one ends, as in Claude Code) instead of batches that each waited
+ * for their slowest call. Asked only for such a run of calls: a turn of 10 or fewer runs them all at once either way.
+ */
+export const slidingToolWindowPatch = 'sliding-tool-window';
+
+/**
+ * Runs one turn's tool calls: consecutive read-only calls concurrently (at most maxConcurrentToolCalls at
+ * a time), every other call alone and in order. A tool outside the agent's pool is answered with an
+ * error, never run. Each outcome is written into `outcomes` as soon as it is known, so an interrupted
+ * turn keeps the results of the calls that did finish.
+ */
+export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext, outcomes: Record<string, ToolOutcome>): Promise<void> {
+  const concurrencySafe = (name: string) => (context.concurrencySafe?.(name) ?? isConcurrencySafeTool(name)) && context.pool.includes(name);
+  const run = async (call: ToolUseBlock) => {
+    outcomes[call.id] = await runOne(call, context);
+  };
+  for (const group of partitionToolCalls(calls, concurrencySafe, Number.POSITIVE_INFINITY)) {
+    if (group.calls.length > maxConcurrentToolCalls && hasPatch(slidingToolWindowPatch)) {
+      await inSlidingWindow(group.calls, maxConcurrentToolCalls, run);
+      continue;
+    }
+    // Runs recorded before (and groups that fit the window): fixed batches, all of a batch at once. A call
+    // its model call already ran is settled at once (only answers recorded with `preReads` have such calls).
+    for (const batch of partitionToolCalls(group.calls, () => group.concurrent, maxConcurrentToolCalls)) {
+      let settled = 0;
+      const running = batch.calls.flatMap((call) => {
+        const now = settledNow(call, context);
+        if (!now) return [run(call)];
+        outcomes[call.id] = now;
+        settled++;
+        return [];
+      });
+      if (running.length > 0 || settled === 0) await Promise.all(running);
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import { TimeoutType } from '@temporalio/common';
+import type { SpawnContext } from '../../shared/agents/agent-definition';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import type { ToolCallInput, ToolCallResult } from '../../shared/tools/tools';
+import type { WorkspaceToolName } from '../../shared/policy/tool-classification';
+import type { WorkspaceWorker } from '../../shared/workspace/workspace-routing';
+import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../../shared/workspace/working-directory';
+import type { CreateWorktreeInput, FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../../shared/workspace/worktree';
+import { toolQueueWaitMs } from '../../shared/tools/custom-tools';
+import { abortLocallyWhenCancelled } from '../runtime/local-abort';
+import { readLocally } from './read-batch';
+import { toolWorkerGoneText } from './tool-queue-text';
+import {
+  fileToolActivities,
+  fileToolOptions,
+  hookActivities,
+  hookOptions,
+  localSetupActivities,
+  localSetupOptions,
+  setupActivities,
+  setupOptions,
+  shellToolActivities,
+  shellToolOptions,
+} from '../runtime/activity-proxies';
+import type { HookRunInput, HookRunResult } from '../../shared/policy/hook-outcome';
+import { hasPatch } from '../runtime/patches';
+
+/** Read runs as a local activity for agents without a workspace worker or a tool queue for it (docs/testing.md, patches). */
+export const localReadPatch = 'local-read-tool';
+
+/**
+ * The activities that touch an agent's files (docs/operations.md, "Workers on several machines").
+ * With a workspace worker they go to its own task queue and wait for it at most `waitMs`; without
+ * one they run exactly as before, on the agent's task queue.
+ */
+
+/** The options of one workspace activity call: routed to the agent's workspace worker, if it has one. */
+export function routedOptions(options: ActivityOptions, worker: WorkspaceWorker | undefined): ActivityOptions {
+  if (!worker) return options;
+  return { ...options, taskQueue: worker.taskQueue, scheduleToStartTimeout: worker.waitMs };
+}
+
+/** True for the failure of a call no worker picked up in time (schedule-to-start timeouts are never retried). */
+export function isWorkerWaitTimeout(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === TimeoutType.SCHEDULE_TO_START;
+}
+
+/** What the agent (or its parent) is told when its workspace worker does not answer: which worker, and how to recover. */
+export function workerGoneText(worker: WorkspaceWorker, what: string): string {
+  return errorText(
+    ErrorType.WorkspaceWorkerUnavailable,
+    `${what} did not run: no worker "${worker.id}" (task queue ${worker.taskQueue}), which holds this agent's files, ` +
+      `took it within ${Math.round(worker.waitMs / 1000)} s. Start that worker again (same SUBAGENTS_WORKER_ID on the machine ` +
+      'with the files) and ask again; the files are only on that machine.',
+  );
+}
+
+/**
+ * Runs a workspace activity; a worker wait timeout becomes a clear, non-retryable
+ * WorkspaceWorkerUnavailable failure. Unrouted calls return the activity's own promise, so agents
+ * without a workspace worker resolve in exactly the same order as before routing existed.
+ */
+function onWorkspace<T>(worker: WorkspaceWorker | undefined, what: string, run: () => Promise<T>): Promise<T> {
+  return worker ? translateWait(worker, what, run) : run();
+}
+
+async function translateWait<T>(worker: WorkspaceWorker, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isWorkerWaitTimeout(error)) {
+      throw ApplicationFailure.create({ type: ErrorType.WorkspaceWorkerUnavailable, message: workerGoneText(worker, what), nonRetryable: true });
+    }
+    throw error;
+  }
+}
+
+/**
+ * One tool call (Read, Glob, Grep, Write, Edit, Bash) on the worker holding the files, or, when the
+ * worker routes the tool to its own task queue (docs/tools.md, "Tool task queues"), on that queue.
+ */
+export function runWorkspaceTool(
+  name: WorkspaceToolName,
+  input: ToolCallInput,
+  summary: string,
+  worker: WorkspaceWorker | undefined,
+  toolQueue?: string,
+): Promise<ToolCallResult> {
+  if (toolQueue) return onToolQueue(name, toolQueue, input, summary);
+  // Read on the worker running this workflow task when every worker sees the files: no activity task, no extra workflow task.
+  if (name === 'Read' && !worker && hasPatch(localReadPatch)) return readLocally(input, summary);
+  const ended = worker ? undefined : abortLocallyWhenCancelled();
+  const call = onWorkspace(worker, name, () =>
+    name === 'Bash'
+      ? shellToolActivities.Bash.executeWithOptions({ ...routedOptions(shellToolOptions, worker), summary }, [input])
+      : fileToolActivities[name].executeWithOptions({ ...routedOptions(fileToolOptions, worker), summary }, [input]),
+  );
+  if (ended) call.then(ended, ended);
+  return call;
+}
+
+async function onToolQueue(name: WorkspaceToolName, taskQueue: string, input: ToolCallInput, summary: string): Promise<ToolCallResult> {
+  const routed = { taskQueue, scheduleToStartTimeout: toolQueueWaitMs, summary };
+  try {
+    return await (name === 'Bash'
+      ? shellToolActivities.Bash.executeWithOptions({ ...shellToolOptions, ...routed }, [input])
+      : fileToolActivities[name].executeWithOptions({ ...fileToolOptions, ...routed }, [input]));
+  } catch (error) {
+    // Nothing ran: the agent is told which queue has no worker (a failure, so run-tools reports it as the tool's error).
+    if (isWorkerWaitTimeout(error)) throw ApplicationFailure.create({ type: ErrorType.ToolWorkerUnavailable, message: toolWorkerGoneText(name, taskQueue), nonRetryable: true });
+    throw error;
+  }
+}
+
+export function createWorktreeOn(worker: WorkspaceWorker | undefined, input: CreateWorktreeInput): Promise<WorktreeInfo> {
+  return onWorkspace(worker, 'Creating the git worktree', () =>
+    setupActivities.createWorktree.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'create git worktree' }, [input]),
+  );
+}
+
+export function finishWorktreeOn(worker: WorkspaceWorker | undefined, input: FinishWorktreeInput): Promise<WorktreeOutcome> {
+  return onWorkspace(worker, 'Cleaning up the git worktree', () =>
+    setupActivities.finishWorktree.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'clean up git worktree' }, [input]),
+  );
+}
+
+export function renderSystemPromptOn(worker: WorkspaceWorker | undefined, input: Parameters<typeof setupActivities.renderSystemPrompt>[0]): Promise<string> {
+  return onWorkspace(worker, 'Rendering the system prompt', () => setupActivities.renderSystemPrompt.executeWithOptions(routedOptions(setupOptions, worker), [input]));
+}
+
+export function renderAgentStartOn(
+  worker: WorkspaceWorker | undefined,
+  input: Parameters<typeof setupActivities.renderAgentStart>[0],
+  local = false,
+): ReturnType<typeof setupActivities.renderAgentStart> {
+  const summary = 'render system prompt and agent context';
+  // Local: on the worker running this workflow task, inside it (only when no workspace worker holds the files).
+  if (local && !worker) return localSetupActivities.renderAgentStart.executeWithOptions({ ...localSetupOptions, summary }, [input]);
+  return onWorkspace(worker, 'Rendering the system prompt and agent context', () =>
+    setupActivities.renderAgentStart.executeWithOptions({ ...routedOptions(setupOptions, worker), summary }, [input]),
+  );
+}
+
+/** Checks the cwd an Agent call asks for, on the worker holding the parent's files. */
+export function resolveAgentCwdOn(worker: WorkspaceWorker | undefined, input: ResolveAgentCwdInput): Promise<ResolveAgentCwdResult> {
+  return onWorkspace(worker, `Checking cwd ${input.requested}`, () =>
+    setupActivities.resolveAgentCwd.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: `check cwd ${input.requested}`.slice(0, 120) }, [input]),
+  );
+}
+
+export function loadSpawnContextOn(worker: WorkspaceWorker | undefined, cwd: string): Promise<SpawnContext> {
+  return onWorkspace(worker, 'Loading agent definitions', () =>
+    setupActivities.loadSpawnContext.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'load agent definitions' }, [{ cwd }]),
+  );
+}
+
+/** One hook command (docs/hooks.md) on the worker holding the agent's files; its activity may run 30 s past the hook's own timeout. */
+export function runHookOn(worker: WorkspaceWorker | undefined, input: HookRunInput, summary: string): Promise<HookRunResult> {
+  const options = { ...routedOptions(hookOptions, worker), startToCloseTimeout: input.timeoutMs + 30_000, summary: summary.slice(0, 120) };
+  return onWorkspace(worker, `The ${input.event} hook`, () => hookActivities.runHook.executeWithOptions(options, [input]));
+}

@@ -1,0 +1,63 @@
+import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import type { AgentWorkflowInput } from '../../shared/agents/agent';
+import type { ResumeDescendantAck, ResumeDescendantInput, ResumeState } from '../../shared/protocol/definitions';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import { resumeInput } from '../../shared/agents/resume';
+import { setupActivities, setupOptions } from '../runtime/activity-proxies';
+import type { AgentParts } from '../loop/agent-parts';
+
+/**
+ * The failure of a refused resume. An update handler must fail with an ApplicationFailure: any other
+ * error would fail the workflow task (and wedge the agent) instead of the update.
+ */
+const refused = (detail: string) => ApplicationFailure.create({ type: ErrorType.ResumeRefused, message: errorText(ErrorType.ResumeRefused, detail), nonRetryable: true });
+
+/** Why a finished agent may not be resumed (stopped, or still running), or undefined. */
+export function resumeRefusal(previous: Pick<ResumeState, 'status' | 'stoppedBy' | 'result'>, agentId: string, allowStopped: boolean): string | undefined {
+  if (previous.status !== 'finished') return `agent ${agentId} is still running; send it a message instead of resuming it.`;
+  const stopped = previous.stoppedBy ?? (previous.result?.status === 'cancelled' ? (previous.result.error ?? 'a stop') : undefined);
+  if (stopped && !allowStopped) {
+    return `agent ${agentId} was stopped (${stopped}); stopped agents are not resumed unless asked explicitly (subagents resume --force, or allowStopped).`;
+  }
+  return undefined;
+}
+
+/**
+ * Resume inside the tree (docs/architecture.md, Resume): the nearest running ancestor of a finished
+ * agent starts its new run as its own child, so the resumed agent keeps its RootAgentId, is
+ * registered with the root while it runs, is reached by a stop cascade and counts against the
+ * tree's limits — spawning is paused or the budget spent: refused. It runs in the background of
+ * that ancestor, whose model is not notified (it did not start it; the caller follows it).
+ */
+export async function resumeDescendant(agent: AgentParts, request: ResumeDescendantInput): Promise<ResumeDescendantAck> {
+  try {
+    return await resumeInTree(agent, request);
+  } catch (error) {
+    if (error instanceof ApplicationFailure || isCancellation(error)) throw error;
+    throw refused(`${request.agentId} could not be resumed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function resumeInTree(agent: AgentParts, request: ResumeDescendantInput): Promise<ResumeDescendantAck> {
+  const { input, children, tree } = agent;
+  let previous: ResumeState;
+  try {
+    previous = await setupActivities.fetchResumeState.executeWithOptions({ ...setupOptions, summary: `resume ${request.agentId}`.slice(0, 120) }, [
+      { agentId: request.agentId },
+    ]);
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) throw refused(`${request.agentId} cannot be resumed: ${error.cause.message}`);
+    throw error;
+  }
+  const refusal = resumeRefusal(previous, request.agentId, request.allowStopped === true);
+  if (refusal) throw refused(refusal);
+  if (children.isRunning(request.agentId)) throw refused(`agent ${request.agentId} is already running.`);
+  if (children.runningCount >= input.limits.maxChildrenPerAgent) {
+    throw refused(`${input.agentId} already has ${children.runningCount} running subagents (limit ${input.limits.maxChildrenPerAgent}); try again when one has finished.`);
+  }
+  const slot = await tree.reserveSlot(request.agentId);
+  if (slot) throw refused(slot);
+  const overrides: Partial<AgentWorkflowInput> = { background: true, inForegroundChain: false };
+  await children.start(resumeInput(previous, request.prompt, overrides), `resume:${request.agentId}`, true, { notify: false });
+  return { agentId: request.agentId, startedBy: input.agentId };
+}

@@ -1,0 +1,221 @@
+import { workflowInfo } from '@temporalio/workflow';
+import type { AgentWorkflowInput, PermissionMode } from '../../shared/agents/agent';
+import type { AgentDefinition, SpawnContext } from '../../shared/agents/agent-definition';
+import { buildChildInput, type ChildSpec } from '../../shared/agents/agent-input';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import type { ToolUseBlock } from '../../shared/model/messages';
+import { resolveSubagentModel } from '../../shared/agents/model-resolution';
+import { childPermissionMode } from '../../shared/agents/agent-roster';
+import { agentMcpInput } from '../../shared/tools/mcp';
+import { customToolFilterOf } from '../../shared/tools/custom-tools';
+import { assembleToolPool } from '../../shared/tools/tool-pool';
+import type { ToolOutcome } from '../../shared/tools/tool-results';
+import type { ResolveAgentCwdResult } from '../../shared/workspace/working-directory';
+import type { AgentState } from '../loop/agent-state';
+import { childBudgetCaps, parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError, type AgentToolInput } from './agent-tool-input';
+import type { Children } from './children';
+import { forkChildSpec, isForkConversation } from './fork';
+import { asyncLaunchedText } from '../context/projection';
+import { ancestorsOf, localSpawnRefusal } from './spawn-limits';
+import type { TreeLink } from './tree-link';
+import { loadSpawnContextOn, resolveAgentCwdOn } from '../tools/workspace-activities';
+import { hasPatch } from '../runtime/patches';
+
+const error = (content: string): ToolOutcome => ({ content, isError: true });
+
+/** Marks runs whose Agent calls check a requested cwd (exists, inside the parent's workspace) by activity. */
+export const checkedAgentCwdPatch = 'checked-agent-cwd';
+
+/** Marks runs that refuse an Agent call with fields the tool does not have (before: ignored, and the agent started). */
+export const strictAgentInputPatch = 'agent-input-unknown-fields';
+
+/**
+ * The Agent tool (docs/architecture.md, Spawning): picks the spawn path — a fork, or a named
+ * (general-purpose by default) agent —, checks the limits, asks the root for a slot, starts the
+ * child and answers the call (at once for a background child, when it ends for a foreground one).
+ */
+export class AgentTool {
+  /** Spawns that passed the limit checks but whose child is not registered yet (concurrent Agent calls). */
+  private pendingSpawns = 0;
+  private spawnContext?: Promise<SpawnContext>;
+
+  constructor(
+    private readonly input: AgentWorkflowInput,
+    private readonly state: AgentState,
+    private readonly children: Children,
+    private readonly tree: TreeLink,
+  ) {}
+
+  async call(call: ToolUseBlock): Promise<ToolOutcome> {
+    const unknownFields = unknownAgentToolFields(call.input);
+    if (unknownFields.length > 0 && hasPatch(strictAgentInputPatch)) return error(unknownAgentToolFieldsError(unknownFields));
+    const parsed = parseAgentToolInput(call.input);
+    if (!parsed.ok) return error(parsed.error);
+    const request = parsed.value;
+    // The id is taken before anything awaits, so concurrent Agent calls get ids in tool_use order.
+    const childId = this.state.nextChildId(this.input.agentId);
+    if (request.subagent_type === 'fork' || (request.subagent_type === undefined && this.input.limits.forking)) {
+      return this.spawnFork(call, request, childId);
+    }
+    return this.spawnNamed(call, request, childId);
+  }
+
+  /** A named agent type (general-purpose when none is given): its own prompt, tools and model; it sees only the task prompt. */
+  private async spawnNamed(call: ToolUseBlock, request: AgentToolInput, childId: string): Promise<ToolOutcome> {
+    const { input } = this;
+    const context = await this.loadSpawnContext();
+    const definitions = context.loaded.definitions;
+    const typeName = request.subagent_type ?? 'general-purpose';
+    const definition = definitions[typeName];
+    if (!definition) {
+      return error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
+    }
+    if (input.allowedAgentTypes && !input.allowedAgentTypes.includes(typeName)) {
+      return error(`This agent may only start these agent types: ${input.allowedAgentTypes.join(', ')}. "${typeName}" is not one of them.`);
+    }
+    const refusal = this.limitRefusal(childId);
+    if (refusal) return error(refusal);
+    const background = request.run_in_background ?? definition.background ?? false;
+    const permissionMode = childPermissionMode(input.permissionMode, definition);
+    const tools = assembleToolPool({ definition, depth: input.depth + 1, maxDepth: input.limits.maxDepth, background, permissionMode });
+    // An agent whose only tools are MCP tools is checked when its servers have listed them (src/workflows/tools/extra-tools.ts).
+    if (tools.length === 0 && !definition.mcpTools?.length && !definition.customTools?.length) {
+      return error(`Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`);
+    }
+    return this.launch(call, request, childId, background, () => this.namedChildSpec(childId, request, definition, { background, permissionMode, tools, context }));
+  }
+
+  /** A fork: the child continues from this agent's exact request prefix (see fork.ts). A fork cannot fork. */
+  private async spawnFork(call: ToolUseBlock, request: AgentToolInput, childId: string): Promise<ToolOutcome> {
+    if (isForkConversation(this.state.messages)) {
+      return error(
+        errorText(
+          ErrorType.ForkInsideFork,
+          'you are a fork and cannot fork again. Finish the directive yourself with your own tools (a named subagent_type is still possible within the depth limit).',
+        ),
+      );
+    }
+    const refusal = this.limitRefusal(childId);
+    if (refusal) return error(refusal);
+    const background = request.run_in_background ?? true;
+    return this.launch(call, request, childId, background, () => ({
+      ...forkChildSpec(this.input, this.state, workflowInfo().runId, childId, request, background),
+      ...childBudgetCaps(undefined, request.budget, this.input.budgetCaps),
+    }));
+  }
+
+  /** The limits this agent checks itself (the tree's limits are the root's decision). */
+  private limitRefusal(childId: string): string | undefined {
+    const { input } = this;
+    return localSpawnRefusal({
+      depth: input.depth,
+      maxDepth: input.limits.maxDepth,
+      runningChildren: this.children.runningCount + this.pendingSpawns,
+      maxChildrenPerAgent: input.limits.maxChildrenPerAgent,
+      childId,
+      ancestorIds: ancestorsOf(input.agentId),
+    });
+  }
+
+  /**
+   * A requested cwd is resolved against this agent's cwd and must be an existing directory inside
+   * its workspace (symbolic links resolved), else the call is refused. Gives the real path.
+   */
+  private async checkCwd(requested: string): Promise<ResolveAgentCwdResult> {
+    if (!hasPatch(checkedAgentCwdPatch)) return { ok: true, cwd: requested };
+    return resolveAgentCwdOn(this.input.workspaceWorker, { requested, parentCwd: this.state.cwd, workspaceRoot: this.state.workspaceRoot });
+  }
+
+  /**
+   * Counts the spawn against this agent's children from now on (concurrent Agent calls see it), checks
+   * a requested cwd, reserves the tree slot, starts the child, and answers the Agent call (at once, or
+   * when a foreground child ends).
+   */
+  private async launch(call: ToolUseBlock, request: AgentToolInput, childId: string, background: boolean, buildSpec: () => ChildSpec): Promise<ToolOutcome> {
+    this.pendingSpawns += 1;
+    let child;
+    try {
+      if (request.cwd !== undefined) {
+        const cwd = await this.checkCwd(request.cwd);
+        if (!cwd.ok) return error(cwd.error);
+        request.cwd = cwd.cwd;
+      }
+      const slot = await this.tree.reserveSlot(childId);
+      if (slot) return error(slot);
+      const parent = { input: this.input, inForegroundChain: this.tree.inForegroundChain, toolUseId: call.id, ...(this.state.settings ? { settings: this.state.settings } : {}) };
+      child = await this.children.start(buildChildInput(parent, buildSpec()), call.id, background);
+    } finally {
+      this.pendingSpawns -= 1;
+    }
+    if (background) return { content: asyncLaunchedText(child.agentId, request.description), isError: false };
+    return this.children.waitForeground(child);
+  }
+
+  private namedChildSpec(
+    childId: string,
+    request: AgentToolInput,
+    definition: AgentDefinition,
+    options: { background: boolean; permissionMode: PermissionMode; tools: string[]; context: SpawnContext },
+  ): ChildSpec {
+    const { input } = this;
+    const cwd = request.cwd ?? this.state.cwd;
+    const isolation = request.isolation ?? (request.cwd ? undefined : definition.isolation);
+    return {
+      agentId: childId,
+      agentType: definition.name,
+      name: request.name,
+      description: request.description,
+      prompt: request.prompt,
+      model: resolveSubagentModel({
+        environmentOverride: options.context.subagentModelOverride,
+        callModel: request.model,
+        definitionModel: definition.model,
+        parentModel: input.model,
+      }),
+      // A record of agent types without prompts (docs/agent-definitions.md): the child gets its type's prompt by digest at its start.
+      ...definitionPromptOf(definition, options.context),
+      tools: options.tools,
+      mcp: agentMcpInput(definition, options.context.mcpServers ?? {}),
+      customTools: customToolFilterOf(definition),
+      cwd,
+      // Never a larger workspace than the parent's (a cwd outside it was refused above).
+      workspaceRoot: this.state.workspaceRoot,
+      ...(isolation === 'worktree' ? { isolation } : {}),
+      permissionMode: options.permissionMode,
+      maxTurns: definition.maxTurns ?? input.limits.defaultMaxTurns,
+      allowedAgentTypes: definition.allowedAgentTypes,
+      ...(definition.readOnlyBash ? { readOnlyBash: true } : {}),
+      ...(definition.oneShot ? { oneShot: true } : {}),
+      ...(definition.thinking ? { thinking: definition.thinking } : {}),
+      ...(definition.color ? { color: definition.color } : {}),
+      ...(definition.effort ? { effort: definition.effort } : {}),
+      ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),
+      ...(definition.skills?.length ? { skills: definition.skills } : {}),
+      ...(definition.memory ? { memory: definition.memory } : {}),
+      ...(definition.hooks ? { definitionHooks: definition.hooks } : {}),
+      ...childBudgetCaps(definition.budget, request.budget, input.budgetCaps),
+      background: options.background,
+    };
+  }
+
+  /**
+   * The agent types of its roster, loaded at start; runs started before the roster existed (and
+   * forks) load them once, on their first named spawn (concurrent spawns share the load).
+   */
+  private loadSpawnContext(): Promise<SpawnContext> {
+    const loaded = this.state.spawnContext;
+    if (loaded) return Promise.resolve(loaded);
+    this.spawnContext ??= loadSpawnContextOn(this.input.workspaceWorker, this.state.cwd);
+    return this.spawnContext;
+  }
+}
+
+/**
+ * A named child's definition prompt: the text, or — when the parent's record of its agent types holds
+ * digests instead of prompts — '' and the digest with the defining file, for the child's start to read.
+ */
+export function definitionPromptOf(definition: AgentDefinition, context: SpawnContext): Pick<ChildSpec, 'definitionPrompt' | 'definitionPromptRef'> {
+  const digest = context.promptDigests?.[definition.name];
+  if (digest === undefined) return { definitionPrompt: definition.prompt };
+  return { definitionPrompt: '', definitionPromptRef: { digest, ...(definition.file ? { file: definition.file } : {}) } };
+}

@@ -1,0 +1,281 @@
+import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import type { BudgetCharge, BudgetGrant, BudgetReserveRequest } from '../../shared/budget/budget';
+import type { AgentWorkflowInput } from '../../shared/agents/agent';
+import {
+  approvalRequestSignal,
+  budgetChargeSignal,
+  budgetReserveSignal,
+  treeAgentEventSignal,
+  treeAgentStartedSignal,
+  treeSpawnRequestSignal,
+  type TreeAgentStarted,
+  type TreeSpawnReply,
+} from '../../shared/protocol/definitions';
+import { emptyTokenUsage, type TokenUsage } from '../../shared/model/messages';
+import type { ApprovalRequest } from '../../shared/protocol/tree';
+import { cancelBestEffort, signalBestEffort } from '../runtime/best-effort-signal';
+import { LeaseAccount } from '../budget/budget-lease';
+import { workflowNowMs } from '../runtime/clock';
+import { treeRefusedSpawn } from './spawn-limits';
+import { noticeWay, tellStopped } from './stop-delivery';
+import { TreeCoordinator } from './tree-coordinator';
+import { TreeLedgerKeeper } from '../budget/tree-ledger';
+
+/**
+ * One agent's link to its tree's root, which keeps the tree's bookkeeping (docs/architecture.md,
+ * Agent tree): the root holds a {@link TreeCoordinator} and decides locally; every other agent
+ * reports to it and asks it by signal. It also knows whether the agent is in a foreground chain.
+ */
+export class TreeLink {
+  /** The tree's bookkeeping: present on the root only. */
+  readonly coordinator?: TreeCoordinator;
+  /** The tree's ledger (docs/budgets.md): present on the root only. */
+  readonly ledger?: TreeLedgerKeeper;
+  private readonly grants = new Map<string, BudgetGrant>();
+  /** Leases the root asked back before their grant arrived (src/workflows/budget/budget-lease.ts). */
+  private readonly earlyRevokes = new Map<string, BudgetGrant>();
+  /** Room leased from the tree's budget, spent by this agent's calls without asking (src/workflows/budget/budget-lease.ts). */
+  readonly lease = new LeaseAccount();
+  private reservations = 0;
+  /** The reservation asked ahead for the next call (src/workflows/budget/model-budget.ts). */
+  private ahead?: string;
+  private readonly spawnReplies = new Map<string, TreeSpawnReply>();
+  private foreground: boolean;
+  /** Root with the budget patch: stops itself when the budget is reached (src/workflows/budget/tree-budget.ts). */
+  private stopSelf?: (notice: { by: string; reason: string }) => void;
+
+  constructor(private readonly input: AgentWorkflowInput) {
+    // The root of a tree is its own root: a tree's first agent, or a subagent resumed after its whole tree had ended.
+    const isRoot = input.rootAgentId === input.agentId;
+    this.ledger = isRoot ? new TreeLedgerKeeper(input) : undefined;
+    this.coordinator = isRoot ? new TreeCoordinator(input.agentId, input.limits, this.ledger) : undefined;
+    this.ledger?.stopWith((scopeAgentId, reason) => this.stopAtBudget(scopeAgentId, reason));
+    // A reached cap with the action `ask` waits on an approval the root holds for a person.
+    this.ledger?.askWith({ hold: (request) => this.coordinator!.holdApproval(request), withdraw: (requestId) => void this.coordinator!.takeApproval(requestId) });
+    this.foreground = input.inForegroundChain ?? isRoot;
+  }
+
+  /** This agent and all its ancestors run in the foreground: its approval requests bubble to a person. */
+  get inForegroundChain(): boolean {
+    return this.foreground;
+  }
+
+  /** The parent stopped waiting for this agent (auto-background). */
+  movedToBackground(): void {
+    this.foreground = false;
+  }
+
+  /** The root's answer to a spawn request of this agent. */
+  receiveSpawnReply(reply: TreeSpawnReply): void {
+    this.spawnReplies.set(reply.requestId, reply);
+  }
+
+  /** The root's answer to a reservation of one of this agent's model calls. */
+  receiveGrant(grant: BudgetGrant): void {
+    const { handled, giveBack } = this.lease.receive(grant);
+    if (giveBack) void this.releaseLease();
+    if (handled) return;
+    if (!grant.granted && grant.revoked === true && !this.grants.has(grant.reservationId)) {
+      // Signals may arrive out of order: asked back before its grant came (or after it was given back), it is kept for the grant.
+      this.earlyRevokes.set(grant.reservationId, grant);
+      return;
+    }
+    const revoke = grant.granted && grant.leaseId === grant.reservationId ? this.earlyRevokes.get(grant.reservationId) : undefined;
+    if (revoke) this.earlyRevokes.delete(grant.reservationId);
+    // A lease grant whose revoke came first is read as the revoke: its agent gives it back.
+    this.grants.set(grant.reservationId, revoke ?? grant);
+  }
+
+  /** Gives the rest of this agent's lease back to the tree (it holds none after). */
+  async releaseLease(): Promise<void> {
+    const leaseId = this.lease.drop();
+    if (leaseId !== undefined) await this.releaseModelCall(leaseId, this.input.model, true);
+  }
+
+  /** Charges a call of the lease without waiting; with a top-up of the lease asked in the same signal when given. */
+  chargeLeaseCall(charge: BudgetCharge, topUp?: BudgetReserveRequest): void {
+    if (!topUp) {
+      void signalBestEffort(this.input.rootAgentId, budgetChargeSignal, charge);
+      return;
+    }
+    this.lease.askedTopUp(topUp.reservationId);
+    void signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request: topUp, requesterId: this.input.agentId, settle: charge }).then((delivered) => {
+      if (!delivered) this.lease.topUpFailed();
+    });
+  }
+
+  /** A tree-unique id for this agent's next model call. */
+  nextReservationId(): string {
+    this.reservations += 1;
+    return `${this.input.agentId}/${workflowInfo().runId.slice(0, 8)}/${this.reservations}`;
+  }
+
+  /** Reserves room for one model call in the tree's ledger; waits while calls in flight may give room back. */
+  async reserveModelCall(request: BudgetReserveRequest): Promise<BudgetGrant> {
+    if (this.ledger) return this.ledger.reserveOwn(request);
+    const delivered = await signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request, requesterId: this.input.agentId });
+    if (!delivered) return this.rootEnded(request.reservationId);
+    return this.grantOf(request.reservationId);
+  }
+
+  /**
+   * Asks, without waiting, for the next call's room while this turn's tools run, and charges the call
+   * that just answered with it (docs/budgets.md): the next call finds its answer already there.
+   */
+  reserveAhead(request: BudgetReserveRequest, settle: BudgetCharge): void {
+    this.ahead = request.reservationId;
+    if (this.ledger) void this.ledger.requestOwn(request, settle);
+    else {
+      void signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request, requesterId: this.input.agentId, settle }).then((delivered) => {
+        if (!delivered) this.grants.set(request.reservationId, this.rootEnded(request.reservationId));
+      });
+    }
+  }
+
+  /** The reservation asked ahead for this call, if any (taken: the next call asks anew). */
+  takeAhead(): string | undefined {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    return ahead;
+  }
+
+  /** The root's answer to a reservation of this agent, once it is there. */
+  async grantOf(reservationId: string): Promise<BudgetGrant> {
+    if (this.ledger) return this.ledger.ownGrant(reservationId);
+    await condition(() => this.grants.has(reservationId));
+    const grant = this.grants.get(reservationId)!;
+    this.grants.delete(reservationId);
+    return grant;
+  }
+
+  /** The root's answer to a reservation if it has come (taken), without waiting. */
+  answeredGrant(reservationId: string): BudgetGrant | undefined {
+    const grant = this.ledger ? this.ledger.takeOwnGrant(reservationId) : this.grants.get(reservationId);
+    this.grants.delete(reservationId);
+    return grant;
+  }
+
+  /** Charges the ledger (a call that answered, or the release of one that did not: attempt 0). */
+  async chargeModelCall(charge: BudgetCharge): Promise<void> {
+    if (this.ledger) await this.ledger.charge(charge);
+    else await signalBestEffort(this.input.rootAgentId, budgetChargeSignal, charge);
+  }
+
+  /** Gives back a reservation whose call did not complete (the call's own charges, if any, came from its activity). */
+  async releaseModelCall(reservationId: string, model: string, unused = false, ofLease?: Pick<BudgetCharge, 'leaseId' | 'presumedInputTokens' | 'endsLease'>): Promise<void> {
+    await this.chargeModelCall({
+      reservationId, agentId: this.input.agentId, model, attempt: 0, usage: emptyTokenUsage(), final: true, ...(unused ? { unused } : {}),
+      ...(ofLease?.leaseId !== undefined ? { leaseId: ofLease.leaseId } : {}),
+      ...(ofLease?.presumedInputTokens !== undefined ? { presumedInputTokens: ofLease.presumedInputTokens } : {}),
+      ...(ofLease?.endsLease ? { endsLease: true } : {}),
+    });
+  }
+
+  private rootEnded(reservationId: string): BudgetGrant {
+    const reason = `the tree's root ${this.input.rootAgentId} has ended`;
+    return { reservationId, granted: false, reason, scopeAgentId: this.input.rootAgentId, cap: 'tokens', action: 'finish' };
+  }
+
+  /** Asks the root for a slot in the tree. Returns a refusal, or undefined when granted. */
+  async reserveSlot(childId: string): Promise<string | undefined> {
+    if (this.coordinator) {
+      const decision = this.coordinator.request(childId, this.input.agentId);
+      return decision.granted ? undefined : decision.reason;
+    }
+    const requestId = `${childId}@${this.input.agentId}`;
+    // Must reach the root: without an answer the spawn would wait forever.
+    await getExternalWorkflowHandle(this.input.rootAgentId).signal(treeSpawnRequestSignal, { requestId, requesterId: this.input.agentId, childId });
+    await condition(() => this.spawnReplies.has(requestId));
+    const reply = this.spawnReplies.get(requestId)!;
+    this.spawnReplies.delete(requestId);
+    return reply.granted ? undefined : (reply.reason ?? treeRefusedSpawn);
+  }
+
+  /** A child of this agent is running (started in the foreground or background). */
+  async reportStarted(event: Omit<TreeAgentStarted, 'parentAgentId'>): Promise<void> {
+    const started = { ...event, parentAgentId: this.input.agentId };
+    if (this.coordinator) this.coordinator.started(started, workflowNowMs());
+    else await signalBestEffort(this.input.rootAgentId, treeAgentStartedSignal, started);
+  }
+
+  /** A foreground child of this agent moved to the background (it may now be stopped at the budget). */
+  async reportBackgrounded(agentId: string): Promise<void> {
+    if (this.coordinator) this.coordinator.backgrounded(agentId);
+    else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId, kind: 'backgrounded' });
+  }
+
+  /** How runs before the backgrounded-tree-event patch reported backgrounding: as a start in the background. */
+  async reportBackgroundedAsStarted(agentId: string): Promise<void> {
+    const event = { agentId, parentAgentId: this.input.agentId, background: true };
+    if (this.coordinator) this.coordinator.started(event, workflowNowMs());
+    else await signalBestEffort(this.input.rootAgentId, treeAgentStartedSignal, event);
+  }
+
+  /** A child of this agent has ended. */
+  async reportFinished(agentId: string, background: boolean): Promise<void> {
+    if (this.coordinator) this.coordinator.finished(agentId, workflowNowMs());
+    else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId, kind: 'finished', background });
+  }
+
+  /** Tokens this agent used, counted against the tree's budget (only when there is one). */
+  async reportUsage(usage: TokenUsage): Promise<void> {
+    if (this.input.limits.treeTokenBudget === undefined) return;
+    if (this.coordinator) await this.countUsage(usage);
+    else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId: this.input.agentId, kind: 'usage', usage });
+  }
+
+  /** Root: at the budget, stop the whole tree and this root too (runs with the budget patch). */
+  stopWholeTreeAtBudget(stopSelf: (notice: { by: string; reason: string }) => void): void {
+    this.stopSelf = stopSelf;
+  }
+
+  /**
+   * Root: counts usage of an agent of the tree; when it crosses the budget, stops every running
+   * agent of the tree and then the root itself, saying why (before the budget patch: only the
+   * running background agents).
+   */
+  async countUsage(usage: TokenUsage): Promise<void> {
+    const tree = this.coordinator;
+    if (!tree?.addUsage(usage)) return;
+    await this.stopAtBudget(this.input.agentId, `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`);
+  }
+
+  /**
+   * Root: a cap of the subtree of `scopeAgentId` was reached. The whole tree's (the root's subtree): every
+   * running agent is stopped, then the root itself (before the budget patch: only the running background
+   * agents). A subtree's: its running agents, deepest first, each told why; its parent goes on.
+   */
+  private async stopAtBudget(scopeAgentId: string, reason: string): Promise<void> {
+    const tree = this.coordinator!;
+    const wholeTree = scopeAgentId === this.input.agentId;
+    // With the budget patch the whole tree stops, the root too: no agent of it need report its children's ends.
+    const notice = { by: 'budget', reason, ...(wholeTree && this.stopSelf ? { wholeTree: true } : {}) };
+    const agents = !wholeTree ? (this.ledger?.ledger.runningIn(scopeAgentId) ?? []) : this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents();
+    const way = noticeWay();
+    if (way === 'before') {
+      for (const agentId of agents) {
+        await tellStopped(agentId, notice, way);
+        await cancelBestEffort(agentId);
+      }
+    } else {
+      // Every agent's notice and cancellation in this workflow task (src/workflows/tree/stop-delivery.ts).
+      await Promise.all(
+        agents.map((agentId) => {
+          void tellStopped(agentId, notice, way);
+          return cancelBestEffort(agentId);
+        }),
+      );
+    }
+    if (wholeTree) this.stopSelf?.(notice);
+  }
+
+  /** Sends an approval request to the root, which holds it for a person (it must arrive: the agent waits for the answer). */
+  async requestApproval(request: ApprovalRequest): Promise<void> {
+    await getExternalWorkflowHandle(this.input.rootAgentId).signal(approvalRequestSignal, request);
+  }
+
+  /** Takes a request back (the agent was interrupted or stopped while waiting); the root may already be gone. */
+  async withdrawApproval(request: ApprovalRequest): Promise<void> {
+    await signalBestEffort(this.input.rootAgentId, approvalRequestSignal, { ...request, withdrawn: true });
+  }
+}
