@@ -5,11 +5,7 @@ import type { WorkspaceWorker } from '../workspace/workspace-routing';
 import type { AgentMcpInput } from '../tools/mcp';
 import type { CustomToolFilter } from '../tools/custom-tools';
 
-/**
- * The one builder of `agentWorkflow` inputs, used by the client for roots and by the Agent tool for
- * named spawns and forks: what an agent is (its own fields) is given; where it stands in the tree
- * (parent, root, depth, limits, output limits, foreground chain) is derived in one place.
- */
+// The one builder of `agentWorkflow` inputs (roots, spawns, forks): the place in the tree is derived here only.
 
 /** What makes one agent: the same for roots, named children and forks. */
 export interface AgentSpec {

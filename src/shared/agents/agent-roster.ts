@@ -1,9 +1,4 @@
-/**
- * The agent roster: what an agent that has the Agent tool is told about the agent types it may
- * start, and how to use them. It goes into the agent's first message (not the Agent tool's
- * description), so the tools array is the same for every agent of a tree, and it is rendered once
- * at start, so it stays byte-identical for the agent's whole life (cache and replay). Pure.
- */
+// The agent types an agent may start, told in its first message (not the tool description) so tools stay cacheable.
 import type { PermissionMode } from './agent';
 import type { AgentDefinition } from './agent-definition';
 import { resolveSubagentModel } from './model-resolution';

@@ -1,9 +1,4 @@
-/**
- * `effort` (front matter, Claude Code's `low`…`max`) → the Messages API's `output_config.effort`.
- * Which levels a model takes (docs/agent-definitions.md, effort): Opus 4.5 takes low–high, `max`
- * came with Opus 4.6 and `xhigh` with Opus 4.7; the 5 models take all five. Older models and Haiku
- * take none, so the parameter is left out for them rather than turned into a 400.
- */
+// Front matter `effort` → `output_config.effort`, left out for models that take none (docs/agent-definitions.md).
 export const effortLevels = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 export type EffortLevel = (typeof effortLevels)[number];
@@ -41,10 +36,7 @@ export function modelEffortLevels(model: string): readonly EffortLevel[] | undef
   return levelsByPrefix.find(([prefix]) => model.startsWith(prefix))?.[1];
 }
 
-/**
- * The `output_config.effort` to send for a requested effort on a model: the requested level when the
- * model takes it, else the highest level below it that the model takes, else none.
- */
+/** The requested effort if the model takes it, else the highest lower level it takes, else none. */
 export function effortForModel(model: string, requested: EffortLevel): EffortLevel | undefined {
   const levels = modelEffortLevels(model);
   if (levels === undefined || levels.includes(requested)) return requested;

@@ -2,11 +2,7 @@ import type { HooksConfig } from '../policy/hooks';
 import type { PermissionRules } from '../policy/permission-rules';
 import type { SandboxSettings } from '../policy/sandbox';
 
-/**
- * What a tree takes from Claude Code's settings files (docs/configuration.md, "Settings files"):
- * loaded once by the root at its start, handed down to every agent of the tree, carried across
- * continue-as-new.
- */
+/** What a tree takes from the settings files, loaded once by the root (docs/configuration.md, "Settings files"). */
 export interface TreeSettings {
   /** The project whose `.claude/settings*.json` were read (CLAUDE_PROJECT_DIR of hooks). */
   projectDir: string;

@@ -1,8 +1,4 @@
-/**
- * Every number of the shared task board, in one place (docs/board.md, Limits). The board refuses
- * what goes past them with an error that says which limit and what to do; the worst case of a
- * full board (about 1 MB of state) stays under Temporal's 2 MB payload limit when it continues-as-new.
- */
+// Every number of the task board, in one place: a full board stays under Temporal's payload limit (docs/board.md).
 export const boardLimits = {
   /** Tasks on one board, completed ones included (deleting a task frees its slot). */
   maxTasks: 200,

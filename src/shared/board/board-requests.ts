@@ -8,12 +8,7 @@ import {
 } from './board';
 import { boardLimits } from './board-limits';
 
-/**
- * Parsers of the board's requests, written by hand because they run in the workflow sandbox too
- * (the update validators) as well as in the task-list tool activities and the CLI. Every request
- * is untrusted there: anything may arrive (`temporal workflow update execute --input ...`), so a
- * parser never throws and lists every problem, each saying what is expected.
- */
+// Hand-written board request parsers (they run in the sandbox too): untrusted input, never throw, list every problem.
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

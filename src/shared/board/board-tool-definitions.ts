@@ -1,13 +1,7 @@
 import type { ToolDefinition } from '../model/messages';
 import type { TaskBoardToolName } from '../policy/tool-classification';
 
-/**
- * Model-facing definitions of the task-list tools (docs/board.md). Names and input fields are those
- * of Claude Code's TaskCreate, TaskList, TaskGet and TaskUpdate, so agent definitions that name
- * them work unchanged; the extra optional fields (TaskCreate blockedBy, TaskList filters,
- * TaskUpdate note/removeBlockedBy and the `blocked` status) are additions. Plain data: part of the
- * prompt-cache prefix.
- */
+// Task-list tool definitions named as Claude Code's so definitions work unchanged; extra fields are ours (docs/board.md).
 const taskId = { type: 'string', description: 'The id of the task, e.g. "3"' };
 const taskIds = (description: string) => ({ type: 'array', items: { type: 'string' }, description });
 

@@ -1,11 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { boardLimits } from './board-limits';
 
-/**
- * Wire types of the shared task board (docs/board.md): a long-lived `boardWorkflow` per tree (or a
- * named board shared by trees), changed by updates, read by a query, renewed by heartbeat signals.
- * Imported by the board workflow, the agent workflow, the task-list tool activities and the CLI.
- */
+// Wire types of the task board workflow: updates change it, a query reads it, heartbeats renew (docs/board.md).
 
 /** Where a task stands. `blocked` is set on purpose (with a note); waiting for open dependencies is `pending`. */
 export const taskStatuses = ['pending', 'in_progress', 'blocked', 'completed'] as const;

@@ -1,11 +1,6 @@
 import type { TokenUsage } from '../model/messages';
 
-/**
- * Leases (docs/budgets.md): when a tree's budget has room to spare, the root gives an agent a lease — room
- * for several model calls — that the agent spends without asking, so its calls wait for no round trip. A
- * lease is a reservation like a call's: it counts against every cap of the agent's chain until its calls
- * are charged or its agent gives it back. Tight subtrees, and caps that count calls, reserve exactly.
- */
+// Leases: room for several calls an agent spends without a round trip to the root (docs/budgets.md).
 
 /** Model calls' worth of room an agent asks to lease (the room each call would reserve, times this). */
 export const leaseCalls = 8;
@@ -25,11 +20,7 @@ export interface LeaseScope {
   runningAgents: number;
 }
 
-/**
- * The tokens a lease may hold: what the agent asks, at most a share of each capped scope's room — the room
- * split between twice its running agents, so leases never hold more than half of it — and undefined when
- * that would not cover the call that asks (which then reserves exactly).
- */
+/** Lease size: what is asked, capped so leases hold at most half of each scope's room; undefined: reserve exactly. */
 export function leaseSizeOf(scopes: readonly LeaseScope[], wantedTokens: number, callTokens: number): number | undefined {
   let size = wantedTokens;
   for (const scope of scopes) {

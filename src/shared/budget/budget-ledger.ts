@@ -14,12 +14,7 @@ import {
   type Spending,
 } from './budget';
 
-/**
- * A tree's ledger (docs/budgets.md): every model call reserves its input estimate and its max_tokens
- * before it is sent, is charged what the API billed (per attempt, once), and releases the rest. Caps
- * hold per subtree; a call that cannot reserve waits while calls in flight may release room, and is
- * refused when none can. Pure and deterministic: the root's workflow holds one and carries it.
- */
+// A tree's ledger: reserve before each call, charge what was billed, release the rest (docs/budgets.md). Pure.
 
 /** Prices a usage in USD; linear in each kind of token (src/shared/model/model-prices.ts). */
 export type CostOf = (model: string, usage: TokenUsage) => number;
@@ -134,11 +129,7 @@ export class BudgetLedger {
     for (const reservation of [...this.open.values()]) if (reservation.agentId === agentId) this.release(reservation.reservationId, reservation.lease === true);
   }
 
-  /**
-   * A call that did not complete gives its reservation back. One whose attempts have not reported yet
-   * (cut by a stop or an interrupt, its activity still ending) is counted at its input estimate until
-   * its activity's own charge replaces that.
-   */
+  /** Gives back an unfinished call's reservation; unreported attempts count at the input estimate until charged. */
   release(reservationId: string, unused = false): void {
     const reservation = this.open.get(reservationId);
     if (!reservation) return;
@@ -424,10 +415,7 @@ export class BudgetLedger {
     return { held: leases.length, tokens: leases.reduce((sum, lease) => sum + lease.tokens, 0) };
   }
 
-  /**
-   * A new lease for the agent, when it asks for one and its chain has room to spare (src/shared/budget/budget-leases.ts):
-   * undefined when the call is to be reserved exactly.
-   */
+  /** A new lease when asked and the chain has room to spare; undefined: reserve the call exactly. */
   private lease(request: BudgetReserveRequest, chain: LedgerNode[], nowMs: number): BudgetGrant | undefined {
     const tokens = this.leaseRoom(request, chain, nowMs);
     if (tokens === undefined) return undefined;

@@ -1,9 +1,6 @@
 import type { TokenUsage } from '../model/messages';
 
-/**
- * Spending caps and the messages of the tree's ledger (docs/budgets.md). Caps set on an agent hold
- * for its whole subtree (the agent and every agent below it); the tree's caps are the root's.
- */
+// Spending caps (each holds for an agent's whole subtree) and the ledger's messages (docs/budgets.md).
 
 /** What a subtree may spend. Every field is optional: an absent cap does not limit. */
 export interface BudgetCaps {
@@ -25,11 +22,7 @@ export interface BudgetCaps {
 export const capNames = ['tokens', 'costUsd', 'toolCalls', 'turns', 'wallTimeMs', 'concurrentAgents'] as const;
 export type CapName = (typeof capNames)[number];
 
-/**
- * What reaching a cap does: `stop` the capped subtree (each agent with its partial result);
- * `finish`: refuse new spawns and model calls in it, each agent ending with what it has when its next call is refused;
- * `ask`: its calls wait while a person decides (an approval on the root): approve raises the cap by half, deny stops the subtree.
- */
+/** What reaching a cap does: `stop` the subtree, `finish` (refuse new calls), or `ask` a person (docs/budgets.md). */
 export type BudgetAction = 'stop' | 'finish' | 'ask';
 
 export const budgetActions: readonly BudgetAction[] = ['stop', 'finish', 'ask'];

@@ -1,10 +1,4 @@
-/**
- * Compaction texts and records (docs/architecture.md, Compaction): the instruction of the
- * compaction turn (shaped like Claude Code's: an `<analysis>` scratchpad, then a `<summary>` with
- * fixed sections, no tools), how a summary is taken from the response, and the text that opens a
- * compacted conversation. Plain data and pure functions: the workflow, the model activity and the
- * transcript use them.
- */
+// Compaction instruction, summary extraction and records, shared by workflow, activity and transcript (docs/architecture.md).
 
 /** Why a compaction happened: the context filled up (`auto`), or someone asked for it (`manual`: `subagents compact`). */
 export type CompactionTrigger = 'auto' | 'manual';

@@ -1,21 +1,11 @@
 import type { ContentBlock, MessageParam } from './messages';
 
-/**
- * Token estimates of what a request will carry, without a tokenizer: a block costs
- * ceil(UTF-8 bytes of its JSON / 4) (the local model server's exact rule, and close to Claude's
- * tokenizer for English and code). The workflow corrects the estimate with the usage each model
- * call reports (src/workflows/context/context-meter.ts). Pure and deterministic: workflow code uses it.
- */
+// Tokenizer-free estimates (JSON bytes / 4), deterministic for workflow code; corrected by reported usage.
 
 /** Any character outside ASCII (a UTF-16 code unit above 0x7f). Not global: a test keeps no state in it. */
 const beyondAscii = /[\u0080-\uffff]/;
 
-/**
- * UTF-8 length of a string, without TextEncoder (which the workflow sandbox may not offer). Text that
- * is all ASCII (most of a conversation: JSON, code, English) is one byte a character, found by one
- * native regex test instead of a loop over its characters in the sandbox; any other text is counted
- * character by character, as before.
- */
+/** UTF-8 length without TextEncoder (the sandbox may lack it); all-ASCII text is found by one native regex test. */
 export function utf8Length(text: string): number {
   if (!beyondAscii.test(text)) return text.length;
   let bytes = 0;

@@ -1,9 +1,4 @@
-/**
- * The context window of each model the runtime knows, in tokens (docs/architecture.md, Compaction).
- * Models not listed get {@link defaultContextWindow}; a tree can set `limits.contextWindowTokens`
- * for a model this table does not know. Windows of the 5-generation models are assumed equal to
- * their 4.6+ predecessors' 1M window.
- */
+// Context windows by model, in tokens; unknown models get the default (docs/architecture.md, Compaction).
 export const defaultContextWindow = 200_000;
 
 const million = 1_000_000;

@@ -1,10 +1,7 @@
 import type { ThinkingSetting } from '../agents/agent-definition';
 import type { MessageParam, ToolDefinition } from './messages';
 
-/**
- * Whether a budgeted agent's first model call asks the API's `count_tokens` for its input (docs/budgets.md,
- * "Counted input"): `auto` only when the worker's Anthropic endpoint is the real API, `always`, or `never`.
- */
+/** Whether a budgeted agent's first call asks `count_tokens` for its input (docs/budgets.md, "Counted input"). */
 export type CountTokensSetting = 'auto' | 'always' | 'never';
 
 /** The worker's environment variable of the setting (docs/configuration.md). */

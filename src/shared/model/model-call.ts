@@ -23,28 +23,13 @@ export interface ModelCallInput {
   /** Rolling hash of those messages (conversationHash); the activity checks what it fetched against it. */
   conversationHash: string;
   turn: number;
-  /**
-   * The messages added since this run's previous model call, when small (conversationLimits.maxInlineTailBytes):
-   * a worker holding the first `from` messages appends them without querying the workflow.
-   */
+  /** Messages added since the previous call, when small: a worker holding the prefix appends them without a query. */
   tail?: ConversationTail;
-  /**
-   * With a tail from 0 (the run's first call): what else the request needs, so a worker that rendered
-   * this run's start (as a local activity) builds it without the query: the tool names and the hash of
-   * the system prompt it must have rendered.
-   */
+  /** With a tail from 0: the tool names and system prompt hash, so the worker that rendered the start needs no query. */
   opening?: ConversationOpening;
-  /**
-   * A compaction turn (docs/architecture.md, Compaction): the messages are summarised under the
-   * compaction instruction instead of continued; fitted to the context window.
-   */
+  /** A compaction turn: summarise the messages instead of continuing (docs/architecture.md, Compaction). */
   compaction?: { contextWindowTokens: number; instructions?: string };
-  /**
-   * Set when this agent's file reads may start with the model call (docs/architecture.md, "Reads with
-   * the model call"): which of Read, Glob and Grep, and the tool context they run with. The worker runs
-   * the answer's leading calls of those tools as each is complete in the stream, and returns their
-   * outcomes with the answer.
-   */
+  /** File reads that may start during the stream (docs/architecture.md, "Reads with the model call"). */
   preRead?: PreReadRequest;
   /** The call's reservation in the tree's ledger: its activity charges what each attempt was billed (docs/budgets.md). */
   budget?: ModelCallBudget;

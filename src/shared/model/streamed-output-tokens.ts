@@ -1,7 +1,4 @@
-/**
- * The one rule for the output tokens of a stream that ended before its final usage: the local model
- * server's `served` record and the client's billed-usage tracker both count a delta this way.
- */
+// The one rule for output tokens of a stream cut before its final usage (model server and billed-usage tracker).
 
 /** The fields of a content_block_delta's `delta` the rule reads (the SDK's delta types fit it). */
 export interface StreamedDelta {

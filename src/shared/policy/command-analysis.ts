@@ -1,8 +1,4 @@
-/**
- * What a real bash parse (tree-sitter-bash, src/activities/shell-syntax/parse-command.ts) says about a
- * Bash command line: the JSON wire type the pure permission deciders (read-only classifier, `Bash(...)`
- * rules) work on. Workflow code gets it from the `analyzeShellCommand` local activity.
- */
+// A real bash parse of a command line, as the wire type the pure permission deciders read (from a local activity).
 
 /** One simple command found anywhere in the line (lists, pipelines, subshells, substitutions, bodies). */
 export interface SimpleCommand {

@@ -1,8 +1,4 @@
-/**
- * Which hosts network egress may reach (docs/security.md, "Network"): the sandbox's filtering proxy
- * and WebFetch's `WebFetch(domain:…)` rules decide with the same matcher, in Claude Code's shape —
- * an exact host, or `*.example.com` for its subdomains (not the apex). Pure: workflow code uses it.
- */
+// One host matcher for the sandbox proxy and `WebFetch(domain:…)` rules (docs/security.md, "Network").
 
 /** Lower case, without a trailing dot or IPv6 brackets: the form hosts and patterns are compared in. */
 export function normalizeHost(host: string): string {

@@ -1,9 +1,4 @@
-/**
- * What one hook run means (docs/hooks.md): Claude Code's exit codes (0 success, 2 blocking error,
- * anything else a non-blocking error) and its JSON output (`continue`, `decision`,
- * `hookSpecificOutput`). Pure: the runHook activity interprets its own run, the workflow combines
- * the verdicts of one event's hooks.
- */
+// What a hook run means by Claude Code's exit codes and JSON output, and how one event's verdicts combine (docs/hooks.md).
 import type { SandboxSettings } from './sandbox';
 import { z } from 'zod';
 import type { HookEvent } from './hooks';

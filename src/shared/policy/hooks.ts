@@ -1,8 +1,4 @@
-/**
- * Claude Code's hooks (docs/hooks.md): shell commands configured per event in settings files and in
- * an agent definition's `hooks` field, run with the event as JSON on stdin. This file holds the
- * configuration types and which hooks an event selects; pure, so workflow code calls it.
- */
+// Hook configuration types and which hooks an event selects (docs/hooks.md); pure, for workflow code.
 
 /** The events this runtime fires (Claude Code's names). */
 export const hookEvents = ['PreToolUse', 'PostToolUse', 'SubagentStart', 'SubagentStop', 'Stop'] as const;
@@ -36,11 +32,7 @@ export const hookLimits = {
   maxStopContinuations: 3,
 } as const;
 
-/**
- * Whether a matcher selects a name: empty, absent or `*` select all; a plain name or `A|B` list
- * matches exactly; anything else is a regular expression the whole name must match. A matcher that
- * is not a valid expression selects nothing.
- */
+/** Whether a matcher selects a name: `*`/empty all, `A|B` exact, else a whole-name regex (invalid: none). */
 export function matcherSelects(matcher: string | undefined, name: string): boolean {
   const pattern = matcher?.trim() ?? '';
   if (pattern === '' || pattern === '*') return true;
@@ -80,12 +72,7 @@ export function mergeHooks(...configs: (HooksConfig | undefined)[]): HooksConfig
   return Object.keys(merged).length > 0 ? merged : undefined;
 }
 
-/**
- * The hooks that apply to one agent: the tree's settings hooks and its own definition's. In a
- * subagent, its definition's `Stop` hooks run as `SubagentStop` (as Claude Code converts them), and
- * the settings' `Stop` hooks do not run (they are the main agent's); the settings' SubagentStart
- * and SubagentStop hooks never run for the root.
- */
+/** The settings' and definition's hooks of one agent; a subagent's `Stop` runs as `SubagentStop`, as in Claude Code. */
 export function agentHooks(settings: HooksConfig | undefined, definition: HooksConfig | undefined, isSubagent: boolean): HooksConfig | undefined {
   if (!isSubagent) {
     const { SubagentStart: _start, SubagentStop: _stop, ...own } = settings ?? {};

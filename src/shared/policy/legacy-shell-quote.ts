@@ -1,20 +1,11 @@
-/**
- * LEGACY: the shell-quote reading of Bash lines that permission decisions used before they read a real
- * bash parse (src/shared/policy/command-analysis.ts). shell-quote takes `a#b` for a comment, so it is unsafe;
- * it stays only so that runs recorded before the `bash-syntax-tree` patch (src/workflows/tools/run-tools.ts)
- * replay with the decisions they made. Nothing new may call it.
- */
+// LEGACY, unsafe (`a#b` reads as a comment): kept only so runs before the `bash-syntax-tree` patch replay. Never call.
 import { parse, type ParseEntry } from 'shell-quote';
 import { checkSimpleCommand, type CommandVerdict } from './read-only-command';
 
 /** Operators that only join commands; everything else (redirections, subshells, jobs) is checked or refused. */
 const joiners = new Set(['&&', '||', ';', '|']);
 
-/**
- * Classifies a command line for a read-only agent. Allowed: readers (ls, cat, head, grep, find
- * without -exec/-delete, ...) and read-only git (log, diff, show, status, blame, branch --list,
- * ...), joined by `&&`, `||`, `;` or `|`, with output sent only to /dev/null or another stream.
- */
+/** Classifies a command line for a read-only agent, as recorded runs decided it. */
 export function legacyClassifyReadOnlyCommand(command: string): CommandVerdict {
   const refuse = (reason: string): CommandVerdict => ({ readOnly: false, reason });
   if (command.trim() === '') return refuse('the command is empty');

@@ -1,11 +1,4 @@
-/**
- * Permission rules of settings files (docs/configuration.md, "Permission rules"): `permissions.allow`,
- * `permissions.ask` and `permissions.deny` of `.claude/settings.json`, `.claude/settings.local.json`
- * and `~/.claude/settings.json`, in Claude Code's syntax — bare tool names (`WebFetch`), MCP names
- * (`mcp__server`, `mcp__server__tool`, `mcp__server__*`), and the content rules of
- * src/shared/policy/tool-rules.ts (`Bash(git diff:*)`, `Read(./secrets/**)`, `WebFetch(domain:x)`), plus
- * `Agent(type)`. Deny beats ask beats allow, across files. Pure: workflow code decides with it.
- */
+// Settings files' allow/ask/deny rules; deny beats ask beats allow (docs/configuration.md, "Permission rules").
 import type { BashReading } from './command-analysis';
 import { allowedByRules, callMatchesRule, parseToolRule, rulesFor, ruleToolOf, ruleTools, type RuleContext, type ToolRule } from './tool-rules';
 

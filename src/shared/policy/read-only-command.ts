@@ -1,12 +1,4 @@
-/**
- * The read-only command classifier: decides whether a Bash command of a read-only agent (Explore,
- * Plan) may run. An allow-list, not a deny-list: every simple command of the line must be a known
- * reader with no option that writes, runs another program or opens the network; anything the
- * classifier cannot read with certainty (substitutions, variables, redirections to files,
- * background jobs, wrappers such as xargs or env) is refused. Pure and deterministic: workflow code calls
- * it on the analysis of a real bash parse (src/shared/policy/command-analysis.ts); the policy is ours. Runs
- * recorded before that parse use src/shared/policy/legacy-shell-quote.ts.
- */
+// Read-only Bash is an allow-list: known readers only, and anything not read with certainty is refused.
 import { globCanBeOption, literalWords, type CommandAnalysis } from './command-analysis';
 
 /** The verdict on one command line. */
@@ -142,11 +134,7 @@ function optionsMatter(command: string): boolean {
   return command === 'git' || (policy !== undefined && Object.keys(policy).length > 0);
 }
 
-/**
- * Classifies an analysed command line for a read-only agent. Allowed: readers (ls, cat, head, grep, find
- * without -exec/-delete, ...) and read-only git (log, diff, show, status, blame, branch --list, ...) in
- * any lists, pipelines and groups, with output sent only to /dev/null or another stream; nothing unresolved.
- */
+/** Classifies an analysed command line for a read-only agent (readers and read-only git; output to streams only). */
 export function classifyReadOnlyCommand(analysis: CommandAnalysis): CommandVerdict {
   const refuse = (reason: string): CommandVerdict => ({ readOnly: false, reason });
   const [unresolved] = analysis.unresolved;

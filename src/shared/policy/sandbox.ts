@@ -1,8 +1,4 @@
-/**
- * The OS sandbox's settings (docs/security.md, "The sandbox"): the `sandbox` key of Claude Code's
- * settings files, as this runtime reads it. Carried in a tree's settings and in every tool call's
- * context, so the worker that runs a command knows the tree's rules.
- */
+// The settings' `sandbox` key, carried in each tool call's context for the worker (docs/security.md, "The sandbox").
 import { webFetchRuleDomain } from './egress-domains';
 
 /** Claude Code's `sandbox` settings shape, merged over every settings file of a tree. */

@@ -1,22 +1,11 @@
-/**
- * Which tool is which: the one place that sorts the runtime's tools into the groups the tool pool,
- * the permission decision and tool execution look at. Plain data, imported by workflow code.
- */
+// The one place that sorts tools into the groups the tool pool, permissions and execution look at.
 
-// ── [long-runs] TaskOutput: a parent peeks at its own subagents (Claude Code's TaskOutput) ──────────
-/**
- * TaskOutput reads a child's live status by query (nothing is recorded in the child) or waits for its
- * result: it changes nothing, so it is read-only and a coordination tool (no approval, allowed in the
- * background). Claude Code withholds TaskOutput from subagents because its subagents cannot start
- * tasks; here any agent with the Agent tool can have background children, so TaskOutput comes with
- * Agent like TaskStop does (a child's tool list stays equal to its parent's: one cache prefix).
- */
+/** TaskOutput only reads children, so read-only; unlike Claude Code, subagents get it beside Agent. */
 export const peekToolNames = ['TaskOutput'] as const;
 /** Tools an agent has only beside Agent: they act on its own children. */
 export const agentCompanionToolNames: readonly string[] = ['TaskStop', ...peekToolNames];
 // ── end [long-runs] ─────────────────────────────────────────────────────────────────────────────────
 
-// ── Task board tools (docs/board.md; run by workflow code in src/workflows/board/) ─────────────
 /** Claude Code's task-list tools, on the tree's shared task board: coordination, never approval. */
 export const taskBoardToolNames = ['TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate'] as const;
 export type TaskBoardToolName = (typeof taskBoardToolNames)[number];
@@ -26,7 +15,6 @@ export function isTaskBoardTool(name: string): name is TaskBoardToolName {
 }
 // ── end of the task board tools ───────────────────────────────────────────────────────────────
 
-// ── [tools] web and todo tools (docs/tools.md); tools not known at build time (MCP) are classified by their descriptors (src/shared/tools/extra-tools.ts) ──
 /** Tools that reach the web, each run by a Temporal activity of the same name; they change nothing in the workspace. */
 export const webToolNames = ['WebFetch', 'WebSearch'] as const;
 export type WebToolName = (typeof webToolNames)[number];
@@ -47,10 +35,7 @@ export type RuntimeToolName = (typeof runtimeToolNames)[number];
 export const workspaceToolNames = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'] as const;
 export type WorkspaceToolName = (typeof workspaceToolNames)[number];
 
-/**
- * Tools that cannot change the workspace or anything outside the agent: they need no approval, run side by side, and every
- * background agent may use them (TodoWrite changes only the agent's own todo list; TaskOutput only reads its children).
- */
+/** Tools that change nothing outside the agent: no approval, run side by side, allowed in the background. */
 export const readOnlyToolNames = ['Read', 'Glob', 'Grep', ...webToolNames, ...todoToolNames, ...peekToolNames] as const;
 export type ReadOnlyToolName = (typeof readOnlyToolNames)[number];
 /** The workspace tools that only read files: a model call may run its answer's leading calls of them (docs/architecture.md, "Reads with the model call"). */
@@ -63,11 +48,7 @@ export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop', ...pee
 /** Tools that only change files: allowed without a prompt in acceptEdits mode. */
 export const editToolNames = ['Edit', 'Write'] as const;
 
-/**
- * Tools no subagent may have: plan mode, asking the user directly. TaskStop and TaskOutput are not
- * among them: they act only on the agent's own children, so every agent that can spawn keeps them,
- * and a general-purpose child's tool list equals its parent's (one cache prefix).
- */
+/** Tools no subagent may have; TaskStop and TaskOutput stay, so a child's list equals its parent's (one cache prefix). */
 export const subagentForbiddenToolNames: readonly string[] = ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
 
 const includes = (list: readonly string[], name: string): boolean => list.includes(name);

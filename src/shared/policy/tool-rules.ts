@@ -1,11 +1,4 @@
-/**
- * Permission rules on tool calls, in Claude Code's syntax (docs/agent-definitions.md, tool rules):
- * `Bash(git diff:*)` (prefix), `Bash(npm run *)` (wildcard), `Bash(git status)` (exact);
- * `Read(...)` / `Edit(...)` with gitignore-style paths (`//abs`, `~/home`, `/project-root`, `relative`);
- * `WebFetch(domain:example.com)`. Pure and deterministic: workflow code calls it before a tool runs.
- * Path matching is `ignore`'s (gitignore semantics); Bash lines are read by a real bash parse
- * (src/shared/policy/command-analysis.ts), or by src/shared/policy/legacy-shell-quote.ts for runs recorded before it.
- */
+// Tool rules in Claude Code's syntax (`Bash(git diff:*)`, `Read(./x/**)`), checked before a call (docs/agent-definitions.md).
 import ignore from 'ignore';
 import { domainMatches, urlHost, webFetchRuleDomain } from './egress-domains';
 import { globCanBeOption, literalWords, unanalysed, type BashReading, type CommandAnalysis, type SimpleCommand } from './command-analysis';

@@ -37,25 +37,14 @@ export const messageSignal = defineSignal<[AgentMessage]>('message');
 export interface StopNotice {
   by: string;
   reason: string;
-  /**
-   * The root is stopping its whole tree (docs/architecture.md, "Abort domains and the control plane"):
-   * an agent so stopped does not report its children's ends to the root, which marks every agent of the
-   * tree finished once its own children have closed (each closes only after its own subtree).
-   */
+  /** The root stops its whole tree: ends are not reported to it (docs/architecture.md, "Abort domains and the control plane"). */
   wholeTree?: boolean;
-  /**
-   * The agent sending this stop has ended and written its own result (it is stopping its children as
-   * part of its own stop): it takes no partial result, so the stopped agent closes without sending it
-   * one (`childFinal`). Its result stays readable from its own run.
-   */
+  /** The stopping parent has already ended, so the stopped agent sends it no `childFinal`. */
   parentEnded?: boolean;
 }
 export const stopNoticeSignal = defineSignal<[StopNotice]>('stopNotice');
 
-/**
- * A child's final (partial) result, sent to its parent when it ends cancelled (a failed child's
- * partial result travels in its AgentFailed failure instead).
- */
+/** A cancelled child's partial result, sent to its parent (a failed child's rides in its AgentFailed failure). */
 export const childFinalSignal = defineSignal<[AgentResult]>('childFinal');
 
 // Tree coordination: every agent of a tree reports to its root, which enforces the tree's limits.
@@ -185,11 +174,7 @@ export const compactUpdate = defineUpdate<CompactAck, [CompactInput]>('compact')
 /** A page of this run's transcript log: every message the run held, also those a compaction replaced. */
 export const transcriptQuery = defineQuery<RunTranscriptSlice, [TranscriptQueryInput]>('transcript');
 
-/**
- * Resumes a finished (or, with allowStopped, a stopped) descendant of this agent as its own child, so
- * the resumed agent stays in the tree: same RootAgentId, registered with the root, reached by a stop,
- * counted by the tree's limits. Sent by `client.resume` to the nearest running ancestor.
- */
+/** Resumes a finished descendant as this agent's child, so it stays in the tree (sent by `client.resume`). */
 export interface ResumeDescendantInput {
   agentId: string;
   prompt: string;

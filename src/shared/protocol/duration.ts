@@ -1,8 +1,4 @@
-/**
- * Durations a person writes for a wall-time cap (`maxTime: 30m`, `--max-time 90s`). A narrow grammar,
- * a number and one unit, written here rather than taken from `ms`, which also reads "2 weeks" and "1y"
- * and negative values: a cap should mean exactly what it looks like.
- */
+// Wall-time cap durations (`30m`): a narrow grammar, not `ms`'s, which also reads "2 weeks", "1y" and negatives.
 
 /** The longest wall-time cap accepted: a year (longer is a typo, not a budget). */
 export const maxDurationMs = 366 * 24 * 60 * 60 * 1000;

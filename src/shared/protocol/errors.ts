@@ -1,8 +1,4 @@
-/**
- * The one error vocabulary of the runtime: ApplicationFailure type names and the first word of
- * every error text the model or a user sees. Code matches `failure.type` against these constants
- * and builds messages with {@link errorText}; nothing types an error name by hand.
- */
+// The one error vocabulary: failure type names and error text prefixes; nothing types an error name by hand.
 export const ErrorType = {
   // Tool calls the runtime refuses (the model reads `Type: what to do instead`).
   PathOutsideWorkspace: 'PathOutsideWorkspace',

@@ -22,12 +22,7 @@ import type { TranscriptQueryInput } from './run-transcript';
 import type { BoardNotice } from '../board/board';
 import type { ApprovalDecision, ApprovalRequest } from './tree';
 
-/**
- * The schema of every signal, update and query input of an agent (the names are in
- * definitions.ts): what a handler accepts is parsed here, at the boundary, so a bad payload sent by
- * a person, a script, the `temporal` CLI or a buggy peer is refused — never thrown inside a handler,
- * where it would fail the workflow task on every attempt. docs/security.md lists who may send what.
- */
+// Schemas of every agent signal, update and query input: a bad payload is refused, never thrown in a handler.
 
 /** What a handler needs of a schema. */
 export interface InputSchema<T> {
@@ -35,11 +30,7 @@ export interface InputSchema<T> {
   parse(value: unknown): T;
 }
 
-/**
- * A schema built on its first use. Each workflow run loads the workflow modules anew (the sandbox),
- * and building every schema took about 9 ms of each agent's start, while most agents never receive
- * most of these inputs.
- */
+/** A schema built on first use: each run evaluates modules anew, and most inputs never arrive (docs/operations.md). */
 function lazySchema<T>(build: () => z.ZodType<T>, plainly?: (value: unknown) => T | undefined): InputSchema<T> {
   let schema: z.ZodType<T> | undefined;
   const built = (): z.ZodType<T> => (schema ??= build());
@@ -82,11 +73,7 @@ export const steerInputSchema: InputSchema<SteerInput> = lazySchema(() => z.obje
 
 export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() => optionalFields({ by: id().optional(), reason: shortText().optional() }));
 
-/**
- * Every agent of a stopping tree receives one; a well-formed notice is taken without zod, which each
- * workflow run would otherwise evaluate and build for it (~7 ms of the workflow thread per agent). Anything
- * else goes to the schema, which has the last word and the error message (test/unit/input-schemas.test.ts).
- */
+// A well-formed stop notice skips zod (every stopped agent gets one); anything else goes to the schema.
 /** The runtime's own marks a stop notice may carry besides who and why (docs/architecture.md). */
 export const stopNoticeMarks = ['wholeTree', 'parentEnded'] as const;
 
@@ -108,11 +95,7 @@ export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(
 
 export const pauseSpawningSchema: InputSchema<{ paused: boolean }> = lazySchema(() => z.object({ paused: z.boolean() }));
 
-/**
- * Asked by the model activity whenever its worker does not hold an agent's conversation (a root's call
- * after many tool results, a worker restart); a plain `{from}` is taken without zod, which the run
- * would otherwise load and build for this one field (~20 ms of the workflow thread, inside the query).
- */
+/** The conversation query's input; a plain `{from}` skips zod, which the run would otherwise load for one field. */
 export const conversationQuerySchema: InputSchema<ConversationQueryInput> = lazySchema(
   () => z.object({ from: count() }),
   (value) => {

@@ -1,10 +1,6 @@
 import type { BudgetCaps, TreeBudget } from '../budget/budget';
 
-/**
- * Every limit of an agent tree and its defaults, in one place (docs/architecture.md, Limits). The
- * checks against them live in src/workflows/tree/spawn-limits.ts; activity timeouts in
- * src/workflows/runtime/activity-proxies.ts; the tools' own limits in toolLimits (src/shared/tools/tool-definitions.ts).
- */
+// Every limit of an agent tree and its defaults, in one place (docs/architecture.md, Limits).
 
 /** Limits of a tree, fixed at the root and passed down unchanged. */
 export interface AgentLimits {
@@ -24,38 +20,19 @@ export interface AgentLimits {
   defaultMaxTurns: number;
   /** What a background agent's approval requests do: auto-deny (default), auto-approve, or bubble to the root. */
   backgroundApprovals: 'deny' | 'approve' | 'bubble';
-  /**
-   * What an Agent call without subagent_type starts: a fork when true, a general-purpose agent when
-   * false (default, as Claude Code outside its fork mode). `subagent_type: "fork"` always forks.
-   */
+  /** An Agent call without subagent_type forks when true, else starts general-purpose (default). */
   forking: boolean;
-  /**
-   * Continue-as-new at a turn boundary once the run's history has this many events (besides when
-   * Temporal suggests it). Default 10000 (Temporal warns at 10240 and stops at 51200).
-   */
+  /** Continue-as-new past this many history events; default 10000 (Temporal warns at 10240). */
   continueAsNewAfterEvents: number;
-  /**
-   * Continue-as-new at a turn boundary once the run's history is this many bytes. Default 4 MiB
-   * (Temporal suggests it at 4 MB, warns at 10 MB and stops at 50 MB). Absent in inputs made before it existed.
-   */
+  /** Continue-as-new past this many history bytes; default 4 MiB, where Temporal suggests it. */
   continueAsNewAfterHistoryBytes?: number;
-  /**
-   * Compact the conversation when the next request would pass this fraction of the model's context
-   * window. Default 0.8. Absent in inputs made before it existed.
-   */
+  /** Compact when the next request would pass this fraction of the context window (default 0.8). */
   compactAtFraction?: number;
   /** The context window to assume, for a model the runtime's table does not know (src/shared/model/context-windows.ts). */
   contextWindowTokens?: number;
-  /**
-   * Lease of a claim on the task board, for a board this tree creates (docs/board.md). Default
-   * boardLimits.defaultLeaseMs (60000); the board's other numbers are in src/shared/board/board-limits.ts.
-   */
+  /** Claim lease of a board this tree creates (default boardLimits.defaultLeaseMs, docs/board.md). */
   boardLeaseMs?: number;
-  /**
-   * An agent with no progress (no state change: model call, tool started or done, waiting) for this
-   * long is reported as stalled (docs/architecture.md, Stall watchdog). Default 600000 (Claude Code's
-   * background stall timeout); absent in inputs made before the watchdog, which then use the default.
-   */
+  /** No progress this long reports the agent stalled (default 600000, docs/architecture.md, Stall watchdog). */
   stallTimeoutMs?: number;
   /** What a stall does besides being reported: 'report' (default) or 'stop' the stalled agent. */
   stallAction?: StallAction;
@@ -84,12 +61,7 @@ export const defaultAgentLimits: AgentLimits = {
   compactAtFraction: 0.8,
 };
 
-/**
- * What keeps a long agent's state carriable (docs/architecture.md, Long sessions). Temporal refuses
- * a payload over 2 MB, and continue-as-new carries the conversation in one payload, so the
- * conversation is compacted before its JSON passes `maxConversationBytes` whatever the model's window,
- * and a single message larger than a quarter of that (or of the context window) is refused.
- */
+/** What keeps a conversation under Temporal's 2 MB payload limit for continue-as-new (docs/architecture.md). */
 export const conversationLimits = {
   /** JSON bytes of the conversation past which it is compacted (leaves room under 2 MB for the rest of the carried state). */
   maxConversationBytes: 1_200_000,
@@ -101,16 +73,9 @@ export const conversationLimits = {
   maxSummaryTokens: 20_000,
   /** The recent turns kept verbatim after a compaction take at most this fraction of the window. */
   keepRecentWindowFraction: 0.3,
-  /**
-   * New messages of at most this many JSON bytes ride in the model call's input (docs/architecture.md,
-   * "The conversation by reference"): the worker that already holds the rest appends them instead of
-   * asking the workflow by query, at the price of recording them in history a second time.
-   */
+  /** New messages up to this size ride in the call's input (docs/architecture.md, "The conversation by reference"). */
   maxInlineTailBytes: 8 * 1024,
-  /**
-   * JSON characters of outcomes a model call's answer carries at most for the file reads it started
-   * (docs/architecture.md, "Reads with the model call"); calls past it run after the model call, as before.
-   */
+  /** Most JSON characters of pre-read outcomes an answer carries (docs/architecture.md, "Reads with the model call"). */
   maxPreReadChars: 200_000,
   /** How long a model call's answer waits for the file reads it started once the model is done; those still running then run after the call. */
   maxPreReadWaitMs: 10_000,
@@ -131,10 +96,7 @@ export const maxConcurrentToolCalls = 10;
 /** How long a parent waits for a cancelled child's final report (childFinal) before it builds the result itself. */
 export const childFinalReportWait = '5 seconds';
 
-/**
- * How long a cancelled subagent waits for its stop notice (who stopped it and why), which its parent
- * sends together with the cancellation and may arrive just after it (src/workflows/tree/stop-delivery.ts).
- */
+/** How long a cancelled subagent waits for its stop notice, which may arrive just after the cancellation. */
 export const stopNoticeWait = '1 second';
 
 /** Sizes of what a signal or update may carry (docs/security.md); larger inputs are refused. */

@@ -1,10 +1,6 @@
 import type { TokenUsage } from '../model/messages';
 
-/**
- * What running activities put in their heartbeat details, for people watching (`describe`, the
- * Temporal UI's Pending Activities, `subagents watch`). Never read by workflow code and never in
- * history: heartbeat details live on the pending activity only (docs/cli.md, Watching a tree).
- */
+// Heartbeat details for people watching; never read by workflow code, never in history (docs/cli.md).
 
 /** Bounds and rate of live details. */
 export const liveLimits = {

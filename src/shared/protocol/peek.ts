@@ -2,11 +2,7 @@ import type { AgentResult, AgentStatusSnapshot } from '../agents/agent';
 import { totalTokens } from '../model/messages';
 import { taskOutputLimits } from '../tools/task-output-definition';
 
-/**
- * What a parent sees of a running child through TaskOutput (docs/tools.md): read from the child's
- * `status` query, so nothing is recorded in the child's history; bounded, so the parent's tool result
- * stays small.
- */
+/** A running child as TaskOutput shows it: from its status query (nothing recorded), bounded. */
 export interface AgentPeek {
   agentId: string;
   /** Set when the child could not be asked (no worker answered, or it is gone). */

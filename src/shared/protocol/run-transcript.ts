@@ -1,13 +1,7 @@
 import type { CompactionRecord } from '../model/compaction';
 import type { MessageParam } from '../model/messages';
 
-/**
- * One run's transcript as its workflow remembers it (the `transcript` query): every message the run
- * held, each once, in order — the carried ones first, then the appended ones, and a compaction's
- * summary message where it happened — with the compaction boundaries. A compaction removes messages
- * from the conversation the model sees, never from this record. Not carried across runs: the
- * exporter joins the runs (src/transcript/).
- */
+/** One run's every message with its compaction boundaries (`transcript` query); compaction never removes from it. */
 export interface TranscriptBoundary {
   /** Index (in the run's log) of the summary message that opens the compacted conversation. */
   summaryIndex: number;

@@ -1,18 +1,9 @@
 import type { LiveDetails } from './live-activity';
 
-/**
- * How much output each running activity of an agent's step has produced, by activity id (the stall
- * watchdog's view of a step, src/activities/step-progress.ts). Only activities whose live details
- * measure output appear: a model call, Bash, Glob and Grep.
- */
+/** Output so far of each running activity of a step, by id: the stall watchdog's view. */
 export type StepOutput = Readonly<Record<string, number>>;
 
-/**
- * The output a live detail counts, or undefined when it measures none. A model call counts its stream's
- * events (the Anthropic SDK drops keep-alive pings before they reach it, so every event is output: text,
- * thinking, tool input); Bash its output characters; Glob and Grep the files listed. Never the heartbeat's
- * time: Bash heartbeats every second whether or not its command prints anything.
- */
+/** The output a live detail counts (stream events, output characters, files listed), never heartbeat time. */
 export function outputAmount(details: LiveDetails): number | undefined {
   if (details.kind === 'model') return typeof details.events === 'number' ? details.events : details.textChars;
   return details.outputChars ?? details.filesListed;
@@ -28,10 +19,7 @@ export function stepOutputOf(activities: readonly { activityId: string; details?
   return output;
 }
 
-/**
- * Whether any running activity's output moved since the `before` look. An activity not seen before
- * started from nothing, so any output of it is new; a new attempt starting again from nothing moves too.
- */
+/** Whether any activity's output moved since `before` (a new activity or attempt counts from nothing). */
 export function outputMoved(before: StepOutput, now: StepOutput): boolean {
   return Object.entries(now).some(([activityId, amount]) => amount !== (Object.hasOwn(before, activityId) ? before[activityId] : 0));
 }

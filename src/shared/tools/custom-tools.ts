@@ -1,8 +1,4 @@
-/**
- * Custom tools and tool task queues (docs/tools.md, "Custom tools", "Tool task queues"): the plain
- * data the client, the spawner, the workflow and the worker share. A custom tool is defined on the
- * worker (`defineTool`); an agent's definition decides which of them it gets, like its MCP tools.
- */
+// Custom tools and tool task queues: data shared by client, spawner, workflow and worker (docs/tools.md).
 import { isMcpToolName, type McpToolFilter } from './mcp';
 import { isRuntimeTool, workspaceToolNames, type WorkspaceToolName } from '../policy/tool-classification';
 
@@ -70,10 +66,7 @@ export function parseRoutableToolName(value: string, source: string): WorkspaceT
   return value as WorkspaceToolName;
 }
 
-/**
- * Parses `SUBAGENTS_TOOL_TASK_QUEUES` (`Bash=sandbox,Write=sandbox`): which built-in tools run on
- * which task queue. Throws a message naming the bad entry.
- */
+/** Parses `SUBAGENTS_TOOL_TASK_QUEUES` (`Bash=sandbox,Write=sandbox`); throws naming the bad entry. */
 export function parseToolTaskQueues(text: string, source = 'SUBAGENTS_TOOL_TASK_QUEUES'): ToolTaskQueues {
   const queues: ToolTaskQueues = {};
   for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part.length > 0)) {

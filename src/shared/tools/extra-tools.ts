@@ -1,9 +1,4 @@
-/**
- * Tools not known when the runtime was built (docs/tools.md, "Extra tools"): an agent carries a
- * descriptor for each — what the model sees, how the runtime treats it, and how to run it — so the
- * workflow routes a call by its descriptor and the model activity builds the request from them.
- * MCP tools and the worker's custom tools are the kinds today; the runner union is where new kinds go.
- */
+// Descriptors of tools unknown at build time (MCP, custom): calls are routed by them (docs/tools.md, "Extra tools").
 import type { ToolDefinition } from '../model/messages';
 import type { McpServerSpec } from './mcp';
 import type { ToolTaskQueues } from './custom-tools';

@@ -1,8 +1,4 @@
-/**
- * MCP servers and tool names (docs/tools.md, MCP): server specs in Claude Code's `.mcp.json` shape,
- * the `mcp__<server>__<tool>` naming, the MCP part of an agent's tool filter, and which servers a new
- * agent connects. Plain types and pure functions: used by the client, the spawner and the workflow.
- */
+// MCP server specs (`.mcp.json` shape), `mcp__<server>__<tool>` names and tool filters (docs/tools.md, MCP).
 
 /** One MCP server, as in `.mcp.json` or a definition's inline `mcpServers` entry. `${VAR}` is expanded by the worker. */
 export type McpServerSpec =
@@ -101,11 +97,7 @@ export function mcpFilterOf(definition: McpDefinitionFields): McpToolFilter {
   };
 }
 
-/**
- * The servers a new agent connects: every configured server (`.mcp.json`) plus its definition's inline
- * ones (an inline server replaces a configured one of the same name), keeping those its tool filter
- * could use and those it requires. Undefined when there is nothing to start.
- */
+/** Servers a new agent connects: configured plus inline (inline wins), those its filter could use or it requires. */
 export function agentMcpInput(definition: McpDefinitionFields, configured: Readonly<Record<string, McpServerSpec>>): AgentMcpInput | undefined {
   const filter = mcpFilterOf(definition);
   const required = [...new Set(definition.requiredMcpServers ?? [])];

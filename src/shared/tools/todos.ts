@@ -1,7 +1,4 @@
-/**
- * The agent's todo list (TodoWrite, docs/tools.md): its shape, the input check (by hand: workflow
- * code does not compile zod schemas) and the one-line summary shown by `status`, `ls --tree` and the UI.
- */
+// The TodoWrite list: shape, a hand-written input check (workflow code compiles no zod) and its summary.
 import { ErrorType, errorText } from '../protocol/errors';
 import { webToolLimits } from './web-tool-definitions';
 

@@ -1,8 +1,4 @@
-/**
- * Model-facing definitions of the workspace tools (Read, Glob, Grep, Write, Edit, Bash).
- * Plain, deterministic data: they are part of the prompt-cache prefix and are imported by
- * workflow code, so this file must not import Node modules or compute anything at load time.
- */
+// Workspace tool definitions: cache-prefix data imported by workflow code, so no Node imports or load-time work.
 import type { ToolDefinition } from '../model/messages';
 import type { WorkspaceToolName } from '../policy/tool-classification';
 

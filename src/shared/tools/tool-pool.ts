@@ -32,15 +32,7 @@ export interface ToolPoolInput {
   permissionMode: PermissionMode;
 }
 
-/**
- * The tool filter: assembles an agent's tool pool fresh (docs/architecture.md, Spawning), in the
- * runtime's fixed order:
- * 1. drop tools no subagent may have, and Agent at the depth limit;
- * 2. a background agent keeps only its permission mode's allow-list (plus a read-only Bash, which never needs a person);
- * 3. the definition's disallowedTools, then its tools allow-list;
- * 4. TaskStop and TaskOutput only beside Agent: they act on the agent's own children.
- * A fork does not come here: it keeps its parent's exact list. The result may be empty: the caller refuses that.
- */
+/** Assembles a new agent's tool pool in the fixed order of docs/architecture.md, Spawning (forks keep their parent's). */
 export function assembleToolPool(input: ToolPoolInput): string[] {
   const background = new Set(backgroundAllowedTools(input.permissionMode));
   const denied = new Set(input.definition.disallowedTools ?? []);

@@ -8,11 +8,7 @@ export interface ToolOutcome {
   blocks?: ToolResultContent[];
 }
 
-/**
- * Builds the user message that answers an assistant message: one tool_result per tool_use, in the
- * tool_use order, first; any extra text after them. A tool_use without an outcome gets a
- * synthesized error result, so the next model call never sees an unpaired tool_use.
- */
+/** The tool_result message for an assistant message, in tool_use order; a missing outcome becomes an error result. */
 export function buildToolResultMessage(
   toolUses: readonly ToolUseBlock[],
   outcomes: Readonly<Record<string, ToolOutcome>>,
@@ -48,11 +44,7 @@ export function textOf(content: readonly ContentBlock[] | string): string {
     .join('\n');
 }
 
-/**
- * Drops unresolved tool_use blocks from a conversation (for resume): a trailing assistant message's
- * tool_uses that have no tool_result after them are removed, and an assistant message left empty
- * is removed with them.
- */
+/** Drops a trailing assistant message's unanswered tool_uses (and the message if left empty), for resume. */
 export function dropUnresolvedToolUses(messages: readonly MessageParam[]): MessageParam[] {
   const result = [...messages];
   const last = result[result.length - 1];

@@ -12,10 +12,7 @@ export interface ToolContext {
   cwd: string;
   /** Results longer than this many characters are stored in a file and replaced by a preview. */
   maxResultChars?: number;
-  /**
-   * The agent's `memory: user` directory (`~/.claude/agent-memory/<type>/`), outside the workspace:
-   * file tools may read and write inside it as well (docs/agent-definitions.md, memory).
-   */
+  /** The `memory: user` directory outside the workspace, open to file tools too (docs/agent-definitions.md). */
   memoryDir?: string;
   /** The tree's sandbox settings (settings files' `sandbox` key): what Bash may also write, read and reach. */
   sandbox?: SandboxSettings;

@@ -1,7 +1,4 @@
-/**
- * Model-facing definitions of WebFetch, WebSearch and TodoWrite (docs/tools.md), with the numbers they
- * enforce. Plain, deterministic data: part of the prompt-cache prefix, importable from workflow code.
- */
+// WebFetch, WebSearch and TodoWrite definitions with their limits: cache-prefix data for workflow code.
 import type { ToolDefinition } from '../model/messages';
 
 /** Every limit of the web and todo tools, in one place. */

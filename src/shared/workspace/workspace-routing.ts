@@ -1,9 +1,4 @@
-/**
- * Workspace routing (docs/operations.md, "Workers on several machines"): when workers do not share a
- * filesystem, the activities that touch an agent's files run on the one worker that holds them, over
- * that worker's own task queue. Agents without a workspace worker keep today's behaviour: any worker
- * of the task queue runs them (one machine, or a shared volume).
- */
+// File activities run on the worker holding the files when workers share no filesystem (docs/operations.md).
 
 /** The worker that holds an agent's files. Part of the agent's input; children, forks and resumed runs inherit it. */
 export interface WorkspaceWorker {
