@@ -24,6 +24,8 @@ async function send(body: unknown, headers?: Record<string, string>): Promise<{ 
 const base = { model: 'claude-test-tiny', max_tokens: 256 };
 const toolUse = (id: string) => ({ type: 'tool_use', id, name: 'Read', input: { file_path: 'a' } });
 const toolResult = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
+/** Sends 'go', an assistant Read call `toolu_a`, and then a user message of `content`. */
+const sendAfterToolUse = (content: unknown[]) => send({ ...base, messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: [toolUse('toolu_a')] }, { role: 'user', content }] });
 
 describe('request validation (400 invalid_request_error)', () => {
   it('accepts output_config.effort at a level the model takes, records it, and refuses others', async () => {
@@ -65,11 +67,7 @@ describe('request validation (400 invalid_request_error)', () => {
 
   it('rejects an orphan tool_result', async () => {
     await start();
-    const result = await send({ ...base, messages: [
-      { role: 'user', content: 'go' },
-      { role: 'assistant', content: [toolUse('toolu_a')] },
-      { role: 'user', content: [toolResult('toolu_a'), toolResult('toolu_ghost')] },
-    ] });
+    const result = await sendAfterToolUse([toolResult('toolu_a'), toolResult('toolu_ghost')]);
     expect(result.status).toBe(400);
     expect(result.message).toBe('messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_ghost. '
       + 'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.');
@@ -77,11 +75,7 @@ describe('request validation (400 invalid_request_error)', () => {
 
   it('rejects tool_results that are not at the start of the next message', async () => {
     await start();
-    const result = await send({ ...base, messages: [
-      { role: 'user', content: 'go' },
-      { role: 'assistant', content: [toolUse('toolu_a')] },
-      { role: 'user', content: [{ type: 'text', text: 'first some text' }, toolResult('toolu_a')] },
-    ] });
+    const result = await sendAfterToolUse([{ type: 'text', text: 'first some text' }, toolResult('toolu_a')]);
     expect(result.message).toBe('messages.2: Did not find 1 tool_result block(s) at the beginning of this message. '
       + 'Messages following tool_use blocks must begin with a matching number of tool_result blocks.');
   });

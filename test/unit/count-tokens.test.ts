@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CountTokensSettingError, countsTokens, parseCountTokensSetting } from '../../src/shared/model/count-tokens';
+import { expectResults, expectYesNo } from '../helpers/unit-cases';
 
 describe('SUBAGENTS_COUNT_TOKENS', () => {
   it('is auto when unset or empty, and takes auto, always and never in any case', () => {
-    expect(parseCountTokensSetting(undefined)).toBe('auto');
-    expect(parseCountTokensSetting('  ')).toBe('auto');
-    expect(parseCountTokensSetting('always')).toBe('always');
-    expect(parseCountTokensSetting(' Never ')).toBe('never');
-    expect(parseCountTokensSetting('AUTO')).toBe('auto');
+    expectResults(parseCountTokensSetting, [[[undefined], 'auto'], [['  '], 'auto'], [['always'], 'always'], [[' Never '], 'never'], [['AUTO'], 'auto']]);
   });
 
   it('refuses any other value with a message naming the variable and the settings', () => {
@@ -20,15 +17,12 @@ describe('SUBAGENTS_COUNT_TOKENS', () => {
 
 describe('countsTokens', () => {
   it('with auto counts only on the real API', () => {
-    expect(countsTokens('auto', 'https://api.anthropic.com')).toBe(true);
-    expect(countsTokens('auto', 'https://api.anthropic.com/')).toBe(true);
-    expect(countsTokens('auto', 'http://127.0.0.1:8788')).toBe(false);
-    expect(countsTokens('auto', 'https://api.anthropic.com.example.net')).toBe(false);
-    expect(countsTokens('auto', 'not a url')).toBe(false);
+    const real = ['https://api.anthropic.com', 'https://api.anthropic.com/'];
+    const elsewhere = ['http://127.0.0.1:8788', 'https://api.anthropic.com.example.net', 'not a url'];
+    expectYesNo((endpoint: string) => countsTokens('auto', endpoint), { yes: real.map((endpoint) => [endpoint]), no: elsewhere.map((endpoint) => [endpoint]) });
   });
 
   it('always and never hold whatever the endpoint', () => {
-    expect(countsTokens('always', 'http://127.0.0.1:8788')).toBe(true);
-    expect(countsTokens('never', 'https://api.anthropic.com')).toBe(false);
+    expectYesNo(countsTokens, { yes: [['always', 'http://127.0.0.1:8788']], no: [['never', 'https://api.anthropic.com']] });
   });
 });

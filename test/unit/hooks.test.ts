@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { combineVerdicts, interpretHookRun, parseHookOutput, type HookProcessResult } from '../../src/shared/policy/hook-outcome';
 import { agentHooks, describeHooks, hooksFor, matcherSelects, mergeHooks, type HooksConfig } from '../../src/shared/policy/hooks';
 import { decidePermission } from '../../src/workflows/tools/permissions';
+import { expectYesNo } from '../helpers/unit-cases';
 
 const command = (text: string) => ({ type: 'command' as const, command: text });
 const run = (fields: Partial<HookProcessResult>): HookProcessResult => ({ exitCode: 0, stdout: '', stderr: '', ...fields });
@@ -11,20 +12,13 @@ describe('matcherSelects', () => {
     for (const matcher of [undefined, '', '  ', '*']) expect(matcherSelects(matcher, 'Bash')).toBe(true);
   });
   it('matches plain names and A|B lists exactly, case-sensitively', () => {
-    expect(matcherSelects('Bash', 'Bash')).toBe(true);
-    expect(matcherSelects('Bash', 'BashOutput')).toBe(false);
-    expect(matcherSelects('bash', 'Bash')).toBe(false);
-    expect(matcherSelects('Edit|Write', 'Write')).toBe(true);
-    expect(matcherSelects('Edit|Write', 'Read')).toBe(false);
+    expectYesNo(matcherSelects, { yes: [['Bash', 'Bash'], ['Edit|Write', 'Write']], no: [['Bash', 'BashOutput'], ['bash', 'Bash'], ['Edit|Write', 'Read']] });
   });
   it('treats anything else as a regular expression over the whole name', () => {
-    expect(matcherSelects('mcp__memory__.*', 'mcp__memory__create')).toBe(true);
-    expect(matcherSelects('mcp__memory__.*', 'x_mcp__memory__create')).toBe(false);
-    expect(matcherSelects('Notebook.*', 'NotebookEdit')).toBe(true);
+    expectYesNo(matcherSelects, { yes: [['mcp__memory__.*', 'mcp__memory__create'], ['Notebook.*', 'NotebookEdit']], no: [['mcp__memory__.*', 'x_mcp__memory__create']] });
   });
   it('selects nothing with an invalid expression, never throws', () => {
-    expect(matcherSelects('Bash(', 'Bash(')).toBe(false);
-    expect(matcherSelects('[', 'Bash')).toBe(false);
+    expectYesNo(matcherSelects, { no: [['Bash(', 'Bash('], ['[', 'Bash']] });
   });
 });
 

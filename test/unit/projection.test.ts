@@ -39,6 +39,15 @@ describe('taskNotification', () => {
 
 describe('TreeCoordinator', () => {
   const started = (agentId: string, background: boolean) => ({ agentId, parentAgentId: 'r', background, agentType: 'general-purpose', depth: 1 });
+  /** A tree with a budget of 1000 tokens and two started children, r.1 (background or not) and r.2 (foreground). */
+  const treeOfTwo = (firstInBackground: boolean) => {
+    const tree = new TreeCoordinator('r', { ...defaultAgentLimits, treeTokenBudget: 1000 });
+    tree.request('r.1');
+    tree.started(started('r.1', firstInBackground), 0);
+    tree.request('r.2');
+    tree.started(started('r.2', false), 0);
+    return tree;
+  };
 
   it('grants slots up to the per-tree limit and frees them on finish', () => {
     const tree = new TreeCoordinator('r', { ...defaultAgentLimits, maxAgentsPerTree: 2 });
@@ -54,11 +63,7 @@ describe('TreeCoordinator', () => {
   });
 
   it('crosses the budget once and then refuses spawns; lists background agents to stop', () => {
-    const tree = new TreeCoordinator('r', { ...defaultAgentLimits, treeTokenBudget: 1000 });
-    tree.request('r.1');
-    tree.started(started('r.1', true), 0);
-    tree.request('r.2');
-    tree.started(started('r.2', false), 0);
+    const tree = treeOfTwo(true);
     expect(tree.addUsage(usage)).toBe(true);
     expect(tree.addUsage(usage)).toBe(false);
     expect(tree.request('r.3').granted).toBe(false);
@@ -66,11 +71,7 @@ describe('TreeCoordinator', () => {
   });
 
   it('marks an agent moved to the background without reviving a finished one', () => {
-    const tree = new TreeCoordinator('r', { ...defaultAgentLimits, treeTokenBudget: 1000 });
-    tree.request('r.1');
-    tree.started(started('r.1', false), 0);
-    tree.request('r.2');
-    tree.started(started('r.2', false), 0);
+    const tree = treeOfTwo(false);
     tree.backgrounded('r.1');
     tree.finished('r.2', 5);
     tree.backgrounded('r.2');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkToolRules as checkRules, commandMatchesRule, pathMatchesRule, type RuleContext, type ToolRules } from '../../src/shared/policy/tool-rules';
 import { legacySimpleCommands } from '../../src/shared/policy/legacy-shell-quote';
 import { parsedReading } from '../helpers/bash-analysis';
+import { expectYesNo } from '../helpers/unit-cases';
 
 const context = { cwd: '/work/repo' };
 const bash = (command: string) => ({ command });
@@ -11,25 +12,21 @@ const checkToolRules = (rules: ToolRules | undefined, tool: string, input: Recor
 
 describe('Bash rules (Claude Code matching)', () => {
   it('prefix rules `x:*` match the command and its continuations at a word boundary', () => {
-    expect(commandMatchesRule('git diff:*', 'git diff')).toBe(true);
-    expect(commandMatchesRule('git diff:*', 'git diff HEAD~1 -- src')).toBe(true);
-    expect(commandMatchesRule('git diff:*', 'git difftool')).toBe(false);
-    expect(commandMatchesRule('git diff:*', 'git status')).toBe(false);
+    expectYesNo(commandMatchesRule, {
+      yes: [['git diff:*', 'git diff'], ['git diff:*', 'git diff HEAD~1 -- src']],
+      no: [['git diff:*', 'git difftool'], ['git diff:*', 'git status']],
+    });
   });
 
   it('wildcards match any text; a single trailing ` *` also matches the bare command; `\\*` is a star', () => {
-    expect(commandMatchesRule('npm run *', 'npm run test')).toBe(true);
-    expect(commandMatchesRule('npm run *', 'npm run')).toBe(true);
-    expect(commandMatchesRule('git * --no-verify', 'git commit --no-verify')).toBe(true);
-    expect(commandMatchesRule('git * --no-verify', 'git commit')).toBe(false);
-    expect(commandMatchesRule('echo \\*', 'echo *')).toBe(true);
-    expect(commandMatchesRule('echo \\*', 'echo hi')).toBe(false);
-    expect(commandMatchesRule('a.b', 'axb')).toBe(false);
+    expectYesNo(commandMatchesRule, {
+      yes: [['npm run *', 'npm run test'], ['npm run *', 'npm run'], ['git * --no-verify', 'git commit --no-verify'], ['echo \\*', 'echo *']],
+      no: [['git * --no-verify', 'git commit'], ['echo \\*', 'echo hi'], ['a.b', 'axb']],
+    });
   });
 
   it('exact rules match exactly', () => {
-    expect(commandMatchesRule('git status', 'git status')).toBe(true);
-    expect(commandMatchesRule('git status', 'git status -s')).toBe(false);
+    expectYesNo(commandMatchesRule, { yes: [['git status', 'git status']], no: [['git status', 'git status -s']] });
   });
 
   it('an allow rule must cover every simple command of a line; a deny rule refuses on any', () => {
@@ -63,18 +60,17 @@ describe('path rules (gitignore style)', () => {
   const rule = (content: string, root?: string) => ({ tool: 'Edit', content, ...(root ? { root } : {}) });
 
   it('relative patterns are anchored at the cwd; a name without a slash matches at any depth', () => {
-    expect(pathMatchesRule(rule('src/**'), '/work/repo/src/a/b.ts', context)).toBe(true);
-    expect(pathMatchesRule(rule('src/**'), '/work/repo/test/a.ts', context)).toBe(false);
-    expect(pathMatchesRule(rule('*.env'), '/work/repo/deep/x/.env', context)).toBe(true);
-    expect(pathMatchesRule(rule('./src/*.ts'), '/work/repo/src/a.ts', context)).toBe(true);
-    expect(pathMatchesRule(rule('src/**'), '/elsewhere/src/a.ts', context)).toBe(false);
+    expectYesNo(pathMatchesRule, {
+      yes: [[rule('src/**'), '/work/repo/src/a/b.ts', context], [rule('*.env'), '/work/repo/deep/x/.env', context], [rule('./src/*.ts'), '/work/repo/src/a.ts', context]],
+      no: [[rule('src/**'), '/work/repo/test/a.ts', context], [rule('src/**'), '/elsewhere/src/a.ts', context]],
+    });
   });
 
   it('`/x` is anchored at the rule root, `//x` at the filesystem root', () => {
-    expect(pathMatchesRule(rule('/src/**', '/work'), '/work/src/a.ts', context)).toBe(true);
-    expect(pathMatchesRule(rule('/src/**', '/work'), '/work/repo/src/a.ts', context)).toBe(false);
-    expect(pathMatchesRule(rule('//etc/**'), '/etc/passwd', context)).toBe(true);
-    expect(pathMatchesRule(rule('//etc/**'), '/work/etc/passwd', context)).toBe(false);
+    expectYesNo(pathMatchesRule, {
+      yes: [[rule('/src/**', '/work'), '/work/src/a.ts', context], [rule('//etc/**'), '/etc/passwd', context]],
+      no: [[rule('/src/**', '/work'), '/work/repo/src/a.ts', context], [rule('//etc/**'), '/work/etc/passwd', context]],
+    });
   });
 
   it('Edit rules cover Write; Read rules cover Glob and Grep (their path, default the cwd); `..` cannot escape a rule', () => {

@@ -19,6 +19,7 @@ import {
 } from '../../src/shared/workspace/workspace-routing';
 import { isWorkerWaitTimeout, routedOptions, workerGoneText } from '../../src/workflows/tools/workspace-activities';
 import { fileToolOptions } from '../../src/workflows/runtime/activity-proxies';
+import { expectYesNo } from '../helpers/unit-cases';
 
 describe('worker ids', () => {
   it('accepts host-like names', () => {
@@ -58,12 +59,10 @@ describe('placement', () => {
   });
 
   it('tells inside from outside without prefix tricks', () => {
-    expect(isInsideDirectory('/a/b', '/a/b')).toBe(true);
-    expect(isInsideDirectory('/a/b', '/a/b/c/d')).toBe(true);
-    expect(isInsideDirectory('/a/b/', '/a/b/c')).toBe(true);
-    expect(isInsideDirectory('/a/b', '/a/bc')).toBe(false);
-    expect(isInsideDirectory('/a/b', '/a')).toBe(false);
-    expect(isInsideDirectory('/', '/anything')).toBe(true);
+    expectYesNo(isInsideDirectory, {
+      yes: [['/a/b', '/a/b'], ['/a/b', '/a/b/c/d'], ['/a/b/', '/a/b/c'], ['/', '/anything']],
+      no: [['/a/b', '/a/bc'], ['/a/b', '/a']],
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isIgnored, parseGitignore } from '../../../src/activities/tools/gitignore';
+import { isIgnored, parseGitignore } from '../../../src/project/gitignore';
 import { compileGlob, compileGlobDecision, splitGlobInput } from '../../../src/activities/tools/glob-match';
+import { expectYesNo } from '../../helpers/unit-cases';
 
 const matches = (pattern: string, paths: string[]) => paths.filter((candidate) => compileGlob(pattern).test(candidate));
 
@@ -58,26 +59,17 @@ describe('gitignore rules', () => {
     isIgnored([{ directory: '/repo', rules: parseGitignore(text) }], `/repo/${relative}`, isDirectory);
 
   it('matches unanchored names at any depth and anchored patterns at the root only', () => {
-    expect(decide('*.log', 'a.log')).toBe(true);
-    expect(decide('*.log', 'deep/er/a.log')).toBe(true);
-    expect(decide('/build', 'build', true)).toBe(true);
-    expect(decide('/build', 'src/build', true)).toBe(false);
-    expect(decide('docs/*.md', 'docs/a.md')).toBe(true);
-    expect(decide('docs/*.md', 'x/docs/a.md')).toBe(false);
-    expect(decide('**/gen/*.ts', 'a/b/gen/x.ts')).toBe(true);
-    expect(decide('out/**', 'out/a/b.txt')).toBe(true);
+    expectYesNo(decide, {
+      yes: [['*.log', 'a.log'], ['*.log', 'deep/er/a.log'], ['/build', 'build', true], ['docs/*.md', 'docs/a.md'], ['**/gen/*.ts', 'a/b/gen/x.ts'], ['out/**', 'out/a/b.txt']],
+      no: [['/build', 'src/build', true], ['docs/*.md', 'x/docs/a.md']],
+    });
   });
 
   it('honours directory-only patterns, negations, comments and escapes', () => {
-    expect(decide('cache/', 'cache', true)).toBe(true);
-    expect(decide('cache/', 'cache', false)).toBe(false);
-    expect(decide('*.log\n!keep.log', 'keep.log')).toBe(false);
-    expect(decide('*.log\n!keep.log', 'other.log')).toBe(true);
-    expect(decide('!keep.log\n*.log', 'keep.log')).toBe(true);
-    expect(decide('# comment\n\\#hash', '#hash')).toBe(true);
-    expect(decide('# comment', '# comment')).toBe(false);
-    expect(decide('trailing   \r\n', 'trailing')).toBe(true);
-    expect(decide('\\!bang', '!bang')).toBe(true);
+    expectYesNo(decide, {
+      yes: [['cache/', 'cache', true], ['*.log\n!keep.log', 'other.log'], ['!keep.log\n*.log', 'keep.log'], ['# comment\n\\#hash', '#hash'], ['trailing   \r\n', 'trailing'], ['\\!bang', '!bang']],
+      no: [['cache/', 'cache', false], ['*.log\n!keep.log', 'keep.log'], ['# comment', '# comment']],
+    });
   });
 
   it('lets the deepest .gitignore decide', () => {
@@ -85,8 +77,6 @@ describe('gitignore rules', () => {
       { directory: '/repo', rules: parseGitignore('*.txt') },
       { directory: '/repo/sub', rules: parseGitignore('!keep.txt') },
     ];
-    expect(isIgnored(files, '/repo/sub/keep.txt', false)).toBe(false);
-    expect(isIgnored(files, '/repo/sub/other.txt', false)).toBe(true);
-    expect(isIgnored(files, '/repo/keep.txt', false)).toBe(true);
+    expectYesNo(isIgnored, { yes: [[files, '/repo/sub/other.txt', false], [files, '/repo/keep.txt', false]], no: [[files, '/repo/sub/keep.txt', false]] });
   });
 });

@@ -5,6 +5,7 @@ import { runGlob, splitLiteralPrefix } from '../../../src/activities/tools/glob'
 import { findRipgrep } from '../../../src/activities/tools/ripgrep';
 import { createTestWorkspace, setMtime, type TestWorkspace } from './helpers';
 import { buildIgnoreTree } from './ignore-tree';
+import { expectResults } from '../../helpers/unit-cases';
 
 let workspace: TestWorkspace;
 beforeEach(async () => {
@@ -91,11 +92,10 @@ describe('Glob', () => {
 
 describe('splitLiteralPrefix', () => {
   it('moves leading literal directories into the base', () => {
-    expect(splitLiteralPrefix('src/lib/**/*.ts')).toEqual({ prefix: 'src/lib', rest: '**/*.ts' });
-    expect(splitLiteralPrefix('**/*.ts')).toEqual({ prefix: '', rest: '**/*.ts' });
-    expect(splitLiteralPrefix('/abs/dir/*.ts')).toEqual({ prefix: '/abs/dir', rest: '*.ts' });
-    expect(splitLiteralPrefix('/*.ts')).toEqual({ prefix: '/', rest: '*.ts' });
-    expect(splitLiteralPrefix('a/b.ts')).toEqual({ prefix: 'a', rest: 'b.ts' });
-    expect(splitLiteralPrefix('{a,b}/c.ts')).toEqual({ prefix: '', rest: '{a,b}/c.ts' });
+    expectResults(splitLiteralPrefix, [
+      [['src/lib/**/*.ts'], { prefix: 'src/lib', rest: '**/*.ts' }], [['**/*.ts'], { prefix: '', rest: '**/*.ts' }],
+      [['/abs/dir/*.ts'], { prefix: '/abs/dir', rest: '*.ts' }], [['/*.ts'], { prefix: '/', rest: '*.ts' }],
+      [['a/b.ts'], { prefix: 'a', rest: 'b.ts' }], [['{a,b}/c.ts'], { prefix: '', rest: '{a,b}/c.ts' }],
+    ]);
   });
 });
