@@ -1,3 +1,4 @@
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = [
@@ -5,9 +6,22 @@ const nodeBuiltins = [
   'stream', 'url', 'util', 'worker_threads', 'events', 'process', 'timers', 'zlib', 'dns', 'tls',
 ];
 
+const workflowsOnlyInBundle = { group: ['**/workflows', '**/workflows/*', '**/workflows/**'], message: 'Only the workflow bundle and tests import src/workflows/; move what you need to src/shared/.' };
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.temporal/**', 'test/fixtures/**', 'bin/**', '.subagents/**', '.tmp/**', 'test-results/**', 'dist/**', 'test/package/consumer/**'] },
   ...tseslint.configs.recommended,
+  {
+    // No import circles: a newcomer reads each folder from the ground up (docs/architecture.md).
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js', '.cjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.cjs', '.json'] })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   {
     files: ['**/*.ts'],
     languageOptions: {
@@ -48,7 +62,20 @@ export default tseslint.config(
     ignores: ['src/workflows/**'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/workflows', '**/workflows/*', '**/workflows/**'], message: 'Only the workflow bundle and tests import src/workflows/; move what you need to src/shared/.' }],
+        patterns: [workflowsOnlyInBundle],
+      }],
+    },
+  },
+  {
+    // The activities are the worker's: the client, CLI, transcript and API import what they share with it
+    // from src/project/, src/mcp/, src/worktree/ or src/config/ (a later block replaces the rule's options, so both patterns).
+    files: ['src/cli/**/*.ts', 'src/client/**/*.ts', 'src/transcript/**/*.ts', 'src/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          workflowsOnlyInBundle,
+          { group: ['**/activities', '**/activities/*', '**/activities/**'], message: 'src/activities/ is the worker\'s: move what the client side needs to src/project/, src/mcp/, src/worktree/ or src/config/ and import it from there.' },
+        ],
       }],
     },
   },

@@ -1,7 +1,7 @@
 /** Dispatches a request to the current behaviour. */
 import { textReply, type BehaviourResult } from './behaviour-result';
 import { compactionReply } from './compaction';
-import type { RequestContext } from './conversation';
+import type { RequestContext } from './request-types';
 import { demoReply } from './demo';
 import type { Behaviour } from './scenario-schema';
 import { scriptedReply } from './scripted';

@@ -4,7 +4,8 @@
  * and lists again, until every task is completed. Like the demo it decides each step from the
  * conversation alone, so a retried or replayed call gets the same answer.
  */
-import { substitutePlaceholders, toolResultText, type RequestContext } from './conversation';
+import { substitutePlaceholders, toolResultText } from './conversation';
+import type { RequestContext } from './request-types';
 import { toolUseId } from './ids';
 import type { ModelReply, OutputBlock } from './reply';
 import type { BoardWorkerOptions } from './scenario-schema';

@@ -6,7 +6,7 @@
  * compactions (turn = summarised turns + assistant messages in the request).
  */
 import type { BehaviourResult } from './behaviour-result';
-import type { RequestContext } from './conversation';
+import type { RequestContext } from './request-types';
 import type { RequestMessage } from './request-types';
 
 /** Joined text blocks of one message (conversation.ts has the same; kept here so neither imports the other). */

@@ -1,5 +1,5 @@
 /** What behaviours need to know about a request: who is asking, which turn, what was said last. */
-import type { MessagesRequest, RequestBlock, RequestMessage } from './request-types';
+import type { MessagesRequest, RequestBlock, RequestContext, RequestMessage } from './request-types';
 import { summarisedTurnsIn } from './compaction';
 import { isRecord } from './tokens';
 
@@ -12,25 +12,6 @@ export const agentHeaders = {
   purpose: 'x-subagents-purpose',
 } as const;
 
-export interface RequestContext {
-  /** Field- and conversation-valid request, same-role turns merged. */
-  request: MessagesRequest;
-  agentId?: string;
-  agentType?: string;
-  agentName?: string;
-  systemText: string;
-  /** Text blocks of the last user message that has any text. */
-  latestUserText: string;
-  /** Text of the last tool_result block anywhere in the conversation. */
-  lastToolResultText: string;
-  /**
-   * Assistant messages already in the request, plus the turns an earlier compaction summary stands for:
-   * stateless, so a retried or replayed call gets the same turn.
-   */
-  turnIndex: number;
-  /** The request asks for a compaction summary (`x-subagents-purpose: compaction`). */
-  compaction: boolean;
-}
 
 /** The text of a tool_result's content (a string or text blocks). */
 export function toolResultText(block: RequestBlock): string {

@@ -1,5 +1,5 @@
 /** The demo's Explore agent: grep for a word from its task, read the top match, quote it. */
-import type { RequestContext } from './conversation';
+import type { RequestContext } from './request-types';
 import {
   clip, fileLines, firstUserText, listedPaths, offeredTools, pastToolCalls, readInput, type PastToolCall,
 } from './demo-history';

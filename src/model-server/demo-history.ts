@@ -1,5 +1,5 @@
 /** Reading the demo's own past steps back out of the conversation, and the tools on offer. */
-import type { RequestContext } from './conversation';
+import type { RequestContext } from './request-types';
 import { messageText, toolResultText } from './conversation';
 import { isRecord } from './tokens';
 

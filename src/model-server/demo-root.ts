@@ -1,5 +1,5 @@
 /** The demo's root agent: list files, delegate to two Explore agents, read the README, summarise. */
-import type { RequestContext } from './conversation';
+import type { RequestContext } from './request-types';
 import {
   clip, fileLines, firstHeading, listedPaths, offeredTools, pastToolCalls, readInput, type PastToolCall,
 } from './demo-history';

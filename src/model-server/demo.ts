@@ -4,7 +4,7 @@
  * and always finishes within a bounded number of turns.
  */
 import type { BehaviourResult } from './behaviour-result';
-import type { RequestContext } from './conversation';
+import type { RequestContext } from './request-types';
 import { exploreStep } from './demo-explore';
 import { rootStep } from './demo-root';
 

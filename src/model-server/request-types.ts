@@ -52,3 +52,24 @@ export interface MessagesRequest {
   /** `output_config.effort`, checked against the model. */
   effort?: EffortLevel;
 }
+
+/** What behaviours read of one request: the request itself and the facts they match on. */
+export interface RequestContext {
+  /** Field- and conversation-valid request, same-role turns merged. */
+  request: MessagesRequest;
+  agentId?: string;
+  agentType?: string;
+  agentName?: string;
+  systemText: string;
+  /** Text blocks of the last user message that has any text. */
+  latestUserText: string;
+  /** Text of the last tool_result block anywhere in the conversation. */
+  lastToolResultText: string;
+  /**
+   * Assistant messages already in the request, plus the turns an earlier compaction summary stands for:
+   * stateless, so a retried or replayed call gets the same turn.
+   */
+  turnIndex: number;
+  /** The request asks for a compaction summary (`x-subagents-purpose: compaction`). */
+  compaction: boolean;
+}

@@ -2,7 +2,8 @@
 import type { BehaviourResult } from './behaviour-result';
 import { textReply } from './behaviour-result';
 import { boardWorkerStep } from './board-worker';
-import { substituteDeep, substitutePlaceholders, type RequestContext } from './conversation';
+import { substituteDeep, substitutePlaceholders } from './conversation';
+import type { RequestContext } from './request-types';
 import { serverToolUseId, thinkingSignature, toolUseId } from './ids';
 import { defaultSearchFixture, searchResultContent, webSearchToolOf, type FixturePage } from './web-search';
 import type { OutputBlock } from './reply';

@@ -1,4 +1,4 @@
-import type { PermissionMode } from './agent';
+import type { PermissionMode } from './permission-mode';
 import type { AgentColor } from './agent-colors';
 import type { EffortLevel } from './effort';
 import type { ToolRules } from '../policy/tool-rules';
@@ -30,10 +30,7 @@ export interface AgentDefinition {
   isolation?: 'worktree';
   /** Its Bash runs only read-only commands (Explore, Plan): anything else is refused when called. */
   readOnlyBash?: boolean;
-  /**
-   * A one-shot agent (Explore, Plan; or `omitClaudeMd: true`): a slim system prompt without
-   * CLAUDE.md and git status, and its result carries no "continue with SendMessage" trailer.
-   */
+  /** One-shot (Explore, Plan, `omitClaudeMd: true`): no CLAUDE.md or git status, no SendMessage trailer. */
   oneShot?: boolean;
   /** Extended thinking for its model calls (front matter `thinking`); off when absent. */
   thinking?: ThinkingSetting;
@@ -105,12 +102,7 @@ export interface SpawnContext {
   subagentModelOverride?: string;
   /** MCP servers configured for the cwd (`.mcp.json`), by name; absent in runs recorded before MCP support. */
   mcpServers?: Record<string, McpServerSpec>;
-  /**
-   * Present when the definitions' prompts were left out of this record (each `prompt` is ''): by
-   * name, the digest of each prompt. A child of one of these types is given its prompt's digest and
-   * gets the text at its start (docs/agent-definitions.md, "What an agent records"). Absent in records
-   * made before, which hold every prompt.
-   */
+  /** Prompt digests by name when the prompts were left out (docs/agent-definitions.md, "What an agent records"). */
   promptDigests?: Record<string, string>;
 }
 

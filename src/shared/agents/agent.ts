@@ -16,13 +16,12 @@ import type { AgentMcpInput } from '../tools/mcp';
 import type { CustomToolFilter } from '../tools/custom-tools';
 import type { Todo } from '../tools/todos';
 import type { HooksConfig } from '../policy/hooks';
+import type { PermissionMode } from './permission-mode';
 import type { TreeSettings } from './tree-settings';
 
-/** Permission modes (docs/architecture.md, approvals). */
-export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'bubble';
+export type { PermissionMode } from './permission-mode';
 
-/** Terminal status of an agent run. */
-/** Every terminal status, in one list (the input schemas check against it). */
+/** Every terminal status of an agent run (the input schemas check against it). */
 export const agentStatuses = ['completed', 'max_turns', 'truncated', 'refused', 'failed', 'cancelled', 'interrupted'] as const;
 export type AgentStatus = (typeof agentStatuses)[number];
 
@@ -111,10 +110,7 @@ export interface AgentWorkflowInput {
   cwd: string;
   /** File tools are confined to this directory. */
   workspaceRoot: string;
-  /**
-   * The worker holding cwd when workers do not share a filesystem: the activities that touch the
-   * agent's files run only there (docs/operations.md). Absent: any worker of the task queue.
-   */
+  /** The worker holding cwd when workers share no filesystem (docs/operations.md); absent: any worker. */
   workspaceWorker?: WorkspaceWorker;
   permissionMode: PermissionMode;
   /** Model calls allowed before the agent stops with MaxTurnsExceeded. */
