@@ -63,10 +63,7 @@ export function reachedActionText(action: string): string {
   return texts[action] ?? `on-budget ${action}`;
 }
 
-/**
- * `status <agentId>`: "budget: subtree … | tree …" (the root: "budget: tree …"), and while the agent
- * runs under a reached cap, "budget reached: <reason>". An ended agent's result already says why it ended.
- */
+/** The budget lines of `status`, with "budget reached" only while a running agent is under a reached cap. */
 export function statusBudgetLines(snapshot: BudgetSnapshot, agentId: string, running: boolean, nowMs: number): string[] {
   const own = accountOf(snapshot, agentId);
   const tree = accountOf(snapshot, snapshot.rootAgentId);

@@ -36,11 +36,7 @@ export async function follow(
   return resultPromise;
 }
 
-/**
- * Runs `run` with a handle to one agent. An unknown agentId is a clear error with exit code 4; an
- * agent that exists but has already finished is said to be finished (exit code 1), with what it
- * ended as — signals cannot reach a closed workflow.
- */
+/** Runs `run` with an agent's handle; unknown exits 4, finished exits 1 (signals cannot reach a closed workflow). */
 export async function withAgent<T>(agentId: string | undefined, run: (handle: AgentHandle) => Promise<T>, verb = 'do'): Promise<T> {
   return withAgentSession(agentId, (session, id) => run(new SubagentsClient(session.temporal).getAgent(id)), verb);
 }

@@ -1,7 +1,4 @@
-/**
- * "Did you mean" for a mistyped command or flag: the closest known word within two edits. A few lines
- * of Levenshtein distance, written here rather than taken from a package for one use.
- */
+// "Did you mean": the closest known word within two edits (a few lines of Levenshtein, not a package for one use).
 
 /** Edits (insert, delete, substitute, swap two neighbours) that turn `from` into `to`. */
 export function editDistance(from: string, to: string): number {

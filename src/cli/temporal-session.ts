@@ -4,10 +4,7 @@ import { connectOptions, loadTemporalConnectionConfig } from '../config/connecti
 import { CliError, ExitCode } from './exit-codes';
 import { describeTemporalTarget } from './temporal-target';
 
-/**
- * A plain Temporal client for one CLI command, without SubagentsClient (which loads agent definitions, yaml and zod
- * to start agents): the read-only commands (`status`, `ls`, `ls --tree`) run on it alone and start faster.
- */
+/** A plain Temporal client, so read-only commands start without loading SubagentsClient's definitions, yaml and zod. */
 export interface TemporalSession {
   temporal: Client;
   connection: Connection;
@@ -36,10 +33,7 @@ export async function connectTemporal(): Promise<TemporalSession> {
   }
 }
 
-/**
- * Runs `run` on a session for one agent. An unknown agentId is a clear error with exit code 4; an agent that exists
- * but has already finished is said to be finished (exit code 1), with what it ended as: signals cannot reach a closed workflow.
- */
+/** Runs `run` on a session for one agent; unknown exits 4, finished exits 1 (as withAgent). */
 export async function withAgentSession<T>(agentId: string | undefined, run: (session: TemporalSession, agentId: string) => Promise<T>, verb = 'do'): Promise<T> {
   if (!agentId) throw new CliError('Give an agentId (see `subagents ls`).');
   const session = await connectTemporal();

@@ -31,10 +31,7 @@ export class BoardNotFoundError extends Error {
   override readonly name = 'BoardNotFoundError';
 }
 
-/**
- * Talks to task boards (`boardWorkflow`, docs/board.md) from Node: the task-list tool activities
- * and the CLI. Changes are updates (a refusal becomes a BoardRefusedError), reads the `board` query.
- */
+/** Talks to task boards from Node by update and query; a refusal becomes a BoardRefusedError (docs/board.md). */
 export class BoardClient {
   constructor(
     readonly temporal: Client,

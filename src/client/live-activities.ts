@@ -15,10 +15,7 @@ export interface LiveActivity {
 const asNumber = (value: { toNumber(): number } | number | null | undefined): number =>
   typeof value === 'number' ? value : (value?.toNumber() ?? 0);
 
-/**
- * The agent's pending activities and what each last said in its heartbeat (src/shared/protocol/live-activity.ts),
- * decoded with the client's own codecs. Details that are not live details are left out.
- */
+/** The agent's pending activities with their last heartbeat details, decoded with the client's codecs. */
 export async function readLiveActivities(workflow: WorkflowHandle): Promise<LiveActivity[]> {
   const description = await workflow.describe();
   const { payloadCodecs, payloadConverter } = workflow.client.options.loadedDataConverter;

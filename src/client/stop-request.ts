@@ -8,20 +8,14 @@ import { reasonFor } from '../shared/protocol/stop-notice-reason';
 /** gRPC's NOT_FOUND: the agent does not exist, or its workflow has already closed. */
 const grpcNotFound = 5;
 
-/**
- * Cancels an agent's workflow with who stops it and why on the cancellation request itself (the request's
- * `reason`, src/shared/protocol/stop-notice-reason.ts): one request, which the agent receives in one workflow task.
- * Temporal's TypeScript client sends no reason, so this makes the request itself; it fails as the client's
- * `cancel()` would, and WorkflowNotFoundError also when the agent has already closed.
- */
+/** Cancels with the stop notice in the request's `reason`, which Temporal's TypeScript client cannot send itself. */
 export async function cancelWithNotice(handle: WorkflowHandle, notice: StopNotice): Promise<void> {
   // The agent would take a notice it cannot read for none at all: refuse it here, before anything is stopped.
   if (!stopNoticeSchema.safeParse(notice).success) {
     throw new Error(`A stop needs "by" of 1 to ${inputLimits.maxIdChars} characters and a reason of at most ${inputLimits.maxShortTextChars}; nothing was stopped.`);
   }
   const { client, workflowId } = handle;
-  // The server answers a cancellation of a closed workflow as if it had been cancelled: ask first, so a
-  // finished agent is reported as finished (WorkflowNotFoundError, as a signal to it would be).
+  // The server accepts cancelling a closed workflow: ask first, so a finished agent reads as WorkflowNotFoundError.
   const { status } = await handle.describe();
   if (status.name !== 'RUNNING') throw new WorkflowNotFoundError(`workflow execution already ${status.name.toLowerCase()}`, workflowId, undefined);
   // A handle from start() names the run chain it started, as its cancel() would; one from getHandle() the current run.

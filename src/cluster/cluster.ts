@@ -1,9 +1,4 @@
-/**
- * `subagents cluster up|down|status`: a production-shaped Temporal on this machine — PostgreSQL,
- * the Temporal server built from its Go module, the namespace and search attributes, and N workers
- * as separate processes with separate workspace roots (docs/operations.md). Idempotent: `up`
- * starts only what is not running; `down` stops everything `up` started, by process id.
- */
+// `subagents cluster up|down|status`: a production-shaped Temporal on this machine, idempotent (docs/operations.md).
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { ensureTemporalCli, projectRoot } from '../dev/temporal-cli';

@@ -1,8 +1,4 @@
-/**
- * One deployment, two ways to run it: the schema and setup steps are the shell scripts of
- * docker-compose.yml's one-shot services, run here unchanged against the local cluster, and the
- * server command and configuration are the ones the compose `temporal` service uses.
- */
+// docker-compose.yml's setup scripts and server command, run unchanged here: one deployment, two ways to run it.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,8 +1,4 @@
-/**
- * Installs what a local cluster needs when it is missing, idempotently: PostgreSQL from the
- * system's packages (Debian: apt-get, as root) and the Temporal server and its SQL schema tool,
- * built with Go at the pinned version into .temporal/bin (built once, reused until the pin changes).
- */
+// Installs what a local cluster lacks: PostgreSQL from apt, the Temporal server built with Go at the pinned version.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -65,11 +61,7 @@ export function serverBinariesCurrent(): boolean {
 
 const goInstallAttempts = 3;
 
-/**
- * Builds `temporal-server` and `temporal-sql-tool` from the pinned module with `go install` into
- * a temporary GOBIN, then moves them into .temporal/bin under the names the Temporal images use.
- * Nothing of the server's source is kept in the repository: Go's module cache holds it.
- */
+/** Builds `temporal-server` and `temporal-sql-tool` with `go install`, named as in the Temporal images. */
 export function ensureServerBinaries(log: Log): void {
   if (serverBinariesCurrent()) return;
   const go = findGo();

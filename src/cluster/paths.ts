@@ -1,11 +1,7 @@
 import path from 'node:path';
 import { projectRoot } from '../dev/temporal-cli';
 
-/**
- * Where a local cluster lives (docs/operations.md, "A real cluster on one machine"): binaries in
- * .temporal/bin, everything else in .temporal/cluster (git-ignored). SUBAGENTS_CLUSTER_DIR moves the
- * latter, e.g. when the PostgreSQL user cannot reach the checkout.
- */
+/** Where a local cluster lives; SUBAGENTS_CLUSTER_DIR moves its state (docs/operations.md). */
 
 /** The Temporal server module and version the pinned Temporal CLI (v1.5.1) embeds. */
 export const temporalServerModule = 'go.temporal.io/server';

@@ -1,8 +1,4 @@
-/**
- * The cluster's PostgreSQL: a private data directory and port on 127.0.0.1, no Unix socket, one
- * superuser `temporal` with a password. As root it runs as the `postgres` system user (PostgreSQL
- * refuses to run as root); otherwise as the current user.
- */
+// The cluster's private PostgreSQL on 127.0.0.1; as root it runs as `postgres`, since PostgreSQL refuses root.
 import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -32,11 +28,7 @@ function serviceAccount(): { name: string; uid: number; gid: number } | undefine
   return { name: 'postgres', uid, gid: id('-g') };
 }
 
-/**
- * Where PostgreSQL keeps its data and log: `<cluster dir>/postgres`, or when we are root and the
- * `postgres` account cannot reach the cluster directory (a checkout under /root, say) a directory
- * of its own under the system's temporary directory, named after the cluster directory.
- */
+/** PostgreSQL's data and log dir, under the temp dir when the `postgres` user cannot reach the cluster dir. */
 export function postgresHome(paths: ClusterPaths): { data: string; log: string; home: string } {
   const inCluster = { home: paths.postgres, data: path.join(paths.postgres, 'data'), log: path.join(paths.postgres, 'postgres.log') };
   const account = serviceAccount();

@@ -55,10 +55,7 @@ export function writeState(paths: ClusterPaths, state: ClusterState): void {
   renameSync(temporary, paths.state);
 }
 
-/**
- * Ports come from below Linux's ephemeral range (32768+): outgoing connections never take them while
- * the server is down for a restart, and Temporal stores membership ports in a smallint column.
- */
+/** Below Linux's ephemeral range (no outgoing connection takes them) and within Temporal's smallint port column. */
 const portRange = { low: 20_000, high: 32_000 };
 
 function bindable(port: number): Promise<boolean> {

@@ -1,8 +1,4 @@
-/**
- * The cluster's workers: separate `subagents worker` processes on the shared task queue, each with
- * its own worker id (so its own workspace task queue) and its own workspace root, as if each ran on
- * its own machine (docs/operations.md, "Workers on several machines").
- */
+// The cluster's workers, each with its own id and workspace root as if on its own machine (docs/operations.md).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -98,10 +98,7 @@ async function runCodecs(codecs: readonly PayloadCodec[], operation: 'encode' | 
   return result;
 }
 
-/**
- * The Temporal UI's remote codec endpoint: POST /encode and /decode (also under /<namespace>/, as
- * the CLI's --codec-endpoint templating uses) with CORS for the UI origins, credentials allowed.
- */
+/** The Temporal UI's remote codec endpoint (/encode, /decode, also under /<namespace>/) with CORS for the UI. */
 export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
   const origins = allowedOrigins(options.uiOrigins);
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
@@ -161,10 +158,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
 /** Overrides the codec endpoint `subagents dev` gives the UI. */
 export const codecEndpointVariable = 'SUBAGENTS_CODEC_ENDPOINT';
 
-/**
- * The `--ui-codec-endpoint` for `subagents dev`: when a payload key (current or old) is configured,
- * SUBAGENTS_CODEC_ENDPOINT or `http://127.0.0.1:8888`; otherwise undefined (the UI shows payloads as they are).
- */
+/** The `--ui-codec-endpoint` for `subagents dev` when a payload key is configured, else undefined. */
 export function uiCodecEndpointFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const configured = env[codecEndpointVariable]?.trim();
   if (configured) return configured;

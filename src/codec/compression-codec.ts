@@ -18,10 +18,7 @@ export interface CompressionCodecOptions {
   thresholdBytes?: number;
 }
 
-/**
- * Gzips large payloads. The original payload (metadata and data) is compressed whole, so decoding
- * restores it exactly; a payload that would not get smaller is left as it is.
- */
+/** Gzips large payloads whole (metadata too, so decoding restores them exactly) when that makes them smaller. */
 export class CompressionCodec implements PayloadCodec {
   readonly thresholdBytes: number;
 

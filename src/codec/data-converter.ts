@@ -28,11 +28,7 @@ function compressionThresholdFromEnv(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
-/**
- * The payload codecs of this process: compression first, then encryption (decoding runs them in
- * reverse). Both are always present so any process can read payloads written with them; they only
- * change new payloads when configured. Throws PayloadKeyConfigError naming the bad variable.
- */
+/** Compression then encryption, always present so any process decodes; they change new payloads only when configured. */
 export function createPayloadCodecs(env: NodeJS.ProcessEnv = withSecretFiles(process.env)): { codecs: PayloadCodec[]; settings: PayloadCodecSettings } {
   const thresholdBytes = compressionThresholdFromEnv(env);
   const keys: PayloadKeyRing = payloadKeyRingFromEnv(env);

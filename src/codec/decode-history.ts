@@ -11,11 +11,7 @@ async function decodeOne(payload: Payload, codecs: readonly PayloadCodec[]): Pro
   return payloads[0]!;
 }
 
-/**
- * Decodes every payload found anywhere in a fetched history (inputs, results, headers, failures,
- * user metadata), in place, through the codecs in reverse order; returns the same object. For
- * inspecting encoded histories and for replaying them without the codec.
- */
+/** Decodes every payload of a fetched history in place (codecs in reverse), for inspection and codec-less replay. */
 export async function decodeHistoryPayloads<T extends object>(history: T, codecs: readonly PayloadCodec[]): Promise<T> {
   const visit = async (value: unknown): Promise<unknown> => {
     if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return value;

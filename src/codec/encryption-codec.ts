@@ -12,10 +12,7 @@ export const encryptionKeyIdMetadata = 'encryption-key-id';
 const ivBytes = 12;
 const tagBytes = 16;
 
-/**
- * AES-256-GCM over whole payloads (metadata included), a fresh random IV per payload. Without a
- * current key, encode leaves payloads as they are but decode still decrypts with the ring's keys.
- */
+/** AES-256-GCM over whole payloads, fresh IV each; without a current key it only decrypts. */
 export class EncryptionCodec implements PayloadCodec {
   constructor(private readonly keys: PayloadKeyRing) {}
 

@@ -45,10 +45,7 @@ function checkKeyId(id: string, source: string): string {
   return id;
 }
 
-/**
- * Reads SUBAGENTS_PAYLOAD_KEY (base64 of 32 bytes), SUBAGENTS_PAYLOAD_KEY_ID (default "default") and
- * SUBAGENTS_PAYLOAD_OLD_KEYS (`id:base64,...`, decryption only). Throws PayloadKeyConfigError on bad values.
- */
+/** Reads the SUBAGENTS_PAYLOAD_KEY* variables (docs/codec.md); throws PayloadKeyConfigError on bad values. */
 export function payloadKeyRingFromEnv(env: NodeJS.ProcessEnv = process.env): PayloadKeyRing {
   const all = new Map<string, Buffer>();
   for (const entry of (env[payloadKeyVariables.oldKeys] ?? '').split(',')) {

@@ -33,10 +33,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = withSecretFiles(process.e
   };
 }
 
-/**
- * The Anthropic client: the real API with ANTHROPIC_API_KEY, or the local Messages API server at
- * ANTHROPIC_BASE_URL. Retries are Temporal's job, so the SDK never retries (maxRetries: 0).
- */
+/** The Anthropic client, never retrying itself: retries are Temporal's job. */
 export function createAnthropicClient(config: Pick<RuntimeConfig, 'anthropicApiKey' | 'anthropicBaseUrl'>): Anthropic {
   if (!config.anthropicApiKey && !config.anthropicBaseUrl) {
     throw new Error(

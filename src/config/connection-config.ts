@@ -4,10 +4,7 @@ import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig'
 import { withSecretFiles } from './secrets';
 import { defaultNamespace, defaultTemporalAddress } from '../shared/protocol/config';
 
-/**
- * Where Temporal is and how to authenticate to it: the fields `Connection.connect` and
- * `NativeConnection.connect` take (see `connectOptions`), plus the namespace for `Client` / `Worker`.
- */
+/** Where Temporal is and how to authenticate, plus the namespace. */
 export interface TemporalConnectionConfig {
   address: string;
   namespace: string;
@@ -19,10 +16,7 @@ export interface TemporalConnectionConfig {
   metadata?: Record<string, string>;
 }
 
-/**
- * Environment variables that configure the Temporal connection (read through @temporalio/envconfig;
- * they override the temporal.toml profile). `TEMPORAL_GRPC_META_<NAME>` adds a gRPC header.
- */
+/** Variables that override the temporal.toml profile (via @temporalio/envconfig). */
 export const temporalConnectionVariables = [
   'TEMPORAL_ADDRESS',
   'TEMPORAL_NAMESPACE',
@@ -51,11 +45,7 @@ export interface ConnectionConfigOptions {
   overrides?: { address?: string; namespace?: string };
 }
 
-/**
- * Resolves the Temporal connection: built-in defaults < the temporal.toml profile < environment
- * variables (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, ...) < overrides.
- * Throws a message naming the file and profile when an explicitly requested one cannot be used.
- */
+/** Resolves the connection: defaults < temporal.toml profile < environment < overrides. */
 export function loadTemporalConnectionConfig(options: ConnectionConfigOptions = {}): TemporalConnectionConfig {
   const env = withoutBlanks(options.env ?? withSecretFiles(process.env));
   const configFile = options.configFile ?? env.TEMPORAL_CONFIG_FILE;

@@ -1,10 +1,6 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 
-/**
- * Secrets of a worker process (docs/security.md): read from files where possible, and out of the
- * reach of the tools the worker runs. A tool runs as the worker's user by default, and anything
- * that user can read — another process's /proc/<pid>/environ included — can reach the model.
- */
+// Worker secrets, read from files and scrubbed: a tool runs as the worker's user and can read /proc (docs/security.md).
 
 /** Variables that hold the runtime's own secrets. Each may instead be given as `<NAME>_FILE`, a file holding the value. */
 export const secretVariables = [
@@ -27,10 +23,7 @@ export class SecretFileError extends Error {
   override readonly name = 'SecretFileError';
 }
 
-/**
- * The environment with every `<SECRET>_FILE` read into `<SECRET>` (trailing newline trimmed). A
- * variable given both ways, or a file that cannot be read, is a clear error.
- */
+/** The environment with every `<SECRET>_FILE` read into `<SECRET>`; both ways, or an unreadable file, throws. */
 export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const resolved: NodeJS.ProcessEnv = { ...env };
   for (const name of secretVariables) {
@@ -61,11 +54,7 @@ export function toolEnvironmentNames(env: NodeJS.ProcessEnv): string[] {
     .filter((name) => name !== '');
 }
 
-/**
- * The variables of `env` to treat as secrets: the runtime's own, their `_FILE` paths, those named in
- * SUBAGENTS_SECRET_ENV, and any whose name looks like a secret — except those an operator passes
- * to the tools on purpose (SUBAGENTS_BASH_ENV).
- */
+/** The variables to treat as secrets, except those passed to tools on purpose (SUBAGENTS_BASH_ENV). */
 export function secretNamesIn(env: NodeJS.ProcessEnv): string[] {
   const passedToTools = new Set(toolEnvironmentNames(env));
   const named = (env.SUBAGENTS_SECRET_ENV ?? '').split(',').map((name) => name.trim());
@@ -74,12 +63,7 @@ export function secretNamesIn(env: NodeJS.ProcessEnv): string[] {
   return [...candidates].filter((name) => name !== '' && env[name] !== undefined && !passedToTools.has(name));
 }
 
-/**
- * Removes secrets from this process's environment once they have been read: from `process.env`
- * (so no child process inherits them) and from the environment block the kernel shows in
- * /proc/<pid>/environ (overwritten in place through /proc/self/mem), so a tool running as the same
- * user cannot read them there. Returns the names removed, and whether the block could be cleared.
- */
+/** Removes read secrets from `process.env` and, via /proc/self/mem, from the block /proc/<pid>/environ shows. */
 export function scrubProcessEnvironment(names: readonly string[]): { removed: string[]; blockCleared: boolean } {
   const removed = names.filter((name) => process.env[name] !== undefined);
   for (const name of removed) delete process.env[name];

@@ -101,12 +101,7 @@ async function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs:
   };
 }
 
-/**
- * Reads one agent's transcript: the messages of every run from the `transcript` query (answered by a
- * worker replaying that run's history; compacted messages included), joined, dated and described
- * from the histories of all its runs.
- * Throws WorkflowNotFoundError for an unknown agent and NoWorkerError when no worker answers.
- */
+/** Reads one agent's transcript over all its runs; throws WorkflowNotFoundError or NoWorkerError. */
 export async function readAgentTranscript(client: Client, agentId: string, options: TranscriptReadOptions = {}): Promise<AgentTranscript> {
   const handle = client.workflow.getHandle(agentId);
   const description = await handle.describe();
@@ -143,10 +138,7 @@ export async function readAgentTranscript(client: Client, agentId: string, optio
   };
 }
 
-/**
- * One run's transcript log, page by page (the `transcript` query, answered by a worker replaying
- * that run): every message it held, also those its compactions replaced.
- */
+/** One run's transcript log, page by page, compacted messages included. */
 async function readRunLog(client: Client, agentId: string, runId: string, deadline: number): Promise<RunLog> {
   const handle = client.workflow.getHandle(agentId, runId);
   const first = await client.withDeadline(deadline, () => handle.query(transcriptQuery, { from: 0 }));
@@ -159,10 +151,7 @@ async function readRunLog(client: Client, agentId: string, runId: string, deadli
   return { messages, carriedCount: first.carriedCount, boundaries: first.boundaries, current: first.current };
 }
 
-/**
- * The transcripts of an agent and all its descendants (children found in the histories, recursively;
- * each at its latest run), depth first. A child whose start failed (no workflow) is left out.
- */
+/** The transcripts of an agent and its descendants, depth first (a child that never started is left out). */
 export async function readTreeTranscripts(client: Client, agentId: string, options: TranscriptReadOptions = {}): Promise<AgentTranscript[]> {
   const transcripts: AgentTranscript[] = [];
   const seen = new Set<string>();

@@ -32,10 +32,7 @@ function assistantMessage(message: MessageParam, call: ModelCallFacts | undefine
   };
 }
 
-/**
- * The records of one agent's messages, chained by parentUuid, in Claude Code's shape; a compaction
- * adds a `compact_boundary` record that starts a new chain, followed by the summary message.
- */
+/** One agent's message records chained by parentUuid; a compaction starts a new chain, as in Claude Code. */
 export function messageRecords(transcript: AgentTranscript, session: TranscriptSession): (TranscriptMessageRecord | TranscriptBoundaryRecord)[] {
   const { agentId, depth, cwd, gitBranch } = transcript.meta;
   const records: (TranscriptMessageRecord | TranscriptBoundaryRecord)[] = [];

@@ -28,12 +28,7 @@ export interface StitchedTranscript {
 
 const same = (left: MessageParam | undefined, right: MessageParam): boolean => left !== undefined && JSON.stringify(left) === JSON.stringify(right);
 
-/**
- * Joins the logs of an agent's runs, oldest first (pure). A run starts with the conversation the
- * previous run ended with (continue-as-new), perhaps changed at its end (a resume drops unanswered
- * tool calls and adds the new prompt): carried messages equal to the previous run's are not
- * repeated, changed ones replace theirs, and trailing ones the new run no longer has are left out.
- */
+/** Joins an agent's run logs oldest first: equal carried messages once, changed ones replaced, dropped ones left out. */
 export function stitchRuns(runs: readonly RunLog[]): StitchedTranscript {
   const joined: (MessageParam | undefined)[] = [];
   const boundaries: StitchedBoundary[] = [];

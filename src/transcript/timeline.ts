@@ -18,13 +18,7 @@ export type TimelineEvent =
   /** Anything that wakes the workflow: a tool or child finishing, a signal, an update, a timer. */
   | { kind: 'inbound'; timeMs: number };
 
-/**
- * The time of each message: the first `inheritedCount` messages (carried into the earliest run, e.g.
- * a fork's copied history) and the prompt get the run's start; assistant message k gets the k-th
- * model call that produced content; a later user message (tool results, notifications, a resume
- * prompt) gets the last event that woke the workflow before its next model call was scheduled.
- * Times never decrease.
- */
+/** Each message's time: assistant k at the k-th content-producing model call, others at what woke the workflow. */
 export function messageTimestamps(messages: readonly Pick<MessageParam, 'role'>[], inheritedCount: number, events: readonly TimelineEvent[]): number[] {
   const startMs = events.find((event) => event.kind === 'runStarted')?.timeMs ?? events[0]?.timeMs ?? 0;
   const completions = events.flatMap((event, index) => (event.kind === 'modelCompleted' && event.producedMessage ? [index] : []));
@@ -62,11 +56,7 @@ function userMessageTime(events: readonly TimelineEvent[], afterIndex: number): 
   return events[afterIndex]!.timeMs;
 }
 
-/**
- * The model call behind each message: assistant message k (after the `inheritedCount` carried ones,
- * which were another agent's calls) gets the k-th model call that produced content, as in
- * {@link messageTimestamps}; every other message gets undefined.
- */
+/** The model call behind each assistant message, as in {@link messageTimestamps}; undefined for the others. */
 export function messageCalls(messages: readonly Pick<MessageParam, 'role'>[], inheritedCount: number, events: readonly TimelineEvent[]): (ModelCallFacts | undefined)[] {
   const calls = events.flatMap((event) => (event.kind === 'modelCompleted' && event.producedMessage ? [event.call] : []));
   let next = 0;

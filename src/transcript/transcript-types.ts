@@ -68,11 +68,7 @@ export interface TranscriptMessageRecord {
   isCompactSummary?: true;
 }
 
-/**
- * Where a compaction happened, in Claude Code's `compact_boundary` shape: it starts a new chain
- * (`parentUuid` null; `logicalParentUuid` is the last message before it); the summary message
- * follows, and the recent messages kept verbatim are listed by uuid (they appear earlier in the file).
- */
+/** Where a compaction happened, in Claude Code's `compact_boundary` shape (a new chain; the summary follows). */
 export interface TranscriptBoundaryRecord {
   type: 'system';
   subtype: 'compact_boundary';

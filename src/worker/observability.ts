@@ -1,7 +1,4 @@
-/**
- * Worker observability: structured logs (Temporal's Runtime logger) and optional OpenTelemetry
- * tracing through @temporalio/interceptors-opentelemetry. Documented in docs/configuration.md.
- */
+// Worker logs (Temporal's Runtime logger) and optional OpenTelemetry tracing (docs/configuration.md).
 import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
@@ -30,11 +27,7 @@ export function loggingFromEnv(env: NodeJS.ProcessEnv = process.env): LoggingOpt
   return { format, level };
 }
 
-/**
- * One JSON line per log record: time, level, message, then agentId (the workflow ID of the agent
- * whose workflow or activity logged it; workflow and activity records always carry it), turn when
- * the caller passed one, and the rest of Temporal's metadata (runId, activityType, attempt, ...).
- */
+/** One JSON line per log record: time, level, message, agentId, turn, then Temporal's metadata. */
 export function formatJsonLogEntry(entry: LogEntry): string {
   const meta = entry.meta ?? {};
   const record: Record<string, unknown> = {
@@ -68,11 +61,7 @@ export function createLogger(options: LoggingOptions, write: (line: string) => v
   return new DefaultLogger(options.level, (entry) => write(formatJsonLogEntry(entry)));
 }
 
-/**
- * Installs the process-wide Temporal Runtime with the logger from the environment. Call it once,
- * before the first NativeConnection. In json mode the SDK core's own records (WARN and above) are
- * forwarded to the same logger so every line on stderr is JSON.
- */
+/** Installs the process-wide Runtime logger, once, before the first NativeConnection; json mode forwards core logs. */
 export function installRuntimeLogging(env: NodeJS.ProcessEnv = process.env): Logger {
   const options = loggingFromEnv(env);
   const logger = createLogger(options);
@@ -112,12 +101,7 @@ export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean 
   return value === '1' || value === 'true';
 }
 
-/**
- * OpenTelemetry tracing of workflows, activities and client calls, or undefined when SUBAGENTS_OTEL
- * is not set. The OpenTelemetry packages are loaded only when tracing is on. Registers a global
- * tracer provider, W3C propagator and async-local-storage context manager (the interceptors use
- * the global API), so call it once per process.
- */
+/** OpenTelemetry tracing when SUBAGENTS_OTEL is set; registers global providers, so call once per process. */
 export async function setupTelemetry(options: TelemetryOptions = {}): Promise<Telemetry | undefined> {
   const env = options.env ?? process.env;
   if (!telemetryEnabled(env)) return undefined;

@@ -18,10 +18,7 @@ function chainHasCaps(snapshot: BudgetSnapshot, agentId: string): boolean {
   return false;
 }
 
-/**
- * `subagents budget <agentId>`: the ledger of the agent's tree (asked of its root) by agent; with
- * `--set`, changes caps of the running tree (or of `--subtree`) and prints those now in force.
- */
+/** `subagents budget <agentId>`: the tree's ledger by agent; `--set` changes caps and prints those in force. */
 export async function budgetCommand(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,

@@ -27,12 +27,7 @@ import { startTour, tourCommands } from './tour';
 const defaultPrompt =
   'Explore this repository and explain what it is: what the main parts are, where the Temporal workflows and the CLI live, and what the README says.';
 
-/**
- * `subagents demo`: the whole system on one machine — the Temporal dev server (started or reused,
- * SQLite), the local model server in demo mode (unless ANTHROPIC_API_KEY is set), a worker, and
- * one root agent exploring this repository. With --exit everything started here is stopped after.
- * With --tour, instead a scripted tree that stays up for minutes (./tour.ts) and the commands to try on it.
- */
+/** `subagents demo`: dev server, model server, a worker and one root agent on this machine (docs/cli.md). */
 export async function demoCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -49,8 +44,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const ports = { port: portOption(values.port, '--port'), uiPort: portOption(values['ui-port'], '--ui-port'), modelPort: portOption(values['model-port'], '--model-port') };
   if (values.tour && values.exit) throw new CliError('--tour keeps its tree up until Ctrl-C; leave out --exit.');
-  // The model server first: a taken --model-port is said before a dev server starts for nothing.
-  // The tour is scripted, so it always runs on the local model, even with ANTHROPIC_API_KEY set.
+  // Model server first, so a taken --model-port fails before a dev server starts; the scripted tour is always local.
   const useRealApi = Boolean(process.env.ANTHROPIC_API_KEY) && !values.tour;
   const behaviour: Behaviour = values.tour ? { kind: 'scripted', scenario: tourScenario() } : { kind: 'demo' };
   const modelServer = useRealApi ? undefined : await demoModelServer(ports.modelPort ?? 0, behaviour);
@@ -172,10 +166,7 @@ function anyFreePort(): Promise<number> {
   });
 }
 
-/**
- * The dev server's ports: those given, else the defaults — or, when a default is held by something that is not
- * a Temporal dev server (a dev server there is reused), free ports the demo picks and names.
- */
+/** The dev server's ports: given, else defaults, else free ones when a default is held by something else. */
 async function devServerPorts(port: number | undefined, uiPort: number | undefined): Promise<{ port: number; uiPort: number }> {
   const chosen = { port: port ?? 7233, uiPort: uiPort ?? defaultUiPort };
   if (await temporalAnswers(`127.0.0.1:${chosen.port}`)) return chosen;

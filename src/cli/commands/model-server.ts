@@ -76,7 +76,6 @@ const waitForStopSignal = (): Promise<NodeJS.Signals> => new Promise((resolve) =
   process.on('SIGTERM', stop);
 });
 
-/** Runs the server until SIGINT/SIGTERM; 2 for bad arguments or a bad scenario file. */
 /** One line for a port that cannot be had, with what changes it; undefined for any other failure. */
 function listenProblem(error: unknown, args: ModelServerArgs): string | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;

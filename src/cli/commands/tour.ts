@@ -1,7 +1,4 @@
-/**
- * `subagents demo --tour`: starts the tour's tree (the scripted lead, its board and background worker,
- * src/model-server/demo-tour.ts) and names the commands to try on it — the same lines as README's "Using it".
- */
+// `subagents demo --tour`: starts the scripted tour tree and names the commands to try (as README's "Using it").
 import type { SubagentsClient, StartAgentOptions } from '../../client/client';
 import { tourNames } from '../../model-server/demo-tour';
 import { CliError, ExitCode } from '../exit-codes';

@@ -54,8 +54,7 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
     console.log(`${rootId}  ${colorize(rootStatus.agentType, rootStatus.color, color)}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}${rootStatus.stalled ? `, STALLED ${formatStall(rootStatus.stalled)}` : ''}`);
     for (const line of treeLines(tree.nodes, live, rootId, color, budget ? nodeBudgetTexts(budget) : undefined)) console.log(line);
     const treeAccount = budget ? accountOf(budget, rootId) : undefined;
-    // A capped tree: its spending against its caps (tokens as the ledger counts them, cost, tool calls, turns).
-    // A tree without a token budget does not report usage to its root (tokensUsed stays 0): its agents' usage counts.
+    // A tree without a token budget reports no usage to its root (tokensUsed stays 0): its agents' usage counts.
     const tokens = tree.tokenBudget === undefined ? Math.max(tree.tokensUsed, totalTokens(rootStatus.treeUsage)) : tree.tokensUsed;
     const spending = treeAccount ? `tree ${spendingText(treeAccount, Date.now())}` : `tokens ${tokens}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''}`;
     console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · ${spending} · ${tree.pendingApprovals.length} pending approval(s)`);

@@ -17,10 +17,7 @@ export function agentUiUrl(options: { baseUrl: string; namespace: string; agentI
   return options.runId ? `${workflow}/${encodeURIComponent(options.runId)}/history` : workflow;
 }
 
-/**
- * `subagents ui <agentId>`: prints the Temporal UI URL of the agent's run. It does not contact
- * Temporal; the namespace comes from --namespace, TEMPORAL_NAMESPACE or the temporal.toml profile.
- */
+/** `subagents ui <agentId>`: prints the run's Temporal UI URL without contacting Temporal. */
 export async function uiCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let parsed;
   try {

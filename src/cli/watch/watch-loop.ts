@@ -64,8 +64,7 @@ const changesTheTree = (event: WatchEvent): boolean => event.event === 'started'
 async function poll(client: SubagentsClient, rootAgentId: string, previous: WatchFrame | undefined): Promise<WatchFrame> {
   const root = client.getAgent(rootAgentId);
   const [tree, rootStatus] = await Promise.all([root.tree(), root.status()]);
-  // One ledger query a poll for a capped tree; an uncapped one is asked again only when agents join
-  // (a child's caps come with it; caps cannot be set later on a tree that started without).
+  // An uncapped tree is asked again only when agents join: a child's caps come with it, none are set later.
   const readLedger = previous === undefined || previous.budget !== undefined || tree.nodes.length + 1 > previous.nodes.length;
   const budget = readLedger ? await budgetOfCappedTree(() => client.temporal.workflow.getHandle(rootAgentId).query(budgetQuery)) : undefined;
   const statuses = new Map<string, AgentStatusSnapshot>();
@@ -76,8 +75,7 @@ async function poll(client: SubagentsClient, rootAgentId: string, previous: Watc
     const handle = client.getAgent(node.agentId);
     const status = await handle.status().catch(() => undefined);
     if (status) statuses.set(node.agentId, status);
-    // A finished agent may not answer its status query (a worker must replay it) or answer it before
-    // its result is set; its result the server keeps.
+    // A finished agent may not answer its status query, or answer before its result is set: ask the server.
     if (node.status === 'finished' && !status?.result) {
       const result = await handle.result().catch(() => undefined);
       if (result) results.set(node.agentId, result);

@@ -161,11 +161,7 @@ export function buildFrame(reading: PollReading, previous?: WatchFrame): WatchFr
 
 const sameShown = (left: WatchNode, right: WatchNode): boolean => JSON.stringify(left) === JSON.stringify(right);
 
-/**
- * The events from `previous` to `next`, in order: agents that appeared (depth first; one that appeared
- * already finished gets only its finished event: one line, not two), agents that changed, caps reached,
- * agents that finished (in the order they finished, the root last), then the root's result.
- */
+/** The events from `previous` to `next`: appeared, changed, caps reached, finished (root last), the root's result. */
 export function frameEvents(previous: WatchFrame | undefined, next: WatchFrame): WatchEvent[] {
   const before = new Map(previous?.nodes.map((node) => [node.agentId, node]));
   const events: WatchEvent[] = [];
