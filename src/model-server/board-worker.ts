@@ -1,9 +1,4 @@
-/**
- * A scripted agent that works a task board (docs/model-server.md, boardWorker): it lists the tasks,
- * claims the lowest-numbered one it may take, works on it (an optional Bash command), completes it
- * and lists again, until every task is completed. Like the demo it decides each step from the
- * conversation alone, so a retried or replayed call gets the same answer.
- */
+// A scripted board worker (docs/model-server.md, boardWorker), deciding from the conversation alone so retries agree.
 import { substitutePlaceholders, toolResultText } from './conversation';
 import type { RequestContext } from './request-types';
 import { toolUseId } from './ids';

@@ -1,7 +1,4 @@
-/**
- * Splits a request into cache units in render order (tools → system → messages) and finds its
- * breakpoints. A unit is one tool definition, one system block or one message content block.
- */
+// Splits a request into cache units in render order (tools → system → messages) and finds its breakpoints.
 import { invalidRequest } from './api-error';
 import type { CacheControlParam, CacheTtl, MessagesRequest, RequestBlock } from './request-types';
 import { canonicalBlock, estimateTokens, isRecord } from './tokens';

@@ -1,8 +1,4 @@
-/**
- * The prompt cache (reference §3): entries keyed by (model, workspace, sha256 of the prefix bytes),
- * looked up at each breakpoint and up to 20 earlier block boundaries; TTL counted from request start,
- * refreshed by reads; written only when the writing request starts responding (commit).
- */
+// The prompt cache as the API keeps it (prefix hashes, 20-block lookback, TTL refreshed by reads; docs/model-server.md).
 import { createHash, type Hash } from 'node:crypto';
 import type { PromptLayout } from './cache-layout';
 import type { CacheTtl } from './request-types';

@@ -1,10 +1,4 @@
-/**
- * How the server's "model" answers a compaction request (the runtime marks it with the
- * `x-subagents-purpose: compaction` header): a short deterministic summary in `<summary>` tags that
- * says how many assistant turns it replaces. When a compacted conversation comes back, the server
- * reads that count from its first user message, so scripted turn indices keep counting across
- * compactions (turn = summarised turns + assistant messages in the request).
- */
+// Deterministic compaction summaries that record the turns they replace, so scripted turn indices survive compaction.
 import type { BehaviourResult } from './behaviour-result';
 import type { RequestContext } from './request-types';
 import type { RequestMessage } from './request-types';
@@ -40,8 +34,7 @@ export function compactionReply(context: RequestContext): BehaviourResult {
     for (const block of message.content) if (block.type === 'tool_use') tools.set(String(block.name), (tools.get(String(block.name)) ?? 0) + 1);
   }
   const firstUser = messages[0] ? messageText(messages[0]).replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '') : '';
-  // A conversation compacted before opens with the earlier summary: its request carries forward, so
-  // scenarios that match on the prompt keep matching after any number of compactions.
+  // Carry the earlier summary's request forward, so prompt-matching scenarios survive repeated compactions.
   const request = primaryRequestPattern.exec(firstUser)?.[1] ?? clip(firstUser, 300);
   const lastAssistant = [...assistants].reverse().map(messageText).find((text) => text.trim() !== '') ?? '';
   const summary = [

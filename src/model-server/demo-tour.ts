@@ -1,9 +1,4 @@
-/**
- * The tour's scripted model (`subagents demo --tour`): a lead that puts three tasks on its tree's board,
- * starts one background worker, then asks to run a Bash command (waiting for `approve` in permission mode
- * default); the worker claims task #1 and works it slowly, a step every few seconds, for a few minutes, so
- * `watch`, `steer`, `board` and `stop` meet a live tree.
- */
+// The `demo --tour` model: a slow, live tree for `watch`, `steer`, `board` and `stop` to meet (docs/cli.md).
 import type { Scenario, Turn } from './scenario-schema';
 
 /** The tour's agent names (the model server tells its agents apart by them). */

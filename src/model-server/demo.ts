@@ -1,8 +1,4 @@
-/**
- * The demo behaviour: deterministic, and it really uses the tools in the request (Glob, Grep, Read,
- * Agent), deciding each step from the conversation so far. It never names a tool it was not offered
- * and always finishes within a bounded number of turns.
- */
+// The demo behaviour: deterministic, uses only the tools offered, and finishes in a bounded number of turns.
 import type { BehaviourResult } from './behaviour-result';
 import type { RequestContext } from './request-types';
 import { exploreStep } from './demo-explore';

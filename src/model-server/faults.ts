@@ -31,10 +31,7 @@ export class FaultBook {
     this.injected.push({ spec, remaining: spec.times ?? 1 });
   }
 
-  /**
-   * The fault this request suffers, if any, using it up: an injected one first, else the scripted
-   * turn's fault while this (agent, turn) has had fewer than `times` attempts.
-   */
+  /** Takes this request's fault: an injected one first, else the turn's while under `times` attempts. */
   take(target: FaultTarget, scripted: FaultSpec | undefined): FaultSpec | undefined {
     const injected = this.injected.find((entry) => entry.remaining > 0 && matches(entry.spec, target));
     if (injected) {

@@ -20,10 +20,7 @@ const minimums: Array<[number, string[]]> = [
   [4096, ['claude-opus-4-6', 'claude-opus-4-5', 'claude-opus-4-5-20251101', 'claude-haiku-4-5', 'claude-haiku-4-5-20251001']],
 ];
 
-/**
- * Context windows that differ from 200,000 tokens. `claude-test-small` is a test model whose window
- * is far smaller than a long agent's conversation, so compaction can be exercised (bench:long).
- */
+/** Windows other than 200,000 tokens; `claude-test-small` is tiny so compaction can be exercised. */
 const windows: Record<string, number> = {
   'claude-test-small': 24_000,
   'claude-sonnet-4-6': 1_000_000,

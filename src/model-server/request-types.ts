@@ -65,10 +65,7 @@ export interface RequestContext {
   latestUserText: string;
   /** Text of the last tool_result block anywhere in the conversation. */
   lastToolResultText: string;
-  /**
-   * Assistant messages already in the request, plus the turns an earlier compaction summary stands for:
-   * stateless, so a retried or replayed call gets the same turn.
-   */
+  /** Assistant messages in the request plus compacted turns: stateless, so a retried call gets the same turn. */
   turnIndex: number;
   /** The request asks for a compaction summary (`x-subagents-purpose: compaction`). */
   compaction: boolean;

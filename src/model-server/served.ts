@@ -1,7 +1,4 @@
-/**
- * What each messages request served, as the API bills it: the input of message_start once it is written,
- * and the output written so far (the final usage once message_delta or the whole JSON body went out).
- */
+// What each messages request served, as the API bills it: input once message_start is out, output so far.
 import { deltaOutputTokens } from '../shared/model/streamed-output-tokens';
 import { agentHeaders } from './conversation';
 import type { ApiUsage } from './reply';

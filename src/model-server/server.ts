@@ -1,7 +1,4 @@
-/**
- * A local Messages API server for tests, the demo and benchmarks: the real `@anthropic-ai/sdk`
- * talks to it through `baseURL`. Plain node:http; see docs/model-server.md.
- */
+// A local Messages API server the real SDK talks to through `baseURL` (docs/model-server.md).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError } from './api-error';

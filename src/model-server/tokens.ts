@@ -1,8 +1,4 @@
-/**
- * The server's deterministic token estimate: ceil(UTF-8 bytes / 4) of a block's canonical JSON
- * (the block as sent, `cache_control` removed). Input and output use the same rule, so an
- * assistant reply costs the same tokens when it comes back as input.
- */
+// Deterministic tokens: ceil(UTF-8 bytes / 4) of a block's JSON, the same for input and output.
 
 /** ceil(UTF-8 bytes / 4). */
 export function estimateTokens(text: string): number {

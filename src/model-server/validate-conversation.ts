@@ -2,10 +2,7 @@
 import { invalidRequest } from './api-error';
 import type { RequestBlock, RequestMessage } from './request-types';
 
-/**
- * Merges consecutive same-role turns as the first-party API does, or (strict) rejects them with the
- * legacy messages. Later error messages index the merged list.
- */
+/** Merges consecutive same-role turns as the API does, or (strict) rejects them; later errors index the merged list. */
 export function normalizeRoles(messages: RequestMessage[], strictRoles: boolean): RequestMessage[] {
   if (strictRoles) {
     if (messages[0] && messages[0].role !== 'user') throw invalidRequest('messages: first message must use the "user" role');

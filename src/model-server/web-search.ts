@@ -1,9 +1,4 @@
-/**
- * Anthropic's server-side web search tool, played by the local server (docs/model-server.md): when a
- * scripted turn searches, the reply gets a `server_tool_use` block and a `web_search_tool_result`
- * block with results from a fixture (the scenario's own pages, else the built-in ones below), with
- * the tool's allowed/blocked domains and max_uses applied, and usage counts the searches.
- */
+// The server-side web search tool, played from fixtures with its domain rules and max_uses (docs/model-server.md).
 import type { ToolParam } from './request-types';
 
 /** One page the fixture can return. */

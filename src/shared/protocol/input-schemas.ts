@@ -73,10 +73,10 @@ export const steerInputSchema: InputSchema<SteerInput> = lazySchema(() => z.obje
 
 export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() => optionalFields({ by: id().optional(), reason: shortText().optional() }));
 
-// A well-formed stop notice skips zod (every stopped agent gets one); anything else goes to the schema.
 /** The runtime's own marks a stop notice may carry besides who and why (docs/architecture.md). */
 export const stopNoticeMarks = ['wholeTree', 'parentEnded'] as const;
 
+/** Every stopped agent gets one, so a well-formed notice skips zod; anything else goes to the schema. */
 export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(
   () => z.object({ by: id(), reason: shortText(), wholeTree: z.boolean().optional(), parentEnded: z.boolean().optional() }),
   (value) => {
