@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadAgentDefinitions } from '../../../src/activities/agent-definitions/load';
 import { parseDefinitionFile } from '../../../src/activities/agent-definitions/parse-definition';
 import { scanDefinitionFiles } from '../../../src/activities/agent-definitions/scan';
 import { agentsListCommand } from '../../../src/cli/commands/agents-list';
 import { createDefinitionTree, definitionFile, type DefinitionTree } from './helpers';
+import { freshForEachTest } from '../../helpers/unit-fixture';
 
 const parse = (frontMatter: string) => parseDefinitionFile(definitionFile(frontMatter), '/p/.claude/agents/a.md', 'project');
 const messages = (result: ReturnType<typeof parse>) => result.reports.map((report) => report.message);
@@ -46,13 +47,8 @@ describe('definitions: MCP servers and tools', () => {
 
 describe('loading: MCP servers that are not configured are reported', () => {
   let tree: DefinitionTree;
-  beforeEach(async () => {
-    tree = await createDefinitionTree();
-  });
-  afterEach(async () => {
-    vi.restoreAllMocks();
-    await tree.cleanup();
-  });
+  freshForEachTest(createDefinitionTree, (created) => (tree = created));
+  afterEach(() => vi.restoreAllMocks());
 
   it('warns for MCP tools, references and required servers that neither .mcp.json nor the definition defines', async () => {
     const [, fine, missing] = await tree.write({

@@ -1,10 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadAgentDefinitions } from '../../../src/activities/agent-definitions/load';
 import { ParsedDefinitionsCache, parsedDefinitions } from '../../../src/activities/agent-definitions/parse-cache';
 import { parseDefinitionFile } from '../../../src/activities/agent-definitions/parse-definition';
 import { createDefinitionTree, type DefinitionTree, definitionFile } from './helpers';
+import { freshForEachTest } from '../../helpers/unit-fixture';
 
 describe('ParsedDefinitionsCache', () => {
   const text = definitionFile('name: reviewer\ndescription: Reviews code\ntools: Read, Grep', 'You review code.');
@@ -52,10 +53,7 @@ describe('ParsedDefinitionsCache', () => {
 
 describe('loadAgentDefinitions with the worker cache', () => {
   let tree: DefinitionTree;
-  beforeEach(async () => {
-    tree = await createDefinitionTree();
-  });
-  afterEach(() => tree.cleanup());
+  freshForEachTest(createDefinitionTree, (created) => (tree = created));
 
   it('sees every change between loads: an edit of the same length, a new file, a removed file, a file that breaks', async () => {
     const cwd = path.join(tree.root, 'project');

@@ -2,17 +2,15 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { CancelledFailure } from '@temporalio/common';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createToolActivities } from '../../../src/activities/tools/index';
 import { createReadBatchActivity } from '../../../src/activities/tools/read-batch';
 import type { ReadBatchOutcome, ToolCallInput, ToolCallResult } from '../../../src/shared/tools/tools';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
+import { freshForEachTest } from '../../helpers/unit-fixture';
 
 let workspace: TestWorkspace;
-beforeEach(async () => {
-  workspace = await createTestWorkspace();
-});
-afterEach(() => workspace.cleanup());
+freshForEachTest(createTestWorkspace, (created) => (workspace = created));
 
 describe('readBatch (the Reads of one turn in one local activity)', () => {
   it('reads every file side by side and answers each in its own place, a refused path and a failing read included', async () => {

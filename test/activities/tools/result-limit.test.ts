@@ -1,17 +1,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runBash } from '../../../src/activities/tools/bash';
 import { runGrep } from '../../../src/activities/tools/grep';
 import { runRead } from '../../../src/activities/tools/read';
 import { limitResult, resultFilePath } from '../../../src/activities/tools/result-limit';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
+import { freshForEachTest } from '../../helpers/unit-fixture';
 
 let workspace: TestWorkspace;
-beforeEach(async () => {
-  workspace = await createTestWorkspace();
-});
-afterEach(() => workspace.cleanup());
+freshForEachTest(createTestWorkspace, (created) => (workspace = created));
 
 describe('oversized results', () => {
   it('saves the full text, returns a preview and records the replacement', async () => {

@@ -13,6 +13,7 @@ import { prepareBaseDir } from '../../../src/activities/worktree/base-dir';
 import { writeClaudeCodeLayout } from '../../../src/transcript/claude-layout';
 import type { AgentTranscript } from '../../../src/transcript/transcript-types';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
+import { freshForEachTest } from '../../helpers/unit-fixture';
 
 const run = promisify(execFile);
 const ripgrep = await findRipgrep();
@@ -106,10 +107,7 @@ describe('a worktree directory configured inside the repository', () => {
 
 describe('makeOutputDirectory', () => {
   let workspace: TestWorkspace;
-  beforeEach(async () => {
-    workspace = await createTestWorkspace();
-  });
-  afterEach(() => workspace.cleanup());
+  freshForEachTest(createTestWorkspace, (created) => (workspace = created));
 
   it('marks only the first directory it creates, never one that existed', async () => {
     await workspace.write('docs/guide.md', 'workflowMarker\n');

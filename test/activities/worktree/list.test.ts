@@ -1,23 +1,19 @@
 // @slow
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWorktreeActivities } from '../../../src/activities/worktree/index';
 import { listSubagentWorktrees, pruneSubagentWorktrees } from '../../../src/activities/worktree/list';
 import { worktreesCommand } from '../../../src/cli/commands/worktrees';
 import type { SubagentWorktreeEntry, WorktreeInfo } from '../../../src/shared/workspace/worktree';
 import { createTestRepository, exists, type TestRepository } from './helpers';
+import { freshForEachTest } from '../../helpers/unit-fixture';
 
 const { createWorktree, finishWorktree } = createWorktreeActivities();
 
 let repository: TestRepository;
-beforeEach(async () => {
-  repository = await createTestRepository();
-});
-afterEach(async () => {
-  vi.restoreAllMocks();
-  await repository.cleanup();
-});
+freshForEachTest(createTestRepository, (created) => (repository = created));
+afterEach(() => vi.restoreAllMocks());
 
 interface Scenario {
   committed: WorktreeInfo;
