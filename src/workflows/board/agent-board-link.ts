@@ -10,7 +10,7 @@ import { toolCallSummary } from '../../shared/tools/tool-summary';
 import type { Activities } from '../runtime/activity-proxies';
 import { signalBestEffort } from '../runtime/best-effort-signal';
 import type { Inbox } from '../loop/inbox';
-import type { WorkflowTool } from '../tools/run-tools';
+import type { WorkflowTool } from '../tools/tool-types';
 import { hasPatch } from '../runtime/patches';
 import { scopeWhenNeeded } from '../runtime/scope-when-needed';
 

@@ -1,10 +1,9 @@
-import { releaseModelCall, reserveModelCall, settleModelCall } from '../budget/model-budget';
+import { releaseModelCall, reserveModelCall, settleModelCall, type BudgetedAgent } from '../budget/model-budget';
 import { ActivityFailure, ApplicationFailure, isCancellation, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { extractSummary, type CompactionRecord, type CompactionTrigger } from '../../shared/model/compaction';
 import { conversationLimits, defaultMaxOutputTokens } from '../../shared/protocol/limits';
 import { textOf } from '../../shared/tools/tool-results';
 import { modelActivities, modelOptions } from '../runtime/activity-proxies';
-import type { AgentParts } from '../loop/agent-parts';
 import type { AgentState } from '../loop/agent-state';
 import { workflowNowMs } from '../runtime/clock';
 import { compactAtTokens, contextWindowFor, estimateNextRequestTokens } from './context-meter';
@@ -39,7 +38,7 @@ export class Compaction {
   }
 
   /** Why the conversation should be compacted now, if it should. */
-  due({ input, state }: Pick<AgentParts, 'input' | 'state'>): CompactionTrigger | undefined {
+  due({ input, state }: Pick<BudgetedAgent, 'input' | 'state'>): CompactionTrigger | undefined {
     if (this.requested) return 'manual';
     if (estimateNextRequestTokens(input, state) > compactAtTokens(input)) return 'auto';
     if (state.conversation.byteCount > conversationLimits.maxConversationBytes) return 'auto';
@@ -47,7 +46,7 @@ export class Compaction {
   }
 
   /** Compacts when due. Runs where a model call could: at a turn's start, or while the agent waits for input. */
-  async compactIfDue(agent: AgentParts): Promise<void> {
+  async compactIfDue(agent: BudgetedAgent): Promise<void> {
     const trigger = this.due(agent);
     if (!trigger || !hasPatch(compactionPatch)) return;
     const instructions = this.requested?.instructions;
@@ -56,7 +55,7 @@ export class Compaction {
   }
 }
 
-async function compact(agent: AgentParts, trigger: CompactionTrigger, instructions: string | undefined): Promise<void> {
+async function compact(agent: BudgetedAgent, trigger: CompactionTrigger, instructions: string | undefined): Promise<void> {
   const { input, state } = agent;
   const window = contextWindowFor(input);
   const keepTokens = Math.floor(Math.min(window, conversationLimits.maxConversationBytes / 4) * conversationLimits.keepRecentWindowFraction);
@@ -84,7 +83,7 @@ async function compact(agent: AgentParts, trigger: CompactionTrigger, instructio
 }
 
 /** The compaction turn: a summary of messages [0, cut), or why none could be made. */
-async function summarise(agent: AgentParts, cut: number, window: number, instructions: string | undefined): Promise<{ text: string } | { failure: string }> {
+async function summarise(agent: BudgetedAgent, cut: number, window: number, instructions: string | undefined): Promise<{ text: string } | { failure: string }> {
   const { input, state, tree } = agent;
   // A budgeted tree's compaction reserves as any call does (docs/budgets.md).
   const maxOutputTokens = input.maxOutputTokens ?? defaultMaxOutputTokens;

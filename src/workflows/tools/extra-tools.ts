@@ -18,11 +18,14 @@ import {
   webToolActivities,
   webToolOptions,
 } from '../runtime/activity-proxies';
-import type { AgentParts } from '../loop/agent-parts';
+import type { AgentWorkflowInput } from '../../shared/agents/agent';
+import type { AgentState } from '../loop/agent-state';
+import type { Progress } from '../loop/progress';
+import type { TreeLink } from '../tree/tree-link';
 import type { WorkerTools } from '../../shared/agents/agent-start';
 import { runCustomTool } from './custom-tools';
 import { releaseToolModelCall, reserveToolModelCall } from '../budget/tool-model-budget';
-import type { WorkflowTool } from './run-tools';
+import type { WorkflowTool } from './tool-types';
 
 /**
  * The tools beyond the workspace and coordination tools (docs/tools.md): TodoWrite (workflow state),
@@ -30,12 +33,20 @@ import type { WorkflowTool } from './run-tools';
  * (src/shared/tools/extra-tools.ts; MCP today: one `callMcpTool` activity per call, summary `mcp__server__tool`).
  */
 
+/** What the extra tools need of an agent (not the whole of its parts: this module stays out of their import circle). */
+export interface ToolingAgent {
+  readonly input: AgentWorkflowInput;
+  readonly state: AgentState;
+  readonly tree: TreeLink;
+  readonly progress: Progress;
+}
+
 /**
  * Snapshots the agent's MCP tools at its first start (one activity, recorded once; continued runs and
  * forks carry the snapshot). Returns why the agent cannot run, when a required server is missing or
  * it is left with no tool at all.
  */
-export async function prepareExtraTools(agent: AgentParts): Promise<string | undefined> {
+export async function prepareExtraTools(agent: Pick<ToolingAgent, 'input' | 'state'>): Promise<string | undefined> {
   const { input, state } = agent;
   // A snapshot taken by an earlier run (or before custom tools existed) is kept; one holding only the worker's tools waits for MCP.
   if (!input.mcp || (state.extraTools && !state.extraTools.awaitingMcp)) return noToolsReason(agent);
@@ -58,13 +69,13 @@ export async function prepareExtraTools(agent: AgentParts): Promise<string | und
 }
 
 /** An agent whose definition named only custom tools that its worker does not define cannot run. */
-function noToolsReason(agent: AgentParts): string | undefined {
+function noToolsReason(agent: Pick<ToolingAgent, 'input' | 'state'>): string | undefined {
   if (toolPool(agent).length > 0 || !agent.input.customTools) return undefined;
   return `Agent type "${agent.input.agentType}" has no tools: its only tools are custom tools, and its worker defines none of them (docs/tools.md, "Custom tools").`;
 }
 
 /** Keeps what the worker said at the agent's start (its custom tools, its tool task queues) until MCP tools join them. */
-export function adoptWorkerTools({ input, state }: AgentParts, workerTools: WorkerTools | undefined): void {
+export function adoptWorkerTools({ input, state }: Pick<ToolingAgent, 'input' | 'state'>, workerTools: WorkerTools | undefined): void {
   if (!workerTools || state.extraTools) return;
   state.extraTools = {
     descriptors: workerTools.descriptors,
@@ -76,22 +87,22 @@ export function adoptWorkerTools({ input, state }: AgentParts, workerTools: Work
 }
 
 /** The agent's pool: the runtime tools of its input, then its extra tools (the request order). */
-export function toolPool({ input, state }: AgentParts): string[] {
+export function toolPool({ input, state }: Pick<ToolingAgent, 'input' | 'state'>): string[] {
   return [...input.tools, ...(state.extraTools?.descriptors.map((descriptor) => descriptor.definition.name) ?? [])];
 }
 
 /** How an extra tool is classified (undefined for the runtime's own tools). */
-export function classificationOf({ state }: AgentParts, name: string): ToolClassification | undefined {
+export function classificationOf({ state }: Pick<ToolingAgent, 'state'>, name: string): ToolClassification | undefined {
   return state.extraTools?.descriptors.find((descriptor) => descriptor.definition.name === name)?.classification;
 }
 
 /** Calls of one turn that may run side by side: the runtime's rule, plus read-only extra tools. */
-export function isConcurrencySafe(agent: AgentParts, name: string): boolean {
+export function isConcurrencySafe(agent: Pick<ToolingAgent, 'state'>, name: string): boolean {
   return isConcurrencySafeTool(name) || classificationOf(agent, name)?.readOnly === true;
 }
 
 /** Workflow-side runners of TodoWrite, WebFetch, WebSearch and every extra tool, by the name the model calls. */
-export function extraToolRoutes(agent: AgentParts): Record<string, WorkflowTool> {
+export function extraToolRoutes(agent: ToolingAgent): Record<string, WorkflowTool> {
   const routes: Record<string, WorkflowTool> = {
     TodoWrite: async (call) => todoWrite(agent, call),
     WebFetch: (call) => runWebTool(agent, 'WebFetch', call),
@@ -103,7 +114,7 @@ export function extraToolRoutes(agent: AgentParts): Record<string, WorkflowTool>
   return routes;
 }
 
-function todoWrite({ state, progress }: AgentParts, call: ToolUseBlock): ToolOutcome {
+function todoWrite({ state, progress }: Pick<ToolingAgent, 'state' | 'progress'>, call: ToolUseBlock): ToolOutcome {
   const parsed = parseTodoWriteInput(call.input);
   if (!parsed.ok) return { isError: true, content: parsed.error };
   state.todos = parsed.todos;
@@ -111,7 +122,7 @@ function todoWrite({ state, progress }: AgentParts, call: ToolUseBlock): ToolOut
   return { isError: false, content: todoWriteResult(parsed.todos) };
 }
 
-function toolContextOf({ input, state }: AgentParts): ToolContext {
+function toolContextOf({ input, state }: Pick<ToolingAgent, 'input' | 'state'>): ToolContext {
   return state.toolContext(input.agentId, input.maxToolResultChars);
 }
 
@@ -119,7 +130,7 @@ function toolContextOf({ input, state }: AgentParts): ToolContext {
  * Records what a tool result carries beyond its content: its own model usage, a moved oversized result.
  * Usage its activity charged to the tree's ledger (`charged`) is not reported to the tree again.
  */
-async function settle(agent: AgentParts, result: ToolCallResult, charged = false): Promise<ToolOutcome> {
+async function settle(agent: ToolingAgent, result: ToolCallResult, charged = false): Promise<ToolOutcome> {
   if (result.replacement) agent.state.recordReplacement(result.replacement);
   if (result.usage) {
     agent.state.addUsage(result.usage);
@@ -134,7 +145,7 @@ function failureText(name: string, error: unknown): string {
   return `${name} failed: ${message}`;
 }
 
-async function runWebTool(agent: AgentParts, name: WebToolName, call: ToolUseBlock): Promise<ToolOutcome> {
+async function runWebTool(agent: ToolingAgent, name: WebToolName, call: ToolUseBlock): Promise<ToolOutcome> {
   const { input } = agent;
   // A budgeted tree reserves the tool's own model call first (docs/budgets.md, "Model calls made by tools").
   const bound = toolModelCallBound(name, call.input);
@@ -159,7 +170,7 @@ async function runWebTool(agent: AgentParts, name: WebToolName, call: ToolUseBlo
   }
 }
 
-async function runExtraTool(agent: AgentParts, descriptor: ToolDescriptor, call: ToolUseBlock): Promise<ToolOutcome> {
+async function runExtraTool(agent: ToolingAgent, descriptor: ToolDescriptor, call: ToolUseBlock): Promise<ToolOutcome> {
   const { input, state } = agent;
   const { definition, runner, classification } = descriptor;
   if (runner.kind === 'custom') {

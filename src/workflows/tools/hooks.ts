@@ -3,8 +3,10 @@ import { combineVerdicts, type CombinedVerdict, type HookVerdict } from '../../s
 import { agentHooks, hookLimits, hooksFor, type HookEvent } from '../../shared/policy/hooks';
 import type { ToolUseBlock } from '../../shared/model/messages';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
-import type { AgentParts } from '../loop/agent-parts';
+import type { AgentWorkflowInput } from '../../shared/agents/agent';
+import type { AgentState } from '../loop/agent-state';
 import { runHookOn } from './workspace-activities';
+import type { PreToolDecision } from './tool-types';
 import { hasPatch, onPatchBaseline } from '../runtime/patches';
 
 /**
@@ -13,12 +15,18 @@ import { hasPatch, onPatchBaseline } from '../runtime/patches';
  */
 export const agentHooksPatch = 'agent-hooks';
 
+/** What hooks need of an agent (not the whole of its parts: this module stays out of their import circle). */
+export interface HookedAgent {
+  readonly input: AgentWorkflowInput;
+  readonly state: AgentState;
+}
+
 /**
  * Runs an event's hooks for one agent (docs/hooks.md): the tree's settings hooks and its
  * definition's, each command its own `runHook` activity on the workspace worker, side by side.
  * Undefined when no hook applies. Non-blocking errors go to the agent's status and the log.
  */
-export async function runHooks(agent: AgentParts, event: HookEvent, name: string | undefined, fields: Record<string, unknown>): Promise<CombinedVerdict | undefined> {
+export async function runHooks(agent: HookedAgent, event: HookEvent, name: string | undefined, fields: Record<string, unknown>): Promise<CombinedVerdict | undefined> {
   const { input, state } = agent;
   const isSubagent = input.parentAgentId !== undefined;
   const commands = hookCommands(agent, event, name);
@@ -54,7 +62,7 @@ export async function runHooks(agent: AgentParts, event: HookEvent, name: string
 }
 
 /** The hook commands an event runs for this agent (`name`: the tool or agent type its matchers select; none: any). */
-function hookCommands({ input, state }: Pick<AgentParts, 'input' | 'state'>, event: HookEvent, name: string | undefined) {
+function hookCommands({ input, state }: HookedAgent, event: HookEvent, name: string | undefined) {
   return hooksFor(agentHooks(state.settings?.hooks, input.definitionHooks, input.parentAgentId !== undefined), event, name);
 }
 
@@ -63,15 +71,12 @@ function hookCommands({ input, state }: Pick<AgentParts, 'input' | 'state'>, eve
  * patch baseline a run without hooks skips their asynchronous steps (src/workflows/runtime/patches.ts); a run
  * recorded before always takes them, as it did. `name` undefined: any matcher.
  */
-export function hooksMayRun(agent: Pick<AgentParts, 'input' | 'state'>, event: HookEvent, name?: string): boolean {
+export function hooksMayRun(agent: HookedAgent, event: HookEvent, name?: string): boolean {
   return !onPatchBaseline() || hookCommands(agent, event, name).length > 0;
 }
 
-/** What a PreToolUse hook decided about one call: refuse it (the text the model sees), or how to ask. */
-export type PreToolDecision = { type: 'refuse'; outcome: ToolOutcome } | { type: 'go'; permission?: 'allow' | 'ask'; context?: string; updatedInput?: Record<string, unknown> };
-
 /** PreToolUse for one call. */
-export async function beforeTool(agent: AgentParts, call: ToolUseBlock, refusal: (reason: string) => ToolOutcome): Promise<PreToolDecision> {
+export async function beforeTool(agent: HookedAgent, call: ToolUseBlock, refusal: (reason: string) => ToolOutcome): Promise<PreToolDecision> {
   const verdict = await runHooks(agent, 'PreToolUse', call.name, { tool_name: call.name, tool_input: call.input, tool_use_id: call.id });
   if (!verdict) return { type: 'go' };
   if (verdict.stop !== undefined) agent.state.hookStop ??= verdict.stop;
@@ -85,7 +90,7 @@ export async function beforeTool(agent: AgentParts, call: ToolUseBlock, refusal:
 }
 
 /** PostToolUse for a call that succeeded: what its hooks say is added after the result the model sees. */
-export async function afterTool(agent: AgentParts, call: ToolUseBlock, outcome: ToolOutcome): Promise<ToolOutcome> {
+export async function afterTool(agent: HookedAgent, call: ToolUseBlock, outcome: ToolOutcome): Promise<ToolOutcome> {
   if (outcome.isError) return outcome;
   const verdict = await runHooks(agent, 'PostToolUse', call.name, {
     tool_name: call.name,
@@ -110,7 +115,7 @@ export function appendText(outcome: ToolOutcome, text: string): ToolOutcome {
  * it going — at most {@link hookLimits.maxStopContinuations} times in a row — with their reason as
  * the next user message. True when the agent goes on.
  */
-export function stopHooksKeepGoing(agent: AgentParts, finalText: string): Promise<boolean> | false {
+export function stopHooksKeepGoing(agent: HookedAgent, finalText: string): Promise<boolean> | false {
   const { input, state } = agent;
   const isSubagent = input.parentAgentId !== undefined;
   const event: HookEvent = isSubagent ? 'SubagentStop' : 'Stop';
@@ -124,7 +129,7 @@ export function stopHooksKeepGoing(agent: AgentParts, finalText: string): Promis
   return runStopHooks(agent, event, name, finalText);
 }
 
-async function runStopHooks(agent: AgentParts, event: HookEvent, name: string | undefined, finalText: string): Promise<boolean> {
+async function runStopHooks(agent: HookedAgent, event: HookEvent, name: string | undefined, finalText: string): Promise<boolean> {
   const { state } = agent;
   if (state.hookStop !== undefined) {
     // Stopped by a hook's `continue: false`: no Stop hook runs; a later message starts afresh.
@@ -148,7 +153,7 @@ async function runStopHooks(agent: AgentParts, event: HookEvent, name: string | 
 }
 
 /** SubagentStart, for a subagent's first start: the context its hooks add to its first message. */
-export async function subagentStartContext(agent: AgentParts): Promise<string | undefined> {
+export async function subagentStartContext(agent: HookedAgent): Promise<string | undefined> {
   const { input } = agent;
   if (input.parentAgentId === undefined) return undefined;
   const verdict = await runHooks(agent, 'SubagentStart', input.agentType, {});

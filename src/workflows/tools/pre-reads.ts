@@ -2,10 +2,10 @@ import { ruleToolOf } from '../../shared/policy/tool-rules';
 import type { ToolUseBlock } from '../../shared/model/messages';
 import type { ModelCallResult, PreReadRequest } from '../../shared/model/model-call';
 import { fileReadToolNames, isFileReadTool, type FileReadToolName } from '../../shared/policy/tool-classification';
-import type { ReadBatchOutcome, ToolContext } from '../../shared/tools/tools';
-import type { AgentParts } from '../loop/agent-parts';
+import type { ToolContext } from '../../shared/tools/tools';
+import type { PreReadLookup } from './tool-types';
 import { classificationOf } from './extra-tools';
-import { hooksMayRun } from './hooks';
+import { hooksMayRun, type HookedAgent } from './hooks';
 
 /**
  * File reads that start with the model call (docs/architecture.md, "Reads with the model call"). The
@@ -23,7 +23,7 @@ import { hooksMayRun } from './hooks';
  */
 
 /** Which of the agent's file-read tools the model call may run, with the context they run with; undefined when none. */
-export function preReadRequest(agent: AgentParts, pool: readonly string[]): PreReadRequest | undefined {
+export function preReadRequest(agent: HookedAgent, pool: readonly string[]): PreReadRequest | undefined {
   const { input, state } = agent;
   if (input.workspaceWorker) return undefined;
   const tools = fileReadToolNames.filter(
@@ -51,9 +51,6 @@ export function runsUnconditionally(tool: FileReadToolName, toolRules: RuleLists
   const names = new Set([tool, ruleToolOf(tool)]);
   return speaking.every((rules) => !(rules ?? []).some((rule) => names.has(rule.tool)));
 }
-
-/** A call's pre-read outcome for the turn's tool runner (undefined: run it as usual). */
-export type PreReadLookup = (call: ToolUseBlock, context: ToolContext) => ReadBatchOutcome | undefined;
 
 /**
  * The turn's lookup of its model call's pre-read outcomes: a call takes one only when it runs as the

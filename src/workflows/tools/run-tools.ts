@@ -9,7 +9,7 @@ import { unanalysed, type BashReading } from '../../shared/policy/command-analys
 import { checkToolRules, type ToolRules } from '../../shared/policy/tool-rules';
 import { decideByRules, permissionRuleKinds, type PermissionRules, type RuleDecision } from '../../shared/policy/permission-rules';
 import { shellSyntaxActivities } from '../runtime/activity-proxies';
-import { agentHooksPatch, appendText, type PreToolDecision } from './hooks';
+import { agentHooksPatch, appendText } from './hooks';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
 import type { ContentReplacement, ReadBatchOutcome, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../../shared/tools/tools';
 import { toolCallSummary } from '../../shared/tools/tool-summary';
@@ -18,12 +18,9 @@ import type { ToolTaskQueues } from '../../shared/tools/custom-tools';
 import { inSlidingWindow, partitionToolCalls } from './tool-batches';
 import { failureOutcome } from './tool-failure';
 import { runWorkspaceTool } from './workspace-activities';
-import type { PreReadLookup } from './pre-reads';
+import type { PreReadLookup, PreToolDecision, WorkflowTool } from './tool-types';
 import { readFailure } from './read-batch';
 import { hasPatch } from '../runtime/patches';
-
-/** A tool implemented in workflow code (e.g. Agent), instead of by an activity. */
-export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
 
 /** What tool execution needs from the agent, and what it reports back. */
 export interface ToolRunContext {
