@@ -1,7 +1,4 @@
-/**
- * `durable-subagents`: the client side (docs/api.md). Start agents, follow and steer them, read
- * their results; no worker code is loaded.
- */
+// `durable-subagents`: the client side, loading no worker code (docs/api.md).
 export { SubagentsClient, AgentHandle, BudgetChangeRefused, type StartAgentOptions, type ClientConfig } from '../client/client';
 export { agentStatuses, type AgentResult, type AgentStatus, type AgentStatusSnapshot, type PermissionMode } from '../shared/agents/agent';
 export type { ApprovalRequest, TreeSnapshot, TreeNode } from '../shared/protocol/tree';

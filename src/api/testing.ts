@@ -1,7 +1,4 @@
-/**
- * `durable-subagents/testing` (docs/api.md): one call that gives a test a Temporal server, the local
- * model server with scripted turns, and a worker running agents with the test's custom tools.
- */
+// `durable-subagents/testing`: a Temporal server, the local model server and a worker in one call (docs/api.md).
 import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';

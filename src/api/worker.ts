@@ -1,7 +1,4 @@
-/**
- * `durable-subagents/worker`: what a worker process needs (docs/api.md): the plugin for a team's own
- * `Worker.create({ plugins })`, the ready-made workers, custom tools and tool task queues.
- */
+// `durable-subagents/worker`: the plugin, ready-made workers and custom tools for a worker process (docs/api.md).
 export {
   subagentsPlugin,
   SubagentsPlugin,

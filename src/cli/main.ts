@@ -4,8 +4,7 @@ import { closest, flagsOf } from './suggest';
 
 type Command = (argv: string[]) => Promise<number>;
 
-// Each command's module (and through it the Temporal client, the worker, the model server...) loads only when that command
-// runs: `--help`, a usage error and did-you-mean answer from this table alone.
+// Command modules load only when run, so `--help`, usage errors and did-you-mean answer from this table alone.
 const agents = async () => (await import('./commands/agents')).agentCommands;
 const control = async () => (await import('./commands/control')).controlCommands;
 const inspect = async () => (await import('./commands/inspect')).inspectCommands;

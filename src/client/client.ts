@@ -81,10 +81,7 @@ export class AgentHandle {
     return (await this.workflow.query(conversationQuery, { from: 0 })).messages;
   }
 
-  /**
-   * Stops the agent and its whole subtree (background children included): records who and why,
-   * then cancels the workflow. The agent's result (and its parent's view of it) says "stopped by …".
-   */
+  /** Stops the agent and its whole subtree, recording who and why ("stopped by …" in its result). */
   async stop(options: { by?: string; reason?: string } = {}): Promise<void> {
     await cancelWithNotice(this.workflow, { by: options.by ?? 'user', reason: options.reason ?? 'stop requested' });
   }
@@ -116,10 +113,7 @@ export class AgentHandle {
     }
   }
 
-  /**
-   * Asks the agent to compact its conversation (docs/architecture.md, Compaction): at its next turn
-   * boundary, or at once when it waits for input. Refused (with the reason) when it has finished.
-   */
+  /** Asks the agent to compact at its next turn boundary, or at once when waiting (docs/architecture.md, Compaction). */
   async compact(options: { instructions?: string; by?: string } = {}): Promise<CompactAck> {
     try {
       return await this.workflow.executeUpdate(compactUpdate, { args: [{ by: options.by ?? 'user', ...(options.instructions ? { instructions: options.instructions } : {}) }] });
@@ -169,11 +163,7 @@ export class AgentHandle {
     return this.workflow.client.getHandle(await this.rootAgentId()).query(budgetQuery);
   }
 
-  /**
-   * Raises or lowers caps of the agent's running tree (`agentId`: a subtree's, default the whole tree's)
-   * and returns the caps now in force there. A raised cap lifts that subtree's exhaustion; refused
-   * (with the reason) for bad caps, an agent outside the tree or one the ledger has no account for.
-   */
+  /** Changes caps of the running tree (or `agentId`'s subtree) and returns those now in force (docs/budgets.md). */
   async setBudget(caps: BudgetCaps, options: { agentId?: string; by?: string } = {}): Promise<BudgetCaps> {
     const root = this.workflow.client.getHandle(await this.rootAgentId());
     try {
@@ -230,11 +220,7 @@ export class SubagentsClient {
     return new AgentHandle(input.agentId, handle);
   }
 
-  /**
-   * Sends a message to an agent: queued for its next turn boundary when it is running; when it has
-   * finished, it is resumed with the message (a new run of the same agentId continuing from its
-   * history). An agent that was stopped is not resumed. Returns what happened.
-   */
+  /** Queues a message for a running agent, or resumes a finished (not stopped) one with it. */
   async send(agentId: string, text: string): Promise<{ delivered: 'queued' | 'resumed'; handle: AgentHandle }> {
     const workflow = this.temporal.workflow.getHandle(agentId);
     const description = await workflow.describe();
@@ -245,16 +231,7 @@ export class SubagentsClient {
     return { delivered: 'resumed', handle: await this.resume(agentId, text) };
   }
 
-  /**
-   * Resumes a finished agent with a new prompt: a new run of the same agentId continuing from its
-   * history (unresolved tool_uses dropped). A subagent stays in its tree (docs/architecture.md,
-   * Resume): its nearest running ancestor starts the new run as its child — same RootAgentId,
-   * registered with the root, reached by a stop, counted by the tree's limits (refused when spawning
-   * is paused or the budget is spent). With no running ancestor it runs on its own as the root of its
-   * subtree, under the tree's spent budget. A root is resumed on its own, with its tree's bookkeeping.
-   * A stopped agent is refused unless `allowStopped`. A type that no longer exists becomes
-   * general-purpose (top-level resumes). A kept worktree is reused.
-   */
+  /** Resumes a finished agent with a new prompt; a subagent stays in its tree (docs/architecture.md, Resume). */
   async resume(agentId: string, prompt: string, options: { homeDir?: string; allowStopped?: boolean } = {}): Promise<AgentHandle> {
     const workflow = this.temporal.workflow.getHandle(agentId);
     const description = await workflow.describe();
@@ -317,11 +294,7 @@ export class SubagentsClient {
     return new AgentHandle(agentId, this.temporal.workflow.getHandle(agentId));
   }
 
-  /**
-   * A subagent resumed after its whole tree ended becomes the root of its own subtree (its descendants
-   * report to it), under the ended tree's budget as its root last counted it. (The pause switch of an
-   * ended tree no longer applies: nobody could lift it.)
-   */
+  /** A subagent resumed after its tree ended roots its own subtree, under the ended tree's budget (not its pause). */
   private async asRootOfSubtree(input: AgentWorkflowInput): Promise<AgentWorkflowInput> {
     let tree: TreeSnapshot | undefined;
     try {
@@ -340,12 +313,7 @@ export class SubagentsClient {
     };
   }
 
-  /**
-   * Ends an agent that does not process its stop (a stuck workflow), and every running agent below
-   * it: terminates their workflows with the reason recorded in history, deepest first. Prefer
-   * `AgentHandle.stop()`, which lets agents answer their open tool calls and clean up worktrees.
-   * Returns the agentIds terminated.
-   */
+  /** Terminates a stuck agent and its running descendants, deepest first; prefer `AgentHandle.stop()`. */
   async forceStop(agentId: string, options: { by?: string; reason?: string } = {}): Promise<string[]> {
     const reason = `force-stopped by ${options.by ?? 'user'}: ${options.reason ?? 'stop --force'}`;
     const description = await this.temporal.workflow.getHandle(agentId).describe();

@@ -1,5 +1,4 @@
-// The workflow input of a root agent from the client's options (docs/api.md): the agent type, its
-// tools, MCP servers, limits and workspace, checked before anything starts.
+// A root agent's workflow input from the client's options, checked before anything starts (docs/api.md).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -52,10 +51,7 @@ export interface StartAgentOptions {
   effort?: EffortLevel;
   /** A named task board the tree shares with other trees (docs/board.md); default: the tree's own board. */
   taskBoard?: string;
-  /**
-   * The worker (its SUBAGENTS_WORKER_ID) that holds `cwd`, when workers do not share a filesystem:
-   * the tree's file tools, worktrees and prompt rendering run only there (docs/operations.md).
-   */
+  /** The SUBAGENTS_WORKER_ID holding `cwd` when workers share no filesystem (docs/operations.md). */
   worker?: string;
   /** How long a workspace call waits for that worker before the agent is told it is gone (default 5 min). */
   workerWaitMs?: number;
@@ -97,10 +93,7 @@ export function budgetLimitsProblem(limits: Pick<AgentLimits, 'budget' | 'treeTo
   return undefined;
 }
 
-/**
- * The tree's limits with the root type's caps (front matter `maxTokens`, …) folded into the tree's,
- * the lower of each: the ledger takes the tree's caps before the root's own, and both must hold.
- */
+/** The tree's limits with the root type's caps folded in, the lower of each: both must hold. */
 function withRootTypeCaps(limits: AgentLimits, typeCaps: BudgetCaps | undefined): AgentLimits {
   const treeCaps = treeCapsOf(limits);
   if (!typeCaps || !treeCaps) return limits;

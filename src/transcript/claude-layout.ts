@@ -20,11 +20,7 @@ const fileSafe = (agentId: string): string => agentId.replace(/[^a-zA-Z0-9._-]/g
 
 const jsonl = (records: readonly unknown[]): string => records.map((record) => `${JSON.stringify(record)}\n`).join('');
 
-/**
- * A tree's transcripts laid out as Claude Code lays out a session: the first agent (the session's
- * root) in `projects/<project>/<sessionId>.jsonl`, each other agent in
- * `projects/<project>/<sessionId>/subagents/agent-<agentId>.jsonl` with its `.meta.json` sidecar.
- */
+/** A tree's transcripts in Claude Code's session layout: the root's `.jsonl`, then `subagents/agent-<id>.jsonl`. */
 export function claudeCodeLayout(transcripts: readonly AgentTranscript[]): LayoutFile[] {
   const root = transcripts[0];
   if (!root) return [];
@@ -56,10 +52,7 @@ export interface WrittenLayout {
   marked?: string;
 }
 
-/**
- * Writes {@link claudeCodeLayout} under `configDir` (what `CLAUDE_CONFIG_DIR` would point at). The first directory it
- * creates is marked as runtime output, so an export inside a repository stays out of git and of the agents' Glob and Grep.
- */
+/** Writes {@link claudeCodeLayout} under `configDir`, marked as runtime output so git and Glob/Grep skip it. */
 export async function writeClaudeCodeLayout(configDir: string, transcripts: readonly AgentTranscript[]): Promise<WrittenLayout> {
   const files = claudeCodeLayout(transcripts).map((file) => ({ target: path.join(configDir, ...file.relativePath.split('/')), text: file.text }));
   // Every file lies below the root's project directory, so marking the first directory created on the way there covers all.

@@ -1,10 +1,4 @@
-/**
- * `subagentsPlugin` (docs/api.md): the runtime as a Temporal plugin (`@temporalio/plugin`'s
- * SimplePlugin), so a team adds agents to its own `Worker.create({ plugins })`, `Client` and
- * `Connection`: the agent workflows, their activities (with the team's custom tools), the payload
- * codec, tracing interceptors when on, and the search attributes agents are listed by.
- * `createAgentWorker` and `subagents worker` use the same plugin.
- */
+// The runtime as a Temporal plugin, so a team adds agents to its own worker and client (docs/api.md).
 import type Anthropic from '@anthropic-ai/sdk';
 import { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
@@ -33,27 +27,16 @@ const workflowModulePath = (name: string): string => path.join(import.meta.dirna
 /** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`). */
 export const workflowsPath = workflowModulePath('index');
 
-/**
- * The runtime's workflow interceptor module (src/workflows/runtime/cancel-notice.ts): a stop notice rides on the
- * cancellation request instead of a separate signal. A bundle without it still works; stops then send both.
- */
+/** The interceptor that reads a stop notice off the cancellation request (without it stops also signal). */
 export const workflowInterceptorModule = workflowModulePath('runtime/cancel-notice');
 
 /** `modules` with the runtime's interceptor module added once. */
 const withAgentInterceptors = (modules: readonly string[] | undefined): string[] => [...new Set([...(modules ?? []), workflowInterceptorModule])];
 
-/**
- * Preloaded into the worker's shared workflow context (src/workflows/runtime/stack-frames.ts): errors and
- * promises of workflow code record 5 stack frames instead of Node's 10, which spares the SDK's
- * per-promise stack capture about a third of its cost. Left out with `SUBAGENTS_WORKFLOW_STACKS=full`.
- */
+/** Preloaded: short stacks in workflow code, cheaper per-promise capture (docs/operations.md, "Worker tuning"). */
 export const workflowStackFramesModule = workflowModulePath('runtime/stack-frames');
 
-/**
- * Preloaded into the worker's shared workflow context (src/workflows/runtime/preloaded-modules.ts): the
- * runtime's modules that keep no state of a run, evaluated once per worker instead of at every
- * workflow run's start.
- */
+/** Preloaded: the stateless workflow modules, evaluated once per worker rather than per run. */
 export const workflowPreloadedModules = workflowModulePath('runtime/preloaded-modules');
 
 /** `modules` with the runtime's preloads added once: the stateless modules, and the stack-frames module unless stacks are full. */
@@ -72,15 +55,7 @@ const agentWebpackConfig: WebpackConfigHook = (config) => ({
   resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as Record<string, string> | undefined), zod$: zodOnFirstUse } },
 });
 
-/**
- * Bundle options for the agent workflows (docs/api.md): give them to `bundleWorkflowCode({ workflowsPath,
- * ...workflowBundlerOptions })` when you bundle ahead (add your own interceptor modules to its
- * `workflowInterceptorModules`, not instead of them); the plugin applies them when the worker bundles.
- * Without them the bundle works the same, only each agent's start costs a few milliseconds more, a
- * stop sends each stopped agent a signal beside its cancellation, every promise of workflow code
- * costs the SDK a deeper stack capture (leave `workflowStackFramesModule` out of `preloadModules` for
- * Node's full stacks), and every run evaluates the runtime's stateless modules again.
- */
+/** Bundle options for bundling ahead (add interceptors, do not replace them); optional but faster (docs/api.md). */
 export const workflowBundlerOptions: { webpackConfigHook: WebpackConfigHook; workflowInterceptorModules: string[]; preloadModules: string[] } = {
   webpackConfigHook: agentWebpackConfig,
   workflowInterceptorModules: [workflowInterceptorModule],
@@ -105,10 +80,7 @@ export interface SubagentsPluginOptions {
   tools?: readonly CustomTool[];
   /** Built-in tools whose activities run on another task queue (default: SUBAGENTS_TOOL_TASK_QUEUES). */
   toolTaskQueues?: ToolTaskQueues;
-  /**
-   * A tool worker (docs/tools.md, "Tool task queues"): register only these tools' activities
-   * (built-in workspace tools or custom tools by name) and no workflows.
-   */
+  /** A tool worker: only these tools' activities, no workflows (docs/tools.md, "Tool task queues"). */
   onlyTools?: readonly string[];
   /** Payload codecs of the data converter (default: SUBAGENTS_PAYLOAD_KEY / compression settings). */
   payloadCodecs?: PayloadCodec[];
@@ -122,10 +94,7 @@ export interface SubagentsPluginOptions {
   web?: WebToolSettings;
   /** A root directory the workspace activities may not leave (SUBAGENTS_WORKSPACE_ROOT) and the name the refusals give. */
   workspaceRoot?: { root: string; name: string };
-  /**
-   * Stack depth of workflow code when this worker bundles the workflows (default: SUBAGENTS_WORKFLOW_STACKS,
-   * else `short`): `short` records 5 frames per error and promise, `full` Node's 10 (docs/operations.md, "Worker tuning").
-   */
+  /** Stack depth of workflow code when this worker bundles (default SUBAGENTS_WORKFLOW_STACKS, else `short`). */
   workflowStacks?: WorkflowStacks;
 }
 
@@ -264,11 +233,7 @@ async function registerSearchAttributes(worker: Worker): Promise<void> {
   }
 }
 
-/**
- * The durable-subagents plugin for `Worker.create({ plugins })`, `new Client({ plugins })` and
- * `Connection.connect({ plugins })`: agent workflows and activities on the worker, the payload codec
- * on both sides, tracing when `telemetry` is given.
- */
+/** The plugin for `Worker.create`, `new Client` and `Connection.connect`: agents, payload codec, tracing. */
 export function subagentsPlugin(options: SubagentsPluginOptions = {}): SubagentsPlugin {
   return new SubagentsPlugin(options);
 }

@@ -109,10 +109,7 @@ export function agentWorkerPlugin(options: AgentWorkerOptions): SubagentsPlugin 
   });
 }
 
-/**
- * Creates a worker that runs agent workflows and their activities on one task queue, through
- * {@link subagentsPlugin}. Its MCP connections (stdio servers it started) are closed when its `run()` returns.
- */
+/** A worker running agent workflows and activities on one task queue; its MCP servers close when `run()` returns. */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
@@ -125,10 +122,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   });
 }
 
-/**
- * A tool worker (docs/tools.md, "Tool task queues"): polls `taskQueue` for the activities of the
- * named tools only (built-in workspace tools or custom tools), and runs no workflows.
- */
+/** A tool worker: only the named tools' activities on `taskQueue`, no workflows (docs/tools.md). */
 export async function createToolWorker(options: AgentWorkerOptions & { onlyTools: readonly string[] }): Promise<Worker> {
   const plugin = agentWorkerPlugin(options);
   const toolPlugin = subagentsPlugin({ ...plugin.settings, onlyTools: options.onlyTools });
@@ -150,10 +144,7 @@ function withIdentity(options: AgentWorkerOptions): Partial<WorkerOptions> {
   return identity ? { identity } : {};
 }
 
-/**
- * The second worker of a process with a worker id: it polls only `<taskQueue>@<workerId>` and runs
- * only the workspace activities, so the agents placed on this worker have their files touched here.
- */
+/** A process's second worker, on `<taskQueue>@<workerId>`: the workspace activities of agents placed here. */
 export async function createWorkspaceWorker(options: AgentWorkerOptions & { workspace: { workerId: string } }): Promise<Worker> {
   // Only workspace activities run here; MCP calls stay on the shared queue, so this pool stays empty.
   const all = workerActivities(options, new McpConnectionPool(options.shell?.sandbox ? { sandbox: options.shell.sandbox } : {}));
