@@ -6,7 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { startDevServer, type DevServer } from '../src/dev/dev-server';
 import { workflowBundlerOptions, workflowsPath } from '../src/worker/worker';
 import { endWithThisProcess } from './helpers/end-with-this-process';
-import { installAdvice, sandboxOptionsFromEnv, sandboxProblem } from '../src/activities/sandbox/sandbox-options';
+import { installAdvice, sandboxOptionsFromEnv, sandboxProblem } from '../src/config/sandbox-options';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runBash } from '../../src/activities/tools/bash';
-import { sandboxProblem, type SandboxOptions } from '../../src/activities/sandbox/sandbox-options';
+import { sandboxProblem, type SandboxOptions } from '../../src/config/sandbox-options';
 
 /** Median milliseconds of a Bash call per command, sandboxed and not, and the difference. */
 export interface SandboxTimes {

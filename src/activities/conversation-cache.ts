@@ -1,6 +1,6 @@
 import { extendConversationHash, emptyConversationHash } from '../shared/model/conversation-hash';
 import type { MessageParam, ToolDefinition } from '../shared/model/messages';
-import { setRecent } from './recent-map';
+import { setRecent } from '../project/recent-map';
 import type { ConversationSlice, ConversationTail } from '../shared/model/model-call';
 
 /** What the worker remembers of one agent run's conversation, so each turn fetches only new messages. */

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { textHash } from '../shared/model/conversation-hash';
-import { setRecent } from './recent-map';
+import { setRecent } from '../project/recent-map';
 
 /**
  * System prompts this worker rendered with `renderAgentStart` as a local activity, by workflow run. A

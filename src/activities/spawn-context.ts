@@ -3,8 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType, errorText } from '../shared/protocol/errors';
 import type { SpawnContext } from '../shared/agents/agent-definition';
 import { resumeStateQuery, type ResumeState } from '../shared/protocol/definitions';
-import { loadAgentDefinitionsAndMcp } from './agent-definitions/load';
-import { reportUntrustedOnce } from './mcp/trust';
+import { loadAgentDefinitionsAndMcp } from '../project/agent-definitions/load';
+import { reportUntrustedOnce } from '../project/mcp-trust';
 
 /** Creates `loadSpawnContext`: definitions (user definitions from `homeDir`) and MCP servers for a cwd, and the SUBAGENTS_SUBAGENT_MODEL override. */
 export function createSpawnContextLoader(homeDir: string, log: (line: string) => void = (line) => console.warn(`worker: ${line}`)) {

@@ -8,4 +8,4 @@ export type { SteerAck } from '../shared/protocol/definitions';
 export type { MessageParam } from '../shared/model/messages';
 export { ErrorType, type ErrorTypeName } from '../shared/protocol/errors';
 export { subagentsPlugin, SubagentsPlugin, type SubagentsPluginOptions } from '../worker/plugin';
-export { defineTool, type CustomTool, type CustomToolContext, type CustomToolOptions, type CustomToolOutput } from '../activities/custom-tools/define-tool';
+export { defineTool, type CustomTool, type CustomToolContext, type CustomToolOptions, type CustomToolOutput } from './define-tool';

@@ -105,7 +105,7 @@ async function reportFailure(name: string, help: string, error: unknown): Promis
   const [{ PayloadKeyConfigError }, { SecretFileError }, { ShellOptionsError }, { WorkflowStacksError }, temporal, { describeTemporalTarget }] = await Promise.all([
     import('../codec/errors'),
     import('../config/secrets'),
-    import('../activities/tools/shell-options'),
+    import('../config/shell-options'),
     import('../shared/protocol/workflow-stacks'),
     import('@temporalio/client'),
     import('./temporal-target'),

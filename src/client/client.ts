@@ -1,7 +1,7 @@
 import { readLiveActivities, type LiveActivity } from './live-activities';
 import { cancelWithNotice } from './stop-request';
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { loadAgentDefinitions } from '../activities/agent-definitions/load';
+import { loadAgentDefinitions } from '../project/agent-definitions/load';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput } from '../shared/agents/agent';
 import { createDataConverter } from '../codec/data-converter';
 import { connectOptions, loadTemporalConnectionConfig } from '../config/connection-config';

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeOutputDirectory } from '../activities/tools/runtime-output';
+import { makeOutputDirectory } from '../project/runtime-output';
 import { messageRecords, transcriptSession } from './records';
 import type { AgentTranscript } from './transcript-types';
 

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { certainlyMissing } from '../../src/activities/certainly-missing';
-import { loadMcpConfig } from '../../src/activities/mcp/config';
-import { findDefinitionFiles } from '../../src/activities/agent-definitions/discover';
+import { certainlyMissing } from '../../src/project/certainly-missing';
+import { loadMcpConfig } from '../../src/project/mcp-config';
+import { findDefinitionFiles } from '../../src/project/agent-definitions/discover';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'certainly-missing-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

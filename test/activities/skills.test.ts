@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findSkills, maxSkillChars, renderSkills } from '../../src/activities/skills';
+import { findSkills, maxSkillChars, renderSkills } from '../../src/project/skills';
 
 let root: string;
 let home: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { egressDomains } from '../../src/activities/sandbox/egress-settings';
+import { egressDomains } from '../../src/project/settings/egress-settings';
 import { decideEgress } from '../../src/shared/policy/egress-domains';
 
 const rule = (text: string, tool: string, content: string) => ({ text, tool, content, file: '.claude/settings.json' });

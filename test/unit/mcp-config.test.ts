@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expandServerSpec, loadMcpConfig, parseServerSpec } from '../../src/activities/mcp/config';
+import { expandServerSpec, loadMcpConfig, parseServerSpec } from '../../src/project/mcp-config';
 
 describe('.mcp.json', () => {
   it('parses stdio, http and sse servers in Claude Code\'s format, and says what is wrong with others', () => {

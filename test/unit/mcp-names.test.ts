@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeMcpTools } from '../../src/activities/mcp/descriptors';
+import { describeMcpTools } from '../../src/mcp/descriptors';
 import { agentMcpInput, matchesMcpPattern, mcpFilterOf, mcpToolAllowed, mcpToolName, serverMayBeUsed, serverOfPattern } from '../../src/shared/tools/mcp';
 
 const stdio = (command: string) => ({ type: 'stdio' as const, command });

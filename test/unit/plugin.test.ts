@@ -3,7 +3,7 @@ import { Client } from '@temporalio/client';
 import type { WorkerOptions } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/activities/custom-tools/define-tool';
+import { defineTool } from '../../src/api/define-tool';
 import { parseWorkflowStacks, subagentsPlugin, workflowBundlerOptions, workflowsPath, workflowPreloadedModules, workflowStackFramesModule, WorkflowStacksError } from '../../src/worker/plugin';
 
 const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: 'http://127.0.0.1:9', maxRetries: 0 });

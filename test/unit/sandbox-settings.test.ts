@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bwrapArguments } from '../../src/activities/sandbox/bwrap-arguments';
-import { SandboxOptionsError, sandboxOptionsFromEnv } from '../../src/activities/sandbox/sandbox-options';
-import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } from '../../src/activities/settings/sandbox-settings';
+import { SandboxOptionsError, sandboxOptionsFromEnv } from '../../src/config/sandbox-options';
+import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } from '../../src/project/settings/sandbox-settings';
 import { withDefinitionDomains } from '../../src/shared/policy/sandbox';
 
 describe('sandbox settings', () => {

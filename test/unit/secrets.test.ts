@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandEnvironment, safeEnvironmentNames } from '../../src/activities/tools/shell-options';
+import { commandEnvironment, safeEnvironmentNames } from '../../src/config/shell-options';
 import { SecretFileError, secretNamesIn, withSecretFiles } from '../../src/config/secrets';
 
 describe('secrets from files', () => {

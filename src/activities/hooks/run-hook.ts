@@ -11,7 +11,7 @@ import { hookLimits } from '../../shared/policy/hooks';
 import { interpretHookRun, type HookProcessResult, type HookRunInput, type HookRunResult } from '../../shared/policy/hook-outcome';
 import { toolLimits } from '../../shared/tools/tool-definitions';
 import { startWatchdog } from '../tools/bash';
-import { commandEnvironment, type ShellOptions } from '../tools/shell-options';
+import { commandEnvironment, type ShellOptions } from '../../config/shell-options';
 import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../sandbox/sandboxed-launch';
 import os from 'node:os';
 import path from 'node:path';

@@ -18,30 +18,15 @@ import type { McpServerStatus, ToolDescriptor } from '../../shared/tools/extra-t
 import type { ToolCallResult } from '../../shared/tools/tools';
 import { limitResult } from '../tools/result-limit';
 import { defaultResultsDir } from '../tools/tool-env';
-import type { McpConnection, McpConnectionPool } from './connection-pool';
-import { describeMcpTools, type ListedMcpTool } from './descriptors';
-import { resultTooLargeText } from './read-limit';
+import type { McpConnection, McpConnectionPool } from '../../mcp/connection-pool';
+import { describeMcpTools } from '../../mcp/descriptors';
+import { resultTooLargeText } from '../../mcp/read-limit';
+import { listServerTools } from '../../mcp/tool-listing';
 import { toToolResult, type McpCallResult } from './result-content';
 
 export interface McpActivityDependencies {
   pool: McpConnectionPool;
   resultsDir?: string;
-}
-
-/** Pages of tools/list read at most (a server that keeps sending cursors is cut off). */
-const maxToolPages = 20;
-
-/** Every tool a connected server lists. */
-export async function listServerTools(connection: McpConnection, timeoutMs: number): Promise<ListedMcpTool[]> {
-  const tools: ListedMcpTool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < maxToolPages; page++) {
-    const result = await connection.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-    tools.push(...(result.tools as ListedMcpTool[]));
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  return tools;
 }
 
 /** Reported as a cancellation (not a result), so the workflow's cancelled turn sees the activity cancelled. */

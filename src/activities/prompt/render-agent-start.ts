@@ -4,7 +4,7 @@
  * context that opens its first message (identity, roster) and the agent types behind the roster.
  */
 import type { DefinitionPromptRef, SpawnContext } from '../../shared/agents/agent-definition';
-import { resolveDefinitionPrompt, withoutPrompts } from '../agent-definitions/prompt-store';
+import { resolveDefinitionPrompt, withoutPrompts } from '../../project/agent-definitions/prompt-store';
 import type { AgentStart, AgentStartInput, WorkerTools } from '../../shared/agents/agent-start';
 import type { CustomToolFilter } from '../../shared/tools/custom-tools';
 import { renderAgentRoster } from '../../shared/agents/agent-roster';
@@ -12,11 +12,11 @@ import { identitySection, systemReminder } from './agent-context';
 import { environmentBlock, gitSnapshot } from './environment';
 import { subagentNotes, workingGuidance } from './guidance';
 import { loadInstructionFiles, renderInstructions } from './instructions';
-import { findSkills, renderSkills } from '../skills';
+import { findSkills, renderSkills } from '../../project/skills';
 import { memoryDirectory, memorySection } from '../agent-memory';
 import { log } from '@temporalio/activity';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
-import { loadProjectSettings } from '../settings/project-settings';
+import { loadProjectSettings } from '../../project/settings/project-settings';
 
 /** A warning in the worker's log, when called inside an activity. */
 function warn(message: string): void {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { SandboxProfile, SandboxSettings } from '../../shared/policy/sandbox';
 import { bwrapArguments } from './bwrap-arguments';
-import { defaultSandboxOptions, installAdvice, sandboxProblem, type SandboxOptions } from './sandbox-options';
+import { defaultSandboxOptions, installAdvice, sandboxProblem, type SandboxOptions } from '../../config/sandbox-options';
 
 /** What to spawn, and what to release once the process has ended. */
 export interface SandboxedLaunch {

@@ -18,9 +18,9 @@ import type { ToolEnv } from './tool-env';
 import { ToolRefusal } from './tool-error';
 import { defineTool } from './tool-runner';
 import { openWorkspace } from './workspace';
-import { commandEnvironment } from './shell-options';
+import { commandEnvironment } from '../../config/shell-options';
 import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../sandbox/sandboxed-launch';
-import { defaultSandboxOptions } from '../sandbox/sandbox-options';
+import { defaultSandboxOptions } from '../../config/sandbox-options';
 import os from 'node:os';
 
 /** Input schema (the model is untrusted). */

@@ -9,7 +9,7 @@ import { runGlob } from './glob';
 import { runGrep } from './grep';
 import { runRead } from './read';
 import { trackCurrentCall, type RunningCalls } from './running-calls';
-import type { ShellOptions } from './shell-options';
+import type { ShellOptions } from '../../config/shell-options';
 import type { ToolEnv } from './tool-env';
 import type { ToolRunner } from './tool-runner';
 import { runWrite } from './write';

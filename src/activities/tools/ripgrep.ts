@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { toolLimits } from '../../shared/tools/tool-definitions';
-import { runtimeFolderName } from './runtime-output';
+import { runtimeFolderName } from '../../project/runtime-output';
 import type { ToolEnv } from './tool-env';
 import { ToolCancelled } from './tool-error';
 

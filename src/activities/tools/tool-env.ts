@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TokenUsage } from '../../shared/model/messages';
 import { toolLimits } from '../../shared/tools/tool-definitions';
-import type { ShellOptions } from './shell-options';
+import type { ShellOptions } from '../../config/shell-options';
 import { ToolCancelled } from './tool-error';
 
 export interface ToolEnv {

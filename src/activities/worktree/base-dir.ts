@@ -2,8 +2,8 @@
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import { ErrorType } from '../../shared/protocol/errors';
-import { makeOutputDirectory } from '../tools/runtime-output';
-import { worktreeFailure } from './failures';
+import { makeOutputDirectory } from '../../project/runtime-output';
+import { worktreeFailure } from '../../worktree/failures';
 
 function reason(code: string | undefined): string {
   switch (code) {

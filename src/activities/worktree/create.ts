@@ -7,13 +7,13 @@ import { ErrorType } from '../../shared/protocol/errors';
 import { defaultWorktreeDir, type CreateWorktreeInput, type WorktreeInfo } from '../../shared/workspace/worktree';
 import { prepareBaseDir } from './base-dir';
 import { ensureExcluded, excludePattern } from './exclude';
-import { gitFailure, notAGitRepository, worktreeFailure } from './failures';
-import { branchExists, changedFiles, gitAt, headCommit } from './git';
+import { gitFailure, notAGitRepository, worktreeFailure } from '../../worktree/failures';
+import { branchExists, changedFiles, gitAt, headCommit } from '../../worktree/git';
 import { candidateName } from './names';
 import { ownerToken, readMarker, writeMarker, type WorktreeMarker } from './ownership';
-import { locateRepository, realDirectory, type Repository } from './repository';
-import { withRepositoryLock } from './repository-lock';
-import { listWorktrees, type RegisteredWorktree } from './worktree-list';
+import { locateRepository, realDirectory, type Repository } from '../../worktree/repository';
+import { withRepositoryLock } from '../../worktree/repository-lock';
+import { listWorktrees, type RegisteredWorktree } from '../../worktree/worktree-list';
 
 /** Enough for any realistic number of leftovers; past it something else is wrong. */
 const maxNameAttempts = 100;

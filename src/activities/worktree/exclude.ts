@@ -3,9 +3,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorType } from '../../shared/protocol/errors';
 import { defaultWorktreeDir } from '../../shared/workspace/worktree';
-import { worktreeFailure } from './failures';
-import { gitAt } from './git';
-import type { Repository } from './repository';
+import { worktreeFailure } from '../../worktree/failures';
+import { gitAt } from '../../worktree/git';
+import type { Repository } from '../../worktree/repository';
 import { isInside } from '../tools/workspace';
 
 /** The exclude pattern for a worktree directory, or undefined when it lies outside every checkout of the repository. */

@@ -2,12 +2,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/protocol/errors';
 import type { FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../../shared/workspace/worktree';
-import { gitFailure, worktreeFailure } from './failures';
-import { branchExists, changedFiles, commitsSince, gitAt } from './git';
-import { removeWorktreeAndBranch } from './remove';
-import { locateRepository, realDirectory } from './repository';
-import { withRepositoryLock } from './repository-lock';
-import { listWorktrees } from './worktree-list';
+import { gitFailure, worktreeFailure } from '../../worktree/failures';
+import { branchExists, changedFiles, commitsSince, gitAt } from '../../worktree/git';
+import { removeWorktreeAndBranch } from '../../worktree/remove';
+import { locateRepository, realDirectory } from '../../worktree/repository';
+import { withRepositoryLock } from '../../worktree/repository-lock';
+import { listWorktrees } from '../../worktree/worktree-list';
 
 /** True when `worktreePath` is the top level of a working tree (not merely a leftover directory). */
 async function isWorkingTree(worktreePath: string): Promise<boolean> {

@@ -2,7 +2,7 @@
 import { Context } from '@temporalio/activity';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { gitAt } from './git';
+import { gitAt } from '../../worktree/git';
 
 /** What the marker records. */
 export interface WorktreeMarker {

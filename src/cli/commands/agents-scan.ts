@@ -1,4 +1,4 @@
-import type { ScanReport } from '../../activities/agent-definitions/scan';
+import type { ScanReport } from '../../project/agent-definitions/scan';
 
 const list = (counts: Record<string, number>) =>
   Object.keys(counts).length === 0 ? 'none' : Object.entries(counts).map(([name, files]) => `${name} (${files})`).join(', ');

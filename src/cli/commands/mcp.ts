@@ -2,12 +2,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadAgentDefinitions } from '../../activities/agent-definitions/load';
-import { listServerTools } from '../../activities/mcp/activities';
-import { loadMcpConfig } from '../../activities/mcp/config';
-import { McpConnectionPool } from '../../activities/mcp/connection-pool';
-import { applyMcpTrust, mcpSpecDigest, updateMcpTrustStore, type UntrustedMcpServer } from '../../activities/mcp/trust';
-import { describeMcpTools } from '../../activities/mcp/descriptors';
+import { loadAgentDefinitions } from '../../project/agent-definitions/load';
+import { listServerTools } from '../../mcp/tool-listing';
+import { loadMcpConfig } from '../../project/mcp-config';
+import { McpConnectionPool } from '../../mcp/connection-pool';
+import { applyMcpTrust, mcpSpecDigest, updateMcpTrustStore, type UntrustedMcpServer } from '../../project/mcp-trust';
+import { describeMcpTools } from '../../mcp/descriptors';
 import type { McpServerSpec } from '../../shared/tools/mcp';
 import { CliError, ExitCode } from '../exit-codes';
 

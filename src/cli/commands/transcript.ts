@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NoWorkerError, readAgentTranscript, readTreeTranscripts } from '../../transcript/export';
 import { formatTranscripts } from '../../transcript/human-view';
-import { listingInRepository } from '../../activities/tools/file-list';
+import { listingInRepository } from '../../project/ignore-files';
 import { writeClaudeCodeLayout, type WrittenLayout } from '../../transcript/claude-layout';
 import { toJsonl } from '../../transcript/records';
 import type { AgentTranscript } from '../../transcript/transcript-types';

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { loadAgentDefinitions } from '../../activities/agent-definitions/load';
+import { loadAgentDefinitions } from '../../project/agent-definitions/load';
 import type { AgentResult } from '../../shared/agents/agent';
 import { CliError, ExitCode } from '../exit-codes';
 import { formatResult } from '../format';

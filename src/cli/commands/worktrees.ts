@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { listSubagentWorktrees, pruneSubagentWorktrees } from '../../activities/worktree/list';
+import { listSubagentWorktrees, pruneSubagentWorktrees } from '../../worktree/list';
 import { ErrorType } from '../../shared/protocol/errors';
 import type { SubagentWorktreeEntry, SubagentWorktreeList } from '../../shared/workspace/worktree';
 import { ExitCode } from '../exit-codes';

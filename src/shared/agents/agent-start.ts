@@ -14,7 +14,7 @@ export interface AgentStartInput {
   maxDepth: number;
   model: string;
   definitionPrompt: string;
-  /** The prompt by digest ('' as `definitionPrompt`): the activity gets the text (src/activities/agent-definitions/prompt-store.ts). */
+  /** The prompt by digest ('' as `definitionPrompt`): the activity gets the text (src/project/agent-definitions/prompt-store.ts). */
   definitionPromptRef?: DefinitionPromptRef;
   cwd: string;
   tools: readonly string[];

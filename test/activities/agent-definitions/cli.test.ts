@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadAgentDefinitions } from '../../../src/activities/agent-definitions/load';
+import { loadAgentDefinitions } from '../../../src/project/agent-definitions/load';
 import { agentsListCommand } from '../../../src/cli/commands/agents-list';
 import type { LoadedDefinitions } from '../../../src/shared/agents/agent-definition';
 import { createDefinitionTree, type DefinitionTree, definitionFile } from './helpers';

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadAgentDefinitions } from '../../../src/activities/agent-definitions/load';
+import { loadAgentDefinitions } from '../../../src/project/agent-definitions/load';
 import { builtinAgents } from '../../../src/shared/agents/builtin-agents';
 import { createDefinitionTree, type DefinitionTree, definitionFile } from './helpers';
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadAgentDefinitions } from '../../../src/activities/agent-definitions/load';
-import { parseDefinitionFile } from '../../../src/activities/agent-definitions/parse-definition';
-import { scanDefinitionFiles } from '../../../src/activities/agent-definitions/scan';
+import { loadAgentDefinitions } from '../../../src/project/agent-definitions/load';
+import { parseDefinitionFile } from '../../../src/project/agent-definitions/parse-definition';
+import { scanDefinitionFiles } from '../../../src/project/agent-definitions/scan';
 import { agentsListCommand } from '../../../src/cli/commands/agents-list';
 import { createDefinitionTree, definitionFile, type DefinitionTree } from './helpers';
 import { freshForEachTest } from '../../helpers/unit-fixture';

@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadAgentDefinitions } from '../../../src/activities/agent-definitions/load';
-import { ParsedDefinitionsCache, parsedDefinitions } from '../../../src/activities/agent-definitions/parse-cache';
-import { parseDefinitionFile } from '../../../src/activities/agent-definitions/parse-definition';
+import { loadAgentDefinitions } from '../../../src/project/agent-definitions/load';
+import { ParsedDefinitionsCache, parsedDefinitions } from '../../../src/project/agent-definitions/parse-cache';
+import { parseDefinitionFile } from '../../../src/project/agent-definitions/parse-definition';
 import { createDefinitionTree, type DefinitionTree, definitionFile } from './helpers';
 import { freshForEachTest } from '../../helpers/unit-fixture';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDefinitionFile } from '../../../src/activities/agent-definitions/parse-definition';
+import { parseDefinitionFile } from '../../../src/project/agent-definitions/parse-definition';
 import { definitionFile } from './helpers';
 
 const file = '/project/.claude/agents/agent.md';

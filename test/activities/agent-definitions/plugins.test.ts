@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadAgentDefinitions } from '../../../src/activities/agent-definitions/load';
+import { loadAgentDefinitions } from '../../../src/project/agent-definitions/load';
 import { createDefinitionTree, type DefinitionTree, definitionFile } from './helpers';
 
 let tree: DefinitionTree;

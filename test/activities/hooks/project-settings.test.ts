@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { agentsListCommand } from '../../../src/cli/commands/agents-list';
-import { findProjectDir, loadProjectSettings } from '../../../src/activities/settings/project-settings';
-import { parseHooksConfig } from '../../../src/activities/hooks/hooks-schema';
+import { findProjectDir, loadProjectSettings } from '../../../src/project/settings/project-settings';
+import { parseHooksConfig } from '../../../src/project/hooks-schema';
 
 function tree(files: Record<string, string>): { root: string; home: string; project: string } {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'settings-')));

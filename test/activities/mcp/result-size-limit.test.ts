@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpActivities } from '../../../src/activities/mcp/activities';
-import { McpConnectionPool } from '../../../src/activities/mcp/connection-pool';
+import { McpConnectionPool } from '../../../src/mcp/connection-pool';
 import type { McpToolCallInput } from '../../../src/shared/tools/extra-tool-calls';
 import type { ToolCallResult } from '../../../src/shared/tools/tools';
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { McpConnectionPool } from '../../../src/activities/mcp/connection-pool';
+import { McpConnectionPool } from '../../../src/mcp/connection-pool';
 import { mcpCommand } from '../../../src/cli/commands/mcp';
 
 const everythingServer = path.resolve(import.meta.dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');

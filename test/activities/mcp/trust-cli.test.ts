@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSpawnContextLoader } from '../../../src/activities/spawn-context';
-import { mcpSpecDigest, mcpTrustStorePath } from '../../../src/activities/mcp/trust';
+import { mcpSpecDigest, mcpTrustStorePath } from '../../../src/project/mcp-trust';
 import { mcpCommand } from '../../../src/cli/commands/mcp';
 import { rootAgentInput } from '../../../src/client/root-input';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBash } from '../../../src/activities/tools/bash';
 import { runHookProcess } from '../../../src/activities/hooks/run-hook';
-import { sandboxProblem, type SandboxOptions } from '../../../src/activities/sandbox/sandbox-options';
+import { sandboxProblem, type SandboxOptions } from '../../../src/config/sandbox-options';
 import { createTestWorkspace, type TestWorkspace } from '../tools/helpers';
 import { processesMatching } from '../../helpers/processes';
 

@@ -8,7 +8,7 @@ import { runGlob } from '../../../src/activities/tools/glob';
 import { runGrep } from '../../../src/activities/tools/grep';
 import { findRipgrep } from '../../../src/activities/tools/ripgrep';
 import { runRead } from '../../../src/activities/tools/read';
-import { makeOutputDirectory, runtimeOutputGitignore } from '../../../src/activities/tools/runtime-output';
+import { makeOutputDirectory, runtimeOutputGitignore } from '../../../src/project/runtime-output';
 import { prepareBaseDir } from '../../../src/activities/worktree/base-dir';
 import { writeClaudeCodeLayout } from '../../../src/transcript/claude-layout';
 import type { AgentTranscript } from '../../../src/transcript/transcript-types';

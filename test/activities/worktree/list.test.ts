@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWorktreeActivities } from '../../../src/activities/worktree/index';
-import { listSubagentWorktrees, pruneSubagentWorktrees } from '../../../src/activities/worktree/list';
+import { listSubagentWorktrees, pruneSubagentWorktrees } from '../../../src/worktree/list';
 import { worktreesCommand } from '../../../src/cli/commands/worktrees';
 import type { SubagentWorktreeEntry, WorktreeInfo } from '../../../src/shared/workspace/worktree';
 import { createTestRepository, exists, type TestRepository } from './helpers';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withRepositoryLock } from '../../../src/activities/worktree/repository-lock';
+import { withRepositoryLock } from '../../../src/worktree/repository-lock';
 
 function deferred() {
   let resolve!: () => void;

@@ -1,6 +1,6 @@
 /** A definition's `mcpServers` and `requiredMcpServers`, in Claude Code's format (docs/agent-definitions.md). */
 import type { McpServerEntry } from '../../shared/tools/mcp';
-import { parseServerSpec } from '../mcp/config';
+import { parseServerSpec } from '../mcp-config';
 import type { DefinitionFields } from './definition-schema';
 
 /** `mcpServers` entries: `- name` refers to a configured server, `- name: {spec}` (or a `{name: spec}` mapping) defines one inline. */

@@ -1,6 +1,6 @@
 /** The ApplicationFailures of the worktree activities. */
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, errorText, type ErrorTypeName } from '../../shared/protocol/errors';
+import { ErrorType, errorText, type ErrorTypeName } from '../shared/protocol/errors';
 import { gitErrorText, isLockContention } from './git';
 
 /** A failure retrying cannot fix. */

@@ -1,6 +1,6 @@
 /** MCP tools as the agent's extra-tool descriptors: naming, the tool filter, and classification from the server's hints. */
-import type { ToolDescriptor } from '../../shared/tools/extra-tools';
-import { maxToolNameChars, mcpToolAllowed, mcpToolName, type McpToolFilter } from '../../shared/tools/mcp';
+import type { ToolDescriptor } from '../shared/tools/extra-tools';
+import { maxToolNameChars, mcpToolAllowed, mcpToolName, type McpToolFilter } from '../shared/tools/mcp';
 
 /** What a server said about one tool (tools/list). */
 export interface ListedMcpTool {

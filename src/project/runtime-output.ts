@@ -1,7 +1,7 @@
 /** The runtime's own output inside a workspace (worktrees, exported transcripts, saved results), kept out of Glob, Grep and git. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { defaultWorktreeDir } from '../../shared/workspace/worktree';
+import { defaultWorktreeDir } from '../shared/workspace/worktree';
 
 /** The folder the runtime keeps in a repository (`.subagents`, worktrees by default); Glob and Grep never descend into it. */
 export const runtimeFolderName = defaultWorktreeDir.split('/')[0]!;

@@ -11,9 +11,9 @@ import { z } from 'zod';
 import { mergeHooks, type HooksConfig } from '../../shared/policy/hooks';
 import { parsePermissionRule, permissionRuleKinds, type PermissionRule, type PermissionRules } from '../../shared/policy/permission-rules';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
-import { parseHooksConfig } from '../hooks/hooks-schema';
+import { parseHooksConfig } from '../hooks-schema';
 import type { SandboxSettings } from '../../shared/policy/sandbox';
-import { egressDomains } from '../sandbox/egress-settings';
+import { egressDomains } from './egress-settings';
 import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } from './sandbox-settings';
 
 const settingsSchema = z.looseObject({

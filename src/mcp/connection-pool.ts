@@ -7,11 +7,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import path from 'node:path';
-import type { McpServerSpec } from '../../shared/tools/mcp';
-import { expandServerSpec } from './config';
+import type { McpServerSpec } from '../shared/tools/mcp';
+import { expandServerSpec } from '../project/mcp-config';
 import { readBufferLimitOf } from './read-limit';
-import { launchSandboxed } from '../sandbox/sandboxed-launch';
-import type { SandboxOptions } from '../sandbox/sandbox-options';
+import { launchSandboxed } from '../activities/sandbox/sandboxed-launch';
+import type { SandboxOptions } from '../config/sandbox-options';
 import fs from 'node:fs/promises';
 
 /** One live connection. */

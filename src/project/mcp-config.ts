@@ -7,8 +7,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { McpServerSpec } from '../../shared/tools/mcp';
-import { certainlyMissing } from '../certainly-missing';
+import type { McpServerSpec } from '../shared/tools/mcp';
+import { certainlyMissing } from './certainly-missing';
 
 const stringMap = z.record(z.string(), z.string());
 

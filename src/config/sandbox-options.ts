@@ -4,7 +4,7 @@
  * sandbox refuses to run them, with how to install bubblewrap — never a silent fallback.
  */
 import { execFile } from 'node:child_process';
-import { secretFileNames } from '../../config/secrets';
+import { secretFileNames } from './secrets';
 
 /** A worker's sandbox configuration. */
 export interface SandboxOptions {

@@ -10,7 +10,7 @@ import { parseMcpServers, parseRequiredMcpServers } from './mcp-fields';
 import { parseAllowList, parseDenyList, remainingTools } from './tool-spec';
 import type { ToolRule } from '../../shared/policy/tool-rules';
 import { isSkillName } from '../skills';
-import { parseHooksConfig } from '../hooks/hooks-schema';
+import { parseHooksConfig } from '../hooks-schema';
 
 /** One file's outcome: a definition (maybe with warnings), or only a `skipped` report. */
 export interface ParsedDefinitionFile {

@@ -8,8 +8,8 @@ import { parsedDefinitions } from './parse-cache';
 import { installedPluginAgentDirectories } from './plugins';
 import { findSkills } from '../skills';
 import { normalizeMcpName, serverOfPattern } from '../../shared/tools/mcp';
-import { loadMcpConfig } from '../mcp/config';
-import { applyMcpTrust, type TrustedMcpConfig } from '../mcp/trust';
+import { loadMcpConfig } from '../mcp-config';
+import { applyMcpTrust, type TrustedMcpConfig } from '../mcp-trust';
 
 interface ScannedDirectory {
   directory: DefinitionDirectory;

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { toolEnvironmentNames } from '../../config/secrets';
-import { sandboxOptionsFromEnv, type SandboxOptions } from '../sandbox/sandbox-options';
+import { toolEnvironmentNames } from './secrets';
+import { sandboxOptionsFromEnv, type SandboxOptions } from './sandbox-options';
 
 /** How Bash runs its commands (docs/security.md). */
 export interface ShellOptions {

@@ -67,7 +67,7 @@ export const definitionFieldsSchema = z.object({
       error: 'field "mcpServers" must be a list of server names or {name: server} entries (or one {name: server} mapping)',
     })
     .optional(),
-  // Checked entry by entry (src/activities/hooks/hooks-schema.ts): a bad hook is dropped with a warning, never a reason to skip the file.
+  // Checked entry by entry (src/project/hooks-schema.ts): a bad hook is dropped with a warning, never a reason to skip the file.
   hooks: z.unknown().optional(),
   // A colour is cosmetic: a bad one is a warning (parse-definition.ts), never a reason to skip the file.
   color: z.unknown().optional(),

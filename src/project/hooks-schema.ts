@@ -4,7 +4,7 @@
  * with a sentence saying what to fix, and the rest is kept.
  */
 import { z } from 'zod';
-import { hookEvents, hookLimits, type HookCommand, type HookEvent, type HookMatcher, type HooksConfig } from '../../shared/policy/hooks';
+import { hookEvents, hookLimits, type HookCommand, type HookEvent, type HookMatcher, type HooksConfig } from '../shared/policy/hooks';
 
 /** Claude Code events this runtime does not fire (accepted, with a warning). */
 const otherClaudeCodeEvents = ['PermissionRequest', 'PermissionDenied', 'PostToolUseFailure', 'Notification', 'UserPromptSubmit', 'SessionStart', 'SessionEnd', 'PreCompact', 'PostCompact', 'ConfigChange', 'TaskCompleted', 'TeammateIdle'];

@@ -1,5 +1,5 @@
 /** The MCP SDK's stdio read-buffer limit: an answer larger than it closes the connection (SDK `shared/stdio.js`). */
-import { ErrorType, errorText } from '../../shared/protocol/errors';
+import { ErrorType, errorText } from '../shared/protocol/errors';
 
 /** The limit in bytes when `error` is the SDK's read-buffer overflow (`ReadBuffer exceeded maximum size of N bytes`). */
 export function readBufferLimitOf(error: unknown): number | undefined {

@@ -10,8 +10,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { McpServerSpec } from '../../shared/tools/mcp';
-import { loadMcpConfig, type McpConfig } from './config';
+import type { McpServerSpec } from '../shared/tools/mcp';
+import { loadMcpConfig, type McpConfig } from './mcp-config';
 
 /** Why a configured server does not start. */
 export interface UntrustedMcpServer {

@@ -5,7 +5,7 @@ import {
   type SubagentWorktreeEntry,
   type SubagentWorktreeList,
   type SubagentWorktreePruneResult,
-} from '../../shared/workspace/worktree';
+} from '../shared/workspace/worktree';
 import { notAGitRepository } from './failures';
 import { changedFiles, gitAt, headCommit } from './git';
 import { removeWorktreeAndBranch } from './remove';
