@@ -5,10 +5,11 @@ import { createModelActivities } from '../../src/activities/model';
 import { RenderedStarts, runKey } from '../../src/activities/rendered-starts';
 import { createAnthropicClient } from '../../src/config/config';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
-import { conversationHash, textHash } from '../../src/shared/model/conversation-hash';
+import { textHash } from '../../src/shared/model/conversation-hash';
 import type { MessageParam } from '../../src/shared/model/messages';
 import type { ModelCallInput } from '../../src/shared/model/model-call';
 import { requestBodies } from '../helpers/agent-env';
+import { firstTurnInput } from '../helpers/unit-model-call';
 
 let modelServer: ModelServer;
 beforeAll(async () => {
@@ -39,18 +40,7 @@ function countingClient(served: string) {
 }
 
 function firstCall(promptHash: string): ModelCallInput {
-  return {
-    agentId: run.workflowId,
-    agentType: 'general-purpose',
-    runId: run.runId,
-    model: 'claude-test-tiny',
-    maxOutputTokens: 1000,
-    messageCount: opening.length,
-    conversationHash: conversationHash(opening),
-    turn: 1,
-    tail: { from: 0, messages: opening },
-    opening: { tools: ['Read'], systemPromptHash: promptHash },
-  };
+  return firstTurnInput(run, opening, { tail: { from: 0, messages: opening }, opening: { tools: ['Read'], systemPromptHash: promptHash } });
 }
 
 describe("a run's first model call on the worker that rendered its start", () => {

@@ -10,10 +10,10 @@ import { createModelActivities } from '../../src/activities/model';
 import type { PreRead } from '../../src/activities/pre-reads';
 import { createAnthropicClient } from '../../src/config/config';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
-import { conversationHash } from '../../src/shared/model/conversation-hash';
 import type { MessageParam } from '../../src/shared/model/messages';
 import type { ModelCallInput, ModelCallResult } from '../../src/shared/model/model-call';
 import { scenario } from '../helpers/agent-env';
+import { firstTurnInput } from '../helpers/unit-model-call';
 
 let modelServer: ModelServer;
 beforeAll(async () => {
@@ -31,18 +31,7 @@ const conversationClient = {
   workflow: { getHandle: () => ({ query: async (_query: unknown, { from }: { from: number }) => ({ systemPrompt: 'You read files.', tools: ['Read'], messages: opening.slice(from), from, total: opening.length }) }) },
 } as unknown as Client;
 
-const input = (preRead: ModelCallInput['preRead']): ModelCallInput => ({
-  agentId: run.workflowId,
-  agentType: 'general-purpose',
-  agentName: 'streamer',
-  runId: run.runId,
-  model: 'claude-test-tiny',
-  maxOutputTokens: 1000,
-  messageCount: opening.length,
-  conversationHash: conversationHash(opening),
-  turn: 1,
-  ...(preRead ? { preRead } : {}),
-});
+const input = (preRead: ModelCallInput['preRead']): ModelCallInput => firstTurnInput(run, opening, { agentName: 'streamer', ...(preRead ? { preRead } : {}) });
 
 describe('file reads with the model call, over HTTP', () => {
   it('starts each leading Read as soon as its call is complete in the stream, and returns the outcomes with the answer', async () => {

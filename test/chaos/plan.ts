@@ -131,7 +131,8 @@ function bashCommand(rootId: string, role: Role, markersFile: string): string {
 
 export const rootFinalPrefix = 'CHAOS-ROOT-DONE';
 
-type ScriptedTurn = { text?: string; toolUses?: { name: string; input: Record<string, unknown> }[]; delayMs?: number };
+type ToolUse = { name: string; input: Record<string, unknown> };
+type ScriptedTurn = { text?: string; toolUses?: ToolUse[]; delayMs?: number };
 
 /**
  * The scripted model's answers for one run's five agents, matched by agentId. The root runs in
@@ -141,6 +142,12 @@ type ScriptedTurn = { text?: string; toolUses?: { name: string; input: Record<st
  */
 export function scenarioEntries(plan: RunPlan, markersFile: string): { match: { agentId: string }; turns: ScriptedTurn[] }[] {
   const { rootId } = plan;
+  /** A leaf's script: one look around, the Bash that appends its marker, and its answer. */
+  const leafScript = (role: 'bgChild' | 'fgChild', look: ToolUse, branch: string): Omit<ScriptedTurn, 'delayMs'>[] => [
+    { toolUses: [look] },
+    { toolUses: [{ name: 'Bash', input: { command: bashCommand(rootId, role, markersFile), description: `append the ${branch} leaf marker` } }] },
+    { text: `${branch} leaf done` },
+  ];
   const script: Record<Role, Omit<ScriptedTurn, 'delayMs'>[]> = {
     root: [
       { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }, { name: 'Read', input: { file_path: 'shared.txt' } }] },
@@ -160,22 +167,14 @@ export function scenarioEntries(plan: RunPlan, markersFile: string): { match: { 
       { toolUses: [{ name: 'Agent', input: { description: 'background leaf', prompt: `CHAOS leaf under the background branch of ${rootId}`, subagent_type: 'general-purpose' } }] },
       { text: 'background branch done' },
     ],
-    bgChild: [
-      { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
-      { toolUses: [{ name: 'Bash', input: { command: bashCommand(rootId, 'bgChild', markersFile), description: 'append the background leaf marker' } }] },
-      { text: 'background leaf done' },
-    ],
+    bgChild: leafScript('bgChild', { name: 'Read', input: { file_path: 'shared.txt' } }, 'background'),
     fg: [
       { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }, { name: 'Glob', input: { pattern: '*.txt' } }] },
       { toolUses: [{ name: 'Write', input: { file_path: 'chaos-notes.txt', content: `written in the worktree of ${agentIdOf(rootId, 'fg')}\n` } }] },
       { toolUses: [{ name: 'Agent', input: { description: 'worktree leaf', prompt: `CHAOS leaf under the worktree branch of ${rootId}`, subagent_type: 'general-purpose' } }] },
       { text: 'worktree branch done' },
     ],
-    fgChild: [
-      { toolUses: [{ name: 'Glob', input: { pattern: 'notes/*.txt' } }] },
-      { toolUses: [{ name: 'Bash', input: { command: bashCommand(rootId, 'fgChild', markersFile), description: 'append the worktree leaf marker' } }] },
-      { text: 'worktree leaf done' },
-    ],
+    fgChild: leafScript('fgChild', { name: 'Glob', input: { pattern: 'notes/*.txt' } }, 'worktree'),
   };
   return roles.map((role) => ({
     match: { agentId: agentIdOf(rootId, role) },

@@ -21,13 +21,18 @@ async function waitUntil(what: string, condition: () => boolean | Promise<boolea
 const requestedBy = (context: SuiteContext, agentId: string): boolean =>
   context.env.modelServer.requests().some((request) => request.headers['x-subagents-agent-id'] === agentId);
 
+/** A check's root id (`cl-<tag>-<name>`), with a fresh repository and markers file for it under `worker`'s root. */
+function checkRoot(context: SuiteContext, name: string, worker: string): { rootId: string; repo: string; markers: string } {
+  const rootId = `cl-${context.tag}-${name}`;
+  return { rootId, ...workspaceFor(context.env.rootOf(worker), rootId) };
+}
+
 /** Stopping a root stops its subtree: a leaf blocked in a long Bash is cancelled, and visibility shows nothing running. */
 export const stopCascadeCheck: Check = {
   name: 'stop cascade down a 3-level tree',
   async run(context) {
     const { env } = context;
-    const rootId = `cl-${context.tag}-stop`;
-    const { repo, markers } = workspaceFor(env.rootOf('worker-2'), rootId);
+    const { rootId, repo, markers } = checkRoot(context, 'stop', 'worker-2');
     const agents: ScriptedAgent[] = [
       { match: { agentId: rootId }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: `CLUSTER middle of ${rootId}`, subagent_type: 'general-purpose' } }] }, { text: 'not reached' }] },
       { match: { agentId: `${rootId}.1` }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: `CLUSTER leaf of ${rootId}`, subagent_type: 'general-purpose' } }] }, { text: 'not reached' }] },
@@ -87,8 +92,7 @@ export const workerKillCheck: Check = {
   async run(context) {
     const { env } = context;
     for (let attempt = 1; attempt <= 3; attempt += 1) {
-      const rootId = `cl-${context.tag}-kill${attempt}`;
-      const { repo, markers } = workspaceFor(env.rootOf('worker-2'), rootId);
+      const { rootId, repo, markers } = checkRoot(context, `kill${attempt}`, 'worker-2');
       env.addAgents(threeLevelTree(rootId, markers, 2000));
       const tree = await startTree(env, { rootId, worker: 'worker-2', cwd: repo, permissionMode: 'bypassPermissions' });
       context.roots.all.push(rootId);
@@ -140,8 +144,7 @@ export const workerRestartCheck: Check = {
   async run(context) {
     const { env } = context;
     if (!deadWorkers(env).includes('worker-1')) await env.killWorker('worker-1');
-    const rootId = `cl-${context.tag}-waits`;
-    const { repo } = workspaceFor(env.rootOf('worker-1'), rootId);
+    const { rootId, repo } = checkRoot(context, 'waits', 'worker-1');
     env.addAgents([{ match: { agentId: rootId }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] }, { text: rootDoneText(rootId) }] }]);
     const tree = await startTree(env, { rootId, worker: 'worker-1', cwd: repo, permissionMode: 'bypassPermissions', workerWaitMs: 180_000 });
     context.roots.all.push(rootId);
@@ -168,8 +171,7 @@ export const workerGoneCheck: Check = {
   name: 'an agent placed on a worker that never comes fails clearly',
   async run(context) {
     const { env } = context;
-    const rootId = `cl-${context.tag}-gone`;
-    const { repo } = workspaceFor(env.rootOf('worker-2'), rootId);
+    const { rootId, repo } = checkRoot(context, 'gone', 'worker-2');
     const began = Date.now();
     const tree = await startTree(env, { rootId, worker: 'worker-9', cwd: repo, permissionMode: 'bypassPermissions', workerWaitMs: 2000 });
     const message = await tree.result(60_000).then(
@@ -188,8 +190,7 @@ export const serverRestartCheck: Check = {
   name: 'Temporal server restart mid-tree (state kept in PostgreSQL)',
   async run(context) {
     const { env } = context;
-    const rootId = `cl-${context.tag}-restart`;
-    const { repo, markers } = workspaceFor(env.rootOf('worker-1'), rootId);
+    const { rootId, repo, markers } = checkRoot(context, 'restart', 'worker-1');
     env.addAgents(threeLevelTree(rootId, markers, 800));
     const tree = await startTree(env, { rootId, worker: 'worker-1', cwd: repo, permissionMode: 'bypassPermissions' });
     context.roots.all.push(rootId);

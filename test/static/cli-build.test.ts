@@ -1,9 +1,10 @@
 // @slow
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { modulesLoadedWhile } from '../helpers/unit-loaded-modules';
 
 const root = path.join(import.meta.dirname, '..', '..');
 
@@ -76,27 +77,12 @@ describe('bin/subagents.js in a clone', () => {
 
 /** The modules a fresh process loads to answer `argv` (a resolve hook sees every ESM import tsx resolves; not CommonJS requires). */
 function modulesLoadedFor(argv: string[]): string[] {
-  const hook = [
-    'let port;',
-    'export function initialize(data) { port = data.port; }',
-    'export async function resolve(specifier, context, next) { const resolved = await next(specifier, context); port.postMessage(resolved.url); return resolved; }',
-  ].join('\n');
-  const script = `
-    import { register } from 'node:module';
-    import { MessageChannel } from 'node:worker_threads';
-    const files = [];
-    const { port1, port2 } = new MessageChannel();
-    port1.on('message', (url) => files.push(url));
-    register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)}, { data: { port: port2 }, transferList: [port2] });
+  const body = `
     const { main } = await import(${JSON.stringify(path.join(root, 'src', 'cli', 'main.ts'))});
     console.log = () => {};
     console.error = () => {};
-    await main(${JSON.stringify(argv)});
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    port1.close();
-    process.stdout.write(JSON.stringify(files));`;
-  const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
-  return JSON.parse(output) as string[];
+    await main(${JSON.stringify(argv)});`;
+  return modulesLoadedWhile(body, { cwd: root });
 }
 
 describe('the command table', () => {

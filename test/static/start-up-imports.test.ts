@@ -1,35 +1,18 @@
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { modulesLoadedWhile } from '../helpers/unit-loaded-modules';
 
 const root = path.join(import.meta.dirname, '..', '..');
 
 /** The packages a fresh process has loaded after importing `module`: ESM imports (seen by a resolve hook) and CommonJS requires. */
 function packagesLoadedBy(module: string): string[] {
-  const hook = [
-    'let port;',
-    'export function initialize(data) { port = data.port; }',
-    'export async function resolve(specifier, context, next) { const resolved = await next(specifier, context); port.postMessage(resolved.url); return resolved; }',
-  ].join('\n');
-  const script = `
-    import { createRequire, register } from 'node:module';
-    import { MessageChannel } from 'node:worker_threads';
-    const files = [];
-    const { port1, port2 } = new MessageChannel();
-    port1.on('message', (url) => files.push(url));
-    register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)}, { data: { port: port2 }, transferList: [port2] });
-    await import(${JSON.stringify(path.join(root, module))});
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    port1.close();
-    files.push(...Object.keys(createRequire(import.meta.url).cache));
-    const loaded = new Set();
-    for (const file of files) {
-      const tail = file.split('node_modules/').at(-1);
-      if (tail !== file) loaded.add(tail.startsWith('@') ? tail.split('/').slice(0, 2).join('/') : tail.split('/')[0]);
-    }
-    process.stdout.write(JSON.stringify([...loaded]));`;
-  const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
-  return JSON.parse(output) as string[];
+  const files = modulesLoadedWhile(`await import(${JSON.stringify(path.join(root, module))});`, { cwd: root, requires: true });
+  const loaded = new Set<string>();
+  for (const file of files) {
+    const tail = file.split('node_modules/').at(-1)!;
+    if (tail !== file) loaded.add(tail.startsWith('@') ? tail.split('/').slice(0, 2).join('/') : tail.split('/')[0]!);
+  }
+  return [...loaded];
 }
 
 // docs/operations.md, "Worker start-up": what only some agents use loads on first use.
