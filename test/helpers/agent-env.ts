@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Worker, WorkerOptions } from '@temporalio/worker';
+import { afterAll, beforeAll } from 'vitest';
 import type { WebToolSettings } from '../../src/activities/web';
 import { SubagentsClient, type StartAgentOptions } from '../../src/client/client';
 import { startModelServer, type Behaviour, type ModelServer, type RecordedRequest } from '../../src/model-server/server';
@@ -35,13 +36,20 @@ export interface AgentTestEnv {
   restartWorker(): Promise<void>;
   start(options: Omit<StartAgentOptions, 'cwd'> & { cwd?: string }): ReturnType<SubagentsClient['startAgent']>;
   writeFiles(files: Record<string, string>): Promise<void>;
+  /** Scripts the model: these agents' turns (test/helpers/scripted-agents.ts), from the next request on. */
+  script(...agents: object[]): void;
   close(): Promise<void>;
 }
 
-export async function createAgentTestEnv(
-  behaviour: Behaviour,
-  options: { workerOptions?: Partial<WorkerOptions>; startWorker?: boolean; homeDir?: string; web?: WebToolSettings } = {},
-): Promise<AgentTestEnv> {
+/** How a test environment differs from the default one. */
+export interface AgentTestEnvOptions {
+  workerOptions?: Partial<WorkerOptions>;
+  startWorker?: boolean;
+  homeDir?: string;
+  web?: WebToolSettings;
+}
+
+export async function createAgentTestEnv(behaviour: Behaviour, options: AgentTestEnvOptions = {}): Promise<AgentTestEnv> {
   const homeDir = options.homeDir ?? testHomeDir();
   const temporal = await connectTestTemporal();
   const modelServer = await startModelServer({ port: 0, behaviour });
@@ -87,6 +95,7 @@ export async function createAgentTestEnv(
         await writeFile(file, content);
       }
     },
+    script: (...agents) => modelServer.setBehaviour(scenario(agents)),
     close: async () => {
       if (running) {
         if (environment.worker.getState() === 'RUNNING') environment.worker.shutdown();
@@ -110,4 +119,24 @@ export function requestBodies(modelServer: ModelServer): { messages: { role: str
     .requests()
     .filter((request) => request.path === '/v1/messages')
     .map((request) => JSON.parse(request.rawBody));
+}
+
+/** A file's shared environment: created before its tests, closed after them; usable inside tests and hooks only. */
+export function useAgentTestEnv(behaviour: Behaviour = { kind: 'echo' }, options: AgentTestEnvOptions | (() => AgentTestEnvOptions) = {}): AgentTestEnv {
+  let current: AgentTestEnv | undefined;
+  beforeAll(async () => {
+    current = await createAgentTestEnv(behaviour, typeof options === 'function' ? options() : options);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  const environment = (): AgentTestEnv => {
+    if (!current) throw new Error('The test environment starts in beforeAll: use it inside a test or a hook.');
+    return current;
+  };
+  // The environment exists only once beforeAll ran; the proxy lets the file name it at the top level.
+  return new Proxy({} as AgentTestEnv, {
+    get: (_target, key) => Reflect.get(environment(), key),
+    set: (_target, key, value) => Reflect.set(environment(), key, value),
+  });
 }

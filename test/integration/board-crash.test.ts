@@ -4,32 +4,26 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BoardClient } from '../../src/client/board-client';
 import { SubagentsClient } from '../../src/client/client';
-import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import { namedBoardId } from '../../src/shared/board/board';
 import { boardWorkerDefinition, checkBoardRun, readWorkLog, workCommand } from '../helpers/board-scenario';
-import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
+import { waitFor } from '../helpers/child-worker';
+import { useCrashHarness } from '../helpers/crash-harness';
 import { recordHistory } from '../helpers/histories';
-import { connectTestTemporal, createTestWorker, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import { createTestWorker, uniqueTaskQueue } from '../helpers/temporal';
+import { scenario } from '../helpers/agent-env';
+import { agentWithId } from '../helpers/scripted-agents';
 
-let temporal: TestTemporal;
-let modelServer: ModelServer;
+const crash = useCrashHarness();
 let survivor: Worker | undefined;
 let surviving: Promise<void> | undefined;
-const children: ChildWorker[] = [];
 
-beforeAll(async () => {
-  temporal = await connectTestTemporal();
-  modelServer = await startModelServer({ port: 0 });
-});
+// Registered after the harness, so it runs first: the in-process worker stops before the servers close.
 afterAll(async () => {
-  for (const child of children) await child.kill();
   survivor?.shutdown();
   await surviving;
-  await modelServer?.close();
-  await temporal?.close();
 });
 
 describe('a worker killed while its agent holds a claim', () => {
@@ -39,29 +33,24 @@ describe('a worker killed while its agent holds a claim', () => {
     const workerA = `${rootA}.1`;
     const workerB = `${rootB}.1`;
     const spawnWorker = { toolUses: [{ name: 'Agent', input: { description: 'board worker', prompt: 'Work the board.', subagent_type: 'board-worker', run_in_background: true } }] };
-    modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          { match: { agentId: rootA }, turns: [spawnWorker, { text: 'waiting for my worker' }, ...Array.from({ length: 6 }, () => ({ text: 'ROOT-A-SAW: {{last_user_text}}' }))] },
-          { match: { agentId: rootB }, turns: [spawnWorker, { text: 'waiting for my worker' }, { text: 'done' }, { text: 'done' }] },
-          // The worker on the doomed queue works slowly, so the kill finds it holding its claim.
-          { match: { agentId: workerA }, boardWorker: { workCommand: workCommand(60), pollDelayMs: 300 } },
-          // Long enough that the runtime renews the claim a few times while the work runs.
-          { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(2.5), pollDelayMs: 300 } },
-        ],
-      },
-    });
+    crash.modelServer.setBehaviour(scenario([
+      agentWithId(rootA, [spawnWorker, { text: 'waiting for my worker' }, ...Array.from({ length: 6 }, () => ({ text: 'ROOT-A-SAW: {{last_user_text}}' }))]),
+      agentWithId(rootB, [spawnWorker, { text: 'waiting for my worker' }, { text: 'done' }, { text: 'done' }]),
+      // The worker on the doomed queue works slowly, so the kill finds it holding its claim.
+      { match: { agentId: workerA }, boardWorker: { workCommand: workCommand(60), pollDelayMs: 300 } },
+      // Long enough that the runtime renews the claim a few times while the work runs.
+      { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(2.5), pollDelayMs: 300 } },
+    ]));
     const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-board-crash-')));
     await mkdir(path.join(workspace, '.claude', 'agents'), { recursive: true });
     await writeFile(path.join(workspace, '.claude', 'agents', 'board-worker.md'), boardWorkerDefinition);
 
     // Two hosts: queue A (a worker process we kill) and queue B (this process), sharing one named board on B.
     const [queueA, queueB] = [uniqueTaskQueue('board-a'), uniqueTaskQueue('board-b')];
-    survivor = await createTestWorker(temporal, { taskQueue: queueB, modelBaseUrl: modelServer.url });
+    survivor = await createTestWorker(crash.temporal, { taskQueue: queueB, modelBaseUrl: crash.modelServer.url });
     surviving = survivor.run();
-    children.push(await startChildWorker({ taskQueue: queueA, modelBaseUrl: modelServer.url }));
-    const boards = new BoardClient(temporal.client, queueB);
+    await crash.startWorker(queueA);
+    const boards = new BoardClient(crash.temporal.client, queueB);
     const leaseMs = 6_000;
     const config = { boardId: namedBoardId(boardName), name: boardName, leaseMs };
     const person = { kind: 'person' as const, id: 'test' };
@@ -69,12 +58,12 @@ describe('a worker killed while its agent holds a claim', () => {
     await boards.create(config, { actor: person, subject: 'beta', description: 'after alpha', blockedBy: ['1'] });
 
     const options = { prompt: 'Run a board worker.', cwd: workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions' as const, taskBoard: boardName, limits: { forking: false, defaultMaxTurns: 200 } };
-    const handleA = await new SubagentsClient(temporal.client, queueA).startAgent({ ...options, agentId: rootA });
+    const handleA = await new SubagentsClient(crash.temporal.client, queueA).startAgent({ ...options, agentId: rootA });
     await waitFor(() => existsSync(path.join(workspace, 'work.log')) && readFileSync(path.join(workspace, 'work.log'), 'utf8').includes(`start 1 ${workerA}`), 90_000, 'the first worker to start on task #1');
     expect((await boards.snapshot(config.boardId)).tasks[0]).toMatchObject({ status: 'in_progress', claim: { agentId: workerA } });
-    await children[0]!.kill('SIGKILL');
+    await crash.workers[0]!.kill('SIGKILL');
 
-    const handleB = await new SubagentsClient(temporal.client, queueB).startAgent({ ...options, agentId: rootB });
+    const handleB = await new SubagentsClient(crash.temporal.client, queueB).startAgent({ ...options, agentId: rootB });
     expect((await handleB.result()).status).toBe('completed');
     const afterKill = await boards.snapshot(config.boardId);
     expect(afterKill.tasks.map((task) => [task.status, task.completedBy, task.returnedCount])).toEqual([
@@ -86,21 +75,21 @@ describe('a worker killed while its agent holds a claim', () => {
     expect(returned?.text).toMatch(new RegExp(`^its owner ${workerA} sent no heartbeat for [\\d.]+s \\(the lease is 6s\\)$`));
 
     // The host comes back: the first worker learns it lost the task and stops; its root was told.
-    children.push(await startChildWorker({ taskQueue: queueA, modelBaseUrl: modelServer.url }));
+    await crash.startWorker(queueA);
     expect((await handleA.result()).status).toBe('completed');
     const rootText = JSON.stringify(await handleA.messages());
     expect(rootText).toContain(`<board-notice board=\\"${config.boardId}\\">`);
     expect(rootText).toContain(`task #1 \\"alpha\\": its owner ${workerA} sent no heartbeat`);
-    const workerText = JSON.stringify(await new SubagentsClient(temporal.client, queueA).getAgent(workerA).messages());
+    const workerText = JSON.stringify(await new SubagentsClient(crash.temporal.client, queueA).getAgent(workerA).messages());
     expect(workerText).toMatch(/TaskCompleted: task #1 was completed by crash-b-[a-z0-9]+\.1/);
-    const resultA = await new SubagentsClient(temporal.client, queueA).getAgent(workerA).result();
+    const resultA = await new SubagentsClient(crash.temporal.client, queueA).getAgent(workerA).result();
     expect(resultA.finalText).toBe('Every task on the board is completed. I completed: none.');
 
     const check = checkBoardRun(readWorkLog(workspace), await boards.snapshot(config.boardId));
     expect(check).toEqual({ completedOnce: 2, doubleDone: 0, doubleClaims: 0, orderViolations: [] });
     // The surviving worker's run takes the task-board path (claims, heartbeats, completion); the board's run
     // holds a lease running out, returned claims and the notices it sent.
-    await recordHistory(temporal.client, workerB, 'board-worker-heartbeats');
-    await recordHistory(temporal.client, config.boardId, 'board-lease-expired');
+    await recordHistory(crash.temporal.client, workerB, 'board-worker-heartbeats');
+    await recordHistory(crash.temporal.client, config.boardId, 'board-lease-expired');
   }, 400_000);
 });

@@ -5,9 +5,10 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoardClient, BoardRefusedError } from '../../src/client/board-client';
 import { treeBoardId, type BoardActor, type BoardSnapshot } from '../../src/shared/board/board';
-import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, requestBodies, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { boardWorkerDefinition, checkBoardRun, layeredDependencies, leadTurns, readWorkLog, workCommand } from '../helpers/board-scenario';
 import { waitFor } from '../helpers/child-worker';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
 let env: AgentTestEnv;
 let boards: BoardClient;
@@ -18,47 +19,42 @@ const holderStep = (step: number): string => `touch holder-step-${step}-started 
 const dependencies = layeredDependencies(20);
 
 beforeAll(async () => {
-  env = await createAgentTestEnv({
-    kind: 'scripted',
-    scenario: {
-      agents: [
-        { match: { agentName: 'lead' }, turns: leadTurns(dependencies, 5) },
-        { match: { agentName: 'quitter-lead' }, turns: [
-          { toolUses: [{ name: 'TaskCreate', input: { subject: 'left behind', description: 'claimed, then abandoned' } }] },
-          { toolUses: [{ name: 'Agent', input: { description: 'quitter', prompt: 'QUITTER: claim and leave', subagent_type: 'general-purpose', run_in_background: true } }] },
-          { text: 'waiting for the quitter' },
-          { text: 'LEAD-SAW: {{last_user_text}}' },
-          { text: 'closing' },
-        ] },
-        { match: { userIncludes: 'QUITTER' }, turns: [
-          { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
-          { text: 'I am leaving this task unfinished.' },
-        ] },
-        { match: { agentName: 'hostile-lead' }, turns: [
-          { toolUses: [
-            { name: 'TaskCreate', input: { subject: 'ok', description: '' } },
-            { name: 'TaskUpdate', input: { taskId: '1', status: 'completed', actor: { kind: 'person', id: 'admin' } } },
-            { name: 'TaskCreate', input: { subject: 'x'.repeat(500), description: '' } },
-            { name: 'TaskGet', input: { taskId: '../etc/passwd' } },
-            { name: 'TaskList', input: { status: 'bogus' } },
-            { name: 'TaskUpdate', input: { taskId: null, status: 'in_progress' } },
-            { name: 'TaskUpdate', input: { taskId: '1', addBlockedBy: ['1'] } },
-            { name: 'TaskGet', input: { taskId: 1 } },
-          ] },
-          { text: 'survived' },
-        ] },
-        { match: { agentName: 'long-holder' }, turns: [
-          { toolUses: [{ name: 'TaskCreate', input: { subject: 'long job', description: 'outlives several runs' } }] },
-          { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
-          // Each step says it started, then runs until the test releases it (holderStep below).
-          ...Array.from({ length: 3 }, (_, index) => ({ toolUses: [{ name: 'Bash', input: { command: holderStep(index + 1) } }] })),
-          { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'completed', note: 'held across runs' } }] },
-          { text: 'HOLDER-DONE: {{last_tool_result}}' },
-        ] },
-        { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(0.05), pollDelayMs: 300 } },
-      ],
-    },
-  });
+  env = await createAgentTestEnv(scenario([
+    { match: { agentName: 'lead' }, turns: leadTurns(dependencies, 5) },
+    agentNamed('quitter-lead', [
+      { toolUses: [{ name: 'TaskCreate', input: { subject: 'left behind', description: 'claimed, then abandoned' } }] },
+      { toolUses: [{ name: 'Agent', input: { description: 'quitter', prompt: 'QUITTER: claim and leave', subagent_type: 'general-purpose', run_in_background: true } }] },
+      { text: 'waiting for the quitter' },
+      { text: 'LEAD-SAW: {{last_user_text}}' },
+      { text: 'closing' },
+    ]),
+    agentPrompted('QUITTER', [
+      { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
+      { text: 'I am leaving this task unfinished.' },
+    ]),
+    agentNamed('hostile-lead', [
+      { toolUses: [
+        { name: 'TaskCreate', input: { subject: 'ok', description: '' } },
+        { name: 'TaskUpdate', input: { taskId: '1', status: 'completed', actor: { kind: 'person', id: 'admin' } } },
+        { name: 'TaskCreate', input: { subject: 'x'.repeat(500), description: '' } },
+        { name: 'TaskGet', input: { taskId: '../etc/passwd' } },
+        { name: 'TaskList', input: { status: 'bogus' } },
+        { name: 'TaskUpdate', input: { taskId: null, status: 'in_progress' } },
+        { name: 'TaskUpdate', input: { taskId: '1', addBlockedBy: ['1'] } },
+        { name: 'TaskGet', input: { taskId: 1 } },
+      ] },
+      { text: 'survived' },
+    ]),
+    agentNamed('long-holder', [
+      { toolUses: [{ name: 'TaskCreate', input: { subject: 'long job', description: 'outlives several runs' } }] },
+      { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
+      // Each step says it started, then runs until the test releases it (holderStep below).
+      ...Array.from({ length: 3 }, (_, index) => ({ toolUses: [{ name: 'Bash', input: { command: holderStep(index + 1) } }] })),
+      { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'completed', note: 'held across runs' } }] },
+      { text: 'HOLDER-DONE: {{last_tool_result}}' },
+    ]),
+    { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(0.05), pollDelayMs: 300 } },
+  ]));
   await env.writeFiles({ '.claude/agents/board-worker.md': boardWorkerDefinition });
   boards = new BoardClient(env.temporal.client, env.taskQueue);
 });

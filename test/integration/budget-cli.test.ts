@@ -3,6 +3,7 @@ import type { BudgetSnapshot } from '../../src/shared/budget/budget';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { cli, setEnvironment } from '../helpers/in-process-cli';
 import { waitFor } from '../helpers/child-worker';
+import { agentPrompted } from '../helpers/scripted-agents';
 
 let env: AgentTestEnv;
 let restoreEnvironment: (() => void) | undefined;
@@ -10,15 +11,12 @@ let restoreEnvironment: (() => void) | undefined;
 beforeAll(async () => {
   env = await createAgentTestEnv(
     scenario([
-      {
-        match: { userIncludes: 'BUDGET-ROOT' },
-        turns: [
-          { text: 'starting the capped child', toolUses: [{ name: 'Agent', input: { description: 'capped child', prompt: 'CAPPED-CHILD', subagent_type: 'capped', budget: { max_tokens: 30_000, max_cost_usd: 5 } } }] },
-          { text: 'ROOT-DONE' },
-        ],
-      },
-      { match: { userIncludes: 'CAPPED-CHILD' }, turns: [{ text: 'CHILD-DONE' }] },
-      { match: { userIncludes: 'PLAIN-ROOT' }, turns: [{ text: 'PLAIN-DONE' }] },
+      agentPrompted('BUDGET-ROOT', [
+        { text: 'starting the capped child', toolUses: [{ name: 'Agent', input: { description: 'capped child', prompt: 'CAPPED-CHILD', subagent_type: 'capped', budget: { max_tokens: 30_000, max_cost_usd: 5 } } }] },
+        { text: 'ROOT-DONE' },
+      ]),
+      agentPrompted('CAPPED-CHILD', [{ text: 'CHILD-DONE' }]),
+      agentPrompted('PLAIN-ROOT', [{ text: 'PLAIN-DONE' }]),
     ]),
   );
   await env.writeFiles({ '.claude/agents/capped.md': '---\nname: capped\ndescription: A capped helper\nmaxTokens: 40000\nmaxToolCalls: 7\nmaxTime: 30m\n---\nDo the task.\n' });

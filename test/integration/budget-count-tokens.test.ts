@@ -18,6 +18,7 @@ import { estimateNextRequestTokens } from '../../src/workflows/context/context-m
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 import { createTestWorker, testHomeDir, uniqueTaskQueue } from '../helpers/temporal';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
@@ -38,8 +39,8 @@ afterAll(async () => {
 /** A root that starts one foreground child, then answers; the child answers at once. */
 function oneChild(name: string) {
   return scenario([
-    { match: { agentName: name }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'counted', prompt: `COUNTED-CHILD ${name}` } }] }, { text: 'ROOT-DONE' }] },
-    { match: { userIncludes: `COUNTED-CHILD ${name}` }, turns: [{ text: 'CHILD-DONE' }] },
+    agentNamed(name, [{ toolUses: [{ name: 'Agent', input: { description: 'counted', prompt: `COUNTED-CHILD ${name}` } }] }, { text: 'ROOT-DONE' }]),
+    agentPrompted(`COUNTED-CHILD ${name}`, [{ text: 'CHILD-DONE' }]),
   ]);
 }
 

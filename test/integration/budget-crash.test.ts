@@ -1,61 +1,33 @@
 // @slow
-import { mkdtempSync, realpathSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SubagentsClient } from '../../src/client/client';
-import { startModelServer, type ModelServer } from '../../src/model-server/server';
-import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
-import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/child-worker';
+import { useCrashHarness } from '../helpers/crash-harness';
+import { scenario } from '../helpers/agent-env';
+import { agentPrompted } from '../helpers/scripted-agents';
 
-let temporal: TestTemporal;
-let modelServer: ModelServer;
-const workers: ChildWorker[] = [];
-
-beforeAll(async () => {
-  temporal = await connectTestTemporal();
-  modelServer = await startModelServer({ port: 0 });
-});
-afterAll(async () => {
-  for (const worker of workers) await worker.kill();
-  await modelServer?.close();
-  await temporal?.close();
-});
+const crash = useCrashHarness();
 
 describe('the tree ledger across a worker SIGKILL', () => {
   it('loses no reservation and counts no attempt twice when the worker dies with calls in flight', async () => {
-    const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-budget-crash-')));
-    const taskQueue = uniqueTaskQueue('budget-crash');
+    const { workspace, taskQueue, client } = crash.prepare('budget-crash');
     const children = 4;
-    modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'budget crash root' },
-            turns: [
-              {
-                toolUses: Array.from({ length: children }, (_, index) => ({
-                  name: 'Agent',
-                  input: { description: `slow ${index}`, prompt: `BUDGET-CRASH-CHILD ${index}`, run_in_background: true },
-                })),
-              },
-              ...Array.from({ length: children + 2 }, () => ({ text: 'ROOT-HEARD {{last_user_text}}' })),
-            ],
-          },
-          {
-            match: { userIncludes: 'BUDGET-CRASH-CHILD' },
-            turns: [
-              // Slow streams: the worker dies while they are being read.
-              { text: `CHILD-SLOW ${'x '.repeat(300)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], eventDelayMs: 700 },
-              { text: 'CHILD-DONE' },
-            ],
-          },
-        ],
-      },
-    });
-    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
-    const client = new SubagentsClient(temporal.client, taskQueue);
+    crash.modelServer.setBehaviour(scenario([
+      agentPrompted('budget crash root', [
+        {
+          toolUses: Array.from({ length: children }, (_, index) => ({
+            name: 'Agent',
+            input: { description: `slow ${index}`, prompt: `BUDGET-CRASH-CHILD ${index}`, run_in_background: true },
+          })),
+        },
+        ...Array.from({ length: children + 2 }, () => ({ text: 'ROOT-HEARD {{last_user_text}}' })),
+      ]),
+      agentPrompted('BUDGET-CRASH-CHILD', [
+        // Slow streams: the worker dies while they are being read.
+        { text: `CHILD-SLOW ${'x '.repeat(300)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], eventDelayMs: 700 },
+        { text: 'CHILD-DONE' },
+      ]),
+    ]));
+    await crash.startWorker(taskQueue);
     const handle = await client.startAgent({
       prompt: 'budget crash root',
       cwd: workspace,
@@ -63,13 +35,13 @@ describe('the tree ledger across a worker SIGKILL', () => {
       permissionMode: 'bypassPermissions',
       limits: { budget: { caps: { tokens: 5_000_000 } }, forking: false },
     });
-    const childCalls = () => modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(`${handle.agentId}.`));
+    const childCalls = () => crash.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(`${handle.agentId}.`));
     // Every child's slow first call is streaming (message_start out, billed): kill the worker now.
     await waitFor(() => childCalls().filter((request) => (request.served?.inputTokens ?? 0) + (request.served?.cacheCreationInputTokens ?? 0) + (request.served?.cacheReadInputTokens ?? 0) > 0).length >= children, 60_000, 'the children to be streaming');
     // Their heartbeat at message_start leaves the worker at once; give it a moment to reach the server.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await workers[0]!.kill('SIGKILL');
-    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
+    await crash.workers[0]!.kill('SIGKILL');
+    await crash.startWorker(taskQueue);
 
     const result = await handle.result();
     expect(result.status).toBe('completed');
@@ -85,7 +57,7 @@ describe('the tree ledger across a worker SIGKILL', () => {
     // The children spent leases (docs/budgets.md, Leases), and every lease was given back.
     expect(snapshot.leases).toEqual({ held: 0, tokens: 0 });
     const childInputs = await Promise.all(Array.from({ length: children }, async (_, index) => {
-      const history = await temporal.client.workflow.getHandle(`${handle.agentId}.${index + 1}`).fetchHistory();
+      const history = await crash.temporal.client.workflow.getHandle(`${handle.agentId}.${index + 1}`).fetchHistory();
       return (history.events ?? []).flatMap((event) => {
         const payload = event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? event.activityTaskScheduledEventAttributes.input?.payloads?.[0]?.data : undefined;
         return payload ? [JSON.parse(Buffer.from(payload).toString()) as { budget?: { leaseId?: string } }] : [];
@@ -93,7 +65,7 @@ describe('the tree ledger across a worker SIGKILL', () => {
     }));
     expect(childInputs.every((calls) => calls.length >= 2 && calls.every((call) => call.budget?.leaseId !== undefined))).toBe(true);
     expect(snapshot.accounts.every((account) => !account.running)).toBe(true);
-    const served = modelServer.usage().byAgent;
+    const served = crash.modelServer.usage().byAgent;
     const servedTotal = Object.entries(served)
       .filter(([agentId]) => agentId.startsWith(handle.agentId))
       .reduce((sum, [, totals]) => sum + totals.totalTokens, 0);

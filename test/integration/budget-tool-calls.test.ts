@@ -1,30 +1,14 @@
 // @slow
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePrivateAllowance } from '../../src/activities/web/address-policy';
+import { describe, expect, it } from 'vitest';
 import type { ServedTotals } from '../../src/model-server/served';
 import type { BudgetSnapshot } from '../../src/shared/budget/budget';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { localSiteWeb, useLocalSite } from '../helpers/local-site';
+import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-let site: Server;
-let siteUrl: string;
-
-beforeAll(async () => {
-  site = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Notes</title></head><body><p>${'Release 7 ships MCP support. '.repeat(50)}</p></body></html>`);
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  // WebFetch may reach this machine's test server only because the worker is configured to allow it.
-  env = await createAgentTestEnv({ kind: 'echo' }, { web: { allowPrivateAddresses: parsePrivateAllowance('127.0.0.1') } });
-});
-afterAll(async () => {
-  await env?.close();
-  site?.closeAllConnections();
-  await new Promise((resolve) => site?.close(resolve));
-});
+const site = useLocalSite(`<html><head><title>Notes</title></head><body><p>${'Release 7 ships MCP support. '.repeat(50)}</p></body></html>`);
+// WebFetch may reach this machine's test server only because the worker is configured to allow it.
+const env = useAgentTestEnv({ kind: 'echo' }, localSiteWeb());
 
 /** Tokens the local model server served to one tree: its agents' own calls and their tools' calls (`<agentId>/WebFetch`). */
 function servedTo(rootId: string): Record<string, number> {
@@ -52,22 +36,14 @@ async function toolResults(handle: Awaited<ReturnType<AgentTestEnv['start']>>): 
 describe("tools' own model calls in the tree's ledger", () => {
   it("reserves and charges WebFetch's model call, the root's and a child's: the ledger counts what was served", async () => {
     const name = 'tool-ledger-counted';
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentType: 'WebFetch' }, turns: [{ text: `The page says release 7 ships MCP support. ${'detail '.repeat(60)}` }] },
-        {
-          match: { agentName: name },
-          turns: [
-            { toolUses: [{ name: 'WebFetch', input: { url: `${siteUrl}/root`, prompt: 'What does release 7 ship?' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'fetcher', prompt: 'FETCH-CHILD read the notes' } }] },
-            { text: 'ROOT-DONE' },
-          ],
-        },
-        {
-          match: { userIncludes: 'FETCH-CHILD' },
-          turns: [{ toolUses: [{ name: 'WebFetch', input: { url: `${siteUrl}/child`, prompt: 'What does release 7 ship?' } }] }, { text: 'CHILD-DONE' }],
-        },
+    env.script(
+      agentOfType('WebFetch', [{ text: `The page says release 7 ships MCP support. ${'detail '.repeat(60)}` }]),
+      agentNamed(name, [
+        { toolUses: [{ name: 'WebFetch', input: { url: `${site.url()}/root`, prompt: 'What does release 7 ship?' } }] },
+        { toolUses: [{ name: 'Agent', input: { description: 'fetcher', prompt: 'FETCH-CHILD read the notes' } }] },
+        { text: 'ROOT-DONE' },
       ]),
+      agentPrompted('FETCH-CHILD', [{ toolUses: [{ name: 'WebFetch', input: { url: `${site.url()}/child`, prompt: 'What does release 7 ship?' } }] }, { text: 'CHILD-DONE' }]),
     );
     const handle = await env.start({ prompt: 'fetch the notes', name, limits: { budget: { caps: { tokens: 200_000 } } } });
     const result = await handle.result();
@@ -90,14 +66,9 @@ describe("tools' own model calls in the tree's ledger", () => {
 
   it('refuses a WebFetch whose model call does not fit the budget: the tool is not run and the agent goes on', async () => {
     const name = 'tool-ledger-refused';
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentType: 'WebFetch' }, turns: [{ text: 'The page says release 7 ships MCP support.' }] },
-        {
-          match: { agentName: name },
-          turns: [{ toolUses: [{ name: 'WebFetch', input: { url: `${siteUrl}/small`, prompt: 'What does release 7 ship?' } }] }, { text: 'ROOT-WENT-ON' }],
-        },
-      ]),
+    env.script(
+      agentOfType('WebFetch', [{ text: 'The page says release 7 ships MCP support.' }]),
+      agentNamed(name, [{ toolUses: [{ name: 'WebFetch', input: { url: `${site.url()}/small`, prompt: 'What does release 7 ship?' } }] }, { text: 'ROOT-WENT-ON' }]),
     );
     const handle = await env.start({ prompt: 'fetch the notes', name, limits: { budget: { caps: { tokens: 20_000 } } } });
     const result = await handle.result();

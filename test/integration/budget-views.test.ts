@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { WatchEvent } from '../../src/cli/watch/watch-model';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
 import { cli, setEnvironment } from '../helpers/in-process-cli';
+import { agentNamed } from '../helpers/scripted-agents';
 
 /** The caps reached and their spending where a person looks: status, ls --tree, watch and the Temporal UI's current details. */
 
@@ -13,16 +14,13 @@ const treeTokens = 60_000;
 beforeAll(async () => {
   env = await createAgentTestEnv(
     scenario([
-      {
-        match: { agentName: 'views-root' },
-        turns: [
-          { text: 'starting a capped worker', toolUses: [{ name: 'Agent', input: { description: 'capped worker', prompt: 'VIEWS-CHILD', run_in_background: true, budget: { max_tool_calls: 3 } } }] },
-          // Slow turns: the worker reaches its own cap well before the tree reaches its.
-          ...Array.from({ length: 40 }, () => ({ text: `ROOT-WORKING ${'lorem ipsum dolor sit amet '.repeat(40)}`, toolUses: [{ name: 'Bash', input: { command: 'sleep 0.2' } }], delayMs: 300 })),
-        ],
-      },
+      agentNamed('views-root', [
+        { text: 'starting a capped worker', toolUses: [{ name: 'Agent', input: { description: 'capped worker', prompt: 'VIEWS-CHILD', run_in_background: true, budget: { max_tool_calls: 3 } } }] },
+        // Slow turns: the worker reaches its own cap well before the tree reaches its.
+        ...Array.from({ length: 40 }, () => ({ text: `ROOT-WORKING ${'lorem ipsum dolor sit amet '.repeat(40)}`, toolUses: [{ name: 'Bash', input: { command: 'sleep 0.2' } }], delayMs: 300 })),
+      ]),
       { match: { userIncludes: 'VIEWS-CHILD' }, turns: Array.from({ length: 10 }, () => ({ toolUses: [1, 2, 3].map((step) => ({ name: 'Bash', input: { command: `echo step ${step}` } })) })) },
-      { match: { agentName: 'views-plain' }, turns: [{ text: 'PLAIN-DONE' }] },
+      agentNamed('views-plain', [{ text: 'PLAIN-DONE' }]),
     ]),
   );
   restoreEnvironment = setEnvironment({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'default', SUBAGENTS_TASK_QUEUE: env.taskQueue, NO_COLOR: '1' });
