@@ -56,6 +56,17 @@ export default tseslint.config(
     },
   },
   {
+    // Workflow code asks for patches with hasPatch(), which knows the patch baseline (docs/testing.md, "Patches in use").
+    files: ['src/workflows/**/*.ts'],
+    ignores: ['src/workflows/runtime/patches.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        ...["ImportDeclaration[source.value='@temporalio/workflow'] > ImportSpecifier[imported.name='patched']", "CallExpression[callee.name='patched']", "CallExpression[callee.property.name='patched']"]
+          .map((selector) => ({ selector, message: 'Ask hasPatch() from src/workflows/runtime/patches.ts: only it calls the SDK patched().' })),
+      ],
+    },
+  },
+  {
     // Only the workflow bundle (built from src/workflows/index.ts by path) and tests load workflow
     // code: what the client, CLI, activities or transcript need lives in src/shared/.
     files: ['src/**/*.ts', 'bench/**/*.ts'],
