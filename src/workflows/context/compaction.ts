@@ -4,7 +4,6 @@ import { extractSummary, type CompactionRecord, type CompactionTrigger } from '.
 import { conversationLimits, defaultMaxOutputTokens } from '../../shared/protocol/limits';
 import { textOf } from '../../shared/tools/tool-results';
 import { modelActivities, modelOptions } from '../runtime/activity-proxies';
-import type { AgentState } from '../loop/agent-state';
 import { workflowNowMs } from '../runtime/clock';
 import { compactAtTokens, contextWindowFor, estimateNextRequestTokens } from './context-meter';
 import { compactedOpening, droppedOpening, planCompaction } from './compaction-plan';
@@ -12,9 +11,6 @@ import { hasPatch } from '../runtime/patches';
 
 /** Marks runs that compact their conversation (a compaction turn: one more model call before a turn). */
 export const compactionPatch = 'context-compaction';
-
-/** Read-file entries kept after a compaction at most (the oldest go first). */
-const maxReadFileEntries = 500;
 
 /**
  * Compaction (docs/architecture.md, Compaction): before a model call whose request would pass the
@@ -78,8 +74,7 @@ async function compact(agent: BudgetedAgent, trigger: CompactionTrigger, instruc
   };
   state.conversation.compact(opening, plan.cut, record);
   record.postTokens = estimateNextRequestTokens(input, state);
-  state.compactions = { count: state.compactions.count + 1, last: record };
-  pruneCarriedState(state);
+  state.recordCompaction(record);
 }
 
 /** The compaction turn: a summary of messages [0, cut), or why none could be made. */
@@ -120,16 +115,4 @@ async function summarise(agent: BudgetedAgent, cut: number, window: number, inst
   } finally {
     if (!answered) await releaseModelCall(agent, reservation);
   }
-}
-
-/** What the compacted conversation no longer needs: replacement records of tool results it no longer holds, old read-file entries. */
-function pruneCarriedState(state: AgentState): void {
-  const toolUseIds = new Set<string>();
-  for (const message of state.messages) {
-    if (typeof message.content === 'string') continue;
-    for (const block of message.content) if (block.type === 'tool_result') toolUseIds.add(block.tool_use_id);
-  }
-  state.contentReplacements = Object.fromEntries(Object.entries(state.contentReplacements).filter(([id]) => toolUseIds.has(id)));
-  const entries = Object.entries(state.readFileState);
-  if (entries.length > maxReadFileEntries) state.readFileState = Object.fromEntries(entries.slice(-maxReadFileEntries));
 }

@@ -49,7 +49,7 @@ export function estimateNextRequestTokens(input: Pick<AgentWorkflowInput, 'tools
 export function measureRequest(state: AgentState, usage: TokenUsage, messageCount: number): void {
   const prompt = usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
   if (prompt <= 0) return;
-  state.contextOverheadTokens = Math.max(0, prompt - state.conversation.tokensOf(0, messageCount));
+  state.recordOverheadTokens(Math.max(0, prompt - state.conversation.tokensOf(0, messageCount)));
 }
 
 /** The context part of the status query. */

@@ -6,9 +6,12 @@ import { textOf } from '../../shared/tools/tool-results';
 import type { WorktreeInfo } from '../../shared/workspace/worktree';
 import { workflowInfo } from '@temporalio/workflow';
 import type { ExtraTools } from '../../shared/tools/extra-tools';
+import type { AgentStart } from '../../shared/agents/agent-start';
+import type { CompactionRecord } from '../../shared/model/compaction';
 import type { Todo } from '../../shared/tools/todos';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
 import { workflowNowMs } from '../runtime/clock';
+import { HookRecord } from '../tools/hook-record';
 import { Conversation } from '../context/conversation';
 import { conversationLimits } from '../../shared/protocol/limits';
 import type { ConversationTail } from '../../shared/model/model-call';
@@ -24,83 +27,223 @@ export interface AgentOrigin {
   treeSettings?: TreeSettings;
 }
 
-/** An agent's conversation, counters and place, owned by its workflow. Each message is appended once. */
+/** Read-file entries kept after a compaction at most (the oldest go first). */
+const maxReadFileEntriesAfterCompaction = 500;
+
+/**
+ * An agent's conversation, counters and place, owned by its workflow. Each message is appended once.
+ * Fields are read by all the agent's parts but written only here, through the intent methods below.
+ */
 export class AgentState {
   /** Message count and hash at this run's last model call (not carried to a new run). */
   private lastModelCall?: { count: number; hash: string };
   /** This run rendered its start as a local activity (not carried to a new run). */
-  startRenderedLocally = false;
+  private renderedLocally = false;
   /** The file reads that came back with the last model call (src/workflows/tools/pre-reads.ts), named in the next call's summary for the UI (not carried). */
-  readWithLastCall: string[] = [];
+  private readsWithLastCall: string[] = [];
   /** The conversation the model sees, with hashes, sizes and the run's transcript log. */
   readonly conversation: Conversation;
-  usage: TokenUsage;
-  toolUses: number;
-  turn: number;
-  readFileState: ReadFileState;
-  contentReplacements: Record<string, ContentReplacement>;
+  private ownUsage: TokenUsage;
+  private toolUseCount: number;
+  private turnCount: number;
+  private readFiles: ReadFileState;
+  private replacements: Record<string, ContentReplacement>;
   readonly startedAtMs: number;
-  spawnCount: number;
-  descendantUsage: TokenUsage;
-  worktree?: WorktreeInfo;
+  private childCount: number;
+  private descendantsUsage: TokenUsage;
+  private ownWorktree?: WorktreeInfo;
   /** Agent types loaded at start with the roster; spawns use them for the agent's whole life. */
-  spawnContext?: SpawnContext;
+  private loadedSpawnContext?: SpawnContext;
   /** The rendered system prompt bytes, sent unchanged on every model call (and threaded to forks). */
-  systemPrompt: string;
-  compactions: CompactionSummary;
+  private renderedSystemPrompt: string;
+  private compactionSummary: CompactionSummary;
   /** Measured tokens of a request besides its messages (src/workflows/context/context-meter.ts). */
-  contextOverheadTokens?: number;
+  private overheadTokens?: number;
   /** Carried from a run that continued-as-new while waiting for input. */
-  awaiting?: AwaitingInput;
+  private carriedAwaiting?: AwaitingInput;
   /** History bytes when this run started (its input included): a run is due by size only past its own growth. */
   readonly runStartHistoryBytes: number;
   /** Tools beyond the runtime's own (MCP), snapshotted once at the first start; part of the request prefix like the prompt. */
-  extraTools?: ExtraTools;
+  private snapshotExtraTools?: ExtraTools;
   /** The todo list the agent keeps with TodoWrite. */
-  todos: Todo[];
+  private todoList: Todo[];
   /** Tool calls refused before they ran (rules, permission mode, a person, read-only Bash), by tool. */
-  permissionDenials: Record<string, number>;
+  readonly permissionDenials: Record<string, number>;
   /** Inputs refused by the input guard (docs/security.md), counted across runs. */
   readonly rejectedInputs: RejectedInputs;
   /** The tree's settings (hooks, permission rules): a root's loaded at its start, a child's from its parent. */
-  settings?: TreeSettings;
+  private treeSettings?: TreeSettings;
   /** Its `memory: user` directory (outside the workspace), as its start rendered it. */
-  memoryDir?: string;
-  /** Times in a row a Stop/SubagentStop hook kept the agent going. */
-  stopHookContinuations: number;
-  /** The latest non-blocking hook errors and messages (docs/hooks.md). */
-  hookNotices: string[];
-  /** A hook answered `continue: false` in this turn: the agent stops after it, with this reason. */
-  hookStop?: string;
+  private memoryDirectory?: string;
+  /** Hook notices, a hook's stop, Stop-hook continuations: owned by src/workflows/tools/hooks.ts. */
+  readonly hooks: HookRecord;
 
   constructor(
     carried: CarriedAgentState | undefined,
     private readonly origin: AgentOrigin,
   ) {
-    this.usage = carried?.usage ?? emptyTokenUsage();
-    this.toolUses = carried?.toolUses ?? 0;
-    this.turn = carried?.turn ?? 0;
-    this.readFileState = { ...(carried?.readFileState ?? {}) };
-    this.contentReplacements = { ...(carried?.contentReplacements ?? {}) };
+    this.ownUsage = carried?.usage ?? emptyTokenUsage();
+    this.toolUseCount = carried?.toolUses ?? 0;
+    this.turnCount = carried?.turn ?? 0;
+    this.readFiles = { ...(carried?.readFileState ?? {}) };
+    this.replacements = { ...(carried?.contentReplacements ?? {}) };
     this.startedAtMs = carried?.startedAtMs ?? workflowNowMs();
-    this.spawnCount = carried?.spawnCount ?? 0;
-    this.descendantUsage = carried?.descendantUsage ?? emptyTokenUsage();
-    this.worktree = carried?.worktree;
-    this.spawnContext = carried?.spawnContext;
-    this.extraTools = carried?.extraTools;
-    this.todos = carried?.todos ?? [];
+    this.childCount = carried?.spawnCount ?? 0;
+    this.descendantsUsage = carried?.descendantUsage ?? emptyTokenUsage();
+    this.ownWorktree = carried?.worktree;
+    this.loadedSpawnContext = carried?.spawnContext;
+    this.snapshotExtraTools = carried?.extraTools;
+    this.todoList = carried?.todos ?? [];
     this.permissionDenials = { ...(carried?.permissionDenials ?? {}) };
     this.rejectedInputs = { ...(carried?.rejectedInputs ?? { count: 0 }) };
-    this.settings = carried?.settings ?? origin.treeSettings;
-    this.memoryDir = carried?.memoryDir;
-    this.stopHookContinuations = carried?.stopHookContinuations ?? 0;
-    this.hookNotices = [...(carried?.hookNotices ?? [])];
-    this.systemPrompt = origin.renderedSystemPrompt ?? '';
-    this.compactions = carried?.compactions ?? { count: 0 };
-    this.contextOverheadTokens = carried?.contextOverheadTokens;
-    this.awaiting = carried?.awaiting;
+    this.treeSettings = carried?.settings ?? origin.treeSettings;
+    this.memoryDirectory = carried?.memoryDir;
+    this.hooks = new HookRecord(carried);
+    this.renderedSystemPrompt = origin.renderedSystemPrompt ?? '';
+    this.compactionSummary = carried?.compactions ?? { count: 0 };
+    this.overheadTokens = carried?.contextOverheadTokens;
+    this.carriedAwaiting = carried?.awaiting;
     this.conversation = new Conversation(carried?.messages);
     this.runStartHistoryBytes = workflowInfo().historySize;
+  }
+
+  get usage(): TokenUsage {
+    return this.ownUsage;
+  }
+  get toolUses(): number {
+    return this.toolUseCount;
+  }
+  get turn(): number {
+    return this.turnCount;
+  }
+  get readFileState(): ReadFileState {
+    return this.readFiles;
+  }
+  get contentReplacements(): Readonly<Record<string, ContentReplacement>> {
+    return this.replacements;
+  }
+  get spawnCount(): number {
+    return this.childCount;
+  }
+  get descendantUsage(): TokenUsage {
+    return this.descendantsUsage;
+  }
+  get worktree(): WorktreeInfo | undefined {
+    return this.ownWorktree;
+  }
+  get spawnContext(): SpawnContext | undefined {
+    return this.loadedSpawnContext;
+  }
+  get systemPrompt(): string {
+    return this.renderedSystemPrompt;
+  }
+  get compactions(): CompactionSummary {
+    return this.compactionSummary;
+  }
+  get contextOverheadTokens(): number | undefined {
+    return this.overheadTokens;
+  }
+  get awaiting(): AwaitingInput | undefined {
+    return this.carriedAwaiting;
+  }
+  get extraTools(): ExtraTools | undefined {
+    return this.snapshotExtraTools;
+  }
+  get todos(): Todo[] {
+    return this.todoList;
+  }
+  get settings(): TreeSettings | undefined {
+    return this.treeSettings;
+  }
+  get memoryDir(): string | undefined {
+    return this.memoryDirectory;
+  }
+  get startRenderedLocally(): boolean {
+    return this.renderedLocally;
+  }
+  get readWithLastCall(): readonly string[] {
+    return this.readsWithLastCall;
+  }
+
+  /** Run setup: the agent's own worktree (isolation), made once. */
+  useWorktree(worktree: WorktreeInfo): void {
+    this.ownWorktree = worktree;
+  }
+
+  /** Run setup: what the agent's rendered start gave it (a local activity's when `local`). */
+  adoptStart(start: Pick<AgentStart, 'systemPrompt' | 'spawnContext' | 'memoryDirectory' | 'settings'>, local: boolean): void {
+    this.renderedLocally = local;
+    if (start.settings) this.treeSettings = start.settings;
+    if (start.memoryDirectory) this.memoryDirectory = start.memoryDirectory;
+    this.renderedSystemPrompt = start.systemPrompt;
+    this.loadedSpawnContext ??= start.spawnContext;
+  }
+
+  /** Run setup (runs recorded before agent starts): the system prompt rendered alone. */
+  useSystemPrompt(systemPrompt: string): void {
+    this.renderedSystemPrompt = systemPrompt;
+  }
+
+  /** The query loop: the input this run was carried waiting for, taken once. */
+  takeAwaiting(): AwaitingInput | undefined {
+    const awaiting = this.carriedAwaiting;
+    this.carriedAwaiting = undefined;
+    return awaiting;
+  }
+
+  /** The query loop: a new turn starts. */
+  beginTurn(): void {
+    this.turnCount += 1;
+  }
+
+  /** The turn: its model call asked for this many tools. */
+  countToolUses(count: number): void {
+    this.toolUseCount += count;
+  }
+
+  /** The turn: the file reads that came back with its model call, for the next call's summary. */
+  noteReadWithCall(summaries: string[]): void {
+    this.readsWithLastCall = summaries;
+  }
+
+  /** The next model call: the reads to name in its summary, taken once. */
+  takeReadWithLastCall(): readonly string[] {
+    const summaries = this.readsWithLastCall;
+    this.readsWithLastCall = [];
+    return summaries;
+  }
+
+  /** Extra tools: the snapshot of the agent's extra tools (worker tools, then MCP's joined to them). */
+  adoptExtraTools(extraTools: ExtraTools): void {
+    this.snapshotExtraTools = extraTools;
+  }
+
+  /** TodoWrite: the agent's new todo list. */
+  replaceTodos(todos: Todo[]): void {
+    this.todoList = todos;
+  }
+
+  /** Context meter: what the last request measured besides its messages. */
+  recordOverheadTokens(tokens: number): void {
+    this.overheadTokens = tokens;
+  }
+
+  /** Compaction: one more compaction, and forgets what the compacted conversation no longer needs. */
+  recordCompaction(record: CompactionRecord): void {
+    this.compactionSummary = { count: this.compactionSummary.count + 1, last: record };
+    this.pruneCarried();
+  }
+
+  /** Replacement records of tool results the conversation no longer holds, and the oldest read-file entries. */
+  private pruneCarried(): void {
+    const toolUseIds = new Set<string>();
+    for (const message of this.messages) {
+      if (typeof message.content === 'string') continue;
+      for (const block of message.content) if (block.type === 'tool_result') toolUseIds.add(block.tool_use_id);
+    }
+    this.replacements = Object.fromEntries(Object.entries(this.replacements).filter(([id]) => toolUseIds.has(id)));
+    const entries = Object.entries(this.readFiles);
+    if (entries.length > maxReadFileEntriesAfterCompaction) this.readFiles = Object.fromEntries(entries.slice(-maxReadFileEntriesAfterCompaction));
   }
 
   get messages(): readonly MessageParam[] {
@@ -138,17 +281,17 @@ export class AgentState {
    */
   modelCallTail(): ConversationTail | undefined {
     // A run whose start this worker rendered: its first call may carry all its messages (src/activities/rendered-starts.ts).
-    const last = this.lastModelCall ?? (this.startRenderedLocally && !this.extraTools ? { count: 0, hash: emptyConversationHash } : undefined);
+    const last = this.lastModelCall ?? (this.renderedLocally && !this.snapshotExtraTools ? { count: 0, hash: emptyConversationHash } : undefined);
     this.lastModelCall = { count: this.conversation.messages.length, hash: this.conversation.hash };
     return last ? this.conversation.tailSince(last.count, last.hash, conversationLimits.maxInlineTailBytes) : undefined;
   }
 
   addUsage(usage: TokenUsage): void {
-    this.usage = addTokenUsage(this.usage, usage);
+    this.ownUsage = addTokenUsage(this.ownUsage, usage);
   }
 
   addDescendantUsage(usage: TokenUsage): void {
-    this.descendantUsage = addTokenUsage(this.descendantUsage, usage);
+    this.descendantsUsage = addTokenUsage(this.descendantsUsage, usage);
   }
 
   /** This agent's usage plus every finished descendant's. */
@@ -157,16 +300,16 @@ export class AgentState {
   }
 
   recordReadFiles(records: ReadFileRecord[]): void {
-    for (const record of records) this.readFileState[record.path] = record;
+    for (const record of records) this.readFiles[record.path] = record;
   }
 
   recordReplacement(replacement: ContentReplacement): void {
-    this.contentReplacements[replacement.toolUseId] = replacement;
+    this.replacements[replacement.toolUseId] = replacement;
   }
 
   /** Inherited read-file state no longer describes what this agent sees (a fork moved to a worktree). */
   markReadStateStale(): void {
-    for (const [path, record] of Object.entries(this.readFileState)) this.readFileState[path] = { ...record, stale: true };
+    for (const [path, record] of Object.entries(this.readFiles)) this.readFiles[path] = { ...record, stale: true };
   }
 
   /** The text of the latest assistant message (what a stopped or interrupted agent reports). */
@@ -178,11 +321,6 @@ export class AgentState {
     return '';
   }
 
-  /** A non-blocking hook error or a hook's message, kept for `status` (the latest 5). */
-  recordHookNotice(notice: string): void {
-    this.hookNotices = [...this.hookNotices, notice.slice(0, 500)].slice(-5);
-  }
-
   /** A call of `tool` was refused before it ran. */
   recordDenial(tool: string): void {
     this.permissionDenials[tool] = (this.permissionDenials[tool] ?? 0) + 1;
@@ -190,8 +328,8 @@ export class AgentState {
 
   /** Takes the next child id (`<agentId>.<n>`); taken before anything awaits, so concurrent spawns get ids in call order. */
   nextChildId(agentId: string): string {
-    this.spawnCount += 1;
-    return `${agentId}.${this.spawnCount}`;
+    this.childCount += 1;
+    return `${agentId}.${this.childCount}`;
   }
 
   /** The state continue-as-new or a resume carries. */
@@ -202,7 +340,7 @@ export class AgentState {
       toolUses: this.toolUses,
       turn: this.turn,
       readFileState: this.readFileState,
-      contentReplacements: this.contentReplacements,
+      contentReplacements: this.replacements,
       startedAtMs: this.startedAtMs,
       spawnCount: this.spawnCount,
       descendantUsage: this.descendantUsage,
@@ -211,13 +349,12 @@ export class AgentState {
       ...(this.compactions.count > 0 ? { compactions: this.compactions } : {}),
       ...(this.contextOverheadTokens !== undefined ? { contextOverheadTokens: this.contextOverheadTokens } : {}),
       ...(this.extraTools ? { extraTools: this.extraTools } : {}),
-      ...(this.todos.length > 0 ? { todos: this.todos } : {}),
+      ...(this.todoList.length > 0 ? { todos: this.todoList } : {}),
       ...(Object.keys(this.permissionDenials).length > 0 ? { permissionDenials: this.permissionDenials } : {}),
       ...(this.rejectedInputs.count > 0 ? { rejectedInputs: this.rejectedInputs } : {}),
       ...(this.settings ? { settings: this.settings } : {}),
       ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}),
-      ...(this.stopHookContinuations > 0 ? { stopHookContinuations: this.stopHookContinuations } : {}),
-      ...(this.hookNotices.length > 0 ? { hookNotices: this.hookNotices } : {}),
+      ...this.hooks.carry(),
     };
   }
 }

@@ -41,16 +41,15 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
 async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult> {
   const { input, state } = agent;
   let lastStopReason: StopReason | undefined;
-  const awaiting = state.awaiting;
+  // The previous run continued-as-new while waiting for input: this run starts by waiting.
+  const awaiting = state.takeAwaiting();
   if (awaiting) {
-    // The previous run continued-as-new while waiting for input: this run starts by waiting.
-    state.awaiting = undefined;
     if (!(await waitForInput(agent, awaiting))) return awaitingEnded(ending, awaiting);
     if (awaiting.kind === 'final') lastStopReason = awaiting.stopReason;
   }
   for (;;) {
     if (state.turn >= input.maxTurns) return ending.maxTurns(lastStopReason);
-    state.turn += 1;
+    state.beginTurn();
     const outcome = await runTurn(agent);
     switch (outcome.type) {
       case 'tools_done':

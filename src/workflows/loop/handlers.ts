@@ -97,7 +97,7 @@ export function installHandlers(agent: AgentParts): void {
     acceptsSteering: !progress.finished,
     pendingApprovals: approvals.pendingCount,
     permissionDenials: { count: Object.values(state.permissionDenials).reduce((sum, count) => sum + count, 0), byTool: { ...state.permissionDenials } },
-    ...(state.hookNotices.length > 0 ? { hookNotices: [...state.hookNotices] } : {}),
+    ...(state.hooks.notices.length > 0 ? { hookNotices: [...state.hooks.notices] } : {}),
     ...(approvals.pendingCount > 0
       ? { waitingFor: `approval of ${approvals.pendingTools().join(', ')} (subagents approvals ${input.rootAgentId})` }
       : {}),

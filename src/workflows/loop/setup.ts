@@ -26,7 +26,7 @@ export const localAgentStartPatch = 'local-agent-start';
 export async function prepareRun(agent: AgentParts): Promise<string | undefined> {
   const { input, state } = agent;
   if (input.isolation === 'worktree' && !state.worktree) {
-    state.worktree = await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd });
+    state.useWorktree(await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd }));
   }
   let context: string | undefined;
   let skills: string | undefined;
@@ -55,21 +55,17 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           // A root loads the tree's settings files (hooks, permission rules); its agents get them from it.
           ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
       }, local);
-      state.startRenderedLocally = local;
-      if (start.settings) state.settings = start.settings;
-      if (start.memoryDirectory) state.memoryDir = start.memoryDirectory;
-      state.systemPrompt = start.systemPrompt;
-      state.spawnContext ??= start.spawnContext;
+      state.adoptStart(start, local);
       adoptWorkerTools(agent, start.workerTools);
       context = start.context;
       skills = start.skills;
     } else {
-      state.systemPrompt = await renderSystemPromptOn(input.workspaceWorker, {
+      state.useSystemPrompt(await renderSystemPromptOn(input.workspaceWorker, {
         definitionPrompt: input.definitionPrompt,
         cwd: state.cwd,
         agentType: input.agentType,
         model: input.model,
-      });
+      }));
     }
   }
   // SubagentStart hooks (docs/hooks.md) run once, before a subagent's first message; what they add opens it.

@@ -94,11 +94,11 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
       return { type: 'final', text: continuedText(state.messages, textOf(response.content), response.content.length > 0), stopReason: response.stopReason };
     }
     progress.runningTools();
-    state.toolUses += toolUses.length;
+    state.countToolUses(toolUses.length);
     const readWithCall: string[] = [];
     const lookup = preReadLookup(response, preRead, toolUses, (call) => readWithCall.push(toolCallSummary(call.name, call.input)));
     await runToolCalls(toolUses, toolRunContext(agent, pool, lookup), outcomes);
-    state.readWithLastCall = readWithCall;
+    state.noteReadWithCall(readWithCall);
     // A tool that was cancelled may still return normally (Bash kills its command and reports the
     // output so far): the turn's own cancellation decides that the turn was interrupted or stopped.
     if (CancellationScope.current().consideredCancelled && hasPatch(cancelledTurnPatch)) throw new CancelledFailure('the turn was cancelled while its tools ran');
@@ -106,7 +106,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));
     answered = true;
     // A hook answered `continue: false` (docs/hooks.md): the agent stops here, with the hook's reason.
-    if (state.hookStop !== undefined) return { type: 'final', text: `Stopped by a hook: ${state.hookStop}`, stopReason: 'end_turn' };
+    if (state.hooks.stop !== undefined) return { type: 'final', text: `Stopped by a hook: ${state.hooks.stop}`, stopReason: 'end_turn' };
     return { type: 'tools_done' };
   };
   // Interrupted: foreground children of this turn are stopped (cascading), and every tool_use is answered.
@@ -213,8 +213,7 @@ async function callModel(agent: AgentParts, preRead: PreReadRequest | undefined,
   // A stop or an interrupt aborts the call on the worker at once, not at its next heartbeat (patch localModelAbortPatch).
   const ended = hasPatch(localModelAbortPatch) ? abortLocallyWhenCancelled() : undefined;
   try {
-    const summary = `model turn ${state.turn} · ${input.model}${readWithLastCallSummary(state.readWithLastCall)}`;
-    state.readWithLastCall = [];
+    const summary = `model turn ${state.turn} · ${input.model}${readWithLastCallSummary(state.takeReadWithLastCall())}`;
     const result = await modelActivities.callModel.executeWithOptions({ ...modelOptions, summary }, [
       {
         agentId: input.agentId,

@@ -55,14 +55,15 @@ export async function prepareExtraTools(agent: Pick<ToolingAgent, 'input' | 'sta
     { agentId: input.agentId, cwd: state.cwd, mcp: input.mcp },
   ]);
   const workerTools = state.extraTools;
-  state.extraTools = workerTools
+  const extraTools = workerTools
     ? { ...result.extraTools, descriptors: [...workerTools.descriptors, ...result.extraTools.descriptors], ...(workerTools.taskQueues ? { taskQueues: workerTools.taskQueues } : {}) }
     : result.extraTools;
+  state.adoptExtraTools(extraTools);
   if (result.requiredFailures.length > 0) {
     const details = result.requiredFailures.map(({ name, error }) => `"${name}" (${error})`).join('; ');
     return errorText(ErrorType.McpServerUnavailable, `the agent requires MCP server(s) that did not connect within 30 s: ${details}.`);
   }
-  if (input.tools.length === 0 && state.extraTools.descriptors.length === 0) {
+  if (input.tools.length === 0 && extraTools.descriptors.length === 0) {
     return `Agent type "${input.agentType}" has no tools: its only tools are MCP tools, and its MCP servers offered none of them.`;
   }
   return undefined;
@@ -77,13 +78,13 @@ function noToolsReason(agent: Pick<ToolingAgent, 'input' | 'state'>): string | u
 /** Keeps what the worker said at the agent's start (its custom tools, its tool task queues) until MCP tools join them. */
 export function adoptWorkerTools({ input, state }: Pick<ToolingAgent, 'input' | 'state'>, workerTools: WorkerTools | undefined): void {
   if (!workerTools || state.extraTools) return;
-  state.extraTools = {
+  state.adoptExtraTools({
     descriptors: workerTools.descriptors,
     mcpServers: {},
     status: [],
     ...(workerTools.taskQueues ? { taskQueues: workerTools.taskQueues } : {}),
     ...(input.mcp ? { awaitingMcp: true as const } : {}),
-  };
+  });
 }
 
 /** The agent's pool: the runtime tools of its input, then its extra tools (the request order). */
@@ -117,7 +118,7 @@ export function extraToolRoutes(agent: ToolingAgent): Record<string, WorkflowToo
 function todoWrite({ state, progress }: Pick<ToolingAgent, 'state' | 'progress'>, call: ToolUseBlock): ToolOutcome {
   const parsed = parseTodoWriteInput(call.input);
   if (!parsed.ok) return { isError: true, content: parsed.error };
-  state.todos = parsed.todos;
+  state.replaceTodos(parsed.todos);
   progress.todosChanged();
   return { isError: false, content: todoWriteResult(parsed.todos) };
 }

@@ -55,7 +55,7 @@ export async function runHooks(agent: HookedAgent, event: HookEvent, name: strin
   );
   const combined = combineVerdicts(verdicts);
   for (const notice of combined.notices) {
-    state.recordHookNotice(`${event}: ${notice}`);
+    state.hooks.recordNotice(`${event}: ${notice}`);
     log.warn(`${input.agentId}: ${event} hook: ${notice}`);
   }
   return combined;
@@ -79,7 +79,7 @@ export function hooksMayRun(agent: HookedAgent, event: HookEvent, name?: string)
 export async function beforeTool(agent: HookedAgent, call: ToolUseBlock, refusal: (reason: string) => ToolOutcome): Promise<PreToolDecision> {
   const verdict = await runHooks(agent, 'PreToolUse', call.name, { tool_name: call.name, tool_input: call.input, tool_use_id: call.id });
   if (!verdict) return { type: 'go' };
-  if (verdict.stop !== undefined) agent.state.hookStop ??= verdict.stop;
+  if (verdict.stop !== undefined) agent.state.hooks.noteStop(verdict.stop);
   if (verdict.permission === 'deny') return { type: 'refuse', outcome: refusal(verdict.reason ?? 'a PreToolUse hook denied this call') };
   return {
     type: 'go',
@@ -99,7 +99,7 @@ export async function afterTool(agent: HookedAgent, call: ToolUseBlock, outcome:
     tool_use_id: call.id,
   });
   if (!verdict) return outcome;
-  if (verdict.stop !== undefined) agent.state.hookStop ??= verdict.stop;
+  if (verdict.stop !== undefined) agent.state.hooks.noteStop(verdict.stop);
   const notes = [verdict.blocked && verdict.reason ? `PostToolUse hook feedback:\n${verdict.reason}` : undefined, verdict.additionalContext].filter((text): text is string => !!text);
   return notes.length === 0 ? outcome : appendText(outcome, notes.join('\n\n'));
 }
@@ -122,8 +122,7 @@ export function stopHooksKeepGoing(agent: HookedAgent, finalText: string): Promi
   const name = isSubagent ? input.agentType : undefined;
   if (!hooksMayRun(agent, event, name)) {
     // No hook to run (patch baseline): what running none would leave, without awaiting.
-    if (state.hookStop !== undefined) state.hookStop = undefined;
-    else state.stopHookContinuations = 0;
+    if (!state.hooks.clearStop()) state.hooks.resetStopContinuations();
     return false;
   }
   return runStopHooks(agent, event, name, finalText);
@@ -131,23 +130,20 @@ export function stopHooksKeepGoing(agent: HookedAgent, finalText: string): Promi
 
 async function runStopHooks(agent: HookedAgent, event: HookEvent, name: string | undefined, finalText: string): Promise<boolean> {
   const { state } = agent;
-  if (state.hookStop !== undefined) {
-    // Stopped by a hook's `continue: false`: no Stop hook runs; a later message starts afresh.
-    state.hookStop = undefined;
-    return false;
-  }
+  // Stopped by a hook's `continue: false`: no Stop hook runs; a later message starts afresh.
+  if (state.hooks.clearStop()) return false;
   const verdict = await runHooks(agent, event, name, {
-    stop_hook_active: state.stopHookContinuations > 0,
+    stop_hook_active: state.hooks.stopContinuations > 0,
     last_assistant_message: finalText,
   });
-  if (!verdict?.blocked || verdict.stop !== undefined || state.stopHookContinuations >= hookLimits.maxStopContinuations) {
-    if (verdict?.blocked && state.stopHookContinuations >= hookLimits.maxStopContinuations) {
-      state.recordHookNotice(`${event}: a hook kept the agent going ${hookLimits.maxStopContinuations} times in a row; the agent finished anyway`);
+  if (!verdict?.blocked || verdict.stop !== undefined || state.hooks.stopContinuations >= hookLimits.maxStopContinuations) {
+    if (verdict?.blocked && state.hooks.stopContinuations >= hookLimits.maxStopContinuations) {
+      state.hooks.recordNotice(`${event}: a hook kept the agent going ${hookLimits.maxStopContinuations} times in a row; the agent finished anyway`);
     }
-    state.stopHookContinuations = 0;
+    state.hooks.resetStopContinuations();
     return false;
   }
-  state.stopHookContinuations += 1;
+  state.hooks.countStopContinuation();
   state.append({ role: 'user', content: [{ type: 'text', text: `${event} hook feedback:\n${verdict.reason ?? 'keep working'}` }] });
   return true;
 }

@@ -1,0 +1,63 @@
+import type { CarriedAgentState } from '../../shared/agents/agent';
+
+/** What an agent's hooks left behind (docs/hooks.md): written only by src/workflows/tools/hooks.ts, carried across runs. */
+export class HookRecord {
+  /** The latest non-blocking hook errors and messages, for `status`. */
+  private latestNotices: string[];
+  /** Times in a row a Stop/SubagentStop hook kept the agent going. */
+  private continuations: number;
+  /** A hook answered `continue: false` in this turn: the agent stops after it, with this reason. */
+  private stopReason?: string;
+
+  constructor(carried: Pick<CarriedAgentState, 'hookNotices' | 'stopHookContinuations'> | undefined) {
+    this.continuations = carried?.stopHookContinuations ?? 0;
+    this.latestNotices = [...(carried?.hookNotices ?? [])];
+  }
+
+  get notices(): readonly string[] {
+    return this.latestNotices;
+  }
+
+  get stop(): string | undefined {
+    return this.stopReason;
+  }
+
+  get stopContinuations(): number {
+    return this.continuations;
+  }
+
+  /** A non-blocking hook error or a hook's message, kept for `status` (the latest 5). */
+  recordNotice(notice: string): void {
+    this.latestNotices = [...this.latestNotices, notice.slice(0, 500)].slice(-5);
+  }
+
+  /** A hook answered `continue: false`; the first reason of the turn is kept. */
+  noteStop(reason: string): void {
+    this.stopReason ??= reason;
+  }
+
+  /** The agent stopped for a hook's `continue: false`: forgets it; true when there was one. */
+  clearStop(): boolean {
+    if (this.stopReason === undefined) return false;
+    this.stopReason = undefined;
+    return true;
+  }
+
+  /** A Stop hook kept the agent going once more. */
+  countStopContinuation(): void {
+    this.continuations += 1;
+  }
+
+  /** The agent finished without a Stop hook keeping it going. */
+  resetStopContinuations(): void {
+    this.continuations = 0;
+  }
+
+  /** What continue-as-new carries (the fields of CarriedAgentState, in their order). */
+  carry(): Pick<CarriedAgentState, 'hookNotices' | 'stopHookContinuations'> {
+    return {
+      ...(this.continuations > 0 ? { stopHookContinuations: this.continuations } : {}),
+      ...(this.latestNotices.length > 0 ? { hookNotices: this.latestNotices } : {}),
+    };
+  }
+}
