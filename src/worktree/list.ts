@@ -54,10 +54,7 @@ export async function listSubagentWorktrees(directory: string): Promise<Subagent
   return (await inspect(await repositoryAt(directory))).list;
 }
 
-/**
- * Removes the unlocked subagent worktrees (and branches) whose every commit is in the main checkout's
- * HEAD and which have no uncommitted changes, then lets git prune stale records of deleted directories.
- */
+/** Removes unlocked subagent worktrees that are clean and merged into HEAD, then prunes git's stale records. */
 export async function pruneSubagentWorktrees(directory: string): Promise<SubagentWorktreePruneResult> {
   const repository = await repositoryAt(directory);
   return withRepositoryLock(repository.commonDir, async () => {

@@ -3,10 +3,7 @@ import type { SimpleGit } from 'simple-git';
 import { branchExists } from './git';
 import type { RegisteredWorktree } from './worktree-list';
 
-/**
- * Removes the registered worktree at `worktreePath` (directory and git's record of it, even when locked
- * or already deleted by hand), then deletes `branch`. Run from the repository's control directory.
- */
+/** Removes the worktree (even locked or deleted by hand) and then `branch`; run from the control directory. */
 export async function removeWorktreeAndBranch(git: SimpleGit, registered: readonly RegisteredWorktree[], worktreePath: string, branch: string): Promise<void> {
   if (registered.some((worktree) => worktree.path === worktreePath)) {
     // Twice --force: also removes a locked worktree (ours are locked while their agent runs).

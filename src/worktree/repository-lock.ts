@@ -2,10 +2,7 @@
 
 const tails = new Map<string, Promise<unknown>>();
 
-/**
- * Runs `work` after every earlier call with the same key has settled. Parallel children of one
- * worker otherwise race for `.git/config.lock` (branch deletion) and fail at once: git does not wait.
- */
+/** Runs `work` after earlier calls with the same key settle: git fails at once on a taken `.git/config.lock`. */
 export async function withRepositoryLock<T>(key: string, work: () => Promise<T>): Promise<T> {
   const previous = tails.get(key) ?? Promise.resolve();
   const run = previous.then(work);
