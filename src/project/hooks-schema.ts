@@ -1,8 +1,4 @@
-/**
- * The `hooks` configuration of settings files and agent definitions, in Claude Code's format
- * (docs/hooks.md), validated with zod. Tolerant per entry: a bad matcher group or hook is dropped
- * with a sentence saying what to fix, and the rest is kept.
- */
+// Claude Code's `hooks` configuration, checked per entry: a bad one is dropped with a fix (docs/hooks.md).
 import { z } from 'zod';
 import { hookEvents, hookLimits, type HookCommand, type HookEvent, type HookMatcher, type HooksConfig } from '../shared/policy/hooks';
 

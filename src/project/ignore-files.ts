@@ -8,10 +8,7 @@ import { runtimeFolderName } from './runtime-output';
 /** Directory names never descended into, whatever .gitignore says (`.subagents` is the runtime's own, worktrees included). */
 export const alwaysSkippedNames: readonly string[] = ['.git', 'node_modules', runtimeFolderName];
 
-/**
- * Whether Glob and Grep, searching from the root of the repository holding `target` (nearest ancestor with .git),
- * would list it: not when a skipped name or an ignored directory is on the way or the path is ignored. Undefined outside a repository.
- */
+/** Whether Glob and Grep from the repository root would list `target`; undefined outside a repository. */
 export async function listingInRepository(target: string): Promise<{ root: string; listed: boolean } | undefined> {
   const absolute = path.resolve(target);
   let root: string | undefined;

@@ -1,9 +1,4 @@
-/**
- * MCP server configuration in Claude Code's format (docs/tools.md, MCP): `.mcp.json` files
- * (`{"mcpServers": {name: spec}}`) found from a directory up to the root, the nearest winning, and
- * the inline specs of agent definitions. `${VAR}` / `${VAR:-default}` are expanded only when a worker
- * connects, so secrets stay in the worker's environment and out of workflow history.
- */
+// `.mcp.json` server specs, `${VAR}` expanded only at connect time so secrets stay out of history (docs/tools.md, MCP).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';

@@ -1,11 +1,4 @@
-/**
- * Consent for a project's `.mcp.json` servers (docs/security.md, docs/tools.md "MCP servers"): as in
- * Claude Code, a server a checkout brings starts only once the user trusted it. The store keeps, per
- * project directory and server name, a digest of the exact spec trusted, so a changed command is
- * untrusted again. Settings `enabledMcpjsonServers`, `disabledMcpjsonServers` and
- * `enableAllProjectMcpServers` are honoured; only `disabledMcpjsonServers` is read from a project's
- * committed `.claude/settings.json`, since a checkout must not approve its own servers.
- */
+// A checkout's `.mcp.json` servers start only once the user trusted that exact spec (docs/security.md).
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';

@@ -9,11 +9,7 @@ export const runtimeFolderName = defaultWorktreeDir.split('/')[0]!;
 /** The `.gitignore` that marks a directory as runtime output: `*` ignores all it holds, for git and for Glob and Grep alike. */
 export const runtimeOutputGitignore = '# Written by durable-subagents: its own output, ignored by git and by its Glob and Grep tools.\n*\n';
 
-/**
- * `mkdir -p` that marks the first directory it creates as runtime output (a `.gitignore` holding `*`, as pytest
- * and venv mark their caches). Only a directory created here is marked, so a user's existing folder is never hidden.
- * Returns the marked directory, if one was created.
- */
+/** `mkdir -p` marking the first directory it creates as runtime output; returns it, if one was created. */
 export async function makeOutputDirectory(directory: string): Promise<string | undefined> {
   const created = await fs.mkdir(directory, { recursive: true });
   if (created === undefined) return undefined;

@@ -1,9 +1,4 @@
-/**
- * Skills in Claude Code's format (docs/agent-definitions.md, skills): `.claude/skills/<name>/SKILL.md`
- * (front matter, then the instructions; files beside it), in the working directory and its parents
- * (nearest first), then in `~/.claude/skills`. A definition's `skills` are preloaded whole into the
- * agent's first message. Names are plain directory names: nothing outside a skills directory is read.
- */
+// Claude Code skills, preloaded into the first message; plain names, so nothing outside a skills directory is read.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { splitFrontMatter } from './agent-definitions/front-matter';

@@ -17,10 +17,7 @@ export function compareText(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-/**
- * The project directories (cwd and every ancestor up to the root) then the user directory.
- * Home's own `.claude/agents` is the user directory, so the walk up does not count it as a project one.
- */
+/** Project directories (cwd up to the root, home's excluded), then the user directory. */
 export function definitionDirectories(cwd: string, homeDir: string): DefinitionDirectory[] {
   const home = path.resolve(homeDir);
   const directories: DefinitionDirectory[] = [];
@@ -72,8 +69,7 @@ export async function findDefinitionFiles(dir: string): Promise<{ files: string[
     }
   }
 
-  // Most of the directories searched do not exist (docs/agent-definitions.md): no error is built for those.
-  // Only the top one can be missing: the walk goes down into directories it has just listed.
+  // Most searched directories do not exist, so no error is built; only the top one can be missing.
   if (certainlyMissing(dir)) return { files, problems };
   await walk(dir);
   return { files: files.sort(compareText), problems };

@@ -33,10 +33,7 @@ function parseYaml(source: string): { value: unknown } | { error: string } {
 // A top-level `key: value` line with a plain (unquoted, one-line) value.
 const plainLine = /^([A-Za-z_][\w-]*):[ \t]+([^'"[{|>&*!%@`\s].*?)[ \t]*$/;
 
-/**
- * Hand-written files often have unquoted colons in a one-line description
- * ("Use when: ..."), which strict YAML rejects; quoting such values is the only repair tried.
- */
+/** Quotes plain values, the only repair tried: hand-written descriptions often hold colons ("Use when: ..."). */
 function quotePlainValues(source: string): string {
   return source
     .split('\n')

@@ -34,10 +34,7 @@ async function scan(directory: DefinitionDirectory, homeDir: string): Promise<Sc
   return { directory, files: plugin === undefined ? parsed : parsed.map((one) => asPluginAgent(one, plugin)), problems };
 }
 
-/**
- * A plugin's agent as Claude Code loads it: named `<plugin>:<name>`, and without permissionMode,
- * mcpServers and hooks, which Claude Code ignores for plugin agents.
- */
+/** A plugin's agent as Claude Code loads it: `<plugin>:<name>`, without permissionMode, mcpServers and hooks. */
 function asPluginAgent(parsed: ParsedDefinitionFile, plugin: string): ParsedDefinitionFile {
   const definition = parsed.definition;
   if (!definition) return parsed;
@@ -60,10 +57,7 @@ function compareReports(left: DefinitionReport, right: DefinitionReport): number
   return compareText(left.file, right.file) || compareText(left.level, right.level) || compareText(left.message, right.message);
 }
 
-/**
- * The MCP servers a definition names (in `tools`, `mcpServers` or `requiredMcpServers`) that neither
- * `.mcp.json` nor its own inline entries define: their tools will be missing, so the loader says so.
- */
+/** MCP servers a definition names but neither `.mcp.json` nor its inline entries define. */
 export function unconfiguredMcpServers(definition: AgentDefinition, configured: readonly string[]): string | undefined {
   const known = new Set([...configured, ...(definition.mcpServers ?? []).filter((entry) => entry.spec).map((entry) => entry.name)].map(normalizeMcpName));
   const needed = new Map<string, string[]>();
@@ -80,11 +74,7 @@ export function unconfiguredMcpServers(definition: AgentDefinition, configured: 
   return `MCP server(s) ${list} not configured in .mcp.json or the definition's mcpServers: their tools will be missing`;
 }
 
-/**
- * Loads agent types for `cwd`: project `.claude/agents` (cwd and ancestors, nearest first),
- * then `~/.claude/agents`, then the built-ins; the first definition of a name wins.
- * Bad files become reports, never exceptions, and the result is deterministic.
- */
+/** Agent types for `cwd` (project, then user, then built-ins; first name wins); bad files become reports. */
 export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise<LoadedDefinitions> {
   return (await loadAgentDefinitionsAndMcp(input)).loaded;
 }

@@ -7,14 +7,7 @@ interface Entry {
   parsed: ParsedDefinitionFile;
 }
 
-/**
- * Parsed agent files, by file (docs/operations.md, "Worker tuning"). Every agent a worker starts
- * loads its agent types again (the roster in its first message, the types its Agent calls may start),
- * so each start reads every `.claude/agents` file in reach, and parsing them (front matter, schemas)
- * was nine tenths of that time: 100 files cost ~45 ms of CPU per agent started. A file whose text is
- * the same as when it was last parsed gets a copy of that parse, so a load still reads every file,
- * sees every change, and gives exactly what a fresh parse would.
- */
+/** Parses by file, reused while the text is unchanged: every agent start reloads its types (docs/operations.md). */
 export class ParsedDefinitionsCache {
   private readonly entries = new Map<string, Entry>();
 

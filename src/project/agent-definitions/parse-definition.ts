@@ -84,10 +84,7 @@ function splitFields(fields: Record<string, unknown>): { supported: Record<strin
   return { supported, unsupported };
 }
 
-/**
- * Anchors path rules where Claude Code does: `/x` at the project root (the directory holding the
- * file's `.claude`), `~/x` at the home directory (rewritten to an absolute `//` rule).
- */
+/** Anchors path rules as Claude Code does: `/x` at the project root, `~/x` at home (as an absolute `//` rule). */
 function anchorRules(rules: ToolRule[] | undefined, file: string, homeDir: string | undefined): ToolRule[] | undefined {
   if (!rules) return undefined;
   const marker = `${path.sep}.claude${path.sep}`;

@@ -1,8 +1,4 @@
-/**
- * Agents of installed Claude Code plugins (docs/agent-definitions.md, plugins): the plugins listed in
- * `~/.claude/plugins/installed_plugins.json` (user scope, or project scope for a project that holds
- * the cwd) bring the `*.md` files under `<installPath>/agents/`, named `<plugin>:<agent>`.
- */
+// Agents of installed Claude Code plugins, named `<plugin>:<agent>` (docs/agent-definitions.md, plugins).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';

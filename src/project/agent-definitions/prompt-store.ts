@@ -1,11 +1,4 @@
-/**
- * Definition prompts by digest (docs/agent-definitions.md, "What an agent records"). An agent records
- * its agent types once, at its start — for a public collection of 100 files ~357 KB, nine tenths of
- * it the prompts, in every agent's history and in every continue-as-new. Only the child of a type
- * needs that type's prompt, so the record keeps each prompt's digest instead, the worker keeps the
- * text, and a child's start gets its prompt by the digest: from this worker's memory, else from the
- * file that defined it (or the built-in), checked against the digest.
- */
+// Records keep prompt digests; a child gets its prompt by digest (docs/agent-definitions.md, "What an agent records").
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -94,11 +87,7 @@ export interface ResolvedPrompt {
   changed: boolean;
 }
 
-/**
- * The prompt a digest stands for: from `prompts`, else from the defining file (any worker reads the
- * same files) or the built-in of that name. When neither matches the digest any more, the type's
- * current prompt, marked changed; when the type is gone, a non-retryable AgentTypeGone.
- */
+/** A digest's prompt from memory, else the file or built-in; changed text is marked, a gone type is AgentTypeGone. */
 export async function resolveDefinitionPrompt(ref: DefinitionPromptRef, agentType: string, homeDir: string, prompts: DefinitionPrompts = definitionPrompts): Promise<ResolvedPrompt> {
   // The reference comes from the agent's input: a parent's spawn, or whoever started the workflow by hand.
   const malformed = refProblem(ref);

@@ -1,8 +1,4 @@
-/**
- * `subagents agents --scan`: loads every definition file under some paths on its own (no precedence)
- * and counts what this runtime drops from them — tools, fields, MCP servers — to check a corpus of
- * Claude Code agent files against the runtime (docs/agent-definitions.md).
- */
+// `subagents agents --scan`: counts what the runtime drops from a corpus of agent files (docs/agent-definitions.md).
 import { taskBoardToolNames } from '../../shared/policy/tool-classification';
 import fs from 'node:fs/promises';
 import type { DefinitionReport } from '../../shared/agents/agent-definition';

@@ -87,10 +87,7 @@ function unique(values: string[]): string[] {
   return [...new Set(values)];
 }
 
-/**
- * Parses `tools`: `*` means every tool, `Agent(a,b)` limits spawnable types; unknown names and
- * other narrowed entries (`Bash(git:*)`) are dropped with a warning.
- */
+/** Parses `tools` (`*`, `Agent(a,b)`); unknown names and other narrowed entries are dropped with a warning. */
 export function parseAllowList(value: string | string[]): AllowList {
   const names = new Set<string>();
   const agentTypes: string[] = [];
@@ -141,10 +138,7 @@ export function parseAllowList(value: string | string[]): AllowList {
   };
 }
 
-/**
- * Parses `disallowedTools`: a rule on a tool rules can narrow (`Bash(rm:*)`, `Edit(secrets/**)`) refuses matching calls
- * and keeps the tool; any other narrowed entry (`Agent(x)`) denies the whole tool: when in doubt, allow less.
- */
+/** Parses `disallowedTools`: `Bash(rm:*)` refuses matching calls, other narrowed entries deny the whole tool. */
 export function parseDenyList(value: string | string[]): DenyList {
   const names = new Set<string>();
   const mcpTools: string[] = [];

@@ -1,8 +1,4 @@
-/**
- * The egress proxy's lists from configuration (docs/security.md, "Network"), as Claude Code's
- * sandbox builds them: `sandbox.network.allowedDomains` / `deniedDomains` of settings, plus the
- * domains of `WebFetch(domain:…)` allow and deny permission rules (one decision for both ways out).
- */
+// The egress proxy's domains from settings and WebFetch(domain:…) rules, as in Claude Code (docs/security.md).
 import type { PermissionRules } from '../../shared/policy/permission-rules';
 import { webFetchRuleDomains } from '../../shared/policy/sandbox';
 

@@ -1,10 +1,4 @@
-/**
- * Claude Code's settings files (docs/configuration.md, "Settings files"): `~/.claude/settings.json`
- * (user), `<project>/.claude/settings.json` (project, committed) and
- * `<project>/.claude/settings.local.json` (project, personal). This runtime reads their `hooks`,
- * `permissions` (`allow`, `ask`, `deny`) and `sandbox`. Never throws: a malformed file is a problem naming the
- * file, and it never widens what agents may do (see {@link loadProjectSettings}).
- */
+// Claude Code's settings files; a malformed one is reported, never widening what agents may do (docs/configuration.md).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -108,11 +102,7 @@ async function readSettingsFile(file: string, root: string, homeDir: string): Pr
   return result;
 }
 
-/**
- * The settings of the tree started in `cwd`: user, project, then local file. Deny and ask rules of
- * every readable file apply; when any file cannot be read, no allow rule applies (a broken file
- * must not let a call skip its approval), and its problem says so.
- */
+/** Settings for `cwd` (user, project, local); an unreadable file disables every allow rule. */
 export async function loadProjectSettings(cwd: string, homeDir: string): Promise<TreeSettings> {
   const projectDir = await findProjectDir(cwd, homeDir);
   const candidates = [

@@ -1,8 +1,4 @@
-/**
- * The `sandbox` key of Claude Code's settings files (docs/security.md, "The sandbox"): parsed with a
- * schema, merged across files (lists joined), never able to turn the sandbox off — only the worker's
- * operator does that (SUBAGENTS_SANDBOX=off).
- */
+// Settings' `sandbox` key, merged across files; only the operator can turn the sandbox off (docs/security.md).
 import path from 'node:path';
 import { z } from 'zod';
 import type { PermissionRule } from '../../shared/policy/permission-rules';
