@@ -31,11 +31,7 @@ export function withCrlf(edit: EditSpec): EditSpec {
 const maxDeletionCandidates = 16_384;
 const maxOccurrenceCandidates = 1_000;
 
-/**
- * True when `current` is what `edit` produces from the text that was read (known only by its sha256), i.e. the
- * edit was already applied by an earlier attempt of the same call. Found by undoing the edit at each place it
- * could have been made and comparing hashes.
- */
+/** True when an earlier attempt already applied `edit`: undoing it somewhere gives the read text's sha256. */
 export function isEditAlreadyApplied(current: string, edit: EditSpec, readSha256: string): boolean {
   const producesCurrent = (candidate: string): boolean => {
     if (!edit.replaceAll && countOccurrences(candidate, edit.oldString) !== 1) return false;

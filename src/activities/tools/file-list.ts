@@ -7,11 +7,7 @@ import { alwaysSkippedNames, ancestorIgnoreFiles, readIgnoreFile } from '../../p
 import { listFilesWithRipgrep, ripgrepOf } from './ripgrep';
 import { createCheckpoint, type ToolEnv } from './tool-env';
 
-/**
- * Trees of at most this many directory entries are listed in this process even when `rg` is there:
- * walking them costs less than starting a process, and starting one blocks the worker's event loop
- * (its other agents' workflow tasks wait) for the whole fork — about 15 ms on a small VM.
- */
+/** Trees this small are walked in process: starting `rg` blocks the event loop (docs/operations.md). */
 export const inProcessListingMaxEntries = 2_000;
 
 /** Sorted '/'-separated paths, relative to `baseDir`, of the files below it; `rg --files` for large trees when available. */
@@ -24,11 +20,7 @@ export async function listFiles(baseDir: string, env: ToolEnv): Promise<string[]
 /** Thrown inside the walk when it has seen more entries than it may. */
 class TooManyEntries extends Error {}
 
-/**
- * The built-in walker. Same rules as `rg --files --hidden --no-require-git`: .gitignore files of the base
- * directory and its ancestors (up to the first one holding .git) and of every subdirectory apply; hidden files
- * are listed; symbolic links are neither followed nor listed.
- */
+/** The built-in walker, by the rules of `rg --files --hidden --no-require-git`; symbolic links skipped. */
 export async function listFilesWithWalk(baseDir: string, env: ToolEnv): Promise<string[]> {
   return (await walkFiles(baseDir, env, Number.POSITIVE_INFINITY))!;
 }

@@ -21,10 +21,7 @@ export function fileWriteOptionsFromEnv(env: NodeJS.ProcessEnv): FileWriteOption
 // O_NOFOLLOW: a symlink swapped in after the path was resolved is refused; O_NONBLOCK: a FIFO fails instead of hanging.
 const openFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-/**
- * Writes `content` to `realPath`, creating it if missing. The link count is checked on the opened
- * descriptor before anything is truncated, so a file swapped in after earlier checks cannot slip by.
- */
+/** Writes `content`, checking the link count on the opened descriptor so a swapped-in file cannot slip by. */
 export async function writeWorkspaceFile(realPath: string, content: Buffer, options: FileWriteOptions = {}): Promise<void> {
   const handle = await fs.open(realPath, openFlags, 0o666);
   let linked: { mode: number } | undefined;

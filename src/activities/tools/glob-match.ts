@@ -23,11 +23,7 @@ export function splitGlobInput(glob: string): string[] {
     .filter((part) => part !== '');
 }
 
-/**
- * rg's --glob decision for a relative file path (the fallback's filter): the last matching glob wins, `!` excludes;
- * when there are including globs, a file none of them matches is excluded; undefined when the globs say nothing.
- * A glob without '/' matches the file name at any depth.
- */
+/** rg's --glob decision for a relative path (last match wins, `!` excludes); undefined when the globs say nothing. */
 export function compileGlobDecision(globs: readonly string[]): (relative: string) => boolean | undefined {
   const compiled = globs.map((glob) => {
     const excludes = glob.startsWith('!');

@@ -1,6 +1,4 @@
-// Grep without ripgrep (src/activities/tools/grep-fallback.ts starts this file in a worker thread): JavaScript
-// regular expressions, which can backtrack for exponential time; here that blocks only this thread, which the
-// caller terminates at its time limit. Plain JavaScript so that Node runs it as it is, from the sources or from dist.
+// Grep's fallback thread: a backtracking regex blocks only it; plain JavaScript so Node runs it from src or dist.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 

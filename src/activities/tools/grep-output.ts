@@ -7,11 +7,7 @@ const nul = 0;
 const newline = 10;
 const separatorBytes = Buffer.from('--');
 
-/**
- * Splits `path\0rest\n` records (or `path\0` records when `pathsOnly`, as `rg -l --null` prints) and `--` lines.
- * A path may hold a newline but never a NUL. A field longer than `maxFieldBytes` is cut there and the rest of
- * it skipped, so a runaway line (rg's --max-columns should prevent one) cannot grow memory.
- */
+/** Splits `path\0rest\n` (or `path\0`) records and `--` lines, cutting fields at `maxFieldBytes`. */
 export class RipgrepRecordReader {
   private field: Buffer[] = [];
   private fieldBytes = 0;

@@ -1,7 +1,4 @@
-/**
- * `readBatch`: the Reads one turn runs side by side, in one local activity (docs/operations.md,
- * "Worker tuning"), so their workflow task is woken once for all of them instead of once per Read.
- */
+// A turn's Reads in one local activity, waking the workflow task once (docs/operations.md, "Worker tuning").
 import { Context } from '@temporalio/activity';
 import { messageOf } from '../../shared/protocol/errors';
 import type { ReadBatchOutcome, ToolCallInput, ToolCallResult } from '../../shared/tools/tools';

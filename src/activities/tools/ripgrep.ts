@@ -29,10 +29,7 @@ export async function ripgrepOf(env: ToolEnv): Promise<string | undefined> {
   return env.ripgrep === false ? undefined : (env.ripgrep ?? (await findRipgrep()));
 }
 
-/**
- * Which files rg visits, shared by the listing and Grep: hidden files searched, only .gitignore files count (not
- * global excludes, .git/info/exclude or .ignore), also outside git repositories.
- */
+/** Which files rg visits (listing and Grep): hidden ones too, only .gitignore files count, also outside git. */
 export const ripgrepWalkArguments: readonly string[] = [
   '--hidden', '--no-config', '--no-messages', '--null',
   '--no-require-git', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-dot',

@@ -1,20 +1,10 @@
 import { Context } from '@temporalio/activity';
 
-/**
- * The tool calls running on this worker, by agent (docs/operations.md, "Worker tuning"). A running
- * activity learns that it was cancelled only from the answer to its next heartbeat — up to a second
- * later for Bash. When an agent's turn is cancelled (a stop or an interrupt), the agent runs
- * `abortRunningCalls` as a local activity on the worker running its workflow task, which is usually
- * the worker running its tools (eager dispatch): the calls found here are aborted at once. The
- * cancellation still goes through Temporal as before; a call on another worker learns of it there.
- */
+/** Running tool calls by agent, aborted at once by a cancelled turn (docs/operations.md, "Worker tuning"). */
 export class RunningCalls {
   private readonly byAgent = new Map<string, Set<AbortController>>();
 
-  /**
-   * Tracks one call of `agentId`: the returned signal is aborted when `cancellation` is (Temporal's)
-   * or when the agent's calls are aborted here. Call `done` when the call has ended.
-   */
+  /** Tracks a call: its signal aborts with `cancellation` or `abort(agentId)`; call `done` when it ends. */
   track(agentId: string, cancellation: AbortSignal): { signal: AbortSignal; done: () => void } {
     const controller = new AbortController();
     const onCancel = (): void => controller.abort(cancellation.reason);
@@ -44,11 +34,7 @@ export class RunningCalls {
   }
 }
 
-/**
- * The cancellation signal of the current tool activity, tracked in `calls` by its agent (the workflow
- * id), and what to call when it ends. A local activity or a worker without `calls` gets Temporal's own
- * signal: a local activity is cancelled inside its workflow task already.
- */
+/** The current activity's signal, tracked by agent; a local activity gets Temporal's own (cancelled in its task). */
 export function trackCurrentCall(calls: RunningCalls | undefined): { signal: AbortSignal; done: () => void } {
   const context = Context.current();
   const { isLocal, workflowExecution } = context.info;

@@ -1,11 +1,4 @@
-/**
- * A fetched page as Markdown for the small model: HTML is parsed with linkedom, its main article
- * picked by Mozilla's Readability (the whole body when it finds none), and converted by Turndown;
- * text formats pass through; binary content is refused.
- *
- * The three libraries load on the first HTML page, not with every worker and CLI command
- * (docs/operations.md, "Worker start-up").
- */
+// A page as Markdown by linkedom, Readability and Turndown, loaded on first use (docs/operations.md).
 import type TurndownService from 'turndown';
 import { ErrorType } from '../../shared/protocol/errors';
 import { FetchRefusal } from './safe-fetch';

@@ -21,10 +21,7 @@ export function toolCallHeaders(agentId: string, toolName: string): Record<strin
   return { 'x-subagents-agent-id': `${agentId}/${toolName}`, 'x-subagents-agent-type': toolName };
 }
 
-/**
- * Runs a model request for a tool. Retryable provider errors are thrown (Temporal retries the
- * activity); others come back as a message for an error result.
- */
+/** Runs a tool's model request: retryable provider errors throw, others come back as an error message. */
 export async function createMessage(
   anthropic: Anthropic,
   body: Anthropic.Messages.MessageCreateParamsNonStreaming,

@@ -1,7 +1,4 @@
-/**
- * WebFetch (docs/tools.md): fetch a page under the address and size policy, turn it into Markdown,
- * and let a small model answer the call's prompt from it; pages are cached per worker for 15 minutes.
- */
+// WebFetch: a page under the address policy, as Markdown, answered by a small model (docs/tools.md).
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { ErrorType, errorText } from '../../shared/protocol/errors';

@@ -1,9 +1,4 @@
-/**
- * WebSearch (docs/tools.md): Claude Code's tool input (query, allowed_domains, blocked_domains), run
- * by passing Anthropic's server-side web search tool through to the Messages API. The search call's
- * own loop handles its server_tool_use / web_search_tool_result blocks and `pause_turn`; the agent
- * gets the links and a summary as the tool result, and the call's tokens and searches as usage.
- */
+// WebSearch: Claude Code's input run through the API's server-side web search tool (docs/tools.md).
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
