@@ -1,9 +1,4 @@
-/**
- * Persistent agent memory (front matter `memory`, docs/agent-definitions.md): a directory per agent
- * type where Claude Code keeps it — `user`: `~/.claude/agent-memory/<type>/`, `project`:
- * `<cwd>/.claude/agent-memory/<type>/`, `local`: `<cwd>/.claude/agent-memory-local/<type>/`. The start
- * of its `MEMORY.md` goes into the system prompt; the agent keeps it up to date with its file tools.
- */
+// Agent memory in Claude Code's directories, MEMORY.md's start in the system prompt (docs/agent-definitions.md).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { MemoryScope } from '../shared/agents/agent-definition';

@@ -1,7 +1,4 @@
-/**
- * What a streamed model call has been billed so far, from the SDK's raw stream events: the API bills the
- * input reported in message_start and the output generated, also when the stream is cut or fails later.
- */
+// What a streamed call has been billed so far: the API bills from message_start on, even if the stream fails later.
 import type Anthropic from '@anthropic-ai/sdk';
 import type { TokenUsage } from '../shared/model/messages';
 import { deltaOutputTokens } from '../shared/model/streamed-output-tokens';

@@ -4,11 +4,7 @@ import { budgetChargeSignal } from '../shared/protocol/definitions';
 import type { TokenUsage } from '../shared/model/messages';
 import type { ModelCallInput } from '../shared/model/model-call';
 
-/**
- * Tells the tree's ledger what one attempt of a budgeted model call was billed (docs/budgets.md):
- * sent by the activity itself, so a call cut by a stop or failed after message_start is counted too.
- * The root takes each (reservation, attempt) once. A root that has ended needs no charge.
- */
+/** Charges the ledger for a billed attempt from the activity, so cut or failed calls count (docs/budgets.md). */
 export async function chargeBudget(
   client: Client,
   input: Pick<ModelCallInput, 'budget' | 'agentId' | 'model'>,

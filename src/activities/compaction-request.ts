@@ -10,13 +10,7 @@ const requestWindowShare = 0.95;
 /** Tool results at most this long are never cleared; text blocks at most this long are never cut. */
 const keepBlockChars = 1000;
 
-/**
- * The messages of a compaction request (docs/architecture.md, Compaction): the conversation to
- * summarise with the compaction instruction as the last text block of its last user message (the
- * prefix stays the one the previous turn cached). If the request would not fit the context window,
- * old large tool results are cleared first, then old long texts are cut, oldest first: the summary
- * is made from what fits, and the request never fails for its size.
- */
+/** The conversation plus the instruction, old large blocks cut to fit (docs/architecture.md, Compaction). */
 export function compactionRequestMessages(
   messages: readonly MessageParam[],
   options: { instructions?: string; contextWindowTokens: number; systemPrompt: string; tools: readonly ToolDefinition[] },

@@ -31,12 +31,7 @@ export class ConversationMismatchError extends Error {
   override name = 'ConversationMismatch';
 }
 
-/**
- * An LRU of conversations keyed by workflow run. The activity input carries a message count and a
- * rolling hash, and the messages added since the run's previous call when they are small; anything
- * this worker does not hold is read from the workflow by query (not recorded in history), so a large
- * message lands in history exactly once.
- */
+/** Conversations by workflow run; what the worker lacks is read by query, so a message lands in history once. */
 export class ConversationCache {
   private readonly entries = new Map<string, CachedConversation>();
 

@@ -7,12 +7,7 @@ import { definitionsFor } from './tool-catalog';
 /** Longer than this, counting costs more than the estimate's error: the call goes on with the estimate. */
 const countTimeoutMs = 10_000;
 
-/**
- * `countRequestTokens`: the input tokens of the request a model call would send, by the API's
- * `count_tokens` (docs/budgets.md). The body is the model activity's own (`buildModelRequest`), without
- * `max_tokens` and the effort, which count_tokens does not take and which do not change the input.
- * Never throws: a failed count is a result, and the call reserves its estimate.
- */
+/** `countRequestTokens`: a call's input tokens by `count_tokens`; a failed count is a result (docs/budgets.md). */
 export function createCountTokensActivities(dependencies: { anthropic: Anthropic; setting: CountTokensSetting }) {
   const enabled = countsTokens(dependencies.setting, dependencies.anthropic.baseURL);
 

@@ -3,13 +3,7 @@ import { toolLimits } from '../shared/tools/tool-definitions';
 
 type ActivityFunction = (...args: never[]) => Promise<unknown>;
 
-/**
- * Wraps an activity so it heartbeats every second while it runs. Setup activities (prompt
- * rendering, definitions, worktrees, reading another agent's state) are short but may wait on git
- * or the server: with heartbeats their heartbeat timeout (src/workflows/runtime/activity-proxies.ts) can be
- * seconds, so an attempt lost with a crashed worker is retried after seconds, not after its whole
- * start-to-close timeout. Outside an activity (direct calls in tests) it just runs the function.
- */
+/** Heartbeats every second, so a setup attempt lost with its worker retries after seconds, not its whole timeout. */
 export function heartbeating<Fn extends ActivityFunction>(activity: Fn): Fn {
   return (async (...args: Parameters<Fn>) => {
     let context: Context | undefined;

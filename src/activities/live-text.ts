@@ -1,10 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { liveLimits, type LiveModelDetails } from '../shared/protocol/live-activity';
 
-/**
- * Follows a model stream's events and keeps what a watcher wants to see: the tail of the text
- * streamed so far and the tool being called. Bounded (the tail only) whatever the stream's length.
- */
+/** The streamed text's tail and the tool being called, for watchers; bounded whatever the stream's length. */
 export class LiveText {
   private tail = '';
   private chars = 0;

@@ -29,11 +29,7 @@ function typeForStatus(status: number): string {
   return ErrorType.ModelBadRequest;
 }
 
-/**
- * Turns a provider error into an ApplicationFailure Temporal can act on: 408/409/429/5xx and
- * connection errors are retryable (with `retry-after` as the next delay), other 4xx are not.
- * `x-should-retry` from the server wins, as in the SDK's own retry logic.
- */
+/** A provider error as an ApplicationFailure: 408/409/429/5xx and connection errors retry; `x-should-retry` wins. */
 export function toModelInvocationFailure(error: unknown): Error {
   if (error instanceof APIUserAbortError) return new CancelledFailure('Model call cancelled');
   if (error instanceof APIConnectionTimeoutError) {

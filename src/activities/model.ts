@@ -97,9 +97,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         input.tail,
       );
     } catch (error) {
-      // Retryable: the agent's workflow waits on this very activity, so its conversation cannot move
-      // on; a mismatch is a passing one (a query answered while a worker was still replaying the run)
-      // and the next attempt reads again.
+      // Retryable: the workflow waits on this activity, so a mismatch is passing (a query answered mid-replay).
       if (error instanceof ConversationMismatchError) throw ApplicationFailure.retryable(error.message, ErrorType.ConversationMismatch);
       throw error;
     }
@@ -136,9 +134,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       context.heartbeat(details());
     };
     const timer = setInterval(beat, heartbeatIntervalMs);
-    // Temporal's cancellation reaches a running activity with the answer to a heartbeat, which the SDK
-    // sends at most every 24 s here (80 % of the heartbeat timeout): a stopped or interrupted agent's
-    // turn aborts its call on this worker at once instead (src/workflows/runtime/local-abort.ts).
+    // Cancellation comes only with a heartbeat's answer, so a stopped turn aborts here at once (docs/architecture.md).
     const tracked = trackCurrentCall(dependencies.runningCalls);
     const prefixKey = sharedPrefixKey(body);
     let prefixStarted: (() => void) | undefined;
@@ -164,8 +160,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       const usage = usageFrom(message.usage);
       const content = toContentBlocks(message.content);
       const read = await preReads?.settle(content);
-      // A complete answer is charged by its workflow, with its next reservation (docs/budgets.md): one signal fewer per call.
-      // A call of a lease is charged here: a signal sent by its workflow would cost the agent a workflow task.
+      // A complete answer is charged by its workflow's next reservation; a lease's call here (no workflow task).
       const leaseCharged = input.budget?.leaseId !== undefined
         && (await chargeBudget(dependencies.temporalClient, input, context.info.attempt, usage, { final: true, toolCalls: toolUsesOf(content).length }));
       charged = billing !== undefined;
@@ -181,16 +176,12 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         ...(read ? { preReads: read } : {}),
       };
     } catch (error) {
-      // Billed but cut or failed: the tree's ledger counts it (the workflow gives back the rest of the reservation).
-      // An attempt billed nothing reports that too: the ledger holds its input estimate until it hears.
+      // Billed but cut or failed (or billed nothing): the ledger holds its estimate until it hears.
       if (billing && !charged) {
         charged = await chargeBudget(dependencies.temporalClient, input, context.info.attempt, billed.billed() ?? emptyTokenUsage(), { final: false });
         beat();
       }
-      // Aborted on this worker before Temporal's cancellation came (the request is cut, nothing more is
-      // billed): the activity still ends only with Temporal's cancellation, which a heartbeat brings. Its
-      // end reaching the server now could land in the very workflow task that closes the stopped agent, and
-      // the server refuses such a task (the worker then replays the whole run).
+      // Aborted locally: end only with Temporal's cancellation, else the server may refuse the task closing the agent.
       if (tracked.signal.aborted && !context.cancellationSignal.aborted) await untilAborted(context.cancellationSignal);
       throw toModelInvocationFailure(error);
     } finally {
@@ -201,11 +192,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     }
   }
 
-  /**
-   * The billing of a budgeted call's earlier attempts, from the last heartbeat of the one before: charged
-   * now if its worker died before it could, and taken off this attempt's max_tokens, so retries stay within
-   * the reservation (docs/budgets.md).
-   */
+  /** Earlier attempts' billing from the last heartbeat: charged if unpaid, taken off max_tokens (docs/budgets.md). */
   async function earlierAttempts(input: ModelCallInput, context: Context): Promise<{ before: TokenUsage; maxTokens: number }> {
     const previous = (context.info.heartbeatDetails as Partial<LiveModelDetails> | undefined)?.billing;
     if (!previous) return { before: emptyTokenUsage(), maxTokens: input.maxOutputTokens };
@@ -221,11 +208,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     return { before, maxTokens };
   }
 
-  /**
-   * A fork child's inherited prefix: the parent's first `messageCount` messages, read from the
-   * parent by query and checked against its hash. The child records it once in its own history,
-   * instead of every fork's input riding in the parent's workflow task.
-   */
+  /** A fork child's inherited prefix, read from the parent by query so it is recorded once, in the child's history. */
   async function fetchConversation(input: { agentId: string; runId: string; messageCount: number; conversationHash: string }): Promise<MessageParam[]> {
     const handle = dependencies.temporalClient.workflow.getHandle(input.agentId, input.runId);
     try {
@@ -234,9 +217,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       );
       return conversation.messages;
     } catch (error) {
-      // Not retryable, unlike callModel: the parent goes on running while its fork starts, so a
-      // prefix that no longer matches means the parent's run is not the one the fork was made from
-      // (e.g. it continued as new); reading again would give the same answer.
+      // Not retryable: the parent runs on, so a mismatch means another run of it (continued as new) for good.
       if (error instanceof ConversationMismatchError) throw ApplicationFailure.nonRetryable(error.message, ErrorType.ConversationMismatch);
       throw error;
     }

@@ -5,10 +5,7 @@ import { peekOf, type AgentPeek } from '../shared/protocol/peek';
 /** How long one child may take to answer its status query before the peek reports it as unreadable. */
 const peekQueryTimeoutMs = 10_000;
 
-/**
- * Creates `peekAgents` (TaskOutput): reads the status of running agents by query — answered by a
- * worker, recorded nowhere, so the child's history does not grow — and returns a bounded view.
- */
+/** Creates `peekAgents` (TaskOutput): running agents' status by query, so no child history grows. */
 export function createPeekActivities(temporalClient: Client) {
   async function peekOne(agentId: string): Promise<AgentPeek> {
     try {

@@ -1,11 +1,4 @@
-/**
- * File reads that start with the model call (docs/architecture.md, "Reads with the model call"). When the
- * workflow says nothing it checks before a Read, Glob or Grep depends on the call's input (no rule or
- * hook speaks about it, the files are on this worker), the model activity runs the answer's leading calls
- * of those tools as soon as each is complete in the stream — as Claude Code starts its concurrency-safe
- * tools while the answer still streams — and returns their outcomes with the answer. The workflow then
- * takes each such call's result from there instead of running it as a local activity or an activity task.
- */
+// An answer's leading Reads, Globs and Greps run as they stream in (docs/architecture.md, "Reads with the model call").
 import type Anthropic from '@anthropic-ai/sdk';
 import { messageOf } from '../shared/protocol/errors';
 import { conversationLimits, maxConcurrentToolCalls } from '../shared/protocol/limits';
@@ -34,10 +27,7 @@ export class PreReads {
   private readonly started: Started[] = [];
   /** False once another tool call came: a read after it may depend on it (a Write of the same file). */
   private leading = true;
-  /**
-   * Aborted with the model call, and for the reads still running when the answer stops waiting for them;
-   * made with the first read, so a call that starts none adds no listener to the call's signal.
-   */
+  /** Aborts the reads; made with the first read, so a call starting none adds no listener to its signal. */
   private running?: AbortController;
   private stopped = false;
   private readonly onCancel = (): void => this.running?.abort(this.signal.reason);
@@ -66,12 +56,7 @@ export class PreReads {
     this.started.push({ id: block.id, tool, outcome });
   }
 
-  /**
-   * The outcomes to return with the answer, by tool_use id: those of calls the answer holds as they were
-   * started, in order, while they finish within `maxWaitMs` of now and their JSON fits `maxChars`; the
-   * reads still running then are aborted, and those calls run after the model call as usual (a long Grep
-   * must not hold the model call's answer, nor push it past its timeout). Undefined when none.
-   */
+  /** Outcomes by tool_use id of reads done within `maxWaitMs` and `maxChars`; the rest abort and run later. */
   async settle(content: readonly ContentBlock[]): Promise<Record<string, ReadBatchOutcome> | undefined> {
     if (this.started.length === 0) return this.stopWith(undefined);
     const inAnswer = new Set(content.flatMap((block) => (block.type === 'tool_use' ? [`${block.id}\u0000${block.name}`] : [])));

@@ -2,12 +2,7 @@ import { Context } from '@temporalio/activity';
 import { textHash } from '../shared/model/conversation-hash';
 import { setRecent } from '../project/recent-map';
 
-/**
- * System prompts this worker rendered with `renderAgentStart` as a local activity, by workflow run. A
- * run's first model call usually comes to the same worker (eager activity dispatch): it takes the
- * prompt from here instead of querying the workflow (docs/architecture.md, "The conversation by
- * reference"). A prompt whose hash is not the one the call names is never used.
- */
+/** System prompts rendered here, taken by the run's first model call instead of a query (docs/architecture.md). */
 export class RenderedStarts {
   private readonly prompts = new Map<string, string>();
 

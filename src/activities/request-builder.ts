@@ -32,17 +32,7 @@ function withBreakpoint(message: MessageParam, at?: number): MessageParam {
   return { role: message.role, content: blocks };
 }
 
-/**
- * Builds a request with four cache breakpoints: the last tool, the system prompt, the last
- * message, and the user message before the latest assistant message. The last breakpoint writes
- * this turn's prefix; the earlier one reads last turn's entry even when a turn adds more than the
- * 20 blocks the API looks back, so each turn reads the previous turn's prefix.
- *
- * A fork's first request puts its last breakpoint before its directive instead: on the last
- * placeholder, the end of what all its siblings share, so one sibling writes that entry and the
- * others read it (the activity sends siblings after the first one's response began: the cache
- * entry exists from then). The fork's second turn reads it through its previous-user breakpoint.
- */
+/** A request with four cache breakpoints, a fork's last before its directive (docs/architecture.md, Prompt caching). */
 export function buildModelRequest(options: {
   model: string;
   maxTokens: number;

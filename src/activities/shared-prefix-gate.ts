@@ -1,10 +1,4 @@
-/**
- * Staggers requests that would write the same prompt-cache entry at once (docs/architecture.md,
- * Spawning): a cache entry is readable only once the request writing it has begun its response, so
- * sibling forks sent together would each pay for writing their shared prefix. The first request of a
- * prefix goes at once; the others of this worker wait until its response begins (or it ends, or
- * `maxWaitMs` passes), then read the entry it wrote.
- */
+// Sibling forks wait for the first writer's response, so they read its cache entry (docs/architecture.md, Spawning).
 import { createHash } from 'node:crypto';
 
 /** Called when the first request's response began or it ended; later calls do nothing. */
@@ -20,10 +14,7 @@ export class SharedPrefixGate {
     return createHash('sha256').update(JSON.stringify(prefix)).digest('hex');
   }
 
-  /**
-   * Waits while another request of this process writes the same prefix (at most `maxWaitMs`, and
-   * not past `signal`); then this request goes. Call the returned function when its response begins.
-   */
+  /** Waits while another request writes the same prefix; call the returned function when this response begins. */
   async enter(key: string, signal?: AbortSignal): Promise<PrefixStarted> {
     const first = this.writing.get(key);
     if (first) {

@@ -8,11 +8,7 @@ export interface StepProgressInput {
   runId: string;
 }
 
-/**
- * Creates `readStepOutput`, which the stall watchdog runs (as a local activity) before it calls a step
- * stalled: the workflow cannot see heartbeats, but `describe` shows each pending activity's last
- * heartbeat details (src/shared/protocol/live-activity.ts), from which it takes how much output each has produced.
- */
+/** Creates `readStepOutput`: pending activities' output from `describe`, as workflows cannot see heartbeats. */
 export function createStepProgressActivities(temporalClient: Client) {
   return {
     async readStepOutput(input: StepProgressInput): Promise<StepOutput> {

@@ -8,10 +8,7 @@ export interface RenderSystemPromptInput {
   model: string;
 }
 
-/**
- * The activity agents started before `renderAgentStart` existed call (kept registered so those
- * runs go on): the system prompt of a root-level agent with the current guidance.
- */
+/** A root-level agent's system prompt; kept registered for runs started before `renderAgentStart`. */
 export function createRenderSystemPrompt(homeDir: string) {
   return async function renderSystemPrompt(input: RenderSystemPromptInput): Promise<string> {
     return renderSystemPromptText({ definitionPrompt: input.definitionPrompt, cwd: input.cwd, model: input.model, subagent: false, oneShot: false, homeDir });

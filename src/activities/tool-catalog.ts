@@ -7,10 +7,7 @@ import { webToolDefinitions } from '../shared/tools/web-tool-definitions';
 
 const catalog: Record<string, ToolDefinition> = { ...agentToolDefinitions, TaskOutput: taskOutputDefinition, ...toolDefinitions, ...boardToolDefinitions, ...webToolDefinitions };
 
-/**
- * The model-facing definitions of a pool, in the pool's order (so the request prefix is stable),
- * then the agent's extra tools (MCP) from their descriptors' definitions.
- */
+/** The pool's tool definitions in pool order (a stable prefix), then the extra (MCP) tools. */
 export function definitionsFor(names: readonly string[], extraTools: readonly ToolDefinition[] = []): ToolDefinition[] {
   return [...names.map((name) => {
     const definition = catalog[name];

@@ -1,8 +1,4 @@
-/**
- * A worker's workspace root (SUBAGENTS_WORKSPACE_ROOT): the files this worker holds. Its workspace
- * activities refuse paths outside it with a message naming the fix, instead of acting on a
- * directory that on this machine is missing or is someone else's (docs/operations.md).
- */
+// Workspace activities refuse paths outside this worker's SUBAGENTS_WORKSPACE_ROOT (docs/operations.md).
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
@@ -72,10 +68,7 @@ function refusalText(root: string, workerName: string, outside: string): string 
 
 type AnyActivity = (input: never) => Promise<unknown>;
 
-/**
- * Wraps the workspace activities of `activities` with the root check. A tool call outside the root
- * gets an error tool_result the model reads; any other activity fails without retry.
- */
+/** Wraps workspace activities with the root check: a tool call gets an error result, others fail without retry. */
 export function guardWorkspaceActivities<T extends Record<string, AnyActivity>>(activities: T, root: string, workerName: string, names: readonly WorkspaceActivityName[]): T {
   const guarded: Record<string, AnyActivity> = { ...activities };
   for (const name of names) {

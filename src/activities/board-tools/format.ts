@@ -1,10 +1,7 @@
 import type { BoardChangeResult, BoardSnapshot, BoardTask } from '../../shared/board/board';
 import type { TaskListFilter } from '../../shared/board/board-requests';
 
-/**
- * What the task-list tools tell the model: compact, one line a task, in the shape of Claude Code's
- * TaskList (`#3 [pending] Subject (owner) [blocked by #1, #2]`), so prompts written for it read right.
- */
+// One line a task in Claude Code's TaskList shape (`#3 [pending] Subject (owner)`), so its prompts read right.
 
 const openBlockersOf = (task: BoardTask, tasks: readonly BoardTask[]): string[] =>
   task.blockedBy.filter((id) => tasks.find((candidate) => candidate.id === id)?.status !== 'completed');

@@ -1,8 +1,4 @@
-/**
- * The activities of the worker's custom tools (docs/tools.md, "Custom tools"): one per tool, named
- * after it. Each validates the model's input first, heartbeats while `run` is pending (so a stop or
- * interrupt reaches it through `context.signal`) and moves an oversized result to a file.
- */
+// One activity per custom tool, heartbeating so a stop reaches `context.signal` (docs/tools.md, "Custom tools").
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import { customToolAllowed, type CustomToolFilter, type ToolTaskQueues } from '../../shared/tools/custom-tools';

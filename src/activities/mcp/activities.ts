@@ -1,8 +1,4 @@
-/**
- * MCP activities (docs/tools.md, MCP): `startMcpServers` connects an agent's servers and snapshots
- * their tools once at its start; `callMcpTool` runs one call (its activity summary is the tool's
- * `mcp__server__tool` name), heartbeating, cancellable, with a time limit.
- */
+// MCP activities: an agent's servers and tools snapshotted once at its start, then calls (docs/tools.md, MCP).
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';

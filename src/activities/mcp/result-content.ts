@@ -1,10 +1,7 @@
 /** An MCP tools/call result as tool_result content: text, images, resource links and embedded resources. */
 import type { ImageBlock, ToolResultContent } from '../../shared/model/messages';
 
-/**
- * Images of one result are sent up to this many bytes in all (decoded); the rest are described
- * instead: results are recorded in workflow history, whose payloads Temporal limits to a few MB.
- */
+/** Decoded image bytes sent per result, the rest described: history payloads are limited to a few MB. */
 export const maxImageBytes = 1024 * 1024;
 
 const imageTypes: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
@@ -63,10 +60,7 @@ function isKnownContent(value: unknown): value is McpContent {
   return ['text', 'image', 'audio', 'resource_link', 'resource'].includes(String(type));
 }
 
-/**
- * Text for the model, and rich blocks when there is an image; errors keep the server's own text.
- * With images, text beyond `maxTextChars` is cut (without them the caller saves long text to a file).
- */
+/** Text for the model, plus blocks (text cut at `maxTextChars`) when there is an image. */
 export function toToolResult(result: McpCallResult, maxTextChars = 50_000): { content: string; blocks?: ToolResultContent[]; isError: boolean } {
   const budget: ImageBudget = { bytes: maxImageBytes };
   const items = (result.content ?? []).map((item) => (isKnownContent(item) ? convert(item, budget) : { type: 'text' as const, text: `[content of type ${String((item as { type?: unknown }).type)}, not shown]` }));

@@ -1,8 +1,4 @@
-/**
- * The context that opens an agent's first message: who it is (agentId, name, parent, depth) and,
- * when it has the Agent tool, the agent types it may start. Per-agent facts live here rather than
- * in the system prompt, so agents of one type share their system prompt in the cache.
- */
+// An agent's identity and roster open its first message, so agents of one type share a cached system prompt.
 import type { AgentStartInput } from '../../shared/agents/agent-start';
 
 /** The identity section. */

@@ -1,9 +1,4 @@
-/**
- * The environment facts of the system prompt: where the agent works and, for full prompts, a
- * snapshot of git. Only what agents of one type in one place share goes here (no agent id, no
- * untracked files), so their system prompts are byte-identical and share a cache entry; the
- * agent's own identity is in its first message (agent-context.ts).
- */
+// The system prompt's place and git snapshot: only what agents of one type and place share, for one cache entry.
 import os from 'node:os';
 import { simpleGit, type StatusResult } from 'simple-git';
 import { repositoryRoot } from './instructions';
@@ -24,20 +19,13 @@ export function environmentBlock(options: { cwd: string; isGitRepository: boolea
   ].join('\n');
 }
 
-/**
- * One changed tracked file as `git status --short` prints it: the staged (index) column, then the
- * unstaged (working tree) column, then the path.
- */
+/** One changed tracked file as `git status --short` prints it. */
 export function statusLine(file: StatusResult['files'][number]): string {
   const from = file.from && file.from !== file.path ? `${file.from} -> ` : '';
   return `${file.index}${file.working_dir} ${from}${file.path}`;
 }
 
-/**
- * Whether `cwd` may be inside a repository, without starting git: a `.git` in it or above it (git's
- * own discovery), unless GIT_DIR points elsewhere. Starting a process costs about 15 ms here, and
- * every agent renders this at its start.
- */
+/** Whether `cwd` may be in a repository, found without starting git (docs/operations.md). */
 function mayBeRepository(cwd: string): boolean {
   return process.env.GIT_DIR !== undefined || repositoryRoot(cwd) !== undefined;
 }

@@ -1,8 +1,4 @@
-/**
- * The runtime's guidance in every full system prompt (root, general-purpose and custom agents),
- * and the notes every subagent gets. Plain text, the same bytes for every agent, so it stays in
- * the shared cache prefix.
- */
+// The guidance of every full system prompt and the subagent notes: the same bytes for all, in the shared cache prefix.
 
 /** How to work: tasks, tools, git, and how to answer. */
 export const workingGuidance = `# Doing tasks

@@ -1,9 +1,4 @@
-/**
- * Instruction files (CLAUDE.md), loaded as Claude Code loads them: the user's
- * (~/.claude/CLAUDE.md) first, then each directory from the repository's root down to the working
- * directory (CLAUDE.md, .claude/CLAUDE.md, then the private CLAUDE.local.md). Later files are
- * nearer the work and take precedence, so they come last.
- */
+// CLAUDE.md files in Claude Code's order: the user's, then repository root down to cwd, nearest (strongest) last.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 

@@ -1,8 +1,4 @@
-/**
- * The `renderAgentStart` activity: everything an agent is given once, at start — its system
- * prompt (definition prompt, guidance, subagent notes, environment, git snapshot, CLAUDE.md), the
- * context that opens its first message (identity, roster) and the agent types behind the roster.
- */
+// `renderAgentStart`: what an agent is given once, at start: system prompt, first-message context, agent types.
 import type { DefinitionPromptRef, SpawnContext } from '../../shared/agents/agent-definition';
 import { resolveDefinitionPrompt, withoutPrompts } from '../../project/agent-definitions/prompt-store';
 import type { AgentStart, AgentStartInput, WorkerTools } from '../../shared/agents/agent-start';

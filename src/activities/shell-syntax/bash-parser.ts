@@ -1,7 +1,4 @@
-/**
- * The bash parser: tree-sitter-bash's grammar (the WebAssembly build its npm package ships) in
- * web-tree-sitter, loaded once per process on first use.
- */
+// tree-sitter-bash's WebAssembly grammar in web-tree-sitter, loaded once per process on first use.
 import { createRequire } from 'node:module';
 import { Language, Parser } from 'web-tree-sitter';
 

@@ -1,7 +1,4 @@
-/**
- * A word of the syntax tree as bash would pass it to a command, when that is certain: quotes and
- * backslashes removed, no expansion left. Anything else is not literal (the reason says why).
- */
+// A syntax-tree word as bash would pass it, when certain; anything else is not literal, with the reason.
 import type { Node } from 'web-tree-sitter';
 
 /** A word's value, whether it holds an unquoted glob character, or why it is not literal. */

@@ -1,9 +1,4 @@
-/**
- * Turns a Bash command line into a {@link CommandAnalysis}: every simple command anywhere in its
- * tree-sitter-bash syntax tree, with its literal words, and every reason the line cannot be decided with
- * certainty. An allow-list of syntax: node types not known here are unresolved. `#` is a comment only at
- * the start of a word, as in bash (the grammar's rule).
- */
+// A Bash line's simple commands and every reason it is uncertain; syntax is allow-listed, unknown nodes unresolved.
 import type { Node } from 'web-tree-sitter';
 import { unanalysed, type CommandAnalysis, type SimpleCommand } from '../../shared/policy/command-analysis';
 import { bashParser } from './bash-parser';

@@ -38,10 +38,7 @@ function describeWorktree(placement: Placement, worktreePath: string, branch: st
   };
 }
 
-/**
- * The marker of a registered worktree if this agent run owns it. A worktree without a marker (the
- * process died between `worktree add` and writing it) is claimed when untouched: nothing can be lost.
- */
+/** The worktree's marker if this run owns it; an untouched one without a marker (crash after `add`) is claimed. */
 async function ownedMarker(worktreePath: string, owner: string, placement: Placement, agentId: string): Promise<WorktreeMarker | undefined> {
   const marker = await readMarker(worktreePath);
   if (marker) return marker.owner === owner ? marker : undefined;

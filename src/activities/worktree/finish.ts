@@ -47,11 +47,7 @@ async function settle(worktree: WorktreeInfo, present: boolean, anchor: string):
   });
 }
 
-/**
- * Finishes an agent's worktree: with no uncommitted changes (untracked files included) and no commits
- * since baseCommit, removes the worktree and deletes its branch (kept: false); otherwise keeps both.
- * Idempotent: finishing again, or after the directory was deleted by hand, does the right thing.
- */
+/** Removes a worktree and branch with no changes or commits since baseCommit, else keeps both; idempotent. */
 export async function finishWorktree(input: FinishWorktreeInput): Promise<WorktreeOutcome> {
   const { worktree } = input;
   const present = await isWorkingTree(worktree.path);

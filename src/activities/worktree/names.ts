@@ -1,10 +1,7 @@
 /** Branch and directory names of subagent worktrees. */
 import { worktreeBranchPrefix } from '../../shared/workspace/worktree';
 
-/**
- * An agent id made safe as one path segment and one ref-name component: anything but letters,
- * digits, `_`, `-` and single inner dots becomes `-` (git refuses `..`, a leading `.` or `-`, and `.lock`).
- */
+/** An agent id safe as a path segment and ref component (git refuses `..`, a leading `.` or `-`, and `.lock`). */
 export function safeName(agentId: string): string {
   const name = agentId
     .replace(/[^A-Za-z0-9._-]+/g, '-')

@@ -13,10 +13,7 @@ export interface WorktreeMarker {
 
 const markerFile = 'subagents-owner.json';
 
-/**
- * Identifies the creating agent run: an activity retry has the same workflow run, a later run of the
- * same agent id does not, so a retry finds its own worktree and a leftover from an earlier run is not reused.
- */
+/** The creating run: a retry finds its own worktree, and a leftover of an earlier run is not reused. */
 export function ownerToken(agentId: string): string {
   let execution: { workflowId: string; runId: string } | undefined;
   try {
