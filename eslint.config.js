@@ -78,14 +78,17 @@ export default tseslint.config(
     },
   },
   {
-    // The activities are the worker's: the client, CLI, transcript and API import what they share with it
-    // from src/project/, src/mcp/, src/worktree/ or src/config/ (a later block replaces the rule's options, so both patterns).
-    files: ['src/cli/**/*.ts', 'src/client/**/*.ts', 'src/transcript/**/*.ts', 'src/api/**/*.ts'],
+    // The activities are the worker's (src/worker/ builds them): the client side and the libraries both sides use import
+    // from src/project/, src/mcp/, src/worktree/, src/config/, src/sandbox/ (a later block replaces the options: both patterns).
+    files: [
+      'src/cli/**/*.ts', 'src/client/**/*.ts', 'src/transcript/**/*.ts', 'src/api/**/*.ts',
+      'src/mcp/**/*.ts', 'src/project/**/*.ts', 'src/worktree/**/*.ts', 'src/config/**/*.ts', 'src/sandbox/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           workflowsOnlyInBundle,
-          { group: ['**/activities', '**/activities/*', '**/activities/**'], message: 'src/activities/ is the worker\'s: move what the client side needs to src/project/, src/mcp/, src/worktree/ or src/config/ and import it from there.' },
+          { group: ['**/activities', '**/activities/*', '**/activities/**'], message: 'src/activities/ is the worker\'s: move what others need to src/project/, src/mcp/, src/worktree/, src/config/ or src/sandbox/ and import it from there.' },
         ],
       }],
     },

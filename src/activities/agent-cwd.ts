@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorType, errorText } from '../shared/protocol/errors';
 import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/workspace/working-directory';
-import { isInside } from './tools/workspace';
+import { isInside } from '../project/paths';
 
 /**
  * Checks the working directory an Agent call asks for (docs/security.md): resolved against the

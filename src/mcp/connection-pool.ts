@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { McpServerSpec } from '../shared/tools/mcp';
 import { expandServerSpec } from '../project/mcp-config';
 import { readBufferLimitOf } from './read-limit';
-import { launchSandboxed } from '../activities/sandbox/sandboxed-launch';
+import { launchSandboxed } from '../sandbox/sandboxed-launch';
 import type { SandboxOptions } from '../config/sandbox-options';
 import fs from 'node:fs/promises';
 

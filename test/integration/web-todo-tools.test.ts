@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePrivateAllowance } from '../../src/activities/web/address-policy';
+import { parsePrivateAllowance } from '../../src/shared/policy/address-policy';
 import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
 
 let env: AgentTestEnv;

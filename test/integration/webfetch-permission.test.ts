@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePrivateAllowance } from '../../src/activities/web/address-policy';
+import { parsePrivateAllowance } from '../../src/shared/policy/address-policy';
 import { createAgentTestEnv, modelCallsOf, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressAllowed, isPublicAddress, noPrivateAddresses, parsePrivateAllowance } from '../../src/activities/web/address-policy';
+import { addressAllowed, isPublicAddress, noPrivateAddresses, parsePrivateAllowance } from '../../src/shared/policy/address-policy';
 import { checkUrl, isSameSiteRedirect } from '../../src/activities/web/safe-fetch';
 
 describe('WebFetch address policy', () => {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bwrapArguments } from '../../src/activities/sandbox/bwrap-arguments';
+import { bwrapArguments } from '../../src/sandbox/bwrap-arguments';
 import { SandboxOptionsError, sandboxOptionsFromEnv } from '../../src/config/sandbox-options';
 import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } from '../../src/project/settings/sandbox-settings';
 import { withDefinitionDomains } from '../../src/shared/policy/sandbox';

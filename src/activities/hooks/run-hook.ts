@@ -12,7 +12,7 @@ import { interpretHookRun, type HookProcessResult, type HookRunInput, type HookR
 import { toolLimits } from '../../shared/tools/tool-definitions';
 import { startWatchdog } from '../tools/bash';
 import { commandEnvironment, type ShellOptions } from '../../config/shell-options';
-import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../sandbox/sandboxed-launch';
+import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../../sandbox/sandboxed-launch';
 import os from 'node:os';
 import path from 'node:path';
 

@@ -1,5 +1,5 @@
 /**
- * Bash: one command in the OS sandbox (src/activities/sandbox/, docs/security.md), in its own process
+ * Bash: one command in the OS sandbox (src/sandbox/, docs/security.md), in its own process
  * group and PID namespace, killed as a whole — daemons included — when it ends, times out or is cancelled.
  */
 import { lastLines, liveLimits, type LiveToolDetails } from '../../shared/protocol/live-activity';
@@ -19,7 +19,7 @@ import { ToolRefusal } from './tool-error';
 import { defineTool } from './tool-runner';
 import { openWorkspace } from './workspace';
 import { commandEnvironment } from '../../config/shell-options';
-import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../sandbox/sandboxed-launch';
+import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../../sandbox/sandboxed-launch';
 import { defaultSandboxOptions } from '../../config/sandbox-options';
 import os from 'node:os';
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { ToolContext } from '../../shared/tools/tools';
 import { agentResultsDir } from './result-limit';
 import { ToolRefusal } from './tool-error';
+import { isInside } from '../../project/paths';
 
 /** Whether the caller reads or writes: extra read-only roots only count for reads. */
 export type PathAccess = 'read' | 'write';
@@ -46,12 +47,6 @@ export async function realpathAllowMissing(target: string, depth = 0): Promise<s
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-/** True when `child` is `parent` or below it (both absolute, normalised). */
-export function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
 /**

@@ -10,7 +10,7 @@ import type { ToolCallResult } from '../../shared/tools/tools';
 import { webToolLimits } from '../../shared/tools/web-tool-definitions';
 import { chargeBudget } from '../budget-charge';
 import type { ToolEnv } from '../tools/tool-env';
-import { noPrivateAddresses, parsePrivateAllowance, type PrivateAddressAllowance } from './address-policy';
+import { noPrivateAddresses, parsePrivateAllowance, type PrivateAddressAllowance } from '../../shared/policy/address-policy';
 import { PageCache } from './page-cache';
 import { createWebFetch } from './web-fetch';
 import { createWebSearch } from './web-search';

@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { ErrorType, errorText, type ErrorTypeName } from '../../shared/protocol/errors';
-import { addressAllowed, type PrivateAddressAllowance } from './address-policy';
+import { addressAllowed, type PrivateAddressAllowance } from '../../shared/policy/address-policy';
 
 export interface FetchPolicy {
   allowance: PrivateAddressAllowance;

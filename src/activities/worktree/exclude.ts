@@ -6,7 +6,7 @@ import { defaultWorktreeDir } from '../../shared/workspace/worktree';
 import { worktreeFailure } from '../../worktree/failures';
 import { gitAt } from '../../worktree/git';
 import type { Repository } from '../../worktree/repository';
-import { isInside } from '../tools/workspace';
+import { isInside } from '../../project/paths';
 
 /** The exclude pattern for a worktree directory, or undefined when it lies outside every checkout of the repository. */
 export function excludePattern(repository: Repository, baseDir: string): string | undefined {

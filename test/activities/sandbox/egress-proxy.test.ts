@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEgressProxy, type EgressProxy, type EgressProxyOptions } from '../../../src/activities/sandbox/egress-proxy';
-import type { EgressDecision } from '../../../src/activities/sandbox/egress-target';
+import { startEgressProxy, type EgressProxy, type EgressProxyOptions } from '../../../src/sandbox/egress-proxy';
+import type { EgressDecision } from '../../../src/sandbox/egress-target';
 
 const run = promisify(execFile);
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clientFor } from '../../model-server/helpers';
-import { noPrivateAddresses, parsePrivateAllowance } from '../../../src/activities/web/address-policy';
+import { noPrivateAddresses, parsePrivateAllowance } from '../../../src/shared/policy/address-policy';
 import { PageCache } from '../../../src/activities/web/page-cache';
 import { createWebFetch, type WebFetchDependencies } from '../../../src/activities/web/web-fetch';
 import { createWebSearch } from '../../../src/activities/web/web-search';

@@ -1,14 +1,9 @@
-/**
- * The egress proxy's decision on one target (docs/security.md, "Network"): the host must match the
- * allowed domains (src/shared/policy/egress-domains.ts) and resolve, on the worker, only to public addresses
- * unless it is named exactly (or the configuration allows private ones, as WebFetch's does). The
- * address checked is the address connected to, so DNS cannot point a checked name elsewhere.
- */
+// The egress proxy's decision on one target: its domain, then every address it resolves to (docs/security.md).
 import dns from 'node:dns';
 import net from 'node:net';
-import { decideEgress, isIpLiteral, normalizeHost } from '../../shared/policy/egress-domains';
-import { ErrorType, errorText } from '../../shared/protocol/errors';
-import { addressAllowed, noPrivateAddresses, type PrivateAddressAllowance } from '../web/address-policy';
+import { decideEgress, isIpLiteral, normalizeHost } from '../shared/policy/egress-domains';
+import { ErrorType, errorText } from '../shared/protocol/errors';
+import { addressAllowed, noPrivateAddresses, type PrivateAddressAllowance } from '../shared/policy/address-policy';
 
 /** Looks a host name up: every address it has (tests inject one that answers what they need). */
 export type EgressResolver = (host: string) => Promise<string[]>;
@@ -85,5 +80,6 @@ export async function checkTarget(host: string, port: number, policy: EgressPoli
   if (blocked !== undefined) {
     return refuse(403, `it resolves to ${blocked}, a private, loopback or link-local address, which the sandbox reaches only for hosts listed exactly; to allow it, ${howToAllow(host)}`);
   }
+  // The proxy connects to the address checked here, so DNS cannot point a checked name elsewhere later.
   return { type: 'connect', host, port, address: addresses[0]! };
 }

@@ -1,14 +1,8 @@
-/**
- * The bubblewrap command line of one sandboxed process (docs/security.md, "The sandbox"). A model's
- * command sees the system directories read-only, its workspace read-write, a private /tmp and an empty
- * home; a hook or MCP server sees the whole file system read-only except the secret locations. Both get
- * their own PID namespace (the process tree ends with the call) and, for commands, no network but the
- * filtering proxy's socket.
- */
+// The bubblewrap command line of one sandboxed process: what it sees and writes (docs/security.md, "The sandbox").
 import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import type { SandboxProfile, SandboxSettings } from '../../shared/policy/sandbox';
-import { isInside } from '../tools/workspace';
+import type { SandboxProfile, SandboxSettings } from '../shared/policy/sandbox';
+import { isInside } from '../project/paths';
 
 /** Where a model's command may look: the system, not the users' or the runtime's files. */
 const systemPaths = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix', '/snap'];

@@ -1,10 +1,4 @@
-/**
- * The sandbox's filtering proxy (docs/security.md, "Network"): an HTTP proxy on a unix socket on the
- * worker, outside the sandbox, bind-mounted into it (where socat relays a loopback port to it, as
- * Anthropic's sandbox-runtime does). It tunnels `CONNECT host:port` and forwards plain `http://`
- * requests to hosts the policy allows (src/activities/sandbox/egress-target.ts), answers anything
- * else with a one-line 4xx/5xx, and bounds header size, idle time and concurrent connections.
- */
+// The sandbox's filtering HTTP proxy, on a unix socket outside it (docs/security.md, "Network").
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';

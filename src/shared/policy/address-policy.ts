@@ -1,8 +1,4 @@
-/**
- * Which addresses WebFetch may connect to: public unicast addresses, and private, loopback or
- * otherwise special ones only when configuration allows them (SUBAGENTS_WEB_FETCH_ALLOW_PRIVATE,
- * docs/configuration.md): a local test server, an intranet wiki.
- */
+// Which addresses WebFetch and the egress proxy reach: public ones; private ones only where configuration allows.
 import ipaddr from 'ipaddr.js';
 
 /** Private addresses WebFetch may reach anyway: all of them, or these hosts, addresses and CIDR ranges. */

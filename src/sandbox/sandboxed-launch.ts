@@ -1,14 +1,11 @@
-/**
- * Turns a program to run for an agent into the program to spawn: itself under bubblewrap, with the
- * egress proxy started for a command that may reach allowed domains (docs/security.md, "The sandbox").
- */
+// A program to run for an agent, turned into bwrap running it, with the egress proxy where needed (docs/security.md).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ErrorType, errorText } from '../../shared/protocol/errors';
-import type { SandboxProfile, SandboxSettings } from '../../shared/policy/sandbox';
+import { ErrorType, errorText } from '../shared/protocol/errors';
+import type { SandboxProfile, SandboxSettings } from '../shared/policy/sandbox';
 import { bwrapArguments } from './bwrap-arguments';
-import { defaultSandboxOptions, installAdvice, sandboxProblem, type SandboxOptions } from '../../config/sandbox-options';
+import { defaultSandboxOptions, installAdvice, sandboxProblem, type SandboxOptions } from '../config/sandbox-options';
 
 /** What to spawn, and what to release once the process has ended. */
 export interface SandboxedLaunch {
@@ -60,10 +57,7 @@ function proxyEnvironment(): Record<string, string> {
   return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: '', no_proxy: '' };
 }
 
-/**
- * The launch of `argv` (program first) in the sandbox the request and the worker's options call for;
- * without options, the default (on): only an explicit `off` runs a process unconfined.
- */
+/** The launch of `argv` (program first) as request and options call for; only an explicit `off` runs it unconfined. */
 export async function launchSandboxed(argv: readonly [string, ...string[]], request: LaunchRequest, given?: SandboxOptions): Promise<SandboxedLaunch> {
   const [program, ...rest] = argv;
   const unconfined: SandboxedLaunch = { file: program, args: rest, env: {}, sandboxed: false, release: async () => undefined, refusedHosts: () => [] };
