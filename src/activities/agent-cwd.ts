@@ -4,11 +4,7 @@ import { ErrorType, errorText } from '../shared/protocol/errors';
 import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../shared/workspace/working-directory';
 import { isInside } from '../project/paths';
 
-/**
- * Checks the working directory an Agent call asks for (docs/security.md): resolved against the
- * parent's cwd, it must exist, be a directory, and stay inside the parent's workspace root after
- * symbolic links are resolved. A child never gets a larger workspace than its parent.
- */
+/** Checks an Agent call's cwd: a directory inside the parent's workspace, links resolved (docs/security.md). */
 export async function resolveAgentCwd(input: ResolveAgentCwdInput): Promise<ResolveAgentCwdResult> {
   const refuse = (type: Parameters<typeof errorText>[0], detail: string): ResolveAgentCwdResult => ({ ok: false, error: errorText(type, detail) });
   if (input.requested.includes('\0')) return refuse(ErrorType.InvalidToolInput, '"cwd" contains a NUL character.');

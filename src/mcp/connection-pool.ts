@@ -1,8 +1,4 @@
-/**
- * The worker's MCP connections (docs/tools.md, MCP): one per server spec and working directory,
- * opened on first use, shared by every agent and call on the worker, opened again when the server
- * died, and all closed when the worker shuts down.
- */
+// The worker's MCP connections, one per server spec and directory, shared and reopened when dead (docs/tools.md, MCP).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -74,10 +70,7 @@ async function assertRunnable(program: string, cwd: string): Promise<void> {
   throw Object.assign(new Error(`spawn ${program} ENOENT`), { code: 'ENOENT', path: program });
 }
 
-/**
- * The transport for a server. The MCP SDK's modules load with the first connection, not with the
- * worker: they are a large part of a worker's start-up (docs/operations.md, "Worker start-up").
- */
+/** The transport for a server; the SDK loads here, not at worker start (docs/operations.md, "Worker start-up"). */
 async function createTransport(spec: McpServerSpec, cwd: string, sandbox: SandboxOptions | undefined): Promise<{ transport: Transport; stdio?: StdioClientTransport }> {
   switch (spec.type) {
     case 'stdio': {

@@ -1,9 +1,4 @@
-/**
- * The `runHook` activity: one hook command (docs/hooks.md) in the OS sandbox and its own process group, in the agent's
- * cwd, with the event as JSON on stdin and CLAUDE_PROJECT_DIR set; killed at its timeout or when the
- * activity is cancelled; stdout and stderr capped. It interprets its own run (src/shared/policy/hook-outcome.ts),
- * so the history records what the hook decided.
- */
+// `runHook`: one sandboxed hook command, interpreted here so the history records its decision (docs/hooks.md).
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { CancelledFailure, Context } from '@temporalio/activity';
@@ -62,9 +57,7 @@ function runLaunched(launch: SandboxedLaunch, input: HookRunInput, options: { sh
   return new Promise((resolve) => {
     const stdout = new CappedText(hookLimits.maxOutputChars);
     const stderr = new CappedText(hookLimits.maxOutputChars);
-    // --norc: the event arrives on a socket (Node's stdin pipe), which bash takes for a remote shell and
-    // would source ~/.bashrc for — a slow or locking rc file (pyenv's rehash lock) then hangs every hook.
-    // A hook runs in the same clean shell as the Bash tool, which gets no stdin.
+    // --norc: bash takes a socket stdin for a remote shell and would source ~/.bashrc, whose locks can hang a hook.
     const child = spawn(launch.file, launch.args, {
       cwd: input.cwd,
       detached: true,

@@ -1,7 +1,4 @@
-/**
- * Bash: one command in the OS sandbox (src/sandbox/, docs/security.md), in its own process
- * group and PID namespace, killed as a whole — daemons included — when it ends, times out or is cancelled.
- */
+// Bash: one sandboxed command in its own process group, killed as a whole, daemons included (docs/security.md).
 import { lastLines, liveLimits, type LiveToolDetails } from '../../shared/protocol/live-activity';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { spawn } from 'node:child_process';
@@ -34,10 +31,7 @@ export const bashInput = z.strictObject({
 const drainGraceMs = 200;
 const groupPollMs = 50;
 
-/**
- * The start time of this process (field 22 of /proc/self/stat, in clock ticks since boot), which
- * tells it apart from a later process that reuses its pid; undefined where /proc is missing.
- */
+/** A process's start time (/proc/<pid>/stat field 22), telling it from a later process reusing its pid. */
 export function processStartTime(pid: number | 'self' = 'self'): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -51,12 +45,8 @@ export function processStartTime(pid: number | 'self' = 'self'): string | undefi
 const workerStartTime = processStartTime();
 
 /**
- * A watchdog beside the command: it checks every second that this worker process is alive and,
- * once it is gone (even killed by SIGKILL), kills the command's whole process group. Without it a
- * crashed worker would leave the command running on, unseen. It polls the pid, not a pipe (an
- * inherited copy of a pipe's write end would keep it open after the worker died), and checks the
- * process's start time too: on a busy machine the pid of a dead worker is soon given to another
- * process (pid_max is often 32768), which must not count as the worker.
+ * Kills the command's process group once this worker is gone, even by SIGKILL. It polls the pid with its
+ * start time, not a pipe: an inherited write end outlives the worker, and a dead worker's pid is soon reused.
  */
 export function startWatchdog(processGroup: number, worker: { pid: number; startTime?: string } = { pid: process.pid, startTime: workerStartTime }): () => void {
   // Gone: no /proc entry, a zombie (dead, not yet reaped), or another process with the same pid.
@@ -86,12 +76,7 @@ export function startWatchdog(processGroup: number, worker: { pid: number; start
   };
 }
 
-/**
- * What `bash -c` runs: wait on fd 3 until the worker says the watchdog is in place, then become the
- * command itself (exec keeps the pid and process group). Were the worker killed between starting
- * the command and its watchdog, fd 3 closes unread and the command never runs, instead of running
- * unwatched.
- */
+/** What `bash -c` runs: wait on fd 3 for the watchdog, then exec the command, so it never runs unwatched. */
 export const armedCommand = 'IFS= read -r armed <&3; exec 3<&-; [ "$armed" = armed ] || exit 125; exec bash -c "$1"';
 
 type Ending = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'timed_out' } | { kind: 'cancelled' } | { kind: 'spawn_failed'; message: string };

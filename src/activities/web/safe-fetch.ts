@@ -1,9 +1,4 @@
-/**
- * WebFetch's HTTP GET (docs/tools.md, WebFetch): http and https only, no credentials in the URL,
- * every address checked when the connection is made (so DNS cannot point a checked name elsewhere),
- * same-host redirects followed up to a limit, other redirects reported, a time limit for the whole
- * fetch and a size limit for the body.
- */
+// WebFetch's GET, each address checked at connect time so DNS cannot redirect a checked name (docs/tools.md, WebFetch).
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
