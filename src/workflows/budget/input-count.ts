@@ -3,7 +3,7 @@ import type { Activities } from '../runtime/activity-proxies';
 import type { AgentState } from '../loop/agent-state';
 import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import { estimateNextRequestTokens } from '../context/context-meter';
-import { hasPatch } from '../runtime/patches';
+import type { TreeLink } from '../tree/tree-link';
 
 /** Marks runs whose budgeted calls without a measured overhead reserve by `count_tokens` (docs/budgets.md, "Counted input"). */
 export const budgetCountTokensPatch = 'budget-count-tokens';
@@ -15,19 +15,16 @@ const countActivities = proxyLocalActivities<Activities>({
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 });
 
-/** Whether this run counts (asked once, at its first uncorrected call: module state is per run). */
-let countingInUse: boolean | undefined;
-
 /**
  * For a budgeted call with no measured overhead yet (the agent's first call): its input tokens by the
  * worker's `count_tokens` of the request, as a local activity (its result is recorded, so replay reserves
  * the same), or the estimate when there is no count. Undefined when the call reserves the corrected
  * estimate, so that path awaits nothing (runs recorded before the patch replay their tasks unchanged).
  */
-export function countedInputTokens(agent: { readonly input: AgentWorkflowInput; readonly state: AgentState }): Promise<number> | undefined {
+export function countedInputTokens(agent: { readonly input: AgentWorkflowInput; readonly state: AgentState; readonly tree: TreeLink }): Promise<number> | undefined {
   if (agent.state.contextOverheadTokens !== undefined) return undefined;
-  countingInUse ??= hasPatch(budgetCountTokensPatch);
-  return countingInUse ? countRequest(agent) : undefined;
+  // Whether this run counts: asked once, at its first uncorrected call.
+  return agent.tree.budgetPatches.has(budgetCountTokensPatch) ? countRequest(agent) : undefined;
 }
 
 async function countRequest({ input, state }: { readonly input: AgentWorkflowInput; readonly state: AgentState }): Promise<number> {

@@ -11,7 +11,6 @@ import type { TreeLink } from '../tree/tree-link';
 import { budgetLeasesPatch } from './budget-lease';
 import { estimateNextRequestTokens } from '../context/context-meter';
 import { countedInputTokens } from './input-count';
-import { hasPatch } from '../runtime/patches';
 import { budgetLedgerPatch } from './tree-ledger';
 
 /** What reserving needs of an agent (not the whole of its parts: this module stays out of their import circle). */
@@ -33,23 +32,16 @@ const aheadMarginTokens = 4096;
 /** Tools that may wait for other agents of the tree (a foreground child, a child's output): no room is held ahead across them. */
 const waitingTools: ReadonlySet<string> = new Set(['Agent', 'TaskOutput']);
 
-/** Whether this run reserves (asked once, at its first call: module state is per run). */
-let ledgerInUse: boolean | undefined;
-
-/** Whether this agent's model calls reserve from its tree's ledger. */
-export function reserves({ input }: Pick<BudgetedAgent, 'input'>): boolean {
+/** Whether this agent's model calls reserve from its tree's ledger (the patch asked once, at its first call). */
+export function reserves({ input, tree }: Pick<BudgetedAgent, 'input' | 'tree'>): boolean {
   if (input.budgeted !== true) return false;
-  ledgerInUse ??= hasPatch(budgetLedgerPatch);
-  return ledgerInUse;
+  return tree.budgetPatches.has(budgetLedgerPatch);
 }
 
 /** Whether this run asks for leases (a child: the root decides its own calls in its own task, at no cost). */
-let leasesInUse: boolean | undefined;
-
 function leases({ tree }: Pick<BudgetedAgent, 'tree'>): boolean {
   if (tree.ledger) return false;
-  leasesInUse ??= hasPatch(budgetLeasesPatch);
-  return leasesInUse;
+  return tree.budgetPatches.has(budgetLeasesPatch);
 }
 
 /** Fewer output tokens are not worth a call; with thinking on, max_tokens must exceed the thinking budget. */

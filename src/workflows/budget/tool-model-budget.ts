@@ -1,17 +1,13 @@
 import { CancellationScope } from '@temporalio/workflow';
 import { granted, releaseAhead, reserveRequest, reserves, type BudgetedAgent, type CallReservation } from './model-budget';
-import { hasPatch } from '../runtime/patches';
 
 /** Marks runs whose web tools reserve their own model calls in the tree's ledger (docs/budgets.md). */
 export const budgetToolModelCallsPatch = 'budget-tool-model-calls';
 
-/** Whether this run reserves tools' model calls (asked once, at its first web tool call of a budgeted tree). */
-let toolCallsReserve: boolean | undefined;
-
-function reservesToolCalls(agent: Pick<BudgetedAgent, 'input'>): boolean {
+/** Whether this run reserves tools' model calls (the patch asked once, at its first web tool call of a budgeted tree). */
+function reservesToolCalls(agent: Pick<BudgetedAgent, 'input' | 'tree'>): boolean {
   if (!reserves(agent)) return false;
-  toolCallsReserve ??= hasPatch(budgetToolModelCallsPatch);
-  return toolCallsReserve;
+  return agent.tree.budgetPatches.has(budgetToolModelCallsPatch);
 }
 
 /**

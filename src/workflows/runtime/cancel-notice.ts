@@ -22,8 +22,10 @@ const outgoing = new Map<string, StopNotice>();
 /** The workflow id of each child this run started, by the sequence number its cancellation names. */
 const childIds = new Map<number, string>();
 /** The notice the cancellation of this run carried, if one did. */
+/** Stays module state: an interceptor module, which the SDK calls with no agent part at hand. */
 let carried: StopNotice | undefined;
 /** Whether this run's interceptors are installed (the bundle has this module as an interceptor module). */
+/** Stays module state: an interceptor module, which the SDK calls with no agent part at hand. */
 let installed = false;
 /**
  * Activity tasks this run scheduled that no activation has resolved yet, by sequence number: true for one
@@ -32,6 +34,7 @@ let installed = false;
  */
 const pendingActivities = new Map<number, boolean>();
 /** Whether such an activity task was still pending when this run's cancellation came. */
+/** Stays module state: an interceptor module, which the SDK calls with no agent part at hand. */
 let pendingAtCancel = false;
 
 /** TRY_CANCEL, the SDK's encoding of ActivityCancellationType (also when the field is left out). */

@@ -61,6 +61,7 @@ const baselines: readonly (readonly [string, ReadonlySet<string>])[] = [
 ];
 
 /** What this run's baseline covers (undefined: no baseline). Module state is per run: the SDK gives each run its own modules. */
+/** Stays module state: every part and the board workflow ask `hasPatch`, most with no agent part at hand. */
 let covered: ReadonlySet<string> | undefined;
 
 /**

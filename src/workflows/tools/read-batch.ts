@@ -28,6 +28,7 @@ interface Waiting {
 }
 
 /** Reads waiting for their batch to go out (module state: one per workflow run, the sandbox loads modules per run). */
+/** Stays module state: the workspace tool runners that read here are handed no agent part. */
 let gathering: Waiting[] | undefined;
 
 /**

@@ -15,6 +15,7 @@ import { emptyTokenUsage, type TokenUsage } from '../../shared/model/messages';
 import type { ApprovalRequest } from '../../shared/protocol/tree';
 import { cancelBestEffort, signalBestEffort } from '../runtime/best-effort-signal';
 import { LeaseAccount } from '../budget/budget-lease';
+import { BudgetPatches } from '../budget/budget-patches';
 import { workflowNowMs } from '../runtime/clock';
 import { treeRefusedSpawn } from './spawn-limits';
 import { noticeWay, tellStopped } from './stop-delivery';
@@ -36,6 +37,8 @@ export class TreeLink {
   private readonly earlyRevokes = new Map<string, BudgetGrant>();
   /** Room leased from the tree's budget, spent by this agent's calls without asking (src/workflows/budget/budget-lease.ts). */
   readonly lease = new LeaseAccount();
+  /** The budget patches this run asked (src/workflows/budget/model-budget.ts). */
+  readonly budgetPatches = new BudgetPatches();
   private reservations = 0;
   /** The reservation asked ahead for the next call (src/workflows/budget/model-budget.ts). */
   private ahead?: string;
