@@ -8,6 +8,8 @@ import { UnknownPayloadKeyError } from '../../src/codec/errors';
 import { readAgentTranscript } from '../../src/transcript/export';
 import { textOf } from '../../src/shared/tools/tool-results';
 import { createCodecAgentEnv, type CodecAgentEnv } from './codec-agent-env';
+import { scenario } from '../helpers/agent-env';
+import { agentNamed } from '../helpers/scripted-agents';
 
 const secret = `sk-ant-api03-SECRET${randomBytes(12).toString('hex')}`;
 const promptMarker = `PROMPT-MARKER-${randomBytes(6).toString('hex')}`;
@@ -23,21 +25,13 @@ beforeAll(async () => {
   agentEnv = await createCodecAgentEnv({
     dataConverter,
     anthropicApiKey: secret,
-    behaviour: {
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentName: 'codec-root' },
-            turns: [
-              // Tries to leak the key through a tool result, and produces a result large enough to be compressed.
-              { toolUses: [{ name: 'Bash', input: { command: 'echo "key=[$ANTHROPIC_API_KEY]"; env | sort; head -c 20000 /dev/zero | tr "\\0" a' } }] },
-              { text: 'CODEC-FINAL: {{last_tool_result}}' },
-            ],
-          },
-        ],
-      },
-    },
+    behaviour: scenario([
+      agentNamed('codec-root', [
+        // Tries to leak the key through a tool result, and produces a result large enough to be compressed.
+        { toolUses: [{ name: 'Bash', input: { command: 'echo "key=[$ANTHROPIC_API_KEY]"; env | sort; head -c 20000 /dev/zero | tr "\\0" a' } }] },
+        { text: 'CODEC-FINAL: {{last_tool_result}}' },
+      ]),
+    ]),
   });
 });
 afterAll(async () => {

@@ -1,67 +1,44 @@
 // @slow
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SubagentsClient } from '../../src/client/client';
-import { startModelServer, type ModelServer } from '../../src/model-server/server';
-import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/child-worker';
+import { useCrashHarness } from '../helpers/crash-harness';
 import { recordHistory } from '../helpers/histories';
-import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 import { processesMatching } from '../helpers/processes';
+import { scenario } from '../helpers/agent-env';
+import { agentPrompted } from '../helpers/scripted-agents';
 
-let temporal: TestTemporal;
-let modelServer: ModelServer;
-const workers: ChildWorker[] = [];
-
-beforeAll(async () => {
-  temporal = await connectTestTemporal();
-  modelServer = await startModelServer({ port: 0 });
-});
-afterAll(async () => {
-  for (const worker of workers) await worker.kill();
-  await modelServer?.close();
-  await temporal?.close();
-});
+const crash = useCrashHarness();
 
 
 describe('worker crash (SIGKILL) mid-run', () => {
   it('completes after a restart, never re-runs Bash silently, and records each tool result once', async () => {
-    const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-crash-')));
-    const taskQueue = uniqueTaskQueue('crash');
-    modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'crash test' },
-            turns: [
-              { toolUses: [{ name: 'Bash', input: { command: 'echo ran >> bash-runs.txt; sleep 600.4711; echo done >> bash-runs.txt' } }] },
-              { text: 'checking', toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }], delayMs: 1500 },
-              { text: 'all done after the crash' },
-            ],
-          },
-        ],
-      },
-    });
-    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
-    const client = new SubagentsClient(temporal.client, taskQueue);
+    const { workspace, taskQueue, client } = crash.prepare('crash');
+    crash.modelServer.setBehaviour(scenario([
+      agentPrompted('crash test', [
+        { toolUses: [{ name: 'Bash', input: { command: 'echo ran >> bash-runs.txt; sleep 600.4711; echo done >> bash-runs.txt' } }] },
+        { text: 'checking', toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }], delayMs: 1500 },
+        { text: 'all done after the crash' },
+      ]),
+    ]));
+    await crash.startWorker(taskQueue);
     const handle = await client.startAgent({ prompt: 'crash test', cwd: workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions' });
 
     // Kill the worker while Bash runs.
     await waitFor(() => existsSync(path.join(workspace, 'bash-runs.txt')), 60_000, 'the Bash command to start');
     // The command runs in its own PID namespace: it is found on the host by its unique sleep.
     expect(processesMatching('^sleep 600.4711')).toHaveLength(1);
-    await workers[0]!.kill('SIGKILL');
+    await crash.workers[0]!.kill('SIGKILL');
     // The sandbox dies with its worker (and the watchdog kills the command's process group, polling every second).
     await waitFor(() => processesMatching('^sleep 600.4711').length === 0, 60_000, 'the command of the dead worker to end');
-    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
+    await crash.startWorker(taskQueue);
 
     // Kill the next worker during the (slow) second model call.
-    const modelCalls = () => modelServer.requests().filter((request) => request.path === '/v1/messages' && request.agentKey !== undefined);
+    const modelCalls = () => crash.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.agentKey !== undefined);
     await waitFor(() => modelCalls().length >= 2, 90_000, 'the second model call');
-    await workers[1]!.kill('SIGKILL');
-    workers.push(await startChildWorker({ taskQueue, modelBaseUrl: modelServer.url }));
+    await crash.workers[1]!.kill('SIGKILL');
+    await crash.startWorker(taskQueue);
 
     const result = await handle.result();
     expect(result.status).toBe('completed');
@@ -82,10 +59,10 @@ describe('worker crash (SIGKILL) mid-run', () => {
     expect(JSON.stringify(toolResults[0])).toMatch(/may have partially run/);
 
     // In the history: one Bash attempt, and each tool activity completed at most once.
-    const history = await temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
+    const history = await crash.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
     const scheduled = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'Bash');
     expect(scheduled).toHaveLength(1);
     expect(messages.filter((message) => message.role === 'assistant')).toHaveLength(3);
-    await recordHistory(temporal.client, handle.agentId, 'loop-crash-recovery');
+    await recordHistory(crash.temporal.client, handle.agentId, 'loop-crash-recovery');
   });
 });

@@ -1,30 +1,14 @@
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { useAgentTestEnv } from '../helpers/agent-env';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { answeredRequestsOf, type ContentBlock } from '../helpers/model-requests';
 
-let env: AgentTestEnv;
+const env = useAgentTestEnv();
 
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
-
-type Block = { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean };
-interface Body {
-  system: { text: string }[];
-  messages: { role: string; content: string | Block[] }[];
-}
-
-function requestsOf(agentId: string): Body[] {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => JSON.parse(request.rawBody) as Body);
-}
+const requestsOf = (agentId: string) => answeredRequestsOf(env.modelServer, agentId);
 
 describe("an Agent call's cwd stays inside the parent's workspace", () => {
   it('refuses cwd outside the workspace (absolute, through a symbolic link, missing), resolves relative ones against the parent', async () => {
@@ -39,18 +23,13 @@ describe("an Agent call's cwd stays inside the parent's workspace", () => {
       { subagent_type: 'Explore', cwd: '.' },
       { subagent_type: 'Explore', cwd: 'sub' },
     ];
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'cwd-root' },
-          turns: [{ toolUses: calls.map((call, index) => ({ name: 'Agent', input: { description: `cwd ${index}`, prompt: `cwd child ${index}`, ...call } })) }, { text: 'done' }],
-        },
-        { match: { userIncludes: 'cwd child' }, turns: [{ text: 'child here' }] },
-      ]),
+    env.script(
+      agentNamed('cwd-root', [{ toolUses: calls.map((call, index) => ({ name: 'Agent', input: { description: `cwd ${index}`, prompt: `cwd child ${index}`, ...call } })) }, { text: 'done' }]),
+      agentPrompted('cwd child', [{ text: 'child here' }]),
     );
     const handle = await env.start({ prompt: 'cwd checks', name: 'cwd-root' });
     expect((await handle.result()).status).toBe('completed');
-    const results = requestsOf(handle.agentId)[1]!.messages.at(-1)!.content as Block[];
+    const results = requestsOf(handle.agentId)[1]!.messages.at(-1)!.content as ContentBlock[];
     const text = (index: number) => JSON.stringify(results[index]);
     expect(results.slice(0, 4).every((block) => block.is_error)).toBe(true);
     expect(text(0)).toContain(`PathOutsideWorkspace: cwd \\"/etc\\" resolves to /etc, outside the workspace ${env.workspace}`);

@@ -6,6 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { scenario } from '../helpers/agent-env';
+import { agentPrompted } from '../helpers/scripted-agents';
 
 /** The examples (examples/README.md) as a user runs them: the worker example in one process, the client example in another. */
 const run = promisify(execFile);
@@ -17,22 +19,11 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   modelServer = await startModelServer({
     port: 0,
-    behaviour: {
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'Triage ticket' },
-            turns: [{ toolUses: [{ name: 'lookup_ticket', input: { id: 'T-1001' } }] }, { text: 'T-1001, login 500 after reset: high priority, web team.' }],
-          },
-          // The steering message is the newest user text of the request after it arrives: the same turns, by the agent's turn number.
-          {
-            match: { userIncludes: 'Answer in one line' },
-            turns: [{ toolUses: [{ name: 'lookup_ticket', input: { id: 'T-1001' } }] }, { text: 'T-1001, login 500 after reset: high priority, web team.' }],
-          },
-        ],
-      },
-    },
+    behaviour: scenario([
+      agentPrompted('Triage ticket', [{ toolUses: [{ name: 'lookup_ticket', input: { id: 'T-1001' } }] }, { text: 'T-1001, login 500 after reset: high priority, web team.' }]),
+      // The steering message is the newest user text of the request after it arrives: the same turns, by the agent's turn number.
+      agentPrompted('Answer in one line', [{ toolUses: [{ name: 'lookup_ticket', input: { id: 'T-1001' } }] }, { text: 'T-1001, login 500 after reset: high priority, web team.' }]),
+    ]),
   });
   env = {
     ...process.env,

@@ -1,17 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 type Block = { type: string; text?: string; content?: unknown; is_error?: boolean };
 interface Body {
@@ -48,20 +42,15 @@ function commonPrefixLength(bodies: string[]): number {
 describe('fork subagents', () => {
   it('gives 5 forks of one message byte-identical request prefixes up to their directives', async () => {
     const context = Array.from({ length: 200 }, (_, index) => `Context line ${index}: the parser lives in src/parser.ts.`).join('\n');
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('fork-root', [
         {
-          match: { agentName: 'fork-root' },
-          turns: [
-            {
-              text: 'Splitting the work into five forks.',
-              toolUses: [1, 2, 3, 4, 5].map((index) => ({ name: 'Agent', input: { description: `part ${index}`, prompt: `DIRECTIVE-${index}: check area ${index}` } })),
-            },
-            ...Array.from({ length: 6 }, () => ({ text: 'noted {{last_user_text}}' })),
-          ],
+          text: 'Splitting the work into five forks.',
+          toolUses: [1, 2, 3, 4, 5].map((index) => ({ name: 'Agent', input: { description: `part ${index}`, prompt: `DIRECTIVE-${index}: check area ${index}` } })),
         },
-        { match: { userIncludes: 'Your directive: DIRECTIVE-' }, turnOffset: 1, turns: [{ text: 'Scope: checked my area.' }] },
+        ...Array.from({ length: 6 }, () => ({ text: 'noted {{last_user_text}}' })),
       ]),
+      { match: { userIncludes: 'Your directive: DIRECTIVE-' }, turnOffset: 1, turns: [{ text: 'Scope: checked my area.' }] },
     );
     const handle = await env.start({ prompt: `Review this project.\n${context}`, name: 'fork-root', limits: { forking: true } });
     const result = await handle.result();
@@ -96,22 +85,17 @@ describe('fork subagents', () => {
   });
 
   it('refuses a fork inside a fork; the child does the work itself', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'nested-fork-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'outer fork', prompt: 'OUTER-DIRECTIVE', run_in_background: false } }] }, { text: 'root done: {{last_tool_result}}' }],
-        },
-        {
-          match: { userIncludes: 'Your directive: OUTER-DIRECTIVE' },
-          turnOffset: 1,
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'inner fork', prompt: 'INNER' } }] },
-            { toolUses: [{ name: 'Glob', input: { pattern: '*' } }] },
-            { text: 'Scope: did it myself after {{last_tool_result}}' },
-          ],
-        },
-      ]),
+    env.script(
+      agentNamed('nested-fork-root', [{ toolUses: [{ name: 'Agent', input: { description: 'outer fork', prompt: 'OUTER-DIRECTIVE', run_in_background: false } }] }, { text: 'root done: {{last_tool_result}}' }]),
+      {
+        match: { userIncludes: 'Your directive: OUTER-DIRECTIVE' },
+        turnOffset: 1,
+        turns: [
+          { toolUses: [{ name: 'Agent', input: { description: 'inner fork', prompt: 'INNER' } }] },
+          { toolUses: [{ name: 'Glob', input: { pattern: '*' } }] },
+          { text: 'Scope: did it myself after {{last_tool_result}}' },
+        ],
+      },
     );
     const handle = await env.start({ prompt: 'nested fork test', name: 'nested-fork-root', limits: { forking: true } });
     const result = await handle.result();
@@ -127,31 +111,23 @@ describe('fork subagents', () => {
 
   it("lets a fork Edit a file the parent read (copied read state); a named child's Edit without a Read is refused", async () => {
     await env.writeFiles({ 'shared.txt': 'alpha\n' });
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('read-state-root', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
         {
-          match: { agentName: 'read-state-root' },
-          turns: [
-            { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
-            {
-              toolUses: [
-                { name: 'Agent', input: { description: 'fork editor', prompt: 'FORK-EDIT', run_in_background: false } },
-                { name: 'Agent', input: { description: 'named editor', prompt: 'NAMED-EDIT', subagent_type: 'general-purpose' } },
-              ],
-            },
-            { text: 'done' },
+          toolUses: [
+            { name: 'Agent', input: { description: 'fork editor', prompt: 'FORK-EDIT', run_in_background: false } },
+            { name: 'Agent', input: { description: 'named editor', prompt: 'NAMED-EDIT', subagent_type: 'general-purpose' } },
           ],
         },
-        {
-          match: { userIncludes: 'Your directive: FORK-EDIT' },
-          turnOffset: 2,
-          turns: [{ toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'alpha', new_string: 'beta' } }] }, { text: 'Scope: edited: {{last_tool_result}}' }],
-        },
-        {
-          match: { userIncludes: 'NAMED-EDIT' },
-          turns: [{ toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'alpha', new_string: 'gamma' } }] }, { text: 'named saw: {{last_tool_result}}' }],
-        },
+        { text: 'done' },
       ]),
+      {
+        match: { userIncludes: 'Your directive: FORK-EDIT' },
+        turnOffset: 2,
+        turns: [{ toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'alpha', new_string: 'beta' } }] }, { text: 'Scope: edited: {{last_tool_result}}' }],
+      },
+      agentPrompted('NAMED-EDIT', [{ toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'alpha', new_string: 'gamma' } }] }, { text: 'named saw: {{last_tool_result}}' }]),
     );
     const handle = await env.start({ prompt: 'read state test', name: 'read-state-root', limits: { forking: true } });
     expect((await handle.result()).status).toBe('completed');

@@ -1,35 +1,21 @@
 // @slow
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LiveActivity } from '../../src/client/live-activities';
 import { liveLimits } from '../../src/shared/protocol/live-activity';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 const streamedText = 'Reading the repository layout first. Then I will list the test files and run them one by one.';
 
 describe('live details in heartbeats', () => {
   it('describe shows the text streamed so far during a slow model stream, then a command\'s last output lines', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [{
-          match: { agentName: 'live' },
-          turns: [
-            { text: streamedText, toolUses: [{ name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7; do echo "step $i"; done; sleep 4; echo done' } }], eventDelayMs: 1200 },
-            { text: 'All done.' },
-          ],
-        }],
-      } as never,
-    });
+    env.script(agentNamed('live', [
+      { text: streamedText, toolUses: [{ name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7; do echo "step $i"; done; sleep 4; echo done' } }], eventDelayMs: 1200 },
+      { text: 'All done.' },
+    ]));
     const handle = await env.start({ prompt: 'work slowly', name: 'live' });
 
     let partial: LiveActivity | undefined;

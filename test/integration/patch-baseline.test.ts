@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { patchBaseline } from '../../src/workflows/runtime/patches';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
 // Runs started on today's code ask for one patch, the baseline (src/workflows/runtime/patches.ts), and take the
 // lean paths that came with it; their recordings (baseline-*) keep those paths replaying.
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 
 const eventsOf = (workflowId: string) => historyEvents(env.temporal.client, workflowId);
@@ -31,22 +25,17 @@ async function patchesOf(workflowId: string): Promise<{ ids: string[]; changeVer
 describe('the patch baseline', () => {
   it('marks one patch per run — the baseline — in a tree that reads, delegates in the foreground and in the background', async () => {
     await env.writeFiles({ 'alpha.txt': 'ALPHA\n', 'beta.txt': 'BETA\n' });
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'baseline-tree' },
-          turns: [
-            { toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }, { name: 'Read', input: { file_path: 'beta.txt' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'in the foreground', prompt: 'baseline foreground task', subagent_type: 'general-purpose' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'in the background', prompt: 'baseline background task', subagent_type: 'general-purpose', run_in_background: true } }] },
-            { text: 'started it' },
-            { text: 'BASELINE TREE DONE' },
-            { text: 'BASELINE TREE DONE' },
-          ],
-        },
-        { match: { userIncludes: 'baseline foreground task' }, turns: [{ text: 'foreground answer' }] },
-        { match: { userIncludes: 'baseline background task' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }] }, { text: 'background answer' }] },
+    env.script(
+      agentNamed('baseline-tree', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }, { name: 'Read', input: { file_path: 'beta.txt' } }] },
+        { toolUses: [{ name: 'Agent', input: { description: 'in the foreground', prompt: 'baseline foreground task', subagent_type: 'general-purpose' } }] },
+        { toolUses: [{ name: 'Agent', input: { description: 'in the background', prompt: 'baseline background task', subagent_type: 'general-purpose', run_in_background: true } }] },
+        { text: 'started it' },
+        { text: 'BASELINE TREE DONE' },
+        { text: 'BASELINE TREE DONE' },
       ]),
+      agentPrompted('baseline foreground task', [{ text: 'foreground answer' }]),
+      agentPrompted('baseline background task', [{ toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }] }, { text: 'background answer' }]),
     );
     const handle = await env.start({ prompt: 'read, then delegate', name: 'baseline-tree' });
     const result = await handle.result();
@@ -71,18 +60,13 @@ describe('the patch baseline', () => {
 
   it('asks a person for a call the mode does not settle, in the root and in a foreground child; reads go ahead without asking', async () => {
     await env.writeFiles({ 'gamma.txt': 'GAMMA\n' });
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'baseline-approvals' },
-          turns: [
-            { toolUses: [{ name: 'Read', input: { file_path: 'gamma.txt' } }, { name: 'Bash', input: { command: 'echo approved >> baseline-approvals.txt', description: 'append' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'writer', prompt: 'baseline writer task' } }] },
-            { text: 'baseline approvals done' },
-          ],
-        },
-        { match: { userIncludes: 'baseline writer task' }, turns: [{ toolUses: [{ name: 'Write', input: { file_path: 'refused.txt', content: 'no' } }] }, { text: 'child saw: {{last_tool_result}}' }] },
+    env.script(
+      agentNamed('baseline-approvals', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'gamma.txt' } }, { name: 'Bash', input: { command: 'echo approved >> baseline-approvals.txt', description: 'append' } }] },
+        { toolUses: [{ name: 'Agent', input: { description: 'writer', prompt: 'baseline writer task' } }] },
+        { text: 'baseline approvals done' },
       ]),
+      agentPrompted('baseline writer task', [{ toolUses: [{ name: 'Write', input: { file_path: 'refused.txt', content: 'no' } }] }, { text: 'child saw: {{last_tool_result}}' }]),
     );
     const handle = await env.start({ prompt: 'approvals on the baseline', name: 'baseline-approvals', permissionMode: 'default' });
     await waitFor(async () => (await handle.approvals()).length === 1, 30_000, 'the Bash approval request');
@@ -105,11 +89,9 @@ describe('the patch baseline', () => {
   });
 
   it('stops a tree whose child runs Bash, every open tool call answered', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'baseline-stop' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'sleeper', prompt: 'baseline sleeping task' } }] }] },
-        { match: { userIncludes: 'baseline sleeping task' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }] },
-      ]),
+    env.script(
+      agentNamed('baseline-stop', [{ toolUses: [{ name: 'Agent', input: { description: 'sleeper', prompt: 'baseline sleeping task' } }] }]),
+      agentPrompted('baseline sleeping task', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }]),
     );
     const handle = await env.start({ prompt: 'delegate a long command', name: 'baseline-stop' });
     const child = `${handle.agentId}.1`;

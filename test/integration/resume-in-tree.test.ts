@@ -1,19 +1,13 @@
 // @slow
 import { WorkflowFailedError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rootAgentIdKey } from '../../src/shared/protocol/search-attributes';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 
 async function statusName(agentId: string): Promise<string | undefined> {
@@ -26,17 +20,9 @@ async function statusName(agentId: string): Promise<string | undefined> {
 
 describe('resume inside the tree', () => {
   it('resumes a finished child through its running root: same tree, registered with the root, stopped by its cascade', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'tree-keeper' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'first job', prompt: 'RESUMABLE-CHILD', name: 'resumable' } }] }, { text: 'ROOT-WAITING' }],
-        },
-        {
-          match: { agentName: 'resumable' },
-          turns: [{ text: 'CHILD-FIRST' }, { toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }],
-        },
-      ]),
+    env.script(
+      agentNamed('tree-keeper', [{ toolUses: [{ name: 'Agent', input: { description: 'first job', prompt: 'RESUMABLE-CHILD', name: 'resumable' } }] }, { text: 'ROOT-WAITING' }]),
+      agentNamed('resumable', [{ text: 'CHILD-FIRST' }, { toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }]),
     );
     const root = await env.start({ prompt: 'keep the tree', name: 'tree-keeper', interactive: { idleTimeoutMs: 120_000 } });
     const childId = `${root.agentId}.1`;
@@ -64,20 +50,15 @@ describe('resume inside the tree', () => {
   });
 
   it('resumes a stopped agent only when asked explicitly (allowStopped / --force), also inside a running tree', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'stopped-root' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }, { text: 'RESUMED-AFTER-STOP: {{last_user_text}}' }] },
-        {
-          match: { agentName: 'stopping-parent' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'SLOW-CHILD', name: 'slow', run_in_background: true } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'until [ -f slow-started ]; do sleep 0.1; done' } }] },
-            { toolUses: [{ name: 'TaskStop', input: { task_id: 'slow' } }] },
-            { text: 'PARENT-IDLE' },
-          ],
-        },
-        { match: { agentName: 'slow' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'touch slow-started && sleep 60' } }] }, { text: 'SLOW-CHILD-RESUMED' }] },
+    env.script(
+      agentNamed('stopped-root', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }, { text: 'RESUMED-AFTER-STOP: {{last_user_text}}' }]),
+      agentNamed('stopping-parent', [
+        { toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'SLOW-CHILD', name: 'slow', run_in_background: true } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f slow-started ]; do sleep 0.1; done' } }] },
+        { toolUses: [{ name: 'TaskStop', input: { task_id: 'slow' } }] },
+        { text: 'PARENT-IDLE' },
       ]),
+      agentNamed('slow', [{ toolUses: [{ name: 'Bash', input: { command: 'touch slow-started && sleep 60' } }] }, { text: 'SLOW-CHILD-RESUMED' }]),
     );
     const lone = await env.start({ prompt: 'run long', name: 'stopped-root' });
     await waitFor(async () => (await lone.status()).state === 'running_tools', 60_000, 'Bash running');

@@ -2,35 +2,21 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentTypeKey } from '../../src/shared/protocol/search-attributes';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 describe('resume', () => {
   it('continues a finished agent from its history in a new run; a type that no longer exists becomes general-purpose', async () => {
     const definition = path.join(env.workspace, '.claude', 'agents', 'temporary.md');
     mkdirSync(path.dirname(definition), { recursive: true });
     writeFileSync(definition, '---\nname: temporary\ndescription: A type that will be deleted\n---\nTEMPORARY-PROMPT\n');
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentName: 'resumable' },
-            turns: [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER to {{last_user_text}}' }, { text: 'THIRD-ANSWER to {{last_user_text}}' }],
-          },
-        ],
-      } as never,
-    });
+    env.script(
+      agentNamed('resumable', [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER to {{last_user_text}}' }, { text: 'THIRD-ANSWER to {{last_user_text}}' }]),
+    );
     const handle = await env.start({ prompt: 'first task', name: 'resumable', type: 'temporary' });
     expect((await handle.result()).finalText).toBe('FIRST-ANSWER');
     rmSync(definition);
@@ -56,10 +42,7 @@ describe('resume', () => {
   });
 
   it('refuses to resume a stopped agent or a running one', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: { agents: [{ match: { agentName: 'stoppable' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 20' } }] }] }] } as never,
-    });
+    env.script(agentNamed('stoppable', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 20' } }] }]));
     const handle = await env.start({ prompt: 'long', name: 'stoppable' });
     await expect(env.client.resume(handle.agentId, 'now')).rejects.toThrow(/still running/);
     await handle.stop({ reason: 'enough' });

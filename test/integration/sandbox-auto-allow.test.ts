@@ -6,28 +6,21 @@
 import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf } from '../helpers/histories';
 import { sandboxAutoAllowPatch } from '../../src/workflows/loop/turn';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sandbox-auto-allow-home-')));
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' }, { homeDir });
-});
-
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv({ kind: 'echo' }, { homeDir });
 
 const touchTurn = { toolUses: [{ name: 'Bash', input: { command: 'touch made-by-bash.txt' } }] };
 
 describe('sandboxed Bash without an approval', () => {
   it('runs a default-mode Bash call at once when the settings allow sandboxed commands', async () => {
-    env.modelServer.setBehaviour(scenario([{ match: { agentName: 'auto-allow' }, turns: [touchTurn, { text: 'done' }] }]));
+    env.script(agentNamed('auto-allow', [touchTurn, { text: 'done' }]));
     const cwd = writeProject(env.workspace, 'auto-allow', { '.claude/settings.json': JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } }) });
     const handle = await env.start({ prompt: 'make a file', name: 'auto-allow', cwd, permissionMode: 'default' });
     const result = await handle.result();
@@ -37,11 +30,9 @@ describe('sandboxed Bash without an approval', () => {
   });
 
   it('still asks without the setting, and an ask rule beats it', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'no-auto-allow' }, turns: [touchTurn, { text: 'done' }] },
-        { match: { agentName: 'ask-rule' }, turns: [touchTurn, { text: 'done' }] },
-      ]),
+    env.script(
+      agentNamed('no-auto-allow', [touchTurn, { text: 'done' }]),
+      agentNamed('ask-rule', [touchTurn, { text: 'done' }]),
     );
     const plain = writeProject(env.workspace, 'no-auto-allow', {});
     const withAsk = writeProject(env.workspace, 'ask-rule', {

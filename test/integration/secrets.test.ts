@@ -11,6 +11,8 @@ import { SubagentsClient } from '../../src/client/client';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { scenario } from '../helpers/agent-env';
+import { agentNamed } from '../helpers/scripted-agents';
 
 const cli = path.join(import.meta.dirname, '..', '..', 'bin', 'subagents.js');
 const payloadKey = randomBytes(32).toString('base64');
@@ -58,10 +60,7 @@ async function startRealWorker(taskQueue: string, extraEnv: Record<string, strin
 
 /** Runs one agent whose only turn is the given Bash command; returns the command's output as the model saw it. */
 async function bashOutputSeenByModel(taskQueue: string, name: string, command: string): Promise<string> {
-  modelServer.setBehaviour({
-    kind: 'scripted',
-    scenario: { agents: [{ match: { agentName: name }, turns: [{ toolUses: [{ name: 'Bash', input: { command } }] }, { text: 'done' }] }] } as never,
-  });
+  modelServer.setBehaviour(scenario([agentNamed(name, [{ toolUses: [{ name: 'Bash', input: { command } }] }, { text: 'done' }])]));
   const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-secrets-ws-')));
   chmodSync(workspace, 0o777);
   const temporal = new Client({ connection, namespace: 'default', dataConverter: createDataConverter({ SUBAGENTS_PAYLOAD_KEY: payloadKey }) });

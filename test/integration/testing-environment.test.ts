@@ -4,8 +4,10 @@ import path from 'node:path';
 import { inject, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startTestEnvironment, type TestEnvironment } from '../../src/api/testing';
-import { defineTool } from '../../src/activities/custom-tools/define-tool';
+import { defineTool } from '../../src/api/define-tool';
 import { testHomeDir } from '../helpers/temporal';
+import { scenario } from '../helpers/agent-env';
+import { agentPrompted } from '../helpers/scripted-agents';
 
 // `durable-subagents/testing` as a user's test runs it: one call, then agents with the user's own tools.
 let env: TestEnvironment;
@@ -26,17 +28,9 @@ beforeAll(async () => {
     temporalAddress: inject('temporalAddress'),
     tools: [deploy],
     workerOptions: { workflowBundle: { codePath: inject('workflowBundlePath') } },
-    behaviour: {
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'Deploy the API' },
-            turns: [{ toolUses: [{ name: 'deploy_service', input: { service: 'api' } }] }, { toolUses: [{ name: 'deploy_service', input: { service: 'db' } }] }, { text: 'Done: {{last_tool_result}}' }],
-          },
-        ],
-      },
-    },
+    behaviour: scenario([
+      agentPrompted('Deploy the API', [{ toolUses: [{ name: 'deploy_service', input: { service: 'api' } }] }, { toolUses: [{ name: 'deploy_service', input: { service: 'db' } }] }, { text: 'Done: {{last_tool_result}}' }]),
+    ]),
   });
 }, 120_000);
 afterAll(async () => {

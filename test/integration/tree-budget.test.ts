@@ -1,40 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { scenario, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { answeredRequestsOf, type ContentBlock } from '../helpers/model-requests';
 
-let env: AgentTestEnv;
+const env = useAgentTestEnv();
 
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
-
-type Block = { type: string; text?: string; content?: unknown; is_error?: boolean };
-interface Body {
-  messages: { role: string; content: string | Block[] }[];
-}
-function requestsOf(agentId: string): Body[] {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => JSON.parse(request.rawBody) as Body);
-}
+const requestsOf = (agentId: string) => answeredRequestsOf(env.modelServer, agentId);
 
 describe('the tree token budget', () => {
   it('stops every agent of the tree at the budget — a foreground chain and the root — each with the reason and its partial result', async () => {
     const budget = 30_000;
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'budget-chain-root' }, turns: [{ text: 'ROOT-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'FG-MIDDLE' } }] }, { text: 'ROOT-NEVER' }] },
-        { match: { userIncludes: 'FG-MIDDLE' }, turns: [{ text: 'MIDDLE-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'FG-LEAF' } }] }, { text: 'MIDDLE-NEVER' }] },
-        {
-          match: { userIncludes: 'FG-LEAF' },
-          turns: Array.from({ length: 60 }, (_, index) => ({ text: `LEAF-PARTIAL-${index}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 50 })),
-        },
-      ]),
+    env.script(
+      agentNamed('budget-chain-root', [{ text: 'ROOT-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'FG-MIDDLE' } }] }, { text: 'ROOT-NEVER' }]),
+      agentPrompted('FG-MIDDLE', [{ text: 'MIDDLE-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'FG-LEAF' } }] }, { text: 'MIDDLE-NEVER' }]),
+      {
+        match: { userIncludes: 'FG-LEAF' },
+        turns: Array.from({ length: 60 }, (_, index) => ({ text: `LEAF-PARTIAL-${index}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 50 })),
+      },
     );
     const handle = await env.start({ prompt: 'spend the budget', name: 'budget-chain-root', limits: { treeTokenBudget: budget } });
     const result = await handle.result();
@@ -83,16 +67,13 @@ describe('the tree token budget', () => {
   it('does not send the turn that would pass the budget, so the SendMessage resume it would ask for never happens', async () => {
     const scenarioFor = (name: string) =>
       scenario([
-        {
-          match: { agentName: name },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'SM-BUDGET-HELPER', name: 'helper' } }] },
-            { text: 'ROOT-BEFORE-SEND', toolUses: [{ name: 'SendMessage', input: { to: 'helper', message: 'one more thing' } }] },
-            { text: 'ROOT-AFTER-SEND' },
-            { text: 'ROOT-NOTIFIED' },
-          ],
-        },
-        { match: { userIncludes: 'SM-BUDGET-HELPER' }, turns: [{ text: 'HELPER-DONE' }, { text: 'HELPER-RESUMED' }] },
+        agentNamed(name, [
+          { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'SM-BUDGET-HELPER', name: 'helper' } }] },
+          { text: 'ROOT-BEFORE-SEND', toolUses: [{ name: 'SendMessage', input: { to: 'helper', message: 'one more thing' } }] },
+          { text: 'ROOT-AFTER-SEND' },
+          { text: 'ROOT-NOTIFIED' },
+        ]),
+        agentPrompted('SM-BUDGET-HELPER', [{ text: 'HELPER-DONE' }, { text: 'HELPER-RESUMED' }]),
       ]);
     const tokensOf = (agentId: string) =>
       env.modelServer
@@ -130,19 +111,14 @@ describe('the tree token budget', () => {
   });
 
   it('refuses a SendMessage resume while spawning is paused: a resume is a spawn the root decides', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'pause-resume-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'PAUSE-HELPER', name: 'helper' } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'until [ -f go-on ]; do sleep 0.1; done' } }] },
-            { toolUses: [{ name: 'SendMessage', input: { to: 'helper', message: 'one more thing' } }] },
-            { text: 'PAUSE-ROOT-DONE' },
-          ],
-        },
-        { match: { userIncludes: 'PAUSE-HELPER' }, turns: [{ text: 'HELPER-DONE' }, { text: 'HELPER-RESUMED' }] },
+    env.script(
+      agentNamed('pause-resume-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'PAUSE-HELPER', name: 'helper' } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f go-on ]; do sleep 0.1; done' } }] },
+        { toolUses: [{ name: 'SendMessage', input: { to: 'helper', message: 'one more thing' } }] },
+        { text: 'PAUSE-ROOT-DONE' },
       ]),
+      agentPrompted('PAUSE-HELPER', [{ text: 'HELPER-DONE' }, { text: 'HELPER-RESUMED' }]),
     );
     const handle = await env.start({ prompt: 'pause then resume', name: 'pause-resume-root' });
     const helperId = `${handle.agentId}.1`;
@@ -159,7 +135,7 @@ describe('the tree token budget', () => {
     expect(result.finalText).toBe('PAUSE-ROOT-DONE');
     const requests = requestsOf(handle.agentId);
     const last = requests[3]!.messages[requests[3]!.messages.length - 1]!;
-    const refusal = (last.content as Block[])[0]!;
+    const refusal = (last.content as ContentBlock[])[0]!;
     expect(refusal.is_error).toBe(true);
     expect(String(refusal.content)).toContain('SpawnLimitReached: spawning is paused');
     // The helper was not resumed.

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conversationLimits } from '../../src/shared/protocol/limits';
 import type { ModelCallInput } from '../../src/shared/model/model-call';
 import { patchBaseline } from '../../src/workflows/runtime/patches';
-import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
+import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
 import { patchIdsOf, recordHistory, taskSteps } from '../helpers/histories';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 /** The activity types an agent scheduled, the local activities it ran, and each model call's input. */
 async function turnSteps(workflowId: string) {
@@ -32,22 +26,14 @@ describe('round trips of a turn', () => {
     const large = Array.from({ length: Math.ceil((conversationLimits.maxInlineTailBytes * 2) / 100) }, () => line).join('\n');
     await env.writeFiles({ 'alpha.txt': 'ALPHA-CONTENT\n', 'beta.txt': 'BETA-CONTENT\n', 'large.txt': `${large}\n` });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentName: 'round-trips' },
-            turns: [
-              { toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }, { name: 'Read', input: { file_path: 'beta.txt' } }] },
-              { toolUses: [{ name: 'Read', input: { file_path: 'large.txt' } }] },
-              { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }] },
-              { text: 'READ ALL' },
-            ],
-          },
-        ],
-      } as never,
-    });
+    env.script(
+      agentNamed('round-trips', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }, { name: 'Read', input: { file_path: 'beta.txt' } }] },
+        { toolUses: [{ name: 'Read', input: { file_path: 'large.txt' } }] },
+        { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }] },
+        { text: 'READ ALL' },
+      ]),
+    );
     const handle = await env.start({ prompt: 'read the files', name: 'round-trips' });
     const result = await handle.result();
     expect(result.status).toBe('completed');

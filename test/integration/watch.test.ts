@@ -1,44 +1,27 @@
 // @slow
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { parseWatchArgs, watchCommand } from '../../src/cli/commands/watch';
 import { CliError, ExitCode } from '../../src/cli/exit-codes';
 import type { WatchEvent } from '../../src/cli/watch/watch-model';
 import { watchTree } from '../../src/cli/watch/watch-loop';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 describe('subagents watch', () => {
   it('--json emits the events of a 3-level tree in order: each agent started under its parent, the deepest finished first, the result last', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentName: 'watch-root' },
-            turns: [
-              { text: 'Planning the survey now.', toolUses: [{ name: 'Agent', input: { description: 'survey', prompt: 'Survey and delegate', subagent_type: 'general-purpose', name: 'watch-mid' } }], eventDelayMs: 300 },
-              { text: 'ROOT done' },
-            ],
-          },
-          {
-            match: { agentName: 'watch-mid' },
-            turns: [
-              { toolUses: [{ name: 'Agent', input: { description: 'read notes', prompt: 'Read notes.txt', subagent_type: 'general-purpose', name: 'watch-leaf' } }], delayMs: 1500 },
-              { text: 'MID done', delayMs: 1500 },
-            ],
-          },
-          { match: { agentName: 'watch-leaf' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'echo leaf-working; sleep 2' } }], delayMs: 1000 }, { text: 'LEAF done', delayMs: 1000 }] },
-        ],
-      } as never,
-    });
+    env.script(
+      agentNamed('watch-root', [
+        { text: 'Planning the survey now.', toolUses: [{ name: 'Agent', input: { description: 'survey', prompt: 'Survey and delegate', subagent_type: 'general-purpose', name: 'watch-mid' } }], eventDelayMs: 300 },
+        { text: 'ROOT done' },
+      ]),
+      agentNamed('watch-mid', [
+        { toolUses: [{ name: 'Agent', input: { description: 'read notes', prompt: 'Read notes.txt', subagent_type: 'general-purpose', name: 'watch-leaf' } }], delayMs: 1500 },
+        { text: 'MID done', delayMs: 1500 },
+      ]),
+      agentNamed('watch-leaf', [{ toolUses: [{ name: 'Bash', input: { command: 'echo leaf-working; sleep 2' } }], delayMs: 1000 }, { text: 'LEAF done', delayMs: 1000 }]),
+    );
     await env.writeFiles({ 'notes.txt': 'hello\n' });
     const handle = await env.start({ prompt: 'three levels, watched', name: 'watch-root' });
     const lines: string[] = [];

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { workflowStackFrames } from '../../src/workflows/runtime/stack-frames';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
+import { agentNamed } from '../helpers/scripted-agents';
 
 // The worker preloads src/workflows/runtime/stack-frames.ts into its workflow context: the SDK's stack capture of
 // every promise records 5 frames (two of them its own hook), so the `__stack_trace` query the Temporal
 // UI shows keeps the three innermost frames of workflow code for each pending promise.
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 /** The `at …` lines of each stack the SDK's stack trace query returns. */
 function framesOf(stackTrace: string): string[][] {
@@ -26,7 +20,7 @@ function framesOf(stackTrace: string): string[][] {
 
 describe('stack depth of workflow code', () => {
   it("keeps each pending promise's three innermost frames in the stack trace query, no more", async () => {
-    env.modelServer.setBehaviour(scenario([{ match: { agentName: 'stack-frames' }, turns: [{ text: 'late answer', delayMs: 60_000 }] }]));
+    env.script(agentNamed('stack-frames', [{ text: 'late answer', delayMs: 60_000 }]));
     const handle = await env.start({ prompt: 'answer slowly', name: 'stack-frames' });
     const workflow = env.temporal.client.workflow.getHandle(handle.agentId);
     await waitFor(async () => ((await workflow.describe()).raw.pendingActivities ?? []).length > 0, 30_000, 'the model call to be under way');

@@ -13,6 +13,8 @@ import { workspaceActivityNames } from '../../src/shared/workspace/workspace-rou
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { connectTestTemporal, createTestWorker, createTestWorkspaceWorker, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import { scenario } from '../helpers/agent-env';
+import { agentWithId } from '../helpers/scripted-agents';
 
 let temporal: TestTemporal;
 let modelServer: ModelServer;
@@ -31,7 +33,7 @@ async function start(worker: Worker): Promise<{ worker: Worker; run: Promise<voi
 
 beforeAll(async () => {
   temporal = await connectTestTemporal();
-  modelServer = await startModelServer({ port: 0, behaviour: { kind: 'scripted', scenario: { agents: [] } } });
+  modelServer = await startModelServer({ port: 0, behaviour: scenario([]) });
   client = new SubagentsClient(temporal.client, taskQueue);
   for (const root of Object.values(roots)) {
     mkdirSync(root, { recursive: true });
@@ -76,24 +78,19 @@ const toolResults = async (agentId: string) =>
 describe('workspace routing', () => {
   it('runs a placed agent\'s and its child\'s file work on the worker holding the files', async () => {
     const agentId = `routed-${Date.now().toString(36)}`;
-    modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentId },
-            turns: [
-              { toolUses: [{ name: 'Write', input: { file_path: 'from-root.txt', content: 'root\n' } }, { name: 'Bash', input: { command: 'pwd > where-root.txt' } }] },
-              { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'write a file', subagent_type: 'general-purpose' } }] },
-              // A placed agent's Read stays an activity task on its worker (elsewhere it runs inside the workflow task).
-              { toolUses: [{ name: 'Read', input: { file_path: 'from-root.txt' } }] },
-              { text: 'done' },
-            ],
-          },
-          { match: { agentId: `${agentId}.1` }, turns: [{ toolUses: [{ name: 'Write', input: { file_path: 'from-child.txt', content: 'child\n' } }] }, { text: 'child done' }] },
+    modelServer.setBehaviour(scenario([
+      {
+        match: { agentId },
+        turns: [
+          { toolUses: [{ name: 'Write', input: { file_path: 'from-root.txt', content: 'root\n' } }, { name: 'Bash', input: { command: 'pwd > where-root.txt' } }] },
+          { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'write a file', subagent_type: 'general-purpose' } }] },
+          // A placed agent's Read stays an activity task on its worker (elsewhere it runs inside the workflow task).
+          { toolUses: [{ name: 'Read', input: { file_path: 'from-root.txt' } }] },
+          { text: 'done' },
         ],
       },
-    });
+      agentWithId(`${agentId}.1`, [{ toolUses: [{ name: 'Write', input: { file_path: 'from-child.txt', content: 'child\n' } }] }, { text: 'child done' }]),
+    ]));
     const handle = await client.startAgent({ agentId, prompt: 'routed', cwd: roots.beta, homeDir: base, model: 'claude-test-tiny', permissionMode: 'bypassPermissions', worker: 'beta' });
     const result = await handle.result();
     expect(result.status).toBe('completed');
@@ -119,21 +116,16 @@ describe('workspace routing', () => {
     const gamma = { workerId: 'gamma', root: roots.gamma };
     const gammaWorker = await start(await createTestWorkspaceWorker(temporal, { taskQueue, modelBaseUrl: modelServer.url, workspace: gamma }));
     const agentId = `gone-${Date.now().toString(36)}`;
-    modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentId },
-            turns: [
-              { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
-              { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }], delayMs: 3000 },
-              { text: 'gave up on the files' },
-            ],
-          },
+    modelServer.setBehaviour(scenario([
+      {
+        match: { agentId },
+        turns: [
+          { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
+          { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }], delayMs: 3000 },
+          { text: 'gave up on the files' },
         ],
       },
-    });
+    ]));
     const handle = await client.startAgent({ agentId, prompt: 'gone', cwd: roots.gamma, homeDir: base, model: 'claude-test-tiny', permissionMode: 'bypassPermissions', worker: 'gamma', workerWaitMs: 1500 });
     const secondTurn = () => modelServer.requests().filter((request) => request.headers['x-subagents-agent-id'] === agentId && request.turnIndex === 1).length > 0;
     await waitFor(secondTurn, 60_000, 'the second model call');

@@ -4,9 +4,10 @@ import path from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SubagentsClient } from '../../src/client/client';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
 let env: AgentTestEnv;
 const childWorkers: ChildWorker[] = [];
@@ -54,29 +55,21 @@ async function worktreePaths(): Promise<string[]> {
 
 describe('worktree isolation', () => {
   it('runs two children in parallel worktrees editing the same file; each result names its branch', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('wt-root', [
         {
-          match: { agentName: 'wt-root' },
-          turns: [
-            {
-              toolUses: ['left', 'right'].map((side) => ({
-                name: 'Agent',
-                input: { description: `${side} editor`, prompt: `EDIT-${side}`, subagent_type: 'general-purpose', isolation: 'worktree' },
-              })),
-            },
-            { text: 'both edited' },
-          ],
+          toolUses: ['left', 'right'].map((side) => ({
+            name: 'Agent',
+            input: { description: `${side} editor`, prompt: `EDIT-${side}`, subagent_type: 'general-purpose', isolation: 'worktree' },
+          })),
         },
-        ...['left', 'right'].map((side) => ({
-          match: { userIncludes: `EDIT-${side}` },
-          turns: [
-            { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
-            { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: side } }] },
-            { text: `${side} done: {{last_tool_result}}` },
-          ],
-        })),
+        { text: 'both edited' },
       ]),
+      ...['left', 'right'].map((side) => (agentPrompted(`EDIT-${side}`, [
+        { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
+        { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: side } }] },
+        { text: `${side} done: {{last_tool_result}}` },
+      ]))),
     );
     const handle = await env.start({ prompt: 'parallel worktrees', name: 'wt-root' });
     expect((await handle.result()).status).toBe('completed');
@@ -98,17 +91,12 @@ describe('worktree isolation', () => {
 
   it('leaves nothing behind for an unchanged child', async () => {
     const before = await subagentBranches();
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'wt-clean-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'reader', prompt: 'ONLY-READ', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
-            { text: 'read only' },
-          ],
-        },
-        { match: { userIncludes: 'ONLY-READ' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] }, { text: 'nothing changed' }] },
+    env.script(
+      agentNamed('wt-clean-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'reader', prompt: 'ONLY-READ', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
+        { text: 'read only' },
       ]),
+      agentPrompted('ONLY-READ', [{ toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] }, { text: 'nothing changed' }]),
     );
     const handle = await env.start({ prompt: 'clean worktree', name: 'wt-clean-root' });
     expect((await handle.result()).status).toBe('completed');
@@ -120,27 +108,22 @@ describe('worktree isolation', () => {
   });
 
   it("tells a fork in a worktree that inherited paths are the parent's, and makes it re-read before editing", async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'wt-fork-root' },
-          turns: [
-            { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'fork in worktree', prompt: 'FORK-WT', isolation: 'worktree', run_in_background: false } }] },
-            { text: 'fork done' },
-          ],
-        },
-        {
-          match: { userIncludes: 'Your directive: ' },
-          turnOffset: 2,
-          turns: [
-            { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } }] },
-            { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
-            { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } }] },
-            { text: 'Scope: edited after re-reading' },
-          ],
-        },
+    env.script(
+      agentNamed('wt-fork-root', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
+        { toolUses: [{ name: 'Agent', input: { description: 'fork in worktree', prompt: 'FORK-WT', isolation: 'worktree', run_in_background: false } }] },
+        { text: 'fork done' },
       ]),
+      {
+        match: { userIncludes: 'Your directive: ' },
+        turnOffset: 2,
+        turns: [
+          { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } }] },
+          { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
+          { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } }] },
+          { text: 'Scope: edited after re-reading' },
+        ],
+      },
     );
     const handle = await env.start({ prompt: 'fork in worktree', name: 'wt-fork-root', limits: { forking: true } });
     expect((await handle.result()).status).toBe('completed');
@@ -155,14 +138,9 @@ describe('worktree isolation', () => {
   });
 
   it('cleans up when the child is stopped mid-run', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'wt-stop-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'looper', prompt: 'LOOP-IN-WORKTREE', subagent_type: 'general-purpose', isolation: 'worktree' } }] }],
-        },
-        { match: { userIncludes: 'LOOP-IN-WORKTREE' }, turns: Array.from({ length: 50 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 200 })) },
-      ]),
+    env.script(
+      agentNamed('wt-stop-root', [{ toolUses: [{ name: 'Agent', input: { description: 'looper', prompt: 'LOOP-IN-WORKTREE', subagent_type: 'general-purpose', isolation: 'worktree' } }] }]),
+      { match: { userIncludes: 'LOOP-IN-WORKTREE' }, turns: Array.from({ length: 50 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 200 })) },
     );
     const handle = await env.start({ prompt: 'stop in worktree', name: 'wt-stop-root' });
     const childId = `${handle.agentId}.1`;
@@ -175,20 +153,12 @@ describe('worktree isolation', () => {
 
   it('cleans up after a worker SIGKILL during the run, once a new worker resumes it', async () => {
     const taskQueue = `${env.taskQueue}-crash`;
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'wt-crash-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'SLOW-IN-WORKTREE', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
-            { text: 'crash survived' },
-          ],
-        },
-        {
-          match: { userIncludes: 'SLOW-IN-WORKTREE' },
-          turns: [...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 300 })), { text: 'slow done' }],
-        },
+    env.script(
+      agentNamed('wt-crash-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'SLOW-IN-WORKTREE', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
+        { text: 'crash survived' },
       ]),
+      agentPrompted('SLOW-IN-WORKTREE', [...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 300 })), { text: 'slow done' }]),
     );
     childWorkers.push(await startChildWorker({ taskQueue, modelBaseUrl: env.modelServer.url }));
     const client = new SubagentsClient(env.temporal.client, taskQueue);
@@ -205,14 +175,9 @@ describe('worktree isolation', () => {
   });
 
   it('keeps a steer that arrives while the agent is ending (its worktree cleanup waits on git) as undelivered', { timeout: 180_000 }, async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'wt-late-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'late', prompt: 'LATE-STEER-CHILD', subagent_type: 'general-purpose', isolation: 'worktree' } }] }, { text: 'root done' }],
-        },
-        { match: { userIncludes: 'LATE-STEER-CHILD' }, turns: [{ text: 'child done', delayMs: 1000 }] },
-      ]),
+    env.script(
+      agentNamed('wt-late-root', [{ toolUses: [{ name: 'Agent', input: { description: 'late', prompt: 'LATE-STEER-CHILD', subagent_type: 'general-purpose', isolation: 'worktree' } }] }, { text: 'root done' }]),
+      agentPrompted('LATE-STEER-CHILD', [{ text: 'child done', delayMs: 1000 }]),
     );
     // While the marker exists, deleting a subagent branch (the cleanup's last step) waits in git's reference-transaction hook.
     const marker = path.join(path.dirname(env.workspace), `${path.basename(env.workspace)}-hold-refs`);

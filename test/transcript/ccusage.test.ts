@@ -9,7 +9,8 @@ import { CliError, ExitCode } from '../../src/cli/exit-codes';
 import type { AgentResult } from '../../src/shared/agents/agent';
 import { projectDirName } from '../../src/transcript/claude-layout';
 import { transcriptSession } from '../../src/transcript/records';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, type AgentTestEnv, scenario } from '../helpers/agent-env';
+import { agentNamed, agentOfType } from '../helpers/scripted-agents';
 
 const run = promisify(execFile);
 // ccusage 18.0.11 is the last pure-JS release (later ones ship a native binary); a pinned devDependency.
@@ -20,32 +21,18 @@ let result: AgentResult;
 const configDir = mkdtempSync(path.join(os.tmpdir(), 'subagents-claude-config-'));
 
 beforeAll(async () => {
-  env = await createAgentTestEnv({
-    kind: 'scripted',
-    scenario: {
-      agents: [
-        {
-          match: { agentName: 'cc-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'survey', prompt: 'Survey the notes and delegate', subagent_type: 'general-purpose', name: 'cc-mid' } }] },
-            { text: 'ROOT done: {{last_tool_result}}' },
-          ],
-        },
-        {
-          match: { agentName: 'cc-mid' },
-          turns: [
-            { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'read notes', prompt: 'Read notes.txt', subagent_type: 'Explore' } }] },
-            { text: 'MID done' },
-          ],
-        },
-        {
-          match: { agentType: 'Explore' },
-          turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'notes.txt' } }] }, { text: 'LEAF done' }],
-        },
-      ],
-    } as never,
-  });
+  env = await createAgentTestEnv(scenario([
+    agentNamed('cc-root', [
+      { toolUses: [{ name: 'Agent', input: { description: 'survey', prompt: 'Survey the notes and delegate', subagent_type: 'general-purpose', name: 'cc-mid' } }] },
+      { text: 'ROOT done: {{last_tool_result}}' },
+    ]),
+    agentNamed('cc-mid', [
+      { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }] },
+      { toolUses: [{ name: 'Agent', input: { description: 'read notes', prompt: 'Read notes.txt', subagent_type: 'Explore' } }] },
+      { text: 'MID done' },
+    ]),
+    agentOfType('Explore', [{ toolUses: [{ name: 'Read', input: { file_path: 'notes.txt' } }] }, { text: 'LEAF done' }]),
+  ]));
   await env.writeFiles({ 'notes.txt': 'hello\n' });
   const handle = await env.start({ prompt: 'three levels please', name: 'cc-root' });
   result = await handle.result();
