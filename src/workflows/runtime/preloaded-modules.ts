@@ -71,6 +71,7 @@ import '../board/board-status';
 import '../board/board-tasks';
 import '../board/board-workflow';
 import '../budget/budget-lease';
+import '../budget/input-count';
 import './clock';
 import '../context/compaction-plan';
 import '../context/context-meter';
