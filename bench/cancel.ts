@@ -34,7 +34,14 @@ const env = await createBenchEnv({
     agents: [
       ...trees.map((tree) => ({
         match: { agentName: `cancel-root-${tree.label}` },
-        turns: [{ toolUses: range(tree.middles).map((index) => agentCall(`middle ${index}`, `cancel middle ${tree.label}/${index}: spawn your leaves`, index % 3 === 0)) }, { text: 'never reached' }],
+        turns: [
+          {
+            toolUses: range(tree.middles).map((index) =>
+              agentCall(`middle ${index}`, `cancel middle ${tree.label}/${index}: spawn your leaves`, index % 3 === 0),
+            ),
+          },
+          { text: 'never reached' },
+        ],
       })),
       ...trees.flatMap((tree) =>
         range(tree.middles).map((middle) => ({
@@ -43,7 +50,11 @@ const env = await createBenchEnv({
             {
               toolUses: range(tree.leavesPerMiddle).map((index) => {
                 const bash = (middle - 1) * tree.leavesPerMiddle + index <= tree.bashLeaves;
-                return agentCall(`leaf ${index}`, bash ? 'cancel leaf running bash' : `cancel leaf ${tree.label}: keep globbing`, index % 2 === 0);
+                return agentCall(
+                  `leaf ${index}`,
+                  bash ? 'cancel leaf running bash' : `cancel leaf ${tree.label}: keep globbing`,
+                  index % 2 === 0,
+                );
               }),
             },
             { text: 'waiting for the leaves' },
@@ -54,19 +65,35 @@ const env = await createBenchEnv({
       // Interrupted roots: each runs one long command until it is interrupted.
       ...range(interrupts).map((index) => ({
         match: { agentName: `interrupt-bash-${index}` },
-        turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo $$ > interrupt-${index}.pid; sleep 600` } }] }, { text: 'never reached' }],
+        turns: [
+          { toolUses: [{ name: 'Bash', input: { command: `echo $$ > interrupt-${index}.pid; sleep 600` } }] },
+          { text: 'never reached' },
+        ],
       })),
       // Roots interrupted while they wait on the model: the request is cut on the worker at once.
-      ...range(interrupts).map((index) => ({ match: { agentName: `interrupt-model-${index}` }, turns: [{ text: 'never reached', delayMs: 60_000 }] })),
+      ...range(interrupts).map((index) => ({
+        match: { agentName: `interrupt-model-${index}` },
+        turns: [{ text: 'never reached', delayMs: 60_000 }],
+      })),
       // Bash leaves are inside a long command when the stop comes.
-      { match: { userIncludes: 'cancel leaf running bash' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 600' } }] }, { text: 'never reached' }] },
+      {
+        match: { userIncludes: 'cancel leaf running bash' },
+        turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 600' } }] }, { text: 'never reached' }],
+      },
       // Other leaves keep working until stopped: a cheap Glob every turn.
-      { match: { userIncludes: 'cancel leaf' }, turns: Array.from({ length: 1000 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: leafDelayMs })) },
+      {
+        match: { userIncludes: 'cancel leaf' },
+        turns: Array.from({ length: 1000 }, () => ({
+          toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+          delayMs: leafDelayMs,
+        })),
+      },
     ],
   },
 });
 
-const countRunning = async (rootId: string) => (await env.temporalClient.workflow.count(`RootAgentId = '${rootId}' AND ExecutionStatus = 'Running'`)).count;
+const countRunning = async (rootId: string) =>
+  (await env.temporalClient.workflow.count(`RootAgentId = '${rootId}' AND ExecutionStatus = 'Running'`)).count;
 
 /** Describes every agent once: statuses and close times (server clock). */
 async function describeAll(agentIds: string[]) {
@@ -104,7 +131,10 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
     limits,
   });
   const middles = range(tree.middles).map((index) => `${root.agentId}.${index}`);
-  const ids = [root.agentId, ...middles.flatMap((middle) => [middle, ...range(tree.leavesPerMiddle).map((index) => `${middle}.${index}`)])];
+  const ids = [
+    root.agentId,
+    ...middles.flatMap((middle) => [middle, ...range(tree.leavesPerMiddle).map((index) => `${middle}.${index}`)]),
+  ];
   if (ids.length !== tree.size) throw new Error(`tree shape gives ${ids.length} agents, expected ${tree.size}`);
   const called = new Set<string>();
   await waitFor(
@@ -119,8 +149,20 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
     200,
   ).catch(async (error: Error) => {
     const missing = ids.filter((agentId) => !called.has(agentId));
-    const states = await Promise.all(missing.map((agentId) => env.client.getAgent(agentId).describe().then((description) => description.status.name, () => 'not started')));
-    throw new Error(`${error.message} Without a model request: ${missing.map((agentId, index) => `${agentId} (${states[index]})`).join(', ')}.`);
+    const states = await Promise.all(
+      missing.map((agentId) =>
+        env.client
+          .getAgent(agentId)
+          .describe()
+          .then(
+            (description) => description.status.name,
+            () => 'not started',
+          ),
+      ),
+    );
+    throw new Error(
+      `${error.message} Without a model request: ${missing.map((agentId, index) => `${agentId} (${states[index]})`).join(', ')}.`,
+    );
   });
   const setupMs = Date.now() - started;
 
@@ -128,7 +170,12 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
   await root.stop({ by: 'bench', reason: 'cancel benchmark' });
   const stopCallMs = Date.now() - stopAt;
   // One visibility query per poll (not a describe per agent), so polling does not slow the cascade down much.
-  const visibilityZeroMs = await waitFor(async () => (await countRunning(root.agentId)) === 0, 120_000, `visibility to show 0 running agents in ${root.agentId}`, 50).then(
+  const visibilityZeroMs = await waitFor(
+    async () => (await countRunning(root.agentId)) === 0,
+    120_000,
+    `visibility to show 0 running agents in ${root.agentId}`,
+    50,
+  ).then(
     () => Date.now() - stopAt,
     (error: Error) => {
       console.error(error.message);
@@ -147,14 +194,18 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
     500,
   ).catch(() => undefined);
   const inTree = (await env.temporalClient.workflow.count(`RootAgentId = '${root.agentId}'`)).count;
-  if (inTree !== tree.size) throw new Error(`visibility lists ${inTree} agents with RootAgentId ${root.agentId}, expected ${tree.size}`);
+  if (inTree !== tree.size)
+    throw new Error(`visibility lists ${inTree} agents with RootAgentId ${root.agentId}, expected ${tree.size}`);
 
   const statuses: Record<string, number> = {};
   for (const agent of described) statuses[agent.status] = (statuses[agent.status] ?? 0) + 1;
   const closeTimes = described.map((agent) => agent.closeTime ?? Number.NaN);
   const allClosed = described.every((agent) => agent.status !== 'RUNNING' && agent.closeTime !== undefined);
   const depthOf = (agentId: string) => agentId.split('.').length - 1;
-  const lastClosedAt = (depth: number) => Math.max(...described.filter((agent) => depthOf(agent.agentId) === depth).map((agent) => agent.closeTime ?? Number.NaN)) - stopAt;
+  const lastClosedAt = (depth: number) =>
+    Math.max(
+      ...described.filter((agent) => depthOf(agent.agentId) === depth).map((agent) => agent.closeTime ?? Number.NaN),
+    ) - stopAt;
   return {
     label: tree.label,
     size: tree.size,
@@ -176,13 +227,25 @@ async function runTree(tree: (typeof trees)[number]): Promise<TreeRun> {
  */
 async function interruptBash(index: number): Promise<number> {
   const pidFile = path.join(env.workspace, `interrupt-${index}.pid`);
-  const handle = await env.client.startAgent({ prompt: 'run a long command', name: `interrupt-bash-${index}`, cwd: env.workspace, model, permissionMode: 'bypassPermissions' });
-  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 60_000, `the command of interrupt-bash-${index} to start`, 20);
+  const handle = await env.client.startAgent({
+    prompt: 'run a long command',
+    name: `interrupt-bash-${index}`,
+    cwd: env.workspace,
+    model,
+    permissionMode: 'bypassPermissions',
+  });
+  await waitFor(
+    () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '',
+    60_000,
+    `the command of interrupt-bash-${index} to start`,
+    20,
+  );
   await new Promise((resolve) => setTimeout(resolve, 300 + (index * 1000) / interrupts));
   const at = Date.now();
   await handle.interrupt({ by: 'bench', reason: 'interrupt benchmark' });
   const result = await handle.result();
-  if (result.status !== 'interrupted') throw new Error(`interrupt-bash-${index} ended ${result.status}, expected interrupted`);
+  if (result.status !== 'interrupted')
+    throw new Error(`interrupt-bash-${index} ended ${result.status}, expected interrupted`);
   return Date.now() - at;
 }
 
@@ -193,7 +256,13 @@ async function interruptBash(index: number): Promise<number> {
  */
 async function interruptModel(index: number): Promise<{ resultMs: number; cutMs: number }> {
   const name = `interrupt-model-${index}`;
-  const handle = await env.client.startAgent({ prompt: 'think for long', name, cwd: env.workspace, model, permissionMode: 'bypassPermissions' });
+  const handle = await env.client.startAgent({
+    prompt: 'think for long',
+    name,
+    cwd: env.workspace,
+    model,
+    permissionMode: 'bypassPermissions',
+  });
   const request = () => requestsOf(env.modelServer, handle.agentId)[0];
   await waitFor(() => request() !== undefined, 60_000, `the model call of ${name}`, 20);
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -202,7 +271,12 @@ async function interruptModel(index: number): Promise<{ resultMs: number; cutMs:
   const result = await handle.result();
   if (result.status !== 'interrupted') throw new Error(`${name} ended ${result.status}, expected interrupted`);
   const resultMs = Date.now() - at;
-  const cutMs = await waitFor(() => request()?.abortedAt !== undefined, 60_000, `the model server to see the request of ${name} closed`, 10).then(
+  const cutMs = await waitFor(
+    () => request()?.abortedAt !== undefined,
+    60_000,
+    `the model server to see the request of ${name} closed`,
+    10,
+  ).then(
     () => request()!.abortedAt! - at,
     () => Number.NaN,
   );
@@ -222,19 +296,41 @@ try {
   const modelInterrupts: { resultMs: number; cutMs: number }[] = [];
   for (const index of range(interrupts)) modelInterrupts.push(await interruptModel(index));
 
-  console.log(`stop the root of a busy tree (leaves: a Glob every ${leafDelayMs} ms model delay); ms from the stop request`);
-  console.log(`${'agents'.padStart(8)}${['setup', 'stop call', 'leaves closed', 'middles closed', 'root closed', 'all closed', 'visibility 0'].map((label) => label.padStart(15)).join('')}  statuses`);
+  console.log(
+    `stop the root of a busy tree (leaves: a Glob every ${leafDelayMs} ms model delay); ms from the stop request`,
+  );
+  console.log(
+    `${'agents'.padStart(8)}${['setup', 'stop call', 'leaves closed', 'middles closed', 'root closed', 'all closed', 'visibility 0'].map((label) => label.padStart(15)).join('')}  statuses`,
+  );
   for (const run of runs) {
-    const cells = [run.setupMs, run.stopCallMs, run.leavesClosedMs, run.middlesClosedMs, run.rootClosedMs, run.stopToAllClosedMs, run.visibilityZeroMs];
-    const statuses = Object.entries(run.statuses).map(([status, count]) => `${status} ${count}`).join(', ');
-    console.log(`${run.label.padStart(8)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}  ${statuses}`);
+    const cells = [
+      run.setupMs,
+      run.stopCallMs,
+      run.leavesClosedMs,
+      run.middlesClosedMs,
+      run.rootClosedMs,
+      run.stopToAllClosedMs,
+      run.visibilityZeroMs,
+    ];
+    const statuses = Object.entries(run.statuses)
+      .map(([status, count]) => `${status} ${count}`)
+      .join(', ');
+    console.log(
+      `${run.label.padStart(8)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}  ${statuses}`,
+    );
   }
   const interruptBashMs = p50AndMax(interruptMs);
-  console.log(`interrupt a root inside a Bash command → its result (ms, ${interrupts} runs): ${interruptMs.join(' ')}; p50 ${interruptBashMs.p50}, max ${interruptBashMs.max}`);
+  console.log(
+    `interrupt a root inside a Bash command → its result (ms, ${interrupts} runs): ${interruptMs.join(' ')}; p50 ${interruptBashMs.p50}, max ${interruptBashMs.max}`,
+  );
   const interruptModelMs = p50AndMax(modelInterrupts.map((run) => run.resultMs));
   const modelCallCutMs = p50AndMax(modelInterrupts.map((run) => run.cutMs));
-  console.log(`interrupt a root waiting on the model → its result (ms): ${modelInterrupts.map((run) => run.resultMs).join(' ')}; p50 ${interruptModelMs.p50}, max ${interruptModelMs.max}`);
-  console.log(`                                   → its request cut (ms): ${modelInterrupts.map((run) => ms(run.cutMs)).join(' ')}; p50 ${ms(modelCallCutMs.p50)}, max ${ms(modelCallCutMs.max)}`);
+  console.log(
+    `interrupt a root waiting on the model → its result (ms): ${modelInterrupts.map((run) => run.resultMs).join(' ')}; p50 ${interruptModelMs.p50}, max ${interruptModelMs.max}`,
+  );
+  console.log(
+    `                                   → its request cut (ms): ${modelInterrupts.map((run) => ms(run.cutMs)).join(' ')}; p50 ${ms(modelCallCutMs.p50)}, max ${ms(modelCallCutMs.max)}`,
+  );
   const bySize = (pick: (run: TreeRun) => number) => Object.fromEntries(runs.map((run) => [run.label, ms(pick(run))]));
   const allClosed = runs.every((run) => run.allClosed);
   console.log(

@@ -20,7 +20,12 @@ const buildMs = Date.now() - builtAt;
 
 const env = await createBenchEnv({ kind: 'echo' });
 try {
-  const agent = await env.client.startAgent({ prompt: 'bench:cli', cwd: env.workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions' });
+  const agent = await env.client.startAgent({
+    prompt: 'bench:cli',
+    cwd: env.workspace,
+    model: 'claude-test-tiny',
+    permissionMode: 'bypassPermissions',
+  });
   await agent.result();
   const cases = [
     { label: '--help', argv: ['--help'] },
@@ -37,7 +42,11 @@ try {
   const timeOnce = async (argv: string[], extraEnv: Record<string, string>): Promise<number> => {
     const started = performance.now();
     const cliEnv = { ...process.env, TEMPORAL_ADDRESS: env.server.address, SUBAGENTS_TASK_QUEUE: 'bench', ...extraEnv };
-    const { stdout } = await promisify(execFile)(process.execPath, [bin, ...argv], { cwd: env.workspace, env: cliEnv, encoding: 'utf8' });
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, ...argv], {
+      cwd: env.workspace,
+      env: cliEnv,
+      encoding: 'utf8',
+    });
     const elapsed = performance.now() - started;
     if (argv[0] === 'status' && !stdout.includes(agent.agentId)) throw new Error(`status printed no agent:\n${stdout}`);
     return elapsed;
@@ -65,16 +74,22 @@ try {
   }
 
   console.log(`subagents, a fresh process each call (median of ${runs} compiled, ${tsxRuns} tsx; ms)`);
-  console.log(`${'command'.padEnd(16)}${'compiled'.padStart(10)}${'tsx'.padStart(10)}${'goal'.padStart(8)}   runs (compiled)`);
+  console.log(
+    `${'command'.padEnd(16)}${'compiled'.padStart(10)}${'tsx'.padStart(10)}${'goal'.padStart(8)}   runs (compiled)`,
+  );
   for (const { label } of cases) {
     const goal = goals[label];
     console.log(
       `${label.padEnd(16)}${String(medians.compiled![label]).padStart(10)}${String(medians.tsx![label]).padStart(10)}${(goal ? `≤${goal}` : '').padStart(8)}   ${all.compiled![label]!.join(' ')}`,
     );
   }
-  console.log(`${buildMs > 1000 ? `dist/ was built first: ${ms(buildMs / 1000)} s` : 'dist/ was current'}; rebuilt between runs (sources edited meanwhile): ${rebuilds}`);
+  console.log(
+    `${buildMs > 1000 ? `dist/ was built first: ${ms(buildMs / 1000)} s` : 'dist/ was current'}; rebuilt between runs (sources edited meanwhile): ${rebuilds}`,
+  );
   const goalsMet = Object.entries(goals).every(([label, goal]) => (medians.compiled![label] ?? Infinity) <= goal);
-  console.log(JSON.stringify({ compiledMs: medians.compiled, tsxMs: medians.tsx, goalsMet, runs, tsxRuns, buildMs, rebuilds }));
+  console.log(
+    JSON.stringify({ compiledMs: medians.compiled, tsxMs: medians.tsx, goalsMet, runs, tsxRuns, buildMs, rebuilds }),
+  );
 } catch (error) {
   console.error(`bench:cli did not complete: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;

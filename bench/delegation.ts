@@ -13,13 +13,18 @@ const files = 5;
 const linesPerFile = 400;
 const model = 'claude-test-tiny';
 /** What the child answers: a short finding, as an exploration's answer should be (~30 tokens). */
-const childAnswer = 'The retry policy is set in m17.ts (retryPolicy, line 120) and read only by helper h3; nothing else overrides it.';
+const childAnswer =
+  'The retry policy is set in m17.ts (retryPolicy, line 120) and read only by helper h3; nothing else overrides it.';
 const childTypes = ['general-purpose', 'Explore'] as const;
 type ChildType = (typeof childTypes)[number];
 
 const fileName = (index: number) => `module-${index}.ts`;
 const fileText = (index: number) =>
-  Array.from({ length: linesPerFile }, (_, line) => `export const m${index}_${line} = helper${line % 11}({ retry: ${line % 5}, label: 'module ${index} line ${line}' });`).join('\n');
+  Array.from(
+    { length: linesPerFile },
+    (_, line) =>
+      `export const m${index}_${line} = helper${line % 11}({ retry: ${line % 5}, label: 'module ${index} line ${line}' });`,
+  ).join('\n');
 
 const env = await createBenchEnv({
   kind: 'scripted',
@@ -28,13 +33,32 @@ const env = await createBenchEnv({
       {
         match: { agentName: `delegation-${type}` },
         turns: [
-          { toolUses: [{ name: 'Agent', input: { description: 'find the retry policy', prompt: `Explore (${type}): read every module and say where the retry policy is set.`, subagent_type: type } }] },
+          {
+            toolUses: [
+              {
+                name: 'Agent',
+                input: {
+                  description: 'find the retry policy',
+                  prompt: `Explore (${type}): read every module and say where the retry policy is set.`,
+                  subagent_type: type,
+                },
+              },
+            ],
+          },
           { text: 'Noted.' },
         ],
       },
       {
         match: { userIncludes: `Explore (${type}):` },
-        turns: [{ toolUses: Array.from({ length: files }, (_, index) => ({ name: 'Read', input: { file_path: fileName(index) } })) }, { text: childAnswer }],
+        turns: [
+          {
+            toolUses: Array.from({ length: files }, (_, index) => ({
+              name: 'Read',
+              input: { file_path: fileName(index) },
+            })),
+          },
+          { text: childAnswer },
+        ],
       },
     ]),
   },
@@ -42,7 +66,8 @@ const env = await createBenchEnv({
 
 type Block = ContentBlock & { content?: unknown };
 const bodyOf = (request: RecordedRequest) => JSON.parse(request.rawBody) as { messages: MessageParam[] };
-const blocksOf = (message: MessageParam | undefined): Block[] => (message && typeof message.content !== 'string' ? (message.content as Block[]) : []);
+const blocksOf = (message: MessageParam | undefined): Block[] =>
+  message && typeof message.content !== 'string' ? (message.content as Block[]) : [];
 /** The runtime's token estimate of a block (src/shared/model/context-estimate.ts): its JSON without cache_control. */
 const blockTokens = (block: Block) => {
   const { cache_control: _ignored, ...rest } = block as Block & { cache_control?: unknown };
@@ -55,7 +80,8 @@ const promptTokens = (request: RecordedRequest) => {
 };
 const resultText = (block: Block): string => {
   if (typeof block.content === 'string') return block.content;
-  if (Array.isArray(block.content)) return (block.content as { text?: string }[]).map((part) => part.text ?? '').join('');
+  if (Array.isArray(block.content))
+    return (block.content as { text?: string }[]).map((part) => part.text ?? '').join('');
   return '';
 };
 
@@ -76,13 +102,21 @@ interface Delegation {
 }
 
 async function delegate(type: ChildType): Promise<Delegation> {
-  const handle = await env.client.startAgent({ prompt: 'delegation benchmark', name: `delegation-${type}`, cwd: env.workspace, model, permissionMode: 'bypassPermissions' });
+  const handle = await env.client.startAgent({
+    prompt: 'delegation benchmark',
+    name: `delegation-${type}`,
+    cwd: env.workspace,
+    model,
+    permissionMode: 'bypassPermissions',
+  });
   const result = await withTimeout(handle.result(), 180_000, `the ${type} delegation to finish`);
-  if (result.status !== 'completed') throw new Error(`root ended ${result.status}: ${result.error ?? result.finalText}`);
+  if (result.status !== 'completed')
+    throw new Error(`root ended ${result.status}: ${result.error ?? result.finalText}`);
   const byAgent = requestsByAgent(env.modelServer);
   const parent = byAgent.get(handle.agentId) ?? [];
   const child = byAgent.get(`${handle.agentId}.1`) ?? [];
-  if (parent.length < 2 || child.length < 2) throw new Error(`expected 2 parent and 2 child requests, got ${parent.length} and ${child.length}`);
+  if (parent.length < 2 || child.length < 2)
+    throw new Error(`expected 2 parent and 2 child requests, got ${parent.length} and ${child.length}`);
 
   const childLast = bodyOf(child[child.length - 1]!).messages;
   const reads = childLast.flatMap((message) => blocksOf(message)).filter((block) => block.type === 'tool_result');
@@ -92,7 +126,8 @@ async function delegate(type: ChildType): Promise<Delegation> {
   const resultBlock = blocksOf(next[next.length - 1]).find((block) => block.type === 'tool_result');
   if (!resultBlock) throw new Error("the parent's second request carries no tool_result");
   const text = resultText(resultBlock);
-  if (!text.includes(childAnswer)) throw new Error(`the child's answer is missing from the parent's tool_result: ${text}`);
+  if (!text.includes(childAnswer))
+    throw new Error(`the child's answer is missing from the parent's tool_result: ${text}`);
   const wrapper = text.replace(childAnswer, '');
   const textTokens = estimateTextTokens(text);
   const answerTokens = estimateTextTokens(childAnswer);
@@ -117,14 +152,30 @@ try {
   for (const type of childTypes) runs.push(await delegate(type));
 
   const percent = (ratio: number) => `${(ratio * 100).toFixed(3)} %`;
-  console.log(`delegation benchmark: a child reads ${files} files and answers in ${estimateTextTokens(childAnswer)} tokens; tokens by the runtime's estimate (UTF-8 bytes / 4)`);
-  console.log(`${'child type'.padEnd(16)}${['child read', 'parent grew', 'answer', 'wrapper', 'ours', 'framing', 'ratio'].map((label) => label.padStart(13)).join('')}`);
+  console.log(
+    `delegation benchmark: a child reads ${files} files and answers in ${estimateTextTokens(childAnswer)} tokens; tokens by the runtime's estimate (UTF-8 bytes / 4)`,
+  );
+  console.log(
+    `${'child type'.padEnd(16)}${['child read', 'parent grew', 'answer', 'wrapper', 'ours', 'framing', 'ratio'].map((label) => label.padStart(13)).join('')}`,
+  );
   for (const run of runs) {
-    const cells = [run.childReadTokens, run.parentGrowthTokens, run.answerTokens, run.wrapperTokens, run.ourWrapperTokens, run.framingTokens, percent(run.ratio)];
+    const cells = [
+      run.childReadTokens,
+      run.parentGrowthTokens,
+      run.answerTokens,
+      run.wrapperTokens,
+      run.ourWrapperTokens,
+      run.framingTokens,
+      percent(run.ratio),
+    ];
     console.log(`${run.type.padEnd(16)}${cells.map((value) => String(value).padStart(13)).join('')}`);
   }
-  console.log("parent grew = the server's prompt tokens of the parent's next request minus its previous one, minus the parent's own tool_use message");
-  console.log('wrapper = parent grew - answer = ours (our text around the answer) + framing (the tool_result JSON: type, tool_use_id; the API\'s)');
+  console.log(
+    "parent grew = the server's prompt tokens of the parent's next request minus its previous one, minus the parent's own tool_use message",
+  );
+  console.log(
+    "wrapper = parent grew - answer = ours (our text around the answer) + framing (the tool_result JSON: type, tool_use_id; the API's)",
+  );
   for (const run of runs) console.log(`our wrapper (${run.type}): ${JSON.stringify(run.wrapper)}`);
   const summary = (run: Delegation) => ({
     childReadTokens: run.childReadTokens,

@@ -31,7 +31,10 @@ const leafTurnMs = 500;
 
 const median = (values: number[]) => percentile(values, 50);
 
-Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { forward: {}, filter: { core: 'ERROR', other: 'ERROR' } } } });
+Runtime.install({
+  logger: new DefaultLogger('WARN'),
+  telemetryOptions: { logging: { forward: {}, filter: { core: 'ERROR', other: 'ERROR' } } },
+});
 const directory = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-bench-floor-')));
 const files = ['notes.txt', 'todo.txt'].map((name) => path.join(directory, name));
 for (const file of files) writeFileSync(file, `${path.basename(file)}: ${'a line of notes\n'.repeat(20)}`);
@@ -44,7 +47,10 @@ const worker = await Worker.create({
   namespace: 'default',
   taskQueue,
   activities,
-  workflowBundle: await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, 'floor', 'workflows.ts'), logger: new DefaultLogger('WARN') }),
+  workflowBundle: await bundleWorkflowCode({
+    workflowsPath: path.join(import.meta.dirname, 'floor', 'workflows.ts'),
+    logger: new DefaultLogger('WARN'),
+  }),
 });
 const running = worker.run();
 let sequence = 0;
@@ -64,7 +70,11 @@ async function loopCase(latencyMs: number) {
   const inProcess: number[] = [];
   // Where the durable time goes, from the histories (as bench:overhead reports it for the agent).
   const tasks = emptyTaskTimes();
-  await client.workflow.execute('floorLoop', { taskQueue, workflowId: nextId('warmup'), args: [loopTurns, latencyMs, files] });
+  await client.workflow.execute('floorLoop', {
+    taskQueue,
+    workflowId: nextId('warmup'),
+    args: [loopTurns, latencyMs, files],
+  });
   for (let run = 0; run < runs; run++) {
     let started = Date.now();
     const workflowId = nextId('loop');
@@ -94,7 +104,10 @@ async function fanOutCase(batch: number) {
     const workflowId = nextId(`fan${batch}`);
     await client.workflow.execute('floorFanParent', { taskQueue, workflowId, args: [fanOutChildren, batch] });
     const answered = activities.callTimes.get(workflowId)!.endedAt;
-    const children = Array.from({ length: fanOutChildren }, (_, index) => activities.callTimes.get(`${workflowId}.${index + 1}`)!.startedAt - answered);
+    const children = Array.from(
+      { length: fanOutChildren },
+      (_, index) => activities.callTimes.get(`${workflowId}.${index + 1}`)!.startedAt - answered,
+    );
     if (run === 0) continue; // warm-up
     first.push(Math.min(...children));
     p50.push(median(children));
@@ -107,7 +120,11 @@ async function scaleCase() {
   const wall: number[] = [];
   for (let run = 0; run <= runs; run++) {
     const started = Date.now();
-    await client.workflow.execute('floorScaleParent', { taskQueue, workflowId: nextId('scale'), args: [scale.children, scale.turns, scale.latencyMs, files] });
+    await client.workflow.execute('floorScaleParent', {
+      taskQueue,
+      workflowId: nextId('scale'),
+      args: [scale.children, scale.turns, scale.latencyMs, files],
+    });
     if (run > 0) wall.push(Date.now() - started);
   }
   const criticalPathMs = (1 + scale.turns + 1) * scale.latencyMs;
@@ -130,12 +147,25 @@ async function stopCase(busyMs: number) {
   for (let run = 0; run <= runs; run++) {
     const rootId = nextId('tree');
     const ids = treeIds(rootId);
-    const root: WorkflowHandle = await client.workflow.start('floorTreeNode', { taskQueue, workflowId: rootId, args: [treeFanOut, busyMs, files] });
-    await waitFor(() => ids.every((id) => activities.callTimes.has(id)), 60_000, `the ${treeSize} workflows of ${rootId} to be running`, 20);
+    const root: WorkflowHandle = await client.workflow.start('floorTreeNode', {
+      taskQueue,
+      workflowId: rootId,
+      args: [treeFanOut, busyMs, files],
+    });
+    await waitFor(
+      () => ids.every((id) => activities.callTimes.has(id)),
+      60_000,
+      `the ${treeSize} workflows of ${rootId} to be running`,
+      20,
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     const stopAt = Date.now();
     await root.cancel();
-    await withTimeout(root.result().catch(() => undefined), 60_000, `${rootId} to close`);
+    await withTimeout(
+      root.result().catch(() => undefined),
+      60_000,
+      `${rootId} to close`,
+    );
     let closeTimes: number[] = [];
     await waitFor(
       async () => {
@@ -152,34 +182,66 @@ async function stopCase(busyMs: number) {
 }
 
 try {
-  const loop = Object.fromEntries(await sequential(latencies, async (latency) => [latency, await loopCase(latency)] as const));
+  const loop = Object.fromEntries(
+    await sequential(latencies, async (latency) => [latency, await loopCase(latency)] as const),
+  );
   const fanOut = { batch10: await fanOutCase(10), batch50: await fanOutCase(fanOutChildren) };
   const scaled = await scaleCase();
   const stop = { idle: await stopCase(0), busy: await stopCase(leafTurnMs) };
 
-  console.log(`floor: the Temporal SDK and dev server alone (bare workflows, stand-in activities), median of ${runs} runs (ms)`);
-  console.log('\nconversation loop (bench:overhead): 20 turns of two Reads (one local activity) + the answer = 21 activity calls');
-  console.log(`${'latency'.padStart(8)}${['durable', 'in-process', 'ratio', 'per call', 'wf task run', 'call run'].map((label) => label.padStart(12)).join('')}`);
+  console.log(
+    `floor: the Temporal SDK and dev server alone (bare workflows, stand-in activities), median of ${runs} runs (ms)`,
+  );
+  console.log(
+    '\nconversation loop (bench:overhead): 20 turns of two Reads (one local activity) + the answer = 21 activity calls',
+  );
+  console.log(
+    `${'latency'.padStart(8)}${['durable', 'in-process', 'ratio', 'per call', 'wf task run', 'call run'].map((label) => label.padStart(12)).join('')}`,
+  );
   for (const latency of latencies) {
     const row = loop[latency]!;
-    const cells = [ms(row.durableMs), ms(row.inProcessMs), row.ratio.toFixed(2), ms(row.perCallOverheadMs), ms(row.workflowTaskRunMs), ms(row.callRunMs)];
+    const cells = [
+      ms(row.durableMs),
+      ms(row.inProcessMs),
+      row.ratio.toFixed(2),
+      ms(row.perCallOverheadMs),
+      ms(row.workflowTaskRunMs),
+      ms(row.callRunMs),
+    ];
     console.log(`${String(latency).padStart(8)}${cells.map((value) => String(value).padStart(12)).join('')}`);
   }
-  console.log('(wf task run, call run: median started → completed from the histories, as bench:overhead prints them for the agent)');
-  console.log(`\nfan-out (bench:spawn): ${fanOutChildren} children, each a local activity then an activity; from the parent's activity end to each child's activity start`);
+  console.log(
+    '(wf task run, call run: median started → completed from the histories, as bench:overhead prints them for the agent)',
+  );
+  console.log(
+    `\nfan-out (bench:spawn): ${fanOutChildren} children, each a local activity then an activity; from the parent's activity end to each child's activity start`,
+  );
   console.log(`${'batch'.padStart(8)}${['first', 'p50', 'last'].map((label) => label.padStart(12)).join('')}`);
-  for (const [label, row] of [['10', fanOut.batch10], [String(fanOutChildren), fanOut.batch50]] as const) {
-    console.log(`${label.padStart(8)}${[row.firstChildMs, row.childP50Ms, row.lastChildMs].map((value) => String(ms(value)).padStart(12)).join('')}`);
+  for (const [label, row] of [
+    ['10', fanOut.batch10],
+    [String(fanOutChildren), fanOut.batch50],
+  ] as const) {
+    console.log(
+      `${label.padStart(8)}${[row.firstChildMs, row.childP50Ms, row.lastChildMs].map((value) => String(ms(value)).padStart(12)).join('')}`,
+    );
   }
-  console.log(`\nscale (bench:scale): ${scale.children} children × ${scale.turns} calls of ${scale.latencyMs} ms: wall ${ms(scaled.wallMs)}, critical path ${scaled.criticalPathMs}, ratio ${scaled.ratio.toFixed(2)}`);
+  console.log(
+    `\nscale (bench:scale): ${scale.children} children × ${scale.turns} calls of ${scale.latencyMs} ms: wall ${ms(scaled.wallMs)}, critical path ${scaled.criticalPathMs}, ratio ${scaled.ratio.toFixed(2)}`,
+  );
   console.log(`stop (bench:cancel): a tree of ${treeSize} workflows, root cancelled → all closed`);
   console.log(`  all waiting: ${ms(stop.idle.stopToAllClosedMs)} (runs ${stop.idle.runs.join(', ')})`);
-  console.log(`  leaves busy (a ${leafTurnMs} ms call and a Read in a loop): ${ms(stop.busy.stopToAllClosedMs)} (runs ${stop.busy.runs.join(', ')})`);
+  console.log(
+    `  leaves busy (a ${leafTurnMs} ms call and a Read in a loop): ${ms(stop.busy.stopToAllClosedMs)} (runs ${stop.busy.runs.join(', ')})`,
+  );
   console.log(
     JSON.stringify({
       ratio: Object.fromEntries(latencies.map((latency) => [latency, Number(loop[latency]!.ratio.toFixed(2))])),
-      perCallOverheadMs: Object.fromEntries(latencies.map((latency) => [latency, ms(loop[latency]!.perCallOverheadMs)])),
-      workflowTaskRunMsP50: Object.fromEntries(latencies.map((latency) => [latency, ms(loop[latency]!.workflowTaskRunMs)])),
+      perCallOverheadMs: Object.fromEntries(
+        latencies.map((latency) => [latency, ms(loop[latency]!.perCallOverheadMs)]),
+      ),
+      workflowTaskRunMsP50: Object.fromEntries(
+        latencies.map((latency) => [latency, ms(loop[latency]!.workflowTaskRunMs)]),
+      ),
       callRunMsP50: Object.fromEntries(latencies.map((latency) => [latency, ms(loop[latency]!.callRunMs)])),
       fanOutLastChildMs: { 10: fanOut.batch10.lastChildMs, [fanOutChildren]: fanOut.batch50.lastChildMs },
       fanOutFirstChildMs: { 10: fanOut.batch10.firstChildMs, [fanOutChildren]: fanOut.batch50.firstChildMs },

@@ -10,7 +10,10 @@ interface Usage {
 
 const counts = [1, 5, 20];
 const model = 'claude-sonnet-5';
-const context = Array.from({ length: 1600 }, (_, index) => `Line ${index}: module m${index % 37} calls helper h${index % 11} with options {retry: ${index % 5}}.`).join('\n');
+const context = Array.from(
+  { length: 1600 },
+  (_, index) => `Line ${index}: module m${index % 37} calls helper h${index % 11} with options {retry: ${index % 5}}.`,
+).join('\n');
 
 const env = await createBenchEnv({ kind: 'echo' });
 
@@ -32,13 +35,22 @@ async function run(kind: 'fork' | 'named', count: number): Promise<{ bodies: str
                 input:
                   kind === 'fork'
                     ? { description: `part ${index}`, prompt: `Check part ${index}.`, run_in_background: false }
-                    : { description: `part ${index}`, prompt: `${context}\n\nCheck part ${index}.`, subagent_type: 'general-purpose', run_in_background: false },
+                    : {
+                        description: `part ${index}`,
+                        prompt: `${context}\n\nCheck part ${index}.`,
+                        subagent_type: 'general-purpose',
+                        run_in_background: false,
+                      },
               })),
             },
             { text: 'All parts checked.' },
           ],
         },
-        { match: { userIncludes: 'Check part' }, turnOffset: kind === 'fork' ? 1 : 0, turns: [{ text: 'Scope: part checked.' }] },
+        {
+          match: { userIncludes: 'Check part' },
+          turnOffset: kind === 'fork' ? 1 : 0,
+          turns: [{ text: 'Scope: part checked.' }],
+        },
       ],
     } as never,
   });
@@ -54,12 +66,21 @@ async function run(kind: 'fork' | 'named', count: number): Promise<{ bodies: str
   if (result.status !== 'completed') throw new Error(`${name} ended ${result.status}: ${result.error ?? ''}`);
   const children = Array.from({ length: count }, (_, index) => `${handle.agentId}.${index + 1}`);
   const requests = env.modelServer.requests();
-  const firsts = children.map((child) => requests.find((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === child));
+  const firsts = children.map((child) =>
+    requests.find(
+      (request) =>
+        request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === child,
+    ),
+  );
   if (firsts.some((request) => !request)) throw new Error(`${name}: a child made no model request`);
-  return { bodies: firsts.map((request) => request!.rawBody), usages: firsts.map((request) => request!.usage as unknown as Usage) };
+  return {
+    bodies: firsts.map((request) => request!.rawBody),
+    usages: firsts.map((request) => request!.usage as unknown as Usage),
+  };
 }
 
-const billed = (usage: Usage) => usage.input_tokens + 1.25 * usage.cache_creation_input_tokens + 0.1 * usage.cache_read_input_tokens;
+const billed = (usage: Usage) =>
+  usage.input_tokens + 1.25 * usage.cache_creation_input_tokens + 0.1 * usage.cache_read_input_tokens;
 const prompt = (usage: Usage) => usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
 
 function ratio(usages: Usage[]): number {

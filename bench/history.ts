@@ -25,7 +25,10 @@ const env = await createBenchEnv({
   },
 });
 try {
-  writeFileSync(path.join(env.workspace, 'notes.txt'), Array.from({ length: 30 }, (_, index) => `line ${index}: some notes to read every turn`).join('\n'));
+  writeFileSync(
+    path.join(env.workspace, 'notes.txt'),
+    Array.from({ length: 30 }, (_, index) => `line ${index}: some notes to read every turn`).join('\n'),
+  );
   const started = Date.now();
   const handle = await env.client.startAgent({
     prompt: 'history benchmark',
@@ -36,7 +39,8 @@ try {
   });
   const result = await handle.result();
   const elapsedMs = Date.now() - started;
-  if (result.status !== 'completed' || result.turns !== turns) throw new Error(`benchmark agent ended ${result.status} after ${result.turns} turns`);
+  if (result.status !== 'completed' || result.turns !== turns)
+    throw new Error(`benchmark agent ended ${result.status} after ${result.turns} turns`);
 
   // Every run of the agent, oldest first (continue-as-new makes a chain of runs).
   const runs: { runId: string; start: number }[] = [];
@@ -45,7 +49,10 @@ try {
   }
   runs.sort((left, right) => left.start - right.start);
   const events = [];
-  for (const run of runs) events.push(...((await env.temporalClient.workflow.getHandle(handle.agentId, run.runId).fetchHistory()).events ?? []));
+  for (const run of runs)
+    events.push(
+      ...((await env.temporalClient.workflow.getHandle(handle.agentId, run.runId).fetchHistory()).events ?? []),
+    );
   const perTurn: number[] = [];
   let current = -1;
   let setupBytes = 0;
@@ -62,10 +69,14 @@ try {
   const last10 = average(perTurn.slice(-10));
   const total = setupBytes + perTurn.reduce((sum, value) => sum + value, 0);
 
-  console.log(`history benchmark: ${turns} turns in ${runs.length} run(s), ${events.length} events, ${total} bytes, ${(elapsedMs / 1000).toFixed(1)} s`);
+  console.log(
+    `history benchmark: ${turns} turns in ${runs.length} run(s), ${events.length} events, ${total} bytes, ${(elapsedMs / 1000).toFixed(1)} s`,
+  );
   console.log('turns      bytes/turn (avg)');
   for (let start = 0; start < perTurn.length; start += 10) {
-    console.log(`${String(start + 1).padStart(3)}-${String(Math.min(start + 10, perTurn.length)).padEnd(6)} ${average(perTurn.slice(start, start + 10))}`);
+    console.log(
+      `${String(start + 1).padStart(3)}-${String(Math.min(start + 10, perTurn.length)).padEnd(6)} ${average(perTurn.slice(start, start + 10))}`,
+    );
   }
   console.log(
     JSON.stringify({

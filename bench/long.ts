@@ -30,13 +30,24 @@ const env = await createBenchEnv({
 });
 try {
   // 2 KB of file: Read's numbered lines make the tool result a little over 2 KB.
-  writeFileSync(path.join(env.workspace, 'log.txt'), Array.from({ length: 32 }, (_, index) => `entry ${String(index).padStart(2, '0')}: ${'z'.repeat(52)}`).join('\n'));
+  writeFileSync(
+    path.join(env.workspace, 'log.txt'),
+    Array.from({ length: 32 }, (_, index) => `entry ${String(index).padStart(2, '0')}: ${'z'.repeat(52)}`).join('\n'),
+  );
   const started = Date.now();
-  const handle = await env.client.startAgent({ prompt: marker, cwd: env.workspace, model, tools: ['Read'], maxTurns: turns + 5 });
+  const handle = await env.client.startAgent({
+    prompt: marker,
+    cwd: env.workspace,
+    model,
+    tools: ['Read'],
+    maxTurns: turns + 5,
+  });
   const result = await handle.result();
   const elapsedMs = Date.now() - started;
 
-  const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId);
+  const requests = env.modelServer
+    .requests()
+    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId);
   const failed = requests.filter((request) => request.status !== 200);
   const compactions = requests.filter((request) => request.headers['x-subagents-purpose'] === 'compaction').length;
   const requestTokens = requests.map((request) => {
@@ -52,7 +63,10 @@ try {
   }
   runs.sort((left, right) => left.start - right.start);
   const events = [];
-  for (const run of runs) events.push(...((await env.temporalClient.workflow.getHandle(handle.agentId, run.runId).fetchHistory()).events ?? []));
+  for (const run of runs)
+    events.push(
+      ...((await env.temporalClient.workflow.getHandle(handle.agentId, run.runId).fetchHistory()).events ?? []),
+    );
   // A turn starts with its model call; a compaction's events count in the turn they happen in.
   const perTurn: number[] = [];
   let setupBytes = 0;
@@ -66,12 +80,18 @@ try {
   const last10 = average(perTurn.slice(-10));
   const ratio = Number((last10 / first10).toFixed(3));
 
-  console.log(`long-run benchmark: ${result.turns} turns, ${result.status}, ${runs.length} run(s), ${events.length} events (setup ${setupBytes} bytes), ${(elapsedMs / 1000).toFixed(1)} s`);
-  console.log(`model ${model}, context window ${contextWindow} tokens; ${compactions} compaction(s); ${failed.length} failed request(s)`);
+  console.log(
+    `long-run benchmark: ${result.turns} turns, ${result.status}, ${runs.length} run(s), ${events.length} events (setup ${setupBytes} bytes), ${(elapsedMs / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `model ${model}, context window ${contextWindow} tokens; ${compactions} compaction(s); ${failed.length} failed request(s)`,
+  );
   console.log('turns      request tokens (max)   history bytes/turn (avg)');
   for (let start = 0; start < perTurn.length; start += 30) {
     const end = Math.min(start + 30, perTurn.length);
-    console.log(`${String(start + 1).padStart(3)}-${String(end).padEnd(6)} ${String(Math.max(...requestTokens.slice(start, end))).padEnd(22)} ${Math.round(average(perTurn.slice(start, end)))}`);
+    console.log(
+      `${String(start + 1).padStart(3)}-${String(end).padEnd(6)} ${String(Math.max(...requestTokens.slice(start, end))).padEnd(22)} ${Math.round(average(perTurn.slice(start, end)))}`,
+    );
   }
   console.log(
     JSON.stringify({
@@ -83,7 +103,8 @@ try {
       historyBytesPerTurnLast10OverFirst10: ratio,
       runs: runs.length,
       failedRequests: failed.length,
-      goalMet: result.turns === turns && result.status === 'completed' && maxRequestTokens <= contextWindow && ratio <= 1.2,
+      goalMet:
+        result.turns === turns && result.status === 'completed' && maxRequestTokens <= contextWindow && ratio <= 1.2,
     }),
   );
 } finally {

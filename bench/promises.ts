@@ -19,8 +19,19 @@ const children = Number(process.env.BENCH_CHILDREN ?? 50);
 const model = 'claude-test-tiny';
 const limits = { maxChildrenPerAgent: children + 10, maxAgentsPerTree: children + 10 };
 const conversation = readTurns(turns);
-const agentCall = (index: number) => ({ name: 'Agent', input: { description: `child ${index}`, prompt: `promises child ${index}`, subagent_type: 'general-purpose', run_in_background: true } });
-const fanOut: Turn[] = [{ toolUses: Array.from({ length: children }, (_, index) => agentCall(index + 1)) }, ...Array.from({ length: children + 2 }, () => ({ text: 'noted' }))];
+const agentCall = (index: number) => ({
+  name: 'Agent',
+  input: {
+    description: `child ${index}`,
+    prompt: `promises child ${index}`,
+    subagent_type: 'general-purpose',
+    run_in_background: true,
+  },
+});
+const fanOut: Turn[] = [
+  { toolUses: Array.from({ length: children }, (_, index) => agentCall(index + 1)) },
+  ...Array.from({ length: children + 2 }, () => ({ text: 'noted' })),
+];
 
 const debugMode = { debugMode: true };
 const env = await createBenchEnv(
@@ -36,7 +47,12 @@ const env = await createBenchEnv(
   },
   { workerOptions: debugMode },
 );
-const bare = await startBareSdk(env, new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 }), 'promises-bare-sdk', debugMode);
+const bare = await startBareSdk(
+  env,
+  new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 }),
+  'promises-bare-sdk',
+  debugMode,
+);
 
 /** Promises made in workflow contexts while `counting` is set, by the innermost frame of our own code. */
 const counted = new Map<string, number>();
@@ -83,18 +99,39 @@ async function count(run: () => Promise<unknown>): Promise<Count> {
 }
 
 async function runAgent(name: string, maxTurns: number): Promise<string> {
-  const handle = await env.client.startAgent({ prompt: `promises benchmark (${name})`, name, cwd: env.workspace, model, maxTurns, permissionMode: 'bypassPermissions', limits });
+  const handle = await env.client.startAgent({
+    prompt: `promises benchmark (${name})`,
+    name,
+    cwd: env.workspace,
+    model,
+    maxTurns,
+    permissionMode: 'bypassPermissions',
+    limits,
+  });
   const result = await withTimeout(handle.result(), 300_000, `${name} to finish`);
-  if (result.status !== 'completed') throw new Error(`${name} ended ${result.status}: ${result.error ?? result.finalText}`);
+  if (result.status !== 'completed')
+    throw new Error(`${name} ended ${result.status}: ${result.error ?? result.finalText}`);
   return handle.agentId;
 }
 
 /** The agent `agentId`'s conversation again as a bare workflow (in memory or durable), the same requests. */
-async function runBareLoop(workflowType: 'floorServedLoop' | 'floorDurableLoop', agentId: string, extraPromisesPerCall = 0): Promise<void> {
+async function runBareLoop(
+  workflowType: 'floorServedLoop' | 'floorDurableLoop',
+  agentId: string,
+  extraPromisesPerCall = 0,
+): Promise<void> {
   const key = `${workflowType}-${extraPromisesPerCall}-${agentId}`;
   bare.open(key, agentId);
   try {
-    await withTimeout(env.temporalClient.workflow.execute(workflowType, { taskQueue: bare.taskQueue, workflowId: key, args: [key, extraPromisesPerCall] }), 300_000, `${key} to finish`);
+    await withTimeout(
+      env.temporalClient.workflow.execute(workflowType, {
+        taskQueue: bare.taskQueue,
+        workflowId: key,
+        args: [key, extraPromisesPerCall],
+      }),
+      300_000,
+      `${key} to finish`,
+    );
   } finally {
     bare.forget(key);
   }
@@ -122,10 +159,18 @@ try {
   const bareFan = await count(() => bare.fanOut(fanId, children));
 
   const calls = turns + 1;
-  console.log(`promises made by workflow code — each one a stack trace the SDK captures and source-maps (workflows in debugMode, counted by a promise hook)`);
-  console.log(`${''.padEnd(46)}${['runtime', 'bare SDK', 'bare durable', `bare dur. +${runtimeExtraPromisesPerCall}`].map((label) => label.padStart(14)).join('')}`);
-  console.log(`${`a model call and its 2 Reads (${turns + 1} calls)`.padEnd(46)}${[agentLoop, bareLoop, durableBareLoop, matchedBareLoop].map((c) => String(perUnit(c.total, calls)).padStart(14)).join('')}`);
-  console.log(`${`a child of a fan-out of ${children}, with the root's share`.padEnd(46)}${[agentFan, bareFan].map((c) => String(perUnit(c.total, children)).padStart(14)).join('')}${'-'.padStart(14).repeat(2)}`);
+  console.log(
+    `promises made by workflow code — each one a stack trace the SDK captures and source-maps (workflows in debugMode, counted by a promise hook)`,
+  );
+  console.log(
+    `${''.padEnd(46)}${['runtime', 'bare SDK', 'bare durable', `bare dur. +${runtimeExtraPromisesPerCall}`].map((label) => label.padStart(14)).join('')}`,
+  );
+  console.log(
+    `${`a model call and its 2 Reads (${turns + 1} calls)`.padEnd(46)}${[agentLoop, bareLoop, durableBareLoop, matchedBareLoop].map((c) => String(perUnit(c.total, calls)).padStart(14)).join('')}`,
+  );
+  console.log(
+    `${`a child of a fan-out of ${children}, with the root's share`.padEnd(46)}${[agentFan, bareFan].map((c) => String(perUnit(c.total, children)).padStart(14)).join('')}${'-'.padStart(14).repeat(2)}`,
+  );
   // bench:overhead's promise-matched loop adds a fixed number a call: say when the runtime's count has moved away from it.
   const extraNow = perUnit(agentLoop.total - durableBareLoop.total, calls);
   const matched = Math.abs(extraNow - runtimeExtraPromisesPerCall) <= 2;
@@ -135,13 +180,19 @@ try {
   );
   const top = (label: string, counts: Count, units: number) => {
     console.log(`\nwhere the runtime's come from, ${label} (innermost frame of its own code that made them)`);
-    for (const [source, value] of [...counts.bySource].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${String(perUnit(value, units)).padStart(8)}  ${source}`);
+    for (const [source, value] of [...counts.bySource].sort((a, b) => b[1] - a[1]).slice(0, 12))
+      console.log(`${String(perUnit(value, units)).padStart(8)}  ${source}`);
   };
   top('a turn', agentLoop, calls);
   top('a fan-out child', agentFan, children);
   console.log(
     JSON.stringify({
-      perTurn: { runtime: perUnit(agentLoop.total, calls), bareSdk: perUnit(bareLoop.total, calls), bareSdkDurable: perUnit(durableBareLoop.total, calls), bareSdkDurablePromises: perUnit(matchedBareLoop.total, calls) },
+      perTurn: {
+        runtime: perUnit(agentLoop.total, calls),
+        bareSdk: perUnit(bareLoop.total, calls),
+        bareSdkDurable: perUnit(durableBareLoop.total, calls),
+        bareSdkDurablePromises: perUnit(matchedBareLoop.total, calls),
+      },
       runtimeExtraPerTurn: extraNow,
       overheadExtraPromisesPerCall: runtimeExtraPromisesPerCall,
       perFanoutChild: { runtime: perUnit(agentFan.total, children), bareSdk: perUnit(bareFan.total, children) },

@@ -10,7 +10,10 @@ if (!times.available) {
 } else {
   console.log(`sandbox benchmark: Bash tool calls, median of ${calls} each (ms)`);
   console.log(`${'command'.padEnd(48)}${'sandboxed'.padStart(11)}${'unconfined'.padStart(11)}${'added'.padStart(9)}`);
-  for (const row of times.rows) console.log(`${row.command.padEnd(48)}${String(row.sandboxedMsP50).padStart(11)}${String(row.unconfinedMsP50).padStart(11)}${String(row.addedMsP50).padStart(9)}`);
+  for (const row of times.rows)
+    console.log(
+      `${row.command.padEnd(48)}${String(row.sandboxedMsP50).padStart(11)}${String(row.unconfinedMsP50).padStart(11)}${String(row.addedMsP50).padStart(9)}`,
+    );
   const added = times.rows.map((row) => row.addedMsP50).sort((a, b) => a - b);
   console.log(JSON.stringify({ bashSandboxAddedMsP50: added[Math.floor(added.length / 2)], rows: times.rows, calls }));
 }

@@ -42,14 +42,24 @@ const spawn = (count: number, what: string): Turn => ({
   toolUses: Array.from({ length: count }, (_, index) => ({
     name: 'Agent',
     // Middles get a name: the scripted model tells them apart from leaves by it (their later turns answer notifications).
-    input: { description: `${what} ${index + 1}`, prompt: `scale ${what}: work a little, then answer`, subagent_type: 'general-purpose', run_in_background: true, ...(what === 'middle' ? { name: `scale-middle-${index + 1}` } : {}) },
+    input: {
+      description: `${what} ${index + 1}`,
+      prompt: `scale ${what}: work a little, then answer`,
+      subagent_type: 'general-purpose',
+      run_in_background: true,
+      ...(what === 'middle' ? { name: `scale-middle-${index + 1}` } : {}),
+    },
   })),
   delayMs: modelLatencyMs,
 });
 // A parent is woken by notifications of finished children, possibly one by one: enough answers for each.
-const acknowledgements = (count: number): Turn[] => Array.from({ length: count }, () => ({ text: 'noted', delayMs: modelLatencyMs }));
+const acknowledgements = (count: number): Turn[] =>
+  Array.from({ length: count }, () => ({ text: 'noted', delayMs: modelLatencyMs }));
 const leaf: Turn[] = [
-  ...Array.from({ length: leafTurns - 1 }, (): Turn => ({ toolUses: [{ name: 'Read', input: { file_path: 'README.md' } }], delayMs: modelLatencyMs })),
+  ...Array.from({ length: leafTurns - 1 }, (): Turn => ({
+    toolUses: [{ name: 'Read', input: { file_path: 'README.md' } }],
+    delayMs: modelLatencyMs,
+  })),
   { text: 'leaf done', delayMs: modelLatencyMs },
 ];
 
@@ -64,7 +74,10 @@ const modelServer = await startModelServer({
       agents: [
         ...cases.map((scale) => ({
           match: { agentName: `scale-${scale.label}` },
-          turns: scale.middles === 0 ? [spawn(scale.leaves, 'leaf'), ...acknowledgements(scale.leaves + 2)] : [spawn(scale.middles, 'middle'), ...acknowledgements(scale.middles + 2)],
+          turns:
+            scale.middles === 0
+              ? [spawn(scale.leaves, 'leaf'), ...acknowledgements(scale.leaves + 2)]
+              : [spawn(scale.middles, 'middle'), ...acknowledgements(scale.middles + 2)],
         })),
         ...Array.from({ length: cases[1]!.middles }, (_, index) => ({
           match: { agentName: `scale-middle-${index + 1}` },
@@ -76,9 +89,20 @@ const modelServer = await startModelServer({
   },
 });
 const bundlePath = path.join(directory, 'workflow-bundle.js');
-writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') })).code);
+writeFileSync(
+  bundlePath,
+  (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') })).code,
+);
 const bareBundlePath = path.join(directory, 'bare-workflow-bundle.js');
-writeFileSync(bareBundlePath, (await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, 'floor', 'workflows.ts'), logger: new DefaultLogger('WARN') })).code);
+writeFileSync(
+  bareBundlePath,
+  (
+    await bundleWorkflowCode({
+      workflowsPath: path.join(import.meta.dirname, 'floor', 'workflows.ts'),
+      logger: new DefaultLogger('WARN'),
+    })
+  ).code,
+);
 const connection = await Connection.connect({ address: server.address });
 const temporal = new Client({ connection, namespace: 'default' });
 
@@ -114,7 +138,10 @@ interface BareResult {
 function treeIds(rootId: string, scale: Case): string[] {
   const range = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
   if (scale.middles === 0) return range(scale.leaves).map((index) => `${rootId}.${index}`);
-  return range(scale.middles).flatMap((middle) => [`${rootId}.${middle}`, ...range(scale.leaves).map((index) => `${rootId}.${middle}.${index}`)]);
+  return range(scale.middles).flatMap((middle) => [
+    `${rootId}.${middle}`,
+    ...range(scale.leaves).map((index) => `${rootId}.${middle}.${index}`),
+  ]);
 }
 
 /** describe() of many agents, a few at a time (the dev server is busy enough). */
@@ -129,7 +156,11 @@ async function describeMany(agentIds: string[]) {
             .getHandle(agentId)
             .describe()
             .then(
-              (description) => ({ agentId, status: description.status.name, closedAt: description.closeTime?.getTime() }),
+              (description) => ({
+                agentId,
+                status: description.status.name,
+                closedAt: description.closeTime?.getTime(),
+              }),
               () => ({ agentId, status: 'NOT_STARTED' }),
             ),
         ),
@@ -147,7 +178,13 @@ async function historySizes(agentIds: string[], times: TaskTimes) {
     sizes.push(
       ...(await Promise.all(
         batch.map(async (agentId) => {
-          const events = (await temporal.workflow.getHandle(agentId).fetchHistory().catch(() => ({ events: [] }))).events ?? [];
+          const events =
+            (
+              await temporal.workflow
+                .getHandle(agentId)
+                .fetchHistory()
+                .catch(() => ({ events: [] }))
+            ).events ?? [];
           addTaskTimes(events, times);
           return { bytes: events.reduce((sum, event) => sum + eventBytes(event), 0), events: events.length };
         }),
@@ -167,10 +204,17 @@ async function historySizes(agentIds: string[], times: TaskTimes) {
 async function bareScale(rootId: string, scale: Case): Promise<BareResult> {
   const key = `bare-${rootId}`;
   // The bare requests name their own agent ids (the model server's log tells them apart), as bench:spawn's do.
-  const asKey = (agentId: string, bareKey: string) => ({ key: bareKey, agentId, first: firstRequestAs(modelServer, agentId, bareKey) });
+  const asKey = (agentId: string, bareKey: string) => ({
+    key: bareKey,
+    agentId,
+    first: firstRequestAs(modelServer, agentId, bareKey),
+  });
   const conversations: BareConversationsFile = {
     workspace,
-    conversations: [asKey(rootId, key), ...treeIds(rootId, scale).map((agentId, index) => asKey(agentId, `${key}.${index + 1}`))],
+    conversations: [
+      asKey(rootId, key),
+      ...treeIds(rootId, scale).map((agentId, index) => asKey(agentId, `${key}.${index + 1}`)),
+    ],
   };
   const file = path.join(directory, `bare-${scale.label}.json`);
   writeFileSync(file, JSON.stringify(conversations));
@@ -185,7 +229,11 @@ async function bareScale(rootId: string, scale: Case): Promise<BareResult> {
   const workerRss = sampleRss(worker.process.pid!);
   try {
     const started = Date.now();
-    const handle = await temporal.workflow.start('floorServedScaleParent', { taskQueue, workflowId: key, args: [scale.leaves, maxConcurrentToolCalls] });
+    const handle = await temporal.workflow.start('floorServedScaleParent', {
+      taskQueue,
+      workflowId: key,
+      args: [scale.leaves, maxConcurrentToolCalls],
+    });
     await withTimeout(handle.result(), scale.timeoutMs, `the bare ${scale.label} case to finish`);
     const closedAt = (await handle.describe()).closeTime?.getTime() ?? Date.now();
     return { wallMs: closedAt - started, rssPeakMb: workerRss.peakMb() };
@@ -197,12 +245,21 @@ async function bareScale(rootId: string, scale: Case): Promise<BareResult> {
 
 async function runCase(scale: Case): Promise<CaseResult> {
   const taskQueue = `bench-scale-${scale.label}`;
-  const worker = await spawnWorkerProcess({ address: server.address, taskQueue, modelBaseUrl: modelServer.url, bundlePath });
+  const worker = await spawnWorkerProcess({
+    address: server.address,
+    taskQueue,
+    modelBaseUrl: modelServer.url,
+    bundlePath,
+  });
   const workerRss = sampleRss(worker.process.pid!);
   const serverRss = sampleRss(server.process!.pid!);
   try {
     const agents = agentsOf(scale);
-    const limits = { maxChildrenPerAgent: Math.max(scale.leaves, scale.middles) + 5, maxAgentsPerTree: agents + 10, maxDepth: 3 };
+    const limits = {
+      maxChildrenPerAgent: Math.max(scale.leaves, scale.middles) + 5,
+      maxAgentsPerTree: agents + 10,
+      maxDepth: 3,
+    };
     const started = Date.now();
     const root = await new SubagentsClient(temporal, taskQueue).startAgent({
       prompt: `scale benchmark, ${agents} agents`,
@@ -226,7 +283,10 @@ async function runCase(scale: Case): Promise<CaseResult> {
     const wallMs = (description.closeTime?.getTime() ?? Date.now()) - started;
     const ids = treeIds(root.agentId, scale);
     const statuses = await describeMany(ids);
-    if (finished === 'timed out') await root.stop({ by: 'bench', reason: `bench:scale: ${scale.label} did not finish in ${scale.timeoutMs / 1000} s` }).catch(() => undefined);
+    if (finished === 'timed out')
+      await root
+        .stop({ by: 'bench', reason: `bench:scale: ${scale.label} did not finish in ${scale.timeoutMs / 1000} s` })
+        .catch(() => undefined);
     const times = emptyTaskTimes();
     const sizes = await historySizes([root.agentId, ...ids], times);
     // The agent's worker gone and the samplers stopped before the bare run: it has the machine to itself.
@@ -264,11 +324,18 @@ try {
   mkdirSync(workspace);
   writeFileSync(path.join(workspace, 'README.md'), '# scale benchmark\n');
   const results: CaseResult[] = [];
-  for (const scale of cases.slice(0, Number(process.env.BENCH_SCALE_CASES ?? cases.length))) results.push(await runCase(scale));
+  for (const scale of cases.slice(0, Number(process.env.BENCH_SCALE_CASES ?? cases.length)))
+    results.push(await runCase(scale));
 
-  console.log(`scale benchmark: background agents on one worker process; every leaf ${leafTurns} turns (2 with a Read), model latency ${modelLatencyMs} ms`);
-  console.log('critical path = model calls on the longest chain × latency (50: root, a child\'s 3 turns, root = 5; 200: root, middle, 3 grandchild turns, middle, root = 7)');
-  console.log(`${'agents'.padStart(7)}${['completed', 'root', 'root turns', 'wall ms', 'tree done', 'crit. path', 'wall/crit', 'worker RSS', 'server RSS', 'histories', 'total KiB', 'max KiB', 'events', 'max events'].map((label) => label.padStart(11)).join('')}`);
+  console.log(
+    `scale benchmark: background agents on one worker process; every leaf ${leafTurns} turns (2 with a Read), model latency ${modelLatencyMs} ms`,
+  );
+  console.log(
+    "critical path = model calls on the longest chain × latency (50: root, a child's 3 turns, root = 5; 200: root, middle, 3 grandchild turns, middle, root = 7)",
+  );
+  console.log(
+    `${'agents'.padStart(7)}${['completed', 'root', 'root turns', 'wall ms', 'tree done', 'crit. path', 'wall/crit', 'worker RSS', 'server RSS', 'histories', 'total KiB', 'max KiB', 'events', 'max events'].map((label) => label.padStart(11)).join('')}`,
+  );
   for (const result of results) {
     const cells = [
       `${result.completed}/${result.agents}`,
@@ -289,12 +356,16 @@ try {
     console.log(`${result.label.padStart(7)}${cells.map((value) => String(value).padStart(11)).join('')}`);
   }
   console.log('');
-  console.log('every agent of the tree, from the histories: median ms scheduled → started (waiting for a poller) / started → completed (on the worker)');
+  console.log(
+    'every agent of the tree, from the histories: median ms scheduled → started (waiting for a poller) / started → completed (on the worker)',
+  );
   console.log(`${'agents'.padStart(7)}${taskKinds.map((kind) => kind.padStart(20)).join('')}`);
   for (const result of results) {
     // A kind the run never had (e.g. no setup activity task: agent starts are local activities) shows '-'.
     const shown = (value: number): string => (Number.isNaN(value) ? '-' : String(ms(value)));
-    const cells = taskKinds.map((kind) => `${shown(medianOf(result.times.wait[kind]))} / ${shown(medianOf(result.times.run[kind]))}`);
+    const cells = taskKinds.map(
+      (kind) => `${shown(medianOf(result.times.wait[kind]))} / ${shown(medianOf(result.times.run[kind]))}`,
+    );
     console.log(`${result.label.padStart(7)}${cells.map((value) => value.padStart(20)).join('')}`);
   }
   for (const result of results) {
@@ -304,8 +375,12 @@ try {
       `bare SDK, ${result.label} case, same requests right after: wall ${ms(wallMs)} ms = ${(wallMs / result.criticalPathMs).toFixed(1)}× the critical path, worker RSS ${Math.round(rssPeakMb)} MiB; the runtime ${(result.wallMs / wallMs).toFixed(2)}× its wall`,
     );
   }
-  console.log('wall: start → the root closed; tree done: start → the last other agent of the tree closed (the root then still answers its notifications)');
-  console.log('RSS: peak of VmRSS sampled every 200 ms (worker process; dev server process); histories: every agent of the tree, root included');
+  console.log(
+    'wall: start → the root closed; tree done: start → the last other agent of the tree closed (the root then still answers its notifications)',
+  );
+  console.log(
+    'RSS: peak of VmRSS sampled every 200 ms (worker process; dev server process); histories: every agent of the tree, root included',
+  );
   console.log(
     JSON.stringify(
       Object.fromEntries(
@@ -325,10 +400,20 @@ try {
             maxHistoryBytes: result.maxHistoryBytes,
             historyEvents: result.historyEvents,
             maxHistoryEvents: result.maxHistoryEvents,
-            scheduleToStartMsP50: Object.fromEntries(taskKinds.map((kind) => [kind, ms(medianOf(result.times.wait[kind]))])),
-            startToCloseMsP50: Object.fromEntries(taskKinds.map((kind) => [kind, ms(medianOf(result.times.run[kind]))])),
+            scheduleToStartMsP50: Object.fromEntries(
+              taskKinds.map((kind) => [kind, ms(medianOf(result.times.wait[kind]))]),
+            ),
+            startToCloseMsP50: Object.fromEntries(
+              taskKinds.map((kind) => [kind, ms(medianOf(result.times.run[kind]))]),
+            ),
             ...(result.bareSdk
-              ? { bareSdk: { wallMs: ms(result.bareSdk.wallMs), wallOverCriticalPath: Number((result.bareSdk.wallMs / result.criticalPathMs).toFixed(2)), rssPeakMb: Math.round(result.bareSdk.rssPeakMb) } }
+              ? {
+                  bareSdk: {
+                    wallMs: ms(result.bareSdk.wallMs),
+                    wallOverCriticalPath: Number((result.bareSdk.wallMs / result.criticalPathMs).toFixed(2)),
+                    rssPeakMb: Math.round(result.bareSdk.rssPeakMb),
+                  },
+                }
               : {}),
           },
         ]),

@@ -19,7 +19,12 @@ const model = 'claude-test-tiny';
 
 const agentCall = (description: string, background: boolean) => ({
   name: 'Agent',
-  input: { description, prompt: `bench child: ${description}`, subagent_type: 'general-purpose', ...(background ? { run_in_background: true } : {}) },
+  input: {
+    description,
+    prompt: `bench child: ${description}`,
+    subagent_type: 'general-purpose',
+    ...(background ? { run_in_background: true } : {}),
+  },
 });
 // A fan-out root is woken by notifications of finished children, possibly one by one.
 const acknowledgements = (count: number): Turn[] => Array.from({ length: count }, () => ({ text: 'noted' }));
@@ -30,18 +35,32 @@ const env = await createBenchEnv(
     kind: 'scripted',
     scenario: {
       agents: [
-        { match: { agentName: 'warmup-root' }, turns: [{ toolUses: [agentCall('warmup 1', false), agentCall('warmup 2', false)] }, { text: 'warm' }] },
+        {
+          match: { agentName: 'warmup-root' },
+          turns: [{ toolUses: [agentCall('warmup 1', false), agentCall('warmup 2', false)] }, { text: 'warm' }],
+        },
         {
           match: { agentName: 'latency-root' },
-          turns: [...Array.from({ length: spawns }, (_, index) => ({ toolUses: [agentCall(`latency ${index + 1}`, false)] })), { text: 'latency done' }],
+          turns: [
+            ...Array.from({ length: spawns }, (_, index) => ({ toolUses: [agentCall(`latency ${index + 1}`, false)] })),
+            { text: 'latency done' },
+          ],
         },
         {
           match: { agentName: 'collection-root' },
-          turns: [...Array.from({ length: collection.spawns }, (_, index) => ({ toolUses: [agentCall(`collection ${index + 1}`, false)] })), { text: 'collection done' }],
+          turns: [
+            ...Array.from({ length: collection.spawns }, (_, index) => ({
+              toolUses: [agentCall(`collection ${index + 1}`, false)],
+            })),
+            { text: 'collection done' },
+          ],
         },
         ...fanouts.map((count) => ({
           match: { agentName: `fanout-${count}` },
-          turns: [{ toolUses: Array.from({ length: count }, (_, index) => agentCall(`fanout ${count}/${index + 1}`, true)) }, ...acknowledgements(count + 2)],
+          turns: [
+            { toolUses: Array.from({ length: count }, (_, index) => agentCall(`fanout ${count}/${index + 1}`, true)) },
+            ...acknowledgements(count + 2),
+          ],
         })),
         // Every child answers at once.
         { match: { userIncludes: 'bench child' }, turns: [{ text: 'child done' }] },
@@ -51,7 +70,11 @@ const env = await createBenchEnv(
   { fetch: timed.fetch },
 );
 // Each fan-out again as bare Temporal workflows right after the agent's: the SDK's and the server's own cost.
-const bare = await startBareSdk(env, new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 }), 'spawn-bare-sdk');
+const bare = await startBareSdk(
+  env,
+  new Anthropic({ apiKey: 'bench', baseURL: env.modelServer.url, maxRetries: 0 }),
+  'spawn-bare-sdk',
+);
 // CPU of this process (worker, model server) and of the dev server, for each fan-out's span.
 const cpu = sampleCpu(env.server.process!.pid!);
 
@@ -66,18 +89,30 @@ function collectionWorkspace(count: number): string {
   for (let index = 0; index < count; index++) {
     const description = `Use this agent for area ${index} work. Examples: <example>Context: the user needs help with area ${index}. user: "Check area ${index}" assistant: "I'll use the area-${index} agent"</example>`;
     const prompt = `You are the expert for area ${index}.\n\n${'Work through the task step by step, read the relevant files first, and report what you found with file paths and line numbers.\n'.repeat(25)}`;
-    fs.writeFileSync(path.join(agents, `area-${index}.md`), `---\nname: area-${index}\ndescription: ${JSON.stringify(description)}\ntools: Read, Grep, Glob, Bash\nmodel: sonnet\n---\n\n${prompt}`);
+    fs.writeFileSync(
+      path.join(agents, `area-${index}.md`),
+      `---\nname: area-${index}\ndescription: ${JSON.stringify(description)}\ntools: Read, Grep, Glob, Bash\nmodel: sonnet\n---\n\n${prompt}`,
+    );
   }
   return cwd;
 }
 
 const startRoot = (name: string, maxTurns: number, cwd = env.workspace) =>
-  env.client.startAgent({ prompt: `spawn benchmark (${name})`, name, cwd, model, maxTurns, permissionMode: 'bypassPermissions', limits });
+  env.client.startAgent({
+    prompt: `spawn benchmark (${name})`,
+    name,
+    cwd,
+    model,
+    maxTurns,
+    permissionMode: 'bypassPermissions',
+    limits,
+  });
 
 async function runRoot(name: string, maxTurns: number, timeoutMs: number, cwd?: string) {
   const handle = await startRoot(name, maxTurns, cwd);
   const result = await withTimeout(handle.result(), timeoutMs, `root ${name} to finish`);
-  if (result.status !== 'completed') throw new Error(`root ${name} ended ${result.status}: ${result.error ?? result.finalText}`);
+  if (result.status !== 'completed')
+    throw new Error(`root ${name} ended ${result.status}: ${result.error ?? result.finalText}`);
   return handle;
 }
 
@@ -91,7 +126,8 @@ async function completedCloseTimes(agentIds: string[]): Promise<number[]> {
         .catch(() => {
           throw new Error(`child ${agentId} was never started (see the parent's tool results: a refused spawn?)`);
         });
-      if (description.status.name !== 'COMPLETED' || !description.closeTime) throw new Error(`child ${agentId} is ${description.status.name}, expected COMPLETED`);
+      if (description.status.name !== 'COMPLETED' || !description.closeTime)
+        throw new Error(`child ${agentId} is ${description.status.name}, expected COMPLETED`);
       return description.closeTime.getTime();
     }),
   );
@@ -103,20 +139,29 @@ async function completedCloseTimes(agentIds: string[]): Promise<number[]> {
  * and the child's own first request — the same requests, nothing of the runtime. Ms from the parent's
  * answer to each child's first request, as for the agent.
  */
-async function bareFanOut(rootId: string, count: number): Promise<{ firstChild: number; childP50: number; lastChild: number; cpu: CpuSpan }> {
+async function bareFanOut(
+  rootId: string,
+  count: number,
+): Promise<{ firstChild: number; childP50: number; lastChild: number; cpu: CpuSpan }> {
   const { parent, childKeys } = await bare.fanOut(rootId, count);
   const firsts = firstRequestAt(env.modelServer, childKeys).map((at, index) => {
     if (at === undefined) throw new Error(`bare child ${childKeys[index]} never called the model`);
     return at - parent.answeredAt;
   });
   const lastChild = Math.max(...firsts);
-  return { firstChild: Math.min(...firsts), childP50: percentile(firsts, 50), lastChild, cpu: cpu.between(parent.answeredAt, parent.answeredAt + lastChild) };
+  return {
+    firstChild: Math.min(...firsts),
+    childP50: percentile(firsts, 50),
+    lastChild,
+    cpu: cpu.between(parent.answeredAt, parent.answeredAt + lastChild),
+  };
 }
 
 /** Time of the parent's n-th model response (the one with the Agent tool_use), as the worker finished reading it. */
 function parentResponseEnd(rootId: string, turn: number): number {
   const call = modelCallsOf(timed.calls, rootId)[turn];
-  if (call?.finishedAt === undefined) throw new Error(`no finished model call ${turn} of ${rootId} in the worker's fetch log`);
+  if (call?.finishedAt === undefined)
+    throw new Error(`no finished model call ${turn} of ${rootId} in the worker's fetch log`);
   return call.finishedAt;
 }
 
@@ -149,10 +194,22 @@ try {
   });
 
   // The same with a collection of agent files in reach: every agent started loads them (its roster, its types).
-  const withCollection = (await sequentialSpawns('collection-root', collection.spawns, collectionWorkspace(collection.files))).fromResponseEnd;
+  const withCollection = (
+    await sequentialSpawns('collection-root', collection.spawns, collectionWorkspace(collection.files))
+  ).fromResponseEnd;
 
   // 2. Fan-out: one assistant message with N background Agent calls, on one worker.
-  const fanout: Record<string, { firstChild: number; lastChild: number; childP50: number; allChildrenFinished: number; rootFinished: number; cpu: CpuSpan }> = {};
+  const fanout: Record<
+    string,
+    {
+      firstChild: number;
+      lastChild: number;
+      childP50: number;
+      allChildrenFinished: number;
+      rootFinished: number;
+      cpu: CpuSpan;
+    }
+  > = {};
   const bareFanout: Record<string, { firstChild: number; childP50: number; lastChild: number; cpu: CpuSpan }> = {};
   for (const count of fanouts) {
     const root = await runRoot(`fanout-${count}`, count + 10, 300_000);
@@ -175,34 +232,65 @@ try {
 
   const row = (label: string, values: number[]) =>
     `${label.padEnd(34)}${[50, 95].map((p) => String(percentile(values, p)).padStart(8)).join('')}${String(Math.min(...values)).padStart(8)}${String(Math.max(...values)).padStart(8)}`;
-  console.log(`spawn latency: Agent tool call → the child's first model request, ${spawns} sequential foreground spawns (ms)`);
+  console.log(
+    `spawn latency: Agent tool call → the child's first model request, ${spawns} sequential foreground spawns (ms)`,
+  );
   console.log(`${''.padEnd(34)}${['p50', 'p95', 'min', 'max'].map((label) => label.padStart(8)).join('')}`);
   console.log(row("from the parent's response end", fromResponseEnd));
   console.log(row("from the parent's request served", fromServerRequest));
   console.log(`each spawn in order (from the response end): ${fromResponseEnd.join(' ')}`);
   console.log(row(`with ${collection.files} agent files (${collection.spawns} spawns)`, withCollection));
   console.log('');
-  console.log("fan-out: N background children in one assistant message, one worker (ms from the parent's response end)");
-  console.log(`${'N'.padStart(4)}${['first child', 'child p50', 'last child', 'all finished', 'root finished', 'bare first', 'bare p50', 'bare last'].map((label) => label.padStart(15)).join('')}`);
+  console.log(
+    "fan-out: N background children in one assistant message, one worker (ms from the parent's response end)",
+  );
+  console.log(
+    `${'N'.padStart(4)}${['first child', 'child p50', 'last child', 'all finished', 'root finished', 'bare first', 'bare p50', 'bare last'].map((label) => label.padStart(15)).join('')}`,
+  );
   for (const count of fanouts) {
     const result = fanout[count]!;
     const bareResult = bareFanout[count]!;
-    const cells = [result.firstChild, result.childP50, result.lastChild, result.allChildrenFinished, result.rootFinished, bareResult.firstChild, bareResult.childP50, bareResult.lastChild];
+    const cells = [
+      result.firstChild,
+      result.childP50,
+      result.lastChild,
+      result.allChildrenFinished,
+      result.rootFinished,
+      bareResult.firstChild,
+      bareResult.childP50,
+      bareResult.lastChild,
+    ];
     console.log(`${String(count).padStart(4)}${cells.map((value) => String(ms(value)).padStart(15)).join('')}`);
   }
-  console.log("bare: the same fan-out as bare Temporal workflows right after (bench/floor/workflows.ts, floorServedFanParent): the root's and each child's first request, 10 children at a time, nothing of the runtime");
+  console.log(
+    "bare: the same fan-out as bare Temporal workflows right after (bench/floor/workflows.ts, floorServedFanParent): the root's and each child's first request, 10 children at a time, nothing of the runtime",
+  );
   console.log('');
-  console.log("CPU from the parent's response end to the last child's first request, ms a child (bench process: worker and model server; dev server)");
-  console.log(`${'N'.padStart(4)}${['agent bench', 'agent server', 'bare bench', 'bare server', 'agent wall', 'CPU / 2 cores'].map((label) => label.padStart(15)).join('')}`);
+  console.log(
+    "CPU from the parent's response end to the last child's first request, ms a child (bench process: worker and model server; dev server)",
+  );
+  console.log(
+    `${'N'.padStart(4)}${['agent bench', 'agent server', 'bare bench', 'bare server', 'agent wall', 'CPU / 2 cores'].map((label) => label.padStart(15)).join('')}`,
+  );
   const perChild = (value: number, count: number) => Math.round((value / count) * 10) / 10;
   for (const count of fanouts) {
     const { cpu: agentCpu, lastChild } = fanout[count]!;
     const bareCpu = bareFanout[count]!.cpu;
-    const cells = [perChild(agentCpu.benchMs, count), perChild(agentCpu.serverMs, count), perChild(bareCpu.benchMs, count), perChild(bareCpu.serverMs, count), ms(lastChild), ms((agentCpu.benchMs + agentCpu.serverMs) / 2)];
+    const cells = [
+      perChild(agentCpu.benchMs, count),
+      perChild(agentCpu.serverMs, count),
+      perChild(bareCpu.benchMs, count),
+      perChild(bareCpu.serverMs, count),
+      ms(lastChild),
+      ms((agentCpu.benchMs + agentCpu.serverMs) / 2),
+    ];
     console.log(`${String(count).padStart(4)}${cells.map((value) => String(value).padStart(15)).join('')}`);
   }
-  console.log('On 2 cores a fan-out that keeps both busy lasts about its CPU / 2: its CPU moves with the code, its wall time also with the minute.');
-  const byCount = <R>(results: Record<string, R>, pick: (result: R) => number) => Object.fromEntries(fanouts.map((count) => [String(count), ms(pick(results[count]!))]));
+  console.log(
+    'On 2 cores a fan-out that keeps both busy lasts about its CPU / 2: its CPU moves with the code, its wall time also with the minute.',
+  );
+  const byCount = <R>(results: Record<string, R>, pick: (result: R) => number) =>
+    Object.fromEntries(fanouts.map((count) => [String(count), ms(pick(results[count]!))]));
   console.log(
     JSON.stringify({
       spawnLatencyMsP50: percentile(fromResponseEnd, 50),
@@ -225,8 +313,14 @@ try {
         fanouts.map((count) => [
           String(count),
           {
-            agent: { bench: perChild(fanout[count]!.cpu.benchMs, count), server: perChild(fanout[count]!.cpu.serverMs, count) },
-            bare: { bench: perChild(bareFanout[count]!.cpu.benchMs, count), server: perChild(bareFanout[count]!.cpu.serverMs, count) },
+            agent: {
+              bench: perChild(fanout[count]!.cpu.benchMs, count),
+              server: perChild(fanout[count]!.cpu.serverMs, count),
+            },
+            bare: {
+              bench: perChild(bareFanout[count]!.cpu.benchMs, count),
+              server: perChild(bareFanout[count]!.cpu.serverMs, count),
+            },
           },
         ]),
       ),

@@ -11,11 +11,15 @@ if (!existsSync(new URL('../src/cli/main.ts', import.meta.url))) {
   ({ main } = await import('../dist/cli/main.js'));
 } else {
   const { ensureBuilt } = await import('../scripts/build.mjs');
-  const built = process.env.SUBAGENTS_FROM_SOURCES === '1' ? { ok: false } : ensureBuilt(root, { onBuild: announceBuild });
+  const built =
+    process.env.SUBAGENTS_FROM_SOURCES === '1' ? { ok: false } : ensureBuilt(root, { onBuild: announceBuild });
   if (built.ok) {
     ({ main } = await import('../dist/cli/main.js'));
   } else {
-    if (built.reason) console.error(`subagents: running the sources through tsx (slower), because building dist/ failed: ${built.reason}`);
+    if (built.reason)
+      console.error(
+        `subagents: running the sources through tsx (slower), because building dist/ failed: ${built.reason}`,
+      );
     const { register } = await import('tsx/esm/api');
     register();
     ({ main } = await import('../src/cli/main.ts'));
@@ -25,5 +29,8 @@ process.exitCode = await main(process.argv.slice(2));
 
 /** Says why this call is slow, on a terminal only (scripts and tests read stderr). */
 function announceBuild() {
-  if (process.stderr.isTTY) process.stderr.write('subagents: the sources changed; compiling them into dist/ once (npm run build does it ahead)...\n');
+  if (process.stderr.isTTY)
+    process.stderr.write(
+      'subagents: the sources changed; compiling them into dist/ once (npm run build does it ahead)...\n',
+    );
 }

@@ -40,11 +40,20 @@ try {
   try {
     const result = await agent.result();
     console.log(`result: ${result.status}: ${result.finalText}`);
-    console.log(JSON.stringify({ agentId: result.agentId, status: result.status, finalText: result.finalText, toolUses: result.toolUses }));
+    console.log(
+      JSON.stringify({
+        agentId: result.agentId,
+        status: result.status,
+        finalText: result.finalText,
+        toolUses: result.toolUses,
+      }),
+    );
   } catch (error) {
     // A stopped agent's workflow ends cancelled: result() throws, Temporal's description says so.
     const description = await agent.describe();
-    console.log(`result: ${description.status.name.toLowerCase()} (${error instanceof Error ? error.message : String(error)})`);
+    console.log(
+      `result: ${description.status.name.toLowerCase()} (${error instanceof Error ? error.message : String(error)})`,
+    );
     console.log(JSON.stringify({ agentId: agent.agentId, status: description.status.name.toLowerCase() }));
   }
 } finally {

@@ -5,7 +5,16 @@
 //   ensureBuilt(root)        bin/subagents.js: nothing when the stamp matches; else an emit-only, incremental tsc.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,7 +73,11 @@ function readStamp(root) {
  */
 export function isBuildCurrent(root) {
   const stamp = readStamp(root);
-  return stamp !== undefined && stamp.sources === sourceFingerprint(root).sources && existsSync(path.join(root, 'dist', 'cli', 'main.js'));
+  return (
+    stamp !== undefined &&
+    stamp.sources === sourceFingerprint(root).sources &&
+    existsSync(path.join(root, 'dist', 'cli', 'main.js'))
+  );
 }
 
 /**
@@ -95,7 +108,8 @@ function build(root, kind) {
   // Taken before compiling: a source edited during the build leaves the stamp stale.
   const fingerprint = sourceFingerprint(root);
   const dist = path.join(root, 'dist');
-  if (kind === 'package' || readStamp(root)?.files !== fingerprint.files) rmSync(dist, { recursive: true, force: true });
+  if (kind === 'package' || readStamp(root)?.files !== fingerprint.files)
+    rmSync(dist, { recursive: true, force: true });
   else rmSync(path.join(root, stampFile), { force: true });
   const require = createRequire(path.join(root, 'package.json'));
   /** @type {string} */
@@ -108,17 +122,33 @@ function build(root, kind) {
   } catch {
     return { ok: false, reason: 'typescript or tsc-alias is not installed (npm install)' };
   }
-  const cliOptions = ['--noCheck', '--declaration', 'false', '--declarationMap', 'false', '--incremental', '--tsBuildInfoFile', path.join('dist', '.tsbuildinfo')];
+  const cliOptions = [
+    '--noCheck',
+    '--declaration',
+    'false',
+    '--declarationMap',
+    'false',
+    '--incremental',
+    '--tsBuildInfoFile',
+    path.join('dist', '.tsbuildinfo'),
+  ];
   const steps = [
     { name: 'tsc', argv: [tsc, '-p', 'tsconfig.build.json', ...(kind === 'cli' ? cliOptions : [])] },
     // Adds the .js extensions Node's ESM loader needs to the relative imports tsc leaves as written.
     { name: 'tsc-alias', argv: [tscAlias, '-p', 'tsconfig.build.json'] },
   ];
   for (const step of steps) {
-    const run = spawnSync(process.execPath, step.argv, { cwd: root, encoding: 'utf8', stdio: kind === 'package' ? 'inherit' : 'pipe' });
+    const run = spawnSync(process.execPath, step.argv, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: kind === 'package' ? 'inherit' : 'pipe',
+    });
     if (run.status !== 0) {
       const output = `${run.stdout ?? ''}${run.stderr ?? ''}`.trim().split('\n')[0] ?? '';
-      return { ok: false, reason: `${step.name} failed${output ? `: ${output}` : ` (exit ${run.status ?? run.signal})`}` };
+      return {
+        ok: false,
+        reason: `${step.name} failed${output ? `: ${output}` : ` (exit ${run.status ?? run.signal})`}`,
+      };
     }
   }
   copyPlainModules(root, 'src');
@@ -166,7 +196,11 @@ function withLock(root, work) {
         rmSync(lock, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) return { ok: false, reason: `another build has held ${path.relative(root, lock)} for ${lockWaitMs / 60_000} minutes` };
+      if (Date.now() > deadline)
+        return {
+          ok: false,
+          reason: `another build has held ${path.relative(root, lock)} for ${lockWaitMs / 60_000} minutes`,
+        };
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     }
   }

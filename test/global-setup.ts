@@ -24,10 +24,17 @@ export async function setup(project: TestProject): Promise<void> {
   if (sandboxMissing) {
     // Agents' Bash would be refused everywhere: run them unconfined, and say which tests cannot run.
     process.env.SUBAGENTS_SANDBOX = 'off';
-    console.warn(`\n!! ${sandboxMissing}: the OS sandbox tests (test/activities/sandbox, the shell-syntax oracle) are SKIPPED and every other test runs Bash UNCONFINED (SUBAGENTS_SANDBOX=off). ${installAdvice}.\n`);
+    console.warn(
+      `\n!! ${sandboxMissing}: the OS sandbox tests (test/activities/sandbox, the shell-syntax oracle) are SKIPPED and every other test runs Bash UNCONFINED (SUBAGENTS_SANDBOX=off). ${installAdvice}.\n`,
+    );
   }
   directory = mkdtempSync(path.join(os.tmpdir(), 'subagents-test-'));
-  server = await startDevServer({ port: 0, headless: true, dbFilename: path.join(directory, 'temporal.db'), logFile: path.join(directory, 'temporal.log') });
+  server = await startDevServer({
+    port: 0,
+    headless: true,
+    dbFilename: path.join(directory, 'temporal.db'),
+    logFile: path.join(directory, 'temporal.log'),
+  });
   // Ctrl-C ends vitest without teardown(): the server must not outlive the run.
   if (server.process) endWithThisProcess(server.process);
   const runDirectory = directory;

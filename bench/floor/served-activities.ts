@@ -8,7 +8,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ContentBlock, MessageParam, ToolUseBlock } from '../../src/shared/model/messages';
 import type { ToolOutcome } from '../../src/shared/tools/tool-results';
-import { answerPending, modelTurn, runToolUses, toolTurn, type ServedConversation } from '../helpers/served-conversation';
+import {
+  answerPending,
+  modelTurn,
+  runToolUses,
+  toolTurn,
+  type ServedConversation,
+} from '../helpers/served-conversation';
 
 export interface ServedLoopActivities {
   /** The conversation's next model call; how many tool calls the answer asks for. */
@@ -20,7 +26,10 @@ export interface ServedLoopActivities {
   /** Tool calls of an answer, side by side (a local activity, as the runtime runs Reads); their outcomes by tool_use id. */
   durableTools(key: string, uses: ToolUseBlock[]): Promise<Record<string, ToolOutcome>>;
   /** `durableModelCall`, then the answer's tool calls in the same activity, as the runtime's model call runs a turn's leading Reads. */
-  durableModelCallWithReads(key: string, tail: MessageParam[]): Promise<{ content: ContentBlock[]; outcomes: Record<string, ToolOutcome> }>;
+  durableModelCallWithReads(
+    key: string,
+    tail: MessageParam[],
+  ): Promise<{ content: ContentBlock[]; outcomes: Record<string, ToolOutcome> }>;
   /**
    * The last answer's tool calls answered with `results` (one text each, in order: e.g. what the background
    * children that Agent calls started answered), then the next model call; how many tool calls it asks for.
@@ -54,8 +63,14 @@ export function servedLoopActivities(conversations: ReadonlyMap<string, ServedCo
     servedModelCallWithResults: async (key, results) => {
       const conversation = conversationOf(key);
       const uses = conversation.pending;
-      if (uses.length !== results.length) throw ApplicationFailure.nonRetryable(`${key}: ${results.length} results for ${uses.length} tool calls`);
-      answerPending(conversation, Object.fromEntries(uses.map((use, index): [string, ToolOutcome] => [use.id, { content: results[index]!, isError: false }])));
+      if (uses.length !== results.length)
+        throw ApplicationFailure.nonRetryable(`${key}: ${results.length} results for ${uses.length} tool calls`);
+      answerPending(
+        conversation,
+        Object.fromEntries(
+          uses.map((use, index): [string, ToolOutcome] => [use.id, { content: results[index]!, isError: false }]),
+        ),
+      );
       return modelTurn(conversation);
     },
   };

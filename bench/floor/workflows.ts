@@ -1,7 +1,15 @@
 // bench:floor's bare workflows: the shapes the [perf] goals measure (a conversation loop, a fan-out,
 // a tree of background children, a stopped tree) written with the Temporal SDK alone — no state,
 // schemas, hooks or tree bookkeeping — so their times are what the SDK and the server cost here.
-import { ActivityCancellationType, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  proxyActivities,
+  proxyLocalActivities,
+  startChild,
+  workflowInfo,
+  type ChildWorkflowHandle,
+  type Workflow,
+} from '@temporalio/workflow';
 import type { MessageParam, ToolUseBlock } from '../../src/shared/model/messages';
 import { buildToolResultMessage } from '../../src/shared/tools/tool-results';
 import type * as activities from './activities';
@@ -14,15 +22,24 @@ const { wait } = proxyActivities<typeof activities>({
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 });
 const { read, render } = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
-const { servedModelCall, servedModelCallWithResults, durableModelCall, durableModelCallWithReads } = proxyActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
+const { servedModelCall, servedModelCallWithResults, durableModelCall, durableModelCallWithReads } =
+  proxyActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
 const { servedTools, durableTools } = proxyLocalActivities<ServedLoopActivities>({ startToCloseTimeout: '1 minute' });
 
 /** As the runtime runs one message's Agent calls: at most `batch` at a time, each answered when its child started. */
-async function startChildren(workflow: Workflow, args: unknown[][], batch: number): Promise<ChildWorkflowHandle<Workflow>[]> {
+async function startChildren(
+  workflow: Workflow,
+  args: unknown[][],
+  batch: number,
+): Promise<ChildWorkflowHandle<Workflow>[]> {
   const { workflowId } = workflowInfo();
   const handles: ChildWorkflowHandle<Workflow>[] = [];
   for (let first = 0; first < args.length; first += batch) {
-    const started = args.slice(first, first + batch).map((childArgs, index) => startChild(workflow, { workflowId: `${workflowId}.${first + index + 1}`, args: childArgs }));
+    const started = args
+      .slice(first, first + batch)
+      .map((childArgs, index) =>
+        startChild(workflow, { workflowId: `${workflowId}.${first + index + 1}`, args: childArgs }),
+      );
     handles.push(...(await Promise.all(started)));
   }
   return handles;
@@ -84,13 +101,17 @@ export async function floorDurableLoop(key: string, extraPromisesPerCall = 0, re
   const transcript: MessageParam[] = [];
   let tail: MessageParam[] = [];
   for (let calls = 1; ; calls++) {
-    const answer = readsWithCall ? await durableModelCallWithReads(key, tail) : { content: await durableModelCall(key, tail) };
+    const answer = readsWithCall
+      ? await durableModelCallWithReads(key, tail)
+      : { content: await durableModelCall(key, tail) };
     const { content } = answer;
     if (extraPromisesPerCall > 0) atStackDepth(promiseStackDepth, () => makePromises(extraPromisesPerCall));
     transcript.push(...tail, { role: 'assistant', content });
     const uses = content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     if (uses.length === 0) return calls;
-    tail = [buildToolResultMessage(uses, 'outcomes' in answer ? answer.outcomes : await durableTools(key, uses), 'missing')];
+    tail = [
+      buildToolResultMessage(uses, 'outcomes' in answer ? answer.outcomes : await durableTools(key, uses), 'missing'),
+    ];
   }
 }
 
@@ -103,7 +124,11 @@ export async function floorDurableLoop(key: string, extraPromisesPerCall = 0, re
 export async function floorServedFanParent(children: number, batch: number): Promise<void> {
   const { workflowId } = workflowInfo();
   await servedModelCall(workflowId);
-  const handles = await startChildren(floorServedFanChild, Array.from({ length: children }, () => []), batch);
+  const handles = await startChildren(
+    floorServedFanChild,
+    Array.from({ length: children }, () => []),
+    batch,
+  );
   await Promise.all(handles.map((handle) => handle.result()));
 }
 
@@ -124,7 +149,11 @@ export async function floorFanChild(): Promise<void> {
 export async function floorFanParent(children: number, batch: number): Promise<void> {
   const { workflowId } = workflowInfo();
   await call(workflowId, 0);
-  const handles = await startChildren(floorFanChild, Array.from({ length: children }, () => []), batch);
+  const handles = await startChildren(
+    floorFanChild,
+    Array.from({ length: children }, () => []),
+    batch,
+  );
   await Promise.all(handles.map((handle) => handle.result()));
 }
 
@@ -139,10 +168,19 @@ export async function floorScaleChild(turns: number, latencyMs: number, files: s
 }
 
 /** The scale case's root: one model call spawns the children, it waits for them all, then answers. */
-export async function floorScaleParent(children: number, turns: number, latencyMs: number, files: string[]): Promise<void> {
+export async function floorScaleParent(
+  children: number,
+  turns: number,
+  latencyMs: number,
+  files: string[],
+): Promise<void> {
   const { workflowId } = workflowInfo();
   await call(`${workflowId}/spawn`, latencyMs);
-  const handles = await startChildren(floorScaleChild, Array.from({ length: children }, () => [turns, latencyMs, files]), 10);
+  const handles = await startChildren(
+    floorScaleChild,
+    Array.from({ length: children }, () => [turns, latencyMs, files]),
+    10,
+  );
   await Promise.all(handles.map((handle) => handle.result()));
   await call(`${workflowId}/answer`, latencyMs);
 }
@@ -156,9 +194,16 @@ export async function floorScaleParent(children: number, turns: number, latencyM
 export async function floorServedScaleParent(children: number, batch: number): Promise<void> {
   const { workflowId } = workflowInfo();
   await servedModelCall(workflowId);
-  const handles = await startChildren(floorServedScaleChild, Array.from({ length: children }, () => []), batch);
+  const handles = await startChildren(
+    floorServedScaleChild,
+    Array.from({ length: children }, () => []),
+    batch,
+  );
   const calls = await Promise.all(handles.map((handle) => handle.result()));
-  await servedModelCallWithResults(workflowId, calls.map((count, index) => `child ${index + 1} finished after ${count} model calls`));
+  await servedModelCallWithResults(
+    workflowId,
+    calls.map((count, index) => `child ${index + 1} finished after ${count} model calls`),
+  );
 }
 
 export async function floorServedScaleChild(): Promise<number> {
@@ -178,10 +223,20 @@ export async function floorTreeNode(fanOut: number[], busyMs: number, files: str
   const [count = 0, ...below] = fanOut;
   const { workflowId } = workflowInfo();
   await render(workflowId);
-  const handles = count > 0 ? await startChildren(floorTreeNode, Array.from({ length: count }, () => [below, busyMs, files]), 10) : [];
+  const handles =
+    count > 0
+      ? await startChildren(
+          floorTreeNode,
+          Array.from({ length: count }, () => [below, busyMs, files]),
+          10,
+        )
+      : [];
   await call(workflowId, 0);
   // A stopped node closes only when its children have: like an agent that reports its subagents' ends.
-  const ends = await Promise.allSettled([count === 0 && busyMs > 0 ? busyTurns(busyMs, files) : wait(), ...handles.map((handle) => handle.result())]);
+  const ends = await Promise.allSettled([
+    count === 0 && busyMs > 0 ? busyTurns(busyMs, files) : wait(),
+    ...handles.map((handle) => handle.result()),
+  ]);
   const failed = ends.find((end) => end.status === 'rejected');
   if (failed) throw failed.reason;
 }

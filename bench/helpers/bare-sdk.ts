@@ -58,7 +58,13 @@ export function firstRequestAs(modelServer: ModelServer, agentId: string, key: s
  * `preloadModules`: for its bundle, e.g. the runtime's stack-frames module (src/workflows/runtime/stack-frames.ts) for
  * bare workflows whose promises cost the SDK's stack capture what the runtime's do; none by default.
  */
-export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueue = 'bare-sdk', workerOptions: Partial<WorkerOptions> = {}, preloadModules: string[] = []): Promise<BareSdk> {
+export async function startBareSdk(
+  env: BenchEnv,
+  anthropic: Anthropic,
+  taskQueue = 'bare-sdk',
+  workerOptions: Partial<WorkerOptions> = {},
+  preloadModules: string[] = [],
+): Promise<BareSdk> {
   const conversations = new Map<string, ServedConversation>();
   const connection = await NativeConnection.connect({ address: env.server.address });
   const worker = await Worker.create({
@@ -67,12 +73,18 @@ export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueu
     taskQueue,
     // An agent's start stand-in (bench:floor's `render`) and the served model calls and tool calls.
     activities: { render, ...servedLoopActivities(conversations) },
-    workflowBundle: await bundleWorkflowCode({ workflowsPath: path.join(import.meta.dirname, '..', 'floor', 'workflows.ts'), preloadModules, logger: new DefaultLogger('WARN') }),
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: path.join(import.meta.dirname, '..', 'floor', 'workflows.ts'),
+      preloadModules,
+      logger: new DefaultLogger('WARN'),
+    }),
     ...workerOptions,
   });
   const running = worker.run();
   const open: BareSdk['open'] = (key, agentId, options = {}) => {
-    const first = options.asKey ? firstRequestAs(env.modelServer, agentId, key) : firstRequestOf(env.modelServer, agentId);
+    const first = options.asKey
+      ? firstRequestAs(env.modelServer, agentId, key)
+      : firstRequestOf(env.modelServer, agentId);
     const conversation = openConversation(anthropic, agentId, env.workspace, first);
     conversations.set(key, conversation);
     return conversation;
@@ -87,7 +99,15 @@ export async function startBareSdk(env: BenchEnv, anthropic: Anthropic, taskQueu
       const parent = open(key, rootId, { asKey: true });
       childKeys.forEach((childKey, index) => open(childKey, `${rootId}.${index + 1}`, { asKey: true }));
       try {
-        await withTimeout(env.temporalClient.workflow.execute('floorServedFanParent', { taskQueue, workflowId: key, args: [count, maxConcurrentToolCalls] }), 300_000, `${key} to finish`);
+        await withTimeout(
+          env.temporalClient.workflow.execute('floorServedFanParent', {
+            taskQueue,
+            workflowId: key,
+            args: [count, maxConcurrentToolCalls],
+          }),
+          300_000,
+          `${key} to finish`,
+        );
       } finally {
         for (const done of [key, ...childKeys]) conversations.delete(done);
       }

@@ -24,7 +24,12 @@ const required = (name: string): string => {
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const file = JSON.parse(readFileSync(required('BARE_CONVERSATIONS_FILE'), 'utf8')) as BareConversationsFile;
 const anthropic = new Anthropic({ apiKey: 'bench', baseURL: required('ANTHROPIC_BASE_URL'), maxRetries: 0 });
-const conversations = new Map<string, ServedConversation>(file.conversations.map(({ key, agentId, first }) => [key, openConversation(anthropic, agentId, file.workspace, first)]));
+const conversations = new Map<string, ServedConversation>(
+  file.conversations.map(({ key, agentId, first }) => [
+    key,
+    openConversation(anthropic, agentId, file.workspace, first),
+  ]),
+);
 const worker = await Worker.create({
   connection: await NativeConnection.connect({ address: required('TEMPORAL_ADDRESS') }),
   namespace: 'default',

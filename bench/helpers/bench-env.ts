@@ -3,7 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  type Worker,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import proto from '@temporalio/proto';
 import { SubagentsClient } from '../../src/client/client';
 import { startDevServer, type DevServer } from '../../src/dev/dev-server';
@@ -32,7 +39,10 @@ export interface BenchEnvOptions {
 
 export async function createBenchEnv(behaviour: Behaviour, options: BenchEnvOptions = {}): Promise<BenchEnv> {
   // Core's own warnings go through the logger (stderr), not to stdout, whose last line is the bench's JSON.
-  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } } });
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } },
+  });
   const server = await startDevServer({ port: 0, headless: true, dynamicConfig: options.dynamicConfig });
   const modelServer = await startModelServer({ port: 0, behaviour });
   const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-bench-')));
@@ -45,8 +55,17 @@ export async function createBenchEnv(behaviour: Behaviour, options: BenchEnvOpti
     client: temporalClient,
     namespace: 'default',
     taskQueue,
-    anthropic: new Anthropic({ apiKey: 'bench', baseURL: modelServer.url, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) }),
-    workflowBundle: await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') }),
+    anthropic: new Anthropic({
+      apiKey: 'bench',
+      baseURL: modelServer.url,
+      maxRetries: 0,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    }),
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath,
+      ...workflowBundlerOptions,
+      logger: new DefaultLogger('WARN'),
+    }),
     ...(options.workerOptions ? { workerOptions: options.workerOptions } : {}),
   });
   const running = worker.run();

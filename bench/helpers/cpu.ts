@@ -37,7 +37,10 @@ export interface CpuSpan {
  * ms) is what each used from the sample nearest `from` to the sample nearest `to` (the server's figure
  * moves in steps of one clock tick, 10 ms).
  */
-export function sampleCpu(serverPid: number, intervalMs = 20): { between(fromMs: number, toMs: number): CpuSpan; stop(): void } {
+export function sampleCpu(
+  serverPid: number,
+  intervalMs = 20,
+): { between(fromMs: number, toMs: number): CpuSpan; stop(): void } {
   const samples: { atMs: number; benchMs: number; serverMs: number }[] = [];
   const sample = () => {
     const own = process.cpuUsage();
@@ -48,7 +51,10 @@ export function sampleCpu(serverPid: number, intervalMs = 20): { between(fromMs:
   sample();
   const timer = setInterval(sample, intervalMs);
   timer.unref();
-  const nearest = (atMs: number) => samples.reduce((best, candidate) => (Math.abs(candidate.atMs - atMs) < Math.abs(best.atMs - atMs) ? candidate : best));
+  const nearest = (atMs: number) =>
+    samples.reduce((best, candidate) =>
+      Math.abs(candidate.atMs - atMs) < Math.abs(best.atMs - atMs) ? candidate : best,
+    );
   return {
     between(fromMs, toMs) {
       if (samples.length === 0) throw new Error(`no CPU sample of the server (pid ${serverPid}): is /proc readable?`);

@@ -34,12 +34,24 @@ export async function measureGrep(root: string, runs = 10): Promise<GrepTimes | 
   const allGrep: number[] = [];
   const allPlain: number[] = [];
   for (const [index, search] of searches.entries()) {
-    const request: GrepRequest = { ...search, ignoreCase: false, multiline: false, before: 0, after: 0, lineNumbers: true, cap: toolLimits.grepDefaultMaxEntries };
+    const request: GrepRequest = {
+      ...search,
+      ignoreCase: false,
+      multiline: false,
+      before: 0,
+      after: 0,
+      lineNumbers: true,
+      cap: toolLimits.grepDefaultMaxEntries,
+    };
     const args = ripgrepArguments(request, { target: '.', globs: [], extensions: undefined });
     const grepTimes: number[] = [];
     const plainTimes: number[] = [];
     for (let run = 0; run < runs; run += 1) {
-      const call = { context: { agentId: 'bench', workspaceRoot: realRoot, cwd: realRoot }, toolUseId: `toolu_bench_${index}_${run}`, input: { pattern: search.pattern, output_mode: search.mode } };
+      const call = {
+        context: { agentId: 'bench', workspaceRoot: realRoot, cwd: realRoot },
+        toolUseId: `toolu_bench_${index}_${run}`,
+        input: { pattern: search.pattern, output_mode: search.mode },
+      };
       let started = performance.now();
       const result = await runGrep(call, env);
       grepTimes.push(performance.now() - started);
@@ -48,7 +60,11 @@ export async function measureGrep(root: string, runs = 10): Promise<GrepTimes | 
       await runToEnd(ripgrep, args, realRoot);
       plainTimes.push(performance.now() - started);
     }
-    rows.push({ search: `${search.mode} ${search.pattern}`, grepMs: ms(medianOf(grepTimes)), plainRgMs: ms(medianOf(plainTimes)) });
+    rows.push({
+      search: `${search.mode} ${search.pattern}`,
+      grepMs: ms(medianOf(grepTimes)),
+      plainRgMs: ms(medianOf(plainTimes)),
+    });
     allGrep.push(...grepTimes);
     allPlain.push(...plainTimes);
   }

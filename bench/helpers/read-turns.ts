@@ -15,7 +15,10 @@ const toolUses = [
 
 /** `turns` turns of the two Reads, then the final answer; each answer `delayMs` late (the model's latency). */
 export function readTurns(turns: number, delayMs = 0): Turn[] {
-  return [...Array.from({ length: turns }, (_, index): Turn => ({ text: `Turn ${index + 1}.`, toolUses, delayMs })), { text: 'Overhead benchmark done.', delayMs }];
+  return [
+    ...Array.from({ length: turns }, (_, index): Turn => ({ text: `Turn ${index + 1}.`, toolUses, delayMs })),
+    { text: 'Overhead benchmark done.', delayMs },
+  ];
 }
 
 /**
@@ -30,6 +33,12 @@ export const runtimeExtraPromisesPerCall = 11;
 
 /** The files the Reads read, in the agents' working directory. */
 export function writeReadFiles(workspace: string): void {
-  writeFileSync(path.join(workspace, 'notes.txt'), Array.from({ length: 20 }, (_, index) => `note ${index}: keep the overhead small`).join('\n'));
-  writeFileSync(path.join(workspace, 'todo.txt'), Array.from({ length: 10 }, (_, index) => `todo ${index}: measure, then optimise`).join('\n'));
+  writeFileSync(
+    path.join(workspace, 'notes.txt'),
+    Array.from({ length: 20 }, (_, index) => `note ${index}: keep the overhead small`).join('\n'),
+  );
+  writeFileSync(
+    path.join(workspace, 'todo.txt'),
+    Array.from({ length: 10 }, (_, index) => `todo ${index}: measure, then optimise`).join('\n'),
+  );
 }

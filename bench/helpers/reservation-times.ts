@@ -39,7 +39,8 @@ export interface RootSide {
   grantSentAt: Map<string, number>;
 }
 
-const timeOf = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+const timeOf = (event: HistoryEvent) =>
+  Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
 
 /** A payload's JSON (the SDK's default converter; the bench env has no codec). */
 function jsonOf<T>(data: Uint8Array | null | undefined): T | undefined {
@@ -59,7 +60,8 @@ export function callTimings(agentId: string, events: readonly HistoryEvent[]): C
   for (const event of events) {
     const sent = event.signalExternalWorkflowExecutionInitiatedEventAttributes;
     if (sent?.signalName === 'budgetReserve') {
-      const reservationId = jsonOf<{ request: BudgetReserveRequest }>(sent.input?.payloads?.[0]?.data)?.request.reservationId;
+      const reservationId = jsonOf<{ request: BudgetReserveRequest }>(sent.input?.payloads?.[0]?.data)?.request
+        .reservationId;
       if (reservationId) reserveSent.set(reservationId, event);
     }
     const received = event.workflowExecutionSignaledEventAttributes;
@@ -77,12 +79,15 @@ export function callTimings(agentId: string, events: readonly HistoryEvent[]): C
     if (scheduled?.activityType?.name !== 'callModel') continue;
     const budget = jsonOf<ModelCallInput>(scheduled.input?.payloads?.[0]?.data)?.budget;
     // The first call of a lease waited for the reservation that made it; the later ones did not ask.
-    const firstOfLease = budget?.leaseId !== undefined && !leasesSeen.has(budget.leaseId) && reserveSent.has(budget.leaseId);
+    const firstOfLease =
+      budget?.leaseId !== undefined && !leasesSeen.has(budget.leaseId) && reserveSent.has(budget.leaseId);
     if (budget?.leaseId !== undefined) leasesSeen.add(budget.leaseId);
     const reservationId = firstOfLease ? budget.leaseId : budget?.reservationId;
     const reserve = reservationId ? reserveSent.get(reservationId) : undefined;
     // The task that decided the call: the one that sent its reservation, or the one that scheduled it.
-    const completedId = reserve ? reserve.signalExternalWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId : scheduled.workflowTaskCompletedEventId;
+    const completedId = reserve
+      ? reserve.signalExternalWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId
+      : scheduled.workflowTaskCompletedEventId;
     const completed = byId.get(Number(completedId));
     const started = byId.get(Number(completed?.workflowTaskCompletedEventAttributes?.startedEventId));
     if (!completed || !started) continue;
@@ -107,9 +112,19 @@ export function callTimings(agentId: string, events: readonly HistoryEvent[]): C
 
 /** An event after which the next model call may go: a tool's end (activity, local activity, child), or a message. */
 function readiness(event: HistoryEvent): boolean {
-  if (event.activityTaskCompletedEventAttributes || event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes) return true;
-  if (event.activityTaskCanceledEventAttributes || event.markerRecordedEventAttributes?.markerName === 'core_local_activity') return true;
-  if (event.childWorkflowExecutionCompletedEventAttributes || event.childWorkflowExecutionStartedEventAttributes) return true;
+  if (
+    event.activityTaskCompletedEventAttributes ||
+    event.activityTaskFailedEventAttributes ||
+    event.activityTaskTimedOutEventAttributes
+  )
+    return true;
+  if (
+    event.activityTaskCanceledEventAttributes ||
+    event.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+  )
+    return true;
+  if (event.childWorkflowExecutionCompletedEventAttributes || event.childWorkflowExecutionStartedEventAttributes)
+    return true;
   const signal = event.workflowExecutionSignaledEventAttributes?.signalName;
   return signal !== undefined && signal !== 'budgetGrant';
 }
@@ -120,7 +135,8 @@ export function rootSide(events: readonly HistoryEvent[]): RootSide {
   for (const event of events) {
     const received = event.workflowExecutionSignaledEventAttributes;
     if (received?.signalName === 'budgetReserve') {
-      const reservationId = jsonOf<{ request: BudgetReserveRequest }>(received.input?.payloads?.[0]?.data)?.request.reservationId;
+      const reservationId = jsonOf<{ request: BudgetReserveRequest }>(received.input?.payloads?.[0]?.data)?.request
+        .reservationId;
       if (reservationId) side.reserveReceivedAt.set(reservationId, timeOf(event));
     }
     const sent = event.signalExternalWorkflowExecutionInitiatedEventAttributes;
@@ -143,7 +159,13 @@ export interface RoundTripLegs {
 export function roundTripLegs(calls: readonly CallTiming[], root: RootSide): RoundTripLegs {
   const legs: RoundTripLegs = { reserveDelivery: [], rootAnswer: [], grantDelivery: [], childTask: [] };
   for (const call of calls) {
-    if (!call.reservedAtRoot || !call.reservationId || call.reserveSentAt === undefined || call.grantReceivedAt === undefined) continue;
+    if (
+      !call.reservedAtRoot ||
+      !call.reservationId ||
+      call.reserveSentAt === undefined ||
+      call.grantReceivedAt === undefined
+    )
+      continue;
     const receivedAt = root.reserveReceivedAt.get(call.reservationId);
     const answeredAt = root.grantSentAt.get(call.reservationId);
     if (receivedAt === undefined || answeredAt === undefined) continue;

@@ -36,7 +36,11 @@ export async function measureSandboxTimes(calls: number): Promise<SandboxTimes> 
   const time = async (command: string, sandbox: SandboxOptions): Promise<number> => {
     const started = performance.now();
     const result = await runBash(
-      { context: { agentId: 'bench', workspaceRoot: workspace, cwd: workspace }, toolUseId: 'toolu_bench', input: { command } },
+      {
+        context: { agentId: 'bench', workspaceRoot: workspace, cwd: workspace },
+        toolUseId: 'toolu_bench',
+        input: { command },
+      },
       { signal: controller.signal, heartbeat: () => undefined, shell: { sandbox } },
     );
     if (result.isError) throw new Error(`bench Bash call failed: ${result.content}`);
@@ -54,7 +58,12 @@ export async function measureSandboxTimes(calls: number): Promise<SandboxTimes> 
         unconfined.push(await time(command, off));
       }
       const round = (value: number) => Number(value.toFixed(1));
-      rows.push({ command, sandboxedMsP50: round(median(sandboxed)), unconfinedMsP50: round(median(unconfined)), addedMsP50: round(median(sandboxed) - median(unconfined)) });
+      rows.push({
+        command,
+        sandboxedMsP50: round(median(sandboxed)),
+        unconfinedMsP50: round(median(unconfined)),
+        addedMsP50: round(median(sandboxed) - median(unconfined)),
+      });
     }
     return { available: true, calls, rows };
   } finally {

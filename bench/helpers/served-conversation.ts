@@ -14,7 +14,13 @@ import type { WorkspaceToolName } from '../../src/shared/policy/tool-classificat
 
 /** The durable agent's first request, as the model server recorded it: where a replayed conversation starts. */
 export interface FirstRequest {
-  body: { model: string; max_tokens: number; system: { text: string }[]; tools?: (ToolDefinition & { cache_control?: unknown })[]; messages: MessageParam[] };
+  body: {
+    model: string;
+    max_tokens: number;
+    system: { text: string }[];
+    tools?: (ToolDefinition & { cache_control?: unknown })[];
+    messages: MessageParam[];
+  };
   headers: Record<string, string>;
 }
 
@@ -35,11 +41,21 @@ export interface ServedConversation {
 }
 
 /** A conversation that starts where the durable agent `agentId` started: its system prompt, tools, first message and headers. */
-export function openConversation(anthropic: Anthropic, agentId: string, workspace: string, first: FirstRequest): ServedConversation {
+export function openConversation(
+  anthropic: Anthropic,
+  agentId: string,
+  workspace: string,
+  first: FirstRequest,
+): ServedConversation {
   const { body } = first;
   const head = body.messages[0]!;
   // The first user message as the agent sent it, without the request builder's breakpoint (it adds its own).
-  const content = typeof head.content === 'string' ? head.content : head.content.map((block) => withoutCacheControl(block as unknown as Record<string, unknown>) as unknown as ContentBlock);
+  const content =
+    typeof head.content === 'string'
+      ? head.content
+      : head.content.map(
+          (block) => withoutCacheControl(block as unknown as Record<string, unknown>) as unknown as ContentBlock,
+        );
   return {
     anthropic,
     first,
@@ -60,7 +76,13 @@ function assistantBlocks(content: Anthropic.Messages.ContentBlock[]): ContentBlo
   const blocks: ContentBlock[] = [];
   for (const block of content) {
     if (block.type === 'text') blocks.push({ type: 'text', text: block.text });
-    else if (block.type === 'tool_use') blocks.push({ type: 'tool_use', id: block.id, name: block.name, input: (block.input ?? {}) as Record<string, unknown> });
+    else if (block.type === 'tool_use')
+      blocks.push({
+        type: 'tool_use',
+        id: block.id,
+        name: block.name,
+        input: (block.input ?? {}) as Record<string, unknown>,
+      });
   }
   return blocks;
 }
@@ -69,8 +91,16 @@ function assistantBlocks(content: Anthropic.Messages.ContentBlock[]): ContentBlo
 export async function modelTurn(conversation: ServedConversation): Promise<number> {
   const started = performance.now();
   const { first, systemPrompt, tools, messages } = conversation;
-  const request = buildModelRequest({ model: first.body.model, maxTokens: first.body.max_tokens, systemPrompt, tools, messages });
-  const message = await conversation.anthropic.messages.stream(request as Anthropic.Messages.MessageStreamParams, { headers: first.headers }).finalMessage();
+  const request = buildModelRequest({
+    model: first.body.model,
+    maxTokens: first.body.max_tokens,
+    systemPrompt,
+    tools,
+    messages,
+  });
+  const message = await conversation.anthropic.messages
+    .stream(request as Anthropic.Messages.MessageStreamParams, { headers: first.headers })
+    .finalMessage();
   conversation.answeredAt = Date.now();
   conversation.modelMs += performance.now() - started;
   conversation.calls += 1;
@@ -92,13 +122,19 @@ export function answerPending(conversation: ServedConversation, outcomes: Record
 }
 
 /** Runs tool calls side by side with the activities' own functions; their outcomes, by tool_use id. */
-export async function runToolUses(conversation: ServedConversation, uses: readonly ToolUseBlock[]): Promise<Record<string, ToolOutcome>> {
+export async function runToolUses(
+  conversation: ServedConversation,
+  uses: readonly ToolUseBlock[],
+): Promise<Record<string, ToolOutcome>> {
   const started = performance.now();
   const toolEnv = { signal: new AbortController().signal, heartbeat: () => undefined };
   const outcomes: Record<string, ToolOutcome> = {};
   await Promise.all(
     uses.map(async (use) => {
-      const result = await toolRunners[use.name as WorkspaceToolName]({ context: conversation.context, toolUseId: use.id, input: use.input }, toolEnv);
+      const result = await toolRunners[use.name as WorkspaceToolName](
+        { context: conversation.context, toolUseId: use.id, input: use.input },
+        toolEnv,
+      );
       outcomes[use.id] = { content: result.content, isError: result.isError };
     }),
   );

@@ -19,10 +19,21 @@ export interface TaskTimes {
   preReadTools: number;
 }
 
-const emptyKinds = (): Record<TaskKind, number[]> => ({ workflowTask: [], callModel: [], tools: [], otherActivities: [] });
-export const emptyTaskTimes = (): TaskTimes => ({ wait: emptyKinds(), run: emptyKinds(), localTools: 0, preReadTools: 0 });
+const emptyKinds = (): Record<TaskKind, number[]> => ({
+  workflowTask: [],
+  callModel: [],
+  tools: [],
+  otherActivities: [],
+});
+export const emptyTaskTimes = (): TaskTimes => ({
+  wait: emptyKinds(),
+  run: emptyKinds(),
+  localTools: 0,
+  preReadTools: 0,
+});
 
-const timeOf = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+const timeOf = (event: HistoryEvent) =>
+  Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
 
 function activityKind(scheduled: HistoryEvent | undefined): TaskKind {
   const type = scheduled?.activityTaskScheduledEventAttributes?.activityType?.name ?? '';
@@ -47,7 +58,8 @@ function jsonOf(data: Uint8Array | null | undefined): unknown {
 function localToolCalls(event: HistoryEvent): number {
   const marker = event.markerRecordedEventAttributes;
   if (marker?.markerName !== 'core_local_activity') return 0;
-  const type = (jsonOf(marker.details?.data?.payloads?.[0]?.data) as { activity_type?: string } | undefined)?.activity_type ?? '';
+  const type =
+    (jsonOf(marker.details?.data?.payloads?.[0]?.data) as { activity_type?: string } | undefined)?.activity_type ?? '';
   if (isWorkspaceTool(type)) return 1;
   const results = type === 'readBatch' ? jsonOf(marker.details?.result?.payloads?.[0]?.data) : undefined;
   return Array.isArray(results) ? results.length : 0;
@@ -61,7 +73,12 @@ function preReadCalls(data: Uint8Array | null | undefined): number {
 /** Adds the task times of one history's events to `into`. */
 export function addTaskTimes(events: readonly HistoryEvent[], into: TaskTimes): void {
   const byId = new Map(events.map((event) => [Number(event.eventId), event]));
-  const add = (bucket: Record<TaskKind, number[]>, kind: TaskKind, from: HistoryEvent | undefined, to: HistoryEvent) => {
+  const add = (
+    bucket: Record<TaskKind, number[]>,
+    kind: TaskKind,
+    from: HistoryEvent | undefined,
+    to: HistoryEvent,
+  ) => {
     if (from) bucket[kind].push(timeOf(to) - timeOf(from));
   };
   for (const event of events) {

@@ -21,7 +21,12 @@ export function createTimedFetch(): { fetch: Fetch; calls: TimedCall[] } {
     const headers = new Headers(input instanceof Request ? input.headers : undefined);
     new Headers(init?.headers).forEach((value, name) => headers.set(name, value));
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const call: TimedCall = { agentId: headers.get('x-subagents-agent-id') ?? '', path: url.pathname, startedAt: Date.now(), status: 0 };
+    const call: TimedCall = {
+      agentId: headers.get('x-subagents-agent-id') ?? '',
+      path: url.pathname,
+      startedAt: Date.now(),
+      status: 0,
+    };
     calls.push(call);
     const response = await fetch(input, init);
     call.status = response.status;
@@ -30,7 +35,9 @@ export function createTimedFetch(): { fetch: Fetch; calls: TimedCall[] } {
       return response;
     }
     // flush runs once the server's last chunk has passed through, as the SDK reads the stream.
-    const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => void (call.finishedAt = Date.now()) }));
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({ flush: () => void (call.finishedAt = Date.now()) }),
+    );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   return { fetch: timedFetch, calls };

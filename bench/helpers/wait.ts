@@ -2,7 +2,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Polls until the predicate holds, or throws after `timeoutMs` naming `what`. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string, intervalMs = 100): Promise<void> {
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}.`);
@@ -14,7 +19,10 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
 export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}.`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}.`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([promise, timeout]);

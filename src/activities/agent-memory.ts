@@ -8,7 +8,10 @@ export const memoryPromptLimits = { lines: 200, bytes: 25_000 } as const;
 
 /** An agent type as one directory name: characters other than letters, digits, `.`, `_`, `-` become `-`. */
 export function memoryDirectoryName(agentType: string): string {
-  const name = agentType.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^\.+/, '-').slice(0, 100);
+  const name = agentType
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .replace(/^\.+/, '-')
+    .slice(0, 100);
   return name === '' ? '-' : name;
 }
 
@@ -26,7 +29,12 @@ export function memoryDirectory(scope: MemoryScope, agentType: string, cwd: stri
 }
 
 /** The system prompt section: where the memory is and the start of MEMORY.md. Creates the directory. */
-export async function memorySection(scope: MemoryScope, agentType: string, cwd: string, homeDir: string): Promise<string> {
+export async function memorySection(
+  scope: MemoryScope,
+  agentType: string,
+  cwd: string,
+  homeDir: string,
+): Promise<string> {
   const dir = memoryDirectory(scope, agentType, cwd, homeDir);
   await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, 'MEMORY.md');
@@ -37,7 +45,10 @@ export async function memorySection(scope: MemoryScope, agentType: string, cwd: 
       const buffer = Buffer.alloc(memoryPromptLimits.bytes);
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
       // Cut at the last whole line, so a multi-byte character is never split.
-      text = buffer.subarray(0, bytesRead).toString('utf8').replace(/\uFFFD[^\n]*$/, '');
+      text = buffer
+        .subarray(0, bytesRead)
+        .toString('utf8')
+        .replace(/\uFFFD[^\n]*$/, '');
     } finally {
       await handle.close();
     }

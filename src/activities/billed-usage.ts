@@ -55,4 +55,4 @@ export class BilledUsage {
 
 /** `webSearchRequests` only when a search ran, as TokenUsage keeps it. */
 const webSearches = (count: number | null | undefined): Pick<TokenUsage, 'webSearchRequests'> =>
-  (count ? { webSearchRequests: count } : {});
+  count ? { webSearchRequests: count } : {};

@@ -13,16 +13,26 @@ const keepBlockChars = 1000;
 /** The conversation plus the instruction, old large blocks cut to fit (docs/architecture.md, Compaction). */
 export function compactionRequestMessages(
   messages: readonly MessageParam[],
-  options: { instructions?: string; contextWindowTokens: number; systemPrompt: string; tools: readonly ToolDefinition[] },
+  options: {
+    instructions?: string;
+    contextWindowTokens: number;
+    systemPrompt: string;
+    tools: readonly ToolDefinition[];
+  },
 ): MessageParam[] {
   const instruction = compactionInstruction(options.instructions);
-  const fixed = estimateTextTokens(options.systemPrompt) + estimateTextTokens(JSON.stringify(options.tools)) + estimateTextTokens(instruction) + 16;
+  const fixed =
+    estimateTextTokens(options.systemPrompt) +
+    estimateTextTokens(JSON.stringify(options.tools)) +
+    estimateTextTokens(instruction) +
+    16;
   const budget = Math.floor(options.contextWindowTokens * requestWindowShare) - fixed;
   const fitted = fitToBudget(messages, budget);
   const last = fitted[fitted.length - 1];
   const instructionBlock = { type: 'text' as const, text: instruction };
   if (last?.role === 'user') {
-    const blocks: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content];
+    const blocks: ContentBlock[] =
+      typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content];
     fitted[fitted.length - 1] = { role: 'user', content: [...blocks, instructionBlock] };
   } else {
     fitted.push({ role: 'user', content: [instructionBlock] });
@@ -53,5 +63,8 @@ function clearToolResult(block: ContentBlock): ContentBlock {
 
 function cutText(block: ContentBlock): ContentBlock {
   if (block.type !== 'text' || block.text.length <= keepBlockChars) return block;
-  return { ...block, text: `${block.text.slice(0, keepBlockChars)}\n[… ${block.text.length - keepBlockChars} characters cut from this old message for the summary]` };
+  return {
+    ...block,
+    text: `${block.text.slice(0, keepBlockChars)}\n[… ${block.text.length - keepBlockChars} characters cut from this old message for the summary]`,
+  };
 }

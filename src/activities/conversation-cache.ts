@@ -14,10 +14,16 @@ interface CachedConversation {
 }
 
 /** No messages yet: the hash chain at its start. */
-const emptyMessages: Pick<CachedConversation, 'messages' | 'hashes'> = { messages: [], hashes: [emptyConversationHash] };
+const emptyMessages: Pick<CachedConversation, 'messages' | 'hashes'> = {
+  messages: [],
+  hashes: [emptyConversationHash],
+};
 
 /** `base` with `messages` appended, each extending the hash chain. */
-function withMessages<Entry extends Pick<CachedConversation, 'messages' | 'hashes'>>(base: Entry, messages: readonly MessageParam[]): Entry {
+function withMessages<Entry extends Pick<CachedConversation, 'messages' | 'hashes'>>(
+  base: Entry,
+  messages: readonly MessageParam[],
+): Entry {
   const hashes = [...base.hashes];
   for (const message of messages) hashes.push(extendConversationHash(hashes[hashes.length - 1]!, message));
   return { ...base, messages: [...base.messages, ...messages], hashes };
@@ -37,7 +43,13 @@ export class ConversationCache {
 
   constructor(private readonly capacity = 256) {}
 
-  async get(key: string, count: number, expectedHash: string, fetch: FetchConversation, tail?: ConversationTail): Promise<CachedConversation> {
+  async get(
+    key: string,
+    count: number,
+    expectedHash: string,
+    fetch: FetchConversation,
+    tail?: ConversationTail,
+  ): Promise<CachedConversation> {
     const cached = this.entries.get(key);
     // The new messages came with the call and this worker holds the ones before them: no query.
     const appended = cached && tail ? this.appendTail(cached, count, tail) : undefined;
@@ -68,20 +80,35 @@ export class ConversationCache {
 
   /** Starts a run's entry with no messages yet (its first call's tail brings them), from a system prompt this worker rendered. */
   open(key: string, opening: Pick<CachedConversation, 'systemPrompt' | 'tools'>): void {
-    if (!this.entries.has(key)) this.remember(key, { ...emptyMessages, systemPrompt: opening.systemPrompt, tools: opening.tools });
+    if (!this.entries.has(key))
+      this.remember(key, { ...emptyMessages, systemPrompt: opening.systemPrompt, tools: opening.tools });
   }
 
   /** `cached` followed by `tail`, when `tail` starts where `cached` ends and brings it to `count` messages. */
-  private appendTail(cached: CachedConversation, count: number, tail: ConversationTail): CachedConversation | undefined {
+  private appendTail(
+    cached: CachedConversation,
+    count: number,
+    tail: ConversationTail,
+  ): CachedConversation | undefined {
     if (tail.from !== cached.messages.length || tail.from + tail.messages.length !== count) return undefined;
     return withMessages(cached, tail.messages);
   }
 
-  private async extend(base: CachedConversation | undefined, count: number, fetch: FetchConversation): Promise<CachedConversation> {
+  private async extend(
+    base: CachedConversation | undefined,
+    count: number,
+    fetch: FetchConversation,
+  ): Promise<CachedConversation> {
     const from = base?.messages.length ?? 0;
     const slice = await fetch(from);
     const { messages, hashes } = base ?? emptyMessages;
-    const start = { messages, hashes, systemPrompt: slice.systemPrompt, tools: slice.tools, ...(slice.extraTools ? { extraTools: slice.extraTools } : {}) };
+    const start = {
+      messages,
+      hashes,
+      systemPrompt: slice.systemPrompt,
+      tools: slice.tools,
+      ...(slice.extraTools ? { extraTools: slice.extraTools } : {}),
+    };
     return withMessages(start, slice.messages.slice(0, count - from));
   }
 

@@ -1,6 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
-import { countsTokens, type CountTokensInput, type CountTokensResult, type CountTokensSetting } from '../shared/model/count-tokens';
+import {
+  countsTokens,
+  type CountTokensInput,
+  type CountTokensResult,
+  type CountTokensSetting,
+} from '../shared/model/count-tokens';
 import { buildModelRequest } from './request-builder';
 import { definitionsFor } from './tool-catalog';
 
@@ -13,7 +18,11 @@ export function createCountTokensActivities(dependencies: { anthropic: Anthropic
 
   async function countRequestTokens(input: CountTokensInput): Promise<CountTokensResult> {
     if (!enabled) return { skipped: 'off' };
-    const { max_tokens: _maxTokens, output_config: _effort, ...body } = buildModelRequest({
+    const {
+      max_tokens: _maxTokens,
+      output_config: _effort,
+      ...body
+    } = buildModelRequest({
       model: input.model,
       maxTokens: 1,
       systemPrompt: input.systemPrompt,
@@ -22,11 +31,14 @@ export function createCountTokensActivities(dependencies: { anthropic: Anthropic
       ...(input.thinking ? { thinking: input.thinking } : {}),
     });
     try {
-      const counted = await dependencies.anthropic.messages.countTokens(body as Anthropic.Messages.MessageCountTokensParams, {
-        signal: Context.current().cancellationSignal,
-        timeout: countTimeoutMs,
-        headers: { 'x-subagents-agent-id': input.agentId },
-      });
+      const counted = await dependencies.anthropic.messages.countTokens(
+        body as Anthropic.Messages.MessageCountTokensParams,
+        {
+          signal: Context.current().cancellationSignal,
+          timeout: countTimeoutMs,
+          headers: { 'x-subagents-agent-id': input.agentId },
+        },
+      );
       return { inputTokens: counted.input_tokens };
     } catch (error) {
       return { failed: error instanceof Error ? error.message : String(error) };

@@ -60,8 +60,18 @@ export function createActivities(dependencies: ActivityDependencies) {
   const runningCalls = new RunningCalls();
   // A model call's leading file reads run with it, under its cancellation; its own heartbeat goes on meanwhile (src/activities/pre-reads.ts).
   const resultsDir = dependencies.toolResultsDir;
-  const preRead: PreRead = (tool, input, signal) => toolRunners[tool](input, { signal, heartbeat: () => undefined, ...(resultsDir !== undefined ? { resultsDir } : {}) });
-  const { callModel, compactConversation, fetchConversation } = createModelActivities({ ...dependencies, renderedStarts, runningCalls, preRead });
+  const preRead: PreRead = (tool, input, signal) =>
+    toolRunners[tool](input, {
+      signal,
+      heartbeat: () => undefined,
+      ...(resultsDir !== undefined ? { resultsDir } : {}),
+    });
+  const { callModel, compactConversation, fetchConversation } = createModelActivities({
+    ...dependencies,
+    renderedStarts,
+    runningCalls,
+    preRead,
+  });
   const renderAgentStart = createAgentStartActivity({
     homeDir,
     loadSpawnContext,
@@ -82,7 +92,11 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createPeekActivities(dependencies.temporalClient),
     ...createWorktreeActivities(),
   });
-  const tools = createToolActivities({ resultsDir: dependencies.toolResultsDir, shell: dependencies.shell, runningCalls });
+  const tools = createToolActivities({
+    resultsDir: dependencies.toolResultsDir,
+    shell: dependencies.shell,
+    runningCalls,
+  });
   const runtime = {
     ...setup,
     callModel,
@@ -96,9 +110,17 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createHookActivities({ shell: dependencies.shell }),
     ...createShellSyntaxActivities(),
     ...createBoardToolActivities(dependencies.temporalClient),
-    ...createWebActivities({ anthropic: dependencies.anthropic, settings: dependencies.web, resultsDir: dependencies.toolResultsDir, temporalClient: dependencies.temporalClient }),
+    ...createWebActivities({
+      anthropic: dependencies.anthropic,
+      settings: dependencies.web,
+      resultsDir: dependencies.toolResultsDir,
+      temporalClient: dependencies.temporalClient,
+    }),
     ...createMcpActivities({ pool: dependencies.mcpConnections, resultsDir: dependencies.toolResultsDir }),
-    ...createCountTokensActivities({ anthropic: dependencies.anthropic, setting: dependencies.countTokens ?? parseCountTokensSetting(process.env[countTokensVariable]) }),
+    ...createCountTokensActivities({
+      anthropic: dependencies.anthropic,
+      setting: dependencies.countTokens ?? parseCountTokensSetting(process.env[countTokensVariable]),
+    }),
   };
   checkCustomToolNames(customTools, Object.keys(runtime));
   // Custom tools after the runtime's: the workflow proxies them by name (src/workflows/tools/extra-tools.ts).
@@ -109,7 +131,8 @@ export function createActivities(dependencies: ActivityDependencies) {
 export function checkCustomToolNames(tools: readonly CustomTool[], activityNames: readonly string[]): void {
   const seen = new Set<string>();
   for (const tool of tools) {
-    if (activityNames.includes(tool.name)) throw new Error(`Custom tool "${tool.name}" has the name of one of the runtime's activities; rename it.`);
+    if (activityNames.includes(tool.name))
+      throw new Error(`Custom tool "${tool.name}" has the name of one of the runtime's activities; rename it.`);
     if (seen.has(tool.name)) throw new Error(`Two custom tools are named "${tool.name}"; tool names must be unique.`);
     seen.add(tool.name);
   }

@@ -3,7 +3,10 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ErrorType } from '../shared/protocol/errors';
 
 /** Seconds or an HTTP date from `retry-after` / `retry-after-ms`, as milliseconds. */
-export function retryDelayMs(headers: Headers | Record<string, string> | undefined, nowMs = Date.now()): number | undefined {
+export function retryDelayMs(
+  headers: Headers | Record<string, string> | undefined,
+  nowMs = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const get = (name: string): string | null | undefined =>
     headers instanceof Headers ? headers.get(name) : (headers[name] ?? headers[name.toLowerCase()]);
@@ -50,7 +53,11 @@ export function toModelInvocationFailure(error: unknown): Error {
     const headers = error.headers as Headers | undefined;
     const shouldRetryHeader = headers?.get?.('x-should-retry');
     const retryable =
-      shouldRetryHeader === 'true' ? true : shouldRetryHeader === 'false' ? false : status === 408 || status === 409 || status === 429 || status >= 500;
+      shouldRetryHeader === 'true'
+        ? true
+        : shouldRetryHeader === 'false'
+          ? false
+          : status === 408 || status === 409 || status === 429 || status >= 500;
     const type = typeForStatus(status);
     const text = `Model API ${status} ${error.type ?? ''}: ${message}`.replace(/\s+:/, ':');
     if (!retryable) return ApplicationFailure.nonRetryable(text, type);

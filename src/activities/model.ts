@@ -4,7 +4,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { conversationQuery } from '../shared/protocol/definitions';
 import { ErrorType } from '../shared/protocol/errors';
-import { addTokenUsage, emptyTokenUsage, totalTokens, type ContentBlock, type MessageParam, type StopReason, type TokenUsage } from '../shared/model/messages';
+import {
+  addTokenUsage,
+  emptyTokenUsage,
+  totalTokens,
+  type ContentBlock,
+  type MessageParam,
+  type StopReason,
+  type TokenUsage,
+} from '../shared/model/messages';
 import type { ModelCallInput, ModelCallResult } from '../shared/model/model-call';
 import { compactionPurpose } from '../shared/model/compaction';
 import { compactionRequestMessages } from './compaction-request';
@@ -47,15 +55,28 @@ function sharedPrefixKey(body: ModelRequestBody): string | undefined {
   const directive = forkDirectiveIndex(last);
   if (directive === undefined || !last || typeof last.content === 'string') return undefined;
   const shared = last.content.slice(0, directive);
-  return SharedPrefixGate.keyOf({ model: body.model, system: body.system, tools: body.tools, messages: body.messages.slice(0, -1), shared });
+  return SharedPrefixGate.keyOf({
+    model: body.model,
+    system: body.system,
+    tools: body.tools,
+    messages: body.messages.slice(0, -1),
+    shared,
+  });
 }
 
 function toContentBlocks(content: Anthropic.Messages.ContentBlock[]): ContentBlock[] {
   const blocks: ContentBlock[] = [];
   for (const block of content) {
     if (block.type === 'text') blocks.push({ type: 'text', text: block.text });
-    else if (block.type === 'tool_use') blocks.push({ type: 'tool_use', id: block.id, name: block.name, input: (block.input ?? {}) as Record<string, unknown> });
-    else if (block.type === 'thinking') blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+    else if (block.type === 'tool_use')
+      blocks.push({
+        type: 'tool_use',
+        id: block.id,
+        name: block.name,
+        input: (block.input ?? {}) as Record<string, unknown>,
+      });
+    else if (block.type === 'thinking')
+      blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
   }
   return blocks;
 }
@@ -98,7 +119,8 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       );
     } catch (error) {
       // Retryable: the workflow waits on this activity, so a mismatch is passing (a query answered mid-replay).
-      if (error instanceof ConversationMismatchError) throw ApplicationFailure.retryable(error.message, ErrorType.ConversationMismatch);
+      if (error instanceof ConversationMismatchError)
+        throw ApplicationFailure.retryable(error.message, ErrorType.ConversationMismatch);
       throw error;
     }
     const tools = definitionsFor(conversation.tools, conversation.extraTools);
@@ -110,7 +132,11 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       systemPrompt: conversation.systemPrompt,
       tools,
       messages: input.compaction
-        ? compactionRequestMessages(conversation.messages, { ...input.compaction, systemPrompt: conversation.systemPrompt, tools })
+        ? compactionRequestMessages(conversation.messages, {
+            ...input.compaction,
+            systemPrompt: conversation.systemPrompt,
+            tools,
+          })
         : conversation.messages,
       ...(input.thinking ? { thinking: input.thinking } : {}),
       ...(input.effort ? { effort: input.effort } : {}),
@@ -127,7 +153,17 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     const billed = new BilledUsage();
     let charged = false;
     const details = (): LiveModelDetails =>
-      billing ? { ...live.details, billing: { attempt: context.info.attempt, before: billing.before, charged, ...optionalUsage(billed.billed()) } } : live.details;
+      billing
+        ? {
+            ...live.details,
+            billing: {
+              attempt: context.info.attempt,
+              before: billing.before,
+              charged,
+              ...optionalUsage(billed.billed()),
+            },
+          }
+        : live.details;
     let lastBeatMs = Date.now();
     const beat = (): void => {
       lastBeatMs = Date.now();
@@ -154,15 +190,22 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         if (Date.now() - lastBeatMs >= liveLimits.intervalMs) beat();
       });
       // The answer's leading file reads start as each is complete in the stream (src/activities/pre-reads.ts).
-      preReads = input.preRead && dependencies.preRead && !input.compaction ? new PreReads(dependencies.preRead, input.preRead, tracked.signal) : undefined;
+      preReads =
+        input.preRead && dependencies.preRead && !input.compaction
+          ? new PreReads(dependencies.preRead, input.preRead, tracked.signal)
+          : undefined;
       if (preReads) stream.on('contentBlock', (block) => preReads?.offer(block));
       const message = await stream.finalMessage();
       const usage = usageFrom(message.usage);
       const content = toContentBlocks(message.content);
       const read = await preReads?.settle(content);
       // A complete answer is charged by its workflow's next reservation; a lease's call here (no workflow task).
-      const leaseCharged = input.budget?.leaseId !== undefined
-        && (await chargeBudget(dependencies.temporalClient, input, context.info.attempt, usage, { final: true, toolCalls: toolUsesOf(content).length }));
+      const leaseCharged =
+        input.budget?.leaseId !== undefined &&
+        (await chargeBudget(dependencies.temporalClient, input, context.info.attempt, usage, {
+          final: true,
+          toolCalls: toolUsesOf(content).length,
+        }));
       charged = billing !== undefined;
       return {
         ...(billing ? { attempt: context.info.attempt } : {}),
@@ -178,7 +221,13 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
     } catch (error) {
       // Billed but cut or failed (or billed nothing): the ledger holds its estimate until it hears.
       if (billing && !charged) {
-        charged = await chargeBudget(dependencies.temporalClient, input, context.info.attempt, billed.billed() ?? emptyTokenUsage(), { final: false });
+        charged = await chargeBudget(
+          dependencies.temporalClient,
+          input,
+          context.info.attempt,
+          billed.billed() ?? emptyTokenUsage(),
+          { final: false },
+        );
         beat();
       }
       // Aborted locally: end only with Temporal's cancellation, else the server may refuse the task closing the agent.
@@ -193,10 +242,14 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
   }
 
   /** Earlier attempts' billing from the last heartbeat: charged if unpaid, taken off max_tokens (docs/budgets.md). */
-  async function earlierAttempts(input: ModelCallInput, context: Context): Promise<{ before: TokenUsage; maxTokens: number }> {
+  async function earlierAttempts(
+    input: ModelCallInput,
+    context: Context,
+  ): Promise<{ before: TokenUsage; maxTokens: number }> {
     const previous = (context.info.heartbeatDetails as Partial<LiveModelDetails> | undefined)?.billing;
     if (!previous) return { before: emptyTokenUsage(), maxTokens: input.maxOutputTokens };
-    if (previous.billed && !previous.charged) await chargeBudget(dependencies.temporalClient, input, previous.attempt, previous.billed, { final: false });
+    if (previous.billed && !previous.charged)
+      await chargeBudget(dependencies.temporalClient, input, previous.attempt, previous.billed, { final: false });
     const before = addTokenUsage(previous.before, previous.billed ?? emptyTokenUsage());
     const maxTokens = input.maxOutputTokens - totalTokens(before);
     if (maxTokens < 1) {
@@ -209,22 +262,33 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
   }
 
   /** A fork child's inherited prefix, read from the parent by query so it is recorded once, in the child's history. */
-  async function fetchConversation(input: { agentId: string; runId: string; messageCount: number; conversationHash: string }): Promise<MessageParam[]> {
+  async function fetchConversation(input: {
+    agentId: string;
+    runId: string;
+    messageCount: number;
+    conversationHash: string;
+  }): Promise<MessageParam[]> {
     const handle = dependencies.temporalClient.workflow.getHandle(input.agentId, input.runId);
     try {
-      const conversation = await cache.get(`${input.agentId}/${input.runId}`, input.messageCount, input.conversationHash, (from) =>
-        handle.query(conversationQuery, { from }),
+      const conversation = await cache.get(
+        `${input.agentId}/${input.runId}`,
+        input.messageCount,
+        input.conversationHash,
+        (from) => handle.query(conversationQuery, { from }),
       );
       return conversation.messages;
     } catch (error) {
       // Not retryable: the parent runs on, so a mismatch means another run of it (continued as new) for good.
-      if (error instanceof ConversationMismatchError) throw ApplicationFailure.nonRetryable(error.message, ErrorType.ConversationMismatch);
+      if (error instanceof ConversationMismatchError)
+        throw ApplicationFailure.nonRetryable(error.message, ErrorType.ConversationMismatch);
       throw error;
     }
   }
 
   /** A compaction turn: the same call with the compaction instruction (its own activity type, so history and the UI tell it apart). */
-  async function compactConversation(input: ModelCallInput & Required<Pick<ModelCallInput, 'compaction'>>): Promise<ModelCallResult> {
+  async function compactConversation(
+    input: ModelCallInput & Required<Pick<ModelCallInput, 'compaction'>>,
+  ): Promise<ModelCallResult> {
     return callModel(input);
   }
 

@@ -9,7 +9,9 @@ const peekQueryTimeoutMs = 10_000;
 export function createPeekActivities(temporalClient: Client) {
   async function peekOne(agentId: string): Promise<AgentPeek> {
     try {
-      const status = await temporalClient.withDeadline(Date.now() + peekQueryTimeoutMs, () => temporalClient.workflow.getHandle(agentId).query(statusQuery));
+      const status = await temporalClient.withDeadline(Date.now() + peekQueryTimeoutMs, () =>
+        temporalClient.workflow.getHandle(agentId).query(statusQuery),
+      );
       return peekOf(status);
     } catch (error) {
       return { agentId, error: (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300) };

@@ -36,7 +36,10 @@ export class PreReads {
     private readonly read: PreRead,
     private readonly request: PreReadRequest,
     private readonly signal: AbortSignal,
-    private readonly limits: PreReadLimits = { maxChars: conversationLimits.maxPreReadChars, maxWaitMs: conversationLimits.maxPreReadWaitMs },
+    private readonly limits: PreReadLimits = {
+      maxChars: conversationLimits.maxPreReadChars,
+      maxWaitMs: conversationLimits.maxPreReadWaitMs,
+    },
   ) {}
 
   /** A content block complete in the stream: a read among the answer's leading tool calls starts now. */
@@ -59,7 +62,9 @@ export class PreReads {
   /** Outcomes by tool_use id of reads done within `maxWaitMs` and `maxChars`; the rest abort and run later. */
   async settle(content: readonly ContentBlock[]): Promise<Record<string, ReadBatchOutcome> | undefined> {
     if (this.started.length === 0) return this.stopWith(undefined);
-    const inAnswer = new Set(content.flatMap((block) => (block.type === 'tool_use' ? [`${block.id}\u0000${block.name}`] : [])));
+    const inAnswer = new Set(
+      content.flatMap((block) => (block.type === 'tool_use' ? [`${block.id}\u0000${block.name}`] : [])),
+    );
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), this.limits.maxWaitMs);

@@ -11,7 +11,8 @@ export class RenderedStarts {
   /** Remembers the prompt `renderAgentStart` rendered, when it ran as a local activity (inside its run's workflow task). */
   rememberFromActivity(systemPrompt: string): void {
     const { isLocal, workflowExecution } = Context.current().info;
-    if (isLocal && workflowExecution) this.remember(runKey(workflowExecution.workflowId, workflowExecution.runId), systemPrompt);
+    if (isLocal && workflowExecution)
+      this.remember(runKey(workflowExecution.workflowId, workflowExecution.runId), systemPrompt);
   }
 
   remember(key: string, systemPrompt: string): void {

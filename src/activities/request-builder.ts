@@ -23,7 +23,8 @@ function thinkingParameter(setting: ThinkingSetting): NonNullable<ModelRequestBo
 
 /** The message with a breakpoint on its block `at` (default its last). */
 function withBreakpoint(message: MessageParam, at?: number): MessageParam {
-  const blocks: ContentBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [...message.content];
+  const blocks: ContentBlock[] =
+    typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [...message.content];
   const index = at ?? blocks.length - 1;
   const block = blocks[index];
   // Thinking blocks cannot carry cache_control; such a message gets no breakpoint.
@@ -45,7 +46,8 @@ export function buildModelRequest(options: {
   const messages = [...options.messages];
   const lastIndex = messages.length - 1;
   const directive = forkDirectiveIndex(messages[lastIndex]);
-  if (lastIndex >= 0) messages[lastIndex] = withBreakpoint(messages[lastIndex]!, directive === undefined ? undefined : directive - 1);
+  if (lastIndex >= 0)
+    messages[lastIndex] = withBreakpoint(messages[lastIndex]!, directive === undefined ? undefined : directive - 1);
   const previousUserIndex = findPreviousUser(messages, lastIndex);
   if (previousUserIndex !== undefined) messages[previousUserIndex] = withBreakpoint(messages[previousUserIndex]!);
   const body: ModelRequestBody = {
@@ -58,7 +60,9 @@ export function buildModelRequest(options: {
   const effort = options.effort === undefined ? undefined : effortForModel(options.model, options.effort);
   if (effort) body.output_config = { effort };
   if (options.tools.length > 0) {
-    body.tools = options.tools.map((tool, index) => (index === options.tools.length - 1 ? { ...tool, cache_control: ephemeral } : tool));
+    body.tools = options.tools.map((tool, index) =>
+      index === options.tools.length - 1 ? { ...tool, cache_control: ephemeral } : tool,
+    );
   }
   return body;
 }

@@ -7,7 +7,10 @@ import { loadAgentDefinitionsAndMcp } from '../project/agent-definitions/load';
 import { reportUntrustedOnce } from '../project/mcp-trust';
 
 /** Creates `loadSpawnContext`: definitions (user definitions from `homeDir`) and MCP servers for a cwd, and the SUBAGENTS_SUBAGENT_MODEL override. */
-export function createSpawnContextLoader(homeDir: string, log: (line: string) => void = (line) => console.warn(`worker: ${line}`)) {
+export function createSpawnContextLoader(
+  homeDir: string,
+  log: (line: string) => void = (line) => console.warn(`worker: ${line}`),
+) {
   return async function loadSpawnContext(input: { cwd: string }): Promise<SpawnContext> {
     const { loaded, mcp } = await loadAgentDefinitionsAndMcp({ cwd: input.cwd, homeDir });
     reportUntrustedOnce(mcp.untrusted, log);
@@ -24,7 +27,11 @@ export function createResumeActivities(temporalClient: Client) {
         return await temporalClient.workflow.getHandle(input.agentId).query(resumeStateQuery);
       } catch (error) {
         // Asking again cannot make an agent exist.
-        if (error instanceof WorkflowNotFoundError) throw ApplicationFailure.nonRetryable(errorText(ErrorType.AgentNotFound, `no agent "${input.agentId}".`), ErrorType.AgentNotFound);
+        if (error instanceof WorkflowNotFoundError)
+          throw ApplicationFailure.nonRetryable(
+            errorText(ErrorType.AgentNotFound, `no agent "${input.agentId}".`),
+            ErrorType.AgentNotFound,
+          );
         throw error;
       }
     },

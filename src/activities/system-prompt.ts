@@ -11,6 +11,13 @@ export interface RenderSystemPromptInput {
 /** A root-level agent's system prompt; kept registered for runs started before `renderAgentStart`. */
 export function createRenderSystemPrompt(homeDir: string) {
   return async function renderSystemPrompt(input: RenderSystemPromptInput): Promise<string> {
-    return renderSystemPromptText({ definitionPrompt: input.definitionPrompt, cwd: input.cwd, model: input.model, subagent: false, oneShot: false, homeDir });
+    return renderSystemPromptText({
+      definitionPrompt: input.definitionPrompt,
+      cwd: input.cwd,
+      model: input.model,
+      subagent: false,
+      oneShot: false,
+      homeDir,
+    });
   };
 }

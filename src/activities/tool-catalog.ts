@@ -5,13 +5,23 @@ import { taskOutputDefinition } from '../shared/tools/task-output-definition';
 import { toolDefinitions } from '../shared/tools/tool-definitions';
 import { webToolDefinitions } from '../shared/tools/web-tool-definitions';
 
-const catalog: Record<string, ToolDefinition> = { ...agentToolDefinitions, TaskOutput: taskOutputDefinition, ...toolDefinitions, ...boardToolDefinitions, ...webToolDefinitions };
+const catalog: Record<string, ToolDefinition> = {
+  ...agentToolDefinitions,
+  TaskOutput: taskOutputDefinition,
+  ...toolDefinitions,
+  ...boardToolDefinitions,
+  ...webToolDefinitions,
+};
 
 /** The pool's tool definitions in pool order (a stable prefix), then the extra (MCP) tools. */
 export function definitionsFor(names: readonly string[], extraTools: readonly ToolDefinition[] = []): ToolDefinition[] {
-  return [...names.map((name) => {
-    const definition = catalog[name];
-    if (!definition) throw new Error(`No tool definition for "${name}". Known tools: ${Object.keys(catalog).join(', ')}.`);
-    return definition;
-  }), ...extraTools];
+  return [
+    ...names.map((name) => {
+      const definition = catalog[name];
+      if (!definition)
+        throw new Error(`No tool definition for "${name}". Known tools: ${Object.keys(catalog).join(', ')}.`);
+      return definition;
+    }),
+    ...extraTools,
+  ];
 }

@@ -15,7 +15,9 @@ export function resolveWorkspaceRoot(root: string): string {
   try {
     real = realpathSync(root);
   } catch {
-    throw new Error(`SUBAGENTS_WORKSPACE_ROOT=${root} does not exist: create it, or point it at the directory that holds this worker's checkouts.`);
+    throw new Error(
+      `SUBAGENTS_WORKSPACE_ROOT=${root} does not exist: create it, or point it at the directory that holds this worker's checkouts.`,
+    );
   }
   if (!statSync(real).isDirectory()) throw new Error(`SUBAGENTS_WORKSPACE_ROOT=${root} is not a directory.`);
   return real;
@@ -36,7 +38,9 @@ function pathsOf(name: WorkspaceActivityName, input: unknown): string[] {
   const value = (input ?? {}) as Record<string, unknown>;
   switch (name) {
     case 'finishWorktree':
-      return [(value as unknown as FinishWorktreeInput).worktree?.path].filter((entry): entry is string => typeof entry === 'string');
+      return [(value as unknown as FinishWorktreeInput).worktree?.path].filter(
+        (entry): entry is string => typeof entry === 'string',
+      );
     case 'createWorktree':
     case 'renderSystemPrompt':
     case 'renderAgentStart':
@@ -69,7 +73,12 @@ function refusalText(root: string, workerName: string, outside: string): string 
 type AnyActivity = (input: never) => Promise<unknown>;
 
 /** Wraps workspace activities with the root check: a tool call gets an error result, others fail without retry. */
-export function guardWorkspaceActivities<T extends Record<string, AnyActivity>>(activities: T, root: string, workerName: string, names: readonly WorkspaceActivityName[]): T {
+export function guardWorkspaceActivities<T extends Record<string, AnyActivity>>(
+  activities: T,
+  root: string,
+  workerName: string,
+  names: readonly WorkspaceActivityName[],
+): T {
   const guarded: Record<string, AnyActivity> = { ...activities };
   for (const name of names) {
     const activity = activities[name];

@@ -85,30 +85,43 @@ function timeoutOf(name: string, timeout: Duration | undefined): number {
     ms = Number.NaN;
   }
   if (!Number.isFinite(ms) || ms < minTimeoutMs || ms > maxTimeoutMs) {
-    throw new Error(`defineTool("${name}"): timeout ${JSON.stringify(timeout)} is not a duration from 1 s to 24 h (for example '2 minutes' or 120000).`);
+    throw new Error(
+      `defineTool("${name}"): timeout ${JSON.stringify(timeout)} is not a duration from 1 s to 24 h (for example '2 minutes' or 120000).`,
+    );
   }
   return ms;
 }
 
 /** Defines a custom tool; throws a message naming what to fix when the definition is unusable. */
 export function defineTool<Schema extends z.ZodType>(options: CustomToolOptions<Schema>): CustomTool {
-  if (typeof options !== 'object' || options === null) throw new Error('defineTool: give an object { name, description, input, run }.');
+  if (typeof options !== 'object' || options === null)
+    throw new Error('defineTool: give an object { name, description, input, run }.');
   const { name, description, input, run } = options;
   if (typeof name !== 'string' || !isCustomToolName(name)) {
     throw new Error(
       `defineTool: name ${JSON.stringify(name)} is not usable: give 1 to 64 letters, digits, '_' or '-', not a runtime tool's name and not starting with mcp__.`,
     );
   }
-  if (typeof description !== 'string' || description.trim() === '') throw new Error(`defineTool("${name}"): give a description (the model reads it to decide when to call the tool).`);
-  if (!(input instanceof z.ZodType)) throw new Error(`defineTool("${name}"): input must be a zod schema (zod 4), for example z.object({ city: z.string() }).`);
-  if (typeof run !== 'function') throw new Error(`defineTool("${name}"): run must be a function (input, context) => result.`);
+  if (typeof description !== 'string' || description.trim() === '')
+    throw new Error(`defineTool("${name}"): give a description (the model reads it to decide when to call the tool).`);
+  if (!(input instanceof z.ZodType))
+    throw new Error(
+      `defineTool("${name}"): input must be a zod schema (zod 4), for example z.object({ city: z.string() }).`,
+    );
+  if (typeof run !== 'function')
+    throw new Error(`defineTool("${name}"): run must be a function (input, context) => result.`);
   let inputSchema: Record<string, unknown>;
   try {
     inputSchema = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
   } catch (error) {
-    throw new Error(`defineTool("${name}"): its input schema has no JSON Schema form (${error instanceof Error ? error.message : String(error)}); use plain zod types.`);
+    throw new Error(
+      `defineTool("${name}"): its input schema has no JSON Schema form (${error instanceof Error ? error.message : String(error)}); use plain zod types.`,
+    );
   }
-  if (inputSchema.type !== 'object') throw new Error(`defineTool("${name}"): input must be an object schema (z.object({...})): tool inputs are JSON objects.`);
+  if (inputSchema.type !== 'object')
+    throw new Error(
+      `defineTool("${name}"): input must be an object schema (z.object({...})): tool inputs are JSON objects.`,
+    );
   delete inputSchema.$schema;
   const readOnly = options.readOnly === true;
   return {
@@ -118,12 +131,19 @@ export function defineTool<Schema extends z.ZodType>(options: CustomToolOptions<
     readOnly,
     needsApproval: options.needsApproval ?? !readOnly,
     idempotent: options.idempotent ?? readOnly,
-    ...(options.taskQueue !== undefined ? { taskQueue: parseTaskQueueName(options.taskQueue, `defineTool("${name}").taskQueue`) } : {}),
+    ...(options.taskQueue !== undefined
+      ? { taskQueue: parseTaskQueueName(options.taskQueue, `defineTool("${name}").taskQueue`) }
+      : {}),
     timeoutMs: timeoutOf(name, options.timeout),
     parse(value) {
       const parsed = input.safeParse(value);
       if (parsed.success) return { ok: true, value: parsed.data };
-      return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.length > 0 ? `"${issue.path.join('.')}"` : 'input'}: ${issue.message}`) };
+      return {
+        ok: false,
+        problems: parsed.error.issues.map(
+          (issue) => `${issue.path.length > 0 ? `"${issue.path.join('.')}"` : 'input'}: ${issue.message}`,
+        ),
+      };
     },
     run: run as CustomTool['run'],
   };
@@ -133,7 +153,11 @@ export function defineTool<Schema extends z.ZodType>(options: CustomToolOptions<
 export function customToolDescriptor(tool: CustomTool): ToolDescriptor {
   return {
     definition: { name: tool.name, description: tool.description, input_schema: tool.inputSchema },
-    classification: { readOnly: tool.readOnly, needsApproval: tool.needsApproval, retrySafe: tool.idempotent || tool.readOnly },
+    classification: {
+      readOnly: tool.readOnly,
+      needsApproval: tool.needsApproval,
+      retrySafe: tool.idempotent || tool.readOnly,
+    },
     runner: {
       kind: 'custom',
       ...(tool.taskQueue ? { taskQueue: tool.taskQueue } : {}),

@@ -1,11 +1,36 @@
 // `durable-subagents`: the client side, loading no worker code (docs/api.md).
-export { SubagentsClient, AgentHandle, BudgetChangeRefused, type StartAgentOptions, type ClientConfig } from '../client/client';
-export { agentStatuses, type AgentResult, type AgentStatus, type AgentStatusSnapshot, type PermissionMode } from '../shared/agents/agent';
+export {
+  SubagentsClient,
+  AgentHandle,
+  BudgetChangeRefused,
+  type StartAgentOptions,
+  type ClientConfig,
+} from '../client/client';
+export {
+  agentStatuses,
+  type AgentResult,
+  type AgentStatus,
+  type AgentStatusSnapshot,
+  type PermissionMode,
+} from '../shared/agents/agent';
 export type { ApprovalRequest, TreeSnapshot, TreeNode } from '../shared/protocol/tree';
 export type { AgentLimits } from '../shared/protocol/limits';
-export type { BudgetAccount, BudgetAction, BudgetCaps, BudgetSnapshot, Spending, TreeBudget } from '../shared/budget/budget';
+export type {
+  BudgetAccount,
+  BudgetAction,
+  BudgetCaps,
+  BudgetSnapshot,
+  Spending,
+  TreeBudget,
+} from '../shared/budget/budget';
 export type { SteerAck } from '../shared/protocol/definitions';
 export type { MessageParam } from '../shared/model/messages';
 export { ErrorType, type ErrorTypeName } from '../shared/protocol/errors';
 export { subagentsPlugin, SubagentsPlugin, type SubagentsPluginOptions } from '../worker/plugin';
-export { defineTool, type CustomTool, type CustomToolContext, type CustomToolOptions, type CustomToolOutput } from './define-tool';
+export {
+  defineTool,
+  type CustomTool,
+  type CustomToolContext,
+  type CustomToolOptions,
+  type CustomToolOutput,
+} from './define-tool';

@@ -55,7 +55,12 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   const connection = await Connection.connect({ address });
   const temporalClient = new Client({ connection, plugins: [plugin] });
   const nativeConnection = await NativeConnection.connect({ address });
-  const worker = await Worker.create({ connection: nativeConnection, taskQueue, plugins: [plugin], ...options.workerOptions });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    plugins: [plugin],
+    ...options.workerOptions,
+  });
   const running = worker.run();
   return {
     address,

@@ -23,7 +23,13 @@ export {
   type WorkerWorkspace,
   type ToolWorkerRequest,
 } from '../worker/worker';
-export { defineTool, type CustomTool, type CustomToolContext, type CustomToolOptions, type CustomToolOutput } from './define-tool';
+export {
+  defineTool,
+  type CustomTool,
+  type CustomToolContext,
+  type CustomToolOptions,
+  type CustomToolOutput,
+} from './define-tool';
 export { parseToolTaskQueues, routableToolNames, type ToolTaskQueues } from '../shared/tools/custom-tools';
 export { createDataConverter, createPayloadCodecs } from '../codec/data-converter';
 export { setupTelemetry, type Telemetry } from '../worker/observability';

@@ -9,7 +9,8 @@ const columns: { status: TaskStatus; title: string }[] = [
   { status: 'completed', title: 'COMPLETED' },
 ];
 
-const clip = (text: string, width: number): string => (text.length <= width ? text.padEnd(width) : `${text.slice(0, Math.max(0, width - 1))}…`);
+const clip = (text: string, width: number): string =>
+  text.length <= width ? text.padEnd(width) : `${text.slice(0, Math.max(0, width - 1))}…`;
 
 /** The lines of one card: `#3 subject`, then who has it or what it waits for. */
 function card(task: BoardTask, tasks: readonly BoardTask[]): string[] {
@@ -39,11 +40,20 @@ export function renderBoard(snapshot: BoardSnapshot, options: { width?: number; 
   ]);
   const rows = Math.max(...cells.map((cell) => cell.length));
   const lines = [header, ''];
-  for (let row = 0; row < rows; row++) lines.push(cells.map((cell) => clip(cell[row] ?? '', columnWidth)).join(' │ ').trimEnd());
+  for (let row = 0; row < rows; row++)
+    lines.push(
+      cells
+        .map((cell) => clip(cell[row] ?? '', columnWidth))
+        .join(' │ ')
+        .trimEnd(),
+    );
   const recent = snapshot.events.slice(-(options.events ?? 8));
   if (recent.length > 0) {
     lines.push('', 'Recent events:');
-    for (const event of recent) lines.push(`  ${clock(event.atMs)} ${event.kind} #${event.taskId} by ${event.by}${event.text ? `: ${event.text}` : ''}`);
+    for (const event of recent)
+      lines.push(
+        `  ${clock(event.atMs)} ${event.kind} #${event.taskId} by ${event.by}${event.text ? `: ${event.text}` : ''}`,
+      );
   }
   return lines.join('\n');
 }

@@ -1,4 +1,11 @@
-import { budgetActions, capNames, type BudgetAction, type BudgetCaps, type CapName, type TreeBudget } from '../shared/budget/budget';
+import {
+  budgetActions,
+  capNames,
+  type BudgetAction,
+  type BudgetCaps,
+  type CapName,
+  type TreeBudget,
+} from '../shared/budget/budget';
 import { parseDuration } from '../shared/protocol/duration';
 import { CliError } from './exit-codes';
 import { closest } from './suggest';
@@ -15,14 +22,16 @@ const decimalPattern = /^\d{1,12}(?:\.\d{1,12})?$/;
 /** A positive whole number written as digits; `what` names it in the error. */
 export function parseWholeCount(value: string, what: string): number {
   const number = wholePattern.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(number) || number < 1) throw new CliError(`${what} must be a positive whole number (got ${shown(value)}).`);
+  if (!Number.isSafeInteger(number) || number < 1)
+    throw new CliError(`${what} must be a positive whole number (got ${shown(value)}).`);
   return number;
 }
 
 /** A positive amount of US dollars, e.g. 2 or 0.50. */
 export function parseUsd(value: string, what: string): number {
   const number = decimalPattern.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isFinite(number) || number <= 0) throw new CliError(`${what} must be a positive number of US dollars, e.g. 2 or 0.50 (got ${shown(value)}).`);
+  if (!Number.isFinite(number) || number <= 0)
+    throw new CliError(`${what} must be a positive number of US dollars, e.g. 2 or 0.50 (got ${shown(value)}).`);
   return number;
 }
 
@@ -71,7 +80,7 @@ export function startBudget(flags: StartBudgetFlags): TreeBudget | undefined {
     ['max-agents', 'concurrentAgents'],
   ];
   if (flags['max-cost-usd'] !== undefined && flags['max-budget-usd'] !== undefined) {
-    throw new CliError('--max-budget-usd is Claude Code\'s name for --max-cost-usd: give one of them.');
+    throw new CliError("--max-budget-usd is Claude Code's name for --max-cost-usd: give one of them.");
   }
   const caps: BudgetCaps = {};
   for (const [flag, cap] of flagCaps) {
@@ -80,7 +89,9 @@ export function startBudget(flags: StartBudgetFlags): TreeBudget | undefined {
   }
   const action = flags['on-budget'];
   if (action !== undefined && !(budgetActions as readonly string[]).includes(action)) {
-    throw new CliError(`--on-budget must be ${budgetActions.join(', ')} (got ${shown(action)}): stop the capped subtree, let its agents finish with what they have, or ask a person (an approval).`);
+    throw new CliError(
+      `--on-budget must be ${budgetActions.join(', ')} (got ${shown(action)}): stop the capped subtree, let its agents finish with what they have, or ask a person (an approval).`,
+    );
   }
   if (Object.keys(caps).length === 0 && action === undefined) return undefined;
   return { caps, ...(action !== undefined ? { action: action as BudgetAction } : {}) };
@@ -93,10 +104,13 @@ export function parseCapAssignments(assignments: readonly string[]): BudgetCaps 
     const equals = assignment.indexOf('=');
     const name = equals < 0 ? assignment : assignment.slice(0, equals).trim();
     const value = equals < 0 ? '' : assignment.slice(equals + 1).trim();
-    if (equals < 0 || value === '') throw new CliError(`--set takes NAME=VALUE, e.g. --set tokens=50000 (got ${shown(assignment)}).`);
+    if (equals < 0 || value === '')
+      throw new CliError(`--set takes NAME=VALUE, e.g. --set tokens=50000 (got ${shown(assignment)}).`);
     if (!(capNames as readonly string[]).includes(name)) {
       const near = name.length <= 40 ? closest(name, capNames) : undefined;
-      throw new CliError(`--set: no cap named ${shown(name)}.${near ? ` Did you mean "${near}"?` : ''} Caps: ${capNames.join(', ')}.`);
+      throw new CliError(
+        `--set: no cap named ${shown(name)}.${near ? ` Did you mean "${near}"?` : ''} Caps: ${capNames.join(', ')}.`,
+      );
     }
     const cap = name as CapName;
     if (caps[cap] !== undefined) throw new CliError(`--set: ${cap} is given twice; give each cap once.`);

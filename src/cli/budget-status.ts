@@ -1,4 +1,11 @@
-import { formatDuration, hasCaps, type BudgetAccount, type BudgetCaps, type BudgetSnapshot, type Spending } from '../shared/budget/budget';
+import {
+  formatDuration,
+  hasCaps,
+  type BudgetAccount,
+  type BudgetCaps,
+  type BudgetSnapshot,
+  type Spending,
+} from '../shared/budget/budget';
 import { number, usd } from './budget-view';
 
 /** The budget lines of `status`, `ls --tree` and `watch`: spending against caps and the caps reached, from one `budget` query. */
@@ -28,10 +35,23 @@ export function tokensAndCost(spending: Spending, caps: BudgetCaps | undefined):
 export function spendingText(account: BudgetAccount, nowMs: number): string {
   const { subtree, caps } = account;
   const parts = [tokensAndCost(subtree, caps)];
-  parts.push(caps?.toolCalls === undefined ? plural(subtree.toolCalls, 'tool call') : `${number(subtree.toolCalls)} / ${number(caps.toolCalls)} tool calls`);
-  parts.push(caps?.turns === undefined ? plural(subtree.turns, 'turn') : `${number(subtree.turns)} / ${number(caps.turns)} turns`);
+  parts.push(
+    caps?.toolCalls === undefined
+      ? plural(subtree.toolCalls, 'tool call')
+      : `${number(subtree.toolCalls)} / ${number(caps.toolCalls)} tool calls`,
+  );
+  parts.push(
+    caps?.turns === undefined
+      ? plural(subtree.turns, 'turn')
+      : `${number(subtree.turns)} / ${number(caps.turns)} turns`,
+  );
   // An ended subtree's end is not in the ledger: only its cap is shown.
-  if (caps?.wallTimeMs !== undefined) parts.push(account.running ? `${formatDuration(Math.max(0, nowMs - account.startedAtMs))} / ${formatDuration(caps.wallTimeMs)}` : `time cap ${formatDuration(caps.wallTimeMs)}`);
+  if (caps?.wallTimeMs !== undefined)
+    parts.push(
+      account.running
+        ? `${formatDuration(Math.max(0, nowMs - account.startedAtMs))} / ${formatDuration(caps.wallTimeMs)}`
+        : `time cap ${formatDuration(caps.wallTimeMs)}`,
+    );
   if (caps?.concurrentAgents !== undefined) parts.push(`at most ${plural(caps.concurrentAgents, 'agent')} at once`);
   return parts.join(' · ');
 }
@@ -64,7 +84,12 @@ export function reachedActionText(action: string): string {
 }
 
 /** The budget lines of `status`, with "budget reached" only while a running agent is under a reached cap. */
-export function statusBudgetLines(snapshot: BudgetSnapshot, agentId: string, running: boolean, nowMs: number): string[] {
+export function statusBudgetLines(
+  snapshot: BudgetSnapshot,
+  agentId: string,
+  running: boolean,
+  nowMs: number,
+): string[] {
   const own = accountOf(snapshot, agentId);
   const tree = accountOf(snapshot, snapshot.rootAgentId);
   const parts: string[] = [];
@@ -77,18 +102,29 @@ export function statusBudgetLines(snapshot: BudgetSnapshot, agentId: string, run
 }
 
 /** What `status --json` adds for a capped tree: the agent's account, the tree's, and the nearest cap reached. */
-export function statusBudgetJson(snapshot: BudgetSnapshot, agentId: string): { action: BudgetSnapshot['action']; subtree?: BudgetAccount; tree?: BudgetAccount; reached?: string } {
+export function statusBudgetJson(
+  snapshot: BudgetSnapshot,
+  agentId: string,
+): { action: BudgetSnapshot['action']; subtree?: BudgetAccount; tree?: BudgetAccount; reached?: string } {
   const subtree = accountOf(snapshot, agentId);
   const tree = accountOf(snapshot, snapshot.rootAgentId);
   const reached = capReachedOver(snapshot, agentId);
-  return { action: snapshot.action, ...(subtree ? { subtree } : {}), ...(tree ? { tree } : {}), ...(reached ? { reached } : {}) };
+  return {
+    action: snapshot.action,
+    ...(subtree ? { subtree } : {}),
+    ...(tree ? { tree } : {}),
+    ...(reached ? { reached } : {}),
+  };
 }
 
 /** `ls --tree`, per agent: "subtree 1,234 / 30,000 tokens · $0.05", and "budget reached: …" when a cap of its own subtree was. */
 export function nodeBudgetTexts(snapshot: BudgetSnapshot): Map<string, string> {
   const texts = new Map<string, string>();
   for (const account of snapshot.accounts) {
-    texts.set(account.agentId, `subtree ${tokensAndCost(account.subtree, account.caps)}${account.exhausted ? `, budget reached: ${account.exhausted}` : ''}`);
+    texts.set(
+      account.agentId,
+      `subtree ${tokensAndCost(account.subtree, account.caps)}${account.exhausted ? `, budget reached: ${account.exhausted}` : ''}`,
+    );
   }
   return texts;
 }

@@ -1,4 +1,10 @@
-import { formatDuration, hasCaps, type BudgetAccount, type BudgetCaps, type BudgetSnapshot } from '../shared/budget/budget';
+import {
+  formatDuration,
+  hasCaps,
+  type BudgetAccount,
+  type BudgetCaps,
+  type BudgetSnapshot,
+} from '../shared/budget/budget';
 
 /** `subagents budget`: the tree's ledger as a table, one row per agent, children under their parents. */
 
@@ -57,7 +63,11 @@ export function budgetLines(snapshot: BudgetSnapshot): string[] {
     account.exhausted ?? '-',
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   const lines = [line(header), ...rows.map(line)];
   lines.push(
     '',
@@ -65,7 +75,9 @@ export function budgetLines(snapshot: BudgetSnapshot): string[] {
     `On a reached cap: ${snapshot.action === 'stop' ? 'stop the subtree' : 'refuse new calls and spawns; agents finish with what they have'} · ${snapshot.waiting} call(s) waiting for room · ${snapshot.refusals} refusal(s) · ${number(snapshot.overspendTokens)} token(s) beyond reservations`,
   );
   if (!snapshot.accounts.some((account) => hasCaps(account.caps))) {
-    lines.push('This tree has no caps: its model calls are not reserved. Start it with caps (subagents start --max-tokens N ..., or maxTokens etc. in its agent type).');
+    lines.push(
+      'This tree has no caps: its model calls are not reserved. Start it with caps (subagents start --max-tokens N ..., or maxTokens etc. in its agent type).',
+    );
   }
   return lines;
 }

@@ -9,4 +9,5 @@ export const boardUsage =
 export const budgetUsage = 'budget <agentId> [--json] [--set NAME=VALUE ...] [--subtree AGENT_ID] [--by WHO]';
 
 /** `subagents cluster` usage. */
-export const clusterUsage = 'cluster up [--workers N] [--model-url URL] | cluster down [--purge] | cluster status [--json]';
+export const clusterUsage =
+  'cluster up [--workers N] [--model-url URL] | cluster down [--purge] | cluster status [--json]';

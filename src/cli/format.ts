@@ -29,7 +29,9 @@ export function formatProgress(status: AgentStatusSnapshot, color = false): stri
 
 /** `3 (Bash 2, Edit 1)` */
 export function formatDenials(denials: AgentStatusSnapshot['permissionDenials']): string {
-  const byTool = Object.entries(denials.byTool).map(([tool, count]) => `${tool} ${count}`).join(', ');
+  const byTool = Object.entries(denials.byTool)
+    .map(([tool, count]) => `${tool} ${count}`)
+    .join(', ');
   return `${denials.count}${byTool ? ` (${byTool})` : ''}`;
 }
 
@@ -38,9 +40,12 @@ export function formatStatus(status: AgentStatusSnapshot): string {
   const lines = [formatProgress(status)];
   if (status.permissionDenials?.count) lines.push(`permission denials: ${formatDenials(status.permissionDenials)}`);
   if (status.stalled) lines.push(`STALLED: ${formatStall(status.stalled)}`);
-  if (status.todos?.length) lines.push(`todos: ${todoSummary(status.todos)}`, ...todoLines(status.todos).map((line) => `  ${line}`));
+  if (status.todos?.length)
+    lines.push(`todos: ${todoSummary(status.todos)}`, ...todoLines(status.todos).map((line) => `  ${line}`));
   if (status.mcpServers?.length) {
-    lines.push(`MCP servers: ${status.mcpServers.map((server) => `${server.name} (${server.state}${server.state === 'connected' ? `, ${server.tools} tools` : server.error ? `: ${server.error}` : ''})`).join(', ')}`);
+    lines.push(
+      `MCP servers: ${status.mcpServers.map((server) => `${server.name} (${server.state}${server.state === 'connected' ? `, ${server.tools} tools` : server.error ? `: ${server.error}` : ''})`).join(', ')}`,
+    );
   }
   return lines.join('\n');
 }

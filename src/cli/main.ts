@@ -16,49 +16,109 @@ const commands: Record<string, { load: () => Promise<Command>; help: string }> =
   },
   status: { load: async () => (await inspect()).status, help: 'status <agentId> [--json]' },
   ls: { load: async () => (await inspect()).ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
-  interrupt: { load: async () => (await control()).interrupt, help: 'interrupt <agentId> [--reason R]   (cancels the current turn; the agent stays)' },
-  steer: { load: async () => (await control()).steer, help: 'steer <agentId> "guidance"   (delivered at the next turn boundary)' },
+  interrupt: {
+    load: async () => (await control()).interrupt,
+    help: 'interrupt <agentId> [--reason R]   (cancels the current turn; the agent stays)',
+  },
+  steer: {
+    load: async () => (await control()).steer,
+    help: 'steer <agentId> "guidance"   (delivered at the next turn boundary)',
+  },
   approvals: { load: async () => (await control()).approvals, help: 'approvals <rootId> [--json]' },
-  approve: { load: async () => (await control()).approve, help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R]' },
-  'pause-spawning': { load: async () => (await control())['pause-spawning'], help: 'pause-spawning <rootId> [--resume]' },
-  budget: { load: async () => (await import('./commands/budget')).budgetCommand, help: `${budgetUsage}   (the tree's ledger by agent; --set raises or lowers caps of the running tree)` },
-  board: { load: async () => (await import('./commands/board')).boardCommand, help: boardUsage.replaceAll(' | board ', '\n  subagents board ') },
+  approve: {
+    load: async () => (await control()).approve,
+    help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R]',
+  },
+  'pause-spawning': {
+    load: async () => (await control())['pause-spawning'],
+    help: 'pause-spawning <rootId> [--resume]',
+  },
+  budget: {
+    load: async () => (await import('./commands/budget')).budgetCommand,
+    help: `${budgetUsage}   (the tree's ledger by agent; --set raises or lowers caps of the running tree)`,
+  },
+  board: {
+    load: async () => (await import('./commands/board')).boardCommand,
+    help: boardUsage.replaceAll(' | board ', '\n  subagents board '),
+  },
   watch: {
     load: async () => (await import('./commands/watch')).watchCommand,
     help: 'watch <rootId> [--plain] [--json] [--interval MS] [--dir DIR]   (a live tree of the running agents; --json: one event per change)',
   },
-  transcript: { load: async () => (await import('./commands/transcript')).transcriptCommand, help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE] [--claude-dir DIR]' },
+  transcript: {
+    load: async () => (await import('./commands/transcript')).transcriptCommand,
+    help: 'transcript <agentId> [--tree] [--jsonl] [--out FILE] [--claude-dir DIR]',
+  },
   'codec-server': {
     load: async () => (await import('./commands/codec-server')).codecServerCommand,
     help: 'codec-server [--port 8888] [--host 127.0.0.1] [--ui-origin http://127.0.0.1:8233]   (Temporal UI remote codec)',
   },
-  stop: { load: async () => (await agents()).stop, help: 'stop <agentId> [--reason R]   (the agent and its whole subtree)' },
-  send: { load: async () => (await agents()).send, help: 'send <agentId|name> "text" [--root ROOT_ID] [--follow]   (queues for a running agent; resumes a finished one)' },
+  stop: {
+    load: async () => (await agents()).stop,
+    help: 'stop <agentId> [--reason R]   (the agent and its whole subtree)',
+  },
+  send: {
+    load: async () => (await agents()).send,
+    help: 'send <agentId|name> "text" [--root ROOT_ID] [--follow]   (queues for a running agent; resumes a finished one)',
+  },
   resume: {
     load: async () => (await agents()).resume,
     help: 'resume <agentId> "prompt" [--force] [--follow] [--json]   (a new run of a finished agent, in its tree; --force resumes a stopped one)',
   },
-  compact: { load: async () => (await control()).compact, help: 'compact <agentId> [--instructions TEXT] [--json]   (summarise its conversation at the next turn boundary)' },
-  agents: { load: async () => (await import('./commands/agents-list')).agentsListCommand, help: 'agents [--dir DIR] [--json]   (agent types: built-in, ~/.claude/agents, .claude/agents)' },
+  compact: {
+    load: async () => (await control()).compact,
+    help: 'compact <agentId> [--instructions TEXT] [--json]   (summarise its conversation at the next turn boundary)',
+  },
+  agents: {
+    load: async () => (await import('./commands/agents-list')).agentsListCommand,
+    help: 'agents [--dir DIR] [--json]   (agent types: built-in, ~/.claude/agents, .claude/agents)',
+  },
   mcp: {
     load: async () => (await import('./commands/mcp')).mcpCommand,
     help: 'mcp list [--dir DIR] [--json] | mcp tools <server> [--dir DIR] [--json] | mcp trust|untrust [--dir DIR] NAME...|--all   (configured MCP servers; reachable? trusted?)',
   },
-  ui: { load: async () => (await import('./commands/ui')).uiCommand, help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)' },
-  worktrees: { load: async () => (await import('./commands/worktrees')).worktreesCommand, help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)' },
+  ui: {
+    load: async () => (await import('./commands/ui')).uiCommand,
+    help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)',
+  },
+  worktrees: {
+    load: async () => (await import('./commands/worktrees')).worktreesCommand,
+    help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)',
+  },
   worker: {
     load: async () => (await import('./commands/worker')).workerCommand,
     help: 'worker [--tools Bash,Write --task-queue QUEUE]   (runs a worker configured from the environment; with --tools, a tool worker)',
   },
-  dev: { load: async () => (await import('./commands/dev')).devCommand, help: 'dev [--port 7233] [--ui-port 8233] [--db FILE]   (starts or reuses the Temporal dev server)' },
-  cluster: { load: async () => (await import('./commands/cluster')).clusterCommand, help: `${clusterUsage}   (PostgreSQL + Temporal server + workers on this machine)` },
-  'ensure-cli': { load: async () => (await import('./commands/dev')).ensureCliCommand, help: 'ensure-cli   (finds or builds the pinned Temporal CLI)' },
-  'model-server': { load: async () => (await import('./commands/model-server')).modelServerCommand, help: 'model-server [--port N] [--script FILE | --demo | --echo]' },
-  demo: { load: async () => (await import('./commands/demo')).demoCommand, help: 'demo [--exit] [--tour] [--prompt TEXT] [--port N] [--ui-port N] [--model-port N]   (dev server + worker + scripted local model, one agent tree; --tour: a tree that stays up to try the commands on; busy default ports are replaced by free ones)' },
+  dev: {
+    load: async () => (await import('./commands/dev')).devCommand,
+    help: 'dev [--port 7233] [--ui-port 8233] [--db FILE]   (starts or reuses the Temporal dev server)',
+  },
+  cluster: {
+    load: async () => (await import('./commands/cluster')).clusterCommand,
+    help: `${clusterUsage}   (PostgreSQL + Temporal server + workers on this machine)`,
+  },
+  'ensure-cli': {
+    load: async () => (await import('./commands/dev')).ensureCliCommand,
+    help: 'ensure-cli   (finds or builds the pinned Temporal CLI)',
+  },
+  'model-server': {
+    load: async () => (await import('./commands/model-server')).modelServerCommand,
+    help: 'model-server [--port N] [--script FILE | --demo | --echo]',
+  },
+  demo: {
+    load: async () => (await import('./commands/demo')).demoCommand,
+    help: 'demo [--exit] [--tour] [--prompt TEXT] [--port N] [--ui-port N] [--model-port N]   (dev server + worker + scripted local model, one agent tree; --tour: a tree that stays up to try the commands on; busy default ports are replaced by free ones)',
+  },
 };
 
 function usage(): string {
-  return ['usage: subagents <command> [options]', '', ...Object.values(commands).map((command) => `  subagents ${command.help}`), '', 'See docs/cli.md.'].join('\n');
+  return [
+    'usage: subagents <command> [options]',
+    '',
+    ...Object.values(commands).map((command) => `  subagents ${command.help}`),
+    '',
+    'See docs/cli.md.',
+  ].join('\n');
 }
 
 /** Runs one CLI command and returns its exit code. */
@@ -102,7 +162,14 @@ async function reportFailure(name: string, help: string, error: unknown): Promis
     return ExitCode.usage;
   }
   // Loaded only on a failure, so that a command's start does not pay for them (the command that threw has most of them loaded).
-  const [{ PayloadKeyConfigError }, { SecretFileError }, { ShellOptionsError }, { WorkflowStacksError }, temporal, { describeTemporalTarget }] = await Promise.all([
+  const [
+    { PayloadKeyConfigError },
+    { SecretFileError },
+    { ShellOptionsError },
+    { WorkflowStacksError },
+    temporal,
+    { describeTemporalTarget },
+  ] = await Promise.all([
     import('../codec/errors'),
     import('../config/secrets'),
     import('../config/shell-options'),
@@ -110,7 +177,12 @@ async function reportFailure(name: string, help: string, error: unknown): Promis
     import('@temporalio/client'),
     import('./temporal-target'),
   ]);
-  if (error instanceof PayloadKeyConfigError || error instanceof SecretFileError || error instanceof ShellOptionsError || error instanceof WorkflowStacksError) {
+  if (
+    error instanceof PayloadKeyConfigError ||
+    error instanceof SecretFileError ||
+    error instanceof ShellOptionsError ||
+    error instanceof WorkflowStacksError
+  ) {
     console.error(`subagents ${name}: ${error.message}`);
     return ExitCode.usage;
   }
@@ -119,7 +191,11 @@ async function reportFailure(name: string, help: string, error: unknown): Promis
     console.error(`subagents ${name}: ${error.workflowId ? `No agent "${error.workflowId}".` : error.message}`);
     return ExitCode.notFound;
   }
-  if (error instanceof temporal.ServiceError || error instanceof temporal.NamespaceNotFoundError || temporal.isGrpcServiceError(error)) {
+  if (
+    error instanceof temporal.ServiceError ||
+    error instanceof temporal.NamespaceNotFoundError ||
+    temporal.isGrpcServiceError(error)
+  ) {
     // One line: what failed, where, and what to check — not a stack trace.
     console.error(
       `subagents ${name}: Temporal at ${describeTemporalTarget()} failed the call: ${error.message.split('\n')[0]}. ` +

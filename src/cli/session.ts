@@ -19,9 +19,11 @@ export async function follow(
 ): Promise<AgentResult> {
   const resultPromise = handle.result();
   let done = false;
-  void resultPromise.finally(() => {
-    done = true;
-  }).catch(() => undefined);
+  void resultPromise
+    .finally(() => {
+      done = true;
+    })
+    .catch(() => undefined);
   let previous = '';
   while (!done) {
     try {
@@ -37,6 +39,10 @@ export async function follow(
 }
 
 /** Runs `run` with an agent's handle; unknown exits 4, finished exits 1 (signals cannot reach a closed workflow). */
-export async function withAgent<T>(agentId: string | undefined, run: (handle: AgentHandle) => Promise<T>, verb = 'do'): Promise<T> {
+export async function withAgent<T>(
+  agentId: string | undefined,
+  run: (handle: AgentHandle) => Promise<T>,
+  verb = 'do',
+): Promise<T> {
   return withAgentSession(agentId, (session, id) => run(new SubagentsClient(session.temporal).getAgent(id)), verb);
 }

@@ -7,8 +7,13 @@ export function editDistance(from: string, to: string): number {
     const current = [row];
     for (let column = 1; column <= to.length; column++) {
       const above = rows[row - 1]!;
-      let best = Math.min(above[column]! + 1, current[column - 1]! + 1, above[column - 1]! + (from[row - 1] === to[column - 1] ? 0 : 1));
-      if (row > 1 && column > 1 && from[row - 1] === to[column - 2] && from[row - 2] === to[column - 1]) best = Math.min(best, rows[row - 2]![column - 2]! + 1);
+      let best = Math.min(
+        above[column]! + 1,
+        current[column - 1]! + 1,
+        above[column - 1]! + (from[row - 1] === to[column - 1] ? 0 : 1),
+      );
+      if (row > 1 && column > 1 && from[row - 1] === to[column - 2] && from[row - 2] === to[column - 1])
+        best = Math.min(best, rows[row - 2]![column - 2]! + 1);
       current.push(best);
     }
     rows.push(current);
@@ -21,7 +26,8 @@ export function closest(word: string, known: readonly string[]): string | undefi
   let best: { candidate: string; distance: number } | undefined;
   for (const candidate of known) {
     const distance = editDistance(word, candidate);
-    if (distance <= 2 && distance < Math.max(2, word.length / 2) && (!best || distance < best.distance)) best = { candidate, distance };
+    if (distance <= 2 && distance < Math.max(2, word.length / 2) && (!best || distance < best.distance))
+      best = { candidate, distance };
   }
   return best?.candidate;
 }

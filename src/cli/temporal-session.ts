@@ -34,7 +34,11 @@ export async function connectTemporal(): Promise<TemporalSession> {
 }
 
 /** Runs `run` on a session for one agent; unknown exits 4, finished exits 1 (as withAgent). */
-export async function withAgentSession<T>(agentId: string | undefined, run: (session: TemporalSession, agentId: string) => Promise<T>, verb = 'do'): Promise<T> {
+export async function withAgentSession<T>(
+  agentId: string | undefined,
+  run: (session: TemporalSession, agentId: string) => Promise<T>,
+  verb = 'do',
+): Promise<T> {
   if (!agentId) throw new CliError('Give an agentId (see `subagents ls`).');
   const session = await connectTemporal();
   try {
@@ -58,7 +62,10 @@ export class AgentAlreadyFinished extends CliError {
     readonly status: string,
     verb: string,
   ) {
-    super(`Agent ${agentId} has already finished (${status.toLowerCase()}); there is nothing to ${verb}. See: subagents status ${agentId}`, ExitCode.agentUnsuccessful);
+    super(
+      `Agent ${agentId} has already finished (${status.toLowerCase()}); there is nothing to ${verb}. See: subagents status ${agentId}`,
+      ExitCode.agentUnsuccessful,
+    );
   }
 }
 

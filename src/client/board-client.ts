@@ -43,7 +43,11 @@ export class BoardClient {
   }
 
   /** Creates a task, starting the board first when it does not exist (update-with-start). */
-  async create(config: BoardConfig, request: CreateTaskRequest, options: { updateId?: string; taskQueue?: string } = {}): Promise<BoardChangeResult> {
+  async create(
+    config: BoardConfig,
+    request: CreateTaskRequest,
+    options: { updateId?: string; taskQueue?: string } = {},
+  ): Promise<BoardChangeResult> {
     const input: BoardWorkflowInput = { config };
     const startWorkflowOperation = new WithStartWorkflowOperation(boardWorkflowType, {
       workflowId: config.boardId,
@@ -53,12 +57,18 @@ export class BoardClient {
       staticSummary: `task board ${config.name ?? `of ${config.rootAgentId ?? config.boardId}`}`.slice(0, 200),
     });
     return this.translate(config.boardId, () =>
-      this.temporal.workflow.executeUpdateWithStart(createTaskUpdate, { args: [request], startWorkflowOperation, ...(options.updateId ? { updateId: options.updateId } : {}) }),
+      this.temporal.workflow.executeUpdateWithStart(createTaskUpdate, {
+        args: [request],
+        startWorkflowOperation,
+        ...(options.updateId ? { updateId: options.updateId } : {}),
+      }),
     );
   }
 
   async update(boardId: string, request: UpdateTaskRequest, updateId?: string): Promise<BoardChangeResult> {
-    return this.translate(boardId, () => this.handle(boardId).executeUpdate(updateTaskUpdate, { args: [request], ...(updateId ? { updateId } : {}) }));
+    return this.translate(boardId, () =>
+      this.handle(boardId).executeUpdate(updateTaskUpdate, { args: [request], ...(updateId ? { updateId } : {}) }),
+    );
   }
 
   async release(boardId: string, request: ReleaseTaskRequest): Promise<BoardChangeResult> {
@@ -83,9 +93,12 @@ export class BoardClient {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) throw new BoardRefusedError((error.cause as Error | undefined)?.message ?? error.message);
+      if (error instanceof WorkflowUpdateFailedError)
+        throw new BoardRefusedError((error.cause as Error | undefined)?.message ?? error.message);
       if (error instanceof WorkflowNotFoundError) {
-        throw new BoardNotFoundError(errorText(ErrorType.BoardNotFound, `no task board "${boardId}" is running (${error.message}).`));
+        throw new BoardNotFoundError(
+          errorText(ErrorType.BoardNotFound, `no task board "${boardId}" is running (${error.message}).`),
+        );
       }
       throw error;
     }

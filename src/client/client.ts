@@ -1,6 +1,13 @@
 import { readLiveActivities, type LiveActivity } from './live-activities';
 import { cancelWithNotice } from './stop-request';
-import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { loadAgentDefinitions } from '../project/agent-definitions/load';
 import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput } from '../shared/agents/agent';
 import { createDataConverter } from '../codec/data-converter';
@@ -96,9 +103,13 @@ export class AgentHandle {
     try {
       return await this.workflow.executeUpdate(steerUpdate, { args: [{ text, by }] });
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
+      if (error instanceof WorkflowUpdateFailedError)
+        throw new Error((error.cause as Error | undefined)?.message ?? error.message);
       const closed = error instanceof WorkflowNotFoundError ? await this.closedStatus() : undefined;
-      if (closed) throw new Error(`Agent ${this.agentId} has already finished; the steer was not delivered (it ended ${closed.toLowerCase()}).`);
+      if (closed)
+        throw new Error(
+          `Agent ${this.agentId} has already finished; the steer was not delivered (it ended ${closed.toLowerCase()}).`,
+        );
       throw error;
     }
   }
@@ -116,11 +127,17 @@ export class AgentHandle {
   /** Asks the agent to compact at its next turn boundary, or at once when waiting (docs/architecture.md, Compaction). */
   async compact(options: { instructions?: string; by?: string } = {}): Promise<CompactAck> {
     try {
-      return await this.workflow.executeUpdate(compactUpdate, { args: [{ by: options.by ?? 'user', ...(options.instructions ? { instructions: options.instructions } : {}) }] });
+      return await this.workflow.executeUpdate(compactUpdate, {
+        args: [{ by: options.by ?? 'user', ...(options.instructions ? { instructions: options.instructions } : {}) }],
+      });
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
+      if (error instanceof WorkflowUpdateFailedError)
+        throw new Error((error.cause as Error | undefined)?.message ?? error.message);
       const closed = error instanceof WorkflowNotFoundError ? await this.closedStatus() : undefined;
-      if (closed) throw new Error(`Agent ${this.agentId} has already finished (${closed.toLowerCase()}); there is nothing to compact.`);
+      if (closed)
+        throw new Error(
+          `Agent ${this.agentId} has already finished (${closed.toLowerCase()}); there is nothing to compact.`,
+        );
       throw error;
     }
   }
@@ -141,9 +158,20 @@ export class AgentHandle {
   }
 
   /** Answers an approval request (call on the root). */
-  async answerApproval(requestId: string, options: { approve: boolean; always?: boolean; by?: string; reason?: string }): Promise<void> {
+  async answerApproval(
+    requestId: string,
+    options: { approve: boolean; always?: boolean; by?: string; reason?: string },
+  ): Promise<void> {
     await this.workflow.executeUpdate(answerApprovalUpdate, {
-      args: [{ requestId, approved: options.approve, always: options.always, by: options.by ?? 'user', reason: options.reason }],
+      args: [
+        {
+          requestId,
+          approved: options.approve,
+          always: options.always,
+          by: options.by ?? 'user',
+          reason: options.reason,
+        },
+      ],
     });
   }
 
@@ -167,9 +195,14 @@ export class AgentHandle {
   async setBudget(caps: BudgetCaps, options: { agentId?: string; by?: string } = {}): Promise<BudgetCaps> {
     const root = this.workflow.client.getHandle(await this.rootAgentId());
     try {
-      return await root.executeUpdate(setBudgetUpdate, { args: [{ caps, by: options.by ?? 'user', ...(options.agentId !== undefined ? { agentId: options.agentId } : {}) }] });
+      return await root.executeUpdate(setBudgetUpdate, {
+        args: [
+          { caps, by: options.by ?? 'user', ...(options.agentId !== undefined ? { agentId: options.agentId } : {}) },
+        ],
+      });
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) throw new BudgetChangeRefused((error.cause as Error | undefined)?.message ?? error.message);
+      if (error instanceof WorkflowUpdateFailedError)
+        throw new BudgetChangeRefused((error.cause as Error | undefined)?.message ?? error.message);
       throw error;
     }
   }
@@ -194,10 +227,16 @@ export class SubagentsClient {
 
   /** Connects to Temporal (TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE / SUBAGENTS_TASK_QUEUE, or the arguments). */
   static async connect(config: ClientConfig = {}): Promise<SubagentsClient> {
-    const temporal = loadTemporalConnectionConfig({ overrides: { address: config.address, namespace: config.namespace } });
+    const temporal = loadTemporalConnectionConfig({
+      overrides: { address: config.address, namespace: config.namespace },
+    });
     const connection = await Connection.connect(connectOptions(temporal));
     // The same payload codec as the workers (compression, and encryption when a key is configured).
-    return new SubagentsClient(new Client({ connection, namespace: temporal.namespace, dataConverter: createDataConverter() }), config.taskQueue, connection);
+    return new SubagentsClient(
+      new Client({ connection, namespace: temporal.namespace, dataConverter: createDataConverter() }),
+      config.taskQueue,
+      connection,
+    );
   }
 
   /** Starts a root agent and returns its handle at once. */
@@ -232,30 +271,54 @@ export class SubagentsClient {
   }
 
   /** Resumes a finished agent with a new prompt; a subagent stays in its tree (docs/architecture.md, Resume). */
-  async resume(agentId: string, prompt: string, options: { homeDir?: string; allowStopped?: boolean } = {}): Promise<AgentHandle> {
+  async resume(
+    agentId: string,
+    prompt: string,
+    options: { homeDir?: string; allowStopped?: boolean } = {},
+  ): Promise<AgentHandle> {
     const workflow = this.temporal.workflow.getHandle(agentId);
     const description = await workflow.describe();
-    if (description.status.name === 'RUNNING') throw new Error(`Agent ${agentId} is still running; send it a message instead of resuming it.`);
+    if (description.status.name === 'RUNNING')
+      throw new Error(`Agent ${agentId} is still running; send it a message instead of resuming it.`);
     const forceHint = `To resume it anyway: subagents resume ${agentId} "..." --force (allowStopped).`;
-    if (!options.allowStopped && (description.status.name === 'CANCELLED' || description.status.name === 'TERMINATED')) {
-      throw new Error(`Agent ${agentId} was stopped (${description.status.name.toLowerCase()}); stopped agents are not resumed. ${forceHint}`);
+    if (
+      !options.allowStopped &&
+      (description.status.name === 'CANCELLED' || description.status.name === 'TERMINATED')
+    ) {
+      throw new Error(
+        `Agent ${agentId} was stopped (${description.status.name.toLowerCase()}); stopped agents are not resumed. ${forceHint}`,
+      );
     }
     const previous = await workflow.query(resumeStateQuery);
-    if (previous.tree?.budgetExceeded) throw new Error(`Agent ${agentId}'s tree has used its token budget (${previous.tree.tokensUsed} tokens); it is not resumed.`);
-    if (previous.stoppedBy && !options.allowStopped) throw new Error(`Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed. ${forceHint}`);
+    if (previous.tree?.budgetExceeded)
+      throw new Error(
+        `Agent ${agentId}'s tree has used its token budget (${previous.tree.tokensUsed} tokens); it is not resumed.`,
+      );
+    if (previous.stoppedBy && !options.allowStopped)
+      throw new Error(
+        `Agent ${agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed. ${forceHint}`,
+      );
     await existingDirectory(previous.input.cwd, `Agent ${agentId}'s working directory`);
     if (previous.input.parentAgentId !== undefined) {
       const ancestor = await this.nearestRunningAncestor(agentId);
       if (ancestor) return this.resumeThrough(ancestor, agentId, prompt, options.allowStopped === true);
     }
     const { definitions } = await loadAgentDefinitions({ cwd: previous.input.cwd, homeDir: options.homeDir });
-    const definition = previous.input.agentType === 'fork' ? undefined : (definitions[previous.input.agentType] ?? definitions['general-purpose']);
+    const definition =
+      previous.input.agentType === 'fork'
+        ? undefined
+        : (definitions[previous.input.agentType] ?? definitions['general-purpose']);
     let input = resumeInput(
       previous,
       prompt,
       // A type that no longer exists is replaced, and its system prompt rendered anew for the new type.
       definition && definition.name !== previous.input.agentType
-        ? { agentType: definition.name, definitionPrompt: definition.prompt, definitionPromptRef: undefined, renderedSystemPrompt: undefined }
+        ? {
+            agentType: definition.name,
+            definitionPrompt: definition.prompt,
+            definitionPromptRef: undefined,
+            renderedSystemPrompt: undefined,
+          }
         : {},
     );
     if (previous.input.parentAgentId !== undefined) input = await this.asRootOfSubtree(input);
@@ -275,7 +338,8 @@ export class SubagentsClient {
     for (let length = parts.length - 1; length >= 1; length--) {
       const ancestorId = parts.slice(0, length).join('.');
       try {
-        if ((await this.temporal.workflow.getHandle(ancestorId).describe()).status.name === 'RUNNING') return ancestorId;
+        if ((await this.temporal.workflow.getHandle(ancestorId).describe()).status.name === 'RUNNING')
+          return ancestorId;
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
       }
@@ -284,11 +348,19 @@ export class SubagentsClient {
   }
 
   /** Asks a running ancestor to resume its descendant as its own child (the resumeDescendant update). */
-  private async resumeThrough(ancestorId: string, agentId: string, prompt: string, allowStopped: boolean): Promise<AgentHandle> {
+  private async resumeThrough(
+    ancestorId: string,
+    agentId: string,
+    prompt: string,
+    allowStopped: boolean,
+  ): Promise<AgentHandle> {
     try {
-      await this.temporal.workflow.getHandle(ancestorId).executeUpdate(resumeDescendantUpdate, { args: [{ agentId, prompt, allowStopped, by: 'user' }] });
+      await this.temporal.workflow
+        .getHandle(ancestorId)
+        .executeUpdate(resumeDescendantUpdate, { args: [{ agentId, prompt, allowStopped, by: 'user' }] });
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) throw new Error((error.cause as Error | undefined)?.message ?? error.message);
+      if (error instanceof WorkflowUpdateFailedError)
+        throw new Error((error.cause as Error | undefined)?.message ?? error.message);
       throw error;
     }
     return new AgentHandle(agentId, this.temporal.workflow.getHandle(agentId));
@@ -304,12 +376,16 @@ export class SubagentsClient {
     }
     const budget = input.limits.treeTokenBudget;
     if (tree && ((budget !== undefined && tree.tokensUsed >= budget) || tree.budgetReached)) {
-      throw new Error(`Agent ${input.agentId}'s tree has used its token budget (${tree.budgetReached ?? `${tree.tokensUsed} of ${budget} tokens`}); it is not resumed.`);
+      throw new Error(
+        `Agent ${input.agentId}'s tree has used its token budget (${tree.budgetReached ?? `${tree.tokensUsed} of ${budget} tokens`}); it is not resumed.`,
+      );
     }
     return {
       ...input,
       rootAgentId: input.agentId,
-      carriedTree: tree ? { tokensUsed: tree.tokensUsed, budgetExceeded: false, paused: false, alwaysAllowed: [], finishedNodes: [] } : undefined,
+      carriedTree: tree
+        ? { tokensUsed: tree.tokensUsed, budgetExceeded: false, paused: false, alwaysAllowed: [], finishedNodes: [] }
+        : undefined,
     };
   }
 
@@ -319,7 +395,9 @@ export class SubagentsClient {
     const description = await this.temporal.workflow.getHandle(agentId).describe();
     const rootId = (description.typedSearchAttributes.get(rootAgentIdKey) as string | undefined) ?? agentId;
     const subtree: string[] = [];
-    for await (const execution of this.temporal.workflow.list({ query: `${rootAgentIdKey.name} = '${escapeQueryValue(rootId)}' AND ExecutionStatus = 'Running'` })) {
+    for await (const execution of this.temporal.workflow.list({
+      query: `${rootAgentIdKey.name} = '${escapeQueryValue(rootId)}' AND ExecutionStatus = 'Running'`,
+    })) {
       if (execution.workflowId.startsWith(`${agentId}.`)) subtree.push(execution.workflowId);
       if (subtree.length >= 10_000) break;
     }
@@ -340,7 +418,9 @@ export class SubagentsClient {
   /** Finds an agent of a tree by name (running agents answer the status query). */
   async findByName(rootAgentId: string, name: string): Promise<string | undefined> {
     let checked = 0;
-    for await (const execution of this.temporal.workflow.list({ query: `RootAgentId = '${escapeQueryValue(rootAgentId)}'` })) {
+    for await (const execution of this.temporal.workflow.list({
+      query: `RootAgentId = '${escapeQueryValue(rootAgentId)}'`,
+    })) {
       if (++checked > 500) break;
       try {
         const status = await this.temporal.workflow.getHandle(execution.workflowId).query(statusQuery);
@@ -371,4 +451,3 @@ function summarize(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
-

@@ -28,13 +28,17 @@ export async function readLiveActivities(workflow: WorkflowHandle): Promise<Live
   };
   const activities: LiveActivity[] = [];
   for (const pending of description.raw.pendingActivities ?? []) {
-    const details = parseLiveDetails(await decode(pending.heartbeatDetails?.payloads as Payload[] | undefined).catch(() => undefined));
+    const details = parseLiveDetails(
+      await decode(pending.heartbeatDetails?.payloads as Payload[] | undefined).catch(() => undefined),
+    );
     const heartbeat = pending.lastHeartbeatTime;
     activities.push({
       activityId: pending.activityId ?? '',
       activityType: pending.activityType?.name ?? '',
       attempt: pending.attempt ?? 1,
-      ...(heartbeat ? { lastHeartbeatMs: asNumber(heartbeat.seconds) * 1000 + Math.floor((heartbeat.nanos ?? 0) / 1e6) } : {}),
+      ...(heartbeat
+        ? { lastHeartbeatMs: asNumber(heartbeat.seconds) * 1000 + Math.floor((heartbeat.nanos ?? 0) / 1e6) }
+        : {}),
       ...(details ? { details } : {}),
     });
   }

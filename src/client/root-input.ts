@@ -14,7 +14,13 @@ import type { ThinkingSetting } from '../shared/agents/agent-definition';
 import { type EffortLevel, effortLevels, isEffortLevel } from '../shared/agents/effort';
 import { buildRootInput } from '../shared/agents/agent-input';
 import { boardNameProblem } from '../shared/board/board';
-import { defaultAgentLimits, maxStallTimeoutMs, minStallTimeoutMs, treeCapsOf, type AgentLimits } from '../shared/protocol/limits';
+import {
+  defaultAgentLimits,
+  maxStallTimeoutMs,
+  minStallTimeoutMs,
+  treeCapsOf,
+  type AgentLimits,
+} from '../shared/protocol/limits';
 import { budgetActions, capsProblem, narrowCaps, type BudgetCaps } from '../shared/budget/budget';
 import { defaultTaskQueue } from '../shared/protocol/config';
 import { defaultModel, resolveModelAlias } from '../shared/agents/models';
@@ -68,10 +74,14 @@ export async function existingDirectory(directory: string, what: string): Promis
 /** What is wrong with the stall watchdog's settings, or undefined (docs/configuration.md). */
 export function stallLimitsProblem(limits: Pick<AgentLimits, 'stallTimeoutMs' | 'stallAction'>): string | undefined {
   const { stallTimeoutMs, stallAction } = limits;
-  if (stallTimeoutMs !== undefined && (!Number.isInteger(stallTimeoutMs) || stallTimeoutMs < minStallTimeoutMs || stallTimeoutMs > maxStallTimeoutMs)) {
+  if (
+    stallTimeoutMs !== undefined &&
+    (!Number.isInteger(stallTimeoutMs) || stallTimeoutMs < minStallTimeoutMs || stallTimeoutMs > maxStallTimeoutMs)
+  ) {
     return `stallTimeoutMs must be a whole number of ms from ${minStallTimeoutMs} to ${maxStallTimeoutMs} (got ${JSON.stringify(stallTimeoutMs)}).`;
   }
-  if (stallAction !== undefined && stallAction !== 'report' && stallAction !== 'stop') return `stallAction must be "report" or "stop" (got ${JSON.stringify(stallAction)}).`;
+  if (stallAction !== undefined && stallAction !== 'report' && stallAction !== 'stop')
+    return `stallAction must be "report" or "stop" (got ${JSON.stringify(stallAction)}).`;
   return undefined;
 }
 
@@ -82,7 +92,13 @@ export function budgetLimitsProblem(limits: Pick<AgentLimits, 'budget' | 'treeTo
     return `treeTokenBudget must be a positive whole number of tokens (got ${JSON.stringify(treeTokenBudget)}).`;
   }
   if (budget === undefined) return undefined;
-  if (typeof budget !== 'object' || budget === null || typeof budget.caps !== 'object' || budget.caps === null || Array.isArray(budget.caps)) {
+  if (
+    typeof budget !== 'object' ||
+    budget === null ||
+    typeof budget.caps !== 'object' ||
+    budget.caps === null ||
+    Array.isArray(budget.caps)
+  ) {
     return 'limits.budget must be { caps: { tokens?, costUsd?, toolCalls?, turns?, wallTimeMs?, concurrentAgents? }, action?: "stop" | "finish" }.';
   }
   const problem = capsProblem(budget.caps);
@@ -101,10 +117,15 @@ function withRootTypeCaps(limits: AgentLimits, typeCaps: BudgetCaps | undefined)
 }
 
 /** The workflow input of a root agent, from client options and the agent type (built-in or `.claude/agents`). */
-export async function rootAgentInput(options: StartAgentOptions, taskQueue = defaultTaskQueue): Promise<AgentWorkflowInput> {
+export async function rootAgentInput(
+  options: StartAgentOptions,
+  taskQueue = defaultTaskQueue,
+): Promise<AgentWorkflowInput> {
   const typeName = options.type ?? 'general-purpose';
-  if (options.workerWaitMs !== undefined && options.worker === undefined) throw new Error('workerWaitMs needs worker: it is how long calls wait for that worker.');
-  const placement = options.worker === undefined ? undefined : workspaceWorker(taskQueue, options.worker, options.workerWaitMs);
+  if (options.workerWaitMs !== undefined && options.worker === undefined)
+    throw new Error('workerWaitMs needs worker: it is how long calls wait for that worker.');
+  const placement =
+    options.worker === undefined ? undefined : workspaceWorker(taskQueue, options.worker, options.workerWaitMs);
   const cwd = await existingDirectory(path.resolve(options.cwd ?? process.cwd()), 'The working directory');
   const { definitions } = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
   const definition = definitions[typeName];
@@ -120,7 +141,13 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
   if (boardProblem) throw new Error(`Bad task board: ${boardProblem}`);
   const tools = options.tools ? options.tools.filter(isRuntimeTool) : rootToolPool(definition, limits.maxDepth);
   const customTools = options.tools ? customToolFilterOfList(options.tools) : customToolFilterOf(definition);
-  if (tools.length === 0 && !definition.mcpTools?.length && (customTools.allow !== 'all' && customTools.allow.length === 0)) throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
+  if (
+    tools.length === 0 &&
+    !definition.mcpTools?.length &&
+    customTools.allow !== 'all' &&
+    customTools.allow.length === 0
+  )
+    throw new Error(`Agent type "${typeName}" resolves to no tools; fix its tools/disallowedTools.`);
   if (options.effort !== undefined && !isEffortLevel(options.effort)) {
     throw new Error(`Bad effort ${JSON.stringify(options.effort)}: give one of ${effortLevels.join(', ')}.`);
   }
@@ -147,7 +174,7 @@ export async function rootAgentInput(options: StartAgentOptions, taskQueue = def
     allowedAgentTypes: definition.allowedAgentTypes,
     ...(definition.readOnlyBash ? { readOnlyBash: true } : {}),
     ...(definition.oneShot ? { oneShot: true } : {}),
-    ...(options.thinking ?? definition.thinking ? { thinking: options.thinking ?? definition.thinking } : {}),
+    ...((options.thinking ?? definition.thinking) ? { thinking: options.thinking ?? definition.thinking } : {}),
     ...(definition.color ? { color: definition.color } : {}),
     ...((options.effort ?? definition.effort) ? { effort: options.effort ?? definition.effort } : {}),
     ...(definition.toolRules ? { toolRules: definition.toolRules } : {}),

@@ -12,12 +12,15 @@ const grpcNotFound = 5;
 export async function cancelWithNotice(handle: WorkflowHandle, notice: StopNotice): Promise<void> {
   // The agent would take a notice it cannot read for none at all: refuse it here, before anything is stopped.
   if (!stopNoticeSchema.safeParse(notice).success) {
-    throw new Error(`A stop needs "by" of 1 to ${inputLimits.maxIdChars} characters and a reason of at most ${inputLimits.maxShortTextChars}; nothing was stopped.`);
+    throw new Error(
+      `A stop needs "by" of 1 to ${inputLimits.maxIdChars} characters and a reason of at most ${inputLimits.maxShortTextChars}; nothing was stopped.`,
+    );
   }
   const { client, workflowId } = handle;
   // The server accepts cancelling a closed workflow: ask first, so a finished agent reads as WorkflowNotFoundError.
   const { status } = await handle.describe();
-  if (status.name !== 'RUNNING') throw new WorkflowNotFoundError(`workflow execution already ${status.name.toLowerCase()}`, workflowId, undefined);
+  if (status.name !== 'RUNNING')
+    throw new WorkflowNotFoundError(`workflow execution already ${status.name.toLowerCase()}`, workflowId, undefined);
   // A handle from start() names the run chain it started, as its cancel() would; one from getHandle() the current run.
   const { firstExecutionRunId } = handle as { firstExecutionRunId?: string };
   try {
@@ -30,7 +33,8 @@ export async function cancelWithNotice(handle: WorkflowHandle, notice: StopNotic
       reason: reasonFor(notice),
     });
   } catch (error) {
-    if (isGrpcServiceError(error) && error.code === grpcNotFound) throw new WorkflowNotFoundError(error.details || 'Workflow not found', workflowId, undefined);
+    if (isGrpcServiceError(error) && error.code === grpcNotFound)
+      throw new WorkflowNotFoundError(error.details || 'Workflow not found', workflowId, undefined);
     throw isGrpcServiceError(error) ? new ServiceError('Failed to cancel workflow', { cause: error }) : error;
   }
 }

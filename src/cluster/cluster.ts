@@ -50,12 +50,15 @@ export async function clusterUp(options: ClusterUpOptions = {}): Promise<Cluster
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const workerCount = options.workers ?? 2;
-  if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > 16) throw new Error(`workers must be a whole number from 1 to 16 (got ${workerCount}).`);
+  if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > 16)
+    throw new Error(`workers must be a whole number from 1 to 16 (got ${workerCount}).`);
   const paths = clusterPaths(clusterDir(env));
   const postgresBin = ensurePostgres(log);
   ensureServerBinaries(log);
   const cliDir = path.dirname(ensureTemporalCli(log));
-  const state = readState(paths) ?? (await newState(env.TEMPORAL_NAMESPACE || defaultNamespace, env.SUBAGENTS_TASK_QUEUE || defaultTaskQueue));
+  const state =
+    readState(paths) ??
+    (await newState(env.TEMPORAL_NAMESPACE || defaultNamespace, env.SUBAGENTS_TASK_QUEUE || defaultTaskQueue));
   writeState(paths, state);
   const startedHere: (() => Promise<void>)[] = [];
   try {
@@ -80,19 +83,31 @@ export async function clusterUp(options: ClusterUpOptions = {}): Promise<Cluster
     await ensureWorkers(paths, state, clusterWorkerIds(workerCount), modelUrl, startedHere, log);
   } catch (error) {
     for (const stop of startedHere.reverse()) await stop().catch(() => undefined);
-    writeState(paths, { ...state, workers: state.workers.filter((worker) => pidAlive(worker.pid)), ...(pidAlive(state.server?.pid) ? {} : { server: undefined }) });
+    writeState(paths, {
+      ...state,
+      workers: state.workers.filter((worker) => pidAlive(worker.pid)),
+      ...(pidAlive(state.server?.pid) ? {} : { server: undefined }),
+    });
     throw error;
   }
   return describe(paths, state);
 }
 
-async function ensureDemoModelServer(paths: ClusterPaths, state: ClusterState, startedHere: (() => Promise<void>)[]): Promise<string> {
+async function ensureDemoModelServer(
+  paths: ClusterPaths,
+  state: ClusterState,
+  startedHere: (() => Promise<void>)[],
+): Promise<string> {
   if (state.modelServer && pidAlive(state.modelServer.pid)) return state.modelServer.url;
   const port = await freePort();
-  const pid = spawnDetached(process.execPath, [path.join(projectRoot, 'bin', 'subagents.js'), 'model-server', '--port', String(port), '--demo'], {
-    env: process.env,
-    logFile: path.join(paths.logs, 'model-server.log'),
-  });
+  const pid = spawnDetached(
+    process.execPath,
+    [path.join(projectRoot, 'bin', 'subagents.js'), 'model-server', '--port', String(port), '--demo'],
+    {
+      env: process.env,
+      logFile: path.join(paths.logs, 'model-server.log'),
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   state.modelServer = { pid, url };
   writeState(paths, state);
@@ -101,20 +116,31 @@ async function ensureDemoModelServer(paths: ClusterPaths, state: ClusterState, s
   return url;
 }
 
-async function ensureWorkers(paths: ClusterPaths, state: ClusterState, ids: string[], modelUrl: string, startedHere: (() => Promise<void>)[], log: Log): Promise<void> {
+async function ensureWorkers(
+  paths: ClusterPaths,
+  state: ClusterState,
+  ids: string[],
+  modelUrl: string,
+  startedHere: (() => Promise<void>)[],
+  log: Log,
+): Promise<void> {
   for (const extra of state.workers.filter((worker) => !ids.includes(worker.id))) await stopProcessGroup(extra.pid);
   state.workers = state.workers.filter((worker) => ids.includes(worker.id));
   const missing = ids.filter((id) => {
     const current = state.workers.find((worker) => worker.id === id);
     return !(current && pidAlive(current.pid) && current.modelUrl === modelUrl);
   });
-  await Promise.all(state.workers.filter((worker) => missing.includes(worker.id)).map((worker) => stopProcessGroup(worker.pid)));
+  await Promise.all(
+    state.workers.filter((worker) => missing.includes(worker.id)).map((worker) => stopProcessGroup(worker.pid)),
+  );
   // Started side by side: each spends most of its start-up bundling the workflow code.
   const started = await Promise.allSettled(missing.map((id) => startWorker(paths, state, id, modelUrl)));
   for (const outcome of started) {
     if (outcome.status !== 'fulfilled') continue;
     const worker = outcome.value;
-    state.workers = [...state.workers.filter((candidate) => candidate.id !== worker.id), worker].sort((left, right) => left.id.localeCompare(right.id));
+    state.workers = [...state.workers.filter((candidate) => candidate.id !== worker.id), worker].sort((left, right) =>
+      left.id.localeCompare(right.id),
+    );
     startedHere.push(() => stopProcessGroup(worker.pid));
     log(`worker ${worker.id} (pid ${worker.pid}, workspace root ${worker.root}, log ${worker.logFile})`);
   }
@@ -136,7 +162,9 @@ function describe(paths: ClusterPaths, state: ClusterState): ClusterInfo {
 }
 
 /** Stops everything `cluster up` started (workers first, PostgreSQL last); `purge` also deletes its data. */
-export async function clusterDown(options: { purge?: boolean; env?: NodeJS.ProcessEnv; log?: Log } = {}): Promise<void> {
+export async function clusterDown(
+  options: { purge?: boolean; env?: NodeJS.ProcessEnv; log?: Log } = {},
+): Promise<void> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const paths = clusterPaths(clusterDir(env));
@@ -158,7 +186,9 @@ export async function clusterDown(options: { purge?: boolean; env?: NodeJS.Proce
 }
 
 /** The cluster's parts and whether each runs. */
-export async function clusterStatus(env: NodeJS.ProcessEnv = process.env): Promise<{ running: boolean; info?: ClusterInfo; parts: Record<string, boolean> }> {
+export async function clusterStatus(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ running: boolean; info?: ClusterInfo; parts: Record<string, boolean> }> {
   const paths = clusterPaths(clusterDir(env));
   const state = readState(paths);
   if (!state) return { running: false, parts: {} };
@@ -169,5 +199,9 @@ export async function clusterStatus(env: NodeJS.ProcessEnv = process.env): Promi
     ...Object.fromEntries(state.workers.map((worker) => [worker.id, pidAlive(worker.pid)])),
   };
   if (state.modelServer) parts['model-server'] = pidAlive(state.modelServer.pid);
-  return { running: Object.values(parts).every(Boolean) && state.workers.length > 0, info: describe(paths, state), parts };
+  return {
+    running: Object.values(parts).every(Boolean) && state.workers.length > 0,
+    info: describe(paths, state),
+    parts,
+  };
 }

@@ -41,7 +41,11 @@ export interface ServerPorts {
 }
 
 /** The environment deploy/temporal/subagents.yaml reads, for a server on this machine. */
-export function temporalServerEnvironment(options: { postgresPort: number; password: string; ports: ServerPorts }): Record<string, string> {
+export function temporalServerEnvironment(options: {
+  postgresPort: number;
+  password: string;
+  ports: ServerPorts;
+}): Record<string, string> {
   const { ports } = options;
   return {
     DB: 'postgres12',
@@ -79,17 +83,29 @@ export function runSchemaSteps(options: { postgresPort: number; password: string
     SQL_USER: 'temporal',
     SQL_PASSWORD: options.password,
   };
-  return run('sh', ['-c', composeScript('temporal-schema')], { env, what: 'the schema steps (docker-compose.yml temporal-schema)' }).output;
+  return run('sh', ['-c', composeScript('temporal-schema')], {
+    env,
+    what: 'the schema steps (docker-compose.yml temporal-schema)',
+  }).output;
 }
 
 /** Registers the namespace and the search attributes: the compose `temporal-setup` script, run with the pinned Temporal CLI. */
 export function runSetupSteps(options: { address: string; namespace: string; cliDir: string }): string {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithBin(options.cliDir), TEMPORAL_ADDRESS: options.address, TEMPORAL_NAMESPACE: options.namespace };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: pathWithBin(options.cliDir),
+    TEMPORAL_ADDRESS: options.address,
+    TEMPORAL_NAMESPACE: options.namespace,
+  };
   delete env.TEMPORAL_PROFILE;
   delete env.TEMPORAL_CONFIG_FILE;
   // As compose's `restart: on-failure:5`: a namespace just created is not visible to every call at once.
   for (let attempt = 1; ; attempt += 1) {
-    const result = run('sh', ['-c', composeScript('temporal-setup')], { env, what: 'the setup steps (docker-compose.yml temporal-setup)', allowFailure: attempt < setupAttempts });
+    const result = run('sh', ['-c', composeScript('temporal-setup')], {
+      env,
+      what: 'the setup steps (docker-compose.yml temporal-setup)',
+      allowFailure: attempt < setupAttempts,
+    });
     if (result.status === 0) return result.output;
     spawnSync('sleep', ['3']);
   }

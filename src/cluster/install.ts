@@ -1,9 +1,26 @@
 // Installs what a local cluster lacks: PostgreSQL from apt, the Temporal server built with Go at the pinned version.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { binDir, pinnedTemporalServerVersion, serverBinariesStamp, sqlToolBinary, temporalServerBinary, temporalServerModule } from './paths';
+import {
+  binDir,
+  pinnedTemporalServerVersion,
+  serverBinariesStamp,
+  sqlToolBinary,
+  temporalServerBinary,
+  temporalServerModule,
+} from './paths';
 import { run } from './processes';
 
 export class ClusterInstallError extends Error {
@@ -17,7 +34,10 @@ export function findPostgres(): string | undefined {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return undefined;
   const versions = readdirSync(base)
-    .filter((entry) => existsSync(path.join(base, entry, 'bin', 'postgres')) && existsSync(path.join(base, entry, 'bin', 'initdb')))
+    .filter(
+      (entry) =>
+        existsSync(path.join(base, entry, 'bin', 'postgres')) && existsSync(path.join(base, entry, 'bin', 'initdb')),
+    )
     .sort((left, right) => Number(right) - Number(left));
   return versions[0] ? path.join(base, versions[0], 'bin') : undefined;
 }
@@ -37,9 +57,15 @@ export function ensurePostgres(log: Log): string {
   log('Installing PostgreSQL from the Debian packages (apt-get install postgresql)...');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env, what: 'apt-get update' });
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'postgresql'], { env, what: 'apt-get install postgresql' });
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'postgresql'], {
+    env,
+    what: 'apt-get install postgresql',
+  });
   const installed = findPostgres();
-  if (!installed) throw new ClusterInstallError('apt-get installed postgresql, but no server binaries were found under /usr/lib/postgresql.');
+  if (!installed)
+    throw new ClusterInstallError(
+      'apt-get installed postgresql, but no server binaries were found under /usr/lib/postgresql.',
+    );
   return installed;
 }
 
@@ -73,20 +99,33 @@ export function ensureServerBinaries(log: Log): void {
   }
   mkdirSync(binDir, { recursive: true });
   const gobin = mkdtempSync(path.join(os.tmpdir(), 'subagents-temporal-server-'));
-  const packages = [`${temporalServerModule}/cmd/server@${pinnedTemporalServerVersion}`, `${temporalServerModule}/cmd/tools/sql@${pinnedTemporalServerVersion}`];
+  const packages = [
+    `${temporalServerModule}/cmd/server@${pinnedTemporalServerVersion}`,
+    `${temporalServerModule}/cmd/tools/sql@${pinnedTemporalServerVersion}`,
+  ];
   try {
-    log(`Building the Temporal server ${pinnedTemporalServerVersion} and its SQL tool with Go into ${binDir} (first run only; 5-15 minutes)...`);
+    log(
+      `Building the Temporal server ${pinnedTemporalServerVersion} and its SQL tool with Go into ${binDir} (first run only; 5-15 minutes)...`,
+    );
     let last = { status: 1, output: '' };
     for (let attempt = 1; attempt <= goInstallAttempts; attempt += 1) {
-      last = run(go, ['install', ...packages], { env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0' }, what: 'go install', allowFailure: true });
+      last = run(go, ['install', ...packages], {
+        env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0' },
+        what: 'go install',
+        allowFailure: true,
+      });
       if (last.status === 0) break;
       if (attempt < goInstallAttempts) {
-        log(`go install failed (exit ${last.status}); trying again in ${attempt * 10} s (attempt ${attempt + 1} of ${goInstallAttempts})...`);
+        log(
+          `go install failed (exit ${last.status}); trying again in ${attempt * 10} s (attempt ${attempt + 1} of ${goInstallAttempts})...`,
+        );
         spawnSync('sleep', [String(attempt * 10)]);
       }
     }
     if (last.status !== 0) {
-      throw new ClusterInstallError(`\`go install ${packages.join(' ')}\` failed ${goInstallAttempts} times:\n${last.output.split('\n').slice(-20).join('\n')}`);
+      throw new ClusterInstallError(
+        `\`go install ${packages.join(' ')}\` failed ${goInstallAttempts} times:\n${last.output.split('\n').slice(-20).join('\n')}`,
+      );
     }
     copyFileSync(path.join(gobin, 'server'), temporalServerBinary);
     copyFileSync(path.join(gobin, 'sql'), sqlToolBinary);

@@ -9,7 +9,8 @@ export async function waitForModelServer(url: string, alive: () => boolean, time
       await fetch(`${url}/_control/requests`);
       return;
     } catch {
-      if (Date.now() > deadline) throw new Error(`The model server at ${url} did not answer within ${timeoutMs / 1000} s.`);
+      if (Date.now() > deadline)
+        throw new Error(`The model server at ${url} did not answer within ${timeoutMs / 1000} s.`);
       await sleep(200);
     }
   }

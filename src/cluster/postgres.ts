@@ -23,27 +23,38 @@ function serviceAccount(): { name: string; uid: number; gid: number } | undefine
   const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
   const uid = id('-u');
   if (!Number.isInteger(uid) || uid <= 0) {
-    throw new Error('Running as root, but there is no `postgres` system user to run PostgreSQL as (it comes with the postgresql package).');
+    throw new Error(
+      'Running as root, but there is no `postgres` system user to run PostgreSQL as (it comes with the postgresql package).',
+    );
   }
   return { name: 'postgres', uid, gid: id('-g') };
 }
 
 /** PostgreSQL's data and log dir, under the temp dir when the `postgres` user cannot reach the cluster dir. */
 export function postgresHome(paths: ClusterPaths): { data: string; log: string; home: string } {
-  const inCluster = { home: paths.postgres, data: path.join(paths.postgres, 'data'), log: path.join(paths.postgres, 'postgres.log') };
+  const inCluster = {
+    home: paths.postgres,
+    data: path.join(paths.postgres, 'data'),
+    log: path.join(paths.postgres, 'postgres.log'),
+  };
   const account = serviceAccount();
   if (!account) return inCluster;
   mkdirSync(paths.dir, { recursive: true });
   const reachable = spawnSync('runuser', ['-u', account.name, '--', 'test', '-x', paths.dir]).status === 0;
   if (reachable) return inCluster;
-  const home = path.join(os.tmpdir(), `subagents-postgres-${createHash('sha256').update(paths.dir).digest('hex').slice(0, 12)}`);
+  const home = path.join(
+    os.tmpdir(),
+    `subagents-postgres-${createHash('sha256').update(paths.dir).digest('hex').slice(0, 12)}`,
+  );
   return { home, data: path.join(home, 'data'), log: path.join(home, 'postgres.log') };
 }
 
 /** Runs a PostgreSQL program as the account that owns the data directory. */
 function asOwner(program: string, args: string[], what: string, allowFailure = false) {
   const account = serviceAccount();
-  return account ? run('runuser', ['-u', account.name, '--', program, ...args], { what, allowFailure }) : run(program, args, { what, allowFailure });
+  return account
+    ? run('runuser', ['-u', account.name, '--', program, ...args], { what, allowFailure })
+    : run(program, args, { what, allowFailure });
 }
 
 function own(target: string): void {
@@ -66,7 +77,18 @@ export function initPostgres({ bin, paths, password }: PostgresOptions): void {
   try {
     asOwner(
       path.join(bin, 'initdb'),
-      ['-D', data, '-U', postgresUser, `--pwfile=${passwordFile}`, '--auth-host=scram-sha-256', '--auth-local=scram-sha-256', '-E', 'UTF8', '--no-locale'],
+      [
+        '-D',
+        data,
+        '-U',
+        postgresUser,
+        `--pwfile=${passwordFile}`,
+        '--auth-host=scram-sha-256',
+        '--auth-local=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--no-locale',
+      ],
       `initdb of ${data} (as ${serviceAccount()?.name ?? 'the current user'})`,
     );
   } finally {
@@ -76,7 +98,10 @@ export function initPostgres({ bin, paths, password }: PostgresOptions): void {
 
 /** True when the server of this data directory answers on its port. */
 export function postgresReady({ bin, port }: Pick<PostgresOptions, 'bin' | 'port'>): boolean {
-  return spawnSync(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q'], { encoding: 'utf8' }).status === 0;
+  return (
+    spawnSync(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q'], { encoding: 'utf8' })
+      .status === 0
+  );
 }
 
 /** Starts PostgreSQL (pg_ctl, waits until it accepts connections). */
@@ -88,7 +113,11 @@ export async function startPostgres(options: PostgresOptions): Promise<void> {
   chmodSync(log, 0o644);
   own(log);
   const settings = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`;
-  asOwner(path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-o', settings, '-w', '-t', '120', 'start'], `PostgreSQL start (log: ${log})`);
+  asOwner(
+    path.join(bin, 'pg_ctl'),
+    ['-D', data, '-l', log, '-o', settings, '-w', '-t', '120', 'start'],
+    `PostgreSQL start (log: ${log})`,
+  );
   for (let waited = 0; !postgresReady(options); waited += 200) {
     if (waited > 60_000) throw new Error(`PostgreSQL on 127.0.0.1:${port} does not accept connections (log: ${log}).`);
     await sleep(200);

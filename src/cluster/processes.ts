@@ -16,11 +16,20 @@ export function pidAlive(pid: number | undefined): boolean {
 }
 
 /** Starts a long-running process in its own process group, detached from ours, its output appended to a log file. */
-export function spawnDetached(command: string, args: string[], options: { env: NodeJS.ProcessEnv; logFile: string; cwd?: string }): number {
+export function spawnDetached(
+  command: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; logFile: string; cwd?: string },
+): number {
   mkdirSync(path.dirname(options.logFile), { recursive: true });
   const fd = openSync(options.logFile, 'a');
   try {
-    const child = spawn(command, args, { env: options.env, cwd: options.cwd, detached: true, stdio: ['ignore', fd, fd] });
+    const child = spawn(command, args, {
+      env: options.env,
+      cwd: options.cwd,
+      detached: true,
+      stdio: ['ignore', fd, fd],
+    });
     if (!child.pid) throw new Error(`could not start ${command} (see ${options.logFile})`);
     child.unref();
     return child.pid;
@@ -59,12 +68,22 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Runs a command to completion; throws with its output when it fails. */
-export function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; what: string; allowFailure?: boolean }): { status: number; output: string } {
-  const result = spawnSync(command, args, { env: options.env ?? process.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+export function run(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; what: string; allowFailure?: boolean },
+): { status: number; output: string } {
+  const result = spawnSync(command, args, {
+    env: options.env ?? process.env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
   const status = result.status ?? 1;
   if (status !== 0 && !options.allowFailure) {
-    throw new Error(`${options.what} failed (exit ${status}${result.error ? `, ${result.error.message}` : ''}):\n${output.split('\n').slice(-30).join('\n')}`);
+    throw new Error(
+      `${options.what} failed (exit ${status}${result.error ? `, ${result.error.message}` : ''}):\n${output.split('\n').slice(-30).join('\n')}`,
+    );
   }
   return { status, output };
 }

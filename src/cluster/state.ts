@@ -43,7 +43,9 @@ export function readState(paths: ClusterPaths): ClusterState | undefined {
   if (!existsSync(paths.state)) return undefined;
   const parsed = stateSchema.safeParse(JSON.parse(readFileSync(paths.state, 'utf8')));
   if (!parsed.success) {
-    throw new Error(`${paths.state} is not a cluster state this version understands (${parsed.error.issues[0]?.message}). Stop what it lists by hand, then delete it.`);
+    throw new Error(
+      `${paths.state} is not a cluster state this version understands (${parsed.error.issues[0]?.message}). Stop what it lists by hand, then delete it.`,
+    );
   }
   return parsed.data;
 }

@@ -11,13 +11,17 @@ export const frontendAddress = (state: ClusterState): string => `127.0.0.1:${sta
 
 /** Starts the Temporal server (all services, one process) on the cluster's ports and waits until its frontend answers. */
 export async function startTemporalServer(paths: ClusterPaths, state: ClusterState): Promise<number> {
-  const env = { ...process.env, ...temporalServerEnvironment({ postgresPort: state.postgresPort, password: state.password, ports: state.ports }) };
+  const env = {
+    ...process.env,
+    ...temporalServerEnvironment({ postgresPort: state.postgresPort, password: state.password, ports: state.ports }),
+  };
   const logFile = serverLogFile(paths);
   const pid = spawnDetached(temporalServerBinary, temporalServerArgs(deployDir), { env, logFile, cwd: paths.dir });
   const address = frontendAddress(state);
   const deadline = Date.now() + 180_000;
   while (!(await temporalAnswers(address))) {
-    if (!pidAlive(pid)) throw new Error(`The Temporal server exited before it answered at ${address} (see ${logFile}).`);
+    if (!pidAlive(pid))
+      throw new Error(`The Temporal server exited before it answered at ${address} (see ${logFile}).`);
     if (Date.now() > deadline) {
       await stopProcessGroup(pid);
       throw new Error(`The Temporal server did not answer at ${address} within 3 minutes (see ${logFile}).`);

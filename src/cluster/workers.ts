@@ -12,10 +12,16 @@ import { frontendAddress } from './temporal-server';
 import type { ClusterState, WorkerRecord } from './state';
 
 /** Worker ids of a cluster of `count` workers: worker-1, worker-2, ... */
-export const clusterWorkerIds = (count: number): string[] => Array.from({ length: count }, (_, index) => `worker-${index + 1}`);
+export const clusterWorkerIds = (count: number): string[] =>
+  Array.from({ length: count }, (_, index) => `worker-${index + 1}`);
 
 /** Starts one worker process and waits until it polls its own task queue. */
-export async function startWorker(paths: ClusterPaths, state: ClusterState, id: string, modelUrl: string): Promise<WorkerRecord> {
+export async function startWorker(
+  paths: ClusterPaths,
+  state: ClusterState,
+  id: string,
+  modelUrl: string,
+): Promise<WorkerRecord> {
   const root = path.join(paths.workspaces, id);
   mkdirSync(root, { recursive: true });
   const logFile = path.join(paths.logs, `${id}.log`);
@@ -35,7 +41,11 @@ export async function startWorker(paths: ClusterPaths, state: ClusterState, id: 
     delete env.ANTHROPIC_BASE_URL;
   }
   delete env.TEMPORAL_PROFILE;
-  const pid = spawnDetached(process.execPath, [path.join(projectRoot, 'bin', 'subagents.js'), 'worker'], { env, logFile, cwd: root });
+  const pid = spawnDetached(process.execPath, [path.join(projectRoot, 'bin', 'subagents.js'), 'worker'], {
+    env,
+    logFile,
+    cwd: root,
+  });
   try {
     await waitForPoller(state, `${id} ${pid}@`, () => pidAlive(pid), logFile);
   } catch (error) {
@@ -46,7 +56,13 @@ export async function startWorker(paths: ClusterPaths, state: ClusterState, id: 
 }
 
 /** Waits until the worker whose identity starts with `identityPrefix` (`<id> <pid>@`) polls its workspace task queue (and so the shared one). */
-export async function waitForPoller(state: ClusterState, identityPrefix: string, alive: () => boolean, logFile: string, timeoutMs = 120_000): Promise<void> {
+export async function waitForPoller(
+  state: ClusterState,
+  identityPrefix: string,
+  alive: () => boolean,
+  logFile: string,
+  timeoutMs = 120_000,
+): Promise<void> {
   const id = identityPrefix.split(' ')[0]!;
   const connection = await Connection.connect({ address: frontendAddress(state) });
   try {
@@ -56,12 +72,16 @@ export async function waitForPoller(state: ClusterState, identityPrefix: string,
       const description = await connection.workflowService
         .describeTaskQueue({
           namespace: state.namespace,
-          taskQueue: { name: workspaceTaskQueue(state.taskQueue, id), kind: proto.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueue: {
+            name: workspaceTaskQueue(state.taskQueue, id),
+            kind: proto.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
+          },
           taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
         })
         .catch(() => undefined);
       if (description?.pollers?.some((poller) => poller.identity?.startsWith(identityPrefix))) return;
-      if (Date.now() > deadline) throw new Error(`Worker ${id} did not poll its task queue within ${timeoutMs / 1000} s (see ${logFile}).`);
+      if (Date.now() > deadline)
+        throw new Error(`Worker ${id} did not poll its task queue within ${timeoutMs / 1000} s (see ${logFile}).`);
       await sleep(300);
     }
   } finally {

@@ -57,12 +57,16 @@ export function allowedOrigins(uiOrigins: readonly string[]): Set<string> {
 }
 
 function fromJson(payload: JsonPayload): Payload {
-  const metadata = Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64')]));
+  const metadata = Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64')]),
+  );
   return { metadata, data: Buffer.from(payload.data ?? '', 'base64') };
 }
 
 function toJson(payload: Payload): JsonPayload {
-  const metadata = Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')]));
+  const metadata = Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+  );
   return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
 }
 
@@ -91,7 +95,11 @@ async function readBody(request: IncomingMessage, maxBytes: number): Promise<str
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function runCodecs(codecs: readonly PayloadCodec[], operation: 'encode' | 'decode', payloads: Payload[]): Promise<Payload[]> {
+async function runCodecs(
+  codecs: readonly PayloadCodec[],
+  operation: 'encode' | 'decode',
+  payloads: Payload[],
+): Promise<Payload[]> {
   const ordered = operation === 'encode' ? codecs : [...codecs].reverse();
   let result = payloads;
   for (const codec of ordered) result = await codec[operation](result);
@@ -111,7 +119,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
       response.setHeader('Access-Control-Allow-Credentials', 'true');
     }
     response.setHeader('Vary', 'Origin');
-    const operation = /\/(encode|decode)$/.exec(new URL(request.url ?? '/', 'http://codec').pathname)?.[1] as 'encode' | 'decode' | undefined;
+    const operation = /\/(encode|decode)$/.exec(new URL(request.url ?? '/', 'http://codec').pathname)?.[1] as
+      'encode' | 'decode' | undefined;
     if (request.method === 'OPTIONS') {
       response.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
       response.setHeader('Access-Control-Allow-Headers', 'x-namespace, content-type');
@@ -124,7 +133,9 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     const payloads = parsePayloads(await readBody(request, maxBodyBytes)).map(fromJson);
     const result = await runCodecs(options.codecs, operation, payloads);
     log(`${operation} ${payloads.length} payload(s) for namespace ${String(request.headers['x-namespace'] ?? '-')}`);
-    response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ payloads: result.map(toJson) }));
+    response
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ payloads: result.map(toJson) }));
   };
 
   const server = createServer((request, response) => {

@@ -23,29 +23,42 @@ function compressionThresholdFromEnv(env: NodeJS.ProcessEnv): number {
   if (text === 'off') return Number.POSITIVE_INFINITY;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0) {
-    throw new PayloadKeyConfigError(`${compressionThresholdVariable} must be a byte count (e.g. 16384) or "off"; got "${text}".`);
+    throw new PayloadKeyConfigError(
+      `${compressionThresholdVariable} must be a byte count (e.g. 16384) or "off"; got "${text}".`,
+    );
   }
   return value;
 }
 
 /** Compression then encryption, always present so any process decodes; they change new payloads only when configured. */
-export function createPayloadCodecs(env: NodeJS.ProcessEnv = withSecretFiles(process.env)): { codecs: PayloadCodec[]; settings: PayloadCodecSettings } {
+export function createPayloadCodecs(env: NodeJS.ProcessEnv = withSecretFiles(process.env)): {
+  codecs: PayloadCodec[];
+  settings: PayloadCodecSettings;
+} {
   const thresholdBytes = compressionThresholdFromEnv(env);
   const keys: PayloadKeyRing = payloadKeyRingFromEnv(env);
   return {
     codecs: [new CompressionCodec({ thresholdBytes }), new EncryptionCodec(keys)],
-    settings: { compressionThresholdBytes: thresholdBytes, encryptionKeyId: keys.current?.id, decryptionKeyIds: [...keys.all.keys()] },
+    settings: {
+      compressionThresholdBytes: thresholdBytes,
+      encryptionKeyId: keys.current?.id,
+      decryptionKeyIds: [...keys.all.keys()],
+    },
   };
 }
 
 /** The DataConverter for `Worker.create({ dataConverter })` and `new Client({ dataConverter })`, from the environment. */
-export function createDataConverter(env: NodeJS.ProcessEnv = withSecretFiles(process.env)): DataConverter & { payloadCodecs: PayloadCodec[] } {
+export function createDataConverter(
+  env: NodeJS.ProcessEnv = withSecretFiles(process.env),
+): DataConverter & { payloadCodecs: PayloadCodec[] } {
   return { payloadCodecs: createPayloadCodecs(env).codecs };
 }
 
 /** One line for startup logs, e.g. `payloads: gzip > 16384 bytes, AES-256-GCM key "default"`. */
 export function describePayloadCodecs(settings: PayloadCodecSettings): string {
-  const compression = Number.isFinite(settings.compressionThresholdBytes) ? `gzip > ${settings.compressionThresholdBytes} bytes` : 'no compression';
+  const compression = Number.isFinite(settings.compressionThresholdBytes)
+    ? `gzip > ${settings.compressionThresholdBytes} bytes`
+    : 'no compression';
   const encryption = settings.encryptionKeyId ? `AES-256-GCM key "${settings.encryptionKeyId}"` : 'not encrypted';
   return `payloads: ${compression}, ${encryption}`;
 }

@@ -31,22 +31,31 @@ export class EncryptionCodec implements PayloadCodec {
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => (metadataText(payload, METADATA_ENCODING_KEY) === encryptedEncoding ? this.decrypt(payload) : payload));
+    return payloads.map((payload) =>
+      metadataText(payload, METADATA_ENCODING_KEY) === encryptedEncoding ? this.decrypt(payload) : payload,
+    );
   }
 
   private decrypt(payload: Payload): Payload {
     const keyId = metadataText(payload, encryptionKeyIdMetadata);
-    if (!keyId) throw new PayloadDecryptionError(`Encrypted payload has no "${encryptionKeyIdMetadata}" metadata; it cannot be decrypted.`);
+    if (!keyId)
+      throw new PayloadDecryptionError(
+        `Encrypted payload has no "${encryptionKeyIdMetadata}" metadata; it cannot be decrypted.`,
+      );
     const key = this.keys.all.get(keyId);
     if (!key) throw new UnknownPayloadKeyError(keyId);
     const data = payload.data ?? new Uint8Array();
     if (data.byteLength < ivBytes + tagBytes) {
-      throw new PayloadDecryptionError(`Encrypted payload (key id "${keyId}") is ${data.byteLength} bytes, too short to be AES-GCM output.`);
+      throw new PayloadDecryptionError(
+        `Encrypted payload (key id "${keyId}") is ${data.byteLength} bytes, too short to be AES-GCM output.`,
+      );
     }
     const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, ivBytes));
     decipher.setAuthTag(data.subarray(data.byteLength - tagBytes));
     try {
-      return payloadFromBytes(Buffer.concat([decipher.update(data.subarray(ivBytes, data.byteLength - tagBytes)), decipher.final()]));
+      return payloadFromBytes(
+        Buffer.concat([decipher.update(data.subarray(ivBytes, data.byteLength - tagBytes)), decipher.final()]),
+      );
     } catch {
       throw new PayloadDecryptionError(
         `Encrypted payload failed authentication with key id "${keyId}": the key is wrong or the payload was altered.`,

@@ -40,7 +40,9 @@ export function parsePayloadKey(base64: string, source: string): Buffer {
 
 function checkKeyId(id: string, source: string): string {
   if (!keyIdPattern.test(id)) {
-    throw new PayloadKeyConfigError(`${source}: key id "${id}" must be non-empty and use only letters, digits, ".", "_" and "-".`);
+    throw new PayloadKeyConfigError(
+      `${source}: key id "${id}" must be non-empty and use only letters, digits, ".", "_" and "-".`,
+    );
   }
   return id;
 }
@@ -52,14 +54,19 @@ export function payloadKeyRingFromEnv(env: NodeJS.ProcessEnv = process.env): Pay
     if (!entry.trim()) continue;
     const separator = entry.indexOf(':');
     if (separator < 0) {
-      throw new PayloadKeyConfigError(`${payloadKeyVariables.oldKeys} entries must look like "id:base64key"; got "${entry.trim().slice(0, 20)}…".`);
+      throw new PayloadKeyConfigError(
+        `${payloadKeyVariables.oldKeys} entries must look like "id:base64key"; got "${entry.trim().slice(0, 20)}…".`,
+      );
     }
     const id = checkKeyId(entry.slice(0, separator).trim(), payloadKeyVariables.oldKeys);
     all.set(id, parsePayloadKey(entry.slice(separator + 1), `${payloadKeyVariables.oldKeys} (key "${id}")`));
   }
   const base64 = env[payloadKeyVariables.key];
   if (!base64?.trim()) return { all };
-  const id = checkKeyId((env[payloadKeyVariables.keyId] ?? '').trim() || defaultPayloadKeyId, payloadKeyVariables.keyId);
+  const id = checkKeyId(
+    (env[payloadKeyVariables.keyId] ?? '').trim() || defaultPayloadKeyId,
+    payloadKeyVariables.keyId,
+  );
   const key = parsePayloadKey(base64, payloadKeyVariables.key);
   all.set(id, key);
   return { current: { id, key }, all };

@@ -50,7 +50,9 @@ export function loadTemporalConnectionConfig(options: ConnectionConfigOptions = 
   const env = withoutBlanks(options.env ?? withSecretFiles(process.env));
   const configFile = options.configFile ?? env.TEMPORAL_CONFIG_FILE;
   if (configFile !== undefined && !existsSync(configFile)) {
-    throw new Error(`Temporal config file ${configFile} does not exist (set by ${options.configFile ? 'the caller' : 'TEMPORAL_CONFIG_FILE'}); fix the path or unset it.`);
+    throw new Error(
+      `Temporal config file ${configFile} does not exist (set by ${options.configFile ? 'the caller' : 'TEMPORAL_CONFIG_FILE'}); fix the path or unset it.`,
+    );
   }
   const profileName = options.profile ?? env.TEMPORAL_PROFILE;
   const load = (disableFile: boolean) =>
@@ -72,7 +74,9 @@ export function loadTemporalConnectionConfig(options: ConnectionConfigOptions = 
       connect = load(true);
     } else {
       const where = `profile "${profileName ?? 'default'}" of ${configFile ?? 'the default temporal.toml'}`;
-      const hint = noProfiles ? `the file has no [profile.${profileName ?? 'default'}] table; add one or unset TEMPORAL_PROFILE` : (error as Error).message;
+      const hint = noProfiles
+        ? `the file has no [profile.${profileName ?? 'default'}] table; add one or unset TEMPORAL_PROFILE`
+        : (error as Error).message;
       throw new Error(`Cannot load Temporal connection settings from ${where}: ${hint}`, { cause: error });
     }
   }
@@ -94,11 +98,22 @@ export function connectOptions(config: TemporalConnectionConfig): Omit<TemporalC
 
 /** One line for logs: address, namespace and how it authenticates; never the key itself. */
 export function describeConnection(config: TemporalConnectionConfig): string {
-  const tls = config.tls === undefined || config.tls === false ? 'no TLS' : config.tls === true ? 'TLS' : config.tls.clientCertPair ? 'mTLS' : 'TLS';
+  const tls =
+    config.tls === undefined || config.tls === false
+      ? 'no TLS'
+      : config.tls === true
+        ? 'TLS'
+        : config.tls.clientCertPair
+          ? 'mTLS'
+          : 'TLS';
   return `${config.address} (namespace ${config.namespace}, ${tls}${config.apiKey ? ', API key' : ''})`;
 }
 
 /** Compose files and shells often export `VAR=` for "unset": treat blanks as absent. */
 function withoutBlanks(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1].trim() !== ''));
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1].trim() !== '',
+    ),
+  );
 }

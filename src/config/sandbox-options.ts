@@ -25,8 +25,13 @@ export class SandboxOptionsError extends Error {
 export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   const raw = (env.SUBAGENTS_SANDBOX ?? 'on').trim().toLowerCase();
   const mode = ['on', '1', 'true', ''].includes(raw) ? 'on' : ['off', '0', 'false'].includes(raw) ? 'off' : undefined;
-  if (!mode) throw new SandboxOptionsError(`SUBAGENTS_SANDBOX=${env.SUBAGENTS_SANDBOX}: use "on" (the default) or "off" (run Bash, hooks and MCP servers unconfined; docs/security.md).`);
-  const hiddenFiles = secretFileNames(env).map((name) => env[name]?.trim()).filter((file): file is string => Boolean(file));
+  if (!mode)
+    throw new SandboxOptionsError(
+      `SUBAGENTS_SANDBOX=${env.SUBAGENTS_SANDBOX}: use "on" (the default) or "off" (run Bash, hooks and MCP servers unconfined; docs/security.md).`,
+    );
+  const hiddenFiles = secretFileNames(env)
+    .map((name) => env[name]?.trim())
+    .filter((file): file is string => Boolean(file));
   return { mode, bwrap: env.SUBAGENTS_BWRAP?.trim() || 'bwrap', hiddenFiles };
 }
 
@@ -49,11 +54,28 @@ export function sandboxProblem(options: SandboxOptions): Promise<string | undefi
   let known = availability.get(options.bwrap);
   if (!known) {
     known = new Promise((resolve) => {
-      const args = ['--die-with-parent', '--unshare-pid', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', 'true'];
+      const args = [
+        '--die-with-parent',
+        '--unshare-pid',
+        '--unshare-net',
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--',
+        'true',
+      ];
       execFile(options.bwrap, args, { timeout: 10_000 }, (error, _stdout, stderr) => {
         if (!error) return resolve(undefined);
         const code = (error as NodeJS.ErrnoException).code;
-        resolve(code === 'ENOENT' ? `bubblewrap (${options.bwrap}) is not installed` : `bubblewrap cannot create a sandbox here: ${(stderr || error.message).trim()}`);
+        resolve(
+          code === 'ENOENT'
+            ? `bubblewrap (${options.bwrap}) is not installed`
+            : `bubblewrap cannot create a sandbox here: ${(stderr || error.message).trim()}`,
+        );
       });
     });
     availability.set(options.bwrap, known);

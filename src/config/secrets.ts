@@ -30,7 +30,10 @@ export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     const file = env[`${name}_FILE`]?.trim();
     if (!file) continue;
     if (env[name]?.trim()) throw new SecretFileError(`Both ${name} and ${name}_FILE are set; keep only ${name}_FILE.`);
-    if (!existsSync(file)) throw new SecretFileError(`${name}_FILE=${file} does not exist. Point it at the file holding ${name}, or unset it.`);
+    if (!existsSync(file))
+      throw new SecretFileError(
+        `${name}_FILE=${file} does not exist. Point it at the file holding ${name}, or unset it.`,
+      );
     try {
       resolved[name] = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
     } catch (error) {
@@ -42,7 +45,11 @@ export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** Variables that name files holding secrets (key files, TLS keys, temporal.toml): hidden from sandboxed processes. */
 export function secretFileNames(env: NodeJS.ProcessEnv): string[] {
-  const names = [...secretVariables.map((name) => `${name}_FILE`), 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_CONFIG_FILE'];
+  const names = [
+    ...secretVariables.map((name) => `${name}_FILE`),
+    'TEMPORAL_TLS_CLIENT_KEY_PATH',
+    'TEMPORAL_CONFIG_FILE',
+  ];
   return names.filter((name) => env[name]?.trim());
 }
 
@@ -59,7 +66,8 @@ export function secretNamesIn(env: NodeJS.ProcessEnv): string[] {
   const passedToTools = new Set(toolEnvironmentNames(env));
   const named = (env.SUBAGENTS_SECRET_ENV ?? '').split(',').map((name) => name.trim());
   const candidates = new Set<string>([...secretVariables, ...secretVariables.map((name) => `${name}_FILE`), ...named]);
-  for (const name of Object.keys(env)) if (secretLooking.test(name) && !configurationNames.has(name)) candidates.add(name);
+  for (const name of Object.keys(env))
+    if (secretLooking.test(name) && !configurationNames.has(name)) candidates.add(name);
   return [...candidates].filter((name) => name !== '' && env[name] !== undefined && !passedToTools.has(name));
 }
 
@@ -83,7 +91,7 @@ function clearEnvironmentBlock(names: ReadonlySet<string>): boolean {
     const memory = openSync('/proc/self/mem', 'r+');
     try {
       readSync(memory, block, 0, block.length, start);
-      for (let offset = 0; offset < block.length; ) {
+      for (let offset = 0; offset < block.length;) {
         const entryEnd = block.indexOf(0, offset) < 0 ? block.length : block.indexOf(0, offset);
         const entry = block.subarray(offset, entryEnd).toString('utf8');
         if (names.has(entry.slice(0, entry.indexOf('=')))) block.fill(0, offset, entryEnd);

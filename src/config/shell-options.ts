@@ -13,7 +13,19 @@ export interface ShellOptions {
 }
 
 /** Variables every command gets from the worker's environment when set: what programs need to run, nothing secret. */
-export const safeEnvironmentNames = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'COLORTERM', 'TZ', 'TMPDIR'] as const;
+export const safeEnvironmentNames = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'COLORTERM',
+  'TZ',
+  'TMPDIR',
+] as const;
 
 /** Keeps commands from waiting for a pager or a password prompt. */
 const nonInteractive = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
@@ -29,7 +41,8 @@ export function commandEnvironment(options: ShellOptions, source: NodeJS.Process
   for (const [name, value] of Object.entries(source)) {
     if (value !== undefined && (allowed.has(name) || name.startsWith('LC_'))) environment[name] = value;
   }
-  if (options.user) Object.assign(environment, { HOME: options.user.home, USER: options.user.name, LOGNAME: options.user.name });
+  if (options.user)
+    Object.assign(environment, { HOME: options.user.home, USER: options.user.name, LOGNAME: options.user.name });
   return { ...environment, ...nonInteractive };
 }
 
@@ -44,10 +57,15 @@ export function shellOptionsFromEnv(env: NodeJS.ProcessEnv): ShellOptions {
   const userName = env.SUBAGENTS_BASH_USER?.trim();
   if (!userName) return options;
   if (process.getuid?.() !== 0) {
-    throw new ShellOptionsError(`SUBAGENTS_BASH_USER=${userName} needs the worker to run as root (it starts each command as that user); unset it or run the worker as root.`);
+    throw new ShellOptionsError(
+      `SUBAGENTS_BASH_USER=${userName} needs the worker to run as root (it starts each command as that user); unset it or run the worker as root.`,
+    );
   }
   const entry = passwdEntry(userName);
-  if (!entry) throw new ShellOptionsError(`SUBAGENTS_BASH_USER=${userName}: no such user on this machine (getent passwd ${userName} finds nothing).`);
+  if (!entry)
+    throw new ShellOptionsError(
+      `SUBAGENTS_BASH_USER=${userName}: no such user on this machine (getent passwd ${userName} finds nothing).`,
+    );
   return { ...options, user: entry };
 }
 

@@ -42,7 +42,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -63,7 +65,11 @@ export async function temporalAnswers(address: string, timeoutMs = 1500): Promis
 }
 
 /** Waits until the server answers, failing with a clear message after the deadline. */
-export async function waitForTemporal(address: string, deadlineMs = 60_000, exited?: () => string | undefined): Promise<void> {
+export async function waitForTemporal(
+  address: string,
+  deadlineMs = 60_000,
+  exited?: () => string | undefined,
+): Promise<void> {
   const start = Date.now();
   while (Date.now() - start < deadlineMs) {
     const reason = exited?.();

@@ -29,7 +29,9 @@ export function findTemporalCli(): string | undefined {
   const fromEnv = process.env.TEMPORAL_CLI;
   if (fromEnv) {
     if (!existsSync(fromEnv)) {
-      throw new TemporalCliUnavailable(`TEMPORAL_CLI=${fromEnv} does not exist. Point it at a temporal binary or unset it.`);
+      throw new TemporalCliUnavailable(
+        `TEMPORAL_CLI=${fromEnv} does not exist. Point it at a temporal binary or unset it.`,
+      );
     }
     return fromEnv;
   }
@@ -50,7 +52,9 @@ export function ensureTemporalCli(log: (line: string) => void = (line) => proces
   }
   const binDir = path.dirname(localTemporalCli);
   mkdirSync(binDir, { recursive: true });
-  log(`Building the Temporal CLI ${pinnedTemporalCliVersion} with Go into ${binDir} (first run only; takes a few minutes)...`);
+  log(
+    `Building the Temporal CLI ${pinnedTemporalCliVersion} with Go into ${binDir} (first run only; takes a few minutes)...`,
+  );
   // The module proxy sometimes answers 503 for a moment: a few attempts, a little apart.
   let result = spawnSync('true');
   for (let attempt = 1; attempt <= goInstallAttempts; attempt += 1) {
@@ -60,7 +64,9 @@ export function ensureTemporalCli(log: (line: string) => void = (line) => proces
     });
     if (result.status === 0 && existsSync(localTemporalCli)) break;
     if (attempt < goInstallAttempts) {
-      log(`go install failed (exit ${result.status}); trying again in ${attempt * 10} s (attempt ${attempt + 1} of ${goInstallAttempts})...`);
+      log(
+        `go install failed (exit ${result.status}); trying again in ${attempt * 10} s (attempt ${attempt + 1} of ${goInstallAttempts})...`,
+      );
       spawnSync('sleep', [String(attempt * 10)]);
     }
   }

@@ -63,22 +63,46 @@ class LiveConnection implements McpConnection {
 
 /** Node's own error for a server command that is not there, instead of bubblewrap's less clear one from inside the sandbox. */
 async function assertRunnable(program: string, cwd: string): Promise<void> {
-  const candidates = program.includes('/') ? [path.resolve(cwd, program)] : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((directory) => path.join(directory, program));
+  const candidates = program.includes('/')
+    ? [path.resolve(cwd, program)]
+    : (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((directory) => path.join(directory, program));
   for (const candidate of candidates) {
-    if (await fs.access(candidate, fs.constants.X_OK).then(() => true, () => false)) return;
+    if (
+      await fs.access(candidate, fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
   }
   throw Object.assign(new Error(`spawn ${program} ENOENT`), { code: 'ENOENT', path: program });
 }
 
 /** The transport for a server; the SDK loads here, not at worker start (docs/operations.md, "Worker start-up"). */
-async function createTransport(spec: McpServerSpec, cwd: string, sandbox: SandboxOptions | undefined): Promise<{ transport: Transport; stdio?: StdioClientTransport }> {
+async function createTransport(
+  spec: McpServerSpec,
+  cwd: string,
+  sandbox: SandboxOptions | undefined,
+): Promise<{ transport: Transport; stdio?: StdioClientTransport }> {
   switch (spec.type) {
     case 'stdio': {
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
       const serverCwd = spec.cwd ? path.resolve(cwd, spec.cwd) : cwd;
       // A server sees the system read-only, its directory writable, no secrets, and ends with its connection.
       await assertRunnable(spec.command, serverCwd);
-      const launch = await launchSandboxed([spec.command, ...(spec.args ?? [])], { profile: 'service', workspaceRoot: serverCwd, cwd: serverCwd, what: `the MCP server command \`${spec.command}\`` }, sandbox);
+      const launch = await launchSandboxed(
+        [spec.command, ...(spec.args ?? [])],
+        {
+          profile: 'service',
+          workspaceRoot: serverCwd,
+          cwd: serverCwd,
+          what: `the MCP server command \`${spec.command}\``,
+        },
+        sandbox,
+      );
       const stdio = new StdioClientTransport({
         command: launch.file,
         args: launch.args,
@@ -91,7 +115,11 @@ async function createTransport(spec: McpServerSpec, cwd: string, sandbox: Sandbo
     }
     case 'http': {
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      return { transport: new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers ?? {} } }) };
+      return {
+        transport: new StreamableHTTPClientTransport(new URL(spec.url), {
+          requestInit: { headers: spec.headers ?? {} },
+        }),
+      };
     }
     case 'sse': {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
@@ -126,7 +154,11 @@ export class McpConnectionPool {
   }
 
   private async open(name: string, spec: McpServerSpec, cwd: string, key: string): Promise<LiveConnection> {
-    const { transport, stdio } = await createTransport(expandServerSpec(spec, this.options.env ?? process.env), cwd, this.options.sandbox);
+    const { transport, stdio } = await createTransport(
+      expandServerSpec(spec, this.options.env ?? process.env),
+      cwd,
+      this.options.sandbox,
+    );
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client({ name: this.options.clientName ?? 'durable-subagents', version: '0.1.0' });
     const connection = new LiveConnection(name, client, stdio);
@@ -138,9 +170,12 @@ export class McpConnectionPool {
     client.onclose = () => {
       connection.alive = false;
       const current = this.connections.get(key);
-      void current?.then((value) => {
-        if (value === connection && this.connections.get(key) === current) this.connections.delete(key);
-      }, () => {});
+      void current?.then(
+        (value) => {
+          if (value === connection && this.connections.get(key) === current) this.connections.delete(key);
+        },
+        () => {},
+      );
     };
     try {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs ?? 30_000 });
@@ -148,7 +183,9 @@ export class McpConnectionPool {
       connection.alive = false;
       await client.close().catch(() => {});
       const detail = connection.stderrTail();
-      throw new Error(`${(error as Error).message}${detail ? ` (server stderr: ${detail.split('\n').slice(-3).join(' | ')})` : ''}`);
+      throw new Error(
+        `${(error as Error).message}${detail ? ` (server stderr: ${detail.split('\n').slice(-3).join(' | ')})` : ''}`,
+      );
     }
     return connection;
   }
@@ -158,7 +195,9 @@ export class McpConnectionPool {
     this.closed = true;
     const all = [...this.connections.values()];
     this.connections.clear();
-    await Promise.all(all.map(async (opening) => (await opening.catch(() => undefined))?.client.close().catch(() => {})));
+    await Promise.all(
+      all.map(async (opening) => (await opening.catch(() => undefined))?.client.close().catch(() => {})),
+    );
   }
 
   /** Live connections (for tests and `subagents mcp`). */

@@ -14,7 +14,11 @@ export interface ListedMcpTool {
 export const maxMcpDescriptionChars = 2048;
 
 /** The descriptors of one server's tools that pass the agent's filter, in the server's order; and what was left out. */
-export function describeMcpTools(server: string, tools: readonly ListedMcpTool[], filter: McpToolFilter): { descriptors: ToolDescriptor[]; skipped: string[] } {
+export function describeMcpTools(
+  server: string,
+  tools: readonly ListedMcpTool[],
+  filter: McpToolFilter,
+): { descriptors: ToolDescriptor[]; skipped: string[] } {
   const descriptors: ToolDescriptor[] = [];
   const skipped: string[] = [];
   const seen = new Set<string>();
@@ -35,10 +39,17 @@ export function describeMcpTools(server: string, tools: readonly ListedMcpTool[]
     descriptors.push({
       definition: {
         name,
-        description: description.length > maxMcpDescriptionChars ? `${description.slice(0, maxMcpDescriptionChars - 3)}...` : description,
+        description:
+          description.length > maxMcpDescriptionChars
+            ? `${description.slice(0, maxMcpDescriptionChars - 3)}...`
+            : description,
         input_schema: tool.inputSchema.type === 'object' ? tool.inputSchema : { ...tool.inputSchema, type: 'object' },
       },
-      classification: { readOnly, needsApproval: !readOnly, retrySafe: readOnly || tool.annotations?.idempotentHint === true },
+      classification: {
+        readOnly,
+        needsApproval: !readOnly,
+        retrySafe: readOnly || tool.annotations?.idempotentHint === true,
+      },
       runner: { kind: 'mcp', server, tool: tool.name },
     });
   }

@@ -3,7 +3,9 @@ import { ErrorType, errorText } from '../shared/protocol/errors';
 
 /** The limit in bytes when `error` is the SDK's read-buffer overflow (`ReadBuffer exceeded maximum size of N bytes`). */
 export function readBufferLimitOf(error: unknown): number | undefined {
-  const match = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(error instanceof Error ? error.message : String(error));
+  const match = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(
+    error instanceof Error ? error.message : String(error),
+  );
   return match ? Number(match[1]) : undefined;
 }
 

@@ -18,4 +18,7 @@ export interface BehaviourResult {
 }
 
 /** A reply with one text block and `end_turn`. */
-export const textReply = (text: string): BehaviourResult['reply'] => ({ content: [{ type: 'text', text }], stopReason: 'end_turn' });
+export const textReply = (text: string): BehaviourResult['reply'] => ({
+  content: [{ type: 'text', text }],
+  stopReason: 'end_turn',
+});

@@ -18,7 +18,8 @@ function turnsOfCalls(context: RequestContext): Call[][] {
   const results = new Map<string, { text: string; isError: boolean }>();
   for (const message of context.request.messages) {
     for (const block of message.content) {
-      if (block.type === 'tool_result') results.set(String(block.tool_use_id), { text: toolResultText(block), isError: block.is_error === true });
+      if (block.type === 'tool_result')
+        results.set(String(block.tool_use_id), { text: toolResultText(block), isError: block.is_error === true });
     }
   }
   return context.request.messages
@@ -28,7 +29,12 @@ function turnsOfCalls(context: RequestContext): Call[][] {
         .filter((block) => block.type === 'tool_use')
         .map((block) => {
           const result = results.get(String(block.id));
-          return { name: String(block.name), input: isRecord(block.input) ? block.input : {}, result: result?.text, isError: result?.isError ?? false };
+          return {
+            name: String(block.name),
+            input: isRecord(block.input) ? block.input : {},
+            result: result?.text,
+            isError: result?.isError ?? false,
+          };
         }),
     );
 }
@@ -54,18 +60,32 @@ export function parseTaskList(text: string): ListedTask[] {
 const isPoll = (calls: Call[]): boolean => calls.length === 1 && calls[0]?.name === 'TaskList';
 
 /** Decides the worker's next step. */
-export function boardWorkerStep(options: BoardWorkerOptions, context: RequestContext, agentKey: string): { reply: ModelReply; delayMs?: number } {
+export function boardWorkerStep(
+  options: BoardWorkerOptions,
+  context: RequestContext,
+  agentKey: string,
+): { reply: ModelReply; delayMs?: number } {
   const turns = turnsOfCalls(context);
   const last = turns.at(-1) ?? [];
   const lastCall = last.at(-1);
   const uses = (calls: Array<{ name: string; input: Record<string, unknown> }>, text: string): ModelReply => {
     const content: OutputBlock[] = [{ type: 'text', text }];
-    for (const call of calls) content.push({ type: 'tool_use', id: toolUseId(agentKey, context.turnIndex, content.length), name: call.name, input: call.input });
+    for (const call of calls)
+      content.push({
+        type: 'tool_use',
+        id: toolUseId(agentKey, context.turnIndex, content.length),
+        name: call.name,
+        input: call.input,
+      });
     return { content, stopReason: 'tool_use' };
   };
   const list = { name: 'TaskList', input: {} };
-  const claims = turns.flat().filter((call) => call.name === 'TaskUpdate' && call.input.status === 'in_progress' && !call.isError);
-  const completed = turns.flat().filter((call) => call.name === 'TaskUpdate' && call.input.status === 'completed' && !call.isError);
+  const claims = turns
+    .flat()
+    .filter((call) => call.name === 'TaskUpdate' && call.input.status === 'in_progress' && !call.isError);
+  const completed = turns
+    .flat()
+    .filter((call) => call.name === 'TaskUpdate' && call.input.status === 'completed' && !call.isError);
   const current = String(claims.at(-1)?.input.taskId ?? '');
 
   if (!lastCall) return { reply: uses([list], 'Let me look at the task board.') };
@@ -73,16 +93,30 @@ export function boardWorkerStep(options: BoardWorkerOptions, context: RequestCon
     if (lastCall.isError) return { reply: uses([list], 'Someone else has it; looking again.') };
     if (options.workCommand) {
       const command = substitutePlaceholders(options.workCommand.replaceAll('{{task}}', current), context);
-      return { reply: uses([{ name: 'Bash', input: { command, description: `work on task #${current}` } }], `Working on task #${current}.`) };
+      return {
+        reply: uses(
+          [{ name: 'Bash', input: { command, description: `work on task #${current}` } }],
+          `Working on task #${current}.`,
+        ),
+      };
     }
   }
   if (lastCall.name === 'Bash' || (lastCall.name === 'TaskUpdate' && lastCall.input.status === 'in_progress')) {
-    const complete = { name: 'TaskUpdate', input: { taskId: current, status: 'completed', note: `done by ${context.agentId ?? agentKey}` } };
+    const complete = {
+      name: 'TaskUpdate',
+      input: { taskId: current, status: 'completed', note: `done by ${context.agentId ?? agentKey}` },
+    };
     return { reply: uses([complete, list], `Task #${current} is done.`) };
   }
   const tasks = lastCall.name === 'TaskList' ? parseTaskList(lastCall.result ?? '') : [];
   const next = tasks.find((task) => task.claimable);
-  if (next) return { reply: uses([{ name: 'TaskUpdate', input: { taskId: next.id, status: 'in_progress' } }], `Claiming task #${next.id}.`) };
+  if (next)
+    return {
+      reply: uses(
+        [{ name: 'TaskUpdate', input: { taskId: next.id, status: 'in_progress' } }],
+        `Claiming task #${next.id}.`,
+      ),
+    };
   let idlePolls = 0;
   while (idlePolls < turns.length && isPoll(turns[turns.length - 1 - idlePolls]!)) idlePolls += 1;
   const allDone = tasks.length > 0 && tasks.every((task) => task.status === 'completed');

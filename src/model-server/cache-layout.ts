@@ -38,7 +38,10 @@ function readCacheControl(value: unknown): CacheControlParam | undefined {
 function markersOf(block: Record<string, unknown>): { marker?: CacheControlParam; count: number } {
   const own = readCacheControl(block.cache_control);
   const nested = Array.isArray(block.content)
-    ? block.content.filter(isRecord).map((inner) => readCacheControl(inner.cache_control)).filter((marker) => marker !== undefined)
+    ? block.content
+        .filter(isRecord)
+        .map((inner) => readCacheControl(inner.cache_control))
+        .filter((marker) => marker !== undefined)
     : [];
   const marker = own ?? nested.at(-1);
   const count = (own ? 1 : 0) + nested.length;
@@ -60,8 +63,11 @@ export function layoutPrompt(request: MessagesRequest): PromptLayout {
   const built = [
     ...request.tools.map((tool, index) => unitOf(`tools.${index}`, tool, true)),
     ...request.system.map((block, index) => unitOf(`system.${index}`, block, true)),
-    ...request.messages.flatMap((message, messageIndex) => message.content.map((block, blockIndex) =>
-      unitOf(`messages.${messageIndex}.${message.role}.${blockIndex}`, block, !isThinking(block)))),
+    ...request.messages.flatMap((message, messageIndex) =>
+      message.content.map((block, blockIndex) =>
+        unitOf(`messages.${messageIndex}.${message.role}.${blockIndex}`, block, !isThinking(block)),
+      ),
+    ),
   ];
   const units = built.map((entry) => entry.unit);
   let markerCount = built.reduce((sum, entry) => sum + entry.markers, 0);
@@ -85,14 +91,16 @@ export function layoutPrompt(request: MessagesRequest): PromptLayout {
     }
   }
   if (markerCount > maxBreakpoints) {
-    throw invalidRequest(`A maximum of ${maxBreakpoints} blocks with cache_control may be provided. Found ${markerCount}.`);
+    throw invalidRequest(
+      `A maximum of ${maxBreakpoints} blocks with cache_control may be provided. Found ${markerCount}.`,
+    );
   }
   breakpoints.sort((left, right) => left.unitIndex - right.unitIndex);
   const firstShort = breakpoints.findIndex((breakpoint) => breakpoint.ttl === '5m');
   if (firstShort >= 0 && breakpoints.slice(firstShort).some((breakpoint) => breakpoint.ttl === '1h')) {
     throw invalidRequest(
-      "A 'ttl'='1h' cache_control block must not come after a 'ttl'='5m' cache_control block. "
-      + 'Note that blocks are processed in the following order: `tools`, `system`, `messages`.',
+      "A 'ttl'='1h' cache_control block must not come after a 'ttl'='5m' cache_control block. " +
+        'Note that blocks are processed in the following order: `tools`, `system`, `messages`.',
     );
   }
 

@@ -54,13 +54,19 @@ export class PromptCache {
   account(lookup: CacheLookup): CacheAccounting {
     const { layout, startedAt } = lookup;
     const none: CacheAccounting = {
-      inputTokens: layout.totalTokens, cacheReadInputTokens: 0, cacheCreationInputTokens: 0,
-      ephemeral5mInputTokens: 0, ephemeral1hInputTokens: 0, reads: [], writes: [],
+      inputTokens: layout.totalTokens,
+      cacheReadInputTokens: 0,
+      cacheCreationInputTokens: 0,
+      ephemeral5mInputTokens: 0,
+      ephemeral1hInputTokens: 0,
+      reads: [],
+      writes: [],
     };
     const last = layout.breakpoints.at(-1);
     if (!last) return none;
     const digests = prefixDigests(layout, last.unitIndex);
-    const keyAt = (unitIndex: number): string => `${lookup.model}\u0000${lookup.workspace}\u0000${digests[unitIndex] ?? ''}`;
+    const keyAt = (unitIndex: number): string =>
+      `${lookup.model}\u0000${lookup.workspace}\u0000${digests[unitIndex] ?? ''}`;
 
     let readIndex = -1;
     const reads: string[] = [];
@@ -75,7 +81,8 @@ export class PromptCache {
         }
       }
     }
-    const tokensThrough = (unitIndex: number): number => (unitIndex < 0 ? 0 : layout.cumulativeTokens[unitIndex] ?? 0);
+    const tokensThrough = (unitIndex: number): number =>
+      unitIndex < 0 ? 0 : (layout.cumulativeTokens[unitIndex] ?? 0);
     const read = tokensThrough(readIndex);
     const lastTokens = tokensThrough(last.unitIndex);
     if (lastTokens < lookup.minimumTokens) {

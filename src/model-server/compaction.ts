@@ -5,7 +5,10 @@ import type { RequestMessage } from './request-types';
 
 /** Joined text blocks of one message (conversation.ts has the same; kept here so neither imports the other). */
 const messageText = (message: RequestMessage): string =>
-  message.content.filter((block) => block.type === 'text').map((block) => String(block.text)).join('\n');
+  message.content
+    .filter((block) => block.type === 'text')
+    .map((block) => String(block.text))
+    .join('\n');
 
 const summarisedTurnsPattern = /Summarised turns: (\d+)\b/;
 const primaryRequestPattern = /^1\. Primary Request and Intent: (.*)$/m;
@@ -31,12 +34,19 @@ export function compactionReply(context: RequestContext): BehaviourResult {
   const summarised = summarisedTurnsIn(messages) + assistants.length;
   const tools = new Map<string, number>();
   for (const message of assistants) {
-    for (const block of message.content) if (block.type === 'tool_use') tools.set(String(block.name), (tools.get(String(block.name)) ?? 0) + 1);
+    for (const block of message.content)
+      if (block.type === 'tool_use') tools.set(String(block.name), (tools.get(String(block.name)) ?? 0) + 1);
   }
-  const firstUser = messages[0] ? messageText(messages[0]).replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '') : '';
+  const firstUser = messages[0]
+    ? messageText(messages[0]).replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
+    : '';
   // Carry the earlier summary's request forward, so prompt-matching scenarios survive repeated compactions.
   const request = primaryRequestPattern.exec(firstUser)?.[1] ?? clip(firstUser, 300);
-  const lastAssistant = [...assistants].reverse().map(messageText).find((text) => text.trim() !== '') ?? '';
+  const lastAssistant =
+    [...assistants]
+      .reverse()
+      .map(messageText)
+      .find((text) => text.trim() !== '') ?? '';
   const summary = [
     '<summary>',
     `Summarised turns: ${summarised}`,
@@ -45,5 +55,9 @@ export function compactionReply(context: RequestContext): BehaviourResult {
     `3. Current Work: ${clip(lastAssistant, 300) || '(none)'}`,
     '</summary>',
   ].join('\n');
-  return { reply: { content: [{ type: 'text', text: summary }], stopReason: 'end_turn' }, agentKey: context.agentId ?? 'compaction', turnIndex: context.turnIndex };
+  return {
+    reply: { content: [{ type: 'text', text: summary }], stopReason: 'end_turn' },
+    agentKey: context.agentId ?? 'compaction',
+    turnIndex: context.turnIndex,
+  };
 }

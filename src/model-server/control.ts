@@ -33,7 +33,8 @@ export function handleControl(state: ServerState, exchange: Exchange, method: st
   const ok = (): void => sendJson(exchange, 200, JSON.stringify({ ok: true }));
   try {
     if (method === 'GET' && path === controlPaths.requests) return sendJson(exchange, 200, JSON.stringify(state.log));
-    if (method === 'GET' && path === controlPaths.usage) return sendJson(exchange, 200, JSON.stringify(servedReport(state.log)));
+    if (method === 'GET' && path === controlPaths.usage)
+      return sendJson(exchange, 200, JSON.stringify(servedReport(state.log)));
     if (method === 'POST' && path === controlPaths.reset) {
       resetState(state);
       return ok();
@@ -48,7 +49,8 @@ export function handleControl(state: ServerState, exchange: Exchange, method: st
     }
     throw new ApiError(404, 'not_found_error', 'Not Found');
   } catch (error) {
-    if (error instanceof ScenarioValidationError) return sendApiError(exchange, new ApiError(400, 'invalid_request_error', error.message));
+    if (error instanceof ScenarioValidationError)
+      return sendApiError(exchange, new ApiError(400, 'invalid_request_error', error.message));
     throw error;
   }
 }

@@ -12,18 +12,24 @@ export const agentHeaders = {
   purpose: 'x-subagents-purpose',
 } as const;
 
-
 /** The text of a tool_result's content (a string or text blocks). */
 export function toolResultText(block: RequestBlock): string {
   const content = block.content;
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.filter(isRecord).filter((inner) => inner.type === 'text').map((inner) => String(inner.text)).join('\n');
+  return content
+    .filter(isRecord)
+    .filter((inner) => inner.type === 'text')
+    .map((inner) => String(inner.text))
+    .join('\n');
 }
 
 /** Joined text blocks of one message. */
 export const messageText = (message: RequestMessage): string =>
-  message.content.filter((block) => block.type === 'text').map((block) => String(block.text)).join('\n');
+  message.content
+    .filter((block) => block.type === 'text')
+    .map((block) => String(block.text))
+    .join('\n');
 
 function latestUserText(messages: RequestMessage[]): string {
   for (let index = messages.length - 1; index >= 0; index--) {
@@ -51,7 +57,8 @@ export function buildContext(request: MessagesRequest, headers: Record<string, s
     systemText: request.system.map((block) => String(block.text ?? '')).join('\n'),
     latestUserText: latestUserText(request.messages),
     lastToolResultText: lastToolResultText(request.messages),
-    turnIndex: summarisedTurnsIn(request.messages) + request.messages.filter((message) => message.role === 'assistant').length,
+    turnIndex:
+      summarisedTurnsIn(request.messages) + request.messages.filter((message) => message.role === 'assistant').length,
     compaction: headers[agentHeaders.purpose] === 'compaction',
   };
   const agentId = headers[agentHeaders.id];
@@ -65,17 +72,20 @@ export function buildContext(request: MessagesRequest, headers: Record<string, s
 
 /** Replaces `{{last_tool_result}}`, `{{last_user_text}}` and `{{agent_id}}`. */
 export function substitutePlaceholders(text: string, context: RequestContext): string {
-  return text
-    // Function replacers: a `$&` inside a tool result must come through literally.
-    .replaceAll('{{last_tool_result}}', () => context.lastToolResultText)
-    .replaceAll('{{last_user_text}}', () => context.latestUserText)
-    .replaceAll('{{agent_id}}', () => context.agentId ?? '');
+  return (
+    text
+      // Function replacers: a `$&` inside a tool result must come through literally.
+      .replaceAll('{{last_tool_result}}', () => context.lastToolResultText)
+      .replaceAll('{{last_user_text}}', () => context.latestUserText)
+      .replaceAll('{{agent_id}}', () => context.agentId ?? '')
+  );
 }
 
 /** Applies substitutePlaceholders to every string inside a JSON value. */
 export function substituteDeep(value: unknown, context: RequestContext): unknown {
   if (typeof value === 'string') return substitutePlaceholders(value, context);
   if (Array.isArray(value)) return value.map((item) => substituteDeep(item, context));
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteDeep(item, context)]));
+  if (isRecord(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteDeep(item, context)]));
   return value;
 }

@@ -1,7 +1,14 @@
 /** The demo's Explore agent: grep for a word from its task, read the top match, quote it. */
 import type { RequestContext } from './request-types';
 import {
-  clip, fileLines, firstUserText, listedPaths, offeredTools, pastToolCalls, readInput, type PastToolCall,
+  clip,
+  fileLines,
+  firstUserText,
+  listedPaths,
+  offeredTools,
+  pastToolCalls,
+  readInput,
+  type PastToolCall,
 } from './demo-history';
 import { toolUseId } from './ids';
 import type { ModelReply } from './reply';
@@ -16,10 +23,28 @@ const keywordTable: Array<[RegExp, string]> = [
   [/activit/i, 'activit'],
   [/\btests?\b/i, 'describe'],
 ];
-const stopWords = new Set(['find', 'where', 'what', 'which', 'that', 'this', 'with', 'from', 'them', 'they', 'into', 'about', 'summarise', 'summarize', 'defined', 'there']);
+const stopWords = new Set([
+  'find',
+  'where',
+  'what',
+  'which',
+  'that',
+  'this',
+  'with',
+  'from',
+  'them',
+  'they',
+  'into',
+  'about',
+  'summarise',
+  'summarize',
+  'defined',
+  'there',
+]);
 
 /** Files a person would not quote as "the top match": lock files, generated and vendored output, recorded fixtures. */
-const notWorthReading = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|[^/]+\.lock|[^/]+\.min\.js)$|(^|\/)(node_modules|dist|coverage|\.git|test-results|fixtures)\//;
+const notWorthReading =
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|[^/]+\.lock|[^/]+\.min\.js)$|(^|\/)(node_modules|dist|coverage|\.git|test-results|fixtures)\//;
 
 /** Matches as a person would rank them: source first, then the rest, never lock files or generated output. */
 export function rankedMatches(paths: readonly string[]): string[] {
@@ -38,7 +63,8 @@ export function searchKeyword(prompt: string): string {
 
 function grepInput(properties: Set<string>, keyword: string): Record<string, unknown> {
   const input: Record<string, unknown> = { pattern: keyword };
-  for (const flag of ['-i', 'ignore_case', 'case_insensitive', 'ignoreCase']) if (properties.has(flag)) input[flag] = true;
+  for (const flag of ['-i', 'ignore_case', 'case_insensitive', 'ignoreCase'])
+    if (properties.has(flag)) input[flag] = true;
   if (properties.has('output_mode')) input.output_mode = 'files_with_matches';
   return input;
 }
@@ -50,11 +76,15 @@ function finalAnswer(keyword: string, search: PastToolCall | undefined, read: Pa
   } else {
     const matches = rankedMatches(listedPaths(search.result));
     const examples = matches.slice(0, 5).join(', ');
-    lines.push(`Searched for "${keyword}": ${matches.length} matching file(s)${matches.length > 0 ? `: ${examples}` : ''}.`);
+    lines.push(
+      `Searched for "${keyword}": ${matches.length} matching file(s)${matches.length > 0 ? `: ${examples}` : ''}.`,
+    );
   }
   const path = read ? String(read.input.file_path ?? read.input.path) : undefined;
   if (read && path) {
-    const quoted = fileLines(read.result).filter((line) => line.trim() !== '').slice(0, quotedLines);
+    const quoted = fileLines(read.result)
+      .filter((line) => line.trim() !== '')
+      .slice(0, quotedLines);
     lines.push(`Top match: ${path}. Its first lines:`, ...quoted.map((line) => `> ${clip(line, 160)}`));
   }
   return { content: [{ type: 'text', text: lines.join('\n') }], stopReason: 'end_turn' };
@@ -68,7 +98,10 @@ export function exploreStep(context: RequestContext, agentKey: string): ModelRep
   const search = calls.find((call) => call.name === 'Grep' || call.name === 'Glob');
   const read = calls.find((call) => call.name === 'Read');
   const use = (text: string, name: string, input: Record<string, unknown>): ModelReply => ({
-    content: [{ type: 'text', text }, { type: 'tool_use', id: toolUseId(agentKey, context.turnIndex, 1), name, input }],
+    content: [
+      { type: 'text', text },
+      { type: 'tool_use', id: toolUseId(agentKey, context.turnIndex, 1), name, input },
+    ],
     stopReason: 'tool_use',
   });
   if (context.turnIndex >= maxExploreTurns) return finalAnswer(keyword, search, read);
@@ -76,7 +109,8 @@ export function exploreStep(context: RequestContext, agentKey: string): ModelRep
   if (!search) {
     const grep = tools.get('Grep');
     if (grep) return use(`Searching for "${keyword}".`, 'Grep', grepInput(grep, keyword));
-    if (tools.has('Glob')) return use(`Looking for files named like "${keyword}".`, 'Glob', { pattern: `**/*${keyword}*` });
+    if (tools.has('Glob'))
+      return use(`Looking for files named like "${keyword}".`, 'Glob', { pattern: `**/*${keyword}*` });
     return finalAnswer(keyword, undefined, undefined);
   }
   const top = rankedMatches(listedPaths(search.result))[0];

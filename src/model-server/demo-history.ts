@@ -18,14 +18,16 @@ export function pastToolCalls(context: RequestContext): PastToolCall[] {
       if (block.type === 'tool_result') results.set(String(block.tool_use_id), toolResultText(block));
     }
   }
-  return context.request.messages.flatMap((message) => message.content
-    .filter((block) => block.type === 'tool_use')
-    .map((block) => {
-      const call: PastToolCall = { name: String(block.name), input: isRecord(block.input) ? block.input : {} };
-      const result = results.get(String(block.id));
-      if (result !== undefined) call.result = result;
-      return call;
-    }));
+  return context.request.messages.flatMap((message) =>
+    message.content
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => {
+        const call: PastToolCall = { name: String(block.name), input: isRecord(block.input) ? block.input : {} };
+        const result = results.get(String(block.id));
+        if (result !== undefined) call.result = result;
+        return call;
+      }),
+  );
 }
 
 /** The tools offered to the model (none when tool_choice is `none`). */
@@ -54,7 +56,7 @@ export function listedPaths(result: string | undefined): string[] {
   const paths: string[] = [];
   for (const rawLine of result.split('\n')) {
     const line = rawLine.trim();
-    const candidate = pathPattern.test(line) ? line : line.split(':')[0] ?? '';
+    const candidate = pathPattern.test(line) ? line : (line.split(':')[0] ?? '');
     if (pathPattern.test(candidate) && !paths.includes(candidate)) paths.push(candidate);
   }
   return paths;
@@ -81,4 +83,4 @@ export function readInput(properties: Set<string> | undefined, path: string, lim
 }
 
 export const clip = (text: string, length: number): string =>
-  (text.length <= length ? text : `${text.slice(0, length - 1)}…`);
+  text.length <= length ? text : `${text.slice(0, length - 1)}…`;

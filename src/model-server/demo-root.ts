@@ -1,7 +1,14 @@
 /** The demo's root agent: list files, delegate to two Explore agents, read the README, summarise. */
 import type { RequestContext } from './request-types';
 import {
-  clip, fileLines, firstHeading, listedPaths, offeredTools, pastToolCalls, readInput, type PastToolCall,
+  clip,
+  fileLines,
+  firstHeading,
+  listedPaths,
+  offeredTools,
+  pastToolCalls,
+  readInput,
+  type PastToolCall,
 } from './demo-history';
 import { toolUseId } from './ids';
 import type { ModelReply, OutputBlock } from './reply';
@@ -13,7 +20,10 @@ const maxRootTurns = 8;
 
 /** The two tasks the root hands to Explore agents. */
 export const exploreTasks = [
-  { description: 'Find the Temporal workflows', prompt: 'Find where the Temporal workflows are defined and summarise them' },
+  {
+    description: 'Find the Temporal workflows',
+    prompt: 'Find where the Temporal workflows are defined and summarise them',
+  },
   { description: 'Find the CLI commands', prompt: 'Find the CLI commands' },
 ] as const;
 
@@ -81,10 +91,17 @@ export function rootStep(context: RequestContext, agentKey: string): ModelReply 
   const agentSchema = tools.get('Agent');
   if (agentSchema && context.agentType !== 'Explore' && !calls.some((call) => call.name === 'Agent')) {
     const withType = agentSchema.size === 0 || agentSchema.has('subagent_type');
-    return step('I will ask two Explore agents to look deeper in parallel.', exploreTasks.map((task) => ({
-      name: 'Agent',
-      input: { description: task.description, prompt: task.prompt, ...(withType ? { subagent_type: 'Explore' } : {}) },
-    })));
+    return step(
+      'I will ask two Explore agents to look deeper in parallel.',
+      exploreTasks.map((task) => ({
+        name: 'Agent',
+        input: {
+          description: task.description,
+          prompt: task.prompt,
+          ...(withType ? { subagent_type: 'Explore' } : {}),
+        },
+      })),
+    );
   }
   if (readme && tools.has('Read') && !calls.some((call) => call.name === 'Read' && readPathOf(call) === readme)) {
     return step(`Now I will read ${readme}.`, [{ name: 'Read', input: readInput(tools.get('Read'), readme, 40) }]);

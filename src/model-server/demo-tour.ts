@@ -30,9 +30,39 @@ export function tourScenario(pace: TourPace = {}): Scenario {
       {
         match: { agentName: tourNames.root },
         turns: [
-          { text: 'Putting the work on the board.', toolUses: tourTasks.map((subject) => ({ name: 'TaskCreate', input: { subject, description: `${subject}.` } })) },
-          { text: 'Starting a worker in the background.', toolUses: [{ name: 'Agent', input: { description: 'work task #1', prompt: 'Claim task #1 on the board and work it.', name: tourNames.worker, run_in_background: true } }] },
-          { text: 'This command needs your approval.', toolUses: [{ name: 'Bash', input: { command: `echo "approved: this Bash call ran" | tee ${tourApprovedFile}`, description: 'write the approval note' } }] },
+          {
+            text: 'Putting the work on the board.',
+            toolUses: tourTasks.map((subject) => ({
+              name: 'TaskCreate',
+              input: { subject, description: `${subject}.` },
+            })),
+          },
+          {
+            text: 'Starting a worker in the background.',
+            toolUses: [
+              {
+                name: 'Agent',
+                input: {
+                  description: 'work task #1',
+                  prompt: 'Claim task #1 on the board and work it.',
+                  name: tourNames.worker,
+                  run_in_background: true,
+                },
+              },
+            ],
+          },
+          {
+            text: 'This command needs your approval.',
+            toolUses: [
+              {
+                name: 'Bash',
+                input: {
+                  command: `echo "approved: this Bash call ran" | tee ${tourApprovedFile}`,
+                  description: 'write the approval note',
+                },
+              },
+            ],
+          },
           { text: 'The approved command ran: {{last_tool_result}}. Waiting for the worker.' },
           // Each later turn answers a notice from the worker (done, or stopped).
           ...Array.from({ length: 4 }, (): Turn => ({ text: 'Noted.' })),
@@ -41,7 +71,10 @@ export function tourScenario(pace: TourPace = {}): Scenario {
       {
         match: { agentName: tourNames.worker },
         turns: [
-          { text: 'Claiming task #1.', toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
+          {
+            text: 'Claiming task #1.',
+            toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }],
+          },
           ...slowSteps,
           { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'completed', note: 'done on the tour' } }] },
           { text: 'Task #1 is done.' },

@@ -17,9 +17,11 @@ export const defaultSlowFirstByteMs = 1000;
 function matches(spec: FaultSpec, target: FaultTarget): boolean {
   const match = spec.match;
   if (!match) return true;
-  return (match.agentId === undefined || match.agentId === target.agentId)
-    && (match.agentType === undefined || match.agentType === target.agentType)
-    && (match.turnIndex === undefined || match.turnIndex === target.turnIndex);
+  return (
+    (match.agentId === undefined || match.agentId === target.agentId) &&
+    (match.agentType === undefined || match.agentType === target.agentType) &&
+    (match.turnIndex === undefined || match.turnIndex === target.turnIndex)
+  );
 }
 
 export class FaultBook {
@@ -83,20 +85,39 @@ export function faultError(spec: FaultSpec): ApiError | undefined {
   switch (spec.kind) {
     case '429': {
       const seconds = spec.retryAfterSeconds ?? defaultRetryAfterSeconds;
-      return new ApiError(429, 'rate_limit_error',
-        'This request would exceed the rate limit for your organization of 50 requests per minute. '
-        + 'For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage.',
-        { 'retry-after': String(seconds), 'anthropic-ratelimit-requests-limit': '50', 'anthropic-ratelimit-requests-remaining': '0' });
+      return new ApiError(
+        429,
+        'rate_limit_error',
+        'This request would exceed the rate limit for your organization of 50 requests per minute. ' +
+          'For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage.',
+        {
+          'retry-after': String(seconds),
+          'anthropic-ratelimit-requests-limit': '50',
+          'anthropic-ratelimit-requests-remaining': '0',
+        },
+      );
     }
     case '529':
-      return new ApiError(529, 'overloaded_error', 'Overloaded',
-        spec.retryAfterSeconds === undefined ? {} : { 'retry-after': String(spec.retryAfterSeconds) });
+      return new ApiError(
+        529,
+        'overloaded_error',
+        'Overloaded',
+        spec.retryAfterSeconds === undefined ? {} : { 'retry-after': String(spec.retryAfterSeconds) },
+      );
     case '500':
-      return new ApiError(500, 'api_error', 'Internal server error',
-        spec.retryAfterSeconds === undefined ? {} : { 'retry-after': String(spec.retryAfterSeconds) });
+      return new ApiError(
+        500,
+        'api_error',
+        'Internal server error',
+        spec.retryAfterSeconds === undefined ? {} : { 'retry-after': String(spec.retryAfterSeconds) },
+      );
     case 'http-error': {
       const status = spec.status ?? 400;
-      return new ApiError(status, (spec.errorType as ApiErrorType | undefined) ?? apiErrorTypeFor(status), spec.message ?? defaultErrorMessage(status));
+      return new ApiError(
+        status,
+        (spec.errorType as ApiErrorType | undefined) ?? apiErrorTypeFor(status),
+        spec.message ?? defaultErrorMessage(status),
+      );
     }
     case 'stream-cut':
     case 'slow-first-byte':

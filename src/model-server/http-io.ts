@@ -16,7 +16,7 @@ export interface Exchange {
 
 export async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk as Buffer);
+  for await (const chunk of request) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks);
 }
 
@@ -33,7 +33,9 @@ const credentialHeaders = new Set(['x-api-key', 'authorization']);
 
 /** The headers as logged: credentials replaced, so the request log never holds a key. */
 export function redactCredentials(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, credentialHeaders.has(name) ? '[redacted]' : value]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, credentialHeaders.has(name) ? '[redacted]' : value]),
+  );
 }
 
 /** Marks the response as started in the request log. */
@@ -56,7 +58,8 @@ export function sendJson(exchange: Exchange, status: number, body: string, heade
 
 export function sendApiError(exchange: Exchange, error: ApiError): void {
   // As the API: client errors say "do not retry"; 429 and 5xx leave it to the status.
-  const noRetry = error.status >= 400 && error.status < 500 && error.status !== 429 && error.status !== 408 && error.status !== 409;
+  const noRetry =
+    error.status >= 400 && error.status < 500 && error.status !== 429 && error.status !== 408 && error.status !== 409;
   sendJson(exchange, error.status, errorBody(error.type, error.message, exchange.requestId), {
     ...(noRetry ? { 'x-should-retry': 'false' } : {}),
     ...error.headers,

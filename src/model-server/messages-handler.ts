@@ -40,7 +40,9 @@ function admit(state: ServerState, exchange: Exchange, isCountTokens: boolean): 
   try {
     body = JSON.parse(exchange.body.toString('utf8'));
   } catch {
-    throw invalidRequest('There was an error parsing the body of your request. Please make sure the body is valid JSON.');
+    throw invalidRequest(
+      'There was an error parsing the body of your request. Please make sure the body is valid JSON.',
+    );
   }
   const request = validateFields(body, !isCountTokens);
   const model = findServerModel(request.model);
@@ -65,7 +67,9 @@ async function sendCutJson(exchange: Exchange, message: ApiMessage, served: Serv
   const body = Buffer.from(JSON.stringify(message));
   noteStatus(exchange, 200);
   exchange.response.writeHead(200, {
-    'content-type': 'application/json', 'content-length': String(body.length), 'request-id': exchange.requestId,
+    'content-type': 'application/json',
+    'content-length': String(body.length),
+    'request-id': exchange.requestId,
   });
   exchange.response.write(body.subarray(0, Math.floor(body.length / 2)));
   // The client can read no output from half a body; the input is billed as for a cut stream.
@@ -78,10 +82,16 @@ async function sendCutJson(exchange: Exchange, message: ApiMessage, served: Serv
 function sendOverloadedEvent(exchange: Exchange): void {
   noteStatus(exchange, 200);
   startEventStream(exchange.response, exchange.requestId);
-  exchange.response.end(formatEvent({
-    event: 'error',
-    data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: exchange.requestId },
-  }));
+  exchange.response.end(
+    formatEvent({
+      event: 'error',
+      data: {
+        type: 'error',
+        error: { type: 'overloaded_error', message: 'Overloaded' },
+        request_id: exchange.requestId,
+      },
+    }),
+  );
 }
 
 export async function handleMessages(state: ServerState, exchange: Exchange): Promise<void> {
@@ -95,7 +105,11 @@ export async function handleMessages(state: ServerState, exchange: Exchange): Pr
   }
   // Looked up at request start: a parallel request that has not started responding yet is not readable.
   const accounting = state.cache.account({
-    model: model.id, workspace, layout, minimumTokens: model.cacheMinimumTokens, startedAt: exchange.startedAt,
+    model: model.id,
+    workspace,
+    layout,
+    minimumTokens: model.cacheMinimumTokens,
+    startedAt: exchange.startedAt,
   });
 
   const fault = state.faults.take({ ...context, agentKey: outcome.agentKey }, outcome.fault);
@@ -104,7 +118,9 @@ export async function handleMessages(state: ServerState, exchange: Exchange): Pr
     const error = faultError(fault);
     if (error) return sendApiError(exchange, error);
     if (fault.kind === 'overloaded-sse') {
-      return request.stream ? sendOverloadedEvent(exchange) : sendApiError(exchange, new ApiError(529, 'overloaded_error', 'Overloaded'));
+      return request.stream
+        ? sendOverloadedEvent(exchange)
+        : sendApiError(exchange, new ApiError(529, 'overloaded_error', 'Overloaded'));
     }
     if (fault.kind === 'slow-first-byte') await sleep(fault.delayMs ?? defaultSlowFirstByteMs);
     cut = fault.kind === 'stream-cut';

@@ -43,7 +43,10 @@ export interface ApiMessage {
 
 /** Output tokens by the input estimate applied to each block; never 0 (as the API). */
 export const outputTokens = (content: OutputBlock[]): number =>
-  Math.max(1, content.reduce((sum, block) => sum + blockTokens(block), 0));
+  Math.max(
+    1,
+    content.reduce((sum, block) => sum + blockTokens(block), 0),
+  );
 
 /** Builds the usage object from cache accounting and the reply. */
 export function buildUsage(accounting: CacheAccounting, content: OutputBlock[]): ApiUsage {
@@ -69,7 +72,14 @@ function serverToolUsage(content: OutputBlock[]): Pick<ApiUsage, 'server_tool_us
 
 export function buildMessage(id: string, model: string, reply: ModelReply, usage: ApiUsage): ApiMessage {
   return {
-    id, type: 'message', role: 'assistant', model, content: reply.content,
-    stop_reason: reply.stopReason, stop_sequence: null, stop_details: null, usage,
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: reply.content,
+    stop_reason: reply.stopReason,
+    stop_sequence: null,
+    stop_details: null,
+    usage,
   };
 }

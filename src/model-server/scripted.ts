@@ -11,31 +11,51 @@ import type { AgentMatch, Scenario, Turn } from './scenario-schema';
 
 /** True when every field the match sets agrees with the request (an empty match matches everything). */
 export function matchesAgent(match: AgentMatch, context: RequestContext): boolean {
-  return (match.agentId === undefined || match.agentId === context.agentId)
-    && (match.agentType === undefined || match.agentType === context.agentType)
-    && (match.agentName === undefined || match.agentName === context.agentName)
-    && (match.systemIncludes === undefined || context.systemText.includes(match.systemIncludes))
-    && (match.userIncludes === undefined || context.latestUserText.includes(match.userIncludes));
+  return (
+    (match.agentId === undefined || match.agentId === context.agentId) &&
+    (match.agentType === undefined || match.agentType === context.agentType) &&
+    (match.agentName === undefined || match.agentName === context.agentName) &&
+    (match.systemIncludes === undefined || context.systemText.includes(match.systemIncludes)) &&
+    (match.userIncludes === undefined || context.latestUserText.includes(match.userIncludes))
+  );
 }
 
 /** The turn's web searches, answered from the fixture as the API's server tool would (or a note when the request offers no web_search tool). */
-function renderSearches(turn: Turn, context: RequestContext, agentKey: string, pages: readonly FixturePage[], content: OutputBlock[]): void {
+function renderSearches(
+  turn: Turn,
+  context: RequestContext,
+  agentKey: string,
+  pages: readonly FixturePage[],
+  content: OutputBlock[],
+): void {
   const searches = turn.serverToolUses ?? [];
   if (searches.length === 0) return;
   const tool = webSearchToolOf(context.request.tools);
   if (!tool) {
-    content.push({ type: 'text', text: '[scenario error: the turn searches the web, but the request offers no web_search tool]' });
+    content.push({
+      type: 'text',
+      text: '[scenario error: the turn searches the web, but the request offers no web_search tool]',
+    });
     return;
   }
   searches.forEach((search, index) => {
     const id = serverToolUseId(agentKey, context.turnIndex, content.length);
     const query = substitutePlaceholders(search.input.query, context);
     content.push({ type: 'server_tool_use', id, name: 'web_search', input: { query } });
-    content.push({ type: 'web_search_tool_result', tool_use_id: id, content: searchResultContent(pages, query, tool, index) });
+    content.push({
+      type: 'web_search_tool_result',
+      tool_use_id: id,
+      content: searchResultContent(pages, query, tool, index),
+    });
   });
 }
 
-function renderTurn(turn: Turn, context: RequestContext, agentKey: string, pages: readonly FixturePage[]): BehaviourResult['reply'] {
+function renderTurn(
+  turn: Turn,
+  context: RequestContext,
+  agentKey: string,
+  pages: readonly FixturePage[],
+): BehaviourResult['reply'] {
   const content: OutputBlock[] = [];
   if (turn.thinking !== undefined) {
     const thinking = substitutePlaceholders(turn.thinking, context);
@@ -63,13 +83,23 @@ export function scriptedReply(scenario: Scenario, context: RequestContext): Beha
   const agentKey = context.agentId ?? (entry ? `agents.${entryIndex}` : 'default');
   if (entry?.boardWorker) {
     const step = boardWorkerStep(entry.boardWorker, context, agentKey);
-    return { reply: step.reply, agentKey, turnIndex: context.turnIndex, ...(step.delayMs ? { delayMs: step.delayMs } : {}) };
+    return {
+      reply: step.reply,
+      agentKey,
+      turnIndex: context.turnIndex,
+      ...(step.delayMs ? { delayMs: step.delayMs } : {}),
+    };
   }
   const turns = entry?.turns ?? scenario.default;
   if (!turns) return { reply: textReply('[no scenario entry matched]'), agentKey, turnIndex };
   const turn = turnIndex >= 0 ? turns[turnIndex] : undefined;
-  if (!turn) return { reply: textReply(`[scenario exhausted: ${agentKey} has no turn ${turnIndex}]`), agentKey, turnIndex };
-  const result: BehaviourResult = { reply: renderTurn(turn, { ...context, turnIndex }, agentKey, scenario.webSearchPages ?? defaultSearchFixture), agentKey, turnIndex };
+  if (!turn)
+    return { reply: textReply(`[scenario exhausted: ${agentKey} has no turn ${turnIndex}]`), agentKey, turnIndex };
+  const result: BehaviourResult = {
+    reply: renderTurn(turn, { ...context, turnIndex }, agentKey, scenario.webSearchPages ?? defaultSearchFixture),
+    agentKey,
+    turnIndex,
+  };
   if (turn.delayMs !== undefined) result.delayMs = turn.delayMs;
   if (turn.eventDelayMs !== undefined) result.eventDelayMs = turn.eventDelayMs;
   if (turn.stallAfterEvents !== undefined) result.stallAfterEvents = turn.stallAfterEvents;

@@ -23,8 +23,13 @@ export interface ServedReport extends ServedTotals {
   byAgent: Record<string, ServedTotals>;
 }
 
-export const nothingServed = (): ServedUsage =>
-  ({ inputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, outputTokens: 0, complete: false });
+export const nothingServed = (): ServedUsage => ({
+  inputTokens: 0,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+  outputTokens: 0,
+  complete: false,
+});
 
 /** The response started (message_start, or the JSON body's first bytes): its input is billed. */
 export function serveInput(served: ServedUsage, usage: ApiUsage): void {
@@ -46,12 +51,19 @@ export function serveEvent(served: ServedUsage, event: SseEvent, usage: ApiUsage
   else if (event.event === 'message_delta') serveWhole(served, usage);
   else if (event.event === 'content_block_delta' && !served.complete) {
     const delta = event.data.delta;
-    if (isRecord(delta) && typeof delta.type === 'string') served.outputTokens += deltaOutputTokens({ ...delta, type: delta.type });
+    if (isRecord(delta) && typeof delta.type === 'string')
+      served.outputTokens += deltaOutputTokens({ ...delta, type: delta.type });
   }
 }
 
-const noTotals = (): ServedTotals =>
-  ({ requests: 0, inputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, outputTokens: 0, totalTokens: 0 });
+const noTotals = (): ServedTotals => ({
+  requests: 0,
+  inputTokens: 0,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+});
 
 function addServed(totals: ServedTotals, served: ServedUsage): void {
   totals.requests += 1;
@@ -59,7 +71,8 @@ function addServed(totals: ServedTotals, served: ServedUsage): void {
   totals.cacheCreationInputTokens += served.cacheCreationInputTokens;
   totals.cacheReadInputTokens += served.cacheReadInputTokens;
   totals.outputTokens += served.outputTokens;
-  totals.totalTokens += served.inputTokens + served.cacheCreationInputTokens + served.cacheReadInputTokens + served.outputTokens;
+  totals.totalTokens +=
+    served.inputTokens + served.cacheCreationInputTokens + served.cacheReadInputTokens + served.outputTokens;
 }
 
 /** Sums the `served` records of the log's messages requests, in all and per agent. */

@@ -49,7 +49,12 @@ export interface ModelServer {
 function route(state: ServerState, exchange: Exchange, method: string, path: string): Promise<void> | void {
   if (path.startsWith('/_control/')) return handleControl(state, exchange, method, path);
   exchange.record = {
-    seq: state.nextSeq++, method, path, headers: redactCredentials(exchange.headers), rawBody: exchange.body.toString('utf8'), status: 0,
+    seq: state.nextSeq++,
+    method,
+    path,
+    headers: redactCredentials(exchange.headers),
+    rawBody: exchange.body.toString('utf8'),
+    status: 0,
     receivedAt: exchange.startedAt,
   };
   state.log.push(exchange.record);
@@ -122,9 +127,10 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     },
     injectFault: (fault) => state.faults.inject(parseFaultSpec(fault)),
     clearCache: () => state.cache.clear(),
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => (error ? reject(error) : resolve()));
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
   };
 }

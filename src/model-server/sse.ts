@@ -12,15 +12,20 @@ export function splitText(text: string, parts: number): string[] {
   const characters = Array.from(text);
   const size = Math.max(1, Math.ceil(characters.length / parts));
   const pieces: string[] = [];
-  for (let start = 0; start < characters.length; start += size) pieces.push(characters.slice(start, start + size).join(''));
+  for (let start = 0; start < characters.length; start += size)
+    pieces.push(characters.slice(start, start + size).join(''));
   return pieces;
 }
 
 function blockEvents(block: OutputBlock, index: number): { start: SseEvent; deltas: SseEvent[] } {
-  const delta = (payload: Record<string, unknown>): SseEvent =>
-    ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: payload } });
-  const start = (contentBlock: Record<string, unknown>): SseEvent =>
-    ({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: contentBlock } });
+  const delta = (payload: Record<string, unknown>): SseEvent => ({
+    event: 'content_block_delta',
+    data: { type: 'content_block_delta', index, delta: payload },
+  });
+  const start = (contentBlock: Record<string, unknown>): SseEvent => ({
+    event: 'content_block_start',
+    data: { type: 'content_block_start', index, content_block: contentBlock },
+  });
   switch (block.type) {
     case 'text':
       return {
@@ -31,16 +36,23 @@ function blockEvents(block: OutputBlock, index: number): { start: SseEvent; delt
       return {
         start: start({ type: 'tool_use', id: block.id, name: block.name, input: {} }),
         // The API's first input_json_delta is often empty; clients must cope.
-        deltas: ['', ...splitText(JSON.stringify(block.input), 3)].map((partial) => delta({ type: 'input_json_delta', partial_json: partial })),
+        deltas: ['', ...splitText(JSON.stringify(block.input), 3)].map((partial) =>
+          delta({ type: 'input_json_delta', partial_json: partial }),
+        ),
       };
     case 'server_tool_use':
       return {
         start: start({ type: 'server_tool_use', id: block.id, name: block.name, input: {} }),
-        deltas: ['', ...splitText(JSON.stringify(block.input), 2)].map((partial) => delta({ type: 'input_json_delta', partial_json: partial })),
+        deltas: ['', ...splitText(JSON.stringify(block.input), 2)].map((partial) =>
+          delta({ type: 'input_json_delta', partial_json: partial }),
+        ),
       };
     case 'web_search_tool_result':
       // The API sends the whole result in content_block_start, with no deltas.
-      return { start: start({ type: 'web_search_tool_result', tool_use_id: block.tool_use_id, content: block.content }), deltas: [] };
+      return {
+        start: start({ type: 'web_search_tool_result', tool_use_id: block.tool_use_id, content: block.content }),
+        deltas: [],
+      };
     case 'thinking':
       return {
         start: start({ type: 'thinking', thinking: '', signature: '' }),
@@ -56,13 +68,22 @@ function blockEvents(block: OutputBlock, index: number): { start: SseEvent; delt
 export function messageEvents(message: ApiMessage): SseEvent[] {
   const ping: SseEvent = { event: 'ping', data: { type: 'ping' } };
   const { usage } = message;
-  const events: SseEvent[] = [{
-    event: 'message_start',
-    data: {
-      type: 'message_start',
-      message: { ...message, content: [], stop_reason: null, stop_sequence: null, stop_details: null, usage: { ...usage, output_tokens: 1 } },
+  const events: SseEvent[] = [
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          stop_details: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
+      },
     },
-  }];
+  ];
   if (message.content.length === 0) events.push(ping);
   message.content.forEach((block, index) => {
     const { start, deltas } = blockEvents(block, index);
@@ -90,7 +111,8 @@ export function messageEvents(message: ApiMessage): SseEvent[] {
   return events;
 }
 
-export const formatEvent = (event: SseEvent): string => `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+export const formatEvent = (event: SseEvent): string =>
+  `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
 
 /** Writes the event-stream head (the headers go out now: the response has started). */
 export function startEventStream(response: ServerResponse, requestId: string): void {
@@ -117,7 +139,11 @@ export interface StreamOptions {
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends the whole stream, or (see {@link StreamOptions}) part of it. */
-export async function writeMessageStream(response: ServerResponse, message: ApiMessage, options: StreamOptions = {}): Promise<void> {
+export async function writeMessageStream(
+  response: ServerResponse,
+  message: ApiMessage,
+  options: StreamOptions = {},
+): Promise<void> {
   const events = messageEvents(message);
   const { cut = false, eventDelayMs = 0, stallAfterEvents, onWritten } = options;
   // message_start, content_block_start, ping and two deltas: enough for a client to have a partial message.

@@ -10,9 +10,10 @@ export function withoutCacheControl(block: Record<string, unknown>): Record<stri
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(block)) {
     if (key === 'cache_control') continue;
-    copy[key] = key === 'content' && Array.isArray(value)
-      ? value.map((nested: unknown) => (isRecord(nested) ? withoutCacheControl(nested) : nested))
-      : value;
+    copy[key] =
+      key === 'content' && Array.isArray(value)
+        ? value.map((nested: unknown) => (isRecord(nested) ? withoutCacheControl(nested) : nested))
+        : value;
   }
   return copy;
 }

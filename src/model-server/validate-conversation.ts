@@ -5,10 +5,13 @@ import type { RequestBlock, RequestMessage } from './request-types';
 /** Merges consecutive same-role turns as the API does, or (strict) rejects them; later errors index the merged list. */
 export function normalizeRoles(messages: RequestMessage[], strictRoles: boolean): RequestMessage[] {
   if (strictRoles) {
-    if (messages[0] && messages[0].role !== 'user') throw invalidRequest('messages: first message must use the "user" role');
+    if (messages[0] && messages[0].role !== 'user')
+      throw invalidRequest('messages: first message must use the "user" role');
     messages.forEach((message, index) => {
       if (index > 0 && messages[index - 1]?.role === message.role) {
-        throw invalidRequest(`messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row`);
+        throw invalidRequest(
+          `messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row`,
+        );
       }
     });
     return messages;
@@ -23,9 +26,11 @@ export function normalizeRoles(messages: RequestMessage[], strictRoles: boolean)
 }
 
 function hasEmptyText(blocks: RequestBlock[]): boolean {
-  return blocks.some((block) =>
-    (block.type === 'text' && block.text === '')
-    || (block.type === 'tool_result' && Array.isArray(block.content) && hasEmptyText(block.content as RequestBlock[])));
+  return blocks.some(
+    (block) =>
+      (block.type === 'text' && block.text === '') ||
+      (block.type === 'tool_result' && Array.isArray(block.content) && hasEmptyText(block.content as RequestBlock[])),
+  );
 }
 
 const toolUseIdsOf = (message: RequestMessage | undefined): string[] =>
@@ -38,8 +43,8 @@ function checkOrphanResults(messages: RequestMessage[], index: number): void {
   messages[index]?.content.forEach((block, blockIndex) => {
     if (block.type !== 'tool_result' || offered.has(String(block.tool_use_id))) return;
     throw invalidRequest(
-      `messages.${index}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. `
-      + 'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+      `messages.${index}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. ` +
+        'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
     );
   });
 }
@@ -49,12 +54,14 @@ function checkResultsFollow(messages: RequestMessage[], index: number): void {
   if (ids.length === 0) return;
   const next = messages[index + 1];
   const nextBlocks = next?.role === 'user' ? next.content : [];
-  const answered = new Set(nextBlocks.filter((block) => block.type === 'tool_result').map((block) => String(block.tool_use_id)));
+  const answered = new Set(
+    nextBlocks.filter((block) => block.type === 'tool_result').map((block) => String(block.tool_use_id)),
+  );
   const missing = ids.filter((id) => !answered.has(id));
   if (missing.length > 0) {
     throw invalidRequest(
-      `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. `
-      + 'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+      `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
+        'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
     );
   }
   const leading = new Set<string>();
@@ -65,8 +72,8 @@ function checkResultsFollow(messages: RequestMessage[], index: number): void {
   const notLeading = ids.filter((id) => !leading.has(id));
   if (notLeading.length > 0) {
     throw invalidRequest(
-      `messages.${index + 1}: Did not find ${notLeading.length} tool_result block(s) at the beginning of this message. `
-      + 'Messages following tool_use blocks must begin with a matching number of tool_result blocks.',
+      `messages.${index + 1}: Did not find ${notLeading.length} tool_result block(s) at the beginning of this message. ` +
+        'Messages following tool_use blocks must begin with a matching number of tool_result blocks.',
     );
   }
 }
@@ -76,10 +83,13 @@ export function validateConversation(messages: RequestMessage[]): void {
   messages.forEach((message, index) => {
     const isFinalAssistant = index === messages.length - 1 && message.role === 'assistant';
     if (message.content.length === 0 && !isFinalAssistant) {
-      throw invalidRequest(`messages.${index}: all messages must have non-empty content except for the optional final assistant message`);
+      throw invalidRequest(
+        `messages.${index}: all messages must have non-empty content except for the optional final assistant message`,
+      );
     }
   });
-  if (messages.some((message) => hasEmptyText(message.content))) throw invalidRequest('messages: text content blocks must be non-empty');
+  if (messages.some((message) => hasEmptyText(message.content)))
+    throw invalidRequest('messages: text content blocks must be non-empty');
   messages.forEach((message, index) => {
     if (message.role === 'user') checkOrphanResults(messages, index);
     else checkResultsFollow(messages, index);

@@ -1,22 +1,61 @@
 /** Field-level validation of a request body, with the API's pydantic-style `path: problem` messages. */
 import { invalidRequest } from './api-error';
 import type {
-  CacheControlParam, MessagesRequest, RequestBlock, RequestMessage, ThinkingParam, ToolChoiceParam, ToolParam,
+  CacheControlParam,
+  MessagesRequest,
+  RequestBlock,
+  RequestMessage,
+  ThinkingParam,
+  ToolChoiceParam,
+  ToolParam,
 } from './request-types';
 import { isRecord } from './tokens';
 import { type EffortLevel, effortLevels, isEffortLevel, modelEffortLevels } from '../shared/agents/effort';
 
 const messageBlockTypes = [
-  'text', 'image', 'document', 'search_result', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking',
-  'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result', 'code_execution_tool_result', 'container_upload',
+  'text',
+  'image',
+  'document',
+  'search_result',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'container_upload',
 ];
 /** Top-level fields the API accepts (SDK v1.14 params, plus sampling knobs older models still take). */
 const knownFields = new Set([
-  'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'stop_sequences', 'stream', 'thinking', 'metadata',
-  'cache_control', 'container', 'diagnostics', 'inference_geo', 'output_config', 'service_tier', 'speed', 'user_profile_id',
-  'workspace_id', 'temperature', 'top_p', 'top_k', 'context_management', 'mcp_servers',
+  'model',
+  'max_tokens',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'stop_sequences',
+  'stream',
+  'thinking',
+  'metadata',
+  'cache_control',
+  'container',
+  'diagnostics',
+  'inference_geo',
+  'output_config',
+  'service_tier',
+  'speed',
+  'user_profile_id',
+  'workspace_id',
+  'temperature',
+  'top_p',
+  'top_k',
+  'context_management',
+  'mcp_servers',
 ]);
-const thinkingBudgetDocs = 'https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size';
+const thinkingBudgetDocs =
+  'https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size';
 
 function fail(path: string, problem: string): never {
   throw invalidRequest(path ? `${path}: ${problem}` : problem);
@@ -96,13 +135,18 @@ function checkMessage(value: unknown, path: string): RequestMessage {
   const extra = Object.keys(message).find((key) => key !== 'role' && key !== 'content');
   if (extra !== undefined) fail(`${path}.${extra}`, 'Extra inputs are not permitted');
   if (message.role === undefined) fail(`${path}.role`, 'Field required');
-  if (message.role !== 'user' && message.role !== 'assistant') fail(`${path}.role`, "Input should be 'user' or 'assistant'");
+  if (message.role !== 'user' && message.role !== 'assistant')
+    fail(`${path}.role`, "Input should be 'user' or 'assistant'");
   const content = message.content;
   if (content === undefined) fail(`${path}.content`, 'Field required');
   // "" is an empty message (its own 400), not an empty text block.
-  if (typeof content === 'string') return { role: message.role, content: content === '' ? [] : [{ type: 'text', text: content }] };
+  if (typeof content === 'string')
+    return { role: message.role, content: content === '' ? [] : [{ type: 'text', text: content }] };
   if (!Array.isArray(content)) fail(`${path}.content`, 'Input should be a valid list');
-  return { role: message.role, content: content.map((block: unknown, index) => checkMessageBlock(block, `${path}.content.${index}`)) };
+  return {
+    role: message.role,
+    content: content.map((block: unknown, index) => checkMessageBlock(block, `${path}.content.${index}`)),
+  };
 }
 
 function checkSystem(value: unknown): RequestBlock[] {
@@ -141,10 +185,14 @@ function checkThinking(value: unknown, maxTokens: number | undefined): ThinkingP
   if (thinking.type !== 'enabled') fail('thinking.type', "Input should be 'enabled', 'adaptive' or 'disabled'");
   const budget = thinking.budget_tokens;
   if (budget === undefined) fail('thinking.enabled.budget_tokens', 'Field required');
-  if (typeof budget !== 'number' || !Number.isInteger(budget)) fail('thinking.enabled.budget_tokens', 'Input should be a valid integer');
+  if (typeof budget !== 'number' || !Number.isInteger(budget))
+    fail('thinking.enabled.budget_tokens', 'Input should be a valid integer');
   if (budget < 1024) fail('thinking.enabled.budget_tokens', 'Input should be greater than or equal to 1024');
   if (maxTokens !== undefined && maxTokens <= budget) {
-    fail('', `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${thinkingBudgetDocs}`);
+    fail(
+      '',
+      `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${thinkingBudgetDocs}`,
+    );
   }
   return { type: 'enabled', budget_tokens: budget };
 }
@@ -156,11 +204,15 @@ function checkOutputConfig(value: unknown, model: string): EffortLevel | undefin
   const extra = Object.keys(config).find((key) => key !== 'effort' && key !== 'format');
   if (extra !== undefined) fail(`output_config.${extra}`, 'Extra inputs are not permitted');
   if (config.effort === undefined || config.effort === null) return undefined;
-  if (!isEffortLevel(config.effort)) fail('output_config.effort', `Input should be ${effortLevels.map((level) => `'${level}'`).join(', ')}`);
+  if (!isEffortLevel(config.effort))
+    fail('output_config.effort', `Input should be ${effortLevels.map((level) => `'${level}'`).join(', ')}`);
   const levels = modelEffortLevels(model);
   if (levels !== undefined && !levels.includes(config.effort)) {
     const supported = levels.length === 0 ? 'none (leave output_config.effort out)' : levels.join(', ');
-    fail('output_config.effort', `'${config.effort}' is not supported by model ${model}; supported values: ${supported}`);
+    fail(
+      'output_config.effort',
+      `'${config.effort}' is not supported by model ${model}; supported values: ${supported}`,
+    );
   }
   return config.effort;
 }
@@ -183,7 +235,8 @@ export function validateFields(body: unknown, requireMaxTokens: boolean): Messag
   let maxTokens: number | undefined;
   if (requireMaxTokens || body.max_tokens !== undefined) {
     if (body.max_tokens === undefined) fail('max_tokens', 'Field required');
-    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)) fail('max_tokens', 'Input should be a valid integer');
+    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens))
+      fail('max_tokens', 'Input should be a valid integer');
     if (body.max_tokens < 1) fail('max_tokens', 'Input should be greater than or equal to 1');
     maxTokens = body.max_tokens;
   }

@@ -11,17 +11,48 @@ export interface FixturePage {
 
 /** The pages searched when a scenario brings none. */
 export const defaultSearchFixture: FixturePage[] = [
-  { url: 'https://docs.temporal.io/workflows', title: 'Temporal Workflows', text: 'A Temporal workflow is durable: its history is replayed after a crash, so code resumes where it was.', pageAge: 'March 3, 2026' },
-  { url: 'https://docs.temporal.io/activities', title: 'Temporal Activities', text: 'Activities run I/O for workflows, with retries, timeouts and heartbeats.', pageAge: 'March 3, 2026' },
-  { url: 'https://modelcontextprotocol.io/docs/learn/architecture', title: 'MCP architecture', text: 'The Model Context Protocol connects clients to servers that offer tools, resources and prompts.', pageAge: 'June 18, 2025' },
-  { url: 'https://nodejs.org/en/about/releases', title: 'Node.js releases', text: 'Node.js 20 and 22 are long-term support releases; each line is maintained for 30 months.', pageAge: 'January 9, 2026' },
-  { url: 'https://www.typescriptlang.org/docs/handbook/2/everyday-types.html', title: 'TypeScript everyday types', text: 'Strings, numbers, arrays, unions and type aliases in TypeScript durable code.', pageAge: 'May 1, 2025' },
-  { url: 'https://en.wikipedia.org/wiki/Durable_function', title: 'Durable function - Wikipedia', text: 'Durable functions keep their state across failures of the process running them, workflows included.' },
+  {
+    url: 'https://docs.temporal.io/workflows',
+    title: 'Temporal Workflows',
+    text: 'A Temporal workflow is durable: its history is replayed after a crash, so code resumes where it was.',
+    pageAge: 'March 3, 2026',
+  },
+  {
+    url: 'https://docs.temporal.io/activities',
+    title: 'Temporal Activities',
+    text: 'Activities run I/O for workflows, with retries, timeouts and heartbeats.',
+    pageAge: 'March 3, 2026',
+  },
+  {
+    url: 'https://modelcontextprotocol.io/docs/learn/architecture',
+    title: 'MCP architecture',
+    text: 'The Model Context Protocol connects clients to servers that offer tools, resources and prompts.',
+    pageAge: 'June 18, 2025',
+  },
+  {
+    url: 'https://nodejs.org/en/about/releases',
+    title: 'Node.js releases',
+    text: 'Node.js 20 and 22 are long-term support releases; each line is maintained for 30 months.',
+    pageAge: 'January 9, 2026',
+  },
+  {
+    url: 'https://www.typescriptlang.org/docs/handbook/2/everyday-types.html',
+    title: 'TypeScript everyday types',
+    text: 'Strings, numbers, arrays, unions and type aliases in TypeScript durable code.',
+    pageAge: 'May 1, 2025',
+  },
+  {
+    url: 'https://en.wikipedia.org/wiki/Durable_function',
+    title: 'Durable function - Wikipedia',
+    text: 'Durable functions keep their state across failures of the process running them, workflows included.',
+  },
 ];
 
 /** The web_search tool of a request, if it offers one. */
 export function webSearchToolOf(tools: readonly ToolParam[]): ToolParam | undefined {
-  return tools.find((tool) => typeof tool.type === 'string' && tool.type.startsWith('web_search_') && tool.name === 'web_search');
+  return tools.find(
+    (tool) => typeof tool.type === 'string' && tool.type.startsWith('web_search_') && tool.name === 'web_search',
+  );
 }
 
 const hostOf = (url: string) => new URL(url).hostname.toLowerCase();
@@ -29,14 +60,22 @@ const hostOf = (url: string) => new URL(url).hostname.toLowerCase();
 /** The API's domain rule: a domain matches itself and its subdomains. */
 export function matchesDomain(url: string, domain: string): boolean {
   const host = hostOf(url);
-  const wanted = domain.toLowerCase().replace(/^https?:\/\//, '').split('/')[0]!;
+  const wanted = domain
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .split('/')[0]!;
   return host === wanted || host.endsWith(`.${wanted}`);
 }
 
 const words = (text: string) => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 
 /** Pages matching the query (by words in title and text, best first), filtered by the tool's domain lists. */
-export function searchFixture(pages: readonly FixturePage[], query: string, tool: ToolParam, maxResults = 5): FixturePage[] {
+export function searchFixture(
+  pages: readonly FixturePage[],
+  query: string,
+  tool: ToolParam,
+  maxResults = 5,
+): FixturePage[] {
   const allowed = Array.isArray(tool.allowed_domains) ? (tool.allowed_domains as string[]) : undefined;
   const blocked = Array.isArray(tool.blocked_domains) ? (tool.blocked_domains as string[]) : [];
   const queryWords = new Set(words(query));
@@ -51,10 +90,16 @@ export function searchFixture(pages: readonly FixturePage[], query: string, tool
 }
 
 /** The `web_search_tool_result` content for one search: results, or the API's error object. */
-export function searchResultContent(pages: readonly FixturePage[], query: unknown, tool: ToolParam, searchesSoFar: number): unknown {
+export function searchResultContent(
+  pages: readonly FixturePage[],
+  query: unknown,
+  tool: ToolParam,
+  searchesSoFar: number,
+): unknown {
   const maxUses = typeof tool.max_uses === 'number' ? tool.max_uses : Infinity;
   if (searchesSoFar >= maxUses) return { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' };
-  if (typeof query !== 'string' || query.trim() === '') return { type: 'web_search_tool_result_error', error_code: 'invalid_tool_input' };
+  if (typeof query !== 'string' || query.trim() === '')
+    return { type: 'web_search_tool_result_error', error_code: 'invalid_tool_input' };
   if (query.length > 400) return { type: 'web_search_tool_result_error', error_code: 'query_too_long' };
   return searchFixture(pages, query, tool).map((page) => ({
     type: 'web_search_result',

@@ -18,7 +18,8 @@ export function isIgnored(files: readonly IgnoreFile[], absolutePath: string, is
   for (let fileIndex = files.length - 1; fileIndex >= 0; fileIndex -= 1) {
     const file = files[fileIndex]!;
     const relative = path.relative(file.directory, absolutePath);
-    if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) continue;
+    if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative))
+      continue;
     // A trailing slash lets directory-only rules (`cache/`) match.
     const result = file.rules.test(relative.split(path.sep).join('/') + (isDirectory ? '/' : ''));
     if (result.ignored) return true;

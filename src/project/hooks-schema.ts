@@ -1,9 +1,29 @@
 // Claude Code's `hooks` configuration, checked per entry: a bad one is dropped with a fix (docs/hooks.md).
 import { z } from 'zod';
-import { hookEvents, hookLimits, type HookCommand, type HookEvent, type HookMatcher, type HooksConfig } from '../shared/policy/hooks';
+import {
+  hookEvents,
+  hookLimits,
+  type HookCommand,
+  type HookEvent,
+  type HookMatcher,
+  type HooksConfig,
+} from '../shared/policy/hooks';
 
 /** Claude Code events this runtime does not fire (accepted, with a warning). */
-const otherClaudeCodeEvents = ['PermissionRequest', 'PermissionDenied', 'PostToolUseFailure', 'Notification', 'UserPromptSubmit', 'SessionStart', 'SessionEnd', 'PreCompact', 'PostCompact', 'ConfigChange', 'TaskCompleted', 'TeammateIdle'];
+const otherClaudeCodeEvents = [
+  'PermissionRequest',
+  'PermissionDenied',
+  'PostToolUseFailure',
+  'Notification',
+  'UserPromptSubmit',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompact',
+  'PostCompact',
+  'ConfigChange',
+  'TaskCompleted',
+  'TeammateIdle',
+];
 
 const commandHookSchema = z.strictObject({
   type: z.literal('command', { error: 'type must be "command" (the only hook type this runtime runs)' }),
@@ -31,11 +51,19 @@ export interface ParsedHooks {
   problems: string[];
 }
 
-const issueText = (issues: readonly z.core.$ZodIssue[]) => issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
+const issueText = (issues: readonly z.core.$ZodIssue[]) =>
+  issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
 
 function parseHook(value: unknown, where: string, problems: string[]): HookCommand | undefined {
-  if (typeof value === 'object' && value !== null && 'type' in value && (value as { type: unknown }).type !== 'command') {
-    problems.push(`${where}: hooks of type ${JSON.stringify((value as { type: unknown }).type)} are not supported (only "command"); dropped`);
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    'type' in value &&
+    (value as { type: unknown }).type !== 'command'
+  ) {
+    problems.push(
+      `${where}: hooks of type ${JSON.stringify((value as { type: unknown }).type)} are not supported (only "command"); dropped`,
+    );
     return undefined;
   }
   const parsed = commandHookSchema.safeParse(value);
@@ -43,7 +71,11 @@ function parseHook(value: unknown, where: string, problems: string[]): HookComma
     problems.push(`${where}: ${issueText(parsed.error.issues)}; dropped`);
     return undefined;
   }
-  return { type: 'command', command: parsed.data.command, ...(parsed.data.timeout !== undefined ? { timeout: parsed.data.timeout } : {}) };
+  return {
+    type: 'command',
+    command: parsed.data.command,
+    ...(parsed.data.timeout !== undefined ? { timeout: parsed.data.timeout } : {}),
+  };
 }
 
 function parseGroup(value: unknown, where: string, problems: string[]): HookMatcher | undefined {
@@ -52,7 +84,9 @@ function parseGroup(value: unknown, where: string, problems: string[]): HookMatc
     problems.push(`${where}: ${issueText(parsed.error.issues)}; dropped`);
     return undefined;
   }
-  const hooks = parsed.data.hooks.map((hook, index) => parseHook(hook, `${where}.hooks[${index}]`, problems)).filter((hook): hook is HookCommand => hook !== undefined);
+  const hooks = parsed.data.hooks
+    .map((hook, index) => parseHook(hook, `${where}.hooks[${index}]`, problems))
+    .filter((hook): hook is HookCommand => hook !== undefined);
   if (hooks.length === 0) return undefined;
   return { ...(parsed.data.matcher !== undefined ? { matcher: parsed.data.matcher } : {}), hooks };
 }
@@ -62,7 +96,11 @@ export function parseHooksConfig(value: unknown): ParsedHooks {
   const problems: string[] = [];
   if (value === undefined || value === null) return { problems };
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return { problems: ['hooks must be a mapping of event names (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop) to lists of {matcher, hooks}; ignored'] };
+    return {
+      problems: [
+        'hooks must be a mapping of event names (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop) to lists of {matcher, hooks}; ignored',
+      ],
+    };
   }
   const config: HooksConfig = {};
   for (const [event, groups] of Object.entries(value)) {
@@ -78,7 +116,9 @@ export function parseHooksConfig(value: unknown): ParsedHooks {
       problems.push(`hooks.${event}: must be a list of {matcher, hooks}; ignored`);
       continue;
     }
-    const parsed = groups.map((group, index) => parseGroup(group, `hooks.${event}[${index}]`, problems)).filter((group): group is HookMatcher => group !== undefined);
+    const parsed = groups
+      .map((group, index) => parseGroup(group, `hooks.${event}[${index}]`, problems))
+      .filter((group): group is HookMatcher => group !== undefined);
     if (parsed.length > 0) config[event as HookEvent] = parsed;
   }
   return { ...(Object.keys(config).length > 0 ? { hooks: config } : {}), problems };

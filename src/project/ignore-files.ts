@@ -13,15 +13,29 @@ export async function listingInRepository(target: string): Promise<{ root: strin
   const absolute = path.resolve(target);
   let root: string | undefined;
   for (let directory = path.dirname(absolute); root === undefined; directory = path.dirname(directory)) {
-    if (await fs.stat(path.join(directory, '.git')).then(() => true, () => false)) root = directory;
+    if (
+      await fs.stat(path.join(directory, '.git')).then(
+        () => true,
+        () => false,
+      )
+    )
+      root = directory;
     else if (path.dirname(directory) === directory) return undefined;
   }
   const ignoreFiles = await ancestorIgnoreFiles(path.dirname(absolute));
-  const segments = path.relative(root, absolute).split(path.sep).filter((segment) => segment !== '');
+  const segments = path
+    .relative(root, absolute)
+    .split(path.sep)
+    .filter((segment) => segment !== '');
   for (let index = 0; index < segments.length; index += 1) {
     if (alwaysSkippedNames.includes(segments[index]!)) return { root, listed: false };
     const partial = path.join(root, ...segments.slice(0, index + 1));
-    const isDirectory = index < segments.length - 1 || (await fs.stat(partial).then((stat) => stat.isDirectory(), () => false));
+    const isDirectory =
+      index < segments.length - 1 ||
+      (await fs.stat(partial).then(
+        (stat) => stat.isDirectory(),
+        () => false,
+      ));
     if (isIgnored(ignoreFiles, partial, isDirectory)) return { root, listed: false };
   }
   return { root, listed: true };

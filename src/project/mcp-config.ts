@@ -26,20 +26,25 @@ const unsupportedTypes = ['ws', 'sse-ide', 'ws-ide', 'sdk', 'claudeai-proxy'];
 
 /** Parses one server spec; the message says what is wrong with it. */
 export function parseServerSpec(value: unknown): { spec: McpServerSpec } | { error: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'a server must be an object with "command" (stdio) or "type" and "url"' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { error: 'a server must be an object with "command" (stdio) or "type" and "url"' };
   const type = (value as { type?: unknown }).type;
-  if (typeof type === 'string' && unsupportedTypes.includes(type)) return { error: `type "${type}" is not supported (stdio, http and sse are)` };
+  if (typeof type === 'string' && unsupportedTypes.includes(type))
+    return { error: `type "${type}" is not supported (stdio, http and sse are)` };
   if (type === 'http' || type === 'sse') {
     const parsed = remoteSchema.safeParse(value);
     if (!parsed.success) return { error: parsed.error.issues.map((issue) => issue.message).join('; ') };
     const { type: kind, url, headers } = parsed.data;
     return { spec: { type: kind, url, ...(headers ? { headers } : {}) } };
   }
-  if (type !== undefined && type !== 'stdio') return { error: `unknown type ${JSON.stringify(type)} (use stdio, http or sse)` };
+  if (type !== undefined && type !== 'stdio')
+    return { error: `unknown type ${JSON.stringify(type)} (use stdio, http or sse)` };
   const parsed = stdioSchema.safeParse(value);
   if (!parsed.success) return { error: parsed.error.issues.map((issue) => issue.message).join('; ') };
   const { command, args, env, cwd } = parsed.data;
-  return { spec: { type: 'stdio', command, ...(args ? { args } : {}), ...(env ? { env } : {}), ...(cwd ? { cwd } : {}) } };
+  return {
+    spec: { type: 'stdio', command, ...(args ? { args } : {}), ...(env ? { env } : {}), ...(cwd ? { cwd } : {}) },
+  };
 }
 
 /** Configured servers and what was wrong in the files. */
@@ -52,14 +57,18 @@ export interface McpConfig {
   problems: { file: string; message: string }[];
 }
 
-async function readConfigFile(file: string): Promise<{ servers: Record<string, unknown> } | { error: string } | undefined> {
+async function readConfigFile(
+  file: string,
+): Promise<{ servers: Record<string, unknown> } | { error: string } | undefined> {
   if (certainlyMissing(file)) return undefined;
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : { error: `cannot read the file: ${(error as Error).message}` };
+    return code === 'ENOENT' || code === 'ENOTDIR'
+      ? undefined
+      : { error: `cannot read the file: ${(error as Error).message}` };
   }
   let json: unknown;
   try {
@@ -68,7 +77,8 @@ async function readConfigFile(file: string): Promise<{ servers: Record<string, u
     return { error: `not valid JSON: ${(error as Error).message}` };
   }
   const servers = (json as { mcpServers?: unknown } | null)?.mcpServers;
-  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) return { error: 'it needs an "mcpServers" object: {"mcpServers": {"name": {...}}}' };
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers))
+    return { error: 'it needs an "mcpServers" object: {"mcpServers": {"name": {...}}}' };
   return { servers: servers as Record<string, unknown> };
 }
 
@@ -88,7 +98,8 @@ export async function loadMcpConfig(cwd: string): Promise<McpConfig> {
         if (seen.has(name)) continue;
         seen.add(name);
         const parsed = parseServerSpec(value);
-        if ('error' in parsed) config.problems.push({ file, message: `server "${name}": ${parsed.error}; it is ignored` });
+        if ('error' in parsed)
+          config.problems.push({ file, message: `server "${name}": ${parsed.error}; it is ignored` });
         else {
           config.servers[name] = parsed.spec;
           config.sources[name] = file;
@@ -131,10 +142,16 @@ export function expandServerSpec(spec: McpServerSpec, env: NodeJS.ProcessEnv): M
       ...(spec.cwd ? { cwd: expand(spec.cwd, env, missing) } : {}),
     };
   } else {
-    expanded = { type: spec.type, url: expand(spec.url, env, missing), ...(spec.headers ? { headers: expandMap(spec.headers, env, missing)! } : {}) };
+    expanded = {
+      type: spec.type,
+      url: expand(spec.url, env, missing),
+      ...(spec.headers ? { headers: expandMap(spec.headers, env, missing)! } : {}),
+    };
   }
   if (missing.size > 0) {
-    throw new Error(`environment variable(s) ${[...missing].join(', ')} used by the server's configuration are not set on the worker`);
+    throw new Error(
+      `environment variable(s) ${[...missing].join(', ')} used by the server's configuration are not set on the worker`,
+    );
   }
   return expanded;
 }

@@ -37,13 +37,26 @@ export function mcpTrustStorePath(homeDir: string): string {
 export function mcpSpecDigest(spec: McpServerSpec): string {
   const canonical = (value: unknown): unknown =>
     value && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]))
-      : Array.isArray(value) ? value.map(canonical) : value;
-  return createHash('sha256').update(JSON.stringify(canonical(spec))).digest('hex');
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+        )
+      : Array.isArray(value)
+        ? value.map(canonical)
+        : value;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(spec)))
+    .digest('hex');
 }
 
 /** The decision for one server (pure): disabled wins, then settings, then the stored digest of the same spec. */
-export function mcpTrustDecision(name: string, digest: string, storedDigest: string | undefined, settings: McpTrustSettings): 'trusted' | 'untrusted' | 'disabled' {
+export function mcpTrustDecision(
+  name: string,
+  digest: string,
+  storedDigest: string | undefined,
+  settings: McpTrustSettings,
+): 'trusted' | 'untrusted' | 'disabled' {
   if (settings.disabled.includes(name)) return 'disabled';
   if (settings.enableAll || settings.enabled.includes(name)) return 'trusted';
   return storedDigest === digest ? 'trusted' : 'untrusted';
@@ -71,7 +84,11 @@ export async function readMcpTrustStore(homeDir: string): Promise<TrustStore> {
 }
 
 /** Changes the store for one project (a new file renamed over the old one, readable by the user only). */
-export async function updateMcpTrustStore(homeDir: string, projectDir: string, change: (trusted: Record<string, string>) => void): Promise<void> {
+export async function updateMcpTrustStore(
+  homeDir: string,
+  projectDir: string,
+  change: (trusted: Record<string, string>) => void,
+): Promise<void> {
   const store = await readMcpTrustStore(homeDir);
   const trusted = { ...store.projects[projectDir] };
   change(trusted);
@@ -122,7 +139,8 @@ export async function applyMcpTrust(config: McpConfig, homeDir: string): Promise
   for (const [name, spec] of Object.entries(config.servers)) {
     const file = config.sources[name] ?? '';
     const projectDir = path.dirname(file);
-    if (!settingsByProject.has(projectDir)) settingsByProject.set(projectDir, readMcpTrustSettings(projectDir, homeDir));
+    if (!settingsByProject.has(projectDir))
+      settingsByProject.set(projectDir, readMcpTrustSettings(projectDir, homeDir));
     const settings = await settingsByProject.get(projectDir)!;
     const state = mcpTrustDecision(name, mcpSpecDigest(spec), store.projects[projectDir]?.[name], settings);
     if (state === 'trusted') {
@@ -148,9 +166,14 @@ export function untrustedServerText(server: UntrustedMcpServer): string {
 }
 
 /** The error for a definition that requires servers left untrusted (those it defines inline itself are fine), or undefined. */
-export function untrustedRequiredProblem(definition: { name: string; requiredMcpServers?: string[]; mcpServers?: { name: string; spec?: unknown }[] }, untrusted: readonly UntrustedMcpServer[]): string | undefined {
+export function untrustedRequiredProblem(
+  definition: { name: string; requiredMcpServers?: string[]; mcpServers?: { name: string; spec?: unknown }[] },
+  untrusted: readonly UntrustedMcpServer[],
+): string | undefined {
   const inline = new Set((definition.mcpServers ?? []).filter((entry) => entry.spec).map((entry) => entry.name));
-  const blocking = untrusted.filter((server) => definition.requiredMcpServers?.includes(server.name) && !inline.has(server.name));
+  const blocking = untrusted.filter(
+    (server) => definition.requiredMcpServers?.includes(server.name) && !inline.has(server.name),
+  );
   if (blocking.length === 0) return undefined;
   return `Agent type "${definition.name}" requires MCP server(s) that may not start here: ${blocking.map(untrustedServerText).join('; ')}.`;
 }

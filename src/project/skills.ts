@@ -67,7 +67,11 @@ async function readSkill(skillsDir: string, name: string): Promise<Skill | undef
 }
 
 /** Finds each named skill (nearest directory first); names that are not plain names or are not found come back in `missing`. */
-export async function findSkills(names: readonly string[], cwd: string, homeDir: string): Promise<{ skills: Skill[]; missing: string[] }> {
+export async function findSkills(
+  names: readonly string[],
+  cwd: string,
+  homeDir: string,
+): Promise<{ skills: Skill[]; missing: string[] }> {
   const skills: Skill[] = [];
   const missing: string[] = [];
   const directories = skillDirectories(cwd, homeDir);
@@ -94,7 +98,9 @@ export function renderSkills(skills: readonly Skill[], missing: readonly string[
       `Base directory for this skill: ${skill.dir} (files it mentions are relative to it)`,
       '',
       skill.body,
-      ...(skill.truncated ? ['', `[The skill continues in ${path.join(skill.dir, 'SKILL.md')}; Read it for the rest.]`] : []),
+      ...(skill.truncated
+        ? ['', `[The skill continues in ${path.join(skill.dir, 'SKILL.md')}; Read it for the rest.]`]
+        : []),
       '</skill>',
     ].join('\n'),
   );

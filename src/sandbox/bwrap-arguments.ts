@@ -8,16 +8,51 @@ import { isInside } from '../project/paths';
 const systemPaths = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix', '/snap'];
 
 /** Secrets of the system itself, masked even where the system is visible. */
-const systemSecrets = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers', '/etc/sudoers.d', '/etc/ssl/private', '/etc/ssh/ssh_host_rsa_key', '/etc/ssh/ssh_host_ecdsa_key', '/etc/ssh/ssh_host_ed25519_key'];
+const systemSecrets = [
+  '/etc/shadow',
+  '/etc/gshadow',
+  '/etc/shadow-',
+  '/etc/gshadow-',
+  '/etc/sudoers',
+  '/etc/sudoers.d',
+  '/etc/ssl/private',
+  '/etc/ssh/ssh_host_rsa_key',
+  '/etc/ssh/ssh_host_ecdsa_key',
+  '/etc/ssh/ssh_host_ed25519_key',
+];
 
 /** Credential locations in a home directory, masked for hooks and MCP servers (a command sees no home at all). */
-export const homeSecrets = ['.ssh', '.aws', '.gnupg', '.azure', '.kube', '.docker', '.config', '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.claude.json', '.claude/.credentials.json', '.local/share/keyrings', '.password-store', '.temporal'];
+export const homeSecrets = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.config',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  '.claude.json',
+  '.claude/.credentials.json',
+  '.local/share/keyrings',
+  '.password-store',
+  '.temporal',
+];
 
 /** Home caches a hook or MCP server may fill (privately): `npx -y` servers need `~/.npm`. */
 const serviceCaches = ['.npm', '.cache'];
 
 /** Files inside a writable workspace that would let a command act outside the sandbox later (git hooks, settings with hooks). */
-const protectedInWorkspace = ['.git/hooks', '.git/config', '.claude/settings.json', '.claude/settings.local.json', '.claude/hooks', '.mcp.json'];
+const protectedInWorkspace = [
+  '.git/hooks',
+  '.git/config',
+  '.claude/settings.json',
+  '.claude/settings.local.json',
+  '.claude/hooks',
+  '.mcp.json',
+];
 
 /** What the sandbox of one process is built from. */
 export interface SandboxRequest {
@@ -93,7 +128,14 @@ function readOnly(target: string): string[] {
 
 /** The arguments of `bwrap` (without the program to run) for one process. */
 export function bwrapArguments(request: SandboxRequest): string[] {
-  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+  ];
   if (!request.hostNetwork) args.push('--unshare-net');
   const filesystem = request.settings?.filesystem ?? {};
   const workspace = path.resolve(request.workspaceRoot);
@@ -105,7 +147,20 @@ export function bwrapArguments(request: SandboxRequest): string[] {
       if (kind === 'symlink') args.push('--symlink', readlinkSync(system), system);
       else if (kind === 'dir') args.push('--ro-bind', system, system);
     }
-    args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--dir', '/var', '--tmpfs', '/var/tmp', '--tmpfs', request.homeDir);
+    args.push(
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--tmpfs',
+      '/tmp',
+      '--dir',
+      '/var',
+      '--tmpfs',
+      '/var/tmp',
+      '--tmpfs',
+      request.homeDir,
+    );
     for (const entry of filesystem.allowRead ?? []) {
       const target = resolveSetting(entry, request);
       if (kindOf(target)) bound.push(target);
@@ -114,7 +169,8 @@ export function bwrapArguments(request: SandboxRequest): string[] {
   } else {
     // Caches a later unconfined run would trust (npx, pip) get a private, empty copy instead of the real one.
     args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/var/tmp');
-    for (const cache of serviceCaches) if (kindOf(path.join(request.homeDir, cache)) === 'dir') args.push('--tmpfs', path.join(request.homeDir, cache));
+    for (const cache of serviceCaches)
+      if (kindOf(path.join(request.homeDir, cache)) === 'dir') args.push('--tmpfs', path.join(request.homeDir, cache));
   }
   args.push('--bind', workspace, workspace);
   // A linked worktree's commits land in its repository's .git, outside the worktree.
@@ -129,12 +185,17 @@ export function bwrapArguments(request: SandboxRequest): string[] {
     args.push('--bind', target, target);
     bound.push(target);
   }
-  const protectedPaths = [...protectedInWorkspace.map((relative) => path.join(workspace, relative)), ...(common ? [path.join(common, 'hooks'), path.join(common, 'config')] : [])];
+  const protectedPaths = [
+    ...protectedInWorkspace.map((relative) => path.join(workspace, relative)),
+    ...(common ? [path.join(common, 'hooks'), path.join(common, 'config')] : []),
+  ];
   for (const target of protectedPaths) args.push(...readOnly(target));
   for (const entry of filesystem.denyWrite ?? []) args.push(...readOnly(resolveSetting(entry, request)));
   // Masks come after every bind, which could otherwise uncover them (a workspace at / or at home, `allowRead: ["~"]`).
   const home = path.resolve(request.homeDir);
-  const credentials = homeSecrets.map((secret) => path.join(home, secret)).filter((secret) => request.profile === 'service' || bound.some((root) => isInside(secret, root)));
+  const credentials = homeSecrets
+    .map((secret) => path.join(home, secret))
+    .filter((secret) => request.profile === 'service' || bound.some((root) => isInside(secret, root)));
   const masked = [...systemSecrets, ...(request.hiddenFiles ?? []), ...credentials];
   for (const secret of masked) args.push(...mask(secret));
   for (const entry of filesystem.denyRead ?? []) {

@@ -2,7 +2,14 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { checkTarget, checkedHostPort, parseAuthority, type EgressDecision, type EgressPolicy, type TargetCheck } from './egress-target';
+import {
+  checkTarget,
+  checkedHostPort,
+  parseAuthority,
+  type EgressDecision,
+  type EgressPolicy,
+  type TargetCheck,
+} from './egress-target';
 
 /** Limits of one proxy (defaults: {@link defaultEgressLimits}). */
 export interface EgressLimits {
@@ -14,7 +21,11 @@ export interface EgressLimits {
   maxConcurrent: number;
 }
 
-export const defaultEgressLimits: EgressLimits = { maxHeaderBytes: 16 * 1024, idleTimeoutMs: 120_000, maxConcurrent: 64 };
+export const defaultEgressLimits: EgressLimits = {
+  maxHeaderBytes: 16 * 1024,
+  idleTimeoutMs: 120_000,
+  maxConcurrent: 64,
+};
 
 export interface EgressProxyOptions extends EgressPolicy {
   socketPath: string;
@@ -38,7 +49,17 @@ export interface EgressProxy {
 }
 
 // Request headers that belong to one hop (RFC 9110 §7.6.1), never forwarded.
-const hopByHop = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const hopByHop = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 function plainAnswer(status: number, text: string): string {
   const body = `${text}\n`;
@@ -61,9 +82,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (allowed) stats.allowed += 1;
     else {
       stats.refused += 1;
-      if (!stats.refusedHosts.includes(check.host) && stats.refusedHosts.length < 100) stats.refusedHosts.push(check.host);
+      if (!stats.refusedHosts.includes(check.host) && stats.refusedHosts.length < 100)
+        stats.refusedHosts.push(check.host);
     }
-    options.onDecision?.({ host: check.host, port: check.port, kind, allowed, detail: check.type === 'connect' ? check.address : check.text });
+    options.onDecision?.({
+      host: check.host,
+      port: check.port,
+      kind,
+      allowed,
+      detail: check.type === 'connect' ? check.address : check.text,
+    });
   };
   /** Takes a slot for a connection, or undefined when all are in use. */
   const slot = (): (() => void) | undefined => {
@@ -76,12 +104,24 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     };
   };
 
-  const server = http.createServer({ maxHeaderSize: limits.maxHeaderBytes, requestTimeout: limits.idleTimeoutMs, headersTimeout: Math.min(limits.idleTimeoutMs, 30_000) });
+  const server = http.createServer({
+    maxHeaderSize: limits.maxHeaderBytes,
+    requestTimeout: limits.idleTimeoutMs,
+    headersTimeout: Math.min(limits.idleTimeoutMs, 30_000),
+  });
   server.keepAliveTimeout = 5_000;
   server.on('connection', track);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    if (socket.writable) socket.end(plainAnswer(status, status === 400 ? 'the proxy could not read this request' : `the request head is over ${limits.maxHeaderBytes} bytes or too slow`));
+    if (socket.writable)
+      socket.end(
+        plainAnswer(
+          status,
+          status === 400
+            ? 'the proxy could not read this request'
+            : `the request head is over ${limits.maxHeaderBytes} bytes or too slow`,
+        ),
+      );
     else socket.destroy();
   });
 
@@ -92,7 +132,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     const target = parseAuthority(request.url ?? '');
     if ('problem' in target) return void client.end(plainAnswer(400, `CONNECT needs host:port: ${target.problem}`));
     const release = slot();
-    if (!release) return void client.end(plainAnswer(503, `the sandbox's proxy has ${limits.maxConcurrent} connections open; try again later`));
+    if (!release)
+      return void client.end(
+        plainAnswer(503, `the sandbox's proxy has ${limits.maxConcurrent} connections open; try again later`),
+      );
     client.once('close', release);
     void checkTarget(target.host, target.port, options).then((check) => {
       decided(check, 'connect');
@@ -117,7 +160,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       upstream.on('error', (error: NodeJS.ErrnoException) => {
         // Inside an established tunnel the client's bytes are the target's: no answer of the proxy's may be written there.
         if (established || !client.writable) return closeBoth();
-        client.end(plainAnswer(502, `could not connect to ${check.host}:${check.port} (${error.code ?? error.message})`));
+        client.end(
+          plainAnswer(502, `could not connect to ${check.host}:${check.port} (${error.code ?? error.message})`),
+        );
       });
       upstream.once('close', () => client.destroy());
       client.once('close', () => upstream.destroy());
@@ -126,7 +171,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
     const refuse = (status: number, text: string) => {
-      if (!response.headersSent) response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+      if (!response.headersSent)
+        response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
       response.end(`${text}\n`);
       request.resume();
     };
@@ -134,13 +180,21 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     try {
       url = new URL(request.url ?? '');
     } catch {
-      return refuse(400, 'the sandbox proxy forwards absolute http:// URLs only (set http_proxy), and tunnels others with CONNECT');
+      return refuse(
+        400,
+        'the sandbox proxy forwards absolute http:// URLs only (set http_proxy), and tunnels others with CONNECT',
+      );
     }
-    if (url.protocol !== 'http:') return refuse(400, `the sandbox proxy forwards http:// URLs only; ${url.protocol} goes through CONNECT (https_proxy)`);
+    if (url.protocol !== 'http:')
+      return refuse(
+        400,
+        `the sandbox proxy forwards http:// URLs only; ${url.protocol} goes through CONNECT (https_proxy)`,
+      );
     const target = checkedHostPort(url.hostname, Number(url.port || 80));
     if ('problem' in target) return refuse(400, `the request's URL has no usable host: ${target.problem}`);
     const release = slot();
-    if (!release) return refuse(503, `the sandbox's proxy has ${limits.maxConcurrent} connections open; try again later`);
+    if (!release)
+      return refuse(503, `the sandbox's proxy has ${limits.maxConcurrent} connections open; try again later`);
     response.once('close', release);
     void checkTarget(target.host, target.port, options).then((check) => {
       decided(check, 'http');
@@ -170,7 +224,14 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 }
 
 /** Sends one plain-HTTP request on to the checked address, streaming both bodies. */
-function forward(request: http.IncomingMessage, response: http.ServerResponse, url: URL, address: string, idleTimeoutMs: number, refuse: (status: number, text: string) => void): void {
+function forward(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  url: URL,
+  address: string,
+  idleTimeoutMs: number,
+  refuse: (status: number, text: string) => void,
+): void {
   const dropped = new Set((request.headers.connection ?? '').split(',').map((name) => name.trim().toLowerCase()));
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -178,11 +239,20 @@ function forward(request: http.IncomingMessage, response: http.ServerResponse, u
   }
   // The Host header names the URL's host: the checked name is the one the server sees.
   headers.host = url.host;
-  const upstream = http.request({ host: address, port: Number(url.port || 80), method: request.method, path: `${url.pathname}${url.search}`, headers, setHost: false, agent: false });
+  const upstream = http.request({
+    host: address,
+    port: Number(url.port || 80),
+    method: request.method,
+    path: `${url.pathname}${url.search}`,
+    headers,
+    setHost: false,
+    agent: false,
+  });
   upstream.setTimeout(idleTimeoutMs, () => upstream.destroy(new Error('no traffic')));
   upstream.on('response', (answer) => {
     const answerHeaders: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !hopByHop.has(name)) answerHeaders[name] = value;
+    for (const [name, value] of Object.entries(answer.headers))
+      if (value !== undefined && !hopByHop.has(name)) answerHeaders[name] = value;
     response.writeHead(answer.statusCode ?? 502, answerHeaders);
     answer.pipe(response);
     answer.on('error', () => response.destroy());

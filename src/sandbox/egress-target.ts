@@ -9,7 +9,8 @@ import { addressAllowed, noPrivateAddresses, type PrivateAddressAllowance } from
 export type EgressResolver = (host: string) => Promise<string[]>;
 
 /** The worker's resolver (getaddrinfo, as every other program on it). */
-export const systemResolver: EgressResolver = async (host) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+export const systemResolver: EgressResolver = async (host) =>
+  (await dns.promises.lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /** The allow and deny lists and what private addresses may be reached. */
 export interface EgressPolicy {
@@ -31,7 +32,9 @@ export interface EgressDecision {
 }
 
 /** A target the proxy may connect to, or the status and one-line text it answers instead. */
-export type TargetCheck = { type: 'connect'; host: string; port: number; address: string } | { type: 'refuse'; host: string; port: number; status: number; text: string };
+export type TargetCheck =
+  | { type: 'connect'; host: string; port: number; address: string }
+  | { type: 'refuse'; host: string; port: number; status: number; text: string };
 
 const hostName = /^[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*$/;
 
@@ -45,8 +48,10 @@ export function parseAuthority(authority: string): { host: string; port: number 
 /** A host and port both well formed, or why not. */
 export function checkedHostPort(rawHost: string, port: number): { host: string; port: number } | { problem: string } {
   const host = normalizeHost(rawHost);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return { problem: `port ${port} is not between 1 and 65535` };
-  if (host.length > 253 || !(net.isIP(host) !== 0 || hostName.test(host))) return { problem: `"${rawHost.slice(0, 100)}" is not a host name or IP address` };
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    return { problem: `port ${port} is not between 1 and 65535` };
+  if (host.length > 253 || !(net.isIP(host) !== 0 || hostName.test(host)))
+    return { problem: `"${rawHost.slice(0, 100)}" is not a host name or IP address` };
   return { host, port };
 }
 
@@ -62,23 +67,39 @@ export function refusalText(host: string, why: string): string {
 /** Decides a target: its host against the lists, then every address it resolves to. */
 export async function checkTarget(host: string, port: number, policy: EgressPolicy): Promise<TargetCheck> {
   const verdict = decideEgress(host, policy.allowedDomains, policy.deniedDomains);
-  const refuse = (status: number, why: string): TargetCheck => ({ type: 'refuse', host, port, status, text: refusalText(host, why) });
+  const refuse = (status: number, why: string): TargetCheck => ({
+    type: 'refuse',
+    host,
+    port,
+    status,
+    text: refusalText(host, why),
+  });
   if (verdict.type === 'refused') {
-    if (verdict.reason === 'denied') return refuse(403, `the sandbox does not connect to it: it matches ${verdict.entry} in sandbox.network.deniedDomains`);
+    if (verdict.reason === 'denied')
+      return refuse(
+        403,
+        `the sandbox does not connect to it: it matches ${verdict.entry} in sandbox.network.deniedDomains`,
+      );
     return refuse(403, `the sandbox does not connect to hosts it was not told about; to allow it, ${howToAllow(host)}`);
   }
   let addresses: string[];
   try {
     addresses = isIpLiteral(host) ? [host] : await (policy.resolve ?? systemResolver)(host);
   } catch (error) {
-    return refuse(502, `the name could not be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return refuse(
+      502,
+      `the name could not be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   if (addresses.length === 0) return refuse(502, 'the name has no address');
   // A host named exactly may be private (a local test server, an intranet); a wildcard never reaches one.
   const allowance = verdict.listedExactly ? 'all' : (policy.allowPrivate ?? noPrivateAddresses);
   const blocked = addresses.find((address) => !addressAllowed(host, address, allowance));
   if (blocked !== undefined) {
-    return refuse(403, `it resolves to ${blocked}, a private, loopback or link-local address, which the sandbox reaches only for hosts listed exactly; to allow it, ${howToAllow(host)}`);
+    return refuse(
+      403,
+      `it resolves to ${blocked}, a private, loopback or link-local address, which the sandbox reaches only for hosts listed exactly; to allow it, ${howToAllow(host)}`,
+    );
   }
   // The proxy connects to the address checked here, so DNS cannot point a checked name elsewhere later.
   return { type: 'connect', host, port, address: addresses[0]! };

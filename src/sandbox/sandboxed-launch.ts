@@ -54,13 +54,33 @@ const relayScript = [
 
 function proxyEnvironment(): Record<string, string> {
   const url = `http://127.0.0.1:${proxyPort}`;
-  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: '', no_proxy: '' };
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    ALL_PROXY: url,
+    all_proxy: url,
+    NO_PROXY: '',
+    no_proxy: '',
+  };
 }
 
 /** The launch of `argv` (program first) as request and options call for; only an explicit `off` runs it unconfined. */
-export async function launchSandboxed(argv: readonly [string, ...string[]], request: LaunchRequest, given?: SandboxOptions): Promise<SandboxedLaunch> {
+export async function launchSandboxed(
+  argv: readonly [string, ...string[]],
+  request: LaunchRequest,
+  given?: SandboxOptions,
+): Promise<SandboxedLaunch> {
   const [program, ...rest] = argv;
-  const unconfined: SandboxedLaunch = { file: program, args: rest, env: {}, sandboxed: false, release: async () => undefined, refusedHosts: () => [] };
+  const unconfined: SandboxedLaunch = {
+    file: program,
+    args: rest,
+    env: {},
+    sandboxed: false,
+    release: async () => undefined,
+    refusedHosts: () => [],
+  };
   const options = given ?? defaultSandboxOptions();
   if (options.mode === 'off') return unconfined;
   const problem = await sandboxProblem(options);
@@ -75,7 +95,11 @@ export async function launchSandboxed(argv: readonly [string, ...string[]], requ
     proxySocketDir = await fs.mkdtemp(path.join(os.tmpdir(), 'subagents-egress-'));
     const socketPath = path.join(proxySocketDir, 'proxy.sock');
     const { startEgressProxy } = await import('./egress-proxy');
-    const proxy = await startEgressProxy({ socketPath, allowedDomains: network?.allowedDomains ?? [], ...(network?.deniedDomains ? { deniedDomains: network.deniedDomains } : {}) });
+    const proxy = await startEgressProxy({
+      socketPath,
+      allowedDomains: network?.allowedDomains ?? [],
+      ...(network?.deniedDomains ? { deniedDomains: network.deniedDomains } : {}),
+    });
     refusedHosts = () => [...new Set(proxy.stats().refusedHosts)];
     let released = false;
     release = async () => {
@@ -99,5 +123,12 @@ export async function launchSandboxed(argv: readonly [string, ...string[]], requ
   // A service sees /tmp read-only: its scratch space is the private /var/tmp.
   if (request.profile === 'service') Object.assign(env, { TMPDIR: '/var/tmp' });
   const inner = proxied ? ['bash', '-c', relayScript, 'relay', program, ...rest] : [program, ...rest];
-  return { file: options.bwrap, args: [...args, '--', ...inner], env, sandboxed: true, release, refusedHosts: () => refusedHosts() };
+  return {
+    file: options.bwrap,
+    args: [...args, '--', ...inner],
+    env,
+    sandboxed: true,
+    release,
+    refusedHosts: () => refusedHosts(),
+  };
 }

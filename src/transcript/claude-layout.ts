@@ -26,7 +26,12 @@ export function claudeCodeLayout(transcripts: readonly AgentTranscript[]): Layou
   if (!root) return [];
   const session = transcriptSession(root.meta.agentId);
   const projectDir = path.posix.join('projects', projectDirName(root.meta.cwd ?? 'unknown'));
-  const files: LayoutFile[] = [{ relativePath: path.posix.join(projectDir, `${session.sessionId}.jsonl`), text: jsonl(messageRecords(root, session)) }];
+  const files: LayoutFile[] = [
+    {
+      relativePath: path.posix.join(projectDir, `${session.sessionId}.jsonl`),
+      text: jsonl(messageRecords(root, session)),
+    },
+  ];
   for (const transcript of transcripts.slice(1)) {
     const { meta } = transcript;
     const base = path.posix.join(projectDir, session.sessionId, 'subagents', `agent-${fileSafe(meta.agentId)}`);
@@ -53,8 +58,14 @@ export interface WrittenLayout {
 }
 
 /** Writes {@link claudeCodeLayout} under `configDir`, marked as runtime output so git and Glob/Grep skip it. */
-export async function writeClaudeCodeLayout(configDir: string, transcripts: readonly AgentTranscript[]): Promise<WrittenLayout> {
-  const files = claudeCodeLayout(transcripts).map((file) => ({ target: path.join(configDir, ...file.relativePath.split('/')), text: file.text }));
+export async function writeClaudeCodeLayout(
+  configDir: string,
+  transcripts: readonly AgentTranscript[],
+): Promise<WrittenLayout> {
+  const files = claudeCodeLayout(transcripts).map((file) => ({
+    target: path.join(configDir, ...file.relativePath.split('/')),
+    text: file.text,
+  }));
   // Every file lies below the root's project directory, so marking the first directory created on the way there covers all.
   const marked = files[0] ? await makeOutputDirectory(path.dirname(files[0].target)) : undefined;
   for (const file of files) {

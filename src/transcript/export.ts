@@ -64,11 +64,15 @@ async function checkWorkerPolls(client: Client, agentId: string, taskQueue: stri
   if ((response.pollers ?? []).length === 0) throw new NoWorkerError(agentId, taskQueue);
 }
 
-function worktreeOf(runs: readonly RunFacts[], input: Partial<AgentWorkflowInput> & { worktree?: unknown }): TranscriptWorktree | null {
+function worktreeOf(
+  runs: readonly RunFacts[],
+  input: Partial<AgentWorkflowInput> & { worktree?: unknown },
+): TranscriptWorktree | null {
   const candidates = [...runs.flatMap((run) => run.worktrees).reverse(), input.worktree];
   for (const candidate of candidates) {
     const worktree = candidate as Partial<TranscriptWorktree> | undefined;
-    if (typeof worktree?.path === 'string' && typeof worktree.branch === 'string') return { path: worktree.path, branch: worktree.branch };
+    if (typeof worktree?.path === 'string' && typeof worktree.branch === 'string')
+      return { path: worktree.path, branch: worktree.branch };
   }
   return null;
 }
@@ -83,7 +87,11 @@ async function gitBranchOf(directory: string | null): Promise<string> {
   }
 }
 
-async function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs: readonly RunFacts[]): Promise<TranscriptMetaRecord> {
+async function metaOf(
+  agentId: string,
+  input: Partial<AgentWorkflowInput>,
+  runs: readonly RunFacts[],
+): Promise<TranscriptMetaRecord> {
   const worktree = worktreeOf(runs, input);
   const cwd = worktree?.path ?? input.cwd ?? null;
   return {
@@ -102,13 +110,18 @@ async function metaOf(agentId: string, input: Partial<AgentWorkflowInput>, runs:
 }
 
 /** Reads one agent's transcript over all its runs; throws WorkflowNotFoundError or NoWorkerError. */
-export async function readAgentTranscript(client: Client, agentId: string, options: TranscriptReadOptions = {}): Promise<AgentTranscript> {
+export async function readAgentTranscript(
+  client: Client,
+  agentId: string,
+  options: TranscriptReadOptions = {},
+): Promise<AgentTranscript> {
   const handle = client.workflow.getHandle(agentId);
   const description = await handle.describe();
   const decode = payloadDecoder(client);
   const runIds = await runIdsOf(client, agentId, description.runId);
   const runs: RunFacts[] = [];
-  for (const runId of runIds) runs.push(await readRunHistory(await client.workflow.getHandle(agentId, runId).fetchHistory(), decode));
+  for (const runId of runIds)
+    runs.push(await readRunHistory(await client.workflow.getHandle(agentId, runId).fetchHistory(), decode));
 
   await checkWorkerPolls(client, agentId, description.taskQueue);
   const deadline = Date.now() + (options.queryTimeoutMs ?? defaultQueryTimeoutMs);
@@ -152,7 +165,11 @@ async function readRunLog(client: Client, agentId: string, runId: string, deadli
 }
 
 /** The transcripts of an agent and its descendants, depth first (a child that never started is left out). */
-export async function readTreeTranscripts(client: Client, agentId: string, options: TranscriptReadOptions = {}): Promise<AgentTranscript[]> {
+export async function readTreeTranscripts(
+  client: Client,
+  agentId: string,
+  options: TranscriptReadOptions = {},
+): Promise<AgentTranscript[]> {
   const transcripts: AgentTranscript[] = [];
   const seen = new Set<string>();
   const visit = async (id: string, isRoot: boolean): Promise<void> => {

@@ -44,7 +44,8 @@ const inboundAttributes = [
 ] as const satisfies readonly (keyof HistoryEvent)[];
 
 /** A local activity's result (e.g. a Read run inside the workflow task): recorded when that task completes. */
-const isLocalActivityMarker = (event: HistoryEvent): boolean => event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+const isLocalActivityMarker = (event: HistoryEvent): boolean =>
+  event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
 
 const asNumber = (value: { toNumber(): number } | number | null | undefined): number =>
   typeof value === 'number' ? value : (value?.toNumber() ?? 0);
@@ -54,8 +55,21 @@ function eventTimeMs(event: HistoryEvent): number {
 }
 
 function callFacts(result: Partial<ModelCallResult> | undefined): ModelCallFacts | undefined {
-  if (!result || typeof result.id !== 'string' || typeof result.model !== 'string' || !result.usage || !result.stopReason) return undefined;
-  return { id: result.id, model: result.model, stopReason: result.stopReason, usage: result.usage, ...(result.requestId ? { requestId: result.requestId } : {}) };
+  if (
+    !result ||
+    typeof result.id !== 'string' ||
+    typeof result.model !== 'string' ||
+    !result.usage ||
+    !result.stopReason
+  )
+    return undefined;
+  return {
+    id: result.id,
+    model: result.model,
+    stopReason: result.stopReason,
+    usage: result.usage,
+    ...(result.requestId ? { requestId: result.requestId } : {}),
+  };
 }
 
 /** Reads one run's history: the timeline (decoding model results only to see whether they had content), children, input, worktrees. */
@@ -84,13 +98,21 @@ export async function readRunHistory(history: History, decode: PayloadDecoder): 
     const completed = event.activityTaskCompletedEventAttributes;
     const activityType = completed ? activityTypes.get(asNumber(completed.scheduledEventId)) : undefined;
     if (completed && activityType === 'callModel') {
-      const result = (await decode(completed.result?.payloads).catch(() => undefined)) as Partial<ModelCallResult> | undefined;
+      const result = (await decode(completed.result?.payloads).catch(() => undefined)) as
+        Partial<ModelCallResult> | undefined;
       const call = callFacts(result);
-      facts.events.push({ kind: 'modelCompleted', timeMs, producedMessage: result?.content === undefined || result.content.length > 0, ...(call ? { call } : {}) });
+      facts.events.push({
+        kind: 'modelCompleted',
+        timeMs,
+        producedMessage: result?.content === undefined || result.content.length > 0,
+        ...(call ? { call } : {}),
+      });
       continue;
     }
-    if (completed && activityType === 'createWorktree') facts.worktrees.push(await decode(completed.result?.payloads).catch(() => undefined));
-    if (inboundAttributes.some((key) => event[key]) || isLocalActivityMarker(event)) facts.events.push({ kind: 'inbound', timeMs });
+    if (completed && activityType === 'createWorktree')
+      facts.worktrees.push(await decode(completed.result?.payloads).catch(() => undefined));
+    if (inboundAttributes.some((key) => event[key]) || isLocalActivityMarker(event))
+      facts.events.push({ kind: 'inbound', timeMs });
   }
   return facts;
 }

@@ -41,7 +41,9 @@ export function agentHeading(transcript: AgentTranscript): string {
   const { meta } = transcript;
   const indent = '  '.repeat(meta.depth);
   const description = meta.description ? ` · "${meta.description}"` : '';
-  const place = meta.parentAgentId ? `child of ${meta.parentAgentId} (tool_use ${meta.parentToolUseId ?? '?'})` : 'root';
+  const place = meta.parentAgentId
+    ? `child of ${meta.parentAgentId} (tool_use ${meta.parentToolUseId ?? '?'})`
+    : 'root';
   const worktree = meta.worktree ? ` · worktree ${meta.worktree.path} (${meta.worktree.branch})` : '';
   const runs = transcript.runIds.length > 1 ? ` · ${transcript.runIds.length} runs` : '';
   const compacted = transcript.compactions.length > 0 ? ` · ${transcript.compactions.length} compaction(s)` : '';

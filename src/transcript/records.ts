@@ -1,7 +1,14 @@
 import { createRequire } from 'node:module';
 import type { MessageParam } from '../shared/model/messages';
 import type { ModelCallFacts } from './timeline';
-import type { AgentTranscript, TranscriptAssistantMessage, TranscriptBoundaryRecord, TranscriptMessageRecord, TranscriptRecord, TranscriptSession } from './transcript-types';
+import type {
+  AgentTranscript,
+  TranscriptAssistantMessage,
+  TranscriptBoundaryRecord,
+  TranscriptMessageRecord,
+  TranscriptRecord,
+  TranscriptSession,
+} from './transcript-types';
 import { transcriptUuid } from './uuid';
 
 const packageVersion = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -33,15 +40,25 @@ function assistantMessage(message: MessageParam, call: ModelCallFacts | undefine
 }
 
 /** One agent's message records chained by parentUuid; a compaction starts a new chain, as in Claude Code. */
-export function messageRecords(transcript: AgentTranscript, session: TranscriptSession): (TranscriptMessageRecord | TranscriptBoundaryRecord)[] {
+export function messageRecords(
+  transcript: AgentTranscript,
+  session: TranscriptSession,
+): (TranscriptMessageRecord | TranscriptBoundaryRecord)[] {
   const { agentId, depth, cwd, gitBranch } = transcript.meta;
   const records: (TranscriptMessageRecord | TranscriptBoundaryRecord)[] = [];
-  const boundaries = new Map((transcript.compactions ?? []).map((compaction, index) => [compaction.summaryIndex, { compaction, index }]));
+  const boundaries = new Map(
+    (transcript.compactions ?? []).map((compaction, index) => [compaction.summaryIndex, { compaction, index }]),
+  );
   let parentUuid: string | null = null;
   for (const [index, { message, timestampMs, call }] of transcript.messages.entries()) {
     const boundary = boundaries.get(index);
     if (boundary) {
-      const record = boundaryRecord(transcript, boundary.compaction, boundary.index, new Date(timestampMs).toISOString());
+      const record = boundaryRecord(
+        transcript,
+        boundary.compaction,
+        boundary.index,
+        new Date(timestampMs).toISOString(),
+      );
       records.push(record);
       parentUuid = record.uuid;
     }
@@ -56,7 +73,10 @@ export function messageRecords(transcript: AgentTranscript, session: TranscriptS
       gitBranch,
       agentId,
       type: message.role,
-      message: message.role === 'assistant' ? assistantMessage(message, call) : { role: message.role, content: message.content },
+      message:
+        message.role === 'assistant'
+          ? assistantMessage(message, call)
+          : { role: message.role, content: message.content },
       ...(call?.requestId ? { requestId: call.requestId } : {}),
       uuid,
       timestamp: new Date(timestampMs).toISOString(),
@@ -68,7 +88,12 @@ export function messageRecords(transcript: AgentTranscript, session: TranscriptS
 }
 
 /** Claude Code's `compact_boundary` record: a new chain whose logical parent is the last message before it. */
-function boundaryRecord(transcript: AgentTranscript, compaction: AgentTranscript['compactions'][number], index: number, timestamp: string): TranscriptBoundaryRecord {
+function boundaryRecord(
+  transcript: AgentTranscript,
+  compaction: AgentTranscript['compactions'][number],
+  index: number,
+  timestamp: string,
+): TranscriptBoundaryRecord {
   const { agentId, depth } = transcript.meta;
   return {
     type: 'system',
@@ -101,5 +126,7 @@ export function toJsonl(transcripts: readonly AgentTranscript[]): string {
   const first = transcripts[0];
   if (!first) return '';
   const session = transcriptSession(first.meta.agentId);
-  return transcripts.flatMap((transcript) => transcriptRecords(transcript, session).map((record) => `${JSON.stringify(record)}\n`)).join('');
+  return transcripts
+    .flatMap((transcript) => transcriptRecords(transcript, session).map((record) => `${JSON.stringify(record)}\n`))
+    .join('');
 }

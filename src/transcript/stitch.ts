@@ -26,7 +26,8 @@ export interface StitchedTranscript {
   inheritedCount: number;
 }
 
-const same = (left: MessageParam | undefined, right: MessageParam): boolean => left !== undefined && JSON.stringify(left) === JSON.stringify(right);
+const same = (left: MessageParam | undefined, right: MessageParam): boolean =>
+  left !== undefined && JSON.stringify(left) === JSON.stringify(right);
 
 /** Joins an agent's run logs oldest first: equal carried messages once, changed ones replaced, dropped ones left out. */
 export function stitchRuns(runs: readonly RunLog[]): StitchedTranscript {
@@ -46,7 +47,8 @@ export function stitchRuns(runs: readonly RunLog[]): StitchedTranscript {
       positions.push(joined.length - 1);
     });
     // The previous run's last messages that this run did not carry (a resume dropped them).
-    for (const dropped of previousCurrent.slice(Math.min(run.carriedCount, previousCurrent.length))) joined[dropped] = undefined;
+    for (const dropped of previousCurrent.slice(Math.min(run.carriedCount, previousCurrent.length)))
+      joined[dropped] = undefined;
     for (const boundary of run.boundaries) {
       boundaries.push({
         summaryIndex: positions[boundary.summaryIndex]!,
@@ -70,7 +72,8 @@ export function stitchRuns(runs: readonly RunLog[]): StitchedTranscript {
     boundaries: boundaries.map((boundary) => ({
       summaryIndex: at(boundary.summaryIndex),
       keptIndices: boundary.keptIndices.filter((index) => joined[index] !== undefined).map(at),
-      lastIndexBefore: boundary.lastIndexBefore < 0 ? -1 : at(boundary.lastIndexBefore) - (joined[boundary.lastIndexBefore] ? 0 : 1),
+      lastIndexBefore:
+        boundary.lastIndexBefore < 0 ? -1 : at(boundary.lastIndexBefore) - (joined[boundary.lastIndexBefore] ? 0 : 1),
       record: boundary.record,
     })),
     inheritedCount: runs[0]?.carriedCount ?? 0,

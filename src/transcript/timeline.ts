@@ -19,9 +19,15 @@ export type TimelineEvent =
   | { kind: 'inbound'; timeMs: number };
 
 /** Each message's time: assistant k at the k-th content-producing model call, others at what woke the workflow. */
-export function messageTimestamps(messages: readonly Pick<MessageParam, 'role'>[], inheritedCount: number, events: readonly TimelineEvent[]): number[] {
+export function messageTimestamps(
+  messages: readonly Pick<MessageParam, 'role'>[],
+  inheritedCount: number,
+  events: readonly TimelineEvent[],
+): number[] {
   const startMs = events.find((event) => event.kind === 'runStarted')?.timeMs ?? events[0]?.timeMs ?? 0;
-  const completions = events.flatMap((event, index) => (event.kind === 'modelCompleted' && event.producedMessage ? [index] : []));
+  const completions = events.flatMap((event, index) =>
+    event.kind === 'modelCompleted' && event.producedMessage ? [index] : [],
+  );
   const times: number[] = [];
   let nextCompletion = 0;
   let lastAssistantEvent = -1;
@@ -57,8 +63,16 @@ function userMessageTime(events: readonly TimelineEvent[], afterIndex: number): 
 }
 
 /** The model call behind each assistant message, as in {@link messageTimestamps}; undefined for the others. */
-export function messageCalls(messages: readonly Pick<MessageParam, 'role'>[], inheritedCount: number, events: readonly TimelineEvent[]): (ModelCallFacts | undefined)[] {
-  const calls = events.flatMap((event) => (event.kind === 'modelCompleted' && event.producedMessage ? [event.call] : []));
+export function messageCalls(
+  messages: readonly Pick<MessageParam, 'role'>[],
+  inheritedCount: number,
+  events: readonly TimelineEvent[],
+): (ModelCallFacts | undefined)[] {
+  const calls = events.flatMap((event) =>
+    event.kind === 'modelCompleted' && event.producedMessage ? [event.call] : [],
+  );
   let next = 0;
-  return messages.map((message, index) => (index >= inheritedCount && message.role === 'assistant' ? calls[next++] : undefined));
+  return messages.map((message, index) =>
+    index >= inheritedCount && message.role === 'assistant' ? calls[next++] : undefined,
+  );
 }

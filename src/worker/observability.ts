@@ -45,7 +45,13 @@ export function formatJsonLogEntry(entry: LogEntry): string {
     return JSON.stringify(record, jsonValue);
   } catch {
     // Circular metadata: still one line, never a crash of the logger.
-    return JSON.stringify({ time: record.time, level: record.level, message: record.message, agentId: record.agentId, meta: inspect(meta, { depth: 3, breakLength: Infinity }) });
+    return JSON.stringify({
+      time: record.time,
+      level: record.level,
+      message: record.message,
+      agentId: record.agentId,
+      meta: inspect(meta, { depth: 3, breakLength: Infinity }),
+    });
   }
 }
 
@@ -56,7 +62,10 @@ function jsonValue(_key: string, value: unknown): unknown {
 }
 
 /** A Temporal Logger for the options; `write` receives each JSON line (default: stderr). */
-export function createLogger(options: LoggingOptions, write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Logger {
+export function createLogger(
+  options: LoggingOptions,
+  write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Logger {
   if (options.format === 'text') return new DefaultLogger(options.level);
   return new DefaultLogger(options.level, (entry) => write(formatJsonLogEntry(entry)));
 }
@@ -68,7 +77,10 @@ export function installRuntimeLogging(env: NodeJS.ProcessEnv = process.env): Log
   Runtime.install({
     logger,
     telemetryOptions: {
-      logging: options.format === 'json' ? { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } : { filter: { core: 'WARN', other: 'ERROR' } },
+      logging:
+        options.format === 'json'
+          ? { filter: { core: 'WARN', other: 'ERROR' }, forward: {} }
+          : { filter: { core: 'WARN', other: 'ERROR' } },
     },
   });
   return logger;
@@ -105,7 +117,14 @@ export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean 
 export async function setupTelemetry(options: TelemetryOptions = {}): Promise<Telemetry | undefined> {
   const env = options.env ?? process.env;
   if (!telemetryEnabled(env)) return undefined;
-  const [api, { AsyncLocalStorageContextManager }, { Resource }, { BasicTracerProvider, BatchSpanProcessor }, worker, client] = await Promise.all([
+  const [
+    api,
+    { AsyncLocalStorageContextManager },
+    { Resource },
+    { BasicTracerProvider, BatchSpanProcessor },
+    worker,
+    client,
+  ] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/context-async-hooks'),
     import('@opentelemetry/resources'),
@@ -113,12 +132,17 @@ export async function setupTelemetry(options: TelemetryOptions = {}): Promise<Te
     import('@temporalio/interceptors-opentelemetry/lib/worker'),
     import('@temporalio/interceptors-opentelemetry/lib/client'),
   ]);
-  const exporter = options.spanExporter ?? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
-  const resource = new Resource({ 'service.name': options.serviceName ?? (env.OTEL_SERVICE_NAME?.trim() || 'durable-subagents-worker') });
+  const exporter =
+    options.spanExporter ?? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+  const resource = new Resource({
+    'service.name': options.serviceName ?? (env.OTEL_SERVICE_NAME?.trim() || 'durable-subagents-worker'),
+  });
   const spanProcessor = new BatchSpanProcessor(exporter);
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register({ contextManager: new AsyncLocalStorageContextManager().enable() });
-  const workflowInterceptors = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+  const workflowInterceptors = createRequire(import.meta.url).resolve(
+    '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
+  );
   return {
     workerInterceptors: {
       workflowModules: [workflowInterceptors],

@@ -22,7 +22,8 @@ import { workspaceActivityNames } from '../shared/workspace/workspace-routing';
 export { parseWorkflowStacks, WorkflowStacksError, type WorkflowStacks } from '../shared/protocol/workflow-stacks';
 
 /** Absolute path of a module under src/workflows: the source under tsx, the compiled file in the package. */
-const workflowModulePath = (name: string): string => path.join(import.meta.dirname, '..', 'workflows', `${name}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`);
+const workflowModulePath = (name: string): string =>
+  path.join(import.meta.dirname, '..', 'workflows', `${name}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`);
 
 /** Absolute path of the workflow bundle's entry (for `workflowsPath` / `bundleWorkflowCode`). */
 export const workflowsPath = workflowModulePath('index');
@@ -31,7 +32,9 @@ export const workflowsPath = workflowModulePath('index');
 export const workflowInterceptorModule = workflowModulePath('runtime/cancel-notice');
 
 /** `modules` with the runtime's interceptor module added once. */
-const withAgentInterceptors = (modules: readonly string[] | undefined): string[] => [...new Set([...(modules ?? []), workflowInterceptorModule])];
+const withAgentInterceptors = (modules: readonly string[] | undefined): string[] => [
+  ...new Set([...(modules ?? []), workflowInterceptorModule]),
+];
 
 /** Preloaded: short stacks in workflow code, cheaper per-promise capture (docs/operations.md, "Worker tuning"). */
 export const workflowStackFramesModule = workflowModulePath('runtime/stack-frames');
@@ -52,11 +55,18 @@ type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
 /** Adds the runtime's bundle settings to a webpack configuration (see {@link workflowBundlerOptions}). */
 const agentWebpackConfig: WebpackConfigHook = (config) => ({
   ...config,
-  resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as Record<string, string> | undefined), zod$: zodOnFirstUse } },
+  resolve: {
+    ...config.resolve,
+    alias: { ...(config.resolve?.alias as Record<string, string> | undefined), zod$: zodOnFirstUse },
+  },
 });
 
 /** Bundle options for bundling ahead (add interceptors, do not replace them); optional but faster (docs/api.md). */
-export const workflowBundlerOptions: { webpackConfigHook: WebpackConfigHook; workflowInterceptorModules: string[]; preloadModules: string[] } = {
+export const workflowBundlerOptions: {
+  webpackConfigHook: WebpackConfigHook;
+  workflowInterceptorModules: string[];
+  preloadModules: string[];
+} = {
   webpackConfigHook: agentWebpackConfig,
   workflowInterceptorModules: [workflowInterceptorModule],
   preloadModules: [workflowStackFramesModule, workflowPreloadedModules],
@@ -111,16 +121,26 @@ export class SubagentsPlugin extends SimplePlugin {
     const toolWorker = settings.onlyTools !== undefined;
     super({
       name: 'durable-subagents',
-      dataConverter: (existing) => ({ ...existing, payloadCodecs: [...(existing?.payloadCodecs ?? []), ...payloadCodecs] }),
+      dataConverter: (existing) => ({
+        ...existing,
+        payloadCodecs: [...(existing?.payloadCodecs ?? []), ...payloadCodecs],
+      }),
       ...(settings.telemetry
-        ? { clientInterceptors: settings.telemetry.clientInterceptors, ...(toolWorker ? {} : { workerInterceptors: settings.telemetry.workerInterceptors }) }
+        ? {
+            clientInterceptors: settings.telemetry.clientInterceptors,
+            ...(toolWorker ? {} : { workerInterceptors: settings.telemetry.workerInterceptors }),
+          }
         : {}),
     });
     this.mcpConnections = mcpConnections;
-    this.workflowStacks = settings.workflowStacks ? parseWorkflowStacks(settings.workflowStacks, 'subagentsPlugin workflowStacks') : parseWorkflowStacks(process.env.SUBAGENTS_WORKFLOW_STACKS);
+    this.workflowStacks = settings.workflowStacks
+      ? parseWorkflowStacks(settings.workflowStacks, 'subagentsPlugin workflowStacks')
+      : parseWorkflowStacks(process.env.SUBAGENTS_WORKFLOW_STACKS);
     if (settings.onlyTools) {
       const known = new Set([...workspaceActivityNames, ...(settings.tools ?? []).map((tool) => tool.name)]);
-      const unknown = settings.onlyTools.filter((name) => !known.has(name) || !isToolActivity(name, settings.tools ?? []));
+      const unknown = settings.onlyTools.filter(
+        (name) => !known.has(name) || !isToolActivity(name, settings.tools ?? []),
+      );
       if (unknown.length > 0 || settings.onlyTools.length === 0) {
         throw new Error(
           `subagentsPlugin onlyTools: ${unknown.length > 0 ? `${unknown.join(', ')} is not a tool this worker can run` : 'name at least one tool'}; ` +
@@ -134,7 +154,10 @@ export class SubagentsPlugin extends SimplePlugin {
     const activities = this.activitiesFor(options);
     const configured = super.configureWorker(options);
     const hasWorkflows = configured.workflowsPath !== undefined || configured.workflowBundle !== undefined;
-    const sinks = this.settings.telemetry && !this.settings.onlyTools ? { ...this.settings.telemetry.sinks, ...configured.sinks } : configured.sinks;
+    const sinks =
+      this.settings.telemetry && !this.settings.onlyTools
+        ? { ...this.settings.telemetry.sinks, ...configured.sinks }
+        : configured.sinks;
     return {
       ...configured,
       activities: { ...(configured.activities as object | undefined), ...activities },
@@ -149,7 +172,10 @@ export class SubagentsPlugin extends SimplePlugin {
               webpackConfigHook: withAgentWebpackConfig(configured.bundlerOptions?.webpackConfigHook),
               preloadModules: withAgentPreloads(configured.bundlerOptions?.preloadModules, this.workflowStacks),
             },
-            interceptors: { ...configured.interceptors, workflowModules: withAgentInterceptors(configured.interceptors?.workflowModules) },
+            interceptors: {
+              ...configured.interceptors,
+              workflowModules: withAgentInterceptors(configured.interceptors?.workflowModules),
+            },
           }),
       ...(sinks ? { sinks } : {}),
       maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? heartbeatThrottle,
@@ -168,7 +194,8 @@ export class SubagentsPlugin extends SimplePlugin {
   }
 
   override async runWorker(worker: Worker, next: (worker: Worker) => Promise<void>): Promise<void> {
-    if (this.settings.registerSearchAttributes !== false && !this.settings.onlyTools) await registerSearchAttributes(worker);
+    if (this.settings.registerSearchAttributes !== false && !this.settings.onlyTools)
+      await registerSearchAttributes(worker);
     this.running += 1;
     try {
       await super.runWorker(worker, next);
@@ -201,7 +228,12 @@ export class SubagentsPlugin extends SimplePlugin {
       toolTaskQueues: settings.toolTaskQueues ?? parseToolTaskQueues(process.env.SUBAGENTS_TOOL_TASK_QUEUES ?? ''),
     });
     const guarded = settings.workspaceRoot
-      ? guardWorkspaceActivities(all as ReturnType<typeof createActivities>, resolveWorkspaceRoot(settings.workspaceRoot.root), settings.workspaceRoot.name, workspaceActivityNames)
+      ? guardWorkspaceActivities(
+          all as ReturnType<typeof createActivities>,
+          resolveWorkspaceRoot(settings.workspaceRoot.root),
+          settings.workspaceRoot.name,
+          workspaceActivityNames,
+        )
       : all;
     if (!settings.onlyTools) return guarded;
     return Object.fromEntries(settings.onlyTools.map((name) => [name, (guarded as Record<string, unknown>)[name]]));
@@ -224,7 +256,10 @@ async function registerSearchAttributes(worker: Worker): Promise<void> {
     const typeCodes = { Keyword: 2, Int: 3 } as const; // temporal.api.enums.v1.IndexedValueType
     const missing = Object.entries(searchAttributeRegistrations).filter(([name]) => !have.has(name));
     if (missing.length === 0) return;
-    await operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, typeCodes[type]])) });
+    await operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, typeCodes[type]])),
+    });
   } catch (error) {
     Runtime.instance().logger.warn(
       `subagents: could not register the search attributes ${Object.keys(searchAttributeRegistrations).join(', ')} (${error instanceof Error ? error.message : String(error)}); ` +

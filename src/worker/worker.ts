@@ -105,7 +105,9 @@ export function agentWorkerPlugin(options: AgentWorkerOptions): SubagentsPlugin 
     ...(options.shell ? { shell: options.shell } : {}),
     ...(options.homeDir ? { homeDir: options.homeDir } : {}),
     web: options.web ?? webSettingsFromEnv(process.env),
-    ...(root ? { workspaceRoot: { root, name: options.workspace?.workerId ?? `${process.pid}@${os.hostname()}` } } : {}),
+    ...(root
+      ? { workspaceRoot: { root, name: options.workspace?.workerId ?? `${process.pid}@${os.hostname()}` } }
+      : {}),
   });
 }
 
@@ -123,7 +125,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
 }
 
 /** A tool worker: only the named tools' activities on `taskQueue`, no workflows (docs/tools.md). */
-export async function createToolWorker(options: AgentWorkerOptions & { onlyTools: readonly string[] }): Promise<Worker> {
+export async function createToolWorker(
+  options: AgentWorkerOptions & { onlyTools: readonly string[] },
+): Promise<Worker> {
   const plugin = agentWorkerPlugin(options);
   const toolPlugin = subagentsPlugin({ ...plugin.settings, onlyTools: options.onlyTools });
   const { dataConverter, interceptors, maxConcurrentActivityTaskExecutions } = options.workerOptions ?? {};
@@ -145,9 +149,14 @@ function withIdentity(options: AgentWorkerOptions): Partial<WorkerOptions> {
 }
 
 /** A process's second worker, on `<taskQueue>@<workerId>`: the workspace activities of agents placed here. */
-export async function createWorkspaceWorker(options: AgentWorkerOptions & { workspace: { workerId: string } }): Promise<Worker> {
+export async function createWorkspaceWorker(
+  options: AgentWorkerOptions & { workspace: { workerId: string } },
+): Promise<Worker> {
   // Only workspace activities run here; MCP calls stay on the shared queue, so this pool stays empty.
-  const all = workerActivities(options, new McpConnectionPool(options.shell?.sandbox ? { sandbox: options.shell.sandbox } : {}));
+  const all = workerActivities(
+    options,
+    new McpConnectionPool(options.shell?.sandbox ? { sandbox: options.shell.sandbox } : {}),
+  );
   const activities = Object.fromEntries(workspaceActivityNames.map((name) => [name, all[name]]));
   const { dataConverter, interceptors, maxConcurrentActivityTaskExecutions } = options.workerOptions ?? {};
   return Worker.create({
@@ -191,7 +200,10 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
   const workflowStacks = parseWorkflowStacks(env.SUBAGENTS_WORKFLOW_STACKS);
   const telemetry = await setupTelemetry(); // undefined unless SUBAGENTS_OTEL=1
   // A tool worker registers no model activity, so it needs (and should get) no model key (docs/tools.md, "Tool task queues").
-  const anthropic = toolWorker && !config.anthropicApiKey && !config.anthropicBaseUrl ? new Anthropic({ apiKey: 'unused-by-tool-workers', maxRetries: 0 }) : createAnthropicClient(config);
+  const anthropic =
+    toolWorker && !config.anthropicApiKey && !config.anthropicBaseUrl
+      ? new Anthropic({ apiKey: 'unused-by-tool-workers', maxRetries: 0 })
+      : createAnthropicClient(config);
   // Client and worker share the codec: activities read conversations by query through this client.
   const { codecs, settings } = createPayloadCodecs(env);
   const dataConverter = { payloadCodecs: codecs };
@@ -213,13 +225,17 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
     workspace: config.workspace,
     toolTaskQueues,
     workflowStacks,
-    workerOptions: { dataConverter, ...(telemetry ? { interceptors: telemetry.workerInterceptors, sinks: telemetry.sinks } : {}) },
+    workerOptions: {
+      dataConverter,
+      ...(telemetry ? { interceptors: telemetry.workerInterceptors, sinks: telemetry.sinks } : {}),
+    },
   };
   const workerId = config.workspace.workerId;
   const workers = toolWorker
     ? [await createToolWorker({ ...workerOptions, taskQueue: toolWorker.taskQueue, onlyTools: toolWorker.tools })]
     : [await createAgentWorker({ ...workerOptions, registerSearchAttributes: true })];
-  if (workerId && !toolWorker) workers.push(await createWorkspaceWorker({ ...workerOptions, workspace: { ...config.workspace, workerId } }));
+  if (workerId && !toolWorker)
+    workers.push(await createWorkspaceWorker({ ...workerOptions, workspace: { ...config.workspace, workerId } }));
   const queues = toolWorker
     ? `tool worker for ${toolWorker.tools.join(', ')} on task queue "${toolWorker.taskQueue}"`
     : `task queue "${config.taskQueue}"${workerId ? ` and its own "${workspaceTaskQueue(config.taskQueue, workerId)}" (worker id ${workerId})` : ''}`;
@@ -232,7 +248,9 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
   // Everything that needed a secret has read it: take them out of reach of the tools (docs/security.md).
   const scrubbed = scrubProcessEnvironment(secretNamesIn(process.env));
   if (scrubbed.removed.length > 0) {
-    const where = scrubbed.blockCleared ? '' : ' (process.env only: /proc/self/environ could not be cleared on this system; prefer *_FILE variables)';
+    const where = scrubbed.blockCleared
+      ? ''
+      : ' (process.env only: /proc/self/environ could not be cleared on this system; prefer *_FILE variables)';
     logger.info(`worker: removed ${scrubbed.removed.join(', ')} from its environment${where}`);
   }
   // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running activities finish.
@@ -253,14 +271,25 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 }
 
 /** Says loudly when commands run unconfined or cannot run at all (docs/security.md, "The sandbox"), and when Grep has no ripgrep. */
-async function logToolBoundary(sandbox: SandboxOptions | undefined, logger: { info(message: string): void; warn(message: string): void }): Promise<void> {
-  if (!(await findRipgrep())) logger.warn('worker: ripgrep (rg) is not on PATH: Grep falls back to JavaScript regular expressions in a worker thread with a time limit; install it (`apt-get install ripgrep`)');
+async function logToolBoundary(
+  sandbox: SandboxOptions | undefined,
+  logger: { info(message: string): void; warn(message: string): void },
+): Promise<void> {
+  if (!(await findRipgrep()))
+    logger.warn(
+      'worker: ripgrep (rg) is not on PATH: Grep falls back to JavaScript regular expressions in a worker thread with a time limit; install it (`apt-get install ripgrep`)',
+    );
   if (!sandbox) return;
   if (sandbox.mode === 'off') {
-    logger.warn('worker: SUBAGENTS_SANDBOX=off — Bash, hooks and stdio MCP servers run UNCONFINED, with every file, process and network this user can reach (docs/security.md)');
+    logger.warn(
+      'worker: SUBAGENTS_SANDBOX=off — Bash, hooks and stdio MCP servers run UNCONFINED, with every file, process and network this user can reach (docs/security.md)',
+    );
     return;
   }
   const problem = await sandboxProblem(sandbox);
-  if (problem) logger.warn(`worker: ${problem}; Bash calls, hooks and stdio MCP servers will be refused until it can. ${installAdvice}.`);
+  if (problem)
+    logger.warn(
+      `worker: ${problem}; Bash calls, hooks and stdio MCP servers will be refused until it can. ${installAdvice}.`,
+    );
   else logger.info('worker: Bash, hooks and stdio MCP servers run in the bubblewrap sandbox');
 }

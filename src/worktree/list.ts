@@ -19,7 +19,11 @@ async function commitsAhead(git: SimpleGit, branch: string, mainHead: string | u
   return Number((await git.raw(['rev-list', '--count', `refs/heads/${branch}`, ...exclude, '--'])).trim());
 }
 
-async function describe(git: SimpleGit, worktree: RegisteredWorktree & { branch: string }, mainHead: string | undefined): Promise<SubagentWorktreeEntry> {
+async function describe(
+  git: SimpleGit,
+  worktree: RegisteredWorktree & { branch: string },
+  mainHead: string | undefined,
+): Promise<SubagentWorktreeEntry> {
   const exists = (await realDirectory(worktree.path)) !== undefined;
   const changed = exists ? (await changedFiles(worktree.path)).length : 0;
   const ahead = await commitsAhead(git, worktree.branch, mainHead);
@@ -34,13 +38,21 @@ async function describe(git: SimpleGit, worktree: RegisteredWorktree & { branch:
   };
 }
 
-async function inspect(repository: Repository): Promise<{ list: SubagentWorktreeList; registered: RegisteredWorktree[] }> {
+async function inspect(
+  repository: Repository,
+): Promise<{ list: SubagentWorktreeList; registered: RegisteredWorktree[] }> {
   const git = gitAt(repository.controlDir);
   const mainHead = await headCommit(git);
   const registered = await listWorktrees(git);
-  const ours = registered.filter((worktree): worktree is RegisteredWorktree & { branch: string } => worktree.branch?.startsWith(worktreeBranchPrefix) ?? false);
+  const ours = registered.filter(
+    (worktree): worktree is RegisteredWorktree & { branch: string } =>
+      worktree.branch?.startsWith(worktreeBranchPrefix) ?? false,
+  );
   const worktrees = await Promise.all(ours.map((worktree) => describe(git, worktree, mainHead)));
-  return { list: { repoRoot: repository.mainRoot ?? repository.controlDir, mainHead: mainHead ?? '', worktrees }, registered };
+  return {
+    list: { repoRoot: repository.mainRoot ?? repository.controlDir, mainHead: mainHead ?? '', worktrees },
+    registered,
+  };
 }
 
 async function repositoryAt(directory: string): Promise<Repository> {

@@ -4,7 +4,12 @@ import { branchExists } from './git';
 import type { RegisteredWorktree } from './worktree-list';
 
 /** Removes the worktree (even locked or deleted by hand) and then `branch`; run from the control directory. */
-export async function removeWorktreeAndBranch(git: SimpleGit, registered: readonly RegisteredWorktree[], worktreePath: string, branch: string): Promise<void> {
+export async function removeWorktreeAndBranch(
+  git: SimpleGit,
+  registered: readonly RegisteredWorktree[],
+  worktreePath: string,
+  branch: string,
+): Promise<void> {
   if (registered.some((worktree) => worktree.path === worktreePath)) {
     // Twice --force: also removes a locked worktree (ours are locked while their agent runs).
     await git.raw(['worktree', 'remove', '--force', '--force', worktreePath]);

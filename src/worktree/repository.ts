@@ -40,7 +40,9 @@ export async function locateRepository(directory: string): Promise<Repository | 
   if (toplevel === '') return undefined;
   toplevel = await fs.realpath(toplevel);
   const git = gitAt(toplevel);
-  const commonDir = await fs.realpath(path.resolve(toplevel, (await git.raw(['rev-parse', '--git-common-dir'])).trim()));
+  const commonDir = await fs.realpath(
+    path.resolve(toplevel, (await git.raw(['rev-parse', '--git-common-dir'])).trim()),
+  );
   const main = (await listWorktrees(git))[0];
   const mainRoot = main && !main.bare ? await realDirectory(main.path) : undefined;
   return { toplevel, commonDir, ...(mainRoot ? { mainRoot } : {}), controlDir: mainRoot ?? commonDir };

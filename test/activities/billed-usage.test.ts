@@ -11,9 +11,17 @@ afterEach(async () => {
   server = undefined;
 });
 
-const request = { model: 'claude-test-tiny', max_tokens: 1024, messages: [{ role: 'user' as const, content: 'hello there' }] };
+const request = {
+  model: 'claude-test-tiny',
+  max_tokens: 1024,
+  messages: [{ role: 'user' as const, content: 'hello there' }],
+};
 // Thinking, multi-byte text and a tool call: every delta kind the rule counts, and one it does not (signature).
-const turn = { thinking: 'Let me think about ünïcödé.', text: 'Réponse: ça marche très bien.', toolUses: [{ name: 'Read', input: { file_path: '/tmp/é.txt' } }] };
+const turn = {
+  thinking: 'Let me think about ünïcödé.',
+  text: 'Réponse: ça marche très bien.',
+  toolUses: [{ name: 'Read', input: { file_path: '/tmp/é.txt' } }],
+};
 
 /** Streams one call, feeding the tracker as src/activities/model.ts would; aborts after `abortAfterDeltas` deltas. */
 async function streamTracked(client: Anthropic, abortAfterDeltas?: number): Promise<BilledUsage> {
@@ -29,14 +37,19 @@ async function streamTracked(client: Anthropic, abortAfterDeltas?: number): Prom
   return tracker;
 }
 
-const asUsage = (served: ServedUsage | undefined): TokenUsage | undefined => served && {
-  inputTokens: served.inputTokens, outputTokens: served.outputTokens,
-  cacheCreationInputTokens: served.cacheCreationInputTokens, cacheReadInputTokens: served.cacheReadInputTokens,
-};
+const asUsage = (served: ServedUsage | undefined): TokenUsage | undefined =>
+  served && {
+    inputTokens: served.inputTokens,
+    outputTokens: served.outputTokens,
+    cacheCreationInputTokens: served.cacheCreationInputTokens,
+    cacheReadInputTokens: served.cacheReadInputTokens,
+  };
 
 describe('BilledUsage against the local model server', () => {
   it('counts what the server served: a cut stream, an aborted one, a complete one, and a fault before message_start', async () => {
-    const started = await startTestServer({ behaviour: { kind: 'scripted', scenario: { agents: [], default: [{ ...turn, eventDelayMs: 100 }] } } });
+    const started = await startTestServer({
+      behaviour: { kind: 'scripted', scenario: { agents: [], default: [{ ...turn, eventDelayMs: 100 }] } },
+    });
     server = started.server;
     server.injectFault({ kind: 'stream-cut' });
     const cut = await streamTracked(started.client);

@@ -40,16 +40,25 @@ function countingClient(served: string) {
 }
 
 function firstCall(promptHash: string): ModelCallInput {
-  return firstTurnInput(run, opening, { tail: { from: 0, messages: opening }, opening: { tools: ['Read'], systemPromptHash: promptHash } });
+  return firstTurnInput(run, opening, {
+    tail: { from: 0, messages: opening },
+    opening: { tools: ['Read'], systemPromptHash: promptHash },
+  });
 }
 
 describe("a run's first model call on the worker that rendered its start", () => {
   it('takes the system prompt it rendered and the messages the call carries, without querying the workflow', async () => {
     const renderedStarts = new RenderedStarts();
     const { client, queries } = countingClient('not this one');
-    const { callModel } = createModelActivities({ anthropic: createAnthropicClient({ anthropicBaseUrl: modelServer.url }), temporalClient: client, renderedStarts });
+    const { callModel } = createModelActivities({
+      anthropic: createAnthropicClient({ anthropicBaseUrl: modelServer.url }),
+      temporalClient: client,
+      renderedStarts,
+    });
     // renderAgentStart ran as a local activity of this run on this worker.
-    await new MockActivityEnvironment({ isLocal: true, workflowExecution: run }).run(async () => renderedStarts.rememberFromActivity(systemPrompt));
+    await new MockActivityEnvironment({ isLocal: true, workflowExecution: run }).run(async () =>
+      renderedStarts.rememberFromActivity(systemPrompt),
+    );
     modelServer.clearRequests();
     await new MockActivityEnvironment().run(callModel, firstCall(textHash(systemPrompt)));
     expect(queries).toEqual([]);
@@ -60,13 +69,21 @@ describe("a run's first model call on the worker that rendered its start", () =>
 
   it('queries the workflow when the prompt it holds is not the one named, or it rendered none (an activity task, another worker)', async () => {
     for (const remember of [
-      (starts: RenderedStarts) => starts.remember(runKey(run.workflowId, run.runId), 'a prompt rendered by an earlier attempt'),
-      (starts: RenderedStarts) => new MockActivityEnvironment({ isLocal: false, workflowExecution: run }).run(async () => starts.rememberFromActivity(systemPrompt)),
+      (starts: RenderedStarts) =>
+        starts.remember(runKey(run.workflowId, run.runId), 'a prompt rendered by an earlier attempt'),
+      (starts: RenderedStarts) =>
+        new MockActivityEnvironment({ isLocal: false, workflowExecution: run }).run(async () =>
+          starts.rememberFromActivity(systemPrompt),
+        ),
     ]) {
       const renderedStarts = new RenderedStarts();
       await remember(renderedStarts);
       const { client, queries } = countingClient(systemPrompt);
-      const { callModel } = createModelActivities({ anthropic: createAnthropicClient({ anthropicBaseUrl: modelServer.url }), temporalClient: client, renderedStarts });
+      const { callModel } = createModelActivities({
+        anthropic: createAnthropicClient({ anthropicBaseUrl: modelServer.url }),
+        temporalClient: client,
+        renderedStarts,
+      });
       modelServer.clearRequests();
       await new MockActivityEnvironment().run(callModel, firstCall(textHash(systemPrompt)));
       expect(queries).toEqual([0]);

@@ -28,14 +28,40 @@ const run = { workflowId: 'agent-pre-reads', runId: 'run-1' };
 
 /** Serves the conversation query as the workflow would (the activity is called outside a workflow here). */
 const conversationClient = {
-  workflow: { getHandle: () => ({ query: async (_query: unknown, { from }: { from: number }) => ({ systemPrompt: 'You read files.', tools: ['Read'], messages: opening.slice(from), from, total: opening.length }) }) },
+  workflow: {
+    getHandle: () => ({
+      query: async (_query: unknown, { from }: { from: number }) => ({
+        systemPrompt: 'You read files.',
+        tools: ['Read'],
+        messages: opening.slice(from),
+        from,
+        total: opening.length,
+      }),
+    }),
+  },
 } as unknown as Client;
 
-const input = (preRead: ModelCallInput['preRead']): ModelCallInput => firstTurnInput(run, opening, { agentName: 'streamer', ...(preRead ? { preRead } : {}) });
+const input = (preRead: ModelCallInput['preRead']): ModelCallInput =>
+  firstTurnInput(run, opening, { agentName: 'streamer', ...(preRead ? { preRead } : {}) });
 
 describe('file reads with the model call, over HTTP', () => {
   it('starts each leading Read as soon as its call is complete in the stream, and returns the outcomes with the answer', async () => {
-    modelServer.setBehaviour(scenario([{ match: { agentName: 'streamer' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'a.txt' } }, { name: 'Read', input: { file_path: 'b.txt' } }], eventDelayMs: 60 }] }]));
+    modelServer.setBehaviour(
+      scenario([
+        {
+          match: { agentName: 'streamer' },
+          turns: [
+            {
+              toolUses: [
+                { name: 'Read', input: { file_path: 'a.txt' } },
+                { name: 'Read', input: { file_path: 'b.txt' } },
+              ],
+              eventDelayMs: 60,
+            },
+          ],
+        },
+      ]),
+    );
     const started: string[] = [];
     let startedWhenFirstSettled = -1;
     const preRead: PreRead = async (_tool, call) => {
@@ -44,9 +70,16 @@ describe('file reads with the model call, over HTTP', () => {
       if (started.length === 1) setImmediate(() => (startedWhenFirstSettled = started.length));
       return { content: `CONTENT OF ${String(call.input.file_path)}`, isError: false };
     };
-    const { callModel } = createModelActivities({ anthropic: createAnthropicClient({ anthropicBaseUrl: modelServer.url }), temporalClient: conversationClient, preRead });
+    const { callModel } = createModelActivities({
+      anthropic: createAnthropicClient({ anthropicBaseUrl: modelServer.url }),
+      temporalClient: conversationClient,
+      preRead,
+    });
     const context = { agentId: run.workflowId, workspaceRoot: '/ws', cwd: '/ws' };
-    const result = (await new MockActivityEnvironment({ workflowExecution: run }).run(callModel, input({ context, tools: ['Read', 'Glob', 'Grep'] }))) as ModelCallResult;
+    const result = (await new MockActivityEnvironment({ workflowExecution: run }).run(
+      callModel,
+      input({ context, tools: ['Read', 'Glob', 'Grep'] }),
+    )) as ModelCallResult;
     expect(started).toEqual(['a.txt', 'b.txt']);
     expect(startedWhenFirstSettled).toBe(1);
     const ids = result.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
@@ -55,14 +88,25 @@ describe('file reads with the model call, over HTTP', () => {
   });
 
   it('runs nothing when the call does not ask (an agent whose Reads wait for their checks)', async () => {
-    modelServer.setBehaviour(scenario([{ match: { agentName: 'streamer' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'a.txt' } }] }] }]));
+    modelServer.setBehaviour(
+      scenario([
+        { match: { agentName: 'streamer' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'a.txt' } }] }] },
+      ]),
+    );
     const started: string[] = [];
     const preRead: PreRead = async (_tool, call) => {
       started.push(String(call.input.file_path));
       return { content: '', isError: false };
     };
-    const { callModel } = createModelActivities({ anthropic: createAnthropicClient({ anthropicBaseUrl: modelServer.url }), temporalClient: conversationClient, preRead });
-    const result = (await new MockActivityEnvironment({ workflowExecution: run }).run(callModel, input(undefined))) as ModelCallResult;
+    const { callModel } = createModelActivities({
+      anthropic: createAnthropicClient({ anthropicBaseUrl: modelServer.url }),
+      temporalClient: conversationClient,
+      preRead,
+    });
+    const result = (await new MockActivityEnvironment({ workflowExecution: run }).run(
+      callModel,
+      input(undefined),
+    )) as ModelCallResult;
     expect(started).toEqual([]);
     expect(result.preReads).toBeUndefined();
   });

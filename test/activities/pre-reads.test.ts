@@ -26,10 +26,16 @@ beforeEach(async () => {
 afterEach(() => workspace.cleanup());
 
 /** What the workflow sends: the tool context and the tools it may run (all three unless told). */
-const request = (tools: PreReadRequest['tools'] = ['Read', 'Glob', 'Grep']): PreReadRequest => ({ context: workspace.call({}).context, tools });
-const readCall = (id: string, file_path: unknown): Anthropic.Messages.ToolUseBlock => ({ type: 'tool_use', id, name: 'Read', input: { file_path } }) as Anthropic.Messages.ToolUseBlock;
-const toolCall = (id: string, name: string, input: unknown = {}): Anthropic.Messages.ToolUseBlock => ({ type: 'tool_use', id, name, input }) as Anthropic.Messages.ToolUseBlock;
-const text = (value: string): Anthropic.Messages.TextBlock => ({ type: 'text', text: value, citations: null }) as Anthropic.Messages.TextBlock;
+const request = (tools: PreReadRequest['tools'] = ['Read', 'Glob', 'Grep']): PreReadRequest => ({
+  context: workspace.call({}).context,
+  tools,
+});
+const readCall = (id: string, file_path: unknown): Anthropic.Messages.ToolUseBlock =>
+  ({ type: 'tool_use', id, name: 'Read', input: { file_path } }) as Anthropic.Messages.ToolUseBlock;
+const toolCall = (id: string, name: string, input: unknown = {}): Anthropic.Messages.ToolUseBlock =>
+  ({ type: 'tool_use', id, name, input }) as Anthropic.Messages.ToolUseBlock;
+const text = (value: string): Anthropic.Messages.TextBlock =>
+  ({ type: 'text', text: value, citations: null }) as Anthropic.Messages.TextBlock;
 const asContent = (blocks: Anthropic.Messages.ContentBlock[]): ContentBlock[] => blocks as unknown as ContentBlock[];
 
 /** A read that never ends, and the signals it was started with. */
@@ -46,24 +52,37 @@ describe('PreReads', () => {
   it('reads the leading Reads as they come, each with its own outcome (a failing one and a refused path included), and returns them by id', async () => {
     await workspace.write('one.txt', 'ONE\n');
     const preReads = new PreReads(read, request(), workspace.abort.signal);
-    const blocks = [text('Reading.'), readCall('toolu_1', 'one.txt'), readCall('toolu_2', '../outside/x.txt'), readCall('toolu_3', 'boom.txt')];
+    const blocks = [
+      text('Reading.'),
+      readCall('toolu_1', 'one.txt'),
+      readCall('toolu_2', '../outside/x.txt'),
+      readCall('toolu_3', 'boom.txt'),
+    ];
     for (const block of blocks) preReads.offer(block);
     const outcomes = await preReads.settle(asContent(blocks));
     expect(Object.keys(outcomes ?? {})).toEqual(['toolu_1', 'toolu_2', 'toolu_3']);
     expect(outcomes!.toolu_1).toMatchObject({ result: { isError: false, content: expect.stringContaining('ONE') } });
-    expect(outcomes!.toolu_1 && 'result' in outcomes!.toolu_1 ? outcomes!.toolu_1.result.readFiles?.[0]?.path : undefined).toBe(path.join(workspace.root, 'one.txt'));
+    expect(
+      outcomes!.toolu_1 && 'result' in outcomes!.toolu_1 ? outcomes!.toolu_1.result.readFiles?.[0]?.path : undefined,
+    ).toBe(path.join(workspace.root, 'one.txt'));
     expect(outcomes!.toolu_2).toMatchObject({ result: { isError: true } });
     expect(outcomes!.toolu_3).toEqual({ failure: expect.stringContaining('disk on fire') });
   });
 
   it('runs leading Glob and Grep calls too, each with its own result, but only the tools the workflow named', async () => {
     await workspace.write('src/one.ts', 'export const NEEDLE = 1;\n');
-    const blocks = [toolCall('toolu_1', 'Glob', { pattern: '**/*.ts' }), toolCall('toolu_2', 'Grep', { pattern: 'NEEDLE', output_mode: 'content' }), readCall('toolu_3', 'src/one.ts')];
+    const blocks = [
+      toolCall('toolu_1', 'Glob', { pattern: '**/*.ts' }),
+      toolCall('toolu_2', 'Grep', { pattern: 'NEEDLE', output_mode: 'content' }),
+      readCall('toolu_3', 'src/one.ts'),
+    ];
     const all = new PreReads(read, request(), workspace.abort.signal);
     for (const block of blocks) all.offer(block);
     const outcomes = (await all.settle(asContent(blocks)))!;
     expect(Object.keys(outcomes)).toEqual(['toolu_1', 'toolu_2', 'toolu_3']);
-    expect(outcomes.toolu_1).toMatchObject({ result: { isError: false, content: expect.stringContaining('src/one.ts') } });
+    expect(outcomes.toolu_1).toMatchObject({
+      result: { isError: false, content: expect.stringContaining('src/one.ts') },
+    });
     expect(outcomes.toolu_2).toMatchObject({ result: { isError: false, content: expect.stringContaining('NEEDLE') } });
 
     // A workflow that may pre-run only Read (a rule speaks about Glob's kind, or a hook): the Glob ends the leading run.
@@ -77,7 +96,11 @@ describe('PreReads', () => {
   it('stops at the first other tool call: a Read after a Write may need what it wrote', async () => {
     await workspace.write('one.txt', 'ONE\n');
     const preReads = new PreReads(read, request(), workspace.abort.signal);
-    const blocks = [readCall('toolu_1', 'one.txt'), toolCall('toolu_2', 'Write', { file_path: 'one.txt', content: 'NEW' }), readCall('toolu_3', 'one.txt')];
+    const blocks = [
+      readCall('toolu_1', 'one.txt'),
+      toolCall('toolu_2', 'Write', { file_path: 'one.txt', content: 'NEW' }),
+      readCall('toolu_3', 'one.txt'),
+    ];
     for (const block of blocks) preReads.offer(block);
     expect(started).toEqual(['one.txt']);
     expect(Object.keys((await preReads.settle(asContent(blocks))) ?? {})).toEqual(['toolu_1']);
@@ -113,10 +136,16 @@ describe('PreReads', () => {
     const slow: PreRead = (tool, input, signal) => {
       if (input.input.pattern !== 'SLOW') return read(tool, input, signal);
       slowSignal = signal;
-      return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+      );
     };
     const preReads = new PreReads(slow, request(), workspace.abort.signal, { maxChars: 200_000, maxWaitMs: 1_000 });
-    const blocks = [readCall('toolu_1', 'one.txt'), toolCall('toolu_2', 'Grep', { pattern: 'SLOW' }), readCall('toolu_3', 'one.txt')];
+    const blocks = [
+      readCall('toolu_1', 'one.txt'),
+      toolCall('toolu_2', 'Grep', { pattern: 'SLOW' }),
+      readCall('toolu_3', 'one.txt'),
+    ];
     for (const block of blocks) preReads.offer(block);
     expect(Object.keys((await preReads.settle(asContent(blocks))) ?? {})).toEqual(['toolu_1']);
     expect(slowSignal?.aborted).toBe(true);

@@ -24,10 +24,19 @@ afterEach(() => fs.rm(root, { recursive: true, force: true }));
 
 describe('skills (.claude/skills/<name>/SKILL.md)', () => {
   it('finds the nearest project skill, then the user one, and reports missing ones', async () => {
-    await write(path.join(project, '.claude/skills/pdf/SKILL.md'), '---\nname: pdf\ndescription: PDFs\n---\nUse scripts/fill.py to fill forms.\n');
+    await write(
+      path.join(project, '.claude/skills/pdf/SKILL.md'),
+      '---\nname: pdf\ndescription: PDFs\n---\nUse scripts/fill.py to fill forms.\n',
+    );
     await write(path.join(project, '.claude/skills/pdf/scripts/fill.py'), 'print(1)\n');
-    await write(path.join(home, '.claude/skills/pdf/SKILL.md'), '---\nname: pdf\ndescription: user pdf\n---\nUSER PDF\n');
-    await write(path.join(home, '.claude/skills/style/SKILL.md'), '---\nname: style\ndescription: style\n---\nWrite plainly.\n');
+    await write(
+      path.join(home, '.claude/skills/pdf/SKILL.md'),
+      '---\nname: pdf\ndescription: user pdf\n---\nUSER PDF\n',
+    );
+    await write(
+      path.join(home, '.claude/skills/style/SKILL.md'),
+      '---\nname: style\ndescription: style\n---\nWrite plainly.\n',
+    );
     const { skills, missing } = await findSkills(['pdf', 'style', 'ghost'], path.join(project, 'app'), home);
     expect(skills.map((skill) => [skill.name, skill.dir, skill.body])).toEqual([
       ['pdf', path.join(project, '.claude/skills/pdf'), 'Use scripts/fill.py to fill forms.'],
@@ -35,7 +44,9 @@ describe('skills (.claude/skills/<name>/SKILL.md)', () => {
     ]);
     expect(missing).toEqual(['ghost']);
     const text = renderSkills(skills, missing)!;
-    expect(text).toContain(`<skill name="pdf">\nBase directory for this skill: ${path.join(project, '.claude/skills/pdf')}`);
+    expect(text).toContain(
+      `<skill name="pdf">\nBase directory for this skill: ${path.join(project, '.claude/skills/pdf')}`,
+    );
     expect(text).toContain('Skills your definition names that were not found: ghost.');
   });
 
@@ -49,7 +60,10 @@ describe('skills (.claude/skills/<name>/SKILL.md)', () => {
   });
 
   it('cuts a huge skill and says where the rest is', async () => {
-    await write(path.join(project, '.claude/skills/big/SKILL.md'), `---\nname: big\ndescription: d\n---\n${'x'.repeat(maxSkillChars * 10)}`);
+    await write(
+      path.join(project, '.claude/skills/big/SKILL.md'),
+      `---\nname: big\ndescription: d\n---\n${'x'.repeat(maxSkillChars * 10)}`,
+    );
     const { skills } = await findSkills(['big'], project, home);
     expect(skills[0]!.body).toHaveLength(maxSkillChars);
     expect(skills[0]!.truncated).toBe(true);

@@ -22,10 +22,13 @@ function fakeActivities() {
     calls.push(name);
     return { content: `${name} ran`, isError: false, input };
   };
-  return { calls, activities: Object.fromEntries([...workspaceActivityNames, 'callModel'].map((name) => [name, record(name)])) };
+  return {
+    calls,
+    activities: Object.fromEntries([...workspaceActivityNames, 'callModel'].map((name) => [name, record(name)])),
+  };
 }
 
-describe('a worker\'s workspace root', () => {
+describe("a worker's workspace root", () => {
   it('must be an existing absolute directory', () => {
     expect(resolveWorkspaceRoot(root)).toBe(root);
     expect(() => resolveWorkspaceRoot('relative/dir')).toThrow(/must be an absolute path/);
@@ -47,10 +50,16 @@ describe('a worker\'s workspace root', () => {
   it('lets calls inside it through and answers tool calls outside it with an error the model reads', async () => {
     const { calls, activities } = fakeActivities();
     const guarded = guardWorkspaceActivities(activities, root, 'worker-1', workspaceActivityNames);
-    await expect(guarded.Read!(toolInput(path.join(root, 'repo')) as never)).resolves.toMatchObject({ content: 'Read ran' });
+    await expect(guarded.Read!(toolInput(path.join(root, 'repo')) as never)).resolves.toMatchObject({
+      content: 'Read ran',
+    });
     const refused = (await guarded.Write!(toolInput(elsewhere) as never)) as { content: string; isError: boolean };
     expect(refused.isError).toBe(true);
-    expect(refused.content).toMatch(new RegExp(`^WorkspaceNotOnThisWorker: ${elsewhere} is not under ${root}, the workspace root of worker worker-1.*--worker ID`));
+    expect(refused.content).toMatch(
+      new RegExp(
+        `^WorkspaceNotOnThisWorker: ${elsewhere} is not under ${root}, the workspace root of worker worker-1.*--worker ID`,
+      ),
+    );
     expect(calls).toEqual(['Read']);
   });
 
@@ -65,10 +74,13 @@ describe('a worker\'s workspace root', () => {
     expect(calls).toEqual(['callModel']);
   });
 
-  it.each([[null], [undefined], [42], [{}], [{ context: null }], [{ context: { cwd: 7 } }]])('passes malformed input %j to the activity, which reports it', async (input) => {
-    const { calls, activities } = fakeActivities();
-    const guarded = guardWorkspaceActivities(activities, root, 'worker-1', workspaceActivityNames);
-    await guarded.Read!(input as never);
-    expect(calls).toEqual(['Read']);
-  });
+  it.each([[null], [undefined], [42], [{}], [{ context: null }], [{ context: { cwd: 7 } }]])(
+    'passes malformed input %j to the activity, which reports it',
+    async (input) => {
+      const { calls, activities } = fakeActivities();
+      const guarded = guardWorkspaceActivities(activities, root, 'worker-1', workspaceActivityNames);
+      await guarded.Read!(input as never);
+      expect(calls).toEqual(['Read']);
+    },
+  );
 });

@@ -11,7 +11,11 @@ export function canonical(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }
@@ -44,8 +48,12 @@ export function lostToolResults(messages: readonly MessageParam[]): string[] {
       if (block.type === 'tool_result') results.set(block.tool_use_id, (results.get(block.tool_use_id) ?? 0) + 1);
     }
   }
-  const problems = uses.filter((id) => results.get(id) !== 1).map((id) => `tool_use ${id} has ${results.get(id) ?? 0} tool_results`);
-  const orphans = [...results.keys()].filter((id) => !uses.includes(id)).map((id) => `tool_result for unknown tool_use ${id}`);
+  const problems = uses
+    .filter((id) => results.get(id) !== 1)
+    .map((id) => `tool_use ${id} has ${results.get(id) ?? 0} tool_results`);
+  const orphans = [...results.keys()]
+    .filter((id) => !uses.includes(id))
+    .map((id) => `tool_result for unknown tool_use ${id}`);
   return [...problems, ...orphans];
 }
 
@@ -54,7 +62,11 @@ export function toolResultTexts(messages: readonly MessageParam[]): string[] {
   return messages.flatMap((message) =>
     blocksOf(message.content)
       .filter((block) => block.type === 'tool_result')
-      .map((block) => (typeof block.content === 'string' ? block.content : block.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join('\n'))),
+      .map((block) =>
+        typeof block.content === 'string'
+          ? block.content
+          : block.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join('\n'),
+      ),
   );
 }
 
@@ -72,7 +84,10 @@ export interface LogComparison {
  * 4. the conversation is the last request's messages plus exactly one assistant message (its answer):
  *    nothing the agent sent was lost afterwards, and nothing appeared that the model never saw.
  */
-export function compareWithRequestLog(messages: readonly MessageParam[], requests: readonly AgentRequest[]): LogComparison {
+export function compareWithRequestLog(
+  messages: readonly MessageParam[],
+  requests: readonly AgentRequest[],
+): LogComparison {
   const mismatches: string[] = [];
   let markedRetries = 0;
   const conversation = messages.map(normalizeMessage);
@@ -86,12 +101,16 @@ export function compareWithRequestLog(messages: readonly MessageParam[], request
       continue;
     }
     if (first.rawBody === request.rawBody) markedRetries += 1;
-    else mismatches.push(`turn ${request.turnIndex}: a retry sent a different request than the first call (seq ${first.seq} vs ${request.seq})`);
+    else
+      mismatches.push(
+        `turn ${request.turnIndex}: a retry sent a different request than the first call (seq ${first.seq} vs ${request.seq})`,
+      );
   }
   for (const [turn, request] of firstByTurn) {
     const sent = (JSON.parse(request.rawBody) as { messages: MessageParam[] }).messages.map(normalizeMessage);
     const differs = sent.findIndex((message, index) => conversation[index] !== message);
-    if (sent.length > conversation.length) mismatches.push(`turn ${turn}: sent ${sent.length} messages, the conversation has only ${conversation.length}`);
+    if (sent.length > conversation.length)
+      mismatches.push(`turn ${turn}: sent ${sent.length} messages, the conversation has only ${conversation.length}`);
     else if (differs >= 0) mismatches.push(`turn ${turn}: sent message ${differs} differs from the conversation's`);
   }
   const turns = [...firstByTurn.keys()].sort((a, b) => a - b);
@@ -101,16 +120,28 @@ export function compareWithRequestLog(messages: readonly MessageParam[], request
   const last = firstByTurn.get(turns[turns.length - 1]!)!;
   const lastSent = (JSON.parse(last.rawBody) as { messages: unknown[] }).messages.length;
   if (conversation.length !== lastSent + 1 || messages[messages.length - 1]?.role !== 'assistant') {
-    mismatches.push(`the conversation has ${conversation.length} messages; the last request sent ${lastSent} (expected one answer after it)`);
+    mismatches.push(
+      `the conversation has ${conversation.length} messages; the last request sent ${lastSent} (expected one answer after it)`,
+    );
   }
   return { mismatches, markedRetries };
 }
 
 /** The conversation's assistant messages against the completed callModel results in the history (all runs, in order). */
-export function compareWithHistory(messages: readonly MessageParam[], modelResults: readonly { content: ContentBlock[] }[]): string[] {
-  const assistants = messages.filter((message) => message.role === 'assistant').map((message) => normalizeMessage(message));
-  const produced = modelResults.filter((result) => result.content.length > 0).map((result) => normalizeContent(result.content));
-  if (assistants.length !== produced.length) return [`${assistants.length} assistant messages but ${produced.length} completed model calls with content in the history`];
+export function compareWithHistory(
+  messages: readonly MessageParam[],
+  modelResults: readonly { content: ContentBlock[] }[],
+): string[] {
+  const assistants = messages
+    .filter((message) => message.role === 'assistant')
+    .map((message) => normalizeMessage(message));
+  const produced = modelResults
+    .filter((result) => result.content.length > 0)
+    .map((result) => normalizeContent(result.content));
+  if (assistants.length !== produced.length)
+    return [
+      `${assistants.length} assistant messages but ${produced.length} completed model calls with content in the history`,
+    ];
   const differs = produced.findIndex((content, index) => assistants[index] !== content);
   return differs >= 0 ? [`assistant message ${differs} differs from the history's model call result`] : [];
 }

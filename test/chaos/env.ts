@@ -69,7 +69,17 @@ export class ChaosEnv {
           log: options.log,
         }),
     );
-    const env = new ChaosEnv(dir, server, port, temporal, connection, modelServer, new RequestLog(modelServer), slots, options);
+    const env = new ChaosEnv(
+      dir,
+      server,
+      port,
+      temporal,
+      connection,
+      modelServer,
+      new RequestLog(modelServer),
+      slots,
+      options,
+    );
     try {
       await Promise.all(slots.map((slot) => slot.start()));
     } catch (error) {

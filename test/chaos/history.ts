@@ -33,10 +33,11 @@ export interface TaskStart {
   task: string;
 }
 
-const eventTimeMs = (event: HistoryEvent): number => asNumber(event.eventTime?.seconds) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
+const eventTimeMs = (event: HistoryEvent): number =>
+  asNumber(event.eventTime?.seconds) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
 
-const asNumber = (value: { toNumber(): number } | number | null | undefined): number => (typeof value === 'number' ? value : (value?.toNumber() ?? 0));
-
+const asNumber = (value: { toNumber(): number } | number | null | undefined): number =>
+  typeof value === 'number' ? value : (value?.toNumber() ?? 0);
 
 /** Reads the agent's latest run and every run it continued from. */
 export async function readAgentHistory(client: Client, agentId: string): Promise<AgentHistory> {
@@ -44,12 +45,24 @@ export async function readAgentHistory(client: Client, agentId: string): Promise
   const runs: { runId: string; events: HistoryEvent[] }[] = [];
   let runId: string | undefined = (await client.workflow.getHandle(agentId).describe()).runId;
   while (runId && runs.length < 100) {
-    const history: proto.temporal.api.history.v1.IHistory = await client.workflow.getHandle(agentId, runId).fetchHistory();
+    const history: proto.temporal.api.history.v1.IHistory = await client.workflow
+      .getHandle(agentId, runId)
+      .fetchHistory();
     const events: HistoryEvent[] = history.events ?? [];
     runs.unshift({ runId, events });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
-  const result: AgentHistory = { runIds: runs.map((run) => run.runId), modelResults: [], bashScheduled: new Map(), bashRetries: 0, childIds: [], maxAttempts: {}, workflowTaskTimeouts: 0, retriedActivities: [], taskStarts: [] };
+  const result: AgentHistory = {
+    runIds: runs.map((run) => run.runId),
+    modelResults: [],
+    bashScheduled: new Map(),
+    bashRetries: 0,
+    childIds: [],
+    maxAttempts: {},
+    workflowTaskTimeouts: 0,
+    retriedActivities: [],
+    taskStarts: [],
+  };
   for (const run of runs) {
     const activityTypes = new Map<number, string>();
     const scheduledAt = new Map<number, number>();
@@ -67,7 +80,8 @@ export async function readAgentHistory(client: Client, agentId: string): Promise
         continue;
       }
       if (event.workflowTaskTimedOutEventAttributes) result.workflowTaskTimeouts += 1;
-      if (event.workflowTaskStartedEventAttributes) result.taskStarts.push({ atMs: eventTimeMs(event), task: 'workflow task' });
+      if (event.workflowTaskStartedEventAttributes)
+        result.taskStarts.push({ atMs: eventTimeMs(event), task: 'workflow task' });
       const started = event.activityTaskStartedEventAttributes;
       if (started) {
         const name = activityTypes.get(asNumber(started.scheduledEventId)) ?? '';

@@ -13,7 +13,14 @@ export const bashRoles: readonly Role[] = ['root', 'bgChild', 'fgChild'];
 /** Model turns each agent always makes (the root may make one more: see rootTurns). */
 export const modelTurns: Record<Role, number> = { root: 4, bg: 4, bgChild: 3, fg: 4, fgChild: 3 };
 
-export type KillKind = 'model-call' | 'tool-call' | 'child-start' | 'approval-wait' | 'worktree-creation' | 'continue-as-new' | 'dev-server-restart';
+export type KillKind =
+  | 'model-call'
+  | 'tool-call'
+  | 'child-start'
+  | 'approval-wait'
+  | 'worktree-creation'
+  | 'continue-as-new'
+  | 'dev-server-restart';
 
 /** The moment a run's disruption happens, observed from outside the worker. */
 export type Trigger =
@@ -56,7 +63,15 @@ export const bashSleepSeconds = 2;
 export const lowContinueAsNewThreshold = 16;
 
 // Priority order: with 20 runs each kind gets 3 runs, worktree creation (the slowest to recover: 1 min) 2.
-const kindOrder: readonly KillKind[] = ['model-call', 'tool-call', 'child-start', 'approval-wait', 'continue-as-new', 'dev-server-restart', 'worktree-creation'];
+const kindOrder: readonly KillKind[] = [
+  'model-call',
+  'tool-call',
+  'child-start',
+  'approval-wait',
+  'continue-as-new',
+  'dev-server-restart',
+  'worktree-creation',
+];
 
 export function describeTrigger(trigger: Trigger): string {
   switch (trigger.on) {
@@ -140,22 +155,61 @@ type ScriptedTurn = { text?: string; toolUses?: ToolUse[]; delayMs?: number };
  * ask a person (the script approves); the background branch's grandchild is auto-approved
  * (backgroundApprovals 'approve'). The background child spawns first so both branches overlap.
  */
-export function scenarioEntries(plan: RunPlan, markersFile: string): { match: { agentId: string }; turns: ScriptedTurn[] }[] {
+export function scenarioEntries(
+  plan: RunPlan,
+  markersFile: string,
+): { match: { agentId: string }; turns: ScriptedTurn[] }[] {
   const { rootId } = plan;
   /** A leaf's script: one look around, the Bash that appends its marker, and its answer. */
   const leafScript = (role: 'bgChild' | 'fgChild', look: ToolUse, branch: string): Omit<ScriptedTurn, 'delayMs'>[] => [
     { toolUses: [look] },
-    { toolUses: [{ name: 'Bash', input: { command: bashCommand(rootId, role, markersFile), description: `append the ${branch} leaf marker` } }] },
+    {
+      toolUses: [
+        {
+          name: 'Bash',
+          input: { command: bashCommand(rootId, role, markersFile), description: `append the ${branch} leaf marker` },
+        },
+      ],
+    },
     { text: `${branch} leaf done` },
   ];
   const script: Record<Role, Omit<ScriptedTurn, 'delayMs'>[]> = {
     root: [
-      { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }, { name: 'Read', input: { file_path: 'shared.txt' } }] },
-      { text: 'running the root command', toolUses: [{ name: 'Bash', input: { command: bashCommand(rootId, 'root', markersFile), description: 'append the root marker' } }] },
       {
         toolUses: [
-          { name: 'Agent', input: { description: 'background explorer', prompt: `CHAOS background branch of ${rootId}`, subagent_type: 'general-purpose', run_in_background: true } },
-          { name: 'Agent', input: { description: 'worktree writer', prompt: `CHAOS worktree branch of ${rootId}`, subagent_type: 'general-purpose', isolation: 'worktree' } },
+          { name: 'Glob', input: { pattern: '*.txt' } },
+          { name: 'Read', input: { file_path: 'shared.txt' } },
+        ],
+      },
+      {
+        text: 'running the root command',
+        toolUses: [
+          {
+            name: 'Bash',
+            input: { command: bashCommand(rootId, 'root', markersFile), description: 'append the root marker' },
+          },
+        ],
+      },
+      {
+        toolUses: [
+          {
+            name: 'Agent',
+            input: {
+              description: 'background explorer',
+              prompt: `CHAOS background branch of ${rootId}`,
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            },
+          },
+          {
+            name: 'Agent',
+            input: {
+              description: 'worktree writer',
+              prompt: `CHAOS worktree branch of ${rootId}`,
+              subagent_type: 'general-purpose',
+              isolation: 'worktree',
+            },
+          },
         ],
       },
       { text: `${rootFinalPrefix}: children finished` },
@@ -164,14 +218,48 @@ export function scenarioEntries(plan: RunPlan, markersFile: string): { match: { 
     bg: [
       { toolUses: [{ name: 'Glob', input: { pattern: '**/*.txt' } }] },
       { toolUses: [{ name: 'Read', input: { file_path: 'notes/a.txt' } }] },
-      { toolUses: [{ name: 'Agent', input: { description: 'background leaf', prompt: `CHAOS leaf under the background branch of ${rootId}`, subagent_type: 'general-purpose' } }] },
+      {
+        toolUses: [
+          {
+            name: 'Agent',
+            input: {
+              description: 'background leaf',
+              prompt: `CHAOS leaf under the background branch of ${rootId}`,
+              subagent_type: 'general-purpose',
+            },
+          },
+        ],
+      },
       { text: 'background branch done' },
     ],
     bgChild: leafScript('bgChild', { name: 'Read', input: { file_path: 'shared.txt' } }, 'background'),
     fg: [
-      { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }, { name: 'Glob', input: { pattern: '*.txt' } }] },
-      { toolUses: [{ name: 'Write', input: { file_path: 'chaos-notes.txt', content: `written in the worktree of ${agentIdOf(rootId, 'fg')}\n` } }] },
-      { toolUses: [{ name: 'Agent', input: { description: 'worktree leaf', prompt: `CHAOS leaf under the worktree branch of ${rootId}`, subagent_type: 'general-purpose' } }] },
+      {
+        toolUses: [
+          { name: 'Read', input: { file_path: 'shared.txt' } },
+          { name: 'Glob', input: { pattern: '*.txt' } },
+        ],
+      },
+      {
+        toolUses: [
+          {
+            name: 'Write',
+            input: { file_path: 'chaos-notes.txt', content: `written in the worktree of ${agentIdOf(rootId, 'fg')}\n` },
+          },
+        ],
+      },
+      {
+        toolUses: [
+          {
+            name: 'Agent',
+            input: {
+              description: 'worktree leaf',
+              prompt: `CHAOS leaf under the worktree branch of ${rootId}`,
+              subagent_type: 'general-purpose',
+            },
+          },
+        ],
+      },
       { text: 'worktree branch done' },
     ],
     fgChild: leafScript('fgChild', { name: 'Glob', input: { pattern: 'notes/*.txt' } }, 'worktree'),

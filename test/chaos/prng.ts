@@ -43,7 +43,8 @@ export function seedFromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): n
   const text = flag >= 0 ? argv[flag + 1] : env.CHAOS_SEED;
   if (text !== undefined && text.trim() !== '') {
     const value = Number(text);
-    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new Error(`The seed must be an integer in [0, 2^32); got "${text}".`);
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff)
+      throw new Error(`The seed must be an integer in [0, 2^32); got "${text}".`);
     return value;
   }
   return (Date.now() ^ (process.pid << 16)) >>> 0;

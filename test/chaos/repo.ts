@@ -21,7 +21,10 @@ export function createRepo(runDir: string, hookLog?: string): string {
   writeFileSync(path.join(repo, 'notes', 'b.txt'), 'note b\n');
   // Bash runs sandboxed to its workspace: the suites' marker files beside the repository must stay writable.
   mkdirSync(path.join(repo, '.claude'), { recursive: true });
-  writeFileSync(path.join(repo, '.claude', 'settings.json'), `${JSON.stringify({ sandbox: { filesystem: { allowWrite: [runDir] } } }, null, 2)}\n`);
+  writeFileSync(
+    path.join(repo, '.claude', 'settings.json'),
+    `${JSON.stringify({ sandbox: { filesystem: { allowWrite: [runDir] } } }, null, 2)}\n`,
+  );
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'config', 'user.name', 'Chaos Suite');
   git(repo, 'config', 'user.email', 'chaos@example.com');

@@ -52,7 +52,8 @@ const setupActivities: ReadonlySet<string> = new Set([
  * a tool call (e.g. `Glob attempt 2`), which would mean the kill landed after its setup, and the run
  * recovered on that call's heartbeat timeout.
  */
-const resumedInSetup = (task: string) => task === 'workflow task' || setupActivities.has(task.replace(/ attempt \d+$/, ''));
+const resumedInSetup = (task: string) =>
+  task === 'workflow task' || setupActivities.has(task.replace(/ attempt \d+$/, ''));
 
 /** A run whose kill came during the target agent's setup, with a setup step (not a model or tool call) in flight. */
 export function killedInSetup(outcome: RunOutcome): boolean {
@@ -61,7 +62,8 @@ export function killedInSetup(outcome: RunOutcome): boolean {
 }
 
 const runLabel = (outcome: RunOutcome) => `r${String(outcome.plan.index).padStart(2, '0')}`;
-const sum = (agents: readonly AgentReport[], pick: (agent: AgentReport) => number) => agents.reduce((total, agent) => total + pick(agent), 0);
+const sum = (agents: readonly AgentReport[], pick: (agent: AgentReport) => number) =>
+  agents.reduce((total, agent) => total + pick(agent), 0);
 
 /** Per run: lost tool results, extra Bash runs, agents whose transcript mismatched. */
 export function runCounters(outcome: RunOutcome): { lost: number; dupBash: number; mismatch: number } {
@@ -75,14 +77,20 @@ export function runCounters(outcome: RunOutcome): { lost: number; dupBash: numbe
 export function formatTable(outcomes: readonly RunOutcome[]): string {
   const columns: [string, (outcome: RunOutcome) => string][] = [
     ['run', runLabel],
-    ['kill point', (outcome) => describeKill(outcome.plan.kill) + (outcome.plan.continueAsNewAfterEvents ? ' [CAN]' : '')],
+    [
+      'kill point',
+      (outcome) => describeKill(outcome.plan.kill) + (outcome.plan.continueAsNewAfterEvents ? ' [CAN]' : ''),
+    ],
     ['at', (outcome) => (outcome.disruptedAtMs === undefined ? 'missed' : seconds(outcome.disruptedAtMs))],
     ['slot', (outcome) => outcome.slot],
     ['what the target agent shows', evidence],
-    ['recovered', (outcome) => {
-      const resumed = recovery(outcome);
-      return resumed === undefined ? '-' : `${seconds(resumed.ms)} (${resumed.task})`;
-    }],
+    [
+      'recovered',
+      (outcome) => {
+        const resumed = recovery(outcome);
+        return resumed === undefined ? '-' : `${seconds(resumed.ms)} (${resumed.task})`;
+      },
+    ],
     ['status', (outcome) => (outcome.completed ? 'completed' : outcome.rootStatus)],
     ['time', (outcome) => seconds(outcome.durationMs)],
     ['agents', (outcome) => String(outcome.agents.length)],
@@ -96,8 +104,16 @@ export function formatTable(outcomes: readonly RunOutcome[]): string {
   ];
   const cells = outcomes.map((outcome) => columns.map(([, cell]) => cell(outcome)));
   const widths = columns.map(([title], index) => Math.max(title.length, ...cells.map((row) => row[index]!.length)));
-  const line = (row: string[]) => row.map((cell, index) => cell.padEnd(widths[index]!)).join('  ').trimEnd();
-  return [line(columns.map(([title]) => title)), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
+  const line = (row: string[]) =>
+    row
+      .map((cell, index) => cell.padEnd(widths[index]!))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(columns.map(([title]) => title)),
+    line(widths.map((width) => '-'.repeat(width))),
+    ...cells.map(line),
+  ].join('\n');
 }
 
 /** One line per run with anything worth reading: notes, lost results, mismatches, extra Bash runs, unexplained retries. */
@@ -105,9 +121,16 @@ export function formatDetails(outcomes: readonly RunOutcome[]): string[] {
   return outcomes.flatMap((outcome) => {
     const resumed = recovery(outcome);
     const landedLate = setupKills.has(outcome.plan.kill.kind) && resumed !== undefined && !resumedInSetup(resumed.task);
-    const counted = resumed !== undefined && resumedInModelCall(resumed.task) ? "a model call's recovery" : "that call's recovery (its heartbeat timeout)";
+    const counted =
+      resumed !== undefined && resumedInModelCall(resumed.task)
+        ? "a model call's recovery"
+        : "that call's recovery (its heartbeat timeout)";
     const details = [
-      ...(landedLate ? [`the ${outcome.plan.kill.kind} kill landed after the target agent's setup, with a call in flight (resumed with ${resumed.task}): counted as ${counted}, not a setup one`] : []),
+      ...(landedLate
+        ? [
+            `the ${outcome.plan.kill.kind} kill landed after the target agent's setup, with a call in flight (resumed with ${resumed.task}): counted as ${counted}, not a setup one`,
+          ]
+        : []),
       ...outcome.notes,
       ...outcome.agents.flatMap((agent) => [
         ...agent.lost.map((text) => `${agent.agentId} lost: ${text}`),

@@ -32,7 +32,13 @@ export class RequestLog {
       const agentId = request.headers['x-subagents-agent-id'];
       if (request.path !== '/v1/messages' || !agentId || request.turnIndex === undefined) continue;
       const list = this.byAgent.get(agentId) ?? [];
-      list.push({ seq: request.seq, agentId, turnIndex: request.turnIndex, receivedAt: request.receivedAt, rawBody: request.rawBody });
+      list.push({
+        seq: request.seq,
+        agentId,
+        turnIndex: request.turnIndex,
+        receivedAt: request.receivedAt,
+        rawBody: request.rawBody,
+      });
       this.byAgent.set(agentId, list);
     }
   }

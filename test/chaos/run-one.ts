@@ -10,7 +10,17 @@ import type { WorktreeOutcome } from '../../src/shared/workspace/worktree';
 import { bashStartCounts, compareWithHistory, compareWithRequestLog, lostToolResults, toolResultTexts } from './checks';
 import type { ChaosEnv } from './env';
 import { readAgentHistory, type TaskStart } from './history';
-import { agentIdOf, bashMarker, bashRoles, describeKill, rootFinalPrefix, roles, type Role, type RunPlan, type Trigger } from './plan';
+import {
+  agentIdOf,
+  bashMarker,
+  bashRoles,
+  describeKill,
+  rootFinalPrefix,
+  roles,
+  type Role,
+  type RunPlan,
+  type Trigger,
+} from './plan';
 import { createRepo } from './repo';
 import { retrying, seconds, sleep, TimeoutError, withTimeout } from './util';
 import type { WorkerSlot } from './worker-slot';
@@ -77,7 +87,9 @@ export async function executeRun(plan: RunPlan, context: RunContext): Promise<Ru
   const client = new SubagentsClient(env.temporal, slot.options.taskQueue);
   const notes: string[] = [];
   const startedAt = Date.now();
-  log(`${label} start ${plan.rootId} on ${slot.options.name} — ${describeKill(plan.kill)}${plan.continueAsNewAfterEvents ? `, continue-as-new after ${plan.continueAsNewAfterEvents} events` : ''}`);
+  log(
+    `${label} start ${plan.rootId} on ${slot.options.name} — ${describeKill(plan.kill)}${plan.continueAsNewAfterEvents ? `, continue-as-new after ${plan.continueAsNewAfterEvents} events` : ''}`,
+  );
 
   const handle = await retrying(`${label} start`, async () => {
     try {
@@ -123,11 +135,18 @@ export async function executeRun(plan: RunPlan, context: RunContext): Promise<Ru
         }
         try {
           const began = Date.now();
-          await withTimeout(handle.answerApproval(request.requestId, { approve: true, by: 'chaos suite' }), 60_000, 'an approval answer');
+          await withTimeout(
+            handle.answerApproval(request.requestId, { approve: true, by: 'chaos suite' }),
+            60_000,
+            'an approval answer',
+          );
           answered.add(request.requestId);
-          if (Date.now() - began > 5000) log(`${label} approving ${request.requestId} took ${seconds(Date.now() - began)}`);
+          if (Date.now() - began > 5000)
+            log(`${label} approving ${request.requestId} took ${seconds(Date.now() - began)}`);
         } catch (error) {
-          log(`${label} approval ${request.requestId} not answered yet: ${error instanceof Error ? error.message : String(error)}`);
+          log(
+            `${label} approval ${request.requestId} not answered yet: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       }
       await sleep(400);
@@ -140,7 +159,9 @@ export async function executeRun(plan: RunPlan, context: RunContext): Promise<Ru
     while (!state.finished) {
       if (await triggered(trigger, { plan, env, markersFile, hookLog, rootBashAskedAt: state.rootBashAskedAt })) {
         state.disruptedAtMs = Date.now() - startedAt;
-        const what = plan.kill.restartServer ? `SIGKILL ${slot.options.name} worker + restart the dev server` : `SIGKILL ${slot.options.name} worker`;
+        const what = plan.kill.restartServer
+          ? `SIGKILL ${slot.options.name} worker + restart the dev server`
+          : `SIGKILL ${slot.options.name} worker`;
         log(`${label} ${what} at ${seconds(state.disruptedAtMs)} (${describeKill(plan.kill)})`);
         const began = Date.now();
         if (plan.kill.restartServer) await env.restartDevServer(slot);
@@ -165,19 +186,35 @@ export async function executeRun(plan: RunPlan, context: RunContext): Promise<Ru
   const durationMs = Date.now() - startedAt;
   if (root.status === 'stuck') {
     notes.push(`root did not finish within ${seconds(context.runTimeoutMs)}`);
-    return { plan, slot: slot.options.name, rootStatus: 'stuck', completed: false, durationMs, disruptedAtMs: state.disruptedAtMs, agents: [], notes };
+    return {
+      plan,
+      slot: slot.options.name,
+      rootStatus: 'stuck',
+      completed: false,
+      durationMs,
+      disruptedAtMs: state.disruptedAtMs,
+      agents: [],
+      notes,
+    };
   }
-  if (root.finalText !== undefined && !root.finalText.startsWith(rootFinalPrefix)) notes.push(`unexpected root answer: ${root.finalText.slice(0, 80)}`);
+  if (root.finalText !== undefined && !root.finalText.startsWith(rootFinalPrefix))
+    notes.push(`unexpected root answer: ${root.finalText.slice(0, 80)}`);
 
   const agents = await checkTree(plan, client, env, slot, markersFile, notes);
   const rootCompleted = root.status === 'completed' && (root.finalText ?? '').startsWith(rootFinalPrefix);
-  const allCompleted = agents.every((agent) => agent.workflowStatus === 'COMPLETED' && agent.resultStatus === 'completed');
-  const worktreeProblems = checkWorktree(repo, agents.find((agent) => agent.role === 'fg'));
+  const allCompleted = agents.every(
+    (agent) => agent.workflowStatus === 'COMPLETED' && agent.resultStatus === 'completed',
+  );
+  const worktreeProblems = checkWorktree(
+    repo,
+    agents.find((agent) => agent.role === 'fg'),
+  );
   notes.push(...worktreeProblems);
   const missing = roles.filter((role) => !agents.some((agent) => agent.role === role));
   if (missing.length > 0) notes.push(`agents that never ran: ${missing.join(', ')}`);
   for (const agent of agents) {
-    if (agent.workflowStatus !== 'COMPLETED' || agent.resultStatus !== 'completed') notes.push(`${agent.agentId}: ${agent.workflowStatus}/${agent.resultStatus ?? '?'}`);
+    if (agent.workflowStatus !== 'COMPLETED' || agent.resultStatus !== 'completed')
+      notes.push(`${agent.agentId}: ${agent.workflowStatus}/${agent.resultStatus ?? '?'}`);
   }
   return {
     plan,
@@ -196,7 +233,10 @@ export async function executeRun(plan: RunPlan, context: RunContext): Promise<Ru
 /** The agent the kill point aimed at. */
 function targetAgent(outcome: RunOutcome): AgentReport | undefined {
   const trigger = outcome.plan.kill.trigger;
-  return outcome.agents.find((candidate) => candidate.role === ('role' in trigger ? trigger.role : trigger.on === 'worktree-hook' ? 'fg' : 'root'));
+  return outcome.agents.find(
+    (candidate) =>
+      candidate.role === ('role' in trigger ? trigger.role : trigger.on === 'worktree-hook' ? 'fg' : 'root'),
+  );
 }
 
 /**
@@ -218,8 +258,13 @@ export function evidence(outcome: RunOutcome): string {
   if (outcome.disruptedAtMs === undefined) return '-';
   const agent = targetAgent(outcome);
   if (!agent) return 'target agent missing';
-  const retried = Object.entries(agent.maxAttempts).filter(([, attempt]) => attempt > 1).map(([name, attempt]) => `${name} attempt ${attempt}`);
-  const generic = [`${agent.workflowTaskTimeouts} WFT timeouts`, ...(retried.length > 0 ? retried : ['no activity retried'])].join(', ');
+  const retried = Object.entries(agent.maxAttempts)
+    .filter(([, attempt]) => attempt > 1)
+    .map(([name, attempt]) => `${name} attempt ${attempt}`);
+  const generic = [
+    `${agent.workflowTaskTimeouts} WFT timeouts`,
+    ...(retried.length > 0 ? retried : ['no activity retried']),
+  ].join(', ');
   switch (trigger.on) {
     case 'model-request':
       return `turn ${trigger.turn} requested ${agent.requestsPerTurn[trigger.turn] ?? 0}x`;
@@ -241,15 +286,20 @@ function checkWorktree(repo: string, fg: AgentReport | undefined): string[] {
   if (!outcome) return [`worktree: ${fg?.agentId ?? 'the worktree child'} reported no worktree outcome`];
   const problems: string[] = [];
   const file = path.join(outcome.path, 'chaos-notes.txt');
-  if (!outcome.kept || !outcome.changedFiles.includes('chaos-notes.txt')) problems.push(`worktree: not kept with chaos-notes.txt (${JSON.stringify(outcome)})`);
-  if (!existsSync(file) || !readFileSync(file, 'utf8').startsWith('written in the worktree')) problems.push(`worktree: ${file} missing or wrong`);
+  if (!outcome.kept || !outcome.changedFiles.includes('chaos-notes.txt'))
+    problems.push(`worktree: not kept with chaos-notes.txt (${JSON.stringify(outcome)})`);
+  if (!existsSync(file) || !readFileSync(file, 'utf8').startsWith('written in the worktree'))
+    problems.push(`worktree: ${file} missing or wrong`);
   if (existsSync(path.join(repo, 'chaos-notes.txt'))) problems.push('worktree: the Write reached the main checkout');
   const status = execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' }).trim();
   if (status !== '') problems.push(`worktree: the main checkout is not clean: ${status.replace(/\n/g, ', ')}`);
   const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: repo, encoding: 'utf8' })
     .split('\n')
     .filter((line) => line.startsWith('worktree '));
-  if (worktrees.length !== 2) problems.push(`worktree: ${worktrees.length - 1} worktrees registered, expected the one kept (${worktrees.join(', ')})`);
+  if (worktrees.length !== 2)
+    problems.push(
+      `worktree: ${worktrees.length - 1} worktrees registered, expected the one kept (${worktrees.join(', ')})`,
+    );
   return problems;
 }
 
@@ -265,7 +315,9 @@ async function triggered(trigger: Trigger, context: TriggerContext): Promise<boo
   const { plan, env } = context;
   switch (trigger.on) {
     case 'model-request':
-      return env.requestLog.of(agentIdOf(plan.rootId, trigger.role)).some((request) => request.turnIndex === trigger.turn);
+      return env.requestLog
+        .of(agentIdOf(plan.rootId, trigger.role))
+        .some((request) => request.turnIndex === trigger.turn);
     case 'bash-running': {
       if (!existsSync(context.markersFile)) return false;
       const marker = bashMarker(plan.rootId, trigger.role);
@@ -278,7 +330,11 @@ async function triggered(trigger: Trigger, context: TriggerContext): Promise<boo
       return existsSync(context.hookLog);
     case 'child-started':
     case 'continued-as-new': {
-      const description = await withTimeout(env.temporal.workflow.getHandle(agentIdOf(plan.rootId, trigger.role)).describe(), 5000, 'describe').catch(() => undefined);
+      const description = await withTimeout(
+        env.temporal.workflow.getHandle(agentIdOf(plan.rootId, trigger.role)).describe(),
+        5000,
+        'describe',
+      ).catch(() => undefined);
       if (!description || description.status.name !== 'RUNNING') return false;
       if (trigger.on === 'child-started') return true;
       const firstRunId = description.raw.workflowExecutionInfo?.firstRunId;
@@ -288,7 +344,12 @@ async function triggered(trigger: Trigger, context: TriggerContext): Promise<boo
 }
 
 /** The root's result; retried across dev server restarts; 'stuck' after the deadline. */
-async function awaitRoot(handle: AgentHandle, timeoutMs: number, label: string, log: (line: string) => void): Promise<{ status: string; finalText?: string }> {
+async function awaitRoot(
+  handle: AgentHandle,
+  timeoutMs: number,
+  label: string,
+  log: (line: string) => void,
+): Promise<{ status: string; finalText?: string }> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
@@ -307,10 +368,22 @@ async function awaitRoot(handle: AgentHandle, timeoutMs: number, label: string, 
 /** Every agent of the tree (found from the histories), each checked once it has closed. */
 /** Disruptions that hit this slot (its own kills, dev server restarts, its worker dying on its own). */
 function disruptionTimes(env: ChaosEnv, slot: WorkerSlot): number[] {
-  return [...env.disruptions.filter((entry) => entry.slot === undefined || entry.slot === slot.options.name).map((entry) => entry.atMs), ...slot.unexpectedExitTimes];
+  return [
+    ...env.disruptions
+      .filter((entry) => entry.slot === undefined || entry.slot === slot.options.name)
+      .map((entry) => entry.atMs),
+    ...slot.unexpectedExitTimes,
+  ];
 }
 
-async function checkTree(plan: RunPlan, client: SubagentsClient, env: ChaosEnv, slot: WorkerSlot, markersFile: string, notes: string[]): Promise<AgentReport[]> {
+async function checkTree(
+  plan: RunPlan,
+  client: SubagentsClient,
+  env: ChaosEnv,
+  slot: WorkerSlot,
+  markersFile: string,
+  notes: string[],
+): Promise<AgentReport[]> {
   const reports: AgentReport[] = [];
   const markers = bashStartCounts(existsSync(markersFile) ? readFileSync(markersFile, 'utf8') : '');
   const queue = [plan.rootId];
@@ -341,9 +414,13 @@ async function checkTree(plan: RunPlan, client: SubagentsClient, env: ChaosEnv, 
     const log = compareWithRequestLog(messages, requests);
     const requestsPerTurn: number[] = [];
     for (const request of requests) requestsPerTurn[request.turnIndex] = (requestsPerTurn[request.turnIndex] ?? 0) + 1;
-    const mismatches = [...log.mismatches.map((text) => `log: ${text}`), ...compareWithHistory(messages, history.modelResults).map((text) => `history: ${text}`)];
+    const mismatches = [
+      ...log.mismatches.map((text) => `log: ${text}`),
+      ...compareWithHistory(messages, history.modelResults).map((text) => `history: ${text}`),
+    ];
     const scheduledExtra = [...history.bashScheduled.values()].reduce((sum, count) => sum + Math.max(0, count - 1), 0);
-    const markerExtra = role && bashRoles.includes(role) ? Math.max(0, (markers.get(bashMarker(plan.rootId, role)) ?? 0) - 1) : 0;
+    const markerExtra =
+      role && bashRoles.includes(role) ? Math.max(0, (markers.get(bashMarker(plan.rootId, role)) ?? 0) - 1) : 0;
     reports.push({
       agentId,
       role,
@@ -362,8 +439,14 @@ async function checkTree(plan: RunPlan, client: SubagentsClient, env: ChaosEnv, 
       ...(status?.result?.worktree ? { worktree: status.result.worktree } : {}),
       taskStarts: history.taskStarts,
       unexplainedRetries: history.retriedActivities
-        .filter((retry) => !disruptionTimes(env, slot).some((at) => at >= retry.scheduledAtMs - 2000 && at <= retry.startedAtMs))
-        .map((retry) => `${agentId} ${retry.name} attempt ${retry.attempt} started ${seconds(retry.startedAtMs - retry.scheduledAtMs)} after it was scheduled, with no disruption in between`),
+        .filter(
+          (retry) =>
+            !disruptionTimes(env, slot).some((at) => at >= retry.scheduledAtMs - 2000 && at <= retry.startedAtMs),
+        )
+        .map(
+          (retry) =>
+            `${agentId} ${retry.name} attempt ${retry.attempt} started ${seconds(retry.startedAtMs - retry.scheduledAtMs)} after it was scheduled, with no disruption in between`,
+        ),
     });
   }
   return reports;

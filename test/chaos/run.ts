@@ -32,11 +32,18 @@ const plans = buildPlans(createPrng(seed), runCount, seed);
 log(`seed ${seed} (repeat with: npm run test:chaos -- --seed ${seed}); ${runCount} runs, ${concurrency} at a time`);
 
 const runLabel = (plan: RunPlan) => `r${String(plan.index).padStart(2, '0')}`;
-const env = await ChaosEnv.create({ slots: concurrency, behaviour: { kind: 'scripted', scenario: { agents: [] } }, log, keep });
+const env = await ChaosEnv.create({
+  slots: concurrency,
+  behaviour: { kind: 'scripted', scenario: { agents: [] } },
+  log,
+  keep,
+});
 // The scripted Bash commands write to files in the env's temp dir, so the scenario is set once it exists.
 env.modelServer.setBehaviour({
   kind: 'scripted',
-  scenario: { agents: plans.flatMap((plan) => scenarioEntries(plan, path.join(env.dir, runLabel(plan), 'bash-markers.log'))) },
+  scenario: {
+    agents: plans.flatMap((plan) => scenarioEntries(plan, path.join(env.dir, runLabel(plan), 'bash-markers.log'))),
+  },
 });
 let interrupted = false;
 process.once('SIGINT', () => {
@@ -52,7 +59,15 @@ async function runSafely(plan: RunPlan, slot: WorkerSlot): Promise<RunOutcome> {
     return await executeRun(plan, { env, slot, log, runTimeoutMs });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { plan, slot: slot.options.name, rootStatus: `error: ${message}`, completed: false, durationMs: Date.now() - began, agents: [], notes: [`the suite failed on this run: ${message}`] };
+    return {
+      plan,
+      slot: slot.options.name,
+      rootStatus: `error: ${message}`,
+      completed: false,
+      durationMs: Date.now() - began,
+      agents: [],
+      notes: [`the suite failed on this run: ${message}`],
+    };
   }
 }
 
@@ -66,7 +81,9 @@ try {
         const plan = plans[nextPlan++]!;
         const outcome = await runSafely(plan, slot);
         outcomes.push(outcome);
-        log(`${runLabel(plan)} ${outcome.completed ? 'completed' : `NOT completed (${outcome.rootStatus})`} in ${seconds(outcome.durationMs)}${outcome.notes.length ? `: ${outcome.notes.join('; ')}` : ''}`);
+        log(
+          `${runLabel(plan)} ${outcome.completed ? 'completed' : `NOT completed (${outcome.rootStatus})`} in ${seconds(outcome.durationMs)}${outcome.notes.length ? `: ${outcome.notes.join('; ')}` : ''}`,
+        );
       }
     }),
   );
@@ -78,10 +95,15 @@ try {
   await env.restartAllWorkers();
   const reader = new SubagentsClient(env.temporal);
   for (const agent of outcomes.flatMap((outcome) => outcome.agents)) {
-    const second = await retrying(`second read of ${agent.agentId}`, () => reader.getAgent(agent.agentId).messages(), 90_000)
+    const second = await retrying(
+      `second read of ${agent.agentId}`,
+      () => reader.getAgent(agent.agentId).messages(),
+      90_000,
+    )
       .then((messages) => canonical(messages))
       .catch((error: unknown) => `unreadable: ${String(error)}`);
-    if (second !== canonical(agent.messages)) agent.mismatches.push('second read after a worker restart differs from the first');
+    if (second !== canonical(agent.messages))
+      agent.mismatches.push('second read after a worker restart differs from the first');
   }
 
   console.log(formatTable(outcomes));
@@ -104,7 +126,11 @@ try {
   );
   const summary = { ...summarize(outcomes, seed, Date.now() - startedAt), workerStartMs };
   const passed =
-    summary.runs === runCount && summary.completed === summary.runs && summary.lostToolResults === 0 && summary.duplicatedBashRuns === 0 && summary.transcriptMismatches === 0;
+    summary.runs === runCount &&
+    summary.completed === summary.runs &&
+    summary.lostToolResults === 0 &&
+    summary.duplicatedBashRuns === 0 &&
+    summary.transcriptMismatches === 0;
   exitCode = passed ? 0 : 1;
   await env.close();
   if (keep) log(`kept ${env.dir}`);

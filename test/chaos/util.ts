@@ -5,7 +5,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export { sleep };
 
 /** Retries `call` until it succeeds or `timeoutMs` passed (then throws its last error, naming `what`). */
-export async function retrying<T>(what: string, call: () => Promise<T>, timeoutMs = 90_000, isPermanent: (error: unknown) => boolean = () => false): Promise<T> {
+export async function retrying<T>(
+  what: string,
+  call: () => Promise<T>,
+  timeoutMs = 90_000,
+  isPermanent: (error: unknown) => boolean = () => false,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -23,7 +28,10 @@ export async function retrying<T>(what: string, call: () => Promise<T>, timeoutM
 export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new TimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([promise, timeout]);

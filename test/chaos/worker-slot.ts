@@ -74,7 +74,8 @@ export class WorkerSlot {
         return;
       } catch (error) {
         if (this.closed) return;
-        if (Date.now() > deadline) throw new Error(`${this.options.name}: no worker after ${attempt} attempts: ${String(error)}`);
+        if (Date.now() > deadline)
+          throw new Error(`${this.options.name}: no worker after ${attempt} attempts: ${String(error)}`);
         this.options.log(`${this.options.name}: worker start failed (${String(error)}), retrying`);
         await sleep(1000);
       }
@@ -86,7 +87,10 @@ export class WorkerSlot {
     const { options } = this;
     const { child, generation } = spawned;
     await spawned.loaded;
-    appendFileSync(options.logFile, `\n=== worker ${options.name} #${generation} told to run at ${new Date().toISOString()}\n`);
+    appendFileSync(
+      options.logFile,
+      `\n=== worker ${options.name} #${generation} told to run at ${new Date().toISOString()}\n`,
+    );
     const began = Date.now();
     child.stdin!.write('run\n');
     await spawned.ready;
@@ -111,7 +115,10 @@ export class WorkerSlot {
     const { options } = this;
     this.generation += 1;
     const generation = this.generation;
-    appendFileSync(options.logFile, `\n=== worker ${options.name} #${generation} started at ${new Date().toISOString()}\n`);
+    appendFileSync(
+      options.logFile,
+      `\n=== worker ${options.name} #${generation} started at ${new Date().toISOString()}\n`,
+    );
     const began = Date.now();
     const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
       env: {
@@ -129,7 +136,9 @@ export class WorkerSlot {
     // A write to a process that has just died must not throw: its exit rejects `ready` instead.
     child.stdin!.on('error', () => undefined);
     const exited = new Promise<never>((_, reject) => {
-      child.once('exit', (code, signal) => reject(new Error(`worker exited before it was ready (code ${code}, signal ${signal})`)));
+      child.once('exit', (code, signal) =>
+        reject(new Error(`worker exited before it was ready (code ${code}, signal ${signal})`)),
+      );
     });
     exited.catch(() => undefined);
     let output = '';
@@ -156,7 +165,9 @@ export class WorkerSlot {
       (error: unknown) => {
         if (this.standby !== spawned) return;
         this.standby = undefined;
-        options.log(`${options.name}: the warm replacement #${generation} died before it was needed (${String(error)}); starting another`);
+        options.log(
+          `${options.name}: the warm replacement #${generation} died before it was needed (${String(error)}); starting another`,
+        );
         setTimeout(() => this.prepareStandby(), 1000).unref();
       },
     );

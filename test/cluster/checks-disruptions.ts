@@ -22,7 +22,11 @@ const requestedBy = (context: SuiteContext, agentId: string): boolean =>
   context.env.modelServer.requests().some((request) => request.headers['x-subagents-agent-id'] === agentId);
 
 /** A check's root id (`cl-<tag>-<name>`), with a fresh repository and markers file for it under `worker`'s root. */
-function checkRoot(context: SuiteContext, name: string, worker: string): { rootId: string; repo: string; markers: string } {
+function checkRoot(
+  context: SuiteContext,
+  name: string,
+  worker: string,
+): { rootId: string; repo: string; markers: string } {
   const rootId = `cl-${context.tag}-${name}`;
   return { rootId, ...workspaceFor(context.env.rootOf(worker), rootId) };
 }
@@ -34,26 +38,78 @@ export const stopCascadeCheck: Check = {
     const { env } = context;
     const { rootId, repo, markers } = checkRoot(context, 'stop', 'worker-2');
     const agents: ScriptedAgent[] = [
-      { match: { agentId: rootId }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: `CLUSTER middle of ${rootId}`, subagent_type: 'general-purpose' } }] }, { text: 'not reached' }] },
-      { match: { agentId: `${rootId}.1` }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: `CLUSTER leaf of ${rootId}`, subagent_type: 'general-purpose' } }] }, { text: 'not reached' }] },
+      {
+        match: { agentId: rootId },
+        turns: [
+          {
+            toolUses: [
+              {
+                name: 'Agent',
+                input: {
+                  description: 'middle',
+                  prompt: `CLUSTER middle of ${rootId}`,
+                  subagent_type: 'general-purpose',
+                },
+              },
+            ],
+          },
+          { text: 'not reached' },
+        ],
+      },
+      {
+        match: { agentId: `${rootId}.1` },
+        turns: [
+          {
+            toolUses: [
+              {
+                name: 'Agent',
+                input: { description: 'leaf', prompt: `CLUSTER leaf of ${rootId}`, subagent_type: 'general-purpose' },
+              },
+            ],
+          },
+          { text: 'not reached' },
+        ],
+      },
       {
         match: { agentId: `${rootId}.1.1` },
-        turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo start >> '${markers}'; sleep 120; echo end >> '${markers}'`, description: 'block' } }] }, { text: 'not reached' }],
+        turns: [
+          {
+            toolUses: [
+              {
+                name: 'Bash',
+                input: {
+                  command: `echo start >> '${markers}'; sleep 120; echo end >> '${markers}'`,
+                  description: 'block',
+                },
+              },
+            ],
+          },
+          { text: 'not reached' },
+        ],
       },
     ];
     env.addAgents(agents);
     const tree = await startTree(env, { rootId, worker: 'worker-2', cwd: repo, permissionMode: 'bypassPermissions' });
     context.roots.all.push(rootId);
-    await waitUntil('the leaf\'s Bash to start', () => existsSync(markers) && readFileSync(markers, 'utf8').includes('start'), 120_000);
+    await waitUntil(
+      "the leaf's Bash to start",
+      () => existsSync(markers) && readFileSync(markers, 'utf8').includes('start'),
+      120_000,
+    );
     const stoppedAt = Date.now();
     await tree.handle.stop({ by: 'cluster suite', reason: 'stop cascade check' });
     const outcome = await tree.result(120_000).then(
       (result) => `returned ${result.status}`,
-      (error: unknown) => (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure ? 'cancelled' : String(error)),
+      (error: unknown) =>
+        error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure ? 'cancelled' : String(error),
     );
     if (outcome !== 'cancelled') throw new CheckFailed(`the root ${outcome}, expected a cancellation`);
     const running = `RootAgentId = '${rootId}' AND ExecutionStatus = 'Running'`;
-    await waitUntil('no agent of the tree running (visibility)', async () => (await env.temporal.workflow.count(running)).count === 0, 60_000);
+    await waitUntil(
+      'no agent of the tree running (visibility)',
+      async () => (await env.temporal.workflow.count(running)).count === 0,
+      60_000,
+    );
     context.figures.stopCascadeMs = Date.now() - stoppedAt;
     const client = new SubagentsClient(env.temporal, env.info.taskQueue);
     const problems: string[] = [];
@@ -62,9 +118,10 @@ export const stopCascadeCheck: Check = {
       if (status !== 'CANCELLED') problems.push(`${agentId} is ${status}`);
     }
     const leaf = await client.getAgent(`${rootId}.1.1`).status();
-    if (!leaf.result?.error?.includes('cluster suite')) problems.push(`the leaf's result does not say who stopped it: ${leaf.result?.error}`);
+    if (!leaf.result?.error?.includes('cluster suite'))
+      problems.push(`the leaf's result does not say who stopped it: ${leaf.result?.error}`);
     await sleep(2000);
-    if (readFileSync(markers, 'utf8').includes('end')) problems.push('the leaf\'s Bash went on after the stop');
+    if (readFileSync(markers, 'utf8').includes('end')) problems.push("the leaf's Bash went on after the stop");
     expectNone(problems, 'stop cascade');
     return `3 agents cancelled, nothing running ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s after the stop`;
   },
@@ -73,9 +130,15 @@ export const stopCascadeCheck: Check = {
 /** A model call of the tree that worker-1 is running right now (from the pending activities), if any. */
 async function modelCallOnWorker1(context: SuiteContext, agentIds: string[]): Promise<string | undefined> {
   for (const agentId of agentIds) {
-    const description = await context.env.temporal.workflow.getHandle(agentId).describe().catch(() => undefined);
+    const description = await context.env.temporal.workflow
+      .getHandle(agentId)
+      .describe()
+      .catch(() => undefined);
     const running = (description?.raw.pendingActivities ?? []).find(
-      (activity) => activity.activityType?.name === 'callModel' && (activity.lastWorkerIdentity ?? '').startsWith('worker-1 ') && !activity.lastFailure,
+      (activity) =>
+        activity.activityType?.name === 'callModel' &&
+        (activity.lastWorkerIdentity ?? '').startsWith('worker-1 ') &&
+        !activity.lastFailure,
     );
     if (running && description?.status.name === 'RUNNING') return agentId;
   }
@@ -120,12 +183,20 @@ export const workerKillCheck: Check = {
         continue;
       }
       if (result instanceof Error) throw new CheckFailed(`${rootId} failed after the kill: ${result.message}`);
-      if (result.status !== 'completed' || result.finalText !== rootDoneText(rootId)) throw new CheckFailed(`${rootId} ended ${result.status}: ${result.finalText}`);
+      if (result.status !== 'completed' || result.finalText !== rootDoneText(rootId))
+        throw new CheckFailed(`${rootId} ended ${result.status}: ${result.finalText}`);
       const { tasks } = await treeTasks(env.temporal, rootId);
       const killedAt = killed.atMs;
       const after = tasks.filter((task) => task.atMs > killedAt);
-      if (after.some((task) => task.identity.startsWith('worker-1 '))) throw new CheckFailed('the killed worker-1 started tasks after its SIGKILL');
-      const retried = tasks.find((task) => task.workflowId === killed!.agentId && task.name === 'callModel' && (task.attempt ?? 1) > 1 && task.identity.startsWith('worker-2 '));
+      if (after.some((task) => task.identity.startsWith('worker-1 ')))
+        throw new CheckFailed('the killed worker-1 started tasks after its SIGKILL');
+      const retried = tasks.find(
+        (task) =>
+          task.workflowId === killed!.agentId &&
+          task.name === 'callModel' &&
+          (task.attempt ?? 1) > 1 &&
+          task.identity.startsWith('worker-2 '),
+      );
       if (!retried) throw new CheckFailed(`no model call of ${killed.agentId} was run again by worker-2`);
       context.figures.takeoverMs = retried.atMs - killedAt;
       context.figures.takeoverTreeMs = Date.now() - killedAt;
@@ -145,13 +216,26 @@ export const workerRestartCheck: Check = {
     const { env } = context;
     if (!deadWorkers(env).includes('worker-1')) await env.killWorker('worker-1');
     const { rootId, repo } = checkRoot(context, 'waits', 'worker-1');
-    env.addAgents([{ match: { agentId: rootId }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] }, { text: rootDoneText(rootId) }] }]);
-    const tree = await startTree(env, { rootId, worker: 'worker-1', cwd: repo, permissionMode: 'bypassPermissions', workerWaitMs: 180_000 });
+    env.addAgents([
+      {
+        match: { agentId: rootId },
+        turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] }, { text: rootDoneText(rootId) }],
+      },
+    ]);
+    const tree = await startTree(env, {
+      rootId,
+      worker: 'worker-1',
+      cwd: repo,
+      permissionMode: 'bypassPermissions',
+      workerWaitMs: 180_000,
+    });
     context.roots.all.push(rootId);
     await sleep(3000);
-    if (requestedBy(context, rootId)) throw new CheckFailed('the agent called the model before its system prompt was rendered on worker-1');
+    if (requestedBy(context, rootId))
+      throw new CheckFailed('the agent called the model before its system prompt was rendered on worker-1');
     const pending = (await tree.handle.describe()).raw.pendingActivities ?? [];
-    if (!pending.some((activity) => startActivities.includes(activity.activityType?.name ?? ''))) throw new CheckFailed(`no ${startActivities.join(' or ')} waiting for worker-1`);
+    if (!pending.some((activity) => startActivities.includes(activity.activityType?.name ?? '')))
+      throw new CheckFailed(`no ${startActivities.join(' or ')} waiting for worker-1`);
     const restartedAt = Date.now();
     const pid = await env.startWorker('worker-1');
     const result = await tree.result(120_000);
@@ -159,7 +243,9 @@ export const workerRestartCheck: Check = {
     const { tasks } = await treeTasks(env.temporal, rootId);
     const workspaceTasks = tasks.filter((task) => startActivities.includes(task.name) || task.name === 'Read');
     if (workspaceTasks.length !== 2 || !workspaceTasks.every((task) => task.identity.startsWith(`worker-1 ${pid}@`))) {
-      throw new CheckFailed(`its workspace calls ran on ${workspaceTasks.map((task) => task.identity).join(', ')}, not the restarted worker-1 (pid ${pid})`);
+      throw new CheckFailed(
+        `its workspace calls ran on ${workspaceTasks.map((task) => task.identity).join(', ')}, not the restarted worker-1 (pid ${pid})`,
+      );
     }
     context.figures.restartToCompletionMs = Date.now() - restartedAt;
     return `waited on worker-1's queue, completed ${((Date.now() - restartedAt) / 1000).toFixed(1)} s after worker-1 (pid ${pid}) was back`;
@@ -173,12 +259,23 @@ export const workerGoneCheck: Check = {
     const { env } = context;
     const { rootId, repo } = checkRoot(context, 'gone', 'worker-2');
     const began = Date.now();
-    const tree = await startTree(env, { rootId, worker: 'worker-9', cwd: repo, permissionMode: 'bypassPermissions', workerWaitMs: 2000 });
+    const tree = await startTree(env, {
+      rootId,
+      worker: 'worker-9',
+      cwd: repo,
+      permissionMode: 'bypassPermissions',
+      workerWaitMs: 2000,
+    });
     const message = await tree.result(60_000).then(
       (result) => `returned ${result.status}`,
-      (error: unknown) => (error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : String(error)),
+      (error: unknown) =>
+        error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : String(error),
     );
-    if (!message.startsWith('WorkspaceWorkerUnavailable:') || !message.includes('"worker-9"') || !message.includes('SUBAGENTS_WORKER_ID')) {
+    if (
+      !message.startsWith('WorkspaceWorkerUnavailable:') ||
+      !message.includes('"worker-9"') ||
+      !message.includes('SUBAGENTS_WORKER_ID')
+    ) {
       throw new CheckFailed(`unexpected outcome: ${message}`);
     }
     return `failed after ${((Date.now() - began) / 1000).toFixed(1)} s: ${message.slice(0, 70)}...`;
@@ -213,7 +310,8 @@ export const serverRestartCheck: Check = {
     })();
     const result = await tree.result(300_000).finally(() => (settled = true));
     await supervisor;
-    if (result.status !== 'completed' || result.finalText !== rootDoneText(rootId)) throw new CheckFailed(`${rootId} ${result.status}: ${result.finalText}`);
+    if (result.status !== 'completed' || result.finalText !== rootDoneText(rootId))
+      throw new CheckFailed(`${rootId} ${result.status}: ${result.finalText}`);
     const dead = restarted;
     const { agentIds } = await retrying('the tree', () => treeTasks(env.temporal, rootId));
     if (agentIds.length !== 4) throw new CheckFailed(`${agentIds.length} agents in the tree after the restart`);

@@ -11,8 +11,13 @@ export const replayCheck: Check = {
   async run(context) {
     if (context.roots.all.length === 0) throw new CheckFailed('no tree ran');
     const histories = [];
-    for (const rootId of context.roots.all) histories.push(...(await treeTasks(context.env.temporal, rootId)).histories);
-    const bundle = await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') });
+    for (const rootId of context.roots.all)
+      histories.push(...(await treeTasks(context.env.temporal, rootId)).histories);
+    const bundle = await bundleWorkflowCode({
+      workflowsPath,
+      ...workflowBundlerOptions,
+      logger: new DefaultLogger('WARN'),
+    });
     const failures: string[] = [];
     let replayed = 0;
     let events = 0;
@@ -26,7 +31,10 @@ export const replayCheck: Check = {
       replayed += 1;
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
     }
-    if (failures.length > 0) throw new CheckFailed(`${failures.length} of ${replayed} histories failed to replay: ${failures.slice(0, 3).join('; ')}`);
+    if (failures.length > 0)
+      throw new CheckFailed(
+        `${failures.length} of ${replayed} histories failed to replay: ${failures.slice(0, 3).join('; ')}`,
+      );
     if (replayed !== histories.length) throw new CheckFailed(`replayed ${replayed} of ${histories.length} histories`);
     context.figures.replayedHistories = replayed;
     return `${replayed} histories (${events} events) of ${context.roots.all.length} trees replayed`;

@@ -13,7 +13,7 @@ const treeTimeoutMs = 300_000;
 
 /** Two 3-level trees (a worktree child, a fork, a leaf) at once, one per worker, each in that worker's workspace root. */
 export const placementCheck: Check = {
-  name: '3-level trees with forks and worktrees, each agent\'s tools on the worker holding its files',
+  name: "3-level trees with forks and worktrees, each agent's tools on the worker holding its files",
   async run(context) {
     const { env } = context;
     const placements = ['worker-1', 'worker-2'].map((worker, index) => {
@@ -22,7 +22,11 @@ export const placementCheck: Check = {
     });
     env.addAgents(placements.flatMap((placement) => threeLevelTree(placement.rootId, placement.markers)));
     const began = Date.now();
-    const started = await Promise.all(placements.map((placement) => startTree(env, { rootId: placement.rootId, worker: placement.worker, cwd: placement.repo })));
+    const started = await Promise.all(
+      placements.map((placement) =>
+        startTree(env, { rootId: placement.rootId, worker: placement.worker, cwd: placement.repo }),
+      ),
+    );
     const results = await Promise.all(started.map((tree) => tree.result(treeTimeoutMs)));
     context.figures.treeMs = Date.now() - began;
     context.roots.placement.push(...placements.map((placement) => placement.rootId));
@@ -31,7 +35,8 @@ export const placementCheck: Check = {
     let activities = 0;
     for (const [index, placement] of placements.entries()) {
       const result = results[index]!;
-      if (result.status !== 'completed' || result.finalText !== rootDoneText(placement.rootId)) problems.push(`${placement.rootId}: ${result.status} "${result.finalText.slice(0, 60)}"`);
+      if (result.status !== 'completed' || result.finalText !== rootDoneText(placement.rootId))
+        problems.push(`${placement.rootId}: ${result.status} "${result.finalText.slice(0, 60)}"`);
       problems.push(...(await treeProblems(context, placement)));
       const { tasks } = await treeTasks(env.temporal, placement.rootId);
       activities += tasks.filter((task) => task.kind === 'activity').length;
@@ -43,17 +48,23 @@ export const placementCheck: Check = {
   },
 };
 
-async function treeProblems(context: SuiteContext, placement: { worker: string; rootId: string; repo: string; markers: string }): Promise<string[]> {
+async function treeProblems(
+  context: SuiteContext,
+  placement: { worker: string; rootId: string; repo: string; markers: string },
+): Promise<string[]> {
   const { env } = context;
   const client = new SubagentsClient(env.temporal, env.info.taskQueue);
   const { agentIds } = await treeTasks(env.temporal, placement.rootId);
   const expected = ['', '.1', '.1.1', '.2'].map((suffix) => `${placement.rootId}${suffix}`);
   const problems: string[] = [];
-  if (agentIds.sort().join() !== expected.sort().join()) problems.push(`${placement.rootId}: agents ${agentIds.join(', ')}`);
+  if (agentIds.sort().join() !== expected.sort().join())
+    problems.push(`${placement.rootId}: agents ${agentIds.join(', ')}`);
   for (const agentId of agentIds) {
     const description = await client.getAgent(agentId).describe();
     if (description.status.name !== 'COMPLETED') problems.push(`${agentId}: ${description.status.name}`);
-    const lost = lostToolResults(await retrying(`conversation of ${agentId}`, () => client.getAgent(agentId).messages(), 60_000));
+    const lost = lostToolResults(
+      await retrying(`conversation of ${agentId}`, () => client.getAgent(agentId).messages(), 60_000),
+    );
     if (lost.length > 0) problems.push(`${agentId}: lost tool results ${lost.join(', ')}`);
   }
   const worktree = (await client.getAgent(`${placement.rootId}.1`).status()).result?.worktree;
@@ -63,12 +74,15 @@ async function treeProblems(context: SuiteContext, placement: { worker: string; 
   } else if (!existsSync(path.join(worktree.path, 'cluster-notes.txt'))) {
     problems.push(`${placement.rootId}.1: cluster-notes.txt missing from its worktree ${worktree.path}`);
   }
-  if (existsSync(path.join(placement.repo, 'cluster-notes.txt'))) problems.push(`${placement.rootId}.1: its Write reached the main checkout`);
+  if (existsSync(path.join(placement.repo, 'cluster-notes.txt')))
+    problems.push(`${placement.rootId}.1: its Write reached the main checkout`);
   const markers = existsSync(placement.markers) ? readFileSync(placement.markers, 'utf8').trim().split('\n') : [];
   const rootLine = markers.find((line) => line.startsWith(`root ${placement.rootId} `));
   const leafLine = markers.find((line) => line.startsWith(`leaf ${placement.rootId}.1.1 `));
-  if (rootLine !== `root ${placement.rootId} ${placement.repo}`) problems.push(`root Bash: ${rootLine ?? 'no line'} in ${placement.markers}`);
-  if (!leafLine || !worktree || !leafLine.endsWith(` ${worktree.path}`)) problems.push(`leaf Bash: ${leafLine ?? 'no line'} (expected its worktree ${worktree?.path})`);
+  if (rootLine !== `root ${placement.rootId} ${placement.repo}`)
+    problems.push(`root Bash: ${rootLine ?? 'no line'} in ${placement.markers}`);
+  if (!leafLine || !worktree || !leafLine.endsWith(` ${worktree.path}`))
+    problems.push(`leaf Bash: ${leafLine ?? 'no line'} (expected its worktree ${worktree?.path})`);
   return problems;
 }
 
@@ -96,7 +110,9 @@ export const visibilityCheck: Check = {
     context.figures.visibility = info.visibilityStore ?? '';
     context.figures.serverVersion = info.serverVersion ?? '';
     if (!/postgres/.test(info.visibilityStore ?? '') || !/postgres/.test(info.persistenceStore ?? '')) {
-      throw new CheckFailed(`the server stores in ${info.persistenceStore} with visibility in ${info.visibilityStore}, not PostgreSQL`);
+      throw new CheckFailed(
+        `the server stores in ${info.persistenceStore} with visibility in ${info.visibilityStore}, not PostgreSQL`,
+      );
     }
     const ids = async (query: string) => {
       const found: string[] = [];
@@ -110,10 +126,15 @@ export const visibilityCheck: Check = {
       [`AgentType = 'fork' AND RootAgentId IN ('${first}', '${second}')`, [`${first}.2`, `${second}.2`]],
     ];
     for (const [query, expected] of expectations) {
-      await retrying(query, async () => {
-        const got = await ids(query);
-        if (got !== expected.sort().join(',')) throw new Error(`listed ${got || 'nothing'}, expected ${expected.join(',')}`);
-      }, 30_000);
+      await retrying(
+        query,
+        async () => {
+          const got = await ids(query);
+          if (got !== expected.sort().join(','))
+            throw new Error(`listed ${got || 'nothing'}, expected ${expected.join(',')}`);
+        },
+        30_000,
+      );
     }
     const countQuery = `RootAgentId IN ('${first}', '${second}') AND ExecutionStatus = 'Completed'`;
     const count = await env.temporal.workflow.count(countQuery);

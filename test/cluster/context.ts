@@ -22,5 +22,8 @@ export class CheckFailed extends Error {
 
 /** Throws CheckFailed listing the problems, if there are any. */
 export function expectNone(problems: string[], what: string): void {
-  if (problems.length > 0) throw new CheckFailed(`${what}: ${problems.slice(0, 6).join('; ')}${problems.length > 6 ? ` (and ${problems.length - 6} more)` : ''}`);
+  if (problems.length > 0)
+    throw new CheckFailed(
+      `${what}: ${problems.slice(0, 6).join('; ')}${problems.length > 6 ? ` (and ${problems.length - 6} more)` : ''}`,
+    );
 }

@@ -70,7 +70,10 @@ export async function createClusterEnv(log: (line: string) => void): Promise<Clu
     async startWorker(workerId) {
       const current = state();
       const record = await startWorker(paths, current, workerId, modelServer.url);
-      writeState(paths, { ...current, workers: [...current.workers.filter((candidate) => candidate.id !== workerId), record] });
+      writeState(paths, {
+        ...current,
+        workers: [...current.workers.filter((candidate) => candidate.id !== workerId), record],
+      });
       return record.pid;
     },
     async restartServer(pauseMs) {
@@ -91,5 +94,8 @@ export async function createClusterEnv(log: (line: string) => void): Promise<Clu
 
 /** Workers whose process died without being asked (e.g. while the server was down). */
 export function deadWorkers(env: ClusterEnv): string[] {
-  return env.state().workers.filter((worker) => !pidAlive(worker.pid)).map((worker) => worker.id);
+  return env
+    .state()
+    .workers.filter((worker) => !pidAlive(worker.pid))
+    .map((worker) => worker.id);
 }

@@ -10,7 +10,13 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { clusterDown } from '../../src/cluster/cluster';
 import { seconds, withTimeout } from '../chaos/util';
 import { type Check, type SuiteContext } from './context';
-import { stopCascadeCheck, serverRestartCheck, workerGoneCheck, workerKillCheck, workerRestartCheck } from './checks-disruptions';
+import {
+  stopCascadeCheck,
+  serverRestartCheck,
+  workerGoneCheck,
+  workerKillCheck,
+  workerRestartCheck,
+} from './checks-disruptions';
 import { replayCheck } from './checks-replay';
 import { approvalsCheck, placementCheck, visibilityCheck } from './checks-trees';
 import { createClusterEnv, type ClusterEnv } from './env';
@@ -18,7 +24,8 @@ import { sizingFigures } from './sizing';
 
 Runtime.install({ logger: new DefaultLogger('WARN') }); // the replay check's worker: warnings only
 const startedAt = Date.now();
-const log = (line: string) => process.stderr.write(`[cluster ${seconds(Date.now() - startedAt).padStart(6)}] ${line}\n`);
+const log = (line: string) =>
+  process.stderr.write(`[cluster ${seconds(Date.now() - startedAt).padStart(6)}] ${line}\n`);
 const checkTimeoutMs = 8 * 60_000;
 
 const checks: Check[] = [
@@ -89,7 +96,9 @@ try {
 const width = Math.max(...outcomes.map((outcome) => outcome.name.length));
 console.log(`${'check'.padEnd(width)}  result  time    detail`);
 for (const outcome of outcomes) {
-  console.log(`${outcome.name.padEnd(width)}  ${outcome.passed ? 'passed' : 'FAILED'}  ${seconds(outcome.durationMs).padStart(6)}  ${outcome.detail}`);
+  console.log(
+    `${outcome.name.padEnd(width)}  ${outcome.passed ? 'passed' : 'FAILED'}  ${seconds(outcome.durationMs).padStart(6)}  ${outcome.detail}`,
+  );
 }
 const passed = outcomes.filter((outcome) => outcome.passed).length;
 const failed = outcomes.length - passed + (outcomes.length === 0 ? 1 : 0);

@@ -9,9 +9,12 @@ import type { ClusterEnv } from './env';
 function residentMb(pid: number | undefined): number {
   if (!pid || !existsSync(`/proc/${pid}/status`)) return 0;
   const listing = spawnSync('ps', ['-o', 'pid=,ppid=,rss=', '-A'], { encoding: 'utf8' }).stdout;
-  const rows = listing.trim().split('\n').map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+  const rows = listing
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
   const family = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [child, parent] of rows) {
       if (family.has(parent) && !family.has(child)) {
@@ -32,6 +35,8 @@ export function sizingFigures(env: ClusterEnv): Record<string, number> {
     workerRssMb: Math.max(...state.workers.map((worker) => residentMb(worker.pid))),
     serverRssMb: residentMb(state.server?.pid),
     postgresDataMb: Math.round(Number(du ?? 0) / 1024),
-    ...(existsSync('/proc/loadavg') ? { loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]) } : {}),
+    ...(existsSync('/proc/loadavg')
+      ? { loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]) }
+      : {}),
   };
 }

@@ -20,30 +20,56 @@ export interface TaskRecord {
   attempt?: number;
 }
 
-const asNumber = (value: { toNumber(): number } | number | null | undefined): number => (typeof value === 'number' ? value : (value?.toNumber() ?? 0));
-const eventTimeMs = (event: HistoryEvent): number => asNumber(event.eventTime?.seconds) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
+const asNumber = (value: { toNumber(): number } | number | null | undefined): number =>
+  typeof value === 'number' ? value : (value?.toNumber() ?? 0);
+const eventTimeMs = (event: HistoryEvent): number =>
+  asNumber(event.eventTime?.seconds) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
 
 /** Every started task of the workflow's runs (continue-as-new chain included). */
-export async function taskRecords(client: Client, workflowId: string): Promise<{ tasks: TaskRecord[]; childIds: string[]; histories: proto.temporal.api.history.v1.IHistory[] }> {
+export async function taskRecords(
+  client: Client,
+  workflowId: string,
+): Promise<{ tasks: TaskRecord[]; childIds: string[]; histories: proto.temporal.api.history.v1.IHistory[] }> {
   const tasks: TaskRecord[] = [];
   const childIds: string[] = [];
   const histories: proto.temporal.api.history.v1.IHistory[] = [];
   let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
   while (runId && histories.length < 50) {
-    const history: proto.temporal.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const history: proto.temporal.api.history.v1.IHistory = await client.workflow
+      .getHandle(workflowId, runId)
+      .fetchHistory();
     histories.unshift(history);
     const events: HistoryEvent[] = history.events ?? [];
     const scheduled = new Map<number, { name: string; taskQueue: string }>();
     for (const event of events) {
       const attributes = event.activityTaskScheduledEventAttributes;
-      if (attributes) scheduled.set(asNumber(event.eventId), { name: attributes.activityType?.name ?? '', taskQueue: attributes.taskQueue?.name ?? '' });
+      if (attributes)
+        scheduled.set(asNumber(event.eventId), {
+          name: attributes.activityType?.name ?? '',
+          taskQueue: attributes.taskQueue?.name ?? '',
+        });
       const started = event.activityTaskStartedEventAttributes;
       if (started) {
         const activity = scheduled.get(asNumber(started.scheduledEventId));
-        tasks.push({ workflowId, kind: 'activity', name: activity?.name ?? '?', taskQueue: activity?.taskQueue, identity: started.identity ?? '', atMs: eventTimeMs(event), attempt: started.attempt ?? 1 });
+        tasks.push({
+          workflowId,
+          kind: 'activity',
+          name: activity?.name ?? '?',
+          taskQueue: activity?.taskQueue,
+          identity: started.identity ?? '',
+          atMs: eventTimeMs(event),
+          attempt: started.attempt ?? 1,
+        });
       }
       const workflowTask = event.workflowTaskStartedEventAttributes;
-      if (workflowTask) tasks.push({ workflowId, kind: 'workflow-task', name: 'workflow task', identity: workflowTask.identity ?? '', atMs: eventTimeMs(event) });
+      if (workflowTask)
+        tasks.push({
+          workflowId,
+          kind: 'workflow-task',
+          name: 'workflow task',
+          identity: workflowTask.identity ?? '',
+          atMs: eventTimeMs(event),
+        });
       const childId = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
       if (childId && !childIds.includes(childId)) childIds.push(childId);
     }
@@ -53,7 +79,14 @@ export async function taskRecords(client: Client, workflowId: string): Promise<{
 }
 
 /** The tree under `rootId` (root first), from the children each history started. */
-export async function treeTasks(client: Client, rootId: string): Promise<{ agentIds: string[]; tasks: TaskRecord[]; histories: { workflowId: string; history: proto.temporal.api.history.v1.IHistory }[] }> {
+export async function treeTasks(
+  client: Client,
+  rootId: string,
+): Promise<{
+  agentIds: string[];
+  tasks: TaskRecord[];
+  histories: { workflowId: string; history: proto.temporal.api.history.v1.IHistory }[];
+}> {
   const agentIds: string[] = [];
   const tasks: TaskRecord[] = [];
   const histories: { workflowId: string; history: proto.temporal.api.history.v1.IHistory }[] = [];
@@ -78,12 +111,15 @@ export function placementProblems(tasks: TaskRecord[], taskQueue: string, worker
   const ownQueue = `${taskQueue}@${workerId}`;
   for (const task of tasks.filter((candidate) => candidate.kind === 'activity')) {
     if (workspaceNames.has(task.name)) {
-      if (task.taskQueue !== ownQueue) problems.push(`${task.workflowId} ${task.name} scheduled on ${task.taskQueue}, not ${ownQueue}`);
-      if (!task.identity.startsWith(`${workerId} `)) problems.push(`${task.workflowId} ${task.name} ran on "${task.identity}", not ${workerId}`);
+      if (task.taskQueue !== ownQueue)
+        problems.push(`${task.workflowId} ${task.name} scheduled on ${task.taskQueue}, not ${ownQueue}`);
+      if (!task.identity.startsWith(`${workerId} `))
+        problems.push(`${task.workflowId} ${task.name} ran on "${task.identity}", not ${workerId}`);
     } else if (task.taskQueue !== taskQueue) {
       problems.push(`${task.workflowId} ${task.name} scheduled on ${task.taskQueue}, not the shared ${taskQueue}`);
     }
   }
-  if (!tasks.some((task) => task.kind === 'activity' && workspaceNames.has(task.name))) problems.push('no workspace activity ran at all');
+  if (!tasks.some((task) => task.kind === 'activity' && workspaceNames.has(task.name)))
+    problems.push('no workspace activity ran at all');
   return problems;
 }

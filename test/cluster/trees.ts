@@ -20,17 +20,45 @@ export const rootDoneText = (rootId: string): string => `CLUSTER-ROOT-DONE ${roo
  * (approval) records where it ran. `markers` is a file in the worker's workspace root.
  */
 export function threeLevelTree(rootId: string, markers: string, delayMs = 0): ScriptedAgent[] {
-  const slow = (turns: NonNullable<ScriptedAgent['turns']>) => turns.map((turn) => (delayMs ? { ...turn, delayMs } : turn));
+  const slow = (turns: NonNullable<ScriptedAgent['turns']>) =>
+    turns.map((turn) => (delayMs ? { ...turn, delayMs } : turn));
   return [
     {
       match: { agentId: rootId },
       turns: slow([
-        { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }, { name: 'Glob', input: { pattern: '*.txt' } }] },
-        { toolUses: [{ name: 'Bash', input: { command: `echo "root ${rootId} $(pwd)" >> '${markers}'`, description: 'record the root' } }] },
         {
           toolUses: [
-            { name: 'Agent', input: { description: 'worktree writer', prompt: `CLUSTER worktree branch of ${rootId}`, subagent_type: 'general-purpose', isolation: 'worktree' } },
-            { name: 'Agent', input: { description: 'fork helper', prompt: `CLUSTER fork of ${rootId}: read shared.txt`, subagent_type: 'fork' } },
+            { name: 'Read', input: { file_path: 'shared.txt' } },
+            { name: 'Glob', input: { pattern: '*.txt' } },
+          ],
+        },
+        {
+          toolUses: [
+            {
+              name: 'Bash',
+              input: { command: `echo "root ${rootId} $(pwd)" >> '${markers}'`, description: 'record the root' },
+            },
+          ],
+        },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'worktree writer',
+                prompt: `CLUSTER worktree branch of ${rootId}`,
+                subagent_type: 'general-purpose',
+                isolation: 'worktree',
+              },
+            },
+            {
+              name: 'Agent',
+              input: {
+                description: 'fork helper',
+                prompt: `CLUSTER fork of ${rootId}: read shared.txt`,
+                subagent_type: 'fork',
+              },
+            },
           ],
         },
         { text: rootDoneText(rootId) },
@@ -42,20 +70,40 @@ export function threeLevelTree(rootId: string, markers: string, delayMs = 0): Sc
     {
       match: { agentId: `${rootId}.1` },
       turns: slow([
-        { toolUses: [{ name: 'Write', input: { file_path: 'cluster-notes.txt', content: `written by ${rootId}.1\n` } }] },
-        { toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: `CLUSTER leaf of ${rootId}`, subagent_type: 'general-purpose' } }] },
+        {
+          toolUses: [{ name: 'Write', input: { file_path: 'cluster-notes.txt', content: `written by ${rootId}.1\n` } }],
+        },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'leaf', prompt: `CLUSTER leaf of ${rootId}`, subagent_type: 'general-purpose' },
+            },
+          ],
+        },
         { text: 'worktree branch done' },
       ]),
     },
     {
       match: { agentId: `${rootId}.1.1` },
       turns: slow([
-        { toolUses: [{ name: 'Bash', input: { command: `echo "leaf ${rootId}.1.1 $(pwd)" >> '${markers}'`, description: 'record the leaf' } }] },
+        {
+          toolUses: [
+            {
+              name: 'Bash',
+              input: { command: `echo "leaf ${rootId}.1.1 $(pwd)" >> '${markers}'`, description: 'record the leaf' },
+            },
+          ],
+        },
         { text: 'leaf done' },
       ]),
     },
     // The fork inherits the root's three assistant messages: its own turns come after them.
-    { match: { agentId: `${rootId}.2` }, turnOffset: 3, turns: slow([{ toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] }, { text: 'fork done' }]) },
+    {
+      match: { agentId: `${rootId}.2` },
+      turnOffset: 3,
+      turns: slow([{ toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] }, { text: 'fork done' }]),
+    },
   ];
 }
 
@@ -75,7 +123,17 @@ export interface StartedTree {
 }
 
 /** Starts a root on `worker` in `cwd`, approving what it asks. */
-export async function startTree(env: ClusterEnv, options: { rootId: string; worker: string; cwd: string; permissionMode?: 'default' | 'bypassPermissions'; workerWaitMs?: number; prompt?: string }): Promise<StartedTree> {
+export async function startTree(
+  env: ClusterEnv,
+  options: {
+    rootId: string;
+    worker: string;
+    cwd: string;
+    permissionMode?: 'default' | 'bypassPermissions';
+    workerWaitMs?: number;
+    prompt?: string;
+  },
+): Promise<StartedTree> {
   const client = new SubagentsClient(env.temporal, env.info.taskQueue);
   const handle = await client.startAgent({
     agentId: options.rootId,
@@ -95,7 +153,11 @@ export async function startTree(env: ClusterEnv, options: { rootId: string; work
       const pending = await withTimeout(handle.approvals(), 10_000, 'approvals').catch(() => []);
       for (const request of pending) {
         if (approvals.includes(request.requestId)) continue;
-        await withTimeout(handle.answerApproval(request.requestId, { approve: true, by: 'cluster suite' }), 30_000, 'an approval answer')
+        await withTimeout(
+          handle.answerApproval(request.requestId, { approve: true, by: 'cluster suite' }),
+          30_000,
+          'an approval answer',
+        )
           .then(() => approvals.push(request.requestId))
           .catch(() => undefined);
       }
@@ -121,7 +183,11 @@ export async function resultAcrossRestarts(handle: AgentHandle, timeoutMs: numbe
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      return await withTimeout(handle.result(), Math.max(1000, deadline - Date.now()), `the result of ${handle.agentId}`);
+      return await withTimeout(
+        handle.result(),
+        Math.max(1000, deadline - Date.now()),
+        `the result of ${handle.agentId}`,
+      );
     } catch (error) {
       if (error instanceof WorkflowFailedError || Date.now() > deadline) throw error;
       await sleep(1000);

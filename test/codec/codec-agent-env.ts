@@ -21,11 +21,23 @@ export interface CodecAgentEnv {
   close(): Promise<void>;
 }
 
-export async function createCodecAgentEnv(options: { behaviour: Behaviour; dataConverter: DataConverter; anthropicApiKey: string }): Promise<CodecAgentEnv> {
+export async function createCodecAgentEnv(options: {
+  behaviour: Behaviour;
+  dataConverter: DataConverter;
+  anthropicApiKey: string;
+}): Promise<CodecAgentEnv> {
   const temporal = await connectTestTemporal();
-  const client = new Client({ connection: temporal.client.connection, namespace: 'default', dataConverter: options.dataConverter });
+  const client = new Client({
+    connection: temporal.client.connection,
+    namespace: 'default',
+    dataConverter: options.dataConverter,
+  });
   // The model server accepts only this key, so a completed agent proves the worker used it.
-  const modelServer = await startModelServer({ port: 0, behaviour: options.behaviour, apiKey: options.anthropicApiKey });
+  const modelServer = await startModelServer({
+    port: 0,
+    behaviour: options.behaviour,
+    apiKey: options.anthropicApiKey,
+  });
   const taskQueue = uniqueTaskQueue('codec');
   const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-codec-')));
   const worker: Worker = await createAgentWorker({

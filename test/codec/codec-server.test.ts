@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { allowedOrigins, startCodecServer, uiCodecEndpointFromEnv, type CodecServer } from '../../src/codec/codec-server';
+import {
+  allowedOrigins,
+  startCodecServer,
+  uiCodecEndpointFromEnv,
+  type CodecServer,
+} from '../../src/codec/codec-server';
 import { createPayloadCodecs } from '../../src/codec/data-converter';
 import { codecServerCommand, parseCodecServerArgs } from '../../src/cli/commands/codec-server';
 import { CliError } from '../../src/cli/exit-codes';
@@ -23,11 +28,15 @@ interface JsonPayload {
 }
 
 const toJson = (payload: Payload): JsonPayload => ({
-  metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+  ),
   data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
 });
 const fromJson = (payload: JsonPayload): Payload => ({
-  metadata: Object.fromEntries(Object.entries(payload.metadata).map(([key, value]) => [key, Buffer.from(value, 'base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(payload.metadata).map(([key, value]) => [key, Buffer.from(value, 'base64')]),
+  ),
   data: Buffer.from(payload.data, 'base64'),
 });
 
@@ -44,13 +53,20 @@ describe('codec server (the Temporal UI remote codec protocol over real HTTP)', 
     for (const origin of [uiOrigin, 'http://localhost:8233']) {
       const response = await fetch(`${server.url}/decode`, {
         method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-namespace,content-type' },
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'x-namespace,content-type',
+        },
       });
       expect(response.status).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe(origin);
       expect(response.headers.get('access-control-allow-credentials')).toBe('true');
       expect(response.headers.get('access-control-allow-methods')).toContain('POST');
-      expect(response.headers.get('access-control-allow-headers')?.split(/,\s*/).sort()).toEqual(['content-type', 'x-namespace']);
+      expect(response.headers.get('access-control-allow-headers')?.split(/,\s*/).sort()).toEqual([
+        'content-type',
+        'x-namespace',
+      ]);
     }
   });
 
@@ -66,7 +82,10 @@ describe('codec server (the Temporal UI remote codec protocol over real HTTP)', 
   });
 
   it('encodes then decodes payloads, with CORS headers on the response', async () => {
-    const originals = [defaultPayloadConverter.toPayload({ prompt: 'UI-SECRET-PROMPT' }), defaultPayloadConverter.toPayload('x'.repeat(20_000))];
+    const originals = [
+      defaultPayloadConverter.toPayload({ prompt: 'UI-SECRET-PROMPT' }),
+      defaultPayloadConverter.toPayload('x'.repeat(20_000)),
+    ];
     const encodedResponse = await post('/encode', { payloads: originals.map(toJson) });
     expect(encodedResponse.status).toBe(200);
     expect(encodedResponse.headers.get('access-control-allow-origin')).toBe(uiOrigin);
@@ -79,7 +98,10 @@ describe('codec server (the Temporal UI remote codec protocol over real HTTP)', 
     const decodedResponse = await post('/decode', { payloads: encoded });
     expect(decodedResponse.status).toBe(200);
     const decoded = ((await decodedResponse.json()) as { payloads: JsonPayload[] }).payloads.map(fromJson);
-    expect(decoded.map((payload) => defaultPayloadConverter.fromPayload(payload))).toEqual([{ prompt: 'UI-SECRET-PROMPT' }, 'x'.repeat(20_000)]);
+    expect(decoded.map((payload) => defaultPayloadConverter.fromPayload(payload))).toEqual([
+      { prompt: 'UI-SECRET-PROMPT' },
+      'x'.repeat(20_000),
+    ]);
   });
 
   it('passes plain payloads through /decode and serves /<namespace>/decode too', async () => {
@@ -97,28 +119,40 @@ describe('codec server (the Temporal UI remote codec protocol over real HTTP)', 
     expect((await post('/elsewhere', { payloads: [] })).status).toBe(404);
     expect((await fetch(`${server.url}/decode`)).status).toBe(405);
     const tampered = toJson(defaultPayloadConverter.toPayload('x'));
-    tampered.metadata = { encoding: Buffer.from('binary/encrypted').toString('base64'), 'encryption-key-id': Buffer.from('gone').toString('base64') };
+    tampered.metadata = {
+      encoding: Buffer.from('binary/encrypted').toString('base64'),
+      'encryption-key-id': Buffer.from('gone').toString('base64'),
+    };
     const unknownKey = await post('/decode', { payloads: [tampered] });
     expect(unknownKey.status).toBe(500);
     expect(((await unknownKey.json()) as { error: string }).error).toContain('key id "gone"');
   });
 
   it('allows both loopback spellings of each UI origin', () => {
-    expect([...allowedOrigins(['http://localhost:8233/'])].sort()).toEqual(['http://127.0.0.1:8233', 'http://localhost:8233']);
+    expect([...allowedOrigins(['http://localhost:8233/'])].sort()).toEqual([
+      'http://127.0.0.1:8233',
+      'http://localhost:8233',
+    ]);
   });
 });
 
 describe('subagents codec-server command', () => {
   it('parses its arguments and rejects bad ones', () => {
     expect(parseCodecServerArgs([])).toEqual({ port: 8888, host: '127.0.0.1', uiOrigins: ['http://127.0.0.1:8233'] });
-    expect(parseCodecServerArgs(['--port', '0', '--ui-origin', 'http://a:1', '--ui-origin', 'https://b'])).toMatchObject({ port: 0, uiOrigins: ['http://a:1', 'https://b'] });
+    expect(
+      parseCodecServerArgs(['--port', '0', '--ui-origin', 'http://a:1', '--ui-origin', 'https://b']),
+    ).toMatchObject({ port: 0, uiOrigins: ['http://a:1', 'https://b'] });
     expect(() => parseCodecServerArgs(['--port', 'x'])).toThrow(/--port must be an integer/);
     expect(() => parseCodecServerArgs(['--ui-origin', 'ftp://x'])).toThrow(/--ui-origin must be an http/);
     expect(() => parseCodecServerArgs(['--bogus'])).toThrow(CliError);
   });
 
   it('refuses to start with a bad key, naming the variable', async () => {
-    const error = await codecServerCommand(['--port', '0'], { SUBAGENTS_PAYLOAD_KEY: 'c2hvcnQ=' }, Promise.resolve()).catch((caught: unknown) => caught);
+    const error = await codecServerCommand(
+      ['--port', '0'],
+      { SUBAGENTS_PAYLOAD_KEY: 'c2hvcnQ=' },
+      Promise.resolve(),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(2);
     expect((error as Error).message).toContain('SUBAGENTS_PAYLOAD_KEY must be the base64 encoding of exactly 32 bytes');
@@ -144,6 +178,8 @@ describe('subagents codec-server command', () => {
   it('gives `subagents dev` a UI codec endpoint only when a key is configured', () => {
     expect(uiCodecEndpointFromEnv({})).toBeUndefined();
     expect(uiCodecEndpointFromEnv(env)).toBe('http://127.0.0.1:8888');
-    expect(uiCodecEndpointFromEnv({ ...env, SUBAGENTS_CODEC_ENDPOINT: 'https://codec.example' })).toBe('https://codec.example');
+    expect(uiCodecEndpointFromEnv({ ...env, SUBAGENTS_CODEC_ENDPOINT: 'https://codec.example' })).toBe(
+      'https://codec.example',
+    );
   });
 });

@@ -8,9 +8,21 @@ import { clientFor, startTestServer } from './helpers';
 let server: ModelServer;
 let client: Anthropic;
 beforeAll(async () => {
-  server = (await startTestServer({
-    behaviour: { kind: 'scripted', scenario: { agents: [{ match: {}, boardWorker: { workCommand: 'work {{task}} as {{agent_id}}', pollDelayMs: 0, maxIdlePolls: 2 } }] } },
-  })).server;
+  server = (
+    await startTestServer({
+      behaviour: {
+        kind: 'scripted',
+        scenario: {
+          agents: [
+            {
+              match: {},
+              boardWorker: { workCommand: 'work {{task}} as {{agent_id}}', pollDelayMs: 0, maxIdlePolls: 2 },
+            },
+          ],
+        },
+      },
+    })
+  ).server;
   client = clientFor(server, { headers: { 'x-subagents-agent-id': 'root.3' } });
 });
 afterAll(async () => {
@@ -23,32 +35,67 @@ type Step = { name: string; input: Record<string, unknown>; result: string; isEr
 async function next(steps: Step[][]): Promise<Anthropic.Message> {
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Work the board.' }];
   steps.forEach((calls, turn) => {
-    messages.push({ role: 'assistant', content: calls.map((call, index) => ({ type: 'tool_use' as const, id: `t${turn}_${index}`, name: call.name, input: call.input })) });
+    messages.push({
+      role: 'assistant',
+      content: calls.map((call, index) => ({
+        type: 'tool_use' as const,
+        id: `t${turn}_${index}`,
+        name: call.name,
+        input: call.input,
+      })),
+    });
     messages.push({
       role: 'user',
-      content: calls.map((call, index) => ({ type: 'tool_result' as const, tool_use_id: `t${turn}_${index}`, content: call.result, ...(call.isError ? { is_error: true } : {}) })),
+      content: calls.map((call, index) => ({
+        type: 'tool_result' as const,
+        tool_use_id: `t${turn}_${index}`,
+        content: call.result,
+        ...(call.isError ? { is_error: true } : {}),
+      })),
     });
   });
   return client.messages.create({ model: 'claude-test-tiny', max_tokens: 256, messages });
 }
 const calls = (message: Anthropic.Message) =>
   message.content.flatMap((block) => (block.type === 'tool_use' ? [{ name: block.name, input: block.input }] : []));
-const text = (message: Anthropic.Message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+const text = (message: Anthropic.Message) =>
+  message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
 
 const list = (result: string): Step => ({ name: 'TaskList', input: {}, result });
-const board = ['Task board b: ...', '#1 [completed] a (x)', '#2 [pending] b (bob)', '#3 [pending] c [blocked by #2]', '#4 [pending] d', '#5 [pending] e'].join('\n');
-const claim4: Step = { name: 'TaskUpdate', input: { taskId: '4', status: 'in_progress' }, result: 'Updated task #4 status, owner' };
+const board = [
+  'Task board b: ...',
+  '#1 [completed] a (x)',
+  '#2 [pending] b (bob)',
+  '#3 [pending] c [blocked by #2]',
+  '#4 [pending] d',
+  '#5 [pending] e',
+].join('\n');
+const claim4: Step = {
+  name: 'TaskUpdate',
+  input: { taskId: '4', status: 'in_progress' },
+  result: 'Updated task #4 status, owner',
+};
 
 describe('the boardWorker scripted agent', () => {
   it('reads which tasks it may claim from a TaskList result', () => {
-    expect(parseTaskList(board).map((task) => [task.id, task.claimable])).toEqual([['1', false], ['2', false], ['3', false], ['4', true], ['5', true]]);
+    expect(parseTaskList(board).map((task) => [task.id, task.claimable])).toEqual([
+      ['1', false],
+      ['2', false],
+      ['3', false],
+      ['4', true],
+      ['5', true],
+    ]);
     expect(parseTaskList('#7 [blocked] x — needs input')).toEqual([{ id: '7', status: 'blocked', claimable: false }]);
   });
 
   it('lists, claims the lowest free task, works on it, completes it and lists again', async () => {
     expect(calls(await next([]))).toEqual([{ name: 'TaskList', input: {} }]);
-    expect(calls(await next([[list(board)]]))).toEqual([{ name: 'TaskUpdate', input: { taskId: '4', status: 'in_progress' } }]);
-    expect(calls(await next([[list(board)], [claim4]]))).toEqual([{ name: 'Bash', input: { command: 'work 4 as root.3', description: 'work on task #4' } }]);
+    expect(calls(await next([[list(board)]]))).toEqual([
+      { name: 'TaskUpdate', input: { taskId: '4', status: 'in_progress' } },
+    ]);
+    expect(calls(await next([[list(board)], [claim4]]))).toEqual([
+      { name: 'Bash', input: { command: 'work 4 as root.3', description: 'work on task #4' } },
+    ]);
     expect(calls(await next([[list(board)], [claim4], [{ name: 'Bash', input: {}, result: '' }]]))).toEqual([
       { name: 'TaskUpdate', input: { taskId: '4', status: 'completed', note: 'done by root.3' } },
       { name: 'TaskList', input: {} },
@@ -56,8 +103,18 @@ describe('the boardWorker scripted agent', () => {
   });
 
   it('looks again when its claim is refused, and finishes when every task is completed', async () => {
-    expect(calls(await next([[list(board)], [{ ...claim4, result: 'TaskClaimed: ...', isError: true }]]))).toEqual([{ name: 'TaskList', input: {} }]);
-    const done = await next([[list(board)], [claim4], [{ name: 'Bash', input: {}, result: '' }], [{ ...claim4, input: { taskId: '4', status: 'completed' } }, list('#1 [completed] a (x)\n#4 [completed] d (root.3)')]]);
+    expect(calls(await next([[list(board)], [{ ...claim4, result: 'TaskClaimed: ...', isError: true }]]))).toEqual([
+      { name: 'TaskList', input: {} },
+    ]);
+    const done = await next([
+      [list(board)],
+      [claim4],
+      [{ name: 'Bash', input: {}, result: '' }],
+      [
+        { ...claim4, input: { taskId: '4', status: 'completed' } },
+        list('#1 [completed] a (x)\n#4 [completed] d (root.3)'),
+      ],
+    ]);
     expect(done.stop_reason).toBe('end_turn');
     expect(text(done)).toBe('Every task on the board is completed. I completed: #4.');
   });
@@ -69,7 +126,9 @@ describe('the boardWorker scripted agent', () => {
   });
 
   it('takes either turns or a boardWorker per agent entry, not both', () => {
-    expect(() => parseScenario({ agents: [{ match: {}, turns: [{ text: 'x' }], boardWorker: {} }] })).toThrow(/exactly one of turns or boardWorker/);
+    expect(() => parseScenario({ agents: [{ match: {}, turns: [{ text: 'x' }], boardWorker: {} }] })).toThrow(
+      /exactly one of turns or boardWorker/,
+    );
     expect(() => parseScenario({ agents: [{ match: {} }] })).toThrow(/exactly one of turns or boardWorker/);
     expect(() => parseScenario({ agents: [{ match: {}, boardWorker: { pollDelay: 1 } }] })).toThrow(/pollDelay/);
   });

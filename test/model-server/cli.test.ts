@@ -17,10 +17,25 @@ afterAll(async () => {
 
 describe('parseModelServerArgs', () => {
   it('defaults to the demo on 127.0.0.1 and the configured port', () => {
-    expect(parseModelServerArgs([], {})).toEqual({ port: 8788, host: '127.0.0.1', behaviour: { kind: 'demo' }, strictRoles: false });
+    expect(parseModelServerArgs([], {})).toEqual({
+      port: 8788,
+      host: '127.0.0.1',
+      behaviour: { kind: 'demo' },
+      strictRoles: false,
+    });
     expect(parseModelServerArgs([], { SUBAGENTS_MODEL_SERVER_PORT: '9100' }).port).toBe(9100);
-    expect(parseModelServerArgs(['--port', '0', '--host', '0.0.0.0', '--script', 's.json', '--strict-roles', '--api-key', 'k'], {}))
-      .toEqual({ port: 0, host: '0.0.0.0', behaviour: { kind: 'script', file: 's.json' }, strictRoles: true, apiKey: 'k' });
+    expect(
+      parseModelServerArgs(
+        ['--port', '0', '--host', '0.0.0.0', '--script', 's.json', '--strict-roles', '--api-key', 'k'],
+        {},
+      ),
+    ).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      behaviour: { kind: 'script', file: 's.json' },
+      strictRoles: true,
+      apiKey: 'k',
+    });
     expect(parseModelServerArgs(['--echo'], {}).behaviour).toEqual({ kind: 'echo' });
   });
 
@@ -69,14 +84,18 @@ describe('modelServerCommand', () => {
       holder.close();
     }
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toBe(`subagents model-server: 127.0.0.1:${port} is already in use (another model server?). Pick another port with --port N or SUBAGENTS_MODEL_SERVER_PORT (--port 0 takes a free one), or stop what holds it (\`ss -ltnp 'sport = :${port}'\` shows who).`);
+    expect(errors[0]).toBe(
+      `subagents model-server: 127.0.0.1:${port} is already in use (another model server?). Pick another port with --port N or SUBAGENTS_MODEL_SERVER_PORT (--port 0 takes a free one), or stop what holds it (\`ss -ltnp 'sport = :${port}'\` shows who).`,
+    );
   });
 
   it('serves a scenario file until SIGTERM, then exits 0', async () => {
     const scenario = path.join(directory, 'scenario.json');
     await writeFile(scenario, JSON.stringify({ agents: [], default: [{ text: 'from the file' }] }));
     const runner = fileURLToPath(new URL('./run-model-server-command.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', runner, '--port', '0', '--script', scenario], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', runner, '--port', '0', '--script', scenario], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -86,13 +105,19 @@ describe('modelServerCommand', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await vi.waitFor(() => expect(output).toMatch(/export ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1:\d+/), { timeout: 20_000, interval: 100 });
+      await vi.waitFor(() => expect(output).toMatch(/export ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1:\d+/), {
+        timeout: 20_000,
+        interval: 100,
+      });
       const url = /export ANTHROPIC_BASE_URL=(\S+)/.exec(output)![1]!;
       const response = await fetch(`${url}/v1/messages`, {
-        method: 'POST', headers: { 'x-api-key': 'k' },
+        method: 'POST',
+        headers: { 'x-api-key': 'k' },
         body: JSON.stringify({ model: 'claude-sonnet-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
       });
-      expect(((await response.json()) as { content: unknown }).content).toEqual([{ type: 'text', text: 'from the file' }]);
+      expect(((await response.json()) as { content: unknown }).content).toEqual([
+        { type: 'text', text: 'from the file' },
+      ]);
     } finally {
       child.kill('SIGTERM');
     }

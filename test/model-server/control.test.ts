@@ -10,12 +10,28 @@ afterEach(async () => {
   server = undefined;
 });
 
-const system = [{ type: 'text' as const, text: Array.from({ length: 200 }, (_, index) => `word${index}`).join(' '), cache_control: { type: 'ephemeral' as const } }];
-const request = { model: 'claude-test-tiny', max_tokens: 64, system, messages: [{ role: 'user' as const, content: 'ping me' }] };
+const system = [
+  {
+    type: 'text' as const,
+    text: Array.from({ length: 200 }, (_, index) => `word${index}`).join(' '),
+    cache_control: { type: 'ephemeral' as const },
+  },
+];
+const request = {
+  model: 'claude-test-tiny',
+  max_tokens: 64,
+  system,
+  messages: [{ role: 'user' as const, content: 'ping me' }],
+};
 
 describe('control endpoints', () => {
-  it('switch behaviour, inject faults, list requests and reset, from another process\'s point of view', async () => {
-    const started = await startTestServer({ behaviour: { kind: 'scripted', scenario: { agents: [], default: [{ text: 'scripted', fault: { kind: '500' } }] } } });
+  it("switch behaviour, inject faults, list requests and reset, from another process's point of view", async () => {
+    const started = await startTestServer({
+      behaviour: {
+        kind: 'scripted',
+        scenario: { agents: [], default: [{ text: 'scripted', fault: { kind: '500' } }] },
+      },
+    });
     server = started.server;
     const { client } = started;
     const control = modelServerControl(server.url);
@@ -42,7 +58,10 @@ describe('control endpoints', () => {
     const afterReset = await client.messages.create(request);
     expect(afterReset.usage.cache_read_input_tokens).toBe(0);
 
-    await control.setBehaviour({ kind: 'scripted', scenario: { agents: [], default: [{ text: 'again', fault: { kind: '500' } }] } });
+    await control.setBehaviour({
+      kind: 'scripted',
+      scenario: { agents: [], default: [{ text: 'again', fault: { kind: '500' } }] },
+    });
     await control.reset();
     // Reset clears the scripted-fault counters too: the turn's fault fires again.
     await expect(client.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);

@@ -10,8 +10,10 @@ import { clientFor, startTestServer } from './helpers';
 const files: Record<string, string> = {
   'README.md': '# Durable Demo Project\n\nA small project for the demo.\n',
   'docs/guide.md': '## Guide\n\nHow to use it.\n',
-  'src/workflows/loop/agent-workflow.ts': "import { proxyActivities } from '@temporalio/workflow';\n\n/** The agent workflow: one query loop. */\nexport async function agentWorkflow(): Promise<string> {\n  return 'done';\n}\n",
-  'src/cli/commands/start.ts': '/** The start command. */\nexport async function startCommand(): Promise<number> {\n  return 0;\n}\n',
+  'src/workflows/loop/agent-workflow.ts':
+    "import { proxyActivities } from '@temporalio/workflow';\n\n/** The agent workflow: one query loop. */\nexport async function agentWorkflow(): Promise<string> {\n  return 'done';\n}\n",
+  'src/cli/commands/start.ts':
+    '/** The start command. */\nexport async function startCommand(): Promise<number> {\n  return 0;\n}\n',
   'src/util.ts': 'export const answer = 42;\n',
 };
 
@@ -35,9 +37,13 @@ afterEach(async () => {
 
 async function walk(directory: string, prefix = ''): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true });
-  const nested = await Promise.all(entries.map((entry) => (entry.isDirectory()
-    ? walk(path.join(directory, entry.name), `${prefix}${entry.name}/`)
-    : Promise.resolve([`${prefix}${entry.name}`]))));
+  const nested = await Promise.all(
+    entries.map((entry) =>
+      entry.isDirectory()
+        ? walk(path.join(directory, entry.name), `${prefix}${entry.name}/`)
+        : Promise.resolve([`${prefix}${entry.name}`]),
+    ),
+  );
   return nested.flat().sort();
 }
 
@@ -64,42 +70,71 @@ const tools: Record<string, (input: Record<string, unknown>) => Promise<string>>
   Grep: async (input) => {
     const pattern = new RegExp(String(input.pattern), input['-i'] === true ? 'i' : '');
     const matches: string[] = [];
-    for (const file of await walk(root)) if (pattern.test(await readFile(path.join(root, file), 'utf8'))) matches.push(file);
+    for (const file of await walk(root))
+      if (pattern.test(await readFile(path.join(root, file), 'utf8'))) matches.push(file);
     return matches.length > 0 ? `Found ${matches.length} files\n${matches.join('\n')}` : 'No files found';
   },
   Read: async (input) => {
     const lines = (await readFile(path.join(root, String(input.file_path)), 'utf8')).split('\n');
     const limit = typeof input.limit === 'number' ? input.limit : lines.length;
-    return lines.slice(0, limit).map((line, index) => `${String(index + 1).padStart(6)}\t${line}`).join('\n');
+    return lines
+      .slice(0, limit)
+      .map((line, index) => `${String(index + 1).padStart(6)}\t${line}`)
+      .join('\n');
   },
 };
 
-const definition = (name: string, properties: Record<string, unknown>): Anthropic.Tool =>
-  ({ name, description: `${name} tool`, input_schema: { type: 'object', properties } });
+const definition = (name: string, properties: Record<string, unknown>): Anthropic.Tool => ({
+  name,
+  description: `${name} tool`,
+  input_schema: { type: 'object', properties },
+});
 const toolDefinitions: Record<string, Anthropic.Tool> = {
   Glob: definition('Glob', { pattern: { type: 'string' }, path: { type: 'string' } }),
   Grep: definition('Grep', { pattern: { type: 'string' }, output_mode: { type: 'string' }, '-i': { type: 'boolean' } }),
   Read: definition('Read', { file_path: { type: 'string' }, limit: { type: 'integer' } }),
-  Agent: definition('Agent', { description: { type: 'string' }, prompt: { type: 'string' }, subagent_type: { type: 'string' } }),
+  Agent: definition('Agent', {
+    description: { type: 'string' },
+    prompt: { type: 'string' },
+    subagent_type: { type: 'string' },
+  }),
 };
 
-interface AgentRun { answer: string; turns: number; toolNames: string[] }
+interface AgentRun {
+  answer: string;
+  turns: number;
+  toolNames: string[];
+}
 
 /** A minimal query loop: call the model, run the tools it asks for, until end_turn (at most 12 turns). */
 async function runAgent(agentType: string, agentId: string, prompt: string, toolNames: string[]): Promise<AgentRun> {
-  const client = clientFor(server!, { headers: { 'x-subagents-agent-type': agentType, 'x-subagents-agent-id': agentId } });
+  const client = clientFor(server!, {
+    headers: { 'x-subagents-agent-type': agentType, 'x-subagents-agent-id': agentId },
+  });
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: prompt }];
   const used: string[] = [];
   for (let turn = 1; turn <= 12; turn++) {
-    const message = await client.messages.stream({
-      model: 'claude-test-tiny', max_tokens: 4096, system: `You are the ${agentType} agent.`,
-      tools: toolNames.map((name) => toolDefinitions[name]!), messages,
-    }).finalMessage();
+    const message = await client.messages
+      .stream({
+        model: 'claude-test-tiny',
+        max_tokens: 4096,
+        system: `You are the ${agentType} agent.`,
+        tools: toolNames.map((name) => toolDefinitions[name]!),
+        messages,
+      })
+      .finalMessage();
     messages.push({ role: 'assistant', content: message.content });
     const toolUses = message.content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
     if (message.stop_reason === 'end_turn') {
       expect(toolUses).toEqual([]);
-      return { answer: message.content.filter((block) => block.type === 'text').map((block) => block.text).join(''), turns: turn, toolNames: used };
+      return {
+        answer: message.content
+          .filter((block) => block.type === 'text')
+          .map((block) => block.text)
+          .join(''),
+        turns: turn,
+        toolNames: used,
+      };
     }
     expect(message.stop_reason).toBe('tool_use');
     const results: Anthropic.ToolResultBlockParam[] = [];
@@ -107,9 +142,16 @@ async function runAgent(agentType: string, agentId: string, prompt: string, tool
       expect(toolNames).toContain(toolUse.name);
       used.push(toolUse.name);
       const input = toolUse.input as Record<string, unknown>;
-      const output = toolUse.name === 'Agent'
-        ? (await runAgent(String(input.subagent_type), `${agentId}/${turn}-${index}`, String(input.prompt), ['Glob', 'Grep', 'Read'])).answer
-        : await tools[toolUse.name]!(input);
+      const output =
+        toolUse.name === 'Agent'
+          ? (
+              await runAgent(String(input.subagent_type), `${agentId}/${turn}-${index}`, String(input.prompt), [
+                'Glob',
+                'Grep',
+                'Read',
+              ])
+            ).answer
+          : await tools[toolUse.name]!(input);
       results.push({ type: 'tool_result', tool_use_id: toolUse.id, content: output });
     }
     messages.push({ role: 'user', content: results });
@@ -120,7 +162,12 @@ async function runAgent(agentType: string, agentId: string, prompt: string, tool
 describe('demo behaviour', () => {
   it('explores the directory with real tools, delegates to Explore agents and answers from what it found', async () => {
     server = (await startTestServer({ behaviour: { kind: 'demo' } })).server;
-    const run = await runAgent('general-purpose', 'root', 'Tell me about this project.', ['Glob', 'Grep', 'Read', 'Agent']);
+    const run = await runAgent('general-purpose', 'root', 'Tell me about this project.', [
+      'Glob',
+      'Grep',
+      'Read',
+      'Agent',
+    ]);
     expect(run.turns).toBeLessThanOrEqual(5);
     expect(run.toolNames).toEqual(['Glob', 'Glob', 'Agent', 'Agent', 'Read']);
     expect(run.answer).toContain('Markdown files: 2 (README.md, docs/guide.md)');
@@ -130,7 +177,9 @@ describe('demo behaviour', () => {
     expect(run.answer).toContain('src/workflows/loop/agent-workflow.ts');
     expect(run.answer).toContain("import { proxyActivities } from '@temporalio/workflow';");
     expect(run.answer).toContain('src/cli/commands/start.ts');
-    const exploreRequests = server.requests().filter((logged) => logged.headers['x-subagents-agent-type'] === 'Explore');
+    const exploreRequests = server
+      .requests()
+      .filter((logged) => logged.headers['x-subagents-agent-type'] === 'Explore');
     expect(exploreRequests.length).toBe(6);
   });
 
@@ -155,7 +204,15 @@ describe('demo behaviour', () => {
   });
 
   it('quotes a source file as the top match, never a lock file or generated output', () => {
-    const found = ['package-lock.json', 'docs/workflows.md', 'dist/workflows/index.js', 'test/fixtures/histories/a.json', 'src/workflows/loop/agent-workflow.ts', 'yarn.lock', 'Cargo.lock'];
+    const found = [
+      'package-lock.json',
+      'docs/workflows.md',
+      'dist/workflows/index.js',
+      'test/fixtures/histories/a.json',
+      'src/workflows/loop/agent-workflow.ts',
+      'yarn.lock',
+      'Cargo.lock',
+    ];
     expect(rankedMatches(found)).toEqual(['src/workflows/loop/agent-workflow.ts', 'docs/workflows.md']);
     expect(rankedMatches(['package-lock.json'])).toEqual([]);
   });

@@ -9,7 +9,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-const request = { model: 'claude-test-tiny', max_tokens: 256, messages: [{ role: 'user' as const, content: 'hello there' }] };
+const request = {
+  model: 'claude-test-tiny',
+  max_tokens: 256,
+  messages: [{ role: 'user' as const, content: 'hello there' }],
+};
 
 async function start(behaviour: Parameters<typeof startTestServer>[0] = { behaviour: { kind: 'echo' } }) {
   const started = await startTestServer(behaviour);
@@ -17,7 +21,11 @@ async function start(behaviour: Parameters<typeof startTestServer>[0] = { behavi
   return started;
 }
 
-const failure = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
+const failure = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('injected faults', () => {
   it('429 becomes RateLimitError with retry-after and a rate_limit_error body', async () => {
@@ -37,11 +45,15 @@ describe('injected faults', () => {
     const { client } = await start();
     server!.injectFault({ kind: '529' });
     server!.injectFault({ kind: '500' });
-    const overloaded = await failure(client.messages.create(request)) as InstanceType<typeof Anthropic.InternalServerError>;
+    const overloaded = (await failure(client.messages.create(request))) as InstanceType<
+      typeof Anthropic.InternalServerError
+    >;
     expect(overloaded).toBeInstanceOf(Anthropic.InternalServerError);
     expect(overloaded.status).toBe(529);
     expect(overloaded.type).toBe('overloaded_error');
-    const internal = await failure(client.messages.create(request)) as InstanceType<typeof Anthropic.InternalServerError>;
+    const internal = (await failure(client.messages.create(request))) as InstanceType<
+      typeof Anthropic.InternalServerError
+    >;
     expect(internal).toBeInstanceOf(Anthropic.InternalServerError);
     expect(internal.status).toBe(500);
     expect(internal.type).toBe('api_error');
@@ -50,16 +62,35 @@ describe('injected faults', () => {
 
   it('http-error answers any 4xx with the API body the SDK maps to its error class', async () => {
     const { client } = await start();
-    server!.injectFault({ kind: 'http-error', status: 400, message: 'messages.1: tool_use ids were found without tool_result blocks' });
+    server!.injectFault({
+      kind: 'http-error',
+      status: 400,
+      message: 'messages.1: tool_use ids were found without tool_result blocks',
+    });
     server!.injectFault({ kind: 'http-error', status: 401 });
-    server!.injectFault({ kind: 'http-error', status: 413, errorType: 'request_too_large', message: 'Request exceeds the maximum size' });
-    const badRequest = (await failure(client.messages.create(request))) as InstanceType<typeof Anthropic.BadRequestError>;
+    server!.injectFault({
+      kind: 'http-error',
+      status: 413,
+      errorType: 'request_too_large',
+      message: 'Request exceeds the maximum size',
+    });
+    const badRequest = (await failure(client.messages.create(request))) as InstanceType<
+      typeof Anthropic.BadRequestError
+    >;
     expect(badRequest).toBeInstanceOf(Anthropic.BadRequestError);
-    expect(badRequest.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'messages.1: tool_use ids were found without tool_result blocks' } });
+    expect(badRequest.error).toMatchObject({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message: 'messages.1: tool_use ids were found without tool_result blocks',
+      },
+    });
     expect(await failure(client.messages.create(request))).toBeInstanceOf(Anthropic.AuthenticationError);
     const tooLarge = (await failure(client.messages.create(request))) as InstanceType<typeof Anthropic.APIError>;
     expect(tooLarge.status).toBe(413);
-    expect(tooLarge.error).toMatchObject({ error: { type: 'request_too_large', message: 'Request exceeds the maximum size' } });
+    expect(tooLarge.error).toMatchObject({
+      error: { type: 'request_too_large', message: 'Request exceeds the maximum size' },
+    });
     expect(server!.requests().map((logged) => logged.status)).toEqual([400, 401, 413]);
   });
 
@@ -90,7 +121,9 @@ describe('injected faults', () => {
     stream.on('text', (delta) => texts.push(delta));
     await expect(stream.finalMessage()).rejects.toThrow();
     expect(texts.length).toBeGreaterThan(0);
-    expect((await client.messages.stream(request).finalMessage()).content).toEqual([{ type: 'text', text: 'hello there' }]);
+    expect((await client.messages.stream(request).finalMessage()).content).toEqual([
+      { type: 'text', text: 'hello there' },
+    ]);
   });
 
   it('stream-cut on a JSON request drops the connection mid-body', async () => {
@@ -110,7 +143,9 @@ describe('injected faults', () => {
   it('overloaded-sse answers 200 and then an error event', async () => {
     const { client } = await start();
     server!.injectFault({ kind: 'overloaded-sse' });
-    const error = await failure(client.messages.stream(request).finalMessage()) as InstanceType<typeof Anthropic.APIError>;
+    const error = (await failure(client.messages.stream(request).finalMessage())) as InstanceType<
+      typeof Anthropic.APIError
+    >;
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect(error.status).toBeUndefined();
     expect(error.type).toBe('overloaded_error');
@@ -122,9 +157,12 @@ describe('injected faults', () => {
     server!.injectFault({ kind: '529', times: 2, match: { agentType: 'Explore', turnIndex: 0 } });
     const explore = clientFor(server!, { headers: { 'x-subagents-agent-type': 'Explore' } });
     await expect(client.messages.create(request)).resolves.toBeDefined();
-    await expect(explore.messages.create({ ...request, messages: [
-      ...request.messages, { role: 'assistant', content: 'a' }, { role: 'user', content: 'b' },
-    ] })).resolves.toBeDefined();
+    await expect(
+      explore.messages.create({
+        ...request,
+        messages: [...request.messages, { role: 'assistant', content: 'a' }, { role: 'user', content: 'b' }],
+      }),
+    ).resolves.toBeDefined();
     await expect(explore.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
     await expect(explore.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
     await expect(explore.messages.create(request)).resolves.toBeDefined();
@@ -133,9 +171,14 @@ describe('injected faults', () => {
 
 describe('scripted faults', () => {
   it('fail the first `times` attempts of their (agent, turn), then the turn is served', async () => {
-    const { client } = await start({ behaviour: { kind: 'scripted', scenario: { agents: [{ match: {}, turns: [
-      { text: 'after two failures', fault: { kind: '529', times: 2 } },
-    ] }] } } });
+    const { client } = await start({
+      behaviour: {
+        kind: 'scripted',
+        scenario: {
+          agents: [{ match: {}, turns: [{ text: 'after two failures', fault: { kind: '529', times: 2 } }] }],
+        },
+      },
+    });
     const agent = clientFor(server!, { headers: { 'x-subagents-agent-id': 'root-1' } });
     await expect(agent.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
     await expect(agent.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
@@ -143,7 +186,10 @@ describe('scripted faults', () => {
     // Another agent has its own attempt counter.
     await expect(client.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
     expect(server!.requests().map((logged) => [logged.agentKey, logged.status])).toEqual([
-      ['root-1', 529], ['root-1', 529], ['root-1', 200], ['agents.0', 529],
+      ['root-1', 529],
+      ['root-1', 529],
+      ['root-1', 200],
+      ['agents.0', 529],
     ]);
   });
 });

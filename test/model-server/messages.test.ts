@@ -3,16 +3,30 @@ import type { ModelServer } from '../../src/model-server/server';
 import { errorMessage, postRaw, startTestServer } from './helpers';
 
 const scenario = {
-  agents: [{
-    match: {},
-    turns: [
-      { text: 'Let me look around the repository.', toolUses: [{ name: 'Glob', input: { pattern: '**/*.md', path: 'docs' } }] },
-      { thinking: 'The glob found files.', text: 'Done: ünïcödé ✓ and emoji 🎉 survive chunking.' },
-    ],
-  }],
+  agents: [
+    {
+      match: {},
+      turns: [
+        {
+          text: 'Let me look around the repository.',
+          toolUses: [{ name: 'Glob', input: { pattern: '**/*.md', path: 'docs' } }],
+        },
+        { thinking: 'The glob found files.', text: 'Done: ünïcödé ✓ and emoji 🎉 survive chunking.' },
+      ],
+    },
+  ],
 };
-const globTool = { name: 'Glob', description: 'Find files', input_schema: { type: 'object' as const, properties: { pattern: { type: 'string' } } } };
-const firstTurn = { model: 'claude-test-tiny', max_tokens: 1024, tools: [globTool], messages: [{ role: 'user' as const, content: 'What is here?' }] };
+const globTool = {
+  name: 'Glob',
+  description: 'Find files',
+  input_schema: { type: 'object' as const, properties: { pattern: { type: 'string' } } },
+};
+const firstTurn = {
+  model: 'claude-test-tiny',
+  max_tokens: 1024,
+  tools: [globTool],
+  messages: [{ role: 'user' as const, content: 'What is here?' }],
+};
 
 let server: ModelServer | undefined;
 afterEach(async () => {
@@ -27,16 +41,27 @@ async function start() {
 }
 
 /** The SSE event names and data of a raw streamed response. */
-async function rawStream(target: ModelServer, body: object): Promise<Array<{ event: string; data: Record<string, unknown> }>> {
+async function rawStream(
+  target: ModelServer,
+  body: object,
+): Promise<Array<{ event: string; data: Record<string, unknown> }>> {
   const response = await fetch(`${target.url}/v1/messages`, {
-    method: 'POST', headers: { 'x-api-key': 'test', 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }),
+    method: 'POST',
+    headers: { 'x-api-key': 'test', 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true }),
   });
   expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const text = await response.text();
-  return text.trim().split('\n\n').map((frame) => {
-    const [eventLine, dataLine] = frame.split('\n');
-    return { event: (eventLine ?? '').replace(/^event: /, ''), data: JSON.parse((dataLine ?? '').replace(/^data: /, '')) as Record<string, unknown> };
-  });
+  return text
+    .trim()
+    .split('\n\n')
+    .map((frame) => {
+      const [eventLine, dataLine] = frame.split('\n');
+      return {
+        event: (eventLine ?? '').replace(/^event: /, ''),
+        data: JSON.parse((dataLine ?? '').replace(/^data: /, '')) as Record<string, unknown>,
+      };
+    });
 }
 
 describe('POST /v1/messages', () => {
@@ -51,10 +76,15 @@ describe('POST /v1/messages', () => {
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content).toHaveLength(2);
     expect(message.content[0]).toEqual({ type: 'text', text: 'Let me look around the repository.' });
-    expect(message.content[1]).toMatchObject({ type: 'tool_use', name: 'Glob', input: { pattern: '**/*.md', path: 'docs' } });
+    expect(message.content[1]).toMatchObject({
+      type: 'tool_use',
+      name: 'Glob',
+      input: { pattern: '**/*.md', path: 'docs' },
+    });
     expect((message.content[1] as { id: string }).id).toMatch(/^toolu_01\w{22}$/);
     expect(message.usage).toMatchObject({
-      cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
       cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
     });
     expect(message.usage.input_tokens).toBeGreaterThan(0);
@@ -80,7 +110,10 @@ describe('POST /v1/messages', () => {
       messages: [
         ...firstTurn.messages,
         { role: 'assistant' as const, content: first.content },
-        { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: toolUse.id, content: 'docs/a.md' }] },
+        {
+          role: 'user' as const,
+          content: [{ type: 'tool_result' as const, tool_use_id: toolUse.id, content: 'docs/a.md' }],
+        },
       ],
     };
     const streamed = await client.messages.stream(secondTurn).finalMessage();
@@ -95,15 +128,35 @@ describe('POST /v1/messages', () => {
     const events = await rawStream(server!, firstTurn);
     expect(events.map((event) => event.event)).toEqual([
       'message_start',
-      'content_block_start', 'ping', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-      'message_delta', 'message_stop',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
-    const snapshot = events[0]!.data.message as { usage: Record<string, unknown>; content: unknown[]; stop_reason: unknown };
+    const snapshot = events[0]!.data.message as {
+      usage: Record<string, unknown>;
+      content: unknown[];
+      stop_reason: unknown;
+    };
     expect(snapshot.content).toEqual([]);
     expect(snapshot.stop_reason).toBeNull();
-    expect(snapshot.usage).toMatchObject({ cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 });
-    const toolDeltas = events.filter((event) => event.event === 'content_block_delta' && event.data.index === 1)
+    expect(snapshot.usage).toMatchObject({
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 1,
+    });
+    const toolDeltas = events
+      .filter((event) => event.event === 'content_block_delta' && event.data.index === 1)
       .map((event) => (event.data.delta as { partial_json: string }).partial_json);
     expect(toolDeltas[0]).toBe('');
     expect(JSON.parse(toolDeltas.join(''))).toEqual({ pattern: '**/*.md', path: 'docs' });
@@ -120,12 +173,19 @@ describe('POST /v1/messages', () => {
     expect(types).not.toContain('ping');
   });
 
-  it('counts tokens as ceil(bytes / 4) of each block\'s JSON', async () => {
+  it("counts tokens as ceil(bytes / 4) of each block's JSON", async () => {
     const { client } = await start();
     // {"type":"text","text":"hi"} is 27 bytes → 7 tokens.
-    const counted = await client.messages.countTokens({ model: 'claude-test-tiny', messages: [{ role: 'user', content: 'hi' }] });
+    const counted = await client.messages.countTokens({
+      model: 'claude-test-tiny',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(counted).toEqual({ input_tokens: 7 });
-    const withSystem = await client.messages.countTokens({ model: 'claude-test-tiny', system: 'abcd', messages: [{ role: 'user', content: 'hi' }] });
+    const withSystem = await client.messages.countTokens({
+      model: 'claude-test-tiny',
+      system: 'abcd',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     // {"type":"text","text":"abcd"} is 29 bytes → 8 tokens.
     expect(withSystem.input_tokens).toBe(15);
   });
@@ -143,13 +203,25 @@ describe('POST /v1/messages', () => {
 
   it('records every request with its raw body bytes, status, agent key and usage', async () => {
     const { client } = await start();
-    const body = '{ "model":"claude-test-tiny",\n  "max_tokens": 64, "messages":[{"role":"user","content":"héllo \\u00e9 🎉"}] }';
-    const raw = await postRaw(server!, '/v1/messages', body, { 'x-api-key': 'test', 'x-subagents-agent-id': 'agent-7' });
+    const body =
+      '{ "model":"claude-test-tiny",\n  "max_tokens": 64, "messages":[{"role":"user","content":"héllo \\u00e9 🎉"}] }';
+    const raw = await postRaw(server!, '/v1/messages', body, {
+      'x-api-key': 'test',
+      'x-subagents-agent-id': 'agent-7',
+    });
     expect(raw.status).toBe(200);
     await client.messages.create(firstTurn);
     const log = server!.requests();
     expect(log).toHaveLength(2);
-    expect(log[0]).toMatchObject({ seq: 1, method: 'POST', path: '/v1/messages', status: 200, rawBody: body, agentKey: 'agent-7', turnIndex: 0 });
+    expect(log[0]).toMatchObject({
+      seq: 1,
+      method: 'POST',
+      path: '/v1/messages',
+      status: 200,
+      rawBody: body,
+      agentKey: 'agent-7',
+      turnIndex: 0,
+    });
     expect(log[0]!.headers['x-subagents-agent-id']).toBe('agent-7');
     expect(log[0]!.headers['x-api-key']).toBe('[redacted]');
     expect(log[1]!.headers.authorization).toBe('[redacted]');
@@ -164,8 +236,13 @@ describe('POST /v1/messages', () => {
     const started = await startTestServer({ behaviour: { kind: 'echo' } });
     server = started.server;
     const message = await started.client.messages.create({
-      model: 'claude-sonnet-5', max_tokens: 100,
-      messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'say this back' }],
+      model: 'claude-sonnet-5',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'first' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'say this back' },
+      ],
     });
     expect(message.content).toEqual([{ type: 'text', text: 'say this back' }]);
     expect(message.stop_reason).toBe('end_turn');

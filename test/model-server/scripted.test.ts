@@ -18,14 +18,23 @@ const agent = (headers: Record<string, string> = {}): Anthropic => clientFor(ser
 const ask = (client: Anthropic, messages: Anthropic.MessageParam[], system?: string) =>
   client.messages.create({ model: 'claude-test-tiny', max_tokens: 512, messages, ...(system ? { system } : {}) });
 const textOf = (message: Anthropic.Message): string =>
-  message.content.filter((block) => block.type === 'text').map((block) => block.text).join('');
+  message.content
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('');
 const toolUsesOf = (message: Anthropic.Message): Anthropic.ToolUseBlock[] =>
   message.content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
 
 const explorer: Scenario['agents'][number] = {
   match: { agentType: 'Explore' },
   turns: [
-    { text: 'searching', toolUses: [{ name: 'Grep', input: { pattern: 'TODO' } }, { name: 'Read', input: { file_path: 'a.ts' } }] },
+    {
+      text: 'searching',
+      toolUses: [
+        { name: 'Grep', input: { pattern: 'TODO' } },
+        { name: 'Read', input: { file_path: 'a.ts' } },
+      ],
+    },
     { text: 'Found: {{last_tool_result}} for {{agent_id}}' },
   ],
 };
@@ -39,17 +48,29 @@ describe('scripted behaviour', () => {
         { match: { agentId: 'root/child-3' }, turns: [{ text: 'by id' }] },
         { match: { systemIncludes: 'You are a planner' }, turns: [{ text: 'by system' }] },
         { match: { userIncludes: 'fork directive' }, turns: [{ text: 'by user text' }] },
-        { match: { agentType: 'Explore', agentName: 'shadowed' }, turns: [{ text: 'never: the first Explore entry wins' }] },
+        {
+          match: { agentType: 'Explore', agentName: 'shadowed' },
+          turns: [{ text: 'never: the first Explore entry wins' }],
+        },
       ],
       default: [{ text: 'default reply' }],
     });
     const hello = [{ role: 'user' as const, content: 'hello' }];
-    expect(textOf(await ask(agent({ 'x-subagents-agent-type': 'Explore', 'x-subagents-agent-name': 'shadowed' }), hello))).toBe('searching');
+    expect(
+      textOf(await ask(agent({ 'x-subagents-agent-type': 'Explore', 'x-subagents-agent-name': 'shadowed' }), hello)),
+    ).toBe('searching');
     expect(textOf(await ask(agent({ 'x-subagents-agent-name': 'reviewer' }), hello))).toBe('by name');
     expect(textOf(await ask(agent({ 'x-subagents-agent-id': 'root/child-3' }), hello))).toBe('by id');
     expect(textOf(await ask(agent(), hello, 'You are a planner. Plan.'))).toBe('by system');
-    expect(textOf(await ask(agent(), [{ role: 'user', content: 'history' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'the fork directive: go' }])))
-      .toBe('[scenario exhausted: agents.4 has no turn 1]');
+    expect(
+      textOf(
+        await ask(agent(), [
+          { role: 'user', content: 'history' },
+          { role: 'assistant', content: 'ok' },
+          { role: 'user', content: 'the fork directive: go' },
+        ]),
+      ),
+    ).toBe('[scenario exhausted: agents.4 has no turn 1]');
     expect(textOf(await ask(agent(), [{ role: 'user', content: 'the fork directive: go' }]))).toBe('by user text');
     expect(textOf(await ask(agent(), hello))).toBe('default reply');
   });
@@ -65,60 +86,109 @@ describe('scripted behaviour', () => {
     expect(grep).toMatchObject({ name: 'Grep', input: { pattern: 'TODO' } });
     expect(read).toMatchObject({ name: 'Read', input: { file_path: 'a.ts' } });
     expect(grep!.id).not.toBe(read!.id);
-    const other = await ask(agent({ 'x-subagents-agent-type': 'Explore', 'x-subagents-agent-id': 'explore-2' }), [{ role: 'user', content: 'find TODOs' }]);
+    const other = await ask(agent({ 'x-subagents-agent-type': 'Explore', 'x-subagents-agent-id': 'explore-2' }), [
+      { role: 'user', content: 'find TODOs' },
+    ]);
     expect(toolUsesOf(other)[0]!.id).not.toBe(grep!.id);
 
     const second = await ask(client, [
       { role: 'user', content: 'find TODOs' },
       { role: 'assistant', content: first.content },
-      { role: 'user', content: [
-        { type: 'tool_result', tool_use_id: grep!.id, content: 'src/a.ts' },
-        { type: 'tool_result', tool_use_id: read!.id, content: [{ type: 'text', text: '1\t// TODO: fix $& this' }] },
-      ] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: grep!.id, content: 'src/a.ts' },
+          { type: 'tool_result', tool_use_id: read!.id, content: [{ type: 'text', text: '1\t// TODO: fix $& this' }] },
+        ],
+      },
     ]);
     expect(second.stop_reason).toBe('end_turn');
     expect(textOf(second)).toBe('Found: 1\t// TODO: fix $& this for explore-1');
     expect(server!.requests().map((logged) => [logged.agentKey, logged.turnIndex])).toEqual([
-      ['explore-1', 0], ['explore-1', 0], ['explore-2', 0], ['explore-1', 1],
+      ['explore-1', 0],
+      ['explore-1', 0],
+      ['explore-2', 0],
+      ['explore-1', 1],
     ]);
   });
 
   it('says when an agent has run out of turns, or when nothing matched', async () => {
     await start({ agents: [{ match: { agentType: 'Plan' }, turns: [{ text: 'only turn' }] }] });
     const plan = agent({ 'x-subagents-agent-type': 'Plan', 'x-subagents-agent-id': 'plan-9' });
-    const exhausted = await ask(plan, [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'only turn' }, { role: 'user', content: 'b' }]);
+    const exhausted = await ask(plan, [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'only turn' },
+      { role: 'user', content: 'b' },
+    ]);
     expect(exhausted.stop_reason).toBe('end_turn');
     expect(textOf(exhausted)).toBe('[scenario exhausted: plan-9 has no turn 1]');
     expect(textOf(await ask(agent(), [{ role: 'user', content: 'a' }]))).toBe('[no scenario entry matched]');
   });
 
   it('substitutes placeholders in tool inputs, honours explicit ids, stop reasons and any tool (Agent)', async () => {
-    await start({ agents: [{ match: {}, turns: [{
-      toolUses: [
-        { name: 'Agent', id: 'toolu_fixed', input: {
-          description: 'Explore the repo', prompt: 'Look at: {{last_user_text}}', subagent_type: 'Explore', model: 'haiku',
-          run_in_background: true, name: 'scout', isolation: 'worktree', cwd: '/tmp/x',
-        } },
+    await start({
+      agents: [
+        {
+          match: {},
+          turns: [
+            {
+              toolUses: [
+                {
+                  name: 'Agent',
+                  id: 'toolu_fixed',
+                  input: {
+                    description: 'Explore the repo',
+                    prompt: 'Look at: {{last_user_text}}',
+                    subagent_type: 'Explore',
+                    model: 'haiku',
+                    run_in_background: true,
+                    name: 'scout',
+                    isolation: 'worktree',
+                    cwd: '/tmp/x',
+                  },
+                },
+              ],
+              stopReason: 'pause_turn',
+            },
+          ],
+        },
       ],
-      stopReason: 'pause_turn',
-    }] }] });
+    });
     const message = await ask(agent(), [{ role: 'user', content: 'the src folder' }]);
     expect(message.stop_reason).toBe('pause_turn');
-    expect(message.content).toEqual([{
-      type: 'tool_use', id: 'toolu_fixed', name: 'Agent',
-      input: {
-        description: 'Explore the repo', prompt: 'Look at: the src folder', subagent_type: 'Explore', model: 'haiku',
-        run_in_background: true, name: 'scout', isolation: 'worktree', cwd: '/tmp/x',
+    expect(message.content).toEqual([
+      {
+        type: 'tool_use',
+        id: 'toolu_fixed',
+        name: 'Agent',
+        input: {
+          description: 'Explore the repo',
+          prompt: 'Look at: the src folder',
+          subagent_type: 'Explore',
+          model: 'haiku',
+          run_in_background: true,
+          name: 'scout',
+          isolation: 'worktree',
+          cwd: '/tmp/x',
+        },
       },
-    }]);
+    ]);
   });
 
-  it('starts a fork child\'s turns after the history it inherits (turnOffset)', async () => {
-    await start({ agents: [{ match: { userIncludes: 'FORK DIRECTIVE' }, turnOffset: 1, turns: [{ text: 'fork turn 0' }] }] });
+  it("starts a fork child's turns after the history it inherits (turnOffset)", async () => {
+    await start({
+      agents: [{ match: { userIncludes: 'FORK DIRECTIVE' }, turnOffset: 1, turns: [{ text: 'fork turn 0' }] }],
+    });
     const inherited: Anthropic.MessageParam[] = [
       { role: 'user', content: 'parent task' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_parent', name: 'Agent', input: { prompt: 'p' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_parent', content: 'Fork started' }, { type: 'text', text: 'FORK DIRECTIVE: do part 1' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_parent', content: 'Fork started' },
+          { type: 'text', text: 'FORK DIRECTIVE: do part 1' },
+        ],
+      },
     ];
     expect(textOf(await ask(agent({ 'x-subagents-agent-id': 'fork-1' }), inherited))).toBe('fork turn 0');
     expect(server!.requests()[0]!.turnIndex).toBe(0);
@@ -143,15 +213,25 @@ describe('scenario validation', () => {
       }
       throw new Error('expected the scenario to be rejected');
     };
-    expect(attempt({ agents: [{ match: {}, turns: [{}] }] })).toContain('agents.0.turns.0: a turn needs text, toolUses, serverToolUses or thinking');
-    expect(attempt({ agents: [{ match: {}, turns: [{ text: 'x', tool_uses: [] }] }] })).toMatch(/agents\.0\.turns\.0: .*tool_uses/);
-    expect(attempt({ agents: [{ match: {}, turns: [{ text: 'x', fault: { kind: '503' } }] }] })).toContain('agents.0.turns.0.fault.kind');
+    expect(attempt({ agents: [{ match: {}, turns: [{}] }] })).toContain(
+      'agents.0.turns.0: a turn needs text, toolUses, serverToolUses or thinking',
+    );
+    expect(attempt({ agents: [{ match: {}, turns: [{ text: 'x', tool_uses: [] }] }] })).toMatch(
+      /agents\.0\.turns\.0: .*tool_uses/,
+    );
+    expect(attempt({ agents: [{ match: {}, turns: [{ text: 'x', fault: { kind: '503' } }] }] })).toContain(
+      'agents.0.turns.0.fault.kind',
+    );
     expect(attempt({})).toContain('agents');
   });
 
   it('rejects a bad behaviour given to setBehaviour', async () => {
     await start({ agents: [] });
-    expect(() => server!.setBehaviour({ kind: 'scripted', scenario: { agents: [{ match: {}, turns: [{ toolUses: [{ name: '', input: {} }] }] }] } }))
-      .toThrow(/agents\.0\.turns\.0\.toolUses\.0\.name/);
+    expect(() =>
+      server!.setBehaviour({
+        kind: 'scripted',
+        scenario: { agents: [{ match: {}, turns: [{ toolUses: [{ name: '', input: {} }] }] }] },
+      }),
+    ).toThrow(/agents\.0\.turns\.0\.toolUses\.0\.name/);
   });
 });

@@ -14,10 +14,16 @@ afterEach(async () => {
 const replyText = 'é'.repeat(9);
 // The reply's usage.output_tokens: ceil(bytes of {"type":"text","text":"ééééééééé"} / 4) = ceil(43 / 4).
 const wholeOutputTokens = 11;
-const request = { model: 'claude-test-tiny', max_tokens: 256, messages: [{ role: 'user' as const, content: 'hello there' }] };
+const request = {
+  model: 'claude-test-tiny',
+  max_tokens: 256,
+  messages: [{ role: 'user' as const, content: 'hello there' }],
+};
 
 async function start(turn: Record<string, unknown> = {}): Promise<Anthropic> {
-  const started = await startTestServer({ behaviour: { kind: 'scripted', scenario: { agents: [], default: [{ text: replyText, ...turn }] } } });
+  const started = await startTestServer({
+    behaviour: { kind: 'scripted', scenario: { agents: [], default: [{ text: replyText, ...turn }] } },
+  });
   server = started.server;
   return started.client;
 }
@@ -37,19 +43,24 @@ const inputOf = (record: RecordedRequest) => ({
 describe('served tokens per messages request', () => {
   it('a complete stream served its usage, cache writes and reads included', async () => {
     const client = await start();
-    const cached = { ...request, system: [{ type: 'text' as const, text: 'x'.repeat(400), cache_control: { type: 'ephemeral' as const } }] };
+    const cached = {
+      ...request,
+      system: [{ type: 'text' as const, text: 'x'.repeat(400), cache_control: { type: 'ephemeral' as const } }],
+    };
     const written = await client.messages.stream(cached).finalMessage();
     const read = await client.messages.stream(cached).finalMessage();
     expect(written.usage.cache_creation_input_tokens).toBeGreaterThan(0);
     expect(read.usage.cache_read_input_tokens).toBeGreaterThan(0);
     const served = server!.requests().map((record) => record.served);
-    expect(served).toEqual([written, read].map((message) => ({
-      inputTokens: message.usage.input_tokens,
-      cacheCreationInputTokens: message.usage.cache_creation_input_tokens,
-      cacheReadInputTokens: message.usage.cache_read_input_tokens,
-      outputTokens: wholeOutputTokens,
-      complete: true,
-    })));
+    expect(served).toEqual(
+      [written, read].map((message) => ({
+        inputTokens: message.usage.input_tokens,
+        cacheCreationInputTokens: message.usage.cache_creation_input_tokens,
+        cacheReadInputTokens: message.usage.cache_read_input_tokens,
+        outputTokens: wholeOutputTokens,
+        complete: true,
+      })),
+    );
   });
 
   it('a cut stream served its input and the output of the two deltas written', async () => {
@@ -94,20 +105,31 @@ describe('served tokens per messages request', () => {
     await expect(client.messages.create(request)).rejects.toThrow();
     const [whole, cut] = server!.requests();
     expect(whole!.served).toEqual({
-      inputTokens: message.usage.input_tokens, cacheCreationInputTokens: 0, cacheReadInputTokens: 0,
-      outputTokens: wholeOutputTokens, complete: true,
+      inputTokens: message.usage.input_tokens,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+      outputTokens: wholeOutputTokens,
+      complete: true,
     });
     expect(cut!.served).toEqual({ ...inputOf(cut!), outputTokens: 0, complete: false });
   });
 
   it('a request that failed before message_start served nothing', async () => {
     const client = await start();
-    const nothing = { inputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, outputTokens: 0, complete: false };
+    const nothing = {
+      inputTokens: 0,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+      outputTokens: 0,
+      complete: false,
+    };
     server!.injectFault({ kind: '500' });
     await expect(client.messages.stream(request).finalMessage()).rejects.toThrow();
     server!.injectFault({ kind: 'overloaded-sse' });
     await expect(client.messages.stream(request).finalMessage()).rejects.toThrow();
-    expect((await postRaw(server!, '/v1/messages', JSON.stringify({ model: 'claude-test-tiny', messages: [] }))).status).toBe(400);
+    expect(
+      (await postRaw(server!, '/v1/messages', JSON.stringify({ model: 'claude-test-tiny', messages: [] }))).status,
+    ).toBe(400);
     expect(server!.requests().map((record) => record.served)).toEqual([nothing, nothing, nothing]);
     expect(server!.requests()[1]!.status).toBe(200);
   });
@@ -129,7 +151,11 @@ describe('GET /_control/usage', () => {
 
     const report = await modelServerControl(server!.url).usage();
     const totals = (requests: number, outputTokens: number) => ({
-      requests, inputTokens: requests * input, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, outputTokens,
+      requests,
+      inputTokens: requests * input,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+      outputTokens,
       totalTokens: requests * input + outputTokens,
     });
     expect(report).toEqual({
@@ -140,6 +166,11 @@ describe('GET /_control/usage', () => {
     expect(server!.usage()).toEqual(report);
     // The request log keeps working and carries the same records.
     const logged = await modelServerControl(server!.url).requests();
-    expect(logged.filter((record) => record.served).map((record) => record.served!.outputTokens)).toEqual([wholeOutputTokens, 4, wholeOutputTokens, wholeOutputTokens]);
+    expect(logged.filter((record) => record.served).map((record) => record.served!.outputTokens)).toEqual([
+      wholeOutputTokens,
+      4,
+      wholeOutputTokens,
+      wholeOutputTokens,
+    ]);
   });
 });

@@ -8,11 +8,20 @@ afterEach(async () => {
   server = undefined;
 });
 
-const request = { model: 'claude-test-tiny', max_tokens: 256, messages: [{ role: 'user' as const, content: 'hello there' }] };
+const request = {
+  model: 'claude-test-tiny',
+  max_tokens: 256,
+  messages: [{ role: 'user' as const, content: 'hello there' }],
+};
 
 describe('scripted stream pacing', () => {
   it('eventDelayMs sends the text in deltas spread over time', async () => {
-    const started = await startTestServer({ behaviour: { kind: 'scripted', scenario: { agents: [], default: [{ text: 'one two three four five six', eventDelayMs: 60 }] } } });
+    const started = await startTestServer({
+      behaviour: {
+        kind: 'scripted',
+        scenario: { agents: [], default: [{ text: 'one two three four five six', eventDelayMs: 60 }] },
+      },
+    });
     server = started.server;
     const stream = started.client.messages.stream(request);
     const arrivals: { text: string; atMs: number }[] = [];
@@ -26,13 +35,26 @@ describe('scripted stream pacing', () => {
   });
 
   it('stallAfterEvents keeps the connection open after a partial stream until the client aborts', async () => {
-    const started = await startTestServer({ behaviour: { kind: 'scripted', scenario: { agents: [], default: [{ text: 'never finished text here', stallAfterEvents: 4 }] } } });
+    const started = await startTestServer({
+      behaviour: {
+        kind: 'scripted',
+        scenario: { agents: [], default: [{ text: 'never finished text here', stallAfterEvents: 4 }] },
+      },
+    });
     server = started.server;
     const controller = new AbortController();
     const stream = started.client.messages.stream(request, { signal: controller.signal });
     const texts: string[] = [];
-    const firstText = new Promise<void>((resolve) => stream.on('text', (text) => { texts.push(text); resolve(); }));
-    const settled = stream.finalMessage().then(() => 'finished', () => 'failed');
+    const firstText = new Promise<void>((resolve) =>
+      stream.on('text', (text) => {
+        texts.push(text);
+        resolve();
+      }),
+    );
+    const settled = stream.finalMessage().then(
+      () => 'finished',
+      () => 'failed',
+    );
     await firstText;
     const early = await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve('still open'), 300))]);
     expect(early).toBe('still open');
@@ -44,7 +66,17 @@ describe('scripted stream pacing', () => {
   it('refuses a stall count that is not a positive integer', async () => {
     const started = await startTestServer({ behaviour: { kind: 'echo' } });
     server = started.server;
-    expect(() => started.server.setBehaviour({ kind: 'scripted', scenario: { agents: [], default: [{ text: 'x', stallAfterEvents: 0 }] } })).toThrow(/stallAfterEvents/);
-    expect(() => started.server.setBehaviour({ kind: 'scripted', scenario: { agents: [], default: [{ text: 'x', eventDelayMs: -1 }] } })).toThrow(/eventDelayMs/);
+    expect(() =>
+      started.server.setBehaviour({
+        kind: 'scripted',
+        scenario: { agents: [], default: [{ text: 'x', stallAfterEvents: 0 }] },
+      }),
+    ).toThrow(/stallAfterEvents/);
+    expect(() =>
+      started.server.setBehaviour({
+        kind: 'scripted',
+        scenario: { agents: [], default: [{ text: 'x', eventDelayMs: -1 }] },
+      }),
+    ).toThrow(/eventDelayMs/);
   });
 });

@@ -52,7 +52,12 @@ describe('OpenTelemetry tracing (SUBAGENTS_OTEL=1)', () => {
         workerOptions: { interceptors: telemetry.workerInterceptors, sinks: telemetry.sinks },
       });
       const handle = await worker.runUntil(async () => {
-        const started = await new SubagentsClient(temporal, taskQueue).startAgent({ prompt: 'say hello', cwd: workspace, model: 'claude-test-tiny', homeDir: testHomeDir() });
+        const started = await new SubagentsClient(temporal, taskQueue).startAgent({
+          prompt: 'say hello',
+          cwd: workspace,
+          model: 'claude-test-tiny',
+          homeDir: testHomeDir(),
+        });
         expect((await started.result()).status).toBe('completed');
         return started;
       });
@@ -72,7 +77,10 @@ describe('OpenTelemetry tracing (SUBAGENTS_OTEL=1)', () => {
     const traceId = start.spanContext().traceId;
     // Workflow spans come through the worker's sink; activity spans from the activity interceptor.
     for (const name of ['RunWorkflow:agentWorkflow', 'StartActivity:callModel', 'RunActivity:callModel']) {
-      expect(named(name).map((span) => span.spanContext().traceId), name).toContain(traceId);
+      expect(
+        named(name).map((span) => span.spanContext().traceId),
+        name,
+      ).toContain(traceId);
     }
     const runActivity = named('RunActivity:callModel').find((span) => span.spanContext().traceId === traceId)!;
     const startActivityIds = named('StartActivity:callModel').map((span) => span.spanContext().spanId);

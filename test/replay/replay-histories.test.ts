@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { historiesDir } from '../helpers/histories';
 
-const files = readdirSync(historiesDir).filter((file) => file.endsWith('.json')).sort();
+const files = readdirSync(historiesDir)
+  .filter((file) => file.endsWith('.json'))
+  .sort();
 
 describe('replay of recorded histories', () => {
   it('has a corpus to replay', () => {
@@ -18,7 +20,13 @@ describe('replay of recorded histories', () => {
   it.each(files)('replays %s', async (file) => {
     // fromObject, not the SDK's historyFromJSON: npm installs two copies of protobufjs under
     // @temporalio/common and @temporalio/proto, and historyFromJSON's type check fails across them.
-    const history = proto.temporal.api.history.v1.History.fromObject(JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')));
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, file.replace(/\.json$/, ''));
+    const history = proto.temporal.api.history.v1.History.fromObject(
+      JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')),
+    );
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: inject('workflowBundlePath') } },
+      history,
+      file.replace(/\.json$/, ''),
+    );
   });
 });

@@ -8,7 +8,9 @@ const root = path.join(import.meta.dirname, '..', '..');
 /** Every folder of src/ that holds source files, as `src/a/b/`. */
 function sourceFolders(): string[] {
   const entries = readdirSync(path.join(root, 'src'), { recursive: true, withFileTypes: true });
-  const folders = entries.filter((entry) => entry.isFile() && /\.(ts|cjs)$/.test(entry.name)).map((entry) => `${path.relative(root, entry.parentPath)}/`);
+  const folders = entries
+    .filter((entry) => entry.isFile() && /\.(ts|cjs)$/.test(entry.name))
+    .map((entry) => `${path.relative(root, entry.parentPath)}/`);
   return [...new Set(folders)].sort();
 }
 

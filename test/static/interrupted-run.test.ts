@@ -44,7 +44,11 @@ async function startRun(): Promise<{ vitest: ChildProcess; pids: Record<string, 
     for (const pid of Object.values(pids)) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
     rmSync(directory, { recursive: true, force: true });
   });
-  await waitFor(() => existsSync(readyFile) || vitest.exitCode !== null, 240_000, 'the fixture run to start its workers');
+  await waitFor(
+    () => existsSync(readyFile) || vitest.exitCode !== null,
+    240_000,
+    'the fixture run to start its workers',
+  );
   if (!existsSync(readyFile)) throw new Error(`the fixture run ended early:\n${output}`);
   const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as Ready;
   const port = ready.address.split(':').at(-1)!;
@@ -87,7 +91,10 @@ describe('endWithThisProcess', () => {
       console.log(child.pid);
       setInterval(() => {}, 1000);
     `;
-    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     endWithThisProcess(parent);
     let printed = '';
     parent.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));

@@ -9,9 +9,13 @@ const sources = readdirSync(workflowsDir, { recursive: true, encoding: 'utf8' })
   .map((file) => ({ file, text: readFileSync(path.join(workflowsDir, file), 'utf8') }));
 const patchesSource = sources.find((source) => source.file === path.join('runtime', 'patches.ts'))!.text;
 /** The ids the baselines stand for, as listed in patches.ts (each baseline adds its ids to its predecessor's). */
-const covered = [...patchesSource.matchAll(/const coveredByBaseline\d+[^=]*= new Set\(\[([^\]]*)\]/g)].flatMap((list) => [...list[1]!.matchAll(/'([^']+)'/g)].map((match) => match[1]));
+const covered = [...patchesSource.matchAll(/const coveredByBaseline\d+[^=]*= new Set\(\[([^\]]*)\]/g)].flatMap((list) =>
+  [...list[1]!.matchAll(/'([^']+)'/g)].map((match) => match[1]),
+);
 /** Every patch id constant workflow code declares (`export const somethingPatch = 'id'`). */
-const declared = sources.flatMap(({ text }) => [...text.matchAll(/export const \w+Patch = '([^']+)'/g)].map((match) => match[1]));
+const declared = sources.flatMap(({ text }) =>
+  [...text.matchAll(/export const \w+Patch = '([^']+)'/g)].map((match) => match[1]),
+);
 
 // That only patches.ts calls the SDK patched() is a lint rule (eslint.config.js, no-restricted-syntax).
 describe('patch ids in workflow code', () => {

@@ -6,7 +6,10 @@ const root = path.join(import.meta.dirname, '..', '..');
 
 /** The packages a fresh process has loaded after importing `module`: ESM imports (seen by a resolve hook) and CommonJS requires. */
 function packagesLoadedBy(module: string): string[] {
-  const files = modulesLoadedWhile(`await import(${JSON.stringify(path.join(root, module))});`, { cwd: root, requires: true });
+  const files = modulesLoadedWhile(`await import(${JSON.stringify(path.join(root, module))});`, {
+    cwd: root,
+    requires: true,
+  });
   const loaded = new Set<string>();
   for (const file of files) {
     const tail = file.split('node_modules/').at(-1)!;
@@ -17,7 +20,13 @@ function packagesLoadedBy(module: string): string[] {
 
 // docs/operations.md, "Worker start-up": what only some agents use loads on first use.
 describe('start-up imports', () => {
-  const lazy = ['@modelcontextprotocol/sdk', 'linkedom', '@mozilla/readability', 'turndown', '@opentelemetry/sdk-trace-base'];
+  const lazy = [
+    '@modelcontextprotocol/sdk',
+    'linkedom',
+    '@mozilla/readability',
+    'turndown',
+    '@opentelemetry/sdk-trace-base',
+  ];
 
   it('a worker does not load the MCP SDK, the HTML libraries or the tracing SDK until an agent needs them', () => {
     const loaded = packagesLoadedBy('src/worker/worker.ts');

@@ -7,7 +7,10 @@ const code = readFileSync(inject('workflowBundlePath'), 'utf8');
 describe('the workflow bundle', () => {
   it('reaches zod only through zod-on-first-use, inside a function: no run evaluates zod before it checks an input', () => {
     // Every place a module of the bundle requires one of zod's entry points.
-    const requires = [...code.matchAll(/__webpack_require__\(\/\*! (zod[^ ]*) \*\/ "([^"]+)"\)/g)].map((match) => ({ request: match[1], module: match[2] }));
+    const requires = [...code.matchAll(/__webpack_require__\(\/\*! (zod[^ ]*) \*\/ "([^"]+)"\)/g)].map((match) => ({
+      request: match[1],
+      module: match[2],
+    }));
     const ourImports = requires.filter(({ request }) => request === 'zod');
     expect(ourImports.length).toBeGreaterThan(0);
     expect(ourImports.every(({ module }) => module === './src/workflows/runtime/zod-on-first-use.cjs')).toBe(true);

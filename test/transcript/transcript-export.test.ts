@@ -9,7 +9,11 @@ import { CliError, ExitCode } from '../../src/cli/exit-codes';
 import { SubagentsClient } from '../../src/client/client';
 import type { ToolUseBlock } from '../../src/shared/model/messages';
 import { NoWorkerError, readAgentTranscript, readTreeTranscripts } from '../../src/transcript/export';
-import type { TranscriptMessageRecord, TranscriptMetaRecord, TranscriptRecord } from '../../src/transcript/transcript-types';
+import type {
+  TranscriptMessageRecord,
+  TranscriptMetaRecord,
+  TranscriptRecord,
+} from '../../src/transcript/transcript-types';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { uniqueTaskQueue } from '../helpers/temporal';
 
@@ -25,8 +29,24 @@ const scenario = {
       {
         match: { agentName: 'transcript-root' },
         turns: [
-          { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }, { name: 'Read', input: { file_path: 'notes.txt' } }] },
-          { toolUses: [{ name: 'Agent', input: { description: 'check the notes', prompt: 'Read notes.txt and report', subagent_type: 'Explore' } }] },
+          {
+            toolUses: [
+              { name: 'Glob', input: { pattern: '*.txt' } },
+              { name: 'Read', input: { file_path: 'notes.txt' } },
+            ],
+          },
+          {
+            toolUses: [
+              {
+                name: 'Agent',
+                input: {
+                  description: 'check the notes',
+                  prompt: 'Read notes.txt and report',
+                  subagent_type: 'Explore',
+                },
+              },
+            ],
+          },
           { text: 'ROOT-FINAL: {{last_tool_result}}' },
         ],
       },
@@ -52,7 +72,10 @@ async function runCommand(args: string[], file: string): Promise<string> {
     expect(await transcriptCommand([...args, '--out', out])).toBe(ExitCode.ok);
     return readFileSync(out, 'utf8');
   } finally {
-    for (const [key, name] of [['address', 'TEMPORAL_ADDRESS'], ['namespace', 'TEMPORAL_NAMESPACE']] as const) {
+    for (const [key, name] of [
+      ['address', 'TEMPORAL_ADDRESS'],
+      ['namespace', 'TEMPORAL_NAMESPACE'],
+    ] as const) {
       if (previous[key] === undefined) delete process.env[name];
       else process.env[name] = previous[key];
     }
@@ -61,7 +84,10 @@ async function runCommand(args: string[], file: string): Promise<string> {
 
 function parseJsonl(text: string): TranscriptRecord[] {
   expect(text.endsWith('\n')).toBe(true);
-  return text.trimEnd().split('\n').map((line) => JSON.parse(line) as TranscriptRecord);
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as TranscriptRecord);
 }
 
 /** Splits records into per-agent groups, each starting with its meta record. */
@@ -97,7 +123,11 @@ function expectWellFormed(group: { meta: TranscriptMetaRecord; messages: Transcr
 beforeAll(async () => {
   env = await createAgentTestEnv(scenario);
   await env.writeFiles({ 'notes.txt': 'hello from the notes\n' });
-  const handle = await env.start({ prompt: 'TRANSCRIPT-PROMPT: summarise the notes', name: 'transcript-root', permissionMode: 'bypassPermissions' });
+  const handle = await env.start({
+    prompt: 'TRANSCRIPT-PROMPT: summarise the notes',
+    name: 'transcript-root',
+    permissionMode: 'bypassPermissions',
+  });
   const result = await handle.result();
   expect(result.status).toBe('completed');
   rootId = handle.agentId;
@@ -128,7 +158,14 @@ describe('transcript export on a real Temporal server', () => {
     });
     expectWellFormed(groups[0]!);
     const messages = groups[0]!.messages;
-    expect(messages.map((record) => record.type)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(messages.map((record) => record.type)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(JSON.stringify(messages[0]!.message)).toContain('TRANSCRIPT-PROMPT');
 
     // Times come from the history: the prompt at the workflow start, the rest before it closed,
@@ -165,7 +202,9 @@ describe('transcript export on a real Temporal server', () => {
     // The child ran while the root waited on its Agent call: between that call and the root's next message.
     const agentCallTime = Date.parse(groups[0]!.messages[3]!.timestamp);
     expect(Date.parse(child[0]!.timestamp)).toBeGreaterThanOrEqual(agentCallTime);
-    expect(Date.parse(child[child.length - 1]!.timestamp)).toBeLessThanOrEqual(Date.parse(groups[0]!.messages[4]!.timestamp));
+    expect(Date.parse(child[child.length - 1]!.timestamp)).toBeLessThanOrEqual(
+      Date.parse(groups[0]!.messages[4]!.timestamp),
+    );
   });
 
   it('prints a readable view of the tree with tool calls and results', async () => {
@@ -199,7 +238,11 @@ describe('transcript export on a real Temporal server', () => {
 
   it('says to start a worker (exit 3) when no worker polls the agent task queue', async () => {
     const orphanQueue = uniqueTaskQueue('no-worker');
-    const orphan = await new SubagentsClient(env.temporal.client, orphanQueue).startAgent({ prompt: 'nobody runs me', cwd: env.workspace, model: 'claude-test-tiny' });
+    const orphan = await new SubagentsClient(env.temporal.client, orphanQueue).startAgent({
+      prompt: 'nobody runs me',
+      cwd: env.workspace,
+      model: 'claude-test-tiny',
+    });
     try {
       const error = await runCommand([orphan.agentId], 'orphan.txt').catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(CliError);
@@ -212,7 +255,9 @@ describe('transcript export on a real Temporal server', () => {
   });
 
   it('reports an unknown agent as not found (exit 4)', async () => {
-    await expect(readAgentTranscript(env.temporal.client, 'agent-does-not-exist')).rejects.toThrow(WorkflowNotFoundError);
+    await expect(readAgentTranscript(env.temporal.client, 'agent-does-not-exist')).rejects.toThrow(
+      WorkflowNotFoundError,
+    );
     const error = await runCommand(['agent-does-not-exist'], 'missing.txt').catch((caught: unknown) => caught);
     expect((error as CliError).exitCode).toBe(ExitCode.notFound);
   });
@@ -221,12 +266,18 @@ describe('transcript export on a real Temporal server', () => {
     const quiet = await createAgentTestEnv(scenario, { startWorker: false });
     try {
       const running = quiet.worker.run();
-      const handle = await quiet.start({ prompt: 'quick', name: 'nobody-matches', permissionMode: 'bypassPermissions' });
+      const handle = await quiet.start({
+        prompt: 'quick',
+        name: 'nobody-matches',
+        permissionMode: 'bypassPermissions',
+      });
       await handle.result();
       quiet.worker.shutdown();
       await running;
       const startedAt = Date.now();
-      await expect(readAgentTranscript(quiet.temporal.client, handle.agentId, { queryTimeoutMs: 2000 })).rejects.toThrow(NoWorkerError);
+      await expect(
+        readAgentTranscript(quiet.temporal.client, handle.agentId, { queryTimeoutMs: 2000 }),
+      ).rejects.toThrow(NoWorkerError);
       expect(Date.now() - startedAt).toBeLessThan(10_000);
     } finally {
       await quiet.close();

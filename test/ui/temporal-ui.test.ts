@@ -20,7 +20,9 @@ import { testHomeDir, uniqueTaskQueue } from '../helpers/temporal';
 const chromiumPath = '/usr/bin/chromium';
 const hasChromium = existsSync(chromiumPath);
 if (!hasChromium) {
-  console.log(`test/ui/temporal-ui.test.ts: skipped, ${chromiumPath} is absent (install Debian's chromium: apt-get install -y chromium).`);
+  console.log(
+    `test/ui/temporal-ui.test.ts: skipped, ${chromiumPath} is absent (install Debian's chromium: apt-get install -y chromium).`,
+  );
 }
 
 const screenshots = path.join(import.meta.dirname, '..', '..', 'test-results', 'ui');
@@ -53,7 +55,14 @@ const docsScreenshot = path.join(import.meta.dirname, '..', '..', 'docs', 'ui-li
 
 /** Text of the page and of all its frames (the UI renders summaries and details as markdown in iframes). */
 async function pageText(target: Page): Promise<string> {
-  const texts = await Promise.all(target.frames().map((frame) => frame.locator('body').innerText({ timeout: 2000 }).catch(() => '')));
+  const texts = await Promise.all(
+    target.frames().map((frame) =>
+      frame
+        .locator('body')
+        .innerText({ timeout: 2000 })
+        .catch(() => ''),
+    ),
+  );
   return texts.join('\n');
 }
 
@@ -75,7 +84,9 @@ async function openUntilShown(url: string, expected: string[], timeoutMs = 60_00
     await page.reload({ waitUntil: 'domcontentloaded' });
   }
   const missing = expected.filter((item) => !text.includes(item));
-  throw new Error(`The UI page ${page.url()} did not show ${JSON.stringify(missing)} within ${timeoutMs} ms. It showed:\n${text.slice(0, 3000)}`);
+  throw new Error(
+    `The UI page ${page.url()} did not show ${JSON.stringify(missing)} within ${timeoutMs} ms. It showed:\n${text.slice(0, 3000)}`,
+  );
 }
 
 async function screenshot(name: string): Promise<void> {
@@ -95,7 +106,8 @@ async function waitForUi(url: string, timeoutMs = 90_000): Promise<void> {
   throw new Error(`The Temporal UI at ${url} did not answer within ${timeoutMs} ms.`);
 }
 
-const workflowPage = (agentId: string, runId: string, tab: string) => `${uiUrl}/namespaces/default/workflows/${agentId}/${runId}/${tab}`;
+const workflowPage = (agentId: string, runId: string, tab: string) =>
+  `${uiUrl}/namespaces/default/workflows/${agentId}/${runId}/${tab}`;
 
 describe('Temporal UI: a finished two-level agent tree', () => {
   beforeAll(async () => {
@@ -109,10 +121,17 @@ describe('Temporal UI: a finished two-level agent tree', () => {
     started.directory = mkdtempSync(path.join(os.tmpdir(), 'subagents-ui-'));
     const workspace = realpathSync(mkdtempSync(path.join(started.directory, 'workspace-')));
     mkdirSync(path.join(workspace, 'src'));
-    writeFileSync(path.join(workspace, 'src', 'parser.ts'), 'export function parse(text: string) { return text.split(" "); }\n');
+    writeFileSync(
+      path.join(workspace, 'src', 'parser.ts'),
+      'export function parse(text: string) { return text.split(" "); }\n',
+    );
 
     // Its own dev server, with the UI (the suite's shared server is headless).
-    started.server = await startDevServer({ port: 0, uiPort: await freePort(), logFile: path.join(started.directory, 'temporal.log') });
+    started.server = await startDevServer({
+      port: 0,
+      uiPort: await freePort(),
+      logFile: path.join(started.directory, 'temporal.log'),
+    });
     uiUrl = started.server.uiUrl!;
     const uiAnswering = waitForUi(uiUrl);
 
@@ -125,13 +144,27 @@ describe('Temporal UI: a finished two-level agent tree', () => {
             {
               match: { agentName: 'ui-root' },
               turns: [
-                { toolUses: [{ name: 'Agent', input: { description: childDescription, prompt: 'Find the file that defines parse()', subagent_type: 'Explore' } }] },
+                {
+                  toolUses: [
+                    {
+                      name: 'Agent',
+                      input: {
+                        description: childDescription,
+                        prompt: 'Find the file that defines parse()',
+                        subagent_type: 'Explore',
+                      },
+                    },
+                  ],
+                },
                 { text: 'The parser is in src/parser.ts.' },
               ],
             },
             {
               match: { agentType: 'Explore' },
-              turns: [{ toolUses: [{ name: 'Glob', input: { pattern: '**/*.ts' } }] }, { text: 'src/parser.ts defines parse().' }],
+              turns: [
+                { toolUses: [{ name: 'Glob', input: { pattern: '**/*.ts' } }] },
+                { text: 'src/parser.ts defines parse().' },
+              ],
             },
             // A slow stream: one event every 4 s, so the UI can be looked at while the text arrives.
             { match: { agentName: 'ui-live' }, turns: [{ text: liveText, eventDelayMs: 4000 }] },
@@ -158,7 +191,12 @@ describe('Temporal UI: a finished two-level agent tree', () => {
     const client = new SubagentsClient(temporal, taskQueue);
     subagents = client;
     workspaceDir = workspace;
-    const root = await client.startAgent({ prompt: 'Find the parser, with help', name: 'ui-root', cwd: workspace, model: rootModel });
+    const root = await client.startAgent({
+      prompt: 'Find the parser, with help',
+      name: 'ui-root',
+      cwd: workspace,
+      model: rootModel,
+    });
     const rootResult = await root.result();
     expect(rootResult.status, rootResult.error ?? rootResult.finalText).toBe('completed');
     rootId = root.agentId;
@@ -169,12 +207,24 @@ describe('Temporal UI: a finished two-level agent tree', () => {
     childRunId = (await child.describe()).runId;
 
     await uiAnswering;
-    started.browser = await chromium.launchPersistentContext(mkdtempSync(path.join(started.directory, 'chromium-profile-')), {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1400, height: 1000 },
-    });
+    started.browser = await chromium.launchPersistentContext(
+      mkdtempSync(path.join(started.directory, 'chromium-profile-')),
+      {
+        executablePath: chromiumPath,
+        headless: true,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+        viewport: { width: 1400, height: 1000 },
+      },
+    );
     page = started.browser.pages()[0] ?? (await started.browser.newPage());
   }, 240_000);
 
@@ -196,20 +246,25 @@ describe('Temporal UI: a finished two-level agent tree', () => {
     await screenshot('01-workflow-list');
   });
 
-  it.skipIf(!hasChromium)('opens the parent from the `subagents ui` URL, with its static summary, details and the summaries of its activities and child', async () => {
-    await page.goto(agentUiUrl({ baseUrl: uiUrl, namespace: 'default', agentId: rootId }), { waitUntil: 'domcontentloaded' });
-    await page.waitForURL((url) => url.pathname.includes(rootRunId), { timeout: 30_000 });
+  it.skipIf(!hasChromium)(
+    'opens the parent from the `subagents ui` URL, with its static summary, details and the summaries of its activities and child',
+    async () => {
+      await page.goto(agentUiUrl({ baseUrl: uiUrl, namespace: 'default', agentId: rootId }), {
+        waitUntil: 'domcontentloaded',
+      });
+      await page.waitForURL((url) => url.pathname.includes(rootRunId), { timeout: 30_000 });
 
-    await openUntilShown(workflowPage(rootId, rootRunId, 'user-metadata'), [
-      'general-purpose: Find the parser, with help', // static summary
-      `Model ${rootModel}`, // static details
-      'after 2 turns', // current details
-      `model turn 1 · ${rootModel}`,
-      `model turn 2 · ${rootModel}`,
-      `Explore: ${childDescription}`, // the child workflow, by its static summary
-    ]);
-    await screenshot('02-parent-user-metadata');
-  });
+      await openUntilShown(workflowPage(rootId, rootRunId, 'user-metadata'), [
+        'general-purpose: Find the parser, with help', // static summary
+        `Model ${rootModel}`, // static details
+        'after 2 turns', // current details
+        `model turn 1 · ${rootModel}`,
+        `model turn 2 · ${rootModel}`,
+        `Explore: ${childDescription}`, // the child workflow, by its static summary
+      ]);
+      await screenshot('02-parent-user-metadata');
+    },
+  );
 
   it.skipIf(!hasChromium)("shows the child workflow among the parent's relationships", async () => {
     const text = await openUntilShown(workflowPage(rootId, rootRunId, 'relationships'), [childId, 'Child Count']);
@@ -217,41 +272,56 @@ describe('Temporal UI: a finished two-level agent tree', () => {
     await screenshot('03-parent-relationships');
   });
 
-  it.skipIf(!hasChromium)("opens the child's page: its summary, its own activity summaries and the search attributes naming its parent", async () => {
-    await openUntilShown(workflowPage(childId, childRunId, 'user-metadata'), [
-      `Explore: ${childDescription}`,
-      `model turn 1 · ${childModel}`,
-      'Glob **/*.ts',
-    ]);
-    await screenshot('04-child-user-metadata');
-    await openUntilShown(workflowPage(childId, childRunId, 'search-attributes'), [
-      `"ParentAgentId": "${rootId}"`,
-      `"RootAgentId": "${rootId}"`,
-      '"AgentType": "Explore"',
-      '"AgentDepth": 1',
-    ]);
-    await screenshot('05-child-search-attributes');
-  });
+  it.skipIf(!hasChromium)(
+    "opens the child's page: its summary, its own activity summaries and the search attributes naming its parent",
+    async () => {
+      await openUntilShown(workflowPage(childId, childRunId, 'user-metadata'), [
+        `Explore: ${childDescription}`,
+        `model turn 1 · ${childModel}`,
+        'Glob **/*.ts',
+      ]);
+      await screenshot('04-child-user-metadata');
+      await openUntilShown(workflowPage(childId, childRunId, 'search-attributes'), [
+        `"ParentAgentId": "${rootId}"`,
+        `"RootAgentId": "${rootId}"`,
+        '"AgentType": "Explore"',
+        '"AgentDepth": 1',
+      ]);
+      await screenshot('05-child-search-attributes');
+    },
+  );
 
-  it.skipIf(!hasChromium)("shows a running model call's streamed text in its pending activity's heartbeat details (the screenshot in docs/cli.md)", async () => {
-    const live = await subagents.startAgent({ prompt: 'Explain the parser, slowly', name: 'ui-live', cwd: workspaceDir, model: rootModel });
-    try {
-      let partial = '';
-      const deadline = Date.now() + 90_000;
-      while (!partial && Date.now() < deadline) {
-        const details = (await live.live()).find((activity) => activity.details?.kind === 'model')?.details;
-        if (details?.kind === 'model' && details.text.length > 0) partial = details.text;
-        else await new Promise((resolve) => setTimeout(resolve, 250));
+  it.skipIf(!hasChromium)(
+    "shows a running model call's streamed text in its pending activity's heartbeat details (the screenshot in docs/cli.md)",
+    async () => {
+      const live = await subagents.startAgent({
+        prompt: 'Explain the parser, slowly',
+        name: 'ui-live',
+        cwd: workspaceDir,
+        model: rootModel,
+      });
+      try {
+        let partial = '';
+        const deadline = Date.now() + 90_000;
+        while (!partial && Date.now() < deadline) {
+          const details = (await live.live()).find((activity) => activity.details?.kind === 'model')?.details;
+          if (details?.kind === 'model' && details.text.length > 0) partial = details.text;
+          else await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        expect(partial.length).toBeGreaterThan(0);
+        expect(liveText.startsWith(partial)).toBe(true);
+        const runId = (await live.describe()).runId;
+        await openUntilShown(workflowPage(live.agentId, runId, 'pending-activities'), [
+          'callModel',
+          'LIVE-TEXT streaming',
+        ]);
+        await screenshot('06-pending-activity-live-text');
+        // The copy in docs/ changes only when asked for, so a test run leaves the checkout clean.
+        if (process.env.UPDATE_DOCS_SCREENSHOTS === '1')
+          await page.screenshot({ path: docsScreenshot, fullPage: false });
+      } finally {
+        await live.stop({ by: 'test', reason: 'screenshot taken' });
       }
-      expect(partial.length).toBeGreaterThan(0);
-      expect(liveText.startsWith(partial)).toBe(true);
-      const runId = (await live.describe()).runId;
-      await openUntilShown(workflowPage(live.agentId, runId, 'pending-activities'), ['callModel', 'LIVE-TEXT streaming']);
-      await screenshot('06-pending-activity-live-text');
-      // The copy in docs/ changes only when asked for, so a test run leaves the checkout clean.
-      if (process.env.UPDATE_DOCS_SCREENSHOTS === '1') await page.screenshot({ path: docsScreenshot, fullPage: false });
-    } finally {
-      await live.stop({ by: 'test', reason: 'screenshot taken' });
-    }
-  });
+    },
+  );
 });

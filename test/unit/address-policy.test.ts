@@ -1,11 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { addressAllowed, isPublicAddress, noPrivateAddresses, parsePrivateAllowance } from '../../src/shared/policy/address-policy';
+import {
+  addressAllowed,
+  isPublicAddress,
+  noPrivateAddresses,
+  parsePrivateAllowance,
+} from '../../src/shared/policy/address-policy';
 import { checkUrl, isSameSiteRedirect } from '../../src/activities/web/safe-fetch';
 
 describe('WebFetch address policy', () => {
   it('allows public unicast addresses only, by default', () => {
     for (const address of ['93.184.216.34', '2606:4700::1111']) expect(isPublicAddress(address)).toBe(true);
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '100.64.0.1', '224.0.0.1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '100.64.0.1',
+      '224.0.0.1',
+    ]) {
       expect(addressAllowed('host', address, noPrivateAddresses), address).toBe(false);
     }
   });
@@ -27,7 +45,9 @@ describe('WebFetch address policy', () => {
 
   it('accepts only complete http(s) URLs without credentials', () => {
     expect(checkUrl('https://example.com/a?b=1', 2000).href).toBe('https://example.com/a?b=1');
-    expect(() => checkUrl('ftp://example.com/file', 2000)).toThrow(/^UrlNotAllowed: only http and https URLs can be fetched, not ftp/);
+    expect(() => checkUrl('ftp://example.com/file', 2000)).toThrow(
+      /^UrlNotAllowed: only http and https URLs can be fetched, not ftp/,
+    );
     expect(() => checkUrl('file:///etc/passwd', 2000)).toThrow(/not file/);
     expect(() => checkUrl('example.com', 2000)).toThrow(/not a valid absolute URL/);
     expect(() => checkUrl('https://user:pw@example.com/', 2000)).toThrow(/user name or password/);

@@ -1,14 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { agentToolDefinitions } from '../../src/shared/tools/agent-tool-definitions';
-import { childBudgetCaps, parseAgentToolInput, unknownAgentToolFields } from '../../src/workflows/tree/agent-tool-input';
+import {
+  childBudgetCaps,
+  parseAgentToolInput,
+  unknownAgentToolFields,
+} from '../../src/workflows/tree/agent-tool-input';
 
 const call = (budget: unknown) => parseAgentToolInput({ description: 'd', prompt: 'p', budget });
 
 describe('the Agent call’s budget', () => {
   it('is a field of the tool (in its schema), not an unknown one', () => {
     expect(unknownAgentToolFields({ description: 'd', prompt: 'p', budget: {} })).toEqual([]);
-    const schema = agentToolDefinitions.Agent.input_schema as { properties: Record<string, { properties?: Record<string, unknown> }> };
-    expect(Object.keys(schema.properties.budget?.properties ?? {})).toEqual(['max_tokens', 'max_cost_usd', 'max_tool_calls', 'max_time_seconds']);
+    const schema = agentToolDefinitions.Agent.input_schema as {
+      properties: Record<string, { properties?: Record<string, unknown> }>;
+    };
+    expect(Object.keys(schema.properties.budget?.properties ?? {})).toEqual([
+      'max_tokens',
+      'max_cost_usd',
+      'max_tool_calls',
+      'max_time_seconds',
+    ]);
   });
 
   it('becomes caps: tokens, cost, tool calls, wall time in ms', () => {
@@ -52,14 +63,22 @@ describe('the Agent call’s budget', () => {
 
 describe('childBudgetCaps', () => {
   it('takes the lower of the type’s and the call’s caps, each kept where only one sets it', () => {
-    expect(childBudgetCaps({ tokens: 40_000, toolCalls: 7 }, { tokens: 30_000, costUsd: 5 }, undefined)).toEqual({ budgetCaps: { tokens: 30_000, toolCalls: 7, costUsd: 5 } });
+    expect(childBudgetCaps({ tokens: 40_000, toolCalls: 7 }, { tokens: 30_000, costUsd: 5 }, undefined)).toEqual({
+      budgetCaps: { tokens: 30_000, toolCalls: 7, costUsd: 5 },
+    });
     // A call cannot raise its type's cap.
-    expect(childBudgetCaps({ tokens: 40_000 }, { tokens: 90_000 }, undefined)).toEqual({ budgetCaps: { tokens: 40_000 } });
+    expect(childBudgetCaps({ tokens: 40_000 }, { tokens: 90_000 }, undefined)).toEqual({
+      budgetCaps: { tokens: 40_000 },
+    });
   });
 
   it('never gives a child more than its caller has', () => {
-    expect(childBudgetCaps({ tokens: 40_000 }, { costUsd: 9 }, { tokens: 10_000, costUsd: 1 })).toEqual({ budgetCaps: { tokens: 10_000, costUsd: 1 } });
-    expect(childBudgetCaps(undefined, { tokens: 1_000_000 }, { tokens: 10_000 })).toEqual({ budgetCaps: { tokens: 10_000 } });
+    expect(childBudgetCaps({ tokens: 40_000 }, { costUsd: 9 }, { tokens: 10_000, costUsd: 1 })).toEqual({
+      budgetCaps: { tokens: 10_000, costUsd: 1 },
+    });
+    expect(childBudgetCaps(undefined, { tokens: 1_000_000 }, { tokens: 10_000 })).toEqual({
+      budgetCaps: { tokens: 10_000 },
+    });
   });
 
   it('gives nothing when neither the type nor the call sets a cap', () => {

@@ -6,7 +6,9 @@ describe('agent memory', () => {
   it("keeps Claude Code's locations, with the type as one safe directory name", () => {
     expect(memoryDirectory('user', 'reviewer', '/w', '/h')).toBe('/h/.claude/agent-memory/reviewer');
     expect(memoryDirectory('project', 'reviewer', '/w', '/h')).toBe('/w/.claude/agent-memory/reviewer');
-    expect(memoryDirectory('local', 'review-kit:reviewer', '/w', '/h')).toBe('/w/.claude/agent-memory-local/review-kit-reviewer');
+    expect(memoryDirectory('local', 'review-kit:reviewer', '/w', '/h')).toBe(
+      '/w/.claude/agent-memory-local/review-kit-reviewer',
+    );
     for (const hostile of ['../../etc', '..', '/abs/x', 'a/b', '', '.hidden']) {
       const name = memoryDirectoryName(hostile);
       expect(name, hostile).toMatch(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/);

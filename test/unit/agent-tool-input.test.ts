@@ -1,12 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError } from '../../src/workflows/tree/agent-tool-input';
+import {
+  parseAgentToolInput,
+  unknownAgentToolFields,
+  unknownAgentToolFieldsError,
+} from '../../src/workflows/tree/agent-tool-input';
 
 describe('parseAgentToolInput', () => {
   it('accepts a complete input and trims strings', () => {
-    const parsed = parseAgentToolInput({ description: ' find it ', prompt: 'Find the parser', subagent_type: 'Explore', run_in_background: true, name: 'finder' });
+    const parsed = parseAgentToolInput({
+      description: ' find it ',
+      prompt: 'Find the parser',
+      subagent_type: 'Explore',
+      run_in_background: true,
+      name: 'finder',
+    });
     expect(parsed).toEqual({
       ok: true,
-      value: { description: 'find it', prompt: 'Find the parser', subagent_type: 'Explore', model: undefined, run_in_background: true, name: 'finder', isolation: undefined, cwd: undefined },
+      value: {
+        description: 'find it',
+        prompt: 'Find the parser',
+        subagent_type: 'Explore',
+        model: undefined,
+        run_in_background: true,
+        name: 'finder',
+        isolation: undefined,
+        cwd: undefined,
+      },
     });
   });
 
@@ -28,9 +47,13 @@ describe('parseAgentToolInput', () => {
 
   it('finds fields the Agent tool does not have, and names each in the error with what to do instead', () => {
     expect(unknownAgentToolFields({ description: 'd', prompt: 'p', subagent_type: 'Explore' })).toEqual([]);
-    expect(unknownAgentToolFields({ description: 'd', prompt: 'p', resume: 'agent-1.2', max_turns: 5, 'weird key': null })).toEqual(['resume', 'max_turns', 'weird key']);
+    expect(
+      unknownAgentToolFields({ description: 'd', prompt: 'p', resume: 'agent-1.2', max_turns: 5, 'weird key': null }),
+    ).toEqual(['resume', 'max_turns', 'weird key']);
     const text = unknownAgentToolFieldsError(['resume', 'max_turns']);
-    expect(text).toMatch(/^InvalidToolInput: the Agent tool has no field "resume" \(to continue a finished agent, use SendMessage/);
+    expect(text).toMatch(
+      /^InvalidToolInput: the Agent tool has no field "resume" \(to continue a finished agent, use SendMessage/,
+    );
     expect(text).toContain('"max_turns" (the turn limit comes from the agent type');
     expect(text).toContain('Nothing was started');
     expect(text).toContain('description, prompt, subagent_type, model, run_in_background, name, isolation, cwd');

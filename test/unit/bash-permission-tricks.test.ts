@@ -8,7 +8,12 @@ import { analyse, parsedReading } from '../helpers/bash-analysis';
 
 const context = { cwd: '/work/repo' };
 const readOnly = (line: string) => classifyReadOnlyCommand(analyse(line));
-const rule = (content: string): PermissionRule => ({ tool: 'Bash', content, text: `Bash(${content})`, file: 'settings.json' });
+const rule = (content: string): PermissionRule => ({
+  tool: 'Bash',
+  content,
+  text: `Bash(${content})`,
+  file: 'settings.json',
+});
 const decide = (rules: { allow?: string[]; deny?: string[]; ask?: string[] }, line: string) =>
   decideByRules(
     { allow: (rules.allow ?? []).map(rule), deny: (rules.deny ?? []).map(rule), ask: (rules.ask ?? []).map(rule) },
@@ -17,19 +22,35 @@ const decide = (rules: { allow?: string[]; deny?: string[]; ask?: string[] }, li
     context,
     parsedReading(line),
   )?.type;
-const toolRules = (rules: ToolRules, line: string) => checkToolRules(rules, 'Bash', { command: line }, context, parsedReading(line)).type;
+const toolRules = (rules: ToolRules, line: string) =>
+  checkToolRules(rules, 'Bash', { command: line }, context, parsedReading(line)).type;
 
 describe('read-only classifier on the parse', () => {
   it('refuses the # tricks', () => {
-    expect(readOnly('echo a#b && touch pwned')).toEqual({ readOnly: false, reason: '`touch` is not a read-only command this agent may run' });
+    expect(readOnly('echo a#b && touch pwned')).toEqual({
+      readOnly: false,
+      reason: '`touch` is not a read-only command this agent may run',
+    });
     expect(readOnly('ls x#y; touch p').readOnly).toBe(false);
     expect(readOnly('cat f#x || touch p').readOnly).toBe(false);
-    expect(readOnly('echo q#w | tee FILE')).toEqual({ readOnly: false, reason: '`tee` is not a read-only command this agent may run' });
+    expect(readOnly('echo q#w | tee FILE')).toEqual({
+      readOnly: false,
+      reason: '`tee` is not a read-only command this agent may run',
+    });
     expect(readOnly('echo a#b && ls')).toEqual({ readOnly: true });
   });
 
   it('refuses options that write and globs that could become one', () => {
-    for (const line of ['sort -o f x', 'tree -o f', 'git diff --output=f', 'sort --output f x', 'sort *', 'git diff *', 'find . -exec rm {} +', 'git -c core.pager=sh log']) {
+    for (const line of [
+      'sort -o f x',
+      'tree -o f',
+      'git diff --output=f',
+      'sort --output f x',
+      'sort *',
+      'git diff *',
+      'find . -exec rm {} +',
+      'git -c core.pager=sh log',
+    ]) {
       expect(readOnly(line).readOnly, line).toBe(false);
     }
     expect(readOnly('sort ./*').readOnly).toBe(true);
@@ -37,7 +58,9 @@ describe('read-only classifier on the parse', () => {
   });
 
   it('refuses without a certain analysis', () => {
-    expect(classifyReadOnlyCommand({ commands: [], unresolved: ['the command could not be analysed (timeout)'] }).readOnly).toBe(false);
+    expect(
+      classifyReadOnlyCommand({ commands: [], unresolved: ['the command could not be analysed (timeout)'] }).readOnly,
+    ).toBe(false);
     expect(readOnly('ls $(touch p)').readOnly).toBe(false);
     expect(readOnly('cat <<EOF\nx\nEOF').readOnly).toBe(false);
   });
@@ -51,7 +74,15 @@ describe('Bash rules on the parse', () => {
   });
 
   it('an allow rule never matches an uncertain line, a writing option or a glob that could be one', () => {
-    for (const line of ['git diff $(rm x)', 'git diff > out', 'git diff --output=f', 'git diff *', 'a=1 git diff', 'git diff &', 'command git diff']) {
+    for (const line of [
+      'git diff $(rm x)',
+      'git diff > out',
+      'git diff --output=f',
+      'git diff *',
+      'a=1 git diff',
+      'git diff &',
+      'command git diff',
+    ]) {
       expect(decide({ allow: ['git diff:*'] }, line), line).toBeUndefined();
     }
     expect(decide({ allow: ['git diff --output=f'] }, 'git diff --output=f')).toBe('allow');
@@ -60,9 +91,24 @@ describe('Bash rules on the parse', () => {
 
   it('a deny rule matches the command anywhere in the tree', () => {
     for (const line of [
-      'ls x#y; rm -rf x', '(rm x)', '$(rm x)', '{ rm x; }', 'if true; then rm x; fi', 'echo $(rm -rf /)', 'a=1 rm x', 'command rm x',
-      'cat <<EOF\n$(rm x)\nEOF', 'find . -exec rm {} +', 'echo x | xargs rm', 'nohup rm x', 'sh -c "rm x"', 'r"m" x', '/bin/rm x',
-      'f() { rm x; }', 'diff <(rm x) y', 'rm',
+      'ls x#y; rm -rf x',
+      '(rm x)',
+      '$(rm x)',
+      '{ rm x; }',
+      'if true; then rm x; fi',
+      'echo $(rm -rf /)',
+      'a=1 rm x',
+      'command rm x',
+      'cat <<EOF\n$(rm x)\nEOF',
+      'find . -exec rm {} +',
+      'echo x | xargs rm',
+      'nohup rm x',
+      'sh -c "rm x"',
+      'r"m" x',
+      '/bin/rm x',
+      'f() { rm x; }',
+      'diff <(rm x) y',
+      'rm',
     ]) {
       expect(decide({ allow: ['ls:*', 'echo:*'], deny: ['rm:*'] }, line), line).toBe('deny');
       expect(toolRules({ deny: [{ tool: 'Bash', content: 'rm:*' }] }, line), line).toBe('refused');
@@ -72,7 +118,10 @@ describe('Bash rules on the parse', () => {
   });
 
   it('without an analysis (the activity failed) nothing is allowed, and deny still reads the text', () => {
-    const failed = { type: 'parsed' as const, analysis: { commands: [], unresolved: ['the command could not be analysed'] } };
+    const failed = {
+      type: 'parsed' as const,
+      analysis: { commands: [], unresolved: ['the command could not be analysed'] },
+    };
     const rules = { allow: [rule('ls:*')], deny: [rule('rm:*')] };
     expect(decideByRules(rules, 'Bash', { command: 'ls' }, context, failed)).toBeUndefined();
     expect(decideByRules(rules, 'Bash', { command: 'ls' }, context)).toBeUndefined();

@@ -15,7 +15,10 @@ function claimedBoard(): BoardState {
     if (!created.ok) throw new Error(created.error);
     state = created.state;
   }
-  for (const [taskId, owner] of [['1', agent('r1.1', 'r1')], ['2', agent('r2.1', 'r2')]] as const) {
+  for (const [taskId, owner] of [
+    ['1', agent('r1.1', 'r1')],
+    ['2', agent('r2.1', 'r2')],
+  ] as const) {
     const claimed = updateTask(state, { actor: owner, taskId, status: 'in_progress' }, 0);
     if (!claimed.ok) throw new Error(claimed.error);
     state = claimed.state;
@@ -36,7 +39,10 @@ describe('claim leases', () => {
     expect(nextExpiryMs(state.tasks)).toBe(3_000);
     expect(step(state, 2_999, expireClaims).lost).toEqual([]);
     const expired = step(state, 3_000, expireClaims);
-    expect(expired.lost.map((lost) => [lost.taskId, lost.ownerAgentId, lost.rootAgentId])).toEqual([['1', 'r1.1', 'r1'], ['2', 'r2.1', 'r2']]);
+    expect(expired.lost.map((lost) => [lost.taskId, lost.ownerAgentId, lost.rootAgentId])).toEqual([
+      ['1', 'r1.1', 'r1'],
+      ['2', 'r2.1', 'r2'],
+    ]);
     expect(expired.state.tasks.every((task) => task.status === 'pending' && task.claim === undefined)).toBe(true);
     expect(expired.state.events.filter((event) => event.kind === 'returned')).toHaveLength(2);
     expect(nextExpiryMs(expired.state.tasks)).toBeUndefined();
@@ -49,14 +55,24 @@ describe('claim leases', () => {
     }).state;
     const later = step(renewed, 3_500, expireClaims);
     expect(later.lost.map((lost) => lost.taskId)).toEqual(['2']);
-    expect(later.state.tasks[0]).toMatchObject({ status: 'in_progress', claim: { heartbeatAtMs: 2_000, expiresAtMs: 5_000 } });
+    expect(later.state.tasks[0]).toMatchObject({
+      status: 'in_progress',
+      claim: { heartbeatAtMs: 2_000, expiresAtMs: 5_000 },
+    });
     expect(nextExpiryMs(later.state.tasks)).toBe(5_000);
   });
 
   it('returns what an ended owner held at once, for its root only', () => {
     const ended = step(claimedBoard(), 500, (draft) => releaseOwner(draft, 'r2.1', 'ended (failed)'));
     expect(ended.lost).toEqual([
-      { taskId: '2', subject: 'b', ownerAgentId: 'r2.1', rootAgentId: 'r2', ownerEnded: true, reason: 'its owner r2.1 ended (failed) without completing it' },
+      {
+        taskId: '2',
+        subject: 'b',
+        ownerAgentId: 'r2.1',
+        rootAgentId: 'r2',
+        ownerEnded: true,
+        reason: 'its owner r2.1 ended (failed) without completing it',
+      },
     ]);
     expect(ended.state.tasks.map((task) => task.status)).toEqual(['in_progress', 'pending']);
     expect(step(ended.state, 600, (draft) => releaseOwner(draft, 'r2.1', 'ended')).lost).toEqual([]);

@@ -20,7 +20,16 @@ function usageError(run: () => unknown): string {
 
 describe('start: the budget flags', () => {
   it('become limits.budget: caps and the action', () => {
-    expect(startBudget({ 'max-tokens': '50000', 'max-cost-usd': '2.50', 'max-tool-calls': '100', 'max-time': '30m', 'max-agents': '4', 'on-budget': 'finish' })).toEqual({
+    expect(
+      startBudget({
+        'max-tokens': '50000',
+        'max-cost-usd': '2.50',
+        'max-tool-calls': '100',
+        'max-time': '30m',
+        'max-agents': '4',
+        'on-budget': 'finish',
+      }),
+    ).toEqual({
       caps: { tokens: 50_000, costUsd: 2.5, toolCalls: 100, wallTimeMs: 1_800_000, concurrentAgents: 4 },
       action: 'finish',
     });
@@ -33,38 +42,77 @@ describe('start: the budget flags', () => {
   });
 
   it('refuses hostile values, each with a sentence naming the flag', () => {
-    for (const value of ['-5', '0', 'NaN', '1e309', '1e3', '0x10', '1.5', '', ' 7', '+7', '9007199254740993', '9'.repeat(100_000), '50k']) {
+    for (const value of [
+      '-5',
+      '0',
+      'NaN',
+      '1e309',
+      '1e3',
+      '0x10',
+      '1.5',
+      '',
+      ' 7',
+      '+7',
+      '9007199254740993',
+      '9'.repeat(100_000),
+      '50k',
+    ]) {
       const message = usageError(() => startBudget({ 'max-tokens': value }));
       expect(message).toContain('--max-tokens must be a positive whole number');
       expect(message.length).toBeLessThan(200);
     }
-    for (const value of ['-1', '0', 'NaN', '1e309', 'Infinity', '$2', '2,50']) expect(usageError(() => startBudget({ 'max-cost-usd': value }))).toContain('--max-cost-usd must be a positive number of US dollars');
-    for (const value of ['-30m', '0s', '1y', 'soon', '1e309']) expect(usageError(() => startBudget({ 'max-time': value }))).toContain('--max-time: ');
+    for (const value of ['-1', '0', 'NaN', '1e309', 'Infinity', '$2', '2,50'])
+      expect(usageError(() => startBudget({ 'max-cost-usd': value }))).toContain(
+        '--max-cost-usd must be a positive number of US dollars',
+      );
+    for (const value of ['-30m', '0s', '1y', 'soon', '1e309'])
+      expect(usageError(() => startBudget({ 'max-time': value }))).toContain('--max-time: ');
     expect(usageError(() => startBudget({ 'max-agents': '-2' }))).toContain('--max-agents');
     expect(usageError(() => startBudget({ 'max-tool-calls': '3.0' }))).toContain('--max-tool-calls');
     expect(usageError(() => startBudget({ 'on-budget': 'later' }))).toContain('--on-budget must be stop, finish, ask');
     expect(usageError(() => startBudget({ 'max-cost-usd': '2', 'max-budget-usd': '3' }))).toContain('give one of them');
-    expect(usageError(() => startBudget({ 'max-budget-usd': '-3' }))).toContain('--max-budget-usd must be a positive number of US dollars');
+    expect(usageError(() => startBudget({ 'max-budget-usd': '-3' }))).toContain(
+      '--max-budget-usd must be a positive number of US dollars',
+    );
   });
 });
 
 describe('budget --set', () => {
   it('reads NAME=VALUE for every cap, durations for wall time', () => {
-    expect(parseCapAssignments(['tokens=50000', 'costUsd=2', 'toolCalls=9', 'turns=30', 'wallTimeMs=1h', 'concurrentAgents=3'])).toEqual({
-      tokens: 50_000, costUsd: 2, toolCalls: 9, turns: 30, wallTimeMs: 3_600_000, concurrentAgents: 3,
+    expect(
+      parseCapAssignments([
+        'tokens=50000',
+        'costUsd=2',
+        'toolCalls=9',
+        'turns=30',
+        'wallTimeMs=1h',
+        'concurrentAgents=3',
+      ]),
+    ).toEqual({
+      tokens: 50_000,
+      costUsd: 2,
+      toolCalls: 9,
+      turns: 30,
+      wallTimeMs: 3_600_000,
+      concurrentAgents: 3,
     });
     expect(parseCapAssignments(['wallTimeMs=90000'])).toEqual({ wallTimeMs: 90_000 });
   });
 
   it('refuses unknown names (with the one meant), repeats, and hostile values', () => {
-    expect(usageError(() => parseCapAssignments(['tokns=5']))).toContain('no cap named "tokns". Did you mean "tokens"?');
+    expect(usageError(() => parseCapAssignments(['tokns=5']))).toContain(
+      'no cap named "tokns". Did you mean "tokens"?',
+    );
     expect(usageError(() => parseCapAssignments(['costusd=5']))).toContain('Did you mean "costUsd"?');
     expect(usageError(() => parseCapAssignments(['__proto__=5']))).toContain('no cap named "__proto__"');
     expect(usageError(() => parseCapAssignments([`${'x'.repeat(100_000)}=5`])).length).toBeLessThan(300);
     expect(usageError(() => parseCapAssignments(['tokens']))).toContain('--set takes NAME=VALUE');
     expect(usageError(() => parseCapAssignments(['tokens=']))).toContain('--set takes NAME=VALUE');
     expect(usageError(() => parseCapAssignments(['tokens=5', 'tokens=6']))).toContain('tokens is given twice');
-    for (const value of ['-5', 'NaN', '1e309', '0', '1.5']) expect(usageError(() => parseCapAssignments([`tokens=${value}`]))).toContain('--set tokens must be a positive whole number');
+    for (const value of ['-5', 'NaN', '1e309', '0', '1.5'])
+      expect(usageError(() => parseCapAssignments([`tokens=${value}`]))).toContain(
+        '--set tokens must be a positive whole number',
+      );
     expect(usageError(() => parseCapAssignments(['costUsd=-2']))).toContain('--set costUsd must be a positive number');
   });
 });
@@ -74,10 +122,27 @@ describe('the budget table', () => {
     rootAgentId: 'agent-r',
     action: 'stop',
     accounts: [
-      { agentId: 'agent-r', caps: { tokens: 50_000, costUsd: 2 }, own: { tokens: 1000, costUsd: 0.01, toolCalls: 1, turns: 2 }, subtree: { tokens: 4000, costUsd: 0.04, toolCalls: 3, turns: 5 }, reservedTokens: 0, reservedCostUsd: 0, startedAtMs: 0, running: true },
       {
-        agentId: 'agent-r.1', parentAgentId: 'agent-r', caps: { tokens: 3000, wallTimeMs: 1_800_000 }, own: { tokens: 3000, costUsd: 0.03, toolCalls: 2, turns: 3 }, subtree: { tokens: 3000, costUsd: 0.03, toolCalls: 2, turns: 3 },
-        reservedTokens: 1200, reservedCostUsd: 0, startedAtMs: 0, running: false, exhausted: "the subtree of agent-r.1's budget of 3,000 tokens, 3,000 used",
+        agentId: 'agent-r',
+        caps: { tokens: 50_000, costUsd: 2 },
+        own: { tokens: 1000, costUsd: 0.01, toolCalls: 1, turns: 2 },
+        subtree: { tokens: 4000, costUsd: 0.04, toolCalls: 3, turns: 5 },
+        reservedTokens: 0,
+        reservedCostUsd: 0,
+        startedAtMs: 0,
+        running: true,
+      },
+      {
+        agentId: 'agent-r.1',
+        parentAgentId: 'agent-r',
+        caps: { tokens: 3000, wallTimeMs: 1_800_000 },
+        own: { tokens: 3000, costUsd: 0.03, toolCalls: 2, turns: 3 },
+        subtree: { tokens: 3000, costUsd: 0.03, toolCalls: 2, turns: 3 },
+        reservedTokens: 1200,
+        reservedCostUsd: 0,
+        startedAtMs: 0,
+        running: false,
+        exhausted: "the subtree of agent-r.1's budget of 3,000 tokens, 3,000 used",
       },
     ],
     waiting: 1,
@@ -89,8 +154,12 @@ describe('the budget table', () => {
     const lines = budgetLines(snapshot);
     expect(lines[0]).toMatch(/^agent\s+tokens\s+cost\s+turns\s+tool calls\s+reserved\s+caps\s+exhausted$/);
     expect(lines[1]).toMatch(/^agent-r\s+4,000\s+\$0\.04\s+5\s+3\s+-\s+50,000 tokens, \$2\.00\s+-$/);
-    expect(lines[2]).toMatch(/^ {2}agent-r\.1 \(ended\)\s+3,000\s+\$0\.03\s+3\s+2\s+1,200 tokens\s+3,000 tokens, 30m\s+the subtree of agent-r\.1's budget/);
-    expect(lines.join('\n')).toContain('On a reached cap: stop the subtree · 1 call(s) waiting for room · 2 refusal(s) · 15 token(s) beyond reservations');
+    expect(lines[2]).toMatch(
+      /^ {2}agent-r\.1 \(ended\)\s+3,000\s+\$0\.03\s+3\s+2\s+1,200 tokens\s+3,000 tokens, 30m\s+the subtree of agent-r\.1's budget/,
+    );
+    expect(lines.join('\n')).toContain(
+      'On a reached cap: stop the subtree · 1 call(s) waiting for room · 2 refusal(s) · 15 token(s) beyond reservations',
+    );
     expect(lines.join('\n')).not.toContain('has no caps');
   });
 

@@ -6,16 +6,52 @@ import type { TokenUsage } from '../../src/shared/model/messages';
 import { LeaseAccount } from '../../src/workflows/budget/budget-lease';
 
 /** $1 per input token and $2 per output token. */
-const costOf = (_model: string, usage: TokenUsage) => usage.inputTokens + usage.cacheCreationInputTokens * 1.25 + usage.cacheReadInputTokens * 0.1 + usage.outputTokens * 2;
-const usage = (inputTokens: number, outputTokens: number): TokenUsage => ({ inputTokens, outputTokens, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 });
+const costOf = (_model: string, usage: TokenUsage) =>
+  usage.inputTokens + usage.cacheCreationInputTokens * 1.25 + usage.cacheReadInputTokens * 0.1 + usage.outputTokens * 2;
+const usage = (inputTokens: number, outputTokens: number): TokenUsage => ({
+  inputTokens,
+  outputTokens,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+});
 
 let ids = 0;
-function leaseRequest(agentId: string, inputTokens: number, maxOutputTokens: number, extra: Partial<BudgetReserveRequest> = {}): BudgetReserveRequest {
+function leaseRequest(
+  agentId: string,
+  inputTokens: number,
+  maxOutputTokens: number,
+  extra: Partial<BudgetReserveRequest> = {},
+): BudgetReserveRequest {
   ids += 1;
-  return { reservationId: `${agentId}/${ids}`, agentId, model: 'm', inputTokens, maxOutputTokens, minOutputTokens: 100, leaseTokens: 4 * (inputTokens + maxOutputTokens), ...extra };
+  return {
+    reservationId: `${agentId}/${ids}`,
+    agentId,
+    model: 'm',
+    inputTokens,
+    maxOutputTokens,
+    minOutputTokens: 100,
+    leaseTokens: 4 * (inputTokens + maxOutputTokens),
+    ...extra,
+  };
 }
-function callCharge(agentId: string, leaseId: string, callId: string, tokens: TokenUsage, extra: Partial<BudgetCharge> = {}): BudgetCharge {
-  return { reservationId: callId, agentId, model: 'm', attempt: 1, usage: tokens, toolCalls: 1, final: true, leaseId, ...extra };
+function callCharge(
+  agentId: string,
+  leaseId: string,
+  callId: string,
+  tokens: TokenUsage,
+  extra: Partial<BudgetCharge> = {},
+): BudgetCharge {
+  return {
+    reservationId: callId,
+    agentId,
+    model: 'm',
+    attempt: 1,
+    usage: tokens,
+    toolCalls: 1,
+    final: true,
+    leaseId,
+    ...extra,
+  };
 }
 function ledgerWith(caps: BudgetCaps | undefined, children: string[]): BudgetLedger {
   const ledger = new BudgetLedger('root', caps, 'stop', costOf, 0);
@@ -34,9 +70,20 @@ describe('leases of the tree budget', () => {
     // 1,000,000 left between twice 5 running agents: 100,000 at most.
     expect(leaseSizeOf([{ leasable: true, tokens: 1_000_000, runningAgents: 5 }], 400_000, 10_000)).toBe(100_000);
     // The cost cap's room counts as well as the token cap's.
-    expect(leaseSizeOf([{ leasable: true, tokens: 1_000_000, costTokens: 60_000, runningAgents: 1 }], 400_000, 10_000)).toBe(30_000);
+    expect(
+      leaseSizeOf([{ leasable: true, tokens: 1_000_000, costTokens: 60_000, runningAgents: 1 }], 400_000, 10_000),
+    ).toBe(30_000);
     expect(leaseSizeOf([{ leasable: true, tokens: 30_000, runningAgents: 2 }], 40_000, 10_000)).toBeUndefined();
-    expect(leaseSizeOf([{ leasable: true, runningAgents: 1 }, { leasable: false, runningAgents: 4 }], 40_000, 10_000)).toBeUndefined();
+    expect(
+      leaseSizeOf(
+        [
+          { leasable: true, runningAgents: 1 },
+          { leasable: false, runningAgents: 4 },
+        ],
+        40_000,
+        10_000,
+      ),
+    ).toBeUndefined();
     expect(leaseSizeOf([{ leasable: true, tokens: -5, runningAgents: 1 }], 40_000, 1)).toBeUndefined();
   });
 
@@ -51,12 +98,23 @@ describe('leases of the tree budget', () => {
     expect(grant).toMatchObject({ leaseId: request.reservationId, reservedTokens: 20_000, outputTokens: 4000 });
     expect(rootAccount(ledger).reservedTokens).toBe(20_000);
     ledger.charge(callCharge('root.1', grant.leaseId!, 'call-1', usage(1000, 500)));
-    expect(rootAccount(ledger)).toMatchObject({ reservedTokens: 18_500, subtree: { tokens: 1500, turns: 1, toolCalls: 1 } });
+    expect(rootAccount(ledger)).toMatchObject({
+      reservedTokens: 18_500,
+      subtree: { tokens: 1500, turns: 1, toolCalls: 1 },
+    });
     // The same attempt reported twice counts once.
     ledger.charge(callCharge('root.1', grant.leaseId!, 'call-1', usage(1000, 500)));
     expect(rootAccount(ledger).subtree.tokens).toBe(1500);
     // Given back: the rest of the lease returns, what was spent stays.
-    ledger.charge({ reservationId: grant.leaseId!, agentId: 'root.1', model: 'm', attempt: 0, usage: usage(0, 0), final: true, unused: true });
+    ledger.charge({
+      reservationId: grant.leaseId!,
+      agentId: 'root.1',
+      model: 'm',
+      attempt: 0,
+      usage: usage(0, 0),
+      final: true,
+      unused: true,
+    });
     expect(rootAccount(ledger)).toMatchObject({ reservedTokens: 0, subtree: { tokens: 1500 } });
     expect(ledger.unsettled).toBe(0);
     expect(ledger.snapshot().leases).toEqual({ held: 0, tokens: 0 });
@@ -77,22 +135,54 @@ describe('leases of the tree budget', () => {
     expect(lease.reservedTokens).toBe(33_333);
     // Others take the room exactly until a call no longer fits.
     for (let index = 0; index < 40; index++) {
-      const decision = ledger.decide({ reservationId: `exact-${index}`, agentId: 'root.2', model: 'm', inputTokens: 1000, maxOutputTokens: 9000, minOutputTokens: 9000 }, 0);
+      const decision = ledger.decide(
+        {
+          reservationId: `exact-${index}`,
+          agentId: 'root.2',
+          model: 'm',
+          inputTokens: 1000,
+          maxOutputTokens: 9000,
+          minOutputTokens: 9000,
+        },
+        0,
+      );
       if (!('granted' in decision)) {
-        ledger.enqueue({ request: { reservationId: `exact-${index}`, agentId: 'root.2', model: 'm', inputTokens: 1000, maxOutputTokens: 9000, minOutputTokens: 9000 }, requesterId: 'root.2' });
+        ledger.enqueue({
+          request: {
+            reservationId: `exact-${index}`,
+            agentId: 'root.2',
+            model: 'm',
+            inputTokens: 1000,
+            maxOutputTokens: 9000,
+            minOutputTokens: 9000,
+          },
+          requesterId: 'root.2',
+        });
         break;
       }
     }
     expect(ledger.hasWaiting).toBe(true);
-    expect(ledger.takeRevokes()).toEqual([expect.objectContaining({ leaseId: lease.leaseId, agentId: 'root.1', scopeAgentId: 'root' })]);
+    expect(ledger.takeRevokes()).toEqual([
+      expect.objectContaining({ leaseId: lease.leaseId, agentId: 'root.1', scopeAgentId: 'root' }),
+    ]);
     // No new lease, and no top-up, while the subtree is tight.
     expect(granted(ledger.decide(leaseRequest('root.1', 100, 100), 0)).leaseId).toBeUndefined();
-    expect(ledger.decide(leaseRequest('root.1', 100, 100, { ahead: true, topUp: lease.leaseId }), 0)).toMatchObject({ granted: false });
-    ledger.charge({ reservationId: lease.leaseId!, agentId: 'root.1', model: 'm', attempt: 0, usage: usage(0, 0), final: true, unused: true });
+    expect(ledger.decide(leaseRequest('root.1', 100, 100, { ahead: true, topUp: lease.leaseId }), 0)).toMatchObject({
+      granted: false,
+    });
+    ledger.charge({
+      reservationId: lease.leaseId!,
+      agentId: 'root.1',
+      model: 'm',
+      attempt: 0,
+      usage: usage(0, 0),
+      final: true,
+      unused: true,
+    });
     expect(ledger.drain(0)).toHaveLength(1);
   });
 
-  it('tops a lease up while there is room, and refuses a top-up of another agent\'s lease', () => {
+  it("tops a lease up while there is room, and refuses a top-up of another agent's lease", () => {
     const ledger = ledgerWith({ tokens: 1_000_000 }, ['root.1', 'root.2']);
     const lease = granted(ledger.decide(leaseRequest('root.1', 1000, 4000), 0));
     const topUp = ledger.decide(leaseRequest('root.1', 1000, 4000, { ahead: true, topUp: lease.leaseId }), 0);
@@ -106,13 +196,22 @@ describe('leases of the tree budget', () => {
     expect(ledger.snapshot().leases).toEqual({ held: 1, tokens: 40_000 });
   });
 
-  it('counts a cut call of a lease at its input estimate until its activity\'s charge replaces it', () => {
+  it("counts a cut call of a lease at its input estimate until its activity's charge replaces it", () => {
     const ledger = ledgerWith({ tokens: 1_000_000 }, ['root.1']);
     const lease = granted(ledger.decide(leaseRequest('root.1', 1000, 4000), 0));
-    ledger.charge(callCharge('root.1', lease.leaseId!, 'cut', usage(0, 0), { attempt: 0, presumedInputTokens: 1000, endsLease: true, toolCalls: undefined }));
+    ledger.charge(
+      callCharge('root.1', lease.leaseId!, 'cut', usage(0, 0), {
+        attempt: 0,
+        presumedInputTokens: 1000,
+        endsLease: true,
+        toolCalls: undefined,
+      }),
+    );
     expect(rootAccount(ledger)).toMatchObject({ reservedTokens: 0, subtree: { tokens: 1000, turns: 0 } });
     expect(ledger.unsettled).toBe(1);
-    ledger.charge(callCharge('root.1', lease.leaseId!, 'cut', usage(1000, 300), { final: false, toolCalls: undefined }));
+    ledger.charge(
+      callCharge('root.1', lease.leaseId!, 'cut', usage(1000, 300), { final: false, toolCalls: undefined }),
+    );
     expect(rootAccount(ledger).subtree).toMatchObject({ tokens: 1300, turns: 1 });
     expect(ledger.unsettled).toBe(0);
     // The lease had closed: the 300 beyond the estimate were not held by any reservation.
@@ -148,13 +247,33 @@ describe("an agent's lease", () => {
     const lease = new LeaseAccount();
     lease.hold('L', 10_000);
     lease.askedTopUp('T1');
-    expect(lease.receive({ reservationId: 'T1', granted: true, outputTokens: 1, reservedTokens: 10_000, leaseId: 'L' })).toEqual({ handled: true, giveBack: false });
+    expect(
+      lease.receive({ reservationId: 'T1', granted: true, outputTokens: 1, reservedTokens: 10_000, leaseId: 'L' }),
+    ).toEqual({ handled: true, giveBack: false });
     expect(lease.available).toBe(20_000);
     lease.askedTopUp('T2');
-    lease.receive({ reservationId: 'T2', granted: false, reason: 'no', scopeAgentId: 'root', cap: 'tokens', action: 'stop' });
+    lease.receive({
+      reservationId: 'T2',
+      granted: false,
+      reason: 'no',
+      scopeAgentId: 'root',
+      cap: 'tokens',
+      action: 'stop',
+    });
     expect(lease.mayTopUp).toBe(false);
-    expect(lease.receive({ reservationId: 'other', granted: true, outputTokens: 1, reservedTokens: 1 })).toEqual({ handled: false, giveBack: false });
-    const revoke: BudgetGrant = { reservationId: 'L', granted: false, reason: 'tight', scopeAgentId: 'root', cap: 'tokens', action: 'stop', revoked: true };
+    expect(lease.receive({ reservationId: 'other', granted: true, outputTokens: 1, reservedTokens: 1 })).toEqual({
+      handled: false,
+      giveBack: false,
+    });
+    const revoke: BudgetGrant = {
+      reservationId: 'L',
+      granted: false,
+      reason: 'tight',
+      scopeAgentId: 'root',
+      cap: 'tokens',
+      action: 'stop',
+      revoked: true,
+    };
     expect(lease.receive(revoke)).toEqual({ handled: true, giveBack: true });
     expect(lease.available).toBe(0);
   });
@@ -163,7 +282,17 @@ describe("an agent's lease", () => {
     const lease = new LeaseAccount();
     lease.hold('L', 10_000);
     lease.take({ callId: 'c1', tokens: 5000, inputTokens: 1000 });
-    expect(lease.receive({ reservationId: 'L', granted: false, reason: 'tight', scopeAgentId: 'root', cap: 'tokens', action: 'stop', revoked: true })).toEqual({ handled: true, giveBack: false });
+    expect(
+      lease.receive({
+        reservationId: 'L',
+        granted: false,
+        reason: 'tight',
+        scopeAgentId: 'root',
+        cap: 'tokens',
+        action: 'stop',
+        revoked: true,
+      }),
+    ).toEqual({ handled: true, giveBack: false });
     expect(lease.revoked).toBe(true);
   });
 });

@@ -4,11 +4,22 @@ import { BudgetLedger } from '../../src/shared/budget/budget-ledger';
 import type { TokenUsage } from '../../src/shared/model/messages';
 
 /** $1 per input token and $2 per output token: easy to check by hand. */
-const costOf = (_model: string, usage: TokenUsage) => usage.inputTokens + usage.cacheCreationInputTokens * 1.25 + usage.cacheReadInputTokens * 0.1 + usage.outputTokens * 2;
-const usage = (inputTokens: number, outputTokens: number): TokenUsage => ({ inputTokens, outputTokens, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 });
+const costOf = (_model: string, usage: TokenUsage) =>
+  usage.inputTokens + usage.cacheCreationInputTokens * 1.25 + usage.cacheReadInputTokens * 0.1 + usage.outputTokens * 2;
+const usage = (inputTokens: number, outputTokens: number): TokenUsage => ({
+  inputTokens,
+  outputTokens,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+});
 
 let ids = 0;
-function request(agentId: string, inputTokens: number, maxOutputTokens: number, minOutputTokens = 100): BudgetReserveRequest {
+function request(
+  agentId: string,
+  inputTokens: number,
+  maxOutputTokens: number,
+  minOutputTokens = 100,
+): BudgetReserveRequest {
   ids += 1;
   return { reservationId: `${agentId}/${ids}`, agentId, model: 'm', inputTokens, maxOutputTokens, minOutputTokens };
 }
@@ -23,7 +34,10 @@ describe('the tree ledger', () => {
     const grants = ['root.1', 'root.2', 'root.3'].map((agent) => ledger.decide(request(agent, 1000, 32_000), 0));
     const outputs = grants.map((grant) => ('granted' in grant && grant.granted ? grant.outputTokens : 0));
     expect(outputs).toEqual([9500, 4250, 1625]);
-    const reserved = grants.reduce((sum, grant) => sum + ('granted' in grant && grant.granted ? grant.reservedTokens : 0), 0);
+    const reserved = grants.reduce(
+      (sum, grant) => sum + ('granted' in grant && grant.granted ? grant.reservedTokens : 0),
+      0,
+    );
     expect(reserved).toBeLessThanOrEqual(20_000);
   });
 
@@ -37,7 +51,14 @@ describe('the tree ledger', () => {
     expect(ledger.decide(second, 0)).toEqual({ reservationId: second.reservationId, wait: true });
     ledger.enqueue({ request: second, requesterId: 'root.2' });
     expect(ledger.drain(0)).toEqual([]);
-    ledger.charge({ reservationId: first.reservationId, agentId: 'root.1', model: 'm', attempt: 1, usage: usage(500, 200), final: true });
+    ledger.charge({
+      reservationId: first.reservationId,
+      agentId: 'root.1',
+      model: 'm',
+      attempt: 1,
+      usage: usage(500, 200),
+      final: true,
+    });
     const answers = ledger.drain(0);
     expect(answers).toHaveLength(1);
     expect(answers[0]!.grant).toMatchObject({ granted: true, outputTokens: 1000 });
@@ -47,7 +68,14 @@ describe('the tree ledger', () => {
     const ledger = ledgerWith({ tokens: 1000 });
     const call = request('root', 100, 4000, 500);
     expect(ledger.decide(call, 0)).toMatchObject({ granted: true, outputTokens: 500 });
-    ledger.charge({ reservationId: call.reservationId, agentId: 'root', model: 'm', attempt: 1, usage: usage(100, 500), final: true });
+    ledger.charge({
+      reservationId: call.reservationId,
+      agentId: 'root',
+      model: 'm',
+      attempt: 1,
+      usage: usage(100, 500),
+      final: true,
+    });
     const refused = ledger.decide(request('root', 200, 4000, 500), 0);
     expect(refused).toMatchObject({ granted: false, scopeAgentId: 'root', cap: 'tokens', action: 'stop' });
     expect('reason' in refused && refused.reason).toBe("the tree's budget of 1,000 tokens, 600 used");
@@ -58,7 +86,14 @@ describe('the tree ledger', () => {
     const ledger = ledgerWith({ tokens: 100_000 });
     const call = request('root', 1000, 2000);
     ledger.decide(call, 0);
-    const cut = { reservationId: call.reservationId, agentId: 'root', model: 'm', attempt: 1, usage: usage(1000, 37), final: false };
+    const cut = {
+      reservationId: call.reservationId,
+      agentId: 'root',
+      model: 'm',
+      attempt: 1,
+      usage: usage(1000, 37),
+      final: false,
+    };
     ledger.charge(cut);
     ledger.charge(cut);
     ledger.charge({ ...cut, attempt: 2, usage: usage(1000, 400), final: true });
@@ -76,8 +111,20 @@ describe('the tree ledger', () => {
     ledger.join('root.2', 'root', undefined, 0);
     const call = request('root.1.1', 10, 100);
     ledger.decide(call, 0);
-    ledger.charge({ reservationId: call.reservationId, agentId: 'root.1.1', model: 'm', attempt: 1, usage: usage(10, 5), toolCalls: 2, final: true });
-    expect(ledger.decide(request('root.1', 10, 100), 0)).toMatchObject({ granted: false, scopeAgentId: 'root.1', cap: 'toolCalls' });
+    ledger.charge({
+      reservationId: call.reservationId,
+      agentId: 'root.1.1',
+      model: 'm',
+      attempt: 1,
+      usage: usage(10, 5),
+      toolCalls: 2,
+      final: true,
+    });
+    expect(ledger.decide(request('root.1', 10, 100), 0)).toMatchObject({
+      granted: false,
+      scopeAgentId: 'root.1',
+      cap: 'toolCalls',
+    });
     expect(ledger.decide(request('root.1.1', 10, 100), 0)).toMatchObject({ granted: false, scopeAgentId: 'root.1' });
     expect(ledger.decide(request('root.2', 10, 100), 0)).toMatchObject({ granted: true });
     expect(ledger.runningIn('root.1')).toEqual(['root.1.1', 'root.1']);
@@ -92,7 +139,14 @@ describe('the tree ledger', () => {
     const call = request('root', 10, 1000, 10);
     // $10 of input leaves $90: half of the 45 output tokens it buys.
     expect(ledger.decide(call, 0)).toMatchObject({ granted: true, outputTokens: 22 });
-    ledger.charge({ reservationId: call.reservationId, agentId: 'root', model: 'm', attempt: 1, usage: { inputTokens: 10, outputTokens: 20, cacheCreationInputTokens: 0, cacheReadInputTokens: 500 }, final: true });
+    ledger.charge({
+      reservationId: call.reservationId,
+      agentId: 'root',
+      model: 'm',
+      attempt: 1,
+      usage: { inputTokens: 10, outputTokens: 20, cacheCreationInputTokens: 0, cacheReadInputTokens: 500 },
+      final: true,
+    });
     expect(ledger.total.costUsd).toBeCloseTo(10 + 40 + 50);
     expect(ledger.decide(request('root', 1, 1000, 10), 0)).toMatchObject({ granted: false, cap: 'costUsd' });
   });
@@ -102,10 +156,19 @@ describe('the tree ledger', () => {
     ledger.join('root.1', 'root', { wallTimeMs: 1000 }, 100);
     expect(ledger.nextDeadlineMs()).toBe(1100);
     expect(ledger.expired(1099)).toEqual([]);
-    expect(ledger.expired(1100)).toEqual([{ scopeAgentId: 'root.1', reason: "the subtree of root.1's budget of 1s of wall time, 1s elapsed" }]);
+    expect(ledger.expired(1100)).toEqual([
+      { scopeAgentId: 'root.1', reason: "the subtree of root.1's budget of 1s of wall time, 1s elapsed" },
+    ]);
     const call = request('root', 100, 1000, 300);
     ledger.decide(call, 0);
-    ledger.charge({ reservationId: call.reservationId, agentId: 'root', model: 'm', attempt: 1, usage: usage(100, 300), final: true });
+    ledger.charge({
+      reservationId: call.reservationId,
+      agentId: 'root',
+      model: 'm',
+      attempt: 1,
+      usage: usage(100, 300),
+      final: true,
+    });
     expect(ledger.decide(request('root', 100, 1000, 300), 0)).toMatchObject({ granted: false });
     ledger.setCaps(undefined, { tokens: 5000 });
     expect(ledger.decide(request('root', 100, 1000, 300), 0)).toMatchObject({ granted: true });
@@ -118,7 +181,14 @@ describe('the tree ledger', () => {
     ledger.decide(call, 0);
     ledger.leave('root.1');
     expect(ledger.total.tokens).toBe(700);
-    ledger.charge({ reservationId: call.reservationId, agentId: 'root.1', model: 'm', attempt: 1, usage: usage(650, 12), final: false });
+    ledger.charge({
+      reservationId: call.reservationId,
+      agentId: 'root.1',
+      model: 'm',
+      attempt: 1,
+      usage: usage(650, 12),
+      final: false,
+    });
     expect(ledger.total.tokens).toBe(662);
     expect(ledger.snapshot().accounts.find((account) => account.agentId === 'root')!.reservedTokens).toBe(0);
   });
@@ -127,7 +197,14 @@ describe('the tree ledger', () => {
     const ledger = ledgerWith({ tokens: 10_000, concurrentAgents: 2 });
     const call = request('root', 100, 500);
     ledger.decide(call, 0);
-    const charge = { reservationId: call.reservationId, agentId: 'root', model: 'm', attempt: 1, usage: usage(100, 50), final: true };
+    const charge = {
+      reservationId: call.reservationId,
+      agentId: 'root',
+      model: 'm',
+      attempt: 1,
+      usage: usage(100, 50),
+      final: true,
+    };
     ledger.charge(charge);
     const next = ledgerWith({ tokens: 10_000, concurrentAgents: 2 });
     next.restore(JSON.parse(JSON.stringify(ledger.carry())));

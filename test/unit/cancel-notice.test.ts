@@ -30,11 +30,16 @@ describe('a stop notice in a cancellation reason', () => {
     ]) {
       expect(noticeIn(reasonFor(notice))).toEqual(notice);
     }
-    expect(reasonFor({ by: 'user', reason: 'done', parentEnded: false })).toBe(reasonFor({ by: 'user', reason: 'done' }));
+    expect(reasonFor({ by: 'user', reason: 'done', parentEnded: false })).toBe(
+      reasonFor({ by: 'user', reason: 'done' }),
+    );
   });
 
   it('keeps only who and why', () => {
-    expect(noticeIn(`${cancelNoticePrefix}{"by":"ops","reason":"batch","extra":{"a":1}}`)).toEqual({ by: 'ops', reason: 'batch' });
+    expect(noticeIn(`${cancelNoticePrefix}{"by":"ops","reason":"batch","extra":{"a":1}}`)).toEqual({
+      by: 'ops',
+      reason: 'batch',
+    });
   });
 
   it.each([
@@ -48,12 +53,24 @@ describe('a stop notice in a cancellation reason', () => {
     ['an empty by', `${cancelNoticePrefix}{"by":"","reason":"x"}`],
     ['a by that is a number', `${cancelNoticePrefix}{"by":7,"reason":"x"}`],
     ['no reason field', `${cancelNoticePrefix}{"by":"ops"}`],
-    ['a by over the id limit', `${cancelNoticePrefix}${JSON.stringify({ by: 'x'.repeat(inputLimits.maxIdChars + 1), reason: 'x' })}`],
-    ['a reason over the text limit', `${cancelNoticePrefix}${JSON.stringify({ by: 'ops', reason: 'y'.repeat(inputLimits.maxShortTextChars + 1) })}`],
+    [
+      'a by over the id limit',
+      `${cancelNoticePrefix}${JSON.stringify({ by: 'x'.repeat(inputLimits.maxIdChars + 1), reason: 'x' })}`,
+    ],
+    [
+      'a reason over the text limit',
+      `${cancelNoticePrefix}${JSON.stringify({ by: 'ops', reason: 'y'.repeat(inputLimits.maxShortTextChars + 1) })}`,
+    ],
     ['text after the JSON', `${cancelNoticePrefix}{"by":"ops","reason":"x"} and more`],
     ['a whole-tree mark that is not true or false', `${cancelNoticePrefix}{"by":"ops","reason":"x","wholeTree":"yes"}`],
-    ['an ended-parent mark that is not true or false', `${cancelNoticePrefix}{"by":"ops","reason":"x","parentEnded":1}`],
-    ['an ended-parent mark that is null', `${cancelNoticePrefix}{"by":"ops","reason":"x","wholeTree":true,"parentEnded":null}`],
+    [
+      'an ended-parent mark that is not true or false',
+      `${cancelNoticePrefix}{"by":"ops","reason":"x","parentEnded":1}`,
+    ],
+    [
+      'an ended-parent mark that is null',
+      `${cancelNoticePrefix}{"by":"ops","reason":"x","wholeTree":true,"parentEnded":null}`,
+    ],
   ])('is no notice for %s', (_label, reason) => {
     expect(noticeIn(reason)).toBeUndefined();
   });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { clearedToolResultText, compactionRequestMessages } from '../../src/activities/compaction-request';
 import { compactedConversationText, compactionInstruction, extractSummary } from '../../src/shared/model/compaction';
-import { estimateConversationTokens, estimateMessageTokens, estimateTextTokens, utf8Length } from '../../src/shared/model/context-estimate';
+import {
+  estimateConversationTokens,
+  estimateMessageTokens,
+  estimateTextTokens,
+  utf8Length,
+} from '../../src/shared/model/context-estimate';
 import { agentToolDefinitions } from '../../src/shared/tools/agent-tool-definitions';
 import { toolDefinitions } from '../../src/shared/tools/tool-definitions';
 import type { AgentState } from '../../src/workflows/loop/agent-state';
@@ -16,31 +21,63 @@ import { forkDirective } from '../../src/workflows/tree/fork';
 
 const user = (text: string): MessageParam => ({ role: 'user', content: [{ type: 'text', text }] });
 const toolTurn = (id: string, size: number): MessageParam[] => [
-  { role: 'assistant', content: [{ type: 'text', text: `turn ${id}` }, { type: 'tool_use', id, name: 'Read', input: { file_path: 'a' } }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: `turn ${id}` },
+      { type: 'tool_use', id, name: 'Read', input: { file_path: 'a' } },
+    ],
+  },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'r'.repeat(size) }] },
 ];
-const tokensOf = (messages: readonly MessageParam[]) => (from: number, to: number) => estimateConversationTokens(messages.slice(from, to));
+const tokensOf = (messages: readonly MessageParam[]) => (from: number, to: number) =>
+  estimateConversationTokens(messages.slice(from, to));
 
 describe('token estimates', () => {
   it('count UTF-8 bytes like the encoder, surrogate pairs included', () => {
-    for (const text of ['', 'ascii', 'é', '€', '日本語のテキスト', '😀 emoji', '\ud800 lone surrogate']) expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
+    for (const text of ['', 'ascii', 'é', '€', '日本語のテキスト', '😀 emoji', '\ud800 lone surrogate'])
+      expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
   });
 
   it('count all-ASCII text and text with one character beyond ASCII anywhere alike', () => {
     const ascii = `{"type":"text","text":"${'code and prose\\n'.repeat(200)}"}`;
-    for (const text of [ascii, `é${ascii}`, `${ascii}é`, `${ascii.slice(0, 500)}😀${ascii.slice(500)}`, '\u007f', '\u0080', '\uffff']) {
+    for (const text of [
+      ascii,
+      `é${ascii}`,
+      `${ascii}é`,
+      `${ascii.slice(0, 500)}😀${ascii.slice(500)}`,
+      '\u007f',
+      '\u0080',
+      '\uffff',
+    ]) {
       expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
     }
   });
 
   it("estimate a first request from the system prompt and the agent's known tools", () => {
-    const state = { contextOverheadTokens: undefined, systemPrompt: 'You are a test agent.', conversation: { tokensOf: () => 7 } } as unknown as AgentState;
+    const state = {
+      contextOverheadTokens: undefined,
+      systemPrompt: 'You are a test agent.',
+      conversation: { tokensOf: () => 7 },
+    } as unknown as AgentState;
     const expected =
-      estimateTextTokens(state.systemPrompt) + [toolDefinitions.Read, toolDefinitions.Bash, agentToolDefinitions.Agent].reduce((sum, definition) => sum + estimateTextTokens(JSON.stringify(definition)), 0) + 7;
+      estimateTextTokens(state.systemPrompt) +
+      [toolDefinitions.Read, toolDefinitions.Bash, agentToolDefinitions.Agent].reduce(
+        (sum, definition) => sum + estimateTextTokens(JSON.stringify(definition)),
+        0,
+      ) +
+      7;
     // Names without a definition here (MCP, custom, or an Object.prototype key) count nothing.
-    expect(estimateNextRequestTokens({ tools: ['Read', 'Bash', 'Agent', 'mcp__docs__search', 'toString'] }, state)).toBe(expected);
+    expect(
+      estimateNextRequestTokens({ tools: ['Read', 'Bash', 'Agent', 'mcp__docs__search', 'toString'] }, state),
+    ).toBe(expected);
     // After a call, the measured overhead replaces the estimate.
-    expect(estimateNextRequestTokens({ tools: ['Read'] }, { ...state, contextOverheadTokens: 1234 } as unknown as AgentState)).toBe(1234 + 7);
+    expect(
+      estimateNextRequestTokens({ tools: ['Read'] }, {
+        ...state,
+        contextOverheadTokens: 1234,
+      } as unknown as AgentState),
+    ).toBe(1234 + 7);
   });
 
   it('match the local model server block by block', () => {
@@ -55,7 +92,13 @@ describe('token estimates', () => {
 });
 
 describe('planCompaction', () => {
-  const messages: MessageParam[] = [user('<system-reminder>\nidentity\n</system-reminder>'), ...toolTurn('a', 4000), ...toolTurn('b', 4000), ...toolTurn('c', 400), ...toolTurn('d', 400)];
+  const messages: MessageParam[] = [
+    user('<system-reminder>\nidentity\n</system-reminder>'),
+    ...toolTurn('a', 4000),
+    ...toolTurn('b', 4000),
+    ...toolTurn('c', 400),
+    ...toolTurn('d', 400),
+  ];
 
   it('cuts at an assistant message, keeping the recent turns that fit', () => {
     const plan = planCompaction(messages, tokensOf(messages), 600)!;
@@ -76,19 +119,40 @@ describe('planCompaction', () => {
   });
 
   it('pins the identity block and a fork directive word for word', () => {
-    const fork: MessageParam[] = [messages[0]!, messages[1]!, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'x' }, { type: 'text', text: forkDirective('do it') }] }, ...toolTurn('z', 10)];
+    const fork: MessageParam[] = [
+      messages[0]!,
+      messages[1]!,
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'a', content: 'x' },
+          { type: 'text', text: forkDirective('do it') },
+        ],
+      },
+      ...toolTurn('z', 10),
+    ];
     const plan = planCompaction(fork, tokensOf(fork), 100)!;
-    expect(plan.pinned.map((block) => block.text)).toEqual(['<system-reminder>\nidentity\n</system-reminder>', forkDirective('do it')]);
+    expect(plan.pinned.map((block) => block.text)).toEqual([
+      '<system-reminder>\nidentity\n</system-reminder>',
+      forkDirective('do it'),
+    ]);
     const opening = compactedOpening(plan, fork.length - plan.cut, 'SUMMARY');
     expect(opening.role).toBe('user');
-    expect((opening.content as { text: string }[]).map((block) => block.text)).toEqual([...plan.pinned.map((block) => block.text), compactedConversationText('SUMMARY', fork.length - plan.cut)]);
-    expect(JSON.stringify(droppedOpening(plan, 'ModelInvocationError.BadRequest: too long'))).toContain('no summary could be made (ModelInvocationError.BadRequest: too long)');
+    expect((opening.content as { text: string }[]).map((block) => block.text)).toEqual([
+      ...plan.pinned.map((block) => block.text),
+      compactedConversationText('SUMMARY', fork.length - plan.cut),
+    ]);
+    expect(JSON.stringify(droppedOpening(plan, 'ModelInvocationError.BadRequest: too long'))).toContain(
+      'no summary could be made (ModelInvocationError.BadRequest: too long)',
+    );
   });
 });
 
 describe('compaction texts', () => {
   it('takes the summary block and drops the analysis', () => {
-    expect(extractSummary('<analysis>thinking</analysis>\n<summary>\n1. Intent\n\n\n\n2. More\n</summary>')).toBe('1. Intent\n\n2. More');
+    expect(extractSummary('<analysis>thinking</analysis>\n<summary>\n1. Intent\n\n\n\n2. More\n</summary>')).toBe(
+      '1. Intent\n\n2. More',
+    );
     expect(extractSummary('<analysis>only analysis</analysis>plain summary')).toBe('plain summary');
     expect(extractSummary('<summary>cut short')).toBe('cut short');
     expect(extractSummary('')).toBe('');
@@ -116,20 +180,39 @@ describe('compactionRequestMessages', () => {
   });
 
   it('adds a user message after a final answer', () => {
-    const request = compactionRequestMessages([user('task'), { role: 'assistant', content: [{ type: 'text', text: 'done' }] }], options);
+    const request = compactionRequestMessages(
+      [user('task'), { role: 'assistant', content: [{ type: 'text', text: 'done' }] }],
+      options,
+    );
     expect(request[2]).toEqual({ role: 'user', content: [{ type: 'text', text: compactionInstruction() }] });
   });
 
   it('clears old large tool results, oldest first, until the request fits the window', () => {
-    const messages = [user('task'), ...toolTurn('a', 40_000), ...toolTurn('b', 40_000), ...toolTurn('c', 40_000), ...toolTurn('d', 40_000)];
+    const messages = [
+      user('task'),
+      ...toolTurn('a', 40_000),
+      ...toolTurn('b', 40_000),
+      ...toolTurn('c', 40_000),
+      ...toolTurn('d', 40_000),
+    ];
     const request = compactionRequestMessages(messages, options);
-    const results = request.flatMap((message) => (typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_result')));
-    expect(results.map((block) => (block as { content: string }).content === clearedToolResultText)).toEqual([true, true, false, false]);
+    const results = request.flatMap((message) =>
+      typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_result'),
+    );
+    expect(results.map((block) => (block as { content: string }).content === clearedToolResultText)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(estimateConversationTokens(request)).toBeLessThan(24_000 * 0.95);
   });
 
   it('cuts old long texts when clearing tool results is not enough', () => {
-    const request = compactionRequestMessages([user('p'.repeat(200_000)), { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }], options);
+    const request = compactionRequestMessages(
+      [user('p'.repeat(200_000)), { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }],
+      options,
+    );
     expect(estimateConversationTokens(request)).toBeLessThan(24_000 * 0.95);
     expect(JSON.stringify(request[0])).toContain('characters cut from this old message for the summary');
   });
@@ -141,7 +224,15 @@ describe('Conversation', () => {
     for (const message of toolTurn('a', 10)) conversation.append(message);
     for (const message of toolTurn('b', 10)) conversation.append(message);
     const hashAtThree = conversation.hashAt(3);
-    const record = { trigger: 'auto' as const, preTokens: 100, postTokens: 50, summarisedMessages: 3, keptMessages: 2, turn: 2, atMs: 0 };
+    const record = {
+      trigger: 'auto' as const,
+      preTokens: 100,
+      postTokens: 50,
+      summarisedMessages: 3,
+      keptMessages: 2,
+      turn: 2,
+      atMs: 0,
+    };
     conversation.compact(user('SUMMARY'), 3, record);
     expect(conversation.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     expect(conversation.hashAt(3)).not.toBe(hashAtThree);
@@ -160,21 +251,35 @@ describe('Conversation', () => {
     const hash = conversation.hash;
     for (const message of toolTurn('a', 10)) conversation.append(message);
     expect(conversation.tailSince(count, hash, 8192)).toEqual({ from: 1, messages: toolTurn('a', 10) });
-    expect(conversation.tailSince(conversation.messages.length, conversation.hash, 0)).toEqual({ from: 3, messages: [] });
+    expect(conversation.tailSince(conversation.messages.length, conversation.hash, 0)).toEqual({
+      from: 3,
+      messages: [],
+    });
     // Too large, a prefix that is not this conversation's, a count past its end.
     expect(conversation.tailSince(count, hash, 100)).toBeUndefined();
     expect(conversation.tailSince(count, conversation.hashAt(2), 8192)).toBeUndefined();
     expect(conversation.tailSince(9, hash, 8192)).toBeUndefined();
     // After a compaction the old prefix is gone.
-    conversation.compact(user('SUMMARY'), 1, { trigger: 'auto', preTokens: 100, postTokens: 50, summarisedMessages: 1, keptMessages: 2, turn: 1, atMs: 0 });
+    conversation.compact(user('SUMMARY'), 1, {
+      trigger: 'auto',
+      preTokens: 100,
+      postTokens: 50,
+      summarisedMessages: 1,
+      keptMessages: 2,
+      turn: 1,
+      atMs: 0,
+    });
     expect(conversation.tailSince(count, hash, 8192)).toBeUndefined();
   });
 });
 
 describe("the local model server's compaction summary", () => {
   const requestOf = (messages: MessageParam[]) =>
-    buildContext({ model: 'claude-test-small', max_tokens: 100, system: [], messages } as never, { 'x-subagents-purpose': 'compaction' });
-  const summaryOf = (messages: MessageParam[]) => (compactionReply(requestOf(messages)).reply.content[0] as { text: string }).text;
+    buildContext({ model: 'claude-test-small', max_tokens: 100, system: [], messages } as never, {
+      'x-subagents-purpose': 'compaction',
+    });
+  const summaryOf = (messages: MessageParam[]) =>
+    (compactionReply(requestOf(messages)).reply.content[0] as { text: string }).text;
 
   it('counts the summarised turns and carries the first request through any number of compactions', () => {
     let opening = user('the original long task: PROMPT-MARKER');
@@ -184,7 +289,17 @@ describe("the local model server's compaction summary", () => {
       expect(summary).toContain('1. Primary Request and Intent: the original long task: PROMPT-MARKER');
       opening = user(compactedConversationText(extractSummary(summary), 2));
       // The turn index of the next request counts the summarised turns.
-      expect(buildContext({ model: 'claude-test-small', max_tokens: 100, system: [], messages: [opening, ...toolTurn('k', 10)] } as never, {}).turnIndex).toBe(2 * round + 1);
+      expect(
+        buildContext(
+          {
+            model: 'claude-test-small',
+            max_tokens: 100,
+            system: [],
+            messages: [opening, ...toolTurn('k', 10)],
+          } as never,
+          {},
+        ).turnIndex,
+      ).toBe(2 * round + 1);
     }
   });
 });

@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectOptions, describeConnection, loadTemporalConnectionConfig, temporalConnectionVariables } from '../../src/config/connection-config';
+import {
+  connectOptions,
+  describeConnection,
+  loadTemporalConnectionConfig,
+  temporalConnectionVariables,
+} from '../../src/config/connection-config';
 
 let directory: string;
 let configFile: string;
@@ -45,15 +50,24 @@ afterAll(() => {
 });
 
 /** An environment with no Temporal variables and a HOME without a temporal.toml. */
-const isolated = (variables: Record<string, string> = {}): NodeJS.ProcessEnv => ({ HOME: directory, XDG_CONFIG_HOME: path.join(directory, 'xdg'), ...variables });
+const isolated = (variables: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  HOME: directory,
+  XDG_CONFIG_HOME: path.join(directory, 'xdg'),
+  ...variables,
+});
 
 describe('loadTemporalConnectionConfig', () => {
   it('falls back to the local dev server when nothing is configured', () => {
-    expect(loadTemporalConnectionConfig({ env: isolated() })).toEqual({ address: '127.0.0.1:7233', namespace: 'default' });
+    expect(loadTemporalConnectionConfig({ env: isolated() })).toEqual({
+      address: '127.0.0.1:7233',
+      namespace: 'default',
+    });
   });
 
   it('reads TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE without a file', () => {
-    const config = loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_NAMESPACE: 'prod' }) });
+    const config = loadTemporalConnectionConfig({
+      env: isolated({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_NAMESPACE: 'prod' }),
+    });
     expect(config).toEqual({ address: 'temporal:7233', namespace: 'prod' });
   });
 
@@ -70,8 +84,15 @@ describe('loadTemporalConnectionConfig', () => {
   });
 
   it('selects a Temporal Cloud profile with TEMPORAL_PROFILE: API key and TLS', () => {
-    const config = loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'cloud' }) });
-    expect(config).toEqual({ address: 'agents.a1b2c.tmprl.cloud:7233', namespace: 'agents.a1b2c', apiKey: 'cloud-secret-key', tls: true });
+    const config = loadTemporalConnectionConfig({
+      env: isolated({ TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'cloud' }),
+    });
+    expect(config).toEqual({
+      address: 'agents.a1b2c.tmprl.cloud:7233',
+      namespace: 'agents.a1b2c',
+      apiKey: 'cloud-secret-key',
+      tls: true,
+    });
   });
 
   it('loads client certificate and key files for mTLS', () => {
@@ -86,46 +107,68 @@ describe('loadTemporalConnectionConfig', () => {
 
   it('lets environment variables override the profile, and ignores blank ones', () => {
     const config = loadTemporalConnectionConfig({
-      env: isolated({ TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'cloud', TEMPORAL_NAMESPACE: 'staging.a1b2c', TEMPORAL_API_KEY: 'env-key', TEMPORAL_ADDRESS: '' }),
+      env: isolated({
+        TEMPORAL_CONFIG_FILE: configFile,
+        TEMPORAL_PROFILE: 'cloud',
+        TEMPORAL_NAMESPACE: 'staging.a1b2c',
+        TEMPORAL_API_KEY: 'env-key',
+        TEMPORAL_ADDRESS: '',
+      }),
     });
-    expect(config).toEqual({ address: 'agents.a1b2c.tmprl.cloud:7233', namespace: 'staging.a1b2c', apiKey: 'env-key', tls: true });
+    expect(config).toEqual({
+      address: 'agents.a1b2c.tmprl.cloud:7233',
+      namespace: 'staging.a1b2c',
+      apiKey: 'env-key',
+      tls: true,
+    });
   });
 
   it('turns TLS on from TEMPORAL_TLS and off with TEMPORAL_TLS=false', () => {
     const on = loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_TLS: 'true' }) });
     expect(on.tls).toEqual({}); // a TLSConfig with nothing set: TLS with the system's root certificates
     expect(describeConnection(on)).toBe('127.0.0.1:7233 (namespace default, TLS)');
-    expect(loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }) }).tls).toBe(false);
+    expect(loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }) }).tls).toBe(
+      false,
+    );
   });
 
   it('gives explicit overrides the last word', () => {
-    const config = loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_ADDRESS: 'env:7233' }), overrides: { address: 'flag:7233', namespace: 'flag-ns' } });
+    const config = loadTemporalConnectionConfig({
+      env: isolated({ TEMPORAL_ADDRESS: 'env:7233' }),
+      overrides: { address: 'flag:7233', namespace: 'flag-ns' },
+    });
     expect(config).toEqual({ address: 'flag:7233', namespace: 'flag-ns' });
   });
 
   it('refuses a TEMPORAL_CONFIG_FILE that does not exist, naming it', () => {
     const missing = path.join(directory, 'nope.toml');
-    expect(() => loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: missing }) })).toThrow(`Temporal config file ${missing} does not exist`);
+    expect(() => loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: missing }) })).toThrow(
+      `Temporal config file ${missing} does not exist`,
+    );
   });
 
   it('treats a temporal.toml without any profile (empty, or comments only) as no file; a profile asked of it is a clear error', () => {
     for (const content of ['', '# nothing here yet\n']) {
       const emptyFile = path.join(directory, 'empty.toml');
       writeFileSync(emptyFile, content);
-      expect(loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: emptyFile, TEMPORAL_ADDRESS: 'from-env:7233' }) })).toEqual({
+      expect(
+        loadTemporalConnectionConfig({
+          env: isolated({ TEMPORAL_CONFIG_FILE: emptyFile, TEMPORAL_ADDRESS: 'from-env:7233' }),
+        }),
+      ).toEqual({
         address: 'from-env:7233',
         namespace: 'default',
       });
-      expect(() => loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: emptyFile, TEMPORAL_PROFILE: 'cloud' }) })).toThrow(
-        `profile "cloud" of ${emptyFile}: the file has no [profile.cloud] table`,
-      );
+      expect(() =>
+        loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: emptyFile, TEMPORAL_PROFILE: 'cloud' }) }),
+      ).toThrow(`profile "cloud" of ${emptyFile}: the file has no [profile.cloud] table`);
     }
   });
 
   it('refuses an unknown profile, naming the profile and the file', () => {
-    expect(() => loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'nosuch' }) })).toThrow(
-      `profile "nosuch" of ${configFile}`,
-    );
+    expect(() =>
+      loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'nosuch' }) }),
+    ).toThrow(`profile "nosuch" of ${configFile}`);
   });
 });
 
@@ -150,9 +193,10 @@ describe('temporalConnectionVariables', () => {
     const baseline = loadTemporalConnectionConfig({ env: isolated(base) });
     for (const name of temporalConnectionVariables) {
       // TEMPORAL_CONFIG_FILE is measured against having no file at all.
-      const [before, after] = name === 'TEMPORAL_CONFIG_FILE'
-        ? [loadTemporalConnectionConfig({ env: isolated() }), baseline]
-        : [baseline, loadTemporalConnectionConfig({ env: isolated({ ...base, [name]: values[name] }) })];
+      const [before, after] =
+        name === 'TEMPORAL_CONFIG_FILE'
+          ? [loadTemporalConnectionConfig({ env: isolated() }), baseline]
+          : [baseline, loadTemporalConnectionConfig({ env: isolated({ ...base, [name]: values[name] }) })];
       expect(after, name).not.toEqual(before);
     }
   });
@@ -160,8 +204,14 @@ describe('temporalConnectionVariables', () => {
 
 describe('connectOptions and describeConnection', () => {
   it('passes everything but the namespace to Connection.connect, and never prints the key', () => {
-    const config = loadTemporalConnectionConfig({ env: isolated({ TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'cloud' }) });
-    expect(connectOptions(config)).toEqual({ address: 'agents.a1b2c.tmprl.cloud:7233', apiKey: 'cloud-secret-key', tls: true });
+    const config = loadTemporalConnectionConfig({
+      env: isolated({ TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'cloud' }),
+    });
+    expect(connectOptions(config)).toEqual({
+      address: 'agents.a1b2c.tmprl.cloud:7233',
+      apiKey: 'cloud-secret-key',
+      tls: true,
+    });
     const line = describeConnection(config);
     expect(line).toBe('agents.a1b2c.tmprl.cloud:7233 (namespace agents.a1b2c, TLS, API key)');
     expect(line).not.toContain('cloud-secret-key');

@@ -33,12 +33,19 @@ describe('ConversationCache', () => {
 
   it('refetches everything once when the local copy is stale, then fails on a real mismatch', async () => {
     const cache = new ConversationCache();
-    await cache.get('a', 1, conversationHash([{ role: 'user', content: 'other' }]), server([{ role: 'user', content: 'other' }]).fetch);
+    await cache.get(
+      'a',
+      1,
+      conversationHash([{ role: 'user', content: 'other' }]),
+      server([{ role: 'user', content: 'other' }]).fetch,
+    );
     const source = server(conversation);
     const result = await cache.get('a', 3, conversationHash(conversation), source.fetch);
     expect(result.messages).toEqual(conversation);
     expect(source.calls).toEqual([1, 0]);
-    await expect(cache.get('b', 3, 'ffff', server(conversation).fetch)).rejects.toBeInstanceOf(ConversationMismatchError);
+    await expect(cache.get('b', 3, 'ffff', server(conversation).fetch)).rejects.toBeInstanceOf(
+      ConversationMismatchError,
+    );
   });
 
   it('evicts the least recently used run past its capacity', async () => {
@@ -55,7 +62,10 @@ describe('ConversationCache', () => {
     const cache = new ConversationCache();
     const source = server(conversation);
     await cache.get('a', 1, conversationHash(conversation.slice(0, 1)), source.fetch);
-    const result = await cache.get('a', 3, conversationHash(conversation), source.fetch, { from: 1, messages: conversation.slice(1) });
+    const result = await cache.get('a', 3, conversationHash(conversation), source.fetch, {
+      from: 1,
+      messages: conversation.slice(1),
+    });
     expect(result.messages).toEqual(conversation);
     expect(result.systemPrompt).toBe('s');
     expect(source.calls).toEqual([0]);
@@ -64,7 +74,10 @@ describe('ConversationCache', () => {
   it('reads by query when the carried messages do not fit what it holds or do not match the hash', async () => {
     const fresh = server(conversation);
     // Nothing held (another worker served the previous call): the tail alone is not enough.
-    await new ConversationCache().get('a', 3, conversationHash(conversation), fresh.fetch, { from: 1, messages: conversation.slice(1) });
+    await new ConversationCache().get('a', 3, conversationHash(conversation), fresh.fetch, {
+      from: 1,
+      messages: conversation.slice(1),
+    });
     expect(fresh.calls).toEqual([0]);
 
     for (const tail of [

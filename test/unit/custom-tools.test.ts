@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { defineTool } from '../../src/api/define-tool';
 import { workerToolsFor } from '../../src/activities/custom-tools/activities';
 import { checkCustomToolNames } from '../../src/activities';
-import { customToolAllowed, customToolFilterOf, customToolFilterOfList, parseToolTaskQueues } from '../../src/shared/tools/custom-tools';
+import {
+  customToolAllowed,
+  customToolFilterOf,
+  customToolFilterOfList,
+  parseToolTaskQueues,
+} from '../../src/shared/tools/custom-tools';
 import { parseWorkerArgs } from '../../src/cli/commands/worker';
 import { toolWorkerGoneText } from '../../src/workflows/tools/tool-queue-text';
 
@@ -17,16 +22,37 @@ const weather = defineTool({
 
 describe('defineTool', () => {
   it('sends the JSON Schema of the zod input and classifies the tool', () => {
-    expect(weather.inputSchema).toMatchObject({ type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'] });
+    expect(weather.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { city: { type: 'string', minLength: 1 } },
+      required: ['city'],
+    });
     expect(weather.inputSchema.$schema).toBeUndefined();
-    expect({ readOnly: weather.readOnly, needsApproval: weather.needsApproval, idempotent: weather.idempotent, timeoutMs: weather.timeoutMs }).toEqual({
+    expect({
+      readOnly: weather.readOnly,
+      needsApproval: weather.needsApproval,
+      idempotent: weather.idempotent,
+      timeoutMs: weather.timeoutMs,
+    }).toEqual({
       readOnly: true,
       needsApproval: false,
       idempotent: true,
       timeoutMs: 600_000,
     });
-    const writer = defineTool({ name: 'deploy', description: 'Deploys.', input: z.object({}), run: () => 'ok', timeout: '2 minutes', taskQueue: 'sandbox' });
-    expect({ needsApproval: writer.needsApproval, idempotent: writer.idempotent, timeoutMs: writer.timeoutMs, taskQueue: writer.taskQueue }).toEqual({
+    const writer = defineTool({
+      name: 'deploy',
+      description: 'Deploys.',
+      input: z.object({}),
+      run: () => 'ok',
+      timeout: '2 minutes',
+      taskQueue: 'sandbox',
+    });
+    expect({
+      needsApproval: writer.needsApproval,
+      idempotent: writer.idempotent,
+      timeoutMs: writer.timeoutMs,
+      taskQueue: writer.taskQueue,
+    }).toEqual({
       needsApproval: true,
       idempotent: false,
       timeoutMs: 120_000,
@@ -55,7 +81,9 @@ describe('defineTool', () => {
     expect(() => defineTool({ ...base, name: 'ok', timeout: 'soon' as never })).toThrow(/1 s to 24 h/);
     expect(() => defineTool({ ...base, name: 'ok', taskQueue: '' })).toThrow(/Invalid task queue/);
     expect(() => defineTool(null as never)).toThrow(/give an object/);
-    expect(() => checkCustomToolNames([defineTool({ ...base, name: 'callModel' })], ['callModel'])).toThrow(/runtime's activities/);
+    expect(() => checkCustomToolNames([defineTool({ ...base, name: 'callModel' })], ['callModel'])).toThrow(
+      /runtime's activities/,
+    );
     expect(() => checkCustomToolNames([weather, weather], [])).toThrow(/unique/);
   });
 });
@@ -63,22 +91,39 @@ describe('defineTool', () => {
 describe('custom tool filter', () => {
   it('follows the definition: all when tools is omitted or *, the named ones otherwise, minus the denied', () => {
     expect(customToolFilterOf({})).toEqual({ allow: 'all', deny: [] });
-    expect(customToolFilterOf({ tools: ['Read'], customTools: ['lookup_weather'], disallowedCustomTools: ['deploy'] })).toEqual({
+    expect(
+      customToolFilterOf({ tools: ['Read'], customTools: ['lookup_weather'], disallowedCustomTools: ['deploy'] }),
+    ).toEqual({
       allow: ['lookup_weather'],
       deny: ['deploy'],
     });
     expect(customToolAllowed({ allow: 'all', deny: ['deploy'] }, 'deploy')).toBe(false);
-    expect(customToolFilterOfList(['Read', 'lookup_weather', 'mcp__a__b'])).toEqual({ allow: ['lookup_weather'], deny: [] });
+    expect(customToolFilterOfList(['Read', 'lookup_weather', 'mcp__a__b'])).toEqual({
+      allow: ['lookup_weather'],
+      deny: [],
+    });
   });
 
   it('gives an agent only the custom tools its filter allows, and the routing of built-in tools', () => {
     const deploy = defineTool({ name: 'deploy', description: 'Deploys.', input: z.object({}), run: () => 'ok' });
-    expect(workerToolsFor([weather, deploy], undefined, { allow: ['deploy'], deny: [] })?.descriptors.map((d) => d.definition.name)).toEqual(['deploy']);
+    expect(
+      workerToolsFor([weather, deploy], undefined, { allow: ['deploy'], deny: [] })?.descriptors.map(
+        (d) => d.definition.name,
+      ),
+    ).toEqual(['deploy']);
     expect(workerToolsFor([weather], undefined, undefined)).toBeUndefined();
-    expect(workerToolsFor([], { Bash: 'sandbox' }, { allow: 'all', deny: [] })).toEqual({ descriptors: [], taskQueues: { Bash: 'sandbox' } });
+    expect(workerToolsFor([], { Bash: 'sandbox' }, { allow: 'all', deny: [] })).toEqual({
+      descriptors: [],
+      taskQueues: { Bash: 'sandbox' },
+    });
     const [descriptor] = workerToolsFor([weather], undefined, { allow: 'all', deny: [] })!.descriptors;
-    expect(descriptor).toMatchObject({ classification: { readOnly: true, needsApproval: false, retrySafe: true }, runner: { kind: 'custom', maximumAttempts: 3 } });
-    expect(workerToolsFor([deploy], undefined, { allow: 'all', deny: [] })!.descriptors[0]?.runner).toMatchObject({ maximumAttempts: 1 });
+    expect(descriptor).toMatchObject({
+      classification: { readOnly: true, needsApproval: false, retrySafe: true },
+      runner: { kind: 'custom', maximumAttempts: 3 },
+    });
+    expect(workerToolsFor([deploy], undefined, { allow: 'all', deny: [] })!.descriptors[0]?.runner).toMatchObject({
+      maximumAttempts: 1,
+    });
   });
 });
 
@@ -94,15 +139,22 @@ describe('tool task queues', () => {
 
   it('parses subagents worker --tools --task-queue', () => {
     expect(parseWorkerArgs([], {})).toBeUndefined();
-    expect(parseWorkerArgs(['--tools', 'Bash,Write,Bash', '--task-queue', 'sandbox'], {})).toEqual({ tools: ['Bash', 'Write'], taskQueue: 'sandbox' });
+    expect(parseWorkerArgs(['--tools', 'Bash,Write,Bash', '--task-queue', 'sandbox'], {})).toEqual({
+      tools: ['Bash', 'Write'],
+      taskQueue: 'sandbox',
+    });
     expect(() => parseWorkerArgs(['--tools', 'Bash'], {})).toThrow(/go together/);
     expect(() => parseWorkerArgs(['--tools', 'Agent', '--task-queue', 'q'], {})).toThrow(/cannot be routed/);
     expect(() => parseWorkerArgs(['--tools', ',', '--task-queue', 'q'], {})).toThrow(/at least one/);
-    expect(() => parseWorkerArgs(['--tools', 'Bash', '--task-queue', 'subagents'], {})).toThrow(/agents' own task queue/);
+    expect(() => parseWorkerArgs(['--tools', 'Bash', '--task-queue', 'subagents'], {})).toThrow(
+      /agents' own task queue/,
+    );
     expect(() => parseWorkerArgs(['--bogus'], {})).toThrow();
   });
 
   it('tells the agent which queue has no worker and how to start one', () => {
-    expect(toolWorkerGoneText('Bash', 'sandbox')).toMatch(/^ToolWorkerUnavailable: Bash did not run: no worker of task queue "sandbox".*subagents worker --tools Bash --task-queue sandbox/);
+    expect(toolWorkerGoneText('Bash', 'sandbox')).toMatch(
+      /^ToolWorkerUnavailable: Bash did not run: no worker of task queue "sandbox".*subagents worker --tools Bash --task-queue sandbox/,
+    );
   });
 });

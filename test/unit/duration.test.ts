@@ -14,8 +14,38 @@ describe('parseDuration', () => {
   });
 
   it('refuses negative, zero, non-finite, exotic and oversized values', () => {
-    const hostile: unknown[] = ['-30m', '0', '0s', '0.0001s', 'NaN', 'Infinity', '1e309', '1e3', '0x10', '', ' ', '30 minutes', '1y', '2w', '30M', '1h30m',
-      '9'.repeat(100_000), '367d', -1, 0, 0.4, Number.NaN, Number.POSITIVE_INFINITY, 1e309, maxDurationMs + 1, null, undefined, {}, ['30m'], true];
+    const hostile: unknown[] = [
+      '-30m',
+      '0',
+      '0s',
+      '0.0001s',
+      'NaN',
+      'Infinity',
+      '1e309',
+      '1e3',
+      '0x10',
+      '',
+      ' ',
+      '30 minutes',
+      '1y',
+      '2w',
+      '30M',
+      '1h30m',
+      '9'.repeat(100_000),
+      '367d',
+      -1,
+      0,
+      0.4,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      1e309,
+      maxDurationMs + 1,
+      null,
+      undefined,
+      {},
+      ['30m'],
+      true,
+    ];
     for (const value of hostile) {
       const parsed = parseDuration(value);
       expect(parsed.ok, String(value).slice(0, 20)).toBe(false);

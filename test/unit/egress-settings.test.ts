@@ -10,13 +10,24 @@ describe('the egress proxy lists from settings', () => {
       allowedDomains: ['registry.npmjs.org', 'docs.python.org'],
       deniedDomains: ['evil.example'],
       permissions: {
-        allow: [rule('WebFetch(domain:docs.python.org)', 'WebFetch', 'domain:docs.python.org'), rule('WebFetch(domain:*.github.com)', 'WebFetch', 'domain:*.github.com'), rule('Bash(curl:*)', 'Bash', 'curl:*'), rule('WebFetch', 'WebFetch', '')],
+        allow: [
+          rule('WebFetch(domain:docs.python.org)', 'WebFetch', 'domain:docs.python.org'),
+          rule('WebFetch(domain:*.github.com)', 'WebFetch', 'domain:*.github.com'),
+          rule('Bash(curl:*)', 'Bash', 'curl:*'),
+          rule('WebFetch', 'WebFetch', ''),
+        ],
         deny: [rule('WebFetch(domain:gist.github.com)', 'WebFetch', 'domain:gist.github.com')],
       },
     });
-    expect(lists).toEqual({ allowedDomains: ['registry.npmjs.org', 'docs.python.org', '*.github.com'], deniedDomains: ['evil.example', 'gist.github.com'] });
+    expect(lists).toEqual({
+      allowedDomains: ['registry.npmjs.org', 'docs.python.org', '*.github.com'],
+      deniedDomains: ['evil.example', 'gist.github.com'],
+    });
     expect(decideEgress('api.github.com', lists.allowedDomains, lists.deniedDomains).type).toBe('allowed');
-    expect(decideEgress('gist.github.com', lists.allowedDomains, lists.deniedDomains)).toMatchObject({ type: 'refused', reason: 'denied' });
+    expect(decideEgress('gist.github.com', lists.allowedDomains, lists.deniedDomains)).toMatchObject({
+      type: 'refused',
+      reason: 'denied',
+    });
   });
 
   it('is empty without configuration: no host is reachable', () => {

@@ -26,7 +26,9 @@ describe('buildForkedMessages', () => {
       ['a', forkPlaceholderResult],
       ['b', forkPlaceholderResult],
     ]);
-    expect(blocks[2]!.text).toMatch(/<fork-boilerplate>[\s\S]*Do not start subagents[\s\S]*<\/fork-boilerplate>\n\nYour directive: do part one$/);
+    expect(blocks[2]!.text).toMatch(
+      /<fork-boilerplate>[\s\S]*Do not start subagents[\s\S]*<\/fork-boilerplate>\n\nYour directive: do part one$/,
+    );
   });
 
   it('differs between siblings only in the directive', () => {

@@ -1,24 +1,62 @@
 import { describe, expect, it } from 'vitest';
-import { combineVerdicts, interpretHookRun, parseHookOutput, type HookProcessResult } from '../../src/shared/policy/hook-outcome';
-import { agentHooks, describeHooks, hooksFor, matcherSelects, mergeHooks, type HooksConfig } from '../../src/shared/policy/hooks';
+import {
+  combineVerdicts,
+  interpretHookRun,
+  parseHookOutput,
+  type HookProcessResult,
+} from '../../src/shared/policy/hook-outcome';
+import {
+  agentHooks,
+  describeHooks,
+  hooksFor,
+  matcherSelects,
+  mergeHooks,
+  type HooksConfig,
+} from '../../src/shared/policy/hooks';
 import { decidePermission } from '../../src/workflows/tools/permissions';
 import { expectYesNo } from '../helpers/unit-cases';
 
 const command = (text: string) => ({ type: 'command' as const, command: text });
-const run = (fields: Partial<HookProcessResult>): HookProcessResult => ({ exitCode: 0, stdout: '', stderr: '', ...fields });
+const run = (fields: Partial<HookProcessResult>): HookProcessResult => ({
+  exitCode: 0,
+  stdout: '',
+  stderr: '',
+  ...fields,
+});
 
 describe('matcherSelects', () => {
   it('selects everything with no matcher, an empty one or *', () => {
     for (const matcher of [undefined, '', '  ', '*']) expect(matcherSelects(matcher, 'Bash')).toBe(true);
   });
   it('matches plain names and A|B lists exactly, case-sensitively', () => {
-    expectYesNo(matcherSelects, { yes: [['Bash', 'Bash'], ['Edit|Write', 'Write']], no: [['Bash', 'BashOutput'], ['bash', 'Bash'], ['Edit|Write', 'Read']] });
+    expectYesNo(matcherSelects, {
+      yes: [
+        ['Bash', 'Bash'],
+        ['Edit|Write', 'Write'],
+      ],
+      no: [
+        ['Bash', 'BashOutput'],
+        ['bash', 'Bash'],
+        ['Edit|Write', 'Read'],
+      ],
+    });
   });
   it('treats anything else as a regular expression over the whole name', () => {
-    expectYesNo(matcherSelects, { yes: [['mcp__memory__.*', 'mcp__memory__create'], ['Notebook.*', 'NotebookEdit']], no: [['mcp__memory__.*', 'x_mcp__memory__create']] });
+    expectYesNo(matcherSelects, {
+      yes: [
+        ['mcp__memory__.*', 'mcp__memory__create'],
+        ['Notebook.*', 'NotebookEdit'],
+      ],
+      no: [['mcp__memory__.*', 'x_mcp__memory__create']],
+    });
   });
   it('selects nothing with an invalid expression, never throws', () => {
-    expectYesNo(matcherSelects, { no: [['Bash(', 'Bash('], ['[', 'Bash']] });
+    expectYesNo(matcherSelects, {
+      no: [
+        ['Bash(', 'Bash('],
+        ['[', 'Bash'],
+      ],
+    });
   });
 });
 
@@ -39,7 +77,9 @@ describe('hooksFor, mergeHooks, agentHooks', () => {
     expect(hooksFor(settings, 'Stop', 'anything').map((hook) => hook.command)).toEqual(['stop']);
   });
   it('merges event by event, and an empty merge is undefined', () => {
-    expect(mergeHooks({ Stop: [{ hooks: [command('x')] }] }, undefined, { Stop: [{ hooks: [command('y')] }] })).toEqual({ Stop: [{ hooks: [command('x')] }, { hooks: [command('y')] }] });
+    expect(mergeHooks({ Stop: [{ hooks: [command('x')] }] }, undefined, { Stop: [{ hooks: [command('y')] }] })).toEqual(
+      { Stop: [{ hooks: [command('x')] }, { hooks: [command('y')] }] },
+    );
     expect(mergeHooks(undefined, {})).toBeUndefined();
   });
   it('a root runs settings and definition hooks, without the Subagent events', () => {
@@ -48,7 +88,7 @@ describe('hooksFor, mergeHooks, agentHooks', () => {
     expect(root?.SubagentStop).toBeUndefined();
     expect(root?.SubagentStart).toBeUndefined();
   });
-  it('a subagent runs its definition\'s Stop hooks as SubagentStop, and not the settings\' Stop hooks', () => {
+  it("a subagent runs its definition's Stop hooks as SubagentStop, and not the settings' Stop hooks", () => {
     const child = agentHooks(settings, { Stop: [{ hooks: [command('own-stop')] }] }, true);
     expect(child?.Stop).toBeUndefined();
     expect(hooksFor(child, 'SubagentStop', 'checker').map((hook) => hook.command)).toEqual(['sub-stop', 'own-stop']);
@@ -56,38 +96,98 @@ describe('hooksFor, mergeHooks, agentHooks', () => {
     expect(hooksFor(child, 'SubagentStop', 'writer').map((hook) => hook.command)).toEqual(['own-stop']);
   });
   it('describes hooks one line per event and matcher', () => {
-    expect(describeHooks(settings)).toEqual(['PreToolUse[Bash]: a ; b', 'PreToolUse: a ; c', 'SubagentStart: sub-start', 'SubagentStop[checker]: sub-stop', 'Stop[ignored]: stop']);
+    expect(describeHooks(settings)).toEqual([
+      'PreToolUse[Bash]: a ; b',
+      'PreToolUse: a ; c',
+      'SubagentStart: sub-start',
+      'SubagentStop[checker]: sub-stop',
+      'Stop[ignored]: stop',
+    ]);
   });
 });
 
 describe('interpretHookRun', () => {
   it('exit 2 blocks with stderr; for PreToolUse it is a deny', () => {
-    expect(interpretHookRun('PreToolUse', 'h', run({ exitCode: 2, stderr: ' no rm \n', stdout: '{"decision":"approve"}' }))).toEqual({
-      command: 'h', kind: 'blocking', blocked: true, reason: 'no rm', permission: 'deny',
+    expect(
+      interpretHookRun('PreToolUse', 'h', run({ exitCode: 2, stderr: ' no rm \n', stdout: '{"decision":"approve"}' })),
+    ).toEqual({
+      command: 'h',
+      kind: 'blocking',
+      blocked: true,
+      reason: 'no rm',
+      permission: 'deny',
     });
-    expect(interpretHookRun('Stop', 'h', run({ exitCode: 2, stderr: 'keep going' }))).toEqual({ command: 'h', kind: 'blocking', blocked: true, reason: 'keep going' });
-    expect(interpretHookRun('Stop', 'h', run({ exitCode: 2 })).reason).toContain('exited with code 2 without a message');
+    expect(interpretHookRun('Stop', 'h', run({ exitCode: 2, stderr: 'keep going' }))).toEqual({
+      command: 'h',
+      kind: 'blocking',
+      blocked: true,
+      reason: 'keep going',
+    });
+    expect(interpretHookRun('Stop', 'h', run({ exitCode: 2 })).reason).toContain(
+      'exited with code 2 without a message',
+    );
   });
   it('other exit codes, timeouts and spawn failures are non-blocking errors', () => {
-    expect(interpretHookRun('PreToolUse', 'h', run({ exitCode: 1, stderr: 'oops' }))).toEqual({ command: 'h', kind: 'error', notice: 'the hook failed with exit code 1: oops' });
-    expect(interpretHookRun('PreToolUse', 'h', run({ exitCode: null, timedOut: true }))).toMatchObject({ kind: 'error', notice: 'the hook timed out and was killed' });
-    expect(interpretHookRun('Stop', 'h', run({ exitCode: null, spawnError: 'ENOENT' }))).toMatchObject({ kind: 'error', notice: expect.stringContaining('ENOENT') });
-    for (const verdict of [interpretHookRun('PreToolUse', 'h', run({ exitCode: 127 })), interpretHookRun('Stop', 'h', run({ exitCode: 1 }))]) {
+    expect(interpretHookRun('PreToolUse', 'h', run({ exitCode: 1, stderr: 'oops' }))).toEqual({
+      command: 'h',
+      kind: 'error',
+      notice: 'the hook failed with exit code 1: oops',
+    });
+    expect(interpretHookRun('PreToolUse', 'h', run({ exitCode: null, timedOut: true }))).toMatchObject({
+      kind: 'error',
+      notice: 'the hook timed out and was killed',
+    });
+    expect(interpretHookRun('Stop', 'h', run({ exitCode: null, spawnError: 'ENOENT' }))).toMatchObject({
+      kind: 'error',
+      notice: expect.stringContaining('ENOENT'),
+    });
+    for (const verdict of [
+      interpretHookRun('PreToolUse', 'h', run({ exitCode: 127 })),
+      interpretHookRun('Stop', 'h', run({ exitCode: 1 })),
+    ]) {
       expect(verdict.blocked).toBeUndefined();
       expect(verdict.permission).toBeUndefined();
     }
   });
   it('reads JSON output: permission decisions, legacy decisions, block, continue false, additional context', () => {
     const json = (value: unknown) => run({ stdout: JSON.stringify(value) });
-    expect(interpretHookRun('PreToolUse', 'h', json({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'nope' } }))).toMatchObject({ kind: 'success', permission: 'deny', reason: 'nope', blocked: true });
-    expect(interpretHookRun('PreToolUse', 'h', json({ hookSpecificOutput: { permissionDecision: 'ask' } }))).toMatchObject({ permission: 'ask' });
-    expect(interpretHookRun('PreToolUse', 'h', json({ decision: 'approve', reason: 'fine' }))).toMatchObject({ permission: 'allow', reason: 'fine' });
-    expect(interpretHookRun('PreToolUse', 'h', json({ decision: 'block', reason: 'bad' }))).toMatchObject({ permission: 'deny', blocked: true, reason: 'bad' });
-    expect(interpretHookRun('PostToolUse', 'h', json({ decision: 'block', reason: 'lint failed', hookSpecificOutput: { additionalContext: 'ctx' } }))).toMatchObject({ blocked: true, reason: 'lint failed', additionalContext: 'ctx' });
-    expect(interpretHookRun('SubagentStop', 'h', json({ decision: 'block' }))).toMatchObject({ blocked: true, reason: expect.stringContaining('without a reason') });
-    expect(interpretHookRun('Stop', 'h', json({ continue: false, stopReason: 'enough', systemMessage: 'bye' }))).toMatchObject({ stop: 'enough', notice: 'bye' });
+    expect(
+      interpretHookRun(
+        'PreToolUse',
+        'h',
+        json({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'nope' } }),
+      ),
+    ).toMatchObject({ kind: 'success', permission: 'deny', reason: 'nope', blocked: true });
+    expect(
+      interpretHookRun('PreToolUse', 'h', json({ hookSpecificOutput: { permissionDecision: 'ask' } })),
+    ).toMatchObject({ permission: 'ask' });
+    expect(interpretHookRun('PreToolUse', 'h', json({ decision: 'approve', reason: 'fine' }))).toMatchObject({
+      permission: 'allow',
+      reason: 'fine',
+    });
+    expect(interpretHookRun('PreToolUse', 'h', json({ decision: 'block', reason: 'bad' }))).toMatchObject({
+      permission: 'deny',
+      blocked: true,
+      reason: 'bad',
+    });
+    expect(
+      interpretHookRun(
+        'PostToolUse',
+        'h',
+        json({ decision: 'block', reason: 'lint failed', hookSpecificOutput: { additionalContext: 'ctx' } }),
+      ),
+    ).toMatchObject({ blocked: true, reason: 'lint failed', additionalContext: 'ctx' });
+    expect(interpretHookRun('SubagentStop', 'h', json({ decision: 'block' }))).toMatchObject({
+      blocked: true,
+      reason: expect.stringContaining('without a reason'),
+    });
+    expect(
+      interpretHookRun('Stop', 'h', json({ continue: false, stopReason: 'enough', systemMessage: 'bye' })),
+    ).toMatchObject({ stop: 'enough', notice: 'bye' });
     // additionalContext of an event that has none is ignored.
-    expect(interpretHookRun('Stop', 'h', json({ hookSpecificOutput: { additionalContext: 'x' } })).additionalContext).toBeUndefined();
+    expect(
+      interpretHookRun('Stop', 'h', json({ hookSpecificOutput: { additionalContext: 'x' } })).additionalContext,
+    ).toBeUndefined();
   });
   it('treats non-JSON stdout as plain text: no decision, no error', () => {
     for (const stdout of ['hello', '{not json', '[1,2]', '   ']) {
@@ -96,7 +196,11 @@ describe('interpretHookRun', () => {
     expect(parseHookOutput('{"a":')).toEqual({ text: '{"a":' });
   });
   it('JSON with fields of the wrong type is ignored with a notice, never thrown', () => {
-    const verdict = interpretHookRun('PreToolUse', 'h', run({ stdout: JSON.stringify({ hookSpecificOutput: { permissionDecision: 'maybe' }, continue: 'no' }) }));
+    const verdict = interpretHookRun(
+      'PreToolUse',
+      'h',
+      run({ stdout: JSON.stringify({ hookSpecificOutput: { permissionDecision: 'maybe' }, continue: 'no' }) }),
+    );
     expect(verdict.kind).toBe('success');
     expect(verdict.permission).toBeUndefined();
     expect(verdict.notice).toMatch(/its JSON output was ignored/);
@@ -108,14 +212,19 @@ describe('interpretHookRun', () => {
 });
 
 describe('combineVerdicts', () => {
-  it('deny beats ask beats allow, and the winners\' reasons are kept', () => {
+  it("deny beats ask beats allow, and the winners' reasons are kept", () => {
     const combined = combineVerdicts([
       { command: 'a', kind: 'success', permission: 'allow', reason: 'fine' },
       { command: 'b', kind: 'success', permission: 'ask', reason: 'check' },
       { command: 'c', kind: 'blocking', permission: 'deny', blocked: true, reason: 'no' },
     ]);
     expect(combined).toMatchObject({ permission: 'deny', blocked: true, reason: 'no' });
-    expect(combineVerdicts([{ command: 'a', kind: 'success', permission: 'allow' }, { command: 'b', kind: 'success', permission: 'ask', reason: 'check' }])).toMatchObject({ permission: 'ask', reason: 'check', blocked: false });
+    expect(
+      combineVerdicts([
+        { command: 'a', kind: 'success', permission: 'allow' },
+        { command: 'b', kind: 'success', permission: 'ask', reason: 'check' },
+      ]),
+    ).toMatchObject({ permission: 'ask', reason: 'check', blocked: false });
   });
   it('joins contexts and reasons, keeps the first stop, and names the command of each notice', () => {
     const combined = combineVerdicts([
@@ -124,7 +233,13 @@ describe('combineVerdicts', () => {
       { command: 'c', kind: 'error', notice: 'failed' },
       { command: 'd', kind: 'success', additionalContext: 'two', stop: 'halt', blocked: true, reason: 'r2' },
     ]);
-    expect(combined).toEqual({ blocked: true, reason: 'r1\nr2', stop: 'halt', additionalContext: 'one\ntwo', notices: ['c: failed'] });
+    expect(combined).toEqual({
+      blocked: true,
+      reason: 'r1\nr2',
+      stop: 'halt',
+      additionalContext: 'one\ntwo',
+      notices: ['c: failed'],
+    });
     expect(combineVerdicts([])).toEqual({ blocked: false, notices: [] });
   });
 });
@@ -138,22 +253,42 @@ describe('decidePermission with a rule or hook override', () => {
     expect(decidePermission('bypassPermissions', 'Bash', [], undefined, 'ask')).toEqual({ type: 'ask' });
     expect(decidePermission('default', 'Bash', ['Bash'], undefined, 'ask')).toEqual({ type: 'ask' });
     expect(decidePermission('default', 'Read', [], undefined, 'ask')).toEqual({ type: 'ask' });
-    expect(decidePermission('dontAsk', 'Bash', [], undefined, 'ask')).toMatchObject({ type: 'deny', reason: expect.stringContaining('dontAsk') });
+    expect(decidePermission('dontAsk', 'Bash', [], undefined, 'ask')).toMatchObject({
+      type: 'deny',
+      reason: expect.stringContaining('dontAsk'),
+    });
   });
 });
 
 describe('PreToolUse updatedInput', () => {
   const json = (value: unknown) => run({ exitCode: 0, stdout: JSON.stringify(value) });
   it('is kept from an allowing or silent hook, dropped when a hook denies, the last one winning', () => {
-    const rewrite = interpretHookRun('PreToolUse', 'a', json({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'ls -la' } } }));
+    const rewrite = interpretHookRun(
+      'PreToolUse',
+      'a',
+      json({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'ls -la' } } }),
+    );
     expect(rewrite.updatedInput).toEqual({ command: 'ls -la' });
-    const later = interpretHookRun('PreToolUse', 'b', json({ hookSpecificOutput: { updatedInput: { command: 'ls' } } }));
+    const later = interpretHookRun(
+      'PreToolUse',
+      'b',
+      json({ hookSpecificOutput: { updatedInput: { command: 'ls' } } }),
+    );
     expect(combineVerdicts([rewrite, later]).updatedInput).toEqual({ command: 'ls' });
-    const deny = interpretHookRun('PreToolUse', 'c', json({ hookSpecificOutput: { permissionDecision: 'deny', updatedInput: { command: 'x' } } }));
+    const deny = interpretHookRun(
+      'PreToolUse',
+      'c',
+      json({ hookSpecificOutput: { permissionDecision: 'deny', updatedInput: { command: 'x' } } }),
+    );
     expect(deny.updatedInput).toBeUndefined();
     expect(combineVerdicts([rewrite, deny]).updatedInput).toBeUndefined();
     // Only PreToolUse rewrites; an input that is not an object is refused as bad JSON output.
-    expect(interpretHookRun('PostToolUse', 'd', json({ hookSpecificOutput: { updatedInput: { command: 'x' } } })).updatedInput).toBeUndefined();
-    expect(interpretHookRun('PreToolUse', 'e', json({ hookSpecificOutput: { updatedInput: 'rm -rf /' } }))).toMatchObject({ kind: 'success', notice: expect.stringContaining('updatedInput') });
+    expect(
+      interpretHookRun('PostToolUse', 'd', json({ hookSpecificOutput: { updatedInput: { command: 'x' } } }))
+        .updatedInput,
+    ).toBeUndefined();
+    expect(
+      interpretHookRun('PreToolUse', 'e', json({ hookSpecificOutput: { updatedInput: 'rm -rf /' } })),
+    ).toMatchObject({ kind: 'success', notice: expect.stringContaining('updatedInput') });
   });
 });

@@ -22,7 +22,9 @@ describe('WebFetch page conversion', () => {
     expect((await htmlToMarkdown('<p>Just <i>one</i> line</p>')).markdown).toBe('Just _one_ line');
     expect(await pageToMarkdown(Buffer.from('# Title\n\nplain'), 'text/markdown')).toBe('# Title\n\nplain');
     expect(await pageToMarkdown(Buffer.from('{"a":1}'), 'application/json')).toBe('{"a":1}');
-    await expect(pageToMarkdown(Buffer.from([0x89, 0x50]), 'image/png')).rejects.toThrow(/^UnsupportedContent: the page is image\/png/);
+    await expect(pageToMarkdown(Buffer.from([0x89, 0x50]), 'image/png')).rejects.toThrow(
+      /^UnsupportedContent: the page is image\/png/,
+    );
     expect(decodeBody(Buffer.from([0xe9]), 'text/plain; charset=latin1')).toBe('é');
     expect(decodeBody(Buffer.from('ok'), 'text/plain; charset=no-such-charset')).toBe('ok');
   });
@@ -48,14 +50,48 @@ describe('WebSearch result', () => {
     const outcome: SearchOutcome = { queries: [], links: [], errors: [], text: '' };
     collectSearch(
       [
-        { type: 'server_tool_use', id: 's1', name: 'web_search', input: { query: 'temporal' }, caller: { type: 'direct' } },
         {
-          type: 'web_search_tool_result', tool_use_id: 's1', caller: { type: 'direct' },
-          content: [{ type: 'web_search_result', url: 'https://a.dev/x', title: 'A', encrypted_content: 'e', page_age: 'May 1' }],
+          type: 'server_tool_use',
+          id: 's1',
+          name: 'web_search',
+          input: { query: 'temporal' },
+          caller: { type: 'direct' },
         },
-        { type: 'server_tool_use', id: 's2', name: 'web_search', input: { query: 'temporal workflows' }, caller: { type: 'direct' } },
-        { type: 'web_search_tool_result', tool_use_id: 's2', caller: { type: 'direct' }, content: [{ type: 'web_search_result', url: 'https://a.dev/x', title: 'A', encrypted_content: 'e', page_age: null }] },
-        { type: 'web_search_tool_result', tool_use_id: 's3', caller: { type: 'direct' }, content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' } },
+        {
+          type: 'web_search_tool_result',
+          tool_use_id: 's1',
+          caller: { type: 'direct' },
+          content: [
+            {
+              type: 'web_search_result',
+              url: 'https://a.dev/x',
+              title: 'A',
+              encrypted_content: 'e',
+              page_age: 'May 1',
+            },
+          ],
+        },
+        {
+          type: 'server_tool_use',
+          id: 's2',
+          name: 'web_search',
+          input: { query: 'temporal workflows' },
+          caller: { type: 'direct' },
+        },
+        {
+          type: 'web_search_tool_result',
+          tool_use_id: 's2',
+          caller: { type: 'direct' },
+          content: [
+            { type: 'web_search_result', url: 'https://a.dev/x', title: 'A', encrypted_content: 'e', page_age: null },
+          ],
+        },
+        {
+          type: 'web_search_tool_result',
+          tool_use_id: 's3',
+          caller: { type: 'direct' },
+          content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' },
+        },
         { type: 'text', text: 'A says workflows are durable.', citations: null },
       ] as never,
       outcome,

@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { inputLimits } from '../../src/shared/protocol/limits';
-import { budgetChargeSchema, budgetGrantSchema, budgetReserveSchema, conversationQuerySchema, stopNoticeSchema, type InputSchema } from '../../src/shared/protocol/input-schemas';
+import {
+  budgetChargeSchema,
+  budgetGrantSchema,
+  budgetReserveSchema,
+  conversationQuerySchema,
+  stopNoticeSchema,
+  type InputSchema,
+} from '../../src/shared/protocol/input-schemas';
 
 // The stop notice and the conversation query are taken without zod when plainly well-formed
 // (src/shared/protocol/input-schemas.ts); the schemas written out here from the documented limits must agree
 // with them on every input.
-const reference = z.object({ by: z.string().min(1).max(inputLimits.maxIdChars), reason: z.string().max(inputLimits.maxShortTextChars) });
+const reference = z.object({
+  by: z.string().min(1).max(inputLimits.maxIdChars),
+  reason: z.string().max(inputLimits.maxShortTextChars),
+});
 
 const samples: unknown[] = [
   { by: 'ops', reason: 'done' },
@@ -66,26 +76,58 @@ function agreesWith<T>(schema: InputSchema<T>, referenceSchema: z.ZodType<T>, sa
   }
 }
 
-const labelled = (list: unknown[]) => list.map((sample) => [JSON.stringify(sample)?.slice(0, 60) ?? String(sample), sample]);
+const labelled = (list: unknown[]) =>
+  list.map((sample) => [JSON.stringify(sample)?.slice(0, 60) ?? String(sample), sample]);
 
 describe('stopNoticeSchema', () => {
-  it.each(labelled(samples))('agrees with the full schema on %s', (_label, sample) => agreesWith(stopNoticeSchema, reference, sample));
+  it.each(labelled(samples))('agrees with the full schema on %s', (_label, sample) =>
+    agreesWith(stopNoticeSchema, reference, sample),
+  );
 });
 
 describe('conversationQuerySchema', () => {
-  it.each(labelled(conversationSamples))('agrees with the full schema on %s', (_label, sample) => agreesWith(conversationQuerySchema, conversationReference, sample));
+  it.each(labelled(conversationSamples))('agrees with the full schema on %s', (_label, sample) =>
+    agreesWith(conversationQuerySchema, conversationReference, sample),
+  );
 });
 
 describe("the budget signals' lease fields (docs/budgets.md, Leases)", () => {
-  const request = { reservationId: 'a.1/r/1', agentId: 'a.1', model: 'm', inputTokens: 10, maxOutputTokens: 100, minOutputTokens: 10 };
+  const request = {
+    reservationId: 'a.1/r/1',
+    agentId: 'a.1',
+    model: 'm',
+    inputTokens: 10,
+    maxOutputTokens: 100,
+    minOutputTokens: 10,
+  };
   const usage = { inputTokens: 1, outputTokens: 2, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
   const charge = { reservationId: 'a.1/r/2', agentId: 'a.1', model: 'm', attempt: 1, usage, final: true };
-  const refusal = { reservationId: 'a.1/r/1', granted: false, reason: 'tight', scopeAgentId: 'a', cap: 'tokens', action: 'stop' };
+  const refusal = {
+    reservationId: 'a.1/r/1',
+    granted: false,
+    reason: 'tight',
+    scopeAgentId: 'a',
+    cap: 'tokens',
+    action: 'stop',
+  };
 
   it('keeps well-formed lease fields', () => {
-    expect(budgetReserveSchema.parse({ requesterId: 'a.1', request: { ...request, leaseTokens: 800, topUp: 'a.1/r/0' } }).request).toMatchObject({ leaseTokens: 800, topUp: 'a.1/r/0' });
-    expect(budgetChargeSchema.parse({ ...charge, leaseId: 'a.1/r/1', presumedInputTokens: 10, endsLease: true })).toMatchObject({ leaseId: 'a.1/r/1', presumedInputTokens: 10, endsLease: true });
-    expect(budgetGrantSchema.parse({ reservationId: 'a.1/r/1', granted: true, outputTokens: 100, reservedTokens: 800, leaseId: 'a.1/r/1' })).toMatchObject({ leaseId: 'a.1/r/1' });
+    expect(
+      budgetReserveSchema.parse({ requesterId: 'a.1', request: { ...request, leaseTokens: 800, topUp: 'a.1/r/0' } })
+        .request,
+    ).toMatchObject({ leaseTokens: 800, topUp: 'a.1/r/0' });
+    expect(
+      budgetChargeSchema.parse({ ...charge, leaseId: 'a.1/r/1', presumedInputTokens: 10, endsLease: true }),
+    ).toMatchObject({ leaseId: 'a.1/r/1', presumedInputTokens: 10, endsLease: true });
+    expect(
+      budgetGrantSchema.parse({
+        reservationId: 'a.1/r/1',
+        granted: true,
+        outputTokens: 100,
+        reservedTokens: 800,
+        leaseId: 'a.1/r/1',
+      }),
+    ).toMatchObject({ leaseId: 'a.1/r/1' });
     expect(budgetGrantSchema.parse({ ...refusal, revoked: true })).toMatchObject({ revoked: true });
   });
 
@@ -111,7 +153,10 @@ describe("the budget signals' lease fields (docs/budgets.md, Leases)", () => {
   });
 
   it.each([
-    ['a lease id as a number', { reservationId: 'a.1/r/1', granted: true, outputTokens: 1, reservedTokens: 1, leaseId: 7 }],
+    [
+      'a lease id as a number',
+      { reservationId: 'a.1/r/1', granted: true, outputTokens: 1, reservedTokens: 1, leaseId: 7 },
+    ],
     ['revoked as text', { ...refusal, revoked: 'true' }],
   ])('refuses a grant with %s', (_label, bad) => {
     expect(budgetGrantSchema.safeParse(bad).success).toBe(false);

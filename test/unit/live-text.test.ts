@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { LiveText } from '../../src/activities/live-text';
 import { lastLines, liveLimits, parseLiveDetails } from '../../src/shared/protocol/live-activity';
 
-const textDelta = (text: string) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }) as never;
+const textDelta = (text: string) =>
+  ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }) as never;
 
 describe('LiveText', () => {
   it('keeps only the tail of a long stream and counts every character', () => {
@@ -17,7 +18,11 @@ describe('LiveText', () => {
 
   it('names the tool whose tool_use block is streaming, and forgets it at the next block', () => {
     const live = new LiveText(0);
-    live.onEvent({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'Bash', input: {} } } as never);
+    live.onEvent({
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 't', name: 'Bash', input: {} },
+    } as never);
     expect(live.details.tool).toBe('Bash');
     live.onEvent({ type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } } as never);
     expect(live.details.tool).toBeUndefined();
@@ -31,7 +36,20 @@ describe('live details helpers', () => {
   });
 
   it('parseLiveDetails ignores what is not live details', () => {
-    for (const value of [null, undefined, 3, 'text', { turn: 1 }, { kind: 'model', text: 5, turn: 1 }, { kind: 'tool' }]) expect(parseLiveDetails(value)).toBeUndefined();
-    expect(parseLiveDetails({ kind: 'tool', tool: 'Bash', lines: ['a'] })).toEqual({ kind: 'tool', tool: 'Bash', lines: ['a'] });
+    for (const value of [
+      null,
+      undefined,
+      3,
+      'text',
+      { turn: 1 },
+      { kind: 'model', text: 5, turn: 1 },
+      { kind: 'tool' },
+    ])
+      expect(parseLiveDetails(value)).toBeUndefined();
+    expect(parseLiveDetails({ kind: 'tool', tool: 'Bash', lines: ['a'] })).toEqual({
+      kind: 'tool',
+      tool: 'Bash',
+      lines: ['a'],
+    });
   });
 });

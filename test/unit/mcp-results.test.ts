@@ -30,27 +30,57 @@ describe('MCP results as tool_result content', () => {
   });
 
   it('keeps images as image blocks, and the result message carries them', () => {
-    const result = toToolResult({ content: [{ type: 'text', text: 'a tiny image' }, { type: 'image', data: png, mimeType: 'image/png' }] });
+    const result = toToolResult({
+      content: [
+        { type: 'text', text: 'a tiny image' },
+        { type: 'image', data: png, mimeType: 'image/png' },
+      ],
+    });
     expect(result.blocks).toEqual([
       { type: 'text', text: 'a tiny image' },
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
     ]);
-    const message = buildToolResultMessage([{ type: 'tool_use', id: 't1', name: 'mcp__x__img', input: {} }], { t1: { content: result.content, isError: false, blocks: result.blocks! } }, 'missing');
+    const message = buildToolResultMessage(
+      [{ type: 'tool_use', id: 't1', name: 'mcp__x__img', input: {} }],
+      { t1: { content: result.content, isError: false, blocks: result.blocks! } },
+      'missing',
+    );
     expect(message.content).toEqual([{ type: 'tool_result', tool_use_id: 't1', content: result.blocks }]);
   });
 
   it('describes images it cannot send: other formats, and images over the size a result may carry', () => {
     const big = Buffer.alloc(maxImageBytes + 10).toString('base64');
-    const result = toToolResult({ content: [{ type: 'image', data: png, mimeType: 'image/tiff' }, { type: 'image', data: big, mimeType: 'image/png' }] });
+    const result = toToolResult({
+      content: [
+        { type: 'image', data: png, mimeType: 'image/tiff' },
+        { type: 'image', data: big, mimeType: 'image/png' },
+      ],
+    });
     expect(result.blocks).toBeUndefined();
-    expect(result.content).toMatch(/image\/tiff.*only JPEG, PNG, GIF and WebP[\s\S]*over the 1048576 bytes of images a result may carry/);
+    expect(result.content).toMatch(
+      /image\/tiff.*only JPEG, PNG, GIF and WebP[\s\S]*over the 1048576 bytes of images a result may carry/,
+    );
     const half = Buffer.alloc(maxImageBytes / 2 + 10).toString('base64');
-    const two = toToolResult({ content: [{ type: 'image', data: half, mimeType: 'image/png' }, { type: 'image', data: half, mimeType: 'image/png' }] });
+    const two = toToolResult({
+      content: [
+        { type: 'image', data: half, mimeType: 'image/png' },
+        { type: 'image', data: half, mimeType: 'image/png' },
+      ],
+    });
     expect(two.blocks?.map((block) => block.type)).toEqual(['image', 'text']);
   });
 
   it('cuts long text next to images', () => {
-    const result = toToolResult({ content: [{ type: 'text', text: 'a'.repeat(30) }, { type: 'image', data: png, mimeType: 'image/png' }, { type: 'text', text: 'b'.repeat(30) }] }, 40);
+    const result = toToolResult(
+      {
+        content: [
+          { type: 'text', text: 'a'.repeat(30) },
+          { type: 'image', data: png, mimeType: 'image/png' },
+          { type: 'text', text: 'b'.repeat(30) },
+        ],
+      },
+      40,
+    );
     expect(result.blocks).toEqual([
       { type: 'text', text: 'a'.repeat(30) },
       expect.objectContaining({ type: 'image' }),
@@ -59,7 +89,10 @@ describe('MCP results as tool_result content', () => {
   });
 
   it('reports server errors as errors, and structured content when there is no content', () => {
-    expect(toToolResult({ content: [{ type: 'text', text: 'no such file' }], isError: true })).toEqual({ content: 'no such file', isError: true });
+    expect(toToolResult({ content: [{ type: 'text', text: 'no such file' }], isError: true })).toEqual({
+      content: 'no such file',
+      isError: true,
+    });
     expect(toToolResult({ content: [], structuredContent: { sum: 3 } }).content).toBe('{"sum":3}');
     expect(toToolResult({}).content).toBe('(no output)');
   });

@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { retryDelayMs, toModelInvocationFailure } from '../../src/activities/model-errors';
 
 function apiError(status: number, headers: Record<string, string> = {}, type = 'x_error'): APIError {
-  return APIError.generate(status, { type: 'error', error: { type, message: `boom ${status}` } }, undefined, new Headers(headers));
+  return APIError.generate(
+    status,
+    { type: 'error', error: { type, message: `boom ${status}` } },
+    undefined,
+    new Headers(headers),
+  );
 }
 
 describe('toModelInvocationFailure', () => {
@@ -32,12 +37,18 @@ describe('toModelInvocationFailure', () => {
   });
 
   it('lets x-should-retry override the status', () => {
-    expect((toModelInvocationFailure(apiError(500, { 'x-should-retry': 'false' })) as ApplicationFailure).nonRetryable).toBe(true);
-    expect((toModelInvocationFailure(apiError(400, { 'x-should-retry': 'true' })) as ApplicationFailure).nonRetryable).toBe(false);
+    expect(
+      (toModelInvocationFailure(apiError(500, { 'x-should-retry': 'false' })) as ApplicationFailure).nonRetryable,
+    ).toBe(true);
+    expect(
+      (toModelInvocationFailure(apiError(400, { 'x-should-retry': 'true' })) as ApplicationFailure).nonRetryable,
+    ).toBe(false);
   });
 
   it('treats connection errors as retryable', () => {
-    const failure = toModelInvocationFailure(new APIConnectionError({ message: 'socket hang up' })) as ApplicationFailure;
+    const failure = toModelInvocationFailure(
+      new APIConnectionError({ message: 'socket hang up' }),
+    ) as ApplicationFailure;
     expect(failure.nonRetryable).toBe(false);
     expect(failure.type).toBe('ModelInvocationError.Connection');
   });

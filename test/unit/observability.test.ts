@@ -5,7 +5,13 @@ import type { Context as ActivityContext } from '@temporalio/activity';
 import type { WorkflowStartInput } from '@temporalio/client';
 import { defaultPayloadConverter, type Headers } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { createLogger, formatJsonLogEntry, loggingFromEnv, setupTelemetry, telemetryEnabled } from '../../src/worker/observability';
+import {
+  createLogger,
+  formatJsonLogEntry,
+  loggingFromEnv,
+  setupTelemetry,
+  telemetryEnabled,
+} from '../../src/worker/observability';
 
 const noTrace = '00000000000000000000000000000000';
 
@@ -19,12 +25,19 @@ class KeepingSpanExporter extends InMemorySpanExporter {
 describe('loggingFromEnv', () => {
   it('defaults to text at INFO and accepts any case', () => {
     expect(loggingFromEnv({})).toEqual({ format: 'text', level: 'INFO' });
-    expect(loggingFromEnv({ SUBAGENTS_LOG_FORMAT: 'JSON', SUBAGENTS_LOG_LEVEL: 'debug' })).toEqual({ format: 'json', level: 'DEBUG' });
+    expect(loggingFromEnv({ SUBAGENTS_LOG_FORMAT: 'JSON', SUBAGENTS_LOG_LEVEL: 'debug' })).toEqual({
+      format: 'json',
+      level: 'DEBUG',
+    });
   });
 
   it('refuses unknown values, saying what is allowed', () => {
-    expect(() => loggingFromEnv({ SUBAGENTS_LOG_FORMAT: 'xml' })).toThrow('SUBAGENTS_LOG_FORMAT must be "text" or "json", got "xml"');
-    expect(() => loggingFromEnv({ SUBAGENTS_LOG_LEVEL: 'loud' })).toThrow('SUBAGENTS_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR');
+    expect(() => loggingFromEnv({ SUBAGENTS_LOG_FORMAT: 'xml' })).toThrow(
+      'SUBAGENTS_LOG_FORMAT must be "text" or "json", got "xml"',
+    );
+    expect(() => loggingFromEnv({ SUBAGENTS_LOG_LEVEL: 'loud' })).toThrow(
+      'SUBAGENTS_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR',
+    );
   });
 });
 
@@ -34,7 +47,15 @@ describe('JSON log lines', () => {
       level: 'WARN',
       message: 'Activity failed',
       timestampNanos: 1_780_000_000_123_000_000n,
-      meta: { workflowId: 'agent-1a2b.1', runId: 'run-1', activityType: 'callModel', attempt: 2, turn: 3, error: new Error('overloaded'), bytes: 12n },
+      meta: {
+        workflowId: 'agent-1a2b.1',
+        runId: 'run-1',
+        activityType: 'callModel',
+        attempt: 2,
+        turn: 3,
+        error: new Error('overloaded'),
+        bytes: 12n,
+      },
     });
     expect(line).not.toContain('\n');
     const record = JSON.parse(line);
@@ -67,7 +88,9 @@ describe('JSON log lines', () => {
     const logger = createLogger({ format: 'json', level: 'WARN' }, (line) => lines.push(line));
     logger.info('not shown', { workflowId: 'agent-1' });
     logger.warn('shown', { workflowId: 'agent-1', turn: 7 });
-    expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'WARN', message: 'shown', agentId: 'agent-1', turn: 7 })]);
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 'WARN', message: 'shown', agentId: 'agent-1', turn: 7 }),
+    ]);
   });
 });
 
@@ -91,7 +114,11 @@ describe('OpenTelemetry', () => {
     // The client side puts the trace context into the workflow start headers ...
     let sentHeaders: Headers = {};
     const startInterceptor = telemetry.clientInterceptors.workflow[0]!;
-    const input = { workflowType: 'agentWorkflow', headers: {}, options: { workflowId: 'agent-otel', taskQueue: 'q', args: [] } } as unknown as WorkflowStartInput;
+    const input = {
+      workflowType: 'agentWorkflow',
+      headers: {},
+      options: { workflowId: 'agent-otel', taskQueue: 'q', args: [] },
+    } as unknown as WorkflowStartInput;
     await startInterceptor.start!(input, async (withHeaders) => {
       sentHeaders = withHeaders.headers;
       return 'run-otel';
@@ -100,7 +127,14 @@ describe('OpenTelemetry', () => {
     expect(carried.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
 
     // ... and the activity side continues that trace (same headers travel workflow → activity).
-    const activityContext = { info: { activityType: 'callModel', activityId: '7', inWorkflow: true, workflowExecution: { workflowId: 'agent-otel', runId: 'run-otel' } } } as unknown as ActivityContext;
+    const activityContext = {
+      info: {
+        activityType: 'callModel',
+        activityId: '7',
+        inWorkflow: true,
+        workflowExecution: { workflowId: 'agent-otel', runId: 'run-otel' },
+      },
+    } as unknown as ActivityContext;
     const interceptors = telemetry.workerInterceptors.activity![0]!(activityContext);
     await interceptors.inbound!.execute!({ args: [], headers: sentHeaders }, async () => 'done');
 

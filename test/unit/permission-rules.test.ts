@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { parsedReading } from '../helpers/bash-analysis';
-import { decideByRules, describePermissionRules, parsePermissionRule, type PermissionRule, type PermissionRules } from '../../src/shared/policy/permission-rules';
+import {
+  decideByRules,
+  describePermissionRules,
+  parsePermissionRule,
+  type PermissionRule,
+  type PermissionRules,
+} from '../../src/shared/policy/permission-rules';
 
 const rule = (text: string, file = '/p/.claude/settings.json'): PermissionRule => {
   const parsed = parsePermissionRule(text);
   if ('problem' in parsed) throw new Error(parsed.problem);
-  return { ...parsed, text, file, ...(parsed.content.startsWith('/') && !parsed.content.startsWith('//') ? { root: '/p' } : {}) };
+  return {
+    ...parsed,
+    text,
+    file,
+    ...(parsed.content.startsWith('/') && !parsed.content.startsWith('//') ? { root: '/p' } : {}),
+  };
 };
 const rules = (kinds: { allow?: string[]; ask?: string[]; deny?: string[] }): PermissionRules => ({
   ...(kinds.allow ? { allow: kinds.allow.map((text) => rule(text)) } : {}),
@@ -14,19 +25,25 @@ const rules = (kinds: { allow?: string[]; ask?: string[]; deny?: string[] }): Pe
 });
 const context = { cwd: '/p' };
 const bash = (command: string) => ({ command });
-const reading = (tool: string, input: Record<string, unknown>) => (tool === 'Bash' && typeof input.command === 'string' ? parsedReading(input.command) : undefined);
-const decide = (set: PermissionRules, tool: string, input: Record<string, unknown>) => decideByRules(set, tool, input, context, reading(tool, input))?.type;
+const reading = (tool: string, input: Record<string, unknown>) =>
+  tool === 'Bash' && typeof input.command === 'string' ? parsedReading(input.command) : undefined;
+const decide = (set: PermissionRules, tool: string, input: Record<string, unknown>) =>
+  decideByRules(set, tool, input, context, reading(tool, input))?.type;
 
 describe('parsePermissionRule', () => {
   it('reads bare names, MCP names and Tool(content)', () => {
     expect(parsePermissionRule('WebFetch')).toEqual({ tool: 'WebFetch', content: '' });
-    expect(parsePermissionRule('mcp__github__create_issue')).toEqual({ tool: 'mcp__github__create_issue', content: '' });
+    expect(parsePermissionRule('mcp__github__create_issue')).toEqual({
+      tool: 'mcp__github__create_issue',
+      content: '',
+    });
     expect(parsePermissionRule('Bash(git diff:*)')).toEqual({ tool: 'Bash', content: 'git diff:*' });
     expect(parsePermissionRule('Bash(*)')).toEqual({ tool: 'Bash', content: '' });
     expect(parsePermissionRule('Agent(Explore)')).toEqual({ tool: 'Agent', content: 'Explore' });
   });
   it('says why a rule cannot be used', () => {
-    for (const text of ['', '   ', 'Bash(rm', 'two words', 'Frobnicate(x)']) expect(parsePermissionRule(text)).toHaveProperty('problem');
+    for (const text of ['', '   ', 'Bash(rm', 'two words', 'Frobnicate(x)'])
+      expect(parsePermissionRule(text)).toHaveProperty('problem');
   });
 });
 
@@ -50,7 +67,7 @@ describe('decideByRules', () => {
     expect(decide(set, 'Bash', bash('git diff $(rm x)'))).toBe('deny');
     expect(decide(set, 'Bash', bash('git diff $(ls)'))).toBeUndefined();
   });
-  it('path rules: Read rules cover Glob and Grep, Edit rules cover Write; anchored at the settings\' project', () => {
+  it("path rules: Read rules cover Glob and Grep, Edit rules cover Write; anchored at the settings' project", () => {
     const set = rules({ deny: ['Read(./secrets/**)', 'Edit(/config/**)'], allow: ['Edit(src/**)'] });
     expect(decide(set, 'Read', { file_path: '/p/secrets/key' })).toBe('deny');
     expect(decide(set, 'Grep', { pattern: 'x', path: '/p/secrets/keys' })).toBe('deny');
@@ -75,11 +92,30 @@ describe('decideByRules', () => {
   });
   it('hostile inputs never throw', () => {
     const set = rules({ allow: ['Bash(git diff:*)', 'Read(src/**)'], deny: ['WebFetch(domain:x.com)'] });
-    for (const input of [{}, { command: null }, { command: 42 }, { file_path: {} }, { url: 'not a url' }, { command: 'x'.repeat(100_000) }]) {
-      for (const tool of ['Bash', 'Read', 'WebFetch', 'Edit']) expect(() => decideByRules(set, tool, input as Record<string, unknown>, context, reading(tool, input as Record<string, unknown>))).not.toThrow();
+    for (const input of [
+      {},
+      { command: null },
+      { command: 42 },
+      { file_path: {} },
+      { url: 'not a url' },
+      { command: 'x'.repeat(100_000) },
+    ]) {
+      for (const tool of ['Bash', 'Read', 'WebFetch', 'Edit'])
+        expect(() =>
+          decideByRules(
+            set,
+            tool,
+            input as Record<string, unknown>,
+            context,
+            reading(tool, input as Record<string, unknown>),
+          ),
+        ).not.toThrow();
     }
   });
   it('describes rules with their file', () => {
-    expect(describePermissionRules(rules({ allow: ['Bash'], deny: ['Bash(rm:*)'] }))).toEqual(['deny: Bash(rm:*) (/p/.claude/settings.json)', 'allow: Bash (/p/.claude/settings.json)']);
+    expect(describePermissionRules(rules({ allow: ['Bash'], deny: ['Bash(rm:*)'] }))).toEqual([
+      'deny: Bash(rm:*) (/p/.claude/settings.json)',
+      'allow: Bash (/p/.claude/settings.json)',
+    ]);
   });
 });

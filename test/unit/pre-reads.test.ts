@@ -10,7 +10,13 @@ const rule = (tool: string, content = '') => ({ tool, content });
 describe('runsUnconditionally', () => {
   it('holds without rules, and with rules for other tools or settings rules that only allow', () => {
     expect(runsUnconditionally('Read', undefined, undefined)).toBe(true);
-    expect(runsUnconditionally('Grep', { allow: [rule('Bash', 'git diff:*')], deny: [rule('Edit', 'src/**')] }, { deny: [rule('Bash', 'rm:*')], ask: [rule('WebFetch')] })).toBe(true);
+    expect(
+      runsUnconditionally(
+        'Grep',
+        { allow: [rule('Bash', 'git diff:*')], deny: [rule('Edit', 'src/**')] },
+        { deny: [rule('Bash', 'rm:*')], ask: [rule('WebFetch')] },
+      ),
+    ).toBe(true);
     expect(runsUnconditionally('Read', undefined, { allow: [rule('Read'), rule('Read', './docs/**')] })).toBe(true);
     // A bare Glob rule speaks about Glob only.
     expect(runsUnconditionally('Read', undefined, { deny: [rule('Glob')] })).toBe(true);
@@ -35,7 +41,12 @@ describe('preReadLookup', () => {
   const glob: ToolUseBlock = { type: 'tool_use', id: 'toolu_2', name: 'Glob', input: { pattern: '*' } };
   const outcome = { result: { content: 'A', isError: false } };
   const answer = (preReads?: ModelCallResult['preReads']): ModelCallResult => ({
-    id: 'msg_1', content: [read, glob], stopReason: 'tool_use', model: 'm', usage: { inputTokens: 1, outputTokens: 1, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 }, ...(preReads ? { preReads } : {}),
+    id: 'msg_1',
+    content: [read, glob],
+    stopReason: 'tool_use',
+    model: 'm',
+    usage: { inputTokens: 1, outputTokens: 1, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+    ...(preReads ? { preReads } : {}),
   });
 
   it('gives a Read its outcome when it runs as the model asked, with the context the call was sent, and says so', () => {
@@ -63,8 +74,12 @@ describe('preReadLookup', () => {
 describe('readWithLastCallSummary', () => {
   it('names the calls that came back with the last model call, cut to fit', () => {
     expect(readWithLastCallSummary([])).toBe('');
-    expect(readWithLastCallSummary(['Glob **/*.ts', 'Read notes.txt'])).toBe(' · read with the last call: Glob **/*.ts, Read notes.txt');
-    const long = readWithLastCallSummary(Array.from({ length: 20 }, (_unused, index) => `Read src/some/long/path/file-${index}.ts`));
+    expect(readWithLastCallSummary(['Glob **/*.ts', 'Read notes.txt'])).toBe(
+      ' · read with the last call: Glob **/*.ts, Read notes.txt',
+    );
+    const long = readWithLastCallSummary(
+      Array.from({ length: 20 }, (_unused, index) => `Read src/some/long/path/file-${index}.ts`),
+    );
     expect(long).toHaveLength(160);
     expect(long.endsWith('…')).toBe(true);
   });

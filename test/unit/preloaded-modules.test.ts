@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const preloadEntry = path.join(root, 'src', 'workflows', 'runtime', 'preloaded-modules.ts');
-const bundleEntries = [path.join(root, 'src', 'workflows', 'index.ts'), path.join(root, 'src', 'workflows', 'runtime', 'cancel-notice.ts')];
+const bundleEntries = [
+  path.join(root, 'src', 'workflows', 'index.ts'),
+  path.join(root, 'src', 'workflows', 'runtime', 'cancel-notice.ts'),
+];
 
 /** Packages a preloaded module may import: evaluated once with no workflow running, they read nothing of one (no random, no time). */
 const shareablePackages = new Set(['@temporalio/workflow', '@temporalio/common', 'ignore']);
@@ -16,7 +19,8 @@ const shareablePackages = new Set(['@temporalio/workflow', '@temporalio/common',
 const parsed = new Map<string, ts.SourceFile>();
 function parse(file: string): ts.SourceFile {
   let source = parsed.get(file);
-  if (!source) parsed.set(file, (source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)));
+  if (!source)
+    parsed.set(file, (source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)));
   return source;
 }
 
@@ -27,7 +31,13 @@ function runtimeImports(file: string): string[] {
     let specifier: ts.Expression | undefined;
     if (ts.isImportDeclaration(statement)) {
       const clause = statement.importClause;
-      const typeOnly = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.every((element) => element.isTypeOnly)));
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            clause.namedBindings !== undefined &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.every((element) => element.isTypeOnly)));
       if (!typeOnly) specifier = statement.moduleSpecifier;
     } else if (ts.isExportDeclaration(statement) && !statement.isTypeOnly) specifier = statement.moduleSpecifier;
     if (specifier && ts.isStringLiteral(specifier)) found.push(resolve(file, specifier.text));
@@ -36,9 +46,12 @@ function runtimeImports(file: string): string[] {
 }
 
 function resolve(from: string, specifier: string): string {
-  if (!specifier.startsWith('.')) return specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+  if (!specifier.startsWith('.'))
+    return specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
   const base = path.resolve(path.dirname(from), specifier);
-  const candidate = [base, `${base}.ts`, base.replace(/\.js$/, '.ts'), path.join(base, 'index.ts')].find((file) => fs.existsSync(file) && fs.statSync(file).isFile());
+  const candidate = [base, `${base}.ts`, base.replace(/\.js$/, '.ts'), path.join(base, 'index.ts')].find(
+    (file) => fs.existsSync(file) && fs.statSync(file).isFile(),
+  );
   if (!candidate) throw new Error(`${path.relative(root, from)}: cannot resolve ${specifier}`);
   return candidate;
 }
@@ -63,14 +76,25 @@ const readonlyCollection = /^Readonly(Map|Set)</;
  */
 function stateOf(file: string): string[] {
   const source = parse(file);
-  const at = (node: ts.Node, what: string) => `${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${what}`;
+  const at = (node: ts.Node, what: string) =>
+    `${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${what}`;
   const problems: string[] = [];
   for (const statement of source.statements) {
-    if (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isFunctionDeclaration(statement)) continue;
+    if (
+      ts.isImportDeclaration(statement) ||
+      ts.isExportDeclaration(statement) ||
+      ts.isTypeAliasDeclaration(statement) ||
+      ts.isInterfaceDeclaration(statement) ||
+      ts.isFunctionDeclaration(statement)
+    )
+      continue;
     if (ts.isClassDeclaration(statement)) {
       for (const member of statement.members) {
         const modifiers = ts.isPropertyDeclaration(member) ? (ts.getModifiers(member) ?? []) : [];
-        if (modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.StaticKeyword) && !modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.ReadonlyKeyword)) {
+        if (
+          modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.StaticKeyword) &&
+          !modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.ReadonlyKeyword)
+        ) {
           problems.push(at(member, 'a static field that is not readonly'));
         }
       }
@@ -83,7 +107,12 @@ function stateOf(file: string): string[] {
       }
       for (const declaration of statement.declarationList.declarations) {
         const init = declaration.initializer;
-        if (init && ts.isNewExpression(init) && /^(Weak)?(Map|Set)$/.test(init.expression.getText(source)) && !readonlyCollection.test(declaration.type?.getText(source) ?? '')) {
+        if (
+          init &&
+          ts.isNewExpression(init) &&
+          /^(Weak)?(Map|Set)$/.test(init.expression.getText(source)) &&
+          !readonlyCollection.test(declaration.type?.getText(source) ?? '')
+        ) {
           problems.push(at(declaration, `a module-level ${init.expression.getText(source)} not typed Readonly`));
         }
       }
@@ -115,10 +144,14 @@ describe('preloaded workflow modules', () => {
   });
 
   it('list every module of the bundle that could be shared (a new stateless module is preloaded too)', () => {
-    const bundle = [...closure(bundleEntries)].filter((module) => path.isAbsolute(module) && !bundleEntries.includes(module));
+    const bundle = [...closure(bundleEntries)].filter(
+      (module) => path.isAbsolute(module) && !bundleEntries.includes(module),
+    );
     const shareable = bundle.filter((file) => {
       const reached = [...closure([file])];
-      return reached.every((module) => (path.isAbsolute(module) ? stateOf(module).length === 0 : shareablePackages.has(module)));
+      return reached.every((module) =>
+        path.isAbsolute(module) ? stateOf(module).length === 0 : shareablePackages.has(module),
+      );
     });
     expect(shareable.filter((file) => !preloaded.has(file)).map((file) => path.relative(root, file))).toEqual([]);
   });

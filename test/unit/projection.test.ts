@@ -6,11 +6,20 @@ import { defaultAgentLimits } from '../../src/shared/protocol/limits';
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 100, cacheReadInputTokens: 1000 };
 const result: AgentResult = {
-  agentId: 'r.1', agentType: 'general-purpose', status: 'completed', finalText: 'Found it in src/a.ts', usage, toolUses: 3, turns: 2, durationMs: 1234, model: 'm', treeUsage: usage,
+  agentId: 'r.1',
+  agentType: 'general-purpose',
+  status: 'completed',
+  finalText: 'Found it in src/a.ts',
+  usage,
+  toolUses: 3,
+  turns: 2,
+  durationMs: 1234,
+  model: 'm',
+  treeUsage: usage,
 };
 
 describe('projectChildResult', () => {
-  it('is the final text and the agentId to continue it — nothing else (no usage: every token stays in the parent\'s context)', () => {
+  it("is the final text and the agentId to continue it — nothing else (no usage: every token stays in the parent's context)", () => {
     expect(projectChildResult(result)).toBe('Found it in src/a.ts\n\nagentId: r.1');
   });
   it('is the final text alone for one-shot types (Explore, Plan)', () => {
@@ -18,11 +27,17 @@ describe('projectChildResult', () => {
     expect(projectChildResult({ ...result, agentType: 'Plan' })).not.toContain('SendMessage');
   });
   it('says when an answer was cut off at the output limit', () => {
-    expect(projectChildResult({ ...result, status: 'truncated', finalText: 'partial' })).toMatch(/^Agent's answer was cut off at the output limit.*\n\npartial/);
+    expect(projectChildResult({ ...result, status: 'truncated', finalText: 'partial' })).toMatch(
+      /^Agent's answer was cut off at the output limit.*\n\npartial/,
+    );
   });
   it('says when a child failed, was stopped, or returned nothing', () => {
-    expect(projectChildResult({ ...result, status: 'failed', error: 'ModelInvocationError.NotFound: x' })).toMatch(/^Agent failed: ModelInvocationError.NotFound: x/);
-    expect(projectChildResult({ ...result, status: 'cancelled', finalText: '', error: 'stopped by user: enough' })).toMatch(/^Agent was stopped: stopped by user: enough/);
+    expect(projectChildResult({ ...result, status: 'failed', error: 'ModelInvocationError.NotFound: x' })).toMatch(
+      /^Agent failed: ModelInvocationError.NotFound: x/,
+    );
+    expect(
+      projectChildResult({ ...result, status: 'cancelled', finalText: '', error: 'stopped by user: enough' }),
+    ).toMatch(/^Agent was stopped: stopped by user: enough/);
     expect(projectChildResult({ ...result, finalText: '' })).toMatch(/^\(Subagent completed but returned no output.\)/);
   });
 });
@@ -38,7 +53,13 @@ describe('taskNotification', () => {
 });
 
 describe('TreeCoordinator', () => {
-  const started = (agentId: string, background: boolean) => ({ agentId, parentAgentId: 'r', background, agentType: 'general-purpose', depth: 1 });
+  const started = (agentId: string, background: boolean) => ({
+    agentId,
+    parentAgentId: 'r',
+    background,
+    agentType: 'general-purpose',
+    depth: 1,
+  });
   /** A tree with a budget of 1000 tokens and two started children, r.1 (background or not) and r.2 (foreground). */
   const treeOfTwo = (firstInBackground: boolean) => {
     const tree = new TreeCoordinator('r', { ...defaultAgentLimits, treeTokenBudget: 1000 });
@@ -58,7 +79,18 @@ describe('TreeCoordinator', () => {
     tree.finished('r.1', 20);
     expect(tree.request('r.3').granted).toBe(true);
     expect(tree.snapshot().nodes).toEqual([
-      { agentId: 'r.1', parentAgentId: 'r', agentType: 'general-purpose', description: undefined, name: undefined, depth: 1, background: false, status: 'finished', startedAtMs: 10, finishedAtMs: 20 },
+      {
+        agentId: 'r.1',
+        parentAgentId: 'r',
+        agentType: 'general-purpose',
+        description: undefined,
+        name: undefined,
+        depth: 1,
+        background: false,
+        status: 'finished',
+        startedAtMs: 10,
+        finishedAtMs: 20,
+      },
     ]);
   });
 
@@ -76,7 +108,10 @@ describe('TreeCoordinator', () => {
     tree.finished('r.2', 5);
     tree.backgrounded('r.2');
     expect(tree.runningBackgroundAgents()).toEqual(['r.1']);
-    expect(tree.snapshot().nodes.find((node) => node.agentId === 'r.2')).toMatchObject({ status: 'finished', background: true });
+    expect(tree.snapshot().nodes.find((node) => node.agentId === 'r.2')).toMatchObject({
+      status: 'finished',
+      background: true,
+    });
   });
 
   it('refuses every spawn while paused, and allows them again after resume', () => {

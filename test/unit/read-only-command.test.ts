@@ -34,7 +34,8 @@ describe('classifyReadOnlyCommand', () => {
       'ls 2>&1',
       'sort -u names.txt',
       'wc -l < input.txt',
-    ]) allowed(command);
+    ])
+      allowed(command);
   });
 
   it('refuses commands that write, delete, install or run programs', () => {

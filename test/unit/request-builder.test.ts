@@ -15,7 +15,9 @@ function breakpoints(body: ReturnType<typeof buildModelRequest>): string[] {
   body.system.forEach((block, index) => block.cache_control && found.push(`system${index}`));
   body.messages.forEach((message, index) => {
     if (typeof message.content === 'string') return;
-    message.content.forEach((block, blockIndex) => 'cache_control' in block && block.cache_control && found.push(`m${index}.${blockIndex}`));
+    message.content.forEach(
+      (block, blockIndex) => 'cache_control' in block && block.cache_control && found.push(`m${index}.${blockIndex}`),
+    );
   });
   return found;
 }
@@ -57,17 +59,38 @@ describe('buildModelRequest', () => {
 
   it('sends thinking only when the agent has it: a budget or adaptive', () => {
     const messages: MessageParam[] = [{ role: 'user', content: 'task' }];
-    expect(buildModelRequest({ model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages })).not.toHaveProperty('thinking');
-    expect(buildModelRequest({ model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages, thinking: { type: 'enabled', budgetTokens: 4096 } }).thinking).toEqual({
+    expect(buildModelRequest({ model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages })).not.toHaveProperty(
+      'thinking',
+    );
+    expect(
+      buildModelRequest({
+        model: 'm',
+        maxTokens: 32000,
+        systemPrompt: 's',
+        tools,
+        messages,
+        thinking: { type: 'enabled', budgetTokens: 4096 },
+      }).thinking,
+    ).toEqual({
       type: 'enabled',
       budget_tokens: 4096,
     });
-    expect(buildModelRequest({ model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages, thinking: { type: 'adaptive' } }).thinking).toEqual({ type: 'adaptive' });
+    expect(
+      buildModelRequest({
+        model: 'm',
+        maxTokens: 32000,
+        systemPrompt: 's',
+        tools,
+        messages,
+        thinking: { type: 'adaptive' },
+      }).thinking,
+    ).toEqual({ type: 'adaptive' });
   });
 
   it('sends effort as output_config.effort, at the highest level the model takes', () => {
     const messages: MessageParam[] = [{ role: 'user', content: 'task' }];
-    const request = (model: string, effort?: EffortLevel) => buildModelRequest({ model, maxTokens: 32000, systemPrompt: 's', tools, messages, ...(effort ? { effort } : {}) });
+    const request = (model: string, effort?: EffortLevel) =>
+      buildModelRequest({ model, maxTokens: 32000, systemPrompt: 's', tools, messages, ...(effort ? { effort } : {}) });
     expect(request('claude-opus-5')).not.toHaveProperty('output_config');
     expect(request('claude-opus-5', 'max').output_config).toEqual({ effort: 'max' });
     expect(request('claude-sonnet-5', 'low').output_config).toEqual({ effort: 'low' });
@@ -88,18 +111,41 @@ describe('buildModelRequest', () => {
   });
 
   it("puts a fork's first last-message breakpoint on its last placeholder (the end of what siblings share), not on its directive", () => {
-    const directive = { type: 'text' as const, text: '<fork-boilerplate>\nrules\n</fork-boilerplate>\n\nYour directive: check part 2' };
+    const directive = {
+      type: 'text' as const,
+      text: '<fork-boilerplate>\nrules\n</fork-boilerplate>\n\nYour directive: check part 2',
+    };
     const messages: MessageParam[] = [
       { role: 'user', content: 'review' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'a1', name: 'Agent', input: {} }, { type: 'tool_use', id: 'a2', name: 'Agent', input: {} }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a1', content: 'Fork started' }, { type: 'tool_result', tool_use_id: 'a2', content: 'Fork started' }, directive] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'a1', name: 'Agent', input: {} },
+          { type: 'tool_use', id: 'a2', name: 'Agent', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'a1', content: 'Fork started' },
+          { type: 'tool_result', tool_use_id: 'a2', content: 'Fork started' },
+          directive,
+        ],
+      },
     ];
     const body = buildModelRequest({ model: 'm', maxTokens: 100, systemPrompt: 's', tools, messages });
     expect(breakpoints(body)).toEqual(['tool1', 'system0', 'm0.0', 'm2.1']);
     // The fork's second turn reads that entry through its previous-user breakpoint, on the directive message.
     const next = buildModelRequest({
-      model: 'm', maxTokens: 100, systemPrompt: 's', tools,
-      messages: [...messages, { role: 'assistant', content: [{ type: 'tool_use', id: 'r1', name: 'Read', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'r1', content: 'x' }] }],
+      model: 'm',
+      maxTokens: 100,
+      systemPrompt: 's',
+      tools,
+      messages: [
+        ...messages,
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'r1', name: 'Read', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'r1', content: 'x' }] },
+      ],
     });
     expect(breakpoints(next)).toEqual(['tool1', 'system0', 'm2.2', 'm4.0']);
   });
@@ -111,7 +157,9 @@ describe('buildModelRequest', () => {
     expect(forkDirectiveIndex({ role: 'user', content: [marked] })).toBeUndefined();
     expect(forkDirectiveIndex({ role: 'user', content: '<fork-boilerplate>' })).toBeUndefined();
     expect(forkDirectiveIndex({ role: 'assistant', content: [result as never, marked] })).toBeUndefined();
-    expect(forkDirectiveIndex({ role: 'user', content: [result, { type: 'text', text: 'see <fork-boilerplate>' }] })).toBeUndefined();
+    expect(
+      forkDirectiveIndex({ role: 'user', content: [result, { type: 'text', text: 'see <fork-boilerplate>' }] }),
+    ).toBeUndefined();
     expect(forkDirectiveIndex({ role: 'user', content: [{ type: 'text', text: 'note' }, marked] })).toBeUndefined();
     expect(forkDirectiveIndex(undefined)).toBeUndefined();
   });

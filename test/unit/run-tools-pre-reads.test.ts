@@ -6,7 +6,12 @@ import type { ReadBatchOutcome, ReadFileRecord, ToolContext } from '../../src/sh
 import { runToolCalls, type ToolRunContext } from '../../src/workflows/tools/run-tools';
 
 const toolContext: ToolContext = { agentId: 'agent-1', workspaceRoot: '/ws', cwd: '/ws' };
-const read = (id: string, file_path: string): ToolUseBlock => ({ type: 'tool_use', id, name: 'Read', input: { file_path } });
+const read = (id: string, file_path: string): ToolUseBlock => ({
+  type: 'tool_use',
+  id,
+  name: 'Read',
+  input: { file_path },
+});
 const record: ReadFileRecord = { path: '/ws/a.txt', mtimeMs: 1, size: 2, sha256: 'ab' };
 
 function contextWith(outcomes: Record<string, ReadBatchOutcome>, overrides: Partial<ToolRunContext> = {}) {
@@ -32,7 +37,7 @@ function contextWith(outcomes: Record<string, ReadBatchOutcome>, overrides: Part
 }
 
 describe('runToolCalls with pre-read outcomes', () => {
-  it('settles each call at once with its outcome, its start and its read-file records; a read that threw is that call\'s error', async () => {
+  it("settles each call at once with its outcome, its start and its read-file records; a read that threw is that call's error", async () => {
     const calls = [read('toolu_1', 'a.txt'), read('toolu_2', 'b.txt')];
     const { context, seen } = contextWith({
       toolu_1: { result: { content: 'A', isError: false, readFiles: [record] } },
@@ -40,7 +45,10 @@ describe('runToolCalls with pre-read outcomes', () => {
     });
     const outcomes: Record<string, ToolOutcome> = {};
     await runToolCalls(calls, context, outcomes);
-    expect(outcomes).toEqual({ toolu_1: { content: 'A', isError: false }, toolu_2: { isError: true, content: 'Read failed: EIO: disk on fire' } });
+    expect(outcomes).toEqual({
+      toolu_1: { content: 'A', isError: false },
+      toolu_2: { isError: true, content: 'Read failed: EIO: disk on fire' },
+    });
     expect(seen.started).toEqual(['toolu_1', 'toolu_2']);
     expect(seen.readFiles).toEqual([record]);
     // Decided now: nothing asked the approvals.
@@ -50,7 +58,10 @@ describe('runToolCalls with pre-read outcomes', () => {
   it('takes the same outcome through the checks that must be asked (a decision that is not "go" now), and refuses a tool outside the pool without it', async () => {
     const calls = [read('toolu_1', 'a.txt'), { ...read('toolu_2', 'b.txt'), name: 'Grep', input: { pattern: 'x' } }];
     const { context, seen } = contextWith(
-      { toolu_1: { result: { content: 'A', isError: false, readFiles: [record] } }, toolu_2: { result: { content: 'G', isError: false } } },
+      {
+        toolu_1: { result: { content: 'A', isError: false, readFiles: [record] } },
+        toolu_2: { result: { content: 'G', isError: false } },
+      },
       { authorizedNow: () => 'later', pool: ['Read'] },
     );
     const outcomes: Record<string, ToolOutcome> = {};

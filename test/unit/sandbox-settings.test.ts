@@ -4,18 +4,37 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bwrapArguments } from '../../src/sandbox/bwrap-arguments';
 import { SandboxOptionsError, sandboxOptionsFromEnv } from '../../src/config/sandbox-options';
-import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } from '../../src/project/settings/sandbox-settings';
+import {
+  mergeSandboxSettings,
+  parseSandboxSettings,
+  readDenyRulesAsSandbox,
+} from '../../src/project/settings/sandbox-settings';
 import { withDefinitionDomains } from '../../src/shared/policy/sandbox';
 
 describe('sandbox settings', () => {
   it("reads Claude Code's sandbox key and refuses to let a file turn the sandbox off", () => {
-    const parsed = parseSandboxSettings({ enabled: false, autoAllowBashIfSandboxed: true, filesystem: { allowWrite: ['~/.cache/pip'], denyRead: [] }, network: { allowedDomains: ['Example.COM', '*.github.com'] }, excludedCommands: ['docker'] });
-    expect(parsed.settings).toEqual({ autoAllowBashIfSandboxed: true, filesystem: { allowWrite: ['~/.cache/pip'] }, network: { allowedDomains: ['example.com', '*.github.com'] } });
+    const parsed = parseSandboxSettings({
+      enabled: false,
+      autoAllowBashIfSandboxed: true,
+      filesystem: { allowWrite: ['~/.cache/pip'], denyRead: [] },
+      network: { allowedDomains: ['Example.COM', '*.github.com'] },
+      excludedCommands: ['docker'],
+    });
+    expect(parsed.settings).toEqual({
+      autoAllowBashIfSandboxed: true,
+      filesystem: { allowWrite: ['~/.cache/pip'] },
+      network: { allowedDomains: ['example.com', '*.github.com'] },
+    });
     expect(parsed.problems.join()).toMatch(/sandbox\.enabled: false is ignored.*SUBAGENTS_SANDBOX=off/);
   });
 
   it('uses nothing of a malformed sandbox key, and says what is wrong', () => {
-    for (const value of [{ network: { allowedDomains: ['http://evil.example/path'] } }, { filesystem: { allowWrite: 'not-a-list' } }, { autoAllowBashIfSandboxed: 'yes' }, 'on']) {
+    for (const value of [
+      { network: { allowedDomains: ['http://evil.example/path'] } },
+      { filesystem: { allowWrite: 'not-a-list' } },
+      { autoAllowBashIfSandboxed: 'yes' },
+      'on',
+    ]) {
       const parsed = parseSandboxSettings(value);
       expect(parsed.settings).toBeUndefined();
       expect(parsed.problems).toHaveLength(1);
@@ -26,21 +45,50 @@ describe('sandbox settings', () => {
     const merged = mergeSandboxSettings([
       { autoAllowBashIfSandboxed: true, network: { allowedDomains: ['a.example'] } },
       undefined,
-      { autoAllowBashIfSandboxed: false, network: { allowedDomains: ['b.example', 'a.example'], deniedDomains: ['c.example'] }, filesystem: { denyRead: ['secrets/**'] } },
+      {
+        autoAllowBashIfSandboxed: false,
+        network: { allowedDomains: ['b.example', 'a.example'], deniedDomains: ['c.example'] },
+        filesystem: { denyRead: ['secrets/**'] },
+      },
     ]);
-    expect(merged).toEqual({ autoAllowBashIfSandboxed: false, network: { allowedDomains: ['a.example', 'b.example'], deniedDomains: ['c.example'] }, filesystem: { denyRead: ['secrets/**'] } });
+    expect(merged).toEqual({
+      autoAllowBashIfSandboxed: false,
+      network: { allowedDomains: ['a.example', 'b.example'], deniedDomains: ['c.example'] },
+      filesystem: { denyRead: ['secrets/**'] },
+    });
     expect(mergeSandboxSettings([undefined, undefined])).toBeUndefined();
   });
 
   it('hides the paths of Read deny rules, as Claude Code does', () => {
-    const rule = (content: string, root?: string) => ({ tool: 'Read', content, text: `Read(${content})`, file: 'settings.json', ...(root ? { root } : {}) });
-    expect(readDenyRulesAsSandbox([rule('./.env'), rule('//etc/app/key.pem'), rule('/config/secret', '/repo'), { ...rule(''), tool: 'Bash', content: 'rm:*' }], '/repo')).toEqual({
+    const rule = (content: string, root?: string) => ({
+      tool: 'Read',
+      content,
+      text: `Read(${content})`,
+      file: 'settings.json',
+      ...(root ? { root } : {}),
+    });
+    expect(
+      readDenyRulesAsSandbox(
+        [
+          rule('./.env'),
+          rule('//etc/app/key.pem'),
+          rule('/config/secret', '/repo'),
+          { ...rule(''), tool: 'Bash', content: 'rm:*' },
+        ],
+        '/repo',
+      ),
+    ).toEqual({
       filesystem: { denyRead: ['/repo/.env', '/etc/app/key.pem', '/repo/config/secret'] },
     });
   });
 
   it("adds a definition's WebFetch(domain:) hosts to what its commands may reach", () => {
-    expect(withDefinitionDomains({ network: { allowedDomains: ['a.example'] } }, [{ tool: 'WebFetch', content: 'domain:docs.example' }, { tool: 'Bash', content: 'git:*' }])).toEqual({ network: { allowedDomains: ['a.example', 'docs.example'] } });
+    expect(
+      withDefinitionDomains({ network: { allowedDomains: ['a.example'] } }, [
+        { tool: 'WebFetch', content: 'domain:docs.example' },
+        { tool: 'Bash', content: 'git:*' },
+      ]),
+    ).toEqual({ network: { allowedDomains: ['a.example', 'docs.example'] } });
     const settings = { filesystem: { denyRead: ['x'] } };
     expect(withDefinitionDomains(settings, [{ tool: 'Read', content: 'src/**' }])).toBe(settings);
   });
@@ -49,7 +97,12 @@ describe('sandbox settings', () => {
     expect(sandboxOptionsFromEnv({}).mode).toBe('on');
     expect(sandboxOptionsFromEnv({ SUBAGENTS_SANDBOX: 'off' }).mode).toBe('off');
     expect(() => sandboxOptionsFromEnv({ SUBAGENTS_SANDBOX: 'of' })).toThrow(SandboxOptionsError);
-    expect(sandboxOptionsFromEnv({ SUBAGENTS_PAYLOAD_KEY_FILE: '/keys/payload', TEMPORAL_TLS_CLIENT_KEY_PATH: '/keys/tls.key' }).hiddenFiles).toEqual(['/keys/payload', '/keys/tls.key']);
+    expect(
+      sandboxOptionsFromEnv({
+        SUBAGENTS_PAYLOAD_KEY_FILE: '/keys/payload',
+        TEMPORAL_TLS_CLIENT_KEY_PATH: '/keys/tls.key',
+      }).hiddenFiles,
+    ).toEqual(['/keys/payload', '/keys/tls.key']);
   });
 });
 
@@ -59,7 +112,13 @@ describe('bubblewrap arguments', () => {
   mkdirSync(path.join(home, '.ssh'), { recursive: true });
 
   it('masks secrets after every writable bind, so a workspace at the home directory cannot uncover them', () => {
-    const args = bwrapArguments({ profile: 'command', workspaceRoot: home, cwd: home, homeDir: home, hostNetwork: false });
+    const args = bwrapArguments({
+      profile: 'command',
+      workspaceRoot: home,
+      cwd: home,
+      homeDir: home,
+      hostNetwork: false,
+    });
     const workspaceBind = args.findIndex((arg, index) => arg === '--bind' && args[index + 1] === home);
     const sshMask = args.findIndex((arg, index) => arg === '--tmpfs' && args[index + 1] === path.join(home, '.ssh'));
     expect(workspaceBind).toBeGreaterThan(-1);
@@ -71,10 +130,22 @@ describe('bubblewrap arguments', () => {
   it('masks the home credentials a settings path would open: allowRead or allowWrite of the home', () => {
     const workspace = path.join(base, 'elsewhere');
     mkdirSync(workspace, { recursive: true });
-    const request = { profile: 'command' as const, workspaceRoot: workspace, cwd: workspace, homeDir: home, hostNetwork: false };
+    const request = {
+      profile: 'command' as const,
+      workspaceRoot: workspace,
+      cwd: workspace,
+      homeDir: home,
+      hostNetwork: false,
+    };
     for (const filesystem of [{ allowRead: ['~'] }, { allowWrite: ['~'] }, { allowRead: [path.join(home, '.ssh')] }]) {
       const args = bwrapArguments({ ...request, settings: { filesystem } });
-      const opened = Math.max(...args.map((arg, index) => ((arg === '--bind' || arg === '--ro-bind') && path.join(home, '.ssh').startsWith(args[index + 1]!) ? index : -1)));
+      const opened = Math.max(
+        ...args.map((arg, index) =>
+          (arg === '--bind' || arg === '--ro-bind') && path.join(home, '.ssh').startsWith(args[index + 1]!)
+            ? index
+            : -1,
+        ),
+      );
       const sshMask = args.findIndex((arg, index) => arg === '--tmpfs' && args[index + 1] === path.join(home, '.ssh'));
       expect(opened, JSON.stringify(filesystem)).toBeGreaterThan(-1);
       expect(sshMask, JSON.stringify(filesystem)).toBeGreaterThan(opened);
@@ -93,14 +164,26 @@ describe('bubblewrap arguments', () => {
     const worktree = path.join(base, 'child');
     mkdirSync(worktree);
     writeFileSync(path.join(worktree, '.git'), `gitdir: ${worktreeGit}\n`);
-    const args = bwrapArguments({ profile: 'command', workspaceRoot: worktree, cwd: worktree, homeDir: home, hostNetwork: false }).join(' ');
+    const args = bwrapArguments({
+      profile: 'command',
+      workspaceRoot: worktree,
+      cwd: worktree,
+      homeDir: home,
+      hostNetwork: false,
+    }).join(' ');
     expect(args).toContain(`--bind ${repoGit} ${repoGit}`);
     expect(args).toContain(`--ro-bind ${path.join(repoGit, 'hooks')} ${path.join(repoGit, 'hooks')}`);
     expect(args).toContain(`--ro-bind ${path.join(repoGit, 'config')} ${path.join(repoGit, 'config')}`);
   });
 
   it('gives services the whole system read-only and the network, with the home credentials masked', () => {
-    const args = bwrapArguments({ profile: 'service', workspaceRoot: base, cwd: base, homeDir: home, hostNetwork: true });
+    const args = bwrapArguments({
+      profile: 'service',
+      workspaceRoot: base,
+      cwd: base,
+      homeDir: home,
+      hostNetwork: true,
+    });
     expect(args.join(' ')).toContain('--ro-bind / /');
     expect(args).not.toContain('--unshare-net');
     expect(args.join(' ')).toContain(`--tmpfs ${path.join(home, '.ssh')}`);

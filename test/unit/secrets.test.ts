@@ -13,13 +13,22 @@ describe('secrets from files', () => {
 
   it('reads <NAME>_FILE into <NAME>, trimming the final newline', () => {
     expect(withSecretFiles({ ANTHROPIC_API_KEY_FILE: keyFile }).ANTHROPIC_API_KEY).toBe('sk-from-file');
-    expect(withSecretFiles({ TEMPORAL_API_KEY_FILE: keyFile, OTHER: 'x' })).toMatchObject({ TEMPORAL_API_KEY: 'sk-from-file', OTHER: 'x' });
+    expect(withSecretFiles({ TEMPORAL_API_KEY_FILE: keyFile, OTHER: 'x' })).toMatchObject({
+      TEMPORAL_API_KEY: 'sk-from-file',
+      OTHER: 'x',
+    });
   });
 
   it('refuses a missing file, and a secret given both ways', () => {
-    expect(() => withSecretFiles({ SUBAGENTS_PAYLOAD_KEY_FILE: path.join(directory, 'nope') })).toThrow(SecretFileError);
-    expect(() => withSecretFiles({ SUBAGENTS_PAYLOAD_KEY_FILE: path.join(directory, 'nope') })).toThrow(/does not exist/);
-    expect(() => withSecretFiles({ ANTHROPIC_API_KEY: 'a', ANTHROPIC_API_KEY_FILE: keyFile })).toThrow(/keep only ANTHROPIC_API_KEY_FILE/);
+    expect(() => withSecretFiles({ SUBAGENTS_PAYLOAD_KEY_FILE: path.join(directory, 'nope') })).toThrow(
+      SecretFileError,
+    );
+    expect(() => withSecretFiles({ SUBAGENTS_PAYLOAD_KEY_FILE: path.join(directory, 'nope') })).toThrow(
+      /does not exist/,
+    );
+    expect(() => withSecretFiles({ ANTHROPIC_API_KEY: 'a', ANTHROPIC_API_KEY_FILE: keyFile })).toThrow(
+      /keep only ANTHROPIC_API_KEY_FILE/,
+    );
   });
 });
 
@@ -41,14 +50,32 @@ describe('which variables are secrets', () => {
 
 describe("a command's environment", () => {
   it('is an allowlist: the safe names, LC_*, and what SUBAGENTS_BASH_ENV passes; never the rest', () => {
-    const source = { PATH: '/usr/bin', HOME: '/home/w', LC_ALL: 'C', MY_SERVICE_TOKEN: 'secret', GITHUB_TOKEN: 'gh', SUBAGENTS_PAYLOAD_KEY: 'key' };
+    const source = {
+      PATH: '/usr/bin',
+      HOME: '/home/w',
+      LC_ALL: 'C',
+      MY_SERVICE_TOKEN: 'secret',
+      GITHUB_TOKEN: 'gh',
+      SUBAGENTS_PAYLOAD_KEY: 'key',
+    };
     const environment = commandEnvironment({ passThrough: ['GITHUB_TOKEN'] }, source);
-    expect(environment).toEqual({ PATH: '/usr/bin', HOME: '/home/w', LC_ALL: 'C', GITHUB_TOKEN: 'gh', PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
+    expect(environment).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/w',
+      LC_ALL: 'C',
+      GITHUB_TOKEN: 'gh',
+      PAGER: 'cat',
+      GIT_PAGER: 'cat',
+      GIT_TERMINAL_PROMPT: '0',
+    });
     expect(safeEnvironmentNames).not.toContain('SUBAGENTS_PAYLOAD_KEY');
   });
 
   it('gives another user their own HOME and name', () => {
-    const environment = commandEnvironment({ user: { name: 'nobody', uid: 65534, gid: 65534, home: '/nonexistent' } }, { HOME: '/root', USER: 'root' });
+    const environment = commandEnvironment(
+      { user: { name: 'nobody', uid: 65534, gid: 65534, home: '/nonexistent' } },
+      { HOME: '/root', USER: 'root' },
+    );
     expect(environment).toMatchObject({ HOME: '/nonexistent', USER: 'nobody', LOGNAME: 'nobody' });
   });
 });
@@ -57,10 +84,20 @@ describe('scrubbing a process environment', () => {
   it('removes secrets from process.env and from the block /proc/<pid>/environ shows, keeping the rest', () => {
     const script = path.join(import.meta.dirname, '..', 'fixtures', 'scripts', 'scrub-environment.ts');
     const output = execFileSync(process.execPath, ['--import', 'tsx', script], {
-      env: { PATH: process.env.PATH, SUBAGENTS_PAYLOAD_KEY: 'PAYLOAD-KEY-VALUE', MY_SERVICE_TOKEN: 'SERVICE-TOKEN-VALUE', KEEP_ME: 'visible' },
+      env: {
+        PATH: process.env.PATH,
+        SUBAGENTS_PAYLOAD_KEY: 'PAYLOAD-KEY-VALUE',
+        MY_SERVICE_TOKEN: 'SERVICE-TOKEN-VALUE',
+        KEEP_ME: 'visible',
+      },
       encoding: 'utf8',
     });
-    const seen = JSON.parse(output) as { removed: string[]; blockCleared: boolean; environ: string; processEnvKeys: string[] };
+    const seen = JSON.parse(output) as {
+      removed: string[];
+      blockCleared: boolean;
+      environ: string;
+      processEnvKeys: string[];
+    };
     expect(seen.removed.sort()).toEqual(['MY_SERVICE_TOKEN', 'SUBAGENTS_PAYLOAD_KEY']);
     expect(seen.blockCleared).toBe(true);
     expect(seen.environ).not.toContain('PAYLOAD-KEY-VALUE');

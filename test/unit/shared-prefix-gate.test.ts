@@ -21,7 +21,10 @@ describe('SharedPrefixGate', () => {
   it('never holds a request longer than its cap, nor past its cancellation', async () => {
     const capped = new SharedPrefixGate(30);
     await capped.enter('k');
-    const waited = await Promise.race([capped.enter('k').then(() => 'went'), new Promise((resolve) => setTimeout(() => resolve('stuck'), 5_000))]);
+    const waited = await Promise.race([
+      capped.enter('k').then(() => 'went'),
+      new Promise((resolve) => setTimeout(() => resolve('stuck'), 5_000)),
+    ]);
     expect(waited).toBe('went');
     const gate = new SharedPrefixGate(60_000);
     await gate.enter('k');

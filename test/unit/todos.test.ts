@@ -5,7 +5,9 @@ const item = (content: string, status: string) => ({ content, status, activeForm
 
 describe('TodoWrite input', () => {
   it('accepts the list and summarises it', () => {
-    const parsed = parseTodoWriteInput({ todos: [item('Test', 'completed'), item('Build', 'in_progress'), item('Ship', 'pending')] });
+    const parsed = parseTodoWriteInput({
+      todos: [item('Test', 'completed'), item('Build', 'in_progress'), item('Ship', 'pending')],
+    });
     expect(parsed.ok).toBe(true);
     const todos = parsed.ok ? parsed.todos : [];
     expect(todoSummary(todos)).toBe('1/3 done · now: Building');
@@ -23,8 +25,14 @@ describe('TodoWrite input', () => {
       [{ todos: 'x' }, /"todos" is required and must be an array/],
       [{ todos: [], extra: 1 }, /unknown field "extra"/],
       [{ todos: [null] }, /"todos.0" must be an object/],
-      [{ todos: [{ content: 'a', status: 'done', activeForm: 'b' }] }, /"todos.0.status" must be one of pending, in_progress, completed/],
-      [{ todos: [{ content: '', status: 'pending', activeForm: 'b' }] }, /"todos.0.content" must be a non-empty string/],
+      [
+        { todos: [{ content: 'a', status: 'done', activeForm: 'b' }] },
+        /"todos.0.status" must be one of pending, in_progress, completed/,
+      ],
+      [
+        { todos: [{ content: '', status: 'pending', activeForm: 'b' }] },
+        /"todos.0.content" must be a non-empty string/,
+      ],
       [{ todos: [{ content: 'a', status: 'pending' }] }, /"todos.0.activeForm" must be a non-empty string/],
       [{ todos: [{ content: 'a', status: 'pending', activeForm: 'b', id: 1 }] }, /unknown field "id"/],
       [{ todos: [{ content: 'x'.repeat(2000), status: 'pending', activeForm: 'b' }] }, /longer than 1000 characters/],

@@ -7,7 +7,17 @@ const readOnly = (name: string) => ['Read', 'Glob', 'Grep'].includes(name);
 
 describe('partitionToolCalls', () => {
   it('groups consecutive read-only calls and isolates the others, keeping order', () => {
-    const batches = partitionToolCalls([call('1', 'Read'), call('2', 'Grep'), call('3', 'Edit'), call('4', 'Read'), call('5', 'Bash'), call('6', 'Bash')], readOnly);
+    const batches = partitionToolCalls(
+      [
+        call('1', 'Read'),
+        call('2', 'Grep'),
+        call('3', 'Edit'),
+        call('4', 'Read'),
+        call('5', 'Bash'),
+        call('6', 'Bash'),
+      ],
+      readOnly,
+    );
     expect(batches.map((batch) => [batch.concurrent, batch.calls.map((c) => c.id)])).toEqual([
       [true, ['1', '2']],
       [false, ['3']],

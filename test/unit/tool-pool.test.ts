@@ -10,7 +10,20 @@ const base = { depth: 1, maxDepth: 3, background: false, permissionMode: 'defaul
 
 describe('assembleToolPool', () => {
   it('gives a general-purpose child every tool, the same list as its root (one cache prefix)', () => {
-    expect(assembleToolPool({ ...base, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board]);
+    expect(assembleToolPool({ ...base, definition: {} })).toEqual([
+      'Agent',
+      'SendMessage',
+      'TaskStop',
+      'TaskOutput',
+      'Bash',
+      'Glob',
+      'Grep',
+      'Read',
+      'Edit',
+      'Write',
+      ...web,
+      ...board,
+    ]);
     expect(assembleToolPool({ ...base, definition: {} })).toEqual(rootToolPool({}, 3));
   });
 
@@ -20,23 +33,68 @@ describe('assembleToolPool', () => {
   });
 
   it('keeps only the background allow-list of the permission mode', () => {
-    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read', ...web, ...board]);
-    expect(assembleToolPool({ ...base, background: true, permissionMode: 'acceptEdits', definition: {} })).toEqual([
-      'Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board,
+    expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual([
+      'Agent',
+      'SendMessage',
+      'TaskStop',
+      'TaskOutput',
+      'Glob',
+      'Grep',
+      'Read',
+      ...web,
+      ...board,
     ]);
-    expect(assembleToolPool({ ...base, background: true, permissionMode: 'bypassPermissions', definition: {} })).toContain('Bash');
+    expect(assembleToolPool({ ...base, background: true, permissionMode: 'acceptEdits', definition: {} })).toEqual([
+      'Agent',
+      'SendMessage',
+      'TaskStop',
+      'TaskOutput',
+      'Glob',
+      'Grep',
+      'Read',
+      'Edit',
+      'Write',
+      ...web,
+      ...board,
+    ]);
+    expect(
+      assembleToolPool({ ...base, background: true, permissionMode: 'bypassPermissions', definition: {} }),
+    ).toContain('Bash');
   });
 
   it('applies disallowedTools before the tools allow-list', () => {
-    expect(assembleToolPool({ ...base, definition: { tools: ['Read', 'Edit', 'Bash'], disallowedTools: ['Edit'] } })).toEqual(['Bash', 'Read']);
+    expect(
+      assembleToolPool({ ...base, definition: { tools: ['Read', 'Edit', 'Bash'], disallowedTools: ['Edit'] } }),
+    ).toEqual(['Bash', 'Read']);
     expect(assembleToolPool({ ...base, definition: { tools: ['*'], disallowedTools: ['Bash', 'Agent'] } })).toEqual([
-      'SendMessage', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web, ...board,
+      'SendMessage',
+      'Glob',
+      'Grep',
+      'Read',
+      'Edit',
+      'Write',
+      ...web,
+      ...board,
     ]);
   });
 
   it('keeps the task-list tools a definition names, also in the background, and drops them when denied', () => {
-    expect(assembleToolPool({ ...base, background: true, definition: { tools: ['TaskList', 'TaskUpdate', 'Read'] } })).toEqual(['Read', 'TaskList', 'TaskUpdate']);
-    expect(assembleToolPool({ ...base, definition: { disallowedTools: board } })).toEqual(['Agent', 'SendMessage', 'TaskStop', 'TaskOutput', 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...web]);
+    expect(
+      assembleToolPool({ ...base, background: true, definition: { tools: ['TaskList', 'TaskUpdate', 'Read'] } }),
+    ).toEqual(['Read', 'TaskList', 'TaskUpdate']);
+    expect(assembleToolPool({ ...base, definition: { disallowedTools: board } })).toEqual([
+      'Agent',
+      'SendMessage',
+      'TaskStop',
+      'TaskOutput',
+      'Bash',
+      'Glob',
+      'Grep',
+      'Read',
+      'Edit',
+      'Write',
+      ...web,
+    ]);
   });
 
   it('can resolve to nothing (the caller refuses the spawn)', () => {
@@ -48,7 +106,10 @@ describe('assembleToolPool', () => {
     expect(assembleToolPool({ ...base, definition: { tools: ['TaskStop', 'Read'] } })).toEqual(['Read']);
     // TaskOutput likewise: it reads only the agent's own children, so it comes with Agent, also for subagents.
     expect(assembleToolPool({ ...base, definition: { tools: ['TaskOutput', 'Read'] } })).toEqual(['Read']);
-    expect(assembleToolPool({ ...base, depth: 2, definition: { tools: ['Agent', 'TaskOutput'] } })).toEqual(['Agent', 'TaskOutput']);
+    expect(assembleToolPool({ ...base, depth: 2, definition: { tools: ['Agent', 'TaskOutput'] } })).toEqual([
+      'Agent',
+      'TaskOutput',
+    ]);
     expect(rootToolPool({}, 0)).not.toContain('Agent');
     expect(rootToolPool({}, 0)).not.toContain('TaskStop');
     expect(assembleToolPool({ ...base, depth: 3, definition: {} })).not.toContain('TaskStop');
@@ -56,7 +117,12 @@ describe('assembleToolPool', () => {
 
   it('keeps a read-only Bash for a background agent (it never needs a person)', () => {
     const explore = { tools: ['Bash', 'Glob', 'Grep', 'Read'], readOnlyBash: true };
-    expect(assembleToolPool({ ...base, background: true, definition: explore })).toEqual(['Bash', 'Glob', 'Grep', 'Read']);
+    expect(assembleToolPool({ ...base, background: true, definition: explore })).toEqual([
+      'Bash',
+      'Glob',
+      'Grep',
+      'Read',
+    ]);
     expect(assembleToolPool({ ...base, background: true, definition: { tools: ['Bash', 'Read'] } })).toEqual(['Read']);
   });
 });

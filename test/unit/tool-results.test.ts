@@ -9,7 +9,9 @@ const uses: ToolUseBlock[] = [
 
 describe('buildToolResultMessage', () => {
   it('answers every tool_use in order, synthesizing a result for a missing one, text after', () => {
-    const message = buildToolResultMessage(uses, { a: { content: 'ok', isError: false } }, 'interrupted', ['steer: focus']);
+    const message = buildToolResultMessage(uses, { a: { content: 'ok', isError: false } }, 'interrupted', [
+      'steer: focus',
+    ]);
     expect(message).toEqual({
       role: 'user',
       content: [
@@ -28,9 +30,20 @@ describe('buildToolResultMessage', () => {
 
 describe('dropUnresolvedToolUses', () => {
   it('removes trailing unanswered tool_uses and an emptied assistant message', () => {
-    expect(dropUnresolvedToolUses([{ role: 'user', content: 'hi' }, { role: 'assistant', content: uses }])).toEqual([{ role: 'user', content: 'hi' }]);
     expect(
-      dropUnresolvedToolUses([{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'text', text: 'let me look' }, ...uses] }]),
-    ).toEqual([{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'text', text: 'let me look' }] }]);
+      dropUnresolvedToolUses([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: uses },
+      ]),
+    ).toEqual([{ role: 'user', content: 'hi' }]);
+    expect(
+      dropUnresolvedToolUses([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: [{ type: 'text', text: 'let me look' }, ...uses] },
+      ]),
+    ).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'text', text: 'let me look' }] },
+    ]);
   });
 });

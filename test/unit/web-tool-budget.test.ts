@@ -4,7 +4,7 @@ import { toolModelCallBound, webSearchInputTokensBound } from '../../src/shared/
 import { answerPrompt } from '../../src/activities/web/web-fetch';
 import { estimateTextTokens } from '../../src/shared/model/context-estimate';
 
-describe('the reservation of a web tool\'s model call', () => {
+describe("the reservation of a web tool's model call", () => {
   it('covers the largest WebFetch request: the page cut at its limit, a URL at its limit, the prompt and the instructions', () => {
     const prompt = 'What does the page say about release 7? '.repeat(20);
     const url = `https://example.com/${'a'.repeat(webToolLimits.maxUrlChars - 20)}`;
@@ -18,10 +18,13 @@ describe('the reservation of a web tool\'s model call', () => {
   });
 
   it('grows with the prompt, counted in UTF-8 bytes', () => {
-    expect(toolModelCallBound('WebFetch', { prompt: 'é'.repeat(400) }).inputTokens - toolModelCallBound('WebFetch', { prompt: '' }).inputTokens).toBe(200);
+    expect(
+      toolModelCallBound('WebFetch', { prompt: 'é'.repeat(400) }).inputTokens -
+        toolModelCallBound('WebFetch', { prompt: '' }).inputTokens,
+    ).toBe(200);
   });
 
-  it('holds WebSearch\'s fixed input estimate and the output of every call of its search loop', () => {
+  it("holds WebSearch's fixed input estimate and the output of every call of its search loop", () => {
     expect(toolModelCallBound('WebSearch', { query: 'temporal' })).toEqual({
       inputTokens: webSearchInputTokensBound,
       maxOutputTokens: webToolLimits.maxAnswerTokens * (1 + webToolLimits.maxSearchContinuations),

@@ -3,15 +3,20 @@ import { alwaysAllowKey, decideWebFetchPermission, webFetchPermission } from '..
 
 describe('WebFetch permission by domain (as Claude Code)', () => {
   it('asks for a new domain in default, acceptEdits and bubble modes', () => {
-    for (const mode of ['default', 'acceptEdits', 'bubble'] as const) expect(decideWebFetchPermission(mode, 'example.com', []), mode).toEqual({ type: 'ask' });
+    for (const mode of ['default', 'acceptEdits', 'bubble'] as const)
+      expect(decideWebFetchPermission(mode, 'example.com', []), mode).toEqual({ type: 'ask' });
   });
 
   it('lets an allow rule, an "always" for the domain, or bypassPermissions through', () => {
     expect(decideWebFetchPermission('default', 'example.com', [], 'allow')).toEqual({ type: 'allow' });
-    expect(decideWebFetchPermission('default', 'example.com', [webFetchPermission('example.com')])).toEqual({ type: 'allow' });
+    expect(decideWebFetchPermission('default', 'example.com', [webFetchPermission('example.com')])).toEqual({
+      type: 'allow',
+    });
     expect(decideWebFetchPermission('bypassPermissions', 'example.com', [])).toEqual({ type: 'allow' });
     // An "always" covers its own domain only.
-    expect(decideWebFetchPermission('default', 'evil.example.com', [webFetchPermission('example.com')])).toEqual({ type: 'ask' });
+    expect(decideWebFetchPermission('default', 'evil.example.com', [webFetchPermission('example.com')])).toEqual({
+      type: 'ask',
+    });
     expect(decideWebFetchPermission('default', 'example.com', ['Bash', 'WebSearch'])).toEqual({ type: 'ask' });
     expect(webFetchPermission('docs.example.com')).toBe('WebFetch(domain:docs.example.com)');
   });
@@ -23,14 +28,21 @@ describe('WebFetch permission by domain (as Claude Code)', () => {
         reason: `WebFetch to example.com needs a person to approve its domain, and this agent runs in ${mode} mode, so it was denied. A settings allow rule WebFetch(domain:example.com) lets it through.`,
       });
       expect(decideWebFetchPermission(mode, 'example.com', [], 'allow')).toEqual({ type: 'allow' });
-      expect(decideWebFetchPermission(mode, 'example.com', [webFetchPermission('example.com')])).toEqual({ type: 'allow' });
+      expect(decideWebFetchPermission(mode, 'example.com', [webFetchPermission('example.com')])).toEqual({
+        type: 'allow',
+      });
     }
   });
 
   it('asks when an ask rule or hook says so, even where the mode or an "always" would allow (dontAsk and plan deny)', () => {
     expect(decideWebFetchPermission('bypassPermissions', 'example.com', [], 'ask')).toEqual({ type: 'ask' });
-    expect(decideWebFetchPermission('default', 'example.com', [webFetchPermission('example.com')], 'ask')).toEqual({ type: 'ask' });
-    expect(decideWebFetchPermission('dontAsk', 'example.com', [], 'ask')).toMatchObject({ type: 'deny', reason: expect.stringContaining('must be approved by a person') });
+    expect(decideWebFetchPermission('default', 'example.com', [webFetchPermission('example.com')], 'ask')).toEqual({
+      type: 'ask',
+    });
+    expect(decideWebFetchPermission('dontAsk', 'example.com', [], 'ask')).toMatchObject({
+      type: 'deny',
+      reason: expect.stringContaining('must be approved by a person'),
+    });
   });
 
   it('lets a URL without an http(s) host through to WebFetch, which refuses it before connecting', () => {
@@ -38,7 +50,9 @@ describe('WebFetch permission by domain (as Claude Code)', () => {
   });
 
   it('stores "always" for the domain of a WebFetch request, and believes a permission only in that shape', () => {
-    expect(alwaysAllowKey({ tool: 'WebFetch', permission: 'WebFetch(domain:example.com)' })).toBe('WebFetch(domain:example.com)');
+    expect(alwaysAllowKey({ tool: 'WebFetch', permission: 'WebFetch(domain:example.com)' })).toBe(
+      'WebFetch(domain:example.com)',
+    );
     expect(alwaysAllowKey({ tool: 'Bash' })).toBe('Bash');
     // A forged request cannot turn a person's "always" into another tool's.
     expect(alwaysAllowKey({ tool: 'Bash', permission: 'WebFetch(domain:example.com)' })).toBe('Bash');

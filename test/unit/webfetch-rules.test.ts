@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { decideByRules, type PermissionRules } from '../../src/shared/policy/permission-rules';
 
 const rules = (allow: string[], deny: string[] = []): PermissionRules => {
-  const parse = (text: string) => ({ text, tool: 'WebFetch', content: /\((.*)\)/.exec(text)![1]!, file: 'settings.json' });
+  const parse = (text: string) => ({
+    text,
+    tool: 'WebFetch',
+    content: /\((.*)\)/.exec(text)![1]!,
+    file: 'settings.json',
+  });
   return { allow: allow.map(parse), deny: deny.map(parse) };
 };
 const decide = (set: PermissionRules, url: string) => decideByRules(set, 'WebFetch', { url }, { cwd: '/w' })?.type;
@@ -19,7 +24,8 @@ describe('WebFetch(domain:…) rules see the host the fetch connects to', () => 
 
   it('a deny rule catches a trailing dot, upper case and a backslash in front of the real host', () => {
     const set = rules([], ['WebFetch(domain:evil.example)']);
-    for (const url of ['https://evil.example./', 'https://EVIL.example/', 'http://evil.example\\@docs.python.org/']) expect(decide(set, url), url).toBe('deny');
+    for (const url of ['https://evil.example./', 'https://EVIL.example/', 'http://evil.example\\@docs.python.org/'])
+      expect(decide(set, url), url).toBe('deny');
     expect(decide(set, 'https://docs.python.org/')).toBeUndefined();
   });
 });

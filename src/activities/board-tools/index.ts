@@ -2,7 +2,14 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { BoardClient, BoardNotFoundError, BoardRefusedError } from '../../client/board-client';
 import type { BoardChangeResult, BoardSnapshot } from '../../shared/board/board';
-import { describeProblems, normalizeTaskId, parseCreateTask, parseTaskListFilter, parseUpdateTask, type Parsed } from '../../shared/board/board-requests';
+import {
+  describeProblems,
+  normalizeTaskId,
+  parseCreateTask,
+  parseTaskListFilter,
+  parseUpdateTask,
+  type Parsed,
+} from '../../shared/board/board-requests';
 import type { BoardToolCallInput, BoardToolCallResult } from '../../shared/board/board-tool-call';
 import { boardToolDefinitions } from '../../shared/board/board-tool-definitions';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
@@ -13,14 +20,21 @@ const refused = (content: string): BoardToolCallResult => ({ content, isError: t
 
 /** The model may send only the fields of the tool's schema (never `actor` or `requestId`). */
 function unknownFields(name: TaskBoardToolName, input: Record<string, unknown>): string | undefined {
-  const allowed = Object.keys((boardToolDefinitions[name].input_schema as { properties: Record<string, unknown> }).properties);
+  const allowed = Object.keys(
+    (boardToolDefinitions[name].input_schema as { properties: Record<string, unknown> }).properties,
+  );
   const unknown = Object.keys(input).filter((key) => !allowed.includes(key));
   if (unknown.length === 0) return undefined;
-  return errorText(ErrorType.InvalidToolInput, `${name} has no field ${unknown.map((key) => `"${key}"`).join(', ')}; its fields are ${allowed.join(', ')}.`);
+  return errorText(
+    ErrorType.InvalidToolInput,
+    `${name} has no field ${unknown.map((key) => `"${key}"`).join(', ')}; its fields are ${allowed.join(', ')}.`,
+  );
 }
 
 function invalid<T>(name: TaskBoardToolName, parsed: Parsed<T>): BoardToolCallResult | undefined {
-  return parsed.ok ? undefined : refused(errorText(ErrorType.InvalidToolInput, `${name}: ${describeProblems(parsed.problems)}`));
+  return parsed.ok
+    ? undefined
+    : refused(errorText(ErrorType.InvalidToolInput, `${name}: ${describeProblems(parsed.problems)}`));
 }
 
 const withClaims = (content: string, result: BoardChangeResult): BoardToolCallResult => ({
@@ -40,7 +54,11 @@ async function snapshotOrNone(boards: BoardClient, boardId: string): Promise<Boa
 }
 
 /** One task-list tool call: validate the model's input, ask the board, say what happened. */
-async function runBoardTool(name: TaskBoardToolName, call: BoardToolCallInput, temporal: Client): Promise<BoardToolCallResult> {
+async function runBoardTool(
+  name: TaskBoardToolName,
+  call: BoardToolCallInput,
+  temporal: Client,
+): Promise<BoardToolCallResult> {
   const unknown = unknownFields(name, call.input);
   if (unknown) return refused(unknown);
   const boards = new BoardClient(temporal, Context.current().info.taskQueue);
@@ -65,21 +83,36 @@ async function runBoardTool(name: TaskBoardToolName, call: BoardToolCallInput, t
         const parsed = parseTaskListFilter(call.input);
         if (!parsed.ok) return invalid(name, parsed)!;
         const snapshot = await snapshotOrNone(boards, board.boardId);
-        return { content: snapshot ? formatTaskList(snapshot, parsed.value) : 'No tasks found. TaskCreate adds one.', isError: false };
+        return {
+          content: snapshot ? formatTaskList(snapshot, parsed.value) : 'No tasks found. TaskCreate adds one.',
+          isError: false,
+        };
       }
       case 'TaskGet': {
         const taskId = normalizeTaskId(call.input.taskId);
-        if (taskId === undefined) return refused(errorText(ErrorType.InvalidToolInput, 'TaskGet: "taskId" must be a task id such as "3".'));
+        if (taskId === undefined)
+          return refused(errorText(ErrorType.InvalidToolInput, 'TaskGet: "taskId" must be a task id such as "3".'));
         const snapshot = await snapshotOrNone(boards, board.boardId);
         const task = snapshot?.tasks.find((candidate) => candidate.id === taskId);
-        if (!snapshot || !task) return refused(errorText(ErrorType.TaskNotFound, `task #${taskId} does not exist on this board. TaskList shows its tasks.`));
+        if (!snapshot || !task)
+          return refused(
+            errorText(
+              ErrorType.TaskNotFound,
+              `task #${taskId} does not exist on this board. TaskList shows its tasks.`,
+            ),
+          );
         return { content: formatTask(task, snapshot.tasks), isError: false };
       }
     }
   } catch (error) {
     if (error instanceof BoardRefusedError) return refused(error.message);
     if (error instanceof BoardNotFoundError) {
-      return refused(errorText(ErrorType.TaskNotFound, 'this board has no tasks yet (TaskCreate starts it), so there is nothing to update.'));
+      return refused(
+        errorText(
+          ErrorType.TaskNotFound,
+          'this board has no tasks yet (TaskCreate starts it), so there is nothing to update.',
+        ),
+      );
     }
     throw error;
   }

@@ -14,12 +14,16 @@ export type CustomToolActivity = (call: ToolCallInput) => Promise<ToolCallResult
 
 function resultOf(output: CustomToolOutput): ToolCallResult {
   if (typeof output === 'string') return { content: output, isError: false };
-  if (typeof output === 'object' && output !== null && typeof output.content === 'string') return { content: output.content, isError: output.isError === true };
+  if (typeof output === 'object' && output !== null && typeof output.content === 'string')
+    return { content: output.content, isError: output.isError === true };
   throw new TypeError('run returned neither a string nor { content: string, isError?: boolean }');
 }
 
 /** One activity per custom tool, by its name. */
-export function createCustomToolActivities(tools: readonly CustomTool[], resultsDir?: string): Record<string, CustomToolActivity> {
+export function createCustomToolActivities(
+  tools: readonly CustomTool[],
+  resultsDir?: string,
+): Record<string, CustomToolActivity> {
   return Object.fromEntries(tools.map((tool) => [tool.name, customToolActivity(tool, resultsDir)]));
 }
 
@@ -27,7 +31,13 @@ function customToolActivity(tool: CustomTool, resultsDir: string | undefined): C
   return async function runCustomTool(call: ToolCallInput): Promise<ToolCallResult> {
     const parsed = tool.parse(call.input);
     if (!parsed.ok) {
-      return { isError: true, content: errorText(ErrorType.InvalidToolInput, `${tool.name} was called with invalid input: ${parsed.problems.join('; ')}. Fix the input and call ${tool.name} again.`) };
+      return {
+        isError: true,
+        content: errorText(
+          ErrorType.InvalidToolInput,
+          `${tool.name} was called with invalid input: ${parsed.problems.join('; ')}. Fix the input and call ${tool.name} again.`,
+        ),
+      };
     }
     const activity = Context.current();
     const beat = setInterval(() => activity.heartbeat(), toolLimits.heartbeatIntervalMs);
@@ -47,7 +57,10 @@ function customToolActivity(tool: CustomTool, resultsDir: string | undefined): C
       if (activity.cancellationSignal.aborted) throw new CancelledFailure(`${tool.name} was cancelled`);
       // An idempotent tool's failure is retried by Temporal; at the last attempt the workflow reports it.
       if (tool.idempotent || tool.readOnly) throw error;
-      return { isError: true, content: errorText(ErrorType.CustomToolFailed, `${tool.name} failed: ${messageOf(error)}`) };
+      return {
+        isError: true,
+        content: errorText(ErrorType.CustomToolFailed, `${tool.name} failed: ${messageOf(error)}`),
+      };
     } finally {
       clearInterval(beat);
     }
@@ -55,8 +68,14 @@ function customToolActivity(tool: CustomTool, resultsDir: string | undefined): C
 }
 
 /** What the worker says at an agent's start: the custom tools its filter allows, and where built-in tools run. */
-export function workerToolsFor(tools: readonly CustomTool[], taskQueues: ToolTaskQueues | undefined, filter: CustomToolFilter | undefined): WorkerTools | undefined {
-  const descriptors = filter ? tools.filter((tool) => customToolAllowed(filter, tool.name)).map(customToolDescriptor) : [];
+export function workerToolsFor(
+  tools: readonly CustomTool[],
+  taskQueues: ToolTaskQueues | undefined,
+  filter: CustomToolFilter | undefined,
+): WorkerTools | undefined {
+  const descriptors = filter
+    ? tools.filter((tool) => customToolAllowed(filter, tool.name)).map(customToolDescriptor)
+    : [];
   const routed = taskQueues && Object.keys(taskQueues).length > 0 ? taskQueues : undefined;
   if (descriptors.length === 0 && !routed) return undefined;
   return { descriptors, ...(routed ? { taskQueues: routed } : {}) };

@@ -3,7 +3,12 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { hookLimits } from '../../shared/policy/hooks';
-import { interpretHookRun, type HookProcessResult, type HookRunInput, type HookRunResult } from '../../shared/policy/hook-outcome';
+import {
+  interpretHookRun,
+  type HookProcessResult,
+  type HookRunInput,
+  type HookRunResult,
+} from '../../shared/policy/hook-outcome';
 import { toolLimits } from '../../shared/tools/tool-definitions';
 import { startWatchdog } from '../tools/bash';
 import { commandEnvironment, type ShellOptions } from '../../config/shell-options';
@@ -31,19 +36,27 @@ function hookWorkspace(input: HookRunInput): string {
 }
 
 /** Runs one command in the OS sandbox (docs/security.md); `signal` cancels it. Exported for tests that run hooks without a worker. */
-export async function runHookProcess(input: HookRunInput, options: { shell?: ShellOptions; signal?: AbortSignal; heartbeat?: () => void } = {}): Promise<HookProcessResult> {
+export async function runHookProcess(
+  input: HookRunInput,
+  options: { shell?: ShellOptions; signal?: AbortSignal; heartbeat?: () => void } = {},
+): Promise<HookProcessResult> {
   let launch: SandboxedLaunch;
   try {
-    launch = await launchSandboxed(['bash', '--norc', '-c', input.command], {
-      profile: 'service',
-      workspaceRoot: hookWorkspace(input),
-      cwd: input.cwd,
-      homeDir: options.shell?.user?.home ?? os.homedir(),
-      ...(input.sandbox ? { settings: input.sandbox } : {}),
-      what: `the hook \`${input.command.slice(0, 80)}\``,
-    }, options.shell?.sandbox);
+    launch = await launchSandboxed(
+      ['bash', '--norc', '-c', input.command],
+      {
+        profile: 'service',
+        workspaceRoot: hookWorkspace(input),
+        cwd: input.cwd,
+        homeDir: options.shell?.user?.home ?? os.homedir(),
+        ...(input.sandbox ? { settings: input.sandbox } : {}),
+        what: `the hook \`${input.command.slice(0, 80)}\``,
+      },
+      options.shell?.sandbox,
+    );
   } catch (error) {
-    if (error instanceof SandboxUnavailableError) return { exitCode: null, stdout: '', stderr: '', spawnError: error.message };
+    if (error instanceof SandboxUnavailableError)
+      return { exitCode: null, stdout: '', stderr: '', spawnError: error.message };
     throw error;
   }
   try {
@@ -53,7 +66,11 @@ export async function runHookProcess(input: HookRunInput, options: { shell?: She
   }
 }
 
-function runLaunched(launch: SandboxedLaunch, input: HookRunInput, options: { shell?: ShellOptions; signal?: AbortSignal; heartbeat?: () => void }): Promise<HookProcessResult> {
+function runLaunched(
+  launch: SandboxedLaunch,
+  input: HookRunInput,
+  options: { shell?: ShellOptions; signal?: AbortSignal; heartbeat?: () => void },
+): Promise<HookProcessResult> {
   return new Promise((resolve) => {
     const stdout = new CappedText(hookLimits.maxOutputChars);
     const stderr = new CappedText(hookLimits.maxOutputChars);
@@ -93,7 +110,13 @@ function runLaunched(launch: SandboxedLaunch, input: HookRunInput, options: { sh
       child.stdout?.destroy();
       child.stderr?.destroy();
       const truncatedChars = stdout.dropped + stderr.dropped;
-      resolve({ ...result, stdout: stdout.text, stderr: stderr.text, ...(truncatedChars > 0 ? { truncatedChars } : {}), ...(timedOut ? { timedOut } : {}) });
+      resolve({
+        ...result,
+        stdout: stdout.text,
+        stderr: stderr.text,
+        ...(truncatedChars > 0 ? { truncatedChars } : {}),
+        ...(timedOut ? { timedOut } : {}),
+      });
     };
     timers.push(
       setTimeout(() => {
@@ -127,7 +150,11 @@ export function createHookActivities(options: { shell?: ShellOptions }) {
   return {
     async runHook(input: HookRunInput): Promise<HookRunResult> {
       const context = Context.current();
-      const run = await runHookProcess(input, { shell: options.shell, signal: context.cancellationSignal, heartbeat: () => context.heartbeat() });
+      const run = await runHookProcess(input, {
+        shell: options.shell,
+        signal: context.cancellationSignal,
+        heartbeat: () => context.heartbeat(),
+      });
       if (context.cancellationSignal.aborted) throw new CancelledFailure('the hook was cancelled and killed');
       return { ...run, verdict: interpretHookRun(input.event, input.command, run) };
     },

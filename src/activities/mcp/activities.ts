@@ -48,7 +48,8 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
               lastError = messageOf(error);
             }
             // Only a required server is waited for; the others are tried once.
-            if (!required.includes(name) || Date.now() + 1000 >= deadline || context.cancellationSignal.aborted) return { name, spec, error: lastError };
+            if (!required.includes(name) || Date.now() + 1000 >= deadline || context.cancellationSignal.aborted)
+              return { name, spec, error: lastError };
             await sleep(1000);
           }
         }),
@@ -57,11 +58,21 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
       const status: McpServerStatus[] = [];
       const requiredFailures = required
         .filter((name) => !(name in servers))
-        .map((name) => ({ name, error: `it is not configured (neither in .mcp.json nor in the agent's mcpServers), or its .mcp.json entry is not trusted here: \`subagents mcp list --dir ${input.cwd}\` shows how to trust it` }));
+        .map((name) => ({
+          name,
+          error: `it is not configured (neither in .mcp.json nor in the agent's mcpServers), or its .mcp.json entry is not trusted here: \`subagents mcp list --dir ${input.cwd}\` shows how to trust it`,
+        }));
       for (const outcome of outcomes) {
         if ('error' in outcome) {
-          status.push({ name: outcome.name, state: 'failed', error: outcome.error, tools: 0, transport: outcome.spec.type });
-          if (required.includes(outcome.name)) requiredFailures.push({ name: outcome.name, error: outcome.error ?? 'unknown error' });
+          status.push({
+            name: outcome.name,
+            state: 'failed',
+            error: outcome.error,
+            tools: 0,
+            transport: outcome.spec.type,
+          });
+          if (required.includes(outcome.name))
+            requiredFailures.push({ name: outcome.name, error: outcome.error ?? 'unknown error' });
           continue;
         }
         const described = describeMcpTools(outcome.name, outcome.tools, filter);
@@ -113,7 +124,10 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
         if (signal.aborted) throw cancelled(input.toolName);
         return {
           isError: true,
-          content: errorText(ErrorType.McpServerUnavailable, `the MCP server "${input.server}" could not be started or reached: ${messageOf(error)}. ${input.toolName} did not run.`),
+          content: errorText(
+            ErrorType.McpServerUnavailable,
+            `the MCP server "${input.server}" could not be started or reached: ${messageOf(error)}. ${input.toolName} did not run.`,
+          ),
         };
       }
       let result: McpCallResult;
@@ -130,10 +144,17 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
         const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
         const closed = !connection.alive || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed);
         // Closed by the SDK over an oversized answer: the tool ran, and it would answer the same again.
-        if (closed && connection.readLimitExceeded !== undefined) return { isError: true, content: resultTooLargeText(input.server, input.toolName, connection.readLimitExceeded) };
+        if (closed && connection.readLimitExceeded !== undefined)
+          return {
+            isError: true,
+            content: resultTooLargeText(input.server, input.toolName, connection.readLimitExceeded),
+          };
         if (closed && input.retrySafe) {
           // Safe to run again: Temporal retries the activity, which opens a new connection (the server is restarted).
-          throw ApplicationFailure.retryable(`the MCP server "${input.server}" stopped during ${input.toolName}; retrying on a restarted server`, ErrorType.McpServerStopped);
+          throw ApplicationFailure.retryable(
+            `the MCP server "${input.server}" stopped during ${input.toolName}; retrying on a restarted server`,
+            ErrorType.McpServerStopped,
+          );
         }
         if (closed) {
           return {
@@ -145,13 +166,28 @@ export function createMcpActivities({ pool, resultsDir }: McpActivityDependencie
           };
         }
         if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-          return { isError: true, content: errorText(ErrorType.McpToolTimeout, `${input.toolName} did not answer within ${mcpToolCallTimeoutMs / 1000} s and was cancelled.`) };
+          return {
+            isError: true,
+            content: errorText(
+              ErrorType.McpToolTimeout,
+              `${input.toolName} did not answer within ${mcpToolCallTimeoutMs / 1000} s and was cancelled.`,
+            ),
+          };
         }
         return { isError: true, content: `${input.toolName} failed: ${messageOf(error)}` };
       }
       const converted = toToolResult(result, input.maxResultChars);
       if (converted.blocks) return converted;
-      const call = { context: { agentId: input.agentId, workspaceRoot: input.cwd, cwd: input.cwd, maxResultChars: input.maxResultChars }, toolUseId: input.toolUseId, input: {} };
+      const call = {
+        context: {
+          agentId: input.agentId,
+          workspaceRoot: input.cwd,
+          cwd: input.cwd,
+          maxResultChars: input.maxResultChars,
+        },
+        toolUseId: input.toolUseId,
+        input: {},
+      };
       return limitResult(converted, call, resultsDir ?? defaultResultsDir());
     } finally {
       clearInterval(beat);

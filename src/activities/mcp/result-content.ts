@@ -29,10 +29,21 @@ interface ImageBudget {
 
 function image(data: string, mimeType: string, what: string, budget: ImageBudget): ToolResultContent {
   const size = decodedBytes(data);
-  if (!imageTypes.includes(mimeType)) return { type: 'text', text: `[${what}: ${mimeType}, ${size} bytes; only JPEG, PNG, GIF and WebP images can be shown]` };
-  if (size > budget.bytes) return { type: 'text', text: `[${what}: ${mimeType}, ${size} bytes; over the ${maxImageBytes} bytes of images a result may carry, not shown]` };
+  if (!imageTypes.includes(mimeType))
+    return {
+      type: 'text',
+      text: `[${what}: ${mimeType}, ${size} bytes; only JPEG, PNG, GIF and WebP images can be shown]`,
+    };
+  if (size > budget.bytes)
+    return {
+      type: 'text',
+      text: `[${what}: ${mimeType}, ${size} bytes; over the ${maxImageBytes} bytes of images a result may carry, not shown]`,
+    };
   budget.bytes -= size;
-  const block: ImageBlock = { type: 'image', source: { type: 'base64', media_type: mimeType as ImageBlock['source']['media_type'], data } };
+  const block: ImageBlock = {
+    type: 'image',
+    source: { type: 'base64', media_type: mimeType as ImageBlock['source']['media_type'], data },
+  };
   return block;
 }
 
@@ -43,14 +54,24 @@ function convert(item: McpContent, budget: ImageBudget): ToolResultContent {
     case 'image':
       return image(item.data, item.mimeType, 'image', budget);
     case 'audio':
-      return { type: 'text', text: `[audio: ${item.mimeType}, ${decodedBytes(item.data)} bytes; audio cannot be shown to the model]` };
+      return {
+        type: 'text',
+        text: `[audio: ${item.mimeType}, ${decodedBytes(item.data)} bytes; audio cannot be shown to the model]`,
+      };
     case 'resource_link':
-      return { type: 'text', text: `Resource link: ${item.name} <${item.uri}>${item.mimeType ? ` (${item.mimeType})` : ''}${item.description ? ` — ${item.description}` : ''}` };
+      return {
+        type: 'text',
+        text: `Resource link: ${item.name} <${item.uri}>${item.mimeType ? ` (${item.mimeType})` : ''}${item.description ? ` — ${item.description}` : ''}`,
+      };
     case 'resource': {
       const { uri, mimeType, text, blob } = item.resource;
-      if (text !== undefined) return { type: 'text', text: `Resource ${uri}${mimeType ? ` (${mimeType})` : ''}:\n${text}` };
+      if (text !== undefined)
+        return { type: 'text', text: `Resource ${uri}${mimeType ? ` (${mimeType})` : ''}:\n${text}` };
       if (blob !== undefined && mimeType?.startsWith('image/')) return image(blob, mimeType, `resource ${uri}`, budget);
-      return { type: 'text', text: `[resource ${uri}${mimeType ? ` (${mimeType})` : ''}: ${decodedBytes(blob ?? '')} bytes of binary data, not shown]` };
+      return {
+        type: 'text',
+        text: `[resource ${uri}${mimeType ? ` (${mimeType})` : ''}: ${decodedBytes(blob ?? '')} bytes of binary data, not shown]`,
+      };
     }
   }
 }
@@ -61,11 +82,22 @@ function isKnownContent(value: unknown): value is McpContent {
 }
 
 /** Text for the model, plus blocks (text cut at `maxTextChars`) when there is an image. */
-export function toToolResult(result: McpCallResult, maxTextChars = 50_000): { content: string; blocks?: ToolResultContent[]; isError: boolean } {
+export function toToolResult(
+  result: McpCallResult,
+  maxTextChars = 50_000,
+): { content: string; blocks?: ToolResultContent[]; isError: boolean } {
   const budget: ImageBudget = { bytes: maxImageBytes };
-  const items = (result.content ?? []).map((item) => (isKnownContent(item) ? convert(item, budget) : { type: 'text' as const, text: `[content of type ${String((item as { type?: unknown }).type)}, not shown]` }));
-  if (items.length === 0 && result.structuredContent !== undefined) items.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
-  const text = items.filter((item) => item.type === 'text').map((item) => item.text).join('\n');
+  const items = (result.content ?? []).map((item) =>
+    isKnownContent(item)
+      ? convert(item, budget)
+      : { type: 'text' as const, text: `[content of type ${String((item as { type?: unknown }).type)}, not shown]` },
+  );
+  if (items.length === 0 && result.structuredContent !== undefined)
+    items.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
+  const text = items
+    .filter((item) => item.type === 'text')
+    .map((item) => item.text)
+    .join('\n');
   const isError = result.isError === true;
   if (!items.some((item) => item.type === 'image')) return { content: text || '(no output)', isError };
   let left = maxTextChars;
@@ -73,7 +105,8 @@ export function toToolResult(result: McpCallResult, maxTextChars = 50_000): { co
     if (item.type !== 'text') return item;
     const kept = item.text.slice(0, Math.max(0, left));
     left -= kept.length;
-    if (kept.length < item.text.length) return { type: 'text', text: `${kept}\n[... ${item.text.length - kept.length} more characters not shown]` };
+    if (kept.length < item.text.length)
+      return { type: 'text', text: `${kept}\n[... ${item.text.length - kept.length} more characters not shown]` };
     return { type: 'text', text: kept || '(empty)' };
   });
   return { content: text, blocks, isError };

@@ -2,7 +2,9 @@
 import type { AgentStartInput } from '../../shared/agents/agent-start';
 
 /** The identity section. */
-export function identitySection(input: Pick<AgentStartInput, 'agentId' | 'name' | 'parentAgentId' | 'depth' | 'maxDepth'>): string {
+export function identitySection(
+  input: Pick<AgentStartInput, 'agentId' | 'name' | 'parentAgentId' | 'depth' | 'maxDepth'>,
+): string {
   const lines = ['# This agent', `agentId: ${input.agentId}`];
   if (input.name) lines.push(`Name: ${input.name} (other agents reach you with SendMessage to: "${input.name}")`);
   if (input.parentAgentId) {

@@ -7,7 +7,12 @@ import { repositoryRoot } from './instructions';
 const maxListedChanges = 20;
 
 /** The `<env>` block. */
-export function environmentBlock(options: { cwd: string; isGitRepository: boolean; model: string; date: string }): string {
+export function environmentBlock(options: {
+  cwd: string;
+  isGitRepository: boolean;
+  model: string;
+  date: string;
+}): string {
   return [
     '<env>',
     `Working directory: ${options.cwd}`,
@@ -36,17 +41,23 @@ export async function gitSnapshot(cwd: string): Promise<{ isGitRepository: boole
   try {
     const git = simpleGit({ baseDir: cwd });
     // Status and log side by side: a `.git` that is no repository fails status, which says "no".
-    const [status, log] = await Promise.all([git.status(['--untracked-files=no']), git.log({ maxCount: 5 }).catch(() => undefined)]);
+    const [status, log] = await Promise.all([
+      git.status(['--untracked-files=no']),
+      git.log({ maxCount: 5 }).catch(() => undefined),
+    ]);
     const tracked = status.files.filter((file) => file.index !== '?' && file.working_dir !== '?');
     const lines = [
       '# Git status',
       'This is the git status when you started. It is a snapshot: it does not change as you or other agents work. Untracked files are not listed.',
       `Current branch: ${status.current ?? '(detached HEAD)'}`,
-      tracked.length === 0 ? 'Tracked changes: none' : `Tracked changes (staged column, unstaged column, path): ${tracked.length}`,
+      tracked.length === 0
+        ? 'Tracked changes: none'
+        : `Tracked changes (staged column, unstaged column, path): ${tracked.length}`,
       ...tracked.slice(0, maxListedChanges).map((file) => `  ${statusLine(file)}`),
       ...(tracked.length > maxListedChanges ? [`  ... and ${tracked.length - maxListedChanges} more`] : []),
     ];
-    if (log?.all.length) lines.push('Recent commits:', ...log.all.map((commit) => `  ${commit.hash.slice(0, 7)} ${commit.message}`));
+    if (log?.all.length)
+      lines.push('Recent commits:', ...log.all.map((commit) => `  ${commit.hash.slice(0, 7)} ${commit.message}`));
     return { isGitRepository: true, text: lines.join('\n') };
   } catch {
     return { isGitRepository: false };

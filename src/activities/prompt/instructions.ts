@@ -36,7 +36,9 @@ function readIfFile(file: string): string | undefined {
   try {
     if (!statSync(file).isFile()) return undefined;
     const text = readFileSync(file, 'utf8');
-    return text.length > maxInstructionFileChars ? `${text.slice(0, maxInstructionFileChars)}\n[... cut at ${maxInstructionFileChars} characters]` : text;
+    return text.length > maxInstructionFileChars
+      ? `${text.slice(0, maxInstructionFileChars)}\n[... cut at ${maxInstructionFileChars} characters]`
+      : text;
   } catch {
     return undefined;
   }
@@ -44,7 +46,9 @@ function readIfFile(file: string): string | undefined {
 
 /** Every instruction file for an agent working in `cwd`, in the order they are shown. */
 export function loadInstructionFiles(cwd: string, homeDir: string): InstructionFile[] {
-  const candidates: Array<Pick<InstructionFile, 'path' | 'kind'>> = [{ path: path.join(homeDir, '.claude', 'CLAUDE.md'), kind: 'user' }];
+  const candidates: Array<Pick<InstructionFile, 'path' | 'kind'>> = [
+    { path: path.join(homeDir, '.claude', 'CLAUDE.md'), kind: 'user' },
+  ];
   for (const directory of instructionDirectories(cwd)) {
     candidates.push(
       { path: path.join(directory, 'CLAUDE.md'), kind: 'project' },

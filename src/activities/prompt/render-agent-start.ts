@@ -34,7 +34,9 @@ async function treeSettings(cwd: string, homeDir: string): Promise<TreeSettings 
 async function promptByDigest(ref: DefinitionPromptRef, agentType: string, homeDir: string): Promise<string> {
   const resolved = await resolveDefinitionPrompt(ref, agentType, homeDir);
   if (resolved.changed) {
-    warn(`agent type "${agentType}": its definition${ref.file ? ` in ${ref.file}` : ''} changed since its parent loaded it, and no worker kept that prompt; the child starts with the current one`);
+    warn(
+      `agent type "${agentType}": its definition${ref.file ? ` in ${ref.file}` : ''} changed since its parent loaded it, and no worker kept that prompt; the child starts with the current one`,
+    );
   }
   return resolved.prompt;
 }
@@ -58,7 +60,9 @@ export async function renderSystemPromptText(input: SystemPromptInput): Promise<
   const sections = [input.definitionPrompt.trim()];
   if (!input.oneShot) sections.push(workingGuidance);
   if (input.subagent) sections.push(subagentNotes);
-  sections.push(`# Environment\n${environmentBlock({ cwd: input.cwd, isGitRepository: git.isGitRepository, model: input.model, date })}`);
+  sections.push(
+    `# Environment\n${environmentBlock({ cwd: input.cwd, isGitRepository: git.isGitRepository, model: input.model, date })}`,
+  );
   if (!input.oneShot) {
     if (git.text) sections.push(git.text);
     const instructions = renderInstructions(loadInstructionFiles(input.cwd, input.homeDir));
@@ -76,14 +80,18 @@ export function createAgentStartActivity(options: {
 }) {
   return async function renderAgentStart(input: AgentStartInput): Promise<AgentStart> {
     const prompt = await renderSystemPromptText({
-      definitionPrompt: input.definitionPromptRef ? await promptByDigest(input.definitionPromptRef, input.agentType, options.homeDir) : input.definitionPrompt,
+      definitionPrompt: input.definitionPromptRef
+        ? await promptByDigest(input.definitionPromptRef, input.agentType, options.homeDir)
+        : input.definitionPrompt,
       cwd: input.cwd,
       model: input.model,
       subagent: input.parentAgentId !== undefined,
       oneShot: input.oneShot === true,
       homeDir: options.homeDir,
     });
-    const systemPrompt = input.memory ? `${prompt}\n\n${await memorySection(input.memory, input.agentType, input.cwd, options.homeDir)}` : prompt;
+    const systemPrompt = input.memory
+      ? `${prompt}\n\n${await memorySection(input.memory, input.agentType, input.cwd, options.homeDir)}`
+      : prompt;
     const sections = [identitySection(input)];
     let spawnContext: SpawnContext | undefined;
     if (input.tools.includes('Agent')) {
@@ -98,7 +106,10 @@ export function createAgentStartActivity(options: {
         subagentModelOverride: spawnContext.subagentModelOverride,
         forking: input.forking,
       });
-      sections.push(roster ?? '# Agent types you can start with the Agent tool\nNone: no agent type is available to you, so do the work with your own tools.');
+      sections.push(
+        roster ??
+          '# Agent types you can start with the Agent tool\nNone: no agent type is available to you, so do the work with your own tools.',
+      );
     }
     const workerTools = options.workerTools?.(input.customTools);
     const found = input.skills?.length ? await findSkills(input.skills, input.cwd, options.homeDir) : undefined;
@@ -109,7 +120,9 @@ export function createAgentStartActivity(options: {
       systemPrompt,
       context: systemReminder(sections),
       // User memory is under home, outside the workspace: the agent's file tools are let in there.
-      ...(input.memory === 'user' ? { memoryDirectory: memoryDirectory('user', input.agentType, input.cwd, options.homeDir) } : {}),
+      ...(input.memory === 'user'
+        ? { memoryDirectory: memoryDirectory('user', input.agentType, input.cwd, options.homeDir) }
+        : {}),
       ...(skills ? { skills } : {}),
       // The agent's record of its types keeps digests, not prompts: a child gets its prompt at its start.
       ...(spawnContext ? { spawnContext: withoutPrompts(spawnContext) } : {}),

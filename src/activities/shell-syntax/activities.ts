@@ -4,6 +4,7 @@ import { analyzeCommand } from './parse-command';
 /** The shell-syntax activities: a Bash line's analysis for the workflow's permission decisions (run as a local activity). */
 export function createShellSyntaxActivities() {
   return {
-    analyzeShellCommand: async ({ command }: AnalyzeShellCommandInput): Promise<CommandAnalysis> => analyzeCommand(command),
+    analyzeShellCommand: async ({ command }: AnalyzeShellCommandInput): Promise<CommandAnalysis> =>
+      analyzeCommand(command),
   };
 }

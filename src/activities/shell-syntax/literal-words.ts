@@ -22,7 +22,10 @@ function unescapeDoubleQuoted(text: string): string {
 
 /** A line continuation (`\` + newline) touching the word: tree-sitter splits `a\<newline>b` in two, bash joins it. */
 function touchesContinuation(node: Node, source: string): boolean {
-  return source.slice(node.endIndex, node.endIndex + 2) === '\\\n' || source.slice(Math.max(0, node.startIndex - 2), node.startIndex) === '\\\n';
+  return (
+    source.slice(node.endIndex, node.endIndex + 2) === '\\\n' ||
+    source.slice(Math.max(0, node.startIndex - 2), node.startIndex) === '\\\n'
+  );
 }
 
 /** The value of one word node. */
@@ -37,7 +40,9 @@ export function wordValue(node: Node, source: string): WordValue {
     case 'raw_string':
       return { value: node.text.slice(1, -1), glob: false };
     case 'string': {
-      const plain = node.children.every((child) => child !== null && (child.type === 'string_content' || child.type === '"'));
+      const plain = node.children.every(
+        (child) => child !== null && (child.type === 'string_content' || child.type === '"'),
+      );
       if (!plain) return { reason: `an expansion inside ${node.text}` };
       return { value: unescapeDoubleQuoted(node.text.slice(1, -1)), glob: false };
     }

@@ -9,10 +9,33 @@ export const maxAnalysedLength = 10_000;
 
 /** Nodes that only hold other nodes: lists, pipelines, groups, bodies, pieces of words. */
 const structural = new Set([
-  'program', 'list', 'pipeline', 'subshell', 'compound_statement', 'redirected_statement', 'if_statement', 'elif_clause',
-  'else_clause', 'while_statement', 'do_group', 'case_statement', 'case_item', 'negated_command', 'command_name',
-  'word', 'number', 'string', 'string_content', 'raw_string', 'concatenation', 'file_descriptor', 'variable_name',
-  'heredoc_start', 'heredoc_body', 'heredoc_content', 'heredoc_end',
+  'program',
+  'list',
+  'pipeline',
+  'subshell',
+  'compound_statement',
+  'redirected_statement',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'do_group',
+  'case_statement',
+  'case_item',
+  'negated_command',
+  'command_name',
+  'word',
+  'number',
+  'string',
+  'string_content',
+  'raw_string',
+  'concatenation',
+  'file_descriptor',
+  'variable_name',
+  'heredoc_start',
+  'heredoc_body',
+  'heredoc_content',
+  'heredoc_end',
 ]);
 
 /** Why a node makes the line unresolved (its children are still searched for commands). */
@@ -35,9 +58,46 @@ const unresolvedNodes: Readonly<Record<string, string>> = {
 
 /** Commands that run the command (or script) their arguments name. */
 const wrappers = new Set([
-  'env', 'command', 'builtin', 'nohup', 'time', 'exec', 'eval', 'xargs', 'sudo', 'doas', 'su', 'runuser', 'nice', 'ionice',
-  'timeout', 'setsid', 'stdbuf', 'chrt', 'taskset', 'watch', 'coproc', 'sh', 'bash', 'dash', 'zsh', 'ksh', 'fish', 'busybox',
-  'flock', 'unbuffer', 'script', 'parallel', 'strace', 'ltrace', 'chroot', 'nsenter', 'unshare', 'trap', 'source', '.',
+  'env',
+  'command',
+  'builtin',
+  'nohup',
+  'time',
+  'exec',
+  'eval',
+  'xargs',
+  'sudo',
+  'doas',
+  'su',
+  'runuser',
+  'nice',
+  'ionice',
+  'timeout',
+  'setsid',
+  'stdbuf',
+  'chrt',
+  'taskset',
+  'watch',
+  'coproc',
+  'sh',
+  'bash',
+  'dash',
+  'zsh',
+  'ksh',
+  'fish',
+  'busybox',
+  'flock',
+  'unbuffer',
+  'script',
+  'parallel',
+  'strace',
+  'ltrace',
+  'chroot',
+  'nsenter',
+  'unshare',
+  'trap',
+  'source',
+  '.',
 ]);
 
 /** find's options that run a command. */
@@ -66,7 +126,8 @@ class Walk {
     else if (node.type === 'command') return this.command(node);
     else if (node.type === 'file_redirect') this.redirect(node);
     else if (unresolvedNodes[node.type]) this.unresolved.add(unresolvedNodes[node.type]!);
-    else if (!structural.has(node.type)) this.unresolved.add(`unsupported shell syntax (${node.type.replace(/_/g, ' ')})`);
+    else if (!structural.has(node.type))
+      this.unresolved.add(`unsupported shell syntax (${node.type.replace(/_/g, ' ')})`);
     this.children(node);
   }
 
@@ -81,7 +142,11 @@ class Walk {
     const target = destination ? wordValue(destination, this.source) : undefined;
     const literal = target && 'value' in target ? target : undefined;
     const path = literal?.value;
-    if ((operator === '>&' || operator === '<&' || operator === '>&-' || operator === '<&-') && (path === undefined ? destination === null : /^(\d+|-)$/.test(path))) return;
+    if (
+      (operator === '>&' || operator === '<&' || operator === '>&-' || operator === '<&-') &&
+      (path === undefined ? destination === null : /^(\d+|-)$/.test(path))
+    )
+      return;
     if (path === '/dev/null' && ['>', '>>', '&>', '&>>', '>|', '<', '>&'].includes(operator)) return;
     if (operator === '<' && path !== undefined && !literal?.glob && !path.startsWith('/dev/')) return;
     this.unresolved.add(`a redirection (${node.text.slice(0, 40)}); only > /dev/null, 2>&1 and < file are certain`);
@@ -95,7 +160,9 @@ class Walk {
       if (!child) continue;
       if (child.id === name?.id) parts.push(child.firstNamedChild ?? child);
       else if (argumentIds.has(child.id)) parts.push(child);
-      else if (!['variable_assignment', 'file_redirect', 'herestring_redirect', 'heredoc_redirect'].includes(child.type)) {
+      else if (
+        !['variable_assignment', 'file_redirect', 'herestring_redirect', 'heredoc_redirect'].includes(child.type)
+      ) {
         this.unresolved.add(`unsupported shell syntax (${child.text.slice(0, 40)})`);
       }
       this.visit(child);
@@ -158,7 +225,8 @@ export function analyzeWithParser(parser: Awaited<ReturnType<typeof bashParser>>
   try {
     const walk = new Walk(line);
     walk.visit(tree.rootNode);
-    if (tree.rootNode.hasError && walk.unresolved.size === 0) walk.unresolved.add('bash syntax the parser could not read');
+    if (tree.rootNode.hasError && walk.unresolved.size === 0)
+      walk.unresolved.add('bash syntax the parser could not read');
     return { commands: walk.commands, unresolved: [...walk.unresolved] };
   } catch (error) {
     // A tree too deep to walk (thousands of nested groups) decides nothing.

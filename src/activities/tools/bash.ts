@@ -48,7 +48,10 @@ const workerStartTime = processStartTime();
  * Kills the command's process group once this worker is gone, even by SIGKILL. It polls the pid with its
  * start time, not a pipe: an inherited write end outlives the worker, and a dead worker's pid is soon reused.
  */
-export function startWatchdog(processGroup: number, worker: { pid: number; startTime?: string } = { pid: process.pid, startTime: workerStartTime }): () => void {
+export function startWatchdog(
+  processGroup: number,
+  worker: { pid: number; startTime?: string } = { pid: process.pid, startTime: workerStartTime },
+): () => void {
   // Gone: no /proc entry, a zombie (dead, not yet reaped), or another process with the same pid.
   const script = [
     'pid=$1; group=$2; start=$3',
@@ -61,10 +64,14 @@ export function startWatchdog(processGroup: number, worker: { pid: number; start
     'done',
     'kill -KILL "-$group" 2>/dev/null',
   ].join('\n');
-  const watchdog = spawn('sh', ['-c', script, 'watchdog', String(worker.pid), String(processGroup), worker.startTime ?? ''], {
-    detached: true,
-    stdio: 'ignore',
-  });
+  const watchdog = spawn(
+    'sh',
+    ['-c', script, 'watchdog', String(worker.pid), String(processGroup), worker.startTime ?? ''],
+    {
+      detached: true,
+      stdio: 'ignore',
+    },
+  );
   watchdog.on('error', () => undefined);
   watchdog.unref();
   return () => {
@@ -79,30 +86,45 @@ export function startWatchdog(processGroup: number, worker: { pid: number; start
 /** What `bash -c` runs: wait on fd 3 for the watchdog, then exec the command, so it never runs unwatched. */
 export const armedCommand = 'IFS= read -r armed <&3; exec 3<&-; [ "$armed" = armed ] || exit 125; exec bash -c "$1"';
 
-type Ending = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'timed_out' } | { kind: 'cancelled' } | { kind: 'spawn_failed'; message: string };
+type Ending =
+  | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: 'timed_out' }
+  | { kind: 'cancelled' }
+  | { kind: 'spawn_failed'; message: string };
 
 /** Runs the Bash tool. */
 export const runBash = defineTool('Bash', bashInput, async (input, call, env) => {
   const workspace = await openWorkspace(call.context);
   const cwdStat = await fs.stat(workspace.realCwd).catch(() => undefined);
-  if (!cwdStat?.isDirectory()) throw new ToolRefusal(ErrorType.FileNotFound, `the working directory ${workspace.cwd} does not exist.`);
+  if (!cwdStat?.isDirectory())
+    throw new ToolRefusal(ErrorType.FileNotFound, `the working directory ${workspace.cwd} does not exist.`);
   const timeoutMs = input.timeout ?? toolLimits.bashDefaultTimeoutMs;
   const output = new HeadTailBuffer(toolLimits.bashMaxOutputChars);
   const sandbox = env.shell?.sandbox ?? defaultSandboxOptions();
   if (sandbox.mode === 'off' && call.context.sandbox?.autoAllowBashIfSandboxed === true) {
     // The call may have skipped its approval because it would be confined: it must not run unconfined.
-    return { content: errorText(ErrorType.SandboxUnavailable, 'this tree lets Bash run without approval because commands are sandboxed (sandbox.autoAllowBashIfSandboxed), but this worker runs with SUBAGENTS_SANDBOX=off, so the command was not run. Report this; the operator must run the tree on a sandboxing worker or remove autoAllowBashIfSandboxed.'), isError: true };
+    return {
+      content: errorText(
+        ErrorType.SandboxUnavailable,
+        'this tree lets Bash run without approval because commands are sandboxed (sandbox.autoAllowBashIfSandboxed), but this worker runs with SUBAGENTS_SANDBOX=off, so the command was not run. Report this; the operator must run the tree on a sandboxing worker or remove autoAllowBashIfSandboxed.',
+      ),
+      isError: true,
+    };
   }
   let launch: SandboxedLaunch;
   try {
-    launch = await launchSandboxed(['bash', '-c', armedCommand, 'bash', input.command], {
-      profile: 'command',
-      workspaceRoot: workspace.root,
-      cwd: workspace.realCwd,
-      homeDir: env.shell?.user?.home ?? os.homedir(),
-      ...(call.context.sandbox ? { settings: call.context.sandbox } : {}),
-      what: 'the command',
-    }, sandbox);
+    launch = await launchSandboxed(
+      ['bash', '-c', armedCommand, 'bash', input.command],
+      {
+        profile: 'command',
+        workspaceRoot: workspace.root,
+        cwd: workspace.realCwd,
+        homeDir: env.shell?.user?.home ?? os.homedir(),
+        ...(call.context.sandbox ? { settings: call.context.sandbox } : {}),
+        what: 'the command',
+      },
+      sandbox,
+    );
   } catch (error) {
     if (error instanceof SandboxUnavailableError) return { content: error.message, isError: true };
     throw error;
@@ -124,7 +146,10 @@ function describeEnding(ending: Ending, output: string, timeoutMs: number): Tool
   const withOutput = (headline: string) => (output === '' ? headline : `${headline}\n${output}`);
   switch (ending.kind) {
     case 'timed_out':
-      return { content: withOutput(`Command timed out after ${timeoutMs} ms and was killed. Output so far:`), isError: true };
+      return {
+        content: withOutput(`Command timed out after ${timeoutMs} ms and was killed. Output so far:`),
+        isError: true,
+      };
     case 'cancelled':
       return { content: withOutput('Command was cancelled and killed. Output so far:'), isError: true };
     case 'spawn_failed':
@@ -132,14 +157,21 @@ function describeEnding(ending: Ending, output: string, timeoutMs: number): Tool
     case 'exited': {
       const shown = output === '' ? '(no output)' : output;
       if (ending.code === 0) return { content: shown, isError: false };
-      const status = ending.code !== null ? `Exit code: ${ending.code}` : `Killed by signal ${ending.signal ?? 'unknown'}`;
+      const status =
+        ending.code !== null ? `Exit code: ${ending.code}` : `Killed by signal ${ending.signal ?? 'unknown'}`;
       return { content: `${shown}\n\n${status}`, isError: true };
     }
   }
 }
 
 /** Spawns the (sandboxed) `bash -c` as a process-group leader and collects stdout and stderr in arrival order. */
-function runCommand(launch: SandboxedLaunch, cwd: string, timeoutMs: number, output: HeadTailBuffer, env: ToolEnv): Promise<Ending> {
+function runCommand(
+  launch: SandboxedLaunch,
+  cwd: string,
+  timeoutMs: number,
+  output: HeadTailBuffer,
+  env: ToolEnv,
+): Promise<Ending> {
   if (env.signal.aborted) return Promise.resolve({ kind: 'cancelled' });
   return new Promise<Ending>((resolve) => {
     const child = spawn(launch.file, launch.args, {
@@ -190,7 +222,10 @@ function runCommand(launch: SandboxedLaunch, cwd: string, timeoutMs: number, out
     const timeout = setTimeout(() => stop('timed_out'), timeoutMs);
     // The details show the last output lines live (src/shared/protocol/live-activity.ts).
     const progress = (): LiveToolDetails => ({
-      kind: 'tool', tool: 'Bash', outputChars: output.totalChars, lines: lastLines(output.recent(liveLimits.outputLines * liveLimits.lineChars * 2)),
+      kind: 'tool',
+      tool: 'Bash',
+      outputChars: output.totalChars,
+      lines: lastLines(output.recent(liveLimits.outputLines * liveLimits.lineChars * 2)),
     });
     const heartbeat = setInterval(() => env.heartbeat(progress()), toolLimits.heartbeatIntervalMs);
     env.signal.addEventListener('abort', onAbort, { once: true });
@@ -226,7 +261,9 @@ function runCommand(launch: SandboxedLaunch, cwd: string, timeoutMs: number, out
         return;
       }
       // Output can still sit in the pipes after the exit; background jobs may keep them open, so wait briefly.
-      const drained = streams.map((stream) => (stream.readableEnded ? Promise.resolve() : new Promise<void>((done) => stream.once('end', done))));
+      const drained = streams.map((stream) =>
+        stream.readableEnded ? Promise.resolve() : new Promise<void>((done) => stream.once('end', done)),
+      );
       const grace = new Promise<void>((done) => setTimeout(done, drainGraceMs));
       void Promise.race([Promise.all(drained), grace]).then(() => finish({ kind: 'exited', code, signal }));
     });

@@ -52,7 +52,11 @@ function candidatePositions(text: string, inserted: string): number[] {
     return text.length <= maxDeletionCandidates ? Array.from({ length: text.length + 1 }, (_, index) => index) : [];
   }
   const positions: number[] = [];
-  for (let index = text.indexOf(inserted); index !== -1 && positions.length < maxOccurrenceCandidates; index = text.indexOf(inserted, index + 1)) {
+  for (
+    let index = text.indexOf(inserted);
+    index !== -1 && positions.length < maxOccurrenceCandidates;
+    index = text.indexOf(inserted, index + 1)
+  ) {
     positions.push(index);
   }
   return positions;

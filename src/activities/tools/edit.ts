@@ -33,25 +33,43 @@ const snippetMaxLines = 30;
 /** Runs the Edit tool. */
 export const runEdit = defineTool('Edit', editInput, async (input, call, env) => {
   if (input.old_string === '') {
-    throw new ToolRefusal(ErrorType.InvalidToolInput, 'old_string is empty. Give the exact text to replace, or use Write to create or overwrite a whole file.');
+    throw new ToolRefusal(
+      ErrorType.InvalidToolInput,
+      'old_string is empty. Give the exact text to replace, or use Write to create or overwrite a whole file.',
+    );
   }
   if (input.old_string === input.new_string) {
-    throw new ToolRefusal(ErrorType.InvalidToolInput, 'old_string and new_string are identical, so the edit would change nothing.');
+    throw new ToolRefusal(
+      ErrorType.InvalidToolInput,
+      'old_string and new_string are identical, so the edit would change nothing.',
+    );
   }
   const workspace = await openWorkspace(call.context);
   const realPath = await resolveInWorkspace(workspace, input.file_path, 'write');
   const snapshot = await readSnapshot(realPath);
   if (!snapshot) {
-    throw new ToolRefusal(ErrorType.FileNotFound, `${input.file_path} does not exist (resolved to ${realPath}). Use Write to create a new file.`);
+    throw new ToolRefusal(
+      ErrorType.FileNotFound,
+      `${input.file_path} does not exist (resolved to ${realPath}). Use Write to create a new file.`,
+    );
   }
   const record = requireReadRecord(call.readFileState, realPath, 'editing');
-  if (looksBinary(snapshot.content)) throw new ToolRefusal(ErrorType.BinaryFile, `${realPath} is a binary file; Edit only changes text files.`);
+  if (looksBinary(snapshot.content))
+    throw new ToolRefusal(ErrorType.BinaryFile, `${realPath} is a binary file; Edit only changes text files.`);
   const text = snapshot.content.toString('utf8');
   if (!Buffer.from(text, 'utf8').equals(snapshot.content)) {
-    throw new ToolRefusal(ErrorType.BinaryFile, `${realPath} is not valid UTF-8 text; Edit would corrupt it. Use Bash to change it.`);
+    throw new ToolRefusal(
+      ErrorType.BinaryFile,
+      `${realPath} is not valid UTF-8 text; Edit would corrupt it. Use Bash to change it.`,
+    );
   }
-  const requested: EditSpec = { oldString: input.old_string, newString: input.new_string, replaceAll: input.replace_all ?? false };
-  const variants = text.includes('\r\n') && requested.oldString.includes('\n') ? [requested, withCrlf(requested)] : [requested];
+  const requested: EditSpec = {
+    oldString: input.old_string,
+    newString: input.new_string,
+    replaceAll: input.replace_all ?? false,
+  };
+  const variants =
+    text.includes('\r\n') && requested.oldString.includes('\n') ? [requested, withCrlf(requested)] : [requested];
 
   if (!isUnchangedSince(record, snapshot)) {
     // Retried after a crash that happened after the write: the file already holds this edit's result.
@@ -82,7 +100,9 @@ export const runEdit = defineTool('Edit', editInput, async (input, call, env) =>
   const updated = applyEdit(text, edit);
   const content = Buffer.from(updated, 'utf8');
   await writeWorkspaceFile(realPath, content, env);
-  const replaced = edit.replaceAll ? `${occurrences} ${occurrences === 1 ? 'occurrence' : 'occurrences'}` : '1 occurrence';
+  const replaced = edit.replaceAll
+    ? `${occurrences} ${occurrences === 1 ? 'occurrence' : 'occurrences'}`
+    : '1 occurrence';
   return {
     content: `Edited ${displayPath(workspace, realPath)}: replaced ${replaced}.\n${snippet(updated, text.indexOf(edit.oldString), edit.newString)}`,
     isError: false,
@@ -98,6 +118,7 @@ function snippet(updated: string, changeOffset: number, inserted: string): strin
   const from = Math.max(0, firstChanged - snippetContext);
   const to = Math.min(lines.length - 1, lastChanged + snippetContext, from + snippetMaxLines - 1);
   const shown: string[] = [];
-  for (let index = from; index <= to; index += 1) shown.push(formatNumberedLine(index + 1, lines[index]!.replace(/\r$/, '')));
+  for (let index = from; index <= to; index += 1)
+    shown.push(formatNumberedLine(index + 1, lines[index]!.replace(/\r$/, '')));
   return shown.join('\n');
 }

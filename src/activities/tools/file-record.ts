@@ -49,7 +49,10 @@ export function requireReadRecord(state: ReadFileState | undefined, realPath: st
   const record = state?.[realPath];
   if (!record) throw new ToolRefusal(ErrorType.FileNotRead, `Read ${realPath} before ${verb} it.`);
   if (record.stale) {
-    throw new ToolRefusal(ErrorType.FileNotRead, `your earlier read of ${realPath} is no longer valid here; Read ${realPath} again before ${verb} it.`);
+    throw new ToolRefusal(
+      ErrorType.FileNotRead,
+      `your earlier read of ${realPath} is no longer valid here; Read ${realPath} again before ${verb} it.`,
+    );
   }
   return record;
 }

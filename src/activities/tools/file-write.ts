@@ -22,7 +22,11 @@ export function fileWriteOptionsFromEnv(env: NodeJS.ProcessEnv): FileWriteOption
 const openFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Writes `content`, checking the link count on the opened descriptor so a swapped-in file cannot slip by. */
-export async function writeWorkspaceFile(realPath: string, content: Buffer, options: FileWriteOptions = {}): Promise<void> {
+export async function writeWorkspaceFile(
+  realPath: string,
+  content: Buffer,
+  options: FileWriteOptions = {},
+): Promise<void> {
   const handle = await fs.open(realPath, openFlags, 0o666);
   let linked: { mode: number } | undefined;
   try {
@@ -43,7 +47,10 @@ export async function writeWorkspaceFile(realPath: string, content: Buffer, opti
 
 /** A temporary file beside the target, renamed over it: the other links keep the old inode and its content. */
 async function replaceWithFreshInode(realPath: string, content: Buffer, mode: number): Promise<void> {
-  const temporary = path.join(path.dirname(realPath), `.${path.basename(realPath)}.${randomBytes(6).toString('hex')}.subagents-tmp`);
+  const temporary = path.join(
+    path.dirname(realPath),
+    `.${path.basename(realPath)}.${randomBytes(6).toString('hex')}.subagents-tmp`,
+  );
   try {
     await fs.writeFile(temporary, content, { flag: 'wx', mode: mode & 0o7777 });
     await fs.rename(temporary, realPath);

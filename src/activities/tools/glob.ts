@@ -33,12 +33,19 @@ export const runGlob = defineTool('Glob', globInput, async (input, call, env) =>
   const searchRoot = await resolveInWorkspace(workspace, input.path ?? '.', 'read');
   await requireDirectory(searchRoot, input.path ?? '.');
   const { prefix, rest } = splitLiteralPrefix(input.pattern);
-  const base = prefix === '' ? searchRoot : await resolveInWorkspace(workspace, path.resolve(searchRoot, prefix), 'read');
-  const isDirectory = await fs.stat(base).then((stat) => stat.isDirectory(), () => false);
+  const base =
+    prefix === '' ? searchRoot : await resolveInWorkspace(workspace, path.resolve(searchRoot, prefix), 'read');
+  const isDirectory = await fs.stat(base).then(
+    (stat) => stat.isDirectory(),
+    () => false,
+  );
   const matcher = compileGlob(rest);
   const relativeMatches = isDirectory ? (await listFiles(base, env)).filter((file) => matcher.test(file)) : [];
   if (relativeMatches.length === 0) {
-    return { content: `No files found matching ${input.pattern} in ${displayPath(workspace, searchRoot)}.`, isError: false };
+    return {
+      content: `No files found matching ${input.pattern} in ${displayPath(workspace, searchRoot)}.`,
+      isError: false,
+    };
   }
   const checkpoint = createCheckpoint(env);
   const withTimes: { file: string; mtimeMs: number }[] = [];
@@ -48,7 +55,9 @@ export const runGlob = defineTool('Glob', globInput, async (input, call, env) =>
     const stat = await fs.stat(file).catch(() => undefined);
     if (stat) withTimes.push({ file, mtimeMs: stat.mtimeMs });
   }
-  withTimes.sort((left, right) => right.mtimeMs - left.mtimeMs || (left.file < right.file ? -1 : left.file > right.file ? 1 : 0));
+  withTimes.sort(
+    (left, right) => right.mtimeMs - left.mtimeMs || (left.file < right.file ? -1 : left.file > right.file ? 1 : 0),
+  );
   const shown = withTimes.slice(0, toolLimits.globMaxResults).map(({ file }) => displayPath(workspace, file));
   const omitted = withTimes.length - shown.length;
   const note = omitted > 0 ? `\n(results truncated: ${omitted} more; narrow the pattern)` : '';
@@ -58,5 +67,6 @@ export const runGlob = defineTool('Glob', globInput, async (input, call, env) =>
 async function requireDirectory(realPath: string, shown: string): Promise<void> {
   const stat = await fs.stat(realPath).catch(() => undefined);
   if (!stat) throw new ToolRefusal(ErrorType.FileNotFound, `${shown} does not exist (resolved to ${realPath}).`);
-  if (!stat.isDirectory()) throw new ToolRefusal(ErrorType.NotADirectory, `${shown} is a file, not a directory; give a directory as path.`);
+  if (!stat.isDirectory())
+    throw new ToolRefusal(ErrorType.NotADirectory, `${shown} is a file, not a directory; give a directory as path.`);
 }

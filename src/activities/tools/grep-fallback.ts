@@ -15,7 +15,8 @@ const workerHeapMb = 512;
 
 const workerFile = new URL('./grep-fallback-worker.mjs', import.meta.url);
 
-const installHint = 'Install ripgrep (apt-get install ripgrep), which searches in linear time, or narrow path, glob or type.';
+const installHint =
+  'Install ripgrep (apt-get install ripgrep), which searches in linear time, or narrow path, glob or type.';
 
 /** Refuses a pattern JavaScript cannot compile, with the engine's reason (compiling does not backtrack). */
 export function checkJavaScriptPattern(pattern: string, options: { ignoreCase: boolean; multiline: boolean }): void {
@@ -55,16 +56,27 @@ export async function searchWithFallback(
         void worker.terminate();
       };
       timer = setTimeout(
-        () => stop(new ToolRefusal(ErrorType.SearchTimedOut, `the search for ${JSON.stringify(request.pattern)} took longer than ${timeLimitMs / 1000} s and was stopped: ripgrep is not installed, so Grep ran JavaScript regular expressions, which can take exponential time on patterns such as (a+)+$. ${installHint}`)),
+        () =>
+          stop(
+            new ToolRefusal(
+              ErrorType.SearchTimedOut,
+              `the search for ${JSON.stringify(request.pattern)} took longer than ${timeLimitMs / 1000} s and was stopped: ripgrep is not installed, so Grep ran JavaScript regular expressions, which can take exponential time on patterns such as (a+)+$. ${installHint}`,
+            ),
+          ),
         timeLimitMs,
       );
-      heartbeat = setInterval(() => env.heartbeat({ kind: 'tool', tool: 'Grep' } satisfies LiveToolDetails), toolLimits.heartbeatIntervalMs);
+      heartbeat = setInterval(
+        () => env.heartbeat({ kind: 'tool', tool: 'Grep' } satisfies LiveToolDetails),
+        toolLimits.heartbeatIntervalMs,
+      );
       onAbort = () => stop(new ToolCancelled());
       env.signal.addEventListener('abort', onAbort, { once: true });
       worker.once('message', (findings: GrepFindings) => resolve(findings));
       // Out of memory arrives here as ERR_WORKER_OUT_OF_MEMORY, which the tool reports as "Grep failed: ...".
       worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`Grep's search thread exited with code ${code} before answering`)));
+      worker.once('exit', (code) =>
+        reject(new Error(`Grep's search thread exited with code ${code} before answering`)),
+      );
     });
   } finally {
     clearTimeout(timer);

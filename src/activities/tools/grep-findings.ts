@@ -62,7 +62,13 @@ export class ContentCollector {
 }
 
 /** A line of content output: `path:n:text` for a match, `path-n-text` for context. */
-export function contentLine(shown: string, lineNumber: string, isMatch: boolean, text: string, withNumbers: boolean): string {
+export function contentLine(
+  shown: string,
+  lineNumber: string,
+  isMatch: boolean,
+  text: string,
+  withNumbers: boolean,
+): string {
   const separator = isMatch ? ':' : '-';
   return `${shown}${separator}${withNumbers ? `${lineNumber}${separator}` : ''}${text}`;
 }
@@ -70,11 +76,15 @@ export function contentLine(shown: string, lineNumber: string, isMatch: boolean,
 /** The result text: "Found N files" (newest first), per-file counts with a total, or lines; with truncation notes. */
 export function formatFindings(mode: GrepMode, findings: GrepFindings, cap: number): string {
   const skippedNote =
-    findings.skippedLarge > 0 ? `\n(skipped ${findings.skippedLarge} files larger than ${toolLimits.grepMaxFileBytes / 1024 / 1024} MiB)` : '';
+    findings.skippedLarge > 0
+      ? `\n(skipped ${findings.skippedLarge} files larger than ${toolLimits.grepMaxFileBytes / 1024 / 1024} MiB)`
+      : '';
   const { files } = findings;
   switch (mode) {
     case 'files_with_matches': {
-      const newestFirst = [...files].sort((left, right) => right.mtimeMs - left.mtimeMs || compareStrings(left.shown, right.shown));
+      const newestFirst = [...files].sort(
+        (left, right) => right.mtimeMs - left.mtimeMs || compareStrings(left.shown, right.shown),
+      );
       const shown = newestFirst.slice(0, cap).map((file) => file.shown);
       return `Found ${files.length} ${files.length === 1 ? 'file' : 'files'}\n${shown.join('\n')}${omittedNote(files.length - shown.length)}${skippedNote}`;
     }
@@ -86,7 +96,9 @@ export function formatFindings(mode: GrepMode, findings: GrepFindings, cap: numb
       return shown.join('\n') + omittedNote(files.length - shown.length) + summary + skippedNote;
     }
     case 'content': {
-      const note = findings.truncated ? `\n(results truncated at ${cap} lines; narrow the search with path, glob or type, or raise head_limit)` : '';
+      const note = findings.truncated
+        ? `\n(results truncated at ${cap} lines; narrow the search with path, glob or type, or raise head_limit)`
+        : '';
       return findings.lines.join('\n') + note + skippedNote;
     }
   }
@@ -98,7 +110,9 @@ export function isEmpty(mode: GrepMode, findings: GrepFindings): boolean {
 }
 
 function omittedNote(omitted: number): string {
-  return omitted > 0 ? `\n(results truncated: ${omitted} more; narrow the search with path, glob or type, or raise head_limit)` : '';
+  return omitted > 0
+    ? `\n(results truncated: ${omitted} more; narrow the search with path, glob or type, or raise head_limit)`
+    : '';
 }
 
 function compareStrings(left: string, right: string): number {

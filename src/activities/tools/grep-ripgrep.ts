@@ -29,7 +29,10 @@ export interface RipgrepTarget {
 const maxStderrBytes = 4096;
 
 /** rg's arguments for a request; the pattern is one `--regexp=` argument, so it can never be read as an option. */
-export function ripgrepArguments(request: GrepRequest, target: Pick<RipgrepTarget, 'target' | 'globs' | 'extensions'>): string[] {
+export function ripgrepArguments(
+  request: GrepRequest,
+  target: Pick<RipgrepTarget, 'target' | 'globs' | 'extensions'>,
+): string[] {
   const args = [...ripgrepWalkArguments, '--color=never', '--with-filename'];
   for (const glob of target.globs) args.push('--glob', glob);
   args.push(...ripgrepExcludedGlobs);
@@ -58,7 +61,12 @@ export function ripgrepArguments(request: GrepRequest, target: Pick<RipgrepTarge
 }
 
 /** Runs rg; memory is bounded by the cap in content mode and by the number of matching files otherwise. */
-export async function searchWithRipgrep(ripgrep: string, request: GrepRequest, target: RipgrepTarget, env: ToolEnv): Promise<GrepFindings> {
+export async function searchWithRipgrep(
+  ripgrep: string,
+  request: GrepRequest,
+  target: RipgrepTarget,
+  env: ToolEnv,
+): Promise<GrepFindings> {
   if (env.signal.aborted) throw new ToolCancelled();
   const collector = new ContentCollector(request.cap);
   const matched: { absolute: string; count: number }[] = [];
@@ -79,7 +87,10 @@ export async function searchWithRipgrep(ripgrep: string, request: GrepRequest, t
       return true;
     }
     if (request.mode !== 'content') {
-      matched.push({ absolute: path.resolve(target.cwd, record.path), count: request.mode === 'count' ? Number.parseInt(record.rest, 10) || 0 : 1 });
+      matched.push({
+        absolute: path.resolve(target.cwd, record.path),
+        count: request.mode === 'count' ? Number.parseInt(record.rest, 10) || 0 : 1,
+      });
       return true;
     }
     const line = parseContentRest(record.rest);
@@ -94,8 +105,17 @@ export async function searchWithRipgrep(ripgrep: string, request: GrepRequest, t
     for (let start = 0; start < matched.length; start += 64) {
       if (env.signal.aborted) throw new ToolCancelled();
       const batch = matched.slice(start, start + 64);
-      const times = await Promise.all(batch.map((file) => fs.stat(file.absolute).then((stat) => stat.mtimeMs, () => 0)));
-      batch.forEach((file, index) => files.push({ shown: target.show(file.absolute), mtimeMs: times[index]!, count: file.count }));
+      const times = await Promise.all(
+        batch.map((file) =>
+          fs.stat(file.absolute).then(
+            (stat) => stat.mtimeMs,
+            () => 0,
+          ),
+        ),
+      );
+      batch.forEach((file, index) =>
+        files.push({ shown: target.show(file.absolute), mtimeMs: times[index]!, count: file.count }),
+      );
     }
   } else {
     for (const file of matched) files.push({ shown: target.show(file.absolute), mtimeMs: 0, count: file.count });
@@ -117,7 +137,10 @@ function runRipgrep(
     const stderr: Buffer[] = [];
     let stderrBytes = 0;
     let stoppedEarly = false;
-    const heartbeat = setInterval(() => env.heartbeat({ kind: 'tool', tool: 'Grep' } satisfies LiveToolDetails), toolLimits.heartbeatIntervalMs);
+    const heartbeat = setInterval(
+      () => env.heartbeat({ kind: 'tool', tool: 'Grep' } satisfies LiveToolDetails),
+      toolLimits.heartbeatIntervalMs,
+    );
     child.stdout.on('data', (chunk: Buffer) => {
       if (stoppedEarly) return;
       for (const record of reader.push(chunk)) {
@@ -156,7 +179,9 @@ function ripgrepFailure(pattern: string, message: string, code: number | null): 
       ErrorType.InvalidPattern,
       `${JSON.stringify(pattern)} is not valid in ripgrep's regex syntax (Rust regex; no look-around or backreferences). ` +
         `ripgrep said: ${message}\n` +
-        (/multiline/.test(message) ? 'In Grep, set multiline: true to match across lines.' : 'Escape characters such as ( ) [ ] { } . * + ? | \\ with a backslash to match them literally.'),
+        (/multiline/.test(message)
+          ? 'In Grep, set multiline: true to match across lines.'
+          : 'Escape characters such as ( ) [ ] { } . * + ? | \\ with a backslash to match them literally.'),
     );
   }
   if (message !== '') return new ToolRefusal(ErrorType.InvalidToolInput, `ripgrep refused the search: ${message}`);

@@ -59,7 +59,8 @@ export const runGrep = defineTool('Grep', grepInput, async (input, call, env) =>
   const workspace = await openWorkspace(call.context, [resultsDirOf(env)]);
   const target = await resolveInWorkspace(workspace, input.path ?? '.', 'read');
   const targetStat = await fs.stat(target).catch(() => undefined);
-  if (!targetStat) throw new ToolRefusal(ErrorType.FileNotFound, `${input.path ?? '.'} does not exist (resolved to ${target}).`);
+  if (!targetStat)
+    throw new ToolRefusal(ErrorType.FileNotFound, `${input.path ?? '.'} does not exist (resolved to ${target}).`);
   const scope: SearchScope = {
     target,
     isDirectory: targetStat.isDirectory(),
@@ -69,7 +70,10 @@ export const runGrep = defineTool('Grep', grepInput, async (input, call, env) =>
   };
   const findings = await search(request, scope, env);
   if (isEmpty(mode, findings)) {
-    return { content: `No matches found for ${JSON.stringify(input.pattern)} in ${displayPath(workspace, target)}.`, isError: false };
+    return {
+      content: `No matches found for ${JSON.stringify(input.pattern)} in ${displayPath(workspace, target)}.`,
+      isError: false,
+    };
   }
   return { content: formatFindings(mode, findings, request.cap), isError: false };
 });
@@ -78,8 +82,15 @@ async function search(request: GrepRequest, scope: SearchScope, env: ToolEnv): P
   const ripgrep = await ripgrepOf(env);
   if (ripgrep) {
     const { target, isDirectory } = scope;
-    const where = isDirectory ? { cwd: target, target: '.' } : { cwd: path.dirname(target), target: `./${path.basename(target)}` };
-    return searchWithRipgrep(ripgrep, request, { ...where, globs: scope.globs, extensions: scope.extensions, show: scope.show }, env);
+    const where = isDirectory
+      ? { cwd: target, target: '.' }
+      : { cwd: path.dirname(target), target: `./${path.basename(target)}` };
+    return searchWithRipgrep(
+      ripgrep,
+      request,
+      { ...where, globs: scope.globs, extensions: scope.extensions, show: scope.show },
+      env,
+    );
   }
   // An explicitly named file is searched even if ignored or filtered out, as rg does.
   let files = [scope.target];
@@ -87,21 +98,29 @@ async function search(request: GrepRequest, scope: SearchScope, env: ToolEnv): P
     const accepts = fileFilter(scope);
     files = (await listFiles(scope.target, env)).filter(accepts).map((relative) => path.join(scope.target, relative));
   }
-  return searchWithFallback(request, files.map((file) => ({ path: file, shown: scope.show(file) })), env);
+  return searchWithFallback(
+    request,
+    files.map((file) => ({ path: file, shown: scope.show(file) })),
+    env,
+  );
 }
 
 /** The fallback's version of rg's --glob and --type filters: an including glob overrides the type, as in rg. */
 function fileFilter(scope: SearchScope): (relative: string) => boolean {
   const globDecision = compileGlobDecision(scope.globs);
   const { extensions } = scope;
-  return (relative) => globDecision(relative) ?? (!extensions || extensions.includes(path.posix.extname(relative).slice(1).toLowerCase()));
+  return (relative) =>
+    globDecision(relative) ?? (!extensions || extensions.includes(path.posix.extname(relative).slice(1).toLowerCase()));
 }
 
 /** The extensions of a type name; an unknown one is refused with the known ones. */
 function knownTypeExtensions(type: string): readonly string[] {
   const extensions = extensionsOfType(type);
   if (!extensions) {
-    throw new ToolRefusal(ErrorType.InvalidToolInput, `unknown type ${JSON.stringify(type)}. Known types: ${Object.keys(fileTypeExtensions).join(', ')}; or use glob instead.`);
+    throw new ToolRefusal(
+      ErrorType.InvalidToolInput,
+      `unknown type ${JSON.stringify(type)}. Known types: ${Object.keys(fileTypeExtensions).join(', ')}; or use glob instead.`,
+    );
   }
   return extensions;
 }

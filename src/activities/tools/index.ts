@@ -42,7 +42,8 @@ export const toolRunners: Record<WorkspaceToolName, ToolRunner> = {
 
 /** Activities `Read`, `Glob`, `Grep`, `Write`, `Edit`, `Bash`, taking cancellation and heartbeats from the activity context. */
 export function createToolActivities(options: ToolActivityOptions = {}): ToolActivities {
-  const allowHardLinkWrites = options.allowHardLinkWrites ?? fileWriteOptionsFromEnv(process.env).allowHardLinkWrites ?? false;
+  const allowHardLinkWrites =
+    options.allowHardLinkWrites ?? fileWriteOptionsFromEnv(process.env).allowHardLinkWrites ?? false;
   const envOfCurrentActivity = (): ToolEnv => {
     const context = Context.current();
     return {

@@ -6,7 +6,10 @@ import { ErrorType, errorText } from '../../shared/protocol/errors';
 export function integerInput(minimum: number, maximum?: number) {
   let schema = z.int().min(minimum);
   if (maximum !== undefined) schema = schema.max(maximum);
-  return z.preprocess((value) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value), schema);
+  return z.preprocess(
+    (value) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value),
+    schema,
+  );
 }
 
 /** A boolean; also accepts "true" / "false". */
@@ -27,5 +30,8 @@ export function formatInputError(toolName: string, error: z.ZodError, allowedFie
     }
     return `${field}: ${issue.message}`;
   });
-  return errorText(ErrorType.InvalidToolInput, `${toolName} was called with invalid input: ${problems.join('; ')}. Fix the input and call ${toolName} again.`);
+  return errorText(
+    ErrorType.InvalidToolInput,
+    `${toolName} was called with invalid input: ${problems.join('; ')}. Fix the input and call ${toolName} again.`,
+  );
 }

@@ -47,12 +47,18 @@ export const runRead = defineTool('Read', readInput, async (input, call, env) =>
   const realPath = await resolveInWorkspace(workspace, input.file_path, 'read');
   const stat = await fs.stat(realPath).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') {
-      throw new ToolRefusal(ErrorType.FileNotFound, `${input.file_path} does not exist (resolved to ${realPath}; working directory ${workspace.cwd}). Use Glob to find the right path.`);
+      throw new ToolRefusal(
+        ErrorType.FileNotFound,
+        `${input.file_path} does not exist (resolved to ${realPath}; working directory ${workspace.cwd}). Use Glob to find the right path.`,
+      );
     }
     throw error;
   });
   if (stat.isDirectory()) {
-    throw new ToolRefusal(ErrorType.NotAFile, `${realPath} is a directory. Use Glob (e.g. pattern "*" with path "${input.file_path}") to list its files.`);
+    throw new ToolRefusal(
+      ErrorType.NotAFile,
+      `${realPath} is a directory. Use Glob (e.g. pattern "*" with path "${input.file_path}") to list its files.`,
+    );
   }
   if (!stat.isFile()) throw new ToolRefusal(ErrorType.NotAFile, `${realPath} is not a regular file.`);
   const ranged = input.offset !== undefined || input.limit !== undefined;
@@ -71,7 +77,10 @@ export const runRead = defineTool('Read', readInput, async (input, call, env) =>
   };
   const outcome = await readLines(realPath, window, env);
   if (outcome.binary) {
-    throw new ToolRefusal(ErrorType.BinaryFile, `${realPath} looks like a binary file (it contains NUL bytes); Read only shows text files.`);
+    throw new ToolRefusal(
+      ErrorType.BinaryFile,
+      `${realPath} looks like a binary file (it contains NUL bytes); Read only shows text files.`,
+    );
   }
   const shown = displayPath(workspace, realPath);
   return { content: describe(shown, window, outcome), isError: false, readFiles: [outcome.record] };

@@ -20,7 +20,11 @@ function safeFileName(name: string): string {
 }
 
 /** Replaces content longer than `context.maxResultChars` by a preview; the file write is idempotent. */
-export async function limitResult(result: ToolCallResult, call: ToolCallInput, resultsDir: string): Promise<ToolCallResult> {
+export async function limitResult(
+  result: ToolCallResult,
+  call: ToolCallInput,
+  resultsDir: string,
+): Promise<ToolCallResult> {
   const maxChars = call.context.maxResultChars ?? toolLimits.defaultMaxResultChars;
   const originalChars = result.content.length;
   if (originalChars <= maxChars) return result;

@@ -16,7 +16,10 @@ export function findRipgrep(): Promise<string | undefined> {
     for (const directory of (process.env.PATH ?? '').split(path.delimiter)) {
       if (directory === '') continue;
       const candidate = path.join(directory, 'rg');
-      const executable = await fs.access(candidate, fs.constants.X_OK).then(() => true, () => false);
+      const executable = await fs.access(candidate, fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      );
       if (executable) return candidate;
     }
     return undefined;
@@ -31,12 +34,25 @@ export async function ripgrepOf(env: ToolEnv): Promise<string | undefined> {
 
 /** Which files rg visits (listing and Grep): hidden ones too, only .gitignore files count, also outside git. */
 export const ripgrepWalkArguments: readonly string[] = [
-  '--hidden', '--no-config', '--no-messages', '--null',
-  '--no-require-git', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-dot',
+  '--hidden',
+  '--no-config',
+  '--no-messages',
+  '--null',
+  '--no-require-git',
+  '--no-ignore-global',
+  '--no-ignore-exclude',
+  '--no-ignore-dot',
 ];
 
 /** Directories never visited (the walker's alwaysSkippedNames); given after any other --glob, since rg's last matching glob wins. */
-export const ripgrepExcludedGlobs: readonly string[] = ['--glob', '!.git', '--glob', '!node_modules', '--glob', `!${runtimeFolderName}`];
+export const ripgrepExcludedGlobs: readonly string[] = [
+  '--glob',
+  '!.git',
+  '--glob',
+  '!node_modules',
+  '--glob',
+  `!${runtimeFolderName}`,
+];
 
 const listArguments = ['--files', ...ripgrepWalkArguments, ...ripgrepExcludedGlobs];
 
@@ -44,10 +60,17 @@ const listArguments = ['--files', ...ripgrepWalkArguments, ...ripgrepExcludedGlo
 export async function listFilesWithRipgrep(ripgrep: string, baseDir: string, env: ToolEnv): Promise<string[]> {
   if (env.signal.aborted) throw new ToolCancelled();
   const output = await new Promise<Buffer>((resolve, reject) => {
-    const child = spawn(ripgrep, listArguments, { cwd: baseDir, stdio: ['ignore', 'pipe', 'ignore'], signal: env.signal });
+    const child = spawn(ripgrep, listArguments, {
+      cwd: baseDir,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      signal: env.signal,
+    });
     const chunks: Buffer[] = [];
     let filesListed = 0;
-    const heartbeat = setInterval(() => env.heartbeat({ kind: 'tool', tool: 'Glob/Grep', filesListed } satisfies LiveToolDetails), toolLimits.heartbeatIntervalMs);
+    const heartbeat = setInterval(
+      () => env.heartbeat({ kind: 'tool', tool: 'Glob/Grep', filesListed } satisfies LiveToolDetails),
+      toolLimits.heartbeatIntervalMs,
+    );
     child.stdout.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       for (const byte of chunk) if (byte === 0) filesListed += 1;

@@ -27,7 +27,8 @@ const maxSymlinkDepth = 40;
 
 /** Real path of `target` even if it does not exist yet: resolves the longest existing ancestor and dangling links. */
 export async function realpathAllowMissing(target: string, depth = 0): Promise<string> {
-  if (depth > maxSymlinkDepth) throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `too many levels of symbolic links at ${target}.`);
+  if (depth > maxSymlinkDepth)
+    throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `too many levels of symbolic links at ${target}.`);
   try {
     return await fs.realpath(target);
   } catch (error) {
@@ -58,10 +59,16 @@ export async function openWorkspace(context: ToolContext, resultsDirs: readonly 
   const cwd = path.resolve(context.workspaceRoot, context.cwd);
   const realCwd = await realpathAllowMissing(cwd);
   if (!isInside(realCwd, root)) {
-    throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `the working directory ${cwd} is outside the workspace ${root}.`);
+    throw new ToolRefusal(
+      ErrorType.PathOutsideWorkspace,
+      `the working directory ${cwd} is outside the workspace ${root}.`,
+    );
   }
-  const realReadOnlyRoots = await Promise.all(resultsDirs.map((dir) => realpathAllowMissing(agentResultsDir(path.resolve(dir), context.agentId))));
-  const writableRoots = context.memoryDir === undefined ? [] : [await realpathAllowMissing(memoryRoot(context.memoryDir))];
+  const realReadOnlyRoots = await Promise.all(
+    resultsDirs.map((dir) => realpathAllowMissing(agentResultsDir(path.resolve(dir), context.agentId))),
+  );
+  const writableRoots =
+    context.memoryDir === undefined ? [] : [await realpathAllowMissing(memoryRoot(context.memoryDir))];
   return { root, cwd, realCwd, readOnlyRoots: realReadOnlyRoots, writableRoots };
 }
 
@@ -72,8 +79,16 @@ export async function openWorkspace(context: ToolContext, resultsDirs: readonly 
 function memoryRoot(memoryDir: string): string {
   const absolute = path.resolve(memoryDir);
   const parent = path.dirname(absolute);
-  const valid = path.isAbsolute(memoryDir) && path.basename(parent) === 'agent-memory' && path.basename(path.dirname(parent)) === '.claude' && !/[\0]/.test(memoryDir);
-  if (!valid) throw new ToolRefusal(ErrorType.PathOutsideWorkspace, `${memoryDir} is not an agent memory directory (~/.claude/agent-memory/<type>).`);
+  const valid =
+    path.isAbsolute(memoryDir) &&
+    path.basename(parent) === 'agent-memory' &&
+    path.basename(path.dirname(parent)) === '.claude' &&
+    !/[\0]/.test(memoryDir);
+  if (!valid)
+    throw new ToolRefusal(
+      ErrorType.PathOutsideWorkspace,
+      `${memoryDir} is not an agent memory directory (~/.claude/agent-memory/<type>).`,
+    );
   return absolute;
 }
 
@@ -82,10 +97,16 @@ export async function resolveInWorkspace(workspace: Workspace, rawPath: string, 
   if (rawPath.includes('\0')) throw new ToolRefusal(ErrorType.InvalidToolInput, 'the path contains a NUL character.');
   const absolute = path.resolve(workspace.cwd, rawPath);
   const real = await realpathAllowMissing(absolute);
-  const roots = access === 'read' ? [workspace.root, ...workspace.writableRoots, ...workspace.readOnlyRoots] : [workspace.root, ...workspace.writableRoots];
+  const roots =
+    access === 'read'
+      ? [workspace.root, ...workspace.writableRoots, ...workspace.readOnlyRoots]
+      : [workspace.root, ...workspace.writableRoots];
   if (roots.some((root) => isInside(real, root))) return real;
   const throughLink = isInside(absolute, workspace.root) ? ' through a symbolic link' : '';
-  const readOnly = access === 'write' && workspace.readOnlyRoots.some((root) => isInside(real, root)) ? ' (that directory is read-only)' : '';
+  const readOnly =
+    access === 'write' && workspace.readOnlyRoots.some((root) => isInside(real, root))
+      ? ' (that directory is read-only)'
+      : '';
   throw new ToolRefusal(
     ErrorType.PathOutsideWorkspace,
     `${rawPath} resolves${throughLink} to ${real}, which is outside the workspace ${workspace.root}${readOnly}. Use a path inside the workspace.`,

@@ -3,7 +3,17 @@ import type TurndownService from 'turndown';
 import { ErrorType } from '../../shared/protocol/errors';
 import { FetchRefusal } from './safe-fetch';
 
-const textTypes = ['text/plain', 'text/markdown', 'text/x-markdown', 'text/csv', 'application/json', 'application/xml', 'text/xml', 'application/javascript', 'text/css'];
+const textTypes = [
+  'text/plain',
+  'text/markdown',
+  'text/x-markdown',
+  'text/csv',
+  'application/json',
+  'application/xml',
+  'text/xml',
+  'application/javascript',
+  'text/css',
+];
 
 function mediaType(contentType: string): string {
   return contentType.split(';')[0]!.trim().toLowerCase();
@@ -28,11 +38,13 @@ interface HtmlLibraries {
 let libraries: Promise<HtmlLibraries> | undefined;
 
 function loadLibraries(): Promise<HtmlLibraries> {
-  libraries ??= Promise.all([import('@mozilla/readability'), import('linkedom'), import('turndown')]).then(([readability, linkedom, turndown]) => ({
-    Readability: readability.Readability,
-    parseHTML: linkedom.parseHTML,
-    Turndown: turndown.default,
-  }));
+  libraries ??= Promise.all([import('@mozilla/readability'), import('linkedom'), import('turndown')]).then(
+    ([readability, linkedom, turndown]) => ({
+      Readability: readability.Readability,
+      parseHTML: linkedom.parseHTML,
+      Turndown: turndown.default,
+    }),
+  );
   return libraries;
 }
 
@@ -50,7 +62,9 @@ export async function htmlToMarkdown(html: string): Promise<{ title?: string; ma
   let contentHtml: string | undefined;
   try {
     // Readability changes the document it reads, so it gets its own copy.
-    const article = new Readability(parseHTML(html).document as unknown as ConstructorParameters<typeof Readability>[0]).parse();
+    const article = new Readability(
+      parseHTML(html).document as unknown as ConstructorParameters<typeof Readability>[0],
+    ).parse();
     if (article?.content && (article.textContent ?? '').trim().length > 0) {
       contentHtml = article.content;
       title = article.title?.trim() || title;
@@ -59,7 +73,9 @@ export async function htmlToMarkdown(html: string): Promise<{ title?: string; ma
     // Readability gave up on this page: the whole body is used.
   }
   // A fragment without <html>/<body> has no body to read: the text itself is converted.
-  const markdown = turndown(Turndown).turndown(contentHtml ?? (document.body?.innerHTML || html)).trim();
+  const markdown = turndown(Turndown)
+    .turndown(contentHtml ?? (document.body?.innerHTML || html))
+    .trim();
   return { ...(title ? { title } : {}), markdown };
 }
 
@@ -71,6 +87,10 @@ export async function pageToMarkdown(body: Buffer, contentType: string): Promise
     const { title, markdown } = await htmlToMarkdown(text);
     return title && !markdown.startsWith(`# ${title}`) ? `# ${title}\n\n${markdown}` : markdown;
   }
-  if (type.startsWith('text/') || textTypes.includes(type) || type.endsWith('+json') || type.endsWith('+xml')) return text;
-  throw new FetchRefusal(ErrorType.UnsupportedContent, `the page is ${type}, which WebFetch cannot read (it reads HTML and text).`);
+  if (type.startsWith('text/') || textTypes.includes(type) || type.endsWith('+json') || type.endsWith('+xml'))
+    return text;
+  throw new FetchRefusal(
+    ErrorType.UnsupportedContent,
+    `the page is ${type}, which WebFetch cannot read (it reads HTML and text).`,
+  );
 }

@@ -10,7 +10,11 @@ import type { ToolCallResult } from '../../shared/tools/tools';
 import { webToolLimits } from '../../shared/tools/web-tool-definitions';
 import { chargeBudget } from '../budget-charge';
 import type { ToolEnv } from '../tools/tool-env';
-import { noPrivateAddresses, parsePrivateAllowance, type PrivateAddressAllowance } from '../../shared/policy/address-policy';
+import {
+  noPrivateAddresses,
+  parsePrivateAllowance,
+  type PrivateAddressAllowance,
+} from '../../shared/policy/address-policy';
 import { PageCache } from './page-cache';
 import { createWebFetch } from './web-fetch';
 import { createWebSearch } from './web-search';
@@ -26,11 +30,19 @@ export interface WebToolSettings {
 /** SUBAGENTS_WEB_FETCH_ALLOW_PRIVATE and SUBAGENTS_SMALL_MODEL; throws on a malformed allowance. */
 export function webSettingsFromEnv(env: NodeJS.ProcessEnv): WebToolSettings {
   const smallModel = env.SUBAGENTS_SMALL_MODEL?.trim();
-  return { allowPrivateAddresses: parsePrivateAllowance(env.SUBAGENTS_WEB_FETCH_ALLOW_PRIVATE), ...(smallModel ? { smallModel } : {}) };
+  return {
+    allowPrivateAddresses: parsePrivateAllowance(env.SUBAGENTS_WEB_FETCH_ALLOW_PRIVATE),
+    ...(smallModel ? { smallModel } : {}),
+  };
 }
 
 /** `temporalClient` lets a budgeted tree's tool charge its model calls to the tree's ledger (docs/budgets.md). */
-export function createWebActivities(options: { anthropic: Anthropic; settings?: WebToolSettings; resultsDir?: string; temporalClient?: Client }) {
+export function createWebActivities(options: {
+  anthropic: Anthropic;
+  settings?: WebToolSettings;
+  resultsDir?: string;
+  temporalClient?: Client;
+}) {
   const cache = new PageCache(webToolLimits.cacheTtlMs, webToolLimits.cacheEntries);
   const smallModel = resolveModelAlias(options.settings?.smallModel ?? 'haiku');
   const webFetch = createWebFetch({
@@ -47,7 +59,11 @@ export function createWebActivities(options: { anthropic: Anthropic; settings?: 
   });
   const webSearch = createWebSearch(options.anthropic);
   // Fetches and model calls wait on the network: a timer keeps heartbeating (and lets cancellation arrive) meanwhile.
-  const run = async (name: 'WebFetch' | 'WebSearch', runner: typeof webFetch, input: WebToolCallInput): Promise<ToolCallResult> => {
+  const run = async (
+    name: 'WebFetch' | 'WebSearch',
+    runner: typeof webFetch,
+    input: WebToolCallInput,
+  ): Promise<ToolCallResult> => {
     const context = Context.current();
     let billed: TokenUsage | undefined;
     const env: ToolEnv = {
@@ -71,7 +87,13 @@ export function createWebActivities(options: { anthropic: Anthropic; settings?: 
       // What this attempt was billed, also when it failed or was cut after an answer; before the workflow hears the end.
       if (input.budget && billed && options.temporalClient) {
         const model = name === 'WebFetch' ? smallModel : input.model;
-        await chargeBudget(options.temporalClient, { budget: input.budget, agentId: input.context.agentId, model }, context.info.attempt, billed, { final: finished, toolCalls: 0 });
+        await chargeBudget(
+          options.temporalClient,
+          { budget: input.budget, agentId: input.context.agentId, model },
+          context.info.attempt,
+          billed,
+          { final: finished, toolCalls: 0 },
+        );
       }
     }
   };

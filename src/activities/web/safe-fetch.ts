@@ -34,17 +34,25 @@ const userAgent = 'durable-subagents-WebFetch/0.1';
 
 /** Parses and checks a URL the model gave. */
 export function checkUrl(raw: string, maxChars: number): URL {
-  if (raw.length > maxChars) throw new FetchRefusal(ErrorType.UrlNotAllowed, `the URL is longer than ${maxChars} characters.`);
+  if (raw.length > maxChars)
+    throw new FetchRefusal(ErrorType.UrlNotAllowed, `the URL is longer than ${maxChars} characters.`);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new FetchRefusal(ErrorType.UrlNotAllowed, `"${raw.slice(0, 200)}" is not a valid absolute URL; give a complete http:// or https:// URL.`);
+    throw new FetchRefusal(
+      ErrorType.UrlNotAllowed,
+      `"${raw.slice(0, 200)}" is not a valid absolute URL; give a complete http:// or https:// URL.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new FetchRefusal(ErrorType.UrlNotAllowed, `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`);
+    throw new FetchRefusal(
+      ErrorType.UrlNotAllowed,
+      `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`,
+    );
   }
-  if (url.username || url.password) throw new FetchRefusal(ErrorType.UrlNotAllowed, 'URLs with a user name or password are not fetched.');
+  if (url.username || url.password)
+    throw new FetchRefusal(ErrorType.UrlNotAllowed, 'URLs with a user name or password are not fetched.');
   return url;
 }
 
@@ -87,11 +95,16 @@ interface Response {
 function getOnce(url: URL, policy: FetchPolicy, signal: AbortSignal): Promise<Response> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // A literal address is never looked up, so it is checked here.
-  if (/^[\d.]+$|:/.test(host) && !addressAllowed(host, host, policy.allowance)) return Promise.reject(privateAddressError(host, host));
+  if (/^[\d.]+$|:/.test(host) && !addressAllowed(host, host, policy.allowance))
+    return Promise.reject(privateAddressError(host, host));
   const library = url.protocol === 'https:' ? https : http;
   return new Promise<Response>((resolve, reject) => {
     const request = library.get(url, {
-      headers: { 'user-agent': userAgent, accept: 'text/html, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.5', 'accept-encoding': 'identity' },
+      headers: {
+        'user-agent': userAgent,
+        accept: 'text/html, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.5',
+        'accept-encoding': 'identity',
+      },
       lookup: refusingLookup(policy.allowance),
       signal,
     });
@@ -101,7 +114,12 @@ function getOnce(url: URL, policy: FetchPolicy, signal: AbortSignal): Promise<Re
       const declared = Number(response.headers['content-length'] ?? '0');
       if (declared > policy.maxBytes) {
         response.destroy();
-        return reject(new FetchRefusal(ErrorType.ContentTooLarge, `the page is ${declared} bytes; pages over ${policy.maxBytes} bytes are not fetched.`));
+        return reject(
+          new FetchRefusal(
+            ErrorType.ContentTooLarge,
+            `the page is ${declared} bytes; pages over ${policy.maxBytes} bytes are not fetched.`,
+          ),
+        );
       }
       const chunks: Buffer[] = [];
       let size = 0;
@@ -109,7 +127,12 @@ function getOnce(url: URL, policy: FetchPolicy, signal: AbortSignal): Promise<Re
         size += chunk.length;
         if (size > policy.maxBytes) {
           response.destroy();
-          reject(new FetchRefusal(ErrorType.ContentTooLarge, `the page is larger than ${policy.maxBytes} bytes; such pages are not fetched.`));
+          reject(
+            new FetchRefusal(
+              ErrorType.ContentTooLarge,
+              `the page is larger than ${policy.maxBytes} bytes; such pages are not fetched.`,
+            ),
+          );
           return;
         }
         chunks.push(chunk);
@@ -131,18 +154,31 @@ export async function fetchUrl(raw: string, policy: FetchPolicy, cancel: AbortSi
     } catch (error) {
       if (error instanceof FetchRefusal) throw error;
       if (cancel.aborted) throw error;
-      if (signal.aborted) throw new FetchRefusal(ErrorType.FetchFailed, `${url.href} did not answer within ${policy.timeoutMs / 1000} s.`);
+      if (signal.aborted)
+        throw new FetchRefusal(
+          ErrorType.FetchFailed,
+          `${url.href} did not answer within ${policy.timeoutMs / 1000} s.`,
+        );
       throw new FetchRefusal(ErrorType.FetchFailed, `could not fetch ${url.href}: ${(error as Error).message}.`);
     }
     const location = response.headers.location;
     if (response.status >= 300 && response.status < 400 && location) {
       const target = checkUrl(new URL(location, url).href, policy.maxUrlChars);
-      if (!isSameSiteRedirect(url, target)) return { type: 'redirect', from: url.href, to: target.href, status: response.status };
-      if (redirects >= policy.maxRedirects) throw new FetchRefusal(ErrorType.FetchFailed, `${raw} redirected more than ${policy.maxRedirects} times.`);
+      if (!isSameSiteRedirect(url, target))
+        return { type: 'redirect', from: url.href, to: target.href, status: response.status };
+      if (redirects >= policy.maxRedirects)
+        throw new FetchRefusal(ErrorType.FetchFailed, `${raw} redirected more than ${policy.maxRedirects} times.`);
       url = target;
       continue;
     }
-    if (response.status >= 400) throw new FetchRefusal(ErrorType.FetchFailed, `${url.href} answered HTTP ${response.status}.`);
-    return { type: 'page', url: url.href, status: response.status, contentType: String(response.headers['content-type'] ?? ''), body: response.body };
+    if (response.status >= 400)
+      throw new FetchRefusal(ErrorType.FetchFailed, `${url.href} answered HTTP ${response.status}.`);
+    return {
+      type: 'page',
+      url: url.href,
+      status: response.status,
+      contentType: String(response.headers['content-type'] ?? ''),
+      body: response.body,
+    };
   }
 }

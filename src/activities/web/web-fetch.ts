@@ -37,7 +37,11 @@ export function answerPrompt(page: CachedPage, markdown: string, prompt: string)
   ].join('\n');
 }
 
-async function readPage(url: string, dependencies: WebFetchDependencies, signal: AbortSignal): Promise<CachedPage | { redirect: string; status: number }> {
+async function readPage(
+  url: string,
+  dependencies: WebFetchDependencies,
+  signal: AbortSignal,
+): Promise<CachedPage | { redirect: string; status: number }> {
   const cached = dependencies.cache.get(url);
   if (cached) return cached;
   const outcome = await fetchUrl(url, dependencies.policy, signal);
@@ -73,20 +77,39 @@ export function createWebFetch(dependencies: WebFetchDependencies): ToolRunner {
           `It was not followed. If you trust that host, call WebFetch again with url "${page.redirect}" and the same prompt.`,
       };
     }
-    const markdown = page.markdown.length > webToolLimits.maxContentChars
-      ? `${page.markdown.slice(0, webToolLimits.maxContentChars)}\n\n[The page was cut at ${webToolLimits.maxContentChars} of ${page.markdown.length} characters.]`
-      : page.markdown;
+    const markdown =
+      page.markdown.length > webToolLimits.maxContentChars
+        ? `${page.markdown.slice(0, webToolLimits.maxContentChars)}\n\n[The page was cut at ${webToolLimits.maxContentChars} of ${page.markdown.length} characters.]`
+        : page.markdown;
     const answered = await createMessage(
       dependencies.anthropic,
-      { model: dependencies.smallModel, max_tokens: webToolLimits.maxAnswerTokens, messages: [{ role: 'user', content: answerPrompt(page, markdown || '(the page has no text)', input.prompt) }] },
+      {
+        model: dependencies.smallModel,
+        max_tokens: webToolLimits.maxAnswerTokens,
+        messages: [{ role: 'user', content: answerPrompt(page, markdown || '(the page has no text)', input.prompt) }],
+      },
       { signal: env.signal, headers: toolCallHeaders(agentId, 'WebFetch') },
     );
     if ('error' in answered) {
-      return { isError: true, content: errorText(ErrorType.FetchFailed, `the page was fetched, but the model that reads it failed: ${answered.error}`) };
+      return {
+        isError: true,
+        content: errorText(
+          ErrorType.FetchFailed,
+          `the page was fetched, but the model that reads it failed: ${answered.error}`,
+        ),
+      };
     }
     env.billed?.(usageOf(answered.message.usage));
-    const answer = answered.message.content.filter((block) => block.type === 'text').map((block) => block.text).join('\n').trim();
+    const answer = answered.message.content
+      .filter((block) => block.type === 'text')
+      .map((block) => block.text)
+      .join('\n')
+      .trim();
     const header = `Fetched ${page.url} (HTTP ${page.status}, ${page.contentType || 'no content type'}, ${page.bytes} bytes)`;
-    return { content: `${header}\n\n${answer || '(the model gave no answer)'}`, isError: false, usage: usageOf(answered.message.usage) };
+    return {
+      content: `${header}\n\n${answer || '(the model gave no answer)'}`,
+      isError: false,
+      usage: usageOf(answered.message.usage),
+    };
   });
 }

@@ -24,7 +24,8 @@ const inputSchema = z
     error: 'give allowed_domains or blocked_domains, not both',
   });
 
-const systemPrompt = 'You run web searches for another assistant. Search for what the user asks, then summarise in a few sentences what the results say, citing them.';
+const systemPrompt =
+  'You run web searches for another assistant. Search for what the user asks, then summarise in a few sentences what the results say, citing them.';
 
 /** What the search call produced. */
 export interface SearchOutcome {
@@ -43,7 +44,8 @@ export function collectSearch(content: readonly Anthropic.Messages.ContentBlock[
     } else if (block.type === 'web_search_tool_result') {
       if (Array.isArray(block.content)) {
         for (const result of block.content) {
-          if (!outcome.links.some((link) => link.url === result.url)) outcome.links.push({ title: result.title, url: result.url, pageAge: result.page_age });
+          if (!outcome.links.some((link) => link.url === result.url))
+            outcome.links.push({ title: result.title, url: result.url, pageAge: result.page_age });
         }
       } else outcome.errors.push(block.content.error_code);
     } else if (block.type === 'text' && block.text.trim() !== '') {
@@ -61,7 +63,9 @@ export function formatSearch(query: string, outcome: SearchOutcome): string {
   if (outcome.links.length === 0) lines.push('No results.');
   else {
     lines.push('Links:');
-    outcome.links.forEach((link, index) => lines.push(`${index + 1}. ${link.title} — ${link.url}${link.pageAge ? ` (${link.pageAge})` : ''}`));
+    outcome.links.forEach((link, index) =>
+      lines.push(`${index + 1}. ${link.title} — ${link.url}${link.pageAge ? ` (${link.pageAge})` : ''}`),
+    );
   }
   if (outcome.errors.length > 0) lines.push('', `The search service reported: ${outcome.errors.join(', ')}.`);
   if (outcome.text) lines.push('', outcome.text);
@@ -79,7 +83,9 @@ export function createWebSearch(anthropic: Anthropic): ToolRunner {
       ...(input.allowed_domains?.length ? { allowed_domains: input.allowed_domains } : {}),
       ...(input.blocked_domains?.length ? { blocked_domains: input.blocked_domains } : {}),
     };
-    const messages: Anthropic.Messages.MessageParam[] = [{ role: 'user', content: `Perform a web search for the query: ${input.query}` }];
+    const messages: Anthropic.Messages.MessageParam[] = [
+      { role: 'user', content: `Perform a web search for the query: ${input.query}` },
+    ];
     const outcome: SearchOutcome = { queries: [], links: [], errors: [], text: '' };
     let usage: TokenUsage = emptyTokenUsage();
     for (let continuation = 0; ; continuation++) {
@@ -89,7 +95,11 @@ export function createWebSearch(anthropic: Anthropic): ToolRunner {
         { signal: env.signal, headers: toolCallHeaders(call.context.agentId, 'WebSearch') },
       );
       if ('error' in answered) {
-        return { isError: true, content: errorText(ErrorType.WebSearchFailed, `the search could not run: ${answered.error}`), usage };
+        return {
+          isError: true,
+          content: errorText(ErrorType.WebSearchFailed, `the search could not run: ${answered.error}`),
+          usage,
+        };
       }
       env.heartbeat();
       env.billed?.(usageOf(answered.message.usage));
@@ -102,7 +112,9 @@ export function createWebSearch(anthropic: Anthropic): ToolRunner {
     const failed = outcome.links.length === 0 && outcome.errors.length > 0;
     return {
       isError: failed,
-      content: failed ? errorText(ErrorType.WebSearchFailed, formatSearch(input.query, outcome)) : formatSearch(input.query, outcome),
+      content: failed
+        ? errorText(ErrorType.WebSearchFailed, formatSearch(input.query, outcome))
+        : formatSearch(input.query, outcome),
       usage,
     };
   });

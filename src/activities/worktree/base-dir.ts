@@ -33,7 +33,8 @@ function notWritable(directory: string, error: unknown) {
 export async function prepareBaseDir(directory: string): Promise<string> {
   try {
     await makeOutputDirectory(directory);
-    if (!(await fs.stat(directory)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'EEXIST' });
+    if (!(await fs.stat(directory)).isDirectory())
+      throw Object.assign(new Error('not a directory'), { code: 'EEXIST' });
     await fs.access(directory, constants.W_OK | constants.X_OK);
     return await fs.realpath(directory);
   } catch (error) {

@@ -26,7 +26,12 @@ interface Placement {
   baseDir: string;
 }
 
-function describeWorktree(placement: Placement, worktreePath: string, branch: string, baseCommit: string): WorktreeInfo {
+function describeWorktree(
+  placement: Placement,
+  worktreePath: string,
+  branch: string,
+  baseCommit: string,
+): WorktreeInfo {
   const { toplevel } = placement.repository;
   return {
     repoRoot: toplevel,
@@ -39,7 +44,12 @@ function describeWorktree(placement: Placement, worktreePath: string, branch: st
 }
 
 /** The worktree's marker if this run owns it; an untouched one without a marker (crash after `add`) is claimed. */
-async function ownedMarker(worktreePath: string, owner: string, placement: Placement, agentId: string): Promise<WorktreeMarker | undefined> {
+async function ownedMarker(
+  worktreePath: string,
+  owner: string,
+  placement: Placement,
+  agentId: string,
+): Promise<WorktreeMarker | undefined> {
   const marker = await readMarker(worktreePath);
   if (marker) return marker.owner === owner ? marker : undefined;
   const head = await headCommit(gitAt(worktreePath)).catch(() => undefined);
@@ -56,12 +66,32 @@ async function pathExists(target: string): Promise<boolean> {
   );
 }
 
-async function addWorktree(git: SimpleGit, worktreePath: string, branch: string, placement: Placement, agentId: string): Promise<void> {
+async function addWorktree(
+  git: SimpleGit,
+  worktreePath: string,
+  branch: string,
+  placement: Placement,
+  agentId: string,
+): Promise<void> {
   try {
     // Locked while the agent runs, so `git worktree prune` and `subagents worktrees --prune` leave it alone.
-    await git.raw(['worktree', 'add', '--lock', '--reason', `subagent ${agentId} running`, '-b', branch, worktreePath, placement.baseCommit]);
+    await git.raw([
+      'worktree',
+      'add',
+      '--lock',
+      '--reason',
+      `subagent ${agentId} running`,
+      '-b',
+      branch,
+      worktreePath,
+      placement.baseCommit,
+    ]);
   } catch (error) {
-    throw gitFailure(ErrorType.WorktreeCreateFailed, `git worktree add ${worktreePath} on new branch ${branch} failed`, error);
+    throw gitFailure(
+      ErrorType.WorktreeCreateFailed,
+      `git worktree add ${worktreePath} on new branch ${branch} failed`,
+      error,
+    );
   }
 }
 
@@ -74,7 +104,10 @@ async function placeWorktree(input: CreateWorktreeInput, placement: Placement): 
     const worktreePath = path.join(placement.baseDir, directory);
     const existing = registered.find((worktree) => worktree.path === worktreePath);
     if (existing) {
-      const marker = existing.branch === branch && (await pathExists(worktreePath)) ? await ownedMarker(worktreePath, owner, placement, input.agentId) : undefined;
+      const marker =
+        existing.branch === branch && (await pathExists(worktreePath))
+          ? await ownedMarker(worktreePath, owner, placement, input.agentId)
+          : undefined;
       if (marker) return describeWorktree(placement, worktreePath, branch, marker.baseCommit);
       continue;
     }
@@ -103,7 +136,9 @@ export async function createWorktree(input: CreateWorktreeInput): Promise<Worktr
         'Make a first commit, or run without isolation.',
     );
   }
-  const baseDir = input.baseDir ? path.resolve(cwd, input.baseDir) : path.join(repository.mainRoot ?? repository.toplevel, defaultWorktreeDir);
+  const baseDir = input.baseDir
+    ? path.resolve(cwd, input.baseDir)
+    : path.join(repository.mainRoot ?? repository.toplevel, defaultWorktreeDir);
   return withRepositoryLock(repository.commonDir, async () => {
     const realBaseDir = await prepareBaseDir(baseDir);
     const pattern = excludePattern(repository, realBaseDir);
@@ -115,7 +150,11 @@ export async function createWorktree(input: CreateWorktreeInput): Promise<Worktr
       return info;
     } catch (error) {
       if (error instanceof ApplicationFailure) throw error;
-      throw gitFailure(ErrorType.WorktreeCreateFailed, `could not create a worktree for agent ${input.agentId} in ${realBaseDir}`, error);
+      throw gitFailure(
+        ErrorType.WorktreeCreateFailed,
+        `could not create a worktree for agent ${input.agentId} in ${realBaseDir}`,
+        error,
+      );
     }
   });
 }

@@ -20,7 +20,10 @@ async function isWorkingTree(worktreePath: string): Promise<boolean> {
 async function settle(worktree: WorktreeInfo, present: boolean, anchor: string): Promise<WorktreeOutcome> {
   const repository = await locateRepository(anchor);
   if (!repository) {
-    throw worktreeFailure(ErrorType.WorktreeFinishFailed, `${anchor} is no longer inside a git repository; cannot finish ${worktree.path}.`);
+    throw worktreeFailure(
+      ErrorType.WorktreeFinishFailed,
+      `${anchor} is no longer inside a git repository; cannot finish ${worktree.path}.`,
+    );
   }
   return withRepositoryLock(repository.commonDir, async () => {
     const git = gitAt(repository.controlDir);
@@ -28,7 +31,11 @@ async function settle(worktree: WorktreeInfo, present: boolean, anchor: string):
     const changed = present ? await changedFiles(worktree.path) : [];
     // The worktree's HEAD counts too: the agent may have committed on a detached HEAD or another branch.
     const tips = [...(hasBranch ? [`refs/heads/${worktree.branch}`] : []), ...(present ? ['HEAD'] : [])];
-    const commits = await commitsSince(gitAt(present ? worktree.path : repository.controlDir), worktree.baseCommit, tips);
+    const commits = await commitsSince(
+      gitAt(present ? worktree.path : repository.controlDir),
+      worktree.baseCommit,
+      tips,
+    );
     const registered = await listWorktrees(git);
     const entry = registered.find((candidate) => candidate.path === worktree.path);
     const outcome = { path: worktree.path, branch: worktree.branch, changedFiles: changed, commits };
@@ -63,6 +70,10 @@ export async function finishWorktree(input: FinishWorktreeInput): Promise<Worktr
     return await settle(worktree, present, anchor);
   } catch (error) {
     if (error instanceof ApplicationFailure) throw error;
-    throw gitFailure(ErrorType.WorktreeFinishFailed, `could not finish the worktree ${worktree.path} (branch ${worktree.branch})`, error);
+    throw gitFailure(
+      ErrorType.WorktreeFinishFailed,
+      `could not finish the worktree ${worktree.path} (branch ${worktree.branch})`,
+      error,
+    );
   }
 }

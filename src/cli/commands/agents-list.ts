@@ -17,7 +17,8 @@ import { describePermissionRules } from '../../shared/policy/permission-rules';
 import { describeSandboxSettings } from '../../shared/policy/sandbox';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
 
-const usage = 'usage: subagents agents [--dir DIR] [--json] | subagents agents --scan PATH [--scan PATH ...] [--reports] [--json]';
+const usage =
+  'usage: subagents agents [--dir DIR] [--json] | subagents agents --scan PATH [--scan PATH ...] [--reports] [--json]';
 
 /** Options for tests: a home directory other than the real one. */
 export interface AgentsListOptions {
@@ -47,8 +48,14 @@ function describeTools(definition: AgentDefinition): string {
     const rules = allowRules.filter((rule) => rule.tool === name);
     return rules.length > 0 ? rules.map(ruleText).join(', ') : name;
   };
-  const tools = [...remainingTools(definition.tools, definition.disallowedTools).map(label), ...(definition.mcpTools ?? [])];
-  const ruleExcept = (definition.toolRules?.deny ?? []).length === 0 ? '' : ` except ${(definition.toolRules?.deny ?? []).map(ruleText).join(', ')}`;
+  const tools = [
+    ...remainingTools(definition.tools, definition.disallowedTools).map(label),
+    ...(definition.mcpTools ?? []),
+  ];
+  const ruleExcept =
+    (definition.toolRules?.deny ?? []).length === 0
+      ? ''
+      : ` except ${(definition.toolRules?.deny ?? []).map(ruleText).join(', ')}`;
   return tools.length === 0 ? 'none' : `${tools.join(', ')}${ruleExcept}`;
 }
 
@@ -58,28 +65,46 @@ function describeMcpServers(definition: AgentDefinition, configured: Readonly<Re
   const inline = new Set((definition.mcpServers ?? []).filter((entry) => entry.spec).map((entry) => entry.name));
   const required = new Set(mcp?.required ?? []);
   const names = [...new Set([...Object.keys(mcp?.servers ?? {}), ...required])];
-  const described = names.map((name) => `${name}${required.has(name) ? '!' : ''}${inline.has(name) ? ' (inline)' : name in (mcp?.servers ?? {}) ? '' : ' (not configured)'}`);
+  const described = names.map(
+    (name) =>
+      `${name}${required.has(name) ? '!' : ''}${inline.has(name) ? ' (inline)' : name in (mcp?.servers ?? {}) ? '' : ' (not configured)'}`,
+  );
   return described.length === 0 ? '-' : described.join(', ');
 }
 
 function formatTable(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '));
+  return rows.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
+  );
 }
 
 /** The hooks of each agent type, and what the settings files configure for a tree started here (docs/hooks.md, docs/configuration.md). */
-function formatHooksAndSettings(loaded: LoadedDefinitions, settings: TreeSettings, dir: string, homeDir: string): string[] {
+function formatHooksAndSettings(
+  loaded: LoadedDefinitions,
+  settings: TreeSettings,
+  dir: string,
+  homeDir: string,
+): string[] {
   const lines: string[] = [];
-  const withHooks = Object.values(loaded.definitions).filter((definition) => describeHooks(definition.hooks).length > 0);
+  const withHooks = Object.values(loaded.definitions).filter(
+    (definition) => describeHooks(definition.hooks).length > 0,
+  );
   if (withHooks.length > 0) {
     lines.push('', 'Agent hooks (front matter; Stop runs as SubagentStop in a subagent):');
-    for (const definition of withHooks) for (const line of describeHooks(definition.hooks)) lines.push(`  ${definition.name}  ${line}`);
+    for (const definition of withHooks)
+      for (const line of describeHooks(definition.hooks)) lines.push(`  ${definition.name}  ${line}`);
   }
   const hooks = describeHooks(settings.hooks);
-  const rules = describePermissionRules(settings.permissions).map((line) => line.replace(/\(([^()]*)\)$/, (_match, file: string) => `(${displayPath(file, dir, homeDir)})`));
+  const rules = describePermissionRules(settings.permissions).map((line) =>
+    line.replace(/\(([^()]*)\)$/, (_match, file: string) => `(${displayPath(file, dir, homeDir)})`),
+  );
   const sandbox = describeSandboxSettings(settings.sandbox);
   if (hooks.length > 0 || rules.length > 0 || sandbox.length > 0) {
-    lines.push('', `Settings (${settings.files.map((file) => displayPath(file, dir, homeDir)).join(', ') || 'no readable file'}), for every agent of a tree started here:`);
+    lines.push(
+      '',
+      `Settings (${settings.files.map((file) => displayPath(file, dir, homeDir)).join(', ') || 'no readable file'}), for every agent of a tree started here:`,
+    );
     for (const line of hooks) lines.push(`  hook  ${line}`);
     for (const line of rules) lines.push(`  rule  ${line}`);
     for (const line of sandbox) lines.push(`  sandbox  ${line}`);
@@ -87,7 +112,13 @@ function formatHooksAndSettings(loaded: LoadedDefinitions, settings: TreeSetting
   return lines;
 }
 
-function formatLoaded(loaded: LoadedDefinitions, mcp: McpConfig, settings: TreeSettings, dir: string, homeDir: string): string {
+function formatLoaded(
+  loaded: LoadedDefinitions,
+  mcp: McpConfig,
+  settings: TreeSettings,
+  dir: string,
+  homeDir: string,
+): string {
   const configured = Object.keys(mcp.servers);
   const rows = Object.values(loaded.definitions).map((definition) => [
     definition.name,
@@ -98,15 +129,22 @@ function formatLoaded(loaded: LoadedDefinitions, mcp: McpConfig, settings: TreeS
   ]);
   const lines = formatTable([['NAME', 'SOURCE', 'TOOLS', 'MCP SERVERS', 'MODEL'], ...rows]);
   if (configured.length > 0) {
-    lines.push('', `MCP servers (${mcp.files.map((file) => displayPath(file, dir, homeDir)).join(', ')}): ${configured.map((name) => `${name} (${mcp.servers[name]!.type})`).join(', ')}`);
+    lines.push(
+      '',
+      `MCP servers (${mcp.files.map((file) => displayPath(file, dir, homeDir)).join(', ')}): ${configured.map((name) => `${name} (${mcp.servers[name]!.type})`).join(', ')}`,
+    );
   }
   lines.push(...formatHooksAndSettings(loaded, settings, dir, homeDir));
   if (!Object.values(loaded.definitions).some((definition) => definition.file) && loaded.reports.length === 0) {
-    lines.push('', `No definition files: searched .claude/agents in ${dir} and its parent directories, and ${path.join(homeDir, '.claude', 'agents')}.`);
+    lines.push(
+      '',
+      `No definition files: searched .claude/agents in ${dir} and its parent directories, and ${path.join(homeDir, '.claude', 'agents')}.`,
+    );
   }
   if (loaded.reports.length > 0 || settings.problems?.length) {
     lines.push('', 'Reports:');
-    for (const report of loaded.reports) lines.push(`  ${report.level.padEnd(7)}  ${displayPath(report.file, dir, homeDir)}: ${report.message}`);
+    for (const report of loaded.reports)
+      lines.push(`  ${report.level.padEnd(7)}  ${displayPath(report.file, dir, homeDir)}: ${report.message}`);
     // Each settings problem starts with its file.
     for (const problem of settings.problems ?? []) lines.push(`  ${'warning'.padEnd(7)}  ${problem}`);
   }
@@ -131,18 +169,28 @@ export async function agentsListCommand(argv: string[], options: AgentsListOptio
     return ExitCode.usage;
   }
   if (values.scan) {
-    const report = await scanDefinitionFiles(values.scan.map((entry) => path.resolve(entry)), Object.keys((await loadMcpConfig(process.cwd())).servers));
+    const report = await scanDefinitionFiles(
+      values.scan.map((entry) => path.resolve(entry)),
+      Object.keys((await loadMcpConfig(process.cwd())).servers),
+    );
     console.log(values.json ? JSON.stringify(report, null, 2) : formatScan(report, values.reports ?? false));
     return ExitCode.ok;
   }
   const dir = path.resolve(values.dir ?? process.cwd());
-  const isDirectory = await fs.stat(dir).then((stats) => stats.isDirectory(), () => false);
+  const isDirectory = await fs.stat(dir).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
   if (!isDirectory) {
     console.error(`subagents agents: --dir ${dir} is not a directory.\n${usage}`);
     return ExitCode.usage;
   }
   const homeDir = options.homeDir ?? os.homedir();
-  const [loaded, mcp, settings] = await Promise.all([loadAgentDefinitions({ cwd: dir, homeDir }), loadMcpConfig(dir), loadProjectSettings(dir, homeDir)]);
+  const [loaded, mcp, settings] = await Promise.all([
+    loadAgentDefinitions({ cwd: dir, homeDir }),
+    loadMcpConfig(dir),
+    loadProjectSettings(dir, homeDir),
+  ]);
   // --json adds `settings` when a settings file exists (or is broken).
   const withSettings = settings.files.length > 0 || settings.problems?.length ? { ...loaded, settings } : loaded;
   console.log(values.json ? JSON.stringify(withSettings, null, 2) : formatLoaded(loaded, mcp, settings, dir, homeDir));

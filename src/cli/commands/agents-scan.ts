@@ -1,7 +1,11 @@
 import type { ScanReport } from '../../project/agent-definitions/scan';
 
 const list = (counts: Record<string, number>) =>
-  Object.keys(counts).length === 0 ? 'none' : Object.entries(counts).map(([name, files]) => `${name} (${files})`).join(', ');
+  Object.keys(counts).length === 0
+    ? 'none'
+    : Object.entries(counts)
+        .map(([name, files]) => `${name} (${files})`)
+        .join(', ');
 
 /** `subagents agents --scan`: what a corpus of Claude Code agent files loses when it runs here. */
 export function formatScan(report: ScanReport, showReports: boolean): string {

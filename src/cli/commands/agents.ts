@@ -49,12 +49,15 @@ async function start(argv: string[]): Promise<number> {
   const prompt = positionals.join(' ').trim();
   if (!prompt) throw new CliError('start needs a prompt: subagents start "what to do" [--type T] [--follow]');
   const maxTurns = values['max-turns'] === undefined ? undefined : Number(values['max-turns']);
-  if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1)) throw new CliError('--max-turns must be a positive integer.');
+  if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1))
+    throw new CliError('--max-turns must be a positive integer.');
   const modes = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'bubble'];
   const permissionMode = values['permission-mode'];
-  if (permissionMode !== undefined && !modes.includes(permissionMode)) throw new CliError(`--permission-mode must be one of ${modes.join(', ')}.`);
+  if (permissionMode !== undefined && !modes.includes(permissionMode))
+    throw new CliError(`--permission-mode must be one of ${modes.join(', ')}.`);
   const idleSeconds = values['idle-timeout'] === undefined ? 600 : Number(values['idle-timeout']);
-  if (!Number.isFinite(idleSeconds) || idleSeconds <= 0) throw new CliError('--idle-timeout is in seconds and must be positive.');
+  if (!Number.isFinite(idleSeconds) || idleSeconds <= 0)
+    throw new CliError('--idle-timeout is in seconds and must be positive.');
   const placement = workerPlacement(values.worker, values['worker-wait']);
   const stallSeconds = values['stall-timeout'] === undefined ? undefined : Number(values['stall-timeout']);
   const stallLimits = {
@@ -62,7 +65,10 @@ async function start(argv: string[]): Promise<number> {
     ...(values['stall-stop'] ? { stallAction: 'stop' as const } : {}),
   };
   const stallProblem = stallLimitsProblem(stallLimits);
-  if (stallProblem || (stallSeconds !== undefined && !Number.isFinite(stallSeconds))) throw new CliError(`--stall-timeout is in seconds, from ${minStallTimeoutMs / 1000} to ${maxStallTimeoutMs / 1000} (got "${values['stall-timeout']}").`);
+  if (stallProblem || (stallSeconds !== undefined && !Number.isFinite(stallSeconds)))
+    throw new CliError(
+      `--stall-timeout is in seconds, from ${minStallTimeoutMs / 1000} to ${maxStallTimeoutMs / 1000} (got "${values['stall-timeout']}").`,
+    );
   const budget = startBudget(values);
   const limits = { ...stallLimits, ...(budget ? { budget } : {}) };
   const client = await connect();
@@ -83,7 +89,13 @@ async function start(argv: string[]): Promise<number> {
         ...(Object.keys(limits).length > 0 ? { limits } : {}),
       });
     } catch (error) {
-      if (error instanceof Error && /^Unknown agent type|^The working directory|resolves to no tools|^Bad task board|^Bad budget/.test(error.message)) throw new CliError(error.message);
+      if (
+        error instanceof Error &&
+        /^Unknown agent type|^The working directory|resolves to no tools|^Bad task board|^Bad budget/.test(
+          error.message,
+        )
+      )
+        throw new CliError(error.message);
       throw error;
     }
     if (!values.follow) {
@@ -95,11 +107,11 @@ async function start(argv: string[]): Promise<number> {
     const result = values.json
       ? await follow(handle, () => {})
       : await watchTree(client, handle.agentId, {
-        mode: watchMode({ json: false, plain: values.plain, isTty: Boolean(process.stderr.isTTY) }),
-        print: (line) => console.error(line),
-        stream: process.stderr,
-        colours: await definitionColours(values.cwd ?? process.cwd()),
-      });
+          mode: watchMode({ json: false, plain: values.plain, isTty: Boolean(process.stderr.isTTY) }),
+          print: (line) => console.error(line),
+          stream: process.stderr,
+          colours: await definitionColours(values.cwd ?? process.cwd()),
+        });
     console.log(values.json ? JSON.stringify(result) : formatResult(result));
     return exitCodeFor(result);
   } finally {
@@ -108,9 +120,13 @@ async function start(argv: string[]): Promise<number> {
 }
 
 /** `--worker ID [--worker-wait SECONDS]`: the worker holding --cwd (docs/operations.md); checked before connecting. */
-function workerPlacement(worker: string | undefined, waitSeconds: string | undefined): { worker?: string; workerWaitMs?: number } {
+function workerPlacement(
+  worker: string | undefined,
+  waitSeconds: string | undefined,
+): { worker?: string; workerWaitMs?: number } {
   if (worker === undefined) {
-    if (waitSeconds !== undefined) throw new CliError('--worker-wait needs --worker: it is how long tool calls wait for that worker.');
+    if (waitSeconds !== undefined)
+      throw new CliError('--worker-wait needs --worker: it is how long tool calls wait for that worker.');
     return {};
   }
   try {
@@ -121,7 +137,9 @@ function workerPlacement(worker: string | undefined, waitSeconds: string | undef
   if (waitSeconds === undefined) return { worker };
   const workerWaitMs = Math.round(Number(waitSeconds) * 1000);
   if (!Number.isFinite(workerWaitMs) || workerWaitMs < minWorkspaceWaitMs || workerWaitMs > maxWorkspaceWaitMs) {
-    throw new CliError(`--worker-wait is in seconds, from ${minWorkspaceWaitMs / 1000} to ${maxWorkspaceWaitMs / 1000} (got "${waitSeconds}").`);
+    throw new CliError(
+      `--worker-wait is in seconds, from ${minWorkspaceWaitMs / 1000} to ${maxWorkspaceWaitMs / 1000} (got "${waitSeconds}").`,
+    );
   }
   return { worker, workerWaitMs };
 }
@@ -133,10 +151,16 @@ async function stop(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { reason: { type: 'string' }, by: { type: 'string' }, force: { type: 'boolean', default: false }, wait: { type: 'string' } },
+    options: {
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      force: { type: 'boolean', default: false },
+      wait: { type: 'string' },
+    },
   });
   const agentId = positionals[0];
-  if (!agentId) throw new CliError('stop needs an agentId: subagents stop <agentId> [--reason R] [--wait SECONDS] [--force]');
+  if (!agentId)
+    throw new CliError('stop needs an agentId: subagents stop <agentId> [--reason R] [--wait SECONDS] [--force]');
   const waitSeconds = values.wait === undefined ? defaultStopWaitSeconds : Number(values.wait);
   if (!Number.isFinite(waitSeconds) || waitSeconds < 0) throw new CliError('--wait is in seconds (0 returns at once).');
   const by = values.by ?? 'user';
@@ -151,7 +175,11 @@ async function stop(argv: string[]): Promise<number> {
         if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
         throw error;
       }
-      console.log(terminated.length > 0 ? `terminated ${terminated.join(', ')} (force-stopped by ${by}: ${reason})` : `${agentId} had already closed; nothing to terminate`);
+      console.log(
+        terminated.length > 0
+          ? `terminated ${terminated.join(', ')} (force-stopped by ${by}: ${reason})`
+          : `${agentId} had already closed; nothing to terminate`,
+      );
       return ExitCode.ok;
     }
     const handle = client.getAgent(agentId);
@@ -189,17 +217,23 @@ async function send(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { root: { type: 'string' }, follow: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    options: {
+      root: { type: 'string' },
+      follow: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
   });
   const [target, ...words] = positionals;
   const text = words.join(' ').trim();
-  if (!target || !text) throw new CliError('send needs a target and a message: subagents send <agentId|name> "text" [--root ROOT_ID]');
+  if (!target || !text)
+    throw new CliError('send needs a target and a message: subagents send <agentId|name> "text" [--root ROOT_ID]');
   const client = await connect();
   try {
     let agentId = target;
     if (values.root && target !== values.root && !target.startsWith(`${values.root}.`)) {
       const found = await client.findByName(values.root, target);
-      if (!found) throw new CliError(`No running agent named "${target}" in the tree of ${values.root}.`, ExitCode.notFound);
+      if (!found)
+        throw new CliError(`No running agent named "${target}" in the tree of ${values.root}.`, ExitCode.notFound);
       agentId = found;
     }
     let outcome;
@@ -207,11 +241,16 @@ async function send(argv: string[]): Promise<number> {
       outcome = await client.send(agentId, text);
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
-      if (error instanceof Error && error.message.includes('not resumed')) throw new CliError(error.message, ExitCode.agentUnsuccessful);
+      if (error instanceof Error && error.message.includes('not resumed'))
+        throw new CliError(error.message, ExitCode.agentUnsuccessful);
       throw error;
     }
     if (!values.follow) {
-      console.log(values.json ? JSON.stringify({ agentId, delivered: outcome.delivered }) : `${outcome.delivered === 'queued' ? 'queued for' : 'resumed'} ${agentId}`);
+      console.log(
+        values.json
+          ? JSON.stringify({ agentId, delivered: outcome.delivered })
+          : `${outcome.delivered === 'queued' ? 'queued for' : 'resumed'} ${agentId}`,
+      );
       return ExitCode.ok;
     }
     const result = await follow(outcome.handle, values.json ? () => {} : undefined);
@@ -226,11 +265,18 @@ async function resume(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { follow: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, force: { type: 'boolean', default: false } },
+    options: {
+      follow: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
+    },
   });
   const [agentId, ...words] = positionals;
   const prompt = words.join(' ').trim();
-  if (!agentId || !prompt) throw new CliError('resume needs an agentId and a prompt: subagents resume <agentId> "what to do next" [--force] [--follow]');
+  if (!agentId || !prompt)
+    throw new CliError(
+      'resume needs an agentId and a prompt: subagents resume <agentId> "what to do next" [--force] [--follow]',
+    );
   const client = await connect();
   try {
     let handle: AgentHandle;
@@ -238,7 +284,8 @@ async function resume(argv: string[]): Promise<number> {
       handle = await client.resume(agentId, prompt, { allowStopped: values.force });
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${agentId}".`, ExitCode.notFound);
-      if (error instanceof Error && /still running|not resumed|ResumeRefused|SpawnLimitReached/.test(error.message)) throw new CliError(error.message, ExitCode.agentUnsuccessful);
+      if (error instanceof Error && /still running|not resumed|ResumeRefused|SpawnLimitReached/.test(error.message))
+        throw new CliError(error.message, ExitCode.agentUnsuccessful);
       throw error;
     }
     if (!values.follow) {

@@ -23,39 +23,61 @@ export async function budgetCommand(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, set: { type: 'string', multiple: true }, subtree: { type: 'string' }, by: { type: 'string' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      set: { type: 'string', multiple: true },
+      subtree: { type: 'string' },
+      by: { type: 'string' },
+    },
   });
   if (positionals.length > 1) throw new CliError(`budget takes one agentId: subagents ${budgetUsage}`);
-  if (values.subtree !== undefined && !values.set?.length) throw new CliError('--subtree says whose caps --set changes; give --set NAME=VALUE too.');
+  if (values.subtree !== undefined && !values.set?.length)
+    throw new CliError('--subtree says whose caps --set changes; give --set NAME=VALUE too.');
   // Checked before connecting: a bad cap never reaches the tree.
   const caps = values.set?.length ? parseCapAssignments(values.set) : undefined;
-  return withAgentSession(positionals[0], async ({ temporal }, agentId) => {
-    const snapshot = await treeBudget(temporal, agentId);
-    if (!caps) {
-      console.log(values.json ? JSON.stringify(snapshot) : budgetLines(snapshot).join('\n'));
-      return ExitCode.ok;
-    }
-    const target = values.subtree ?? snapshot.rootAgentId;
-    if (!snapshot.accounts.some((account) => account.agentId === target)) {
-      throw new CliError(`No agent "${target}" in the ledger of the tree ${snapshot.rootAgentId} (see: subagents budget ${snapshot.rootAgentId}).`, ExitCode.notFound);
-    }
-    if (!chainHasCaps(snapshot, target)) {
-      throw new CliError(
-        `The tree ${snapshot.rootAgentId} started without caps${target === snapshot.rootAgentId ? '' : ` over ${target}`}: its model calls are not reserved, so caps set now would not hold. ` +
-          'Start a tree with caps (subagents start --max-tokens N ...) to change them later.',
-        ExitCode.agentUnsuccessful,
+  return withAgentSession(
+    positionals[0],
+    async ({ temporal }, agentId) => {
+      const snapshot = await treeBudget(temporal, agentId);
+      if (!caps) {
+        console.log(values.json ? JSON.stringify(snapshot) : budgetLines(snapshot).join('\n'));
+        return ExitCode.ok;
+      }
+      const target = values.subtree ?? snapshot.rootAgentId;
+      if (!snapshot.accounts.some((account) => account.agentId === target)) {
+        throw new CliError(
+          `No agent "${target}" in the ledger of the tree ${snapshot.rootAgentId} (see: subagents budget ${snapshot.rootAgentId}).`,
+          ExitCode.notFound,
+        );
+      }
+      if (!chainHasCaps(snapshot, target)) {
+        throw new CliError(
+          `The tree ${snapshot.rootAgentId} started without caps${target === snapshot.rootAgentId ? '' : ` over ${target}`}: its model calls are not reserved, so caps set now would not hold. ` +
+            'Start a tree with caps (subagents start --max-tokens N ...) to change them later.',
+          ExitCode.agentUnsuccessful,
+        );
+      }
+      // Only a change needs SubagentsClient (and what it loads); reading the ledger starts faster without it.
+      const { BudgetChangeRefused, SubagentsClient } = await import('../../client/client');
+      let inForce;
+      try {
+        inForce = await new SubagentsClient(temporal)
+          .getAgent(agentId)
+          .setBudget(caps, {
+            by: values.by ?? process.env.USER ?? 'user',
+            ...(values.subtree !== undefined ? { agentId: values.subtree } : {}),
+          });
+      } catch (error) {
+        if (error instanceof BudgetChangeRefused) throw new CliError(error.message, ExitCode.agentUnsuccessful);
+        throw error;
+      }
+      console.log(
+        values.json
+          ? JSON.stringify({ agentId: target, caps: inForce })
+          : `caps of ${target === snapshot.rootAgentId ? `the tree ${target}` : `the subtree of ${target}`} now: ${capsText(inForce)}`,
       );
-    }
-    // Only a change needs SubagentsClient (and what it loads); reading the ledger starts faster without it.
-    const { BudgetChangeRefused, SubagentsClient } = await import('../../client/client');
-    let inForce;
-    try {
-      inForce = await new SubagentsClient(temporal).getAgent(agentId).setBudget(caps, { by: values.by ?? process.env.USER ?? 'user', ...(values.subtree !== undefined ? { agentId: values.subtree } : {}) });
-    } catch (error) {
-      if (error instanceof BudgetChangeRefused) throw new CliError(error.message, ExitCode.agentUnsuccessful);
-      throw error;
-    }
-    console.log(values.json ? JSON.stringify({ agentId: target, caps: inForce }) : `caps of ${target === snapshot.rootAgentId ? `the tree ${target}` : `the subtree of ${target}`} now: ${capsText(inForce)}`);
-    return ExitCode.ok;
-  }, 'change the budget of');
+      return ExitCode.ok;
+    },
+    'change the budget of',
+  );
 }

@@ -32,7 +32,8 @@ export function parseCodecServerArgs(argv: string[]): CodecServerArgs {
     throw new CliError(`${(error as Error).message}\nusage: subagents ${usage}`);
   }
   const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || port > 65535) throw new CliError(`--port must be an integer from 0 to 65535, got "${values.port}".`);
+  if (!/^\d+$/.test(values.port) || port > 65535)
+    throw new CliError(`--port must be an integer from 0 to 65535, got "${values.port}".`);
   const uiOrigins = values['ui-origin'] ?? [defaultUiOrigin];
   for (const origin of uiOrigins) {
     if (!URL.canParse(origin) || !/^https?:$/.test(new URL(origin).protocol)) {
@@ -78,13 +79,18 @@ export async function codecServerCommand(
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new CliError(`Port ${args.port} is in use: is a codec server already running? Pick another with --port.`, ExitCode.unavailable);
+      throw new CliError(
+        `Port ${args.port} is in use: is a codec server already running? Pick another with --port.`,
+        ExitCode.unavailable,
+      );
     }
     throw error;
   }
   console.log(`codec server listening on ${server.url} (${describePayloadCodecs(payloadCodecs.settings)})`);
   console.log(`  UI origins allowed: ${args.uiOrigins.join(', ')}`);
-  console.log(`  Temporal UI: Settings → Codec Server → ${server.url}   (or: subagents dev with a key set passes --ui-codec-endpoint)`);
+  console.log(
+    `  Temporal UI: Settings → Codec Server → ${server.url}   (or: subagents dev with a key set passes --ui-codec-endpoint)`,
+  );
   console.log(`  CLI: temporal workflow show -w <agentId> --codec-endpoint ${server.url}`);
   if (!payloadCodecs.settings.encryptionKeyId && payloadCodecs.settings.decryptionKeyIds.length === 0) {
     console.log('  No SUBAGENTS_PAYLOAD_KEY set: only compressed payloads are decoded.');

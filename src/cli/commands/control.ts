@@ -9,12 +9,20 @@ function updateFailureMessage(error: unknown): string | undefined {
 }
 
 async function interrupt(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { reason: { type: 'string' } } });
-  return withAgent(positionals[0], async (handle) => {
-    await handle.interrupt({ by: 'user', reason: values.reason ?? 'interrupted from the CLI' });
-    console.log(`interrupt sent to ${handle.agentId}: its current turn is cancelled; the agent stays`);
-    return ExitCode.ok;
-  }, 'interrupt');
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { reason: { type: 'string' } },
+  });
+  return withAgent(
+    positionals[0],
+    async (handle) => {
+      await handle.interrupt({ by: 'user', reason: values.reason ?? 'interrupted from the CLI' });
+      console.log(`interrupt sent to ${handle.agentId}: its current turn is cancelled; the agent stays`);
+      return ExitCode.ok;
+    },
+    'interrupt',
+  );
 }
 
 async function steer(argv: string[]): Promise<number> {
@@ -22,25 +30,36 @@ async function steer(argv: string[]): Promise<number> {
   const [agentId, ...words] = positionals;
   const text = words.join(' ').trim();
   if (!text) throw new CliError('steer needs guidance text: subagents steer <agentId> "focus on the tests"');
-  return withAgent(agentId, async (handle) => {
-    try {
-      const ack = await handle.steer(text);
-      console.log(`steer queued for ${handle.agentId} at turn ${ack.turn}; delivered at its next turn boundary`);
-      return ExitCode.ok;
-    } catch (error) {
-      if (error instanceof Error && /finished/.test(error.message)) throw new CliError(error.message, ExitCode.agentUnsuccessful);
-      throw error;
-    }
-  }, 'steer');
+  return withAgent(
+    agentId,
+    async (handle) => {
+      try {
+        const ack = await handle.steer(text);
+        console.log(`steer queued for ${handle.agentId} at turn ${ack.turn}; delivered at its next turn boundary`);
+        return ExitCode.ok;
+      } catch (error) {
+        if (error instanceof Error && /finished/.test(error.message))
+          throw new CliError(error.message, ExitCode.agentUnsuccessful);
+        throw error;
+      }
+    },
+    'steer',
+  );
 }
 
 async function approvals(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
   return withAgent(positionals[0], async (handle) => {
     const pending = await handle.approvals();
     if (values.json) console.log(JSON.stringify(pending));
     else if (pending.length === 0) console.log('No pending approval requests.');
-    else for (const request of pending) console.log(`${request.requestId}\t${request.agentId} (${request.agentType})\t${request.inputSummary}`);
+    else
+      for (const request of pending)
+        console.log(`${request.requestId}\t${request.agentId} (${request.agentType})\t${request.inputSummary}`);
     return ExitCode.ok;
   });
 }
@@ -49,46 +68,83 @@ async function approve(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { deny: { type: 'boolean', default: false }, always: { type: 'boolean', default: false }, reason: { type: 'string' } },
+    options: {
+      deny: { type: 'boolean', default: false },
+      always: { type: 'boolean', default: false },
+      reason: { type: 'string' },
+    },
   });
   const [rootId, requestId] = positionals;
-  if (!requestId) throw new CliError('approve needs the root agentId and a request id: subagents approve <rootId> <requestId> [--deny] [--always]');
+  if (!requestId)
+    throw new CliError(
+      'approve needs the root agentId and a request id: subagents approve <rootId> <requestId> [--deny] [--always]',
+    );
   if (values.deny && values.always) throw new CliError('--always applies to approvals only; drop it or drop --deny.');
-  return withAgent(rootId, async (handle) => {
-    try {
-      await handle.answerApproval(requestId, { approve: !values.deny, always: values.always, reason: values.reason });
-    } catch (error) {
-      const message = updateFailureMessage(error);
-      if (message) throw new CliError(message, ExitCode.notFound);
-      throw error;
-    }
-    console.log(`${values.deny ? 'denied' : values.always ? 'approved (always, for this tree)' : 'approved'} ${requestId}`);
-    return ExitCode.ok;
-  }, 'approve');
+  return withAgent(
+    rootId,
+    async (handle) => {
+      try {
+        await handle.answerApproval(requestId, { approve: !values.deny, always: values.always, reason: values.reason });
+      } catch (error) {
+        const message = updateFailureMessage(error);
+        if (message) throw new CliError(message, ExitCode.notFound);
+        throw error;
+      }
+      console.log(
+        `${values.deny ? 'denied' : values.always ? 'approved (always, for this tree)' : 'approved'} ${requestId}`,
+      );
+      return ExitCode.ok;
+    },
+    'approve',
+  );
 }
 
 async function pauseSpawning(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { resume: { type: 'boolean', default: false } } });
-  return withAgent(positionals[0], async (handle) => {
-    await handle.pauseSpawning(!values.resume);
-    console.log(values.resume ? `spawning resumed in the tree of ${handle.agentId}` : `spawning paused in the tree of ${handle.agentId}; running agents go on`);
-    return ExitCode.ok;
-  }, 'pause');
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { resume: { type: 'boolean', default: false } },
+  });
+  return withAgent(
+    positionals[0],
+    async (handle) => {
+      await handle.pauseSpawning(!values.resume);
+      console.log(
+        values.resume
+          ? `spawning resumed in the tree of ${handle.agentId}`
+          : `spawning paused in the tree of ${handle.agentId}; running agents go on`,
+      );
+      return ExitCode.ok;
+    },
+    'pause',
+  );
 }
 
 async function compact(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { instructions: { type: 'string' }, json: { type: 'boolean', default: false } } });
-  return withAgent(positionals[0], async (handle) => {
-    try {
-      const ack = await handle.compact({ instructions: values.instructions });
-      if (values.json) console.log(JSON.stringify(ack));
-      else console.log(`compaction queued for ${handle.agentId} at turn ${ack.turn} (context about ${ack.estimatedTokens} of ${ack.window} tokens); it runs at its next turn boundary, or at once if it is waiting`);
-      return ExitCode.ok;
-    } catch (error) {
-      if (error instanceof Error && /finished|Invalid compact/.test(error.message)) throw new CliError(error.message, ExitCode.agentUnsuccessful);
-      throw error;
-    }
-  }, 'compact');
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { instructions: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  return withAgent(
+    positionals[0],
+    async (handle) => {
+      try {
+        const ack = await handle.compact({ instructions: values.instructions });
+        if (values.json) console.log(JSON.stringify(ack));
+        else
+          console.log(
+            `compaction queued for ${handle.agentId} at turn ${ack.turn} (context about ${ack.estimatedTokens} of ${ack.window} tokens); it runs at its next turn boundary, or at once if it is waiting`,
+          );
+        return ExitCode.ok;
+      } catch (error) {
+        if (error instanceof Error && /finished|Invalid compact/.test(error.message))
+          throw new CliError(error.message, ExitCode.agentUnsuccessful);
+        throw error;
+      }
+    },
+    'compact',
+  );
 }
 
 /** The control-plane commands. */

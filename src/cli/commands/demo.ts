@@ -19,7 +19,11 @@ import { formatResult } from '../format';
 import { defaultDevDb, ensureDevServer } from './dev';
 import { follow } from '../session';
 import { agentUiUrl, uiBaseUrl } from './ui';
-import { connectOptions, loadTemporalConnectionConfig, type TemporalConnectionConfig } from '../../config/connection-config';
+import {
+  connectOptions,
+  loadTemporalConnectionConfig,
+  type TemporalConnectionConfig,
+} from '../../config/connection-config';
 import { temporalAnswers } from '../../dev/dev-server';
 import { CliError } from '../exit-codes';
 import { startTour, tourCommands } from './tour';
@@ -42,7 +46,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
     },
   });
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const ports = { port: portOption(values.port, '--port'), uiPort: portOption(values['ui-port'], '--ui-port'), modelPort: portOption(values['model-port'], '--model-port') };
+  const ports = {
+    port: portOption(values.port, '--port'),
+    uiPort: portOption(values['ui-port'], '--ui-port'),
+    modelPort: portOption(values['model-port'], '--model-port'),
+  };
   if (values.tour && values.exit) throw new CliError('--tour keeps its tree up until Ctrl-C; leave out --exit.');
   // Model server first, so a taken --model-port fails before a dev server starts; the scripted tour is always local.
   const useRealApi = Boolean(process.env.ANTHROPIC_API_KEY) && !values.tour;
@@ -55,7 +63,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
     await modelServer?.close();
     throw error;
   }
-  console.log(useRealApi ? '• Model: the real Anthropic API (ANTHROPIC_API_KEY is set)' : `• Model: a scripted ${values.tour ? 'tour' : 'demo'} model (the local Messages API server, no real model) at ${modelServer!.url}`);
+  console.log(
+    useRealApi
+      ? '• Model: the real Anthropic API (ANTHROPIC_API_KEY is set)'
+      : `• Model: a scripted ${values.tour ? 'tour' : 'demo'} model (the local Messages API server, no real model) at ${modelServer!.url}`,
+  );
 
   const taskQueue = `subagents-demo-${process.pid}`;
   const nativeConnection = await NativeConnection.connect(connectOptions(server.connection));
@@ -67,7 +79,10 @@ export async function demoCommand(argv: string[]): Promise<number> {
     client: temporal,
     namespace: server.connection.namespace,
     taskQueue,
-    anthropic: createAnthropicClient({ anthropicApiKey: process.env.ANTHROPIC_API_KEY, anthropicBaseUrl: modelServer?.url }),
+    anthropic: createAnthropicClient({
+      anthropicApiKey: process.env.ANTHROPIC_API_KEY,
+      anthropicBaseUrl: modelServer?.url,
+    }),
     workerOptions: { dataConverter },
   });
   const running = worker.run();
@@ -80,12 +95,23 @@ export async function demoCommand(argv: string[]): Promise<number> {
       await runTour(client, values.cwd, server);
       return exitCode;
     }
-    const handle = await client.startAgent({ prompt: values.prompt, cwd: values.cwd ?? projectRoot, name: 'demo-root', maxTurns: 20 });
-    const runUrl = agentUiUrl({ baseUrl: server.uiUrl, namespace: server.connection.namespace, agentId: handle.agentId });
+    const handle = await client.startAgent({
+      prompt: values.prompt,
+      cwd: values.cwd ?? projectRoot,
+      name: 'demo-root',
+      maxTurns: 20,
+    });
+    const runUrl = agentUiUrl({
+      baseUrl: server.uiUrl,
+      namespace: server.connection.namespace,
+      agentId: handle.agentId,
+    });
     console.log(`• Agent ${handle.agentId} started — watch it at ${runUrl}\n`);
     const result = await follow(handle, (line) => console.log(line));
     console.log(`\n${formatResult(result)}\n`);
-    console.log(`Cache: ${result.usage.cacheReadInputTokens} tokens read from cache, ${result.usage.cacheCreationInputTokens} written.`);
+    console.log(
+      `Cache: ${result.usage.cacheReadInputTokens} tokens read from cache, ${result.usage.cacheCreationInputTokens} written.`,
+    );
     console.log(`Inspect the run: ${runUrl}`);
     exitCode = result.status === 'completed' ? ExitCode.ok : ExitCode.agentUnsuccessful;
     if (!values.exit) {
@@ -113,14 +139,22 @@ function untilInterrupted(): Promise<void> {
 }
 
 /** The tour: its tree in a fresh workspace (or --cwd), the commands to try with its ids, then up until Ctrl-C. */
-async function runTour(client: SubagentsClient, cwd: string | undefined, server: { connection: TemporalConnectionConfig; uiUrl: string }): Promise<void> {
+async function runTour(
+  client: SubagentsClient,
+  cwd: string | undefined,
+  server: { connection: TemporalConnectionConfig; uiUrl: string },
+): Promise<void> {
   const workspace = cwd ?? realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-tour-')));
   const tree = await startTour(client, { cwd: workspace });
   const runUrl = agentUiUrl({ baseUrl: server.uiUrl, namespace: server.connection.namespace, agentId: tree.rootId });
-  console.log(`• Tour: lead ${tree.rootId} in ${workspace}; worker ${tree.workerId} works task #1 for a few minutes; the lead's Bash call waits for approval`);
+  console.log(
+    `• Tour: lead ${tree.rootId} in ${workspace}; worker ${tree.workerId} works task #1 for a few minutes; the lead's Bash call waits for approval`,
+  );
   console.log(`  ${runUrl}\n\nIn another terminal, try:\n`);
   if (server.connection.address !== '127.0.0.1:7233' || server.connection.namespace !== 'default') {
-    console.log(`export TEMPORAL_ADDRESS=${server.connection.address} TEMPORAL_NAMESPACE=${server.connection.namespace}`);
+    console.log(
+      `export TEMPORAL_ADDRESS=${server.connection.address} TEMPORAL_NAMESPACE=${server.connection.namespace}`,
+    );
   }
   for (const line of tourCommands(tree)) console.log(line);
   console.log('\nThe dev server and worker keep running until Ctrl-C.');
@@ -131,7 +165,8 @@ async function runTour(client: SubagentsClient, cwd: string | undefined, server:
 function portOption(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65_535 || (port === 0 && flag !== '--model-port')) throw new CliError(`${flag} must be a port number from 1 to 65535 (got ${JSON.stringify(value.slice(0, 40))}).`);
+  if (!/^\d+$/.test(value) || port > 65_535 || (port === 0 && flag !== '--model-port'))
+    throw new CliError(`${flag} must be a port number from 1 to 65535 (got ${JSON.stringify(value.slice(0, 40))}).`);
   return port;
 }
 
@@ -141,7 +176,10 @@ async function demoModelServer(port: number, behaviour: Behaviour) {
     return await startModelServer({ port, behaviour });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    throw new CliError(`127.0.0.1:${port} is already in use, so the demo's model server could not start there. Pick another with --model-port N (or leave it out: any free port).`, ExitCode.unavailable);
+    throw new CliError(
+      `127.0.0.1:${port} is already in use, so the demo's model server could not start there. Pick another with --model-port N (or leave it out: any free port).`,
+      ExitCode.unavailable,
+    );
   }
 }
 
@@ -167,27 +205,40 @@ function anyFreePort(): Promise<number> {
 }
 
 /** The dev server's ports: given, else defaults, else free ones when a default is held by something else. */
-async function devServerPorts(port: number | undefined, uiPort: number | undefined): Promise<{ port: number; uiPort: number }> {
+async function devServerPorts(
+  port: number | undefined,
+  uiPort: number | undefined,
+): Promise<{ port: number; uiPort: number }> {
   const chosen = { port: port ?? 7233, uiPort: uiPort ?? defaultUiPort };
   if (await temporalAnswers(`127.0.0.1:${chosen.port}`)) return chosen;
   if (port === undefined && !(await portFree(chosen.port))) {
     chosen.port = await anyFreePort();
-    console.log(`• 127.0.0.1:7233 is taken by something that is not a Temporal dev server: using ${chosen.port} instead (--port N to choose).`);
+    console.log(
+      `• 127.0.0.1:7233 is taken by something that is not a Temporal dev server: using ${chosen.port} instead (--port N to choose).`,
+    );
   }
   if (uiPort === undefined && !(await portFree(chosen.uiPort))) {
     chosen.uiPort = await anyFreePort();
-    console.log(`• 127.0.0.1:${defaultUiPort} (the UI) is taken: using ${chosen.uiPort} instead (--ui-port N to choose).`);
+    console.log(
+      `• 127.0.0.1:${defaultUiPort} (the UI) is taken: using ${chosen.uiPort} instead (--ui-port N to choose).`,
+    );
   }
   return chosen;
 }
 
 /** The server the demo runs on: the one TEMPORAL_ADDRESS (or a temporal.toml profile) names, else a local dev server. */
-async function demoServer(port: number | undefined, uiPort: number | undefined): Promise<{ connection: TemporalConnectionConfig; uiUrl: string; started: boolean; stop(): Promise<void> }> {
+async function demoServer(
+  port: number | undefined,
+  uiPort: number | undefined,
+): Promise<{ connection: TemporalConnectionConfig; uiUrl: string; started: boolean; stop(): Promise<void> }> {
   if (port === undefined && process.env.TEMPORAL_ADDRESS?.trim()) {
     const connection = loadTemporalConnectionConfig();
     const plain = connection.tls === undefined || connection.tls === false;
     if (plain && !connection.apiKey && !(await temporalAnswers(connection.address))) {
-      throw new CliError(`Temporal does not answer at ${connection.address} (TEMPORAL_ADDRESS). Start it (subagents dev), or unset TEMPORAL_ADDRESS to let the demo start a dev server.`, ExitCode.unavailable);
+      throw new CliError(
+        `Temporal does not answer at ${connection.address} (TEMPORAL_ADDRESS). Start it (subagents dev), or unset TEMPORAL_ADDRESS to let the demo start a dev server.`,
+        ExitCode.unavailable,
+      );
     }
     console.log(`• Temporal: ${connection.address} (TEMPORAL_ADDRESS), namespace ${connection.namespace}`);
     return { connection, uiUrl: uiBaseUrl(), started: false, stop: async () => {} };

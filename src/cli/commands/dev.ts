@@ -18,7 +18,13 @@ export interface EnsuredDevServer {
 }
 
 /** Reuses a dev server already answering at the port, or starts one with SQLite persistence and the UI. */
-export async function ensureDevServer(options: { port: number; uiPort: number; db: string; detached?: boolean; extraArgs?: string[] }): Promise<EnsuredDevServer> {
+export async function ensureDevServer(options: {
+  port: number;
+  uiPort: number;
+  db: string;
+  detached?: boolean;
+  extraArgs?: string[];
+}): Promise<EnsuredDevServer> {
   const address = `127.0.0.1:${options.port}`;
   const uiUrl = `http://127.0.0.1:${options.uiPort}`;
   if (await temporalAnswers(address)) {
@@ -58,17 +64,21 @@ export async function devCommand(argv: string[]): Promise<number> {
   });
   const port = Number(values.port);
   const uiPort = Number(values['ui-port']);
-  if (!Number.isInteger(port) || !Number.isInteger(uiPort)) throw new CliError('--port and --ui-port must be integers.');
+  if (!Number.isInteger(port) || !Number.isInteger(uiPort))
+    throw new CliError('--port and --ui-port must be integers.');
   // With a payload key configured, the UI decodes through `subagents codec-server`.
   const codecEndpoint = values['ui-codec-endpoint'] ?? uiCodecEndpointFromEnv();
   const extraArgs = codecEndpoint ? ['--ui-codec-endpoint', codecEndpoint] : [];
   const server = await ensureDevServer({ port, uiPort, db: path.resolve(values.db), extraArgs });
   if (!server.started) {
-    console.log(`Temporal dev server already running at ${server.address} (UI ${server.uiUrl}); search attributes registered.`);
+    console.log(
+      `Temporal dev server already running at ${server.address} (UI ${server.uiUrl}); search attributes registered.`,
+    );
     return 0;
   }
   console.log(`Temporal dev server at ${server.address}, UI ${server.uiUrl}, data in ${values.db}. Ctrl-C stops it.`);
-  if (codecEndpoint) console.log(`The UI decodes payloads through ${codecEndpoint}: run \`subagents codec-server\` with the same key.`);
+  if (codecEndpoint)
+    console.log(`The UI decodes payloads through ${codecEndpoint}: run \`subagents codec-server\` with the same key.`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -9,22 +9,40 @@ import { lsTree } from './tree';
 // The read-only agent commands, on a plain Temporal client: they load no agent definitions, yaml or zod (bench:cli).
 
 async function status(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
   return withAgentSession(positionals[0], async ({ temporal }, agentId) => {
     // A capped tree's ledger (asked of its root) adds the spending against the caps; other trees print as before.
-    const [snapshot, budget] = await Promise.all([agentStatus(temporal, agentId), budgetOfCappedTree(() => treeBudget(temporal, agentId))]);
+    const [snapshot, budget] = await Promise.all([
+      agentStatus(temporal, agentId),
+      budgetOfCappedTree(() => treeBudget(temporal, agentId)),
+    ]);
     if (values.json) {
       console.log(JSON.stringify(budget ? { ...snapshot, budget: statusBudgetJson(budget, agentId) } : snapshot));
       return ExitCode.ok;
     }
     const budgetLines = budget ? statusBudgetLines(budget, agentId, !snapshot.result, Date.now()) : [];
-    console.log(snapshot.result ? formatResult(snapshot.result, budgetLines) : [formatStatus(snapshot), ...budgetLines].join('\n'));
+    console.log(
+      snapshot.result
+        ? formatResult(snapshot.result, budgetLines)
+        : [formatStatus(snapshot), ...budgetLines].join('\n'),
+    );
     return ExitCode.ok;
   });
 }
 
 async function ls(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false }, tree: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      json: { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
+      tree: { type: 'string' },
+    },
+  });
   if (values.tree) return lsTree(values.tree, values.json);
   const session = await connectTemporal();
   try {
@@ -42,8 +60,10 @@ async function ls(argv: string[]): Promise<number> {
       if (rows.length >= 200) break;
     }
     if (values.json) console.log(JSON.stringify(rows));
-    else if (rows.length === 0) console.log(values.all ? 'No agents.' : 'No running agents (use --all for finished ones).');
-    else for (const row of rows) console.log(`${row.agentId}\t${row.agentType ?? '?'}\t${row.status}\t${row.startTime}`);
+    else if (rows.length === 0)
+      console.log(values.all ? 'No agents.' : 'No running agents (use --all for finished ones).');
+    else
+      for (const row of rows) console.log(`${row.agentId}\t${row.agentType ?? '?'}\t${row.status}\t${row.startTime}`);
     return ExitCode.ok;
   } finally {
     await session.close();

@@ -26,11 +26,22 @@ interface KnownServer {
 }
 
 /** Trusted servers of `.mcp.json` (from DIR up), inline servers of the agent definitions DIR sees, and the untrusted ones (never started). */
-async function knownServers(dir: string, homeDir: string): Promise<{ servers: KnownServer[]; untrusted: (UntrustedMcpServer & { spec: McpServerSpec })[]; problems: string[] }> {
+async function knownServers(
+  dir: string,
+  homeDir: string,
+): Promise<{
+  servers: KnownServer[];
+  untrusted: (UntrustedMcpServer & { spec: McpServerSpec })[];
+  problems: string[];
+}> {
   const [all, loaded] = await Promise.all([loadMcpConfig(dir), loadAgentDefinitions({ cwd: dir, homeDir })]);
   const config = await applyMcpTrust(all, homeDir);
   const untrusted = config.untrusted.map((server) => ({ ...server, spec: all.servers[server.name]! }));
-  const servers: KnownServer[] = Object.entries(config.servers).map(([name, spec]) => ({ name, spec, source: config.sources[name] ?? '.mcp.json' }));
+  const servers: KnownServer[] = Object.entries(config.servers).map(([name, spec]) => ({
+    name,
+    spec,
+    source: config.sources[name] ?? '.mcp.json',
+  }));
   for (const definition of Object.values(loaded.definitions)) {
     for (const entry of definition.mcpServers ?? []) {
       if (entry.spec) servers.push({ name: entry.name, spec: entry.spec, source: `agent ${definition.name}` });
@@ -44,7 +55,9 @@ function describeSpec(spec: McpServerSpec): string {
 }
 
 async function probe(pool: McpConnectionPool, server: KnownServer, dir: string) {
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${probeTimeoutMs / 1000} s`)), probeTimeoutMs).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`no answer within ${probeTimeoutMs / 1000} s`)), probeTimeoutMs).unref(),
+  );
   try {
     const connection = await Promise.race([pool.acquire(server.name, server.spec, dir), timeout]);
     const tools = await listServerTools(connection, probeTimeoutMs);
@@ -57,12 +70,26 @@ async function probe(pool: McpConnectionPool, server: KnownServer, dir: string) 
 async function parse(argv: string[]) {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string' }, json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        dir: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        all: { type: 'boolean', default: false },
+      },
+    });
   } catch (error) {
     throw new CliError(`${(error as Error).message}\n${usage}`);
   }
   const dir = path.resolve(parsed.values.dir ?? process.cwd());
-  if (!(await fs.stat(dir).then((stats) => stats.isDirectory(), () => false))) throw new CliError(`--dir ${dir} is not a directory.\n${usage}`);
+  if (
+    !(await fs.stat(dir).then(
+      (stats) => stats.isDirectory(),
+      () => false,
+    ))
+  )
+    throw new CliError(`--dir ${dir} is not a directory.\n${usage}`);
   return { dir, json: parsed.values.json ?? false, all: parsed.values.all ?? false, positionals: parsed.positionals };
 }
 
@@ -74,8 +101,20 @@ async function list(argv: string[], homeDir: string): Promise<number> {
     const rows = await Promise.all(
       servers.map(async (server) => {
         const result = await probe(pool, server, dir);
-        const row: { name: string; source: string; type: string; target: string; reachable: boolean; tools?: number; error?: string } = {
-          name: server.name, source: server.source, type: server.spec.type, target: describeSpec(server.spec), reachable: result.ok,
+        const row: {
+          name: string;
+          source: string;
+          type: string;
+          target: string;
+          reachable: boolean;
+          tools?: number;
+          error?: string;
+        } = {
+          name: server.name,
+          source: server.source,
+          type: server.spec.type,
+          target: describeSpec(server.spec),
+          reachable: result.ok,
         };
         if (result.ok) row.tools = result.tools.length;
         else row.error = result.error;
@@ -83,16 +122,27 @@ async function list(argv: string[], homeDir: string): Promise<number> {
       }),
     );
     // Untrusted servers are listed, never started (not even to probe them).
-    const notStarted = untrusted.map((server) => ({ name: server.name, source: server.file, type: server.spec.type, target: describeSpec(server.spec), state: server.state, trustCommand: server.trustCommand }));
+    const notStarted = untrusted.map((server) => ({
+      name: server.name,
+      source: server.file,
+      type: server.spec.type,
+      target: describeSpec(server.spec),
+      state: server.state,
+      trustCommand: server.trustCommand,
+    }));
     if (json) console.log(JSON.stringify({ servers: rows, untrusted: notStarted, problems }, null, 2));
-    else if (rows.length === 0 && notStarted.length === 0) console.log(`No MCP servers: no .mcp.json in ${dir} or its parents, and no inline servers in agent definitions.`);
+    else if (rows.length === 0 && notStarted.length === 0)
+      console.log(`No MCP servers: no .mcp.json in ${dir} or its parents, and no inline servers in agent definitions.`);
     else {
       for (const row of rows) {
         const state = row.reachable ? `reachable, ${row.tools} tool(s)` : `UNREACHABLE: ${row.error}`;
         console.log(`${row.name}  [${row.type}] ${row.target}\n  from ${row.source}\n  ${state}`);
       }
       for (const row of notStarted) {
-        const state = row.state === 'disabled' ? 'DISABLED by disabledMcpjsonServers: not started' : `NOT TRUSTED: not started. Review it, then trust it: ${row.trustCommand}`;
+        const state =
+          row.state === 'disabled'
+            ? 'DISABLED by disabledMcpjsonServers: not started'
+            : `NOT TRUSTED: not started. Review it, then trust it: ${row.trustCommand}`;
         console.log(`${row.name}  [${row.type}] ${row.target}\n  from ${row.source}\n  ${state}`);
       }
     }
@@ -110,10 +160,17 @@ async function tools(argv: string[], homeDir: string): Promise<number> {
   const { servers, untrusted } = await knownServers(dir, homeDir);
   const refused = untrusted.find((candidate) => candidate.name === name);
   if (refused && !servers.some((candidate) => candidate.name === name)) {
-    throw new CliError(`MCP server "${name}" of ${refused.file} is ${refused.state === 'disabled' ? 'disabled by disabledMcpjsonServers' : `not trusted, so it is not started. Review it, then run: ${refused.trustCommand}`}`, ExitCode.notFound);
+    throw new CliError(
+      `MCP server "${name}" of ${refused.file} is ${refused.state === 'disabled' ? 'disabled by disabledMcpjsonServers' : `not trusted, so it is not started. Review it, then run: ${refused.trustCommand}`}`,
+      ExitCode.notFound,
+    );
   }
   const server = servers.find((candidate) => candidate.name === name);
-  if (!server) throw new CliError(`No MCP server "${name}" (known: ${servers.map((candidate) => candidate.name).join(', ') || 'none'}).`, ExitCode.notFound);
+  if (!server)
+    throw new CliError(
+      `No MCP server "${name}" (known: ${servers.map((candidate) => candidate.name).join(', ') || 'none'}).`,
+      ExitCode.notFound,
+    );
   const pool = new McpConnectionPool({ connectTimeoutMs: probeTimeoutMs });
   try {
     const result = await probe(pool, server, dir);
@@ -138,12 +195,16 @@ async function tools(argv: string[], homeDir: string): Promise<number> {
 async function setTrust(argv: string[], homeDir: string, trust: boolean): Promise<number> {
   const verb = trust ? 'trust' : 'untrust';
   const { dir, all, positionals } = await parse(argv);
-  if (all === positionals.length > 0) throw new CliError(`mcp ${verb} needs server names or --all (not both).\n${usage}`);
+  if (all === positionals.length > 0)
+    throw new CliError(`mcp ${verb} needs server names or --all (not both).\n${usage}`);
   const config = await loadMcpConfig(dir);
   const names = all ? Object.keys(config.servers).sort() : positionals;
   const unknown = names.filter((name) => !(name in config.servers));
   if (unknown.length > 0) {
-    throw new CliError(`No .mcp.json server ${unknown.map((name) => `"${name}"`).join(', ')} for ${dir} (known: ${Object.keys(config.servers).sort().join(', ') || 'none'}).`, ExitCode.notFound);
+    throw new CliError(
+      `No .mcp.json server ${unknown.map((name) => `"${name}"`).join(', ')} for ${dir} (known: ${Object.keys(config.servers).sort().join(', ') || 'none'}).`,
+      ExitCode.notFound,
+    );
   }
   if (names.length === 0) console.log(`No .mcp.json servers for ${dir}.`);
   for (const name of names) {
@@ -153,7 +214,9 @@ async function setTrust(argv: string[], homeDir: string, trust: boolean): Promis
       if (trust) trusted[name] = mcpSpecDigest(spec);
       else delete trusted[name];
     });
-    console.log(`${trust ? 'Trusted' : 'No longer trusted'}: "${name}" [${spec.type}] ${describeSpec(spec)} of ${file}${trust ? ' (until this configuration changes)' : ''}`);
+    console.log(
+      `${trust ? 'Trusted' : 'No longer trusted'}: "${name}" [${spec.type}] ${describeSpec(spec)} of ${file}${trust ? ' (until this configuration changes)' : ''}`,
+    );
   }
   return ExitCode.ok;
 }

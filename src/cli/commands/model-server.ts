@@ -6,7 +6,8 @@ import { ScenarioValidationError } from '../../model-server/scenario-schema';
 import { startModelServer, type Behaviour, type ModelServerOptions } from '../../model-server/server';
 import { ExitCode } from '../exit-codes';
 
-const usage = 'usage: subagents model-server [--port N] [--host H] [--script FILE | --demo | --echo] [--api-key KEY] [--strict-roles]';
+const usage =
+  'usage: subagents model-server [--port N] [--host H] [--script FILE | --demo | --echo] [--api-key KEY] [--strict-roles]';
 
 /** Bad arguments: the message says what to fix. */
 export class ModelServerArgsError extends Error {
@@ -45,13 +46,22 @@ export function parseModelServerArgs(argv: string[], env: NodeJS.ProcessEnv = pr
   }
   const portText = values.port ?? env.SUBAGENTS_MODEL_SERVER_PORT ?? String(defaultModelServerPort);
   const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) throw new ModelServerArgsError(`--port must be an integer from 0 to 65535, got "${portText}"`);
+  if (!/^\d+$/.test(portText) || port > 65535)
+    throw new ModelServerArgsError(`--port must be an integer from 0 to 65535, got "${portText}"`);
   const chosen = [values.script !== undefined, values.demo === true, values.echo === true].filter(Boolean).length;
   if (chosen > 1) throw new ModelServerArgsError('give at most one of --script FILE, --demo, --echo');
-  const behaviour: ModelServerArgs['behaviour'] = values.script !== undefined
-    ? { kind: 'script', file: values.script }
-    : values.echo ? { kind: 'echo' } : { kind: 'demo' };
-  const args: ModelServerArgs = { port, host: values.host ?? '127.0.0.1', behaviour, strictRoles: values['strict-roles'] === true };
+  const behaviour: ModelServerArgs['behaviour'] =
+    values.script !== undefined
+      ? { kind: 'script', file: values.script }
+      : values.echo
+        ? { kind: 'echo' }
+        : { kind: 'demo' };
+  const args: ModelServerArgs = {
+    port,
+    host: values.host ?? '127.0.0.1',
+    behaviour,
+    strictRoles: values['strict-roles'] === true,
+  };
   if (values['api-key'] !== undefined) args.apiKey = values['api-key'];
   return args;
 }
@@ -66,23 +76,27 @@ async function behaviourOf(args: ModelServerArgs): Promise<Behaviour> {
   }
 }
 
-const waitForStopSignal = (): Promise<NodeJS.Signals> => new Promise((resolve) => {
-  const stop = (signal: NodeJS.Signals): void => {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    resolve(signal);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-});
+const waitForStopSignal = (): Promise<NodeJS.Signals> =>
+  new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 
 /** One line for a port that cannot be had, with what changes it; undefined for any other failure. */
 function listenProblem(error: unknown, args: ModelServerArgs): string | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const where = `${args.host}:${args.port}`;
-  if (code === 'EADDRINUSE') return `${where} is already in use (another model server?). Pick another port with --port N or SUBAGENTS_MODEL_SERVER_PORT (--port 0 takes a free one), or stop what holds it (\`ss -ltnp 'sport = :${args.port}'\` shows who).`;
-  if (code === 'EACCES') return `${where}: permission denied to listen there (ports below 1024 need privileges). Pick another port with --port N.`;
-  if (code === 'EADDRNOTAVAIL') return `${where}: no interface of this machine has the address ${args.host}. Use --host 127.0.0.1 (the default) or an address this machine has.`;
+  if (code === 'EADDRINUSE')
+    return `${where} is already in use (another model server?). Pick another port with --port N or SUBAGENTS_MODEL_SERVER_PORT (--port 0 takes a free one), or stop what holds it (\`ss -ltnp 'sport = :${args.port}'\` shows who).`;
+  if (code === 'EACCES')
+    return `${where}: permission denied to listen there (ports below 1024 need privileges). Pick another port with --port N.`;
+  if (code === 'EADDRNOTAVAIL')
+    return `${where}: no interface of this machine has the address ${args.host}. Use --host 127.0.0.1 (the default) or an address this machine has.`;
   return undefined;
 }
 

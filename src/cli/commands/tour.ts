@@ -24,12 +24,27 @@ export const tourCommandTemplates = [
 
 /** The tour's lines with its ids filled in. */
 export function tourCommands(tree: TourTree): string[] {
-  return tourCommandTemplates.map((line) => line.replaceAll('<rootId>', tree.rootId).replaceAll('<workerId>', tree.workerId).replaceAll('<requestId>', tree.requestId));
+  return tourCommandTemplates.map((line) =>
+    line
+      .replaceAll('<rootId>', tree.rootId)
+      .replaceAll('<workerId>', tree.workerId)
+      .replaceAll('<requestId>', tree.requestId),
+  );
 }
 
 /** Starts the tour's lead (permission mode default) and resolves once its worker runs and its Bash call waits for approval. */
-export async function startTour(client: SubagentsClient, options: Omit<StartAgentOptions, 'prompt' | 'name' | 'permissionMode'>, timeoutMs = 60_000): Promise<TourTree> {
-  const handle = await client.startAgent({ maxTurns: 20, ...options, prompt: 'Take the tour: put the work on the board, start a worker, then run one command.', name: tourNames.root, permissionMode: 'default' });
+export async function startTour(
+  client: SubagentsClient,
+  options: Omit<StartAgentOptions, 'prompt' | 'name' | 'permissionMode'>,
+  timeoutMs = 60_000,
+): Promise<TourTree> {
+  const handle = await client.startAgent({
+    maxTurns: 20,
+    ...options,
+    prompt: 'Take the tour: put the work on the board, start a worker, then run one command.',
+    name: tourNames.root,
+    permissionMode: 'default',
+  });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const tree = await handle.tree();
@@ -37,9 +52,16 @@ export async function startTour(client: SubagentsClient, options: Omit<StartAgen
     const request = tree.pendingApprovals.find((pending) => pending.tool === 'Bash' && !pending.withdrawn);
     if (worker && request) return { rootId: handle.agentId, workerId: worker.agentId, requestId: request.requestId };
     if (tree.nodes.find((node) => node.agentId === handle.agentId)?.status === 'finished') {
-      throw new CliError(`The tour's lead ${handle.agentId} finished before its tree was up: see \`subagents transcript ${handle.agentId}\`.`, ExitCode.agentUnsuccessful);
+      throw new CliError(
+        `The tour's lead ${handle.agentId} finished before its tree was up: see \`subagents transcript ${handle.agentId}\`.`,
+        ExitCode.agentUnsuccessful,
+      );
     }
-    if (Date.now() > deadline) throw new CliError(`The tour's tree was not up after ${timeoutMs / 1000} s: is the worker polling? See \`subagents watch ${handle.agentId}\`.`, ExitCode.unavailable);
+    if (Date.now() > deadline)
+      throw new CliError(
+        `The tour's tree was not up after ${timeoutMs / 1000} s: is the worker polling? See \`subagents watch ${handle.agentId}\`.`,
+        ExitCode.unavailable,
+      );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

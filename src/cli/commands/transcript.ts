@@ -32,24 +32,33 @@ export function parseTranscriptArgs(argv: string[]): TranscriptArgs {
       args: argv,
       strict: true,
       allowPositionals: true,
-      options: { tree: { type: 'boolean', default: false }, jsonl: { type: 'boolean', default: false }, out: { type: 'string' }, 'claude-dir': { type: 'string' } },
+      options: {
+        tree: { type: 'boolean', default: false },
+        jsonl: { type: 'boolean', default: false },
+        out: { type: 'string' },
+        'claude-dir': { type: 'string' },
+      },
     });
   } catch (error) {
     throw new CliError(`${(error as Error).message}\nusage: subagents ${usage}`);
   }
   const [agentId, ...extra] = parsed.positionals;
-  if (!agentId || extra.length > 0) throw new CliError(`Give exactly one agentId (see \`subagents ls --all\`).\nusage: subagents ${usage}`);
+  if (!agentId || extra.length > 0)
+    throw new CliError(`Give exactly one agentId (see \`subagents ls --all\`).\nusage: subagents ${usage}`);
   const claudeDir = parsed.values['claude-dir'];
   if (claudeDir !== undefined && (claudeDir.trim() === '' || parsed.values.out !== undefined || parsed.values.jsonl)) {
-    throw new CliError(`--claude-dir DIR writes its own files: give a directory, without --out or --jsonl.\nusage: subagents ${usage}`);
+    throw new CliError(
+      `--claude-dir DIR writes its own files: give a directory, without --out or --jsonl.\nusage: subagents ${usage}`,
+    );
   }
   return {
-    agentId, tree: parsed.values.tree, jsonl: parsed.values.jsonl,
+    agentId,
+    tree: parsed.values.tree,
+    jsonl: parsed.values.jsonl,
     ...(parsed.values.out ? { out: parsed.values.out } : {}),
     ...(claudeDir ? { claudeDir } : {}),
   };
 }
-
 
 /** Prints (or writes to --out) the transcript; exit 3 when no worker answers, 4 for an unknown agent. */
 export async function transcriptCommand(argv: string[]): Promise<number> {
@@ -57,7 +66,9 @@ export async function transcriptCommand(argv: string[]): Promise<number> {
   const client = await connect();
   let transcripts: AgentTranscript[];
   try {
-    transcripts = args.tree ? await readTreeTranscripts(client.temporal, args.agentId) : [await readAgentTranscript(client.temporal, args.agentId)];
+    transcripts = args.tree
+      ? await readTreeTranscripts(client.temporal, args.agentId)
+      : [await readAgentTranscript(client.temporal, args.agentId)];
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${args.agentId}".`, ExitCode.notFound);
     if (error instanceof NoWorkerError) throw new CliError(error.message, ExitCode.unavailable);
@@ -68,7 +79,9 @@ export async function transcriptCommand(argv: string[]): Promise<number> {
   const agents = transcripts.length;
   if (args.claudeDir) {
     const written = await writeClaudeCodeLayout(args.claudeDir, transcripts);
-    console.error(`wrote the transcripts of ${agents} agent(s) in Claude Code's layout: ${written.files.filter((file) => file.endsWith('.jsonl')).length} JSONL file(s) under ${path.join(args.claudeDir, 'projects')}`);
+    console.error(
+      `wrote the transcripts of ${agents} agent(s) in Claude Code's layout: ${written.files.filter((file) => file.endsWith('.jsonl')).length} JSONL file(s) under ${path.join(args.claudeDir, 'projects')}`,
+    );
     const warning = await visibilityWarning(written);
     if (warning) console.error(warning);
     return ExitCode.ok;

@@ -9,16 +9,25 @@ import { agentStatus, agentTree, treeBudget } from '../agent-queries';
 import { connectTemporal } from '../temporal-session';
 
 /** The tree as indented lines, children under their parents; `budget`: each agent's subtree spending (a capped tree). */
-export function treeLines(nodes: TreeNode[], live: Map<string, string>, rootId: string, color = false, budget?: ReadonlyMap<string, string>): string[] {
+export function treeLines(
+  nodes: TreeNode[],
+  live: Map<string, string>,
+  rootId: string,
+  color = false,
+  budget?: ReadonlyMap<string, string>,
+): string[] {
   const children = new Map<string, TreeNode[]>();
-  for (const node of nodes) children.set(node.parentAgentId ?? '', [...(children.get(node.parentAgentId ?? '') ?? []), node]);
+  for (const node of nodes)
+    children.set(node.parentAgentId ?? '', [...(children.get(node.parentAgentId ?? '') ?? []), node]);
   const lines: string[] = [];
   const walk = (parentId: string, indent: string) => {
     for (const node of children.get(parentId) ?? []) {
       const label = `${colorize(node.agentType, node.color, color)}${node.name ? ` "${node.name}"` : ''}: ${node.description ?? ''}`;
       const spent = budget?.get(node.agentId);
       const details = [live.get(node.agentId), spent].filter((text) => text !== undefined && text !== '').join(' · ');
-      lines.push(`${indent}${node.agentId}  ${label}  [${node.background ? 'background' : 'foreground'}, ${node.status}] ${details}`.trimEnd());
+      lines.push(
+        `${indent}${node.agentId}  ${label}  [${node.background ? 'background' : 'foreground'}, ${node.status}] ${details}`.trimEnd(),
+      );
       walk(node.agentId, `${indent}  `);
     }
   };
@@ -31,7 +40,11 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
   const { temporal, close } = await connectTemporal();
   try {
     // One ledger query for the whole tree, only shown when it has caps.
-    const [tree, rootStatus, budget] = await Promise.all([agentTree(temporal, rootId), agentStatus(temporal, rootId), budgetOfCappedTree(() => treeBudget(temporal, rootId))]);
+    const [tree, rootStatus, budget] = await Promise.all([
+      agentTree(temporal, rootId),
+      agentStatus(temporal, rootId),
+      budgetOfCappedTree(() => treeBudget(temporal, rootId)),
+    ]);
     const live = new Map<string, string>();
     const statuses: Record<string, unknown> = { [rootId]: rootStatus };
     for (const node of tree.nodes.filter((candidate) => candidate.status === 'running')) {
@@ -51,13 +64,21 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
     }
     const rootTodos = todoSummary(rootStatus.todos);
     const color = colorEnabled(process.stdout, process.env);
-    console.log(`${rootId}  ${colorize(rootStatus.agentType, rootStatus.color, color)}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}${rootStatus.stalled ? `, STALLED ${formatStall(rootStatus.stalled)}` : ''}`);
-    for (const line of treeLines(tree.nodes, live, rootId, color, budget ? nodeBudgetTexts(budget) : undefined)) console.log(line);
+    console.log(
+      `${rootId}  ${colorize(rootStatus.agentType, rootStatus.color, color)}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}${rootStatus.stalled ? `, STALLED ${formatStall(rootStatus.stalled)}` : ''}`,
+    );
+    for (const line of treeLines(tree.nodes, live, rootId, color, budget ? nodeBudgetTexts(budget) : undefined))
+      console.log(line);
     const treeAccount = budget ? accountOf(budget, rootId) : undefined;
     // A tree without a token budget reports no usage to its root (tokensUsed stays 0): its agents' usage counts.
-    const tokens = tree.tokenBudget === undefined ? Math.max(tree.tokensUsed, totalTokens(rootStatus.treeUsage)) : tree.tokensUsed;
-    const spending = treeAccount ? `tree ${spendingText(treeAccount, Date.now())}` : `tokens ${tokens}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''}`;
-    console.log(`spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · ${spending} · ${tree.pendingApprovals.length} pending approval(s)`);
+    const tokens =
+      tree.tokenBudget === undefined ? Math.max(tree.tokensUsed, totalTokens(rootStatus.treeUsage)) : tree.tokensUsed;
+    const spending = treeAccount
+      ? `tree ${spendingText(treeAccount, Date.now())}`
+      : `tokens ${tokens}${tree.tokenBudget ? ` / budget ${tree.tokenBudget}` : ''}`;
+    console.log(
+      `spawning ${tree.spawningPaused ? 'PAUSED' : 'allowed'} · ${spending} · ${tree.pendingApprovals.length} pending approval(s)`,
+    );
     const reached = tree.budgetReached ?? treeAccount?.exhausted;
     if (reached) console.log(`budget reached: ${reached}${budget ? ` (${reachedActionText(budget.action)})` : ''}`);
     return ExitCode.ok;

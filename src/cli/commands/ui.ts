@@ -21,7 +21,12 @@ export function agentUiUrl(options: { baseUrl: string; namespace: string; agentI
 export async function uiCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { run: { type: 'string' }, namespace: { type: 'string' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { run: { type: 'string' }, namespace: { type: 'string' } },
+    });
   } catch (error) {
     throw new CliError(`${(error as Error).message}\n${usage}`);
   }

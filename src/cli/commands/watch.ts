@@ -30,17 +30,31 @@ export function parseWatchArgs(argv: string[], isTty: boolean): WatchArgs {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv, strict: true, allowPositionals: true,
-      options: { plain: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, interval: { type: 'string' }, dir: { type: 'string' } },
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        plain: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        interval: { type: 'string' },
+        dir: { type: 'string' },
+      },
     });
   } catch (error) {
     throw new CliError(`${(error as Error).message}\nusage: subagents ${usage}`);
   }
   const [rootId, ...extra] = parsed.positionals;
-  if (!rootId || extra.length > 0) throw new CliError(`Give exactly one root agentId (see \`subagents ls\`).\nusage: subagents ${usage}`);
+  if (!rootId || extra.length > 0)
+    throw new CliError(`Give exactly one root agentId (see \`subagents ls\`).\nusage: subagents ${usage}`);
   const intervalMs = parsed.values.interval === undefined ? 500 : Number(parsed.values.interval);
-  if (!Number.isInteger(intervalMs) || intervalMs < 100 || intervalMs > 60_000) throw new CliError(`--interval is in ms, a whole number from 100 to 60000 (got "${parsed.values.interval}").`);
-  return { rootId, mode: watchMode({ json: parsed.values.json, plain: parsed.values.plain, isTty }), intervalMs, dir: path.resolve(parsed.values.dir ?? process.cwd()) };
+  if (!Number.isInteger(intervalMs) || intervalMs < 100 || intervalMs > 60_000)
+    throw new CliError(`--interval is in ms, a whole number from 100 to 60000 (got "${parsed.values.interval}").`);
+  return {
+    rootId,
+    mode: watchMode({ json: parsed.values.json, plain: parsed.values.plain, isTty }),
+    intervalMs,
+    dir: path.resolve(parsed.values.dir ?? process.cwd()),
+  };
 }
 
 /** Agent type → definition `color`, from the definitions seen from `dir` (none when they cannot be read). */
@@ -71,7 +85,10 @@ export async function watchCommand(argv: string[]): Promise<number> {
       throw error;
     }
     result = await watchTree(client, args.rootId, {
-      mode: args.mode, print: (line) => console.log(line), intervalMs: args.intervalMs, colours: await definitionColours(args.dir),
+      mode: args.mode,
+      print: (line) => console.log(line),
+      intervalMs: args.intervalMs,
+      colours: await definitionColours(args.dir),
     });
   } finally {
     await client.close();

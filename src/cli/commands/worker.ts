@@ -9,17 +9,33 @@ const usage =
 
 /** Parses `--tools` and `--task-queue`: undefined for an agent worker, the tool worker's request otherwise; throws what to fix. */
 export function parseWorkerArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ToolWorkerRequest | undefined {
-  const { values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { tools: { type: 'string' }, 'task-queue': { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: { tools: { type: 'string' }, 'task-queue': { type: 'string' } },
+  });
   if (values.tools === undefined && values['task-queue'] === undefined) return undefined;
   if (values.tools === undefined || values['task-queue'] === undefined) {
-    throw new Error('--tools and --task-queue go together: a tool worker runs the named tools on its own task queue (docs/tools.md, "Tool task queues").');
+    throw new Error(
+      '--tools and --task-queue go together: a tool worker runs the named tools on its own task queue (docs/tools.md, "Tool task queues").',
+    );
   }
-  const tools = [...new Set(values.tools.split(',').map((name) => name.trim()).filter((name) => name.length > 0))].map((name) => parseRoutableToolName(name, '--tools'));
+  const tools = [
+    ...new Set(
+      values.tools
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name.length > 0),
+    ),
+  ].map((name) => parseRoutableToolName(name, '--tools'));
   if (tools.length === 0) throw new Error('--tools: name at least one tool (for example --tools Bash,Write).');
   const taskQueue = parseTaskQueueName(values['task-queue'], '--task-queue');
   const agentQueue = env.SUBAGENTS_TASK_QUEUE || defaultTaskQueue;
   if (taskQueue === agentQueue) {
-    throw new Error(`--task-queue ${taskQueue} is the agents' own task queue: a tool worker needs a queue of its own (for example "sandbox"), else it would take tasks it cannot run.`);
+    throw new Error(
+      `--task-queue ${taskQueue} is the agents' own task queue: a tool worker needs a queue of its own (for example "sandbox"), else it would take tasks it cannot run.`,
+    );
   }
   return { tools, taskQueue };
 }

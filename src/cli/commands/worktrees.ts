@@ -23,7 +23,9 @@ function state(worktree: SubagentWorktreeEntry): string {
 
 function formatTable(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '));
+  return rows.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
+  );
 }
 
 function formatList(list: SubagentWorktreeList): string[] {
@@ -37,7 +39,10 @@ function formatList(list: SubagentWorktreeList): string[] {
   ]);
   const lines = formatTable([['PATH', 'BRANCH', 'CHANGED', 'AHEAD', 'STATE'], ...rows]);
   if (list.worktrees.some((worktree) => worktree.locked)) {
-    lines.push('', 'Locked worktrees belong to running agents and are never pruned; if none is running, unlock with: git worktree unlock <path>');
+    lines.push(
+      '',
+      'Locked worktrees belong to running agents and are never pruned; if none is running, unlock with: git worktree unlock <path>',
+    );
   }
   return lines;
 }
@@ -56,7 +61,9 @@ async function run(dir: string, prune: boolean, json: boolean): Promise<void> {
   const lines =
     result.removed.length === 0
       ? ['Nothing to prune: no unlocked subagent worktree is merged or empty.']
-      : result.removed.map((worktree) => `Removed ${displayPath(worktree.path, result.repoRoot)} and branch ${worktree.branch}`);
+      : result.removed.map(
+          (worktree) => `Removed ${displayPath(worktree.path, result.repoRoot)} and branch ${worktree.branch}`,
+        );
   console.log([...lines, '', ...formatList(result)].join('\n'));
 }
 
@@ -66,7 +73,11 @@ export async function worktreesCommand(argv: string[]): Promise<number> {
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { dir: { type: 'string' }, prune: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+      options: {
+        dir: { type: 'string' },
+        prune: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+      },
       allowPositionals: false,
     }));
   } catch (error) {
@@ -78,7 +89,9 @@ export async function worktreesCommand(argv: string[]): Promise<number> {
     await run(dir, values.prune ?? false, values.json ?? false);
   } catch (error) {
     if (error instanceof ApplicationFailure && error.type === ErrorType.NotAGitRepository) {
-      console.error(`subagents worktrees: ${dir} is not inside a git repository (use --dir to point at one).\n${usage}`);
+      console.error(
+        `subagents worktrees: ${dir} is not inside a git repository (use --dir to point at one).\n${usage}`,
+      );
       return ExitCode.usage;
     }
     throw error;

@@ -5,7 +5,18 @@ import type { BudgetReached, WatchBudget, WatchFrame, WatchNode } from './watch-
 
 /** Agent definition `color` values (Claude Code's) mapped to terminal styles. */
 const colourStyles: Record<string, Parameters<typeof styleText>[0]> = {
-  red: 'red', blue: 'blue', green: 'green', yellow: 'yellow', purple: 'magenta', orange: 'yellow', pink: 'magenta', cyan: 'cyan', magenta: 'magenta', white: 'white', gray: 'gray', grey: 'gray',
+  red: 'red',
+  blue: 'blue',
+  green: 'green',
+  yellow: 'yellow',
+  purple: 'magenta',
+  orange: 'yellow',
+  pink: 'magenta',
+  cyan: 'cyan',
+  magenta: 'magenta',
+  white: 'white',
+  gray: 'gray',
+  grey: 'gray',
 };
 
 /** Options of the renderers. */
@@ -28,7 +39,8 @@ function elapsed(node: WatchNode, nowMs: number): string {
   return seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
 }
 
-const cut = (text: string, width: number | undefined): string => (width && text.length > width ? `${text.slice(0, Math.max(1, width - 1))}…` : text);
+const cut = (text: string, width: number | undefined): string =>
+  width && text.length > width ? `${text.slice(0, Math.max(1, width - 1))}…` : text;
 
 /** One agent's summary: id, type, name, state (with its tool), turn, tokens, elapsed. */
 export function nodeSummary(node: WatchNode, options: RenderOptions): string {
@@ -58,16 +70,21 @@ export function renderTree(frame: WatchFrame, options: RenderOptions): string {
   const lines: string[] = [];
   if (frame.budget) {
     lines.push(cut(budgetLine(frame.budget, options.nowMs), options.width));
-    for (const reached of frame.budget.reached) lines.push(style(cut(budgetReachedLine(reached), options.width), 'red', options));
+    for (const reached of frame.budget.reached)
+      lines.push(style(cut(budgetReachedLine(reached), options.width), 'red', options));
   }
   for (const node of frame.nodes) {
     const indent = node.depth === 0 ? '' : `${'  '.repeat(node.depth - 1)}└ `;
     const colour = colourStyles[options.colours?.get(node.agentType)?.toLowerCase() ?? ''];
     const summary = cut(`${indent}${nodeSummary(node, options)}`, options.width);
     lines.push(style(node.stalled ? style(summary, 'red', options) : summary, colour, options));
-    if (node.lastLine && node.depth > 0 && node.currentTool !== undefined) lines.push(style(cut(`${'  '.repeat(node.depth)}  › ${node.lastLine}`, options.width), 'dim', options));
+    if (node.lastLine && node.depth > 0 && node.currentTool !== undefined)
+      lines.push(style(cut(`${'  '.repeat(node.depth)}  › ${node.lastLine}`, options.width), 'dim', options));
   }
-  const textLines = frame.rootText.split('\n').filter((line) => line.trim() !== '').slice(-(options.rootTextLines ?? 8));
+  const textLines = frame.rootText
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(-(options.rootTextLines ?? 8));
   if (textLines.length > 0) {
     lines.push('', style('── root is writing ──', 'dim', options));
     for (const line of textLines) lines.push(cut(line, options.width));

@@ -24,7 +24,11 @@ export interface WatchOptions {
 }
 
 /** Polls until the root has a result, which it returns. A status query nobody answers (no worker yet) is waited out. */
-export async function watchTree(client: SubagentsClient, rootAgentId: string, options: WatchOptions): Promise<AgentResult> {
+export async function watchTree(
+  client: SubagentsClient,
+  rootAgentId: string,
+  options: WatchOptions,
+): Promise<AgentResult> {
   const intervalMs = options.intervalMs ?? 500;
   const stream = options.stream ?? process.stdout;
   const draw = options.mode === 'tree' ? createLogUpdate(stream, { showCursor: true }) : undefined;
@@ -34,7 +38,12 @@ export async function watchTree(client: SubagentsClient, rootAgentId: string, op
     for (;;) {
       const next = await poll(client, rootAgentId, frame).catch(() => undefined);
       if (next) {
-        const renderOptions: RenderOptions = { nowMs: Date.now(), styled: options.mode === 'tree', ...(options.colours ? { colours: options.colours } : {}), width: stream.columns };
+        const renderOptions: RenderOptions = {
+          nowMs: Date.now(),
+          styled: options.mode === 'tree',
+          ...(options.colours ? { colours: options.colours } : {}),
+          width: stream.columns,
+        };
         const events = frameEvents(frame, next);
         if (options.mode === 'json') for (const event of events) options.print(JSON.stringify(event));
         else if (options.mode === 'plain') {
@@ -59,28 +68,41 @@ export async function watchTree(client: SubagentsClient, rootAgentId: string, op
   }
 }
 
-const changesTheTree = (event: WatchEvent): boolean => event.event === 'started' || event.event === 'finished' || event.event === 'budget_reached' || event.event === 'result';
+const changesTheTree = (event: WatchEvent): boolean =>
+  event.event === 'started' ||
+  event.event === 'finished' ||
+  event.event === 'budget_reached' ||
+  event.event === 'result';
 
-async function poll(client: SubagentsClient, rootAgentId: string, previous: WatchFrame | undefined): Promise<WatchFrame> {
+async function poll(
+  client: SubagentsClient,
+  rootAgentId: string,
+  previous: WatchFrame | undefined,
+): Promise<WatchFrame> {
   const root = client.getAgent(rootAgentId);
   const [tree, rootStatus] = await Promise.all([root.tree(), root.status()]);
   // An uncapped tree is asked again only when agents join: a child's caps come with it, none are set later.
-  const readLedger = previous === undefined || previous.budget !== undefined || tree.nodes.length + 1 > previous.nodes.length;
-  const budget = readLedger ? await budgetOfCappedTree(() => client.temporal.workflow.getHandle(rootAgentId).query(budgetQuery)) : undefined;
+  const readLedger =
+    previous === undefined || previous.budget !== undefined || tree.nodes.length + 1 > previous.nodes.length;
+  const budget = readLedger
+    ? await budgetOfCappedTree(() => client.temporal.workflow.getHandle(rootAgentId).query(budgetQuery))
+    : undefined;
   const statuses = new Map<string, AgentStatusSnapshot>();
   const live = new Map<string, readonly LiveActivity[]>();
   const results = new Map<string, AgentResult>();
   if (!rootStatus.result) live.set(rootAgentId, await root.live().catch(() => []));
-  await Promise.all(nodesToRead(tree, previous).map(async (node) => {
-    const handle = client.getAgent(node.agentId);
-    const status = await handle.status().catch(() => undefined);
-    if (status) statuses.set(node.agentId, status);
-    // A finished agent may not answer its status query, or answer before its result is set: ask the server.
-    if (node.status === 'finished' && !status?.result) {
-      const result = await handle.result().catch(() => undefined);
-      if (result) results.set(node.agentId, result);
-    }
-    if (node.status === 'running') live.set(node.agentId, await handle.live().catch(() => []));
-  }));
+  await Promise.all(
+    nodesToRead(tree, previous).map(async (node) => {
+      const handle = client.getAgent(node.agentId);
+      const status = await handle.status().catch(() => undefined);
+      if (status) statuses.set(node.agentId, status);
+      // A finished agent may not answer its status query, or answer before its result is set: ask the server.
+      if (node.status === 'finished' && !status?.result) {
+        const result = await handle.result().catch(() => undefined);
+        if (result) results.set(node.agentId, result);
+      }
+      if (node.status === 'running') live.set(node.agentId, await handle.live().catch(() => []));
+    }),
+  );
   return buildFrame({ tree, rootStatus, statuses, live, results, ...(budget ? { budget } : {}) }, previous);
 }

@@ -61,7 +61,8 @@ export type WatchEvent =
   | ({ event: 'budget_reached' } & BudgetReached)
   | { event: 'result'; result: AgentResult };
 
-const terminal = (state: string): boolean => !['starting', 'calling_model', 'running_tools', 'waiting', 'running'].includes(state);
+const terminal = (state: string): boolean =>
+  !['starting', 'calling_model', 'running_tools', 'waiting', 'running'].includes(state);
 
 function tokensOf(usage: TokenUsage | undefined): number {
   return usage ? totalTokens(usage) : 0;
@@ -76,7 +77,9 @@ function lastLineOf(live: readonly LiveActivity[]): { line?: string; tool?: stri
       return { ...(last ? { line: last } : {}), ...(details.tool ? { tool: details.tool } : {}), text: details.text };
     }
     if (details?.kind === 'tool') {
-      const last = details.lines?.[details.lines.length - 1] ?? (details.filesListed !== undefined ? `${details.filesListed} files listed` : undefined);
+      const last =
+        details.lines?.[details.lines.length - 1] ??
+        (details.filesListed !== undefined ? `${details.filesListed} files listed` : undefined);
       return { ...(last ? { line: last } : {}), tool: details.tool };
     }
   }
@@ -99,21 +102,43 @@ export interface PollReading {
 function watchBudgetOf(snapshot: BudgetSnapshot): WatchBudget | undefined {
   const tree = snapshot.accounts.find((account) => account.agentId === snapshot.rootAgentId);
   if (!tree) return undefined;
-  const reached = snapshot.accounts.flatMap((account) => (account.exhausted ? [{ agentId: account.agentId, reason: account.exhausted }] : []));
+  const reached = snapshot.accounts.flatMap((account) =>
+    account.exhausted ? [{ agentId: account.agentId, reason: account.exhausted }] : [],
+  );
   return { action: snapshot.action, tree, reached };
 }
 
-function nodeOf(base: Pick<WatchNode, 'agentId' | 'parentAgentId' | 'depth' | 'agentType' | 'name' | 'description' | 'startedAtMs' | 'finishedAtMs'>, status: AgentStatusSnapshot | undefined, live: readonly LiveActivity[], previous: WatchNode | undefined, ended: boolean, result?: AgentResult): WatchNode {
+function nodeOf(
+  base: Pick<
+    WatchNode,
+    'agentId' | 'parentAgentId' | 'depth' | 'agentType' | 'name' | 'description' | 'startedAtMs' | 'finishedAtMs'
+  >,
+  status: AgentStatusSnapshot | undefined,
+  live: readonly LiveActivity[],
+  previous: WatchNode | undefined,
+  ended: boolean,
+  result?: AgentResult,
+): WatchNode {
   const liveLine = lastLineOf(live);
   const final = status?.result ?? result;
-  const state = final?.status ?? (ended ? (previous && terminal(previous.state) ? previous.state : 'finished') : (status?.state ?? previous?.state ?? 'starting'));
+  const state =
+    final?.status ??
+    (ended
+      ? previous && terminal(previous.state)
+        ? previous.state
+        : 'finished'
+      : (status?.state ?? previous?.state ?? 'starting'));
   const currentTool = terminal(state) ? undefined : (liveLine.tool ?? status?.currentTools[0]);
   const lastLine = liveLine.line ?? previous?.lastLine;
   const node: WatchNode = {
-    ...Object.fromEntries(Object.entries(base).filter(([, value]) => value !== undefined)) as typeof base,
+    ...(Object.fromEntries(Object.entries(base).filter(([, value]) => value !== undefined)) as typeof base),
     state,
     turn: status?.turn ?? previous?.turn ?? 0,
-    tokens: status ? tokensOf(status.result?.usage ?? status.usage) : final ? tokensOf(final.usage) : (previous?.tokens ?? 0),
+    tokens: status
+      ? tokensOf(status.result?.usage ?? status.usage)
+      : final
+        ? tokensOf(final.usage)
+        : (previous?.tokens ?? 0),
   };
   if (currentTool) node.currentTool = currentTool;
   if (lastLine) node.lastLine = lastLine;
@@ -134,29 +159,61 @@ export function buildFrame(reading: PollReading, previous?: WatchFrame): WatchFr
   const rootLive = reading.live.get(tree.rootAgentId) ?? [];
   const root = nodeOf(
     {
-      agentId: tree.rootAgentId, depth: 0, agentType: rootStatus.agentType, name: rootStatus.name, description: rootStatus.description, startedAtMs: rootStatus.startedAtMs,
+      agentId: tree.rootAgentId,
+      depth: 0,
+      agentType: rootStatus.agentType,
+      name: rootStatus.name,
+      description: rootStatus.description,
+      startedAtMs: rootStatus.startedAtMs,
       // An ended root's elapsed time is its run's, not the time since it started.
       ...(rootStatus.result ? { finishedAtMs: rootStatus.startedAtMs + rootStatus.result.durationMs } : {}),
     },
-    rootStatus, rootLive, before.get(tree.rootAgentId), rootStatus.result !== undefined,
+    rootStatus,
+    rootLive,
+    before.get(tree.rootAgentId),
+    rootStatus.result !== undefined,
   );
   const children = new Map<string, TreeNode[]>();
-  for (const node of tree.nodes) children.set(node.parentAgentId ?? tree.rootAgentId, [...(children.get(node.parentAgentId ?? tree.rootAgentId) ?? []), node]);
+  for (const node of tree.nodes)
+    children.set(node.parentAgentId ?? tree.rootAgentId, [
+      ...(children.get(node.parentAgentId ?? tree.rootAgentId) ?? []),
+      node,
+    ]);
   const nodes: WatchNode[] = [root];
   const visit = (parentId: string): void => {
     for (const node of (children.get(parentId) ?? []).sort((left, right) => left.startedAtMs - right.startedAtMs)) {
-      nodes.push(nodeOf(
-        { agentId: node.agentId, parentAgentId: node.parentAgentId, depth: node.depth, agentType: node.agentType, name: node.name, description: node.description, startedAtMs: node.startedAtMs, finishedAtMs: node.finishedAtMs },
-        reading.statuses.get(node.agentId), reading.live.get(node.agentId) ?? [], before.get(node.agentId), node.status === 'finished',
-        reading.results?.get(node.agentId),
-      ));
+      nodes.push(
+        nodeOf(
+          {
+            agentId: node.agentId,
+            parentAgentId: node.parentAgentId,
+            depth: node.depth,
+            agentType: node.agentType,
+            name: node.name,
+            description: node.description,
+            startedAtMs: node.startedAtMs,
+            finishedAtMs: node.finishedAtMs,
+          },
+          reading.statuses.get(node.agentId),
+          reading.live.get(node.agentId) ?? [],
+          before.get(node.agentId),
+          node.status === 'finished',
+          reading.results?.get(node.agentId),
+        ),
+      );
       visit(node.agentId);
     }
   };
   visit(tree.rootAgentId);
   // A poll whose ledger query went unanswered keeps what the last one read.
   const budget = (reading.budget ? watchBudgetOf(reading.budget) : undefined) ?? previous?.budget;
-  return { rootAgentId: tree.rootAgentId, nodes, rootText: lastLineOf(rootLive).text ?? '', ...(budget ? { budget } : {}), ...(rootStatus.result ? { result: rootStatus.result } : {}) };
+  return {
+    rootAgentId: tree.rootAgentId,
+    nodes,
+    rootText: lastLineOf(rootLive).text ?? '',
+    ...(budget ? { budget } : {}),
+    ...(rootStatus.result ? { result: rootStatus.result } : {}),
+  };
 }
 
 const sameShown = (left: WatchNode, right: WatchNode): boolean => JSON.stringify(left) === JSON.stringify(right);
@@ -178,9 +235,12 @@ export function frameEvents(previous: WatchFrame | undefined, next: WatchFrame):
     if (ended) finished.push(node);
   }
   const seenReached = new Set(previous?.budget?.reached.map((reached) => `${reached.agentId}\n${reached.reason}`));
-  for (const reached of next.budget?.reached ?? []) if (!seenReached.has(`${reached.agentId}\n${reached.reason}`)) events.push({ event: 'budget_reached', ...reached });
-  const finishedAt = (node: WatchNode): number => (node.depth === 0 ? Number.POSITIVE_INFINITY : (node.finishedAtMs ?? Number.POSITIVE_INFINITY));
-  for (const node of finished.sort((left, right) => finishedAt(left) - finishedAt(right) || right.depth - left.depth)) events.push({ event: 'finished', ...node });
+  for (const reached of next.budget?.reached ?? [])
+    if (!seenReached.has(`${reached.agentId}\n${reached.reason}`)) events.push({ event: 'budget_reached', ...reached });
+  const finishedAt = (node: WatchNode): number =>
+    node.depth === 0 ? Number.POSITIVE_INFINITY : (node.finishedAtMs ?? Number.POSITIVE_INFINITY);
+  for (const node of finished.sort((left, right) => finishedAt(left) - finishedAt(right) || right.depth - left.depth))
+    events.push({ event: 'finished', ...node });
   if (next.result && !previous?.result) events.push({ event: 'result', result: next.result });
   return events;
 }

@@ -52,7 +52,12 @@ export async function findDefinitionFiles(dir: string): Promise<{ files: string[
       visited.add(real);
       entries = await fs.readdir(directory, { withFileTypes: true });
     } catch (error) {
-      if (!isMissing(error)) problems.push({ file: directory, level: 'skipped', message: `cannot read the directory: ${(error as Error).message}` });
+      if (!isMissing(error))
+        problems.push({
+          file: directory,
+          level: 'skipped',
+          message: `cannot read the directory: ${(error as Error).message}`,
+        });
       return;
     }
     for (const entry of entries) {

@@ -1,9 +1,7 @@
 import { parseDocument } from 'yaml';
 
 /** A definition file cut at its `---` fences. */
-export type SplitFile =
-  | { type: 'split'; frontMatter: string; body: string }
-  | { type: 'error'; reason: string };
+export type SplitFile = { type: 'split'; frontMatter: string; body: string } | { type: 'error'; reason: string };
 
 const fence = /^---[ \t]*$/;
 
@@ -20,8 +18,7 @@ export function splitFrontMatter(text: string): SplitFile {
 
 /** Parsed front matter, and a note when it only parsed after quoting plain values. */
 export type ParsedFrontMatter =
-  | { type: 'parsed'; fields: Record<string, unknown>; note?: string }
-  | { type: 'error'; reason: string };
+  { type: 'parsed'; fields: Record<string, unknown>; note?: string } | { type: 'error'; reason: string };
 
 function parseYaml(source: string): { value: unknown } | { error: string } {
   const document = parseDocument(source, { prettyErrors: true, uniqueKeys: true });
@@ -57,9 +54,12 @@ export function parseFrontMatter(source: string): ParsedFrontMatter {
     parsed = retry;
   }
   const { value } = parsed;
-  if (value === null || value === undefined) return { type: 'error', reason: 'the front matter is empty: name and description are required' };
+  if (value === null || value === undefined)
+    return { type: 'error', reason: 'the front matter is empty: name and description are required' };
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { type: 'error', reason: 'the front matter must be a YAML mapping (key: value lines)' };
   }
-  return note === undefined ? { type: 'parsed', fields: value as Record<string, unknown> } : { type: 'parsed', fields: value as Record<string, unknown>, note };
+  return note === undefined
+    ? { type: 'parsed', fields: value as Record<string, unknown> }
+    : { type: 'parsed', fields: value as Record<string, unknown>, note };
 }

@@ -1,6 +1,11 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import type { AgentDefinition, DefinitionReport, LoadDefinitionsInput, LoadedDefinitions } from '../../shared/agents/agent-definition';
+import type {
+  AgentDefinition,
+  DefinitionReport,
+  LoadDefinitionsInput,
+  LoadedDefinitions,
+} from '../../shared/agents/agent-definition';
 import { builtinAgents } from '../../shared/agents/builtin-agents';
 import { compareText, type DefinitionDirectory, definitionDirectories, findDefinitionFiles } from './discover';
 import type { ParsedDefinitionFile } from './parse-definition';
@@ -17,7 +22,11 @@ interface ScannedDirectory {
   problems: DefinitionReport[];
 }
 
-async function readAndParse(file: string, source: DefinitionDirectory['source'], homeDir: string): Promise<ParsedDefinitionFile> {
+async function readAndParse(
+  file: string,
+  source: DefinitionDirectory['source'],
+  homeDir: string,
+): Promise<ParsedDefinitionFile> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -31,7 +40,11 @@ async function scan(directory: DefinitionDirectory, homeDir: string): Promise<Sc
   const { files, problems } = await findDefinitionFiles(directory.dir);
   const parsed = await Promise.all(files.map((file) => readAndParse(file, directory.source, homeDir)));
   const plugin = directory.plugin;
-  return { directory, files: plugin === undefined ? parsed : parsed.map((one) => asPluginAgent(one, plugin)), problems };
+  return {
+    directory,
+    files: plugin === undefined ? parsed : parsed.map((one) => asPluginAgent(one, plugin)),
+    problems,
+  };
 }
 
 /** A plugin's agent as Claude Code loads it: `<plugin>:<name>`, without permissionMode, mcpServers and hooks. */
@@ -39,12 +52,21 @@ function asPluginAgent(parsed: ParsedDefinitionFile, plugin: string): ParsedDefi
   const definition = parsed.definition;
   if (!definition) return parsed;
   const file = definition.file ?? '';
-  const ignored = ['permissionMode', 'mcpServers', 'requiredMcpServers', 'hooks'].filter((field) => definition[field as keyof AgentDefinition] !== undefined);
+  const ignored = ['permissionMode', 'mcpServers', 'requiredMcpServers', 'hooks'].filter(
+    (field) => definition[field as keyof AgentDefinition] !== undefined,
+  );
   // Hooks of a plugin's agent file would run commands nobody in the project configured.
-  const { permissionMode: _mode, mcpServers: _servers, requiredMcpServers: _required, hooks: _hooks, ...kept } = definition;
+  const {
+    permissionMode: _mode,
+    mcpServers: _servers,
+    requiredMcpServers: _required,
+    hooks: _hooks,
+    ...kept
+  } = definition;
   const renamed: AgentDefinition = { ...kept, name: `${plugin}:${definition.name}` };
   const reports = [...parsed.reports];
-  if (ignored.length > 0) reports.push({ file, level: 'warning', message: `plugin agents ignore ${ignored.join(', ')} (as in Claude Code)` });
+  if (ignored.length > 0)
+    reports.push({ file, level: 'warning', message: `plugin agents ignore ${ignored.join(', ')} (as in Claude Code)` });
   return { ...parsed, definition: renamed, reports };
 }
 
@@ -54,12 +76,20 @@ function shadowReason(winner: AgentDefinition, loser: AgentDefinition): string {
 }
 
 function compareReports(left: DefinitionReport, right: DefinitionReport): number {
-  return compareText(left.file, right.file) || compareText(left.level, right.level) || compareText(left.message, right.message);
+  return (
+    compareText(left.file, right.file) ||
+    compareText(left.level, right.level) ||
+    compareText(left.message, right.message)
+  );
 }
 
 /** MCP servers a definition names but neither `.mcp.json` nor its inline entries define. */
 export function unconfiguredMcpServers(definition: AgentDefinition, configured: readonly string[]): string | undefined {
-  const known = new Set([...configured, ...(definition.mcpServers ?? []).filter((entry) => entry.spec).map((entry) => entry.name)].map(normalizeMcpName));
+  const known = new Set(
+    [...configured, ...(definition.mcpServers ?? []).filter((entry) => entry.spec).map((entry) => entry.name)].map(
+      normalizeMcpName,
+    ),
+  );
   const needed = new Map<string, string[]>();
   const need = (server: string, why: string) => needed.set(server, [...(needed.get(server) ?? []), why]);
   for (const pattern of definition.mcpTools ?? []) {
@@ -80,7 +110,9 @@ export async function loadAgentDefinitions(input: LoadDefinitionsInput): Promise
 }
 
 /** `loadAgentDefinitions`, and the MCP configuration it read for its reports (an agent's start needs both: one read of the `.mcp.json` files). */
-export async function loadAgentDefinitionsAndMcp(input: LoadDefinitionsInput): Promise<{ loaded: LoadedDefinitions; mcp: TrustedMcpConfig }> {
+export async function loadAgentDefinitionsAndMcp(
+  input: LoadDefinitionsInput,
+): Promise<{ loaded: LoadedDefinitions; mcp: TrustedMcpConfig }> {
   const homeDir = input.homeDir ?? os.homedir();
   const plugins = await installedPluginAgentDirectories(homeDir, input.cwd);
   const directories: DefinitionDirectory[] = [
@@ -117,12 +149,17 @@ export async function loadAgentDefinitionsAndMcp(input: LoadDefinitionsInput): P
   for (const definition of chosen.values()) {
     const missing = (definition.allowedAgentTypes ?? []).filter((type) => !chosen.has(type));
     if (missing.length > 0 && definition.file) {
-      reports.push({ file: definition.file, level: 'warning', message: `tools: Agent(...) names agent types that are not defined: ${missing.join(', ')}` });
+      reports.push({
+        file: definition.file,
+        level: 'warning',
+        message: `tools: Agent(...) names agent types that are not defined: ${missing.join(', ')}`,
+      });
     }
   }
 
   const configured = await loadMcpConfig(input.cwd);
-  for (const problem of configured.problems) reports.push({ file: problem.file, level: 'warning', message: problem.message });
+  for (const problem of configured.problems)
+    reports.push({ file: problem.file, level: 'warning', message: problem.message });
   for (const definition of chosen.values()) {
     const message = unconfiguredMcpServers(definition, Object.keys(configured.servers));
     if (message && definition.file) reports.push({ file: definition.file, level: 'warning', message });
@@ -132,7 +169,11 @@ export async function loadAgentDefinitionsAndMcp(input: LoadDefinitionsInput): P
     if (!definition.skills?.length || !definition.file) continue;
     const { missing } = await findSkills(definition.skills, input.cwd, homeDir);
     if (missing.length > 0) {
-      reports.push({ file: definition.file, level: 'warning', message: `skills: ${missing.join(', ')} not found in .claude/skills (here or in a parent directory) or ~/.claude/skills; not preloaded` });
+      reports.push({
+        file: definition.file,
+        level: 'warning',
+        message: `skills: ${missing.join(', ')} not found in .claude/skills (here or in a parent directory) or ~/.claude/skills; not preloaded`,
+      });
     }
   }
 

@@ -4,13 +4,17 @@ import { parseServerSpec } from '../mcp-config';
 import type { DefinitionFields } from './definition-schema';
 
 /** `mcpServers` entries: `- name` refers to a configured server, `- name: {spec}` (or a `{name: spec}` mapping) defines one inline. */
-export function parseMcpServers(value: NonNullable<DefinitionFields['mcpServers']>): { entries: McpServerEntry[]; warnings: string[] } {
+export function parseMcpServers(value: NonNullable<DefinitionFields['mcpServers']>): {
+  entries: McpServerEntry[];
+  warnings: string[];
+} {
   const entries: McpServerEntry[] = [];
   const warnings: string[] = [];
   const add = (name: string, spec?: unknown) => {
     const trimmed = name.trim();
     if (trimmed === '') return warnings.push('mcpServers: an empty server name is ignored');
-    if (entries.some((entry) => entry.name === trimmed)) return warnings.push(`mcpServers: server "${trimmed}" is listed twice; the first entry is used`);
+    if (entries.some((entry) => entry.name === trimmed))
+      return warnings.push(`mcpServers: server "${trimmed}" is listed twice; the first entry is used`);
     if (spec === undefined) return entries.push({ name: trimmed });
     const parsed = parseServerSpec(spec);
     if ('error' in parsed) return warnings.push(`mcpServers: server "${trimmed}" is ignored: ${parsed.error}`);
@@ -26,6 +30,8 @@ export function parseMcpServers(value: NonNullable<DefinitionFields['mcpServers'
 
 /** `requiredMcpServers`: one name or a list. */
 export function parseRequiredMcpServers(value: NonNullable<DefinitionFields['requiredMcpServers']>): string[] {
-  const names = (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== '');
+  const names = (typeof value === 'string' ? value.split(',') : value)
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   return [...new Set(names)];
 }

@@ -4,7 +4,12 @@ import { type AgentColor, agentColors, isAgentColor } from '../../shared/agents/
 import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../shared/agents/agent-definition';
 import { modelAliases } from '../../shared/agents/models';
 import { hasCaps, type BudgetCaps } from '../../shared/budget/budget';
-import { type DefinitionFields, knownUnsupportedFieldNames, supportedFieldNames, validateDefinitionFields } from './definition-schema';
+import {
+  type DefinitionFields,
+  knownUnsupportedFieldNames,
+  supportedFieldNames,
+  validateDefinitionFields,
+} from './definition-schema';
 import { parseFrontMatter, splitFrontMatter } from './front-matter';
 import { parseMcpServers, parseRequiredMcpServers } from './mcp-fields';
 import { parseAllowList, parseDenyList, remainingTools } from './tool-spec';
@@ -23,7 +28,10 @@ export interface ParsedDefinitionFile {
 /** `subagent_type: "fork"` selects the fork path, so no definition may take that name. */
 const reservedNames = ['fork'];
 
-function toPermissionMode(value: NonNullable<DefinitionFields['permissionMode']>, warn: (message: string) => void): PermissionMode {
+function toPermissionMode(
+  value: NonNullable<DefinitionFields['permissionMode']>,
+  warn: (message: string) => void,
+): PermissionMode {
   switch (value) {
     case 'manual':
       return 'default';
@@ -45,14 +53,21 @@ function toColor(value: unknown, warn: (message: string) => void): AgentColor | 
   if (value === undefined) return undefined;
   const normalized = typeof value === 'string' ? value.trim().toLowerCase() : value;
   if (isAgentColor(normalized)) return normalized;
-  warn(`color ${JSON.stringify(value)?.slice(0, 40)} is not one of ${agentColors.join(', ')}; the agent is shown without a colour`);
+  warn(
+    `color ${JSON.stringify(value)?.slice(0, 40)} is not one of ${agentColors.join(', ')}; the agent is shown without a colour`,
+  );
   return undefined;
 }
 
 function toSkills(value: string | string[], warn: (message: string) => void): string[] {
-  const names = (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter((name) => name !== '');
+  const names = (typeof value === 'string' ? value.split(',') : value)
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const bad = names.filter((name) => !isSkillName(name));
-  if (bad.length > 0) warn(`skills: ${bad.map((name) => JSON.stringify(name)).join(', ')} ${bad.length === 1 ? 'is not a skill name' : 'are not skill names'} (a directory name under .claude/skills); ignored`);
+  if (bad.length > 0)
+    warn(
+      `skills: ${bad.map((name) => JSON.stringify(name)).join(', ')} ${bad.length === 1 ? 'is not a skill name' : 'are not skill names'} (a directory name under .claude/skills); ignored`,
+    );
   return [...new Set(names.filter(isSkillName))];
 }
 
@@ -72,7 +87,10 @@ function modelWarning(model: string): string | undefined {
   return `model "${model}" is not an alias this runtime knows (${Object.keys(modelAliases).join(', ')}) or a claude-* id; it is sent to the API unchanged`;
 }
 
-function splitFields(fields: Record<string, unknown>): { supported: Record<string, unknown>; unsupported: Record<string, unknown> } {
+function splitFields(fields: Record<string, unknown>): {
+  supported: Record<string, unknown>;
+  unsupported: Record<string, unknown>;
+} {
   const supported: Record<string, unknown> = {};
   const unsupported: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
@@ -92,14 +110,20 @@ function anchorRules(rules: ToolRule[] | undefined, file: string, homeDir: strin
   const root = index > 0 ? file.slice(0, index) : path.dirname(file);
   return rules.map((rule) => {
     if (rule.tool === 'Bash' || rule.tool === 'WebFetch') return rule;
-    if (rule.content.startsWith('~/') && homeDir) return { ...rule, content: `/${path.join(homeDir, rule.content.slice(2))}` };
+    if (rule.content.startsWith('~/') && homeDir)
+      return { ...rule, content: `/${path.join(homeDir, rule.content.slice(2))}` };
     if (rule.content.startsWith('/') && !rule.content.startsWith('//')) return { ...rule, root };
     return rule;
   });
 }
 
 /** Parses one definition file's text (Claude Code format); never throws. `homeDir` anchors `~/` path rules. */
-export function parseDefinitionFile(text: string, file: string, source: 'user' | 'project' | 'plugin', homeDir?: string): ParsedDefinitionFile {
+export function parseDefinitionFile(
+  text: string,
+  file: string,
+  source: 'user' | 'project' | 'plugin',
+  homeDir?: string,
+): ParsedDefinitionFile {
   const skipped = (message: string): ParsedDefinitionFile => ({ reports: [{ file, level: 'skipped', message }] });
   const split = splitFrontMatter(text);
   if (split.type === 'error') return skipped(split.reason);
@@ -110,9 +134,11 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
   const validated = validateDefinitionFields(supported);
   if (validated.type === 'invalid') return skipped(validated.reasons.join('; '));
   const fields = validated.value;
-  if (reservedNames.includes(fields.name)) return skipped(`name "${fields.name}" is reserved (it selects the fork path); rename the agent`);
+  if (reservedNames.includes(fields.name))
+    return skipped(`name "${fields.name}" is reserved (it selects the fork path); rename the agent`);
   const prompt = split.body.trim();
-  if (prompt === '') return skipped(`the body is empty: the text after the front matter is agent "${fields.name}"'s system prompt`);
+  if (prompt === '')
+    return skipped(`the body is empty: the text after the front matter is agent "${fields.name}"'s system prompt`);
 
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);
@@ -120,11 +146,14 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
   const allow = fields.tools === undefined ? undefined : parseAllowList(fields.tools);
   const deny = fields.disallowedTools === undefined ? undefined : parseDenyList(fields.disallowedTools);
   warnings.push(...(allow?.warnings ?? []), ...(deny?.warnings ?? []));
-  const permissionMode = fields.permissionMode === undefined ? undefined : toPermissionMode(fields.permissionMode, warn);
+  const permissionMode =
+    fields.permissionMode === undefined ? undefined : toPermissionMode(fields.permissionMode, warn);
   const unknownModel = fields.model === undefined ? undefined : modelWarning(fields.model);
   if (unknownModel) warn(unknownModel);
   for (const key of Object.keys(unsupported)) {
-    const undocumented = knownUnsupportedFieldNames.includes(key) ? '' : ' (it is not a documented Claude Code field either: check the spelling)';
+    const undocumented = knownUnsupportedFieldNames.includes(key)
+      ? ''
+      : ' (it is not a documented Claude Code field either: check the spelling)';
     warn(`field "${key}" is accepted but not supported yet${undocumented}`);
   }
   const color = toColor(fields.color, warn);
@@ -133,7 +162,8 @@ export function parseDefinitionFile(text: string, file: string, source: 'user' |
   const skills = fields.skills === undefined ? [] : toSkills(fields.skills, warn);
   const mcpServers = fields.mcpServers === undefined ? undefined : parseMcpServers(fields.mcpServers);
   warnings.push(...(mcpServers?.warnings ?? []));
-  const requiredMcpServers = fields.requiredMcpServers === undefined ? [] : parseRequiredMcpServers(fields.requiredMcpServers);
+  const requiredMcpServers =
+    fields.requiredMcpServers === undefined ? [] : parseRequiredMcpServers(fields.requiredMcpServers);
   const customTools = allow?.customTools?.filter((name) => !deny?.disallowedCustomTools?.includes(name)) ?? [];
   if (remainingTools(allow?.tools, deny?.disallowedTools).length === 0 && !allow?.mcpTools?.length) {
     warn(

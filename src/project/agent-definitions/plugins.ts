@@ -34,7 +34,9 @@ function isInside(directory: string, candidate: string): boolean {
 
 /** The plugin's name: its `.claude-plugin/plugin.json` name, else the id before `@`. */
 async function pluginName(installPath: string, id: string): Promise<string> {
-  const manifest = await fs.readFile(path.join(installPath, '.claude-plugin', 'plugin.json'), 'utf8').catch(() => undefined);
+  const manifest = await fs
+    .readFile(path.join(installPath, '.claude-plugin', 'plugin.json'), 'utf8')
+    .catch(() => undefined);
   if (manifest !== undefined) {
     try {
       const name = (JSON.parse(manifest) as { name?: unknown }).name;
@@ -47,7 +49,10 @@ async function pluginName(installPath: string, id: string): Promise<string> {
 }
 
 /** The agents directories of the plugins installed for `cwd`, sorted by plugin name; problems as reports. */
-export async function installedPluginAgentDirectories(homeDir: string, cwd: string): Promise<{ directories: PluginAgentsDirectory[]; problems: DefinitionReport[] }> {
+export async function installedPluginAgentDirectories(
+  homeDir: string,
+  cwd: string,
+): Promise<{ directories: PluginAgentsDirectory[]; problems: DefinitionReport[] }> {
   const file = installedPluginsFile(homeDir);
   const text = certainlyMissing(file) ? undefined : await fs.readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return { directories: [], problems: [] };
@@ -59,16 +64,27 @@ export async function installedPluginAgentDirectories(homeDir: string, cwd: stri
     return problem(`invalid JSON (${(error as Error).message}); no plugin agents are loaded`);
   }
   const parsed = installedSchema.safeParse(json);
-  if (!parsed.success) return problem(`not a list of installed plugins (${parsed.error.issues[0]?.message ?? 'unexpected shape'}); no plugin agents are loaded`);
+  if (!parsed.success)
+    return problem(
+      `not a list of installed plugins (${parsed.error.issues[0]?.message ?? 'unexpected shape'}); no plugin agents are loaded`,
+    );
   const directories: PluginAgentsDirectory[] = [];
   const problems: DefinitionReport[] = [];
   for (const [id, installs] of Object.entries(parsed.data.plugins)) {
-    const install = installs.find((entry) => entry.scope !== 'project' && entry.scope !== 'local') ?? installs.find((entry) => entry.projectPath && isInside(entry.projectPath, cwd));
+    const install =
+      installs.find((entry) => entry.scope !== 'project' && entry.scope !== 'local') ??
+      installs.find((entry) => entry.projectPath && isInside(entry.projectPath, cwd));
     if (!install) continue;
-    const installPath = path.resolve(install.installPath.startsWith('~/') ? path.join(homeDir, install.installPath.slice(2)) : install.installPath);
+    const installPath = path.resolve(
+      install.installPath.startsWith('~/') ? path.join(homeDir, install.installPath.slice(2)) : install.installPath,
+    );
     const stats = await fs.stat(installPath).catch(() => undefined);
     if (!stats?.isDirectory()) {
-      problems.push({ file, level: 'warning', message: `plugin "${id}": its installPath ${installPath} is not a directory; its agents are not loaded` });
+      problems.push({
+        file,
+        level: 'warning',
+        message: `plugin "${id}": its installPath ${installPath} is not a directory; its agents are not loaded`,
+      });
       continue;
     }
     directories.push({ plugin: await pluginName(installPath, id), dir: path.join(installPath, 'agents') });

@@ -75,7 +75,10 @@ function refProblem(ref: DefinitionPromptRef): string | undefined {
   if (typeof ref !== 'object' || ref === null || typeof ref.digest !== 'string' || !/^[0-9a-f]{32}$/.test(ref.digest)) {
     return 'definitionPromptRef must be { digest: 32 hexadecimal digits, file?: the absolute path of its .md agent file }';
   }
-  if (ref.file !== undefined && (typeof ref.file !== 'string' || !path.isAbsolute(ref.file) || !ref.file.endsWith('.md') || ref.file.includes('\0'))) {
+  if (
+    ref.file !== undefined &&
+    (typeof ref.file !== 'string' || !path.isAbsolute(ref.file) || !ref.file.endsWith('.md') || ref.file.includes('\0'))
+  ) {
     return `definitionPromptRef.file must be the absolute path of a .md agent file, not ${JSON.stringify(ref.file)}`;
   }
   return undefined;
@@ -88,10 +91,19 @@ export interface ResolvedPrompt {
 }
 
 /** A digest's prompt from memory, else the file or built-in; changed text is marked, a gone type is AgentTypeGone. */
-export async function resolveDefinitionPrompt(ref: DefinitionPromptRef, agentType: string, homeDir: string, prompts: DefinitionPrompts = definitionPrompts): Promise<ResolvedPrompt> {
+export async function resolveDefinitionPrompt(
+  ref: DefinitionPromptRef,
+  agentType: string,
+  homeDir: string,
+  prompts: DefinitionPrompts = definitionPrompts,
+): Promise<ResolvedPrompt> {
   // The reference comes from the agent's input: a parent's spawn, or whoever started the workflow by hand.
   const malformed = refProblem(ref);
-  if (malformed) throw ApplicationFailure.nonRetryable(errorText(ErrorType.AgentTypeGone, `agent type "${agentType}": ${malformed}`), ErrorType.AgentTypeGone);
+  if (malformed)
+    throw ApplicationFailure.nonRetryable(
+      errorText(ErrorType.AgentTypeGone, `agent type "${agentType}": ${malformed}`),
+      ErrorType.AgentTypeGone,
+    );
   const kept = prompts.get(ref.digest);
   if (kept !== undefined) return { prompt: kept, changed: false };
   let current: string | undefined;
@@ -100,12 +112,19 @@ export async function resolveDefinitionPrompt(ref: DefinitionPromptRef, agentTyp
   } else {
     const text = await fs.readFile(ref.file, 'utf8').catch(() => undefined);
     // The prompt does not depend on where the file was found (project, user or plugin).
-    current = text === undefined ? undefined : parsedDefinitions.parse(text, ref.file, 'project', homeDir).definition?.prompt;
+    current =
+      text === undefined ? undefined : parsedDefinitions.parse(text, ref.file, 'project', homeDir).definition?.prompt;
   }
   if (current === undefined) {
-    const where = ref.file === undefined ? 'is not a built-in agent type of this worker' : `was defined in ${ref.file}, which no longer exists or no longer parses`;
+    const where =
+      ref.file === undefined
+        ? 'is not a built-in agent type of this worker'
+        : `was defined in ${ref.file}, which no longer exists or no longer parses`;
     throw ApplicationFailure.nonRetryable(
-      errorText(ErrorType.AgentTypeGone, `agent type "${agentType}" ${where}, and no worker holds the prompt its parent loaded. Restore the file, or start the agent again so it loads the current agent types.`),
+      errorText(
+        ErrorType.AgentTypeGone,
+        `agent type "${agentType}" ${where}, and no worker holds the prompt its parent loaded. Restore the file, or start the agent again so it loads the current agent types.`,
+      ),
       ErrorType.AgentTypeGone,
     );
   }

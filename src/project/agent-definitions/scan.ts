@@ -8,11 +8,50 @@ import { parseDefinitionFile } from './parse-definition';
 
 /** Claude Code's built-in tool names (its tools reference), to tell a dropped standard tool from a typo or a custom name. */
 export const claudeCodeToolNames: readonly string[] = [
-  'Agent', 'Task', 'AskUserQuestion', 'Bash', 'BashOutput', 'CronCreate', 'CronDelete', 'CronList', 'Edit', 'EnterPlanMode',
-  'EnterWorktree', 'ExitPlanMode', 'ExitWorktree', 'Glob', 'Grep', 'KillShell', 'LS', 'LSP', 'ListMcpResourcesTool', 'Monitor',
-  'MultiEdit', 'NotebookEdit', 'NotebookRead', 'PowerShell', 'Read', 'ReadMcpResourceTool', 'SendMessage', 'Skill', 'SlashCommand',
-  'TaskCreate', 'TaskGet', 'TaskList', 'TaskOutput', 'TaskStop', 'TaskUpdate', 'TeamCreate', 'TeamDelete', 'TodoRead', 'TodoWrite',
-  'ToolSearch', 'WebFetch', 'WebSearch', 'Workflow', 'Write',
+  'Agent',
+  'Task',
+  'AskUserQuestion',
+  'Bash',
+  'BashOutput',
+  'CronCreate',
+  'CronDelete',
+  'CronList',
+  'Edit',
+  'EnterPlanMode',
+  'EnterWorktree',
+  'ExitPlanMode',
+  'ExitWorktree',
+  'Glob',
+  'Grep',
+  'KillShell',
+  'LS',
+  'LSP',
+  'ListMcpResourcesTool',
+  'Monitor',
+  'MultiEdit',
+  'NotebookEdit',
+  'NotebookRead',
+  'PowerShell',
+  'Read',
+  'ReadMcpResourceTool',
+  'SendMessage',
+  'Skill',
+  'SlashCommand',
+  'TaskCreate',
+  'TaskGet',
+  'TaskList',
+  'TaskOutput',
+  'TaskStop',
+  'TaskUpdate',
+  'TeamCreate',
+  'TeamDelete',
+  'TodoRead',
+  'TodoWrite',
+  'ToolSearch',
+  'WebFetch',
+  'WebSearch',
+  'Workflow',
+  'Write',
 ];
 
 /** The shared task-list tools, which come with the board (a later issue). */
@@ -39,10 +78,14 @@ const count = (counts: Record<string, number>, key: string) => {
   counts[key] = (counts[key] ?? 0) + 1;
 };
 
-const sorted = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).sort(([a], [b]) => compareText(a, b)));
+const sorted = (counts: Record<string, number>) =>
+  Object.fromEntries(Object.entries(counts).sort(([a], [b]) => compareText(a, b)));
 
 /** Scans files and directories (every `*.md` below a directory); `configuredMcpServers` are the servers counted as configured. */
-export async function scanDefinitionFiles(paths: readonly string[], configuredMcpServers: readonly string[] = []): Promise<ScanReport> {
+export async function scanDefinitionFiles(
+  paths: readonly string[],
+  configuredMcpServers: readonly string[] = [],
+): Promise<ScanReport> {
   const files: string[] = [];
   const reports: DefinitionReport[] = [];
   for (const entry of paths) {
@@ -55,8 +98,16 @@ export async function scanDefinitionFiles(paths: readonly string[], configuredMc
     } else reports.push({ file: entry, level: 'skipped', message: 'no such file or directory' });
   }
   const report: ScanReport = {
-    paths: [...paths], files: files.length, loaded: 0, skipped: 0, droppedTools: {}, droppedStandardTools: {}, droppedBoardTools: {},
-    unsupportedFields: {}, unconfiguredMcpServers: 0, reports,
+    paths: [...paths],
+    files: files.length,
+    loaded: 0,
+    skipped: 0,
+    droppedTools: {},
+    droppedStandardTools: {},
+    droppedBoardTools: {},
+    unsupportedFields: {},
+    unconfiguredMcpServers: 0,
+    reports,
   };
   for (const file of [...new Set(files)].sort(compareText)) {
     const parsed = parseDefinitionFile(await fs.readFile(file, 'utf8'), file, 'project');

@@ -107,7 +107,13 @@ export function parseAllowList(value: string | string[]): AllowList {
       const types = entry.rule === undefined ? [] : splitTopLevel(entry.rule);
       if (types.length === 0) anyAgentType = true;
       agentTypes.push(...types);
-    } else if (isRuntimeTool(entry.name) && entry.rule !== undefined && ruleTools.includes(entry.name) && entry.rule !== '' && entry.rule !== '*') {
+    } else if (
+      isRuntimeTool(entry.name) &&
+      entry.rule !== undefined &&
+      ruleTools.includes(entry.name) &&
+      entry.rule !== '' &&
+      entry.rule !== '*'
+    ) {
       names.add(entry.name);
       rules.push({ tool: entry.name, content: entry.rule });
     } else if (isRuntimeTool(entry.name) && entry.rule !== undefined && (entry.rule === '' || entry.rule === '*')) {
@@ -117,7 +123,9 @@ export function parseAllowList(value: string | string[]): AllowList {
     } else if (isRuntimeTool(entry.name) && entry.rule !== undefined) {
       // Granting the whole tool would exceed what the author allowed, so the narrowed entry grants nothing.
       narrowed.push(entry.text);
-      warnings.push(`tools: rules in parentheses are not supported for ${entry.name}, so ${entry.text} is dropped; list ${entry.name} to allow the whole tool`);
+      warnings.push(
+        `tools: rules in parentheses are not supported for ${entry.name}, so ${entry.text} is dropped; list ${entry.name} to allow the whole tool`,
+      );
     } else if (isRuntimeTool(entry.name)) {
       names.add(entry.name);
       whole.add(entry.name);
@@ -149,12 +157,21 @@ export function parseDenyList(value: string | string[]): DenyList {
   for (const entry of toolEntries(value)) {
     if (entry.text === '*') everyTool = true;
     else if (isMcpTool(entry.name)) mcpTools.push(entry.text);
-    else if (isRuntimeTool(entry.name) && entry.rule !== undefined && entry.rule !== '' && entry.rule !== '*' && ruleTools.includes(entry.name)) {
+    else if (
+      isRuntimeTool(entry.name) &&
+      entry.rule !== undefined &&
+      entry.rule !== '' &&
+      entry.rule !== '*' &&
+      ruleTools.includes(entry.name)
+    ) {
       rules.push({ tool: entry.name, content: entry.rule });
     } else if (isRuntimeTool(entry.name)) {
       names.add(entry.name);
       if (entry.rule !== undefined) {
-        if (entry.rule !== '' && entry.rule !== '*') warnings.push(`disallowedTools: rules in parentheses are not supported for ${entry.name}, so ${entry.text} denies the whole ${entry.name} tool`);
+        if (entry.rule !== '' && entry.rule !== '*')
+          warnings.push(
+            `disallowedTools: rules in parentheses are not supported for ${entry.name}, so ${entry.text} denies the whole ${entry.name} tool`,
+          );
       }
     } else unknown.push(entry.text);
   }
@@ -173,7 +190,10 @@ export function parseDenyList(value: string | string[]): DenyList {
 }
 
 /** The runtime tools a definition leaves itself: its allow-list (or all) minus its deny-list. */
-export function remainingTools(tools: readonly string[] | undefined, disallowedTools: readonly string[] | undefined): string[] {
+export function remainingTools(
+  tools: readonly string[] | undefined,
+  disallowedTools: readonly string[] | undefined,
+): string[] {
   const denied = new Set(disallowedTools ?? []);
   return (tools ?? runtimeToolNames).filter((name) => !denied.has(name));
 }

@@ -3,7 +3,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { mergeHooks, type HooksConfig } from '../../shared/policy/hooks';
-import { parsePermissionRule, permissionRuleKinds, type PermissionRule, type PermissionRules } from '../../shared/policy/permission-rules';
+import {
+  parsePermissionRule,
+  permissionRuleKinds,
+  type PermissionRule,
+  type PermissionRules,
+} from '../../shared/policy/permission-rules';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
 import { parseHooksConfig } from '../hooks-schema';
 import type { SandboxSettings } from '../../shared/policy/sandbox';
@@ -12,11 +17,14 @@ import { mergeSandboxSettings, parseSandboxSettings, readDenyRulesAsSandbox } fr
 
 const settingsSchema = z.looseObject({
   permissions: z
-    .looseObject({
-      allow: z.array(z.unknown(), { error: 'permissions.allow must be a list of rules' }).optional(),
-      ask: z.array(z.unknown(), { error: 'permissions.ask must be a list of rules' }).optional(),
-      deny: z.array(z.unknown(), { error: 'permissions.deny must be a list of rules' }).optional(),
-    }, { error: 'permissions must be an object with allow, ask and deny lists' })
+    .looseObject(
+      {
+        allow: z.array(z.unknown(), { error: 'permissions.allow must be a list of rules' }).optional(),
+        ask: z.array(z.unknown(), { error: 'permissions.ask must be a list of rules' }).optional(),
+        deny: z.array(z.unknown(), { error: 'permissions.deny must be a list of rules' }).optional(),
+      },
+      { error: 'permissions must be an object with allow, ask and deny lists' },
+    )
     .optional(),
   hooks: z.unknown().optional(),
   sandbox: z.unknown().optional(),
@@ -40,7 +48,13 @@ export async function findProjectDir(cwd: string, homeDir: string): Promise<stri
   for (;;) {
     if (current !== home) {
       for (const name of ['settings.json', 'settings.local.json']) {
-        if (await fs.stat(path.join(current, '.claude', name)).then((stat) => stat.isFile(), () => false)) return current;
+        if (
+          await fs.stat(path.join(current, '.claude', name)).then(
+            (stat) => stat.isFile(),
+            () => false,
+          )
+        )
+          return current;
       }
     }
     const parent = path.dirname(current);
@@ -50,7 +64,11 @@ export async function findProjectDir(cwd: string, homeDir: string): Promise<stri
 }
 
 /** Anchors `/x` path rules at the project holding the file and `~/x` at home (as definition rules are). */
-function anchored(rule: { tool: string; content: string }, root: string, homeDir: string): { tool: string; content: string; root?: string } {
+function anchored(
+  rule: { tool: string; content: string },
+  root: string,
+  homeDir: string,
+): { tool: string; content: string; root?: string } {
   if (rule.tool === 'Bash' || rule.tool === 'WebFetch' || rule.tool === 'Agent' || rule.content === '') return rule;
   if (rule.content.startsWith('~/')) return { ...rule, content: `/${path.join(homeDir, rule.content.slice(2))}` };
   if (rule.content.startsWith('/') && !rule.content.startsWith('//')) return { ...rule, root };
@@ -58,30 +76,55 @@ function anchored(rule: { tool: string; content: string }, root: string, homeDir
 }
 
 async function readSettingsFile(file: string, root: string, homeDir: string): Promise<SettingsFile | undefined> {
-  const result: SettingsFile = { file, rules: { allow: [], ask: [], deny: [] }, unreadablePermissions: false, problems: [] };
+  const result: SettingsFile = {
+    file,
+    rules: { allow: [], ask: [], deny: [] },
+    unreadablePermissions: false,
+    problems: [],
+  };
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    return { ...result, unreadablePermissions: true, problems: [`${file}: cannot be read (${(error as Error).message}); its hooks and permission rules are not used, and no allow rule of any settings file applies`] };
+    return {
+      ...result,
+      unreadablePermissions: true,
+      problems: [
+        `${file}: cannot be read (${(error as Error).message}); its hooks and permission rules are not used, and no allow rule of any settings file applies`,
+      ],
+    };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ...result, unreadablePermissions: true, problems: [`${file}: not valid JSON (${(error as Error).message}); fix it — until then its hooks and permission rules are not used, and no allow rule of any settings file applies`] };
+    return {
+      ...result,
+      unreadablePermissions: true,
+      problems: [
+        `${file}: not valid JSON (${(error as Error).message}); fix it — until then its hooks and permission rules are not used, and no allow rule of any settings file applies`,
+      ],
+    };
   }
   const parsed = settingsSchema.safeParse(json);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((issue) => issue.message).join('; ');
-    return { ...result, unreadablePermissions: true, problems: [`${file}: ${detail}; its hooks and permission rules are not used, and no allow rule of any settings file applies`] };
+    return {
+      ...result,
+      unreadablePermissions: true,
+      problems: [
+        `${file}: ${detail}; its hooks and permission rules are not used, and no allow rule of any settings file applies`,
+      ],
+    };
   }
   for (const kind of permissionRuleKinds) {
     for (const [index, entry] of (parsed.data.permissions?.[kind] ?? []).entries()) {
       if (typeof entry !== 'string') {
-        result.problems.push(`${file}: permissions.${kind}[${index}] must be a string rule like "Bash(git diff:*)"; ignored`);
+        result.problems.push(
+          `${file}: permissions.${kind}[${index}] must be a string rule like "Bash(git diff:*)"; ignored`,
+        );
         continue;
       }
       const rule = parsePermissionRule(entry);
@@ -107,10 +150,14 @@ export async function loadProjectSettings(cwd: string, homeDir: string): Promise
   const projectDir = await findProjectDir(cwd, homeDir);
   const candidates = [
     { file: path.join(homeDir, '.claude', 'settings.json'), root: homeDir },
-    ...(path.resolve(projectDir) === path.resolve(homeDir) ? [] : [{ file: path.join(projectDir, '.claude', 'settings.json'), root: projectDir }]),
+    ...(path.resolve(projectDir) === path.resolve(homeDir)
+      ? []
+      : [{ file: path.join(projectDir, '.claude', 'settings.json'), root: projectDir }]),
     { file: path.join(projectDir, '.claude', 'settings.local.json'), root: projectDir },
   ];
-  const read = (await Promise.all(candidates.map(({ file, root }) => readSettingsFile(file, root, homeDir)))).filter((file): file is SettingsFile => file !== undefined);
+  const read = (await Promise.all(candidates.map(({ file, root }) => readSettingsFile(file, root, homeDir)))).filter(
+    (file): file is SettingsFile => file !== undefined,
+  );
   const anyUnreadable = read.some((file) => file.unreadablePermissions);
   const rules: Required<PermissionRules> = { allow: [], ask: [], deny: [] };
   for (const file of read) {
@@ -118,13 +165,20 @@ export async function loadProjectSettings(cwd: string, homeDir: string): Promise
     rules.ask.push(...file.rules.ask);
     if (!anyUnreadable) rules.allow.push(...file.rules.allow);
   }
-  const permissions: PermissionRules = Object.fromEntries(permissionRuleKinds.filter((kind) => rules[kind].length > 0).map((kind) => [kind, rules[kind]]));
+  const permissions: PermissionRules = Object.fromEntries(
+    permissionRuleKinds.filter((kind) => rules[kind].length > 0).map((kind) => [kind, rules[kind]]),
+  );
   const hooks = mergeHooks(...read.map((file) => file.hooks));
   const problems = read.flatMap((file) => file.problems);
   // As in Claude Code, WebFetch(domain:…) rules also open (or close) the domain to sandboxed commands.
   const webDomains = egressDomains({ permissions: rules });
-  const webNetwork: SandboxSettings | undefined = webDomains.allowedDomains.length + webDomains.deniedDomains.length > 0 ? { network: webDomains } : undefined;
-  const sandbox = mergeSandboxSettings([...read.map((file) => file.sandbox), readDenyRulesAsSandbox(rules.deny, projectDir), webNetwork]);
+  const webNetwork: SandboxSettings | undefined =
+    webDomains.allowedDomains.length + webDomains.deniedDomains.length > 0 ? { network: webDomains } : undefined;
+  const sandbox = mergeSandboxSettings([
+    ...read.map((file) => file.sandbox),
+    readDenyRulesAsSandbox(rules.deny, projectDir),
+    webNetwork,
+  ]);
   return {
     projectDir,
     files: read.filter((file) => !file.unreadablePermissions).map((file) => file.file),

@@ -27,7 +27,10 @@ export function colorize(text: string, color: AgentColor | undefined, enabled: b
 }
 
 /** Colour output is on for a TTY unless NO_COLOR is set (https://no-color.org), or when FORCE_COLOR is set. */
-export function colorEnabled(stream: { isTTY?: boolean }, environment: Readonly<Record<string, string | undefined>>): boolean {
+export function colorEnabled(
+  stream: { isTTY?: boolean },
+  environment: Readonly<Record<string, string | undefined>>,
+): boolean {
   if (environment.NO_COLOR !== undefined && environment.NO_COLOR !== '') return false;
   if (environment.FORCE_COLOR !== undefined && environment.FORCE_COLOR !== '0') return true;
   return stream.isTTY === true;

@@ -22,7 +22,10 @@ export interface RosterInput {
 }
 
 /** A parent in these modes cannot be narrowed by a child definition (docs/architecture.md, approvals). */
-export function childPermissionMode(parent: PermissionMode, definition: Pick<AgentDefinition, 'permissionMode'>): PermissionMode {
+export function childPermissionMode(
+  parent: PermissionMode,
+  definition: Pick<AgentDefinition, 'permissionMode'>,
+): PermissionMode {
   if (parent === 'bypassPermissions' || parent === 'acceptEdits') return parent;
   return definition.permissionMode ?? 'default';
 }
@@ -59,11 +62,16 @@ export function rosterLines(input: RosterInput): string[] {
         definitionModel: definition.model,
         parentModel: input.model,
       });
-      const extras = [definition.background ? 'always in the background' : '', definition.isolation === 'worktree' ? 'in its own git worktree' : '']
+      const extras = [
+        definition.background ? 'always in the background' : '',
+        definition.isolation === 'worktree' ? 'in its own git worktree' : '',
+      ]
         .filter(Boolean)
         .join(', ');
       const description = definition.description.replace(/\s+/g, ' ').trim();
-      return [`- ${definition.name}: ${description} (Tools: ${tools.join(', ')}; model: ${model}${extras ? `; runs ${extras}` : ''})`];
+      return [
+        `- ${definition.name}: ${description} (Tools: ${tools.join(', ')}; model: ${model}${extras ? `; runs ${extras}` : ''})`,
+      ];
     });
 }
 
@@ -81,7 +89,7 @@ function usageRules(forking: boolean): string[] {
     '- Named agents run in the foreground unless run_in_background is true (or their type always runs in the background). A background agent returns its agentId at once and you are notified when it finishes: do not poll or guess its result, go on with other work or end your turn to wait.',
     '- isolation: "worktree" runs the agent in its own git worktree on a new branch, removed again if it changed nothing; cwd runs it in another directory of this checkout.',
     '- To continue a finished agent with its context, use SendMessage with its agentId or name; every Agent call starts a fresh agent. TaskStop stops one of your running background agents.',
-    '- The user does not see an agent\'s result. Check what matters, then tell the user in your own words.',
+    "- The user does not see an agent's result. Check what matters, then tell the user in your own words.",
   ];
 }
 

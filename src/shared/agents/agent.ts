@@ -22,7 +22,15 @@ import type { TreeSettings } from './tree-settings';
 export type { PermissionMode } from './permission-mode';
 
 /** Every terminal status of an agent run (the input schemas check against it). */
-export const agentStatuses = ['completed', 'max_turns', 'truncated', 'refused', 'failed', 'cancelled', 'interrupted'] as const;
+export const agentStatuses = [
+  'completed',
+  'max_turns',
+  'truncated',
+  'refused',
+  'failed',
+  'cancelled',
+  'interrupted',
+] as const;
 export type AgentStatus = (typeof agentStatuses)[number];
 
 /** Something waiting for an agent's next turn boundary. */
@@ -79,7 +87,8 @@ export interface CompactionSummary {
 }
 
 /** What an agent that continued-as-new while waiting for input was waiting after. */
-export type AwaitingInput = { kind: 'final'; text: string; stopReason: StopReason } | { kind: 'interrupted'; by: string; reason: string };
+export type AwaitingInput =
+  { kind: 'final'; text: string; stopReason: StopReason } | { kind: 'interrupted'; by: string; reason: string };
 
 /** The one JSON input of `agentWorkflow`. */
 export interface AgentWorkflowInput {

@@ -11,7 +11,8 @@ import { boardLimits } from './board-limits';
 // Hand-written board request parsers (they run in the sandbox too): untrusted input, never throw, list every problem.
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Accepts 3, "3" and "#3" as task id "3". */
 export function normalizeTaskId(value: unknown): string | undefined {
@@ -30,7 +31,10 @@ class FieldReader {
     allowed: readonly string[],
   ) {
     const unknown = Object.keys(raw).filter((key) => !allowed.includes(key));
-    if (unknown.length > 0) this.problems.push(`unknown field(s) ${unknown.map((key) => `"${key.slice(0, 40)}"`).join(', ')} (allowed: ${allowed.join(', ')})`);
+    if (unknown.length > 0)
+      this.problems.push(
+        `unknown field(s) ${unknown.map((key) => `"${key.slice(0, 40)}"`).join(', ')} (allowed: ${allowed.join(', ')})`,
+      );
   }
 
   private present(key: string): boolean {
@@ -105,7 +109,8 @@ class FieldReader {
       this.problems.push(`"${key}" must be plain JSON`);
       return undefined;
     }
-    if (size > boardLimits.maxMetadataChars) this.problems.push(`"${key}" is ${size} characters of JSON; the limit is ${boardLimits.maxMetadataChars}`);
+    if (size > boardLimits.maxMetadataChars)
+      this.problems.push(`"${key}" is ${size} characters of JSON; the limit is ${boardLimits.maxMetadataChars}`);
     return value;
   }
 
@@ -140,7 +145,15 @@ function defined<T extends object>(value: T): T {
 
 export function parseCreateTask(raw: unknown): Parsed<CreateTaskRequest> {
   if (!isRecord(raw)) return notAnObject();
-  const reader = new FieldReader(raw, ['actor', 'requestId', 'subject', 'description', 'activeForm', 'metadata', 'blockedBy']);
+  const reader = new FieldReader(raw, [
+    'actor',
+    'requestId',
+    'subject',
+    'description',
+    'activeForm',
+    'metadata',
+    'blockedBy',
+  ]);
   const request = defined({
     actor: reader.actor('actor')!,
     requestId: reader.text('requestId', 200),
@@ -159,7 +172,18 @@ export const updateStatuses = [...taskStatuses, 'deleted'] as const;
 export function parseUpdateTask(raw: unknown): Parsed<UpdateTaskRequest> {
   if (!isRecord(raw)) return notAnObject();
   const reader = new FieldReader(raw, [
-    'actor', 'taskId', 'subject', 'description', 'activeForm', 'status', 'owner', 'addBlocks', 'addBlockedBy', 'removeBlockedBy', 'note', 'metadata',
+    'actor',
+    'taskId',
+    'subject',
+    'description',
+    'activeForm',
+    'status',
+    'owner',
+    'addBlocks',
+    'addBlockedBy',
+    'removeBlockedBy',
+    'note',
+    'metadata',
   ]);
   const request = defined({
     actor: reader.actor('actor')!,
@@ -181,7 +205,11 @@ export function parseUpdateTask(raw: unknown): Parsed<UpdateTaskRequest> {
 export function parseReleaseTask(raw: unknown): Parsed<ReleaseTaskRequest> {
   if (!isRecord(raw)) return notAnObject();
   const reader = new FieldReader(raw, ['actor', 'taskId', 'reason']);
-  const request = defined({ actor: reader.actor('actor')!, taskId: reader.taskId('taskId')!, reason: reader.text('reason', boardLimits.maxNoteChars) });
+  const request = defined({
+    actor: reader.actor('actor')!,
+    taskId: reader.taskId('taskId')!,
+    reason: reader.text('reason', boardLimits.maxNoteChars),
+  });
   return done(reader, request);
 }
 

@@ -9,7 +9,7 @@ export const boardToolDefinitions: Record<TaskBoardToolName, ToolDefinition> = {
   TaskCreate: {
     name: 'TaskCreate',
     description:
-      "Add a task to the task board your team shares. Give a short imperative subject and a description of what done means. The task starts pending and unowned; any agent of the team may claim it with TaskUpdate. Use blockedBy for tasks that must be completed before this one can start.",
+      'Add a task to the task board your team shares. Give a short imperative subject and a description of what done means. The task starts pending and unowned; any agent of the team may claim it with TaskUpdate. Use blockedBy for tasks that must be completed before this one can start.',
     input_schema: {
       type: 'object',
       properties: {
@@ -26,11 +26,15 @@ export const boardToolDefinitions: Record<TaskBoardToolName, ToolDefinition> = {
   TaskList: {
     name: 'TaskList',
     description:
-      'List the tasks on your team\'s task board, one line each: id, status, subject, owner, and the open tasks it waits for. A task you may claim is pending, has no owner and waits for nothing; prefer the lowest id. Call it after finishing a task to find the next one.',
+      "List the tasks on your team's task board, one line each: id, status, subject, owner, and the open tasks it waits for. A task you may claim is pending, has no owner and waits for nothing; prefer the lowest id. Call it after finishing a task to find the next one.",
     input_schema: {
       type: 'object',
       properties: {
-        status: { type: 'string', enum: ['pending', 'in_progress', 'blocked', 'completed'], description: 'Only tasks with this status' },
+        status: {
+          type: 'string',
+          enum: ['pending', 'in_progress', 'blocked', 'completed'],
+          description: 'Only tasks with this status',
+        },
         owner: { type: 'string', description: 'Only tasks of this owner (an agent name or id)' },
       },
       additionalProperties: false,
@@ -60,13 +64,17 @@ export const boardToolDefinitions: Record<TaskBoardToolName, ToolDefinition> = {
         subject: { type: 'string', description: 'New subject' },
         description: { type: 'string', description: 'New description' },
         activeForm: { type: 'string', description: 'New label shown while in progress' },
-        status: { type: 'string', enum: ['pending', 'in_progress', 'completed', 'blocked', 'deleted'], description: 'New status' },
+        status: {
+          type: 'string',
+          enum: ['pending', 'in_progress', 'completed', 'blocked', 'deleted'],
+          description: 'New status',
+        },
         owner: { type: 'string', description: 'Assign the task to this agent (name or id); "" unassigns it' },
         addBlocks: taskIds('Ids of tasks that cannot start before this one is completed'),
         addBlockedBy: taskIds('Ids of tasks that must be completed before this one'),
         removeBlockedBy: taskIds('Ids of tasks this one no longer waits for'),
         note: { type: 'string', description: 'Result note when completing, or why it is blocked' },
-        metadata: { type: 'object', description: 'Keys to merge into the task\'s metadata; a null value deletes a key' },
+        metadata: { type: 'object', description: "Keys to merge into the task's metadata; a null value deletes a key" },
       },
       required: ['taskId'],
       additionalProperties: false,

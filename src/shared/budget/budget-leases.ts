@@ -21,7 +21,11 @@ export interface LeaseScope {
 }
 
 /** Lease size: what is asked, capped so leases hold at most half of each scope's room; undefined: reserve exactly. */
-export function leaseSizeOf(scopes: readonly LeaseScope[], wantedTokens: number, callTokens: number): number | undefined {
+export function leaseSizeOf(
+  scopes: readonly LeaseScope[],
+  wantedTokens: number,
+  callTokens: number,
+): number | undefined {
   let size = wantedTokens;
   for (const scope of scopes) {
     if (!scope.leasable) return undefined;

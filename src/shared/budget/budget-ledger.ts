@@ -116,7 +116,11 @@ export class BudgetLedger {
     if (existing) {
       existing.running = true;
       if (hasCaps(caps)) existing.caps = caps;
-    } else this.nodes.set(agentId, { ...newNode(agentId, agentId === this.rootAgentId ? undefined : parent, caps, nowMs), runningAgents: 0 });
+    } else
+      this.nodes.set(agentId, {
+        ...newNode(agentId, agentId === this.rootAgentId ? undefined : parent, caps, nowMs),
+        runningAgents: 0,
+      });
     for (const scope of this.chain(agentId)) scope.runningAgents += 1;
   }
 
@@ -126,7 +130,8 @@ export class BudgetLedger {
     if (!node?.running) return;
     node.running = false;
     for (const scope of this.chain(agentId)) scope.runningAgents = Math.max(0, scope.runningAgents - 1);
-    for (const reservation of [...this.open.values()]) if (reservation.agentId === agentId) this.release(reservation.reservationId, reservation.lease === true);
+    for (const reservation of [...this.open.values()])
+      if (reservation.agentId === agentId) this.release(reservation.reservationId, reservation.lease === true);
   }
 
   /** Gives back an unfinished call's reservation; unreported attempts count at the input estimate until charged. */
@@ -135,7 +140,10 @@ export class BudgetLedger {
     if (!reservation) return;
     this.close(reservation);
     if (reservation.attempts.length > 0 || unused || reservation.lease) return;
-    const presumed = { tokens: reservation.inputTokens, costUsd: this.costOf(reservation.model, inputUsage(reservation.inputTokens)) };
+    const presumed = {
+      tokens: reservation.inputTokens,
+      costUsd: this.costOf(reservation.model, inputUsage(reservation.inputTokens)),
+    };
     this.addSpending(reservation.agentId, { ...presumed, toolCalls: 0, turns: 0 });
     reservation.presumed = presumed;
     this.presumedReservations.set(reservation.reservationId, reservation);
@@ -147,14 +155,22 @@ export class BudgetLedger {
   }
 
   /** Why a new agent may not start under `parentAgentId` (a cap reached, or too many running), or undefined. */
-  admit(parentAgentId: string, starting: readonly string[] = []): { reason: string; scopeAgentId: string; cap: CapName } | undefined {
+  admit(
+    parentAgentId: string,
+    starting: readonly string[] = [],
+  ): { reason: string; scopeAgentId: string; cap: CapName } | undefined {
     for (const scope of this.chain(parentAgentId)) {
       if (scope.exhausted) return { reason: scope.exhausted, scopeAgentId: scope.agentId, cap: 'tokens' };
       const limit = scope.caps?.concurrentAgents;
       // Agents granted a slot that have not started yet count too (spawns of one turn are granted together).
-      const running = scope.runningAgents + starting.filter((agentId) => agentId.startsWith(`${scope.agentId}.`)).length;
+      const running =
+        scope.runningAgents + starting.filter((agentId) => agentId.startsWith(`${scope.agentId}.`)).length;
       if (limit !== undefined && running + 1 > limit) {
-        return { reason: this.reasonText(scope, 'concurrentAgents', limit, running), scopeAgentId: scope.agentId, cap: 'concurrentAgents' };
+        return {
+          reason: this.reasonText(scope, 'concurrentAgents', limit, running),
+          scopeAgentId: scope.agentId,
+          cap: 'concurrentAgents',
+        };
       }
     }
     return undefined;
@@ -195,7 +211,12 @@ export class BudgetLedger {
     let room = request.maxOutputTokens;
     let limiting: { scope: LedgerNode; cap: CapName; limit: number; used: number } | undefined;
     const inputCost = this.costOf(request.model, inputUsage(request.inputTokens));
-    const outputTokenCost = this.costOf(request.model, { inputTokens: 0, outputTokens: 1, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 });
+    const outputTokenCost = this.costOf(request.model, {
+      inputTokens: 0,
+      outputTokens: 1,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+    });
     for (const scope of chain) {
       if (scope.exhausted) return this.refuse(request, scope, this.exhaustedCap.get(scope.agentId), scope.exhausted);
       const caps = scope.caps;
@@ -204,10 +225,20 @@ export class BudgetLedger {
         return this.refuse(request, scope, 'turns', this.reasonText(scope, 'turns', caps.turns, scope.subtree.turns));
       }
       if (caps.toolCalls !== undefined && scope.subtree.toolCalls >= caps.toolCalls) {
-        return this.refuse(request, scope, 'toolCalls', this.reasonText(scope, 'toolCalls', caps.toolCalls, scope.subtree.toolCalls));
+        return this.refuse(
+          request,
+          scope,
+          'toolCalls',
+          this.reasonText(scope, 'toolCalls', caps.toolCalls, scope.subtree.toolCalls),
+        );
       }
       if (caps.wallTimeMs !== undefined && nowMs - scope.startedAtMs >= caps.wallTimeMs) {
-        return this.refuse(request, scope, 'wallTimeMs', this.reasonText(scope, 'wallTimeMs', caps.wallTimeMs, nowMs - scope.startedAtMs));
+        return this.refuse(
+          request,
+          scope,
+          'wallTimeMs',
+          this.reasonText(scope, 'wallTimeMs', caps.wallTimeMs, nowMs - scope.startedAtMs),
+        );
       }
       if (caps.tokens !== undefined) {
         const available = caps.tokens - scope.subtree.tokens - scope.reservedTokens - request.inputTokens;
@@ -231,15 +262,25 @@ export class BudgetLedger {
       // The subtree is tight: its agents give their leases back and reserve each call exactly from now on.
       if (!request.ahead) this.leasesOffIn(scope, this.reasonText(scope, cap, limit, used));
       // Calls in flight in the limiting subtree may give back what they do not use.
-      if (cap === 'tokens' ? scope.reservedTokens > 0 : scope.reservedCostUsd > 0) return { reservationId: request.reservationId, wait: true };
+      if (cap === 'tokens' ? scope.reservedTokens > 0 : scope.reservedCostUsd > 0)
+        return { reservationId: request.reservationId, wait: true };
       return this.refuse(request, scope, cap, this.reasonText(scope, cap, limit, used));
     }
     // Half of what is left at most, so calls that start together share the room rather than the first taking it all.
-    const outputTokens = limiting ? Math.min(request.maxOutputTokens, Math.max(minimum, Math.floor(room / 2))) : request.maxOutputTokens;
+    const outputTokens = limiting
+      ? Math.min(request.maxOutputTokens, Math.max(minimum, Math.floor(room / 2)))
+      : request.maxOutputTokens;
     const tokens = request.inputTokens + outputTokens;
     const costUsd = inputCost + outputTokenCost * outputTokens;
     this.open.set(request.reservationId, {
-      reservationId: request.reservationId, agentId: request.agentId, model: request.model, inputTokens: request.inputTokens, tokens, costUsd, attempts: [], chargedTokens: 0,
+      reservationId: request.reservationId,
+      agentId: request.agentId,
+      model: request.model,
+      inputTokens: request.inputTokens,
+      tokens,
+      costUsd,
+      attempts: [],
+      chargedTokens: 0,
     });
     this.hold(chain, tokens, costUsd, 1);
     return { reservationId: request.reservationId, granted: true, outputTokens, reservedTokens: tokens };
@@ -247,7 +288,8 @@ export class BudgetLedger {
 
   /** Holds a request that must wait for room. */
   enqueue(waiting: WaitingReserve): void {
-    if (!this.waiting.some((entry) => entry.request.reservationId === waiting.request.reservationId)) this.waiting.push(waiting);
+    if (!this.waiting.some((entry) => entry.request.reservationId === waiting.request.reservationId))
+      this.waiting.push(waiting);
   }
 
   /** Decides every waiting request that can be decided now (after a charge, a leave or a change of caps). */
@@ -256,9 +298,10 @@ export class BudgetLedger {
     const still: WaitingReserve[] = [];
     for (const entry of this.waiting) {
       const node = this.nodes.get(entry.request.agentId);
-      const decision = node && !node.running && entry.request.agentId !== this.rootAgentId
-        ? this.refuse(entry.request, node, undefined, 'the agent has ended')
-        : this.decide(entry.request, nowMs);
+      const decision =
+        node && !node.running && entry.request.agentId !== this.rootAgentId
+          ? this.refuse(entry.request, node, undefined, 'the agent has ended')
+          : this.decide(entry.request, nowMs);
       if ('wait' in decision) still.push(entry);
       else answers.push({ ...entry, grant: decision });
     }
@@ -270,7 +313,8 @@ export class BudgetLedger {
   charge(charge: BudgetCharge): void {
     if (charge.leaseId !== undefined && charge.leaseId !== charge.reservationId) {
       this.chargeLeaseCall(charge);
-      if (charge.endsLease && this.open.get(charge.leaseId)?.agentId === charge.agentId) this.release(charge.leaseId, true);
+      if (charge.endsLease && this.open.get(charge.leaseId)?.agentId === charge.agentId)
+        this.release(charge.leaseId, true);
       return;
     }
     const reservation = this.open.get(charge.reservationId) ?? this.presumedReservations.get(charge.reservationId);
@@ -299,7 +343,12 @@ export class BudgetLedger {
     if (!this.open.has(reservation.reservationId)) this.remember(`${reservation.reservationId}@${charge.attempt}`);
     if (reservation.presumed) {
       // The real charge replaces the estimate made when its call was given back.
-      this.addSpending(reservation.agentId, { tokens: -reservation.presumed.tokens, costUsd: -reservation.presumed.costUsd, toolCalls: 0, turns: 0 });
+      this.addSpending(reservation.agentId, {
+        tokens: -reservation.presumed.tokens,
+        costUsd: -reservation.presumed.costUsd,
+        toolCalls: 0,
+        turns: 0,
+      });
       reservation.presumed = undefined;
       this.presumedReservations.delete(reservation.reservationId);
     }
@@ -337,7 +386,8 @@ export class BudgetLedger {
     const expired: { scopeAgentId: string; reason: string }[] = [];
     for (const node of this.nodes.values()) {
       const limit = node.caps?.wallTimeMs;
-      if (limit === undefined || node.exhausted || node.runningAgents === 0 || nowMs - node.startedAtMs < limit) continue;
+      if (limit === undefined || node.exhausted || node.runningAgents === 0 || nowMs - node.startedAtMs < limit)
+        continue;
       node.exhausted = this.reasonText(node, 'wallTimeMs', limit, nowMs - node.startedAtMs);
       this.exhaustedCap.set(node.agentId, 'wallTimeMs');
       this.leasesOffIn(node, node.exhausted);
@@ -421,24 +471,54 @@ export class BudgetLedger {
     if (tokens === undefined) return undefined;
     const costUsd = tokens * maxTokenCostOf(this.costOf, request.model);
     this.open.set(request.reservationId, {
-      reservationId: request.reservationId, agentId: request.agentId, model: request.model, inputTokens: 0, tokens, costUsd, attempts: [], chargedTokens: 0, lease: true,
+      reservationId: request.reservationId,
+      agentId: request.agentId,
+      model: request.model,
+      inputTokens: 0,
+      tokens,
+      costUsd,
+      attempts: [],
+      chargedTokens: 0,
+      lease: true,
     });
     this.hold(chain, tokens, costUsd, 0);
-    return { reservationId: request.reservationId, granted: true, outputTokens: request.maxOutputTokens, reservedTokens: tokens, leaseId: request.reservationId };
+    return {
+      reservationId: request.reservationId,
+      granted: true,
+      outputTokens: request.maxOutputTokens,
+      reservedTokens: tokens,
+      leaseId: request.reservationId,
+    };
   }
 
   /** More room for an agent's lease, or a plain no (its agent spends the rest, then reserves exactly). */
   private topUp(request: BudgetReserveRequest, chain: LedgerNode[], nowMs: number): BudgetGrant {
     const lease = this.open.get(request.topUp!);
-    const tokens = lease?.lease && !lease.revoking && lease.agentId === request.agentId ? this.leaseRoom(request, chain, nowMs) : undefined;
+    const tokens =
+      lease?.lease && !lease.revoking && lease.agentId === request.agentId
+        ? this.leaseRoom(request, chain, nowMs)
+        : undefined;
     if (!lease || tokens === undefined) {
-      return { reservationId: request.reservationId, granted: false, reason: 'no more room is leased now', scopeAgentId: request.agentId, cap: 'tokens', action: this.action };
+      return {
+        reservationId: request.reservationId,
+        granted: false,
+        reason: 'no more room is leased now',
+        scopeAgentId: request.agentId,
+        cap: 'tokens',
+        action: this.action,
+      };
     }
     const costUsd = tokens * maxTokenCostOf(this.costOf, request.model);
     lease.tokens += tokens;
     lease.costUsd += costUsd;
     this.hold(chain, tokens, costUsd, 0);
-    return { reservationId: request.reservationId, granted: true, outputTokens: request.maxOutputTokens, reservedTokens: tokens, leaseId: lease.reservationId };
+    return {
+      reservationId: request.reservationId,
+      granted: true,
+      outputTokens: request.maxOutputTokens,
+      reservedTokens: tokens,
+      leaseId: lease.reservationId,
+    };
   }
 
   /** Tokens a lease may hold for this request now, or undefined: none asked, the chain not leasable, or too little room. */
@@ -446,12 +526,18 @@ export class BudgetLedger {
     if (request.leaseTokens === undefined || request.leaseTokens <= 0) return undefined;
     const maxTokenCost = maxTokenCostOf(this.costOf, request.model);
     const scopes = chain.map((scope) => ({
-      leasable: !scope.exhausted && !scope.leasesOff && scope.caps?.turns === undefined && scope.caps?.toolCalls === undefined
-        && (scope.caps?.wallTimeMs === undefined || nowMs - scope.startedAtMs < scope.caps.wallTimeMs),
-      tokens: scope.caps?.tokens === undefined ? undefined : scope.caps.tokens - scope.subtree.tokens - scope.reservedTokens,
-      costTokens: scope.caps?.costUsd === undefined || maxTokenCost <= 0
-        ? undefined
-        : Math.floor((scope.caps.costUsd - scope.subtree.costUsd - scope.reservedCostUsd) / maxTokenCost),
+      leasable:
+        !scope.exhausted &&
+        !scope.leasesOff &&
+        scope.caps?.turns === undefined &&
+        scope.caps?.toolCalls === undefined &&
+        (scope.caps?.wallTimeMs === undefined || nowMs - scope.startedAtMs < scope.caps.wallTimeMs),
+      tokens:
+        scope.caps?.tokens === undefined ? undefined : scope.caps.tokens - scope.subtree.tokens - scope.reservedTokens,
+      costTokens:
+        scope.caps?.costUsd === undefined || maxTokenCost <= 0
+          ? undefined
+          : Math.floor((scope.caps.costUsd - scope.subtree.costUsd - scope.reservedCostUsd) / maxTokenCost),
       runningAgents: scope.runningAgents,
     }));
     return leaseSizeOf(scopes, request.leaseTokens, request.inputTokens + request.maxOutputTokens);
@@ -464,12 +550,27 @@ export class BudgetLedger {
     if (charge.attempt === 0) {
       // Given back before it reported: counted at its input estimate until its own charge comes.
       const input = charge.presumedInputTokens ?? 0;
-      if (input <= 0 || this.closedSet.has(turnKey) || this.presumedReservations.has(callId) || !this.nodes.has(charge.agentId)) return;
+      if (
+        input <= 0 ||
+        this.closedSet.has(turnKey) ||
+        this.presumedReservations.has(callId) ||
+        !this.nodes.has(charge.agentId)
+      )
+        return;
       const presumed = { tokens: input, costUsd: this.costOf(charge.model, inputUsage(input)) };
       this.addSpending(charge.agentId, { ...presumed, toolCalls: 0, turns: 0 });
       this.absorb(charge.leaseId!, charge.agentId, presumed.tokens, presumed.costUsd);
       this.presumedReservations.set(callId, {
-        reservationId: callId, agentId: charge.agentId, model: charge.model, inputTokens: input, tokens: 0, costUsd: 0, attempts: [], chargedTokens: 0, presumed, leaseId: charge.leaseId!,
+        reservationId: callId,
+        agentId: charge.agentId,
+        model: charge.model,
+        inputTokens: input,
+        tokens: 0,
+        costUsd: 0,
+        attempts: [],
+        chargedTokens: 0,
+        presumed,
+        leaseId: charge.leaseId!,
       });
       return;
     }
@@ -485,7 +586,10 @@ export class BudgetLedger {
       // The real charge replaces the estimate; the lease gave the estimate already.
       const { tokens, costUsd } = presumedCall.presumed;
       this.addSpending(charge.agentId, { tokens: -tokens, costUsd: -costUsd, toolCalls: 0, turns: 0 });
-      beyondPresumed = { tokens: Math.max(0, spending.tokens - tokens), costUsd: Math.max(0, spending.costUsd - costUsd) };
+      beyondPresumed = {
+        tokens: Math.max(0, spending.tokens - tokens),
+        costUsd: Math.max(0, spending.costUsd - costUsd),
+      };
       this.presumedReservations.delete(callId);
     }
     this.addSpending(charge.agentId, spending);
@@ -519,7 +623,12 @@ export class BudgetLedger {
 
   private revokeLeasesIn(scope: LedgerNode, reason: string): void {
     for (const lease of this.open.values()) {
-      if (!lease.lease || lease.revoking || !(lease.agentId === scope.agentId || lease.agentId.startsWith(`${scope.agentId}.`))) continue;
+      if (
+        !lease.lease ||
+        lease.revoking ||
+        !(lease.agentId === scope.agentId || lease.agentId.startsWith(`${scope.agentId}.`))
+      )
+        continue;
       lease.revoking = true;
       this.revokes.push({ leaseId: lease.reservationId, agentId: lease.agentId, reason, scopeAgentId: scope.agentId });
     }
@@ -535,10 +644,14 @@ export class BudgetLedger {
 
   carry(): CarriedLedger {
     const finished = [...this.nodes.values()].filter((node) => !node.running && node.agentId !== this.rootAgentId);
-    const dropped = new Set(finished.slice(0, Math.max(0, finished.length - maxCarriedFinishedNodes)).map((node) => node.agentId));
+    const dropped = new Set(
+      finished.slice(0, Math.max(0, finished.length - maxCarriedFinishedNodes)).map((node) => node.agentId),
+    );
     return {
       nodes: [...this.nodes.values()].filter((node) => !dropped.has(node.agentId)).map((node) => structuredCopy(node)),
-      open: [...this.open.values(), ...this.presumedReservations.values()].map((reservation) => structuredCopy(reservation)),
+      open: [...this.open.values(), ...this.presumedReservations.values()].map((reservation) =>
+        structuredCopy(reservation),
+      ),
       closed: [...this.closed],
       waiting: [...this.waiting],
       refusals: this.refusals,
@@ -559,7 +672,12 @@ export class BudgetLedger {
     this.overspendTokens = carried.overspendTokens;
   }
 
-  private refuse(request: BudgetReserveRequest, scope: LedgerNode, cap: CapName | undefined, reason: string): BudgetGrant {
+  private refuse(
+    request: BudgetReserveRequest,
+    scope: LedgerNode,
+    cap: CapName | undefined,
+    reason: string,
+  ): BudgetGrant {
     // A request asked ahead is only told no: the call itself asks again with its exact size.
     if (!request.ahead) {
       this.refusals += 1;
@@ -567,7 +685,14 @@ export class BudgetLedger {
       scope.exhausted ??= reason;
       this.leasesOffIn(scope, reason);
     }
-    return { reservationId: request.reservationId, granted: false, reason, scopeAgentId: scope.agentId, cap: cap ?? 'tokens', action: this.action };
+    return {
+      reservationId: request.reservationId,
+      granted: false,
+      reason,
+      scopeAgentId: scope.agentId,
+      cap: cap ?? 'tokens',
+      action: this.action,
+    };
   }
 
   private reasonText(scope: LedgerNode, cap: CapName, limit: number, used: number): string {
@@ -588,11 +713,17 @@ export class BudgetLedger {
   private remember(id: string): void {
     this.closed.push(id);
     this.closedSet.add(id);
-    if (this.closed.length > maxClosedIds) for (const old of this.closed.splice(0, this.closed.length - maxClosedIds)) this.closedSet.delete(old);
+    if (this.closed.length > maxClosedIds)
+      for (const old of this.closed.splice(0, this.closed.length - maxClosedIds)) this.closedSet.delete(old);
   }
 
   private spendingOf(charge: BudgetCharge): Spending {
-    return { tokens: totalTokens(charge.usage), costUsd: this.costOf(charge.model, charge.usage), toolCalls: charge.toolCalls ?? 0, turns: 0 };
+    return {
+      tokens: totalTokens(charge.usage),
+      costUsd: this.costOf(charge.model, charge.usage),
+      toolCalls: charge.toolCalls ?? 0,
+      turns: 0,
+    };
   }
 
   private addSpending(agentId: string, spending: Spending): void {
@@ -616,7 +747,12 @@ export class BudgetLedger {
   }
 }
 
-function newNode(agentId: string, parentAgentId: string | undefined, caps: BudgetCaps | undefined, nowMs: number): LedgerNode {
+function newNode(
+  agentId: string,
+  parentAgentId: string | undefined,
+  caps: BudgetCaps | undefined,
+  nowMs: number,
+): LedgerNode {
   return {
     agentId,
     ...(parentAgentId !== undefined ? { parentAgentId } : {}),

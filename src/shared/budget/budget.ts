@@ -62,23 +62,23 @@ export interface BudgetReserveRequest {
 /** The ledger's answer: the call may send `outputTokens` as max_tokens, or it may not start. */
 export type BudgetGrant =
   | {
-    reservationId: string;
-    granted: true;
-    outputTokens: number;
-    reservedTokens: number;
-    /** The room is a lease's (new when it is the reservation's own id, else a top-up of it): the agent spends it on its calls. */
-    leaseId?: string;
-  }
+      reservationId: string;
+      granted: true;
+      outputTokens: number;
+      reservedTokens: number;
+      /** The room is a lease's (new when it is the reservation's own id, else a top-up of it): the agent spends it on its calls. */
+      leaseId?: string;
+    }
   | {
-    reservationId: string;
-    granted: false;
-    reason: string;
-    scopeAgentId: string;
-    cap: CapName;
-    action: BudgetAction;
-    /** The root takes the lease `reservationId` back: the agent gives back its rest once no call of it is in flight. */
-    revoked?: boolean;
-  };
+      reservationId: string;
+      granted: false;
+      reason: string;
+      scopeAgentId: string;
+      cap: CapName;
+      action: BudgetAction;
+      /** The root takes the lease `reservationId` back: the agent gives back its rest once no call of it is in flight. */
+      revoked?: boolean;
+    };
 
 /** What one attempt of a model call was billed, sent to the root by the activity that made it. */
 export interface BudgetCharge {
@@ -207,10 +207,13 @@ export function formatDuration(ms: number): string {
 /** Checks caps from outside (library, CLI, definitions): each a positive number, whole where it counts things. */
 export function capsProblem(caps: BudgetCaps): string | undefined {
   for (const [name, value] of Object.entries(caps)) {
-    if (!(capNames as readonly string[]).includes(name)) return `unknown budget cap "${name}" (known: ${capNames.join(', ')}).`;
+    if (!(capNames as readonly string[]).includes(name))
+      return `unknown budget cap "${name}" (known: ${capNames.join(', ')}).`;
     if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return `budget cap ${name} must be a positive number (got ${JSON.stringify(value)}).`;
-    if (name !== 'costUsd' && !Number.isInteger(value)) return `budget cap ${name} must be a whole number (got ${value}).`;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      return `budget cap ${name} must be a positive number (got ${JSON.stringify(value)}).`;
+    if (name !== 'costUsd' && !Number.isInteger(value))
+      return `budget cap ${name} must be a whole number (got ${value}).`;
   }
   return undefined;
 }

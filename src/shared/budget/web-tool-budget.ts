@@ -23,5 +23,8 @@ export function toolModelCallBound(name: WebToolName, input: Record<string, unkn
       maxOutputTokens: webToolLimits.maxAnswerTokens,
     };
   }
-  return { inputTokens: webSearchInputTokensBound, maxOutputTokens: webToolLimits.maxAnswerTokens * (1 + webToolLimits.maxSearchContinuations) };
+  return {
+    inputTokens: webSearchInputTokensBound,
+    maxOutputTokens: webToolLimits.maxAnswerTokens * (1 + webToolLimits.maxSearchContinuations),
+  };
 }

@@ -43,7 +43,9 @@ export function compactionInstruction(customInstructions?: string): string {
     '9. Next Step: the next step in line with the latest request, quoting the latest messages where it helps; none if the last task is done.',
   ];
   if (customInstructions?.trim()) parts.push(`Additional instructions:\n${customInstructions.trim()}`);
-  parts.push('IMPORTANT: Do NOT use any tools. Respond with text only: the <analysis> block, then the <summary> block.');
+  parts.push(
+    'IMPORTANT: Do NOT use any tools. Respond with text only: the <analysis> block, then the <summary> block.',
+  );
   return parts.join('\n');
 }
 

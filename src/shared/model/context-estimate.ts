@@ -34,7 +34,8 @@ function blockTokens(block: ContentBlock): number {
 
 /** Tokens of one message. */
 export function estimateMessageTokens(message: MessageParam): number {
-  if (typeof message.content === 'string') return estimateTextTokens(JSON.stringify({ type: 'text', text: message.content }));
+  if (typeof message.content === 'string')
+    return estimateTextTokens(JSON.stringify({ type: 'text', text: message.content }));
   return message.content.reduce((sum, block) => sum + blockTokens(block), 0);
 }
 

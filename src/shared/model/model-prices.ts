@@ -32,22 +32,79 @@ interface PriceRow extends ModelPrice {
 
 const priceRows: readonly PriceRow[] = [
   // Not on the pricing page (invitation only); Anthropic announced $25 / $125 for Project Glasswing, caches by the usual multipliers.
-  { family: 'Claude Mythos Preview', ids: ['claude-mythos-preview'], input: 25, output: 125, cacheWrite5m: 31.25, cacheWrite1h: 50, cacheRead: 2.5 },
-  { family: 'Claude Fable 5.1 / Mythos 5.1', ids: ['claude-fable-5-1', 'claude-mythos-5-1'], input: 10, output: 50, cacheWrite5m: 12.5, cacheWrite1h: 20, cacheRead: 0.25 },
-  { family: 'Claude Fable 5 / Mythos 5', ids: ['claude-fable-5', 'claude-mythos-5'], input: 10, output: 50, cacheWrite5m: 12.5, cacheWrite1h: 20, cacheRead: 1 },
+  {
+    family: 'Claude Mythos Preview',
+    ids: ['claude-mythos-preview'],
+    input: 25,
+    output: 125,
+    cacheWrite5m: 31.25,
+    cacheWrite1h: 50,
+    cacheRead: 2.5,
+  },
+  {
+    family: 'Claude Fable 5.1 / Mythos 5.1',
+    ids: ['claude-fable-5-1', 'claude-mythos-5-1'],
+    input: 10,
+    output: 50,
+    cacheWrite5m: 12.5,
+    cacheWrite1h: 20,
+    cacheRead: 0.25,
+  },
+  {
+    family: 'Claude Fable 5 / Mythos 5',
+    ids: ['claude-fable-5', 'claude-mythos-5'],
+    input: 10,
+    output: 50,
+    cacheWrite5m: 12.5,
+    cacheWrite1h: 20,
+    cacheRead: 1,
+  },
   {
     family: 'Claude Opus 4.5 – 5',
     ids: ['claude-opus-5', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-opus-4-5'],
-    input: 5, output: 25, cacheWrite5m: 6.25, cacheWrite1h: 10, cacheRead: 0.5,
+    input: 5,
+    output: 25,
+    cacheWrite5m: 6.25,
+    cacheWrite1h: 10,
+    cacheRead: 0.5,
   },
-  { family: 'Claude Opus 4 / 4.1', ids: ['claude-opus-4-1', 'claude-opus-4-0', 'claude-opus-4'], input: 15, output: 75, cacheWrite5m: 18.75, cacheWrite1h: 30, cacheRead: 1.5 },
-  { family: 'Claude Sonnet 5', ids: ['claude-sonnet-5'], input: 2, output: 10, cacheWrite5m: 2.5, cacheWrite1h: 4, cacheRead: 0.2 },
+  {
+    family: 'Claude Opus 4 / 4.1',
+    ids: ['claude-opus-4-1', 'claude-opus-4-0', 'claude-opus-4'],
+    input: 15,
+    output: 75,
+    cacheWrite5m: 18.75,
+    cacheWrite1h: 30,
+    cacheRead: 1.5,
+  },
+  {
+    family: 'Claude Sonnet 5',
+    ids: ['claude-sonnet-5'],
+    input: 2,
+    output: 10,
+    cacheWrite5m: 2.5,
+    cacheWrite1h: 4,
+    cacheRead: 0.2,
+  },
   // Sonnet 4 and 4.5 cost more past 200K input tokens; the runtime gives them a 200K window (context-windows.ts).
   {
-    family: 'Claude Sonnet 4 – 4.6', ids: ['claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-sonnet-4-0', 'claude-sonnet-4'],
-    input: 3, output: 15, cacheWrite5m: 3.75, cacheWrite1h: 6, cacheRead: 0.3,
+    family: 'Claude Sonnet 4 – 4.6',
+    ids: ['claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-sonnet-4-0', 'claude-sonnet-4'],
+    input: 3,
+    output: 15,
+    cacheWrite5m: 3.75,
+    cacheWrite1h: 6,
+    cacheRead: 0.3,
   },
-  { family: 'Claude Haiku 4.5', ids: ['claude-haiku-4-5'], input: 1, output: 5, cacheWrite5m: 1.25, cacheWrite1h: 2, cacheRead: 0.1 },
+  {
+    family: 'Claude Haiku 4.5',
+    ids: ['claude-haiku-4-5'],
+    input: 1,
+    output: 5,
+    cacheWrite5m: 1.25,
+    cacheWrite1h: 2,
+    cacheRead: 0.1,
+  },
 ];
 
 const priceById = new Map(priceRows.flatMap((row) => row.ids.map((id) => [id, row] as const)));
@@ -68,11 +125,12 @@ export function priceOf(model: string): PriceLookup {
 export function costOfUsage(model: string, usage: PricedUsage): number {
   const price = priceOf(model);
   const oneHour = Math.min(usage.cacheCreation1hInputTokens ?? 0, usage.cacheCreationInputTokens);
-  const perMillion = usage.inputTokens * price.input
-    + usage.outputTokens * price.output
-    + (usage.cacheCreationInputTokens - oneHour) * price.cacheWrite5m
-    + oneHour * price.cacheWrite1h
-    + usage.cacheReadInputTokens * price.cacheRead;
+  const perMillion =
+    usage.inputTokens * price.input +
+    usage.outputTokens * price.output +
+    (usage.cacheCreationInputTokens - oneHour) * price.cacheWrite5m +
+    oneHour * price.cacheWrite1h +
+    usage.cacheReadInputTokens * price.cacheRead;
   return perMillion / 1_000_000;
 }
 

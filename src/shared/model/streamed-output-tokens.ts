@@ -12,9 +12,13 @@ const encoder = new TextEncoder();
 
 /** ceil(UTF-8 bytes / 4) of a text, partial_json or thinking delta; 0 for any other delta (signature, citations). */
 export function deltaOutputTokens(delta: StreamedDelta): number {
-  const text = delta.type === 'text_delta' ? delta.text
-    : delta.type === 'input_json_delta' ? delta.partial_json
-      : delta.type === 'thinking_delta' ? delta.thinking
-        : undefined;
+  const text =
+    delta.type === 'text_delta'
+      ? delta.text
+      : delta.type === 'input_json_delta'
+        ? delta.partial_json
+        : delta.type === 'thinking_delta'
+          ? delta.thinking
+          : undefined;
   return typeof text === 'string' ? Math.ceil(encoder.encode(text).length / 4) : 0;
 }

@@ -12,7 +12,10 @@ export function parsePrivateAllowance(value: string | undefined): PrivateAddress
   if (text === '') return noPrivateAddresses;
   if (['all', '*', '1', 'true'].includes(text.toLowerCase())) return 'all';
   const allowance = { hosts: [] as string[], ranges: [] as [ipaddr.IPv4 | ipaddr.IPv6, number][] };
-  for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     if (entry.includes('/')) {
       try {
         allowance.ranges.push(ipaddr.parseCIDR(entry));
@@ -25,7 +28,9 @@ export function parsePrivateAllowance(value: string | undefined): PrivateAddress
     } else if (/^[a-z0-9.-]+$/i.test(entry)) {
       allowance.hosts.push(entry.toLowerCase());
     } else {
-      throw new Error(`SUBAGENTS_WEB_FETCH_ALLOW_PRIVATE: "${entry}" is neither a host name, an IP address nor a CIDR range`);
+      throw new Error(
+        `SUBAGENTS_WEB_FETCH_ALLOW_PRIVATE: "${entry}" is neither a host name, an IP address nor a CIDR range`,
+      );
     }
   }
   return allowance;

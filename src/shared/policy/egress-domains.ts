@@ -2,7 +2,11 @@
 
 /** Lower case, without a trailing dot or IPv6 brackets: the form hosts and patterns are compared in. */
 export function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
 }
 
 /** True for an IPv4 dotted quad or an IPv6 literal: such hosts match only an entry that names them exactly. */
@@ -29,7 +33,11 @@ export type EgressVerdict =
   | { type: 'refused'; reason: 'not-listed' };
 
 /** Denied entries beat allowed ones; `listedExactly` says the host was named itself (so it may be private or loopback). */
-export function decideEgress(host: string, allowedDomains: readonly string[], deniedDomains: readonly string[] = []): EgressVerdict {
+export function decideEgress(
+  host: string,
+  allowedDomains: readonly string[],
+  deniedDomains: readonly string[] = [],
+): EgressVerdict {
   const denied = deniedDomains.find((entry) => domainMatches(entry, host));
   if (denied !== undefined) return { type: 'refused', reason: 'denied', entry: denied };
   const exact = allowedDomains.find((entry) => !normalizeHost(entry).startsWith('*.') && domainMatches(entry, host));

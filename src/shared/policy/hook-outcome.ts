@@ -53,23 +53,24 @@ export interface HookVerdict {
 }
 
 /** Claude Code's hook JSON output; unknown fields are ignored. */
-const buildHookOutputSchema = () => z.looseObject({
-  continue: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  suppressOutput: z.boolean().optional(),
-  systemMessage: z.string().optional(),
-  decision: z.enum(['block', 'approve']).optional(),
-  reason: z.string().optional(),
-  hookSpecificOutput: z
-    .looseObject({
-      hookEventName: z.string().optional(),
-      permissionDecision: z.enum(['allow', 'deny', 'ask']).optional(),
-      permissionDecisionReason: z.string().optional(),
-      additionalContext: z.string().optional(),
-      updatedInput: z.record(z.string(), z.unknown()).optional(),
-    })
-    .optional(),
-});
+const buildHookOutputSchema = () =>
+  z.looseObject({
+    continue: z.boolean().optional(),
+    stopReason: z.string().optional(),
+    suppressOutput: z.boolean().optional(),
+    systemMessage: z.string().optional(),
+    decision: z.enum(['block', 'approve']).optional(),
+    reason: z.string().optional(),
+    hookSpecificOutput: z
+      .looseObject({
+        hookEventName: z.string().optional(),
+        permissionDecision: z.enum(['allow', 'deny', 'ask']).optional(),
+        permissionDecisionReason: z.string().optional(),
+        additionalContext: z.string().optional(),
+        updatedInput: z.record(z.string(), z.unknown()).optional(),
+      })
+      .optional(),
+  });
 type HookOutput = z.infer<ReturnType<typeof buildHookOutputSchema>>;
 // Built on first use: the workflow imports this module for combineVerdicts, and each run loads it anew.
 let hookOutputSchema: ReturnType<typeof buildHookOutputSchema> | undefined;
@@ -85,7 +86,10 @@ export function parseHookOutput(stdout: string): { output: HookOutput } | { text
     return { text: trimmed };
   }
   const parsed = (hookOutputSchema ??= buildHookOutputSchema()).safeParse(value);
-  if (!parsed.success) return { problem: `its JSON output was ignored: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'output'}: ${issue.message}`).join('; ')}` };
+  if (!parsed.success)
+    return {
+      problem: `its JSON output was ignored: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'output'}: ${issue.message}`).join('; ')}`,
+    };
   return { output: parsed.data };
 }
 
@@ -95,7 +99,8 @@ function fromJson(event: HookEvent, output: HookOutput, verdict: HookVerdict): H
   const specific = output.hookSpecificOutput;
   if (output.continue === false) verdict.stop = output.stopReason?.trim() || 'a hook stopped the agent';
   if (output.systemMessage) verdict.notice = output.systemMessage;
-  if (specific?.additionalContext && (event === 'PostToolUse' || event === 'SubagentStart' || event === 'PreToolUse')) verdict.additionalContext = specific.additionalContext;
+  if (specific?.additionalContext && (event === 'PostToolUse' || event === 'SubagentStart' || event === 'PreToolUse'))
+    verdict.additionalContext = specific.additionalContext;
   if (event === 'PreToolUse') {
     const legacy = output.decision === 'approve' ? 'allow' : output.decision === 'block' ? 'deny' : undefined;
     const permission = specific?.permissionDecision ?? legacy;
@@ -114,14 +119,29 @@ function fromJson(event: HookEvent, output: HookOutput, verdict: HookVerdict): H
 /** The verdict of one run: exit 2 blocks with stderr; exit 0 reads JSON stdout; other exits, timeouts and spawn failures are non-blocking errors. */
 export function interpretHookRun(event: HookEvent, command: string, run: HookProcessResult): HookVerdict {
   if (run.spawnError) return { command, kind: 'error', notice: `the hook could not be started: ${run.spawnError}` };
-  if (run.timedOut) return { command, kind: 'error', notice: `the hook timed out and was killed${run.stderr.trim() ? `: ${clip(run.stderr.trim())}` : ''}` };
+  if (run.timedOut)
+    return {
+      command,
+      kind: 'error',
+      notice: `the hook timed out and was killed${run.stderr.trim() ? `: ${clip(run.stderr.trim())}` : ''}`,
+    };
   if (run.exitCode === 2) {
     const reason = run.stderr.trim() || `a ${event} hook exited with code 2 without a message on stderr`;
-    return { command, kind: 'blocking', blocked: true, reason, ...(event === 'PreToolUse' ? { permission: 'deny' as const } : {}) };
+    return {
+      command,
+      kind: 'blocking',
+      blocked: true,
+      reason,
+      ...(event === 'PreToolUse' ? { permission: 'deny' as const } : {}),
+    };
   }
   if (run.exitCode !== 0) {
     const detail = run.stderr.trim() || run.stdout.trim();
-    return { command, kind: 'error', notice: `the hook failed with ${run.exitCode === null ? 'no exit code (killed)' : `exit code ${run.exitCode}`}${detail ? `: ${clip(detail)}` : ''}` };
+    return {
+      command,
+      kind: 'error',
+      notice: `the hook failed with ${run.exitCode === null ? 'no exit code (killed)' : `exit code ${run.exitCode}`}${detail ? `: ${clip(detail)}` : ''}`,
+    };
   }
   const parsed = parseHookOutput(run.stdout);
   if ('problem' in parsed) return { command, kind: 'success', notice: parsed.problem };
@@ -146,7 +166,8 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
   const rank = { allow: 1, ask: 2, deny: 3 } as const;
   let permission: CombinedVerdict['permission'];
   for (const verdict of verdicts) {
-    if (verdict.permission && (!permission || rank[verdict.permission] > rank[permission])) permission = verdict.permission;
+    if (verdict.permission && (!permission || rank[verdict.permission] > rank[permission]))
+      permission = verdict.permission;
   }
   const blocking = verdicts.filter((verdict) => verdict.blocked || (permission && verdict.permission === permission));
   const reasons = blocking.map((verdict) => verdict.reason).filter((reason): reason is string => !!reason);

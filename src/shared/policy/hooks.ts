@@ -73,7 +73,11 @@ export function mergeHooks(...configs: (HooksConfig | undefined)[]): HooksConfig
 }
 
 /** The settings' and definition's hooks of one agent; a subagent's `Stop` runs as `SubagentStop`, as in Claude Code. */
-export function agentHooks(settings: HooksConfig | undefined, definition: HooksConfig | undefined, isSubagent: boolean): HooksConfig | undefined {
+export function agentHooks(
+  settings: HooksConfig | undefined,
+  definition: HooksConfig | undefined,
+  isSubagent: boolean,
+): HooksConfig | undefined {
   if (!isSubagent) {
     const { SubagentStart: _start, SubagentStop: _stop, ...own } = settings ?? {};
     return mergeHooks(own, definition);
@@ -86,7 +90,10 @@ export function agentHooks(settings: HooksConfig | undefined, definition: HooksC
 
 /** Hook commands of a configuration, counted (for listings). */
 export function countHooks(config: HooksConfig | undefined): number {
-  return hookEvents.reduce((sum, event) => sum + (config?.[event] ?? []).reduce((count, group) => count + group.hooks.length, 0), 0);
+  return hookEvents.reduce(
+    (sum, event) => sum + (config?.[event] ?? []).reduce((count, group) => count + group.hooks.length, 0),
+    0,
+  );
 }
 
 /** One line per event and matcher (for `subagents agents`): `PreToolUse[Bash]: ./check.sh`. */

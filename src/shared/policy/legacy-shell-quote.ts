@@ -9,7 +9,8 @@ const joiners = new Set(['&&', '||', ';', '|']);
 export function legacyClassifyReadOnlyCommand(command: string): CommandVerdict {
   const refuse = (reason: string): CommandVerdict => ({ readOnly: false, reason });
   if (command.trim() === '') return refuse('the command is empty');
-  if (/[`\n\r\0]/.test(command) || command.includes('$(')) return refuse('command substitution and multi-line commands are not allowed');
+  if (/[`\n\r\0]/.test(command) || command.includes('$('))
+    return refuse('command substitution and multi-line commands are not allowed');
   let entries: ParseEntry[];
   try {
     entries = parse(command, (name) => ({ op: `$${name}` }) as unknown as string);
@@ -36,11 +37,17 @@ export function legacyClassifyReadOnlyCommand(command: string): CommandVerdict {
     }
     const target = entries[index + 1];
     const readsFile = entry.op === '<' && typeof target === 'string';
-    if ((entry.op === '>' && target === '/dev/null') || (entry.op === '>&' && (target === '1' || target === '2')) || readsFile) {
+    if (
+      (entry.op === '>' && target === '/dev/null') ||
+      (entry.op === '>&' && (target === '1' || target === '2')) ||
+      readsFile
+    ) {
       index += 1;
       continue;
     }
-    return refuse(`the shell operator ${entry.op} is not allowed (no redirection to files, subshells or background jobs)`);
+    return refuse(
+      `the shell operator ${entry.op} is not allowed (no redirection to files, subshells or background jobs)`,
+    );
   }
   for (const words of commands) {
     const problem = checkSimpleCommand(words);
@@ -65,7 +72,8 @@ export function legacySimpleCommands(line: string): { commands: string[] } | { p
     const entry = entries[index]!;
     if (typeof entry === 'string') commands[commands.length - 1]!.push(entry);
     else if ('comment' in entry) continue;
-    else if ('op' in entry && entry.op === 'glob') commands[commands.length - 1]!.push((entry as { pattern: string }).pattern);
+    else if ('op' in entry && entry.op === 'glob')
+      commands[commands.length - 1]!.push((entry as { pattern: string }).pattern);
     else if ('op' in entry && ['&&', '||', ';', '|', '|&'].includes(entry.op)) commands.push([]);
     else if ('op' in entry && ['>', '>>', '>&', '<', '<&', '&>'].includes(entry.op)) index += 1;
     else return { problem: `the shell syntax ${'op' in entry ? entry.op : '?'} cannot be matched against rules` };

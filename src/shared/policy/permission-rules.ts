@@ -1,6 +1,15 @@
 // Settings files' allow/ask/deny rules; deny beats ask beats allow (docs/configuration.md, "Permission rules").
 import type { BashReading } from './command-analysis';
-import { allowedByRules, callMatchesRule, parseToolRule, rulesFor, ruleToolOf, ruleTools, type RuleContext, type ToolRule } from './tool-rules';
+import {
+  allowedByRules,
+  callMatchesRule,
+  parseToolRule,
+  rulesFor,
+  ruleToolOf,
+  ruleTools,
+  type RuleContext,
+  type ToolRule,
+} from './tool-rules';
 
 /** One rule of a settings file. */
 export interface PermissionRule extends ToolRule {
@@ -27,7 +36,9 @@ export function parsePermissionRule(text: string): { tool: string; content: stri
   if (withContent) {
     if (withContent.content === '' || withContent.content === '*') return { tool: withContent.tool, content: '' };
     if (!ruleTools.includes(withContent.tool) && withContent.tool !== 'Agent') {
-      return { problem: `rules with content are understood for ${[...ruleTools, 'Agent'].join(', ')}; "${withContent.tool}(...)" never matches` };
+      return {
+        problem: `rules with content are understood for ${[...ruleTools, 'Agent'].join(', ')}; "${withContent.tool}(...)" never matches`,
+      };
     }
     return withContent;
   }
@@ -43,9 +54,20 @@ function namesTool(rule: string, tool: string): boolean {
   return server !== undefined && tool.startsWith(`${server}__`);
 }
 
-function matches(rule: PermissionRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny', bash?: BashReading): boolean {
+function matches(
+  rule: PermissionRule,
+  tool: string,
+  input: Readonly<Record<string, unknown>>,
+  context: RuleContext,
+  mode: 'allow' | 'deny',
+  bash?: BashReading,
+): boolean {
   if (rule.content === '') return namesTool(rule.tool, tool);
-  if (rule.tool === 'Agent') return tool === 'Agent' && rule.content === (typeof input.subagent_type === 'string' ? input.subagent_type : 'general-purpose');
+  if (rule.tool === 'Agent')
+    return (
+      tool === 'Agent' &&
+      rule.content === (typeof input.subagent_type === 'string' ? input.subagent_type : 'general-purpose')
+    );
   return rule.tool === ruleToolOf(tool) && callMatchesRule(rule, tool, input, context, mode, bash);
 }
 
@@ -53,7 +75,13 @@ function matches(rule: PermissionRule, tool: string, input: Readonly<Record<stri
 export type RuleDecision = { type: 'deny' | 'ask' | 'allow'; rule: PermissionRule };
 
 /** A Bash call is decided as `bash` reads it (src/shared/policy/command-analysis.ts); without a reading no allow rule matches it. */
-export function decideByRules(rules: PermissionRules | undefined, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, bash?: BashReading): RuleDecision | undefined {
+export function decideByRules(
+  rules: PermissionRules | undefined,
+  tool: string,
+  input: Readonly<Record<string, unknown>>,
+  context: RuleContext,
+  bash?: BashReading,
+): RuleDecision | undefined {
   if (!rules) return undefined;
   const deny = rules.deny?.find((rule) => matches(rule, tool, input, context, 'deny', bash));
   if (deny) return { type: 'deny', rule: deny };
@@ -71,10 +99,15 @@ export function decideByRules(rules: PermissionRules | undefined, tool: string, 
   }
   // A Bash line is allowed only when every one of its commands matches some allow rule.
   if (!allowedByRules(withContent, tool, input, context, bash)) return undefined;
-  return { type: 'allow', rule: withContent.find((rule) => matches(rule, tool, input, context, 'deny', bash)) ?? withContent[0]! };
+  return {
+    type: 'allow',
+    rule: withContent.find((rule) => matches(rule, tool, input, context, 'deny', bash)) ?? withContent[0]!,
+  };
 }
 
 /** `deny: Bash(rm:*) (.claude/settings.json)` lines, for listings. */
 export function describePermissionRules(rules: PermissionRules | undefined): string[] {
-  return permissionRuleKinds.flatMap((kind) => (rules?.[kind] ?? []).map((rule) => `${kind}: ${rule.text} (${rule.file})`));
+  return permissionRuleKinds.flatMap((kind) =>
+    (rules?.[kind] ?? []).map((rule) => `${kind}: ${rule.text} (${rule.file})`),
+  );
 }

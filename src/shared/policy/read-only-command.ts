@@ -15,10 +15,47 @@ interface CommandPolicy {
 }
 
 const readers: Readonly<Record<string, CommandPolicy>> = {
-  cd: {}, ls: {}, cat: {}, head: {}, tail: {}, wc: {}, pwd: {}, stat: {}, du: {}, df: {}, nl: {}, cut: {}, tr: {}, fold: {}, column: {},
-  basename: {}, dirname: {}, realpath: {}, readlink: {}, echo: {}, printf: {}, true: {}, false: {}, test: {}, seq: {},
-  which: {}, whoami: {}, id: {}, uname: {}, od: {}, strings: {}, cmp: {}, comm: {}, diff: {}, md5sum: {}, sha1sum: {}, sha256sum: {},
-  grep: {}, egrep: {}, fgrep: {}, jq: {},
+  cd: {},
+  ls: {},
+  cat: {},
+  head: {},
+  tail: {},
+  wc: {},
+  pwd: {},
+  stat: {},
+  du: {},
+  df: {},
+  nl: {},
+  cut: {},
+  tr: {},
+  fold: {},
+  column: {},
+  basename: {},
+  dirname: {},
+  realpath: {},
+  readlink: {},
+  echo: {},
+  printf: {},
+  true: {},
+  false: {},
+  test: {},
+  seq: {},
+  which: {},
+  whoami: {},
+  id: {},
+  uname: {},
+  od: {},
+  strings: {},
+  cmp: {},
+  comm: {},
+  diff: {},
+  md5sum: {},
+  sha1sum: {},
+  sha256sum: {},
+  grep: {},
+  egrep: {},
+  fgrep: {},
+  jq: {},
   date: { deniedOptions: ['--set'], deniedLetters: 's' },
   file: { deniedOptions: ['--compile'], deniedLetters: 'C' },
   tree: { deniedLetters: 'o' },
@@ -30,9 +67,26 @@ const readers: Readonly<Record<string, CommandPolicy>> = {
 
 /** git subcommands that only read, with the options that would make them write or run something. */
 const gitReaders: Readonly<Record<string, CommandPolicy>> = {
-  log: {}, show: {}, diff: {}, status: {}, blame: {}, annotate: {}, shortlog: {}, 'rev-parse': {}, 'rev-list': {}, 'ls-files': {},
-  'ls-tree': {}, 'cat-file': {}, describe: {}, 'name-rev': {}, 'merge-base': {}, 'show-ref': {}, 'for-each-ref': {},
-  'count-objects': {}, whatchanged: {}, version: {},
+  log: {},
+  show: {},
+  diff: {},
+  status: {},
+  blame: {},
+  annotate: {},
+  shortlog: {},
+  'rev-parse': {},
+  'rev-list': {},
+  'ls-files': {},
+  'ls-tree': {},
+  'cat-file': {},
+  describe: {},
+  'name-rev': {},
+  'merge-base': {},
+  'show-ref': {},
+  'for-each-ref': {},
+  'count-objects': {},
+  whatchanged: {},
+  version: {},
   grep: { deniedOptions: ['--open-files-in-pager'], deniedLetters: 'O' },
 };
 
@@ -41,15 +95,41 @@ const gitDeniedOptions = ['--output', '--ext-diff', '--exec', '--upload-pack', '
 
 /** git subcommands that read only in some forms. */
 const gitConditional: Readonly<Record<string, (args: string[]) => string | undefined>> = {
-  branch: (args) => listingOnly(args, ['-l', '--list'], ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format']),
-  tag: (args) => listingOnly(args, ['-l', '--list'], ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format']),
-  remote: (args) => (args.every((arg) => arg === '-v' || arg === '--verbose') || args[0] === 'get-url' ? undefined : 'only `git remote [-v]` and `git remote get-url` read'),
-  stash: (args) => (args[0] === 'list' || args[0] === 'show' ? undefined : 'only `git stash list` and `git stash show` read'),
+  branch: (args) =>
+    listingOnly(
+      args,
+      ['-l', '--list'],
+      ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'],
+    ),
+  tag: (args) =>
+    listingOnly(
+      args,
+      ['-l', '--list'],
+      ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'],
+    ),
+  remote: (args) =>
+    args.every((arg) => arg === '-v' || arg === '--verbose') || args[0] === 'get-url'
+      ? undefined
+      : 'only `git remote [-v]` and `git remote get-url` read',
+  stash: (args) =>
+    args[0] === 'list' || args[0] === 'show' ? undefined : 'only `git stash list` and `git stash show` read',
   worktree: (args) => (args[0] === 'list' ? undefined : 'only `git worktree list` reads'),
-  reflog: (args) => (args.length === 0 || args[0] === 'show' || args[0]?.startsWith('-') ? undefined : 'only `git reflog [show]` reads'),
+  reflog: (args) =>
+    args.length === 0 || args[0] === 'show' || args[0]?.startsWith('-') ? undefined : 'only `git reflog [show]` reads',
   config: (args) => {
     const reads = ['--get', '--get-all', '--get-regexp', '--list', '-l'];
-    const harmless = [...reads, '--global', '--local', '--system', '--show-origin', '--show-scope', '--name-only', '--null', '-z', '--includes'];
+    const harmless = [
+      ...reads,
+      '--global',
+      '--local',
+      '--system',
+      '--show-origin',
+      '--show-scope',
+      '--name-only',
+      '--null',
+      '-z',
+      '--includes',
+    ];
     if (!args.some((arg) => reads.includes(arg))) return 'only `git config --get/--list` reads';
     const other = args.find((arg) => arg.startsWith('-') && !harmless.includes(arg));
     return other ? `\`git config ${other}\` is not a read` : undefined;
@@ -58,7 +138,20 @@ const gitConditional: Readonly<Record<string, (args: string[]) => string | undef
 
 /** A listing form: no positional argument unless a list flag is given, every option known. */
 function listingOnly(args: string[], listFlags: string[], valueOptions: string[]): string | undefined {
-  const flags = ['-a', '--all', '-r', '--remotes', '-v', '-vv', '--verbose', '--show-current', '-n', '--column', '--no-column', ...listFlags];
+  const flags = [
+    '-a',
+    '--all',
+    '-r',
+    '--remotes',
+    '-v',
+    '-vv',
+    '--verbose',
+    '--show-current',
+    '-n',
+    '--column',
+    '--no-column',
+    ...listFlags,
+  ];
   const listing = args.some((arg) => listFlags.includes(arg));
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
@@ -82,7 +175,12 @@ function deniedOption(args: readonly string[], policy: CommandPolicy): string | 
     if (arg === '--') break;
     const name = arg.split('=')[0]!;
     if (policy.deniedOptions?.includes(name)) return name;
-    if (policy.deniedLetters && /^-[^-]/.test(arg) && [...arg.slice(1)].some((letter) => policy.deniedLetters!.includes(letter))) return arg;
+    if (
+      policy.deniedLetters &&
+      /^-[^-]/.test(arg) &&
+      [...arg.slice(1)].some((letter) => policy.deniedLetters!.includes(letter))
+    )
+      return arg;
   }
   return undefined;
 }
@@ -91,12 +189,18 @@ function checkPolicy(label: string, args: string[], policy: CommandPolicy): stri
   const option = deniedOption(args, policy);
   if (option) return `\`${label} ${option}\` can write files or run programs`;
   const positionals = args.filter((arg) => !arg.startsWith('-'));
-  if (policy.maxPositionals !== undefined && positionals.length > policy.maxPositionals) return `\`${label}\` with ${positionals.length} file arguments writes the last one`;
+  if (policy.maxPositionals !== undefined && positionals.length > policy.maxPositionals)
+    return `\`${label}\` with ${positionals.length} file arguments writes the last one`;
   return undefined;
 }
 
 /** Global git options allowed before the subcommand (each with how many values it takes). */
-const gitGlobalOptions: Readonly<Record<string, number>> = { '--no-pager': 0, '-P': 0, '--no-optional-locks': 0, '-C': 1 };
+const gitGlobalOptions: Readonly<Record<string, number>> = {
+  '--no-pager': 0,
+  '-P': 0,
+  '--no-optional-locks': 0,
+  '-C': 1,
+};
 
 function checkGit(args: string[]): string | undefined {
   let index = 0;
@@ -145,7 +249,8 @@ export function classifyReadOnlyCommand(analysis: CommandAnalysis): CommandVerdi
     if (!words) return refuse(`\`${command.text}\` has a word that is not literal`);
     const problem = checkSimpleCommand(words);
     if (problem) return refuse(problem);
-    if (optionsMatter(words[0]!) && globCanBeOption(command)) return refuse(`a glob at the start of an argument of \`${words[0]}\` could expand to an option`);
+    if (optionsMatter(words[0]!) && globCanBeOption(command))
+      return refuse(`a glob at the start of an argument of \`${words[0]}\` could expand to an option`);
   }
   return { readOnly: true };
 }

@@ -35,7 +35,10 @@ export function webFetchRuleDomains(rules: readonly { tool: string; content: str
 }
 
 /** The tree's sandbox settings with what an agent's definition adds: its `WebFetch(domain:…)` tool rules' hosts. */
-export function withDefinitionDomains(settings: SandboxSettings | undefined, definitionRules: readonly { tool: string; content: string }[] | undefined): SandboxSettings | undefined {
+export function withDefinitionDomains(
+  settings: SandboxSettings | undefined,
+  definitionRules: readonly { tool: string; content: string }[] | undefined,
+): SandboxSettings | undefined {
   const domains = webFetchRuleDomains(definitionRules);
   if (domains.length === 0) return settings;
   const allowedDomains = [...new Set([...(settings?.network?.allowedDomains ?? []), ...domains])];
@@ -46,7 +49,9 @@ export function withDefinitionDomains(settings: SandboxSettings | undefined, def
 export function describeSandboxSettings(settings: SandboxSettings | undefined): string[] {
   if (!settings) return [];
   const lines: string[] = [];
-  if (settings.autoAllowBashIfSandboxed !== undefined) lines.push(`autoAllowBashIfSandboxed: ${settings.autoAllowBashIfSandboxed}`);
-  for (const [key, values] of Object.entries({ ...settings.filesystem, ...settings.network })) if (values?.length) lines.push(`${key}: ${values.join(', ')}`);
+  if (settings.autoAllowBashIfSandboxed !== undefined)
+    lines.push(`autoAllowBashIfSandboxed: ${settings.autoAllowBashIfSandboxed}`);
+  for (const [key, values] of Object.entries({ ...settings.filesystem, ...settings.network }))
+    if (values?.length) lines.push(`${key}: ${values.join(', ')}`);
   return lines;
 }

@@ -28,7 +28,21 @@ export function isWebTool(name: string): name is WebToolName {
 // ── end [tools] ──
 
 /** Every tool this runtime has, in the order requests list them (the order is part of the cache prefix). */
-export const runtimeToolNames = ['Agent', 'SendMessage', 'TaskStop', ...peekToolNames, 'Bash', 'Glob', 'Grep', 'Read', 'Edit', 'Write', ...webToolNames, ...todoToolNames, ...taskBoardToolNames] as const;
+export const runtimeToolNames = [
+  'Agent',
+  'SendMessage',
+  'TaskStop',
+  ...peekToolNames,
+  'Bash',
+  'Glob',
+  'Grep',
+  'Read',
+  'Edit',
+  'Write',
+  ...webToolNames,
+  ...todoToolNames,
+  ...taskBoardToolNames,
+] as const;
 export type RuntimeToolName = (typeof runtimeToolNames)[number];
 
 /** Tools that work on the workspace, each run by a Temporal activity of the same name. */
@@ -43,7 +57,13 @@ export const fileReadToolNames = ['Read', 'Glob', 'Grep'] as const;
 export type FileReadToolName = (typeof fileReadToolNames)[number];
 
 /** Tools run by workflow code that only talk to other agents of the tree: they never need a person. */
-export const coordinationToolNames = ['Agent', 'SendMessage', 'TaskStop', ...peekToolNames, ...taskBoardToolNames] as const;
+export const coordinationToolNames = [
+  'Agent',
+  'SendMessage',
+  'TaskStop',
+  ...peekToolNames,
+  ...taskBoardToolNames,
+] as const;
 
 /** Tools that only change files: allowed without a prompt in acceptEdits mode. */
 export const editToolNames = ['Edit', 'Write'] as const;

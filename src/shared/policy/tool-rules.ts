@@ -1,7 +1,14 @@
 // Tool rules in Claude Code's syntax (`Bash(git diff:*)`, `Read(./x/**)`), checked before a call (docs/agent-definitions.md).
 import ignore from 'ignore';
 import { domainMatches, urlHost, webFetchRuleDomain } from './egress-domains';
-import { globCanBeOption, literalWords, unanalysed, type BashReading, type CommandAnalysis, type SimpleCommand } from './command-analysis';
+import {
+  globCanBeOption,
+  literalWords,
+  unanalysed,
+  type BashReading,
+  type CommandAnalysis,
+  type SimpleCommand,
+} from './command-analysis';
 import { legacySimpleCommands } from './legacy-shell-quote';
 
 /** One rule: the tool and what was inside its parentheses. */
@@ -25,7 +32,13 @@ export interface RuleContext {
 }
 
 /** The tools whose rules are about paths, and which rule tool covers them (Edit rules cover Write too). */
-const pathRuleTools: Readonly<Record<string, string>> = { Read: 'Read', Glob: 'Read', Grep: 'Read', Edit: 'Edit', Write: 'Edit' };
+const pathRuleTools: Readonly<Record<string, string>> = {
+  Read: 'Read',
+  Glob: 'Read',
+  Grep: 'Read',
+  Edit: 'Edit',
+  Write: 'Edit',
+};
 
 /** The tools a rule can narrow here. */
 export const ruleTools: readonly string[] = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'WebFetch'];
@@ -113,7 +126,10 @@ export function commandMatchesRule(content: string, command: string): boolean {
 /** Options that make a command write a file (`git diff --output=x`, `sort -o x`): not matched by a prefix or wildcard rule. */
 function writesFile(words: readonly string[]): boolean {
   const shortO = words[0] === 'sort' || words[0] === 'tree';
-  return words.some((word, index) => index > 0 && (word === '--output' || word.startsWith('--output=') || (shortO && /^-[^-]*o/.test(word))));
+  return words.some(
+    (word, index) =>
+      index > 0 && (word === '--output' || word.startsWith('--output=') || (shortO && /^-[^-]*o/.test(word))),
+  );
 }
 
 /** Whether a rule is an exact command (no prefix, no wildcard). */
@@ -155,16 +171,25 @@ function legacyBashMatches(content: string, line: string, mode: 'allow' | 'deny'
   const split = legacySimpleCommands(line);
   if ('problem' in split) return mode === 'deny' && commandMatchesRule(content, line.trim());
   const matches = split.commands.map((command) => commandMatchesRule(content, command));
-  return mode === 'allow' ? matches.length > 0 && matches.every(Boolean) : matches.some(Boolean) || commandMatchesRule(content, line.trim());
+  return mode === 'allow'
+    ? matches.length > 0 && matches.every(Boolean)
+    : matches.some(Boolean) || commandMatchesRule(content, line.trim());
 }
 
 /** Whether a Bash line matches one rule: allow needs every command, deny or ask any command anywhere (or the whole text). */
-function bashMatchesRule(content: string, line: string, mode: 'allow' | 'deny', bash: BashReading | undefined): boolean {
+function bashMatchesRule(
+  content: string,
+  line: string,
+  mode: 'allow' | 'deny',
+  bash: BashReading | undefined,
+): boolean {
   if (bash?.type === 'legacy') return legacyBashMatches(content, line, mode);
   const analysis = analysisOf(bash);
   if (mode === 'allow') return analysisAllowed([content], analysis);
   if (commandMatchesRule(content, line.trim())) return true;
-  return analysis.commands.some((command) => denyCandidates(command).some((candidate) => commandMatchesRule(content, candidate)));
+  return analysis.commands.some((command) =>
+    denyCandidates(command).some((candidate) => commandMatchesRule(content, candidate)),
+  );
 }
 
 /** The absolute paths a call touches, for path rules (Glob and Grep without `path` search the cwd). */
@@ -175,8 +200,16 @@ function callPaths(tool: string, input: Readonly<Record<string, unknown>>, conte
 }
 
 /** Whether a call matches one rule of its tool (a Bash call as `bash` reads it: without a reading nothing is allowed). */
-export function callMatchesRule(rule: ToolRule, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, mode: 'allow' | 'deny', bash?: BashReading): boolean {
-  if (tool === 'Bash') return bashMatchesRule(rule.content, typeof input.command === 'string' ? input.command : '', mode, bash);
+export function callMatchesRule(
+  rule: ToolRule,
+  tool: string,
+  input: Readonly<Record<string, unknown>>,
+  context: RuleContext,
+  mode: 'allow' | 'deny',
+  bash?: BashReading,
+): boolean {
+  if (tool === 'Bash')
+    return bashMatchesRule(rule.content, typeof input.command === 'string' ? input.command : '', mode, bash);
   if (tool === 'WebFetch') {
     // The host WebFetch will connect to (WHATWG parsing, as its fetch), matched as the egress proxy matches it.
     const domain = webFetchRuleDomain(rule.content);
@@ -199,25 +232,44 @@ export function rulesFor<Rule extends ToolRule>(rules: readonly Rule[] | undefin
 }
 
 /** A Bash line allowed by rules must match every one of its simple commands; a deny rule refuses on any. */
-export function allowedByRules(rules: ToolRule[], tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, bash?: BashReading): boolean {
+export function allowedByRules(
+  rules: ToolRule[],
+  tool: string,
+  input: Readonly<Record<string, unknown>>,
+  context: RuleContext,
+  bash?: BashReading,
+): boolean {
   if (tool !== 'Bash') return rules.some((rule) => callMatchesRule(rule, tool, input, context, 'allow'));
   if (bash?.type === 'legacy') {
     const split = legacySimpleCommands(typeof input.command === 'string' ? input.command : '');
     if ('problem' in split || split.commands.length === 0) return false;
     return split.commands.every((command) => rules.some((rule) => commandMatchesRule(rule.content, command)));
   }
-  return analysisAllowed(rules.map((rule) => rule.content), analysisOf(bash));
+  return analysisAllowed(
+    rules.map((rule) => rule.content),
+    analysisOf(bash),
+  );
 }
 
 /** The verdict of an agent's rules on one call. */
 export type RuleVerdict = { type: 'allowed' } | { type: 'refused'; reason: string };
 
 /** Checks a call against an agent's rules: deny rules first, then allow rules of its tool (if any narrow it). */
-export function checkToolRules(rules: ToolRules | undefined, tool: string, input: Readonly<Record<string, unknown>>, context: RuleContext, bash?: BashReading): RuleVerdict {
+export function checkToolRules(
+  rules: ToolRules | undefined,
+  tool: string,
+  input: Readonly<Record<string, unknown>>,
+  context: RuleContext,
+  bash?: BashReading,
+): RuleVerdict {
   const denied = rulesFor(rules?.deny, tool).find((rule) => callMatchesRule(rule, tool, input, context, 'deny', bash));
-  if (denied) return { type: 'refused', reason: `it matches the rule ${denied.tool}(${denied.content}) in disallowedTools` };
+  if (denied)
+    return { type: 'refused', reason: `it matches the rule ${denied.tool}(${denied.content}) in disallowedTools` };
   const allow = rulesFor(rules?.allow, tool);
   if (allow.length === 0 || allowedByRules(allow, tool, input, context, bash)) return { type: 'allowed' };
   const listed = allow.map((rule) => `${rule.tool}(${rule.content})`).join(', ');
-  return { type: 'refused', reason: `this agent may use ${tool} only as its rules allow (${listed}), and this call matches none of them` };
+  return {
+    type: 'refused',
+    reason: `this agent may use ${tool} only as its rules allow (${listed}), and this call matches none of them`,
+  };
 }

@@ -5,7 +5,14 @@ import type { TokenUsage } from '../model/messages';
 import type { AgentColor } from '../agents/agent-colors';
 import type { ConversationQueryInput, ConversationSlice } from '../model/model-call';
 import type { RunTranscriptSlice, TranscriptQueryInput } from './run-transcript';
-import type { BudgetCaps, BudgetChange, BudgetCharge, BudgetGrant, BudgetReserveRequest, BudgetSnapshot } from '../budget/budget';
+import type {
+  BudgetCaps,
+  BudgetChange,
+  BudgetCharge,
+  BudgetGrant,
+  BudgetReserveRequest,
+  BudgetSnapshot,
+} from '../budget/budget';
 
 // Query, signal and update names are part of the public interface: the `temporal` CLI can use them too.
 

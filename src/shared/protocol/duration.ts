@@ -10,7 +10,8 @@ const durationPattern = /^(\d{1,12}(?:\.\d{1,6})?)\s*(ms|s|m|h|d)?$/;
 
 /** What a duration means in ms, or what is wrong with it (a sentence naming the accepted forms). */
 export function parseDuration(value: unknown): { ok: true; ms: number } | { ok: false; error: string } {
-  const shown = typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : String(value);
+  const shown =
+    typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : String(value);
   const bad = (): { ok: false; error: string } => ({
     ok: false,
     error: `${shown} is not a duration: give a positive number and a unit, e.g. 90s, 30m, 2h or 1d (a bare number is milliseconds), at most ${maxDurationMs / 86_400_000} days`,

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { agentStatuses, type AgentResult } from '../agents/agent';
 import { agentColors } from '../agents/agent-colors';
-import { budgetActions, capNames, type BudgetAction, type BudgetCaps, type BudgetChange, type BudgetCharge, type BudgetGrant } from '../budget/budget';
+import {
+  budgetActions,
+  capNames,
+  type BudgetAction,
+  type BudgetCaps,
+  type BudgetChange,
+  type BudgetCharge,
+  type BudgetGrant,
+} from '../budget/budget';
 import type { TokenUsage } from '../model/messages';
 import type {
   AgentMessage,
@@ -47,38 +55,54 @@ function lazySchema<T>(build: () => z.ZodType<T>, plainly?: (value: unknown) => 
 /** A non-array object's own fields, or undefined. */
 const fieldsOf = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-const isId = (value: unknown): value is string => typeof value === 'string' && value.length >= 1 && value.length <= inputLimits.maxIdChars;
-const isShortText = (value: unknown): value is string => typeof value === 'string' && value.length <= inputLimits.maxShortTextChars;
+const isId = (value: unknown): value is string =>
+  typeof value === 'string' && value.length >= 1 && value.length <= inputLimits.maxIdChars;
+const isShortText = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= inputLimits.maxShortTextChars;
 
 // Building blocks, built with the schemas that use them (each run of an agent loads these modules anew).
 const id = () => z.string().min(1).max(inputLimits.maxIdChars);
 const shortText = () => z.string().max(inputLimits.maxShortTextChars);
 const count = () => z.number().int().nonnegative();
-const usage = () => z.object({ inputTokens: count(), outputTokens: count(), cacheCreationInputTokens: count(), cacheReadInputTokens: count() });
+const usage = () =>
+  z.object({
+    inputTokens: count(),
+    outputTokens: count(),
+    cacheCreationInputTokens: count(),
+    cacheReadInputTokens: count(),
+  });
 /** A signal whose fields are all optional may come with no input at all (`temporal workflow signal` without `--input`). */
-const optionalFields = <Shape extends z.ZodRawShape>(shape: Shape) => z.preprocess((value) => value ?? {}, z.object(shape));
+const optionalFields = <Shape extends z.ZodRawShape>(shape: Shape) =>
+  z.preprocess((value) => value ?? {}, z.object(shape));
 
-export const agentMessageSchema: InputSchema<AgentMessage> = lazySchema(() => z.object({
-  from: id().default('user'),
-  text: z.string().min(1).max(inputLimits.maxMessageChars),
-}));
+export const agentMessageSchema: InputSchema<AgentMessage> = lazySchema(() =>
+  z.object({
+    from: id().default('user'),
+    text: z.string().min(1).max(inputLimits.maxMessageChars),
+  }),
+);
 
-export const steerInputSchema: InputSchema<SteerInput> = lazySchema(() => z.object({
-  text: z
-    .string()
-    .max(inputLimits.maxMessageChars)
-    .refine((text) => text.trim() !== '', 'must not be empty'),
-  by: id().optional(),
-}));
+export const steerInputSchema: InputSchema<SteerInput> = lazySchema(() =>
+  z.object({
+    text: z
+      .string()
+      .max(inputLimits.maxMessageChars)
+      .refine((text) => text.trim() !== '', 'must not be empty'),
+    by: id().optional(),
+  }),
+);
 
-export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() => optionalFields({ by: id().optional(), reason: shortText().optional() }));
+export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() =>
+  optionalFields({ by: id().optional(), reason: shortText().optional() }),
+);
 
 /** The runtime's own marks a stop notice may carry besides who and why (docs/architecture.md). */
 export const stopNoticeMarks = ['wholeTree', 'parentEnded'] as const;
 
 /** Every stopped agent gets one, so a well-formed notice skips zod; anything else goes to the schema. */
 export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(
-  () => z.object({ by: id(), reason: shortText(), wholeTree: z.boolean().optional(), parentEnded: z.boolean().optional() }),
+  () =>
+    z.object({ by: id(), reason: shortText(), wholeTree: z.boolean().optional(), parentEnded: z.boolean().optional() }),
   (value) => {
     const fields = fieldsOf(value);
     if (!fields || !isId(fields.by) || !isShortText(fields.reason)) return undefined;
@@ -93,7 +117,9 @@ export const stopNoticeSchema: InputSchema<StopNotice> = lazySchema(
   },
 );
 
-export const pauseSpawningSchema: InputSchema<{ paused: boolean }> = lazySchema(() => z.object({ paused: z.boolean() }));
+export const pauseSpawningSchema: InputSchema<{ paused: boolean }> = lazySchema(() =>
+  z.object({ paused: z.boolean() }),
+);
 
 /** The conversation query's input; a plain `{from}` skips zod, which the run would otherwise load for one field. */
 export const conversationQuerySchema: InputSchema<ConversationQueryInput> = lazySchema(
@@ -104,126 +130,178 @@ export const conversationQuerySchema: InputSchema<ConversationQueryInput> = lazy
   },
 );
 
-export const agentResultSchema: InputSchema<AgentResult> = lazySchema(() => z.looseObject({
-  agentId: id(),
-  agentType: id(),
-  status: z.enum(agentStatuses),
-  finalText: z.string(),
-  error: z.string().optional(),
-  usage: usage(),
-  toolUses: count(),
-  turns: count(),
-  durationMs: z.number(),
-  model: z.string(),
-  treeUsage: usage(),
-  undelivered: z.array(z.string()).optional(),
-}) as unknown as z.ZodType<AgentResult>);
+export const agentResultSchema: InputSchema<AgentResult> = lazySchema(
+  () =>
+    z.looseObject({
+      agentId: id(),
+      agentType: id(),
+      status: z.enum(agentStatuses),
+      finalText: z.string(),
+      error: z.string().optional(),
+      usage: usage(),
+      toolUses: count(),
+      turns: count(),
+      durationMs: z.number(),
+      model: z.string(),
+      treeUsage: usage(),
+      undelivered: z.array(z.string()).optional(),
+    }) as unknown as z.ZodType<AgentResult>,
+);
 
-export const treeSpawnRequestSchema: InputSchema<TreeSpawnRequest> = lazySchema(() => z.object({ requestId: id(), requesterId: id(), childId: id() }));
+export const treeSpawnRequestSchema: InputSchema<TreeSpawnRequest> = lazySchema(() =>
+  z.object({ requestId: id(), requesterId: id(), childId: id() }),
+);
 
-export const treeSpawnReplySchema: InputSchema<TreeSpawnReply> = lazySchema(() => z.object({ requestId: id(), granted: z.boolean(), reason: shortText().optional() }));
+export const treeSpawnReplySchema: InputSchema<TreeSpawnReply> = lazySchema(() =>
+  z.object({ requestId: id(), granted: z.boolean(), reason: shortText().optional() }),
+);
 
-export const treeAgentEventSchema: InputSchema<TreeAgentEvent> = lazySchema(() => z.object({
-  agentId: id(),
-  kind: z.enum(['usage', 'finished', 'backgrounded']),
-  usage: usage().optional(),
-  background: z.boolean().optional(),
-}));
+export const treeAgentEventSchema: InputSchema<TreeAgentEvent> = lazySchema(() =>
+  z.object({
+    agentId: id(),
+    kind: z.enum(['usage', 'finished', 'backgrounded']),
+    usage: usage().optional(),
+    background: z.boolean().optional(),
+  }),
+);
 
-export const treeAgentStartedSchema: InputSchema<TreeAgentStarted> = lazySchema(() => z.object({
-  agentId: id(),
-  parentAgentId: id(),
-  background: z.boolean(),
-  agentType: id().optional(),
-  color: z.enum(agentColors).optional(),
-  description: shortText().optional(),
-  name: id().optional(),
-  depth: count().optional(),
-  startedAtMs: z.number().optional(),
-  budgetCaps: budgetCapsShape().optional(),
-}));
+export const treeAgentStartedSchema: InputSchema<TreeAgentStarted> = lazySchema(() =>
+  z.object({
+    agentId: id(),
+    parentAgentId: id(),
+    background: z.boolean(),
+    agentType: id().optional(),
+    color: z.enum(agentColors).optional(),
+    description: shortText().optional(),
+    name: id().optional(),
+    depth: count().optional(),
+    startedAtMs: z.number().optional(),
+    budgetCaps: budgetCapsShape().optional(),
+  }),
+);
 
-export const approvalRequestSchema: InputSchema<ApprovalRequest> = lazySchema(() => z.object({
-  requestId: id(),
-  agentId: id(),
-  agentType: id(),
-  tool: id(),
-  toolUseId: id(),
-  inputSummary: shortText(),
-  requestedAtMs: z.number(),
-  permission: shortText().optional(),
-  withdrawn: z.boolean().optional(),
-}));
+export const approvalRequestSchema: InputSchema<ApprovalRequest> = lazySchema(() =>
+  z.object({
+    requestId: id(),
+    agentId: id(),
+    agentType: id(),
+    tool: id(),
+    toolUseId: id(),
+    inputSummary: shortText(),
+    requestedAtMs: z.number(),
+    permission: shortText().optional(),
+    withdrawn: z.boolean().optional(),
+  }),
+);
 
-export const approvalDecisionSchema: InputSchema<ApprovalDecision> = lazySchema(() => z.object({
-  requestId: id(),
-  approved: z.boolean(),
-  always: z.boolean().optional(),
-  by: id().optional(),
-  reason: shortText().optional(),
-}));
+export const approvalDecisionSchema: InputSchema<ApprovalDecision> = lazySchema(() =>
+  z.object({
+    requestId: id(),
+    approved: z.boolean(),
+    always: z.boolean().optional(),
+    by: id().optional(),
+    reason: shortText().optional(),
+  }),
+);
 
-export const compactInputSchema: InputSchema<CompactInput> = lazySchema(() => optionalFields({ by: id().optional(), instructions: shortText().optional() }));
+export const compactInputSchema: InputSchema<CompactInput> = lazySchema(() =>
+  optionalFields({ by: id().optional(), instructions: shortText().optional() }),
+);
 
-export const transcriptQuerySchema: InputSchema<TranscriptQueryInput> = lazySchema(() => optionalFields({ from: count().default(0) }) as z.ZodType<TranscriptQueryInput>);
+export const transcriptQuerySchema: InputSchema<TranscriptQueryInput> = lazySchema(
+  () => optionalFields({ from: count().default(0) }) as z.ZodType<TranscriptQueryInput>,
+);
 
-export const resumeDescendantSchema: InputSchema<ResumeDescendantInput> = lazySchema(() => z.object({
-  agentId: id(),
-  prompt: z
-    .string()
-    .max(inputLimits.maxMessageChars)
-    .refine((text) => text.trim() !== '', 'must not be empty'),
-  allowStopped: z.boolean().optional(),
-  by: id().optional(),
-}));
+export const resumeDescendantSchema: InputSchema<ResumeDescendantInput> = lazySchema(() =>
+  z.object({
+    agentId: id(),
+    prompt: z
+      .string()
+      .max(inputLimits.maxMessageChars)
+      .refine((text) => text.trim() !== '', 'must not be empty'),
+    allowStopped: z.boolean().optional(),
+    by: id().optional(),
+  }),
+);
 
-export const boardNoticeSchema: InputSchema<BoardNotice> = lazySchema(() => z.object({
-  boardId: id(),
-  ownerAgentId: id().optional(),
-  taskIds: z.array(id()).max(inputLimits.maxListItems),
-  text: z.string().min(1).max(inputLimits.maxShortTextChars),
-}));
+export const boardNoticeSchema: InputSchema<BoardNotice> = lazySchema(() =>
+  z.object({
+    boardId: id(),
+    ownerAgentId: id().optional(),
+    taskIds: z.array(id()).max(inputLimits.maxListItems),
+    text: z.string().min(1).max(inputLimits.maxShortTextChars),
+  }),
+);
 
 /** One line naming every problem of a refused input, for logs and for the caller of an update. */
 export function describeInputError(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'input'}: ${issue.message}`).join('; ');
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'input'}: ${issue.message}`)
+    .join('; ');
 }
 
 // The ledger's signals come with every model call of a budgeted tree: well-formed ones are taken without zod.
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 const plainUsage = (value: unknown): TokenUsage | undefined => {
   const fields = fieldsOf(value);
   if (!fields) return undefined;
   const { inputTokens, outputTokens, cacheCreationInputTokens, cacheReadInputTokens } = fields;
-  if (!isCount(inputTokens) || !isCount(outputTokens) || !isCount(cacheCreationInputTokens) || !isCount(cacheReadInputTokens)) return undefined;
+  if (
+    !isCount(inputTokens) ||
+    !isCount(outputTokens) ||
+    !isCount(cacheCreationInputTokens) ||
+    !isCount(cacheReadInputTokens)
+  )
+    return undefined;
   return { inputTokens, outputTokens, cacheCreationInputTokens, cacheReadInputTokens };
 };
-const budgetCapsShape = () => z.strictObject({
-  tokens: count().positive().optional(),
-  costUsd: z.number().positive().finite().optional(),
-  toolCalls: count().positive().optional(),
-  turns: count().positive().optional(),
-  wallTimeMs: count().positive().optional(),
-  concurrentAgents: count().positive().optional(),
-});
+const budgetCapsShape = () =>
+  z.strictObject({
+    tokens: count().positive().optional(),
+    costUsd: z.number().positive().finite().optional(),
+    toolCalls: count().positive().optional(),
+    turns: count().positive().optional(),
+    wallTimeMs: count().positive().optional(),
+    concurrentAgents: count().positive().optional(),
+  });
 
 export const budgetReserveSchema: InputSchema<BudgetReserve> = lazySchema(
-  () => z.object({
-    requesterId: id(),
-    request: z.object({
-      reservationId: id(), agentId: id(), parentAgentId: id().optional(), caps: budgetCapsShape().optional(), model: id(),
-      inputTokens: count(), maxOutputTokens: count().positive(), minOutputTokens: count(), ahead: z.boolean().optional(),
-      leaseTokens: count().optional(), topUp: id().optional(),
+  () =>
+    z.object({
+      requesterId: id(),
+      request: z.object({
+        reservationId: id(),
+        agentId: id(),
+        parentAgentId: id().optional(),
+        caps: budgetCapsShape().optional(),
+        model: id(),
+        inputTokens: count(),
+        maxOutputTokens: count().positive(),
+        minOutputTokens: count(),
+        ahead: z.boolean().optional(),
+        leaseTokens: count().optional(),
+        topUp: id().optional(),
+      }),
+      settle: chargeShape().optional(),
     }),
-    settle: chargeShape().optional(),
-  }),
   (value) => {
     const fields = fieldsOf(value);
     const request = fieldsOf(fields?.request);
-    if (!fields || !request || !isId(fields.requesterId) || !isId(request.reservationId) || !isId(request.agentId) || !isId(request.model)) return undefined;
-    if (request.caps !== undefined || (request.parentAgentId !== undefined && !isId(request.parentAgentId))) return undefined;
+    if (
+      !fields ||
+      !request ||
+      !isId(fields.requesterId) ||
+      !isId(request.reservationId) ||
+      !isId(request.agentId) ||
+      !isId(request.model)
+    )
+      return undefined;
+    if (request.caps !== undefined || (request.parentAgentId !== undefined && !isId(request.parentAgentId)))
+      return undefined;
     const { inputTokens, maxOutputTokens, minOutputTokens, ahead, leaseTokens, topUp } = request;
-    if (!isCount(inputTokens) || !isCount(maxOutputTokens) || maxOutputTokens === 0 || !isCount(minOutputTokens)) return undefined;
+    if (!isCount(inputTokens) || !isCount(maxOutputTokens) || maxOutputTokens === 0 || !isCount(minOutputTokens))
+      return undefined;
     if (ahead !== undefined && typeof ahead !== 'boolean') return undefined;
     if ((leaseTokens !== undefined && !isCount(leaseTokens)) || (topUp !== undefined && !isId(topUp))) return undefined;
     const settle = fields.settle === undefined ? undefined : plainCharge(fields.settle);
@@ -231,9 +309,16 @@ export const budgetReserveSchema: InputSchema<BudgetReserve> = lazySchema(
     return {
       requesterId: fields.requesterId,
       request: {
-        reservationId: request.reservationId, agentId: request.agentId, ...(request.parentAgentId !== undefined ? { parentAgentId: request.parentAgentId as string } : {}),
-        model: request.model, inputTokens, maxOutputTokens, minOutputTokens, ...(ahead ? { ahead: true } : {}),
-        ...(leaseTokens !== undefined ? { leaseTokens } : {}), ...(topUp !== undefined ? { topUp } : {}),
+        reservationId: request.reservationId,
+        agentId: request.agentId,
+        ...(request.parentAgentId !== undefined ? { parentAgentId: request.parentAgentId as string } : {}),
+        model: request.model,
+        inputTokens,
+        maxOutputTokens,
+        minOutputTokens,
+        ...(ahead ? { ahead: true } : {}),
+        ...(leaseTokens !== undefined ? { leaseTokens } : {}),
+        ...(topUp !== undefined ? { topUp } : {}),
       },
       ...(settle ? { settle } : {}),
     };
@@ -241,54 +326,102 @@ export const budgetReserveSchema: InputSchema<BudgetReserve> = lazySchema(
 );
 
 export const budgetGrantSchema: InputSchema<BudgetGrant> = lazySchema(
-  () => z.union([
-    z.object({ reservationId: id(), granted: z.literal(true), outputTokens: count(), reservedTokens: count(), leaseId: id().optional() }),
-    z.object({
-      reservationId: id(), granted: z.literal(false), reason: shortText(), scopeAgentId: id(),
-      cap: z.enum(capNames), action: z.enum(budgetActions as [BudgetAction, ...BudgetAction[]]), revoked: z.boolean().optional(),
-    }),
-  ]),
+  () =>
+    z.union([
+      z.object({
+        reservationId: id(),
+        granted: z.literal(true),
+        outputTokens: count(),
+        reservedTokens: count(),
+        leaseId: id().optional(),
+      }),
+      z.object({
+        reservationId: id(),
+        granted: z.literal(false),
+        reason: shortText(),
+        scopeAgentId: id(),
+        cap: z.enum(capNames),
+        action: z.enum(budgetActions as [BudgetAction, ...BudgetAction[]]),
+        revoked: z.boolean().optional(),
+      }),
+    ]),
   (value) => {
     const fields = fieldsOf(value);
-    if (!fields || fields.granted !== true || !isId(fields.reservationId) || !isCount(fields.outputTokens) || !isCount(fields.reservedTokens)) return undefined;
+    if (
+      !fields ||
+      fields.granted !== true ||
+      !isId(fields.reservationId) ||
+      !isCount(fields.outputTokens) ||
+      !isCount(fields.reservedTokens)
+    )
+      return undefined;
     if (fields.leaseId !== undefined && !isId(fields.leaseId)) return undefined;
     return {
-      reservationId: fields.reservationId, granted: true, outputTokens: fields.outputTokens, reservedTokens: fields.reservedTokens,
+      reservationId: fields.reservationId,
+      granted: true,
+      outputTokens: fields.outputTokens,
+      reservedTokens: fields.reservedTokens,
       ...(fields.leaseId !== undefined ? { leaseId: fields.leaseId } : {}),
     };
   },
 );
 
-const chargeShape = () => z.object({
-  reservationId: id(), agentId: id(), model: id(), attempt: count(), usage: usage(), toolCalls: count().optional(), final: z.boolean(), unused: z.boolean().optional(),
-  leaseId: id().optional(), presumedInputTokens: count().optional(), endsLease: z.boolean().optional(),
-});
+const chargeShape = () =>
+  z.object({
+    reservationId: id(),
+    agentId: id(),
+    model: id(),
+    attempt: count(),
+    usage: usage(),
+    toolCalls: count().optional(),
+    final: z.boolean(),
+    unused: z.boolean().optional(),
+    leaseId: id().optional(),
+    presumedInputTokens: count().optional(),
+    endsLease: z.boolean().optional(),
+  });
 function plainCharge(value: unknown): BudgetCharge | undefined {
   const fields = fieldsOf(value);
-  if (!fields || !isId(fields.reservationId) || !isId(fields.agentId) || !isId(fields.model) || !isCount(fields.attempt) || typeof fields.final !== 'boolean') return undefined;
+  if (
+    !fields ||
+    !isId(fields.reservationId) ||
+    !isId(fields.agentId) ||
+    !isId(fields.model) ||
+    !isCount(fields.attempt) ||
+    typeof fields.final !== 'boolean'
+  )
+    return undefined;
   const chargedUsage = plainUsage(fields.usage);
   if (!chargedUsage || (fields.toolCalls !== undefined && !isCount(fields.toolCalls))) return undefined;
   if (fields.unused !== undefined && typeof fields.unused !== 'boolean') return undefined;
   const { leaseId, presumedInputTokens, endsLease } = fields;
-  if ((leaseId !== undefined && !isId(leaseId)) || (presumedInputTokens !== undefined && !isCount(presumedInputTokens))) return undefined;
+  if ((leaseId !== undefined && !isId(leaseId)) || (presumedInputTokens !== undefined && !isCount(presumedInputTokens)))
+    return undefined;
   if (endsLease !== undefined && typeof endsLease !== 'boolean') return undefined;
   return {
     ...(fields.unused === true ? { unused: true } : {}),
     ...(leaseId !== undefined ? { leaseId } : {}),
     ...(presumedInputTokens !== undefined ? { presumedInputTokens } : {}),
     ...(endsLease === true ? { endsLease: true } : {}),
-    reservationId: fields.reservationId, agentId: fields.agentId, model: fields.model, attempt: fields.attempt, usage: chargedUsage,
-    ...(fields.toolCalls !== undefined ? { toolCalls: fields.toolCalls } : {}), final: fields.final,
+    reservationId: fields.reservationId,
+    agentId: fields.agentId,
+    model: fields.model,
+    attempt: fields.attempt,
+    usage: chargedUsage,
+    ...(fields.toolCalls !== undefined ? { toolCalls: fields.toolCalls } : {}),
+    final: fields.final,
   };
 }
 
 export const budgetChargeSchema: InputSchema<BudgetCharge> = lazySchema(() => chargeShape(), plainCharge);
 
-export const budgetChangeSchema: InputSchema<BudgetChange> = lazySchema(() => z.object({
-  agentId: id().optional(),
-  caps: budgetCapsShape().refine((caps) => Object.keys(caps).length > 0, 'name at least one cap'),
-  by: id().optional(),
-}));
+export const budgetChangeSchema: InputSchema<BudgetChange> = lazySchema(() =>
+  z.object({
+    agentId: id().optional(),
+    caps: budgetCapsShape().refine((caps) => Object.keys(caps).length > 0, 'name at least one cap'),
+    by: id().optional(),
+  }),
+);
 
 /** Caps given with a spawn (sent to the root with the agent's start). */
 export const budgetCapsSchema: InputSchema<BudgetCaps> = lazySchema(() => budgetCapsShape());

@@ -47,13 +47,18 @@ export type LiveDetails = LiveModelDetails | LiveToolDetails;
 export function parseLiveDetails(value: unknown): LiveDetails | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const details = value as Partial<LiveModelDetails> & Partial<LiveToolDetails>;
-  if (details.kind === 'model' && typeof details.text === 'string' && typeof details.turn === 'number') return details as LiveModelDetails;
+  if (details.kind === 'model' && typeof details.text === 'string' && typeof details.turn === 'number')
+    return details as LiveModelDetails;
   if (details.kind === 'tool' && typeof details.tool === 'string') return details as LiveToolDetails;
   return undefined;
 }
 
 /** The last `count` non-empty lines of `text`, each cut to `lineChars`. */
-export function lastLines(text: string, count: number = liveLimits.outputLines, lineChars: number = liveLimits.lineChars): string[] {
+export function lastLines(
+  text: string,
+  count: number = liveLimits.outputLines,
+  lineChars: number = liveLimits.lineChars,
+): string[] {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
   return lines.slice(-count).map((line) => (line.length > lineChars ? `${line.slice(0, lineChars - 1)}…` : line));
 }

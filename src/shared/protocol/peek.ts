@@ -34,7 +34,8 @@ export function peekOf(status: AgentStatusSnapshot): AgentPeek {
     currentTools: status.currentTools,
     totalTokens: totalTokens(status.treeUsage),
     toolUses: status.toolUses,
-    latestText: latest.length > taskOutputLimits.latestTextChars ? `…${latest.slice(-taskOutputLimits.latestTextChars)}` : latest,
+    latestText:
+      latest.length > taskOutputLimits.latestTextChars ? `…${latest.slice(-taskOutputLimits.latestTextChars)}` : latest,
     ...(status.result ? { result: status.result } : {}),
   };
 }

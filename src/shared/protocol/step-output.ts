@@ -21,5 +21,7 @@ export function stepOutputOf(activities: readonly { activityId: string; details?
 
 /** Whether any activity's output moved since `before` (a new activity or attempt counts from nothing). */
 export function outputMoved(before: StepOutput, now: StepOutput): boolean {
-  return Object.entries(now).some(([activityId, amount]) => amount !== (Object.hasOwn(before, activityId) ? before[activityId] : 0));
+  return Object.entries(now).some(
+    ([activityId, amount]) => amount !== (Object.hasOwn(before, activityId) ? before[activityId] : 0),
+  );
 }

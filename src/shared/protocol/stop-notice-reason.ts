@@ -7,7 +7,11 @@ import { stopNoticeMarks, stopNoticeSchema } from './input-schemas';
 export const cancelNoticePrefix = 'subagents-stop-notice:';
 
 /** A notice saying who and why, with each mark that is set (a mark that is not set is left out). */
-export function stopNotice(by: string, reason: string, marks: Pick<StopNotice, (typeof stopNoticeMarks)[number]> = {}): StopNotice {
+export function stopNotice(
+  by: string,
+  reason: string,
+  marks: Pick<StopNotice, (typeof stopNoticeMarks)[number]> = {},
+): StopNotice {
   const notice: StopNotice = { by, reason };
   for (const mark of stopNoticeMarks) if (marks[mark]) notice[mark] = true;
   return notice;
@@ -29,4 +33,3 @@ export function noticeIn(reason: string | null | undefined): StopNotice | undefi
     return undefined;
   }
 }
-

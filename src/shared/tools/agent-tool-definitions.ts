@@ -23,8 +23,14 @@ What each call does:
         description: { type: 'string', description: 'A short (3-5 word) description of the task' },
         prompt: { type: 'string', description: 'The task: a complete brief for a named type, a directive for a fork' },
         subagent_type: { type: 'string', description: 'The agent type to start, or "fork" to fork yourself' },
-        model: { type: 'string', description: 'Optional model override (haiku, sonnet, opus, or a model id); a fork always uses your model' },
-        run_in_background: { type: 'boolean', description: 'true: return at once and be notified when the agent finishes; false: wait for it' },
+        model: {
+          type: 'string',
+          description: 'Optional model override (haiku, sonnet, opus, or a model id); a fork always uses your model',
+        },
+        run_in_background: {
+          type: 'boolean',
+          description: 'true: return at once and be notified when the agent finishes; false: wait for it',
+        },
         name: { type: 'string', description: 'A name to address the agent by with SendMessage' },
         isolation: { type: 'string', enum: ['worktree'], description: 'Run the agent in its own git worktree' },
         cwd: { type: 'string', description: 'Absolute working directory for the agent (exclusive with isolation)' },

@@ -53,7 +53,9 @@ const taskQueuePattern = /^[A-Za-z0-9][A-Za-z0-9._@:/-]{0,199}$/;
 /** Checks a task queue name from configuration; throws a message that says what is allowed. */
 export function parseTaskQueueName(value: unknown, source: string): string {
   if (typeof value !== 'string' || !taskQueuePattern.test(value)) {
-    throw new Error(`Invalid task queue ${JSON.stringify(String(value).slice(0, 80))} in ${source}: use 1 to 200 letters, digits, '.', '_', '-', '@', ':' or '/', starting with a letter or digit.`);
+    throw new Error(
+      `Invalid task queue ${JSON.stringify(String(value).slice(0, 80))} in ${source}: use 1 to 200 letters, digits, '.', '_', '-', '@', ':' or '/', starting with a letter or digit.`,
+    );
   }
   return value;
 }
@@ -61,7 +63,9 @@ export function parseTaskQueueName(value: unknown, source: string): string {
 /** Checks tool names given for routing or for a tool worker: built-in workspace tools, or custom tool names when `custom` knows them. */
 export function parseRoutableToolName(value: string, source: string): WorkspaceToolName {
   if (!(routableToolNames as readonly string[]).includes(value)) {
-    throw new Error(`${source}: "${value}" cannot be routed to its own task queue; routable built-in tools are ${routableToolNames.join(', ')} (custom tools take a taskQueue in defineTool).`);
+    throw new Error(
+      `${source}: "${value}" cannot be routed to its own task queue; routable built-in tools are ${routableToolNames.join(', ')} (custom tools take a taskQueue in defineTool).`,
+    );
   }
   return value as WorkspaceToolName;
 }
@@ -69,7 +73,10 @@ export function parseRoutableToolName(value: string, source: string): WorkspaceT
 /** Parses `SUBAGENTS_TOOL_TASK_QUEUES` (`Bash=sandbox,Write=sandbox`); throws naming the bad entry. */
 export function parseToolTaskQueues(text: string, source = 'SUBAGENTS_TOOL_TASK_QUEUES'): ToolTaskQueues {
   const queues: ToolTaskQueues = {};
-  for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part.length > 0)) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)) {
     const separator = entry.indexOf('=');
     if (separator <= 0) throw new Error(`${source}: "${entry}" is not TOOL=QUEUE (for example Bash=sandbox).`);
     const tool = parseRoutableToolName(entry.slice(0, separator).trim(), source);

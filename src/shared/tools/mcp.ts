@@ -64,7 +64,9 @@ export function mcpToolAllowed(filter: McpToolFilter, server: string, toolName: 
 export function serverMayBeUsed(filter: McpToolFilter, server: string): boolean {
   const serverName = normalizeMcpName(server);
   const coversWholeServer = (pattern: string) =>
-    pattern === `${mcpToolPrefix}*` || pattern === `${mcpToolPrefix}${serverName}` || pattern === `${mcpToolPrefix}${serverName}__*`;
+    pattern === `${mcpToolPrefix}*` ||
+    pattern === `${mcpToolPrefix}${serverName}` ||
+    pattern === `${mcpToolPrefix}${serverName}__*`;
   if (filter.deny.some(coversWholeServer)) return false;
   if (filter.allow === 'all') return true;
   return filter.allow.some((pattern) => pattern === `${mcpToolPrefix}*` || serverOfPattern(pattern) === serverName);
@@ -98,7 +100,10 @@ export function mcpFilterOf(definition: McpDefinitionFields): McpToolFilter {
 }
 
 /** Servers a new agent connects: configured plus inline (inline wins), those its filter could use or it requires. */
-export function agentMcpInput(definition: McpDefinitionFields, configured: Readonly<Record<string, McpServerSpec>>): AgentMcpInput | undefined {
+export function agentMcpInput(
+  definition: McpDefinitionFields,
+  configured: Readonly<Record<string, McpServerSpec>>,
+): AgentMcpInput | undefined {
   const filter = mcpFilterOf(definition);
   const required = [...new Set(definition.requiredMcpServers ?? [])];
   const candidates: Record<string, McpServerSpec> = { ...configured };

@@ -21,9 +21,17 @@ export const taskOutputDefinition: ToolDefinition = {
   input_schema: {
     type: 'object',
     properties: {
-      task_id: { type: 'string', description: 'The agentId or name of the subagent; omit it to list your running subagents' },
+      task_id: {
+        type: 'string',
+        description: 'The agentId or name of the subagent; omit it to list your running subagents',
+      },
       block: { type: 'boolean', description: 'Whether to wait for the subagent to finish (default true)' },
-      timeout: { type: 'number', minimum: 0, maximum: taskOutputLimits.maxTimeoutMs, description: 'Max wait time in ms when block is true (default 30000)' },
+      timeout: {
+        type: 'number',
+        minimum: 0,
+        maximum: taskOutputLimits.maxTimeoutMs,
+        description: 'Max wait time in ms when block is true (default 30000)',
+      },
     },
     additionalProperties: false,
   },

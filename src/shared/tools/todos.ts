@@ -15,7 +15,10 @@ const statuses: readonly string[] = ['pending', 'in_progress', 'completed'];
 
 const invalid = (detail: string) => ({
   ok: false as const,
-  error: errorText(ErrorType.InvalidToolInput, `TodoWrite was called with invalid input: ${detail}. Fix the input and call TodoWrite again.`),
+  error: errorText(
+    ErrorType.InvalidToolInput,
+    `TodoWrite was called with invalid input: ${detail}. Fix the input and call TodoWrite again.`,
+  ),
 });
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -24,8 +27,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function textField(item: Record<string, unknown>, key: string, index: number): string | { error: string } {
   const value = item[key];
-  if (typeof value !== 'string' || value.trim() === '') return { error: `"todos.${index}.${key}" must be a non-empty string` };
-  if (value.length > webToolLimits.maxTodoChars) return { error: `"todos.${index}.${key}" is longer than ${webToolLimits.maxTodoChars} characters` };
+  if (typeof value !== 'string' || value.trim() === '')
+    return { error: `"todos.${index}.${key}" must be a non-empty string` };
+  if (value.length > webToolLimits.maxTodoChars)
+    return { error: `"todos.${index}.${key}" is longer than ${webToolLimits.maxTodoChars} characters` };
   return value.trim();
 }
 
@@ -33,15 +38,18 @@ function textField(item: Record<string, unknown>, key: string, index: number): s
 export function parseTodoWriteInput(input: unknown): { ok: true; todos: Todo[] } | { ok: false; error: string } {
   if (!isRecord(input)) return invalid('the input must be an object with a "todos" array');
   const extra = Object.keys(input).filter((key) => key !== 'todos');
-  if (extra.length > 0) return invalid(`unknown field ${extra.map((key) => `"${key}"`).join(', ')} (allowed fields: todos)`);
+  if (extra.length > 0)
+    return invalid(`unknown field ${extra.map((key) => `"${key}"`).join(', ')} (allowed fields: todos)`);
   const list = input.todos;
   if (!Array.isArray(list)) return invalid('"todos" is required and must be an array');
-  if (list.length > webToolLimits.maxTodos) return invalid(`"todos" has ${list.length} items; at most ${webToolLimits.maxTodos} are kept`);
+  if (list.length > webToolLimits.maxTodos)
+    return invalid(`"todos" has ${list.length} items; at most ${webToolLimits.maxTodos} are kept`);
   const todos: Todo[] = [];
   for (const [index, item] of list.entries()) {
     if (!isRecord(item)) return invalid(`"todos.${index}" must be an object with content, status and activeForm`);
     const unknown = Object.keys(item).filter((key) => !['content', 'status', 'activeForm'].includes(key));
-    if (unknown.length > 0) return invalid(`"todos.${index}" has unknown field ${unknown.map((key) => `"${key}"`).join(', ')}`);
+    if (unknown.length > 0)
+      return invalid(`"todos.${index}" has unknown field ${unknown.map((key) => `"${key}"`).join(', ')}`);
     const content = textField(item, 'content', index);
     if (typeof content !== 'string') return invalid(content.error);
     const activeForm = textField(item, 'activeForm', index);
@@ -65,7 +73,11 @@ export function todoSummary(todos: readonly Todo[] | undefined): string {
 /** The list as Markdown task lines (`- [x] ...`, `- [ ] ...`, the current one in bold). */
 export function todoLines(todos: readonly Todo[]): string[] {
   return todos.map((todo) =>
-    todo.status === 'completed' ? `- [x] ${todo.content}` : todo.status === 'in_progress' ? `- [ ] **${todo.activeForm}**` : `- [ ] ${todo.content}`,
+    todo.status === 'completed'
+      ? `- [x] ${todo.content}`
+      : todo.status === 'in_progress'
+        ? `- [ ] **${todo.activeForm}**`
+        : `- [ ] ${todo.content}`,
   );
 }
 

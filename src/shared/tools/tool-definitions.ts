@@ -92,9 +92,20 @@ export const toolDefinitions: Record<WorkspaceToolName, ToolDefinition> = {
     input_schema: {
       type: 'object',
       properties: {
-        file_path: { type: 'string', description: 'Path of the file to read (absolute, or relative to the working directory).' },
-        offset: { type: 'integer', minimum: 1, description: 'Line number to start reading at (1-based). Only needed for large files.' },
-        limit: { type: 'integer', minimum: 1, description: 'Number of lines to read (default 2000). Only needed for large files.' },
+        file_path: {
+          type: 'string',
+          description: 'Path of the file to read (absolute, or relative to the working directory).',
+        },
+        offset: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Line number to start reading at (1-based). Only needed for large files.',
+        },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Number of lines to read (default 2000). Only needed for large files.',
+        },
       },
       required: ['file_path'],
       additionalProperties: false,
@@ -126,14 +137,23 @@ export const toolDefinitions: Record<WorkspaceToolName, ToolDefinition> = {
         output_mode: {
           type: 'string',
           enum: ['files_with_matches', 'content', 'count'],
-          description: 'files_with_matches (default): matching file paths; content: matching lines; count: matches per file.',
+          description:
+            'files_with_matches (default): matching file paths; content: matching lines; count: matches per file.',
         },
         '-i': { type: 'boolean', description: 'Case-insensitive search.' },
         '-n': { type: 'boolean', description: 'Show line numbers (content mode; default true).' },
         '-A': { type: 'integer', minimum: 0, description: 'Lines of context after each match (content mode).' },
         '-B': { type: 'integer', minimum: 0, description: 'Lines of context before each match (content mode).' },
-        '-C': { type: 'integer', minimum: 0, description: 'Lines of context before and after each match (content mode).' },
-        head_limit: { type: 'integer', minimum: 1, description: 'Return at most this many entries (lines or files); default 250.' },
+        '-C': {
+          type: 'integer',
+          minimum: 0,
+          description: 'Lines of context before and after each match (content mode).',
+        },
+        head_limit: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Return at most this many entries (lines or files); default 250.',
+        },
         multiline: { type: 'boolean', description: 'Let . match newlines so patterns can span lines (default false).' },
       },
       required: ['pattern'],
@@ -146,7 +166,10 @@ export const toolDefinitions: Record<WorkspaceToolName, ToolDefinition> = {
     input_schema: {
       type: 'object',
       properties: {
-        file_path: { type: 'string', description: 'Path of the file to write (absolute, or relative to the working directory).' },
+        file_path: {
+          type: 'string',
+          description: 'Path of the file to write (absolute, or relative to the working directory).',
+        },
         content: { type: 'string', description: 'The complete new content of the file.' },
       },
       required: ['file_path', 'content'],
@@ -159,7 +182,10 @@ export const toolDefinitions: Record<WorkspaceToolName, ToolDefinition> = {
     input_schema: {
       type: 'object',
       properties: {
-        file_path: { type: 'string', description: 'Path of the file to edit (absolute, or relative to the working directory).' },
+        file_path: {
+          type: 'string',
+          description: 'Path of the file to edit (absolute, or relative to the working directory).',
+        },
         old_string: { type: 'string', description: 'The exact text to replace.' },
         new_string: { type: 'string', description: 'The text to replace it with (must differ from old_string).' },
         replace_all: { type: 'boolean', description: 'Replace every occurrence of old_string (default false).' },
@@ -175,7 +201,12 @@ export const toolDefinitions: Record<WorkspaceToolName, ToolDefinition> = {
       type: 'object',
       properties: {
         command: { type: 'string', description: 'The command to run.' },
-        timeout: { type: 'integer', minimum: 1, maximum: 600000, description: 'Timeout in milliseconds (default 120000, maximum 600000).' },
+        timeout: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 600000,
+          description: 'Timeout in milliseconds (default 120000, maximum 600000).',
+        },
         description: { type: 'string', description: 'What the command does, in 5-10 words.' },
       },
       required: ['command'],

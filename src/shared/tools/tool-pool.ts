@@ -1,6 +1,13 @@
 import type { PermissionMode } from '../agents/agent';
 import type { AgentDefinition } from '../agents/agent-definition';
-import { agentCompanionToolNames, coordinationToolNames, editToolNames, readOnlyToolNames, runtimeToolNames, subagentForbiddenToolNames } from '../policy/tool-classification';
+import {
+  agentCompanionToolNames,
+  coordinationToolNames,
+  editToolNames,
+  readOnlyToolNames,
+  runtimeToolNames,
+  subagentForbiddenToolNames,
+} from '../policy/tool-classification';
 
 /** Coordination tools a subagent may have. */
 const subagentCoordinationTools = coordinationToolNames.filter((name) => !subagentForbiddenToolNames.includes(name));
@@ -37,7 +44,10 @@ export function assembleToolPool(input: ToolPoolInput): string[] {
   const background = new Set(backgroundAllowedTools(input.permissionMode));
   const denied = new Set(input.definition.disallowedTools ?? []);
   // An agent with memory gets the file tools to keep it (Claude Code adds Read, Write and Edit).
-  const allowList = input.definition.tools && input.definition.memory ? [...input.definition.tools, 'Read', 'Write', 'Edit'] : input.definition.tools;
+  const allowList =
+    input.definition.tools && input.definition.memory
+      ? [...input.definition.tools, 'Read', 'Write', 'Edit']
+      : input.definition.tools;
   const allowAll = !allowList || allowList.includes('*');
   const readOnlyBash = input.definition.readOnlyBash === true;
   const pool = runtimeToolNames.filter((name) => {
@@ -51,6 +61,9 @@ export function assembleToolPool(input: ToolPoolInput): string[] {
 }
 
 /** The pool of a root agent: every runtime tool its definition allows (roots may stop their own tasks). */
-export function rootToolPool(definition: Pick<AgentDefinition, 'tools' | 'disallowedTools' | 'readOnlyBash' | 'memory'>, maxDepth: number): string[] {
+export function rootToolPool(
+  definition: Pick<AgentDefinition, 'tools' | 'disallowedTools' | 'readOnlyBash' | 'memory'>,
+  maxDepth: number,
+): string[] {
   return assembleToolPool({ definition, depth: 0, maxDepth, background: false, permissionMode: 'bypassPermissions' });
 }

@@ -1,4 +1,11 @@
-import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../model/messages';
+import type {
+  ContentBlock,
+  MessageParam,
+  TextBlock,
+  ToolResultBlock,
+  ToolResultContent,
+  ToolUseBlock,
+} from '../model/messages';
 
 /** The model-facing outcome of one tool call. */
 export interface ToolOutcome {

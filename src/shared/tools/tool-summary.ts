@@ -1,6 +1,7 @@
 /** One short line describing a tool call, for activity summaries in the Temporal UI and progress output. */
 export function toolCallSummary(name: string, input: Record<string, unknown>): string {
-  const text = (key: string): string | undefined => (typeof input[key] === 'string' ? (input[key] as string) : undefined);
+  const text = (key: string): string | undefined =>
+    typeof input[key] === 'string' ? (input[key] as string) : undefined;
   const detail =
     name === 'Bash'
       ? (text('description') ?? text('command'))

@@ -70,8 +70,16 @@ export const webToolDefinitions: Record<'WebFetch' | 'WebSearch' | 'TodoWrite', 
       type: 'object',
       properties: {
         query: { type: 'string', minLength: 2, description: 'The search query.' },
-        allowed_domains: { type: 'array', items: { type: 'string' }, description: 'Only include results from these domains.' },
-        blocked_domains: { type: 'array', items: { type: 'string' }, description: 'Never include results from these domains.' },
+        allowed_domains: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Only include results from these domains.',
+        },
+        blocked_domains: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Never include results from these domains.',
+        },
       },
       required: ['query'],
       additionalProperties: false,

@@ -39,7 +39,10 @@ const workerIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 /** Checks a worker id (from the CLI, the client or SUBAGENTS_WORKER_ID); throws a message that says what is allowed. */
 export function parseWorkerId(value: unknown, source = 'worker id'): string {
   if (typeof value !== 'string' || !workerIdPattern.test(value)) {
-    const shown = typeof value === 'string' ? JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value) : String(value);
+    const shown =
+      typeof value === 'string'
+        ? JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value)
+        : String(value);
     throw new Error(
       `Invalid ${source} ${shown}: use 1 to 63 letters, digits, '.', '_' or '-', starting with a letter or digit (for example "build-host-1").`,
     );
@@ -49,8 +52,15 @@ export function parseWorkerId(value: unknown, source = 'worker id'): string {
 
 /** Checks a wait in milliseconds; throws a message with the allowed range. */
 export function parseWorkspaceWaitMs(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minWorkspaceWaitMs || value > maxWorkspaceWaitMs) {
-    throw new Error(`Invalid workspace wait ${String(value)}: give whole milliseconds from ${minWorkspaceWaitMs} to ${maxWorkspaceWaitMs}.`);
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < minWorkspaceWaitMs ||
+    value > maxWorkspaceWaitMs
+  ) {
+    throw new Error(
+      `Invalid workspace wait ${String(value)}: give whole milliseconds from ${minWorkspaceWaitMs} to ${maxWorkspaceWaitMs}.`,
+    );
   }
   return value;
 }
@@ -62,7 +72,11 @@ export function workspaceTaskQueue(taskQueue: string, workerId: string): string 
 
 /** The placement of an agent on a worker, as it goes into the agent's input. */
 export function workspaceWorker(taskQueue: string, workerId: string, waitMs = defaultWorkspaceWaitMs): WorkspaceWorker {
-  return { id: parseWorkerId(workerId), taskQueue: workspaceTaskQueue(taskQueue, workerId), waitMs: parseWorkspaceWaitMs(waitMs) };
+  return {
+    id: parseWorkerId(workerId),
+    taskQueue: workspaceTaskQueue(taskQueue, workerId),
+    waitMs: parseWorkspaceWaitMs(waitMs),
+  };
 }
 
 /** True when `candidate` is `root` or lies below it (both absolute and normalised). */

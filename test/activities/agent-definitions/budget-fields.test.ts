@@ -19,7 +19,10 @@ describe('front matter: the caps of an agent type (maxTokens, maxCostUsd, maxToo
   it('reads each into the definition’s budget, maxTime as a duration or ms, with no warning', () => {
     const result = parse('maxTokens: 50000\nmaxCostUsd: 2.5\nmaxToolCalls: 40\nmaxTime: 30m\nmaxTurns: 12');
     expect(result.reports).toEqual([]);
-    expect(result.definition).toMatchObject({ maxTurns: 12, budget: { tokens: 50_000, costUsd: 2.5, toolCalls: 40, wallTimeMs: 1_800_000 } });
+    expect(result.definition).toMatchObject({
+      maxTurns: 12,
+      budget: { tokens: 50_000, costUsd: 2.5, toolCalls: 40, wallTimeMs: 1_800_000 },
+    });
     expect(parse('maxTime: 90s').definition?.budget).toEqual({ wallTimeMs: 90_000 });
     expect(parse('maxTime: 2h').definition?.budget).toEqual({ wallTimeMs: 7_200_000 });
     expect(parse('maxTime: 1500').definition?.budget).toEqual({ wallTimeMs: 1500 });
@@ -46,7 +49,20 @@ describe('front matter: the caps of an agent type (maxTokens, maxCostUsd, maxToo
   });
 
   it('skips a file whose maxTime is not a duration, naming the accepted forms', () => {
-    for (const bad of ['-30m', '30 minutes', '1y', '2 weeks', '0s', '1e309', 'NaN', '""', '9999999d', `"${'9'.repeat(5000)}"`, '{ a: 1 }', 'true']) {
+    for (const bad of [
+      '-30m',
+      '30 minutes',
+      '1y',
+      '2 weeks',
+      '0s',
+      '1e309',
+      'NaN',
+      '""',
+      '9999999d',
+      `"${'9'.repeat(5000)}"`,
+      '{ a: 1 }',
+      'true',
+    ]) {
       const message = skippedBecause(`maxTime: ${bad}`);
       expect(message, bad).toContain('field "maxTime"');
       expect(message.length, bad).toBeLessThan(400);

@@ -15,7 +15,9 @@ beforeEach(async () => {
   vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void output.push(parts.join(' ')));
   vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void errors.push(parts.join(' ')));
   await tree.write({
-    'project/.claude/agents/reviewer.md': definitionFile('name: reviewer\ndescription: Reviews\ntools: Read, Grep, Agent(Explore), NotebookEdit\nmodel: sonnet'),
+    'project/.claude/agents/reviewer.md': definitionFile(
+      'name: reviewer\ndescription: Reviews\ntools: Read, Grep, Agent(Explore), NotebookEdit\nmodel: sonnet',
+    ),
     'project/.claude/agents/broken.md': definitionFile('name: broken'),
     'home/.claude/agents/writer.md': definitionFile('name: writer\ndescription: Writes\ndisallowedTools: Bash'),
   });
@@ -33,7 +35,12 @@ describe('agentsListCommand', () => {
     expect(output).toHaveLength(1);
     const printed = JSON.parse(output[0] ?? '') as LoadedDefinitions;
     expect(printed).toEqual(await loadAgentDefinitions({ cwd: dir, homeDir: tree.home }));
-    expect(printed.definitions.reviewer).toMatchObject({ source: 'project', tools: ['Agent', 'Grep', 'Read'], allowedAgentTypes: ['Explore'], model: 'sonnet' });
+    expect(printed.definitions.reviewer).toMatchObject({
+      source: 'project',
+      tools: ['Agent', 'Grep', 'Read'],
+      allowedAgentTypes: ['Explore'],
+      model: 'sonnet',
+    });
     expect(printed.definitions.writer).toMatchObject({ source: 'user', disallowedTools: ['Bash'] });
     expect(printed.reports.map((report) => [path.basename(report.file), report.level])).toEqual([
       ['broken.md', 'skipped'],
@@ -47,14 +54,34 @@ describe('agentsListCommand', () => {
     const lines = output.join('\n').split('\n');
     expect(lines[0]).toMatch(/^NAME\s+SOURCE\s+TOOLS\s+MCP SERVERS\s+MODEL$/);
     const row = (name: string) => lines.find((line) => line.startsWith(`${name} `))?.split(/\s{2,}/);
-    expect(row('reviewer')).toEqual(['reviewer', `project ${path.join('.claude', 'agents', 'reviewer.md')}`, 'Agent(Explore), Grep, Read', '-', 'sonnet']);
-    expect(row('writer')).toEqual(['writer', `user ${path.join('~', '.claude', 'agents', 'writer.md')}`, 'all except Bash', '-', 'inherit']);
+    expect(row('reviewer')).toEqual([
+      'reviewer',
+      `project ${path.join('.claude', 'agents', 'reviewer.md')}`,
+      'Agent(Explore), Grep, Read',
+      '-',
+      'sonnet',
+    ]);
+    expect(row('writer')).toEqual([
+      'writer',
+      `user ${path.join('~', '.claude', 'agents', 'writer.md')}`,
+      'all except Bash',
+      '-',
+      'inherit',
+    ]);
     expect(row('general-purpose')).toEqual(['general-purpose', 'built-in', 'all', '-', 'inherit']);
-    expect(row('Explore')).toEqual(['Explore', 'built-in', 'Bash (read-only), Glob, Grep, Read, WebFetch, WebSearch, TodoWrite', '-', 'haiku']);
+    expect(row('Explore')).toEqual([
+      'Explore',
+      'built-in',
+      'Bash (read-only), Glob, Grep, Read, WebFetch, WebSearch, TodoWrite',
+      '-',
+      'haiku',
+    ]);
     const reports = lines.slice(lines.indexOf('Reports:') + 1);
     expect(reports).toEqual([
       `  skipped  ${path.join('.claude', 'agents', 'broken.md')}: field "description" is required`,
-      expect.stringMatching(/^ {2}warning {2}\.claude\/agents\/reviewer\.md: tools: NotebookEdit is not a tool of this runtime/),
+      expect.stringMatching(
+        /^ {2}warning {2}\.claude\/agents\/reviewer\.md: tools: NotebookEdit is not a tool of this runtime/,
+      ),
     ]);
   });
 

@@ -33,7 +33,9 @@ describe('ParsedDefinitionsCache', () => {
     // The same text elsewhere is its own entry: the file is part of the result (and of reports).
     expect(cache.parse(text, '/w/b.md', 'project', '/home/u').definition?.file).toBe('/w/b.md');
     expect(cache.parse(text, '/w/b.md', 'user', '/home/u').definition?.source).toBe('user');
-    expect(cache.parse(text, '/w/b.md', 'user', '/home/v')).toEqual(parseDefinitionFile(text, '/w/b.md', 'user', '/home/v'));
+    expect(cache.parse(text, '/w/b.md', 'user', '/home/v')).toEqual(
+      parseDefinitionFile(text, '/w/b.md', 'user', '/home/v'),
+    );
     expect(cache.size).toBe(4);
   });
 

@@ -14,7 +14,10 @@ function messages(result: ReturnType<typeof parse>): string[] {
 
 describe('parseDefinitionFile: the basics', () => {
   it('reads name, description and the trimmed body as the system prompt', () => {
-    const result = parse('name: reviewer\ndescription: Reviews diffs', '\n\n  Review the diff carefully.\n\nThen report.  \n\n');
+    const result = parse(
+      'name: reviewer\ndescription: Reviews diffs',
+      '\n\n  Review the diff carefully.\n\nThen report.  \n\n',
+    );
     expect(result).toEqual({
       definition: {
         name: 'reviewer',
@@ -29,24 +32,48 @@ describe('parseDefinitionFile: the basics', () => {
 
   it('reads every supported field', () => {
     const result = parse(
-      ['name: worker', 'description: Does work', 'model: haiku', 'permissionMode: acceptEdits', 'maxTurns: 7', 'background: true', 'isolation: worktree'].join('\n'),
+      [
+        'name: worker',
+        'description: Does work',
+        'model: haiku',
+        'permissionMode: acceptEdits',
+        'maxTurns: 7',
+        'background: true',
+        'isolation: worktree',
+      ].join('\n'),
     );
     expect(result.reports).toEqual([]);
-    expect(result.definition).toMatchObject({ model: 'haiku', permissionMode: 'acceptEdits', maxTurns: 7, background: true, isolation: 'worktree' });
+    expect(result.definition).toMatchObject({
+      model: 'haiku',
+      permissionMode: 'acceptEdits',
+      maxTurns: 7,
+      background: true,
+      isolation: 'worktree',
+    });
   });
 
   it('reads thinking as adaptive, off, or a budget of at least 1024 tokens', () => {
     expect(parse('name: a\ndescription: d\nthinking: adaptive').definition?.thinking).toEqual({ type: 'adaptive' });
-    expect(parse('name: a\ndescription: d\nthinking: 4096').definition?.thinking).toEqual({ type: 'enabled', budgetTokens: 4096 });
+    expect(parse('name: a\ndescription: d\nthinking: 4096').definition?.thinking).toEqual({
+      type: 'enabled',
+      budgetTokens: 4096,
+    });
     expect(parse('name: a\ndescription: d\nthinking: off').definition?.thinking).toBeUndefined();
-    expect(messages(parse('name: a\ndescription: d\nthinking: 100'))[0]).toMatch(/"thinking" must be adaptive, off, or a thinking budget/);
+    expect(messages(parse('name: a\ndescription: d\nthinking: 100'))[0]).toMatch(
+      /"thinking" must be adaptive, off, or a thinking budget/,
+    );
     expect(messages(parse('name: a\ndescription: d\nthinking: lots'))[0]).toMatch(/"thinking" must be/);
   });
 
   it('tolerates a byte-order mark and CRLF line endings', () => {
     const text = '\uFEFF---\r\nname: windows\r\ndescription: Written on Windows\r\n---\r\nLine one.\r\nLine two.\r\n';
     const result = parseDefinitionFile(text, file, 'user');
-    expect(result.definition).toMatchObject({ name: 'windows', description: 'Written on Windows', prompt: 'Line one.\nLine two.', source: 'user' });
+    expect(result.definition).toMatchObject({
+      name: 'windows',
+      description: 'Written on Windows',
+      prompt: 'Line one.\nLine two.',
+      source: 'user',
+    });
   });
 
   it('treats an optional field left empty as absent', () => {
@@ -83,7 +110,9 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
   });
 
   it('reads disallowedTools as a string or a list, keeping every other tool', () => {
-    expect(parse('name: a\ndescription: d\ndisallowedTools: Write, Edit').definition).toMatchObject({ disallowedTools: ['Edit', 'Write'] });
+    expect(parse('name: a\ndescription: d\ndisallowedTools: Write, Edit').definition).toMatchObject({
+      disallowedTools: ['Edit', 'Write'],
+    });
     const listed = parse('name: a\ndescription: d\ntools: Read, Write, Bash\ndisallowedTools: [Bash]');
     expect(listed.definition).toMatchObject({ tools: ['Bash', 'Read', 'Write'], disallowedTools: ['Bash'] });
     expect(listed.reports).toEqual([]);
@@ -99,18 +128,33 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
 
   it('leaves allowedAgentTypes unset for a plain Agent, and reads the legacy name Task', () => {
     expect(parse('name: a\ndescription: d\ntools: Agent, Read').definition).not.toHaveProperty('allowedAgentTypes');
-    expect(parse('name: a\ndescription: d\ntools: Task(Explore)').definition).toMatchObject({ tools: ['Agent'], allowedAgentTypes: ['Explore'] });
+    expect(parse('name: a\ndescription: d\ntools: Task(Explore)').definition).toMatchObject({
+      tools: ['Agent'],
+      allowedAgentTypes: ['Explore'],
+    });
   });
 
   it("keeps Claude Code's task-list tools (once dropped as unknown), in runtime order", () => {
-    const result = parse('name: lead\ndescription: d\ntools: TaskUpdate, Read, TaskCreate, TaskGet, TaskList, SendMessage');
-    expect(result.definition?.tools).toEqual(['SendMessage', 'Read', 'TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate']);
+    const result = parse(
+      'name: lead\ndescription: d\ntools: TaskUpdate, Read, TaskCreate, TaskGet, TaskList, SendMessage',
+    );
+    expect(result.definition?.tools).toEqual([
+      'SendMessage',
+      'Read',
+      'TaskCreate',
+      'TaskList',
+      'TaskGet',
+      'TaskUpdate',
+    ]);
     expect(result.reports).toEqual([]);
   });
 
   it('keeps mcp__ names in mcpTools, out of tools', () => {
     const result = parse('name: a\ndescription: d\ntools: Read, mcp__github__get_pull_request, mcp__jira');
-    expect(result.definition).toMatchObject({ tools: ['Read'], mcpTools: ['mcp__github__get_pull_request', 'mcp__jira'] });
+    expect(result.definition).toMatchObject({
+      tools: ['Read'],
+      mcpTools: ['mcp__github__get_pull_request', 'mcp__jira'],
+    });
     expect(result.reports).toEqual([]);
   });
 
@@ -119,12 +163,16 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
     expect(result.definition?.tools).toEqual(['Read', 'WebFetch', 'TodoWrite']);
     expect(result.reports).toHaveLength(1);
     expect(result.reports[0]).toMatchObject({ file, level: 'warning' });
-    expect(result.reports[0]?.message).toMatch(/^tools: NotebookEdit, MultiEdit, grep \(did you mean Grep\?\) are not tools of this runtime/);
+    expect(result.reports[0]?.message).toMatch(
+      /^tools: NotebookEdit, MultiEdit, grep \(did you mean Grep\?\) are not tools of this runtime/,
+    );
     expect(result.droppedTools).toEqual(['NotebookEdit', 'MultiEdit', 'grep']);
   });
 
   it('keeps unknown names as custom tool names: allowed in tools, denied in disallowedTools', () => {
-    const result = parse('name: a\ndescription: d\ntools: Read, lookup_weather, Bash(git:*), mcp__x__y\ndisallowedTools: shell_exec');
+    const result = parse(
+      'name: a\ndescription: d\ntools: Read, lookup_weather, Bash(git:*), mcp__x__y\ndisallowedTools: shell_exec',
+    );
     // Bash(git:*) grants Bash narrowed to its rule (tool rules), not a custom tool.
     expect(result.definition?.tools).toEqual(['Bash', 'Read']);
     expect(result.definition?.toolRules?.allow).toEqual([{ tool: 'Bash', content: 'git:*' }]);
@@ -138,20 +186,31 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
   it('reports unknown names in disallowedTools too', () => {
     const result = parse('name: a\ndescription: d\ndisallowedTools: NotebookEdit, Bash');
     expect(result.definition?.disallowedTools).toEqual(['Bash']);
-    expect(messages(result)).toEqual([expect.stringMatching(/^disallowedTools: NotebookEdit is not a tool of this runtime/)]);
+    expect(messages(result)).toEqual([
+      expect.stringMatching(/^disallowedTools: NotebookEdit is not a tool of this runtime/),
+    ]);
   });
 
   it('keeps tool rules: an allow rule narrows its tool to matching calls, a deny rule refuses matching calls', () => {
     const allowed = parse('name: a\ndescription: d\ntools: Read, Bash(git diff:*), Bash(git status), Edit(src/**)');
     expect(allowed.definition?.tools).toEqual(['Bash', 'Read', 'Edit']);
     expect(allowed.definition?.toolRules).toEqual({
-      allow: [{ tool: 'Bash', content: 'git diff:*' }, { tool: 'Bash', content: 'git status' }, { tool: 'Edit', content: 'src/**' }],
+      allow: [
+        { tool: 'Bash', content: 'git diff:*' },
+        { tool: 'Bash', content: 'git status' },
+        { tool: 'Edit', content: 'src/**' },
+      ],
     });
     expect(allowed.reports).toEqual([]);
     expect(allowed.droppedTools).toBeUndefined();
     const denied = parse('name: a\ndescription: d\ndisallowedTools: Bash(rm:*), Read(./.env)');
     expect(denied.definition).not.toHaveProperty('disallowedTools');
-    expect(denied.definition?.toolRules).toEqual({ deny: [{ tool: 'Bash', content: 'rm:*' }, { tool: 'Read', content: './.env' }] });
+    expect(denied.definition?.toolRules).toEqual({
+      deny: [
+        { tool: 'Bash', content: 'rm:*' },
+        { tool: 'Read', content: './.env' },
+      ],
+    });
     expect(denied.reports).toEqual([]);
   });
 
@@ -165,7 +224,12 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
   });
 
   it('anchors /path rules at the project root and ~/path rules at home', () => {
-    const result = parseDefinitionFile(definitionFile('name: a\ndescription: d\ntools: Edit(/src/**), Read(~/notes/*.md), Read(docs/*)'), file, 'project', '/home/me');
+    const result = parseDefinitionFile(
+      definitionFile('name: a\ndescription: d\ntools: Edit(/src/**), Read(~/notes/*.md), Read(docs/*)'),
+      file,
+      'project',
+      '/home/me',
+    );
     expect(result.definition?.toolRules?.allow).toEqual([
       { tool: 'Edit', content: '/src/**', root: '/project' },
       { tool: 'Read', content: '//home/me/notes/*.md' },
@@ -185,7 +249,9 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
   it('keeps a definition whose tools resolve to none, with a warning', () => {
     const result = parse('name: web-only\ndescription: d\ntools: NotebookEdit');
     expect(result.definition?.tools).toEqual([]);
-    expect(messages(result)).toContain('agent "web-only" has no runtime or MCP tools: it runs only if its worker defines the custom tool(s) NotebookEdit');
+    expect(messages(result)).toContain(
+      'agent "web-only" has no runtime or MCP tools: it runs only if its worker defines the custom tool(s) NotebookEdit',
+    );
     const deniedAll = parse('name: deny-all\ndescription: d\ndisallowedTools: "*"');
     expect(messages(deniedAll)).toEqual(['agent "deny-all" resolves to no tools; spawning it will be refused']);
     const emptyList = parse('name: none\ndescription: d\ntools: []');
@@ -196,7 +262,10 @@ describe('parseDefinitionFile: tools and disallowedTools', () => {
 
 describe('parseDefinitionFile: permission mode and model', () => {
   it('reads manual as default, and auto as default with a warning', () => {
-    expect(parse('name: a\ndescription: d\npermissionMode: manual')).toMatchObject({ definition: { permissionMode: 'default' }, reports: [] });
+    expect(parse('name: a\ndescription: d\npermissionMode: manual')).toMatchObject({
+      definition: { permissionMode: 'default' },
+      reports: [],
+    });
     const auto = parse('name: a\ndescription: d\npermissionMode: auto');
     expect(auto.definition?.permissionMode).toBe('default');
     expect(messages(auto)).toEqual([expect.stringContaining('"auto" is not supported yet')]);
@@ -219,8 +288,12 @@ describe('parseDefinitionFile: skills', () => {
     expect(parse('name: a\ndescription: d\nskills: pdf, review, pdf').definition?.skills).toEqual(['pdf', 'review']);
     const hostile = parse('name: a\ndescription: d\nskills: ["../../etc", "/abs", "ok", "a/b", ".."]');
     expect(hostile.definition?.skills).toEqual(['ok']);
-    expect(messages(hostile)).toEqual(['skills: "../../etc", "/abs", "a/b", ".." are not skill names (a directory name under .claude/skills); ignored']);
-    expect(messages(parse('name: a\ndescription: d\nskills: { a: 1 }'))).toEqual([expect.stringMatching(/^field "skills" must be/)]);
+    expect(messages(hostile)).toEqual([
+      'skills: "../../etc", "/abs", "a/b", ".." are not skill names (a directory name under .claude/skills); ignored',
+    ]);
+    expect(messages(parse('name: a\ndescription: d\nskills: { a: 1 }'))).toEqual([
+      expect.stringMatching(/^field "skills" must be/),
+    ]);
   });
 });
 
@@ -253,7 +326,11 @@ describe('parseDefinitionFile: color', () => {
       expect(result.definition).toBeDefined();
       expect(result.definition).not.toHaveProperty('color');
       expect(result.definition).not.toHaveProperty('unsupported');
-      expect(messages(result)).toEqual([expect.stringMatching(/^color .* is not one of red, blue, green, yellow, purple, orange, pink, cyan; the agent is shown without a colour$/)]);
+      expect(messages(result)).toEqual([
+        expect.stringMatching(
+          /^color .* is not one of red, blue, green, yellow, purple, orange, pink, cyan; the agent is shown without a colour$/,
+        ),
+      ]);
     }
   });
 });
@@ -279,7 +356,10 @@ describe('parseDefinitionFile: unsupported fields', () => {
         'favouriteFood: pizza',
       ].join('\n'),
     );
-    expect(result.definition?.mcpServers).toEqual([{ name: 'github' }, { name: 'slack', spec: { type: 'stdio', command: 'slack-mcp', args: ['--verbose'] } }]);
+    expect(result.definition?.mcpServers).toEqual([
+      { name: 'github' },
+      { name: 'slack', spec: { type: 'stdio', command: 'slack-mcp', args: ['--verbose'] } },
+    ]);
     expect(result.definition?.unsupported).toEqual({
       initialPrompt: 'Start here',
       favouriteFood: 'pizza',
@@ -304,7 +384,11 @@ describe('parseDefinitionFile: files that are skipped', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['no front matter', '# Reviewer\nYou review code.\n', /no YAML front matter/],
     ['unclosed front matter', '---\nname: a\ndescription: d\nbody\n', /not closed/],
-    ['broken YAML', definitionFile('name: a\ndescription: d\ntools: [Read, Grep'), /^invalid YAML in the front matter: .*line 3/],
+    [
+      'broken YAML',
+      definitionFile('name: a\ndescription: d\ntools: [Read, Grep'),
+      /^invalid YAML in the front matter: .*line 3/,
+    ],
     ['duplicate keys', definitionFile('name: a\nname: b\ndescription: d'), /invalid YAML.*unique/],
     ['a list as front matter', definitionFile('- name\n- description'), /must be a YAML mapping/],
     ['empty front matter', '---\n---\nbody\n', /front matter is empty/],
@@ -312,12 +396,36 @@ describe('parseDefinitionFile: files that are skipped', () => {
     ['missing name', definitionFile('description: d'), /^field "name" is required$/],
     ['a blank description', definitionFile('name: a\ndescription: "  "'), /field "description" must not be empty/],
     ['a name that is not a string', definitionFile('name: [a]\ndescription: d'), /field "name" must be a string/],
-    ['maxTurns not a positive integer', definitionFile('name: a\ndescription: d\nmaxTurns: 0'), /field "maxTurns" must be a positive integer/],
-    ['maxTurns as text', definitionFile('name: a\ndescription: d\nmaxTurns: ten'), /field "maxTurns" must be a positive integer/],
-    ['background not a boolean', definitionFile('name: a\ndescription: d\nbackground: "yes"'), /field "background" must be true or false/],
-    ['isolation other than worktree', definitionFile('name: a\ndescription: d\nisolation: container'), /field "isolation" must be "worktree"/],
-    ['an unknown permission mode', definitionFile('name: a\ndescription: d\npermissionMode: yolo'), /field "permissionMode" must be one of default, acceptEdits/],
-    ['tools as a number', definitionFile('name: a\ndescription: d\ntools: 3'), /field "tools" must be a comma-separated string or a YAML list/],
+    [
+      'maxTurns not a positive integer',
+      definitionFile('name: a\ndescription: d\nmaxTurns: 0'),
+      /field "maxTurns" must be a positive integer/,
+    ],
+    [
+      'maxTurns as text',
+      definitionFile('name: a\ndescription: d\nmaxTurns: ten'),
+      /field "maxTurns" must be a positive integer/,
+    ],
+    [
+      'background not a boolean',
+      definitionFile('name: a\ndescription: d\nbackground: "yes"'),
+      /field "background" must be true or false/,
+    ],
+    [
+      'isolation other than worktree',
+      definitionFile('name: a\ndescription: d\nisolation: container'),
+      /field "isolation" must be "worktree"/,
+    ],
+    [
+      'an unknown permission mode',
+      definitionFile('name: a\ndescription: d\npermissionMode: yolo'),
+      /field "permissionMode" must be one of default, acceptEdits/,
+    ],
+    [
+      'tools as a number',
+      definitionFile('name: a\ndescription: d\ntools: 3'),
+      /field "tools" must be a comma-separated string or a YAML list/,
+    ],
     ['an empty body', definitionFile('name: a\ndescription: d', '   \n\n'), /the body is empty/],
     ['the reserved name fork', definitionFile('name: fork\ndescription: d'), /name "fork" is reserved/],
   ];
@@ -332,6 +440,8 @@ describe('parseDefinitionFile: files that are skipped', () => {
 
   it('lists every field problem of one file', () => {
     const result = parse('name: a\nmaxTurns: -1\nbackground: 1');
-    expect(messages(result)).toEqual(['field "description" is required; field "maxTurns" must be a positive integer; field "background" must be true or false']);
+    expect(messages(result)).toEqual([
+      'field "description" is required; field "maxTurns" must be a positive integer; field "background" must be true or false',
+    ]);
   });
 });

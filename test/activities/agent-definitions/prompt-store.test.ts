@@ -3,7 +3,12 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgentDefinitions } from '../../../src/project/agent-definitions/load';
-import { DefinitionPrompts, promptDigest, resolveDefinitionPrompt, withoutPrompts } from '../../../src/project/agent-definitions/prompt-store';
+import {
+  DefinitionPrompts,
+  promptDigest,
+  resolveDefinitionPrompt,
+  withoutPrompts,
+} from '../../../src/project/agent-definitions/prompt-store';
 import { builtinAgents } from '../../../src/shared/agents/builtin-agents';
 import { definitionPromptOf } from '../../../src/workflows/tree/spawn';
 import { createDefinitionTree, type DefinitionTree, definitionFile } from './helpers';
@@ -15,7 +20,12 @@ beforeEach(async () => {
 afterEach(() => tree.cleanup());
 
 async function loadedContext() {
-  const [file] = await tree.write({ 'project/.claude/agents/reviewer.md': definitionFile('name: reviewer\ndescription: Reviews code\ntools: Read', 'You are REVIEWER.') });
+  const [file] = await tree.write({
+    'project/.claude/agents/reviewer.md': definitionFile(
+      'name: reviewer\ndescription: Reviews code\ntools: Read',
+      'You are REVIEWER.',
+    ),
+  });
   const loaded = await loadAgentDefinitions({ cwd: path.join(tree.root, 'project'), homeDir: tree.home });
   return { file: file!, context: { loaded, mcpServers: {} } };
 }
@@ -40,9 +50,17 @@ describe('withoutPrompts: the record an agent keeps of its agent types', () => {
   it('gives a child its digest and file, or the prompt itself when the record holds prompts (recorded before)', async () => {
     const { file, context } = await loadedContext();
     const record = withoutPrompts(context, new DefinitionPrompts());
-    expect(definitionPromptOf(record.loaded.definitions.reviewer!, record)).toEqual({ definitionPrompt: '', definitionPromptRef: { digest: record.promptDigests!.reviewer, file } });
-    expect(definitionPromptOf(record.loaded.definitions.Explore!, record)).toEqual({ definitionPrompt: '', definitionPromptRef: { digest: promptDigest(builtinAgents.Explore!.prompt) } });
-    expect(definitionPromptOf(context.loaded.definitions.reviewer!, context)).toEqual({ definitionPrompt: 'You are REVIEWER.' });
+    expect(definitionPromptOf(record.loaded.definitions.reviewer!, record)).toEqual({
+      definitionPrompt: '',
+      definitionPromptRef: { digest: record.promptDigests!.reviewer, file },
+    });
+    expect(definitionPromptOf(record.loaded.definitions.Explore!, record)).toEqual({
+      definitionPrompt: '',
+      definitionPromptRef: { digest: promptDigest(builtinAgents.Explore!.prompt) },
+    });
+    expect(definitionPromptOf(context.loaded.definitions.reviewer!, context)).toEqual({
+      definitionPrompt: 'You are REVIEWER.',
+    });
   });
 });
 
@@ -52,38 +70,71 @@ describe('resolveDefinitionPrompt: a child gets its prompt by digest', () => {
     const prompts = new DefinitionPrompts();
     const record = withoutPrompts(context, prompts);
     await fs.writeFile(file, definitionFile('name: reviewer\ndescription: Reviews code', 'You are EDITED.'));
-    expect(await resolveDefinitionPrompt({ digest: record.promptDigests!.reviewer!, file }, 'reviewer', tree.home, prompts)).toEqual({ prompt: 'You are REVIEWER.', changed: false });
+    expect(
+      await resolveDefinitionPrompt({ digest: record.promptDigests!.reviewer!, file }, 'reviewer', tree.home, prompts),
+    ).toEqual({ prompt: 'You are REVIEWER.', changed: false });
   });
 
   it('on another worker (nothing in memory): from the file, or the built-in, checked against the digest', async () => {
     const { file, context } = await loadedContext();
     const record = withoutPrompts(context, new DefinitionPrompts());
     const elsewhere = new DefinitionPrompts();
-    expect(await resolveDefinitionPrompt({ digest: record.promptDigests!.reviewer!, file }, 'reviewer', tree.home, elsewhere)).toEqual({ prompt: 'You are REVIEWER.', changed: false });
+    expect(
+      await resolveDefinitionPrompt(
+        { digest: record.promptDigests!.reviewer!, file },
+        'reviewer',
+        tree.home,
+        elsewhere,
+      ),
+    ).toEqual({ prompt: 'You are REVIEWER.', changed: false });
     // Now kept there too.
     expect(elsewhere.get(record.promptDigests!.reviewer!)).toBe('You are REVIEWER.');
-    expect(await resolveDefinitionPrompt({ digest: record.promptDigests!.Plan! }, 'Plan', tree.home, elsewhere)).toEqual({ prompt: builtinAgents.Plan!.prompt, changed: false });
+    expect(
+      await resolveDefinitionPrompt({ digest: record.promptDigests!.Plan! }, 'Plan', tree.home, elsewhere),
+    ).toEqual({ prompt: builtinAgents.Plan!.prompt, changed: false });
   });
 
   it('the current prompt, said changed, when the file changed and no worker kept the text', async () => {
     const { file, context } = await loadedContext();
     const record = withoutPrompts(context, new DefinitionPrompts());
     await fs.writeFile(file, definitionFile('name: reviewer\ndescription: Reviews code', 'You are EDITED.'));
-    expect(await resolveDefinitionPrompt({ digest: record.promptDigests!.reviewer!, file }, 'reviewer', tree.home, new DefinitionPrompts())).toEqual({ prompt: 'You are EDITED.', changed: true });
+    expect(
+      await resolveDefinitionPrompt(
+        { digest: record.promptDigests!.reviewer!, file },
+        'reviewer',
+        tree.home,
+        new DefinitionPrompts(),
+      ),
+    ).toEqual({ prompt: 'You are EDITED.', changed: true });
   });
 
   it('a non-retryable AgentTypeGone that says what to do when the type is gone', async () => {
     const { file, context } = await loadedContext();
     const record = withoutPrompts(context, new DefinitionPrompts());
     await fs.rm(file);
-    const gone = resolveDefinitionPrompt({ digest: record.promptDigests!.reviewer!, file }, 'reviewer', tree.home, new DefinitionPrompts());
+    const gone = resolveDefinitionPrompt(
+      { digest: record.promptDigests!.reviewer!, file },
+      'reviewer',
+      tree.home,
+      new DefinitionPrompts(),
+    );
     await expect(gone).rejects.toBeInstanceOf(ApplicationFailure);
-    await expect(gone).rejects.toMatchObject({ type: 'AgentTypeGone', nonRetryable: true, message: expect.stringMatching(/^AgentTypeGone: agent type "reviewer" was defined in .*reviewer\.md.*Restore the file, or start the agent again/) });
+    await expect(gone).rejects.toMatchObject({
+      type: 'AgentTypeGone',
+      nonRetryable: true,
+      message: expect.stringMatching(
+        /^AgentTypeGone: agent type "reviewer" was defined in .*reviewer\.md.*Restore the file, or start the agent again/,
+      ),
+    });
     await fs.writeFile(file, '---\nname: [unclosed\n---\nbody\n');
-    await expect(resolveDefinitionPrompt({ digest: 'f'.repeat(32), file }, 'reviewer', tree.home, new DefinitionPrompts())).rejects.toMatchObject({ type: 'AgentTypeGone' });
+    await expect(
+      resolveDefinitionPrompt({ digest: 'f'.repeat(32), file }, 'reviewer', tree.home, new DefinitionPrompts()),
+    ).rejects.toMatchObject({ type: 'AgentTypeGone' });
     // A built-in this worker does not have (a name like a prototype key included).
     for (const name of ['retired-builtin', 'constructor', '__proto__']) {
-      await expect(resolveDefinitionPrompt({ digest: 'f'.repeat(32) }, name, tree.home, new DefinitionPrompts())).rejects.toMatchObject({ type: 'AgentTypeGone' });
+      await expect(
+        resolveDefinitionPrompt({ digest: 'f'.repeat(32) }, name, tree.home, new DefinitionPrompts()),
+      ).rejects.toMatchObject({ type: 'AgentTypeGone' });
     }
   });
 });
@@ -110,7 +161,9 @@ describe('resolveDefinitionPrompt: a hostile reference', () => {
         message: expect.stringMatching(/^AgentTypeGone: agent type "reviewer": definitionPromptRef/),
       });
     }
-    expect(await resolveDefinitionPrompt({ digest, file: '/nowhere/kept.md' }, 'reviewer', tree.home, prompts)).toEqual({ prompt: 'You are kept.', changed: false });
+    expect(await resolveDefinitionPrompt({ digest, file: '/nowhere/kept.md' }, 'reviewer', tree.home, prompts)).toEqual(
+      { prompt: 'You are kept.', changed: false },
+    );
   });
 });
 

@@ -25,19 +25,40 @@ const json = (value: unknown) => JSON.stringify(value);
 describe('loadProjectSettings', () => {
   it('reads user, project and local files: rules of all, hooks merged, path rules anchored', async () => {
     const { home, project } = tree({
-      'home/.claude/settings.json': json({ permissions: { deny: ['Read(~/.ssh/**)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'user-stop' }] }] } }),
-      'project/.claude/settings.json': json({ permissions: { allow: ['Bash(git diff:*)'], ask: ['Bash(git push:*)'], deny: ['Edit(/config/**)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'check', timeout: 5 }] }] } }),
+      'home/.claude/settings.json': json({
+        permissions: { deny: ['Read(~/.ssh/**)'] },
+        hooks: { Stop: [{ hooks: [{ type: 'command', command: 'user-stop' }] }] },
+      }),
+      'project/.claude/settings.json': json({
+        permissions: { allow: ['Bash(git diff:*)'], ask: ['Bash(git push:*)'], deny: ['Edit(/config/**)'] },
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'check', timeout: 5 }] }] },
+      }),
       'project/.claude/settings.local.json': json({ permissions: { allow: ['WebFetch'] } }),
     });
     const settings = await loadProjectSettings(path.join(project, 'sub'), home);
     expect(settings.projectDir).toBe(project);
-    expect(settings.files).toEqual([path.join(home, '.claude', 'settings.json'), path.join(project, '.claude', 'settings.json'), path.join(project, '.claude', 'settings.local.json')]);
+    expect(settings.files).toEqual([
+      path.join(home, '.claude', 'settings.json'),
+      path.join(project, '.claude', 'settings.json'),
+      path.join(project, '.claude', 'settings.local.json'),
+    ]);
     expect(settings.problems).toBeUndefined();
     expect(settings.permissions?.allow?.map((rule) => rule.text)).toEqual(['Bash(git diff:*)', 'WebFetch']);
     expect(settings.permissions?.ask?.map((rule) => rule.text)).toEqual(['Bash(git push:*)']);
     expect(settings.permissions?.deny).toEqual([
-      { tool: 'Read', content: `/${path.join(home, '.ssh/**')}`, text: 'Read(~/.ssh/**)', file: path.join(home, '.claude', 'settings.json') },
-      { tool: 'Edit', content: '/config/**', root: project, text: 'Edit(/config/**)', file: path.join(project, '.claude', 'settings.json') },
+      {
+        tool: 'Read',
+        content: `/${path.join(home, '.ssh/**')}`,
+        text: 'Read(~/.ssh/**)',
+        file: path.join(home, '.claude', 'settings.json'),
+      },
+      {
+        tool: 'Edit',
+        content: '/config/**',
+        root: project,
+        text: 'Edit(/config/**)',
+        file: path.join(project, '.claude', 'settings.json'),
+      },
     ]);
     expect(settings.hooks).toEqual({
       Stop: [{ hooks: [{ type: 'command', command: 'user-stop' }] }],
@@ -52,7 +73,12 @@ describe('loadProjectSettings', () => {
   });
 
   it('a malformed file is a problem naming it, and then no allow rule of any file applies (never wider); deny rules of the others still do', async () => {
-    for (const broken of ['{ "permissions": ', json({ permissions: ['Bash'] }), json({ permissions: { allow: 'Bash' } }), 'null']) {
+    for (const broken of [
+      '{ "permissions": ',
+      json({ permissions: ['Bash'] }),
+      json({ permissions: { allow: 'Bash' } }),
+      'null',
+    ]) {
       const { home, project } = tree({
         'project/.claude/settings.json': json({ permissions: { allow: ['Bash'], deny: ['Bash(rm:*)'] } }),
         'project/.claude/settings.local.json': broken,
@@ -67,7 +93,9 @@ describe('loadProjectSettings', () => {
   });
 
   it('bad rule entries are dropped one by one with a sentence each', async () => {
-    const { home, project } = tree({ 'project/.claude/settings.json': json({ permissions: { deny: ['Bash(rm:*)', 42, 'Bash(rm', 'Frob(x)'] } }) });
+    const { home, project } = tree({
+      'project/.claude/settings.json': json({ permissions: { deny: ['Bash(rm:*)', 42, 'Bash(rm', 'Frob(x)'] } }),
+    });
     const settings = await loadProjectSettings(project, home);
     expect(settings.permissions?.deny?.map((rule) => rule.text)).toEqual(['Bash(rm:*)']);
     expect(settings.problems).toEqual([
@@ -82,7 +110,15 @@ describe('parseHooksConfig', () => {
   it('keeps the good entries and says what to fix in the bad ones', () => {
     const parsed = parseHooksConfig({
       PreToolUse: [
-        { matcher: 'Bash', hooks: [{ type: 'command', command: 'ok' }, { type: 'command' }, { type: 'prompt', prompt: 'judge' }, { type: 'command', command: 'slow', timeout: 99999 }] },
+        {
+          matcher: 'Bash',
+          hooks: [
+            { type: 'command', command: 'ok' },
+            { type: 'command' },
+            { type: 'prompt', prompt: 'judge' },
+            { type: 'command', command: 'slow', timeout: 99999 },
+          ],
+        },
         { matcher: 7, hooks: [] },
         'nonsense',
       ],
@@ -103,7 +139,17 @@ describe('parseHooksConfig', () => {
     ]);
   });
   it('never throws on hostile values', () => {
-    for (const value of [null, undefined, 1, 'x', [], [1], { PreToolUse: null }, { PreToolUse: [null] }, { Stop: [{ hooks: [null, 1, 'x'] }] }]) {
+    for (const value of [
+      null,
+      undefined,
+      1,
+      'x',
+      [],
+      [1],
+      { PreToolUse: null },
+      { PreToolUse: [null] },
+      { Stop: [{ hooks: [null, 1, 'x'] }] },
+    ]) {
       expect(() => parseHooksConfig(value)).not.toThrow();
     }
     expect(parseHooksConfig([]).problems[0]).toMatch(/hooks must be a mapping/);
@@ -111,10 +157,14 @@ describe('parseHooksConfig', () => {
 });
 
 describe('subagents agents with settings and hooks', () => {
-  it('lists each agent type\'s hooks, the settings\' hooks and rules with their files', async () => {
+  it("lists each agent type's hooks, the settings' hooks and rules with their files", async () => {
     const { home, project } = tree({
-      'project/.claude/settings.json': json({ permissions: { allow: ['Bash(git diff:*)'], deny: ['Bash(rm:*)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'check' }] }] } }),
-      'project/.claude/agents/guarded.md': '---\nname: guarded\ndescription: Guarded\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: verify\n---\nYou are guarded.\n',
+      'project/.claude/settings.json': json({
+        permissions: { allow: ['Bash(git diff:*)'], deny: ['Bash(rm:*)'] },
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'check' }] }] },
+      }),
+      'project/.claude/agents/guarded.md':
+        '---\nname: guarded\ndescription: Guarded\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: verify\n---\nYou are guarded.\n',
     });
     const output: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void output.push(parts.join(' ')));
@@ -127,24 +177,39 @@ describe('subagents agents with settings and hooks', () => {
     const lines = output[0]!.split('\n');
     expect(lines).toContain('Agent hooks (front matter; Stop runs as SubagentStop in a subagent):');
     expect(lines).toContain('  guarded  Stop: verify');
-    expect(lines).toContain(`Settings (${path.join('.claude', 'settings.json')}), for every agent of a tree started here:`);
+    expect(lines).toContain(
+      `Settings (${path.join('.claude', 'settings.json')}), for every agent of a tree started here:`,
+    );
     expect(lines).toContain('  hook  PreToolUse[Bash]: check');
     expect(lines).toContain(`  rule  deny: Bash(rm:*) (${path.join('.claude', 'settings.json')})`);
     expect(lines).toContain(`  rule  allow: Bash(git diff:*) (${path.join('.claude', 'settings.json')})`);
-    const printed = JSON.parse(output[1]!) as { definitions: Record<string, { hooks?: unknown }>; settings: { permissions: unknown } };
+    const printed = JSON.parse(output[1]!) as {
+      definitions: Record<string, { hooks?: unknown }>;
+      settings: { permissions: unknown };
+    };
     expect(printed.definitions.guarded!.hooks).toEqual({ Stop: [{ hooks: [{ type: 'command', command: 'verify' }] }] });
-    expect(printed.settings.permissions).toMatchObject({ deny: [{ text: 'Bash(rm:*)' }], allow: [{ text: 'Bash(git diff:*)' }] });
+    expect(printed.settings.permissions).toMatchObject({
+      deny: [{ text: 'Bash(rm:*)' }],
+      allow: [{ text: 'Bash(git diff:*)' }],
+    });
   });
 
-  it("lists the sandbox settings a tree gets, WebFetch domain rules and Read deny rules included, and says a file cannot turn it off", async () => {
+  it('lists the sandbox settings a tree gets, WebFetch domain rules and Read deny rules included, and says a file cannot turn it off', async () => {
     const { home, project } = tree({
       'project/.claude/settings.json': json({
-        sandbox: { enabled: false, filesystem: { allowWrite: ['~/.cache/pip'] }, network: { allowedDomains: ['pypi.org'] } },
+        sandbox: {
+          enabled: false,
+          filesystem: { allowWrite: ['~/.cache/pip'] },
+          network: { allowedDomains: ['pypi.org'] },
+        },
         permissions: { allow: ['WebFetch(domain:docs.python.org)'], deny: ['Read(./.env)'] },
       }),
     });
     const settings = await loadProjectSettings(project, home);
-    expect(settings.sandbox).toEqual({ filesystem: { allowWrite: ['~/.cache/pip'], denyRead: [path.join(project, '.env')] }, network: { allowedDomains: ['pypi.org', 'docs.python.org'] } });
+    expect(settings.sandbox).toEqual({
+      filesystem: { allowWrite: ['~/.cache/pip'], denyRead: [path.join(project, '.env')] },
+      network: { allowedDomains: ['pypi.org', 'docs.python.org'] },
+    });
     expect(settings.problems?.join()).toContain('sandbox.enabled: false is ignored');
     const output: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void output.push(parts.join(' ')));

@@ -22,11 +22,19 @@ describe('runHookProcess', () => {
   it('gives the event as JSON on stdin, runs in the cwd with CLAUDE_PROJECT_DIR, and reports exit code and streams', async () => {
     const result = await runHookProcess(input('cat; echo; pwd; echo "$CLAUDE_PROJECT_DIR"; echo err >&2; exit 2'));
     const [json, cwd, projectDir] = result.stdout.trim().split('\n');
-    expect(JSON.parse(json!)).toEqual({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    expect(JSON.parse(json!)).toEqual({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+    });
     expect(cwd).toBe(dir);
     expect(projectDir).toBe('/the/project');
     expect(result).toMatchObject({ exitCode: 2, stderr: 'err\n' });
-    expect(interpretHookRun('PreToolUse', 'x', result)).toMatchObject({ kind: 'blocking', permission: 'deny', reason: 'err' });
+    expect(interpretHookRun('PreToolUse', 'x', result)).toMatchObject({
+      kind: 'blocking',
+      permission: 'deny',
+      reason: 'err',
+    });
   });
 
   it('kills a hook that hangs at its timeout (its children too): a non-blocking error', async () => {
@@ -35,11 +43,16 @@ describe('runHookProcess', () => {
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
     expect(Date.now() - started).toBeLessThan(30_000);
-    expect(interpretHookRun('PreToolUse', 'x', result)).toMatchObject({ kind: 'error', notice: expect.stringContaining('timed out') });
+    expect(interpretHookRun('PreToolUse', 'x', result)).toMatchObject({
+      kind: 'error',
+      notice: expect.stringContaining('timed out'),
+    });
   });
 
   it('caps huge output and counts what it dropped', async () => {
-    const result = await runHookProcess(input('head -c 3000000 /dev/zero | tr "\\0" a; head -c 500000 /dev/zero | tr "\\0" b >&2'));
+    const result = await runHookProcess(
+      input('head -c 3000000 /dev/zero | tr "\\0" a; head -c 500000 /dev/zero | tr "\\0" b >&2'),
+    );
     expect(result.exitCode).toBe(0);
     expect(result.stdout.length).toBe(hookLimits.maxOutputChars);
     expect(result.stderr.length).toBe(hookLimits.maxOutputChars);

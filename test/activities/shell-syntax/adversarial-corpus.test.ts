@@ -12,40 +12,203 @@ import { analyse } from '../../helpers/bash-analysis';
 import { bwrapUnavailable, executeInSandbox } from './bash-oracle';
 
 const knownTricks = [
-  'echo a#b && touch pwned', 'ls x#y; touch p', 'cat f#x || touch p', 'echo q#w | tee FILE', 'git diff x#y; rm -rf x',
-  '(rm x)', '$(rm x)', '{ rm x; }', 'if true; then rm x; fi', 'echo $(rm -rf /)', 'a=1 rm x', 'command rm x', 'env rm x',
-  'cat <<EOF\n$(rm x)\nEOF', 'find . -exec rm {} +', 'git -c core.pager=sh log', 'sort -o f x', 'tree -o f', 'git diff --output=f',
-  'echo `rm x`', 'echo a\\\nb; rm x', 'ls #; rm x', 'ls \\#; rm x', "echo '#'; rm x", 'echo "#"; rm x', 'ls & rm x', 'ls\nrm x',
-  'echo x > f', 'echo x >> f', 'echo x &> f', 'echo x >| f', 'cat < /dev/null > f', 'ls 2>&1 | tee f', 'echo {rm,x}', 'r\\m x',
-  "'rm' x", '"rm" x', 'r"m" x', 'xargs rm < /dev/null', 'nohup rm x', 'time rm x', 'eval rm x', 'exec rm x', 'sh -c "rm x"',
-  'ls; f() { rm x; }; f', 'case a in a) rm x;; esac', 'while false; do rm x; done; rm y', 'for i in 1; do rm x; done',
-  '! rm x', 'ls |& rm x', 'diff <(rm x) <(ls)', 'echo >(rm x)', 'cat <<< $(rm x)', 'echo $((1))', 'echo ~ && rm x', 'ls */ ; rm x',
-  'git diff; git status', 'ls -la && cat f || echo none', 'grep -rn a . 2>/dev/null', 'echo a#b', 'echo a\\ b',
+  'echo a#b && touch pwned',
+  'ls x#y; touch p',
+  'cat f#x || touch p',
+  'echo q#w | tee FILE',
+  'git diff x#y; rm -rf x',
+  '(rm x)',
+  '$(rm x)',
+  '{ rm x; }',
+  'if true; then rm x; fi',
+  'echo $(rm -rf /)',
+  'a=1 rm x',
+  'command rm x',
+  'env rm x',
+  'cat <<EOF\n$(rm x)\nEOF',
+  'find . -exec rm {} +',
+  'git -c core.pager=sh log',
+  'sort -o f x',
+  'tree -o f',
+  'git diff --output=f',
+  'echo `rm x`',
+  'echo a\\\nb; rm x',
+  'ls #; rm x',
+  'ls \\#; rm x',
+  "echo '#'; rm x",
+  'echo "#"; rm x',
+  'ls & rm x',
+  'ls\nrm x',
+  'echo x > f',
+  'echo x >> f',
+  'echo x &> f',
+  'echo x >| f',
+  'cat < /dev/null > f',
+  'ls 2>&1 | tee f',
+  'echo {rm,x}',
+  'r\\m x',
+  "'rm' x",
+  '"rm" x',
+  'r"m" x',
+  'xargs rm < /dev/null',
+  'nohup rm x',
+  'time rm x',
+  'eval rm x',
+  'exec rm x',
+  'sh -c "rm x"',
+  'ls; f() { rm x; }; f',
+  'case a in a) rm x;; esac',
+  'while false; do rm x; done; rm y',
+  'for i in 1; do rm x; done',
+  '! rm x',
+  'ls |& rm x',
+  'diff <(rm x) <(ls)',
+  'echo >(rm x)',
+  'cat <<< $(rm x)',
+  'echo $((1))',
+  'echo ~ && rm x',
+  'ls */ ; rm x',
+  'git diff; git status',
+  'ls -la && cat f || echo none',
+  'grep -rn a . 2>/dev/null',
+  'echo a#b',
+  'echo a\\ b',
 ];
 
-const commandNames = ['echo', 'ls', 'cat', 'rm', 'touch', 'tee', 'git', 'sort', 'tree', 'find', 'xargs', 'env', 'command', 'grep', 'sh', 'printf', 'diff', 'a=1 rm'];
-const words = ['x', 'a#b', '#c', 'f#x', "'q#w'", '"a b"', '-o', 'out', '--output=o', '*', '-exec', '{}', '\\;', '+', '$(touch p)', '`touch p`', '$X', '{a,b}', '\\#d', '~', '2>&1', '>/dev/null', '>out', '<x', '<<<x', '-delete', 'diff', 'log'];
+const commandNames = [
+  'echo',
+  'ls',
+  'cat',
+  'rm',
+  'touch',
+  'tee',
+  'git',
+  'sort',
+  'tree',
+  'find',
+  'xargs',
+  'env',
+  'command',
+  'grep',
+  'sh',
+  'printf',
+  'diff',
+  'a=1 rm',
+];
+const words = [
+  'x',
+  'a#b',
+  '#c',
+  'f#x',
+  "'q#w'",
+  '"a b"',
+  '-o',
+  'out',
+  '--output=o',
+  '*',
+  '-exec',
+  '{}',
+  '\\;',
+  '+',
+  '$(touch p)',
+  '`touch p`',
+  '$X',
+  '{a,b}',
+  '\\#d',
+  '~',
+  '2>&1',
+  '>/dev/null',
+  '>out',
+  '<x',
+  '<<<x',
+  '-delete',
+  'diff',
+  'log',
+];
 const joiners = [' && ', ' || ', '; ', ' | ', ' & ', '\n', ' |& ', ' '];
-const wrappers: ((line: string) => string)[] = [(line) => line, (line) => `(${line})`, (line) => `{ ${line}; }`, (line) => `echo $(${line})`, (line) => `if true; then ${line}; fi`, (line) => `! ${line}`];
+const wrappers: ((line: string) => string)[] = [
+  (line) => line,
+  (line) => `(${line})`,
+  (line) => `{ ${line}; }`,
+  (line) => `echo $(${line})`,
+  (line) => `if true; then ${line}; fi`,
+  (line) => `! ${line}`,
+];
 
-const simpleCommand = fc.tuple(fc.constantFrom(...commandNames), fc.array(fc.constantFrom(...words), { maxLength: 3 })).map(([name, args]) => [name, ...args].join(' '));
+const simpleCommand = fc
+  .tuple(fc.constantFrom(...commandNames), fc.array(fc.constantFrom(...words), { maxLength: 3 }))
+  .map(([name, args]) => [name, ...args].join(' '));
 const structured = fc
-  .tuple(fc.array(fc.tuple(simpleCommand, fc.constantFrom(...joiners)), { minLength: 1, maxLength: 3 }), fc.constantFrom(...wrappers))
-  .map(([parts, wrap]) => wrap(parts.map(([command, joiner], index) => (index < parts.length - 1 ? command + joiner : command)).join('')));
-const soup = fc.array(fc.constantFrom('echo ', 'rm ', 'ls ', 'a#b', '#', '\\', "'", '"', '$', '(', ')', '`', '{', '}', ';', '&', '|', '<', '>', ' ', '\n', 'x', '-o '), { maxLength: 12 }).map((parts) => parts.join(''));
+  .tuple(
+    fc.array(fc.tuple(simpleCommand, fc.constantFrom(...joiners)), { minLength: 1, maxLength: 3 }),
+    fc.constantFrom(...wrappers),
+  )
+  .map(([parts, wrap]) =>
+    wrap(parts.map(([command, joiner], index) => (index < parts.length - 1 ? command + joiner : command)).join('')),
+  );
+const soup = fc
+  .array(
+    fc.constantFrom(
+      'echo ',
+      'rm ',
+      'ls ',
+      'a#b',
+      '#',
+      '\\',
+      "'",
+      '"',
+      '$',
+      '(',
+      ')',
+      '`',
+      '{',
+      '}',
+      ';',
+      '&',
+      '|',
+      '<',
+      '>',
+      ' ',
+      '\n',
+      'x',
+      '-o ',
+    ),
+    { maxLength: 12 },
+  )
+  .map((parts) => parts.join(''));
 
 const seed = 43;
-const generated = [...fc.sample(structured, { numRuns: 100, seed }), ...fc.sample(soup, { numRuns: 80, seed: seed + 1 })];
+const generated = [
+  ...fc.sample(structured, { numRuns: 100, seed }),
+  ...fc.sample(soup, { numRuns: 80, seed: seed + 1 }),
+];
 
 /** Rules whose allow side covers only readers, and whose deny side names the writers the stubs log. */
 const rule = (text: string, content: string): PermissionRule => ({ tool: 'Bash', content, text, file: 'corpus' });
 const rules: PermissionRules = {
-  allow: ['git diff:*', 'git status', 'ls:*', 'echo:*', 'cat:*', 'grep:*'].map((content) => rule(`Bash(${content})`, content)),
+  allow: ['git diff:*', 'git status', 'ls:*', 'echo:*', 'cat:*', 'grep:*'].map((content) =>
+    rule(`Bash(${content})`, content),
+  ),
   deny: ['rm:*', 'touch:*', 'tee:*'].map((content) => rule(`Bash(${content})`, content)),
 };
 const allowedHeads = new Set(['git', 'ls', 'echo', 'cat', 'grep']);
 const deniedHeads = new Set(['rm', 'touch', 'tee']);
-const stubs = [...new Set([...commandNames.filter((name) => !name.includes(' ')), 'rm', 'touch', 'tee', 'timeout', 'head', 'wc', 'uniq', 'p', 'f', 'x', 'y'])];
+const stubs = [
+  ...new Set([
+    ...commandNames.filter((name) => !name.includes(' ')),
+    'rm',
+    'touch',
+    'tee',
+    'timeout',
+    'head',
+    'wc',
+    'uniq',
+    'p',
+    'f',
+    'x',
+    'y',
+  ]),
+];
 
 const unavailable = bwrapUnavailable();
 if (unavailable) console.warn(`SKIPPED the adversarial bash corpus: ${unavailable}`);
@@ -62,11 +225,21 @@ describe.skipIf(unavailable !== undefined)('adversarial corpus against real bash
         readOnly: classifyReadOnlyCommand(analysis).readOnly,
         legacyReadOnly: legacyClassifyReadOnlyCommand(line).readOnly,
         decision: decideByRules(rules, 'Bash', { command: line }, { cwd: '/' }, reading)?.type,
-        listed: new Set(analysis.commands.map((command) => command.words[0]?.split('/').pop()).filter((name) => name !== undefined && name !== null)),
+        listed: new Set(
+          analysis.commands
+            .map((command) => command.words[0]?.split('/').pop())
+            .filter((name) => name !== undefined && name !== null),
+        ),
       };
     });
     // Only lines some verdict trusts, or whose analysis claims certainty, need bash.
-    const checked = verdicts.filter((verdict) => verdict.readOnly || verdict.legacyReadOnly || verdict.decision === 'allow' || verdict.analysis.unresolved.length === 0);
+    const checked = verdicts.filter(
+      (verdict) =>
+        verdict.readOnly ||
+        verdict.legacyReadOnly ||
+        verdict.decision === 'allow' ||
+        verdict.analysis.unresolved.length === 0,
+    );
     const started = performance.now();
     const executions = executeInSandbox(
       checked.map((verdict) => verdict.line),
@@ -77,20 +250,44 @@ describe.skipIf(unavailable !== undefined)('adversarial corpus against real bash
     const legacyFailures: string[] = [];
     checked.forEach((verdict, index) => {
       const { ran, wrote } = executions[index]!;
-      if (verdict.legacyReadOnly && (ran.some((name) => !verdict.listed.has(name) || deniedHeads.has(name)) || wrote.length > 0)) legacyFailures.push(verdict.line);
+      if (
+        verdict.legacyReadOnly &&
+        (ran.some((name) => !verdict.listed.has(name) || deniedHeads.has(name)) || wrote.length > 0)
+      )
+        legacyFailures.push(verdict.line);
       const unlisted = ran.filter((name) => !verdict.listed.has(name));
       const trusted = verdict.readOnly || verdict.decision === 'allow';
-      if (trusted && (unlisted.length > 0 || wrote.length > 0)) failures.push(`${JSON.stringify(verdict.line)} was trusted, yet bash ran [${ran.join(', ')}] and wrote [${wrote.join(', ')}]`);
-      if (verdict.decision === 'allow' && ran.some((name) => !allowedHeads.has(name))) failures.push(`${JSON.stringify(verdict.line)} was allowed, yet bash ran [${ran.join(', ')}]`);
-      if (verdict.analysis.unresolved.length === 0 && unlisted.length > 0) failures.push(`${JSON.stringify(verdict.line)} was analysed as certain, yet bash also ran [${unlisted.join(', ')}]`);
-      if (ran.some((name) => deniedHeads.has(name)) && verdict.decision !== 'deny' && verdict.analysis.unresolved.length === 0) {
+      if (trusted && (unlisted.length > 0 || wrote.length > 0))
+        failures.push(
+          `${JSON.stringify(verdict.line)} was trusted, yet bash ran [${ran.join(', ')}] and wrote [${wrote.join(', ')}]`,
+        );
+      if (verdict.decision === 'allow' && ran.some((name) => !allowedHeads.has(name)))
+        failures.push(`${JSON.stringify(verdict.line)} was allowed, yet bash ran [${ran.join(', ')}]`);
+      if (verdict.analysis.unresolved.length === 0 && unlisted.length > 0)
+        failures.push(
+          `${JSON.stringify(verdict.line)} was analysed as certain, yet bash also ran [${unlisted.join(', ')}]`,
+        );
+      if (
+        ran.some((name) => deniedHeads.has(name)) &&
+        verdict.decision !== 'deny' &&
+        verdict.analysis.unresolved.length === 0
+      ) {
         failures.push(`${JSON.stringify(verdict.line)} ran [${ran.join(', ')}] without the deny rule matching`);
       }
     });
-    console.log(`bash corpus: ${lines.length} lines (seed ${seed}), ${checked.length} run in bubblewrap, ${verdicts.filter((verdict) => verdict.readOnly).length} read-only, ${verdicts.filter((verdict) => verdict.decision === 'allow').length} allowed; bash in bubblewrap took ${sandboxMs} ms`);
+    console.log(
+      `bash corpus: ${lines.length} lines (seed ${seed}), ${checked.length} run in bubblewrap, ${verdicts.filter((verdict) => verdict.readOnly).length} read-only, ${verdicts.filter((verdict) => verdict.decision === 'allow').length} allowed; bash in bubblewrap took ${sandboxMs} ms`,
+    );
     expect(failures).toEqual([]);
     // The oracle catches the shell-quote classifier this replaced: it called these read-only, and bash ran a writer.
-    expect(legacyFailures).toEqual(expect.arrayContaining(['echo a#b && touch pwned', 'ls x#y; touch p', 'echo q#w | tee FILE', 'git diff x#y; rm -rf x']));
+    expect(legacyFailures).toEqual(
+      expect.arrayContaining([
+        'echo a#b && touch pwned',
+        'ls x#y; touch p',
+        'echo q#w | tee FILE',
+        'git diff x#y; rm -rf x',
+      ]),
+    );
     // The corpus exercises every verdict (a corpus where nothing is trusted would prove nothing).
     expect(verdicts.filter((verdict) => verdict.readOnly).length).toBeGreaterThan(5);
     expect(verdicts.filter((verdict) => verdict.decision === 'deny').length).toBeGreaterThan(5);

@@ -17,13 +17,34 @@ const bwrap = '/usr/bin/bwrap';
 
 /** The sandbox every run uses: the system read-only, a private /tmp holding only the run's directory, no network, own PIDs. */
 function sandboxArguments(root: string): string[] {
-  return ['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--bind', root, root, '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent', '--clearenv'];
+  return [
+    '--ro-bind',
+    '/',
+    '/',
+    '--tmpfs',
+    '/tmp',
+    '--bind',
+    root,
+    root,
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--unshare-all',
+    '--die-with-parent',
+    '--clearenv',
+  ];
 }
 
 /** Why bwrap cannot run here, or undefined when it can. */
 export function bwrapUnavailable(): string | undefined {
-  const probe = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent', '/bin/true'], { encoding: 'utf8', timeout: 30_000 });
-  if (probe.error) return `${bwrap} cannot start (${probe.error.message}); install bubblewrap (apt-get install bubblewrap)`;
+  const probe = spawnSync(
+    bwrap,
+    ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent', '/bin/true'],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
+  if (probe.error)
+    return `${bwrap} cannot start (${probe.error.message}); install bubblewrap (apt-get install bubblewrap)`;
   if (probe.status !== 0) return `${bwrap} cannot make a sandbox here (exit ${probe.status}: ${probe.stderr.trim()})`;
   return undefined;
 }
@@ -57,12 +78,19 @@ export function executeInSandbox(lines: readonly string[], programs: readonly st
       mkdirSync(path.join(root, 'work', String(index)));
     });
     writeFileSync(path.join(root, 'driver.sh'), driver);
-    const run = spawnSync(bwrap, [...sandboxArguments(root), '/bin/bash', path.join(root, 'driver.sh'), root, String(lines.length)], { encoding: 'utf8', timeout: 120_000 });
-    if (run.error || run.status !== 0) throw new Error(`the sandboxed bash run failed (${run.error?.message ?? `exit ${run.status}`}): ${run.stderr}`);
+    const run = spawnSync(
+      bwrap,
+      [...sandboxArguments(root), '/bin/bash', path.join(root, 'driver.sh'), root, String(lines.length)],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    if (run.error || run.status !== 0)
+      throw new Error(`the sandboxed bash run failed (${run.error?.message ?? `exit ${run.status}`}): ${run.stderr}`);
     return lines.map((_, index) => {
       let ran: string[] = [];
       try {
-        ran = readFileSync(path.join(root, 'logs', String(index)), 'utf8').split('\n').filter(Boolean);
+        ran = readFileSync(path.join(root, 'logs', String(index)), 'utf8')
+          .split('\n')
+          .filter(Boolean);
       } catch {
         // No log: it ran no program.
       }

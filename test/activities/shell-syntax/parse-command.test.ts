@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createShellSyntaxActivities } from '../../../src/activities/shell-syntax/activities';
 import { analyzeCommand, maxAnalysedLength } from '../../../src/activities/shell-syntax/parse-command';
 
-const commandsOf = async (line: string) => (await analyzeCommand(line)).commands.filter((command) => !command.via).map((command) => command.words);
+const commandsOf = async (line: string) =>
+  (await analyzeCommand(line)).commands.filter((command) => !command.via).map((command) => command.words);
 const unresolvedOf = async (line: string) => (await analyzeCommand(line)).unresolved.join(' | ');
 
 describe('analyzeCommand (tree-sitter-bash)', () => {
@@ -15,18 +16,40 @@ describe('analyzeCommand (tree-sitter-bash)', () => {
       ],
       unresolved: [],
     });
-    expect(await commandsOf('ls x#y; touch p')).toEqual([['ls', 'x#y'], ['touch', 'p']]);
-    expect(await commandsOf('cat f#x || touch p')).toEqual([['cat', 'f#x'], ['touch', 'p']]);
-    expect(await commandsOf('echo q#w | tee FILE')).toEqual([['echo', 'q#w'], ['tee', 'FILE']]);
+    expect(await commandsOf('ls x#y; touch p')).toEqual([
+      ['ls', 'x#y'],
+      ['touch', 'p'],
+    ]);
+    expect(await commandsOf('cat f#x || touch p')).toEqual([
+      ['cat', 'f#x'],
+      ['touch', 'p'],
+    ]);
+    expect(await commandsOf('echo q#w | tee FILE')).toEqual([
+      ['echo', 'q#w'],
+      ['tee', 'FILE'],
+    ]);
     expect(await commandsOf('ls #; rm x')).toEqual([['ls']]);
-    expect(await commandsOf('ls \\#; rm x')).toEqual([['ls', '#'], ['rm', 'x']]);
+    expect(await commandsOf('ls \\#; rm x')).toEqual([
+      ['ls', '#'],
+      ['rm', 'x'],
+    ]);
   });
 
   it('finds commands in subshells, groups, bodies, substitutions and functions', async () => {
-    for (const line of ['(rm x)', '{ rm x; }', 'if true; then rm x; fi', 'while false; do rm x; done', 'case a in a) rm x;; esac', 'ls && ! rm x']) {
+    for (const line of [
+      '(rm x)',
+      '{ rm x; }',
+      'if true; then rm x; fi',
+      'while false; do rm x; done',
+      'case a in a) rm x;; esac',
+      'ls && ! rm x',
+    ]) {
       expect(await commandsOf(line), line).toContainEqual(['rm', 'x']);
     }
-    expect(await commandsOf('echo $(rm -rf /)')).toEqual([['rm', '-rf', '/'], ['echo', null]]);
+    expect(await commandsOf('echo $(rm -rf /)')).toEqual([
+      ['rm', '-rf', '/'],
+      ['echo', null],
+    ]);
     expect(await commandsOf('diff <(rm x) <(ls)')).toContainEqual(['rm', 'x']);
     expect(await commandsOf('f() { rm x; }; f')).toEqual([['rm', 'x'], ['f']]);
     expect(await commandsOf('cat <<EOF\n$(rm x)\nEOF')).toContainEqual(['rm', 'x']);
@@ -76,19 +99,35 @@ describe('analyzeCommand (tree-sitter-bash)', () => {
       ['a'.repeat(maxAnalysedLength + 1), /longer than/],
     ];
     for (const [line, reason] of cases) expect(await unresolvedOf(line), line).toMatch(reason);
-    for (const line of ['ls 2>&1', 'ls >/dev/null 2>&1', 'ls 2>/dev/null', 'wc -l < input.txt', 'ls >&-', 'git log | head -5', 'ls\ngit status']) {
+    for (const line of [
+      'ls 2>&1',
+      'ls >/dev/null 2>&1',
+      'ls 2>/dev/null',
+      'wc -l < input.txt',
+      'ls >&-',
+      'git log | head -5',
+      'ls\ngit status',
+    ]) {
       expect(await unresolvedOf(line), line).toBe('');
     }
   });
 
   it('adds what a wrapper runs, for deny rules (`nice -n 5 rm x` → `rm x`)', async () => {
-    const derived = (await analyzeCommand('nice -n 5 rm x')).commands.filter((command) => command.via === 'nice').map((command) => command.words.join(' '));
+    const derived = (await analyzeCommand('nice -n 5 rm x')).commands
+      .filter((command) => command.via === 'nice')
+      .map((command) => command.words.join(' '));
     expect(derived).toContain('rm x');
-    expect((await analyzeCommand('find . -exec rm {} +')).commands.some((command) => command.via === 'find' && command.words[0] === 'rm')).toBe(true);
+    expect(
+      (await analyzeCommand('find . -exec rm {} +')).commands.some(
+        (command) => command.via === 'find' && command.words[0] === 'rm',
+      ),
+    ).toBe(true);
   });
 
   it('is the analyzeShellCommand activity', async () => {
     const { analyzeShellCommand } = createShellSyntaxActivities();
-    expect((await analyzeShellCommand({ command: 'git diff x#y; rm -rf x' })).commands.map((command) => command.words[0])).toEqual(['git', 'rm']);
+    expect(
+      (await analyzeShellCommand({ command: 'git diff x#y; rm -rf x' })).commands.map((command) => command.words[0]),
+    ).toEqual(['git', 'rm']);
   });
 });

@@ -21,9 +21,15 @@ describe('createToolActivities', () => {
   it('runs the tools inside an activity context, with the configured results directory', async () => {
     const activities = createToolActivities({ resultsDir: workspace.resultsDir, ripgrep: false });
     const environment = new MockActivityEnvironment();
-    const write = (await environment.run(activities.Write, workspace.call({ file_path: 'a.txt', content: 'hi\n' }))) as ToolCallResult;
+    const write = (await environment.run(
+      activities.Write,
+      workspace.call({ file_path: 'a.txt', content: 'hi\n' }),
+    )) as ToolCallResult;
     expect(write.content).toBe('Created a.txt (1 line, 3 bytes).');
-    const big = (await environment.run(activities.Bash, workspace.call({ command: 'seq 1 20000' }, { toolUseId: 'toolu_seq', context: { maxResultChars: 10_000 } }))) as ToolCallResult;
+    const big = (await environment.run(
+      activities.Bash,
+      workspace.call({ command: 'seq 1 20000' }, { toolUseId: 'toolu_seq', context: { maxResultChars: 10_000 } }),
+    )) as ToolCallResult;
     expect(big.replacement?.path).toBe(path.join(workspace.resultsDir, 'agent-1', 'toolu_seq.txt'));
   });
 
@@ -33,8 +39,17 @@ describe('createToolActivities', () => {
     let heartbeats = 0;
     environment.on('heartbeat', () => (heartbeats += 1));
     const startedFile = path.join(workspace.root, 'started');
-    const running = environment.run(activities.Bash, workspace.call({ command: `sleep 30.2468 & touch ${startedFile}; sleep 30.2469` }));
-    while (!(await fs.stat(startedFile).then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 20));
+    const running = environment.run(
+      activities.Bash,
+      workspace.call({ command: `sleep 30.2468 & touch ${startedFile}; sleep 30.2469` }),
+    );
+    while (
+      !(await fs.stat(startedFile).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
     environment.cancel();
     const result = (await running) as ToolCallResult;
     expect(result.content).toMatch(/^Command was cancelled/);

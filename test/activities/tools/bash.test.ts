@@ -17,17 +17,27 @@ const bash = (input: Record<string, unknown>) => runBash(workspace.call(input), 
 
 async function waitForPath(file: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await fs.stat(file).then(() => true, () => false))) {
+  while (
+    !(await fs.stat(file).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) throw new Error(`${file} not made in time`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-
 describe('Bash', () => {
   it('runs in the working directory and returns the output', async () => {
     await fs.mkdir(path.join(workspace.root, 'sub'));
-    const result = await runBash(workspace.call({ command: 'pwd && echo hello', description: 'print dir' }, { context: { cwd: path.join(workspace.root, 'sub') } }), workspace.env);
+    const result = await runBash(
+      workspace.call(
+        { command: 'pwd && echo hello', description: 'print dir' },
+        { context: { cwd: path.join(workspace.root, 'sub') } },
+      ),
+      workspace.env,
+    );
     expect(result).toEqual({ isError: false, content: `${path.join(workspace.root, 'sub')}\nhello` });
   });
 
@@ -60,13 +70,18 @@ describe('Bash', () => {
     const started = Date.now();
     const result = await bash({ command: 'echo before; sleep 5; echo after', timeout: 300 });
     expect(Date.now() - started).toBeLessThan(4000);
-    expect(result).toEqual({ isError: true, content: 'Command timed out after 300 ms and was killed. Output so far:\nbefore' });
+    expect(result).toEqual({
+      isError: true,
+      content: 'Command timed out after 300 ms and was killed. Output so far:\nbefore',
+    });
   });
 
   it('kills the whole process tree when cancelled', async () => {
     // The command runs in its own PID namespace: its children are found by their unique sleep lengths.
     const marker = path.join(workspace.root, 'started');
-    const running = bash({ command: `echo started; sleep 30.101 & (sleep 30.102; echo never) & touch ${marker}; sleep 30.103` });
+    const running = bash({
+      command: `echo started; sleep 30.101 & (sleep 30.102; echo never) & touch ${marker}; sleep 30.103`,
+    });
     await waitForPath(marker);
     expect(processesMatching('^sleep 30.10')).toHaveLength(3);
     // Let "started" travel through the pipe before cancelling.
@@ -171,7 +186,9 @@ describe('a command waits for its watchdog', () => {
   it('runs only once the worker says "armed" on fd 3, and never when fd 3 closes unread', async () => {
     const run = (arm: string | undefined) =>
       new Promise<{ code: number | null; output: string }>((resolve) => {
-        const child = spawn('bash', ['-c', armedCommand, 'bash', 'echo RAN $0 "$#"'], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'] });
+        const child = spawn('bash', ['-c', armedCommand, 'bash', 'echo RAN $0 "$#"'], {
+          stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
+        });
         let output = '';
         child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
         child.on('close', (code) => resolve({ code, output }));

@@ -22,8 +22,10 @@ async function readInto(state: ReadFileState, filePath: string): Promise<ToolCal
   return result;
 }
 
-const edit = (input: Record<string, unknown>, readFileState: ReadFileState) => runEdit(workspace.call(input, { readFileState }), workspace.env);
-const write = (input: Record<string, unknown>, readFileState: ReadFileState = {}) => runWrite(workspace.call(input, { readFileState }), workspace.env);
+const edit = (input: Record<string, unknown>, readFileState: ReadFileState) =>
+  runEdit(workspace.call(input, { readFileState }), workspace.env);
+const write = (input: Record<string, unknown>, readFileState: ReadFileState = {}) =>
+  runWrite(workspace.call(input, { readFileState }), workspace.env);
 
 describe('Edit', () => {
   it('refuses a file the agent has not read', async () => {
@@ -35,27 +37,39 @@ describe('Edit', () => {
   it('replaces a unique string after a Read and returns the new record', async () => {
     const state: ReadFileState = {};
     await readInto(state, 'src/app.ts');
-    const result = await edit({ file_path: 'src/app.ts', old_string: 'const b = 2;', new_string: 'const b = 20;' }, state);
+    const result = await edit(
+      { file_path: 'src/app.ts', old_string: 'const b = 2;', new_string: 'const b = 20;' },
+      state,
+    );
     expect(result.isError).toBe(false);
-    expect(result.content).toBe('Edited src/app.ts: replaced 1 occurrence.\n     1\tconst a = 1;\n     2\tconst b = 20;\n     3\tconst c = a + b;\n     4\t');
+    expect(result.content).toBe(
+      'Edited src/app.ts: replaced 1 occurrence.\n     1\tconst a = 1;\n     2\tconst b = 20;\n     3\tconst c = a + b;\n     4\t',
+    );
     expect(await fs.readFile(file, 'utf8')).toBe('const a = 1;\nconst b = 20;\nconst c = a + b;\n');
     const stat = await fs.stat(file);
     expect(result.readFiles).toEqual([expect.objectContaining({ path: file, size: stat.size, mtimeMs: stat.mtimeMs })]);
     // The new record lets a second edit go through without another Read.
     for (const record of result.readFiles ?? []) state[record.path] = record;
-    expect((await edit({ file_path: 'src/app.ts', old_string: 'const a = 1;', new_string: 'const a = 5;' }, state)).isError).toBe(false);
+    expect(
+      (await edit({ file_path: 'src/app.ts', old_string: 'const a = 1;', new_string: 'const a = 5;' }, state)).isError,
+    ).toBe(false);
   });
 
   it('refuses after an external change, and allows a mere touch', async () => {
     const state: ReadFileState = {};
     await readInto(state, 'src/app.ts');
     await fs.utimes(file, new Date(), new Date(Date.now() + 5000));
-    expect((await edit({ file_path: 'src/app.ts', old_string: 'const a = 1;', new_string: 'const a = 2;' }, state)).isError).toBe(false);
+    expect(
+      (await edit({ file_path: 'src/app.ts', old_string: 'const a = 1;', new_string: 'const a = 2;' }, state)).isError,
+    ).toBe(false);
 
     const other: ReadFileState = {};
     await readInto(other, 'src/app.ts');
     await fs.appendFile(file, '// changed by someone else\n');
-    const result = await edit({ file_path: 'src/app.ts', old_string: 'const b = 2;', new_string: 'const b = 3;' }, other);
+    const result = await edit(
+      { file_path: 'src/app.ts', old_string: 'const b = 2;', new_string: 'const b = 3;' },
+      other,
+    );
     expect(result.isError).toBe(true);
     expect(result.content).toMatch(/^FileChangedSinceRead: .*re-read it with Read/);
     expect(await fs.readFile(file, 'utf8')).toContain('const b = 2;');
@@ -65,14 +79,21 @@ describe('Edit', () => {
     const state: ReadFileState = {};
     await readInto(state, 'src/app.ts');
     state[file] = { ...state[file]!, stale: true };
-    const result = await edit({ file_path: 'src/app.ts', old_string: 'const a = 1;', new_string: 'const a = 2;' }, state);
+    const result = await edit(
+      { file_path: 'src/app.ts', old_string: 'const a = 1;', new_string: 'const a = 2;' },
+      state,
+    );
     expect(result.content).toMatch(/^FileNotRead: .*Read .* again before editing it/);
   });
 
   it('is idempotent when retried after a crash that followed the write', async () => {
     const state: ReadFileState = {};
     await readInto(state, 'src/app.ts');
-    const input = { file_path: 'src/app.ts', old_string: 'const b = 2;\n', new_string: 'const b = 2;\nconst extra = 0;\n' };
+    const input = {
+      file_path: 'src/app.ts',
+      old_string: 'const b = 2;\n',
+      new_string: 'const b = 2;\nconst extra = 0;\n',
+    };
     const first = await edit(input, state);
     expect(first.isError).toBe(false);
     const afterFirst = await fs.readFile(file, 'utf8');
@@ -107,7 +128,10 @@ describe('Edit', () => {
     expect(ambiguous.content).toMatch(/^StringNotUnique: old_string occurs 3 times in .*replace_all: true/);
     const missing = await edit({ file_path: 'src/app.ts', old_string: 'const d', new_string: 'let d' }, state);
     expect(missing.content).toMatch(/^StringNotFound: old_string was not found/);
-    const all = await edit({ file_path: 'src/app.ts', old_string: 'const', new_string: 'let', replace_all: true }, state);
+    const all = await edit(
+      { file_path: 'src/app.ts', old_string: 'const', new_string: 'let', replace_all: true },
+      state,
+    );
     expect(all.content).toMatch(/^Edited src\/app\.ts: replaced 3 occurrences\./);
     expect(await fs.readFile(file, 'utf8')).toBe('let a = 1;\nlet b = 2;\nlet c = a + b;\n');
   });
@@ -115,9 +139,15 @@ describe('Edit', () => {
   it('refuses identical or empty strings and missing files, and replaces $ patterns literally', async () => {
     const state: ReadFileState = {};
     await readInto(state, 'src/app.ts');
-    expect((await edit({ file_path: 'src/app.ts', old_string: 'a', new_string: 'a' }, state)).content).toMatch(/^InvalidToolInput: old_string and new_string are identical/);
-    expect((await edit({ file_path: 'src/app.ts', old_string: '', new_string: 'x' }, state)).content).toMatch(/^InvalidToolInput: old_string is empty/);
-    expect((await edit({ file_path: 'src/none.ts', old_string: 'a', new_string: 'b' }, state)).content).toMatch(/^FileNotFound: .*Use Write/);
+    expect((await edit({ file_path: 'src/app.ts', old_string: 'a', new_string: 'a' }, state)).content).toMatch(
+      /^InvalidToolInput: old_string and new_string are identical/,
+    );
+    expect((await edit({ file_path: 'src/app.ts', old_string: '', new_string: 'x' }, state)).content).toMatch(
+      /^InvalidToolInput: old_string is empty/,
+    );
+    expect((await edit({ file_path: 'src/none.ts', old_string: 'a', new_string: 'b' }, state)).content).toMatch(
+      /^FileNotFound: .*Use Write/,
+    );
     await edit({ file_path: 'src/app.ts', old_string: 'a + b', new_string: "$& $' $1" }, state);
     expect(await fs.readFile(file, 'utf8')).toContain("const c = $& $' $1;");
   });
@@ -136,7 +166,9 @@ describe('Edit', () => {
     const state: ReadFileState = {};
     await readInto(state, 'alias/app.ts');
     expect(Object.keys(state)).toEqual([file]);
-    expect((await edit({ file_path: 'src/app.ts', old_string: 'const a = 1;', new_string: 'const a = 9;' }, state)).isError).toBe(false);
+    expect(
+      (await edit({ file_path: 'src/app.ts', old_string: 'const a = 1;', new_string: 'const a = 9;' }, state)).isError,
+    ).toBe(false);
   });
 });
 
@@ -158,7 +190,9 @@ describe('Write', () => {
   it('overwrites a file that was read and is unchanged, but not one changed since', async () => {
     const state: ReadFileState = {};
     await readInto(state, 'src/app.ts');
-    expect((await write({ file_path: 'src/app.ts', content: 'v2\n' }, state)).content).toBe('Overwrote src/app.ts (1 line, 3 bytes).');
+    expect((await write({ file_path: 'src/app.ts', content: 'v2\n' }, state)).content).toBe(
+      'Overwrote src/app.ts (1 line, 3 bytes).',
+    );
     await fs.writeFile(file, 'changed outside\n');
     const refused = await write({ file_path: 'src/app.ts', content: 'v3\n' }, state);
     expect(refused.content).toMatch(/^FileChangedSinceRead: /);
@@ -169,7 +203,10 @@ describe('Write', () => {
     const input = { file_path: 'fresh.txt', content: 'hello\n' };
     expect((await write(input)).isError).toBe(false);
     const retry = await write(input);
-    expect(retry).toMatchObject({ isError: false, content: 'fresh.txt already has this content (1 line); nothing changed.' });
+    expect(retry).toMatchObject({
+      isError: false,
+      content: 'fresh.txt already has this content (1 line); nothing changed.',
+    });
   });
 
   it('refuses a directory as file_path and validates input', async () => {
@@ -192,7 +229,9 @@ describe('hard-linked files', () => {
     await readInto(state, 'hl.txt');
     const edited = await edit({ file_path: 'hl.txt', old_string: 'outside', new_string: 'planted' }, state);
     expect(edited.isError).toBe(true);
-    expect(edited.content).toMatch(/^HardLinkedFile: .*hl\.txt has 2 hard links, so writing it would also change the same file under its other names, which may be outside the workspace\. Nothing was written\./);
+    expect(edited.content).toMatch(
+      /^HardLinkedFile: .*hl\.txt has 2 hard links, so writing it would also change the same file under its other names, which may be outside the workspace\. Nothing was written\./,
+    );
     expect(edited.content).toContain('SUBAGENTS_ALLOW_HARDLINK_WRITES=1');
     const written = await write({ file_path: 'hl.txt', content: 'planted\n' }, state);
     expect(written.content).toMatch(/^HardLinkedFile: /);
@@ -205,7 +244,10 @@ describe('hard-linked files', () => {
     await readInto(state, 'src/app.ts');
     // Linked after the Read: the write itself must notice.
     await fs.link(file, path.join(workspace.outside, 'app-twin.ts'));
-    const edited = await edit({ file_path: 'src/app.ts', old_string: 'const b = 2;', new_string: 'const b = 20;' }, state);
+    const edited = await edit(
+      { file_path: 'src/app.ts', old_string: 'const b = 2;', new_string: 'const b = 20;' },
+      state,
+    );
     expect(edited.content).toMatch(/^HardLinkedFile: /);
     expect(await fs.readFile(path.join(workspace.outside, 'app-twin.ts'), 'utf8')).toContain('const b = 2;');
   });
@@ -214,7 +256,10 @@ describe('hard-linked files', () => {
     const env = { ...workspace.env, allowHardLinkWrites: true };
     const state: ReadFileState = {};
     await readInto(state, 'hl.txt');
-    const edited = await runEdit(workspace.call({ file_path: 'hl.txt', old_string: 'outside', new_string: 'inside' }, { readFileState: state }), env);
+    const edited = await runEdit(
+      workspace.call({ file_path: 'hl.txt', old_string: 'outside', new_string: 'inside' }, { readFileState: state }),
+      env,
+    );
     expect(edited.isError).toBe(false);
     const inWorkspace = path.join(workspace.root, 'hl.txt');
     expect(await fs.readFile(inWorkspace, 'utf8')).toBe('inside content\n');
@@ -226,7 +271,10 @@ describe('hard-linked files', () => {
 
     await fs.link(inWorkspace, path.join(workspace.outside, 'second.txt'));
     for (const record of edited.readFiles ?? []) state[record.path] = record;
-    const written = await runWrite(workspace.call({ file_path: 'hl.txt', content: 'rewritten\n' }, { readFileState: state }), env);
+    const written = await runWrite(
+      workspace.call({ file_path: 'hl.txt', content: 'rewritten\n' }, { readFileState: state }),
+      env,
+    );
     expect(written.isError).toBe(false);
     expect(await fs.readFile(inWorkspace, 'utf8')).toBe('rewritten\n');
     expect(await fs.readFile(path.join(workspace.outside, 'second.txt'), 'utf8')).toBe('inside content\n');

@@ -23,14 +23,22 @@ describe('built-in file walker', () => {
   it('applies .gitignore files of parent directories when listing a subdirectory', async () => {
     await workspace.write('src/deep/x.log', '');
     await workspace.write('src/deep/y.ts', '');
-    expect(await listFilesWithWalk(path.join(workspace.root, 'src'), workspace.env)).toEqual(['.gitignore', 'build/keep.ts', 'deep/y.ts', 'keep.gen.ts', 'main.ts']);
+    expect(await listFilesWithWalk(path.join(workspace.root, 'src'), workspace.env)).toEqual([
+      '.gitignore',
+      'build/keep.ts',
+      'deep/y.ts',
+      'keep.gen.ts',
+      'main.ts',
+    ]);
   });
 
   it('applies .gitignore files above the workspace when no repository root is in between', async () => {
     await fs.rm(path.join(workspace.root, '.git'), { recursive: true });
     const above = path.join(path.dirname(workspace.root), '.gitignore');
     await fs.writeFile(above, 'a.ts\n');
-    expect(await listFilesWithWalk(workspace.root, workspace.env)).toEqual(expectedListing.filter((file) => file !== 'a.ts'));
+    expect(await listFilesWithWalk(workspace.root, workspace.env)).toEqual(
+      expectedListing.filter((file) => file !== 'a.ts'),
+    );
   });
 
   it('stops when cancelled', async () => {
@@ -53,8 +61,12 @@ describe.skipIf(!ripgrep)('rg --files gives the same set as the walker', () => {
     await fs.rm(path.join(workspace.root, '.git'), { recursive: true });
     await fs.writeFile(path.join(path.dirname(workspace.root), '.gitignore'), 'a.ts\n');
     const base = path.join(workspace.root, 'src');
-    expect(await listFilesWithRipgrep(ripgrep!, workspace.root, workspace.env)).toEqual(await listFilesWithWalk(workspace.root, workspace.env));
-    expect(await listFilesWithRipgrep(ripgrep!, base, workspace.env)).toEqual(await listFilesWithWalk(base, workspace.env));
+    expect(await listFilesWithRipgrep(ripgrep!, workspace.root, workspace.env)).toEqual(
+      await listFilesWithWalk(workspace.root, workspace.env),
+    );
+    expect(await listFilesWithRipgrep(ripgrep!, base, workspace.env)).toEqual(
+      await listFilesWithWalk(base, workspace.env),
+    );
   });
 });
 
@@ -69,9 +81,12 @@ describe('listFiles: small trees in this process, large ones with rg', () => {
     await expect(fs.stat(mark)).rejects.toThrow();
     const big = path.join(workspace.root, 'big');
     await fs.mkdir(big);
-    await Promise.all(Array.from({ length: inProcessListingMaxEntries + 1 }, (_, index) => fs.writeFile(path.join(big, `f${index}.txt`), '')));
+    await Promise.all(
+      Array.from({ length: inProcessListingMaxEntries + 1 }, (_, index) =>
+        fs.writeFile(path.join(big, `f${index}.txt`), ''),
+      ),
+    );
     expect(await listFiles(workspace.root, env)).toEqual(['from-rg.txt']);
     await fs.stat(mark);
   });
 });
-

@@ -6,7 +6,19 @@ import { expectYesNo } from '../../helpers/unit-cases';
 const matches = (pattern: string, paths: string[]) => paths.filter((candidate) => compileGlob(pattern).test(candidate));
 
 describe('compileGlob', () => {
-  const paths = ['a.ts', 'b.js', 'src/c.ts', 'src/deep/d.ts', 'src/deep/e.tsx', 'test/f.test.ts', '.hidden.ts', 'x1.md', 'x22.md', 'a/b/c', 'ab'];
+  const paths = [
+    'a.ts',
+    'b.js',
+    'src/c.ts',
+    'src/deep/d.ts',
+    'src/deep/e.tsx',
+    'test/f.test.ts',
+    '.hidden.ts',
+    'x1.md',
+    'x22.md',
+    'a/b/c',
+    'ab',
+  ];
 
   it('* and ? stay within one segment', () => {
     expect(matches('*.ts', paths)).toEqual(['a.ts', '.hidden.ts']);
@@ -24,7 +36,14 @@ describe('compileGlob', () => {
   });
 
   it('supports {a,b} alternatives, nested, and [abc] classes', () => {
-    expect(matches('**/*.{ts,tsx}', paths)).toEqual(['a.ts', 'src/c.ts', 'src/deep/d.ts', 'src/deep/e.tsx', 'test/f.test.ts', '.hidden.ts']);
+    expect(matches('**/*.{ts,tsx}', paths)).toEqual([
+      'a.ts',
+      'src/c.ts',
+      'src/deep/d.ts',
+      'src/deep/e.tsx',
+      'test/f.test.ts',
+      '.hidden.ts',
+    ]);
     expect(matches('{src/**/d,test/*}.ts', paths)).toEqual(['src/deep/d.ts', 'test/f.test.ts']);
     expect(matches('{src/**/d,test/f}.ts', paths)).toEqual(['src/deep/d.ts']);
     expect(matches('{a,b{.js,.ts}}', paths)).toEqual(['b.js']);
@@ -49,7 +68,14 @@ describe("Grep's glob input", () => {
 
   it("decides like rg's --glob: last match wins, ! excludes, unmatched files are out once a glob includes", () => {
     const decide = compileGlobDecision(['*.ts', '!*.d.ts', 'src/**']);
-    expect(['a.ts', 'deep/a.ts', 'x.d.ts', 'src/x.d.ts', 'src/y.md', 'y.md'].map(decide)).toEqual([true, true, false, true, true, false]);
+    expect(['a.ts', 'deep/a.ts', 'x.d.ts', 'src/x.d.ts', 'src/y.md', 'y.md'].map(decide)).toEqual([
+      true,
+      true,
+      false,
+      true,
+      true,
+      false,
+    ]);
     expect(['a.md', 'a.log'].map(compileGlobDecision(['!*.log']))).toEqual([undefined, false]);
   });
 });
@@ -60,15 +86,36 @@ describe('gitignore rules', () => {
 
   it('matches unanchored names at any depth and anchored patterns at the root only', () => {
     expectYesNo(decide, {
-      yes: [['*.log', 'a.log'], ['*.log', 'deep/er/a.log'], ['/build', 'build', true], ['docs/*.md', 'docs/a.md'], ['**/gen/*.ts', 'a/b/gen/x.ts'], ['out/**', 'out/a/b.txt']],
-      no: [['/build', 'src/build', true], ['docs/*.md', 'x/docs/a.md']],
+      yes: [
+        ['*.log', 'a.log'],
+        ['*.log', 'deep/er/a.log'],
+        ['/build', 'build', true],
+        ['docs/*.md', 'docs/a.md'],
+        ['**/gen/*.ts', 'a/b/gen/x.ts'],
+        ['out/**', 'out/a/b.txt'],
+      ],
+      no: [
+        ['/build', 'src/build', true],
+        ['docs/*.md', 'x/docs/a.md'],
+      ],
     });
   });
 
   it('honours directory-only patterns, negations, comments and escapes', () => {
     expectYesNo(decide, {
-      yes: [['cache/', 'cache', true], ['*.log\n!keep.log', 'other.log'], ['!keep.log\n*.log', 'keep.log'], ['# comment\n\\#hash', '#hash'], ['trailing   \r\n', 'trailing'], ['\\!bang', '!bang']],
-      no: [['cache/', 'cache', false], ['*.log\n!keep.log', 'keep.log'], ['# comment', '# comment']],
+      yes: [
+        ['cache/', 'cache', true],
+        ['*.log\n!keep.log', 'other.log'],
+        ['!keep.log\n*.log', 'keep.log'],
+        ['# comment\n\\#hash', '#hash'],
+        ['trailing   \r\n', 'trailing'],
+        ['\\!bang', '!bang'],
+      ],
+      no: [
+        ['cache/', 'cache', false],
+        ['*.log\n!keep.log', 'keep.log'],
+        ['# comment', '# comment'],
+      ],
     });
   });
 
@@ -77,6 +124,12 @@ describe('gitignore rules', () => {
       { directory: '/repo', rules: parseGitignore('*.txt') },
       { directory: '/repo/sub', rules: parseGitignore('!keep.txt') },
     ];
-    expectYesNo(isIgnored, { yes: [[files, '/repo/sub/other.txt', false], [files, '/repo/keep.txt', false]], no: [[files, '/repo/sub/keep.txt', false]] });
+    expectYesNo(isIgnored, {
+      yes: [
+        [files, '/repo/sub/other.txt', false],
+        [files, '/repo/keep.txt', false],
+      ],
+      no: [[files, '/repo/sub/keep.txt', false]],
+    });
   });
 });

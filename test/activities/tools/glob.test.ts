@@ -33,13 +33,17 @@ describe('Glob', () => {
     expect((await runGlob(workspace.call({ pattern: '*.ts' }), workspace.env)).content).toBe('top.ts');
     const inSrc = await runGlob(workspace.call({ pattern: '*.ts', path: 'src' }), workspace.env);
     expect(inSrc.content).toBe('src/inner.ts');
-    const fromSub = await runGlob(workspace.call({ pattern: '**/*.ts' }, { context: { cwd: path.join(workspace.root, 'src') } }), workspace.env);
+    const fromSub = await runGlob(
+      workspace.call({ pattern: '**/*.ts' }, { context: { cwd: path.join(workspace.root, 'src') } }),
+      workspace.env,
+    );
     expect(lines(fromSub.content).sort()).toEqual(['deeper/inner2.ts', 'inner.ts']);
   });
 
   it('supports braces, classes, ? and absolute patterns inside the workspace', async () => {
     for (const file of ['a1.ts', 'a2.tsx', 'b1.js', 'c1.md', 'dir/x.ts']) await workspace.write(file, '');
-    const sorted = async (input: Record<string, unknown>) => lines((await runGlob(workspace.call(input), workspace.env)).content).sort();
+    const sorted = async (input: Record<string, unknown>) =>
+      lines((await runGlob(workspace.call(input), workspace.env)).content).sort();
     expect(await sorted({ pattern: '*.{ts,tsx}' })).toEqual(['a1.ts', 'a2.tsx']);
     expect(await sorted({ pattern: '[ab]?.*' })).toEqual(['a1.ts', 'a2.tsx', 'b1.js']);
     expect(await sorted({ pattern: `${workspace.root}/dir/*.ts` })).toEqual(['dir/x.ts']);
@@ -56,21 +60,36 @@ describe('Glob', () => {
     await buildIgnoreTree(workspace.root);
     const result = await runGlob(workspace.call({ pattern: '**/*' }), workspace.env);
     expect(lines(result.content).sort()).toEqual([
-      '.gitignore', '.hidden/x.ts', 'a.ts', 'docs/readme.md', 'important.log', 'nested/.gitignore',
-      'nested/n.log', 'nested/n.ts', 'src/.gitignore', 'src/build/keep.ts', 'src/keep.gen.ts', 'src/main.ts', 'weird name.txt',
+      '.gitignore',
+      '.hidden/x.ts',
+      'a.ts',
+      'docs/readme.md',
+      'important.log',
+      'nested/.gitignore',
+      'nested/n.log',
+      'nested/n.ts',
+      'src/.gitignore',
+      'src/build/keep.ts',
+      'src/keep.gen.ts',
+      'src/main.ts',
+      'weird name.txt',
     ]);
   });
 
   it.skipIf(!ripgrep)('gives the same answer through rg when rg is installed', async () => {
     await buildIgnoreTree(workspace.root);
     const viaWalk = await runGlob(workspace.call({ pattern: '**/*.{ts,log}' }), workspace.env);
-    const viaRipgrep = await runGlob(workspace.call({ pattern: '**/*.{ts,log}' }), { ...workspace.env, ripgrep: ripgrep! });
+    const viaRipgrep = await runGlob(workspace.call({ pattern: '**/*.{ts,log}' }), {
+      ...workspace.env,
+      ripgrep: ripgrep!,
+    });
     expect(lines(viaRipgrep.content)).toContain('important.log');
     expect(lines(viaRipgrep.content).sort()).toEqual(lines(viaWalk.content).sort());
   });
 
   it('caps results at 100 with a note', async () => {
-    for (let index = 0; index < 130; index += 1) await workspace.write(`many/f${String(index).padStart(3, '0')}.txt`, '');
+    for (let index = 0; index < 130; index += 1)
+      await workspace.write(`many/f${String(index).padStart(3, '0')}.txt`, '');
     const result = await runGlob(workspace.call({ pattern: 'many/*.txt' }), workspace.env);
     const output = lines(result.content);
     expect(output).toHaveLength(101);
@@ -79,7 +98,10 @@ describe('Glob', () => {
 
   it('says so when nothing matches, and refuses a file or missing directory as path', async () => {
     await workspace.write('a.txt', '');
-    expect(await runGlob(workspace.call({ pattern: '*.rs' }), workspace.env)).toEqual({ isError: false, content: `No files found matching *.rs in ${workspace.root}.` });
+    expect(await runGlob(workspace.call({ pattern: '*.rs' }), workspace.env)).toEqual({
+      isError: false,
+      content: `No files found matching *.rs in ${workspace.root}.`,
+    });
     expect(await runGlob(workspace.call({ pattern: 'missing/*.rs' }), workspace.env)).toMatchObject({ isError: false });
     const onFile = await runGlob(workspace.call({ pattern: '*', path: 'a.txt' }), workspace.env);
     expect(onFile.content).toMatch(/^NotADirectory: /);
@@ -93,9 +115,12 @@ describe('Glob', () => {
 describe('splitLiteralPrefix', () => {
   it('moves leading literal directories into the base', () => {
     expectResults(splitLiteralPrefix, [
-      [['src/lib/**/*.ts'], { prefix: 'src/lib', rest: '**/*.ts' }], [['**/*.ts'], { prefix: '', rest: '**/*.ts' }],
-      [['/abs/dir/*.ts'], { prefix: '/abs/dir', rest: '*.ts' }], [['/*.ts'], { prefix: '/', rest: '*.ts' }],
-      [['a/b.ts'], { prefix: 'a', rest: 'b.ts' }], [['{a,b}/c.ts'], { prefix: '', rest: '{a,b}/c.ts' }],
+      [['src/lib/**/*.ts'], { prefix: 'src/lib', rest: '**/*.ts' }],
+      [['**/*.ts'], { prefix: '', rest: '**/*.ts' }],
+      [['/abs/dir/*.ts'], { prefix: '/abs/dir', rest: '*.ts' }],
+      [['/*.ts'], { prefix: '/', rest: '*.ts' }],
+      [['a/b.ts'], { prefix: 'a', rest: 'b.ts' }],
+      [['{a,b}/c.ts'], { prefix: '', rest: '{a,b}/c.ts' }],
     ]);
   });
 });

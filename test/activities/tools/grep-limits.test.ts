@@ -8,7 +8,8 @@ import { findRipgrep } from '../../../src/activities/tools/ripgrep';
 import { createTestWorkspace, type TestWorkspace } from './helpers';
 
 const ripgrep = await findRipgrep();
-if (!ripgrep) console.warn('grep-limits.test.ts: rg is not installed (apt-get install ripgrep): its tests are skipped.');
+if (!ripgrep)
+  console.warn('grep-limits.test.ts: rg is not installed (apt-get install ripgrep): its tests are skipped.');
 
 let workspace: TestWorkspace;
 beforeEach(async () => {
@@ -73,7 +74,9 @@ describe.skipIf(!ripgrep)('Grep on ripgrep', () => {
     expect(peak - before).toBeLessThan(4 * 1024 * 1024);
     const lines = result.content.split('\n');
     expect(lines.slice(0, 5)).toEqual([1, 2, 3, 4, 5].map((number) => `big/f0.txt:${number}:${line}`));
-    expect(lines[5]).toBe('(results truncated at 5 lines; narrow the search with path, glob or type, or raise head_limit)');
+    expect(lines[5]).toBe(
+      '(results truncated at 5 lines; narrow the search with path, glob or type, or raise head_limit)',
+    );
     expect(lines).toHaveLength(6);
   });
 
@@ -90,13 +93,20 @@ describe.skipIf(!ripgrep)('Grep on ripgrep', () => {
         "const pump = () => { while (process.stdout.write(chunk)); process.stdout.once('drain', pump); };\n" +
         "process.stdout.on('error', () => process.exit(0));\npump();",
     );
-    const result = await grep({ pattern: 'match', output_mode: 'content', head_limit: 3 }, { ...workspace.env, ripgrep: endless });
-    expect(result.content).toBe('f.txt:1:match\nf.txt:1:match\nf.txt:1:match\n(results truncated at 3 lines; narrow the search with path, glob or type, or raise head_limit)');
+    const result = await grep(
+      { pattern: 'match', output_mode: 'content', head_limit: 3 },
+      { ...workspace.env, ripgrep: endless },
+    );
+    expect(result.content).toBe(
+      'f.txt:1:match\nf.txt:1:match\nf.txt:1:match\n(results truncated at 3 lines; narrow the search with path, glob or type, or raise head_limit)',
+    );
   });
 
   it('heartbeats while rg runs and kills it when the call is aborted', async () => {
     const pidFile = path.join(workspace.outside, 'rg.pid');
-    const slow = await standInRipgrep(`require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nsetTimeout(() => {}, 60_000);`);
+    const slow = await standInRipgrep(
+      `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nsetTimeout(() => {}, 60_000);`,
+    );
     const call = grep({ pattern: 'x' }, { ...workspace.env, ripgrep: slow });
     let pid: number | undefined;
     while (pid === undefined) {
@@ -115,7 +125,8 @@ describe.skipIf(!ripgrep)('Grep on ripgrep', () => {
         return false;
       }
     };
-    for (let attempt = 0; attempt < 100 && alive(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let attempt = 0; attempt < 100 && alive(); attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(alive()).toBe(false);
   });
 
@@ -131,33 +142,62 @@ describe.skipIf(!ripgrep)('Grep on ripgrep', () => {
   it('refuses a regex ripgrep rejects, quoting its message', async () => {
     const lookBehind = await grep({ pattern: '(?<=a)b' });
     expect(lookBehind.isError).toBe(true);
-    expect(lookBehind.content).toMatch(/^InvalidPattern: "\(\?<=a\)b" is not valid in ripgrep's regex syntax \(Rust regex; no look-around or backreferences\)\. ripgrep said: regex parse error:[^]*look-around/);
+    expect(lookBehind.content).toMatch(
+      /^InvalidPattern: "\(\?<=a\)b" is not valid in ripgrep's regex syntax \(Rust regex; no look-around or backreferences\)\. ripgrep said: regex parse error:[^]*look-around/,
+    );
   });
 
   it('splits the glob input as Claude Code does and lets rg apply it', async () => {
     for (const file of ['a.ts', 'b.tsx', 'c.js', 'd.md']) await workspace.write(file, 'hit\n');
-    expect((await grep({ pattern: 'hit', glob: '*.ts,*.js' })).content.split('\n').slice(1).sort()).toEqual(['a.ts', 'c.js']);
-    expect((await grep({ pattern: 'hit', glob: '*.{ts,tsx} *.md' })).content.split('\n').slice(1).sort()).toEqual(['a.ts', 'b.tsx', 'd.md']);
+    expect((await grep({ pattern: 'hit', glob: '*.ts,*.js' })).content.split('\n').slice(1).sort()).toEqual([
+      'a.ts',
+      'c.js',
+    ]);
+    expect((await grep({ pattern: 'hit', glob: '*.{ts,tsx} *.md' })).content.split('\n').slice(1).sort()).toEqual([
+      'a.ts',
+      'b.tsx',
+      'd.md',
+    ]);
   });
 });
 
 describe('the JavaScript fallback', () => {
   it('stops a search past its time limit with an error that says to install ripgrep, without blocking the event loop', async () => {
     const file = await workspace.write('slow.txt', catastrophicText);
-    const request = { pattern: '(a+)+$', mode: 'content' as const, ignoreCase: false, multiline: false, before: 0, after: 0, lineNumbers: true, cap: 10 };
+    const request = {
+      pattern: '(a+)+$',
+      mode: 'content' as const,
+      ignoreCase: false,
+      multiline: false,
+      before: 0,
+      after: 0,
+      lineNumbers: true,
+      cap: 10,
+    };
     const { result, gapMs } = await longestEventLoopGap(() =>
       searchWithFallback(request, [{ path: file, shown: 'slow.txt' }], workspace.env, 300).then(
         () => 'answered',
         (error: Error) => error.message,
       ),
     );
-    expect(result).toMatch(/^SearchTimedOut: the search for "\(a\+\)\+\$" took longer than 0\.3 s and was stopped: ripgrep is not installed.*Install ripgrep \(apt-get install ripgrep\)/);
+    expect(result).toMatch(
+      /^SearchTimedOut: the search for "\(a\+\)\+\$" took longer than 0\.3 s and was stopped: ripgrep is not installed.*Install ripgrep \(apt-get install ripgrep\)/,
+    );
     expect(gapMs).toBeLessThan(1_000);
   });
 
   it('answers a harmless search within the limit', async () => {
     const file = await workspace.write('fine.txt', 'one\ntwo\n');
-    const request = { pattern: 'tw.', mode: 'content' as const, ignoreCase: false, multiline: false, before: 0, after: 0, lineNumbers: true, cap: 10 };
+    const request = {
+      pattern: 'tw.',
+      mode: 'content' as const,
+      ignoreCase: false,
+      multiline: false,
+      before: 0,
+      after: 0,
+      lineNumbers: true,
+      cap: 10,
+    };
     const findings = await searchWithFallback(request, [{ path: file, shown: 'fine.txt' }], workspace.env, 10_000);
     expect(findings).toEqual({ files: [], lines: ['fine.txt:2:two'], truncated: false, skippedLarge: 0 });
   });

@@ -4,7 +4,8 @@ import { parseContentRest, RipgrepRecordReader, type RipgrepRecord } from '../..
 /** Feeds `bytes` to a reader in chunks of `size` bytes. */
 function readInChunks(reader: RipgrepRecordReader, bytes: Buffer, size: number): RipgrepRecord[] {
   const records: RipgrepRecord[] = [];
-  for (let offset = 0; offset < bytes.length; offset += size) records.push(...reader.push(bytes.subarray(offset, offset + size)));
+  for (let offset = 0; offset < bytes.length; offset += size)
+    records.push(...reader.push(bytes.subarray(offset, offset + size)));
   return records;
 }
 
@@ -18,7 +19,8 @@ describe("reading rg's --null output", () => {
   ];
 
   it('splits records and separators however the chunks fall', () => {
-    for (const size of [1, 2, 3, 7, 1000]) expect(readInChunks(new RipgrepRecordReader(false), content, size), `chunks of ${size}`).toEqual(expected);
+    for (const size of [1, 2, 3, 7, 1000])
+      expect(readInChunks(new RipgrepRecordReader(false), content, size), `chunks of ${size}`).toEqual(expected);
   });
 
   it('reads -l output as paths alone', () => {

@@ -6,7 +6,10 @@ import { createTestWorkspace, setMtime, type TestWorkspace } from './helpers';
 import { buildIgnoreTree } from './ignore-tree';
 
 const ripgrep = await findRipgrep();
-if (!ripgrep) console.warn('grep.test.ts: rg is not installed (apt-get install ripgrep): the ripgrep engine is not tested, only the JavaScript fallback.');
+if (!ripgrep)
+  console.warn(
+    'grep.test.ts: rg is not installed (apt-get install ripgrep): the ripgrep engine is not tested, only the JavaScript fallback.',
+  );
 
 // The same behaviour from both engines: rg when installed, the JavaScript fallback in a worker thread otherwise.
 describe.each([
@@ -16,9 +19,18 @@ describe.each([
   let workspace: TestWorkspace;
   beforeEach(async () => {
     workspace = await createTestWorkspace({ ripgrep: option });
-    await setMtime(await workspace.write('src/a.ts', 'import x from "y";\nconst alpha = 1;\n// TODO alpha\nexport { alpha };\n'), 2_000_000);
+    await setMtime(
+      await workspace.write('src/a.ts', 'import x from "y";\nconst alpha = 1;\n// TODO alpha\nexport { alpha };\n'),
+      2_000_000,
+    );
     await setMtime(await workspace.write('src/b.js', 'const Alpha = 2;\n'), 3_000_000);
-    await setMtime(await workspace.write('docs/notes.md', 'line 1\nline 2\nalpha here\nline 4\nline 5\nline 6\nline 7\nalpha again\nline 9\n'), 1_000_000);
+    await setMtime(
+      await workspace.write(
+        'docs/notes.md',
+        'line 1\nline 2\nalpha here\nline 4\nline 5\nline 6\nline 7\nalpha again\nline 9\n',
+      ),
+      1_000_000,
+    );
   });
   afterEach(() => workspace.cleanup());
 
@@ -26,13 +38,20 @@ describe.each([
 
   describe.skipIf(skip)('Grep', () => {
     it('lists matching files newest first by default', async () => {
-      expect(await grep({ pattern: 'alpha' })).toEqual({ isError: false, content: 'Found 2 files\nsrc/a.ts\ndocs/notes.md' });
-      expect((await grep({ pattern: 'alpha', '-i': true })).content).toBe('Found 3 files\nsrc/b.js\nsrc/a.ts\ndocs/notes.md');
+      expect(await grep({ pattern: 'alpha' })).toEqual({
+        isError: false,
+        content: 'Found 2 files\nsrc/a.ts\ndocs/notes.md',
+      });
+      expect((await grep({ pattern: 'alpha', '-i': true })).content).toBe(
+        'Found 3 files\nsrc/b.js\nsrc/a.ts\ndocs/notes.md',
+      );
     });
 
     it('shows matching lines with line numbers in content mode', async () => {
       const result = await grep({ pattern: 'alpha', output_mode: 'content', path: 'src' });
-      expect(result.content).toBe('src/a.ts:2:const alpha = 1;\nsrc/a.ts:3:// TODO alpha\nsrc/a.ts:4:export { alpha };');
+      expect(result.content).toBe(
+        'src/a.ts:2:const alpha = 1;\nsrc/a.ts:3:// TODO alpha\nsrc/a.ts:4:export { alpha };',
+      );
       const plain = await grep({ pattern: 'TODO', output_mode: 'content', '-n': false });
       expect(plain.content).toBe('src/a.ts:// TODO alpha');
     });
@@ -40,10 +59,26 @@ describe.each([
     it('prints context lines and separates groups with --', async () => {
       const result = await grep({ pattern: 'alpha', output_mode: 'content', path: 'docs', '-C': 1 });
       expect(result.content).toBe(
-        ['docs/notes.md-2-line 2', 'docs/notes.md:3:alpha here', 'docs/notes.md-4-line 4', '--', 'docs/notes.md-7-line 7', 'docs/notes.md:8:alpha again', 'docs/notes.md-9-line 9'].join('\n'),
+        [
+          'docs/notes.md-2-line 2',
+          'docs/notes.md:3:alpha here',
+          'docs/notes.md-4-line 4',
+          '--',
+          'docs/notes.md-7-line 7',
+          'docs/notes.md:8:alpha again',
+          'docs/notes.md-9-line 9',
+        ].join('\n'),
       );
       const afterOnly = await grep({ pattern: 'alpha here', output_mode: 'content', '-A': 2, '-C': 5 });
-      expect(afterOnly.content).toBe(['docs/notes.md-1-line 1', 'docs/notes.md-2-line 2', 'docs/notes.md:3:alpha here', 'docs/notes.md-4-line 4', 'docs/notes.md-5-line 5'].join('\n'));
+      expect(afterOnly.content).toBe(
+        [
+          'docs/notes.md-1-line 1',
+          'docs/notes.md-2-line 2',
+          'docs/notes.md:3:alpha here',
+          'docs/notes.md-4-line 4',
+          'docs/notes.md-5-line 5',
+        ].join('\n'),
+      );
       const merged = await grep({ pattern: 'alpha', output_mode: 'content', path: 'docs', '-A': 4 });
       expect(merged.content.split('\n')).toHaveLength(7);
       expect(merged.content).not.toContain('--');
@@ -55,7 +90,9 @@ describe.each([
     });
 
     it('filters by glob and type', async () => {
-      expect((await grep({ pattern: 'lpha', '-i': true, glob: '*.{js,md}' })).content).toBe('Found 2 files\nsrc/b.js\ndocs/notes.md');
+      expect((await grep({ pattern: 'lpha', '-i': true, glob: '*.{js,md}' })).content).toBe(
+        'Found 2 files\nsrc/b.js\ndocs/notes.md',
+      );
       expect((await grep({ pattern: 'lpha', glob: 'src/*' })).content).toBe('Found 2 files\nsrc/b.js\nsrc/a.ts');
       expect((await grep({ pattern: 'lpha', glob: '!*.md' })).content).toBe('Found 2 files\nsrc/b.js\nsrc/a.ts');
       expect((await grep({ pattern: 'lpha', type: 'ts' })).content).toBe('Found 1 file\nsrc/a.ts');
@@ -73,7 +110,9 @@ describe.each([
     it('matches across lines in multiline mode', async () => {
       // rg refuses a newline in a pattern outside multiline mode and says how to enable it; JavaScript finds no line.
       expect((await grep({ pattern: 'alpha = 1;\\n// TODO' })).content).toMatch(
-        engine === 'ripgrep' ? /^InvalidPattern: .*ripgrep said: the literal '"\\n"' is not allowed in a regex[^]*In Grep, set multiline: true/ : /^No matches found/,
+        engine === 'ripgrep'
+          ? /^InvalidPattern: .*ripgrep said: the literal '"\\n"' is not allowed in a regex[^]*In Grep, set multiline: true/
+          : /^No matches found/,
       );
       const result = await grep({ pattern: 'alpha = 1;\\n// TODO', multiline: true, output_mode: 'content' });
       expect(result.content).toBe('src/a.ts:2:const alpha = 1;\nsrc/a.ts:3:// TODO alpha');
@@ -84,7 +123,15 @@ describe.each([
 
     it('respects .gitignore and skips binary files', async () => {
       await buildIgnoreTree(workspace.root);
-      for (const file of ['b.log', 'secret.txt', 'build/out.js', 'node_modules/pkg/index.js', 'src/cache/x.ts', 'important.log', 'nested/n.log']) {
+      for (const file of [
+        'b.log',
+        'secret.txt',
+        'build/out.js',
+        'node_modules/pkg/index.js',
+        'src/cache/x.ts',
+        'important.log',
+        'nested/n.log',
+      ]) {
         await workspace.write(file, 'needle\n');
       }
       await workspace.write('data.bin', Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2])]));
@@ -108,9 +155,13 @@ describe.each([
       const output = capped.content.split('\n');
       expect(output).toHaveLength(251);
       // The search stops once the lines are collected, so the note cannot say how many more there were.
-      expect(output[250]).toBe('(results truncated at 250 lines; narrow the search with path, glob or type, or raise head_limit)');
+      expect(output[250]).toBe(
+        '(results truncated at 250 lines; narrow the search with path, glob or type, or raise head_limit)',
+      );
       const limited = await grep({ pattern: 'alpha', head_limit: 1 });
-      expect(limited.content).toBe('Found 2 files\nsrc/a.ts\n(results truncated: 1 more; narrow the search with path, glob or type, or raise head_limit)');
+      expect(limited.content).toBe(
+        'Found 2 files\nsrc/a.ts\n(results truncated: 1 more; narrow the search with path, glob or type, or raise head_limit)',
+      );
     });
 
     it('validates its input', async () => {
@@ -120,7 +171,10 @@ describe.each([
     });
 
     it('reports paths outside the working directory as absolute', async () => {
-      const result = await runGrep(workspace.call({ pattern: 'Alpha', path: '..' }, { context: { cwd: path.join(workspace.root, 'docs') } }), workspace.env);
+      const result = await runGrep(
+        workspace.call({ pattern: 'Alpha', path: '..' }, { context: { cwd: path.join(workspace.root, 'docs') } }),
+        workspace.env,
+      );
       expect(result.content).toBe(`Found 1 file\n${path.join(workspace.root, 'src/b.js')}`);
     });
   });

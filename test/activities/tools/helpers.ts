@@ -13,7 +13,10 @@ export interface TestWorkspace {
   resultsDir: string;
   env: ToolEnv & { heartbeats: unknown[] };
   abort: AbortController;
-  call: (input: Record<string, unknown>, extra?: { readFileState?: ReadFileState; context?: Partial<ToolContext>; toolUseId?: string }) => ToolCallInput;
+  call: (
+    input: Record<string, unknown>,
+    extra?: { readFileState?: ReadFileState; context?: Partial<ToolContext>; toolUseId?: string },
+  ) => ToolCallInput;
   write: (relative: string, content: string | Buffer) => Promise<string>;
   cleanup: () => Promise<void>;
 }

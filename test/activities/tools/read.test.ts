@@ -11,7 +11,8 @@ beforeEach(async () => {
 });
 afterEach(() => workspace.cleanup());
 
-const numbered = (lines: string[], first = 1) => lines.map((line, index) => `${String(first + index).padStart(6)}\t${line}`).join('\n');
+const numbered = (lines: string[], first = 1) =>
+  lines.map((line, index) => `${String(first + index).padStart(6)}\t${line}`).join('\n');
 
 describe('Read', () => {
   it('returns cat -n style lines and a record of the whole file', async () => {
@@ -20,7 +21,12 @@ describe('Read', () => {
     expect(result).toMatchObject({ isError: false, content: numbered(['one', 'two', 'three']) });
     const stat = await fs.stat(file);
     expect(result.readFiles).toEqual([
-      { path: file, mtimeMs: stat.mtimeMs, size: 15, sha256: createHash('sha256').update('one\ntwo\r\nthree\n').digest('hex') },
+      {
+        path: file,
+        mtimeMs: stat.mtimeMs,
+        size: 15,
+        sha256: createHash('sha256').update('one\ntwo\r\nthree\n').digest('hex'),
+      },
     ]);
   });
 
@@ -28,7 +34,9 @@ describe('Read', () => {
     const lines = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`);
     await workspace.write('long.txt', lines.join('\n'));
     const result = await runRead(workspace.call({ file_path: 'long.txt', offset: 10, limit: 5 }), workspace.env);
-    expect(result.content).toBe(`${numbered(lines.slice(9, 14), 10)}\n\n(Showing lines 10-14 of 30. Use offset=15 to read more.)`);
+    expect(result.content).toBe(
+      `${numbered(lines.slice(9, 14), 10)}\n\n(Showing lines 10-14 of 30. Use offset=15 to read more.)`,
+    );
     const tail = await runRead(workspace.call({ file_path: 'long.txt', offset: '28' }), workspace.env);
     expect(tail.content).toBe(`${numbered(lines.slice(27), 28)}\n\n(Showing lines 28-30 of 30.)`);
   });
@@ -56,13 +64,18 @@ describe('Read', () => {
     expect(refused.content).toMatch(/^FileTooLarge: .*300000 bytes.*offset and limit/);
     const part = await runRead(workspace.call({ file_path: 'big.txt', offset: 2999, limit: 10 }), workspace.env);
     expect(part.isError).toBe(false);
-    expect(part.content).toBe(`${numbered(['y'.repeat(99), 'y'.repeat(99)], 2999)}\n\n(Showing lines 2999-3000 of 3000.)`);
+    expect(part.content).toBe(
+      `${numbered(['y'.repeat(99), 'y'.repeat(99)], 2999)}\n\n(Showing lines 2999-3000 of 3000.)`,
+    );
     expect(part.readFiles?.[0]?.size).toBe(300000);
   });
 
   it('keeps the output within maxResultChars by stopping early', async () => {
     await workspace.write('dense.txt', Array.from({ length: 200 }, () => 'z'.repeat(100)).join('\n'));
-    const result = await runRead(workspace.call({ file_path: 'dense.txt' }, { context: { maxResultChars: 5000 } }), workspace.env);
+    const result = await runRead(
+      workspace.call({ file_path: 'dense.txt' }, { context: { maxResultChars: 5000 } }),
+      workspace.env,
+    );
     expect(result.replacement).toBeUndefined();
     expect(result.content.length).toBeLessThanOrEqual(5000);
     expect(result.content).toMatch(/Output stopped after line (\d+) of 200 .* use offset=\d+ to read on/);
@@ -94,7 +107,9 @@ describe('Read', () => {
 
   it('validates its input and names the bad field', async () => {
     const missing = await runRead(workspace.call({}), workspace.env);
-    expect(missing.content).toBe('InvalidToolInput: Read was called with invalid input: "file_path" is required (expected string). Fix the input and call Read again.');
+    expect(missing.content).toBe(
+      'InvalidToolInput: Read was called with invalid input: "file_path" is required (expected string). Fix the input and call Read again.',
+    );
     const wrongType = await runRead(workspace.call({ file_path: 'a', limit: 'ten' }), workspace.env);
     expect(wrongType.isError).toBe(true);
     expect(wrongType.content).toMatch(/"limit": /);

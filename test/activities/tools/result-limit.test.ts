@@ -21,7 +21,9 @@ describe('oversized results', () => {
     expect(await fs.readFile(saved, 'utf8')).toBe(full);
     expect(result.content.length).toBeLessThanOrEqual(1000);
     expect(result.content).toMatch(/^row 0 /);
-    expect(result.content).toContain(`\n\n... Output too large (${full.length} chars). Full output saved to ${saved}; use Read with offset/limit to see the rest.`);
+    expect(result.content).toContain(
+      `\n\n... Output too large (${full.length} chars). Full output saved to ${saved}; use Read with offset/limit to see the rest.`,
+    );
     expect(result.isError).toBe(false);
     // Writing again (a retried activity) gives the same answer.
     expect(await limitResult({ content: full, isError: false }, call, workspace.resultsDir)).toEqual(result);
@@ -38,13 +40,27 @@ describe('oversized results', () => {
 
   it('applies to tool output, and the saved file can be read back with Read', async () => {
     await workspace.write('log.txt', Array.from({ length: 2000 }, (_, index) => `match ${index}`).join('\n'));
-    const grep = await runGrep(workspace.call({ pattern: 'match', output_mode: 'content', head_limit: 5000 }, { context: { maxResultChars: 4000 }, toolUseId: 'toolu_grep' }), workspace.env);
+    const grep = await runGrep(
+      workspace.call(
+        { pattern: 'match', output_mode: 'content', head_limit: 5000 },
+        { context: { maxResultChars: 4000 }, toolUseId: 'toolu_grep' },
+      ),
+      workspace.env,
+    );
     expect(grep.replacement?.path).toBe(resultFilePath(workspace.resultsDir, 'agent-1', 'toolu_grep'));
     expect(grep.content).toMatch(/^log\.txt:1:match 0\n/);
-    const back = await runRead(workspace.call({ file_path: grep.replacement!.path, offset: 1500, limit: 2 }), workspace.env);
-    expect(back.content).toBe('  1500\tlog.txt:1500:match 1499\n  1501\tlog.txt:1501:match 1500\n\n(Showing lines 1500-1501 of 2000. Use offset=1502 to read more.)');
+    const back = await runRead(
+      workspace.call({ file_path: grep.replacement!.path, offset: 1500, limit: 2 }),
+      workspace.env,
+    );
+    expect(back.content).toBe(
+      '  1500\tlog.txt:1500:match 1499\n  1501\tlog.txt:1501:match 1500\n\n(Showing lines 1500-1501 of 2000. Use offset=1502 to read more.)',
+    );
 
-    const bash = await runBash(workspace.call({ command: 'seq 1 3000' }, { context: { maxResultChars: 2000 } }), workspace.env);
+    const bash = await runBash(
+      workspace.call({ command: 'seq 1 3000' }, { context: { maxResultChars: 2000 } }),
+      workspace.env,
+    );
     expect(bash.replacement?.originalChars).toBe(13_892);
   });
 

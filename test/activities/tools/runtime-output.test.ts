@@ -17,12 +17,27 @@ import { freshForEachTest } from '../../helpers/unit-fixture';
 
 const run = promisify(execFile);
 const ripgrep = await findRipgrep();
-const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd });
+const git = (cwd: string, ...args: string[]) =>
+  run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd });
 
 /** A root agent's transcript whose text names the same word the user's code does. */
 function transcriptOf(cwd: string): AgentTranscript {
-  const meta = { type: 'meta' as const, agentId: 'root-1', agentType: 'Explore', description: null, parentAgentId: null, parentToolUseId: null, depth: 0, model: 'm', worktree: null, cwd, gitBranch: 'main' };
-  const messages = [{ message: { role: 'user' as const, content: 'find the workflowMarker definitions' }, timestampMs: 1_000 }];
+  const meta = {
+    type: 'meta' as const,
+    agentId: 'root-1',
+    agentType: 'Explore',
+    description: null,
+    parentAgentId: null,
+    parentToolUseId: null,
+    depth: 0,
+    model: 'm',
+    worktree: null,
+    cwd,
+    gitBranch: 'main',
+  };
+  const messages = [
+    { message: { role: 'user' as const, content: 'find the workflowMarker definitions' }, timestampMs: 1_000 },
+  ];
   return { meta, messages, compactions: [], runIds: ['r'], childIds: [] };
 }
 
@@ -30,7 +45,7 @@ function transcriptOf(cwd: string): AgentTranscript {
 describe.each([
   { engine: 'ripgrep', option: (ripgrep ?? false) as string | false, skip: !ripgrep },
   { engine: 'built-in walker', option: false as const, skip: false },
-])('the runtime\'s own output in a git repository, with the $engine', ({ option, skip }) => {
+])("the runtime's own output in a git repository, with the $engine", ({ option, skip }) => {
   let workspace: TestWorkspace;
   let repo: string;
   beforeEach(async () => {
@@ -49,26 +64,37 @@ describe.each([
   afterEach(() => workspace.cleanup());
 
   describe.skipIf(skip)('Glob and Grep', () => {
-    it('list and search only the user\'s code, not worktrees or exported transcripts', async () => {
+    it("list and search only the user's code, not worktrees or exported transcripts", async () => {
       const glob = await runGlob(workspace.call({ pattern: '**/*' }), workspace.env);
       expect(glob.content.split('\n').sort()).toEqual(['src/app.ts']);
       const grep = await runGrep(workspace.call({ pattern: 'workflowMarker' }), workspace.env);
       expect(grep.content).toBe('Found 1 file\nsrc/app.ts');
       // A model's glob cannot reach into .subagents either.
-      const globbed = await runGrep(workspace.call({ pattern: 'workflowMarker', glob: '.subagents/**' }), workspace.env);
+      const globbed = await runGrep(
+        workspace.call({ pattern: 'workflowMarker', glob: '.subagents/**' }),
+        workspace.env,
+      );
       expect(globbed.content).toMatch(/^No matches found/);
     });
 
     it('still search a path inside them when it is given explicitly', async () => {
-      const inWorktree = await runGlob(workspace.call({ pattern: '**/*.ts', path: '.subagents/worktrees/agent-2' }), workspace.env);
+      const inWorktree = await runGlob(
+        workspace.call({ pattern: '**/*.ts', path: '.subagents/worktrees/agent-2' }),
+        workspace.env,
+      );
       expect(inWorktree.content).toBe('.subagents/worktrees/agent-2/src/app.ts');
-      const grep = await runGrep(workspace.call({ pattern: 'workflowMarker', path: '.subagents/worktrees/agent-2' }), workspace.env);
+      const grep = await runGrep(
+        workspace.call({ pattern: 'workflowMarker', path: '.subagents/worktrees/agent-2' }),
+        workspace.env,
+      );
       expect(grep.content).toBe('Found 1 file\n.subagents/worktrees/agent-2/src/app.ts');
     });
   });
 
   it('lets Read and a Grep of the file read an exported transcript named by its path', async () => {
-    const session = (await fs.readdir(path.join(repo, 'out', 'projects', repo.replace(/[^a-zA-Z0-9]/g, '-')))).find((name) => name.endsWith('.jsonl'))!;
+    const session = (await fs.readdir(path.join(repo, 'out', 'projects', repo.replace(/[^a-zA-Z0-9]/g, '-')))).find(
+      (name) => name.endsWith('.jsonl'),
+    )!;
     const file = path.join('out', 'projects', repo.replace(/[^a-zA-Z0-9]/g, '-'), session);
     const read = await runRead(workspace.call({ file_path: file }), workspace.env);
     expect(read.isError).toBe(false);
@@ -100,7 +126,10 @@ describe('a worktree directory configured inside the repository', () => {
     await git(workspace.root, 'worktree', 'add', '-q', '-b', 'subagents/agent-3', path.join(baseDir, 'agent-3'));
     const glob = await runGlob(workspace.call({ pattern: '**/*.ts' }), workspace.env);
     expect(glob.content).toBe('src/app.ts');
-    const inWorktree = await runGlob(workspace.call({ pattern: '**/*.ts' }, { context: { cwd: path.join(baseDir, 'agent-3') } }), workspace.env);
+    const inWorktree = await runGlob(
+      workspace.call({ pattern: '**/*.ts' }, { context: { cwd: path.join(baseDir, 'agent-3') } }),
+      workspace.env,
+    );
     expect(inWorktree.content).toBe('src/app.ts');
   });
 });
@@ -113,7 +142,9 @@ describe('makeOutputDirectory', () => {
     await workspace.write('docs/guide.md', 'workflowMarker\n');
     const created = await makeOutputDirectory(path.join(workspace.root, 'docs', 'export', 'deep'));
     expect(created).toBe(path.join(workspace.root, 'docs', 'export'));
-    expect(await fs.readFile(path.join(workspace.root, 'docs', 'export', '.gitignore'), 'utf8')).toBe(runtimeOutputGitignore);
+    expect(await fs.readFile(path.join(workspace.root, 'docs', 'export', '.gitignore'), 'utf8')).toBe(
+      runtimeOutputGitignore,
+    );
     await expect(fs.access(path.join(workspace.root, 'docs', '.gitignore'))).rejects.toThrow();
     await expect(fs.access(path.join(workspace.root, 'docs', 'export', 'deep', '.gitignore'))).rejects.toThrow();
     expect(await makeOutputDirectory(path.join(workspace.root, 'docs'))).toBeUndefined();
@@ -137,7 +168,11 @@ describe('transcript --claude-dir: the warning for an export git and the tools w
     await fs.mkdir(projectDir, { recursive: true });
     const written = await writeClaudeCodeLayout(path.join(workspace.root, 'existing'), [transcript]);
     expect(written.marked).toBeUndefined();
-    expect(await visibilityWarning(written)).toMatch(new RegExp(`^warning: ${projectDir} existed already and is not ignored in the repository ${workspace.root}.*~/\\.claude\\.$`));
+    expect(await visibilityWarning(written)).toMatch(
+      new RegExp(
+        `^warning: ${projectDir} existed already and is not ignored in the repository ${workspace.root}.*~/\\.claude\\.$`,
+      ),
+    );
   });
 
   it('says nothing for a new directory (marked), a second export into it, or a directory outside any repository', async () => {
@@ -148,7 +183,9 @@ describe('transcript --claude-dir: the warning for an export git and the tools w
     const second = await writeClaudeCodeLayout(path.join(workspace.root, 'out'), [transcript]);
     expect(second.marked).toBeUndefined();
     expect(await visibilityWarning(second)).toBeUndefined();
-    await fs.mkdir(path.join(workspace.outside, 'config', 'projects', workspace.root.replace(/[^a-zA-Z0-9]/g, '-')), { recursive: true });
+    await fs.mkdir(path.join(workspace.outside, 'config', 'projects', workspace.root.replace(/[^a-zA-Z0-9]/g, '-')), {
+      recursive: true,
+    });
     const outside = await writeClaudeCodeLayout(path.join(workspace.outside, 'config'), [transcript]);
     expect(await visibilityWarning(outside)).toBeUndefined();
   });

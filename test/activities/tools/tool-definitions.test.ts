@@ -9,7 +9,14 @@ import { writeInput } from '../../../src/activities/tools/write';
 import { isReadOnlyTool, readOnlyToolNames, workspaceToolNames } from '../../../src/shared/policy/tool-classification';
 import { toolDefinitions } from '../../../src/shared/tools/tool-definitions';
 
-const schemas = { Read: readInput, Glob: globInput, Grep: grepInput, Write: writeInput, Edit: editInput, Bash: bashInput };
+const schemas = {
+  Read: readInput,
+  Glob: globInput,
+  Grep: grepInput,
+  Write: writeInput,
+  Edit: editInput,
+  Bash: bashInput,
+};
 
 describe('tool definitions', () => {
   it('describe exactly the fields the activities accept', () => {
@@ -19,7 +26,9 @@ describe('tool definitions', () => {
       expect(definition.name).toBe(name);
       const properties = definition.input_schema.properties as Record<string, unknown>;
       expect(Object.keys(properties), name).toEqual(Object.keys(schema.shape));
-      const required = Object.entries(schema.shape).filter(([, field]) => !field.safeParse(undefined).success).map(([key]) => key);
+      const required = Object.entries(schema.shape)
+        .filter(([, field]) => !field.safeParse(undefined).success)
+        .map(([key]) => key);
       expect(definition.input_schema.required, name).toEqual(required);
       expect(definition.input_schema.additionalProperties).toBe(false);
       expect(definition.description.length).toBeGreaterThan(200);
@@ -30,7 +39,10 @@ describe('tool definitions', () => {
     expect(Object.keys(toolDefinitions)).toEqual([...workspaceToolNames]);
     expect(JSON.parse(JSON.stringify(toolDefinitions))).toEqual(toolDefinitions);
     const source = await fs.readFile(new URL('../../../src/shared/tools/tool-definitions.ts', import.meta.url), 'utf8');
-    expect(source.match(/^import .*$/gm)).toEqual(["import type { ToolDefinition } from '../model/messages';", "import type { WorkspaceToolName } from '../policy/tool-classification';"]);
+    expect(source.match(/^import .*$/gm)).toEqual([
+      "import type { ToolDefinition } from '../model/messages';",
+      "import type { WorkspaceToolName } from '../policy/tool-classification';",
+    ]);
   });
 
   it('name the read-only tools', () => {

@@ -20,9 +20,15 @@ afterEach(() => workspace.cleanup());
 describe('resolveInWorkspace', () => {
   it('resolves relative paths against cwd, including .. that stays inside', async () => {
     await fs.mkdir(path.join(workspace.root, 'sub'));
-    const opened = await openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: path.join(workspace.root, 'sub') });
+    const opened = await openWorkspace({
+      agentId: 'a',
+      workspaceRoot: workspace.root,
+      cwd: path.join(workspace.root, 'sub'),
+    });
     expect(await resolveInWorkspace(opened, '../inside.txt', 'read')).toBe(path.join(workspace.root, 'inside.txt'));
-    expect(await resolveInWorkspace(opened, 'new/file.txt', 'write')).toBe(path.join(workspace.root, 'sub', 'new', 'file.txt'));
+    expect(await resolveInWorkspace(opened, 'new/file.txt', 'write')).toBe(
+      path.join(workspace.root, 'sub', 'new', 'file.txt'),
+    );
   });
 
   it('refuses .. escapes, absolute paths outside and symlink escapes', async () => {
@@ -30,7 +36,15 @@ describe('resolveInWorkspace', () => {
     await fs.symlink(path.join(workspace.outside, 'secret.txt'), path.join(workspace.root, 'link-file'));
     await fs.symlink(path.join(workspace.outside, 'not-yet.txt'), path.join(workspace.root, 'dangling'));
     const opened = await openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.root });
-    for (const raw of ['../outside/secret.txt', path.join(workspace.outside, 'secret.txt'), 'link-dir/secret.txt', 'link-file', 'link-dir/new.txt', 'dangling', '/etc/passwd']) {
+    for (const raw of [
+      '../outside/secret.txt',
+      path.join(workspace.outside, 'secret.txt'),
+      'link-dir/secret.txt',
+      'link-file',
+      'link-dir/new.txt',
+      'dangling',
+      '/etc/passwd',
+    ]) {
       await expect(resolveInWorkspace(opened, raw, 'write'), raw).rejects.toThrow(/^PathOutsideWorkspace: /);
     }
     await expect(resolveInWorkspace(opened, 'link-file', 'read')).rejects.toThrow(/through a symbolic link/);
@@ -44,14 +58,24 @@ describe('resolveInWorkspace', () => {
   });
 
   it("treats the agent's own part of a results directory as read-only, and the rest of it as outside", async () => {
-    const opened = await openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.root }, [workspace.outside]);
-    expect(await resolveInWorkspace(opened, path.join(workspace.outside, 'a', 'saved.txt'), 'read')).toBe(path.join(workspace.outside, 'a', 'saved.txt'));
-    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'a', 'saved.txt'), 'write')).rejects.toThrow(/read-only/);
-    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'secret.txt'), 'read')).rejects.toThrow(/^PathOutsideWorkspace: /);
+    const opened = await openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.root }, [
+      workspace.outside,
+    ]);
+    expect(await resolveInWorkspace(opened, path.join(workspace.outside, 'a', 'saved.txt'), 'read')).toBe(
+      path.join(workspace.outside, 'a', 'saved.txt'),
+    );
+    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'a', 'saved.txt'), 'write')).rejects.toThrow(
+      /read-only/,
+    );
+    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'secret.txt'), 'read')).rejects.toThrow(
+      /^PathOutsideWorkspace: /,
+    );
   });
 
   it('refuses a working directory outside the workspace', async () => {
-    await expect(openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.outside })).rejects.toThrow(/^PathOutsideWorkspace: the working directory/);
+    await expect(
+      openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.outside }),
+    ).rejects.toThrow(/^PathOutsideWorkspace: the working directory/);
   });
 
   it('follows dangling symlinks when resolving missing paths', async () => {
@@ -97,7 +121,13 @@ describe('every file tool refuses paths outside the workspace', () => {
 describe('saved tool results', () => {
   it("another agent's Read, Glob and Grep cannot list or read an agent's saved outputs; the agent itself can", async () => {
     await workspace.write('log.txt', Array.from({ length: 2000 }, (_, index) => `match ${index}`).join('\n'));
-    const big = await runGrep(workspace.call({ pattern: 'match', output_mode: 'content', head_limit: 5000 }, { context: { maxResultChars: 4000 } }), workspace.env);
+    const big = await runGrep(
+      workspace.call(
+        { pattern: 'match', output_mode: 'content', head_limit: 5000 },
+        { context: { maxResultChars: 4000 } },
+      ),
+      workspace.env,
+    );
     const saved = big.replacement!.path;
     const ownDir = path.dirname(saved);
     expect(ownDir).toBe(path.join(workspace.resultsDir, 'agent-1'));
@@ -114,9 +144,13 @@ describe('saved tool results', () => {
       expect(result.isError).toBe(true);
       expect(result.content).toMatch(/^PathOutsideWorkspace: /);
     }
-    expect((await runRead(workspace.call({ file_path: saved, limit: 1 }), workspace.env)).content).toMatch(/^ {5}1\tlog\.txt:1:match 0\n/);
+    expect((await runRead(workspace.call({ file_path: saved, limit: 1 }), workspace.env)).content).toMatch(
+      /^ {5}1\tlog\.txt:1:match 0\n/,
+    );
     expect((await runGlob(workspace.call({ pattern: '*.txt', path: ownDir }), workspace.env)).content).toBe(saved);
-    expect((await runGrep(workspace.call({ pattern: 'match 1999$', path: ownDir }), workspace.env)).content).toBe(`Found 1 file\n${saved}`);
+    expect((await runGrep(workspace.call({ pattern: 'match 1999$', path: ownDir }), workspace.env)).content).toBe(
+      `Found 1 file\n${saved}`,
+    );
   });
 });
 
@@ -124,14 +158,28 @@ describe('the memory: user directory', () => {
   it('is readable and writable beside the workspace, and nothing else outside it is', async () => {
     const memoryDir = path.join(workspace.outside, '.claude', 'agent-memory', 'diarist');
     const opened = await openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.root, memoryDir });
-    expect(await resolveInWorkspace(opened, path.join(memoryDir, 'MEMORY.md'), 'write')).toBe(path.join(await realpathAllowMissing(memoryDir), 'MEMORY.md'));
-    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'secret.txt'), 'read')).rejects.toThrow(/outside the workspace/);
-    await expect(resolveInWorkspace(opened, path.join(memoryDir, '..', 'other', 'x.md'), 'write')).rejects.toThrow(/outside the workspace/);
+    expect(await resolveInWorkspace(opened, path.join(memoryDir, 'MEMORY.md'), 'write')).toBe(
+      path.join(await realpathAllowMissing(memoryDir), 'MEMORY.md'),
+    );
+    await expect(resolveInWorkspace(opened, path.join(workspace.outside, 'secret.txt'), 'read')).rejects.toThrow(
+      /outside the workspace/,
+    );
+    await expect(resolveInWorkspace(opened, path.join(memoryDir, '..', 'other', 'x.md'), 'write')).rejects.toThrow(
+      /outside the workspace/,
+    );
   });
 
   it('refuses a tool context whose memory directory is not one (hostile or buggy input)', async () => {
-    for (const memoryDir of ['/etc', workspace.outside, 'relative/.claude/agent-memory/x', path.join(workspace.outside, '.claude', 'agent-memory'), path.join(workspace.outside, '.claude', 'agent-memory', '..')]) {
-      await expect(openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.root, memoryDir })).rejects.toThrow(/not an agent memory directory/);
+    for (const memoryDir of [
+      '/etc',
+      workspace.outside,
+      'relative/.claude/agent-memory/x',
+      path.join(workspace.outside, '.claude', 'agent-memory'),
+      path.join(workspace.outside, '.claude', 'agent-memory', '..'),
+    ]) {
+      await expect(
+        openWorkspace({ agentId: 'a', workspaceRoot: workspace.root, cwd: workspace.root, memoryDir }),
+      ).rejects.toThrow(/not an agent memory directory/);
     }
   });
 });

@@ -40,7 +40,9 @@ describe('createWorktree', () => {
     });
     expect(await repository.read('src/app.ts', worktreePath)).toBe('export const answer = 42;\n');
     expect(await repository.worktreePaths()).toEqual([repository.repo, worktreePath]);
-    expect((await simpleGit({ baseDir: info.cwd }).revparse(['--abbrev-ref', 'HEAD'])).trim()).toBe('subagents/agent-1');
+    expect((await simpleGit({ baseDir: info.cwd }).revparse(['--abbrev-ref', 'HEAD'])).trim()).toBe(
+      'subagents/agent-1',
+    );
     expect((await repository.git.revparse(['subagents/agent-1'])).trim()).toBe(head);
   });
 
@@ -87,7 +89,12 @@ describe('createWorktree', () => {
     const info = await createWorktree({ agentId: 'agent-1', cwd: repository.repo });
     expect(info.branch).toBe('subagents/agent-1-3');
     expect(info.path).toBe(path.join(worktreesDir(), 'agent-1-3'));
-    expect(await repository.branches()).toEqual(['main', 'subagents/agent-1', 'subagents/agent-1-2', 'subagents/agent-1-3']);
+    expect(await repository.branches()).toEqual([
+      'main',
+      'subagents/agent-1',
+      'subagents/agent-1-2',
+      'subagents/agent-1-3',
+    ]);
     // Asking again still finds its own worktree, not a fourth name.
     expect(await createWorktree({ agentId: 'agent-1', cwd: repository.repo })).toEqual(info);
   });
@@ -123,7 +130,9 @@ describe('createWorktree', () => {
   it('puts worktrees in a custom directory, relative to cwd, and git-ignores it when it is inside the repository', async () => {
     const inside = await createWorktree({ agentId: 'agent-1', cwd: repository.repo, baseDir: 'tmp/worktrees' });
     expect(inside.path).toBe(path.join(repository.repo, 'tmp', 'worktrees', 'agent-1'));
-    expect(await fs.readFile(path.join(repository.repo, '.git', 'info', 'exclude'), 'utf8')).toMatch(/^\/tmp\/worktrees\/$/m);
+    expect(await fs.readFile(path.join(repository.repo, '.git', 'info', 'exclude'), 'utf8')).toMatch(
+      /^\/tmp\/worktrees\/$/m,
+    );
     expect(await repository.status()).toBe('');
 
     const outsideDir = path.join(repository.root, 'elsewhere');
@@ -169,7 +178,9 @@ describe('createWorktree errors', () => {
     };
     await expect(createWorktree({ agentId: 'agent-1', cwd: plain })).rejects.toMatchObject(expected);
     const missing = path.join(repository.root, 'missing');
-    await expect(createWorktree({ agentId: 'agent-1', cwd: missing })).rejects.toMatchObject({ type: 'NotAGitRepository' });
+    await expect(createWorktree({ agentId: 'agent-1', cwd: missing })).rejects.toMatchObject({
+      type: 'NotAGitRepository',
+    });
   });
 
   it('refuses a repository without commits: there is no HEAD to branch from', async () => {
@@ -178,7 +189,9 @@ describe('createWorktree errors', () => {
       await expect(createWorktree({ agentId: 'agent-1', cwd: empty.repo })).rejects.toMatchObject({
         type: 'WorktreeCreateFailed',
         nonRetryable: true,
-        message: expect.stringMatching(/has no commits yet, so there is no HEAD to branch a worktree from\. Make a first commit/),
+        message: expect.stringMatching(
+          /has no commits yet, so there is no HEAD to branch a worktree from\. Make a first commit/,
+        ),
       });
     } finally {
       await empty.cleanup();
@@ -191,7 +204,9 @@ describe('createWorktree errors', () => {
     await expect(createWorktree({ agentId: 'agent-1', cwd: repository.repo, baseDir })).rejects.toMatchObject({
       type: 'WorktreeDirNotWritable',
       nonRetryable: true,
-      message: expect.stringContaining(`cannot create worktrees in ${baseDir} (part of that path is a file, not a directory)`),
+      message: expect.stringContaining(
+        `cannot create worktrees in ${baseDir} (part of that path is a file, not a directory)`,
+      ),
     });
     expect(await repository.branches()).toEqual(['main']);
   });

@@ -15,14 +15,22 @@ afterEach(() => repository.cleanup());
 
 async function lockedPaths(): Promise<string[]> {
   const blocks = (await repository.git.raw(['worktree', 'list', '--porcelain'])).split('\n\n');
-  return blocks.filter((block) => /^locked/m.test(block)).map((block) => block.split('\n')[0]!.slice('worktree '.length));
+  return blocks
+    .filter((block) => /^locked/m.test(block))
+    .map((block) => block.split('\n')[0]!.slice('worktree '.length));
 }
 
 describe('finishWorktree', () => {
   it('removes an unchanged worktree and its branch, leaving nothing behind', async () => {
     const worktree = await createWorktree({ agentId: 'agent-1', cwd: path.join(repository.repo, 'src') });
     const outcome = await finishWorktree({ worktree });
-    expect(outcome).toEqual({ kept: false, path: worktree.path, branch: 'subagents/agent-1', changedFiles: [], commits: [] });
+    expect(outcome).toEqual({
+      kept: false,
+      path: worktree.path,
+      branch: 'subagents/agent-1',
+      changedFiles: [],
+      commits: [],
+    });
     expect(await exists(worktree.path)).toBe(false);
     expect(await repository.branches()).toEqual(['main']);
     expect(await repository.worktreePaths()).toEqual([repository.repo]);
@@ -49,7 +57,13 @@ describe('finishWorktree', () => {
     await repository.write('feature.ts', 'export {};\n', worktree.path);
     const sha = await repository.commit('Add feature', worktree.path);
     const outcome = await finishWorktree({ worktree });
-    expect(outcome).toEqual({ kept: true, path: worktree.path, branch: 'subagents/agent-1', changedFiles: [], commits: [`${sha.slice(0, 7)} Add feature`] });
+    expect(outcome).toEqual({
+      kept: true,
+      path: worktree.path,
+      branch: 'subagents/agent-1',
+      changedFiles: [],
+      commits: [`${sha.slice(0, 7)} Add feature`],
+    });
     expect(await exists(path.join(worktree.path, 'feature.ts'))).toBe(true);
   });
 
@@ -98,7 +112,11 @@ describe('finishWorktree', () => {
     const sha = await repository.commit('Add feature', worktree.path);
     await fs.rm(worktree.path, { recursive: true, force: true });
     const outcome = await finishWorktree({ worktree });
-    expect(outcome).toMatchObject({ kept: true, branch: 'subagents/agent-1', commits: [`${sha.slice(0, 7)} Add feature`] });
+    expect(outcome).toMatchObject({
+      kept: true,
+      branch: 'subagents/agent-1',
+      commits: [`${sha.slice(0, 7)} Add feature`],
+    });
     expect(await repository.worktreePaths()).toEqual([repository.repo]);
     expect(await repository.git.show(['subagents/agent-1:feature.ts'])).toBe('export {};\n');
   });
@@ -110,8 +128,14 @@ describe('finishWorktree', () => {
     await repository.write('README.md', '# By A\n', first!.path);
     await repository.write('README.md', '# By B\n', second!.path);
     await repository.commit('A', first!.path);
-    const outcomes = await Promise.all([finishWorktree({ worktree: first! }), finishWorktree({ worktree: second! }), finishWorktree({ worktree: idle! })]);
-    expect(outcomes.map((outcome) => [outcome.kept, outcome.branch, outcome.changedFiles, outcome.commits.length])).toEqual([
+    const outcomes = await Promise.all([
+      finishWorktree({ worktree: first! }),
+      finishWorktree({ worktree: second! }),
+      finishWorktree({ worktree: idle! }),
+    ]);
+    expect(
+      outcomes.map((outcome) => [outcome.kept, outcome.branch, outcome.changedFiles, outcome.commits.length]),
+    ).toEqual([
       [true, 'subagents/agent-a', [], 1],
       [true, 'subagents/agent-b', ['README.md'], 0],
       [false, 'subagents/agent-c', [], 0],
@@ -133,7 +157,11 @@ describe('finishWorktree', () => {
 
   it('fails clearly when neither the worktree nor its repository exists', async () => {
     const worktree = await createWorktree({ agentId: 'agent-1', cwd: repository.repo });
-    const moved = { ...worktree, path: path.join(repository.root, 'gone', 'wt'), repoRoot: path.join(repository.root, 'gone') };
+    const moved = {
+      ...worktree,
+      path: path.join(repository.root, 'gone', 'wt'),
+      repoRoot: path.join(repository.root, 'gone'),
+    };
     await expect(finishWorktree({ worktree: moved })).rejects.toMatchObject({
       type: 'WorktreeFinishFailed',
       nonRetryable: true,

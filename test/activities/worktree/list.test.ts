@@ -26,21 +26,33 @@ interface Scenario {
 /** Five agents: kept with a commit, kept with an uncommitted edit, merged into main, kept then emptied, still running. */
 async function scenario(): Promise<Scenario> {
   const create = (agentId: string) => createWorktree({ agentId, cwd: repository.repo });
-  const [committed, uncommitted, merged, emptied, running] = await Promise.all(['committed', 'uncommitted', 'merged', 'emptied', 'running'].map(create));
+  const [committed, uncommitted, merged, emptied, running] = await Promise.all(
+    ['committed', 'uncommitted', 'merged', 'emptied', 'running'].map(create),
+  );
   await repository.write('a.txt', 'a\n', committed!.path);
   await repository.commit('committed work', committed!.path);
   await repository.write('README.md', '# edit\n', uncommitted!.path);
   await repository.write('m.txt', 'm\n', merged!.path);
   await repository.commit('merged work', merged!.path);
   await repository.write('scratch.txt', 'x\n', emptied!.path);
-  for (const worktree of [committed!, uncommitted!, merged!, emptied!]) expect((await finishWorktree({ worktree })).kept).toBe(true);
+  for (const worktree of [committed!, uncommitted!, merged!, emptied!])
+    expect((await finishWorktree({ worktree })).kept).toBe(true);
   await repository.git.merge(['--ff-only', 'subagents/merged']);
   await fs.rm(path.join(emptied!.path, 'scratch.txt'));
   return { committed: committed!, uncommitted: uncommitted!, merged: merged!, emptied: emptied!, running: running! };
 }
 
 function entry(worktree: WorktreeInfo, fields: Partial<SubagentWorktreeEntry>): SubagentWorktreeEntry {
-  return { path: worktree.path, branch: worktree.branch, exists: true, locked: false, changedFiles: 0, commitsAhead: 0, mergedOrEmpty: true, ...fields };
+  return {
+    path: worktree.path,
+    branch: worktree.branch,
+    exists: true,
+    locked: false,
+    changedFiles: 0,
+    commitsAhead: 0,
+    mergedOrEmpty: true,
+    ...fields,
+  };
 }
 
 describe('listSubagentWorktrees', () => {
@@ -72,13 +84,22 @@ describe('pruneSubagentWorktrees', () => {
     const { committed, uncommitted, merged, emptied, running } = await scenario();
     const result = await pruneSubagentWorktrees(repository.repo);
     expect(result.removed.map((worktree) => worktree.branch).sort()).toEqual(['subagents/emptied', 'subagents/merged']);
-    expect(result.worktrees.map((worktree) => worktree.branch).sort()).toEqual(['subagents/committed', 'subagents/running', 'subagents/uncommitted']);
+    expect(result.worktrees.map((worktree) => worktree.branch).sort()).toEqual([
+      'subagents/committed',
+      'subagents/running',
+      'subagents/uncommitted',
+    ]);
     expect(await exists(merged.path)).toBe(false);
     expect(await exists(emptied.path)).toBe(false);
     expect(await repository.read('README.md', uncommitted.path)).toBe('# edit\n');
     expect(await exists(committed.path)).toBe(true);
     expect(await exists(running.path)).toBe(true);
-    expect(await repository.branches()).toEqual(['main', 'subagents/committed', 'subagents/running', 'subagents/uncommitted']);
+    expect(await repository.branches()).toEqual([
+      'main',
+      'subagents/committed',
+      'subagents/running',
+      'subagents/uncommitted',
+    ]);
   });
 
   it('removes a merged worktree whose directory was deleted, and prunes stale records of other worktrees', async () => {
@@ -87,7 +108,9 @@ describe('pruneSubagentWorktrees', () => {
     const stray = path.join(repository.root, 'stray');
     await repository.git.raw(['worktree', 'add', '-b', 'stray', stray]);
     await fs.rm(stray, { recursive: true, force: true });
-    expect((await listSubagentWorktrees(repository.repo)).worktrees.find((worktree) => worktree.branch === merged.branch)).toMatchObject({ exists: false, mergedOrEmpty: true });
+    expect(
+      (await listSubagentWorktrees(repository.repo)).worktrees.find((worktree) => worktree.branch === merged.branch),
+    ).toMatchObject({ exists: false, mergedOrEmpty: true });
     const result = await pruneSubagentWorktrees(repository.repo);
     expect(result.removed.map((worktree) => worktree.branch)).toContain('subagents/merged');
     expect(await repository.worktreePaths()).not.toContain(stray);
@@ -110,9 +133,13 @@ describe('subagents worktrees', () => {
     expect(await worktreesCommand(['--dir', repository.repo])).toBe(0);
     const lines = output.out().split('\n');
     expect(lines[0]).toMatch(/^PATH\s+BRANCH\s+CHANGED\s+AHEAD\s+STATE$/);
-    expect(lines.find((line) => line.startsWith('.subagents/worktrees/committed '))).toMatch(/subagents\/committed\s+0\s+1\s+has work$/);
+    expect(lines.find((line) => line.startsWith('.subagents/worktrees/committed '))).toMatch(
+      /subagents\/committed\s+0\s+1\s+has work$/,
+    );
     expect(lines.find((line) => line.startsWith('.subagents/worktrees/merged '))).toMatch(/0\s+0\s+merged-or-empty$/);
-    expect(lines.find((line) => line.startsWith('.subagents/worktrees/running '))).toMatch(/locked \(agent running\?\), merged-or-empty$/);
+    expect(lines.find((line) => line.startsWith('.subagents/worktrees/running '))).toMatch(
+      /locked \(agent running\?\), merged-or-empty$/,
+    );
     expect(output.out()).toContain('git worktree unlock <path>');
   });
 
