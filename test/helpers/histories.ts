@@ -85,3 +85,17 @@ export function abortsOf(events: readonly proto.temporal.api.history.v1.IHistory
     return data?.activity_type === 'abortRunningCalls' ? [decode(marker.details?.result?.payloads?.[0]) as number] : [];
   });
 }
+
+/** Each started activity of a history with the type and queue it was scheduled with, and the worker that took it. */
+export function activityStarts(events: readonly proto.temporal.api.history.v1.IHistoryEvent[]): { name: string; taskQueue: string; identity: string }[] {
+  const scheduled = new Map<string, { name: string; taskQueue: string }>();
+  const starts: { name: string; taskQueue: string; identity: string }[] = [];
+  for (const event of events) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes) scheduled.set(String(event.eventId), { name: attributes.activityType?.name ?? '', taskQueue: attributes.taskQueue?.name ?? '' });
+    const started = event.activityTaskStartedEventAttributes;
+    const activity = started ? scheduled.get(String(started.scheduledEventId)) : undefined;
+    if (started && activity) starts.push({ ...activity, identity: started.identity ?? '' });
+  }
+  return starts;
+}

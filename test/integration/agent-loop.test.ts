@@ -1,19 +1,13 @@
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
+import { agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 type Block = { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string };
 
@@ -32,22 +26,14 @@ describe('agent query loop on a real Temporal server', () => {
   it('runs a multi-turn conversation with tools and returns the final text and usage', async () => {
     await env.writeFiles({ 'notes/a.md': '# Alpha\nfirst file\n', 'notes/b.md': '# Beta\nsecond file\n' });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'summarise the notes' },
-            turns: [
-              { toolUses: [{ name: 'Glob', input: { pattern: 'notes/*.md' } }] },
-              { toolUses: [{ name: 'Read', input: { file_path: 'notes/a.md' } }, { name: 'Read', input: { file_path: 'notes/b.md' } }] },
-              { toolUses: [{ name: 'Write', input: { file_path: 'summary.txt', content: 'Alpha and Beta' } }] },
-              { text: 'Wrote summary.txt: {{last_tool_result}}' },
-            ],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentPrompted('summarise the notes', [
+        { toolUses: [{ name: 'Glob', input: { pattern: 'notes/*.md' } }] },
+        { toolUses: [{ name: 'Read', input: { file_path: 'notes/a.md' } }, { name: 'Read', input: { file_path: 'notes/b.md' } }] },
+        { toolUses: [{ name: 'Write', input: { file_path: 'summary.txt', content: 'Alpha and Beta' } }] },
+        { text: 'Wrote summary.txt: {{last_tool_result}}' },
+      ]),
+    );
     const handle = await env.start({ prompt: 'Please summarise the notes into summary.txt' });
     const result = await handle.result();
     expect(result.status).toBe('completed');
@@ -72,29 +58,21 @@ describe('agent query loop on a real Temporal server', () => {
 
   it('runs the read-only tools of one turn concurrently', async () => {
     await env.writeFiles({ 'c1.txt': 'one', 'c2.txt': 'two', 'c3.txt': 'three' });
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'search three ways' },
-            turns: [
-              {
-                // A TodoWrite first: the searches after it are not the answer's leading file reads, which would
-                // come back with the model call (src/workflows/tools/pre-reads.ts), so they run as activities of this turn.
-                toolUses: [
-                  { name: 'TodoWrite', input: { todos: [{ content: 'search', activeForm: 'Searching', status: 'in_progress' }] } },
-                  { name: 'Glob', input: { pattern: 'c*.txt' } },
-                  { name: 'Grep', input: { pattern: 'thr', output_mode: 'files_with_matches' } },
-                  { name: 'Glob', input: { pattern: '*.md' } },
-                ],
-              },
-              { text: 'done' },
-            ],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentPrompted('search three ways', [
+        {
+          // A TodoWrite first: the searches after it are not the answer's leading file reads, which would
+          // come back with the model call (src/workflows/tools/pre-reads.ts), so they run as activities of this turn.
+          toolUses: [
+            { name: 'TodoWrite', input: { todos: [{ content: 'search', activeForm: 'Searching', status: 'in_progress' }] } },
+            { name: 'Glob', input: { pattern: 'c*.txt' } },
+            { name: 'Grep', input: { pattern: 'thr', output_mode: 'files_with_matches' } },
+            { name: 'Glob', input: { pattern: '*.md' } },
+          ],
+        },
+        { text: 'done' },
+      ]),
+    );
     const handle = await env.start({ prompt: 'search three ways' });
     expect((await handle.result()).status).toBe('completed');
     const history = await env.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
@@ -116,27 +94,19 @@ describe('agent query loop on a real Temporal server', () => {
     writeFileSync(outside, 'secret');
     symlinkSync(outside, path.join(env.workspace, 'link.txt'));
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'escape' },
-            turns: [
-              {
-                toolUses: [
-                  { name: 'Read', input: { file_path: `../${path.basename(outside)}` } },
-                  { name: 'Read', input: { file_path: outside } },
-                  { name: 'Read', input: { file_path: 'link.txt' } },
-                  { name: 'Write', input: { file_path: '../escaped.txt', content: 'x' } },
-                ],
-              },
-              { text: 'could not' },
-            ],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentPrompted('escape', [
+        {
+          toolUses: [
+            { name: 'Read', input: { file_path: `../${path.basename(outside)}` } },
+            { name: 'Read', input: { file_path: outside } },
+            { name: 'Read', input: { file_path: 'link.txt' } },
+            { name: 'Write', input: { file_path: '../escaped.txt', content: 'x' } },
+          ],
+        },
+        { text: 'could not' },
+      ]),
+    );
     const result = await (await env.start({ prompt: 'try to escape' })).result();
     expect(result.status).toBe('completed');
     const results = toolResultsOf(1);
@@ -151,22 +121,14 @@ describe('agent query loop on a real Temporal server', () => {
   it('refuses an Edit of a file the agent has not read, and allows it after a Read', async () => {
     await env.writeFiles({ 'edit-me.txt': 'hello world\n' });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'edit it' },
-            turns: [
-              { toolUses: [{ name: 'Edit', input: { file_path: 'edit-me.txt', old_string: 'world', new_string: 'there' } }] },
-              { toolUses: [{ name: 'Read', input: { file_path: 'edit-me.txt' } }] },
-              { toolUses: [{ name: 'Edit', input: { file_path: 'edit-me.txt', old_string: 'world', new_string: 'there' } }] },
-              { text: 'edited' },
-            ],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentPrompted('edit it', [
+        { toolUses: [{ name: 'Edit', input: { file_path: 'edit-me.txt', old_string: 'world', new_string: 'there' } }] },
+        { toolUses: [{ name: 'Read', input: { file_path: 'edit-me.txt' } }] },
+        { toolUses: [{ name: 'Edit', input: { file_path: 'edit-me.txt', old_string: 'world', new_string: 'there' } }] },
+        { text: 'edited' },
+      ]),
+    );
     const result = await (await env.start({ prompt: 'edit it please' })).result();
     expect(result.status).toBe('completed');
     const refused = toolResultsOf(1)[0]!;
@@ -178,17 +140,9 @@ describe('agent query loop on a real Temporal server', () => {
 
   it('gives a tool outside the pool an error result without running it', async () => {
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'read-only task' },
-            turns: [{ toolUses: [{ name: 'Write', input: { file_path: 'nope.txt', content: 'x' } }] }, { text: 'ok' }],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentPrompted('read-only task', [{ toolUses: [{ name: 'Write', input: { file_path: 'nope.txt', content: 'x' } }] }, { text: 'ok' }]),
+    );
     const result = await (await env.start({ prompt: 'a read-only task', type: 'Explore', model: 'claude-test-tiny' })).result();
     expect(result.status).toBe('completed');
     const refused = toolResultsOf(1)[0]!;
@@ -198,17 +152,12 @@ describe('agent query loop on a real Temporal server', () => {
   });
 
   it('stops at the max-turns limit with a clear result', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'loop forever' },
-            turns: Array.from({ length: 10 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })),
-          },
-        ],
+    env.script(
+      {
+        match: { userIncludes: 'loop forever' },
+        turns: Array.from({ length: 10 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })),
       },
-    });
+    );
     const result = await (await env.start({ prompt: 'loop forever', maxTurns: 3 })).result();
     expect(result.status).toBe('max_turns');
     expect(result.turns).toBe(3);
@@ -217,17 +166,9 @@ describe('agent query loop on a real Temporal server', () => {
 
   it('times out a Bash command and kills it', async () => {
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'slow command' },
-            turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 20; echo finished', timeout: 500 } }] }, { text: 'it timed out' }],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentPrompted('slow command', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 20; echo finished', timeout: 500 } }] }, { text: 'it timed out' }]),
+    );
     const result = await (await env.start({ prompt: 'run the slow command' })).result();
     expect(result.status).toBe('completed');
     const block = toolResultsOf(1)[0]!;
@@ -237,10 +178,7 @@ describe('agent query loop on a real Temporal server', () => {
   });
 
   it('kills a running Bash command when the agent is stopped', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: { agents: [{ match: { userIncludes: 'cancel my command' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'touch bash-started.txt; sleep 60.4321' } }] }] }] },
-    });
+    env.script(agentPrompted('cancel my command', [{ toolUses: [{ name: 'Bash', input: { command: 'touch bash-started.txt; sleep 60.4321' } }] }]));
     const handle = await env.start({ prompt: 'cancel my command' });
     const startedFile = path.join(env.workspace, 'bash-started.txt');
     await waitFor(() => existsSync(startedFile), 30_000, 'the command to start');
@@ -264,10 +202,7 @@ describe('agent query loop on a real Temporal server', () => {
 
   it('retries a 429 after the retry-after delay, then succeeds', async () => {
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: { agents: [{ match: { userIncludes: 'rate limited' }, turns: [{ text: 'made it', fault: { kind: '429', retryAfterSeconds: 2 } }] }] },
-    });
+    env.script(agentPrompted('rate limited', [{ text: 'made it', fault: { kind: '429', retryAfterSeconds: 2 } }]));
     const result = await (await env.start({ prompt: 'rate limited request' })).result();
     expect(result.status).toBe('completed');
     expect(result.finalText).toBe('made it');

@@ -1,35 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
 import { recordHistory, taskSteps } from '../helpers/histories';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 describe('agent start as a local activity', () => {
   it('renders a root and a child start inside their first workflow task (no renderAgentStart activity task), with the same prompt as before', async () => {
     await env.writeFiles({ 'CLAUDE.md': 'House rule: answer in one line.\n' });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentName: 'local-start-root' },
-            turns: [
-              { toolUses: [{ name: 'Agent', input: { description: 'check', prompt: 'Check the house rule', subagent_type: 'general-purpose', name: 'local-start-child' } }] },
-              { text: 'ROOT done' },
-            ],
-          },
-          { match: { agentName: 'local-start-child' }, turns: [{ text: 'CHILD done' }] },
-        ],
-      } as never,
-    });
+    env.script(
+      agentNamed('local-start-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'check', prompt: 'Check the house rule', subagent_type: 'general-purpose', name: 'local-start-child' } }] },
+        { text: 'ROOT done' },
+      ]),
+      agentNamed('local-start-child', [{ text: 'CHILD done' }]),
+    );
     const handle = await env.start({ prompt: 'start a child', name: 'local-start-root' });
     const result = await handle.result();
     expect(result.status).toBe('completed');

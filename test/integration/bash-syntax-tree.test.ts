@@ -2,18 +2,12 @@
 // comment, so `echo a#b && touch pwned` ran without approval and wrote the file.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, requestBodies, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
 import { patchIdsOf } from '../helpers/histories';
+import { agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 type Block = { type: string; content?: unknown; is_error?: boolean };
 
@@ -27,17 +21,12 @@ function toolResultOf(index: number): { text: string; isError: boolean } {
 describe('read-only Bash on a real bash parse', () => {
   it('refuses `echo a#b && touch pwned` for an Explore agent and writes nothing; runs a read-only line with a # in a word', async () => {
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { userIncludes: 'hash trick' },
-          turns: [
-            { toolUses: [{ name: 'Bash', input: { command: 'echo a#b && touch pwned' } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'echo q#w | tee copied' } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'echo a#b && ls' } }] },
-            { text: 'done' },
-          ],
-        },
+    env.script(
+      agentPrompted('hash trick', [
+        { toolUses: [{ name: 'Bash', input: { command: 'echo a#b && touch pwned' } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'echo q#w | tee copied' } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'echo a#b && ls' } }] },
+        { text: 'done' },
       ]),
     );
     const handle = await env.start({ prompt: 'the hash trick', type: 'Explore', model: 'claude-test-tiny' });

@@ -1,19 +1,13 @@
 // @slow
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { costOfUsage } from '../../src/shared/model/model-prices';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 /** What the local model server served to one tree, request by request. */
 function servedRequests(rootId: string) {
@@ -26,13 +20,11 @@ describe('cost and wall-time caps on the real server', () => {
   it('holds a cost cap priced with cache writes and reads as the API bills them', async () => {
     const name = 'cost-cap-root';
     const capUsd = 1.5;
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: name },
-          turns: Array.from({ length: 80 }, (_, index) => ({ text: `STEP-${index} ${'cost '.repeat(200)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })),
-        },
-      ]),
+    env.script(
+      {
+        match: { agentName: name },
+        turns: Array.from({ length: 80 }, (_, index) => ({ text: `STEP-${index} ${'cost '.repeat(200)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })),
+      },
     );
     const handle = await env.start({ prompt: 'spend dollars', name, limits: { budget: { caps: { costUsd: capUsd } } } });
     const result = await handle.result();
@@ -58,26 +50,18 @@ describe('cost and wall-time caps on the real server', () => {
 
   it('stops a subtree at its wall-time cap in the middle of a long command, while its sibling goes on', async () => {
     const name = 'wall-cap-root';
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed(name, [
         {
-          match: { agentName: name },
-          turns: [
-            {
-              toolUses: [
-                { name: 'Agent', input: { description: 'slow', prompt: 'WALL-SLOW', run_in_background: true } },
-                { name: 'Agent', input: { description: 'steady', prompt: 'WALL-STEADY', run_in_background: true } },
-              ],
-            },
-            ...Array.from({ length: 80 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] })),
+          toolUses: [
+            { name: 'Agent', input: { description: 'slow', prompt: 'WALL-SLOW', run_in_background: true } },
+            { name: 'Agent', input: { description: 'steady', prompt: 'WALL-STEADY', run_in_background: true } },
           ],
         },
-        { match: { userIncludes: 'WALL-SLOW' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 120.3141' } }] }, { text: 'SLOW-NEVER' }] },
-        {
-          match: { userIncludes: 'WALL-STEADY' },
-          turns: [...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })), { text: 'STEADY-DONE' }],
-        },
+        ...Array.from({ length: 80 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] })),
       ]),
+      agentPrompted('WALL-SLOW', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 120.3141' } }] }, { text: 'SLOW-NEVER' }]),
+      agentPrompted('WALL-STEADY', [...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })), { text: 'STEADY-DONE' }]),
     );
     const handle = await env.start({ prompt: 'two workers', name, limits: { budget: { caps: { tokens: 5_000_000 } } } });
     const slowId = `${handle.agentId}.1`;
@@ -106,10 +90,8 @@ describe('cost and wall-time caps on the real server', () => {
   it('asks a person when a cap is reached (action ask): approve raises it by half, deny stops the tree', async () => {
     const name = 'ask-cap-root';
     const budget = 20_000;
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: name }, turns: Array.from({ length: 80 }, (_, index) => ({ text: `ASK-${index} ${'ask '.repeat(150)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })) },
-      ]),
+    env.script(
+      { match: { agentName: name }, turns: Array.from({ length: 80 }, (_, index) => ({ text: `ASK-${index} ${'ask '.repeat(150)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })) },
     );
     const handle = await env.start({ prompt: 'spend and ask', name, limits: { budget: { caps: { tokens: budget }, action: 'ask' } } });
     const question = async () => (await handle.tree()).pendingApprovals.find((request) => request.tool === 'Budget');
@@ -137,24 +119,19 @@ describe('cost and wall-time caps on the real server', () => {
 
   it('refuses spawns past a subtree\'s cap on agents running at once, naming it', async () => {
     const name = 'concurrency-cap-root';
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed(name, [
         {
-          match: { agentName: name },
-          turns: [
-            {
-              toolUses: Array.from({ length: 4 }, (_, index) => ({
-                name: 'Agent',
-                input: { description: `worker ${index}`, prompt: `CONCURRENT-WORKER ${index}`, run_in_background: true },
-              })),
-            },
-            { text: 'ROOT-DONE {{last_user_text}}' },
-            { text: 'ROOT-DONE-2 {{last_user_text}}' },
-            { text: 'ROOT-DONE-3 {{last_user_text}}' },
-          ],
+          toolUses: Array.from({ length: 4 }, (_, index) => ({
+            name: 'Agent',
+            input: { description: `worker ${index}`, prompt: `CONCURRENT-WORKER ${index}`, run_in_background: true },
+          })),
         },
-        { match: { userIncludes: 'CONCURRENT-WORKER' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 1' } }] }, { text: 'WORKER-DONE' }] },
+        { text: 'ROOT-DONE {{last_user_text}}' },
+        { text: 'ROOT-DONE-2 {{last_user_text}}' },
+        { text: 'ROOT-DONE-3 {{last_user_text}}' },
       ]),
+      agentPrompted('CONCURRENT-WORKER', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 1' } }] }, { text: 'WORKER-DONE' }]),
     );
     // The root and two workers at once.
     const handle = await env.start({ prompt: 'four workers', name, limits: { budget: { caps: { concurrentAgents: 3 } } } });

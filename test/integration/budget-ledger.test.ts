@@ -1,37 +1,28 @@
 // @slow
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { scenario, useAgentTestEnv } from '../helpers/agent-env';
 import { rootAccount, servedToTree } from '../helpers/budget-accounts';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 /** A root that starts `children` background children in one turn; each makes slow calls, a short Bash between, and never ends on its own. */
 function fanOut(name: string, children: number, childTurn: { delayMs?: number; eventDelayMs?: number }) {
   return scenario([
-    {
-      match: { agentName: name },
-      turns: [
-        {
-          text: 'ROOT-FANS-OUT',
-          toolUses: Array.from({ length: children }, (_, index) => ({
-            name: 'Agent',
-            input: { description: `worker ${index}`, prompt: `FAN-CHILD ${name} ${index}`, run_in_background: true },
-          })),
-        },
-        ...Array.from({ length: 40 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })),
-      ],
-    },
+    agentNamed(name, [
+      {
+        text: 'ROOT-FANS-OUT',
+        toolUses: Array.from({ length: children }, (_, index) => ({
+          name: 'Agent',
+          input: { description: `worker ${index}`, prompt: `FAN-CHILD ${name} ${index}`, run_in_background: true },
+        })),
+      },
+      ...Array.from({ length: 40 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })),
+    ]),
     {
       match: { userIncludes: `FAN-CHILD ${name}` },
       turns: Array.from({ length: 30 }, (_, index) => ({
@@ -94,33 +85,21 @@ describe('the tree ledger on the real server', () => {
 
   it('stops one subtree at its tool-call cap while its sibling goes on, and raises a cap on the running tree', async () => {
     const name = 'ledger-subtree';
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed(name, [
         {
-          match: { agentName: name },
-          turns: [
-            {
-              toolUses: [
-                { name: 'Agent', input: { description: 'capped', prompt: 'CAPPED-WORKER', run_in_background: true } },
-                { name: 'Agent', input: { description: 'free', prompt: 'FREE-WORKER', run_in_background: true } },
-              ],
-            },
-            ...Array.from({ length: 60 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] })),
+          toolUses: [
+            { name: 'Agent', input: { description: 'capped', prompt: 'CAPPED-WORKER', run_in_background: true } },
+            { name: 'Agent', input: { description: 'free', prompt: 'FREE-WORKER', run_in_background: true } },
           ],
         },
-        {
-          match: { userIncludes: 'CAPPED-WORKER' },
-          // Its first command waits for the cap: the worker cannot finish before the test sets it, however slow the machine.
-          turns: [
-            { toolUses: [{ name: 'Bash', input: { command: 'until [ -f ledger-cap-set ]; do sleep 0.1; done; echo capped' } }] },
-            ...Array.from({ length: 19 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo capped' } }], delayMs: 150 })),
-          ],
-        },
-        {
-          match: { userIncludes: 'FREE-WORKER' },
-          turns: [...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo free' } }], delayMs: 200 })), { text: 'FREE-DONE' }],
-        },
+        ...Array.from({ length: 60 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] })),
       ]),
+      agentPrompted('CAPPED-WORKER', [
+        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f ledger-cap-set ]; do sleep 0.1; done; echo capped' } }] },
+        ...Array.from({ length: 19 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo capped' } }], delayMs: 150 })),
+      ]),
+      agentPrompted('FREE-WORKER', [...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo free' } }], delayMs: 200 })), { text: 'FREE-DONE' }]),
     );
     const handle = await env.start({ prompt: 'two workers', name, limits: { budget: { caps: { tokens: 2_000_000 } } } });
     const cappedId = `${handle.agentId}.1`;

@@ -1,36 +1,18 @@
 // @slow
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { createAgentTestEnv, scenario, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
+import { runCli } from '../helpers/cli-process';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
-
-const cli = path.join(import.meta.dirname, '..', '..', 'bin', 'subagents.js');
+const env = useAgentTestEnv();
 
 /** Runs the real CLI; resolves with its exit code and output (never rejects). */
-async function subagents(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cliEnv = { ...process.env, TEMPORAL_ADDRESS: env.temporal.address, SUBAGENTS_TASK_QUEUE: env.taskQueue, ...extraEnv };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env: cliEnv, encoding: 'utf8' });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const subagents = (args: string[], extraEnv: Record<string, string> = {}) => runCli(env, args, { extraEnv });
 
 const noStackTrace = (text: string) => expect(text).not.toMatch(/^\s+at /m);
 
@@ -121,15 +103,10 @@ describe('the CLI with bad input and unreachable or finished agents', () => {
   it('stop waits for the tree to close, notices one that does not, and --force terminates it and its subtree', async () => {
     const stuck = await createAgentTestEnv({ kind: 'echo' });
     try {
-      stuck.modelServer.setBehaviour({
-        kind: 'scripted',
-        scenario: {
-          agents: [
-            { match: { agentName: 'stuck-root' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'child', prompt: 'stuck child task' } }] }] },
-            { match: { userIncludes: 'stuck child task' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 30' } }] }] },
-          ],
-        } as never,
-      });
+      stuck.modelServer.setBehaviour(scenario([
+        agentNamed('stuck-root', [{ toolUses: [{ name: 'Agent', input: { description: 'child', prompt: 'stuck child task' } }] }]),
+        agentPrompted('stuck child task', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 30' } }] }]),
+      ]));
       const handle = await stuck.start({ prompt: 'a tree to get stuck', name: 'stuck-root' });
       const childId = `${handle.agentId}.1`;
       await waitFor(async () => (await stuck.client.getAgent(childId).status().catch(() => undefined))?.state === 'running_tools', 60_000, 'the child to run');

@@ -1,20 +1,14 @@
 // @slow
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compactionInstruction } from '../../src/shared/model/compaction';
 import { readAgentTranscript } from '../../src/transcript/export';
 import { transcriptRecords, transcriptSession } from '../../src/transcript/records';
 import type { TranscriptBoundaryRecord, TranscriptMessageRecord } from '../../src/transcript/transcript-types';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 type Block = { type: string; text?: string; id?: string; tool_use_id?: string; content?: unknown };
 interface Body {
@@ -36,15 +30,10 @@ describe('compaction', () => {
     // 6 KB of text per Read: about 1,700 tokens per turn against claude-test-small's 24,000-token window.
     await env.writeFiles({ 'big.txt': Array.from({ length: 100 }, (_, index) => `line ${index}: ${'x'.repeat(50)}`).join('\n') });
     const turns = 24;
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'compacting' },
-          turns: [
-            ...Array.from({ length: turns - 1 }, (_, index) => ({ text: `TURN-${index}`, toolUses: [{ name: 'Read', input: { file_path: 'big.txt' } }] })),
-            { text: 'FINAL-AFTER-COMPACTION' },
-          ],
-        },
+    env.script(
+      agentNamed('compacting', [
+        ...Array.from({ length: turns - 1 }, (_, index) => ({ text: `TURN-${index}`, toolUses: [{ name: 'Read', input: { file_path: 'big.txt' } }] })),
+        { text: 'FINAL-AFTER-COMPACTION' },
       ]),
     );
     const handle = await env.start({ prompt: 'COMPACTION-PROMPT', name: 'compacting', model: 'claude-test-small', tools: ['Read'], maxTurns: 40 });
@@ -117,21 +106,16 @@ describe('compaction', () => {
   it('forks a compacted parent from the compacted prefix', async () => {
     await env.writeFiles({ 'big.txt': Array.from({ length: 100 }, (_, index) => `line ${index}: ${'x'.repeat(50)}`).join('\n') });
     const reads = 12;
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'forking-compacted' },
-          turns: [
-            ...Array.from({ length: reads }, (_, index) => ({ text: `READ-${index}`, toolUses: [{ name: 'Read', input: { file_path: 'big.txt' } }] })),
-            { toolUses: [{ name: 'Agent', input: { subagent_type: 'fork', description: 'fork after compaction', prompt: 'FORK-AFTER-COMPACTION' } }] },
-            { text: 'PARENT-WAITING' },
-            // A fork runs in the background: its notification comes at the next turn boundary.
-            { text: 'PARENT-DONE' },
-          ],
-        },
-        // The fork's first request holds the parent's turns 0..reads (its Agent call included).
-        { match: { userIncludes: 'FORK-AFTER-COMPACTION' }, turnOffset: reads + 1, turns: [{ text: 'FORK-DONE' }] },
+    env.script(
+      agentNamed('forking-compacted', [
+        ...Array.from({ length: reads }, (_, index) => ({ text: `READ-${index}`, toolUses: [{ name: 'Read', input: { file_path: 'big.txt' } }] })),
+        { toolUses: [{ name: 'Agent', input: { subagent_type: 'fork', description: 'fork after compaction', prompt: 'FORK-AFTER-COMPACTION' } }] },
+        { text: 'PARENT-WAITING' },
+        // A fork runs in the background: its notification comes at the next turn boundary.
+        { text: 'PARENT-DONE' },
       ]),
+      // The fork's first request holds the parent's turns 0..reads (its Agent call included).
+      { match: { userIncludes: 'FORK-AFTER-COMPACTION' }, turnOffset: reads + 1, turns: [{ text: 'FORK-DONE' }] },
     );
     const handle = await env.start({ prompt: 'FORK-COMPACT-PROMPT', name: 'forking-compacted', model: 'claude-test-small', tools: ['Read', 'Agent'], maxTurns: 40 });
     const result = await handle.result();
@@ -156,9 +140,7 @@ describe('compaction', () => {
   });
 
   it('compacts an idle interactive agent at once when asked (subagents compact), and refuses a finished one', async () => {
-    env.modelServer.setBehaviour(
-      scenario([{ match: { agentName: 'idle-compact' }, turns: [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER after {{last_user_text}}' }] }]),
-    );
+    env.script(agentNamed('idle-compact', [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER after {{last_user_text}}' }]));
     const handle = await env.start({ prompt: 'IDLE-PROMPT', name: 'idle-compact', interactive: { idleTimeoutMs: 60_000 } });
     const waitUntil = async (predicate: (status: Awaited<ReturnType<typeof handle.status>>) => boolean) => {
       for (let attempt = 0; attempt < 300; attempt++) {

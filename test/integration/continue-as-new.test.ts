@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 async function runIds(workflowId: string): Promise<string[]> {
   const runs: string[] = [];
@@ -22,15 +16,10 @@ async function runIds(workflowId: string): Promise<string[]> {
 describe('long sessions: continue-as-new at turn boundaries', () => {
   it('continues in new runs past the threshold, carrying the conversation, counters and queued messages', async () => {
     await env.writeFiles({ 'notes.txt': 'some notes\n' });
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'can-root' },
-          turns: [
-            ...Array.from({ length: 11 }, (_, index) => ({ text: `turn ${index + 1}`, toolUses: [{ name: 'Read', input: { file_path: 'notes.txt' } }], delayMs: 100 })),
-            { text: 'FINAL after {{last_user_text}}' },
-          ],
-        },
+    env.script(
+      agentNamed('can-root', [
+        ...Array.from({ length: 11 }, (_, index) => ({ text: `turn ${index + 1}`, toolUses: [{ name: 'Read', input: { file_path: 'notes.txt' } }], delayMs: 100 })),
+        { text: 'FINAL after {{last_user_text}}' },
       ]),
     );
     const handle = await env.start({ prompt: 'long session', name: 'can-root', maxTurns: 30, limits: { continueAsNewAfterEvents: 40 } });
@@ -51,20 +40,15 @@ describe('long sessions: continue-as-new at turn boundaries', () => {
   });
 
   it('never continues-as-new under a running child: it waits until the child has finished', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'can-parent' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'background worker', prompt: 'BG-WORK', run_in_background: true } }] },
-            ...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 100 })),
-            // The notification may arrive after any of the turns above (timing), so every text quotes the latest one.
-            { text: 'parent waits: {{last_user_text}}' },
-            { text: 'parent done: {{last_user_text}}' },
-          ],
-        },
-        { match: { userIncludes: 'BG-WORK' }, turns: [{ text: 'background finished', delayMs: 2500 }] },
+    env.script(
+      agentNamed('can-parent', [
+        { toolUses: [{ name: 'Agent', input: { description: 'background worker', prompt: 'BG-WORK', run_in_background: true } }] },
+        ...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 100 })),
+        // The notification may arrive after any of the turns above (timing), so every text quotes the latest one.
+        { text: 'parent waits: {{last_user_text}}' },
+        { text: 'parent done: {{last_user_text}}' },
       ]),
+      agentPrompted('BG-WORK', [{ text: 'background finished', delayMs: 2500 }]),
     );
     const handle = await env.start({ prompt: 'parent with child', name: 'can-parent', limits: { continueAsNewAfterEvents: 30 } });
     const result = await handle.result();

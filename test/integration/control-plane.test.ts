@@ -3,45 +3,25 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../src/dev/temporal-cli';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { answeredRequestsOf, requestsOf as requestsFrom, type ContentBlock, type RequestBody } from '../helpers/model-requests';
 
-let env: AgentTestEnv;
+const env = useAgentTestEnv();
 
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const requestsOf = (agentId: string) => requestsFrom(env.modelServer, agentId);
 
-type Block = { type: string; name?: string; id?: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string };
-interface Body {
-  messages: { role: string; content: string | Block[] }[];
-}
+const okRequestsOf = (agentId: string) => answeredRequestsOf(env.modelServer, agentId);
 
-function requestsOf(agentId: string): Body[] {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => JSON.parse(request.rawBody) as Body);
-}
-
-function okRequestsOf(agentId: string): Body[] {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => JSON.parse(request.rawBody) as Body);
-}
-
-function blocks(message: Body['messages'][number]): Block[] {
+function blocks(message: RequestBody['messages'][number]): ContentBlock[] {
   return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
 }
 
-function allText(body: Body): string {
+function allText(body: RequestBody): string {
   return JSON.stringify(body.messages);
 }
 
@@ -58,12 +38,10 @@ async function runningInTree(rootId: string): Promise<number> {
 
 describe('control plane: interrupt', () => {
   it('interrupts a model call; the interactive agent continues on a new message with a valid conversation', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        // The interrupted call left no assistant message, so the next call is turn 0 again: tell it apart by its text.
-        { match: { agentName: 'int-model', userIncludes: 'please continue briefly' }, turns: [{ text: 'AFTER-INTERRUPT: {{last_user_text}}' }] },
-        { match: { agentName: 'int-model' }, turns: [{ text: 'this answer is too slow', delayMs: 20_000 }] },
-      ]),
+    env.script(
+      // The interrupted call left no assistant message, so the next call is turn 0 again: tell it apart by its text.
+      { match: { agentName: 'int-model', userIncludes: 'please continue briefly' }, turns: [{ text: 'AFTER-INTERRUPT: {{last_user_text}}' }] },
+      agentNamed('int-model', [{ text: 'this answer is too slow', delayMs: 20_000 }]),
     );
     const handle = await env.start({ prompt: 'start slow', name: 'int-model', interactive: { idleTimeoutMs: 60_000 } });
     await waitFor(() => requestsOf(handle.agentId).length >= 1, 30_000, 'the first model call');
@@ -82,22 +60,17 @@ describe('control plane: interrupt', () => {
   });
 
   it('interrupts tools with 3 foreground children: all cancelled, every tool_use answered, then continues', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('int-tools', [
         {
-          match: { agentName: 'int-tools' },
-          turns: [
-            {
-              toolUses: [1, 2, 3].map((index) => ({ name: 'Agent', input: { description: `slow child ${index}`, prompt: `slow child task ${index}` } })),
-            },
-            { text: 'RESUMED-AFTER-INTERRUPT' },
-          ],
+          toolUses: [1, 2, 3].map((index) => ({ name: 'Agent', input: { description: `slow child ${index}`, prompt: `slow child task ${index}` } })),
         },
-        {
-          match: { userIncludes: 'slow child task' },
-          turns: Array.from({ length: 30 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 400 })),
-        },
+        { text: 'RESUMED-AFTER-INTERRUPT' },
       ]),
+      {
+        match: { userIncludes: 'slow child task' },
+        turns: Array.from({ length: 30 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 400 })),
+      },
     );
     const handle = await env.start({ prompt: 'spawn three', name: 'int-tools', interactive: { idleTimeoutMs: 60_000 } });
     const children = [1, 2, 3].map((index) => `${handle.agentId}.${index}`);
@@ -124,39 +97,31 @@ describe('control plane: interrupt', () => {
 
 describe('control plane: stop', () => {
   it('stops the root of a 3-level tree of 10 agents, background ones included: nothing left running', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('stop-root', [
         {
-          match: { agentName: 'stop-root' },
-          turns: [
-            {
-              toolUses: [
-                { name: 'Agent', input: { description: 'fg a', prompt: 'middle agent a' } },
-                { name: 'Agent', input: { description: 'fg b', prompt: 'middle agent b' } },
-                { name: 'Agent', input: { description: 'bg c', prompt: 'middle agent c', run_in_background: true } },
-              ],
-            },
-            { text: 'never reached' },
+          toolUses: [
+            { name: 'Agent', input: { description: 'fg a', prompt: 'middle agent a' } },
+            { name: 'Agent', input: { description: 'fg b', prompt: 'middle agent b' } },
+            { name: 'Agent', input: { description: 'bg c', prompt: 'middle agent c', run_in_background: true } },
           ],
         },
-        {
-          match: { userIncludes: 'middle agent' },
-          turns: [
-            {
-              toolUses: [
-                { name: 'Agent', input: { description: 'leaf 1', prompt: 'leaf work 1', run_in_background: true } },
-                { name: 'Agent', input: { description: 'leaf 2', prompt: 'leaf work 2', run_in_background: true } },
-              ],
-            },
-            { text: 'middle waits' },
-            { text: 'middle done' },
-          ],
-        },
-        {
-          match: { userIncludes: 'leaf work' },
-          turns: Array.from({ length: 60 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 300 })),
-        },
+        { text: 'never reached' },
       ]),
+      agentPrompted('middle agent', [
+        {
+          toolUses: [
+            { name: 'Agent', input: { description: 'leaf 1', prompt: 'leaf work 1', run_in_background: true } },
+            { name: 'Agent', input: { description: 'leaf 2', prompt: 'leaf work 2', run_in_background: true } },
+          ],
+        },
+        { text: 'middle waits' },
+        { text: 'middle done' },
+      ]),
+      {
+        match: { userIncludes: 'leaf work' },
+        turns: Array.from({ length: 60 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 300 })),
+      },
     );
     const handle = await env.start({ prompt: 'build a tree', name: 'stop-root' });
     const ids = [handle.agentId, ...[1, 2, 3].flatMap((index) => [`${handle.agentId}.${index}`, `${handle.agentId}.${index}.1`, `${handle.agentId}.${index}.2`])];
@@ -175,14 +140,9 @@ describe('control plane: stop', () => {
 
 describe('control plane: steer', () => {
   it('delivers a steer after the tool results of the next request, and reports one that came too late', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'steer-root' },
-          turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 2; echo slow' } }] }, { text: 'steered: {{last_user_text}}' }],
-        },
-        { match: { agentName: 'steer-late' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] }, { text: 'late' }] },
-      ]),
+    env.script(
+      agentNamed('steer-root', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 2; echo slow' } }] }, { text: 'steered: {{last_user_text}}' }]),
+      agentNamed('steer-late', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] }, { text: 'late' }]),
     );
     const handle = await env.start({ prompt: 'steer me', name: 'steer-root' });
     await waitFor(async () => (await handle.status()).state === 'running_tools', 30_000, 'the Bash call');
@@ -207,23 +167,18 @@ describe('control plane: steer', () => {
 
 describe('control plane: pause spawning', () => {
   it('refuses new spawns while paused, lets running children go on, and allows spawns after resume', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'pause-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'keep running a bit', run_in_background: true } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'while paused', prompt: 'paused spawn' } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'after resume', prompt: 'resumed spawn' } }] },
-            { text: 'pause test done' },
-            { text: 'notified' },
-          ],
-        },
-        { match: { userIncludes: 'keep running a bit' }, turns: [{ text: 'runner finished', delayMs: 3000 }] },
-        { match: { userIncludes: 'resumed spawn' }, turns: [{ text: 'resumed child ok' }] },
+    env.script(
+      agentNamed('pause-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'keep running a bit', run_in_background: true } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
+        { toolUses: [{ name: 'Agent', input: { description: 'while paused', prompt: 'paused spawn' } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
+        { toolUses: [{ name: 'Agent', input: { description: 'after resume', prompt: 'resumed spawn' } }] },
+        { text: 'pause test done' },
+        { text: 'notified' },
       ]),
+      agentPrompted('keep running a bit', [{ text: 'runner finished', delayMs: 3000 }]),
+      agentPrompted('resumed spawn', [{ text: 'resumed child ok' }]),
     );
     const handle = await env.start({ prompt: 'pause test', name: 'pause-root' });
     await waitFor(() => okRequestsOf(handle.agentId).length >= 2, 30_000, 'the first Bash');
@@ -247,23 +202,15 @@ describe('control plane: pause spawning', () => {
 
 describe('control plane: approvals', () => {
   it('bubbles approvals from a foreground child to the root; approve, deny, and survive a worker restart', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'approve-root' },
-          turns: [
-            { toolUses: [{ name: 'Bash', input: { command: 'echo approved-run >> approvals.txt', description: 'append a line' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'writer child', prompt: 'write a file please' } }] },
-            { text: 'approvals done: {{last_tool_result}}' },
-          ],
-        },
-        {
-          match: { userIncludes: 'write a file please' },
-          turns: [
-            { toolUses: [{ name: 'Write', input: { file_path: 'denied.txt', content: 'nope' } }] },
-            { text: 'child saw: {{last_tool_result}}' },
-          ],
-        },
+    env.script(
+      agentNamed('approve-root', [
+        { toolUses: [{ name: 'Bash', input: { command: 'echo approved-run >> approvals.txt', description: 'append a line' } }] },
+        { toolUses: [{ name: 'Agent', input: { description: 'writer child', prompt: 'write a file please' } }] },
+        { text: 'approvals done: {{last_tool_result}}' },
+      ]),
+      agentPrompted('write a file please', [
+        { toolUses: [{ name: 'Write', input: { file_path: 'denied.txt', content: 'nope' } }] },
+        { text: 'child saw: {{last_tool_result}}' },
       ]),
     );
     const handle = await env.start({ prompt: 'approval test', name: 'approve-root', permissionMode: 'default' });
@@ -290,17 +237,9 @@ describe('control plane: approvals', () => {
   });
 
   it('auto-denies an approval in a child that moved to the background', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'autodeny-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'slow writer', prompt: 'slow writer task' } }] }, { text: 'waiting' }, { text: 'root got: {{last_user_text}}' }],
-        },
-        {
-          match: { userIncludes: 'slow writer task' },
-          turns: [{ toolUses: [{ name: 'Write', input: { file_path: 'bg.txt', content: 'x' } }], delayMs: 1500 }, { text: 'writer saw: {{last_tool_result}}' }],
-        },
-      ]),
+    env.script(
+      agentNamed('autodeny-root', [{ toolUses: [{ name: 'Agent', input: { description: 'slow writer', prompt: 'slow writer task' } }] }, { text: 'waiting' }, { text: 'root got: {{last_user_text}}' }]),
+      agentPrompted('slow writer task', [{ toolUses: [{ name: 'Write', input: { file_path: 'bg.txt', content: 'x' } }], delayMs: 1500 }, { text: 'writer saw: {{last_tool_result}}' }]),
     );
     const handle = await env.start({ prompt: 'autodeny test', name: 'autodeny-root', permissionMode: 'default', limits: { autoBackgroundMs: 500 } });
     const result = await handle.result();
@@ -317,16 +256,11 @@ describe('control plane with the official temporal CLI', () => {
     // The first Bash runs until the test has delivered both messages, the second until the cancel: conditions, not sleeps
     // (a loaded machine took longer than a fixed sleep to run the CLI twice).
     const release = path.join(env.workspace, 'cli-root-release');
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'cli-root' },
-          turns: [
-            { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release} ]; do sleep 0.1; done` } }] },
-            { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release}-never ]; do sleep 0.1; done` } }] },
-            { text: 'unreachable' },
-          ],
-        },
+    env.script(
+      agentNamed('cli-root', [
+        { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release} ]; do sleep 0.1; done` } }] },
+        { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release}-never ]; do sleep 0.1; done` } }] },
+        { text: 'unreachable' },
       ]),
     );
     const handle = await env.start({ prompt: 'cli control', name: 'cli-root' });

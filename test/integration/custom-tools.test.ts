@@ -6,12 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { inject, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/activities/custom-tools/define-tool';
+import { defineTool } from '../../src/shared/tools/define-tool';
 import { SubagentsClient } from '../../src/client/client';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import { createAgentWorker, createToolWorker, type AgentWorkerOptions } from '../../src/worker/worker';
 import { connectTestTemporal, testHomeDir, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
-import { requestBodies } from '../helpers/agent-env';
+import { requestBodies, scenario } from '../helpers/agent-env';
+import { activityStarts } from '../helpers/histories';
+import { agentPrompted } from '../helpers/scripted-agents';
 
 let temporal: TestTemporal;
 let modelServer: ModelServer;
@@ -76,22 +78,14 @@ describe('custom tools (defineTool)', () => {
     const taskQueue = uniqueTaskQueue('custom');
     run(await createAgentWorker({ ...workerOptions(taskQueue), tools: [weather, deploy] }));
     modelServer.clearRequests();
-    modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'weather in Paris' },
-            turns: [
-              { toolUses: [{ name: 'lookup_weather', input: { city: 'Paris' } }] },
-              { toolUses: [{ name: 'lookup_weather', input: { city: '', extra: 1 } }] },
-              { toolUses: [{ name: 'deploy', input: {} }] },
-              { text: 'Sunny.' },
-            ],
-          },
-        ],
-      },
-    });
+    modelServer.setBehaviour(scenario([
+      agentPrompted('weather in Paris', [
+        { toolUses: [{ name: 'lookup_weather', input: { city: 'Paris' } }] },
+        { toolUses: [{ name: 'lookup_weather', input: { city: '', extra: 1 } }] },
+        { toolUses: [{ name: 'deploy', input: {} }] },
+        { text: 'Sunny.' },
+      ]),
+    ]));
     const client = new SubagentsClient(temporal.client, taskQueue);
     const handle = await client.startAgent({ prompt: 'What is the weather in Paris?', type: 'forecaster', cwd: workspace, homeDir: testHomeDir(), model: 'claude-test-tiny', permissionMode: 'default' });
     const result = await handle.result();
@@ -129,17 +123,9 @@ describe('custom tools (defineTool)', () => {
         workspace: { workerId: 'sandbox-1' },
       }),
     );
-    modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'where do tools run' },
-            turns: [{ toolUses: [{ name: 'Bash', input: { command: 'echo from-bash' } }, { name: 'where_am_i', input: {} }] }, { text: 'Done.' }],
-          },
-        ],
-      },
-    });
+    modelServer.setBehaviour(scenario([
+      agentPrompted('where do tools run', [{ toolUses: [{ name: 'Bash', input: { command: 'echo from-bash' } }, { name: 'where_am_i', input: {} }] }, { text: 'Done.' }]),
+    ]));
     const client = new SubagentsClient(temporal.client, taskQueue);
     const handle = await client.startAgent({ prompt: 'where do tools run?', cwd: workspace, homeDir: testHomeDir(), model: 'claude-test-tiny', permissionMode: 'bypassPermissions' });
     expect((await handle.result()).status).toBe('completed');
@@ -149,17 +135,8 @@ describe('custom tools (defineTool)', () => {
 
     // The history says who ran each call: Bash and where_am_i were taken from the sandbox queue by the sandbox worker.
     const events = (await temporal.client.workflow.getHandle(handle.agentId).fetchHistory()).events ?? [];
-    const scheduled = new Map<string, { type: string; queue: string }>();
     const startedBy: Record<string, string> = {};
-    for (const event of events) {
-      const attributes = event.activityTaskScheduledEventAttributes;
-      if (attributes) scheduled.set(String(event.eventId), { type: attributes.activityType?.name ?? '', queue: attributes.taskQueue?.name ?? '' });
-      const started = event.activityTaskStartedEventAttributes;
-      if (started) {
-        const call = scheduled.get(String(started.scheduledEventId));
-        if (call) startedBy[call.type] = `${call.queue} by ${started.identity}`;
-      }
-    }
+    for (const start of activityStarts(events)) startedBy[start.name] = `${start.taskQueue} by ${start.identity}`;
     expect(startedBy.Bash).toMatch(new RegExp(`^${sandboxQueue} by sandbox-1 `));
     expect(startedBy.where_am_i).toMatch(new RegExp(`^${sandboxQueue} by sandbox-1 `));
     expect(startedBy.callModel).toMatch(new RegExp(`^${taskQueue} by `));

@@ -4,20 +4,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { useAgentTestEnv } from '../helpers/agent-env';
+import { agentNamed, agentOfType } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
 /** This file's own home: it installs a plugin there. */
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'definition-fields-home-')));
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' }, { homeDir });
-});
-
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv({ kind: 'echo' }, { homeDir });
 
 
 function writeAgent(file: string, text: string): void {
@@ -37,14 +30,9 @@ function requestsOf(agentId: string): Array<Record<string, unknown>> {
 describe('definition fields on a real server', () => {
   it('effort reaches every model call of the agent as output_config.effort, and color its tree node and status', async () => {
     writeAgent('painter.md', '---\nname: painter\ndescription: Paints\ntools: Read\neffort: low\ncolor: pink\n---\nYou paint.\n');
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'effort-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'paint', prompt: 'paint it', subagent_type: 'painter' } }] }, { text: 'root done' }],
-        },
-        { match: { agentType: 'painter' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'missing.txt' } }] }, { text: 'painted' }] },
-      ]),
+    env.script(
+      agentNamed('effort-root', [{ toolUses: [{ name: 'Agent', input: { description: 'paint', prompt: 'paint it', subagent_type: 'painter' } }] }, { text: 'root done' }]),
+      agentOfType('painter', [{ toolUses: [{ name: 'Read', input: { file_path: 'missing.txt' } }] }, { text: 'painted' }]),
     );
     const handle = await env.start({ prompt: 'paint', name: 'effort-root', model: 'claude-opus-4-6' });
     expect((await handle.result()).status).toBe('completed');
@@ -65,25 +53,17 @@ describe('definition fields on a real server', () => {
   it('a Bash(git diff:*) rule runs git diff and refuses git log before it reaches a shell; the refusal counts in status', async () => {
     execFileSync('git', ['init', '-q'], { cwd: env.workspace });
     writeAgent('differ.md', '---\nname: differ\ndescription: Shows diffs\ntools: Bash(git diff:*)\n---\nYou show diffs.\n');
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('rules-root', [{ toolUses: [{ name: 'Agent', input: { description: 'diff', prompt: 'diff it', subagent_type: 'differ' } }] }, { text: 'root done' }]),
+      agentOfType('differ', [
         {
-          match: { agentName: 'rules-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'diff', prompt: 'diff it', subagent_type: 'differ' } }] }, { text: 'root done' }],
-        },
-        {
-          match: { agentType: 'differ' },
-          turns: [
-            {
-              toolUses: [
-                { name: 'Bash', input: { command: 'git diff --stat' } },
-                { name: 'Bash', input: { command: 'git log --oneline > rule-escaped.txt' } },
-                { name: 'Bash', input: { command: 'git diff && touch rule-escaped.txt' } },
-              ],
-            },
-            { text: 'diffed' },
+          toolUses: [
+            { name: 'Bash', input: { command: 'git diff --stat' } },
+            { name: 'Bash', input: { command: 'git log --oneline > rule-escaped.txt' } },
+            { name: 'Bash', input: { command: 'git diff && touch rule-escaped.txt' } },
           ],
         },
+        { text: 'diffed' },
       ]),
     );
     const handle = await env.start({ prompt: 'diff', name: 'rules-root' });
@@ -114,14 +94,9 @@ describe('definition fields on a real server', () => {
       path.join(homeDir, '.claude', 'plugins', 'installed_plugins.json'),
       JSON.stringify({ version: 2, plugins: { 'review-kit@market': [{ scope: 'user', installPath, version: '1.0.0' }] } }),
     );
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'plugin-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'review', prompt: 'review it', subagent_type: 'review-kit:reviewer' } }] }, { text: 'root done' }],
-        },
-        { match: { agentType: 'review-kit:reviewer' }, turns: [{ text: 'reviewed by the plugin' }] },
-      ]),
+    env.script(
+      agentNamed('plugin-root', [{ toolUses: [{ name: 'Agent', input: { description: 'review', prompt: 'review it', subagent_type: 'review-kit:reviewer' } }] }, { text: 'root done' }]),
+      agentOfType('review-kit:reviewer', [{ text: 'reviewed by the plugin' }]),
     );
     const handle = await env.start({ prompt: 'review', name: 'plugin-root' });
     expect((await handle.result()).status).toBe('completed');
@@ -140,14 +115,9 @@ describe('definition fields on a real server', () => {
     writeFileSync(path.join(skillDir, 'SKILL.md'), '---\nname: changelog\ndescription: Writes changelogs\n---\nCHANGELOG-SKILL: fill templates/entry.md for each change.\n');
     writeFileSync(path.join(skillDir, 'templates', 'entry.md'), '- {{change}}\n');
     writeAgent('scribe.md', '---\nname: scribe\ndescription: Writes changelogs\ntools: Read\nskills: changelog\n---\nYou write changelogs.\n');
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'skills-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'log', prompt: 'write the changelog', subagent_type: 'scribe' } }] }, { text: 'root done' }],
-        },
-        { match: { agentType: 'scribe' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: path.join(skillDir, 'templates', 'entry.md') } }] }, { text: 'logged' }] },
-      ]),
+    env.script(
+      agentNamed('skills-root', [{ toolUses: [{ name: 'Agent', input: { description: 'log', prompt: 'write the changelog', subagent_type: 'scribe' } }] }, { text: 'root done' }]),
+      agentOfType('scribe', [{ toolUses: [{ name: 'Read', input: { file_path: path.join(skillDir, 'templates', 'entry.md') } }] }, { text: 'logged' }]),
     );
     const handle = await env.start({ prompt: 'log', name: 'skills-root' });
     expect((await handle.result()).status).toBe('completed');
@@ -167,14 +137,9 @@ describe('definition fields on a real server', () => {
   it('memory: project gives the agent a memory directory whose MEMORY.md the next run of its type sees', async () => {
     writeAgent('keeper.md', '---\nname: keeper\ndescription: Remembers\ntools: Grep\nmemory: project\n---\nYou remember.\n');
     const memoryFile = path.join(env.workspace, '.claude', 'agent-memory', 'keeper', 'MEMORY.md');
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'memory-first' },
-          turns: [{ toolUses: [{ name: 'Write', input: { file_path: memoryFile, content: '# Lessons\n- LESSON-FROM-RUN-ONE: the build needs make.\n' } }] }, { text: 'remembered' }],
-        },
-        { match: { agentName: 'memory-second' }, turns: [{ text: 'recalled' }] },
-      ]),
+    env.script(
+      agentNamed('memory-first', [{ toolUses: [{ name: 'Write', input: { file_path: memoryFile, content: '# Lessons\n- LESSON-FROM-RUN-ONE: the build needs make.\n' } }] }, { text: 'remembered' }]),
+      agentNamed('memory-second', [{ text: 'recalled' }]),
     );
     const first = await env.start({ prompt: 'learn', name: 'memory-first', type: 'keeper' });
     expect((await first.result()).status).toBe('completed');
@@ -195,18 +160,13 @@ describe('definition fields on a real server', () => {
     const memoryDir = path.join(homeDir, '.claude', 'agent-memory', 'diarist');
     const memoryFile = path.join(memoryDir, 'MEMORY.md');
     const elsewhere = path.join(homeDir, '.claude', 'not-memory.md');
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'user-memory-first' },
-          turns: [
-            { toolUses: [{ name: 'Write', input: { file_path: memoryFile, content: '# Diary\n- USER-LESSON: tests run with npm test.\n' } }] },
-            { toolUses: [{ name: 'Write', input: { file_path: elsewhere, content: 'escape' } }, { name: 'Read', input: { file_path: memoryFile } }] },
-            { text: 'noted' },
-          ],
-        },
-        { match: { agentName: 'user-memory-second' }, turns: [{ text: 'recalled' }] },
+    env.script(
+      agentNamed('user-memory-first', [
+        { toolUses: [{ name: 'Write', input: { file_path: memoryFile, content: '# Diary\n- USER-LESSON: tests run with npm test.\n' } }] },
+        { toolUses: [{ name: 'Write', input: { file_path: elsewhere, content: 'escape' } }, { name: 'Read', input: { file_path: memoryFile } }] },
+        { text: 'noted' },
       ]),
+      agentNamed('user-memory-second', [{ text: 'recalled' }]),
     );
     const first = await env.start({ prompt: 'note it', name: 'user-memory-first', type: 'diarist', permissionMode: 'bypassPermissions' });
     expect((await first.result()).status).toBe('completed');

@@ -4,22 +4,16 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { agentsListCommand } from '../../src/cli/commands/agents-list';
-import { createAgentTestEnv, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
+import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
 import { waitFor } from '../helpers/child-worker';
+import { agentNamed, agentOfType } from '../helpers/scripted-agents';
+import { requestsOf as requestsFrom } from '../helpers/model-requests';
 
-let env: AgentTestEnv;
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'hooks-home-')));
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' }, { homeDir });
-});
-
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv({ kind: 'echo' }, { homeDir });
 
 
 /** A project directory of its own per test, with its files (`.claude/settings.json`, agents, hook scripts). */
@@ -28,12 +22,7 @@ const project = (name: string, files: Record<string, string>): string => writePr
 const settings = (value: unknown) => JSON.stringify(value, null, 2);
 const hook = (event: string, command: string, matcher?: string) => ({ [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command }] }] });
 
-function requestsOf(agentId: string): Array<{ messages: Array<{ role: string; content: unknown }> }> {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => JSON.parse(request.rawBody));
-}
+const requestsOf = (agentId: string) => requestsFrom(env.modelServer, agentId);
 
 /** The tool results of the agent's `index`-th request's last message. */
 function toolResults(agentId: string, index: number): Array<{ content: string; is_error?: boolean }> {
@@ -48,9 +37,7 @@ describe('hooks on a real server', () => {
     const dir = project('pre-exit-2', {
       '.claude/settings.json': settings({ hooks: hook('PreToolUse', 'cat > "$CLAUDE_PROJECT_DIR/pre-input.json"; echo "NO-TOUCHING: use the Write tool" >&2; exit 2', 'Bash') }),
     });
-    env.modelServer.setBehaviour(
-      scenario([{ match: { agentName: 'pre-exit-2' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'touch escaped.txt' } }] }, { text: 'done' }] }]),
-    );
+    env.script(agentNamed('pre-exit-2', [{ toolUses: [{ name: 'Bash', input: { command: 'touch escaped.txt' } }] }, { text: 'done' }]));
     const handle = await env.start({ prompt: 'touch it', name: 'pre-exit-2', cwd: dir });
     expect((await handle.result()).status).toBe('completed');
     expect(existsSync(path.join(dir, 'escaped.txt'))).toBe(false);
@@ -72,9 +59,7 @@ describe('hooks on a real server', () => {
     const dir = project('pre-updated-input', {
       '.claude/settings.json': settings({ permissions: { deny: ['Bash(rm:*)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `cat > /dev/null; echo '${rewrite}'` }] }] } }),
     });
-    env.modelServer.setBehaviour(
-      scenario([{ match: { agentName: 'pre-updated-input' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'echo ORIGINAL > original.txt' } }] }, { text: 'done' }] }]),
-    );
+    env.script(agentNamed('pre-updated-input', [{ toolUses: [{ name: 'Bash', input: { command: 'echo ORIGINAL > original.txt' } }] }, { text: 'done' }]));
     const handle = await env.start({ prompt: 'write it', name: 'pre-updated-input', cwd: dir, permissionMode: 'default' });
     expect((await handle.result()).status).toBe('completed');
     expect(existsSync(path.join(dir, 'original.txt'))).toBe(false);
@@ -87,9 +72,7 @@ describe('hooks on a real server', () => {
       'keep.txt': 'keep\n',
       '.claude/settings.json': settings({ permissions: { deny: ['Bash(rm:*)'] }, hooks: hook('PreToolUse', `cat > /dev/null; echo '${sneaky}'`, 'Bash') }),
     });
-    env.modelServer.setBehaviour(
-      scenario([{ match: { agentName: 'pre-updated-denied' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'ls' } }] }, { text: 'done' }] }]),
-    );
+    env.script(agentNamed('pre-updated-denied', [{ toolUses: [{ name: 'Bash', input: { command: 'ls' } }] }, { text: 'done' }]));
     const refused = await env.start({ prompt: 'list', name: 'pre-updated-denied', cwd: guarded });
     expect((await refused.result()).status).toBe('completed');
     expect(existsSync(path.join(guarded, 'keep.txt'))).toBe(true);
@@ -115,16 +98,11 @@ describe('hooks on a real server', () => {
         },
       }),
     });
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'root-hooks' },
-          turns: [
-            { toolUses: [{ name: 'Write', input: { file_path: path.join(dir, 'out.txt'), content: 'x' } }, { name: 'Read', input: { file_path: path.join(dir, 'notes.txt') } }] },
-            { text: 'first answer' },
-            { text: 'second answer, with the summary' },
-          ],
-        },
+    env.script(
+      agentNamed('root-hooks', [
+        { toolUses: [{ name: 'Write', input: { file_path: path.join(dir, 'out.txt'), content: 'x' } }, { name: 'Read', input: { file_path: path.join(dir, 'notes.txt') } }] },
+        { text: 'first answer' },
+        { text: 'second answer, with the summary' },
       ]),
     );
     const handle = await env.start({ prompt: 'work', name: 'root-hooks', cwd: dir });
@@ -169,14 +147,9 @@ describe('hooks on a real server', () => {
       // Its own Stop hook runs as SubagentStop.
       '.claude/agents/checker.md': '---\nname: checker\ndescription: Checks\ntools: Read\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: cat > "$CLAUDE_PROJECT_DIR/own-stop.json"\n---\nYou check.\n',
     });
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'subagent-hooks' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'check', prompt: 'check it', subagent_type: 'checker' } }] }, { text: 'root done' }],
-        },
-        { match: { agentType: 'checker' }, turns: [{ text: 'CHILD-RESULT-1' }, { text: 'CHILD-RESULT-2 (see notes.txt)' }] },
-      ]),
+    env.script(
+      agentNamed('subagent-hooks', [{ toolUses: [{ name: 'Agent', input: { description: 'check', prompt: 'check it', subagent_type: 'checker' } }] }, { text: 'root done' }]),
+      agentOfType('checker', [{ text: 'CHILD-RESULT-1' }, { text: 'CHILD-RESULT-2 (see notes.txt)' }]),
     );
     const handle = await env.start({ prompt: 'check', name: 'subagent-hooks', cwd: dir });
     expect((await handle.result()).status).toBe('completed');
@@ -203,21 +176,16 @@ describe('settings permission rules on a real server', () => {
       'keep.txt': 'keep\n',
     });
     execFileSync('git', ['init', '-q'], { cwd: dir });
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('rules-root', [
         {
-          match: { agentName: 'rules-root' },
-          turns: [
-            {
-              toolUses: [
-                { name: 'Bash', input: { command: 'git diff --stat' } },
-                { name: 'Bash', input: { command: 'rm keep.txt' } },
-                { name: 'Bash', input: { command: 'git push origin main' } },
-              ],
-            },
-            { text: 'done' },
+          toolUses: [
+            { name: 'Bash', input: { command: 'git diff --stat' } },
+            { name: 'Bash', input: { command: 'rm keep.txt' } },
+            { name: 'Bash', input: { command: 'git push origin main' } },
           ],
         },
+        { text: 'done' },
       ]),
     );
     // Default mode: without the allow rule, git diff would wait for a person too.
@@ -256,14 +224,9 @@ describe('settings permission rules on a real server', () => {
     expect(printed).toMatch(/sloppy\.md: hooks\.PreToolUse\[0\]\.hooks\[0\]: command: .*; dropped \(the agent loads without it\)/);
     expect(printed).toContain('hooks.SessionStart: this runtime does not fire SessionStart');
     // The allow rule of the readable file does not apply while the other is broken: Bash still asks.
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'malformed-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'read', prompt: 'read', subagent_type: 'sloppy' } }, { name: 'Bash', input: { command: 'echo hi' } }] }, { text: 'done' }],
-        },
-        { match: { agentType: 'sloppy' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: path.join(dir, '.claude', 'settings.json') } }] }, { text: 'read it' }] },
-      ]),
+    env.script(
+      agentNamed('malformed-root', [{ toolUses: [{ name: 'Agent', input: { description: 'read', prompt: 'read', subagent_type: 'sloppy' } }, { name: 'Bash', input: { command: 'echo hi' } }] }, { text: 'done' }]),
+      agentOfType('sloppy', [{ toolUses: [{ name: 'Read', input: { file_path: path.join(dir, '.claude', 'settings.json') } }] }, { text: 'read it' }]),
     );
     const handle = await env.start({ prompt: 'work', name: 'malformed-root', cwd: dir, permissionMode: 'default' });
     await waitFor(async () => (await handle.approvals()).length === 1, 30_000, 'the approval request of Bash');

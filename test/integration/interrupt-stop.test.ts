@@ -1,20 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MessageParam } from '../../src/shared/model/messages';
-import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
+import { agentNamed, threeLevelTree } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 
 
@@ -28,13 +22,8 @@ function unansweredToolUses(messages: MessageParam[]): string[] {
 describe('interrupt during Bash', () => {
   it('kills the command at once and ends the turn interrupted, with the tool_use answered and no further model call', async () => {
     const startedFile = path.join(env.workspace, 'bash.started');
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'int-bash' },
-          turns: [{ toolUses: [{ name: 'Bash', input: { command: `echo started; touch ${startedFile}; sleep 60.5791` } }] }, { text: 'NEVER-REACHED' }],
-        },
-      ]),
+    env.script(
+      agentNamed('int-bash', [{ toolUses: [{ name: 'Bash', input: { command: `echo started; touch ${startedFile}; sleep 60.5791` } }] }, { text: 'NEVER-REACHED' }]),
     );
     const handle = await env.start({ prompt: 'run a long command', name: 'int-bash' });
     await waitFor(() => existsSync(startedFile), 60_000, 'the command to start');
@@ -61,13 +50,7 @@ describe('interrupt during Bash', () => {
 
 describe('stop with open tool calls', () => {
   it('answers every open tool_use of every stopped agent of a 3-level tree with who stopped it', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'stop-open' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'open middle task' } }] }] },
-        { match: { userIncludes: 'open middle task' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'open leaf task' } }] }] },
-        { match: { userIncludes: 'open leaf task' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }] },
-      ]),
-    );
+    env.script(...threeLevelTree('stop-open', 'open middle task', 'open leaf task'));
     const handle = await env.start({ prompt: 'three levels', name: 'stop-open' });
     const ids = [handle.agentId, `${handle.agentId}.1`, `${handle.agentId}.1.1`];
     await waitFor(async () => (await env.client.getAgent(ids[2]!).status().catch(() => undefined))?.state === 'running_tools', 60_000, 'the leaf to run Bash');

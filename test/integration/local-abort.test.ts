@@ -1,24 +1,18 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { patchBaseline } from '../../src/workflows/runtime/patches';
-import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
 // A cancelled turn aborts its tool calls running on this worker at once, by local activity
 // (src/workflows/runtime/local-abort.ts, src/activities/tools/running-calls.ts), instead of the call learning
 // of the cancellation from its next heartbeat.
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 
 /** Waits until the command made its file, and returns how to find its sleep on the host (its PID namespace is its own). */
@@ -33,9 +27,7 @@ describe('aborting running tool calls on the worker', () => {
   it('an interrupt kills the running command through the local abort', async () => {
     const startedFile = path.join(env.workspace, 'local-abort-interrupt.started');
     const seconds = '60.3301';
-    env.modelServer.setBehaviour(
-      scenario([{ match: { agentName: 'local-abort-interrupt' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }, { text: 'NEVER' }] }]),
-    );
+    env.script(agentNamed('local-abort-interrupt', [{ toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }, { text: 'NEVER' }]));
     const handle = await env.start({ prompt: 'run a long command', name: 'local-abort-interrupt' });
     const sleeping = await startedCommand(startedFile, seconds);
     await handle.interrupt({ by: 'tester', reason: 'enough' });
@@ -53,11 +45,9 @@ describe('aborting running tool calls on the worker', () => {
   it('a stop kills a subagent’s running command through the local abort; a parent without running calls runs none', async () => {
     const startedFile = path.join(env.workspace, 'local-abort-stop.started');
     const seconds = '60.3302';
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'local-abort-stop' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'local-abort child: run it' } }] }] },
-        { match: { userIncludes: 'local-abort child' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }] },
-      ]),
+    env.script(
+      agentNamed('local-abort-stop', [{ toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'local-abort child: run it' } }] }]),
+      agentPrompted('local-abort child', [{ toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }]),
     );
     const handle = await env.start({ prompt: 'delegate a long command', name: 'local-abort-stop' });
     const child = `${handle.agentId}.1`;
@@ -76,13 +66,11 @@ describe('aborting running tool calls on the worker', () => {
     const startedFile = path.join(env.workspace, 'local-abort-later.started');
     const seconds = '60.3303';
     const glob = { toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] };
-    env.modelServer.setBehaviour(
-      scenario([
-        // Three turns of tool activities, then a running command.
-        { match: { agentName: 'local-abort-later-bash' }, turns: [glob, glob, glob, { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }] },
-        // Three turns of tool activities, then waiting on the model: only its model call runs.
-        { match: { agentName: 'local-abort-later-model' }, turns: [glob, glob, glob, { text: 'NEVER', delayMs: 60_000 }] },
-      ]),
+    env.script(
+      // Three turns of tool activities, then a running command.
+      agentNamed('local-abort-later-bash', [glob, glob, glob, { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }]),
+      // Three turns of tool activities, then waiting on the model: only its model call runs.
+      agentNamed('local-abort-later-model', [glob, glob, glob, { text: 'NEVER', delayMs: 60_000 }]),
     );
     const busy = await env.start({ prompt: 'look, then run a long command', name: 'local-abort-later-bash' });
     const sleeping = await startedCommand(startedFile, seconds);
@@ -113,12 +101,10 @@ describe('aborting running tool calls on the worker', () => {
   });
 
   it('an interrupt aborts the running model call; the agent goes on with its next message', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        // The interrupted call left no assistant message, so the next call is turn 0 again: told apart by its text.
-        { match: { agentName: 'local-model-abort-interrupt', userIncludes: 'try this instead' }, turns: [{ text: 'AFTER THE INTERRUPT' }] },
-        { match: { agentName: 'local-model-abort-interrupt' }, turns: [{ text: 'NEVER', delayMs: 60_000 }] },
-      ]),
+    env.script(
+      // The interrupted call left no assistant message, so the next call is turn 0 again: told apart by its text.
+      { match: { agentName: 'local-model-abort-interrupt', userIncludes: 'try this instead' }, turns: [{ text: 'AFTER THE INTERRUPT' }] },
+      agentNamed('local-model-abort-interrupt', [{ text: 'NEVER', delayMs: 60_000 }]),
     );
     const handle = await env.start({ prompt: 'think for long', name: 'local-model-abort-interrupt', interactive: { idleTimeoutMs: 60_000 } });
     const modelCalls = () => modelCallsOf(env.modelServer, handle.agentId);

@@ -1,33 +1,14 @@
 // @slow
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
+import { runCli } from '../helpers/cli-process';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
+const env = useAgentTestEnv();
 
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
-
-const cli = path.join(import.meta.dirname, '..', '..', 'bin', 'subagents.js');
-
-async function subagents(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cliEnv = { ...process.env, TEMPORAL_ADDRESS: env.temporal.address, SUBAGENTS_TASK_QUEUE: env.taskQueue };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env: cliEnv, encoding: 'utf8' });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const subagents = (args: string[]) => runCli(env, args);
 
 const updateError = async (promise: Promise<unknown>): Promise<string> => {
   const outcome = await promise.then(
@@ -76,33 +57,25 @@ describe('hostile input to the long-run handlers', () => {
   });
 
   it('answers hostile TaskOutput inputs from the model with clear errors, and the agent goes on', { timeout: 180_000 }, async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentName: 'task-output-hostile' },
-            turns: [
-              { toolUses: [{ name: 'Agent', input: { description: 'quick child', prompt: 'HOSTILE-PEEK-CHILD', name: 'quick' } }] },
-              {
-                toolUses: [
-                  { name: 'TaskOutput', input: { task_id: 42 } },
-                  { name: 'TaskOutput', input: { task_id: null, block: null, timeout: null } },
-                  { name: 'TaskOutput', input: { task_id: 'quick', timeout: -5 } },
-                  { name: 'TaskOutput', input: { task_id: 'quick', timeout: 'soon' } },
-                  { name: 'TaskOutput', input: { task_id: 'x'.repeat(100_000) } },
-                  { name: 'TaskOutput', input: { task_id: '../../etc/passwd', block: false } },
-                  { name: 'TaskOutput', input: { task_id: 'quick', extra: { nested: [1, 2, 3] } } },
-                  { name: 'TaskOutput', input: { task_id: 'quick', timeout: 1e15 } },
-                ],
-              },
-              { text: 'HOSTILE-PEEK-DONE' },
-            ],
-          },
-          { match: { userIncludes: 'HOSTILE-PEEK-CHILD' }, turns: [{ text: 'QUICK-CHILD-ANSWER' }] },
-        ],
-      } as never,
-    });
+    env.script(
+      agentNamed('task-output-hostile', [
+        { toolUses: [{ name: 'Agent', input: { description: 'quick child', prompt: 'HOSTILE-PEEK-CHILD', name: 'quick' } }] },
+        {
+          toolUses: [
+            { name: 'TaskOutput', input: { task_id: 42 } },
+            { name: 'TaskOutput', input: { task_id: null, block: null, timeout: null } },
+            { name: 'TaskOutput', input: { task_id: 'quick', timeout: -5 } },
+            { name: 'TaskOutput', input: { task_id: 'quick', timeout: 'soon' } },
+            { name: 'TaskOutput', input: { task_id: 'x'.repeat(100_000) } },
+            { name: 'TaskOutput', input: { task_id: '../../etc/passwd', block: false } },
+            { name: 'TaskOutput', input: { task_id: 'quick', extra: { nested: [1, 2, 3] } } },
+            { name: 'TaskOutput', input: { task_id: 'quick', timeout: 1e15 } },
+          ],
+        },
+        { text: 'HOSTILE-PEEK-DONE' },
+      ]),
+      agentPrompted('HOSTILE-PEEK-CHILD', [{ text: 'QUICK-CHILD-ANSWER' }]),
+    );
     const handle = await env.start({ prompt: 'peek with bad inputs', name: 'task-output-hostile' });
     const result = await handle.result();
     expect(result.status).toBe('completed');

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentStatusSnapshot } from '../../src/shared/agents/agent';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 async function runsOf(workflowId: string): Promise<{ runId: string; startMs: number }[]> {
   const runs: { runId: string; startMs: number }[] = [];
@@ -21,29 +14,32 @@ async function runsOf(workflowId: string): Promise<{ runId: string; startMs: num
   return runs.sort((left, right) => left.startMs - right.startMs);
 }
 
+/** Waits for the agent's latest text to be `<prefix>-<turn>`; keeps the last status it read. */
+function answerWatcher(handle: { status(): Promise<AgentStatusSnapshot> }, prefix: string, timeoutMs: number) {
+  let status: AgentStatusSnapshot | undefined;
+  const answered = (turn: number) =>
+    waitFor(
+      async () => {
+        status = await handle.status().catch(() => undefined);
+        return status?.latestText === `${prefix}-${turn}`;
+      },
+      timeoutMs,
+      `${prefix}-${turn}`,
+    );
+  return { answered, status: () => status };
+}
+
 describe('long interactive sessions', () => {
   it('continues as new while waiting for the next message, compacts, refuses an oversized message, and keeps answering', async () => {
     const answers = 20;
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: { agents: [{ match: { agentName: 'chatty' }, turns: Array.from({ length: answers }, (_, index) => ({ text: `ANSWER-${index}` })) }] } as never,
-    });
+    env.script({ match: { agentName: 'chatty' }, turns: Array.from({ length: answers }, (_, index) => ({ text: `ANSWER-${index}` })) });
     const handle = await env.start({
       prompt: 'LONG-SESSION',
       name: 'chatty',
       interactive: { idleTimeoutMs: 120_000 },
       limits: { continueAsNewAfterHistoryBytes: 400_000 },
     });
-    let status: AgentStatusSnapshot | undefined;
-    const answered = (turn: number) =>
-      waitFor(
-        async () => {
-          status = await handle.status().catch(() => undefined);
-          return status?.latestText === `ANSWER-${turn}`;
-        },
-        90_000,
-        `ANSWER-${turn}`,
-      );
+    const { answered, status } = answerWatcher(handle, 'ANSWER', 90_000);
     await answered(0);
     // Twelve messages of 60,000 characters (about 15,000 tokens each): more than claude-test-tiny's 200,000-token window holds.
     for (let index = 1; index <= 12; index++) {
@@ -52,13 +48,13 @@ describe('long interactive sessions', () => {
     }
     const runs = await runsOf(handle.agentId);
     expect(runs.length).toBeGreaterThanOrEqual(2);
-    expect(status!.context!.compactions.count).toBeGreaterThanOrEqual(1);
+    expect(status()!.context!.compactions.count).toBeGreaterThanOrEqual(1);
 
     // Larger than a quarter of the window: refused with a clear error, and the agent is told; the run goes on.
     await env.client.send(handle.agentId, `HUGE ${'z'.repeat(400_000)}`);
     await answered(13);
-    expect(status!.rejectedInputs.count).toBe(1);
-    expect(status!.rejectedInputs.last!.reason).toContain('MessageTooLarge');
+    expect(status()!.rejectedInputs.count).toBe(1);
+    expect(status()!.rejectedInputs.last!.reason).toContain('MessageTooLarge');
     await env.client.send(handle.agentId, 'SMALL-AFTER-HUGE');
     await answered(14);
     await handle.close();
@@ -85,10 +81,7 @@ describe('long interactive sessions', () => {
   });
 
   it('continues as new at an idle boundary with a small history threshold, and refuses an oversized message to a small-window model', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: { agents: [{ match: { agentName: 'chatty-small' }, turns: Array.from({ length: 10 }, (_, index) => ({ text: `SMALL-ANSWER-${index}` })) }] } as never,
-    });
+    env.script({ match: { agentName: 'chatty-small' }, turns: Array.from({ length: 10 }, (_, index) => ({ text: `SMALL-ANSWER-${index}` })) });
     const handle = await env.start({
       prompt: 'SMALL-SESSION',
       name: 'chatty-small',
@@ -96,16 +89,7 @@ describe('long interactive sessions', () => {
       interactive: { idleTimeoutMs: 120_000 },
       limits: { continueAsNewAfterHistoryBytes: 30_000 },
     });
-    let status: AgentStatusSnapshot | undefined;
-    const answered = (turn: number) =>
-      waitFor(
-        async () => {
-          status = await handle.status().catch(() => undefined);
-          return status?.latestText === `SMALL-ANSWER-${turn}`;
-        },
-        60_000,
-        `SMALL-ANSWER-${turn}`,
-      );
+    const { answered, status } = answerWatcher(handle, 'SMALL-ANSWER', 60_000);
     await answered(0);
     for (let index = 1; index <= 4; index++) {
       await env.client.send(handle.agentId, `SMALL-MSG-${index} ${'m'.repeat(8_000)}`);
@@ -119,8 +103,8 @@ describe('long interactive sessions', () => {
     // claude-test-small's window is 24,000 tokens: a message of about 10,000 tokens passes its quarter.
     await env.client.send(handle.agentId, `TOO-BIG ${'q'.repeat(40_000)}`);
     await answered(5);
-    expect(status!.rejectedInputs.count).toBe(1);
-    expect(status!.rejectedInputs.last!.reason).toContain('MessageTooLarge');
+    expect(status()!.rejectedInputs.count).toBe(1);
+    expect(status()!.rejectedInputs.last!.reason).toContain('MessageTooLarge');
     await env.client.send(handle.agentId, 'SMALL-AFTER-TOO-BIG');
     await answered(6);
     await handle.close();

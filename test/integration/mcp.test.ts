@@ -3,23 +3,18 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { agentOfType, agentPrompted } from '../helpers/scripted-agents';
 
 const modules = path.resolve(import.meta.dirname, '..', '..', 'node_modules');
 export const everythingServer = path.join(modules, '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 export const filesystemServer = path.join(modules, '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 export const slowServer = path.resolve(import.meta.dirname, '..', 'fixtures', 'mcp', 'slow-server.mjs');
 
-let env: AgentTestEnv;
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 type Block = { type: string; content?: unknown; is_error?: boolean; text?: string };
 const blocksOf = (content: unknown): Block[] => (Array.isArray(content) ? (content as Block[]) : []);
@@ -67,31 +62,20 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
       ]),
     });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentType: 'mcp-user' },
-            turns: [
-              {
-                toolUses: [
-                  { name: 'mcp__everything__echo', input: { message: 'hello over stdio' } },
-                  { name: 'mcp__everything__get-sum', input: { a: 2, b: 3 } },
-                  { name: 'mcp__everything__get-tiny-image', input: {} },
-                ],
-              },
-              { toolUses: [{ name: 'mcp__everything__echo', input: { wrong: 1 } }] },
-              { text: 'child done: {{last_tool_result}}' },
-            ],
-          },
-          {
-            match: { userIncludes: 'delegate to mcp-user' },
-            turns: [{ toolUses: [{ name: 'Agent', input: { description: 'use mcp', prompt: 'echo and add', subagent_type: 'mcp-user' } }] }, { text: 'root done' }],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentOfType('mcp-user', [
+        {
+          toolUses: [
+            { name: 'mcp__everything__echo', input: { message: 'hello over stdio' } },
+            { name: 'mcp__everything__get-sum', input: { a: 2, b: 3 } },
+            { name: 'mcp__everything__get-tiny-image', input: {} },
+          ],
+        },
+        { toolUses: [{ name: 'mcp__everything__echo', input: { wrong: 1 } }] },
+        { text: 'child done: {{last_tool_result}}' },
+      ]),
+      agentPrompted('delegate to mcp-user', [{ toolUses: [{ name: 'Agent', input: { description: 'use mcp', prompt: 'echo and add', subagent_type: 'mcp-user' } }] }, { text: 'root done' }]),
+    );
     const root = await env.start({ prompt: 'Please delegate to mcp-user' });
     expect((await root.result()).status).toBe('completed');
     const childId = `${root.agentId}.1`;
@@ -138,20 +122,12 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
       '.claude/settings.local.json': JSON.stringify({ enableAllProjectMcpServers: true }),
       'notes/hello.txt': 'hello from the workspace',
     });
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'list the notes' },
-            turns: [
-              { toolUses: [{ name: 'mcp__fs__list_directory', input: { path: path.join(env.workspace, 'notes') } }, { name: 'mcp__fs__read_text_file', input: { path: path.join(env.workspace, 'notes', 'hello.txt') } }] },
-              { text: 'listed' },
-            ],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentPrompted('list the notes', [
+        { toolUses: [{ name: 'mcp__fs__list_directory', input: { path: path.join(env.workspace, 'notes') } }, { name: 'mcp__fs__read_text_file', input: { path: path.join(env.workspace, 'notes', 'hello.txt') } }] },
+        { text: 'listed' },
+      ]),
+    );
     const handle = await env.start({ prompt: 'Please list the notes' });
     expect((await handle.result()).status).toBe('completed');
     const results = await toolResults(handle.agentId);
@@ -188,22 +164,14 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
       '.mcp.json': JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everythingServer, 'stdio'] }, slow: { command: 'node', args: [slowServer] } } }),
       '.claude/settings.local.json': JSON.stringify({ enableAllProjectMcpServers: true }),
     });
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { userIncludes: 'kill test' },
-            turns: [
-              { toolUses: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 6, steps: 6 } }] },
-              { toolUses: [{ name: 'mcp__slow__slow_append', input: { file: marker, line: 'first', delay_ms: 8000 } }] },
-              { toolUses: [{ name: 'mcp__slow__slow_append', input: { file: marker, line: 'second', delay_ms: 0 } }] },
-              { text: 'survived' },
-            ],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentPrompted('kill test', [
+        { toolUses: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 6, steps: 6 } }] },
+        { toolUses: [{ name: 'mcp__slow__slow_append', input: { file: marker, line: 'first', delay_ms: 8000 } }] },
+        { toolUses: [{ name: 'mcp__slow__slow_append', input: { file: marker, line: 'second', delay_ms: 0 } }] },
+        { text: 'survived' },
+      ]),
+    );
     const handle = await env.start({ prompt: 'kill test' });
     // The read-only long operation: kill its server while it runs.
     await waitFor(async () => (await handle.status()).currentTools.includes('mcp__everything__trigger-long-running-operation'), 60_000, 'the long operation to start');
@@ -233,10 +201,7 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
 
   it('an interrupt cancels a running MCP call (the activity is cancelled) and the tool_use still gets a result', async () => {
     await env.writeFiles({ '.mcp.json': JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everythingServer, 'stdio'] } } }), '.claude/settings.local.json': JSON.stringify({ enableAllProjectMcpServers: true }) });
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: { agents: [{ match: { userIncludes: 'interrupt test' }, turns: [{ toolUses: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 30, steps: 30 } }] }] }] },
-    });
+    env.script(agentPrompted('interrupt test', [{ toolUses: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 30, steps: 30 } }] }]));
     const handle = await env.start({ prompt: 'interrupt test' });
     await waitFor(async () => (await handle.status()).currentTools.includes('mcp__everything__trigger-long-running-operation'), 60_000, 'the MCP call to start');
     await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -2,45 +2,28 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { builtinAgents } from '../../src/shared/agents/builtin-agents';
 import { continuationPrompt } from '../../src/workflows/context/truncation';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
+import { answeredRequestsOf, type ContentBlock, type RequestBody } from '../helpers/model-requests';
 
-let env: AgentTestEnv;
+const env = useAgentTestEnv();
 
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
-
-type Block = { type: string; text?: string; content?: unknown; is_error?: boolean; cache_control?: unknown };
-interface Body {
-  system: unknown;
-  tools?: { name: string }[];
-  messages: { role: string; content: string | Block[] }[];
-}
-
-function requestsOf(agentId: string): Body[] {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => JSON.parse(request.rawBody) as Body);
-}
+const requestsOf = (agentId: string) => answeredRequestsOf(env.modelServer, agentId);
 
 /** JSON without cache_control (breakpoints move from request to request; the bytes under them must not). */
 const withoutBreakpoints = (value: unknown): string => JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner));
 
-const blocksOf = (message: Body['messages'][number]): Block[] => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content);
+const blocksOf = (message: RequestBody['messages'][number]): ContentBlock[] => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content);
 
-function lastUserBlocks(body: Body): Block[] {
+function lastUserBlocks(body: RequestBody): ContentBlock[] {
   return blocksOf(body.messages[body.messages.length - 1]!);
 }
 
-const resultText = (block: Block | undefined): string => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? block?.text));
+const resultText = (block: ContentBlock | undefined): string => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? block?.text));
 
 
 describe('what a real model sees', () => {
@@ -51,24 +34,19 @@ describe('what a real model sees', () => {
       path.join(agentsDir, 'code-reviewer.md'),
       '---\nname: code-reviewer\ndescription: Reviews a diff for bugs, naming and missing tests\ntools: Read, Grep, Agent(Explore)\nmodel: opus\n---\nYou review code.\n',
     );
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('roster-root', [
+        { toolUses: [{ name: 'Glob', input: { pattern: '*' } }] },
         {
-          match: { agentName: 'roster-root' },
-          turns: [
-            { toolUses: [{ name: 'Glob', input: { pattern: '*' } }] },
-            {
-              toolUses: [
-                { name: 'Agent', input: { description: 'general task', prompt: 'GP-CHILD-TASK' } },
-                { name: 'Agent', input: { description: 'review', prompt: 'REVIEW-TASK', subagent_type: 'code-reviewer' } },
-              ],
-            },
-            { text: 'root done' },
+          toolUses: [
+            { name: 'Agent', input: { description: 'general task', prompt: 'GP-CHILD-TASK' } },
+            { name: 'Agent', input: { description: 'review', prompt: 'REVIEW-TASK', subagent_type: 'code-reviewer' } },
           ],
         },
-        { match: { userIncludes: 'GP-CHILD-TASK' }, turns: [{ text: 'gp child done' }] },
-        { match: { agentType: 'code-reviewer' }, turns: [{ text: 'reviewed' }] },
+        { text: 'root done' },
       ]),
+      agentPrompted('GP-CHILD-TASK', [{ text: 'gp child done' }]),
+      agentOfType('code-reviewer', [{ text: 'reviewed' }]),
     );
     const handle = await env.start({ prompt: 'Look around and delegate.', name: 'roster-root' });
     expect((await handle.result()).status).toBe('completed');
@@ -108,17 +86,12 @@ describe('what a real model sees', () => {
   });
 
   it('never runs a tool call cut at max_tokens, continues a cut answer, and refuses unknown Agent fields', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'cut-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'resume it', prompt: 'go on', resume: 'agent-old.1', max_turns: 3 } }] },
-            { text: 'Writing the file.', toolUses: [{ name: 'Write', input: { file_path: 'big.txt', content: 'the first half of' } }], stopReason: 'max_tokens' },
-            { text: 'PART-ONE then ', stopReason: 'max_tokens' },
-            { text: 'PART-TWO.' },
-          ],
-        },
+    env.script(
+      agentNamed('cut-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'resume it', prompt: 'go on', resume: 'agent-old.1', max_turns: 3 } }] },
+        { text: 'Writing the file.', toolUses: [{ name: 'Write', input: { file_path: 'big.txt', content: 'the first half of' } }], stopReason: 'max_tokens' },
+        { text: 'PART-ONE then ', stopReason: 'max_tokens' },
+        { text: 'PART-TWO.' },
       ]),
     );
     const handle = await env.start({ prompt: 'cut turns', name: 'cut-root', maxOutputTokens: 64 });
@@ -148,7 +121,7 @@ describe('what a real model sees', () => {
   });
 
   it('ends as truncated, not completed, when the answer stays cut after the continuations', async () => {
-    env.modelServer.setBehaviour(scenario([{ match: { agentName: 'always-cut' }, turns: ['a', 'b', 'c', 'd', 'e'].map((text) => ({ text, stopReason: 'max_tokens' })) }]));
+    env.script({ match: { agentName: 'always-cut' }, turns: ['a', 'b', 'c', 'd', 'e'].map((text) => ({ text, stopReason: 'max_tokens' })) });
     const result = await (await env.start({ prompt: 'never ends', name: 'always-cut' })).result();
     expect(result.status).toBe('truncated');
     expect(result.finalText).toBe('abcd');
@@ -164,21 +137,13 @@ describe('what a real model sees', () => {
     await env.writeFiles({ 'notes.md': '# Notes\n' });
     await git.add('notes.md');
     await git.commit('FIRST-COMMIT-SUBJECT');
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'explore-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'history', prompt: 'Inspect the history', subagent_type: 'Explore' } }] }, { text: 'root done' }],
-        },
-        {
-          match: { agentType: 'Explore' },
-          turns: [
-            { toolUses: [{ name: 'Bash', input: { command: 'git log --oneline && ls' } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'touch created.txt' } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'git commit --allow-empty -m SNEAKY' } }] },
-            { text: 'explored' },
-          ],
-        },
+    env.script(
+      agentNamed('explore-root', [{ toolUses: [{ name: 'Agent', input: { description: 'history', prompt: 'Inspect the history', subagent_type: 'Explore' } }] }, { text: 'root done' }]),
+      agentOfType('Explore', [
+        { toolUses: [{ name: 'Bash', input: { command: 'git log --oneline && ls' } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'touch created.txt' } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'git commit --allow-empty -m SNEAKY' } }] },
+        { text: 'explored' },
       ]),
     );
     // Default permission mode: a Bash call that needed approval would wait for a person and the test would time out.

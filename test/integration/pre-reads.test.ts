@@ -4,19 +4,13 @@
  * no local activity; a Read after another tool, or one a rule or hook speaks about, runs as before; a
  * file a rule refuses is never read into the history.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ModelCallInput, ModelCallResult } from '../../src/shared/model/model-call';
-import { createAgentTestEnv, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
+import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
 import { activityResults, historyEvents, payloadText, recordHistory, taskSteps } from '../helpers/histories';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 /** A project directory of its own per test, with its files (`.claude/settings.json`, agents, hook scripts). */
 const project = (name: string, files: Record<string, string>): string => writeProject(env.workspace, name, files);
@@ -39,17 +33,12 @@ describe('Reads with the model call', () => {
   it('the answer\'s leading Reads come back with it: no local activity, the model sees each file, and the read-file state lets an Edit follow', async () => {
     await env.writeFiles({ 'pre-alpha.txt': 'ALPHA-CONTENT\n', 'pre-beta.txt': 'BETA-CONTENT\n' });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'pre-reads' },
-          turns: [
-            { toolUses: [{ name: 'Read', input: { file_path: 'pre-alpha.txt' } }, { name: 'Read', input: { file_path: 'pre-beta.txt' } }, { name: 'Read', input: { file_path: 'missing.txt' } }] },
-            // An Edit needs the file read first: the pre-read's record must have reached the agent's read-file state.
-            { toolUses: [{ name: 'Edit', input: { file_path: 'pre-alpha.txt', old_string: 'ALPHA-CONTENT', new_string: 'ALPHA-EDITED' } }] },
-            { text: 'DONE' },
-          ],
-        },
+    env.script(
+      agentNamed('pre-reads', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'pre-alpha.txt' } }, { name: 'Read', input: { file_path: 'pre-beta.txt' } }, { name: 'Read', input: { file_path: 'missing.txt' } }] },
+        // An Edit needs the file read first: the pre-read's record must have reached the agent's read-file state.
+        { toolUses: [{ name: 'Edit', input: { file_path: 'pre-alpha.txt', old_string: 'ALPHA-CONTENT', new_string: 'ALPHA-EDITED' } }] },
+        { text: 'DONE' },
       ]),
     );
     const handle = await env.start({ prompt: 'read and edit', name: 'pre-reads' });
@@ -80,22 +69,17 @@ describe('Reads with the model call', () => {
   it('a Read after another tool of the same answer runs after it: it sees what the Write before it wrote', async () => {
     await env.writeFiles({ 'pre-gamma.txt': 'OLD-GAMMA\n' });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('pre-order', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'pre-gamma.txt' } }] },
         {
-          match: { agentName: 'pre-order' },
-          turns: [
-            { toolUses: [{ name: 'Read', input: { file_path: 'pre-gamma.txt' } }] },
-            {
-              toolUses: [
-                { name: 'Read', input: { file_path: 'pre-gamma.txt' } },
-                { name: 'Write', input: { file_path: 'pre-gamma.txt', content: 'NEW-GAMMA\n' } },
-                { name: 'Read', input: { file_path: 'pre-gamma.txt' } },
-              ],
-            },
-            { text: 'DONE' },
+          toolUses: [
+            { name: 'Read', input: { file_path: 'pre-gamma.txt' } },
+            { name: 'Write', input: { file_path: 'pre-gamma.txt', content: 'NEW-GAMMA\n' } },
+            { name: 'Read', input: { file_path: 'pre-gamma.txt' } },
           ],
         },
+        { text: 'DONE' },
       ]),
     );
     const handle = await env.start({ prompt: 'rewrite gamma', name: 'pre-order' });
@@ -115,15 +99,10 @@ describe('Reads with the model call', () => {
   it('leading Glob and Grep calls come back with the answer too: no activity task of their own', async () => {
     await env.writeFiles({ 'pre-src/one.ts': 'export const PRE_NEEDLE = 1;\n', 'pre-src/two.ts': 'export const OTHER = 2;\n' });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'pre-search' },
-          turns: [
-            { toolUses: [{ name: 'Glob', input: { pattern: 'pre-src/*.ts' } }, { name: 'Grep', input: { pattern: 'PRE_NEEDLE', output_mode: 'content' } }, { name: 'Read', input: { file_path: 'pre-src/two.ts' } }] },
-            { text: 'FOUND' },
-          ],
-        },
+    env.script(
+      agentNamed('pre-search', [
+        { toolUses: [{ name: 'Glob', input: { pattern: 'pre-src/*.ts' } }, { name: 'Grep', input: { pattern: 'PRE_NEEDLE', output_mode: 'content' } }, { name: 'Read', input: { file_path: 'pre-src/two.ts' } }] },
+        { text: 'FOUND' },
       ]),
     );
     const handle = await env.start({ prompt: 'find the needle', name: 'pre-search' });
@@ -150,21 +129,16 @@ describe('Reads with the model call', () => {
       'other.txt': 'OTHER-CONTENT\n',
     });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('pre-rules', [
         {
-          match: { agentName: 'pre-rules' },
-          turns: [
-            {
-              toolUses: [
-                { name: 'Read', input: { file_path: 'secret.txt' } },
-                { name: 'Read', input: { file_path: 'open.txt' } },
-                { name: 'Read', input: { file_path: 'other.txt' } },
-              ],
-            },
-            { text: 'DONE' },
+          toolUses: [
+            { name: 'Read', input: { file_path: 'secret.txt' } },
+            { name: 'Read', input: { file_path: 'open.txt' } },
+            { name: 'Read', input: { file_path: 'other.txt' } },
           ],
         },
+        { text: 'DONE' },
       ]),
     );
     const handle = await env.start({ prompt: 'read what you may', name: 'pre-rules', cwd: dir });
@@ -190,7 +164,7 @@ describe('Reads with the model call', () => {
       'hooked.txt': 'HOOKED-CONTENT\n',
     });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour(scenario([{ match: { agentName: 'pre-hook' }, turns: [{ toolUses: [{ name: 'Read', input: { file_path: 'hooked.txt' } }] }, { text: 'DONE' }] }]));
+    env.script(agentNamed('pre-hook', [{ toolUses: [{ name: 'Read', input: { file_path: 'hooked.txt' } }] }, { text: 'DONE' }]));
     const handle = await env.start({ prompt: 'read it', name: 'pre-hook', cwd: dir });
     expect((await handle.result()).status).toBe('completed');
     const steps = await stepsOf(handle.agentId);

@@ -1,18 +1,12 @@
 // @slow
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SubagentsClient } from '../../src/client/client';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory, taskSteps } from '../helpers/histories';
+import { agentNamed } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 const textOf = (messages: { content: unknown }[]): string => JSON.stringify(messages);
 
@@ -22,24 +16,16 @@ const outputLooks = async (agentId: string): Promise<number> =>
 
 describe('stall watchdog', () => {
   it('reports a child whose model stream stalls mid-way to its parent within the stall time, and stops it with stallAction "stop"', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentName: 'stall-root' },
-            turns: [
-              { toolUses: [{ name: 'Agent', input: { description: 'stalls', prompt: 'Write the report', subagent_type: 'general-purpose', name: 'staller', run_in_background: true } }] },
-              { text: 'ROOT waits for the report.' },
-              { text: 'ROOT saw: {{last_user_text}}' },
-              { text: 'ROOT saw: {{last_user_text}}' },
-            ],
-          },
-          // Sends message_start, a content block, a ping and one delta, then nothing while keeping the connection.
-          { match: { agentName: 'staller' }, turns: [{ text: 'The report begins here and never ends', stallAfterEvents: 4 }] },
-        ],
-      } as never,
-    });
+    env.script(
+      agentNamed('stall-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'stalls', prompt: 'Write the report', subagent_type: 'general-purpose', name: 'staller', run_in_background: true } }] },
+        { text: 'ROOT waits for the report.' },
+        { text: 'ROOT saw: {{last_user_text}}' },
+        { text: 'ROOT saw: {{last_user_text}}' },
+      ]),
+      // Sends message_start, a content block, a ping and one delta, then nothing while keeping the connection.
+      agentNamed('staller', [{ text: 'The report begins here and never ends', stallAfterEvents: 4 }]),
+    );
     const handle = await env.start({ prompt: 'delegate a report', name: 'stall-root', limits: { stallTimeoutMs: 3000, stallAction: 'stop' } });
     const result = await handle.result();
     expect(result.status).toBe('completed');
@@ -63,15 +49,7 @@ describe('stall watchdog', () => {
   });
 
   it('reports a hanging tool in its status but lets it run with the default action, until progress resumes', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [{
-          match: { agentName: 'hang-root' },
-          turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 6; echo woke' } }] }, { text: 'DONE after {{last_tool_result}}' }],
-        }],
-      } as never,
-    });
+    env.script(agentNamed('hang-root', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 6; echo woke' } }] }, { text: 'DONE after {{last_tool_result}}' }]));
     const handle = await env.start({ prompt: 'run something slow', name: 'hang-root', limits: { stallTimeoutMs: 2000 } });
     await waitFor(async () => (await handle.status()).stalled !== undefined, 30_000, 'the stall report');
     const stalled = (await handle.status()).stalled!;
@@ -90,7 +68,7 @@ describe('stall watchdog', () => {
   it('does not report a model call that keeps streaming for longer than the stall time', async () => {
     const answer = 'The slow answer arrives a few words at a time.';
     // Nine stream events a second apart: about 8 s of streaming against a 3 s stall time.
-    env.modelServer.setBehaviour({ kind: 'scripted', scenario: { agents: [{ match: { agentName: 'slow-stream' }, turns: [{ text: answer, eventDelayMs: 1000 }] }] } } as never);
+    env.script(agentNamed('slow-stream', [{ text: answer, eventDelayMs: 1000 }]));
     const handle = await env.start({ prompt: 'answer slowly', name: 'slow-stream', limits: { stallTimeoutMs: 3000, stallAction: 'stop' } });
     const result = await handle.result();
     expect(result.status).toBe('completed');
@@ -101,15 +79,7 @@ describe('stall watchdog', () => {
   });
 
   it('does not report a command that prints a line every second for longer than the stall time', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [{
-          match: { agentName: 'ticker' },
-          turns: [{ toolUses: [{ name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7 8; do echo "tick $i"; sleep 1; done' } }] }, { text: 'DONE after {{last_tool_result}}' }],
-        }],
-      } as never,
-    });
+    env.script(agentNamed('ticker', [{ toolUses: [{ name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7 8; do echo "tick $i"; sleep 1; done' } }] }, { text: 'DONE after {{last_tool_result}}' }]));
     const handle = await env.start({ prompt: 'count slowly', name: 'ticker', limits: { stallTimeoutMs: 3000, stallAction: 'stop' } });
     const result = await handle.result();
     expect(result.status).toBe('completed');
@@ -119,15 +89,7 @@ describe('stall watchdog', () => {
   });
 
   it('reports a command that printed and then went quiet, once its output stops growing', async () => {
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [{
-          match: { agentName: 'quiet' },
-          turns: [{ toolUses: [{ name: 'Bash', input: { command: 'echo started; sleep 9; echo finished' } }] }, { text: 'DONE after {{last_tool_result}}' }],
-        }],
-      } as never,
-    });
+    env.script(agentNamed('quiet', [{ toolUses: [{ name: 'Bash', input: { command: 'echo started; sleep 9; echo finished' } }] }, { text: 'DONE after {{last_tool_result}}' }]));
     const handle = await env.start({ prompt: 'start and wait', name: 'quiet', limits: { stallTimeoutMs: 2000 } });
     await waitFor(async () => (await handle.status()).stalled !== undefined, 30_000, 'the stall report');
     expect((await handle.status()).stalled).toMatchObject({ state: 'running_tools', activity: 'running Bash', action: 'report' });

@@ -1,26 +1,20 @@
 // @slow
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { resumeStateQuery, stopNoticeSignal } from '../../src/shared/protocol/definitions';
 import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/protocol/stop-notice-reason';
 import { patchBaseline } from '../../src/workflows/runtime/patches';
-import { createAgentTestEnv, modelCallsOf, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted, threeLevelTree } from '../helpers/scripted-agents';
 
 // A stop carries each child's notice on its cancellation request (src/workflows/runtime/cancel-notice.ts,
 // src/workflows/tree/stop-delivery.ts); a subagent cancelled without one (an operator's bare cancel) waits
 // briefly for a notice signal, so it still says who stopped it when one comes.
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
@@ -54,13 +48,7 @@ const noticeWaitsOf = (events: HistoryEvent[]) => events.filter((event) => Numbe
 
 describe('stopping a tree', () => {
   it('carries each child\'s notice on its cancellation: no notice signal, no wait; every agent ends cancelled and says who stopped it', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'stop-three-levels' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'stop-delivery middle: delegate' } }] }] },
-        { match: { userIncludes: 'stop-delivery middle' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'stop-delivery leaf: run a long command' } }] }] },
-        { match: { userIncludes: 'stop-delivery leaf' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }] },
-      ]),
-    );
+    env.script(...threeLevelTree('stop-three-levels', 'stop-delivery middle: delegate', 'stop-delivery leaf: run a long command'));
     const root = await env.start({ prompt: 'delegate two levels down', name: 'stop-three-levels' });
     const middle = `${root.agentId}.1`;
     const leaf = `${middle}.1`;
@@ -125,21 +113,16 @@ describe('stopping a tree', () => {
   });
 
   it('a stopped subtree: the middle reports its partial result to its running parent; the agents it stops report none to it', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'subtree-stop' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'SUBTREE-MIDDLE', name: 'mid', run_in_background: true } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'until [ -f subtree-bottom-started ]; do sleep 0.1; done' } }] },
-            { toolUses: [{ name: 'TaskStop', input: { task_id: 'mid' } }] },
-            { text: 'ROOT-DONE' },
-          ],
-        },
-        { match: { userIncludes: 'SUBTREE-MIDDLE' }, turns: [{ text: 'MIDDLE-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'SUBTREE-LEAF' } }] }] },
-        { match: { userIncludes: 'SUBTREE-LEAF' }, turns: [{ text: 'LEAF-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'bottom', prompt: 'SUBTREE-BOTTOM' } }] }] },
-        { match: { userIncludes: 'SUBTREE-BOTTOM' }, turns: [{ text: 'BOTTOM-PARTIAL', toolUses: [{ name: 'Bash', input: { command: 'touch subtree-bottom-started && sleep 60' } }] }] },
+    env.script(
+      agentNamed('subtree-stop', [
+        { toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'SUBTREE-MIDDLE', name: 'mid', run_in_background: true } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f subtree-bottom-started ]; do sleep 0.1; done' } }] },
+        { toolUses: [{ name: 'TaskStop', input: { task_id: 'mid' } }] },
+        { text: 'ROOT-DONE' },
       ]),
+      agentPrompted('SUBTREE-MIDDLE', [{ text: 'MIDDLE-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'SUBTREE-LEAF' } }] }]),
+      agentPrompted('SUBTREE-LEAF', [{ text: 'LEAF-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'bottom', prompt: 'SUBTREE-BOTTOM' } }] }]),
+      agentPrompted('SUBTREE-BOTTOM', [{ text: 'BOTTOM-PARTIAL', toolUses: [{ name: 'Bash', input: { command: 'touch subtree-bottom-started && sleep 60' } }] }]),
     );
     const root = await env.start({ prompt: 'start a subtree, then stop it', name: 'subtree-stop' });
     const middle = `${root.agentId}.1`;
@@ -176,11 +159,9 @@ describe('stopping a tree', () => {
   });
 
   it('a child stopped with its parent while it waits on the model: its call is cut; it still reports, so it closes a task later', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'stop-thinking-child' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'thinker', prompt: 'stop-delivery thinker: think slowly' } }] }] },
-        { match: { userIncludes: 'stop-delivery thinker' }, turns: [{ text: 'never sent', delayMs: 60_000 }] },
-      ]),
+    env.script(
+      agentNamed('stop-thinking-child', [{ toolUses: [{ name: 'Agent', input: { description: 'thinker', prompt: 'stop-delivery thinker: think slowly' } }] }]),
+      agentPrompted('stop-delivery thinker', [{ text: 'never sent', delayMs: 60_000 }]),
     );
     const root = await env.start({ prompt: 'delegate slow thinking', name: 'stop-thinking-child' });
     const child = `${root.agentId}.1`;
@@ -201,19 +182,14 @@ describe('stopping a tree', () => {
   });
 
   it('takes a notice an operator puts on a cancellation request; a malformed one is no notice', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'operator-reason' },
-          turns: [
-            { toolUses: [0, 1].map((index) => ({ name: 'Agent', input: { description: `slow ${index}`, prompt: `operator-reason child ${index}: think slowly`, run_in_background: true } })) },
-            { text: 'started both' },
-            { text: 'noted one' },
-            { text: 'noted both' },
-          ],
-        },
-        { match: { userIncludes: 'operator-reason child' }, turns: [{ text: 'never sent', delayMs: 60_000 }] },
+    env.script(
+      agentNamed('operator-reason', [
+        { toolUses: [0, 1].map((index) => ({ name: 'Agent', input: { description: `slow ${index}`, prompt: `operator-reason child ${index}: think slowly`, run_in_background: true } })) },
+        { text: 'started both' },
+        { text: 'noted one' },
+        { text: 'noted both' },
       ]),
+      agentPrompted('operator-reason child', [{ text: 'never sent', delayMs: 60_000 }]),
     );
     const root = await env.start({ prompt: 'delegate two slow tasks', name: 'operator-reason' });
     const [wellFormed, malformed] = [`${root.agentId}.1`, `${root.agentId}.2`];
@@ -242,7 +218,7 @@ describe('stopping a tree', () => {
   });
 
   it('refuses a stop whose notice the agent could not read, before anything is stopped', async () => {
-    env.modelServer.setBehaviour(scenario([{ match: { agentName: 'unreadable-notice' }, turns: [{ text: 'never sent', delayMs: 60_000 }] }]));
+    env.script(agentNamed('unreadable-notice', [{ text: 'never sent', delayMs: 60_000 }]));
     const root = await env.start({ prompt: 'think slowly', name: 'unreadable-notice' });
     await waitFor(async () => (await root.status().catch(() => undefined))?.state === 'calling_model', 60_000, 'the agent to call the model');
     await expect(root.stop({ by: '' })).rejects.toThrow(/"by" of 1 to 512 characters.*nothing was stopped/);
@@ -257,11 +233,9 @@ describe('stopping a tree', () => {
   });
 
   it('a subagent whose cancellation comes before its notice waits for the notice and names who stopped it', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'late-notice' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'late-notice child: think slowly' } }] }, { text: 'the child was stopped' }] },
-        { match: { userIncludes: 'late-notice child' }, turns: [{ text: 'never sent', delayMs: 60_000 }] },
-      ]),
+    env.script(
+      agentNamed('late-notice', [{ toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'late-notice child: think slowly' } }] }, { text: 'the child was stopped' }]),
+      agentPrompted('late-notice child', [{ text: 'never sent', delayMs: 60_000 }]),
     );
     const root = await env.start({ prompt: 'delegate a slow task', name: 'late-notice' });
     const child = `${root.agentId}.1`;
@@ -287,11 +261,9 @@ describe('stopping a tree', () => {
   });
 
   it('a subagent cancelled mid-tool without a notice waits for it once, then ends stopped by a cancellation request', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'bare-cancel' }, turns: [{ toolUses: [{ name: 'Agent', input: { description: 'busy', prompt: 'bare-cancel child: run a long command' } }] }, { text: 'the child was cancelled' }] },
-        { match: { userIncludes: 'bare-cancel child' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }] },
-      ]),
+    env.script(
+      agentNamed('bare-cancel', [{ toolUses: [{ name: 'Agent', input: { description: 'busy', prompt: 'bare-cancel child: run a long command' } }] }, { text: 'the child was cancelled' }]),
+      agentPrompted('bare-cancel child', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }]),
     );
     const root = await env.start({ prompt: 'delegate a long command', name: 'bare-cancel' });
     const child = `${root.agentId}.1`;

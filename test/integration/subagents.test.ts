@@ -2,43 +2,21 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { definitionPrompts } from '../../src/activities/agent-definitions/prompt-store';
+import { describe, expect, it } from 'vitest';
+import { definitionPrompts } from '../../src/project/agent-definitions/prompt-store';
 import type { SpawnContext } from '../../src/shared/agents/agent-definition';
 import { agentTypeKey, parentAgentIdKey, rootAgentIdKey, agentDepthKey } from '../../src/shared/protocol/search-attributes';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
+import { answeredRequestsOf, lastMessageBlocks, type ContentBlock } from '../helpers/model-requests';
 
-let env: AgentTestEnv;
+const env = useAgentTestEnv();
 
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const requestsOf = (agentId: string) => answeredRequestsOf(env.modelServer, agentId);
 
-type Block = { type: string; name?: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string };
-interface Body {
-  messages: { role: string; content: string | Block[] }[];
-  tools?: { name: string }[];
-}
-
-/** Model requests made by one agent (by the agentId header), parsed. */
-function requestsOf(agentId: string): Body[] {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => JSON.parse(request.rawBody) as Body);
-}
-
-function lastUserBlocks(body: Body): Block[] {
-  const last = body.messages[body.messages.length - 1]!;
-  return typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
-}
-
-function text(block: Block | undefined): string {
+function text(block: ContentBlock | undefined): string {
   if (!block) return '';
   if (typeof block.content === 'string') return block.content;
   return block.text ?? JSON.stringify(block.content);
@@ -48,22 +26,14 @@ function text(block: Block | undefined): string {
 describe('subagents: the Agent tool on a real Temporal server', () => {
   it('runs a foreground Explore child with a read-only pool and returns a bounded projection', async () => {
     await env.writeFiles({ 'keep.txt': 'original\n' });
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'fg-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'inspect keep file', prompt: 'Look at keep.txt and try to change it', subagent_type: 'Explore' } }] },
-            { text: 'Child said: {{last_tool_result}}' },
-          ],
-        },
-        {
-          match: { agentType: 'Explore' },
-          turns: [
-            { toolUses: [{ name: 'Write', input: { file_path: 'keep.txt', content: 'overwritten' } }] },
-            { text: 'EXPLORE-FINAL: keep.txt stays as it was' },
-          ],
-        },
+    env.script(
+      agentNamed('fg-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'inspect keep file', prompt: 'Look at keep.txt and try to change it', subagent_type: 'Explore' } }] },
+        { text: 'Child said: {{last_tool_result}}' },
+      ]),
+      agentOfType('Explore', [
+        { toolUses: [{ name: 'Write', input: { file_path: 'keep.txt', content: 'overwritten' } }] },
+        { text: 'EXPLORE-FINAL: keep.txt stays as it was' },
       ]),
     );
     const handle = await env.start({ prompt: 'delegate please', name: 'fg-root' });
@@ -74,13 +44,13 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     // The child's pool is read-only (its Bash runs read-only commands only); its Write attempt got an error and the file is untouched.
     const childRequests = requestsOf(childId);
     expect(childRequests[0]!.tools!.map((tool) => tool.name).sort()).toEqual(['Bash', 'Glob', 'Grep', 'Read', 'TodoWrite', 'WebFetch', 'WebSearch']);
-    const refused = lastUserBlocks(childRequests[1]!)[0]!;
+    const refused = lastMessageBlocks(childRequests[1]!)[0]!;
     expect(refused.is_error).toBe(true);
     expect(text(refused)).toContain('ToolNotAllowed');
     expect(readFileSync(path.join(env.workspace, 'keep.txt'), 'utf8')).toBe('original\n');
 
     // The parent saw the final text alone (Explore is one-shot: no agentId), not the child's history.
-    const parentResult = lastUserBlocks(requestsOf(handle.agentId)[1]!)[0]!;
+    const parentResult = lastMessageBlocks(requestsOf(handle.agentId)[1]!)[0]!;
     expect(text(parentResult)).toBe('EXPLORE-FINAL: keep.txt stays as it was');
     expect(text(parentResult)).not.toContain('overwritten');
     expect(result.treeUsage.outputTokens).toBeGreaterThan(result.usage.outputTokens);
@@ -98,48 +68,38 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   });
 
   it('falls back to general-purpose when no type is given, and lists valid types for an unknown one', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'fallback-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'no type', prompt: 'do a general task' } }] },
-            { toolUses: [{ name: 'Agent', input: { description: 'bad type', prompt: 'x', subagent_type: 'NoSuchType' } }] },
-            { text: 'done' },
-          ],
-        },
-        { match: { agentType: 'general-purpose' }, turns: [{ text: 'GENERAL-DONE' }] },
+    env.script(
+      agentNamed('fallback-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'no type', prompt: 'do a general task' } }] },
+        { toolUses: [{ name: 'Agent', input: { description: 'bad type', prompt: 'x', subagent_type: 'NoSuchType' } }] },
+        { text: 'done' },
       ]),
+      agentOfType('general-purpose', [{ text: 'GENERAL-DONE' }]),
     );
     const handle = await env.start({ prompt: 'fallback test', name: 'fallback-root' });
     expect((await handle.result()).status).toBe('completed');
     const description = await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe();
     expect(description.typedSearchAttributes.get(agentTypeKey)).toBe('general-purpose');
-    const unknown = lastUserBlocks(requestsOf(handle.agentId)[2]!)[0]!;
+    const unknown = lastMessageBlocks(requestsOf(handle.agentId)[2]!)[0]!;
     expect(unknown.is_error).toBe(true);
     expect(text(unknown)).toContain('Unknown agent type "NoSuchType". Valid types: Explore, Plan, general-purpose');
   });
 
   it('launches a background child, notifies the parent, and the parent reacts', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'bg-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'background job', prompt: 'slow background work', run_in_background: true } }] },
-            { text: 'I will wait for the background job.' },
-            { text: 'Reacting to: {{last_user_text}}' },
-          ],
-        },
-        { match: { userIncludes: 'slow background work' }, turns: [{ text: 'BACKGROUND-RESULT-42', delayMs: 1000 }] },
+    env.script(
+      agentNamed('bg-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'background job', prompt: 'slow background work', run_in_background: true } }] },
+        { text: 'I will wait for the background job.' },
+        { text: 'Reacting to: {{last_user_text}}' },
       ]),
+      agentPrompted('slow background work', [{ text: 'BACKGROUND-RESULT-42', delayMs: 1000 }]),
     );
     const handle = await env.start({ prompt: 'background test', name: 'bg-root' });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const requests = requestsOf(handle.agentId);
-    expect(text(lastUserBlocks(requests[1]!)[0])).toContain('async_launched');
-    const notification = text(lastUserBlocks(requests[2]!)[0]);
+    expect(text(lastMessageBlocks(requests[1]!)[0])).toContain('async_launched');
+    const notification = text(lastMessageBlocks(requests[2]!)[0]);
     expect(notification).toContain('<task-notification>');
     expect(notification).toContain(`<task-id>${handle.agentId}.1</task-id>`);
     expect(notification).toContain('<status>completed</status>');
@@ -149,27 +109,19 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   });
 
   it('moves a slow foreground child to the background after the threshold without restarting it', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'auto-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'slow foreground', prompt: 'slow foreground task' } }] },
-            { text: 'ok, waiting' },
-            { text: 'got: {{last_user_text}}' },
-          ],
-        },
-        {
-          match: { userIncludes: 'slow foreground task' },
-          turns: [{ toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 1500 }, { text: 'SLOW-CHILD-DONE', delayMs: 500 }],
-        },
+    env.script(
+      agentNamed('auto-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'slow foreground', prompt: 'slow foreground task' } }] },
+        { text: 'ok, waiting' },
+        { text: 'got: {{last_user_text}}' },
       ]),
+      agentPrompted('slow foreground task', [{ toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 1500 }, { text: 'SLOW-CHILD-DONE', delayMs: 500 }]),
     );
     const handle = await env.start({ prompt: 'auto background test', name: 'auto-root', limits: { autoBackgroundMs: 1000 } });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const requests = requestsOf(handle.agentId);
-    expect(text(lastUserBlocks(requests[1]!)[0])).toMatch(/still running after 1 s and now runs in the background without having been restarted/);
+    expect(text(lastMessageBlocks(requests[1]!)[0])).toMatch(/still running after 1 s and now runs in the background without having been restarted/);
     expect(result.finalText).toContain('SLOW-CHILD-DONE');
     // One uninterrupted run: one execution, its model called exactly twice.
     const childId = `${handle.agentId}.1`;
@@ -180,25 +132,14 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   });
 
   it('tells the root when a grandchild moves to the background, so the tree lists it as background', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'auto-grand-root' },
-          turns: [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'middle agent task', subagent_type: 'general-purpose' } }] }, { text: 'root done' }],
-        },
-        {
-          match: { userIncludes: 'middle agent task' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'slow grandchild', prompt: 'slow grandchild task' } }] },
-            { text: 'middle waiting' },
-            { text: 'middle done' },
-          ],
-        },
-        {
-          match: { userIncludes: 'slow grandchild task' },
-          turns: [{ toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 2000 }, { text: 'GRANDCHILD-DONE' }],
-        },
+    env.script(
+      agentNamed('auto-grand-root', [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'middle agent task', subagent_type: 'general-purpose' } }] }, { text: 'root done' }]),
+      agentPrompted('middle agent task', [
+        { toolUses: [{ name: 'Agent', input: { description: 'slow grandchild', prompt: 'slow grandchild task' } }] },
+        { text: 'middle waiting' },
+        { text: 'middle done' },
       ]),
+      agentPrompted('slow grandchild task', [{ toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 2000 }, { text: 'GRANDCHILD-DONE' }]),
     );
     const handle = await env.start({ prompt: 'grandchild auto background', name: 'auto-grand-root', limits: { autoBackgroundMs: 1000 } });
     const grandchild = `${handle.agentId}.1.1`;
@@ -208,76 +149,60 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   });
 
   it('enforces the depth limit, per-agent concurrency and per-tree concurrency with clear errors', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('limits-root', [
         {
-          match: { agentName: 'limits-root' },
-          turns: [
-            {
-              toolUses: [1, 2, 3].map((index) => ({
-                name: 'Agent',
-                input: { description: `worker ${index}`, prompt: `limited worker ${index}`, run_in_background: true },
-              })),
-            },
-            { text: 'launched' },
-            { text: 'one done' },
-            { text: 'two done' },
-          ],
+          toolUses: [1, 2, 3].map((index) => ({
+            name: 'Agent',
+            input: { description: `worker ${index}`, prompt: `limited worker ${index}`, run_in_background: true },
+          })),
         },
-        {
-          match: { userIncludes: 'limited worker 1' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'grandchild', prompt: 'grandchild work' } }], delayMs: 300 },
-            { text: 'worker 1 done: {{last_tool_result}}' },
-          ],
-        },
-        { match: { userIncludes: 'limited worker 2' }, turns: [{ text: 'worker 2 done', delayMs: 800 }] },
-        { match: { userIncludes: 'grandchild work' }, turns: [{ text: 'grandchild done' }] },
+        { text: 'launched' },
+        { text: 'one done' },
+        { text: 'two done' },
       ]),
+      agentPrompted('limited worker 1', [
+        { toolUses: [{ name: 'Agent', input: { description: 'grandchild', prompt: 'grandchild work' } }], delayMs: 300 },
+        { text: 'worker 1 done: {{last_tool_result}}' },
+      ]),
+      agentPrompted('limited worker 2', [{ text: 'worker 2 done', delayMs: 800 }]),
+      agentPrompted('grandchild work', [{ text: 'grandchild done' }]),
     );
     const handle = await env.start({ prompt: 'limits test', name: 'limits-root', limits: { maxChildrenPerAgent: 2, maxAgentsPerTree: 2, maxDepth: 1 } });
     const result = await handle.result();
     expect(result.status).toBe('completed');
-    const results = lastUserBlocks(requestsOf(handle.agentId)[1]!);
+    const results = lastMessageBlocks(requestsOf(handle.agentId)[1]!);
     expect(results.map((block) => block.is_error === true)).toEqual([false, false, true]);
     expect(text(results[2])).toContain('SpawnLimitReached: this agent already has 2 running subagents (limit 2)');
     // maxDepth 1: the children have no Agent tool, and calling it anyway is refused.
     const childRequests = requestsOf(`${handle.agentId}.1`);
     expect(childRequests[0]!.tools!.map((tool) => tool.name)).not.toContain('Agent');
-    expect(text(lastUserBlocks(childRequests[1]!)[0])).toContain('ToolNotAllowed');
+    expect(text(lastMessageBlocks(childRequests[1]!)[0])).toContain('ToolNotAllowed');
   });
 
   it('refuses a spawn over the per-tree limit, decided by the root for a grandchild', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'tree-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'middle manager' } }] },
-            { text: 'tree done: {{last_tool_result}}' },
-          ],
-        },
-        {
-          match: { userIncludes: 'middle manager' },
-          turns: [
-            {
-              toolUses: [
-                { name: 'Agent', input: { description: 'leaf a', prompt: 'leaf a work', run_in_background: true } },
-                { name: 'Agent', input: { description: 'leaf b', prompt: 'leaf b work', run_in_background: true } },
-              ],
-            },
-            { text: 'middle waits' },
-            { text: 'middle done' },
-          ],
-        },
-        { match: { userIncludes: 'leaf a work' }, turns: [{ text: 'leaf a done', delayMs: 300 }] },
-        { match: { userIncludes: 'leaf b work' }, turns: [{ text: 'leaf b done' }] },
+    env.script(
+      agentNamed('tree-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'middle manager' } }] },
+        { text: 'tree done: {{last_tool_result}}' },
       ]),
+      agentPrompted('middle manager', [
+        {
+          toolUses: [
+            { name: 'Agent', input: { description: 'leaf a', prompt: 'leaf a work', run_in_background: true } },
+            { name: 'Agent', input: { description: 'leaf b', prompt: 'leaf b work', run_in_background: true } },
+          ],
+        },
+        { text: 'middle waits' },
+        { text: 'middle done' },
+      ]),
+      agentPrompted('leaf a work', [{ text: 'leaf a done', delayMs: 300 }]),
+      agentPrompted('leaf b work', [{ text: 'leaf b done' }]),
     );
     const handle = await env.start({ prompt: 'tree limit test', name: 'tree-root', limits: { maxAgentsPerTree: 2 } });
     expect((await handle.result()).status).toBe('completed');
     // The two spawns ask the root concurrently (signals carry no order between them): exactly one is refused.
-    const middle = lastUserBlocks(requestsOf(`${handle.agentId}.1`)[1]!);
+    const middle = lastMessageBlocks(requestsOf(`${handle.agentId}.1`)[1]!);
     const refused = middle.filter((block) => block.is_error);
     expect(refused).toHaveLength(1);
     expect(text(refused[0])).toContain('this agent tree already has 2 running agents (limit 2)');
@@ -287,22 +212,17 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   });
 
   it('stops background agents and the root at the tree token budget, with the reason in their results', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'budget-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'spender', prompt: 'spend tokens forever', run_in_background: true } }] },
-            { text: 'waiting for the spender' },
-            { toolUses: [{ name: 'Agent', input: { description: 'late', prompt: 'too late' } }] },
-            { text: 'budget test over' },
-          ],
-        },
-        {
-          match: { userIncludes: 'spend tokens forever' },
-          turns: Array.from({ length: 40 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '**/*.none' } }], delayMs: 50 })),
-        },
+    env.script(
+      agentNamed('budget-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'spender', prompt: 'spend tokens forever', run_in_background: true } }] },
+        { text: 'waiting for the spender' },
+        { toolUses: [{ name: 'Agent', input: { description: 'late', prompt: 'too late' } }] },
+        { text: 'budget test over' },
       ]),
+      {
+        match: { userIncludes: 'spend tokens forever' },
+        turns: Array.from({ length: 40 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '**/*.none' } }], delayMs: 50 })),
+      },
     );
     const handle = await env.start({ prompt: 'budget test', name: 'budget-root', limits: { treeTokenBudget: 60000 } });
     const result = await handle.result();
@@ -321,27 +241,19 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   });
 
   it('delivers SendMessage to a running agent at its next turn, and resumes a finished one', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'send-root' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'listener', prompt: 'listen for messages', name: 'listener', run_in_background: true } }] },
-            { toolUses: [{ name: 'SendMessage', input: { to: 'listener', message: 'PING-FROM-ROOT' } }] },
-            { text: 'waiting for listener' },
-            { toolUses: [{ name: 'SendMessage', input: { to: 'listener', message: 'PLEASE-CONTINUE' } }] },
-            { text: 'waiting for the resumed listener' },
-            { text: 'all done: {{last_user_text}}' },
-          ],
-        },
-        {
-          match: { agentName: 'listener' },
-          turns: [
-            { toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 1500 },
-            { text: 'listener got: {{last_user_text}}' },
-            { text: 'RESUMED-LISTENER saw {{last_user_text}}' },
-          ],
-        },
+    env.script(
+      agentNamed('send-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'listener', prompt: 'listen for messages', name: 'listener', run_in_background: true } }] },
+        { toolUses: [{ name: 'SendMessage', input: { to: 'listener', message: 'PING-FROM-ROOT' } }] },
+        { text: 'waiting for listener' },
+        { toolUses: [{ name: 'SendMessage', input: { to: 'listener', message: 'PLEASE-CONTINUE' } }] },
+        { text: 'waiting for the resumed listener' },
+        { text: 'all done: {{last_user_text}}' },
+      ]),
+      agentNamed('listener', [
+        { toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 1500 },
+        { text: 'listener got: {{last_user_text}}' },
+        { text: 'RESUMED-LISTENER saw {{last_user_text}}' },
       ]),
     );
     const handle = await env.start({ prompt: 'send test', name: 'send-root' });
@@ -350,13 +262,13 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     const childId = `${handle.agentId}.1`;
     const childRequests = requestsOf(childId);
     // Running: the message arrives after the tool result, in the same user message.
-    const delivered = lastUserBlocks(childRequests[1]!);
+    const delivered = lastMessageBlocks(childRequests[1]!);
     expect(delivered[0]!.type).toBe('tool_result');
     expect(text(delivered[1])).toContain('PING-FROM-ROOT');
     // Finished: a new run of the same agentId continues from its history with the message.
     expect(childRequests).toHaveLength(3);
     expect(childRequests[2]!.messages.length).toBeGreaterThan(childRequests[1]!.messages.length);
-    expect(text(lastUserBlocks(childRequests[2]!)[0])).toContain('PLEASE-CONTINUE');
+    expect(text(lastMessageBlocks(childRequests[2]!)[0])).toContain('PLEASE-CONTINUE');
     expect(result.finalText).toContain('RESUMED-LISTENER');
     await recordHistory(env.temporal.client, handle.agentId, 'subagents-send-message');
     const runs = [];
@@ -368,12 +280,10 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     const calls = Array.from({ length: 11 }, (_, index) => ({ name: 'Agent', input: { description: `part ${index + 1}`, prompt: `window part ${index + 1}.` } }));
     // Part 1 runs until the test sees part 11 start (no fixed delay: a loaded machine spawns slowly); the others answer at once.
     const release = path.join(env.workspace, 'window-part-1-release');
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: 'window-root' }, turns: [{ toolUses: calls }, { text: 'all parts done' }] },
-        { match: { userIncludes: 'window part 1.' }, turns: [{ toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release} ]; do sleep 0.1; done` } }] }, { text: 'part 1 done' }] },
-        { match: { userIncludes: 'window part' }, turns: [{ text: 'part done' }] },
-      ]),
+    env.script(
+      agentNamed('window-root', [{ toolUses: calls }, { text: 'all parts done' }]),
+      agentPrompted('window part 1.', [{ toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release} ]; do sleep 0.1; done` } }] }, { text: 'part 1 done' }]),
+      agentPrompted('window part', [{ text: 'part done' }]),
     );
     const handle = await env.start({ prompt: 'eleven parts', name: 'window-root' });
     const calledBy = (agentId: string) => env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
@@ -384,8 +294,8 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     expect((await handle.result()).status).toBe('completed');
     // Every call answered, in the order of the calls.
     const second = requestsOf(handle.agentId)[1]!;
-    const results = lastUserBlocks(second).filter((block) => block.type === 'tool_result');
-    const asked = second.messages.at(-2)!.content as (Block & { id?: string })[];
+    const results = lastMessageBlocks(second).filter((block) => block.type === 'tool_result');
+    const asked = second.messages.at(-2)!.content as (ContentBlock & { id?: string })[];
     expect(results.map((block) => block.tool_use_id)).toEqual(asked.map((block) => block.id));
     expect(results.map((block) => text(block).split('\n')[0])).toEqual(['part 1 done', ...Array.from({ length: 10 }, () => 'part done')]);
     await recordHistory(env.temporal.client, handle.agentId, 'sliding-tool-window-root');
@@ -397,23 +307,18 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     writeFileSync(path.join(agentsDir, 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews files\ntools: Read, NotebookEdit\nmodel: opus\n---\nYou are REVIEWER-PROMPT.\n');
     writeFileSync(path.join(agentsDir, 'explore.md'), '---\nname: Explore\ndescription: Project explorer\ntools: [Grep]\n---\nPROJECT-EXPLORE-PROMPT\n');
     writeFileSync(path.join(agentsDir, 'broken.md'), '---\nname: [unclosed\n---\nbody\n');
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('custom-root', [
         {
-          match: { agentName: 'custom-root' },
-          turns: [
-            {
-              toolUses: [
-                { name: 'Agent', input: { description: 'review', prompt: 'review it', subagent_type: 'reviewer' } },
-                { name: 'Agent', input: { description: 'explore', prompt: 'explore it', subagent_type: 'Explore' } },
-              ],
-            },
-            { text: 'custom done' },
+          toolUses: [
+            { name: 'Agent', input: { description: 'review', prompt: 'review it', subagent_type: 'reviewer' } },
+            { name: 'Agent', input: { description: 'explore', prompt: 'explore it', subagent_type: 'Explore' } },
           ],
         },
-        { match: { agentType: 'reviewer' }, turns: [{ text: 'reviewed' }] },
-        { match: { agentType: 'Explore' }, turns: [{ text: 'explored' }] },
+        { text: 'custom done' },
       ]),
+      agentOfType('reviewer', [{ text: 'reviewed' }]),
+      agentOfType('Explore', [{ text: 'explored' }]),
     );
     const handle = await env.start({ prompt: 'custom types', name: 'custom-root' });
     expect((await handle.result()).status).toBe('completed');
@@ -464,11 +369,9 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     const file = path.join(cwd, '.claude', 'agents', `${type}.md`);
     const writeType = (body: string) => writeFileSync(file, `---\nname: ${type}\ndescription: A ${type}\ntools: Read\n---\n${body}\n`);
     writeType(prompt);
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: name }, turns: [{ delayMs: 1_500, toolUses: [{ name: 'Agent', input: { description: type, prompt: 'do it', subagent_type: type } }] }, { text: 'noted' }] },
-        { match: { agentType: type }, turns: [{ text: `${type} done` }] },
-      ]),
+    env.script(
+      agentNamed(name, [{ delayMs: 1_500, toolUses: [{ name: 'Agent', input: { description: type, prompt: 'do it', subagent_type: type } }] }, { text: 'noted' }]),
+      agentOfType(type, [{ text: `${type} done` }]),
     );
     const handle = await env.start({ prompt: name, name, cwd });
     // Requests are logged as they arrive: the root's first one means its start (and load of its types) is done.
@@ -491,7 +394,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     rmSync(file);
     definitionPrompts.clear();
     expect((await handle.result()).status).toBe('completed');
-    const toolResult = text(lastUserBlocks(requestsOf(handle.agentId)[1]!).find((block) => block.type === 'tool_result'));
+    const toolResult = text(lastMessageBlocks(requestsOf(handle.agentId)[1]!).find((block) => block.type === 'tool_result'));
     expect(toolResult).toContain('AgentTypeGone: agent type "vanishing" was defined in');
     expect(toolResult).toContain('Restore the file, or start the agent again');
     expect(requestsOf(`${handle.agentId}.1`)).toEqual([]);

@@ -1,67 +1,43 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { answeredRequestsOf, type ContentBlock, type RequestBody } from '../helpers/model-requests';
 
-let env: AgentTestEnv;
+const env = useAgentTestEnv();
 
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
-
-type Block = { type: string; text?: string; tool_use_id?: string; content?: unknown; is_error?: boolean };
-interface Body {
-  messages: { role: string; content: string | Block[] }[];
-  tools?: { name: string }[];
-}
-
-function requestsOf(agentId: string): Body[] {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => JSON.parse(request.rawBody) as Body);
-}
+const requestsOf = (agentId: string) => answeredRequestsOf(env.modelServer, agentId);
 
 /** The tool results of the last user message of a request. */
-function results(body: Body): Block[] {
+function results(body: RequestBody): ContentBlock[] {
   const last = body.messages[body.messages.length - 1]!;
   return typeof last.content === 'string' ? [] : last.content.filter((block) => block.type === 'tool_result');
 }
-const text = (block: Block | undefined): string => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? ''));
+const text = (block: ContentBlock | undefined): string => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? ''));
 
 
 describe('TaskOutput: a parent peeks at its children', () => {
   it('lists running children, shows a running child by query, waits for it, and shows a finished child', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
+    env.script(
+      agentNamed('peeker', [
+        { toolUses: [{ name: 'Agent', input: { description: 'peek target', prompt: 'PEEK-CHILD', name: 'peeky', run_in_background: true } }] },
+        // The child's first tool call creates this file, so from here on it is running a tool with its first text recorded.
+        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f child-started ]; do sleep 0.1; done' } }] },
+        { toolUses: [{ name: 'TaskOutput', input: {} }, { name: 'TaskOutput', input: { task_id: 'peeky', block: false } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'touch go' } }] },
+        { toolUses: [{ name: 'TaskOutput', input: { task_id: '{{agent_id}}.1', timeout: 120000 } }, { name: 'TaskOutput', input: { task_id: 'nobody' } }] },
         {
-          match: { agentName: 'peeker' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'peek target', prompt: 'PEEK-CHILD', name: 'peeky', run_in_background: true } }] },
-            // The child's first tool call creates this file, so from here on it is running a tool with its first text recorded.
-            { toolUses: [{ name: 'Bash', input: { command: 'until [ -f child-started ]; do sleep 0.1; done' } }] },
-            { toolUses: [{ name: 'TaskOutput', input: {} }, { name: 'TaskOutput', input: { task_id: 'peeky', block: false } }] },
-            { toolUses: [{ name: 'Bash', input: { command: 'touch go' } }] },
-            { toolUses: [{ name: 'TaskOutput', input: { task_id: '{{agent_id}}.1', timeout: 120000 } }, { name: 'TaskOutput', input: { task_id: 'nobody' } }] },
-            {
-              toolUses: [
-                { name: 'TaskOutput', input: { task_id: 'peeky', block: 'yes' } },
-                { name: 'TaskOutput', input: {} },
-                { name: 'TaskOutput', input: { task_id: 'peeky', block: false } },
-              ],
-            },
-            { text: 'PEEKER-DONE' },
+          toolUses: [
+            { name: 'TaskOutput', input: { task_id: 'peeky', block: 'yes' } },
+            { name: 'TaskOutput', input: {} },
+            { name: 'TaskOutput', input: { task_id: 'peeky', block: false } },
           ],
         },
-        {
-          match: { userIncludes: 'PEEK-CHILD' },
-          turns: [
-            { text: 'CHILD-PROGRESS-NOTE', toolUses: [{ name: 'Bash', input: { command: 'touch child-started && until [ -f go ]; do sleep 0.1; done' } }] },
-            { text: 'CHILD-FINAL-ANSWER' },
-          ],
-        },
+        { text: 'PEEKER-DONE' },
+      ]),
+      agentPrompted('PEEK-CHILD', [
+        { text: 'CHILD-PROGRESS-NOTE', toolUses: [{ name: 'Bash', input: { command: 'touch child-started && until [ -f go ]; do sleep 0.1; done' } }] },
+        { text: 'CHILD-FINAL-ANSWER' },
       ]),
     );
     const handle = await env.start({ prompt: 'peek at a child', name: 'peeker' });

@@ -1,27 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePrivateAllowance } from '../../src/shared/policy/address-policy';
-import { createAgentTestEnv, requestBodies, type AgentTestEnv } from '../helpers/agent-env';
+import { describe, expect, it } from 'vitest';
+import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
+import { localSiteWeb, useLocalSite } from '../helpers/local-site';
+import { agentOfType, agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-let site: Server;
-let siteUrl: string;
-
-beforeAll(async () => {
-  site = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Changelog</title></head><body><p>Release 7 ships MCP support.</p></body></html>');
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  // WebFetch may reach this machine's test server only because the worker is configured to allow it.
-  env = await createAgentTestEnv({ kind: 'echo' }, { web: { allowPrivateAddresses: parsePrivateAllowance('127.0.0.1') } });
-});
-afterAll(async () => {
-  await env?.close();
-  site?.closeAllConnections();
-  await new Promise((resolve) => site?.close(resolve));
-});
+const site = useLocalSite('<html><head><title>Changelog</title></head><body><p>Release 7 ships MCP support.</p></body></html>');
+// WebFetch may reach this machine's test server only because the worker is configured to allow it.
+const env = useAgentTestEnv({ kind: 'echo' }, localSiteWeb());
 
 type Block = { type: string; content?: unknown; is_error?: boolean; name?: string };
 const blocks = (content: unknown): Block[] => (Array.isArray(content) ? (content as Block[]) : []);
@@ -35,30 +19,22 @@ describe('WebFetch, WebSearch and TodoWrite in the agent loop', () => {
       ],
     });
     env.modelServer.clearRequests();
-    env.modelServer.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          { match: { agentType: 'WebFetch' }, turns: [{ text: 'The page says release 7 ships MCP support.' }] },
-          { match: { agentType: 'WebSearch' }, turns: [{ serverToolUses: [{ name: 'web_search', input: { query: 'temporal workflows' } }], text: 'Workflows are durable.' }] },
-          {
-            match: { userIncludes: 'research the release' },
-            turns: [
-              { toolUses: [{ name: 'TodoWrite', input: todo(['in_progress', 'pending']) }] },
-              {
-                toolUses: [
-                  { name: 'WebFetch', input: { url: `${siteUrl}/changelog`, prompt: 'What does release 7 ship?' } },
-                  { name: 'WebSearch', input: { query: 'temporal workflows', allowed_domains: ['temporal.io'] } },
-                ],
-              },
-              { toolUses: [{ name: 'TodoWrite', input: todo(['completed', 'in_progress']) }] },
-              { toolUses: [{ name: 'TodoWrite', input: { todos: [{ content: 'x', status: 'finished' }] } }] },
-              { text: 'Done: release 7 ships MCP support.' },
-            ],
-          },
-        ],
-      },
-    });
+    env.script(
+      agentOfType('WebFetch', [{ text: 'The page says release 7 ships MCP support.' }]),
+      agentOfType('WebSearch', [{ serverToolUses: [{ name: 'web_search', input: { query: 'temporal workflows' } }], text: 'Workflows are durable.' }]),
+      agentPrompted('research the release', [
+        { toolUses: [{ name: 'TodoWrite', input: todo(['in_progress', 'pending']) }] },
+        {
+          toolUses: [
+            { name: 'WebFetch', input: { url: `${site.url()}/changelog`, prompt: 'What does release 7 ship?' } },
+            { name: 'WebSearch', input: { query: 'temporal workflows', allowed_domains: ['temporal.io'] } },
+          ],
+        },
+        { toolUses: [{ name: 'TodoWrite', input: todo(['completed', 'in_progress']) }] },
+        { toolUses: [{ name: 'TodoWrite', input: { todos: [{ content: 'x', status: 'finished' }] } }] },
+        { text: 'Done: release 7 ships MCP support.' },
+      ]),
+    );
     const handle = await env.start({ prompt: 'Please research the release' });
     const result = await handle.result();
     expect(result.status).toBe('completed');
@@ -76,7 +52,7 @@ describe('WebFetch, WebSearch and TodoWrite in the agent loop', () => {
     const results = messages.flatMap((message) => blocks(message.content)).filter((block) => block.type === 'tool_result');
     expect(results).toHaveLength(5);
     expect(String(results[0]!.content)).toMatch(/^Todo list updated: 1 in progress, 1 pending, 0 completed/);
-    expect(String(results[1]!.content)).toMatch(new RegExp(`^Fetched ${siteUrl}/changelog \\(HTTP 200[\\s\\S]*The page says release 7 ships MCP support\\.`));
+    expect(String(results[1]!.content)).toMatch(new RegExp(`^Fetched ${site.url()}/changelog \\(HTTP 200[\\s\\S]*The page says release 7 ships MCP support\\.`));
     expect(String(results[2]!.content)).toContain('1. Temporal Workflows — https://docs.temporal.io/workflows');
     expect(results[4]).toMatchObject({ is_error: true, content: expect.stringMatching(/^InvalidToolInput: TodoWrite was called with invalid input: "todos.0.activeForm"/) });
 

@@ -6,8 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrivateAllowance } from '../../src/shared/policy/address-policy';
-import { createAgentTestEnv, modelCallsOf, scenario, writeProject, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, modelCallsOf, writeProject, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
+import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
 
 let env: AgentTestEnv;
 let site: Server;
@@ -42,11 +43,9 @@ function toolResults(agentId: string): Array<{ content: string; is_error?: boole
 
 describe('WebFetch permission by domain', () => {
   it('in default mode a new domain waits for a person; "always" approves that domain for the tree', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentType: 'WebFetch' }, turns: [{ text: 'Release 7 ships MCP support.' }] },
-        { match: { agentName: 'fetch-ask' }, turns: [fetchTurn('first'), fetchTurn('second'), { text: 'done' }] },
-      ]),
+    env.script(
+      agentOfType('WebFetch', [{ text: 'Release 7 ships MCP support.' }]),
+      agentNamed('fetch-ask', [fetchTurn('first'), fetchTurn('second'), { text: 'done' }]),
     );
     const served = pagesServed;
     const handle = await env.start({ prompt: 'read the changelog', name: 'fetch-ask', cwd: writeProject(env.workspace, 'ask', {}), permissionMode: 'default' });
@@ -69,18 +68,13 @@ describe('WebFetch permission by domain', () => {
   });
 
   it('a background agent gets its answer through the approval route (auto-denied by default), never a silent allow', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        {
-          match: { agentName: 'fetch-background' },
-          turns: [
-            { toolUses: [{ name: 'Agent', input: { description: 'fetcher', prompt: 'background fetch task', run_in_background: true } }] },
-            { text: 'waiting' },
-            { text: 'root got: {{last_user_text}}' },
-          ],
-        },
-        { match: { userIncludes: 'background fetch task' }, turns: [fetchTurn('background'), { text: 'fetcher saw: {{last_tool_result}}' }] },
+    env.script(
+      agentNamed('fetch-background', [
+        { toolUses: [{ name: 'Agent', input: { description: 'fetcher', prompt: 'background fetch task', run_in_background: true } }] },
+        { text: 'waiting' },
+        { text: 'root got: {{last_user_text}}' },
       ]),
+      agentPrompted('background fetch task', [fetchTurn('background'), { text: 'fetcher saw: {{last_tool_result}}' }]),
     );
     const served = pagesServed;
     const handle = await env.start({ prompt: 'fetch in the background', name: 'fetch-background', cwd: writeProject(env.workspace, 'background', {}), permissionMode: 'default' });
@@ -91,12 +85,10 @@ describe('WebFetch permission by domain', () => {
   });
 
   it('a WebFetch(domain:…) allow rule lets the fetch through without asking; dontAsk denies an unlisted domain', async () => {
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentType: 'WebFetch' }, turns: [{ text: 'Release 7 ships MCP support.' }] },
-        { match: { agentName: 'fetch-rule' }, turns: [fetchTurn('ruled'), { text: 'done' }] },
-        { match: { agentName: 'fetch-dont-ask' }, turns: [fetchTurn('refused'), { text: 'done' }] },
-      ]),
+    env.script(
+      agentOfType('WebFetch', [{ text: 'Release 7 ships MCP support.' }]),
+      agentNamed('fetch-rule', [fetchTurn('ruled'), { text: 'done' }]),
+      agentNamed('fetch-dont-ask', [fetchTurn('refused'), { text: 'done' }]),
     );
     const served = pagesServed;
     const ruled = writeProject(env.workspace, 'rule', { '.claude/settings.json': JSON.stringify({ permissions: { allow: ['WebFetch(domain:127.0.0.1)'] } }) });
