@@ -23,7 +23,7 @@ import { createWebActivities, type WebToolSettings } from './web';
 import { createCustomToolActivities, workerToolsFor } from './custom-tools/activities';
 import { createHookActivities } from './hooks/run-hook';
 import { createShellSyntaxActivities } from './shell-syntax/activities';
-import type { CustomTool } from '../api/define-tool';
+import type { CustomTool } from '../shared/tools/define-tool';
 import type { ToolTaskQueues } from '../shared/tools/custom-tools';
 import { countTokensVariable, parseCountTokensSetting, type CountTokensSetting } from '../shared/model/count-tokens';
 import { createCountTokensActivities } from './count-tokens';

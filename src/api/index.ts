@@ -33,4 +33,4 @@ export {
   type CustomToolContext,
   type CustomToolOptions,
   type CustomToolOutput,
-} from './define-tool';
+} from '../shared/tools/define-tool';

@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import type { CustomTool } from './define-tool';
+import type { CustomTool } from '../shared/tools/define-tool';
 import { SubagentsClient } from '../client/client';
 import { startDevServer, type DevServer } from '../dev/dev-server';
 import { startModelServer, type Behaviour, type ModelServer } from '../model-server/server';

@@ -29,7 +29,7 @@ export {
   type CustomToolContext,
   type CustomToolOptions,
   type CustomToolOutput,
-} from './define-tool';
+} from '../shared/tools/define-tool';
 export { parseToolTaskQueues, routableToolNames, type ToolTaskQueues } from '../shared/tools/custom-tools';
 export { createDataConverter, createPayloadCodecs } from '../codec/data-converter';
 export { setupTelemetry, type Telemetry } from '../worker/observability';

@@ -6,7 +6,7 @@ import { SimplePlugin } from '@temporalio/plugin';
 import { Runtime, type BundleOptions, type Worker, type WorkerOptions } from '@temporalio/worker';
 import path from 'node:path';
 import { createActivities } from '../activities';
-import type { CustomTool } from '../api/define-tool';
+import type { CustomTool } from '../shared/tools/define-tool';
 import { McpConnectionPool } from '../mcp/connection-pool';
 import type { ShellOptions } from '../config/shell-options';
 import { webSettingsFromEnv, type WebToolSettings } from '../activities/web';

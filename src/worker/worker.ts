@@ -4,7 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import type { CustomTool } from '../api/define-tool';
+import type { CustomTool } from '../shared/tools/define-tool';
 import { parseToolTaskQueues, type ToolTaskQueues } from '../shared/tools/custom-tools';
 import { parseWorkflowStacks, subagentsPlugin, type SubagentsPlugin, type WorkflowStacks } from './plugin';
 import type { Telemetry } from './observability';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { inject, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startTestEnvironment, type TestEnvironment } from '../../src/api/testing';
-import { defineTool } from '../../src/api/define-tool';
+import { defineTool } from '../../src/shared/tools/define-tool';
 import { testHomeDir } from '../helpers/temporal';
 import { scenario } from '../helpers/agent-env';
 import { agentPrompted } from '../helpers/scripted-agents';

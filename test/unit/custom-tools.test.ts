@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/api/define-tool';
+import { defineTool } from '../../src/shared/tools/define-tool';
 import { workerToolsFor } from '../../src/activities/custom-tools/activities';
 import { checkCustomToolNames } from '../../src/activities';
 import {

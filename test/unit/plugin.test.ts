@@ -3,7 +3,7 @@ import { Client } from '@temporalio/client';
 import type { WorkerOptions } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/api/define-tool';
+import { defineTool } from '../../src/shared/tools/define-tool';
 import {
   parseWorkflowStacks,
   subagentsPlugin,

@@ -8,7 +8,7 @@ import type { ToolCallInput, ToolCallResult } from '../../shared/tools/tools';
 import { toolLimits } from '../../shared/tools/tool-definitions';
 import { limitResult } from '../tools/result-limit';
 import { defaultResultsDir } from '../tools/tool-env';
-import { customToolDescriptor, type CustomTool, type CustomToolOutput } from '../../api/define-tool';
+import { customToolDescriptor, type CustomTool, type CustomToolOutput } from '../../shared/tools/define-tool';
 
 export type CustomToolActivity = (call: ToolCallInput) => Promise<ToolCallResult>;
 

@@ -6,8 +6,8 @@
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
-import { isCustomToolName, parseTaskQueueName } from '../shared/tools/custom-tools';
-import type { ToolDescriptor } from '../shared/tools/extra-tools';
+import { isCustomToolName, parseTaskQueueName } from './custom-tools';
+import type { ToolDescriptor } from './extra-tools';
 
 /** What a custom tool's `run` is given besides its input. */
 export interface CustomToolContext {
