@@ -5,11 +5,7 @@ import { ErrorType } from '../../shared/protocol/errors';
 /** The activity interface, imported as a type only (workflow code never loads activity modules). */
 export type Activities = ReturnType<typeof createActivities>;
 
-/**
- * Rendering the system prompt, loading definitions, worktrees, reading another agent's state: quick
- * local I/O. They heartbeat every second (src/activities/heartbeating.ts), so an attempt lost with a
- * crashed worker is retried after the 10 s heartbeat timeout instead of the whole minute.
- */
+/** Quick local setup I/O; a 10 s heartbeat timeout retries an attempt lost with its worker. */
 export const setupOptions: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '10 seconds',
@@ -17,12 +13,7 @@ export const setupOptions: ActivityOptions = {
   cancellationType: ActivityCancellationType.TRY_CANCEL,
 };
 
-/**
- * Setup steps run as local activities (docs/operations.md, "Worker tuning"): on the worker running the
- * workflow task, inside it — no activity task to schedule, poll and report, no second workflow task.
- * Only for agents whose files every worker sees (no workspace worker). A crash re-runs the step when
- * the workflow task is retried on another worker.
- */
+/** Setup steps as local activities, inside the workflow task, for agents whose files every worker sees. */
 export const localSetupOptions: LocalActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5 },
@@ -62,21 +53,14 @@ export const fileToolOptions: ActivityOptions = {
   retry: { maximumAttempts: 3 },
 };
 
-/**
- * Read as a local activity (docs/operations.md, "Worker tuning"): on the worker running the workflow
- * task, inside it, for agents whose files every worker sees. Read is bounded (one file, 256 KiB without
- * a range) and read-only, so a crash simply re-runs it when the workflow task is retried.
- */
+/** Read as a local activity (docs/operations.md): bounded and read-only, so a crash simply re-runs it. */
 export const localReadOptions: LocalActivityOptions = {
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 3 },
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 };
 
-/**
- * Bash is not idempotent: one attempt only, so a worker crash never silently re-runs a command.
- * The short heartbeat timeout notices a lost worker quickly; the workflow then tells the model.
- */
+/** Bash is not idempotent: one attempt, so a worker crash never silently re-runs a command. */
 export const shellToolOptions: ActivityOptions = {
   startToCloseTimeout: '11 minutes',
   heartbeatTimeout: '10 seconds',
@@ -84,10 +68,7 @@ export const shellToolOptions: ActivityOptions = {
   retry: { maximumAttempts: 1 },
 };
 
-/**
- * Hook commands (docs/hooks.md): one attempt (a hook may have effects), a short heartbeat timeout so a
- * lost worker is noticed; the start-to-close timeout is set per call from the hook's own timeout.
- */
+/** Hook commands (docs/hooks.md): one attempt, as a hook may have effects; the timeout is set per call. */
 export const hookOptions: ActivityOptions = {
   startToCloseTimeout: '11 minutes',
   heartbeatTimeout: '10 seconds',
@@ -115,10 +96,7 @@ export const mcpSetupOptions: ActivityOptions = {
   retry: { maximumAttempts: 3 },
 };
 
-/**
- * An MCP tool that may run again (read-only or idempotent): retried when its server died mid-call or
- * its worker was lost (the short heartbeat timeout notices). Calls heartbeat every second.
- */
+/** An MCP tool that may run again (read-only or idempotent): retried when its server or worker was lost. */
 export const mcpToolOptions: ActivityOptions = {
   startToCloseTimeout: '11 minutes',
   heartbeatTimeout: '10 seconds',

@@ -2,51 +2,25 @@ import type { WorkflowInterceptorsFactory, WorkflowInternalsInterceptor } from '
 import type { StopNotice } from '../../shared/protocol/definitions';
 import { noticeIn, reasonFor } from '../../shared/protocol/stop-notice-reason';
 
-/**
- * A stop notice carried by the cancellation request itself (docs/architecture.md, "Abort domains and
- * the control plane"). Temporal's cancellation requests have a reason — the server records it as the
- * cause of the stopped agent's `WorkflowExecutionCancelRequested` event and hands it to the agent with
- * the cancellation — but the TypeScript SDK neither sets nor reads it. This module's interceptors do
- * both: a stopping agent names the notice of each agent it cancels ({@link cancelWithNotice}), the
- * notice goes out as the reason of that cancellation command, and the cancelled agent reads it from its
- * cancellation ({@link noticeCarriedByCancel}). One request per stopped agent instead of a stopNotice
- * signal and a cancellation, which the server ran one after the other for each parent and which the
- * stopped agent received in two workflow tasks.
- *
- * Registered as a workflow interceptor module (`workflowBundlerOptions`, the plugin); a bundle built
- * without it keeps the separate signal ({@link canCarryNotice}). Module state is per workflow run.
- */
+// Interceptors that carry a stop notice as the cancellation's reason, unused by the SDK (docs/architecture.md).
 
 /** Notices to put on this workflow task's cancellation commands, by the workflow id of the agent cancelled. */
 const outgoing = new Map<string, StopNotice>();
 /** The workflow id of each child this run started, by the sequence number its cancellation names. */
 const childIds = new Map<number, string>();
-/** The notice the cancellation of this run carried, if one did. */
-/** Stays module state: an interceptor module, which the SDK calls with no agent part at hand. */
+/** The notice this run's cancellation carried, if any. Module state: interceptors have no agent part. */
 let carried: StopNotice | undefined;
-/** Whether this run's interceptors are installed (the bundle has this module as an interceptor module). */
-/** Stays module state: an interceptor module, which the SDK calls with no agent part at hand. */
+/** Whether this run's interceptors are installed. */
 let installed = false;
-/**
- * Activity tasks this run scheduled that no activation has resolved yet, by sequence number: true for one
- * whose end may still reach the server after the run has moved on — one cancelled without waiting for
- * its end (TRY_CANCEL: model calls, setup). Tool activities wait for their cancellation to complete.
- */
+/** Pending activity tasks by sequence number: true for one whose end may come after the run moved on. */
 const pendingActivities = new Map<number, boolean>();
-/** Whether such an activity task was still pending when this run's cancellation came. */
-/** Stays module state: an interceptor module, which the SDK calls with no agent part at hand. */
+/** Whether such an activity was pending at this run's cancellation. Module state: interceptors have no agent part. */
 let pendingAtCancel = false;
 
 /** TRY_CANCEL, the SDK's encoding of ActivityCancellationType (also when the field is left out). */
 const tryCancel = 0;
 
-/**
- * Whether a scheduled activity's end may reach the server after its run has moved on from its
- * cancellation: the workflow does not wait for it (TRY_CANCEL). A model call whose request the turn's
- * local abort cut holds its end until Temporal's cancellation (src/activities/model.ts), but one that
- * finished just before the abort reaches the server at once — under load, while the stopped agent's
- * workflow task still runs.
- */
+/** Whether an activity's end may reach the server after its run moved on from its cancellation (TRY_CANCEL). */
 export function endMayComeAfterCancel(activity: { cancellationType?: number | null }): boolean {
   return (activity.cancellationType ?? tryCancel) === tryCancel;
 }
@@ -66,13 +40,7 @@ export function noticeCarriedByCancel(): StopNotice | undefined {
   return carried;
 }
 
-/**
- * Whether one of this run's activity tasks whose end may still come was pending when its cancellation
- * came (true when the interceptors are not installed: unknown). Such an activity's end may reach the
- * server after the agent has moved on, and a workflow task that closes the run while one arrives is
- * refused by the server (the worker then drops the run from its cache and replays its whole history): a
- * stopped agent that had one closes a workflow task later (src/workflows/loop/ending.ts).
- */
+/** Whether a TRY_CANCEL activity was pending at this run's cancellation (true when unknown; see ending.ts). */
 export function activityPendingAtCancel(): boolean {
   return !installed || pendingAtCancel;
 }

@@ -4,12 +4,7 @@ import type { RejectedInputs } from '../../shared/agents/agent';
 import { describeInputError, type InputSchema } from '../../shared/protocol/input-schemas';
 import { workflowNowMs } from './clock';
 
-/**
- * Installs handlers that parse their input at the boundary (docs/security.md). A signal with a bad
- * payload is dropped, counted and logged — a handler that threw would fail the workflow task on
- * every attempt and wedge the agent; an update or query with a bad input is refused to its caller
- * with the reason. A failure inside a signal handler is logged and counted the same way.
- */
+/** Handlers that parse input at the boundary: a bad signal is dropped and counted, a bad update or query refused. */
 export class InputGuard {
   constructor(
     private readonly onRejected: (rejections: Readonly<RejectedInputs>) => void = () => undefined,

@@ -1,17 +1,6 @@
 import { patched } from '@temporalio/workflow';
 
-/**
- * One patch standing for every change made before it (docs/testing.md, "Patches in use"). A run
- * started on this code asks for the baseline once, first thing, and takes each change its baseline
- * covers without asking for it again: every patch a run asks for costs the server a marker event and
- * an upsert of the `TemporalChangeVersion` search attribute (a visibility write), and a child asked
- * four of them before its first model call. Runs recorded before a baseline have no marker of it, so
- * they ask for each later change where they always did and replay as recorded.
- *
- * A change made after the current baseline gets its own id, asked with `hasPatch`; a new baseline
- * (a new id, covering its predecessor's changes and those made since) is cut when several have
- * gathered. Runs recorded with an earlier baseline keep it and ask for the changes it does not cover.
- */
+/** The current baseline: one patch for every change before it, one marker a run (docs/testing.md, "Patches in use"). */
 export const patchBaseline = 'patch-baseline-4';
 
 /** The first baseline (runs started before baseline 2 replay with it). */
@@ -60,24 +49,15 @@ const baselines: readonly (readonly [string, ReadonlySet<string>])[] = [
   [patchBaseline1, coveredByBaseline1],
 ];
 
-/** What this run's baseline covers (undefined: no baseline). Module state is per run: the SDK gives each run its own modules. */
-/** Stays module state: every part and the board workflow ask `hasPatch`, most with no agent part at hand. */
+/** What this run's baseline covers (undefined: none). Module state: `hasPatch` is asked with no agent part at hand. */
 let covered: ReadonlySet<string> | undefined;
 
-/**
- * Asks for the baseline; call once, at the very start of a run, before any other patch. A new run
- * records the current baseline; a run recorded with an earlier one (no marker of the later) replays with it.
- */
+/** Asks for the baseline; call once, first thing in a run, before any other patch. */
 export function adoptPatchBaseline(): void {
   covered = baselines.find(([id]) => patched(id))?.[1];
 }
 
-/**
- * Whether this run started on the baseline. Changes that came with the baseline and alter only the
- * timing inside a workflow task (fewer cancellation scopes and promises on the hot paths, each of
- * which costs the SDK a stack capture; docs/testing.md) apply only to such runs, so a run recorded
- * before keeps the order of its commands on replay.
- */
+/** Whether this run started on a baseline; timing-only changes apply only then, so older runs keep their command order. */
 export function onPatchBaseline(): boolean {
   return covered !== undefined;
 }

@@ -1,20 +1,4 @@
-/**
- * The runtime's workflow modules that hold no state of a run, loaded once into the worker's shared
- * workflow context (the bundler's `preloadModules`, src/worker/plugin.ts) instead of at every workflow run.
- *
- * With the SDK's default `reuseV8Context`, each workflow run evaluates the bundle's modules anew, so
- * that state a module keeps belongs to one run; a preloaded module is evaluated once, before any run
- * exists, and its exports are frozen and shared by every run the worker starts. Evaluating these at
- * each start cost about three quarters of a run's module evaluation (docs/operations.md, "Worker tuning").
- *
- * A module belongs here only when it and everything it imports keep nothing of one run at module
- * level: no `let`, no mutable Map or Set, no statement run for its effect, no workflow API called
- * while it is evaluated (that would throw here: no run exists yet). test/unit/preloaded-modules.test.ts
- * checks this on the source, and that every such module of the bundle is listed. Left per run: the
- * modules that keep a run's state (patches, read-batch, local-abort, cancel-notice), those that import
- * them (approvals asks a patch), zod (src/workflows/runtime/zod-on-first-use.cjs) and shell-quote (it draws `Math.random` when
- * evaluated: a run's seeded random, which does not exist here).
- */
+// Stateless workflow modules evaluated once per worker, not per run (docs/architecture.md; checked by a unit test).
 import '../../shared/agents/agent-colors';
 import '../../shared/agents/agent-input';
 import '../../shared/agents/agent-roster';

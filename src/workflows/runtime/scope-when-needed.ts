@@ -1,12 +1,7 @@
 import { CancellationScope } from '@temporalio/workflow';
 import { onPatchBaseline } from './patches';
 
-/**
- * A cancellation scope under the scope current now (an agent's parts are made in the workflow's root
- * scope), made when first asked for on the patch baseline — most agents never need it, and each scope
- * costs the SDK promises — and at once in runs recorded before the baseline, as they made it
- * (src/workflows/runtime/patches.ts).
- */
+/** A scope under the current one, made on first use on the patch baseline, at once in older runs (as they did). */
 export function scopeWhenNeeded(options: { cancellable: boolean }): () => CancellationScope {
   const parent = CancellationScope.current();
   let scope = onPatchBaseline() ? undefined : new CancellationScope(options);
