@@ -14,11 +14,7 @@ import { hasPatch } from '../runtime/patches';
 import { alwaysAllowKey, decidePermission, decideWebFetchPermission, routeApproval, webFetchPermission } from './permissions';
 import type { TreeLink } from '../tree/tree-link';
 
-/**
- * Approvals (docs/architecture.md): an agent asks before a tool call its permission mode does not
- * allow, and waits durably (a worker restart changes nothing) for the answer; the root holds the
- * tree's pending requests until a person answers them.
- */
+/** Approvals (docs/architecture.md): an agent waits durably for a person's answer; the root holds the tree's requests. */
 export class Approvals {
   /** Answers to this agent's own requests, by requestId. */
   private readonly decisions = new Map<string, ApprovalDecision>();
@@ -47,10 +43,7 @@ export class Approvals {
     this.decisions.set(decision.requestId, decision);
   }
 
-  /**
-   * What the permission mode decides for a call without asking anyone: go ahead (`outcome`
-   * undefined), a denial (`outcome`: the result the model sees), or 'ask' — a person must answer.
-   */
+  /** The mode's decision without asking: go ahead (`outcome` undefined), a denial, or 'ask' a person. */
   decideNow(call: ToolUseBlock, classification?: ToolClassification, override?: 'allow' | 'ask'): { outcome: ToolOutcome | undefined } | 'ask' {
     const { input } = this;
     const alwaysAllowed = [...this.alwaysAllowed, ...(this.tree.coordinator?.alwaysAllowed ?? [])];
@@ -71,10 +64,7 @@ export class Approvals {
     return 'ask';
   }
 
-  /**
-   * Checks one tool call against the agent's permission mode before it runs. Returns undefined to
-   * go ahead, or the tool result the model sees (a denial).
-   */
+  /** Checks a call against the permission mode: undefined to go ahead, or the denial the model sees. */
   async authorize(call: ToolUseBlock, classification?: ToolClassification, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> {
     const { input } = this;
     const now = this.decideNow(call, classification, override);

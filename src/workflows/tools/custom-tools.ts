@@ -7,11 +7,7 @@ import { failureOutcome } from './tool-failure';
 import { isWorkerWaitTimeout } from './workspace-activities';
 import { toolWorkerGoneText } from './tool-queue-text';
 
-/**
- * Custom tools (docs/tools.md, "Custom tools"): each call is one activity whose type is the tool's
- * name, with the limits, attempts and task queue its descriptor carries (snapshotted at the agent's
- * start, so a replay schedules exactly what was scheduled).
- */
+// Custom tools (docs/tools.md): one activity per call as its descriptor, snapshotted at start, says.
 
 type CustomRunner = Extract<ToolRunner, { kind: 'custom' }>;
 type CustomToolActivities = Record<string, (call: ToolCallInput) => Promise<ToolCallResult>>;

@@ -27,11 +27,7 @@ import { runCustomTool } from './custom-tools';
 import { releaseToolModelCall, reserveToolModelCall } from '../budget/tool-model-budget';
 import type { WorkflowTool } from './tool-types';
 
-/**
- * The tools beyond the workspace and coordination tools (docs/tools.md): TodoWrite (workflow state),
- * WebFetch and WebSearch (activities), and the agent's extra tools, each run as its descriptor says
- * (src/shared/tools/extra-tools.ts; MCP today: one `callMcpTool` activity per call, summary `mcp__server__tool`).
- */
+// TodoWrite, WebFetch, WebSearch and the agent's extra tools (MCP), each run as its descriptor says (docs/tools.md).
 
 /** What the extra tools need of an agent (not the whole of its parts: this module stays out of their import circle). */
 export interface ToolingAgent {
@@ -41,11 +37,7 @@ export interface ToolingAgent {
   readonly progress: Progress;
 }
 
-/**
- * Snapshots the agent's MCP tools at its first start (one activity, recorded once; continued runs and
- * forks carry the snapshot). Returns why the agent cannot run, when a required server is missing or
- * it is left with no tool at all.
- */
+/** Snapshots the agent's MCP tools at first start; returns why the agent cannot run, if it cannot. */
 export async function prepareExtraTools(agent: Pick<ToolingAgent, 'input' | 'state'>): Promise<string | undefined> {
   const { input, state } = agent;
   // A snapshot taken by an earlier run (or before custom tools existed) is kept; one holding only the worker's tools waits for MCP.
@@ -127,10 +119,7 @@ function toolContextOf({ input, state }: Pick<ToolingAgent, 'input' | 'state'>):
   return state.toolContext(input.agentId, input.maxToolResultChars);
 }
 
-/**
- * Records what a tool result carries beyond its content: its own model usage, a moved oversized result.
- * Usage its activity charged to the tree's ledger (`charged`) is not reported to the tree again.
- */
+/** Records a result's own model usage and moved output; usage already `charged` is not reported again. */
 async function settle(agent: ToolingAgent, result: ToolCallResult, charged = false): Promise<ToolOutcome> {
   if (result.replacement) agent.state.recordReplacement(result.replacement);
   if (result.usage) {

@@ -9,10 +9,7 @@ import { runHookOn } from './workspace-activities';
 import type { PreToolDecision } from './tool-types';
 import { hasPatch, onPatchBaseline } from '../runtime/patches';
 
-/**
- * Marks runs that run hooks (docs/hooks.md) and apply settings permission rules. Asked only when a
- * hook or rule applies, so a run without any issues exactly the commands it did before.
- */
+/** Marks runs that run hooks (docs/hooks.md) and settings rules; asked only when one applies. */
 export const agentHooksPatch = 'agent-hooks';
 
 /** What hooks need of an agent (not the whole of its parts: this module stays out of their import circle). */
@@ -21,11 +18,7 @@ export interface HookedAgent {
   readonly state: AgentState;
 }
 
-/**
- * Runs an event's hooks for one agent (docs/hooks.md): the tree's settings hooks and its
- * definition's, each command its own `runHook` activity on the workspace worker, side by side.
- * Undefined when no hook applies. Non-blocking errors go to the agent's status and the log.
- */
+/** Runs an event's hooks for one agent side by side (docs/hooks.md); undefined when none applies. */
 export async function runHooks(agent: HookedAgent, event: HookEvent, name: string | undefined, fields: Record<string, unknown>): Promise<CombinedVerdict | undefined> {
   const { input, state } = agent;
   const isSubagent = input.parentAgentId !== undefined;
@@ -66,11 +59,7 @@ function hookCommands({ input, state }: HookedAgent, event: HookEvent, name: str
   return hooksFor(agentHooks(state.settings?.hooks, input.definitionHooks, input.parentAgentId !== undefined), event, name);
 }
 
-/**
- * Whether the hooks of an event can matter for this agent, decided without awaiting anything: on the
- * patch baseline a run without hooks skips their asynchronous steps (src/workflows/runtime/patches.ts); a run
- * recorded before always takes them, as it did. `name` undefined: any matcher.
- */
+/** Whether an event's hooks can matter, decided synchronously; runs recorded before the baseline always say yes. */
 export function hooksMayRun(agent: HookedAgent, event: HookEvent, name?: string): boolean {
   return !onPatchBaseline() || hookCommands(agent, event, name).length > 0;
 }
@@ -110,11 +99,7 @@ export function appendText(outcome: ToolOutcome, text: string): ToolOutcome {
   return { ...outcome, content: outcome.content ? `${outcome.content}\n\n${text}` : text };
 }
 
-/**
- * The agent is about to finish with `finalText`: its Stop hooks (SubagentStop in a subagent) may keep
- * it going — at most {@link hookLimits.maxStopContinuations} times in a row — with their reason as
- * the next user message. True when the agent goes on.
- */
+/** Whether the Stop hooks keep the agent going (at most {@link hookLimits.maxStopContinuations} times in a row). */
 export function stopHooksKeepGoing(agent: HookedAgent, finalText: string): Promise<boolean> | false {
   const { input, state } = agent;
   const isSubagent = input.parentAgentId !== undefined;

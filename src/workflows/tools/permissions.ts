@@ -5,15 +5,7 @@ import { isCoordinationTool, isEditTool, isReadOnlyTool } from '../../shared/pol
 /** What happens to one tool call before it runs. */
 export type PermissionDecision = { type: 'allow' } | { type: 'ask' } | { type: 'deny'; reason: string };
 
-/**
- * The permission decision for one call (docs/architecture.md, approvals): read-only and coordination tools run; edits run
- * in acceptEdits; everything runs in bypassPermissions; plan and dontAsk never prompt (they deny);
- * otherwise a person is asked. `alwaysAllowed` holds tools a person approved "always" for the tree.
- * An extra tool (MCP) brings its own classification: one that needs no approval runs like a read-only tool.
- * `override` is what a settings rule or a PreToolUse hook said (docs/hooks.md): `allow` runs the call
- * without asking, `ask` asks a person even where the mode or an "always" would not; plan mode still
- * refuses changes, and dontAsk refuses what must be asked.
- */
+/** The permission mode's decision for one call, with a rule's or hook's `override` (docs/architecture.md, approvals). */
 export function decidePermission(
   mode: PermissionMode,
   toolName: string,
@@ -41,23 +33,13 @@ export function webFetchPermission(host: string): string {
   return `WebFetch(domain:${host})`;
 }
 
-/**
- * What an "always" answer to a request stores, and what an earlier one covers: its WebFetch domain, else its
- * tool. A `permission` is believed only in its one shape, so a forged request cannot make a person's
- * "always" approve another tool.
- */
+/** The key an "always" answer stores: its WebFetch domain, else its tool; a forged `permission` falls back to the tool. */
 export function alwaysAllowKey(request: { tool: string; permission?: string }): string {
   const domain = request.tool === 'WebFetch' ? /^WebFetch\(domain:([^()\s]+)\)$/.exec(request.permission ?? '')?.[1] : undefined;
   return domain ? webFetchPermission(domain) : request.tool;
 }
 
-/**
- * The permission decision for a WebFetch call to `host` (docs/security.md, "WebFetch"), as Claude Code's:
- * a `WebFetch(domain:…)` allow rule (`override` 'allow') or an "always" for the domain lets it run; so does
- * bypassPermissions; default, acceptEdits and bubble ask a person; dontAsk and plan deny. An ask rule or hook
- * asks whatever the mode (dontAsk and plan deny). A URL without an http(s) host runs: WebFetch refuses it
- * before connecting anywhere.
- */
+/** The decision for a WebFetch call to `host`, as Claude Code's (docs/security.md, "WebFetch"). */
 export function decideWebFetchPermission(mode: PermissionMode, host: string | undefined, alwaysAllowed: readonly string[], override?: 'allow' | 'ask'): PermissionDecision {
   if (host === undefined) return { type: 'allow' };
   const refuse = (why: string): PermissionDecision => ({
@@ -74,10 +56,7 @@ export function decideWebFetchPermission(mode: PermissionMode, host: string | un
 /** Where an "ask" goes: to a person at the root, or auto-answered for a background agent. */
 export type ApprovalRoute = { type: 'bubble' } | { type: 'auto'; approved: boolean; reason: string };
 
-/**
- * A foreground chain (and a `bubble` agent) bubbles the request to the root where a person answers;
- * a background agent is auto-denied unless the tree is configured to auto-approve or to bubble.
- */
+/** Foreground chains and `bubble` agents ask the root; a background agent is denied unless configured otherwise. */
 export function routeApproval(options: {
   mode: PermissionMode;
   inForegroundChain: boolean;

@@ -7,20 +7,7 @@ import type { PreReadLookup } from './tool-types';
 import { classificationOf } from './extra-tools';
 import { hooksMayRun, type HookedAgent } from './hooks';
 
-/**
- * File reads that start with the model call (docs/architecture.md, "Reads with the model call"). The
- * model activity runs its answer's leading Read, Glob and Grep calls and returns their outcomes with the
- * answer; the turn takes each such call's result from there instead of running it — for a Read one
- * activation and one local activity fewer, for a Glob or Grep an activity task and a workflow task fewer.
- * Only for the tools where nothing the workflow checks before a call depends on its input, so the call
- * would run whatever it asks: no rule of the agent's definition or of the tree's settings that could
- * refuse it or ask about it, no PreToolUse hook for it, and the files on the worker running the agent (no
- * workspace worker, no tool task queue for it). Every one of them is read-only, so every permission mode
- * allows it: the content the answer carries is content the model would have been given.
- *
- * Whether a call takes a pre-read outcome is decided from the recorded answer, so replay takes the same
- * path; a change to this policy that could send `preRead` where it did not before needs a patch.
- */
+// Reads, Globs and Greps run by the model call when no check could stop them (docs/architecture.md); replay-safe.
 
 /** Which of the agent's file-read tools the model call may run, with the context they run with; undefined when none. */
 export function preReadRequest(agent: HookedAgent, pool: readonly string[]): PreReadRequest | undefined {
@@ -40,22 +27,14 @@ export function preReadRequest(agent: HookedAgent, pool: readonly string[]): Pre
 
 type RuleLists = Partial<Record<'allow' | 'ask' | 'deny', readonly { tool: string; content: string }[]>>;
 
-/**
- * True when no rule can refuse a call of `tool` or ask about it: the definition's allow and deny rules
- * (an allow rule narrows the tool to matching calls) and the settings' ask and deny rules (a settings
- * allow rule only allows) — any naming the tool itself or the kind of path rule it is checked by
- * (`Read(...)` rules cover Glob and Grep). Pure.
- */
+/** True when no definition or settings rule can refuse a call of `tool` or ask about it. Pure. */
 export function runsUnconditionally(tool: FileReadToolName, toolRules: RuleLists | undefined, permissionRules: RuleLists | undefined): boolean {
   const speaking = [toolRules?.allow, toolRules?.deny, permissionRules?.ask, permissionRules?.deny];
   const names = new Set([tool, ruleToolOf(tool)]);
   return speaking.every((rules) => !(rules ?? []).some((rule) => names.has(rule.tool)));
 }
 
-/**
- * The turn's lookup of its model call's pre-read outcomes: a call takes one only when it runs as the
- * model asked it (the same call, its input untouched) with the tool context the model call was sent.
- */
+/** The turn's lookup of pre-read outcomes: only for a call unchanged, with the tool context sent. */
 export function preReadLookup(
   result: ModelCallResult,
   sent: PreReadRequest | undefined,
@@ -73,10 +52,7 @@ export function preReadLookup(
   };
 }
 
-/**
- * What a model call's summary adds for the file reads that came back with the call before it: they have
- * no activity or local activity of their own, so the Temporal UI names them here (at most `maxChars`).
- */
+/** The summary suffix naming the reads that came back with the previous model call (at most `maxChars`). */
 export function readWithLastCallSummary(summaries: readonly string[], maxChars = 160): string {
   if (summaries.length === 0) return '';
   const text = ` · read with the last call: ${summaries.join(', ')}`;

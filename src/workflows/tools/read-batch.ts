@@ -4,20 +4,10 @@ import { localReadActivities, localReadOptions } from '../runtime/activity-proxi
 import { afterMicrotaskTurns } from '../runtime/microtask-turns';
 import { hasPatch } from '../runtime/patches';
 
-/**
- * Marks runs whose side-by-side Reads run in one `readBatch` local activity (docs/testing.md, patches).
- * Asked only when a batch has two Reads or more, so a run that reads one file at a time records
- * exactly the commands it did before.
- */
+/** Marks runs whose side-by-side Reads run in one local activity; asked only for two Reads or more. */
 export const batchedReadsPatch = 'batched-local-reads';
 
-/**
- * How many microtask turns a Read waits for the others of its turn before its batch goes out. The
- * calls of one batch of concurrent tools (src/workflows/tools/run-tools.ts) take the same steps, so they
- * reach this point in the same turn; one that needs more (an approval, a hook) goes in a batch of
- * its own. Deterministic: microtasks run in the same order on replay. (Counted with
- * `afterMicrotaskTurns`, which keeps the turns of the three awaits it replaced.)
- */
+/** Microtask turns a Read waits for the rest of its batch; deterministic, as microtasks replay in order. */
 const gatherTurns = 3;
 
 interface Waiting {
@@ -31,10 +21,7 @@ interface Waiting {
 /** Stays module state: the workspace tool runners that read here are handed no agent part. */
 let gathering: Waiting[] | undefined;
 
-/**
- * One Read inside the workflow task (docs/operations.md, "Worker tuning"): with other Reads of the
- * same turn, in one local activity, so the workflow task is woken once for all of them.
- */
+/** One Read batched with the turn's other Reads in one local activity (docs/operations.md). */
 export function readLocally(input: ToolCallInput, summary: string): Promise<ToolCallResult> {
   return new Promise<ToolCallResult>((resolve, reject) => {
     if (gathering) {

@@ -46,10 +46,7 @@ export interface ToolRunContext {
   toolTaskQueues?: ToolTaskQueues;
   /** Calls of one turn that may run side by side (default: the runtime's own rule). */
   concurrencySafe?(name: string): boolean;
-  /**
-   * Permission check before a call runs: undefined to go ahead, or the denial the model sees.
-   * `allow` (a settings rule or hook) skips the prompt, `ask` asks a person whatever the mode says.
-   */
+  /** Permission check: undefined to go ahead, or the denial; `allow` skips the prompt, `ask` always asks. */
   /** Undefined to go ahead, or the denial; a promise only when it must wait (for a person, or on a run recorded before the patch baseline). */
   authorize(call: ToolUseBlock, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> | ToolOutcome | undefined;
   /** The permission decision when it needs no one (nothing happens either way): `go`, or `later` for whatever {@link authorize} must settle. */
@@ -94,11 +91,7 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
   return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker, context.toolTaskQueues?.[name]);
 }
 
-/**
- * Marks runs whose Bash permission decisions (read-only agents, `Bash(...)` rules) read a real bash parse
- * (the analyzeShellCommand local activity) instead of shell-quote's tokens, which took `a#b` for a comment.
- * Asked only for a Bash call that such a decision reads; runs recorded before keep src/shared/policy/legacy-shell-quote.ts.
- */
+/** Marks runs whose Bash permission decisions read a real bash parse instead of shell-quote's tokens. */
 export const bashSyntaxTreePatch = 'bash-syntax-tree';
 
 /** Whether a Bash call's checks read its command: a read-only agent's, or one that a Bash rule with content speaks about. */
@@ -134,10 +127,7 @@ function strongest(...words: ('allow' | 'ask' | undefined)[]): 'allow' | 'ask' |
   return words.includes('ask') ? 'ask' : words.includes('allow') ? 'allow' : undefined;
 }
 
-/**
- * Checks that depend on a call's input, in order: the definition's tool rules, the settings' rules (a
- * deny refuses; an ask or allow is returned for the permission decision), a read-only agent's Bash.
- */
+/** Input checks in order: definition tool rules, settings rules, a read-only agent's Bash. */
 function inputChecks(call: ToolUseBlock, context: ToolRunContext, bash?: BashReading): { refusal?: ToolOutcome; rule?: RuleDecision } {
   const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd }, bash);
   if (verdict.type === 'refused') {
@@ -163,10 +153,7 @@ function inputChecks(call: ToolUseBlock, context: ToolRunContext, bash?: BashRea
   return rule ? { rule } : {};
 }
 
-/**
- * Every check before a call runs: the refusal the model sees, or what to add to its result and,
- * when a PreToolUse hook rewrote it, the call to run instead (checked against the rules again).
- */
+/** Every check before a call: the refusal, or what to add to its result and a hook's rewritten call. */
 async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{ refusal?: ToolOutcome; context?: string; call?: ToolUseBlock }> {
   if (!context.pool.includes(call.name)) {
     return {
@@ -203,11 +190,7 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
   return { ...(hook?.context ? { context: hook.context } : {}), ...(hook?.updatedInput ? { call } : {}) };
 }
 
-/**
- * A call its model call already ran (src/workflows/tools/pre-reads.ts) whose every check decides now: its
- * outcome, with the same bookkeeping as {@link runOne}, without a step of its own. Undefined when a check
- * refuses it, asks, or must wait (a hook): such a call runs through runOne, which decides the same way.
- */
+/** The outcome of a pre-read call whose every check decides now; undefined sends it through runOne. */
 function settledNow(call: ToolUseBlock, context: ToolRunContext): ToolOutcome | undefined {
   if (!context.preRead || context.beforeTool || context.afterTool || !context.authorizedNow || !isFileReadTool(call.name) || !context.pool.includes(call.name)) return undefined;
   const checked = inputChecks(call, context);
@@ -247,19 +230,10 @@ async function execute(call: ToolUseBlock, context: ToolRunContext): Promise<Too
   }
 }
 
-/**
- * Marks runs whose runs of more than maxConcurrentToolCalls concurrent calls go in a sliding window
- * (the next call starts as soon as one ends, as in Claude Code) instead of batches that each waited
- * for their slowest call. Asked only for such a run of calls: a turn of 10 or fewer runs them all at once either way.
- */
+/** Marks runs whose long runs of concurrent calls go in a sliding window instead of fixed batches. */
 export const slidingToolWindowPatch = 'sliding-tool-window';
 
-/**
- * Runs one turn's tool calls: consecutive read-only calls concurrently (at most maxConcurrentToolCalls at
- * a time), every other call alone and in order. A tool outside the agent's pool is answered with an
- * error, never run. Each outcome is written into `outcomes` as soon as it is known, so an interrupted
- * turn keeps the results of the calls that did finish.
- */
+/** Runs one turn's tool calls: read-only runs concurrently, others alone; outcomes are written as they come. */
 export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext, outcomes: Record<string, ToolOutcome>): Promise<void> {
   const concurrencySafe = (name: string) => (context.concurrencySafe?.(name) ?? isConcurrencySafeTool(name)) && context.pool.includes(name);
   const run = async (call: ToolUseBlock) => {
@@ -270,8 +244,7 @@ export async function runToolCalls(calls: readonly ToolUseBlock[], context: Tool
       await inSlidingWindow(group.calls, maxConcurrentToolCalls, run);
       continue;
     }
-    // Runs recorded before (and groups that fit the window): fixed batches, all of a batch at once. A call
-    // its model call already ran is settled at once (only answers recorded with `preReads` have such calls).
+    // Runs recorded before, and groups that fit the window: fixed batches.
     for (const batch of partitionToolCalls(group.calls, () => group.concurrent, maxConcurrentToolCalls)) {
       let settled = 0;
       const running = batch.calls.flatMap((call) => {

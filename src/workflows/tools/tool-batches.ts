@@ -7,11 +7,7 @@ export interface ToolBatch {
   calls: ToolUseBlock[];
 }
 
-/**
- * Runs `items` at most `width` at a time, in order, starting the next as soon as any running one
- * ends (a sliding window, as Claude Code runs a message's concurrent tool calls), not in fixed
- * batches that each wait for their slowest. Resolves when all have ended; the first rejection rejects.
- */
+/** Runs `items` at most `width` at a time in a sliding window; the first rejection rejects. */
 export async function inSlidingWindow<T>(items: readonly T[], width: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -20,10 +16,7 @@ export async function inSlidingWindow<T>(items: readonly T[], width: number, run
   await Promise.all(Array.from({ length: Math.min(Math.max(1, width), items.length) }, lane));
 }
 
-/**
- * Splits one turn's tool calls into batches, keeping their order: runs of consecutive read-only
- * calls become one concurrent batch (at most `maxConcurrent`), every other call is its own batch.
- */
+/** Splits a turn's calls into batches in order: consecutive read-only calls together, others alone. */
 export function partitionToolCalls(
   calls: readonly ToolUseBlock[],
   isReadOnly: (name: string) => boolean,

@@ -29,11 +29,7 @@ import { hasPatch } from '../runtime/patches';
 /** Read runs as a local activity for agents without a workspace worker or a tool queue for it (docs/testing.md, patches). */
 export const localReadPatch = 'local-read-tool';
 
-/**
- * The activities that touch an agent's files (docs/operations.md, "Workers on several machines").
- * With a workspace worker they go to its own task queue and wait for it at most `waitMs`; without
- * one they run exactly as before, on the agent's task queue.
- */
+// Activities that touch an agent's files, on its workspace worker when it has one (docs/operations.md).
 
 /** The options of one workspace activity call: routed to the agent's workspace worker, if it has one. */
 export function routedOptions(options: ActivityOptions, worker: WorkspaceWorker | undefined): ActivityOptions {
@@ -56,11 +52,7 @@ export function workerGoneText(worker: WorkspaceWorker, what: string): string {
   );
 }
 
-/**
- * Runs a workspace activity; a worker wait timeout becomes a clear, non-retryable
- * WorkspaceWorkerUnavailable failure. Unrouted calls return the activity's own promise, so agents
- * without a workspace worker resolve in exactly the same order as before routing existed.
- */
+/** Runs a workspace activity; a wait timeout becomes WorkspaceWorkerUnavailable. Unrouted calls keep their order. */
 function onWorkspace<T>(worker: WorkspaceWorker | undefined, what: string, run: () => Promise<T>): Promise<T> {
   return worker ? translateWait(worker, what, run) : run();
 }
@@ -76,10 +68,7 @@ async function translateWait<T>(worker: WorkspaceWorker, what: string, run: () =
   }
 }
 
-/**
- * One tool call (Read, Glob, Grep, Write, Edit, Bash) on the worker holding the files, or, when the
- * worker routes the tool to its own task queue (docs/tools.md, "Tool task queues"), on that queue.
- */
+/** One tool call on the worker holding the files, or on the tool's own task queue (docs/tools.md). */
 export function runWorkspaceTool(
   name: WorkspaceToolName,
   input: ToolCallInput,
