@@ -10,11 +10,7 @@ import { AgentTool } from '../tree/spawn';
 import { TreeLink } from '../tree/tree-link';
 import { TurnControl } from './turn-control';
 
-/**
- * The parts of one agent run, each owning its own state behind methods. Made first thing in the
- * workflow (in its root scope, so the abort domains hang where they should), then handed to the
- * handlers, the turn and the ending.
- */
+/** The parts of one agent run, each owning its state; made first, in the root scope, so abort domains hang right. */
 export interface AgentParts {
   readonly input: AgentWorkflowInput;
   /** Conversation, counters, where it works. */

@@ -30,10 +30,7 @@ export interface AgentOrigin {
 /** Read-file entries kept after a compaction at most (the oldest go first). */
 const maxReadFileEntriesAfterCompaction = 500;
 
-/**
- * An agent's conversation, counters and place, owned by its workflow. Each message is appended once.
- * Fields are read by all the agent's parts but written only here, through the intent methods below.
- */
+/** An agent's conversation, counters and place; read by every part, written only through the intent methods here. */
 export class AgentState {
   /** Message count and hash at this run's last model call (not carried to a new run). */
   private lastModelCall?: { count: number; hash: string };
@@ -275,10 +272,7 @@ export class AgentState {
     return this.conversation.hash;
   }
 
-  /**
-   * The messages the next model call carries inline (those since this run's previous call, when small),
-   * and remembers this call. A new run starts without: its first call's worker reads everything by query.
-   */
+  /** The messages the next model call carries inline, if small; a new run's first call reads all by query. */
   modelCallTail(): ConversationTail | undefined {
     // A run whose start this worker rendered: its first call may carry all its messages (src/activities/rendered-starts.ts).
     const last = this.lastModelCall ?? (this.renderedLocally && !this.snapshotExtraTools ? { count: 0, hash: emptyConversationHash } : undefined);

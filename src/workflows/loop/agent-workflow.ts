@@ -95,11 +95,7 @@ const budgetStopAwaitedPatch = 'budget-stop-awaited';
 /** How long a refused agent waits for the root's stop before it stops itself. */
 const budgetStopWait = '30 seconds';
 
-/**
- * An agent refused at a cap learns it before the root's stop of its subtree arrives: stopping itself first
- * would end its run failed rather than cancelled. A root stops from within (its tree's stop would); any other
- * agent waits for the root's cancellation, which throws here, and stops itself only if none comes.
- */
+/** An agent refused at a cap waits for the root's stop (stopping itself would end it failed); a root stops itself. */
 async function awaitBudgetStop(agent: AgentParts, notice: { by: string; reason: string }): Promise<void> {
   if (agent.control.stopFromWithin(notice)) throw new CancelledFailure(`stopped by budget: ${notice.reason}`);
   if (agent.tree.coordinator) return;

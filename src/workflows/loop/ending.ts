@@ -14,20 +14,10 @@ import { finishWorktreeOn } from '../tools/workspace-activities';
 import { hasPatch } from '../runtime/patches';
 import { releaseAhead } from '../budget/model-budget';
 
-/**
- * Marks runs whose stop takes no partial result from the children it stops (docs/architecture.md,
- * "Abort domains and the control plane"): a stopped agent has written its result before it stops its
- * children, so their reports (`childFinal`) changed nothing it returns; each such child now closes as soon
- * as its own subtree has, without a report and a second workflow task to see it delivered (unless an
- * activity it does not wait for was running: `activityPendingAtCancel`), and the parent waits for none.
- */
+/** Marks runs whose stop takes no partial result from the children it stops: they close without a report. */
 export const noReportToEndedParentPatch = 'no-report-to-ended-parent';
 
-/**
- * How an agent run ends (docs/architecture.md, Abort domains): its result, its subtree stopped
- * first, its task-board claims given back, its worktree cleaned up on every ending (non-cancellable; after a worker crash it runs
- * when the workflow resumes), and for a stop, its partial result reported to its parent.
- */
+/** How an agent run ends: subtree stopped first, claims given back, worktree cleaned up (docs/architecture.md). */
 export class Ending {
   constructor(private readonly agent: AgentParts) {}
 
@@ -105,10 +95,7 @@ export class Ending {
     throw ApplicationFailure.create({ type: ErrorType.AgentFailed, message: error, nonRetryable: true, details: [result] });
   }
 
-  /**
-   * The run threw: a stop (cancellation) ends it as cancelled — the subtree goes first, told who
-   * stopped it, so this agent closes only after its children have closed — and the error goes on.
-   */
+  /** The run threw: a stop ends it cancelled after its subtree has closed, and the error goes on. */
   async stopped(error: unknown): Promise<unknown> {
     if (!isCancellation(error)) return error;
     const { input, state, control, progress } = this.agent;
@@ -116,8 +103,7 @@ export class Ending {
     const notice = control.stopNoticeOrDefault();
     const stopped = this.finish('cancelled', state.lastAssistantText(), { error: `stopped by ${notice.by}: ${notice.reason}` });
     await CancellationScope.nonCancellable(async () => {
-      // An agent told by the root that it stops its whole tree passes that on; its result is written, so
-      // it takes no partial result from the children it stops (asked only when it has some running).
+      // Its result is written, so it takes no partial result from the children it stops.
       const parentEnded = this.agent.children.anyRunning() && hasPatch(noReportToEndedParentPatch);
       await this.stopChildren(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`, notice.wholeTree === true, parentEnded);
       await this.cleanUp();
@@ -129,23 +115,14 @@ export class Ending {
     return error;
   }
 
-  /**
-   * Stops this agent's children and waits until they have closed. A root's ending stops its whole tree
-   * (docs/architecture.md, "Abort domains and the control plane"): its notices say so, so no agent of the
-   * tree reports its children's ends back, and once its children have closed — each after its own
-   * subtree — the root marks every agent of the tree finished.
-   */
+  /** Stops this agent's children and waits for them to close; a root's ending stops and finishes its whole tree. */
   private async stopChildren(by: string, reason: string, wholeTree = false, parentEnded = false): Promise<void> {
     const coordinator = this.agent.tree.coordinator;
     await this.agent.children.stopAll(by, reason, { wholeTree: wholeTree || coordinator !== undefined, parentEnded });
     coordinator?.finishRunning(workflowNowMs());
   }
 
-  /**
-   * Worktree cleanup (removed when unchanged, else kept) and the last word on the result: its
-   * worktree outcome, and every message or steer that came too late — also those that arrived while
-   * the run was ending — so none is lost.
-   */
+  /** Worktree cleanup and the last word on the result, with every message or steer that came too late. */
   private async cleanUp(): Promise<AgentResult> {
     const { input, state, progress, inbox, board } = this.agent;
     // A cancelled turn's abort of its running calls (src/workflows/runtime/local-abort.ts) runs to its end first.

@@ -60,12 +60,7 @@ import { installLongRunHandlers } from './long-run-handlers';
 import { oversizedMessageRefusal, refuseOversized } from '../context/message-size';
 import type { TreeCoordinator } from '../tree/tree-coordinator';
 
-/**
- * Every signal, update and query handler of an agent (docs/cli.md lists them), installed first
- * thing in the workflow so nothing that arrives early is lost. Each input is parsed with its schema
- * (src/shared/protocol/input-schemas.ts) before a handler sees it; handlers only hand what arrives to the part
- * that owns it.
- */
+/** Every handler of an agent (docs/cli.md), installed first so nothing early is lost; each hands input to its owner. */
 export function installHandlers(agent: AgentParts): void {
   const { input, state, control, inbox, tree, approvals, children, progress } = agent;
   const guard = new InputGuard((rejections) => progress.inputRejected(rejections), state.rejectedInputs);
@@ -150,10 +145,7 @@ export function installHandlers(agent: AgentParts): void {
   if (tree.coordinator) installRootHandlers(agent, tree.coordinator, guard);
 }
 
-/**
- * Handlers only a root has: it coordinates its tree (limits, budget, listing, pause, approvals).
- * What they send to other agents are answers owed to them, sent even while the root is stopping.
- */
+/** A root's handlers for its tree; their answers to other agents go out even while the root stops. */
 function installRootHandlers({ input, tree, approvals }: AgentParts, coordinator: TreeCoordinator, guard: InputGuard): void {
   const owed = (send: () => Promise<void>) => CancellationScope.nonCancellable(send);
   // Reports about agents outside this tree are refused like a bad payload: a peer cannot add phantom nodes.

@@ -1,11 +1,6 @@
 import type { InboxItem } from '../../shared/agents/agent';
 
-/**
- * What waits for an agent's next turn boundary: task notifications of finished background children,
- * directed messages and steering. Drained into the next user content, after any tool results, so
- * the message structure stays valid. Once the agent has finished, messages and steering that
- * arrive are kept as undelivered instead.
- */
+/** What waits for the next turn boundary, drained after any tool results; kept as undelivered once finished. */
 export class Inbox {
   private readonly items: InboxItem[] = [];
   /** Drained into the conversation but not yet seen by the model (no model call since). */
@@ -63,10 +58,7 @@ export class Inbox {
     this.unsent = [];
   }
 
-  /**
-   * The agent has finished: returns the messages and steering the model never saw (notifications
-   * are dropped). The same list keeps growing with whatever arrives later.
-   */
+  /** The agent has finished: the messages and steering the model never saw, a list that keeps growing. */
   seal(): string[] {
     if (this.undelivered) return this.undelivered;
     const left = [...this.unsent, ...this.items.splice(0, this.items.length)];

@@ -5,11 +5,7 @@ import { contextWindowFor, estimateNextRequestTokens } from '../context/context-
 import type { InputGuard } from '../runtime/input-guard';
 import { resumeDescendant } from '../tree/resume-in-tree';
 
-/**
- * Handlers of long runs (docs/cli.md): `compact` (compaction on demand), `transcript` (the run's
- * transcript log, compacted messages included) and `resumeDescendant` (resume inside the tree).
- * Each input is parsed by the input guard like every other (docs/security.md).
- */
+/** Handlers of long runs (docs/cli.md): `compact`, `transcript` and `resumeDescendant`, inputs guarded. */
 export function installLongRunHandlers(agent: AgentParts, guard: InputGuard): void {
   const { input, state, progress, compaction } = agent;
   const finished = (what: string) => {

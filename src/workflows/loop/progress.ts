@@ -7,10 +7,7 @@ import type { AgentState } from './agent-state';
 /** The fields of the status query this agent keeps as it goes; the rest is read from its parts when asked. */
 export type ProgressFields = Pick<AgentStatusSnapshot, 'state' | 'lastTool' | 'currentTools' | 'result' | 'waitingFor' | 'stalled'>;
 
-/**
- * What the agent is doing now: its state for the `status` query, and the current details shown in
- * the Temporal UI.
- */
+/** What the agent is doing now, for the `status` query and the Temporal UI's current details. */
 export class Progress {
   private fields: ProgressFields = { state: 'starting', currentTools: [] };
   /** Workflow time of the last state change (the stall watchdog's clock). */

@@ -7,22 +7,13 @@ import { createWorktreeOn, renderAgentStartOn, renderSystemPromptOn } from '../t
 import { hooksMayRun, subagentStartContext } from '../tools/hooks';
 import { hasPatch } from '../runtime/patches';
 
-/**
- * Marks runs that start with `renderAgentStart` (system prompt, identity and roster in the first
- * message, agent types loaded once) instead of `renderSystemPrompt` and a lazy definitions load.
- */
+/** Marks runs that start with `renderAgentStart` (prompt, identity and roster at once) instead of a lazy load. */
 export const agentStartPatch = 'agent-start-context';
 
 /** Marks runs whose start is rendered by a local activity when no workspace worker holds their files. */
 export const localAgentStartPatch = 'local-agent-start';
 
-/**
- * Prepares a run before its first turn: its worktree (isolation), its system prompt rendered once,
- * and its first messages — its context (identity, roster) and the task prompt, or for a fork its
- * parent's conversation prefix plus the directive — and its MCP tools, snapshotted once. A continued
- * or resumed run skips what it already has. Returns why the agent cannot run (a required MCP server
- * missing), if so.
- */
+/** Prepares a run's first turn (worktree, prompt, first messages, MCP tools); returns why it cannot run, if so. */
 export async function prepareRun(agent: AgentParts): Promise<string | undefined> {
   const { input, state } = agent;
   if (input.isolation === 'worktree' && !state.worktree) {

@@ -12,10 +12,7 @@ import { hasPatch, onPatchBaseline } from '../runtime/patches';
 /** Patch id of the stall watchdog (docs/testing.md, patch table): its timers are new commands. */
 export const stallWatchdogPatch = 'stall-watchdog';
 
-/**
- * Patch id of a watchdog that asks a running step for its output before calling it stalled (the
- * `readStepOutput` local activity is a new command); asked the first time a step is idle that long.
- */
+/** Marks runs whose watchdog asks a running step for its output before calling it stalled. */
 export const stallProgressPatch = 'stall-progress-aware';
 
 /** A describe of the agent's own run: quick; a failure leaves the step judged as before (stalled). */
@@ -35,10 +32,7 @@ export interface StallFacts {
   output?: { before: StepOutput; now: StepOutput };
 }
 
-/**
- * The watchdog's decision: a stall, nothing to judge now (look again later), not yet, ask the running
- * step for its output first, or the step's output grew since the last look (look again a period later).
- */
+/** The watchdog's decision: stalled, look later, not yet, ask the step's output, or its output grew. */
 export type StallDecision =
   | { kind: 'stalled'; afterMs: number }
   | { kind: 'exempt' }
@@ -46,11 +40,7 @@ export type StallDecision =
   | { kind: 'read_output' }
   | { kind: 'producing' };
 
-/**
- * Whether an agent is stalled. Waiting is not stalling: for the next message (an idle interactive
- * agent), for a person's approval, or for foreground subagents only (they have watchdogs of their own).
- * Nor is a step whose output still grows: a model call still streaming, a command still printing.
- */
+/** Whether an agent is stalled; waiting for a message, an approval or foreground children is not, nor growing output. */
 export function stallDecision(facts: StallFacts): StallDecision {
   if (facts.state === 'waiting' || facts.state === 'finished' || facts.pendingApprovals > 0) return { kind: 'exempt' };
   if (facts.state === 'running_tools' && facts.currentTools.length > 0 && facts.currentTools.every((tool) => tool === 'Agent')) return { kind: 'exempt' };
@@ -69,20 +59,12 @@ export function stallText(agentId: string, report: StallReport): string {
   return `Agent ${agentId} has made no progress for ${seconds}s (${report.state}: ${report.activity}). ${what}`;
 }
 
-/**
- * The stall watchdog (docs/architecture.md, Stall watchdog): sleeps until the agent's last progress
- * (a state change, or its running step's output seen growing) is `stallTimeoutMs` old, and then
- * reports a stall to the status, the UI and the parent, and with stallAction "stop" stops the agent.
- * One timer (and at most one look at the step's output) per timeout period, so a busy agent's
- * history does not grow with it. Runs beside the query loop until the agent finishes.
- */
+/** The stall watchdog (docs/architecture.md): one timer per period, reports a stall and stops on stallAction "stop". */
 export async function runStallWatchdog(agent: AgentParts): Promise<void> {
   const { input, progress, approvals, control } = agent;
   const timeoutMs = input.limits.stallTimeoutMs ?? defaultStallTimeoutMs;
   const action: StallAction = input.limits.stallAction ?? 'report';
-  // A run on the patch baseline sleeps through each period and looks then: the run ends with the timer
-  // pending instead of cancelling it, and one timer costs far fewer promises than a condition with a
-  // timeout (src/workflows/runtime/patches.ts). Runs recorded before keep the condition.
+  // On the patch baseline one timer a period, left pending at the end (fewer promises); older runs keep the condition.
   const lean = onPatchBaseline();
   const output = new StepOutputLooks();
   // Non-cancellable: a stop must not make its sleep throw beside the ending; the run ends anyway.

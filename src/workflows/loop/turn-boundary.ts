@@ -6,13 +6,7 @@ import { hasPatch } from '../runtime/patches';
 
 export { continueAsNewIfDue } from '../context/continue-as-new';
 
-/**
- * Waits at a turn boundary for something to deliver — notifications of running background
- * children, and for an interactive agent the next message — and appends it as the next user
- * message. False when there is nothing more to do. `after` is what the agent waits after (its
- * answer, or an interrupt): a run that continues-as-new here (before waiting, or while idle)
- * carries it, and the next run starts by waiting. A compaction someone asked for runs while idle.
- */
+/** Waits at a turn boundary for something to deliver and appends it; false when there is nothing more to do. */
 export async function waitForInput(agent: AgentParts, after: AwaitingInput): Promise<boolean> {
   const { input, inbox, children, progress, state } = agent;
   // Runs before the patch never continue-as-new here; hasPatch() is asked once, before waiting, so replay takes the same path.
@@ -36,10 +30,7 @@ export async function waitForInput(agent: AgentParts, after: AwaitingInput): Pro
   return true;
 }
 
-/**
- * An interactive agent waiting for the next message (until closed or idle for `idleTimeoutMs`):
- * it wakes to compact when asked, and continues-as-new when its history is due while it waits.
- */
+/** An interactive agent idle until the next message; wakes to compact or to continue-as-new when due. */
 async function waitIdle(agent: AgentParts, after: AwaitingInput, idleTimeoutMs: number): Promise<void> {
   const { inbox, progress, compaction } = agent;
   let historyWasDue = historyDue(agent);

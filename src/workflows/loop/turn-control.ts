@@ -7,11 +7,7 @@ export interface Interruption {
   reason: string;
 }
 
-/**
- * The agent's two abort domains of its own (docs/architecture.md, Abort domains): its lifetime,
- * cancelled by a stop, and the current turn, cancelled by an interrupt. It remembers who stopped or
- * interrupted the agent, so the result can say so.
- */
+/** The agent's own abort domains, lifetime (stop) and turn (interrupt), remembering who did it (docs/architecture.md). */
 export class TurnControl {
   /** The workflow's root scope: cancelled when the agent is stopped. */
   private readonly lifetime = CancellationScope.current();
@@ -42,10 +38,7 @@ export class TurnControl {
     return this.stoppedWithin;
   }
 
-  /**
-   * Runs one turn in its own cancellable scope. When an interrupt cancels it, `onInterrupt` wraps
-   * the turn up (outside the cancelled scope); any other failure, a stop included, propagates.
-   */
+  /** Runs one turn in its own scope; an interrupt is wrapped up by `onInterrupt`, any other failure propagates. */
   async runTurn<T>(body: () => Promise<T>, onInterrupt: (interruption: Interruption) => Promise<T>): Promise<T> {
     const scope = new CancellationScope();
     this.currentTurn = scope;

@@ -46,10 +46,7 @@ export type TurnOutcome =
   | { type: 'budget'; reason: string; action: BudgetAction }
   | ({ type: 'interrupted' } & Interruption);
 
-/**
- * One turn in its own abort domain: interrupt cancels it, and every tool_use still gets a result —
- * also when the agent is stopped in the middle of the turn.
- */
+/** One turn in its own abort domain: every tool_use gets a result, also when interrupted or stopped. */
 export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
   const { state, inbox, progress, children, control } = agent;
   let toolUses: ToolUseBlock[] = [];
@@ -99,8 +96,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     const lookup = preReadLookup(response, preRead, toolUses, (call) => readWithCall.push(toolCallSummary(call.name, call.input)));
     await runToolCalls(toolUses, toolRunContext(agent, pool, lookup), outcomes);
     state.noteReadWithCall(readWithCall);
-    // A tool that was cancelled may still return normally (Bash kills its command and reports the
-    // output so far): the turn's own cancellation decides that the turn was interrupted or stopped.
+    // A cancelled tool may still return normally (Bash reports its output): the turn's cancellation decides.
     if (CancellationScope.current().consideredCancelled && hasPatch(cancelledTurnPatch)) throw new CancelledFailure('the turn was cancelled while its tools ran');
     progress.toolsDone();
     state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));
