@@ -85,10 +85,7 @@ export function parseAgentToolInput(raw: Record<string, unknown>): { ok: true; v
   return problems.length > 0 ? { ok: false, error: errorText(ErrorType.InvalidToolInput, `${problems.join('; ')}.`) } : { ok: true, value };
 }
 
-/**
- * A child's caps: its type's (front matter) and the Agent call's, the lower of the two where both set
- * one, never above the caller's own caps (the ledger enforces the caller's chain anyway; this shows it).
- */
+/** A child's caps: the lower of its type's and the call's, never above the caller's own. */
 export function childBudgetCaps(definitionCaps: BudgetCaps | undefined, callCaps: BudgetCaps | undefined, callerCaps: BudgetCaps | undefined): { budgetCaps?: BudgetCaps } {
   const asked = definitionCaps || callCaps ? { ...definitionCaps, ...narrowCaps(callCaps, definitionCaps) } : undefined;
   const budgetCaps = narrowCaps(asked, callerCaps);

@@ -44,20 +44,14 @@ export const backgroundedTreeEventPatch = 'backgrounded-tree-event';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
 
-/**
- * An agent's children (its tasks): starting each child workflow in its own abort domain, waiting
- * for a foreground child, recording every child's end, messaging and stopping them.
- */
+/** An agent's children: each in its own abort domain, waited for when foreground, messaged and stopped. */
 export class Children {
   /** Set when this agent stops with the whole tree: its children's ends are not reported to the root. */
   private stoppingWholeTree = false;
   /** Set when this agent has ended and stops its children: they send no partial result, none is awaited. */
   private takesNoReports = false;
   private readonly tasks = new Map<string, ChildTask>();
-  /**
-   * Parent of every child's abort domain. Not cancellable itself, so a stop reaches children only
-   * through an explicit stop that first tells them who stopped them and why.
-   */
+  /** Parent of every child's abort domain; not cancellable, so children stop only when told who stopped them. */
   private readonly parentScope = scopeWhenNeeded({ cancellable: false });
 
   constructor(
@@ -150,8 +144,7 @@ export class Children {
       startedAtMs: workflowNowMs(),
       ...(childInput.budgetCaps ? { budgetCaps: childInput.budgetCaps } : {}),
     });
-    // Bookkeeping of the child's end must survive an interrupt of the turn that started it: it runs in a
-    // scope that is not cancellable — on the patch baseline the children's own parent scope, not a new one per child.
+    // The child's end is recorded outside the turn's scope, so an interrupt of that turn cannot lose it.
     const bookkeeping = async () => {
       let result: AgentResult;
       try {
@@ -230,11 +223,7 @@ export class Children {
     return { content: `Stopped ${task.agentId}.`, isError: false };
   }
 
-  /**
-   * Tells a child who stops it and why and cancels its abort domain (the child cascades to its own
-   * children), in this workflow task: the notice rides on the cancellation, or goes beside it
-   * (src/workflows/tree/stop-delivery.ts); in runs recorded before, the cancellation waited for the notice's delivery.
-   */
+  /** Tells a child who stops it and why and cancels its abort domain, in this workflow task (stop-delivery.ts). */
   private async requestStop(task: ChildTask, by: string, reason: string, marks: { wholeTree?: boolean; parentEnded?: boolean } = {}): Promise<void> {
     task.stoppedBy = `stopped by ${by}: ${reason}`;
     await tellStopped(task.agentId, stopNotice(by, reason, marks));
@@ -248,12 +237,7 @@ export class Children {
     }
   }
 
-  /**
-   * Stops every running child at once and waits until all have closed: a parent never leaves children
-   * behind. `wholeTree`: the root is stopping the whole tree — its ends are not reported to the root, and
-   * the children are told so they do the same. `parentEnded`: this agent's result is written — the
-   * children are told to close without reporting theirs, and none is awaited.
-   */
+  /** Stops every running child and waits for them to close; `wholeTree` and `parentEnded` skip their reports. */
   async stopAll(by: string, reason: string, options: { wholeTree?: boolean; parentEnded?: boolean } = {}): Promise<void> {
     const marks = { wholeTree: options.wholeTree === true, parentEnded: options.parentEnded === true };
     if (marks.wholeTree) this.stoppingWholeTree = true;

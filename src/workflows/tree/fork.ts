@@ -28,12 +28,7 @@ export function forkDirective(directive: string): string {
   ].join('\n');
 }
 
-/**
- * The fork child's starting conversation (docs/architecture.md, Spawning): the parent's history including its whole
- * assistant message with every tool_use, then one user message with a tool_result per tool_use —
- * all with the same placeholder text — and this child's directive last. Siblings differ only in
- * that last block, so their request prefixes are byte-identical.
- */
+/** A fork child's conversation: the parent's, placeholder results, its directive last; siblings share the prefix. */
 export function buildForkedMessages(parentMessages: readonly MessageParam[], directive: string): MessageParam[] {
   const assistant = parentMessages[parentMessages.length - 1];
   if (!assistant || assistant.role !== 'assistant') {
@@ -61,14 +56,7 @@ export function isForkConversation(messages: readonly MessageParam[]): boolean {
   );
 }
 
-/**
- * A fork child (docs/architecture.md, Spawning): it continues from this agent's exact request
- * prefix — its rendered system prompt bytes, tool list, model and whole conversation, read by the
- * child's first activity — and only the directive differs between siblings. Read-file state and
- * content-replacement decisions are copied; a parent in bypassPermissions or acceptEdits is not
- * narrowed, any other fork bubbles its approvals. Thinking settings are the parent's (part of the
- * cache key), and a fork gets Claude Code's turn budget for forks.
- */
+/** A fork child continuing from this agent's exact request prefix (docs/architecture.md, Spawning). */
 export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, runId: string, childId: string, request: AgentToolInput, background: boolean): ChildSpec {
   const notNarrowed = parent.permissionMode === 'bypassPermissions' || parent.permissionMode === 'acceptEdits';
   const permissionMode: PermissionMode = notNarrowed ? parent.permissionMode : 'bubble';

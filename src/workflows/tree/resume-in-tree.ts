@@ -6,10 +6,7 @@ import { resumeInput } from '../../shared/agents/resume';
 import { setupActivities, setupOptions } from '../runtime/activity-proxies';
 import type { AgentParts } from '../loop/agent-parts';
 
-/**
- * The failure of a refused resume. An update handler must fail with an ApplicationFailure: any other
- * error would fail the workflow task (and wedge the agent) instead of the update.
- */
+/** A refused resume as an ApplicationFailure: any other error would fail the workflow task, not the update. */
 const refused = (detail: string) => ApplicationFailure.create({ type: ErrorType.ResumeRefused, message: errorText(ErrorType.ResumeRefused, detail), nonRetryable: true });
 
 /** Why a finished agent may not be resumed (stopped, or still running), or undefined. */
@@ -22,13 +19,7 @@ export function resumeRefusal(previous: Pick<ResumeState, 'status' | 'stoppedBy'
   return undefined;
 }
 
-/**
- * Resume inside the tree (docs/architecture.md, Resume): the nearest running ancestor of a finished
- * agent starts its new run as its own child, so the resumed agent keeps its RootAgentId, is
- * registered with the root while it runs, is reached by a stop cascade and counts against the
- * tree's limits — spawning is paused or the budget spent: refused. It runs in the background of
- * that ancestor, whose model is not notified (it did not start it; the caller follows it).
- */
+/** Resume inside the tree: the nearest running ancestor restarts the agent as its own background child (docs/architecture.md). */
 export async function resumeDescendant(agent: AgentParts, request: ResumeDescendantInput): Promise<ResumeDescendantAck> {
   try {
     return await resumeInTree(agent, request);

@@ -28,11 +28,7 @@ async function resumeSlotRefusal(childId: string, input: AgentWorkflowInput, chi
   return tree.reserveSlot(childId);
 }
 
-/**
- * The SendMessage tool: a running agent of the tree gets the message at its next turn boundary;
- * a finished child of this agent is resumed with it (a new run of the same agentId, in the
- * background). An agent that was stopped is not auto-resumed.
- */
+/** The SendMessage tool: a running agent gets it at its next boundary; a finished (not stopped) child is resumed. */
 export async function sendMessageTool(call: ToolUseBlock, input: AgentWorkflowInput, children: Children, tree: TreeLink): Promise<ToolOutcome> {
   const to = typeof call.input.to === 'string' ? call.input.to.trim() : '';
   const text = typeof call.input.message === 'string' ? call.input.message : '';

@@ -1,9 +1,6 @@
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 
-/**
- * Every limit check of a spawn and its refusal text (docs/architecture.md, Limits). At a limit the
- * Agent tool answers with a clear SpawnLimitReached error; nothing is queued.
- */
+// Every limit check of a spawn and its refusal text (docs/architecture.md, Limits); nothing is queued.
 
 const refusal = (detail: string): string => errorText(ErrorType.SpawnLimitReached, detail);
 

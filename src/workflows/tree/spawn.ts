@@ -29,11 +29,7 @@ export const checkedAgentCwdPatch = 'checked-agent-cwd';
 /** Marks runs that refuse an Agent call with fields the tool does not have (before: ignored, and the agent started). */
 export const strictAgentInputPatch = 'agent-input-unknown-fields';
 
-/**
- * The Agent tool (docs/architecture.md, Spawning): picks the spawn path — a fork, or a named
- * (general-purpose by default) agent —, checks the limits, asks the root for a slot, starts the
- * child and answers the call (at once for a background child, when it ends for a foreground one).
- */
+/** The Agent tool (docs/architecture.md, Spawning): picks the path, checks limits, starts the child, answers. */
 export class AgentTool {
   /** Spawns that passed the limit checks but whose child is not registered yet (concurrent Agent calls). */
   private pendingSpawns = 0;
@@ -117,20 +113,13 @@ export class AgentTool {
     });
   }
 
-  /**
-   * A requested cwd is resolved against this agent's cwd and must be an existing directory inside
-   * its workspace (symbolic links resolved), else the call is refused. Gives the real path.
-   */
+  /** A requested cwd must be an existing directory inside the workspace (links resolved); gives the real path. */
   private async checkCwd(requested: string): Promise<ResolveAgentCwdResult> {
     if (!hasPatch(checkedAgentCwdPatch)) return { ok: true, cwd: requested };
     return resolveAgentCwdOn(this.input.workspaceWorker, { requested, parentCwd: this.state.cwd, workspaceRoot: this.state.workspaceRoot });
   }
 
-  /**
-   * Counts the spawn against this agent's children from now on (concurrent Agent calls see it), checks
-   * a requested cwd, reserves the tree slot, starts the child, and answers the Agent call (at once, or
-   * when a foreground child ends).
-   */
+  /** Counts the spawn now (concurrent calls see it), checks the cwd, reserves a slot, starts and answers. */
   private async launch(call: ToolUseBlock, request: AgentToolInput, childId: string, background: boolean, buildSpec: () => ChildSpec): Promise<ToolOutcome> {
     this.pendingSpawns += 1;
     let child;
@@ -198,10 +187,7 @@ export class AgentTool {
     };
   }
 
-  /**
-   * The agent types of its roster, loaded at start; runs started before the roster existed (and
-   * forks) load them once, on their first named spawn (concurrent spawns share the load).
-   */
+  /** The roster's agent types; older runs and forks load them once, on their first named spawn. */
   private loadSpawnContext(): Promise<SpawnContext> {
     const loaded = this.state.spawnContext;
     if (loaded) return Promise.resolve(loaded);
@@ -210,10 +196,7 @@ export class AgentTool {
   }
 }
 
-/**
- * A named child's definition prompt: the text, or — when the parent's record of its agent types holds
- * digests instead of prompts — '' and the digest with the defining file, for the child's start to read.
- */
+/** A named child's definition prompt, or '' with a digest and file for the child's start to read. */
 export function definitionPromptOf(definition: AgentDefinition, context: SpawnContext): Pick<ChildSpec, 'definitionPrompt' | 'definitionPromptRef'> {
   const digest = context.promptDigests?.[definition.name];
   if (digest === undefined) return { definitionPrompt: definition.prompt };

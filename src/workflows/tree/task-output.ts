@@ -56,11 +56,7 @@ async function peek(agentIds: string[]): Promise<AgentPeek[]> {
 
 const finishedText = (result: AgentResult) => taskOutputText('success', result.agentId, result.status, projectChildResult(result));
 
-/**
- * The TaskOutput tool (docs/tools.md): a parent looks at one of its own children — its live status
- * read by query (the child's history does not grow), or its result once finished, waiting for it
- * up to `timeout` when `block` is true — or, without task_id, lists its running children.
- */
+/** The TaskOutput tool (docs/tools.md): a child's live status or result, or the list of running children. */
 export async function taskOutputTool(call: ToolUseBlock, children: Children): Promise<ToolOutcome> {
   const parsed = parseTaskOutputInput(call.input);
   if (!parsed.ok) return { content: parsed.error, isError: true };

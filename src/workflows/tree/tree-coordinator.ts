@@ -9,11 +9,7 @@ import type { TreeLedgerKeeper } from '../budget/tree-ledger';
 /** Finished agents a continued root carries at most (the tree listing shows these; running ones are always known). */
 const maxCarriedFinishedNodes = 1000;
 
-/**
- * The root's bookkeeping for its whole tree: who runs (for the per-tree limit and the listing),
- * tokens used (for the budget), whether spawning is paused, and approvals waiting for a person.
- * Every agent of the tree reports to the root by signal; the root decides.
- */
+/** The root's bookkeeping for its tree (running agents, tokens, pause, approvals); agents report by signal. */
 export class TreeCoordinator {
   private readonly reserved = new Set<string>();
   private readonly nodes = new Map<string, TreeNode>();
