@@ -25,13 +25,7 @@ const boardToolOptions: ActivityOptions = {
 };
 const boardToolActivities = proxyActivities<Activities>(boardToolOptions);
 
-/**
- * An agent's link to its task board (docs/board.md): the task-list tools, and the heartbeats that
- * keep the agent's claims alive while it runs — sent by the runtime on a timer, whatever the model
- * is doing. The timer runs in its own abort domain under the agent's lifetime, so an interrupted
- * turn does not stop it and a stopped agent does. When the agent ends it lets go of what it holds;
- * an agent whose worker is gone stops heartbeating and its claims run out on the board.
- */
+/** An agent's link to its board (docs/board.md): its tools, and heartbeats on a timer that outlives a turn. */
 export class AgentBoardLink {
   readonly boardId: string;
   private held: string[] = [];

@@ -2,10 +2,7 @@ import { boardLimits } from '../../shared/board/board-limits';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { BoardDraft } from './board-draft';
 
-/**
- * Dependencies between tasks (`blockedBy` / `blocks`), kept symmetric, and the cycle check: a
- * dependency that would make a task (transitively) wait for itself is refused, naming the cycle.
- */
+// Task dependencies kept symmetric; one that would make a task wait for itself is refused, naming the cycle.
 
 /** The chain of `blocks` edges from `from` to `to` (both included), or undefined when there is none. */
 export function blockingPath(draft: BoardDraft, from: string, to: string): string[] | undefined {
@@ -29,10 +26,7 @@ export function blockingPath(draft: BoardDraft, from: string, to: string): strin
   return undefined;
 }
 
-/**
- * Makes `taskId` wait for `blockerId`. Returns a refusal, or undefined when added (or already there).
- * Both tasks must exist.
- */
+/** Makes `taskId` wait for `blockerId` (both must exist); a refusal, or undefined when added. */
 export function addDependency(draft: BoardDraft, blockerId: string, taskId: string): string | undefined {
   if (blockerId === taskId) return errorText(ErrorType.DependencyCycle, `task #${taskId} cannot wait for itself.`);
   const blocker = draft.get(blockerId);

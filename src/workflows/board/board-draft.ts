@@ -1,10 +1,7 @@
 import type { BoardActor, BoardConfig, BoardCounts, BoardEventKind, BoardState, BoardTask } from '../../shared/board/board';
 import { boardLimits } from '../../shared/board/board-limits';
 
-/**
- * A change being made to a board: a copy-on-write view of its state, so a refused change (or a
- * validator's trial run) leaves the board untouched. Pure: the time is given.
- */
+/** A copy-on-write change to a board, so a refused change or a validator's trial leaves it untouched. Pure. */
 export class BoardDraft {
   private readonly tasks: BoardTask[];
   private readonly copied = new Set<string>();

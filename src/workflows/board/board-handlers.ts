@@ -22,11 +22,7 @@ function parsedOrThrow<T>(parsed: Parsed<T>, fail: (message: string) => Error): 
 const refuse = (message: string): Error => new Error(message);
 const failUpdate = (message: string): Error => ApplicationFailure.create({ type: ErrorType.InvalidBoardRequest, message, nonRetryable: true });
 
-/**
- * Every handler of a board (docs/board.md lists them). Updates have validators that parse the
- * request and try the change, so a bad or impossible request is refused to its caller and never
- * reaches history; signals ignore what does not parse. Nothing here throws into the workflow task.
- */
+/** Every handler of a board (docs/board.md): validators refuse bad updates before history; nothing throws. */
 export function installBoardHandlers(board: BoardRun): void {
   const update = <T>(parse: (raw: unknown) => Parsed<T>, change: (request: T) => BoardChange) => ({
     validator: (raw: T) => board.check(change(parsedOrThrow(parse(raw), refuse))),

@@ -1,12 +1,7 @@
 import type { BoardTask } from '../../shared/board/board';
 import type { BoardDraft } from './board-draft';
 
-/**
- * Claims as leases (docs/board.md, Heartbeats): an agent's claim lasts `leaseMs` past its last
- * heartbeat; the runtime renews it while the agent runs. Past that, or when the agent ends, the task
- * returns to pending and the owner and its tree's root are told. Decided by time alone (workflow
- * time), so a late heartbeat cannot revive a claim that has already run out.
- */
+// Claims as leases (docs/board.md, Heartbeats), decided by workflow time alone so a late heartbeat cannot revive one.
 
 /** A claim the board took back from an agent: what its owner and the owner's root are told. */
 export interface LostClaim {

@@ -12,10 +12,7 @@ import type { BoardOutcome } from './board-tasks';
 /** A board change as the pure functions take it. */
 export type BoardChange = (state: BoardState, now: number) => BoardOutcome;
 
-/**
- * One run of a board: its state, the notices it owes agents, and when it must wake up next. The
- * handlers hand every request here; the workflow's loop delivers notices and expires claims.
- */
+/** One run of a board: its state, the notices it owes, and when it must wake next. */
 export class BoardRun {
   private state: BoardState;
   private readonly outbox: { to: string; notice: BoardNotice }[] = [];

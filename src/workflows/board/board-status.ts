@@ -3,12 +3,7 @@ import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { actorLabel, holdsClaim, namesActor, openBlockers, type BoardDraft } from './board-draft';
 import { returnToPending, type LostClaim } from './board-leases';
 
-/**
- * Status moves of one task (docs/board.md, Claims): claiming is atomic because the board applies
- * one change at a time and refuses a claim on a task someone else holds. Agents follow the rules;
- * a person (the CLI) may also take a task from its owner, whose agent and root are then told.
- * Each function returns a refusal, or undefined when the move was made.
- */
+// Status moves of one task (docs/board.md, Claims); each returns a refusal, or undefined when made.
 
 /** Claims a person takes over from an agent: dropped, and reported to the agent and its root. */
 function takeOver(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActor, what: string, lost: LostClaim[]): void {

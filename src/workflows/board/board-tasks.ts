@@ -6,12 +6,7 @@ import { actorLabel, BoardDraft, heldBy, holdsClaim } from './board-draft';
 import { expireClaims, renewClaims, returnToPending, type LostClaim } from './board-leases';
 import { assignTask, moveTask } from './board-status';
 
-/**
- * The board's changes as pure functions of (state, request, time): create, update, release. Each
- * first returns claims that ran out and renews the calling agent's own (a request is a sign of
- * life), then applies the request completely or not at all. The workflow's validators run them to
- * refuse bad requests; its handlers run them again to apply.
- */
+/** The board's changes as pure functions of (state, request, time), applied completely or not at all. */
 export type BoardOutcome =
   | { ok: true; state: BoardState; result: BoardChangeResult; lost: LostClaim[] }
   | { ok: false; error: string };

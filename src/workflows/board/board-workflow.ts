@@ -5,11 +5,7 @@ import { workflowNowMs } from '../runtime/clock';
 import { installBoardHandlers } from './board-handlers';
 import { BoardRun } from './board-run';
 
-/**
- * The shared task board (docs/board.md): a long-lived workflow per tree, or per name. Its handlers
- * change it; this loop only wakes to send notices, return claims whose lease ran out, and
- * continue-as-new when its history grows long.
- */
+/** The shared task board (docs/board.md): its loop only sends notices, expires claims and continues-as-new. */
 export async function boardWorkflow(input: BoardWorkflowInput): Promise<BoardSnapshot> {
   const board = new BoardRun(input);
   installBoardHandlers(board);
