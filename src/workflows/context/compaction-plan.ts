@@ -2,15 +2,7 @@ import { compactedConversationText, droppedConversationText } from '../../shared
 import type { MessageParam, TextBlock } from '../../shared/model/messages';
 import { forkMarker } from '../../shared/agents/fork-layout';
 
-/**
- * Where a compaction cuts a conversation (pure; docs/architecture.md, Compaction). Messages
- * [0, cut) are summarised; [cut, end) — the recent turns — are kept verbatim after the summary. The
- * cut is always at an assistant message (so the summarised part ends with a user message, which the
- * compaction instruction joins, and every kept tool_use keeps its tool_result), or at the end of a
- * conversation that ends with a user message. Some text blocks survive the summary word for word:
- * the `<system-reminder>` of the first message (identity and roster, docs/model-surface.md) and a
- * fork's directive (a fork stays a fork).
- */
+/** Where a compaction cuts a conversation: always at an assistant message, so tool pairs stay whole (docs/architecture.md). */
 export interface CompactionPlan {
   cut: number;
   /** Text blocks carried verbatim into the first message of the compacted conversation. */
@@ -24,10 +16,7 @@ const textBlocks = (message: MessageParam | undefined): TextBlock[] =>
       : []
     : message.content.filter((block): block is TextBlock => block.type === 'text');
 
-/**
- * Plans a compaction, keeping as many recent turns as fit in `keepTokens` (`tokensOf(from, to)`
- * measures messages [from, to)). Undefined when there is nothing to summarise.
- */
+/** Plans a compaction keeping the recent turns that fit in `keepTokens`; undefined when nothing to summarise. */
 export function planCompaction(messages: readonly MessageParam[], tokensOf: (from: number, to: number) => number, keepTokens: number): CompactionPlan | undefined {
   if (messages.length < 2) return undefined;
   let cut: number | undefined;

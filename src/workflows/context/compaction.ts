@@ -12,15 +12,7 @@ import { hasPatch } from '../runtime/patches';
 /** Marks runs that compact their conversation (a compaction turn: one more model call before a turn). */
 export const compactionPatch = 'context-compaction';
 
-/**
- * Compaction (docs/architecture.md, Compaction): before a model call whose request would pass the
- * compaction threshold (a fraction of the model's context window) or whose conversation would no
- * longer fit one continue-as-new payload — or when someone asked (`subagents compact`) — a
- * compaction turn asks the model, under a compaction instruction, to summarise the older part of
- * the conversation; the conversation goes on from the summary plus the recent turns kept verbatim.
- * Nothing is re-recorded: the summary is the compaction turn's activity result, the kept messages
- * are already in history.
- */
+/** Compaction (docs/architecture.md): a turn summarises the older messages; the summary is its activity result. */
 export class Compaction {
   private requested?: { by: string; instructions?: string };
 

@@ -8,13 +8,7 @@ import { taskOutputDefinition } from '../../shared/tools/task-output-definition'
 import { toolDefinitions } from '../../shared/tools/tool-definitions';
 import type { AgentState } from '../loop/agent-state';
 
-/**
- * How full an agent's context is (docs/architecture.md, Compaction). The next request is estimated
- * as the conversation's estimated tokens plus what a request carries besides its messages (system
- * prompt, tools), which the last model call measured: its prompt tokens minus the estimate of the
- * messages it sent. Before the first call the system prompt and the known tool definitions are
- * estimated instead. Everything here is derived from recorded results, so it is replay-safe.
- */
+// How full an agent's context is, from recorded results only, so replay-safe (docs/architecture.md, Compaction).
 
 const knownDefinitions: Readonly<Record<string, ToolDefinition>> = { ...agentToolDefinitions, TaskOutput: taskOutputDefinition, ...toolDefinitions };
 

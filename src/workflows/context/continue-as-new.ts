@@ -7,11 +7,7 @@ import type { AgentParts } from '../loop/agent-parts';
 import { compactionPatch } from './compaction';
 import { hasPatch } from '../runtime/patches';
 
-/**
- * Marks runs that continue-as-new at every turn boundary — also after a final answer while waiting
- * for input, and while idle — past a history size too, and that keep the carried input under
- * Temporal's payload limit (compacting first when needed).
- */
+/** Marks runs that continue-as-new at every boundary, past a history size too, with carried input under the payload limit. */
 export const everyBoundaryPatch = 'continue-as-new-every-boundary';
 
 /** Past Temporal's suggestion or the tree's event threshold (the checks made before the patch). */
@@ -20,10 +16,7 @@ function dueByEvents(input: AgentWorkflowInput): boolean {
   return info.continueAsNewSuggested || info.historyLength >= input.limits.continueAsNewAfterEvents;
 }
 
-/**
- * Past the tree's history-size threshold, and grown by at least half of it in this run: a run whose
- * carried input alone is near the threshold must not continue-as-new again at once.
- */
+/** Past the history-size threshold and grown by half of it in this run, so a large carried input cannot loop. */
 export function dueBySize(input: AgentWorkflowInput, runStartBytes: number): boolean {
   const threshold = input.limits.continueAsNewAfterHistoryBytes ?? defaultAgentLimits.continueAsNewAfterHistoryBytes!;
   const size = workflowInfo().historySize;
@@ -54,14 +47,7 @@ export function continueAsNewMayBeDue({ input, state }: Pick<AgentParts, 'input'
   return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
 }
 
-/**
- * Long sessions (docs/architecture.md): continue-as-new at a turn boundary when the history is due
- * — only with no running children (they are bound to this run) and no pending approval, after every
- * handler has finished. `awaiting` is set at a boundary where the agent waits for input (after an
- * answer or an interrupt): the next run starts by waiting. A carried input over the payload budget
- * is compacted first; if it still does not fit, this boundary is skipped (the run goes on).
- * After a tool turn (`awaiting` undefined) the history size counts only in runs with `everyBoundaryPatch`.
- */
+/** Continue-as-new at a turn boundary when due, with no running children or pending approval (docs/architecture.md). */
 export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingInput): Promise<void> {
   const { input, state, children, approvals } = agent;
   const newPath = awaiting !== undefined;

@@ -5,12 +5,7 @@ import type { MessageParam } from '../../shared/model/messages';
 import type { ConversationTail } from '../../shared/model/model-call';
 import { transcriptPageChars, type RunTranscriptSlice, type TranscriptBoundary } from '../../shared/protocol/run-transcript';
 
-/**
- * An agent's conversation as the model sees it, with what the workflow needs to reason about it
- * without re-reading it: the hash after each message (the model activity checks prefixes against
- * them), each message's estimated tokens and JSON bytes, and the run's transcript log — every
- * message the run held, also those a compaction replaced (docs/architecture.md, Compaction).
- */
+/** An agent's conversation with per-message hashes, sizes and the run's transcript log (docs/architecture.md). */
 export class Conversation {
   readonly messages: MessageParam[] = [];
   private hashes: string[] = [emptyConversationHash];
@@ -57,10 +52,7 @@ export class Conversation {
     return sum;
   }
 
-  /**
-   * The messages after the first `count`, when those first `count` still hash to `hash` (no compaction
-   * in between) and the new ones take at most `maxBytes` of JSON; otherwise undefined.
-   */
+  /** The messages after the first `count`, if those still hash to `hash` and the new ones fit `maxBytes`. */
   tailSince(count: number, hash: string, maxBytes: number): ConversationTail | undefined {
     if (count > this.messages.length || this.hashes[count] !== hash) return undefined;
     let bytes = 0;
@@ -73,10 +65,7 @@ export class Conversation {
     return this.bytes.reduce((sum, value) => sum + value, 0);
   }
 
-  /**
-   * Compaction: the conversation becomes `opening` (the summary message) plus messages [keptFrom, end),
-   * unchanged. The log keeps everything and records the boundary.
-   */
+  /** Compaction: the conversation becomes `opening` plus messages [keptFrom, end); the log keeps everything. */
   compact(opening: MessageParam, keptFrom: number, record: CompactionRecord): void {
     const kept = this.messages.slice(keptFrom);
     const keptIndices = this.logIndices.slice(keptFrom);

@@ -31,11 +31,7 @@ export function oversizedMessageRefusal(input: Pick<AgentWorkflowInput, 'model' 
   );
 }
 
-/**
- * Refuses an oversized message or steer that arrived by signal: the agent is told (so it can tell
- * its user), and the refusal is thrown for the input guard, which counts it among the rejected
- * inputs the status query shows the sender. Returns normally when the text fits.
- */
+/** Refuses an oversized signalled message: tells the agent and throws for the input guard to count. */
 export function refuseOversized(input: AgentWorkflowInput, from: string, text: string, tell: (notice: string) => void): void {
   const refusal = oversizedMessageRefusal(input, text);
   if (!refusal || !hasPatch(oversizedMessagePatch)) return;

@@ -25,12 +25,7 @@ function statusLine(result: AgentResult): string {
   }
 }
 
-/**
- * The bounded projection a parent sees of a finished child (docs/architecture.md, Spawning): final text (or error, or
- * cancelled), and its agentId to continue it with SendMessage (the Agent tool's description says how). Never the
- * child's history, and nothing the model does not need: every token here stays in the parent's context
- * (bench:delegation measures it); the usage is in the child's result and the transcript, not in the parent's prompt.
- */
+/** What a parent sees of a finished child: final text and agentId, never its history (docs/architecture.md). */
 export function projectChildResult(result: AgentResult): string {
   const parts = [statusLine(result), result.finalText.trim() || (result.status === 'completed' ? '(Subagent completed but returned no output.)' : '')];
   // One-shot types (Explore, Plan) are not meant to be continued: no agentId.

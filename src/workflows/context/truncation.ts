@@ -1,9 +1,4 @@
-/**
- * Turns cut at the output limit (`stop_reason: max_tokens`). Nothing in such a turn is trusted as
- * finished: its tool calls are never run (their input may be cut short, e.g. a Write with half a
- * file) but answered with an error asking for smaller steps, and a cut final answer is continued
- * rather than reported as completed, a few times at most. The decision is a pure function.
- */
+// Turns cut at max_tokens: their tool calls are answered with an error, a cut answer continued a few times.
 import { maxOutputContinuations } from '../../shared/protocol/limits';
 import type { ContentBlock, MessageParam, ToolUseBlock } from '../../shared/model/messages';
 import { buildToolResultMessage, textOf } from '../../shared/tools/tool-results';
@@ -38,11 +33,7 @@ function isContinuationRequest(message: MessageParam | undefined): boolean {
   return first?.type === 'text' && first.text === continuationPrompt;
 }
 
-/**
- * The text of an answer given across continuations: the assistant texts of the trailing chain
- * "assistant, continuation request, assistant, …" joined as one, ending with `lastText`.
- * `lastAppended` says whether the last response is already the conversation's last message.
- */
+/** The text of an answer given across continuations, ending with `lastText` (`lastAppended`: already in messages). */
 export function continuedText(messages: readonly MessageParam[], lastText: string, lastAppended: boolean): string {
   const parts = [lastText];
   let index = messages.length - (lastAppended ? 2 : 1);
@@ -60,10 +51,7 @@ function continuationsSoFar(messages: readonly MessageParam[]): number {
   return count;
 }
 
-/**
- * Decides about a turn cut at max_tokens, whose response (`content`) is the conversation's last
- * message when it was not empty.
- */
+/** Decides about a turn cut at max_tokens, whose non-empty response is the conversation's last message. */
 export function decideCutOffTurn(messages: readonly MessageParam[], content: readonly ContentBlock[], maxOutputTokens: number): CutOffDecision {
   if (content.some((block) => block.type === 'tool_use')) return { type: 'refuse_tools', text: cutToolCallText(maxOutputTokens) };
   const text = continuedText(messages, textOf([...content]), content.length > 0);
