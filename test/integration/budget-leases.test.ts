@@ -7,23 +7,17 @@
 import type proto from '@temporalio/proto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ServedTotals } from '../../src/model-server/served';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { useAgentTestEnv } from '../helpers/agent-env';
 import { accountOf, rootAccount, servedToTree } from '../helpers/budget-accounts';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
+import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
-let env: AgentTestEnv;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'echo' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = useAgentTestEnv();
 
 async function historyOf(workflowId: string): Promise<HistoryEvent[]> {
   return ((await env.temporal.client.workflow.getHandle(workflowId).fetchHistory()).events ?? []) as HistoryEvent[];
@@ -59,11 +53,9 @@ const worker = (prompt: string) => ({ name: 'Agent', input: { description: promp
 describe('leases of the tree budget on the real server', () => {
   it('spends leased room without asking the root for each call, and gives the rest back at the end', async () => {
     const name = 'lease-plenty';
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: name }, turns: [{ toolUses: [worker('LEASE-A'), worker('LEASE-B')] }, ...Array.from({ length: 4 }, () => ({ text: 'noted' }))] },
-        { match: { userIncludes: 'LEASE-' }, turns: [...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo step' } }] })), { text: 'LEASE-DONE' }] },
-      ]),
+    env.script(
+      agentNamed(name, [{ toolUses: [worker('LEASE-A'), worker('LEASE-B')] }, ...Array.from({ length: 4 }, () => ({ text: 'noted' }))]),
+      agentPrompted('LEASE-', [...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo step' } }] })), { text: 'LEASE-DONE' }]),
     );
     const handle = await env.start({ prompt: 'two workers', name, limits: { budget: { caps: { tokens: 50_000_000 } } } });
     const result = await handle.result();
@@ -88,18 +80,12 @@ describe('leases of the tree budget on the real server', () => {
 
   it('asks a lease back when a cap is set on the running subtree, which then holds', async () => {
     const name = 'lease-capped';
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: name }, turns: [{ toolUses: [worker('LEASED-WORKER')] }, ...Array.from({ length: 60 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] }))] },
-        {
-          match: { userIncludes: 'LEASED-WORKER' },
-          // Two calls from the lease, then a command that waits for the cap: the worker cannot finish before the test sets it.
-          turns: [
-            ...Array.from({ length: 2 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }] })),
-            { toolUses: [{ name: 'Bash', input: { command: 'until [ -f lease-cap-set ]; do sleep 0.1; done; echo leased' } }] },
-            ...Array.from({ length: 27 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }], delayMs: 150 })),
-          ],
-        },
+    env.script(
+      agentNamed(name, [{ toolUses: [worker('LEASED-WORKER')] }, ...Array.from({ length: 60 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] }))]),
+      agentPrompted('LEASED-WORKER', [
+        ...Array.from({ length: 2 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }] })),
+        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f lease-cap-set ]; do sleep 0.1; done; echo leased' } }] },
+        ...Array.from({ length: 27 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }], delayMs: 150 })),
       ]),
     );
     const handle = await env.start({ prompt: 'one worker', name, limits: { budget: { caps: { tokens: 50_000_000 } } } });
@@ -134,14 +120,12 @@ describe('leases of the tree budget on the real server', () => {
   it('holds a budget that leases run into: leases shrink, are asked back, and calls reserve exactly', async () => {
     const name = 'lease-crossing';
     // Four children whose calls grow (each answer ~1,000 tokens and stays in the conversation).
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: name }, turns: [{ toolUses: Array.from({ length: 4 }, (_, index) => worker(`CROSSING-${index}`)) }, ...Array.from({ length: 80 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] }))] },
-        {
-          match: { userIncludes: 'CROSSING-' },
-          turns: Array.from({ length: 60 }, (_, index) => ({ text: `WORKING-${index} ${'lorem ipsum dolor sit amet '.repeat(150)}`, toolUses: [{ name: 'Bash', input: { command: 'echo step' } }], delayMs: 100 })),
-        },
-      ]),
+    env.script(
+      agentNamed(name, [{ toolUses: Array.from({ length: 4 }, (_, index) => worker(`CROSSING-${index}`)) }, ...Array.from({ length: 80 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] }))]),
+      {
+        match: { userIncludes: 'CROSSING-' },
+        turns: Array.from({ length: 60 }, (_, index) => ({ text: `WORKING-${index} ${'lorem ipsum dolor sit amet '.repeat(150)}`, toolUses: [{ name: 'Bash', input: { command: 'echo step' } }], delayMs: 100 })),
+      },
     );
     const budget = 700_000;
     const handle = await env.start({ prompt: 'four workers', name, limits: { budget: { caps: { tokens: budget } } } });
@@ -161,11 +145,9 @@ describe('leases of the tree budget on the real server', () => {
 
   it('counts leased calls cut by a stop and calls that failed after message_start exactly as served', async () => {
     const name = 'lease-cut';
-    env.modelServer.setBehaviour(
-      scenario([
-        { match: { agentName: name }, turns: [{ toolUses: Array.from({ length: 4 }, (_, index) => worker(`CUT-${index}`)) }, ...Array.from({ length: 40 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] }))] },
-        { match: { userIncludes: 'CUT-' }, turns: Array.from({ length: 30 }, (_, index) => ({ text: `STREAMING-${index} ${'lorem ipsum '.repeat(60)}`, toolUses: [{ name: 'Bash', input: { command: 'echo step' } }], eventDelayMs: 150 })) },
-      ]),
+    env.script(
+      agentNamed(name, [{ toolUses: Array.from({ length: 4 }, (_, index) => worker(`CUT-${index}`)) }, ...Array.from({ length: 40 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] }))]),
+      { match: { userIncludes: 'CUT-' }, turns: Array.from({ length: 30 }, (_, index) => ({ text: `STREAMING-${index} ${'lorem ipsum '.repeat(60)}`, toolUses: [{ name: 'Bash', input: { command: 'echo step' } }], eventDelayMs: 150 })) },
     );
     env.modelServer.injectFault({ kind: 'stream-cut', times: 2 });
     const handle = await env.start({ prompt: 'four workers', name, limits: { budget: { caps: { tokens: 50_000_000 } } } });
