@@ -6,7 +6,12 @@ import type { Worker, WorkerOptions } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
 import type { WebToolSettings } from '../../src/activities/web';
 import { SubagentsClient, type StartAgentOptions } from '../../src/client/client';
-import { startModelServer, type Behaviour, type ModelServer, type RecordedRequest } from '../../src/model-server/server';
+import {
+  startModelServer,
+  type Behaviour,
+  type ModelServer,
+  type RecordedRequest,
+} from '../../src/model-server/server';
 import { connectTestTemporal, createTestWorker, testHomeDir, uniqueTaskQueue, type TestTemporal } from './temporal';
 
 /** A project directory of its own under `root`, with its files (`.claude/settings.json`, agents, hook scripts: executable). */
@@ -49,7 +54,10 @@ export interface AgentTestEnvOptions {
   web?: WebToolSettings;
 }
 
-export async function createAgentTestEnv(behaviour: Behaviour, options: AgentTestEnvOptions = {}): Promise<AgentTestEnv> {
+export async function createAgentTestEnv(
+  behaviour: Behaviour,
+  options: AgentTestEnvOptions = {},
+): Promise<AgentTestEnv> {
   const homeDir = options.homeDir ?? testHomeDir();
   const temporal = await connectTestTemporal();
   const modelServer = await startModelServer({ port: 0, behaviour });
@@ -74,7 +82,13 @@ export async function createAgentTestEnv(behaviour: Behaviour, options: AgentTes
     worker,
     restartWorker: async () => {
       await running;
-      environment.worker = await createTestWorker(temporal, { taskQueue, modelBaseUrl: modelServer.url, homeDir, workerOptions: options.workerOptions, ...(options.web ? { web: options.web } : {}) });
+      environment.worker = await createTestWorker(temporal, {
+        taskQueue,
+        modelBaseUrl: modelServer.url,
+        homeDir,
+        workerOptions: options.workerOptions,
+        ...(options.web ? { web: options.web } : {}),
+      });
       running = environment.worker.run();
     },
     // Tests that are not about approvals run without prompts; approval tests pass a mode.
@@ -110,11 +124,15 @@ export async function createAgentTestEnv(behaviour: Behaviour, options: AgentTes
 
 /** One agent's model requests received so far (the runtime sends x-subagents-agent-id), answered yet or not. */
 export function modelCallsOf(modelServer: ModelServer, agentId: string): RecordedRequest[] {
-  return modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
+  return modelServer
+    .requests()
+    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
 }
 
 /** The parsed bodies of the model requests received so far. */
-export function requestBodies(modelServer: ModelServer): { messages: { role: string; content: unknown }[]; system: unknown; tools?: { name: string }[] }[] {
+export function requestBodies(
+  modelServer: ModelServer,
+): { messages: { role: string; content: unknown }[]; system: unknown; tools?: { name: string }[] }[] {
   return modelServer
     .requests()
     .filter((request) => request.path === '/v1/messages')
@@ -122,7 +140,10 @@ export function requestBodies(modelServer: ModelServer): { messages: { role: str
 }
 
 /** A file's shared environment: created before its tests, closed after them; usable inside tests and hooks only. */
-export function useAgentTestEnv(behaviour: Behaviour = { kind: 'echo' }, options: AgentTestEnvOptions | (() => AgentTestEnvOptions) = {}): AgentTestEnv {
+export function useAgentTestEnv(
+  behaviour: Behaviour = { kind: 'echo' },
+  options: AgentTestEnvOptions | (() => AgentTestEnvOptions) = {},
+): AgentTestEnv {
   let current: AgentTestEnv | undefined;
   beforeAll(async () => {
     current = await createAgentTestEnv(behaviour, typeof options === 'function' ? options() : options);

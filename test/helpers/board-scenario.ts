@@ -31,13 +31,22 @@ export function leadTurns(dependencies: string[][], workers: number): Turn[] {
       text: 'Setting up the board.',
       toolUses: dependencies.map((blockedBy, index) => ({
         name: 'TaskCreate',
-        input: { subject: `step ${index + 1}`, description: `do step ${index + 1}`, ...(blockedBy.length > 0 ? { blockedBy } : {}) },
+        input: {
+          subject: `step ${index + 1}`,
+          description: `do step ${index + 1}`,
+          ...(blockedBy.length > 0 ? { blockedBy } : {}),
+        },
       })),
     },
     {
       toolUses: Array.from({ length: workers }, (_, index) => ({
         name: 'Agent',
-        input: { description: `board worker ${index + 1}`, prompt: 'Work the board until every task is done.', subagent_type: 'board-worker', run_in_background: true },
+        input: {
+          description: `board worker ${index + 1}`,
+          prompt: 'Work the board until every task is done.',
+          subagent_type: 'board-worker',
+          run_in_background: true,
+        },
       })),
     },
     ...Array.from({ length: workers + 4 }, (): Turn => ({ text: 'Noted.' })),
@@ -67,8 +76,11 @@ export function readWorkLog(workspace: string): WorkLogEntry[] {
 /** What the work log and the board say about exactly-once completion and dependency order. */
 export function checkBoardRun(log: WorkLogEntry[], snapshot: BoardSnapshot) {
   const doneLines = new Map<string, WorkLogEntry[]>();
-  for (const entry of log.filter((candidate) => candidate.kind === 'done')) doneLines.set(entry.taskId, [...(doneLines.get(entry.taskId) ?? []), entry]);
-  const completedOnce = snapshot.tasks.filter((task) => task.status === 'completed' && doneLines.get(task.id)?.length === 1).length;
+  for (const entry of log.filter((candidate) => candidate.kind === 'done'))
+    doneLines.set(entry.taskId, [...(doneLines.get(entry.taskId) ?? []), entry]);
+  const completedOnce = snapshot.tasks.filter(
+    (task) => task.status === 'completed' && doneLines.get(task.id)?.length === 1,
+  ).length;
   const doubleDone = [...doneLines.values()].filter((entries) => entries.length > 1).length;
   // A task whose work started before one of its dependencies was done breaks the order.
   const orderViolations: string[] = [];
@@ -87,7 +99,8 @@ export function checkBoardRun(log: WorkLogEntry[], snapshot: BoardSnapshot) {
     if (event.kind === 'claimed') {
       if (claimed.has(event.taskId)) doubleClaims += 1;
       claimed.add(event.taskId);
-    } else if (event.kind !== 'created' && event.kind !== 'edited' && event.kind !== 'assigned') claimed.delete(event.taskId);
+    } else if (event.kind !== 'created' && event.kind !== 'edited' && event.kind !== 'assigned')
+      claimed.delete(event.taskId);
   }
   return { completedOnce, doubleDone, doubleClaims, orderViolations };
 }

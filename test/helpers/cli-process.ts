@@ -14,10 +14,23 @@ export interface CliRun {
 }
 
 /** Runs `subagents <args>` on the environment's server and task queue; resolves with its exit code and output (never rejects). */
-export async function runCli(env: AgentTestEnv, args: string[], options: { extraEnv?: Record<string, string>; cwd?: string } = {}): Promise<CliRun> {
-  const cliEnv = { ...process.env, TEMPORAL_ADDRESS: env.temporal.address, SUBAGENTS_TASK_QUEUE: env.taskQueue, ...options.extraEnv };
+export async function runCli(
+  env: AgentTestEnv,
+  args: string[],
+  options: { extraEnv?: Record<string, string>; cwd?: string } = {},
+): Promise<CliRun> {
+  const cliEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: env.temporal.address,
+    SUBAGENTS_TASK_QUEUE: env.taskQueue,
+    ...options.extraEnv,
+  };
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env: cliEnv, encoding: 'utf8', ...(options.cwd ? { cwd: options.cwd } : {}) });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], {
+      env: cliEnv,
+      encoding: 'utf8',
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as CliRun;

@@ -48,7 +48,11 @@ export function useCrashHarness(): CrashHarness {
     workers,
     prepare: (name) => {
       const taskQueue = uniqueTaskQueue(name);
-      return { workspace: realpathSync(mkdtempSync(path.join(os.tmpdir(), `subagents-${name}-`))), taskQueue, client: new SubagentsClient(harness.temporal.client, taskQueue) };
+      return {
+        workspace: realpathSync(mkdtempSync(path.join(os.tmpdir(), `subagents-${name}-`))),
+        taskQueue,
+        client: new SubagentsClient(harness.temporal.client, taskQueue),
+      };
     },
     startWorker: async (taskQueue) => {
       const worker = await startChildWorker({ taskQueue, modelBaseUrl: harness.modelServer.url });

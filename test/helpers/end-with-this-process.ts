@@ -38,7 +38,10 @@ process.stdin.resume();
  */
 export function endWithThisProcess(child: ChildProcess, graceMs = 5000): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const watchdog = spawn(process.execPath, ['-e', watchdogSource, '--', String(child.pid), String(graceMs)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  const watchdog = spawn(process.execPath, ['-e', watchdogSource, '--', String(child.pid), String(graceMs)], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
   // Neither the watchdog nor its pipe keeps this process alive.
   watchdog.unref();
   (watchdog.stdin as Socket | null)?.unref();

@@ -20,20 +20,28 @@ export async function recordHistory(client: Client, workflowId: string, name: st
 }
 
 /** A workflow's history events (its latest run). */
-export async function historyEvents(client: Client, workflowId: string): Promise<proto.temporal.api.history.v1.IHistoryEvent[]> {
+export async function historyEvents(
+  client: Client,
+  workflowId: string,
+): Promise<proto.temporal.api.history.v1.IHistoryEvent[]> {
   return (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 }
 
 /** What a run's history says its tasks were: the activity types it scheduled (with their inputs) and the local activities it ran. */
-export async function taskSteps(client: Client, workflowId: string): Promise<{ scheduled: { name: string; input: unknown }[]; localActivities: string[] }> {
+export async function taskSteps(
+  client: Client,
+  workflowId: string,
+): Promise<{ scheduled: { name: string; input: unknown }[]; localActivities: string[] }> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const scheduled: { name: string; input: unknown }[] = [];
   const localActivities: string[] = [];
   for (const event of history.events ?? []) {
     const attributes = event.activityTaskScheduledEventAttributes;
-    if (attributes) scheduled.push({ name: attributes.activityType?.name ?? '', input: decode(attributes.input?.payloads?.[0]) });
+    if (attributes)
+      scheduled.push({ name: attributes.activityType?.name ?? '', input: decode(attributes.input?.payloads?.[0]) });
     const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === 'core_local_activity') localActivities.push((decode(marker.details?.data?.payloads?.[0]) as { activity_type: string }).activity_type);
+    if (marker?.markerName === 'core_local_activity')
+      localActivities.push((decode(marker.details?.data?.payloads?.[0]) as { activity_type: string }).activity_type);
   }
   return { scheduled, localActivities };
 }
@@ -47,7 +55,8 @@ export async function activityResults(client: Client, workflowId: string, activi
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) types.set(String(event.eventId), scheduled.activityType?.name ?? '');
     const completed = event.activityTaskCompletedEventAttributes;
-    if (completed && types.get(String(completed.scheduledEventId)) === activityType) results.push(decode(completed.result?.payloads?.[0]));
+    if (completed && types.get(String(completed.scheduledEventId)) === activityType)
+      results.push(decode(completed.result?.payloads?.[0]));
   }
   return results;
 }
@@ -64,7 +73,8 @@ export function payloadText(events: readonly proto.temporal.api.history.v1.IHist
   return parts.join('\n');
 }
 
-const decode = (payload: unknown): unknown => (payload ? defaultPayloadConverter.fromPayload(payload as Payload) : undefined);
+const decode = (payload: unknown): unknown =>
+  payload ? defaultPayloadConverter.fromPayload(payload as Payload) : undefined;
 
 /** The patch ids a history's markers record, in order (`patched()` / `hasPatch` in workflow code). */
 export function patchIdsOf(events: readonly proto.temporal.api.history.v1.IHistoryEvent[]): string[] {
@@ -87,12 +97,18 @@ export function abortsOf(events: readonly proto.temporal.api.history.v1.IHistory
 }
 
 /** Each started activity of a history with the type and queue it was scheduled with, and the worker that took it. */
-export function activityStarts(events: readonly proto.temporal.api.history.v1.IHistoryEvent[]): { name: string; taskQueue: string; identity: string }[] {
+export function activityStarts(
+  events: readonly proto.temporal.api.history.v1.IHistoryEvent[],
+): { name: string; taskQueue: string; identity: string }[] {
   const scheduled = new Map<string, { name: string; taskQueue: string }>();
   const starts: { name: string; taskQueue: string; identity: string }[] = [];
   for (const event of events) {
     const attributes = event.activityTaskScheduledEventAttributes;
-    if (attributes) scheduled.set(String(event.eventId), { name: attributes.activityType?.name ?? '', taskQueue: attributes.taskQueue?.name ?? '' });
+    if (attributes)
+      scheduled.set(String(event.eventId), {
+        name: attributes.activityType?.name ?? '',
+        taskQueue: attributes.taskQueue?.name ?? '',
+      });
     const started = event.activityTaskStartedEventAttributes;
     const activity = started ? scheduled.get(String(started.scheduledEventId)) : undefined;
     if (started && activity) starts.push({ ...activity, identity: started.identity ?? '' });

@@ -20,5 +20,8 @@ export interface TourIds {
 
 /** A README line with the tour's ids in place of `<rootId>`, `<workerId>` and `<requestId>`. */
 export function withTourIds(line: string, ids: TourIds): string {
-  return line.replaceAll('<rootId>', ids.rootId).replaceAll('<workerId>', ids.workerId).replaceAll('<requestId>', ids.requestId);
+  return line
+    .replaceAll('<rootId>', ids.rootId)
+    .replaceAll('<workerId>', ids.workerId)
+    .replaceAll('<requestId>', ids.requestId);
 }

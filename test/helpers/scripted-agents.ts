@@ -11,7 +11,10 @@ export interface ScriptedAgent {
 export const agentNamed = (agentName: string, turns: Turn[]): ScriptedAgent => ({ match: { agentName }, turns });
 
 /** The agent whose user message contains this text. */
-export const agentPrompted = (userIncludes: string, turns: Turn[]): ScriptedAgent => ({ match: { userIncludes }, turns });
+export const agentPrompted = (userIncludes: string, turns: Turn[]): ScriptedAgent => ({
+  match: { userIncludes },
+  turns,
+});
 
 /** Every agent of this type. */
 export const agentOfType = (agentType: string, turns: Turn[]): ScriptedAgent => ({ match: { agentType }, turns });
@@ -23,7 +26,9 @@ export const agentWithId = (agentId: string, turns: Turn[]): ScriptedAgent => ({
 export function threeLevelTree(rootName: string, middlePrompt: string, leafPrompt: string): ScriptedAgent[] {
   return [
     agentNamed(rootName, [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: middlePrompt } }] }]),
-    agentPrompted(middlePrompt, [{ toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: leafPrompt } }] }]),
+    agentPrompted(middlePrompt, [
+      { toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: leafPrompt } }] },
+    ]),
     agentPrompted(leafPrompt, [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }]),
   ];
 }

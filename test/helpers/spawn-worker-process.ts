@@ -9,7 +9,12 @@ export interface ChildWorker {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function spawnWorkerProcess(options: { address: string; taskQueue: string; modelBaseUrl: string; bundlePath: string }): Promise<ChildWorker> {
+export async function spawnWorkerProcess(options: {
+  address: string;
+  taskQueue: string;
+  modelBaseUrl: string;
+  bundlePath: string;
+}): Promise<ChildWorker> {
   return spawnReadyProcess(path.join(import.meta.dirname, 'worker-process.ts'), {
     TEMPORAL_ADDRESS: options.address,
     SUBAGENTS_TASK_QUEUE: options.taskQueue,
@@ -24,7 +29,10 @@ export async function spawnWorkerProcess(options: { address: string; taskQueue: 
  * (bench/helpers/bare-worker-process.ts), started as the agent's worker is.
  */
 export async function spawnReadyProcess(script: string, env: Record<string, string>): Promise<ChildWorker> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   // A worker left behind by an interrupted run would keep polling (and holding its tasks) for nobody.
   endWithThisProcess(child, 2000);
   await new Promise<void>((resolve, reject) => {

@@ -72,7 +72,15 @@ function testWorkerConnection(temporal: TestTemporal, options: { taskQueue: stri
 /** A worker on the shared server using the run's workflow bundle and a model server URL. */
 export async function createTestWorker(
   temporal: TestTemporal,
-  options: { taskQueue: string; modelBaseUrl: string; toolResultsDir?: string; homeDir?: string; workerOptions?: Partial<WorkerOptions>; workspace?: WorkerWorkspace; web?: WebToolSettings },
+  options: {
+    taskQueue: string;
+    modelBaseUrl: string;
+    toolResultsDir?: string;
+    homeDir?: string;
+    workerOptions?: Partial<WorkerOptions>;
+    workspace?: WorkerWorkspace;
+    web?: WebToolSettings;
+  },
 ): Promise<Worker> {
   return createAgentWorker({
     ...testWorkerConnection(temporal, options),

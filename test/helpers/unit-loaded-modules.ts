@@ -22,6 +22,9 @@ export function modulesLoadedWhile(body: string, options: { cwd: string; require
     port1.close();
     ${options.requires ? 'files.push(...Object.keys(createRequire(import.meta.url).cache));' : ''}
     process.stdout.write(JSON.stringify(files));`;
-  const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: options.cwd, encoding: 'utf8' });
+  const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: options.cwd,
+    encoding: 'utf8',
+  });
   return JSON.parse(output) as string[];
 }

@@ -4,7 +4,11 @@ import type { MessageParam } from '../../src/shared/model/messages';
 import type { ModelCallInput } from '../../src/shared/model/model-call';
 
 /** What the workflow sends for turn 1 of run `run` over the messages `opening` (a general-purpose agent on the test model), with `fields` added. */
-export function firstTurnInput(run: { workflowId: string; runId: string }, opening: MessageParam[], fields: Partial<ModelCallInput> = {}): ModelCallInput {
+export function firstTurnInput(
+  run: { workflowId: string; runId: string },
+  opening: MessageParam[],
+  fields: Partial<ModelCallInput> = {},
+): ModelCallInput {
   return {
     agentId: run.workflowId,
     agentType: 'general-purpose',

@@ -51,7 +51,9 @@ async function createWorker() {
       await nativeConnection?.close().catch(() => undefined);
       await connection?.close().catch(() => undefined);
       if (Date.now() > deadline) throw error;
-      process.stderr.write(`worker-process: not connected yet (${error instanceof Error ? error.message : String(error)}), trying again\n`);
+      process.stderr.write(
+        `worker-process: not connected yet (${error instanceof Error ? error.message : String(error)}), trying again\n`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }

@@ -29,7 +29,12 @@ describe('agent query loop on a real Temporal server', () => {
     env.script(
       agentPrompted('summarise the notes', [
         { toolUses: [{ name: 'Glob', input: { pattern: 'notes/*.md' } }] },
-        { toolUses: [{ name: 'Read', input: { file_path: 'notes/a.md' } }, { name: 'Read', input: { file_path: 'notes/b.md' } }] },
+        {
+          toolUses: [
+            { name: 'Read', input: { file_path: 'notes/a.md' } },
+            { name: 'Read', input: { file_path: 'notes/b.md' } },
+          ],
+        },
         { toolUses: [{ name: 'Write', input: { file_path: 'summary.txt', content: 'Alpha and Beta' } }] },
         { text: 'Wrote summary.txt: {{last_tool_result}}' },
       ]),
@@ -41,7 +46,9 @@ describe('agent query loop on a real Temporal server', () => {
     expect(result.toolUses).toBe(4);
     expect(result.finalText).toContain('Wrote summary.txt');
     expect(readFileSync(path.join(env.workspace, 'summary.txt'), 'utf8')).toBe('Alpha and Beta');
-    expect(result.usage.inputTokens + result.usage.cacheReadInputTokens + result.usage.cacheCreationInputTokens).toBeGreaterThan(0);
+    expect(
+      result.usage.inputTokens + result.usage.cacheReadInputTokens + result.usage.cacheCreationInputTokens,
+    ).toBeGreaterThan(0);
     expect(result.usage.outputTokens).toBeGreaterThan(0);
 
     expect(requestBodies(env.modelServer)).toHaveLength(4);
@@ -51,7 +58,9 @@ describe('agent query loop on a real Temporal server', () => {
     expect(resultText(reads[0]!)).toContain('# Alpha');
     expect(resultText(reads[1]!)).toContain('# Beta');
     // Later turns read the earlier turns' prefix from the prompt cache.
-    const usages = env.modelServer.requests().map((request) => request.usage as { cache_read_input_tokens?: number } | undefined);
+    const usages = env.modelServer
+      .requests()
+      .map((request) => request.usage as { cache_read_input_tokens?: number } | undefined);
     expect(usages[3]?.cache_read_input_tokens ?? 0).toBeGreaterThan(0);
     await recordHistory(env.temporal.client, handle.agentId, 'loop-multi-turn');
   });
@@ -64,7 +73,10 @@ describe('agent query loop on a real Temporal server', () => {
           // A TodoWrite first: the searches after it are not the answer's leading file reads, which would
           // come back with the model call (src/workflows/tools/pre-reads.ts), so they run as activities of this turn.
           toolUses: [
-            { name: 'TodoWrite', input: { todos: [{ content: 'search', activeForm: 'Searching', status: 'in_progress' }] } },
+            {
+              name: 'TodoWrite',
+              input: { todos: [{ content: 'search', activeForm: 'Searching', status: 'in_progress' }] },
+            },
             { name: 'Glob', input: { pattern: 'c*.txt' } },
             { name: 'Grep', input: { pattern: 'thr', output_mode: 'files_with_matches' } },
             { name: 'Glob', input: { pattern: '*.md' } },
@@ -79,12 +91,20 @@ describe('agent query loop on a real Temporal server', () => {
     const searches = new Set(['Glob', 'Grep']);
     const kinds = (history.events ?? [])
       .map((event) =>
-        searches.has(event.activityTaskScheduledEventAttributes?.activityType?.name ?? '') ? 'scheduled' : event.activityTaskCompletedEventAttributes ? 'completed' : undefined,
+        searches.has(event.activityTaskScheduledEventAttributes?.activityType?.name ?? '')
+          ? 'scheduled'
+          : event.activityTaskCompletedEventAttributes
+            ? 'completed'
+            : undefined,
       )
       .filter(Boolean);
     // All three are scheduled before any of them completes.
     const firstCompletedAfterScheduling = kinds.indexOf('completed', kinds.indexOf('scheduled'));
-    expect(kinds.slice(kinds.indexOf('scheduled'), firstCompletedAfterScheduling)).toEqual(['scheduled', 'scheduled', 'scheduled']);
+    expect(kinds.slice(kinds.indexOf('scheduled'), firstCompletedAfterScheduling)).toEqual([
+      'scheduled',
+      'scheduled',
+      'scheduled',
+    ]);
     const results = requestBodies(env.modelServer).at(-1)!.messages.at(-1)!;
     expect(JSON.stringify(results)).toContain('c3.txt');
   });
@@ -141,9 +161,14 @@ describe('agent query loop on a real Temporal server', () => {
   it('gives a tool outside the pool an error result without running it', async () => {
     env.modelServer.clearRequests();
     env.script(
-      agentPrompted('read-only task', [{ toolUses: [{ name: 'Write', input: { file_path: 'nope.txt', content: 'x' } }] }, { text: 'ok' }]),
+      agentPrompted('read-only task', [
+        { toolUses: [{ name: 'Write', input: { file_path: 'nope.txt', content: 'x' } }] },
+        { text: 'ok' },
+      ]),
     );
-    const result = await (await env.start({ prompt: 'a read-only task', type: 'Explore', model: 'claude-test-tiny' })).result();
+    const result = await (
+      await env.start({ prompt: 'a read-only task', type: 'Explore', model: 'claude-test-tiny' })
+    ).result();
     expect(result.status).toBe('completed');
     const refused = toolResultsOf(1)[0]!;
     expect(refused.is_error).toBe(true);
@@ -152,12 +177,10 @@ describe('agent query loop on a real Temporal server', () => {
   });
 
   it('stops at the max-turns limit with a clear result', async () => {
-    env.script(
-      {
-        match: { userIncludes: 'loop forever' },
-        turns: Array.from({ length: 10 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })),
-      },
-    );
+    env.script({
+      match: { userIncludes: 'loop forever' },
+      turns: Array.from({ length: 10 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })),
+    });
     const result = await (await env.start({ prompt: 'loop forever', maxTurns: 3 })).result();
     expect(result.status).toBe('max_turns');
     expect(result.turns).toBe(3);
@@ -167,7 +190,10 @@ describe('agent query loop on a real Temporal server', () => {
   it('times out a Bash command and kills it', async () => {
     env.modelServer.clearRequests();
     env.script(
-      agentPrompted('slow command', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 20; echo finished', timeout: 500 } }] }, { text: 'it timed out' }]),
+      agentPrompted('slow command', [
+        { toolUses: [{ name: 'Bash', input: { command: 'sleep 20; echo finished', timeout: 500 } }] },
+        { text: 'it timed out' },
+      ]),
     );
     const result = await (await env.start({ prompt: 'run the slow command' })).result();
     expect(result.status).toBe('completed');
@@ -178,7 +204,11 @@ describe('agent query loop on a real Temporal server', () => {
   });
 
   it('kills a running Bash command when the agent is stopped', async () => {
-    env.script(agentPrompted('cancel my command', [{ toolUses: [{ name: 'Bash', input: { command: 'touch bash-started.txt; sleep 60.4321' } }] }]));
+    env.script(
+      agentPrompted('cancel my command', [
+        { toolUses: [{ name: 'Bash', input: { command: 'touch bash-started.txt; sleep 60.4321' } }] },
+      ]),
+    );
     const handle = await env.start({ prompt: 'cancel my command' });
     const startedFile = path.join(env.workspace, 'bash-started.txt');
     await waitFor(() => existsSync(startedFile), 30_000, 'the command to start');

@@ -11,7 +11,19 @@ describe('agent start as a local activity', () => {
     env.modelServer.clearRequests();
     env.script(
       agentNamed('local-start-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'check', prompt: 'Check the house rule', subagent_type: 'general-purpose', name: 'local-start-child' } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'check',
+                prompt: 'Check the house rule',
+                subagent_type: 'general-purpose',
+                name: 'local-start-child',
+              },
+            },
+          ],
+        },
         { text: 'ROOT done' },
       ]),
       agentNamed('local-start-child', [{ text: 'CHILD done' }]),

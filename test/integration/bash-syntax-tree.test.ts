@@ -14,8 +14,13 @@ type Block = { type: string; content?: unknown; is_error?: boolean };
 /** The text and error flag of the tool result in request `index`. */
 function toolResultOf(index: number): { text: string; isError: boolean } {
   const body = requestBodies(env.modelServer)[index]!;
-  const block = (body.messages[body.messages.length - 1]!.content as Block[]).find((candidate) => candidate.type === 'tool_result')!;
-  return { text: typeof block.content === 'string' ? block.content : JSON.stringify(block.content), isError: block.is_error === true };
+  const block = (body.messages[body.messages.length - 1]!.content as Block[]).find(
+    (candidate) => candidate.type === 'tool_result',
+  )!;
+  return {
+    text: typeof block.content === 'string' ? block.content : JSON.stringify(block.content),
+    isError: block.is_error === true,
+  };
 }
 
 describe('read-only Bash on a real bash parse', () => {

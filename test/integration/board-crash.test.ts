@@ -32,15 +32,33 @@ describe('a worker killed while its agent holds a claim', () => {
     const [rootA, rootB, boardName] = [`crash-a-${stamp}`, `crash-b-${stamp}`, `crash-${stamp}`];
     const workerA = `${rootA}.1`;
     const workerB = `${rootB}.1`;
-    const spawnWorker = { toolUses: [{ name: 'Agent', input: { description: 'board worker', prompt: 'Work the board.', subagent_type: 'board-worker', run_in_background: true } }] };
-    crash.modelServer.setBehaviour(scenario([
-      agentWithId(rootA, [spawnWorker, { text: 'waiting for my worker' }, ...Array.from({ length: 6 }, () => ({ text: 'ROOT-A-SAW: {{last_user_text}}' }))]),
-      agentWithId(rootB, [spawnWorker, { text: 'waiting for my worker' }, { text: 'done' }, { text: 'done' }]),
-      // The worker on the doomed queue works slowly, so the kill finds it holding its claim.
-      { match: { agentId: workerA }, boardWorker: { workCommand: workCommand(60), pollDelayMs: 300 } },
-      // Long enough that the runtime renews the claim a few times while the work runs.
-      { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(2.5), pollDelayMs: 300 } },
-    ]));
+    const spawnWorker = {
+      toolUses: [
+        {
+          name: 'Agent',
+          input: {
+            description: 'board worker',
+            prompt: 'Work the board.',
+            subagent_type: 'board-worker',
+            run_in_background: true,
+          },
+        },
+      ],
+    };
+    crash.modelServer.setBehaviour(
+      scenario([
+        agentWithId(rootA, [
+          spawnWorker,
+          { text: 'waiting for my worker' },
+          ...Array.from({ length: 6 }, () => ({ text: 'ROOT-A-SAW: {{last_user_text}}' })),
+        ]),
+        agentWithId(rootB, [spawnWorker, { text: 'waiting for my worker' }, { text: 'done' }, { text: 'done' }]),
+        // The worker on the doomed queue works slowly, so the kill finds it holding its claim.
+        { match: { agentId: workerA }, boardWorker: { workCommand: workCommand(60), pollDelayMs: 300 } },
+        // Long enough that the runtime renews the claim a few times while the work runs.
+        { match: { agentType: 'board-worker' }, boardWorker: { workCommand: workCommand(2.5), pollDelayMs: 300 } },
+      ]),
+    );
     const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-board-crash-')));
     await mkdir(path.join(workspace, '.claude', 'agents'), { recursive: true });
     await writeFile(path.join(workspace, '.claude', 'agents', 'board-worker.md'), boardWorkerDefinition);
@@ -57,10 +75,26 @@ describe('a worker killed while its agent holds a claim', () => {
     await boards.create(config, { actor: person, subject: 'alpha', description: 'first' });
     await boards.create(config, { actor: person, subject: 'beta', description: 'after alpha', blockedBy: ['1'] });
 
-    const options = { prompt: 'Run a board worker.', cwd: workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions' as const, taskBoard: boardName, limits: { forking: false, defaultMaxTurns: 200 } };
+    const options = {
+      prompt: 'Run a board worker.',
+      cwd: workspace,
+      model: 'claude-test-tiny',
+      permissionMode: 'bypassPermissions' as const,
+      taskBoard: boardName,
+      limits: { forking: false, defaultMaxTurns: 200 },
+    };
     const handleA = await new SubagentsClient(crash.temporal.client, queueA).startAgent({ ...options, agentId: rootA });
-    await waitFor(() => existsSync(path.join(workspace, 'work.log')) && readFileSync(path.join(workspace, 'work.log'), 'utf8').includes(`start 1 ${workerA}`), 90_000, 'the first worker to start on task #1');
-    expect((await boards.snapshot(config.boardId)).tasks[0]).toMatchObject({ status: 'in_progress', claim: { agentId: workerA } });
+    await waitFor(
+      () =>
+        existsSync(path.join(workspace, 'work.log')) &&
+        readFileSync(path.join(workspace, 'work.log'), 'utf8').includes(`start 1 ${workerA}`),
+      90_000,
+      'the first worker to start on task #1',
+    );
+    expect((await boards.snapshot(config.boardId)).tasks[0]).toMatchObject({
+      status: 'in_progress',
+      claim: { agentId: workerA },
+    });
     await crash.workers[0]!.kill('SIGKILL');
 
     const handleB = await new SubagentsClient(crash.temporal.client, queueB).startAgent({ ...options, agentId: rootB });
@@ -72,7 +106,9 @@ describe('a worker killed while its agent holds a claim', () => {
     ]);
     const returned = afterKill.events.find((event) => event.kind === 'returned');
     expect(returned).toMatchObject({ taskId: '1', by: 'board' });
-    expect(returned?.text).toMatch(new RegExp(`^its owner ${workerA} sent no heartbeat for [\\d.]+s \\(the lease is 6s\\)$`));
+    expect(returned?.text).toMatch(
+      new RegExp(`^its owner ${workerA} sent no heartbeat for [\\d.]+s \\(the lease is 6s\\)$`),
+    );
 
     // The host comes back: the first worker learns it lost the task and stops; its root was told.
     await crash.startWorker(queueA);
@@ -80,7 +116,9 @@ describe('a worker killed while its agent holds a claim', () => {
     const rootText = JSON.stringify(await handleA.messages());
     expect(rootText).toContain(`<board-notice board=\\"${config.boardId}\\">`);
     expect(rootText).toContain(`task #1 \\"alpha\\": its owner ${workerA} sent no heartbeat`);
-    const workerText = JSON.stringify(await new SubagentsClient(crash.temporal.client, queueA).getAgent(workerA).messages());
+    const workerText = JSON.stringify(
+      await new SubagentsClient(crash.temporal.client, queueA).getAgent(workerA).messages(),
+    );
     expect(workerText).toMatch(/TaskCompleted: task #1 was completed by crash-b-[a-z0-9]+\.1/);
     const resultA = await new SubagentsClient(crash.temporal.client, queueA).getAgent(workerA).result();
     expect(resultA.finalText).toBe('Every task on the board is completed. I completed: none.');

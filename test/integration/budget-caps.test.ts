@@ -13,20 +13,30 @@ const env = useAgentTestEnv();
 function servedRequests(rootId: string) {
   return env.modelServer
     .requests()
-    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(rootId) && request.served);
+    .filter(
+      (request) =>
+        request.path === '/v1/messages' &&
+        request.headers['x-subagents-agent-id']?.startsWith(rootId) &&
+        request.served,
+    );
 }
 
 describe('cost and wall-time caps on the real server', () => {
   it('holds a cost cap priced with cache writes and reads as the API bills them', async () => {
     const name = 'cost-cap-root';
     const capUsd = 1.5;
-    env.script(
-      {
-        match: { agentName: name },
-        turns: Array.from({ length: 80 }, (_, index) => ({ text: `STEP-${index} ${'cost '.repeat(200)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })),
-      },
-    );
-    const handle = await env.start({ prompt: 'spend dollars', name, limits: { budget: { caps: { costUsd: capUsd } } } });
+    env.script({
+      match: { agentName: name },
+      turns: Array.from({ length: 80 }, (_, index) => ({
+        text: `STEP-${index} ${'cost '.repeat(200)}`,
+        toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+      })),
+    });
+    const handle = await env.start({
+      prompt: 'spend dollars',
+      name,
+      limits: { budget: { caps: { costUsd: capUsd } } },
+    });
     const result = await handle.result();
     expect(result.status).toBe('cancelled');
     expect(result.error).toContain(`stopped by budget: the tree's budget of $${capUsd.toFixed(2)}`);
@@ -42,7 +52,15 @@ describe('cost and wall-time caps on the real server', () => {
     // Priced as plain input, the same tokens would have cost far more: the cap used the cache's prices.
     const asInput = requests.reduce((sum, request) => {
       const served = request.served!;
-      return sum + costOfUsage('claude-test-tiny', { ...served, inputTokens: served.inputTokens + served.cacheReadInputTokens + served.cacheCreationInputTokens, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 });
+      return (
+        sum +
+        costOfUsage('claude-test-tiny', {
+          ...served,
+          inputTokens: served.inputTokens + served.cacheReadInputTokens + served.cacheCreationInputTokens,
+          cacheReadInputTokens: 0,
+          cacheCreationInputTokens: 0,
+        })
+      );
     }, 0);
     expect(asInput).toBeGreaterThan(servedUsd * 1.5);
     await recordHistory(env.temporal.client, handle.agentId, 'budget-cost-root');
@@ -58,12 +76,25 @@ describe('cost and wall-time caps on the real server', () => {
             { name: 'Agent', input: { description: 'steady', prompt: 'WALL-STEADY', run_in_background: true } },
           ],
         },
-        ...Array.from({ length: 80 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] })),
+        ...Array.from({ length: 80 }, () => ({
+          text: 'ROOT-WAITS',
+          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }],
+        })),
       ]),
-      agentPrompted('WALL-SLOW', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 120.3141' } }] }, { text: 'SLOW-NEVER' }]),
-      agentPrompted('WALL-STEADY', [...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })), { text: 'STEADY-DONE' }]),
+      agentPrompted('WALL-SLOW', [
+        { toolUses: [{ name: 'Bash', input: { command: 'sleep 120.3141' } }] },
+        { text: 'SLOW-NEVER' },
+      ]),
+      agentPrompted('WALL-STEADY', [
+        ...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })),
+        { text: 'STEADY-DONE' },
+      ]),
     );
-    const handle = await env.start({ prompt: 'two workers', name, limits: { budget: { caps: { tokens: 5_000_000 } } } });
+    const handle = await env.start({
+      prompt: 'two workers',
+      name,
+      limits: { budget: { caps: { tokens: 5_000_000 } } },
+    });
     const slowId = `${handle.agentId}.1`;
     const steadyId = `${handle.agentId}.2`;
     await waitFor(() => processesMatching('^sleep 120.3141').length === 1, 60_000, 'the long command to start');
@@ -80,7 +111,9 @@ describe('cost and wall-time caps on the real server', () => {
     const steady = env.client.getAgent(steadyId);
     await waitFor(async () => (await steady.status()).result !== undefined, 90_000, 'the steady worker finished');
     expect((await steady.status()).result!.finalText).toBe('STEADY-DONE');
-    expect((await handle.budget()).accounts.find((account) => account.agentId === slowId)!.exhausted).toContain('wall time');
+    expect((await handle.budget()).accounts.find((account) => account.agentId === slowId)!.exhausted).toContain(
+      'wall time',
+    );
     await handle.stop({ reason: 'test over' });
     await handle.result().catch(() => undefined);
     await recordHistory(env.temporal.client, slowId, 'budget-wall-slow-child');
@@ -90,23 +123,36 @@ describe('cost and wall-time caps on the real server', () => {
   it('asks a person when a cap is reached (action ask): approve raises it by half, deny stops the tree', async () => {
     const name = 'ask-cap-root';
     const budget = 20_000;
-    env.script(
-      { match: { agentName: name }, turns: Array.from({ length: 80 }, (_, index) => ({ text: `ASK-${index} ${'ask '.repeat(150)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] })) },
-    );
-    const handle = await env.start({ prompt: 'spend and ask', name, limits: { budget: { caps: { tokens: budget }, action: 'ask' } } });
+    env.script({
+      match: { agentName: name },
+      turns: Array.from({ length: 80 }, (_, index) => ({
+        text: `ASK-${index} ${'ask '.repeat(150)}`,
+        toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+      })),
+    });
+    const handle = await env.start({
+      prompt: 'spend and ask',
+      name,
+      limits: { budget: { caps: { tokens: budget }, action: 'ask' } },
+    });
     const question = async () => (await handle.tree()).pendingApprovals.find((request) => request.tool === 'Budget');
     await waitFor(async () => (await question()) !== undefined, 60_000, 'the first question');
     const first = (await question())!;
     expect(first.inputSummary).toContain(`the tree's budget of ${budget.toLocaleString('en-US')} tokens`);
     expect(first.inputSummary).toContain('approve to raise it by half (30,000 tokens)');
     // While the question waits, the tree spends nothing more.
-    const waiting = (await handle.budget()).accounts.find((account) => account.agentId === handle.agentId)!.subtree.tokens;
+    const waiting = (await handle.budget()).accounts.find((account) => account.agentId === handle.agentId)!.subtree
+      .tokens;
     expect(waiting).toBeLessThanOrEqual(budget * 1.05);
     await handle.answerApproval(first.requestId, { approve: true, by: 'tester' });
-    await waitFor(async () => {
-      const next = await question();
-      return next !== undefined && next.requestId !== first.requestId;
-    }, 60_000, 'the second question, after the raised cap was spent');
+    await waitFor(
+      async () => {
+        const next = await question();
+        return next !== undefined && next.requestId !== first.requestId;
+      },
+      60_000,
+      'the second question, after the raised cap was spent',
+    );
     const raised = (await handle.budget()).accounts.find((account) => account.agentId === handle.agentId)!;
     expect(raised.caps).toEqual({ tokens: 30_000 });
     expect(raised.subtree.tokens).toBeGreaterThan(budget);
@@ -117,7 +163,7 @@ describe('cost and wall-time caps on the real server', () => {
     expect(result.error).toContain("stopped by budget: the tree's budget of 30,000 tokens");
   }, 180_000);
 
-  it('refuses spawns past a subtree\'s cap on agents running at once, naming it', async () => {
+  it("refuses spawns past a subtree's cap on agents running at once, naming it", async () => {
     const name = 'concurrency-cap-root';
     env.script(
       agentNamed(name, [
@@ -131,14 +177,23 @@ describe('cost and wall-time caps on the real server', () => {
         { text: 'ROOT-DONE-2 {{last_user_text}}' },
         { text: 'ROOT-DONE-3 {{last_user_text}}' },
       ]),
-      agentPrompted('CONCURRENT-WORKER', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 1' } }] }, { text: 'WORKER-DONE' }]),
+      agentPrompted('CONCURRENT-WORKER', [
+        { toolUses: [{ name: 'Bash', input: { command: 'sleep 1' } }] },
+        { text: 'WORKER-DONE' },
+      ]),
     );
     // The root and two workers at once.
-    const handle = await env.start({ prompt: 'four workers', name, limits: { budget: { caps: { concurrentAgents: 3 } } } });
+    const handle = await env.start({
+      prompt: 'four workers',
+      name,
+      limits: { budget: { caps: { concurrentAgents: 3 } } },
+    });
     await handle.result();
     const bodies = env.modelServer
       .requests()
-      .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId)
+      .filter(
+        (request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId,
+      )
       .map((request) => request.rawBody);
     const second = bodies[1]!;
     expect(second.match(/SpawnLimitReached/g)?.length).toBe(2);

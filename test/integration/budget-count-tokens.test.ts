@@ -39,18 +39,25 @@ afterAll(async () => {
 /** A root that starts one foreground child, then answers; the child answers at once. */
 function oneChild(name: string) {
   return scenario([
-    agentNamed(name, [{ toolUses: [{ name: 'Agent', input: { description: 'counted', prompt: `COUNTED-CHILD ${name}` } }] }, { text: 'ROOT-DONE' }]),
+    agentNamed(name, [
+      { toolUses: [{ name: 'Agent', input: { description: 'counted', prompt: `COUNTED-CHILD ${name}` } }] },
+      { text: 'ROOT-DONE' },
+    ]),
     agentPrompted(`COUNTED-CHILD ${name}`, [{ text: 'CHILD-DONE' }]),
   ]);
 }
 
 /** The input tokens of an agent's first reservation, as its `budgetReserve` signal to the root carried them. */
 async function firstReservedInput(agentId: string): Promise<number> {
-  const events = ((await env.temporal.client.workflow.getHandle(agentId).fetchHistory()).events ?? []) as HistoryEvent[];
-  const reserve = events.find((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'budgetReserve');
+  const events = ((await env.temporal.client.workflow.getHandle(agentId).fetchHistory()).events ??
+    []) as HistoryEvent[];
+  const reserve = events.find(
+    (event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'budgetReserve',
+  );
   const payload = reserve?.signalExternalWorkflowExecutionInitiatedEventAttributes?.input?.payloads?.[0];
   expect(payload?.data, `${agentId} sent budgetReserve`).toBeDefined();
-  return (JSON.parse(Buffer.from(payload!.data!).toString()) as { request: { inputTokens: number } }).request.inputTokens;
+  return (JSON.parse(Buffer.from(payload!.data!).toString()) as { request: { inputTokens: number } }).request
+    .inputTokens;
 }
 
 const ofAgent = (requests: RecordedRequest[], path: string, agentId: string) =>
@@ -62,10 +69,21 @@ function withoutCacheControl<T>(value: T): T {
 }
 
 /** The workflow's own estimate of a first request (src/workflows/context/context-meter.ts), from the body it sent. */
-function firstCallEstimate(body: { system: { text: string }[]; tools?: { name: string }[]; messages: MessageParam[] }): number {
+function firstCallEstimate(body: {
+  system: { text: string }[];
+  tools?: { name: string }[];
+  messages: MessageParam[];
+}): number {
   const messages = withoutCacheControl(body.messages);
-  const state = { contextOverheadTokens: undefined, systemPrompt: body.system[0]!.text, conversation: { tokensOf: () => estimateConversationTokens(messages) } };
-  return estimateNextRequestTokens({ tools: (body.tools ?? []).map((tool) => tool.name) }, state as unknown as AgentState);
+  const state = {
+    contextOverheadTokens: undefined,
+    systemPrompt: body.system[0]!.text,
+    conversation: { tokensOf: () => estimateConversationTokens(messages) },
+  };
+  return estimateNextRequestTokens(
+    { tools: (body.tools ?? []).map((tool) => tool.name) },
+    state as unknown as AgentState,
+  );
 }
 
 describe('count_tokens for a budgeted first call', () => {
@@ -87,7 +105,11 @@ describe('count_tokens for a budgeted first call', () => {
     expect(sent).toBeDefined();
 
     // The counted body is the sent body, without what count_tokens does not take.
-    const { max_tokens: _maxTokens, stream: _stream, ...sentBody } = JSON.parse(sent!.rawBody) as Record<string, unknown>;
+    const {
+      max_tokens: _maxTokens,
+      stream: _stream,
+      ...sentBody
+    } = JSON.parse(sent!.rawBody) as Record<string, unknown>;
     expect(JSON.parse(counted!.rawBody)).toEqual(sentBody);
 
     // The reservation is the server's count, which is what the call was billed for its prompt.
@@ -114,10 +136,19 @@ describe('count_tokens for a budgeted first call', () => {
         response.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'Internal server error' } }));
         return;
       }
-      const forward = http.request({ host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
+      const forward = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: request.url,
+          method: request.method,
+          headers: request.headers,
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
       forward.on('error', () => response.destroy());
       request.pipe(forward);
     });
@@ -126,7 +157,11 @@ describe('count_tokens for a budgeted first call', () => {
     let worker: Worker | undefined;
     let running: Promise<void> | undefined;
     try {
-      worker = await createTestWorker(env.temporal, { taskQueue, modelBaseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, homeDir: testHomeDir() });
+      worker = await createTestWorker(env.temporal, {
+        taskQueue,
+        modelBaseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        homeDir: testHomeDir(),
+      });
       running = worker.run();
       const client = new SubagentsClient(env.temporal.client, taskQueue);
       const handle = await client.startAgent({
@@ -146,7 +181,11 @@ describe('count_tokens for a budgeted first call', () => {
       const childId = `${handle.agentId}.1`;
       const [sent] = ofAgent(env.modelServer.requests(), '/v1/messages', childId);
       expect(sent).toBeDefined();
-      const { max_tokens: _maxTokens, stream: _stream, ...sentBody } = JSON.parse(sent!.rawBody) as Record<string, unknown>;
+      const {
+        max_tokens: _maxTokens,
+        stream: _stream,
+        ...sentBody
+      } = JSON.parse(sent!.rawBody) as Record<string, unknown>;
       expect(await firstReservedInput(childId)).toBe(firstCallEstimate(sentBody as never));
     } finally {
       if (worker?.getState() === 'RUNNING') worker.shutdown();

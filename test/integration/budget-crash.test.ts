@@ -11,22 +11,28 @@ describe('the tree ledger across a worker SIGKILL', () => {
   it('loses no reservation and counts no attempt twice when the worker dies with calls in flight', async () => {
     const { workspace, taskQueue, client } = crash.prepare('budget-crash');
     const children = 4;
-    crash.modelServer.setBehaviour(scenario([
-      agentPrompted('budget crash root', [
-        {
-          toolUses: Array.from({ length: children }, (_, index) => ({
-            name: 'Agent',
-            input: { description: `slow ${index}`, prompt: `BUDGET-CRASH-CHILD ${index}`, run_in_background: true },
-          })),
-        },
-        ...Array.from({ length: children + 2 }, () => ({ text: 'ROOT-HEARD {{last_user_text}}' })),
+    crash.modelServer.setBehaviour(
+      scenario([
+        agentPrompted('budget crash root', [
+          {
+            toolUses: Array.from({ length: children }, (_, index) => ({
+              name: 'Agent',
+              input: { description: `slow ${index}`, prompt: `BUDGET-CRASH-CHILD ${index}`, run_in_background: true },
+            })),
+          },
+          ...Array.from({ length: children + 2 }, () => ({ text: 'ROOT-HEARD {{last_user_text}}' })),
+        ]),
+        agentPrompted('BUDGET-CRASH-CHILD', [
+          // Slow streams: the worker dies while they are being read.
+          {
+            text: `CHILD-SLOW ${'x '.repeat(300)}`,
+            toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+            eventDelayMs: 700,
+          },
+          { text: 'CHILD-DONE' },
+        ]),
       ]),
-      agentPrompted('BUDGET-CRASH-CHILD', [
-        // Slow streams: the worker dies while they are being read.
-        { text: `CHILD-SLOW ${'x '.repeat(300)}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], eventDelayMs: 700 },
-        { text: 'CHILD-DONE' },
-      ]),
-    ]));
+    );
     await crash.startWorker(taskQueue);
     const handle = await client.startAgent({
       prompt: 'budget crash root',
@@ -35,9 +41,27 @@ describe('the tree ledger across a worker SIGKILL', () => {
       permissionMode: 'bypassPermissions',
       limits: { budget: { caps: { tokens: 5_000_000 } }, forking: false },
     });
-    const childCalls = () => crash.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(`${handle.agentId}.`));
+    const childCalls = () =>
+      crash.modelServer
+        .requests()
+        .filter(
+          (request) =>
+            request.path === '/v1/messages' &&
+            request.headers['x-subagents-agent-id']?.startsWith(`${handle.agentId}.`),
+        );
     // Every child's slow first call is streaming (message_start out, billed): kill the worker now.
-    await waitFor(() => childCalls().filter((request) => (request.served?.inputTokens ?? 0) + (request.served?.cacheCreationInputTokens ?? 0) + (request.served?.cacheReadInputTokens ?? 0) > 0).length >= children, 60_000, 'the children to be streaming');
+    await waitFor(
+      () =>
+        childCalls().filter(
+          (request) =>
+            (request.served?.inputTokens ?? 0) +
+              (request.served?.cacheCreationInputTokens ?? 0) +
+              (request.served?.cacheReadInputTokens ?? 0) >
+            0,
+        ).length >= children,
+      60_000,
+      'the children to be streaming',
+    );
     // Their heartbeat at message_start leaves the worker at once; give it a moment to reach the server.
     await new Promise((resolve) => setTimeout(resolve, 500));
     await crash.workers[0]!.kill('SIGKILL');
@@ -56,14 +80,21 @@ describe('the tree ledger across a worker SIGKILL', () => {
     expect(snapshot.refusals).toBe(0);
     // The children spent leases (docs/budgets.md, Leases), and every lease was given back.
     expect(snapshot.leases).toEqual({ held: 0, tokens: 0 });
-    const childInputs = await Promise.all(Array.from({ length: children }, async (_, index) => {
-      const history = await crash.temporal.client.workflow.getHandle(`${handle.agentId}.${index + 1}`).fetchHistory();
-      return (history.events ?? []).flatMap((event) => {
-        const payload = event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? event.activityTaskScheduledEventAttributes.input?.payloads?.[0]?.data : undefined;
-        return payload ? [JSON.parse(Buffer.from(payload).toString()) as { budget?: { leaseId?: string } }] : [];
-      });
-    }));
-    expect(childInputs.every((calls) => calls.length >= 2 && calls.every((call) => call.budget?.leaseId !== undefined))).toBe(true);
+    const childInputs = await Promise.all(
+      Array.from({ length: children }, async (_, index) => {
+        const history = await crash.temporal.client.workflow.getHandle(`${handle.agentId}.${index + 1}`).fetchHistory();
+        return (history.events ?? []).flatMap((event) => {
+          const payload =
+            event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel'
+              ? event.activityTaskScheduledEventAttributes.input?.payloads?.[0]?.data
+              : undefined;
+          return payload ? [JSON.parse(Buffer.from(payload).toString()) as { budget?: { leaseId?: string } }] : [];
+        });
+      }),
+    );
+    expect(
+      childInputs.every((calls) => calls.length >= 2 && calls.every((call) => call.budget?.leaseId !== undefined)),
+    ).toBe(true);
     expect(snapshot.accounts.every((account) => !account.running)).toBe(true);
     const served = crash.modelServer.usage().byAgent;
     const servedTotal = Object.entries(served)
@@ -72,7 +103,15 @@ describe('the tree ledger across a worker SIGKILL', () => {
     expect(root.subtree.tokens).toBeLessThanOrEqual(servedTotal);
     // The attempts the dead worker was streaming, billed but never finished.
     const lost = childCalls().filter((request) => request.served && !request.served.complete);
-    const lostTokens = lost.reduce((sum, request) => sum + request.served!.inputTokens + request.served!.cacheCreationInputTokens + request.served!.cacheReadInputTokens + request.served!.outputTokens, 0);
+    const lostTokens = lost.reduce(
+      (sum, request) =>
+        sum +
+        request.served!.inputTokens +
+        request.served!.cacheCreationInputTokens +
+        request.served!.cacheReadInputTokens +
+        request.served!.outputTokens,
+      0,
+    );
     expect(lost.length).toBeGreaterThanOrEqual(children);
     expect(lostTokens).toBeGreaterThan(0);
     // The dead worker's attempts had heartbeat their billing at message_start: the next attempts charged it.

@@ -25,19 +25,28 @@ async function historyOf(workflowId: string): Promise<HistoryEvent[]> {
 
 /** The JSON payload of a signal received or sent, parsed. */
 function payloadOf(event: HistoryEvent): Record<string, unknown> | undefined {
-  const payload = event.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0] ?? event.signalExternalWorkflowExecutionInitiatedEventAttributes?.input?.payloads?.[0];
+  const payload =
+    event.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0] ??
+    event.signalExternalWorkflowExecutionInitiatedEventAttributes?.input?.payloads?.[0];
   return payload?.data ? (JSON.parse(Buffer.from(payload.data).toString()) as Record<string, unknown>) : undefined;
 }
 
 /** What one agent's history shows of its budget traffic. */
 async function trafficOf(agentId: string) {
   const events = await historyOf(agentId);
-  const sent = (name: string) => events.filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === name);
-  const grants = events.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'budgetGrant').map((event) => payloadOf(event)!);
-  const calls = events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
+  const sent = (name: string) =>
+    events.filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === name);
+  const grants = events
+    .filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'budgetGrant')
+    .map((event) => payloadOf(event)!);
+  const calls = events.filter(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+  );
   const budgetOf = (event: HistoryEvent) => {
     const payload = event.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
-    return payload?.data ? (JSON.parse(Buffer.from(payload.data).toString()) as { budget?: { leaseId?: string } }).budget : undefined;
+    return payload?.data
+      ? (JSON.parse(Buffer.from(payload.data).toString()) as { budget?: { leaseId?: string } }).budget
+      : undefined;
   };
   return {
     modelCalls: calls.length,
@@ -48,20 +57,37 @@ async function trafficOf(agentId: string) {
   };
 }
 
-const worker = (prompt: string) => ({ name: 'Agent', input: { description: prompt.toLowerCase(), prompt, run_in_background: true } });
+const worker = (prompt: string) => ({
+  name: 'Agent',
+  input: { description: prompt.toLowerCase(), prompt, run_in_background: true },
+});
 
 describe('leases of the tree budget on the real server', () => {
   it('spends leased room without asking the root for each call, and gives the rest back at the end', async () => {
     const name = 'lease-plenty';
     env.script(
-      agentNamed(name, [{ toolUses: [worker('LEASE-A'), worker('LEASE-B')] }, ...Array.from({ length: 4 }, () => ({ text: 'noted' }))]),
-      agentPrompted('LEASE-', [...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo step' } }] })), { text: 'LEASE-DONE' }]),
+      agentNamed(name, [
+        { toolUses: [worker('LEASE-A'), worker('LEASE-B')] },
+        ...Array.from({ length: 4 }, () => ({ text: 'noted' })),
+      ]),
+      agentPrompted('LEASE-', [
+        ...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo step' } }] })),
+        { text: 'LEASE-DONE' },
+      ]),
     );
-    const handle = await env.start({ prompt: 'two workers', name, limits: { budget: { caps: { tokens: 50_000_000 } } } });
+    const handle = await env.start({
+      prompt: 'two workers',
+      name,
+      limits: { budget: { caps: { tokens: 50_000_000 } } },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     for (const childId of [`${handle.agentId}.1`, `${handle.agentId}.2`]) {
-      await waitFor(async () => (await env.client.getAgent(childId).status()).result !== undefined, 60_000, `${childId} ended`);
+      await waitFor(
+        async () => (await env.client.getAgent(childId).status()).result !== undefined,
+        60_000,
+        `${childId} ended`,
+      );
       const traffic = await trafficOf(childId);
       expect(traffic.modelCalls).toBe(7);
       expect(traffic.leasedCalls).toBe(7);
@@ -81,25 +107,50 @@ describe('leases of the tree budget on the real server', () => {
   it('asks a lease back when a cap is set on the running subtree, which then holds', async () => {
     const name = 'lease-capped';
     env.script(
-      agentNamed(name, [{ toolUses: [worker('LEASED-WORKER')] }, ...Array.from({ length: 60 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] }))]),
+      agentNamed(name, [
+        { toolUses: [worker('LEASED-WORKER')] },
+        ...Array.from({ length: 60 }, () => ({
+          text: 'ROOT-WAITS',
+          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }],
+        })),
+      ]),
       agentPrompted('LEASED-WORKER', [
         ...Array.from({ length: 2 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }] })),
-        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f lease-cap-set ]; do sleep 0.1; done; echo leased' } }] },
-        ...Array.from({ length: 27 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }], delayMs: 150 })),
+        {
+          toolUses: [
+            { name: 'Bash', input: { command: 'until [ -f lease-cap-set ]; do sleep 0.1; done; echo leased' } },
+          ],
+        },
+        ...Array.from({ length: 27 }, () => ({
+          toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }],
+          delayMs: 150,
+        })),
       ]),
     );
-    const handle = await env.start({ prompt: 'one worker', name, limits: { budget: { caps: { tokens: 50_000_000 } } } });
+    const handle = await env.start({
+      prompt: 'one worker',
+      name,
+      limits: { budget: { caps: { tokens: 50_000_000 } } },
+    });
     const childId = `${handle.agentId}.1`;
     // The worker holds a lease and has spent some of it.
-    await waitFor(async () => {
-      const snapshot = await handle.budget();
-      return (snapshot.leases?.held ?? 0) >= 1 && (accountOf(snapshot, childId)?.own.toolCalls ?? 0) >= 2;
-    }, 60_000, 'the worker spends a lease');
+    await waitFor(
+      async () => {
+        const snapshot = await handle.budget();
+        return (snapshot.leases?.held ?? 0) >= 1 && (accountOf(snapshot, childId)?.own.toolCalls ?? 0) >= 2;
+      },
+      60_000,
+      'the worker spends a lease',
+    );
     const madeBefore = accountOf(await handle.budget(), childId)!.own.toolCalls;
     const cap = madeBefore + 2;
     await handle.setBudget({ toolCalls: cap }, { agentId: childId });
     writeFileSync(path.join(env.workspace, 'lease-cap-set'), '');
-    await waitFor(async () => (await env.client.getAgent(childId).status()).result !== undefined, 60_000, 'the worker ended');
+    await waitFor(
+      async () => (await env.client.getAgent(childId).status()).result !== undefined,
+      60_000,
+      'the worker ended',
+    );
     const childResult = (await env.client.getAgent(childId).status()).result!;
     expect(childResult.error).toContain(`stopped by budget: the subtree of ${childId}'s budget of ${cap} tool calls`);
     const snapshot = await handle.budget();
@@ -121,10 +172,20 @@ describe('leases of the tree budget on the real server', () => {
     const name = 'lease-crossing';
     // Four children whose calls grow (each answer ~1,000 tokens and stays in the conversation).
     env.script(
-      agentNamed(name, [{ toolUses: Array.from({ length: 4 }, (_, index) => worker(`CROSSING-${index}`)) }, ...Array.from({ length: 80 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] }))]),
+      agentNamed(name, [
+        { toolUses: Array.from({ length: 4 }, (_, index) => worker(`CROSSING-${index}`)) },
+        ...Array.from({ length: 80 }, () => ({
+          text: 'ROOT-WAITS',
+          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }],
+        })),
+      ]),
       {
         match: { userIncludes: 'CROSSING-' },
-        turns: Array.from({ length: 60 }, (_, index) => ({ text: `WORKING-${index} ${'lorem ipsum dolor sit amet '.repeat(150)}`, toolUses: [{ name: 'Bash', input: { command: 'echo step' } }], delayMs: 100 })),
+        turns: Array.from({ length: 60 }, (_, index) => ({
+          text: `WORKING-${index} ${'lorem ipsum dolor sit amet '.repeat(150)}`,
+          toolUses: [{ name: 'Bash', input: { command: 'echo step' } }],
+          delayMs: 100,
+        })),
       },
     );
     const budget = 700_000;
@@ -146,21 +207,63 @@ describe('leases of the tree budget on the real server', () => {
   it('counts leased calls cut by a stop and calls that failed after message_start exactly as served', async () => {
     const name = 'lease-cut';
     env.script(
-      agentNamed(name, [{ toolUses: Array.from({ length: 4 }, (_, index) => worker(`CUT-${index}`)) }, ...Array.from({ length: 40 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] }))]),
-      { match: { userIncludes: 'CUT-' }, turns: Array.from({ length: 30 }, (_, index) => ({ text: `STREAMING-${index} ${'lorem ipsum '.repeat(60)}`, toolUses: [{ name: 'Bash', input: { command: 'echo step' } }], eventDelayMs: 150 })) },
+      agentNamed(name, [
+        { toolUses: Array.from({ length: 4 }, (_, index) => worker(`CUT-${index}`)) },
+        ...Array.from({ length: 40 }, () => ({
+          text: 'ROOT-WAITS',
+          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }],
+        })),
+      ]),
+      {
+        match: { userIncludes: 'CUT-' },
+        turns: Array.from({ length: 30 }, (_, index) => ({
+          text: `STREAMING-${index} ${'lorem ipsum '.repeat(60)}`,
+          toolUses: [{ name: 'Bash', input: { command: 'echo step' } }],
+          eventDelayMs: 150,
+        })),
+      },
     );
     env.modelServer.injectFault({ kind: 'stream-cut', times: 2 });
-    const handle = await env.start({ prompt: 'four workers', name, limits: { budget: { caps: { tokens: 50_000_000 } } } });
-    await waitFor(async () => (rootAccount(await handle.budget()).subtree.turns ?? 0) >= 10, 90_000, 'the workers make calls');
+    const handle = await env.start({
+      prompt: 'four workers',
+      name,
+      limits: { budget: { caps: { tokens: 50_000_000 } } },
+    });
+    await waitFor(
+      async () => (rootAccount(await handle.budget()).subtree.turns ?? 0) >= 10,
+      90_000,
+      'the workers make calls',
+    );
     await handle.stop({ reason: 'test over' });
     await handle.result().catch(() => undefined);
     const served = servedToTree(env.modelServer, handle.agentId);
-    const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(`${handle.agentId}.`));
-    expect(requests.filter((request) => request.served && !request.served.complete && request.served.inputTokens + request.served.cacheCreationInputTokens + request.served.cacheReadInputTokens > 0).length).toBeGreaterThanOrEqual(2);
+    const requests = env.modelServer
+      .requests()
+      .filter(
+        (request) =>
+          request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(`${handle.agentId}.`),
+      );
+    expect(
+      requests.filter(
+        (request) =>
+          request.served &&
+          !request.served.complete &&
+          request.served.inputTokens + request.served.cacheCreationInputTokens + request.served.cacheReadInputTokens >
+            0,
+      ).length,
+    ).toBeGreaterThanOrEqual(2);
     const snapshot = await handle.budget();
     // A stream the stop cuts can have one more delta written by the server than its client read (the server learns of the
     // abort a moment later): at most a few tokens per cut stream. A lost charge would be a whole call's input, thousands.
-    const cutStreams = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(handle.agentId) && request.served && !request.served.complete).length;
+    const cutStreams = env.modelServer
+      .requests()
+      .filter(
+        (request) =>
+          request.path === '/v1/messages' &&
+          request.headers['x-subagents-agent-id']?.startsWith(handle.agentId) &&
+          request.served &&
+          !request.served.complete,
+      ).length;
     expect(Math.abs(rootAccount(snapshot).subtree.tokens - served)).toBeLessThanOrEqual(8 * cutStreams);
     expect(snapshot.leases).toEqual({ held: 0, tokens: 0 });
     const traffic = await Promise.all([1, 2, 3, 4].map((index) => trafficOf(`${handle.agentId}.${index}`)));

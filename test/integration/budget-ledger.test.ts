@@ -21,7 +21,10 @@ function fanOut(name: string, children: number, childTurn: { delayMs?: number; e
           input: { description: `worker ${index}`, prompt: `FAN-CHILD ${name} ${index}`, run_in_background: true },
         })),
       },
-      ...Array.from({ length: 40 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })),
+      ...Array.from({ length: 40 }, () => ({
+        text: 'ROOT-WAITS',
+        toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }],
+      })),
     ]),
     {
       match: { userIncludes: `FAN-CHILD ${name}` },
@@ -43,11 +46,17 @@ describe('the tree ledger on the real server', () => {
       const handle = await env.start({
         prompt: 'fan out',
         name,
-        limits: { budget: { caps: { tokens: budget } }, maxAgentsPerTree: children + 5, maxChildrenPerAgent: children + 5 },
+        limits: {
+          budget: { caps: { tokens: budget } },
+          maxAgentsPerTree: children + 5,
+          maxChildrenPerAgent: children + 5,
+        },
       });
       const result = await handle.result();
       expect(result.status).toBe('cancelled');
-      expect(result.error).toContain(`stopped by budget: the tree's budget of ${budget.toLocaleString('en-US')} tokens`);
+      expect(result.error).toContain(
+        `stopped by budget: the tree's budget of ${budget.toLocaleString('en-US')} tokens`,
+      );
       const served = servedToTree(env.modelServer, handle.agentId);
       const snapshot = await handle.budget();
       const counted = rootAccount(snapshot).subtree.tokens;
@@ -76,8 +85,21 @@ describe('the tree ledger on the real server', () => {
     expect(result.error).toContain('stopped by budget');
     expect(result.status).toBe('cancelled');
     const served = servedToTree(env.modelServer, handle.agentId);
-    const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(handle.agentId));
-    expect(requests.filter((request) => request.served && !request.served.complete && request.served.inputTokens + request.served.cacheCreationInputTokens + request.served.cacheReadInputTokens > 0).length).toBeGreaterThanOrEqual(2);
+    const requests = env.modelServer
+      .requests()
+      .filter(
+        (request) =>
+          request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(handle.agentId),
+      );
+    expect(
+      requests.filter(
+        (request) =>
+          request.served &&
+          !request.served.complete &&
+          request.served.inputTokens + request.served.cacheCreationInputTokens + request.served.cacheReadInputTokens >
+            0,
+      ).length,
+    ).toBeGreaterThanOrEqual(2);
     const snapshot = await handle.budget();
     expect(rootAccount(snapshot).subtree.tokens).toBe(served);
     expect(served).toBeLessThanOrEqual(budget * 1.05);
@@ -93,22 +115,47 @@ describe('the tree ledger on the real server', () => {
             { name: 'Agent', input: { description: 'free', prompt: 'FREE-WORKER', run_in_background: true } },
           ],
         },
-        ...Array.from({ length: 60 }, () => ({ text: 'ROOT-WAITS', toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }] })),
+        ...Array.from({ length: 60 }, () => ({
+          text: 'ROOT-WAITS',
+          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }],
+        })),
       ]),
       agentPrompted('CAPPED-WORKER', [
-        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f ledger-cap-set ]; do sleep 0.1; done; echo capped' } }] },
-        ...Array.from({ length: 19 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo capped' } }], delayMs: 150 })),
+        {
+          toolUses: [
+            { name: 'Bash', input: { command: 'until [ -f ledger-cap-set ]; do sleep 0.1; done; echo capped' } },
+          ],
+        },
+        ...Array.from({ length: 19 }, () => ({
+          toolUses: [{ name: 'Bash', input: { command: 'echo capped' } }],
+          delayMs: 150,
+        })),
       ]),
-      agentPrompted('FREE-WORKER', [...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo free' } }], delayMs: 200 })), { text: 'FREE-DONE' }]),
+      agentPrompted('FREE-WORKER', [
+        ...Array.from({ length: 6 }, () => ({
+          toolUses: [{ name: 'Bash', input: { command: 'echo free' } }],
+          delayMs: 200,
+        })),
+        { text: 'FREE-DONE' },
+      ]),
     );
-    const handle = await env.start({ prompt: 'two workers', name, limits: { budget: { caps: { tokens: 2_000_000 } } } });
+    const handle = await env.start({
+      prompt: 'two workers',
+      name,
+      limits: { budget: { caps: { tokens: 2_000_000 } } },
+    });
     const cappedId = `${handle.agentId}.1`;
     const freeId = `${handle.agentId}.2`;
     // The capped worker's subtree gets 3 tool calls, set on the running tree as `subagents budget --set` does.
-    await waitFor(async () => (await handle.budget()).accounts.some((account) => account.agentId === cappedId), 30_000, 'the capped worker joined the ledger');
+    await waitFor(
+      async () => (await handle.budget()).accounts.some((account) => account.agentId === cappedId),
+      30_000,
+      'the capped worker joined the ledger',
+    );
     await handle.setBudget({ toolCalls: 3 }, { agentId: cappedId });
     // Calls made before the cap (a leased call's charge may still be on its way) count; after it, at most the call in flight.
-    const madeBefore = (await handle.budget()).accounts.find((account) => account.agentId === cappedId)!.subtree.toolCalls;
+    const madeBefore = (await handle.budget()).accounts.find((account) => account.agentId === cappedId)!.subtree
+      .toolCalls;
     writeFileSync(path.join(env.workspace, 'ledger-cap-set'), '');
     const capped = env.client.getAgent(cappedId);
     await waitFor(async () => (await capped.status()).result !== undefined, 60_000, 'the capped worker ended');

@@ -6,7 +6,9 @@ import { useAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { localSiteWeb, useLocalSite } from '../helpers/local-site';
 import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
 
-const site = useLocalSite(`<html><head><title>Notes</title></head><body><p>${'Release 7 ships MCP support. '.repeat(50)}</p></body></html>`);
+const site = useLocalSite(
+  `<html><head><title>Notes</title></head><body><p>${'Release 7 ships MCP support. '.repeat(50)}</p></body></html>`,
+);
 // WebFetch may reach this machine's test server only because the worker is configured to allow it.
 const env = useAgentTestEnv({ kind: 'echo' }, localSiteWeb());
 
@@ -20,7 +22,8 @@ function servedTo(rootId: string): Record<string, number> {
   );
 }
 
-const sum = (served: Record<string, number>): number => Object.values(served).reduce((total, tokens) => total + tokens, 0);
+const sum = (served: Record<string, number>): number =>
+  Object.values(served).reduce((total, tokens) => total + tokens, 0);
 
 function rootAccount(snapshot: BudgetSnapshot) {
   return snapshot.accounts.find((account) => account.agentId === snapshot.rootAgentId)!;
@@ -30,7 +33,9 @@ type Block = { type: string; content?: unknown; is_error?: boolean };
 
 async function toolResults(handle: Awaited<ReturnType<AgentTestEnv['start']>>): Promise<Block[]> {
   const messages = await handle.messages();
-  return messages.flatMap((message) => (Array.isArray(message.content) ? (message.content as Block[]) : [])).filter((block) => block.type === 'tool_result');
+  return messages
+    .flatMap((message) => (Array.isArray(message.content) ? (message.content as Block[]) : []))
+    .filter((block) => block.type === 'tool_result');
 }
 
 describe("tools' own model calls in the tree's ledger", () => {
@@ -43,9 +48,18 @@ describe("tools' own model calls in the tree's ledger", () => {
         { toolUses: [{ name: 'Agent', input: { description: 'fetcher', prompt: 'FETCH-CHILD read the notes' } }] },
         { text: 'ROOT-DONE' },
       ]),
-      agentPrompted('FETCH-CHILD', [{ toolUses: [{ name: 'WebFetch', input: { url: `${site.url()}/child`, prompt: 'What does release 7 ship?' } }] }, { text: 'CHILD-DONE' }]),
+      agentPrompted('FETCH-CHILD', [
+        {
+          toolUses: [{ name: 'WebFetch', input: { url: `${site.url()}/child`, prompt: 'What does release 7 ship?' } }],
+        },
+        { text: 'CHILD-DONE' },
+      ]),
     );
-    const handle = await env.start({ prompt: 'fetch the notes', name, limits: { budget: { caps: { tokens: 200_000 } } } });
+    const handle = await env.start({
+      prompt: 'fetch the notes',
+      name,
+      limits: { budget: { caps: { tokens: 200_000 } } },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const results = await toolResults(handle);
@@ -68,15 +82,26 @@ describe("tools' own model calls in the tree's ledger", () => {
     const name = 'tool-ledger-refused';
     env.script(
       agentOfType('WebFetch', [{ text: 'The page says release 7 ships MCP support.' }]),
-      agentNamed(name, [{ toolUses: [{ name: 'WebFetch', input: { url: `${site.url()}/small`, prompt: 'What does release 7 ship?' } }] }, { text: 'ROOT-WENT-ON' }]),
+      agentNamed(name, [
+        {
+          toolUses: [{ name: 'WebFetch', input: { url: `${site.url()}/small`, prompt: 'What does release 7 ship?' } }],
+        },
+        { text: 'ROOT-WENT-ON' },
+      ]),
     );
-    const handle = await env.start({ prompt: 'fetch the notes', name, limits: { budget: { caps: { tokens: 20_000 } } } });
+    const handle = await env.start({
+      prompt: 'fetch the notes',
+      name,
+      limits: { budget: { caps: { tokens: 20_000 } } },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     expect(result.finalText).toContain('ROOT-WENT-ON');
     const [fetched] = await toolResults(handle);
     expect(fetched).toMatchObject({ is_error: true });
-    expect(String(fetched!.content)).toMatch(/^BudgetExhausted: WebFetch was not run: its model call needs room for [\d,]+ tokens, more than is left in the tree's budget of 20,000 tokens, [\d,]+ used\./);
+    expect(String(fetched!.content)).toMatch(
+      /^BudgetExhausted: WebFetch was not run: its model call needs room for [\d,]+ tokens, more than is left in the tree's budget of 20,000 tokens, [\d,]+ used\./,
+    );
 
     const served = servedTo(handle.agentId);
     expect(Object.keys(served)).toEqual([handle.agentId]);

@@ -14,29 +14,46 @@ type Block = { type: string; text?: string; id?: string; tool_use_id?: string; c
 interface Body {
   messages: { role: string; content: string | Block[] }[];
 }
-const blocksOf = (message: Body['messages'][number]): Block[] => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content);
-const withoutBreakpoints = (value: unknown): string => JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner));
+const blocksOf = (message: Body['messages'][number]): Block[] =>
+  typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+const withoutBreakpoints = (value: unknown): string =>
+  JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner));
 
 function requestsOf(agentId: string) {
   return env.modelServer
     .requests()
     .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => ({ status: request.status, compaction: request.headers['x-subagents-purpose'] === 'compaction', usage: request.usage, body: JSON.parse(request.rawBody) as Body }));
+    .map((request) => ({
+      status: request.status,
+      compaction: request.headers['x-subagents-purpose'] === 'compaction',
+      usage: request.usage,
+      body: JSON.parse(request.rawBody) as Body,
+    }));
 }
-
 
 describe('compaction', () => {
   it('summarises the older turns when the context fills up, keeps the recent ones verbatim, and records a boundary', async () => {
     // 6 KB of text per Read: about 1,700 tokens per turn against claude-test-small's 24,000-token window.
-    await env.writeFiles({ 'big.txt': Array.from({ length: 100 }, (_, index) => `line ${index}: ${'x'.repeat(50)}`).join('\n') });
+    await env.writeFiles({
+      'big.txt': Array.from({ length: 100 }, (_, index) => `line ${index}: ${'x'.repeat(50)}`).join('\n'),
+    });
     const turns = 24;
     env.script(
       agentNamed('compacting', [
-        ...Array.from({ length: turns - 1 }, (_, index) => ({ text: `TURN-${index}`, toolUses: [{ name: 'Read', input: { file_path: 'big.txt' } }] })),
+        ...Array.from({ length: turns - 1 }, (_, index) => ({
+          text: `TURN-${index}`,
+          toolUses: [{ name: 'Read', input: { file_path: 'big.txt' } }],
+        })),
         { text: 'FINAL-AFTER-COMPACTION' },
       ]),
     );
-    const handle = await env.start({ prompt: 'COMPACTION-PROMPT', name: 'compacting', model: 'claude-test-small', tools: ['Read'], maxTurns: 40 });
+    const handle = await env.start({
+      prompt: 'COMPACTION-PROMPT',
+      name: 'compacting',
+      model: 'claude-test-small',
+      tools: ['Read'],
+      maxTurns: 40,
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     // The scripted turn index kept counting across compactions: the last turn is the final answer.
@@ -49,7 +66,9 @@ describe('compaction', () => {
     expect(compactions.length).toBeGreaterThanOrEqual(1);
     for (const request of requests) {
       const usage = request.usage!;
-      expect(usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens).toBeLessThanOrEqual(24_000);
+      expect(
+        usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens,
+      ).toBeLessThanOrEqual(24_000);
     }
 
     // The compaction request is the conversation so far (the previous turn's request prefix, for the cache) plus the instruction.
@@ -58,7 +77,10 @@ describe('compaction', () => {
     const lastMessage = compactionBody.messages[compactionBody.messages.length - 1]!;
     const lastBlocks = blocksOf(lastMessage);
     expect(lastBlocks[lastBlocks.length - 1]!.text).toBe(compactionInstruction());
-    const summarisedPart = [...compactionBody.messages.slice(0, -1), { role: lastMessage.role, content: lastBlocks.slice(0, -1) }];
+    const summarisedPart = [
+      ...compactionBody.messages.slice(0, -1),
+      { role: lastMessage.role, content: lastBlocks.slice(0, -1) },
+    ];
 
     // The next request starts from the summary (identity kept verbatim), then the recent turns unchanged, every tool_use answered.
     const after = requests[firstIndex + 1]!.body;
@@ -74,7 +96,9 @@ describe('compaction', () => {
     const whole = [...summarisedPart, ...kept];
     const before = requests[firstIndex - 1]!.body;
     expect(before.messages.length).toBeLessThanOrEqual(whole.length);
-    expect(withoutBreakpoints(whole.slice(0, before.messages.length)) === withoutBreakpoints(before.messages)).toBe(true);
+    expect(withoutBreakpoints(whole.slice(0, before.messages.length)) === withoutBreakpoints(before.messages)).toBe(
+      true,
+    );
     expect(after.messages.length).toBeLessThan(whole.length);
 
     const status = await handle.status();
@@ -87,7 +111,9 @@ describe('compaction', () => {
     const records = transcriptRecords(transcript, transcriptSession(handle.agentId));
     const boundaries = records.filter((record): record is TranscriptBoundaryRecord => record.type === 'system');
     expect(boundaries).toHaveLength(compactions.length);
-    const messages = records.filter((record): record is TranscriptMessageRecord => record.type === 'user' || record.type === 'assistant');
+    const messages = records.filter(
+      (record): record is TranscriptMessageRecord => record.type === 'user' || record.type === 'assistant',
+    );
     expect(messages.filter((record) => record.type === 'assistant')).toHaveLength(turns);
     const firstBoundary = records.indexOf(boundaries[0]!);
     const summary = records[firstBoundary + 1] as TranscriptMessageRecord;
@@ -104,12 +130,24 @@ describe('compaction', () => {
   });
 
   it('forks a compacted parent from the compacted prefix', async () => {
-    await env.writeFiles({ 'big.txt': Array.from({ length: 100 }, (_, index) => `line ${index}: ${'x'.repeat(50)}`).join('\n') });
+    await env.writeFiles({
+      'big.txt': Array.from({ length: 100 }, (_, index) => `line ${index}: ${'x'.repeat(50)}`).join('\n'),
+    });
     const reads = 12;
     env.script(
       agentNamed('forking-compacted', [
-        ...Array.from({ length: reads }, (_, index) => ({ text: `READ-${index}`, toolUses: [{ name: 'Read', input: { file_path: 'big.txt' } }] })),
-        { toolUses: [{ name: 'Agent', input: { subagent_type: 'fork', description: 'fork after compaction', prompt: 'FORK-AFTER-COMPACTION' } }] },
+        ...Array.from({ length: reads }, (_, index) => ({
+          text: `READ-${index}`,
+          toolUses: [{ name: 'Read', input: { file_path: 'big.txt' } }],
+        })),
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { subagent_type: 'fork', description: 'fork after compaction', prompt: 'FORK-AFTER-COMPACTION' },
+            },
+          ],
+        },
         { text: 'PARENT-WAITING' },
         // A fork runs in the background: its notification comes at the next turn boundary.
         { text: 'PARENT-DONE' },
@@ -117,7 +155,13 @@ describe('compaction', () => {
       // The fork's first request holds the parent's turns 0..reads (its Agent call included).
       { match: { userIncludes: 'FORK-AFTER-COMPACTION' }, turnOffset: reads + 1, turns: [{ text: 'FORK-DONE' }] },
     );
-    const handle = await env.start({ prompt: 'FORK-COMPACT-PROMPT', name: 'forking-compacted', model: 'claude-test-small', tools: ['Read', 'Agent'], maxTurns: 40 });
+    const handle = await env.start({
+      prompt: 'FORK-COMPACT-PROMPT',
+      name: 'forking-compacted',
+      model: 'claude-test-small',
+      tools: ['Read', 'Agent'],
+      maxTurns: 40,
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     expect(result.finalText).toBe('PARENT-DONE');
@@ -127,12 +171,19 @@ describe('compaction', () => {
     const turnsOfParent = parentRequests.filter((request) => !request.compaction);
     const forkPoint = turnsOfParent[reads]!.body;
     // The request that made the fork call starts from the compaction summary.
-    expect(blocksOf(forkPoint.messages[0]!).map((block) => block.text ?? '').join('\n')).toContain('This session is being continued from an earlier conversation that was compacted');
+    expect(
+      blocksOf(forkPoint.messages[0]!)
+        .map((block) => block.text ?? '')
+        .join('\n'),
+    ).toContain('This session is being continued from an earlier conversation that was compacted');
     const forkRequests = requestsOf(`${handle.agentId}.1`);
     expect(forkRequests).toHaveLength(1);
     const forkBody = forkRequests[0]!.body;
     // The fork's conversation is the parent's compacted one, byte for byte, then the parent's Agent call.
-    expect(withoutBreakpoints(forkBody.messages.slice(0, forkPoint.messages.length)) === withoutBreakpoints(forkPoint.messages)).toBe(true);
+    expect(
+      withoutBreakpoints(forkBody.messages.slice(0, forkPoint.messages.length)) ===
+        withoutBreakpoints(forkPoint.messages),
+    ).toBe(true);
     const call = forkBody.messages[forkPoint.messages.length]!;
     expect(call.role).toBe('assistant');
     expect(blocksOf(call).some((block) => block.type === 'tool_use')).toBe(true);
@@ -140,8 +191,14 @@ describe('compaction', () => {
   });
 
   it('compacts an idle interactive agent at once when asked (subagents compact), and refuses a finished one', async () => {
-    env.script(agentNamed('idle-compact', [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER after {{last_user_text}}' }]));
-    const handle = await env.start({ prompt: 'IDLE-PROMPT', name: 'idle-compact', interactive: { idleTimeoutMs: 60_000 } });
+    env.script(
+      agentNamed('idle-compact', [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER after {{last_user_text}}' }]),
+    );
+    const handle = await env.start({
+      prompt: 'IDLE-PROMPT',
+      name: 'idle-compact',
+      interactive: { idleTimeoutMs: 60_000 },
+    });
     const waitUntil = async (predicate: (status: Awaited<ReturnType<typeof handle.status>>) => boolean) => {
       for (let attempt = 0; attempt < 300; attempt++) {
         const status = await handle.status().catch(() => undefined);

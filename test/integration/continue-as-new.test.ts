@@ -8,21 +8,30 @@ const env = useAgentTestEnv();
 
 async function runIds(workflowId: string): Promise<string[]> {
   const runs: string[] = [];
-  for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(execution.runId);
+  for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+    runs.push(execution.runId);
   return runs;
 }
-
 
 describe('long sessions: continue-as-new at turn boundaries', () => {
   it('continues in new runs past the threshold, carrying the conversation, counters and queued messages', async () => {
     await env.writeFiles({ 'notes.txt': 'some notes\n' });
     env.script(
       agentNamed('can-root', [
-        ...Array.from({ length: 11 }, (_, index) => ({ text: `turn ${index + 1}`, toolUses: [{ name: 'Read', input: { file_path: 'notes.txt' } }], delayMs: 100 })),
+        ...Array.from({ length: 11 }, (_, index) => ({
+          text: `turn ${index + 1}`,
+          toolUses: [{ name: 'Read', input: { file_path: 'notes.txt' } }],
+          delayMs: 100,
+        })),
         { text: 'FINAL after {{last_user_text}}' },
       ]),
     );
-    const handle = await env.start({ prompt: 'long session', name: 'can-root', maxTurns: 30, limits: { continueAsNewAfterEvents: 40 } });
+    const handle = await env.start({
+      prompt: 'long session',
+      name: 'can-root',
+      maxTurns: 30,
+      limits: { continueAsNewAfterEvents: 40 },
+    });
     await waitFor(async () => (await runIds(handle.agentId)).length >= 2, 60_000, 'a second run');
     await env.client.send(handle.agentId, 'MESSAGE-ACROSS-RUNS');
     const result = await handle.result();
@@ -42,15 +51,26 @@ describe('long sessions: continue-as-new at turn boundaries', () => {
   it('never continues-as-new under a running child: it waits until the child has finished', async () => {
     env.script(
       agentNamed('can-parent', [
-        { toolUses: [{ name: 'Agent', input: { description: 'background worker', prompt: 'BG-WORK', run_in_background: true } }] },
-        ...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 100 })),
+        {
+          toolUses: [
+            { name: 'Agent', input: { description: 'background worker', prompt: 'BG-WORK', run_in_background: true } },
+          ],
+        },
+        ...Array.from({ length: 6 }, () => ({
+          toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+          delayMs: 100,
+        })),
         // The notification may arrive after any of the turns above (timing), so every text quotes the latest one.
         { text: 'parent waits: {{last_user_text}}' },
         { text: 'parent done: {{last_user_text}}' },
       ]),
       agentPrompted('BG-WORK', [{ text: 'background finished', delayMs: 2500 }]),
     );
-    const handle = await env.start({ prompt: 'parent with child', name: 'can-parent', limits: { continueAsNewAfterEvents: 30 } });
+    const handle = await env.start({
+      prompt: 'parent with child',
+      name: 'can-parent',
+      limits: { continueAsNewAfterEvents: 30 },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     expect(result.finalText).toContain('background finished');

@@ -9,7 +9,12 @@ import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
-import { answeredRequestsOf, requestsOf as requestsFrom, type ContentBlock, type RequestBody } from '../helpers/model-requests';
+import {
+  answeredRequestsOf,
+  requestsOf as requestsFrom,
+  type ContentBlock,
+  type RequestBody,
+} from '../helpers/model-requests';
 
 const env = useAgentTestEnv();
 
@@ -25,14 +30,16 @@ function allText(body: RequestBody): string {
   return JSON.stringify(body.messages);
 }
 
-
 async function closedStatus(workflowId: string): Promise<string> {
   return (await env.temporal.client.workflow.getHandle(workflowId).describe()).status.name;
 }
 
 async function runningInTree(rootId: string): Promise<number> {
   let running = 0;
-  for await (const _execution of env.temporal.client.workflow.list({ query: `RootAgentId = '${rootId}' AND ExecutionStatus = 'Running'` })) running += 1;
+  for await (const _execution of env.temporal.client.workflow.list({
+    query: `RootAgentId = '${rootId}' AND ExecutionStatus = 'Running'`,
+  }))
+    running += 1;
   return running;
 }
 
@@ -40,7 +47,10 @@ describe('control plane: interrupt', () => {
   it('interrupts a model call; the interactive agent continues on a new message with a valid conversation', async () => {
     env.script(
       // The interrupted call left no assistant message, so the next call is turn 0 again: tell it apart by its text.
-      { match: { agentName: 'int-model', userIncludes: 'please continue briefly' }, turns: [{ text: 'AFTER-INTERRUPT: {{last_user_text}}' }] },
+      {
+        match: { agentName: 'int-model', userIncludes: 'please continue briefly' },
+        turns: [{ text: 'AFTER-INTERRUPT: {{last_user_text}}' }],
+      },
       agentNamed('int-model', [{ text: 'this answer is too slow', delayMs: 20_000 }]),
     );
     const handle = await env.start({ prompt: 'start slow', name: 'int-model', interactive: { idleTimeoutMs: 60_000 } });
@@ -63,20 +73,34 @@ describe('control plane: interrupt', () => {
     env.script(
       agentNamed('int-tools', [
         {
-          toolUses: [1, 2, 3].map((index) => ({ name: 'Agent', input: { description: `slow child ${index}`, prompt: `slow child task ${index}` } })),
+          toolUses: [1, 2, 3].map((index) => ({
+            name: 'Agent',
+            input: { description: `slow child ${index}`, prompt: `slow child task ${index}` },
+          })),
         },
         { text: 'RESUMED-AFTER-INTERRUPT' },
       ]),
       {
         match: { userIncludes: 'slow child task' },
-        turns: Array.from({ length: 30 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 400 })),
+        turns: Array.from({ length: 30 }, () => ({
+          toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+          delayMs: 400,
+        })),
       },
     );
-    const handle = await env.start({ prompt: 'spawn three', name: 'int-tools', interactive: { idleTimeoutMs: 60_000 } });
+    const handle = await env.start({
+      prompt: 'spawn three',
+      name: 'int-tools',
+      interactive: { idleTimeoutMs: 60_000 },
+    });
     const children = [1, 2, 3].map((index) => `${handle.agentId}.${index}`);
     await waitFor(() => children.every((child) => okRequestsOf(child).length >= 2), 60_000, 'three children running');
     await handle.interrupt();
-    await waitFor(async () => (await handle.status()).state === 'waiting', 60_000, 'the root to wait after the interrupt');
+    await waitFor(
+      async () => (await handle.status()).state === 'waiting',
+      60_000,
+      'the root to wait after the interrupt',
+    );
     for (const child of children) expect(await closedStatus(child)).toBe('CANCELLED');
     await env.client.send(handle.agentId, 'go on');
     await waitFor(() => okRequestsOf(handle.agentId).length >= 2, 30_000, 'the next call');
@@ -120,11 +144,21 @@ describe('control plane: stop', () => {
       ]),
       {
         match: { userIncludes: 'leaf work' },
-        turns: Array.from({ length: 60 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 300 })),
+        turns: Array.from({ length: 60 }, () => ({
+          toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+          delayMs: 300,
+        })),
       },
     );
     const handle = await env.start({ prompt: 'build a tree', name: 'stop-root' });
-    const ids = [handle.agentId, ...[1, 2, 3].flatMap((index) => [`${handle.agentId}.${index}`, `${handle.agentId}.${index}.1`, `${handle.agentId}.${index}.2`])];
+    const ids = [
+      handle.agentId,
+      ...[1, 2, 3].flatMap((index) => [
+        `${handle.agentId}.${index}`,
+        `${handle.agentId}.${index}.1`,
+        `${handle.agentId}.${index}.2`,
+      ]),
+    ];
     expect(ids).toHaveLength(10);
     await waitFor(() => ids.slice(1).every((id) => okRequestsOf(id).length >= 1), 60_000, 'all 10 agents running');
     await handle.stop({ by: 'tester', reason: 'enough' });
@@ -141,7 +175,10 @@ describe('control plane: stop', () => {
 describe('control plane: steer', () => {
   it('delivers a steer after the tool results of the next request, and reports one that came too late', async () => {
     env.script(
-      agentNamed('steer-root', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 2; echo slow' } }] }, { text: 'steered: {{last_user_text}}' }]),
+      agentNamed('steer-root', [
+        { toolUses: [{ name: 'Bash', input: { command: 'sleep 2; echo slow' } }] },
+        { text: 'steered: {{last_user_text}}' },
+      ]),
       agentNamed('steer-late', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] }, { text: 'late' }]),
     );
     const handle = await env.start({ prompt: 'steer me', name: 'steer-root' });
@@ -169,7 +206,11 @@ describe('control plane: pause spawning', () => {
   it('refuses new spawns while paused, lets running children go on, and allows spawns after resume', async () => {
     env.script(
       agentNamed('pause-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'keep running a bit', run_in_background: true } }] },
+        {
+          toolUses: [
+            { name: 'Agent', input: { description: 'runner', prompt: 'keep running a bit', run_in_background: true } },
+          ],
+        },
         { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
         { toolUses: [{ name: 'Agent', input: { description: 'while paused', prompt: 'paused spawn' } }] },
         { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
@@ -193,7 +234,9 @@ describe('control plane: pause spawning', () => {
     expect(JSON.stringify(paused.content)).toContain('spawning is paused');
     const resumed = blocks(requests[5]!.messages[requests[5]!.messages.length - 1]!)[0]!;
     expect(JSON.stringify(resumed.content)).toContain('resumed child ok');
-    expect((await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe()).status.name).toBe('COMPLETED');
+    expect((await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe()).status.name).toBe(
+      'COMPLETED',
+    );
     const tree = await handle.tree();
     // The refused spawn used up id .2: ids stay unique.
     expect(tree.nodes.map((node) => node.agentId).sort()).toEqual([`${handle.agentId}.1`, `${handle.agentId}.3`]);
@@ -204,7 +247,11 @@ describe('control plane: approvals', () => {
   it('bubbles approvals from a foreground child to the root; approve, deny, and survive a worker restart', async () => {
     env.script(
       agentNamed('approve-root', [
-        { toolUses: [{ name: 'Bash', input: { command: 'echo approved-run >> approvals.txt', description: 'append a line' } }] },
+        {
+          toolUses: [
+            { name: 'Bash', input: { command: 'echo approved-run >> approvals.txt', description: 'append a line' } },
+          ],
+        },
         { toolUses: [{ name: 'Agent', input: { description: 'writer child', prompt: 'write a file please' } }] },
         { text: 'approvals done: {{last_tool_result}}' },
       ]),
@@ -238,10 +285,22 @@ describe('control plane: approvals', () => {
 
   it('auto-denies an approval in a child that moved to the background', async () => {
     env.script(
-      agentNamed('autodeny-root', [{ toolUses: [{ name: 'Agent', input: { description: 'slow writer', prompt: 'slow writer task' } }] }, { text: 'waiting' }, { text: 'root got: {{last_user_text}}' }]),
-      agentPrompted('slow writer task', [{ toolUses: [{ name: 'Write', input: { file_path: 'bg.txt', content: 'x' } }], delayMs: 1500 }, { text: 'writer saw: {{last_tool_result}}' }]),
+      agentNamed('autodeny-root', [
+        { toolUses: [{ name: 'Agent', input: { description: 'slow writer', prompt: 'slow writer task' } }] },
+        { text: 'waiting' },
+        { text: 'root got: {{last_user_text}}' },
+      ]),
+      agentPrompted('slow writer task', [
+        { toolUses: [{ name: 'Write', input: { file_path: 'bg.txt', content: 'x' } }], delayMs: 1500 },
+        { text: 'writer saw: {{last_tool_result}}' },
+      ]),
     );
-    const handle = await env.start({ prompt: 'autodeny test', name: 'autodeny-root', permissionMode: 'default', limits: { autoBackgroundMs: 500 } });
+    const handle = await env.start({
+      prompt: 'autodeny test',
+      name: 'autodeny-root',
+      permissionMode: 'default',
+      limits: { autoBackgroundMs: 500 },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     expect(result.finalText).toContain('background agents cannot ask a person');
@@ -266,10 +325,26 @@ describe('control plane with the official temporal CLI', () => {
     const handle = await env.start({ prompt: 'cli control', name: 'cli-root' });
     await waitFor(async () => (await handle.status()).state === 'running_tools', 60_000, 'the first Bash');
     // Asynchronous on purpose: the worker runs in this process and must answer the update meanwhile.
-    const run = (...args: string[]) => promisify(execFile)(cli, [...args, '--address', address, '--workflow-id', handle.agentId], { encoding: 'utf8' });
-    const steer = await run('workflow', 'update', 'execute', '--name', 'steer', '--input', JSON.stringify({ text: 'CLI-STEER', by: 'temporal-cli' }));
+    const run = (...args: string[]) =>
+      promisify(execFile)(cli, [...args, '--address', address, '--workflow-id', handle.agentId], { encoding: 'utf8' });
+    const steer = await run(
+      'workflow',
+      'update',
+      'execute',
+      '--name',
+      'steer',
+      '--input',
+      JSON.stringify({ text: 'CLI-STEER', by: 'temporal-cli' }),
+    );
     expect(steer.stdout).toContain('queued');
-    await run('workflow', 'signal', '--name', 'message', '--input', JSON.stringify({ from: 'temporal-cli', text: 'CLI-MESSAGE' }));
+    await run(
+      'workflow',
+      'signal',
+      '--name',
+      'message',
+      '--input',
+      JSON.stringify({ from: 'temporal-cli', text: 'CLI-MESSAGE' }),
+    );
     writeFileSync(release, '');
     await waitFor(() => okRequestsOf(handle.agentId).length >= 2, 60_000, 'the second model call');
     const second = allText(okRequestsOf(handle.agentId)[1]!);

@@ -11,19 +11,32 @@ import { agentPrompted } from '../helpers/scripted-agents';
 
 const crash = useCrashHarness();
 
-
 describe('worker crash (SIGKILL) mid-run', () => {
   it('completes after a restart, never re-runs Bash silently, and records each tool result once', async () => {
     const { workspace, taskQueue, client } = crash.prepare('crash');
-    crash.modelServer.setBehaviour(scenario([
-      agentPrompted('crash test', [
-        { toolUses: [{ name: 'Bash', input: { command: 'echo ran >> bash-runs.txt; sleep 600.4711; echo done >> bash-runs.txt' } }] },
-        { text: 'checking', toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }], delayMs: 1500 },
-        { text: 'all done after the crash' },
+    crash.modelServer.setBehaviour(
+      scenario([
+        agentPrompted('crash test', [
+          {
+            toolUses: [
+              {
+                name: 'Bash',
+                input: { command: 'echo ran >> bash-runs.txt; sleep 600.4711; echo done >> bash-runs.txt' },
+              },
+            ],
+          },
+          { text: 'checking', toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }], delayMs: 1500 },
+          { text: 'all done after the crash' },
+        ]),
       ]),
-    ]));
+    );
     await crash.startWorker(taskQueue);
-    const handle = await client.startAgent({ prompt: 'crash test', cwd: workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions' });
+    const handle = await client.startAgent({
+      prompt: 'crash test',
+      cwd: workspace,
+      model: 'claude-test-tiny',
+      permissionMode: 'bypassPermissions',
+    });
 
     // Kill the worker while Bash runs.
     await waitFor(() => existsSync(path.join(workspace, 'bash-runs.txt')), 60_000, 'the Bash command to start');
@@ -31,11 +44,18 @@ describe('worker crash (SIGKILL) mid-run', () => {
     expect(processesMatching('^sleep 600.4711')).toHaveLength(1);
     await crash.workers[0]!.kill('SIGKILL');
     // The sandbox dies with its worker (and the watchdog kills the command's process group, polling every second).
-    await waitFor(() => processesMatching('^sleep 600.4711').length === 0, 60_000, 'the command of the dead worker to end');
+    await waitFor(
+      () => processesMatching('^sleep 600.4711').length === 0,
+      60_000,
+      'the command of the dead worker to end',
+    );
     await crash.startWorker(taskQueue);
 
     // Kill the next worker during the (slow) second model call.
-    const modelCalls = () => crash.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.agentKey !== undefined);
+    const modelCalls = () =>
+      crash.modelServer
+        .requests()
+        .filter((request) => request.path === '/v1/messages' && request.agentKey !== undefined);
     await waitFor(() => modelCalls().length >= 2, 90_000, 'the second model call');
     await crash.workers[1]!.kill('SIGKILL');
     await crash.startWorker(taskQueue);
@@ -60,7 +80,9 @@ describe('worker crash (SIGKILL) mid-run', () => {
 
     // In the history: one Bash attempt, and each tool activity completed at most once.
     const history = await crash.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
-    const scheduled = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'Bash');
+    const scheduled = (history.events ?? []).filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'Bash',
+    );
     expect(scheduled).toHaveLength(1);
     expect(messages.filter((message) => message.role === 'assistant')).toHaveLength(3);
     await recordHistory(crash.temporal.client, handle.agentId, 'loop-crash-recovery');

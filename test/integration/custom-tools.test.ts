@@ -23,7 +23,14 @@ const runs: Promise<void>[] = [];
 
 /** Says which worker ran it: the same tool is defined on the agents' worker and on the sandbox worker. */
 const whereAmI = (place: string) =>
-  defineTool({ name: 'where_am_i', description: 'Says which worker ran the call.', input: z.object({}), readOnly: true, taskQueue: 'placeholder', run: () => `ran on ${place}` });
+  defineTool({
+    name: 'where_am_i',
+    description: 'Says which worker ran the call.',
+    input: z.object({}),
+    readOnly: true,
+    taskQueue: 'placeholder',
+    run: () => `ran on ${place}`,
+  });
 
 const weather = defineTool({
   name: 'lookup_weather',
@@ -32,7 +39,12 @@ const weather = defineTool({
   readOnly: true,
   run: ({ city }, context) => `sunny in ${city} (asked by ${context.agentId})`,
 });
-const deploy = defineTool({ name: 'deploy', description: 'Deploys the service.', input: z.object({}), run: () => 'deployed' });
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploys the service.',
+  input: z.object({}),
+  run: () => 'deployed',
+});
 
 function workerOptions(taskQueue: string): AgentWorkerOptions {
   return {
@@ -71,23 +83,34 @@ afterAll(async () => {
 
 type Block = { type: string; content?: unknown; is_error?: boolean };
 const toolResults = (messages: { content: unknown }[]) =>
-  messages.flatMap((message) => (Array.isArray(message.content) ? (message.content as Block[]) : [])).filter((block) => block.type === 'tool_result');
+  messages
+    .flatMap((message) => (Array.isArray(message.content) ? (message.content as Block[]) : []))
+    .filter((block) => block.type === 'tool_result');
 
 describe('custom tools (defineTool)', () => {
-  it('reach the model by the definition\'s filter, validate input, and run as their own activity type', async () => {
+  it("reach the model by the definition's filter, validate input, and run as their own activity type", async () => {
     const taskQueue = uniqueTaskQueue('custom');
     run(await createAgentWorker({ ...workerOptions(taskQueue), tools: [weather, deploy] }));
     modelServer.clearRequests();
-    modelServer.setBehaviour(scenario([
-      agentPrompted('weather in Paris', [
-        { toolUses: [{ name: 'lookup_weather', input: { city: 'Paris' } }] },
-        { toolUses: [{ name: 'lookup_weather', input: { city: '', extra: 1 } }] },
-        { toolUses: [{ name: 'deploy', input: {} }] },
-        { text: 'Sunny.' },
+    modelServer.setBehaviour(
+      scenario([
+        agentPrompted('weather in Paris', [
+          { toolUses: [{ name: 'lookup_weather', input: { city: 'Paris' } }] },
+          { toolUses: [{ name: 'lookup_weather', input: { city: '', extra: 1 } }] },
+          { toolUses: [{ name: 'deploy', input: {} }] },
+          { text: 'Sunny.' },
+        ]),
       ]),
-    ]));
+    );
     const client = new SubagentsClient(temporal.client, taskQueue);
-    const handle = await client.startAgent({ prompt: 'What is the weather in Paris?', type: 'forecaster', cwd: workspace, homeDir: testHomeDir(), model: 'claude-test-tiny', permissionMode: 'default' });
+    const handle = await client.startAgent({
+      prompt: 'What is the weather in Paris?',
+      type: 'forecaster',
+      cwd: workspace,
+      homeDir: testHomeDir(),
+      model: 'claude-test-tiny',
+      permissionMode: 'default',
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
 
@@ -95,17 +118,29 @@ describe('custom tools (defineTool)', () => {
     const [first] = requestBodies(modelServer);
     const tools = first!.tools as { name: string; input_schema?: unknown }[];
     expect(tools.map((tool) => tool.name)).toEqual(['Read', 'lookup_weather']);
-    expect(tools[1]!.input_schema).toMatchObject({ type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'] });
+    expect(tools[1]!.input_schema).toMatchObject({
+      type: 'object',
+      properties: { city: { type: 'string', minLength: 1 } },
+      required: ['city'],
+    });
 
     const results = toolResults(await handle.messages());
     expect(results[0]).toMatchObject({ content: `sunny in Paris (asked by ${handle.agentId})` });
     expect(results[0]!.is_error).not.toBe(true);
-    expect(results[1]).toMatchObject({ is_error: true, content: expect.stringMatching(/^InvalidToolInput: lookup_weather was called with invalid input: "city"/) });
-    expect(results[2]).toMatchObject({ is_error: true, content: expect.stringMatching(/^ToolNotAllowed: the tool "deploy" is not available/) });
+    expect(results[1]).toMatchObject({
+      is_error: true,
+      content: expect.stringMatching(/^InvalidToolInput: lookup_weather was called with invalid input: "city"/),
+    });
+    expect(results[2]).toMatchObject({
+      is_error: true,
+      content: expect.stringMatching(/^ToolNotAllowed: the tool "deploy" is not available/),
+    });
 
     // Read-only: no approval was asked for in the default mode; one activity of the tool's own type per valid or invalid call.
     const history = await temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
-    const types = (history.events ?? []).map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+    const types = (history.events ?? [])
+      .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)
+      .filter(Boolean);
     expect(types.filter((name) => name === 'lookup_weather')).toHaveLength(2);
     expect(types).not.toContain('deploy');
   });
@@ -114,7 +149,13 @@ describe('custom tools (defineTool)', () => {
     const taskQueue = uniqueTaskQueue('agents');
     const sandboxQueue = uniqueTaskQueue('sandbox');
     const routedWhereAmI = (place: string) => ({ ...whereAmI(place), taskQueue: sandboxQueue });
-    run(await createAgentWorker({ ...workerOptions(taskQueue), tools: [routedWhereAmI('the agents\' worker')], toolTaskQueues: { Bash: sandboxQueue } }));
+    run(
+      await createAgentWorker({
+        ...workerOptions(taskQueue),
+        tools: [routedWhereAmI("the agents' worker")],
+        toolTaskQueues: { Bash: sandboxQueue },
+      }),
+    );
     run(
       await createToolWorker({
         ...workerOptions(sandboxQueue),
@@ -123,11 +164,27 @@ describe('custom tools (defineTool)', () => {
         workspace: { workerId: 'sandbox-1' },
       }),
     );
-    modelServer.setBehaviour(scenario([
-      agentPrompted('where do tools run', [{ toolUses: [{ name: 'Bash', input: { command: 'echo from-bash' } }, { name: 'where_am_i', input: {} }] }, { text: 'Done.' }]),
-    ]));
+    modelServer.setBehaviour(
+      scenario([
+        agentPrompted('where do tools run', [
+          {
+            toolUses: [
+              { name: 'Bash', input: { command: 'echo from-bash' } },
+              { name: 'where_am_i', input: {} },
+            ],
+          },
+          { text: 'Done.' },
+        ]),
+      ]),
+    );
     const client = new SubagentsClient(temporal.client, taskQueue);
-    const handle = await client.startAgent({ prompt: 'where do tools run?', cwd: workspace, homeDir: testHomeDir(), model: 'claude-test-tiny', permissionMode: 'bypassPermissions' });
+    const handle = await client.startAgent({
+      prompt: 'where do tools run?',
+      cwd: workspace,
+      homeDir: testHomeDir(),
+      model: 'claude-test-tiny',
+      permissionMode: 'bypassPermissions',
+    });
     expect((await handle.result()).status).toBe('completed');
     const results = toolResults(await handle.messages());
     expect(String(results[0]!.content)).toContain('from-bash');

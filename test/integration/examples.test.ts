@@ -20,9 +20,15 @@ beforeAll(async () => {
   modelServer = await startModelServer({
     port: 0,
     behaviour: scenario([
-      agentPrompted('Triage ticket', [{ toolUses: [{ name: 'lookup_ticket', input: { id: 'T-1001' } }] }, { text: 'T-1001, login 500 after reset: high priority, web team.' }]),
+      agentPrompted('Triage ticket', [
+        { toolUses: [{ name: 'lookup_ticket', input: { id: 'T-1001' } }] },
+        { text: 'T-1001, login 500 after reset: high priority, web team.' },
+      ]),
       // The steering message is the newest user text of the request after it arrives: the same turns, by the agent's turn number.
-      agentPrompted('Answer in one line', [{ toolUses: [{ name: 'lookup_ticket', input: { id: 'T-1001' } }] }, { text: 'T-1001, login 500 after reset: high priority, web team.' }]),
+      agentPrompted('Answer in one line', [
+        { toolUses: [{ name: 'lookup_ticket', input: { id: 'T-1001' } }] },
+        { text: 'T-1001, login 500 after reset: high priority, web team.' },
+      ]),
     ]),
   });
   env = {
@@ -33,7 +39,11 @@ beforeAll(async () => {
     ANTHROPIC_API_KEY: 'test-key',
     EXAMPLE_MODEL: 'claude-test-tiny',
   };
-  worker = spawn(process.execPath, ['--import', 'tsx', 'examples/worker.ts'], { cwd: repository, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  worker = spawn(process.execPath, ['--import', 'tsx', 'examples/worker.ts'], {
+    cwd: repository,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let output = '';
     worker.stdout!.on('data', (chunk: Buffer) => {
@@ -54,25 +64,40 @@ afterAll(async () => {
   await modelServer?.close();
 });
 
-const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!) as { status: string; finalText: string; toolUses: number };
+const lastJson = (stdout: string) =>
+  JSON.parse(stdout.trim().split('\n').pop()!) as { status: string; finalText: string; toolUses: number };
 
 describe('examples', () => {
-  it('the client starts the project\'s agent type on the example worker, follows, steers and prints the result', async () => {
+  it("the client starts the project's agent type on the example worker, follows, steers and prints the result", async () => {
     modelServer.clearRequests();
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/client.ts', 'Triage ticket T-1001'], { cwd: repository, env });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/client.ts', 'Triage ticket T-1001'], {
+      cwd: repository,
+      env,
+    });
     expect(stdout, stdout).toMatch(/^started agent-/);
     expect(lastJson(stdout), stdout).toMatchObject({ status: 'completed' });
     expect(stdout).toMatch(/steered \(queued at turn \d+\)/);
     expect(stdout).toMatch(/turn \d+: /);
-    expect(lastJson(stdout), stdout).toMatchObject({ status: 'completed', finalText: 'T-1001, login 500 after reset: high priority, web team.', toolUses: 1 });
+    expect(lastJson(stdout), stdout).toMatchObject({
+      status: 'completed',
+      finalText: 'T-1001, login 500 after reset: high priority, web team.',
+      toolUses: 1,
+    });
     // The custom tool ran on the worker (its result reached the model), and so did the steering message.
-    const bodies = modelServer.requests().map((request) => request.rawBody).join('\n');
+    const bodies = modelServer
+      .requests()
+      .map((request) => request.rawBody)
+      .join('\n');
     expect(bodies).toContain('Login page returns 500 after password reset');
     expect(bodies).toContain('Answer in one line and name the priority.');
   });
 
   it('the client stops the agent when asked', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/client.ts', '--stop', 'Triage ticket T-1002'], { cwd: repository, env });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'examples/client.ts', '--stop', 'Triage ticket T-1002'],
+      { cwd: repository, env },
+    );
     expect(stdout).toContain('stop requested');
     expect(lastJson(stdout).status).toBe('cancelled');
   });

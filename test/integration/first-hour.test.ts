@@ -8,7 +8,16 @@
  * walkthrough.test.ts checks what each line does in detail; this test checks that the lines work verbatim.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,7 +50,13 @@ function terminalEnv(): NodeJS.ProcessEnv {
 function holdPort(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer((socket) => socket.destroy());
-    server.once('error', (error) => reject(new Error(`this test holds 127.0.0.1:${port} itself, but something on this machine already does: ${String(error)}`)));
+    server.once('error', (error) =>
+      reject(
+        new Error(
+          `this test holds 127.0.0.1:${port} itself, but something on this machine already does: ${String(error)}`,
+        ),
+      ),
+    );
     server.listen(port, '127.0.0.1', () => resolve(server));
   });
 }
@@ -69,7 +84,8 @@ function leftBehind(groupId: number): string[] {
       } catch {
         // Another user's process: its command line is enough.
       }
-      if (Number(stat[2]) === groupId || commandLine.includes(clone) || cwd.startsWith(clone)) found.push(`${entry} ${commandLine}`);
+      if (Number(stat[2]) === groupId || commandLine.includes(clone) || cwd.startsWith(clone))
+        found.push(`${entry} ${commandLine}`);
     } catch {
       // The process ended while we looked.
     }
@@ -84,14 +100,20 @@ function terminal(script: string) {
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal)),
+  );
   return { child, exited, output: () => output };
 }
 
 /** Runs `script` through bash in the clone to its end; its exit code and output. */
 async function run(script: string): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)('bash', ['-c', script], { cwd: clone, env: terminalEnv(), encoding: 'utf8' });
+    const { stdout, stderr } = await promisify(execFile)('bash', ['-c', script], {
+      cwd: clone,
+      env: terminalEnv(),
+      encoding: 'utf8',
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -101,8 +123,13 @@ async function run(script: string): Promise<{ code: number; output: string }> {
 
 /** The ports the demo says it took instead of the held defaults, and those it then runs on. */
 function portsSaid(output: string) {
-  const port = /127\.0\.0\.1:7233 is taken by something that is not a Temporal dev server: using (\d+) instead \(--port N to choose\)/.exec(output)?.[1];
-  const uiPort = /127\.0\.0\.1:8233 \(the UI\) is taken: using (\d+) instead \(--ui-port N to choose\)/.exec(output)?.[1];
+  const port =
+    /127\.0\.0\.1:7233 is taken by something that is not a Temporal dev server: using (\d+) instead \(--port N to choose\)/.exec(
+      output,
+    )?.[1];
+  const uiPort = /127\.0\.0\.1:8233 \(the UI\) is taken: using (\d+) instead \(--ui-port N to choose\)/.exec(
+    output,
+  )?.[1];
   const started = /started 127\.0\.0\.1:(\d+), UI http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
   const modelPort = /Model: a scripted .* at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
   expect([port, uiPort, modelPort], output).not.toContain(undefined);
@@ -113,7 +140,9 @@ function portsSaid(output: string) {
 
 /** No process of the terminal's group or of the clone is left (a few seconds' grace to exit), and none listens on `ports`. */
 async function expectNothingLeft(groupId: number, ports: number[]): Promise<void> {
-  await waitFor(() => leftBehind(groupId).length === 0, 10_000, 'the processes to end').catch(() => expect(leftBehind(groupId)).toEqual([]));
+  await waitFor(() => leftBehind(groupId).length === 0, 10_000, 'the processes to end').catch(() =>
+    expect(leftBehind(groupId)).toEqual([]),
+  );
   for (const port of ports) expect(await portFree(port), `port ${port} free`).toBe(true);
 }
 
@@ -121,7 +150,10 @@ async function expectNothingLeft(groupId: number, ports: number[]): Promise<void
 async function interruptAndCheck(demo: ReturnType<typeof terminal>, ports: number[]): Promise<void> {
   const before = demo.output().length;
   process.kill(-demo.child.pid!, 'SIGINT');
-  const code = await Promise.race([demo.exited, new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), 60_000))]);
+  const code = await Promise.race([
+    demo.exited,
+    new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), 60_000)),
+  ]);
   // As in a terminal: npm (in the group too) ends by the signal itself once the demo under it has stopped.
   expect([0, 130, 'SIGINT'], demo.output()).toContain(code);
   expect(demo.output().slice(before), 'no error or stack on Ctrl-C').not.toMatch(/^\s*(\w*Error\b|at )/m);
@@ -156,76 +188,109 @@ afterAll(async () => {
 
 describe("README's first hour, on a fresh clone with the default ports taken", () => {
   it("has CI run README's test command, and the tour start with README's demo command", () => {
-    const [demoLine, testLine] = readmeBlock(repoRoot, '## Two commands').map((line) => line.replace(/#.*$/, '').trim());
+    const [demoLine, testLine] = readmeBlock(repoRoot, '## Two commands').map((line) =>
+      line.replace(/#.*$/, '').trim(),
+    );
     expect(demoLine).toBe('npm install && npm run demo -- --exit');
     expect(testLine).toBe('npm test');
-    const ciLines = readFileSync(path.join(repoRoot, '.ci', 'run'), 'utf8').split('\n').map((line) => line.trim());
+    const ciLines = readFileSync(path.join(repoRoot, '.ci', 'run'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim());
     expect(ciLines).toContain(testLine);
     expect(readmeBlock(repoRoot, '## Using it')[0]!.replace(/#.*$/, '').trim()).toBe('npm run demo -- --tour');
     // The tour's lines need its address in a second terminal when it moved off 7233: README says it prints that line.
     const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    expect(readme.slice(readme.indexOf('\n## Using it\n'), readme.indexOf('```sh', readme.indexOf('\n## Using it\n')))).toContain('`export TEMPORAL_ADDRESS=…` line');
+    expect(
+      readme.slice(readme.indexOf('\n## Using it\n'), readme.indexOf('```sh', readme.indexOf('\n## Using it\n'))),
+    ).toContain('`export TEMPORAL_ADDRESS=…` line');
   });
 
   it('runs the demo to its end on free ports it names, and leaves nothing behind', { timeout: 420_000 }, async () => {
     const demo = terminal('npm run demo -- --exit');
-    await waitFor(() => demo.output().includes('Inspect the run:') || demo.child.exitCode !== null, 360_000, 'the demo to finish its agent');
+    await waitFor(
+      () => demo.output().includes('Inspect the run:') || demo.child.exitCode !== null,
+      360_000,
+      'the demo to finish its agent',
+    );
     // Then it stops what it started and exits: a dev server left running would keep it from exiting.
-    const code = await Promise.race([demo.exited, new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), 60_000))]);
+    const code = await Promise.race([
+      demo.exited,
+      new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), 60_000)),
+    ]);
     expect(code, demo.output()).toBe(0);
     const ports = portsSaid(demo.output());
     expect(demo.output()).toMatch(/Cache: \d+ tokens read from cache/);
     await expectNothingLeft(demo.child.pid!, Object.values(ports));
   });
 
-  it("runs README's Using it lines as written against the tour, then stops on Ctrl-C", { timeout: 600_000 }, async () => {
-    const usingIt = readmeBlock(repoRoot, '## Using it');
-    const demo = terminal(usingIt[0]!);
-    let watch: ReturnType<typeof terminal> | undefined;
-    try {
-      await waitFor(() => demo.output().includes('keep running until Ctrl-C') || demo.child.exitCode !== null, 300_000, 'the tour to print its lines');
-      const output = demo.output();
-      expect(demo.child.exitCode, output).toBeNull();
-      const ports = portsSaid(output);
-      const tour = /• Tour: lead (\S+) in (\S+); worker (\S+) works/.exec(output);
-      const printed = /In another terminal, try:\n\n([\s\S]*?)\n\n/.exec(output)?.[1]?.split('\n') ?? [];
-      const requestId = printed.map((line) => /^npx subagents approve \S+ (\S+)/.exec(line)?.[1]).find(Boolean);
-      expect([tour, requestId], output).not.toContain(undefined);
-      const ids = { rootId: tour![1]!, workerId: tour![3]!, requestId: requestId! };
-      const workspace = tour![2]!;
-      // The demo moved off 7233, so a second terminal needs its address: the first line it prints says so.
-      const exportLine = `export TEMPORAL_ADDRESS=127.0.0.1:${ports.port} TEMPORAL_NAMESPACE=default`;
-      expect(printed).toEqual([exportLine, ...usingIt.slice(1).map((line) => withTourIds(line, ids))]);
+  it(
+    "runs README's Using it lines as written against the tour, then stops on Ctrl-C",
+    { timeout: 600_000 },
+    async () => {
+      const usingIt = readmeBlock(repoRoot, '## Using it');
+      const demo = terminal(usingIt[0]!);
+      let watch: ReturnType<typeof terminal> | undefined;
+      try {
+        await waitFor(
+          () => demo.output().includes('keep running until Ctrl-C') || demo.child.exitCode !== null,
+          300_000,
+          'the tour to print its lines',
+        );
+        const output = demo.output();
+        expect(demo.child.exitCode, output).toBeNull();
+        const ports = portsSaid(output);
+        const tour = /• Tour: lead (\S+) in (\S+); worker (\S+) works/.exec(output);
+        const printed = /In another terminal, try:\n\n([\s\S]*?)\n\n/.exec(output)?.[1]?.split('\n') ?? [];
+        const requestId = printed.map((line) => /^npx subagents approve \S+ (\S+)/.exec(line)?.[1]).find(Boolean);
+        expect([tour, requestId], output).not.toContain(undefined);
+        const ids = { rootId: tour![1]!, workerId: tour![3]!, requestId: requestId! };
+        const workspace = tour![2]!;
+        // The demo moved off 7233, so a second terminal needs its address: the first line it prints says so.
+        const exportLine = `export TEMPORAL_ADDRESS=127.0.0.1:${ports.port} TEMPORAL_NAMESPACE=default`;
+        expect(printed).toEqual([exportLine, ...usingIt.slice(1).map((line) => withTourIds(line, ids))]);
 
-      const ran: string[] = [];
-      for (const line of usingIt.slice(1)) {
-        const filled = withTourIds(line, ids);
-        const command = filled.split(/\s+/)[2]!;
-        ran.push(command);
-        if (command === 'watch') {
-          watch = terminal(`${exportLine}\n${filled}`);
-          await waitFor(() => watch!.output().includes(tourNames.worker) || watch!.child.exitCode !== null, 120_000, 'watch to draw the worker');
-          expect(watch.child.exitCode, watch.output()).toBeNull();
-          continue;
+        const ran: string[] = [];
+        for (const line of usingIt.slice(1)) {
+          const filled = withTourIds(line, ids);
+          const command = filled.split(/\s+/)[2]!;
+          ran.push(command);
+          if (command === 'watch') {
+            watch = terminal(`${exportLine}\n${filled}`);
+            await waitFor(
+              () => watch!.output().includes(tourNames.worker) || watch!.child.exitCode !== null,
+              120_000,
+              'watch to draw the worker',
+            );
+            expect(watch.child.exitCode, watch.output()).toBeNull();
+            continue;
+          }
+          const result = await run(`${exportLine}\n${filled}`);
+          expect(result.code, `${filled}\n${result.output}`).toBe(0);
+          if (command === 'ls') expect(result.output).toContain(ids.workerId);
+          if (command === 'approvals') expect(result.output).toContain(ids.requestId);
+          if (command === 'approve')
+            await waitFor(
+              () => existsSync(path.join(workspace, tourApprovedFile)),
+              120_000,
+              'the approved Bash call to write its file',
+            );
+          if (command === 'board') for (const subject of tourTasks) expect(result.output).toContain(subject);
+          if (command === 'transcript') expect(result.output).toContain('Claiming task #1.');
         }
-        const result = await run(`${exportLine}\n${filled}`);
-        expect(result.code, `${filled}\n${result.output}`).toBe(0);
-        if (command === 'ls') expect(result.output).toContain(ids.workerId);
-        if (command === 'approvals') expect(result.output).toContain(ids.requestId);
-        if (command === 'approve') await waitFor(() => existsSync(path.join(workspace, tourApprovedFile)), 120_000, 'the approved Bash call to write its file');
-        if (command === 'board') for (const subject of tourTasks) expect(result.output).toContain(subject);
-        if (command === 'transcript') expect(result.output).toContain('Claiming task #1.');
-      }
-      expect(ran).toEqual(['watch', 'ls', 'steer', 'approvals', 'approve', 'board', 'transcript', 'stop']);
-      expect(workspace.startsWith(path.join(work, 'tmp'))).toBe(true);
-      // Once the worker is stopped the lead finishes, and watch ends by itself with exit 0.
-      const watchCode = await Promise.race([watch!.exited, new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), 120_000))]);
-      expect(watchCode, watch!.output()).toBe(0);
-      expect(watch!.output()).toContain(tourNames.root);
+        expect(ran).toEqual(['watch', 'ls', 'steer', 'approvals', 'approve', 'board', 'transcript', 'stop']);
+        expect(workspace.startsWith(path.join(work, 'tmp'))).toBe(true);
+        // Once the worker is stopped the lead finishes, and watch ends by itself with exit 0.
+        const watchCode = await Promise.race([
+          watch!.exited,
+          new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), 120_000)),
+        ]);
+        expect(watchCode, watch!.output()).toBe(0);
+        expect(watch!.output()).toContain(tourNames.root);
 
-      await interruptAndCheck(demo, Object.values(ports));
-    } finally {
-      if (watch?.child.exitCode === null) process.kill(-watch.child.pid!, 'SIGINT');
-    }
-  });
+        await interruptAndCheck(demo, Object.values(ports));
+      } finally {
+        if (watch?.child.exitCode === null) process.kill(-watch.child.pid!, 'SIGINT');
+      }
+    },
+  );
 });

@@ -18,7 +18,12 @@ interface Body {
 function rawRequestsOf(agentId: string): string[] {
   return env.modelServer
     .requests()
-    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
+    .filter(
+      (request) =>
+        request.path === '/v1/messages' &&
+        request.status === 200 &&
+        request.headers['x-subagents-agent-id'] === agentId,
+    )
     .map((request) => request.rawBody);
 }
 
@@ -32,7 +37,6 @@ function text(block: Block | undefined): string {
   return typeof block.content === 'string' ? block.content : (block.text ?? JSON.stringify(block.content));
 }
 
-
 function commonPrefixLength(bodies: string[]): number {
   let length = 0;
   while (bodies.every((body) => body[length] !== undefined && body[length] === bodies[0]![length])) length += 1;
@@ -41,18 +45,32 @@ function commonPrefixLength(bodies: string[]): number {
 
 describe('fork subagents', () => {
   it('gives 5 forks of one message byte-identical request prefixes up to their directives', async () => {
-    const context = Array.from({ length: 200 }, (_, index) => `Context line ${index}: the parser lives in src/parser.ts.`).join('\n');
+    const context = Array.from(
+      { length: 200 },
+      (_, index) => `Context line ${index}: the parser lives in src/parser.ts.`,
+    ).join('\n');
     env.script(
       agentNamed('fork-root', [
         {
           text: 'Splitting the work into five forks.',
-          toolUses: [1, 2, 3, 4, 5].map((index) => ({ name: 'Agent', input: { description: `part ${index}`, prompt: `DIRECTIVE-${index}: check area ${index}` } })),
+          toolUses: [1, 2, 3, 4, 5].map((index) => ({
+            name: 'Agent',
+            input: { description: `part ${index}`, prompt: `DIRECTIVE-${index}: check area ${index}` },
+          })),
         },
         ...Array.from({ length: 6 }, () => ({ text: 'noted {{last_user_text}}' })),
       ]),
-      { match: { userIncludes: 'Your directive: DIRECTIVE-' }, turnOffset: 1, turns: [{ text: 'Scope: checked my area.' }] },
+      {
+        match: { userIncludes: 'Your directive: DIRECTIVE-' },
+        turnOffset: 1,
+        turns: [{ text: 'Scope: checked my area.' }],
+      },
     );
-    const handle = await env.start({ prompt: `Review this project.\n${context}`, name: 'fork-root', limits: { forking: true } });
+    const handle = await env.start({
+      prompt: `Review this project.\n${context}`,
+      name: 'fork-root',
+      limits: { forking: true },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const bodies = [1, 2, 3, 4, 5].map((index) => rawRequestsOf(`${handle.agentId}.${index}`)[0]!);
@@ -86,7 +104,17 @@ describe('fork subagents', () => {
 
   it('refuses a fork inside a fork; the child does the work itself', async () => {
     env.script(
-      agentNamed('nested-fork-root', [{ toolUses: [{ name: 'Agent', input: { description: 'outer fork', prompt: 'OUTER-DIRECTIVE', run_in_background: false } }] }, { text: 'root done: {{last_tool_result}}' }]),
+      agentNamed('nested-fork-root', [
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'outer fork', prompt: 'OUTER-DIRECTIVE', run_in_background: false },
+            },
+          ],
+        },
+        { text: 'root done: {{last_tool_result}}' },
+      ]),
       {
         match: { userIncludes: 'Your directive: OUTER-DIRECTIVE' },
         turnOffset: 1,
@@ -105,7 +133,10 @@ describe('fork subagents', () => {
     expect(refused.is_error).toBe(true);
     expect(text(refused)).toContain('ForkInsideFork');
     expect(result.finalText).toContain('Scope: did it myself');
-    const inner = await env.temporal.client.workflow.getHandle(`${handle.agentId}.1.1`).describe().catch(() => undefined);
+    const inner = await env.temporal.client.workflow
+      .getHandle(`${handle.agentId}.1.1`)
+      .describe()
+      .catch(() => undefined);
     expect(inner).toBeUndefined();
   });
 
@@ -117,7 +148,10 @@ describe('fork subagents', () => {
         {
           toolUses: [
             { name: 'Agent', input: { description: 'fork editor', prompt: 'FORK-EDIT', run_in_background: false } },
-            { name: 'Agent', input: { description: 'named editor', prompt: 'NAMED-EDIT', subagent_type: 'general-purpose' } },
+            {
+              name: 'Agent',
+              input: { description: 'named editor', prompt: 'NAMED-EDIT', subagent_type: 'general-purpose' },
+            },
           ],
         },
         { text: 'done' },
@@ -125,9 +159,15 @@ describe('fork subagents', () => {
       {
         match: { userIncludes: 'Your directive: FORK-EDIT' },
         turnOffset: 2,
-        turns: [{ toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'alpha', new_string: 'beta' } }] }, { text: 'Scope: edited: {{last_tool_result}}' }],
+        turns: [
+          { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'alpha', new_string: 'beta' } }] },
+          { text: 'Scope: edited: {{last_tool_result}}' },
+        ],
       },
-      agentPrompted('NAMED-EDIT', [{ toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'alpha', new_string: 'gamma' } }] }, { text: 'named saw: {{last_tool_result}}' }]),
+      agentPrompted('NAMED-EDIT', [
+        { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'alpha', new_string: 'gamma' } }] },
+        { text: 'named saw: {{last_tool_result}}' },
+      ]),
     );
     const handle = await env.start({ prompt: 'read state test', name: 'read-state-root', limits: { forking: true } });
     expect((await handle.result()).status).toBe('completed');

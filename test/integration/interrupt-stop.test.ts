@@ -10,20 +10,30 @@ import { agentNamed, threeLevelTree } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
-
-
-
 /** tool_use ids without a tool_result after them. */
 function unansweredToolUses(messages: MessageParam[]): string[] {
-  const answered = new Set(messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content.flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : [])))));
-  return messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content.flatMap((block) => (block.type === 'tool_use' && !answered.has(block.id) ? [block.id] : []))));
+  const answered = new Set(
+    messages.flatMap((message) =>
+      typeof message.content === 'string'
+        ? []
+        : message.content.flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : [])),
+    ),
+  );
+  return messages.flatMap((message) =>
+    typeof message.content === 'string'
+      ? []
+      : message.content.flatMap((block) => (block.type === 'tool_use' && !answered.has(block.id) ? [block.id] : [])),
+  );
 }
 
 describe('interrupt during Bash', () => {
   it('kills the command at once and ends the turn interrupted, with the tool_use answered and no further model call', async () => {
     const startedFile = path.join(env.workspace, 'bash.started');
     env.script(
-      agentNamed('int-bash', [{ toolUses: [{ name: 'Bash', input: { command: `echo started; touch ${startedFile}; sleep 60.5791` } }] }, { text: 'NEVER-REACHED' }]),
+      agentNamed('int-bash', [
+        { toolUses: [{ name: 'Bash', input: { command: `echo started; touch ${startedFile}; sleep 60.5791` } }] },
+        { text: 'NEVER-REACHED' },
+      ]),
     );
     const handle = await env.start({ prompt: 'run a long command', name: 'int-bash' });
     await waitFor(() => existsSync(startedFile), 60_000, 'the command to start');
@@ -53,7 +63,17 @@ describe('stop with open tool calls', () => {
     env.script(...threeLevelTree('stop-open', 'open middle task', 'open leaf task'));
     const handle = await env.start({ prompt: 'three levels', name: 'stop-open' });
     const ids = [handle.agentId, `${handle.agentId}.1`, `${handle.agentId}.1.1`];
-    await waitFor(async () => (await env.client.getAgent(ids[2]!).status().catch(() => undefined))?.state === 'running_tools', 60_000, 'the leaf to run Bash');
+    await waitFor(
+      async () =>
+        (
+          await env.client
+            .getAgent(ids[2]!)
+            .status()
+            .catch(() => undefined)
+        )?.state === 'running_tools',
+      60_000,
+      'the leaf to run Bash',
+    );
     await handle.stop({ by: 'tester', reason: 'end of day' });
     await expect(handle.result()).rejects.toThrow();
     for (const id of ids) {

@@ -11,19 +11,31 @@ const env = useAgentTestEnv();
 const streamedText = 'Reading the repository layout first. Then I will list the test files and run them one by one.';
 
 describe('live details in heartbeats', () => {
-  it('describe shows the text streamed so far during a slow model stream, then a command\'s last output lines', async () => {
-    env.script(agentNamed('live', [
-      { text: streamedText, toolUses: [{ name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7; do echo "step $i"; done; sleep 4; echo done' } }], eventDelayMs: 1200 },
-      { text: 'All done.' },
-    ]));
+  it("describe shows the text streamed so far during a slow model stream, then a command's last output lines", async () => {
+    env.script(
+      agentNamed('live', [
+        {
+          text: streamedText,
+          toolUses: [
+            { name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7; do echo "step $i"; done; sleep 4; echo done' } },
+          ],
+          eventDelayMs: 1200,
+        },
+        { text: 'All done.' },
+      ]),
+    );
     const handle = await env.start({ prompt: 'work slowly', name: 'live' });
 
     let partial: LiveActivity | undefined;
-    await waitFor(async () => {
-      const activities = await handle.live();
-      partial = activities.find((activity) => activity.details?.kind === 'model' && activity.details.text.length > 0);
-      return partial !== undefined;
-    }, 60_000, 'live text of the model call');
+    await waitFor(
+      async () => {
+        const activities = await handle.live();
+        partial = activities.find((activity) => activity.details?.kind === 'model' && activity.details.text.length > 0);
+        return partial !== undefined;
+      },
+      60_000,
+      'live text of the model call',
+    );
     const model = partial!.details!;
     if (model.kind !== 'model') throw new Error('expected model details');
     expect(partial!.activityType).toBe('callModel');
@@ -34,11 +46,17 @@ describe('live details in heartbeats', () => {
     expect(model.textChars).toBe(model.text.length);
 
     let bash: LiveActivity | undefined;
-    await waitFor(async () => {
-      const activities = await handle.live();
-      bash = activities.find((activity) => activity.details?.kind === 'tool' && (activity.details.lines ?? []).includes('step 7'));
-      return bash !== undefined;
-    }, 60_000, 'the command\'s output lines');
+    await waitFor(
+      async () => {
+        const activities = await handle.live();
+        bash = activities.find(
+          (activity) => activity.details?.kind === 'tool' && (activity.details.lines ?? []).includes('step 7'),
+        );
+        return bash !== undefined;
+      },
+      60_000,
+      "the command's output lines",
+    );
     const tool = bash!.details!;
     if (tool.kind !== 'tool') throw new Error('expected tool details');
     expect(tool.tool).toBe('Bash');

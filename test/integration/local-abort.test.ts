@@ -14,7 +14,6 @@ import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
-
 /** Waits until the command made its file, and returns how to find its sleep on the host (its PID namespace is its own). */
 async function startedCommand(startedFile: string, seconds: string): Promise<string> {
   await waitFor(() => existsSync(startedFile), 60_000, 'the command to start');
@@ -27,7 +26,12 @@ describe('aborting running tool calls on the worker', () => {
   it('an interrupt kills the running command through the local abort', async () => {
     const startedFile = path.join(env.workspace, 'local-abort-interrupt.started');
     const seconds = '60.3301';
-    env.script(agentNamed('local-abort-interrupt', [{ toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }, { text: 'NEVER' }]));
+    env.script(
+      agentNamed('local-abort-interrupt', [
+        { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] },
+        { text: 'NEVER' },
+      ]),
+    );
     const handle = await env.start({ prompt: 'run a long command', name: 'local-abort-interrupt' });
     const sleeping = await startedCommand(startedFile, seconds);
     await handle.interrupt({ by: 'tester', reason: 'enough' });
@@ -46,15 +50,23 @@ describe('aborting running tool calls on the worker', () => {
     const startedFile = path.join(env.workspace, 'local-abort-stop.started');
     const seconds = '60.3302';
     env.script(
-      agentNamed('local-abort-stop', [{ toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'local-abort child: run it' } }] }]),
-      agentPrompted('local-abort child', [{ toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }]),
+      agentNamed('local-abort-stop', [
+        { toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'local-abort child: run it' } }] },
+      ]),
+      agentPrompted('local-abort child', [
+        { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] },
+      ]),
     );
     const handle = await env.start({ prompt: 'delegate a long command', name: 'local-abort-stop' });
     const child = `${handle.agentId}.1`;
     const sleeping = await startedCommand(startedFile, seconds);
     await handle.stop({ by: 'tester', reason: 'enough' });
     await expect(handle.result()).rejects.toThrow();
-    await waitFor(async () => (await env.client.getAgent(child).describe()).status.name === 'CANCELLED', 60_000, 'the child to end cancelled');
+    await waitFor(
+      async () => (await env.client.getAgent(child).describe()).status.name === 'CANCELLED',
+      60_000,
+      'the child to end cancelled',
+    );
     expect(processesMatching(sleeping)).toEqual([]);
     expect(abortsOf(await historyEvents(env.temporal.client, child))).toEqual([1]);
     // The root's turn ran an Agent call, no tool activity: nothing to abort, no local activity.
@@ -68,7 +80,12 @@ describe('aborting running tool calls on the worker', () => {
     const glob = { toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }] };
     env.script(
       // Three turns of tool activities, then a running command.
-      agentNamed('local-abort-later-bash', [glob, glob, glob, { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] }]),
+      agentNamed('local-abort-later-bash', [
+        glob,
+        glob,
+        glob,
+        { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] },
+      ]),
       // Three turns of tool activities, then waiting on the model: only its model call runs.
       agentNamed('local-abort-later-model', [glob, glob, glob, { text: 'NEVER', delayMs: 60_000 }]),
     );
@@ -94,8 +111,16 @@ describe('aborting running tool calls on the worker', () => {
     await expect(workflow.result()).rejects.toThrow();
     const thinkingEvents = await historyEvents(env.temporal.client, thinking.agentId);
     expect(abortsOf(thinkingEvents)).toEqual([1]);
-    await waitFor(() => modelCalls()[3]!.abortedAt !== undefined, 10_000, 'the model server to see the fourth call aborted');
-    expect(modelCalls().slice(0, 3).map((request) => request.abortedAt)).toEqual([undefined, undefined, undefined]);
+    await waitFor(
+      () => modelCalls()[3]!.abortedAt !== undefined,
+      10_000,
+      'the model server to see the fourth call aborted',
+    );
+    expect(
+      modelCalls()
+        .slice(0, 3)
+        .map((request) => request.abortedAt),
+    ).toEqual([undefined, undefined, undefined]);
     expect(patchIdsOf(thinkingEvents)).toEqual([patchBaseline]);
     await recordHistory(env.temporal.client, thinking.agentId, 'local-model-abort-stopped');
   });
@@ -103,10 +128,17 @@ describe('aborting running tool calls on the worker', () => {
   it('an interrupt aborts the running model call; the agent goes on with its next message', async () => {
     env.script(
       // The interrupted call left no assistant message, so the next call is turn 0 again: told apart by its text.
-      { match: { agentName: 'local-model-abort-interrupt', userIncludes: 'try this instead' }, turns: [{ text: 'AFTER THE INTERRUPT' }] },
+      {
+        match: { agentName: 'local-model-abort-interrupt', userIncludes: 'try this instead' },
+        turns: [{ text: 'AFTER THE INTERRUPT' }],
+      },
       agentNamed('local-model-abort-interrupt', [{ text: 'NEVER', delayMs: 60_000 }]),
     );
-    const handle = await env.start({ prompt: 'think for long', name: 'local-model-abort-interrupt', interactive: { idleTimeoutMs: 60_000 } });
+    const handle = await env.start({
+      prompt: 'think for long',
+      name: 'local-model-abort-interrupt',
+      interactive: { idleTimeoutMs: 60_000 },
+    });
     const modelCalls = () => modelCallsOf(env.modelServer, handle.agentId);
     await waitFor(() => modelCalls().length === 1, 60_000, 'the model call');
     await handle.interrupt({ by: 'tester', reason: 'wrong track' });

@@ -32,7 +32,10 @@ function answerWatcher(handle: { status(): Promise<AgentStatusSnapshot> }, prefi
 describe('long interactive sessions', () => {
   it('continues as new while waiting for the next message, compacts, refuses an oversized message, and keeps answering', async () => {
     const answers = 20;
-    env.script({ match: { agentName: 'chatty' }, turns: Array.from({ length: answers }, (_, index) => ({ text: `ANSWER-${index}` })) });
+    env.script({
+      match: { agentName: 'chatty' },
+      turns: Array.from({ length: answers }, (_, index) => ({ text: `ANSWER-${index}` })),
+    });
     const handle = await env.start({
       prompt: 'LONG-SESSION',
       name: 'chatty',
@@ -62,7 +65,11 @@ describe('long interactive sessions', () => {
     expect(result.status).toBe('completed');
     expect(result.finalText).toBe('ANSWER-14');
 
-    const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId);
+    const requests = env.modelServer
+      .requests()
+      .filter(
+        (request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId,
+      );
     expect(requests.every((request) => request.status === 200)).toBe(true);
     const notice = requests.find((request) => request.rawBody.includes('MessageTooLarge'));
     expect(notice).toBeDefined();
@@ -81,7 +88,10 @@ describe('long interactive sessions', () => {
   });
 
   it('continues as new at an idle boundary with a small history threshold, and refuses an oversized message to a small-window model', async () => {
-    env.script({ match: { agentName: 'chatty-small' }, turns: Array.from({ length: 10 }, (_, index) => ({ text: `SMALL-ANSWER-${index}` })) });
+    env.script({
+      match: { agentName: 'chatty-small' },
+      turns: Array.from({ length: 10 }, (_, index) => ({ text: `SMALL-ANSWER-${index}` })),
+    });
     const handle = await env.start({
       prompt: 'SMALL-SESSION',
       name: 'chatty-small',
@@ -110,7 +120,11 @@ describe('long interactive sessions', () => {
     await handle.close();
     const result = await handle.result();
     expect(result.status).toBe('completed');
-    const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId);
+    const requests = env.modelServer
+      .requests()
+      .filter(
+        (request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId,
+      );
     expect(requests.some((request) => request.rawBody.includes('q'.repeat(1000)))).toBe(false);
     expect(requests.some((request) => request.rawBody.includes('MessageTooLarge'))).toBe(true);
     await recordHistory(env.temporal.client, handle.agentId, 'long-runs-interactive-first-run', runs[0]!.runId);
@@ -119,7 +133,9 @@ describe('long interactive sessions', () => {
     for (const run of await runsOf(handle.agentId)) {
       const history = await env.temporal.client.workflow.getHandle(handle.agentId, run.runId).fetchHistory();
       const refused = (history.events ?? []).some(
-        (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'message' && (event.workflowExecutionSignaledEventAttributes.input?.payloads?.[0]?.data?.length ?? 0) > 40_000,
+        (event) =>
+          event.workflowExecutionSignaledEventAttributes?.signalName === 'message' &&
+          (event.workflowExecutionSignaledEventAttributes.input?.payloads?.[0]?.data?.length ?? 0) > 40_000,
       );
       if (refused) refusingRunId = run.runId;
     }

@@ -15,16 +15,18 @@ const env = useAgentTestEnv();
 const requestsOf = (agentId: string) => answeredRequestsOf(env.modelServer, agentId);
 
 /** JSON without cache_control (breakpoints move from request to request; the bytes under them must not). */
-const withoutBreakpoints = (value: unknown): string => JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner));
+const withoutBreakpoints = (value: unknown): string =>
+  JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner));
 
-const blocksOf = (message: RequestBody['messages'][number]): ContentBlock[] => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content);
+const blocksOf = (message: RequestBody['messages'][number]): ContentBlock[] =>
+  typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
 
 function lastUserBlocks(body: RequestBody): ContentBlock[] {
   return blocksOf(body.messages[body.messages.length - 1]!);
 }
 
-const resultText = (block: ContentBlock | undefined): string => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? block?.text));
-
+const resultText = (block: ContentBlock | undefined): string =>
+  typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? block?.text);
 
 describe('what a real model sees', () => {
   it('tells a root the agent types it may start, identical in every request; a general-purpose child gets the same tools', async () => {
@@ -60,9 +62,18 @@ describe('what a real model sees', () => {
     expect(context).toContain(`# This agent\nagentId: ${handle.agentId}\nName: roster-root`);
     // Every allowed type reaches the model with its name, description, tools and model, sorted by name.
     const rosterLines = context.split('\n').filter((line) => line.startsWith('- ') && line.includes('(Tools: '));
-    expect(rosterLines.map((line) => line.slice(2, line.indexOf(':')))).toEqual(['Explore', 'Plan', 'code-reviewer', 'general-purpose']);
-    expect(context).toContain('- code-reviewer: Reviews a diff for bugs, naming and missing tests (Tools: Agent, Grep, Read; model: claude-opus-5)');
-    expect(context).toContain(`- Explore: ${builtinAgents.Explore!.description} (Tools: Bash (read-only commands), Glob, Grep, Read, WebFetch, WebSearch, TodoWrite; model: claude-haiku-4-5)`);
+    expect(rosterLines.map((line) => line.slice(2, line.indexOf(':')))).toEqual([
+      'Explore',
+      'Plan',
+      'code-reviewer',
+      'general-purpose',
+    ]);
+    expect(context).toContain(
+      '- code-reviewer: Reviews a diff for bugs, naming and missing tests (Tools: Agent, Grep, Read; model: claude-opus-5)',
+    );
+    expect(context).toContain(
+      `- Explore: ${builtinAgents.Explore!.description} (Tools: Bash (read-only commands), Glob, Grep, Read, WebFetch, WebSearch, TodoWrite; model: claude-haiku-4-5)`,
+    );
     expect(context).toContain('- general-purpose: ' + builtinAgents['general-purpose']!.description);
     expect(context).toContain('Omitting subagent_type starts a general-purpose agent');
     // The roster is in no tool description, and the first message and system prompt never change.
@@ -82,14 +93,30 @@ describe('what a real model sees', () => {
     expect(JSON.stringify(child.system)).toContain('# Notes for subagents');
     // code-reviewer may start only Explore (Agent(Explore)).
     const reviewerContext = blocksOf(requestsOf(`${handle.agentId}.2`)[0]!.messages[0]!)[0]!.text!;
-    expect(reviewerContext.split('\n').filter((line) => line.includes('(Tools: ')).map((line) => line.slice(2, line.indexOf(':')))).toEqual(['Explore']);
+    expect(
+      reviewerContext
+        .split('\n')
+        .filter((line) => line.includes('(Tools: '))
+        .map((line) => line.slice(2, line.indexOf(':'))),
+    ).toEqual(['Explore']);
   });
 
   it('never runs a tool call cut at max_tokens, continues a cut answer, and refuses unknown Agent fields', async () => {
     env.script(
       agentNamed('cut-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'resume it', prompt: 'go on', resume: 'agent-old.1', max_turns: 3 } }] },
-        { text: 'Writing the file.', toolUses: [{ name: 'Write', input: { file_path: 'big.txt', content: 'the first half of' } }], stopReason: 'max_tokens' },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'resume it', prompt: 'go on', resume: 'agent-old.1', max_turns: 3 },
+            },
+          ],
+        },
+        {
+          text: 'Writing the file.',
+          toolUses: [{ name: 'Write', input: { file_path: 'big.txt', content: 'the first half of' } }],
+          stopReason: 'max_tokens',
+        },
         { text: 'PART-ONE then ', stopReason: 'max_tokens' },
         { text: 'PART-TWO.' },
       ]),
@@ -105,7 +132,9 @@ describe('what a real model sees', () => {
     // The Agent call with unknown fields started nothing and named them.
     const refusedAgent = lastUserBlocks(requests[1]!)[0]!;
     expect(refusedAgent.is_error).toBe(true);
-    expect(resultText(refusedAgent)).toMatch(/^InvalidToolInput: the Agent tool has no field "resume" \(to continue a finished agent, use SendMessage/);
+    expect(resultText(refusedAgent)).toMatch(
+      /^InvalidToolInput: the Agent tool has no field "resume" \(to continue a finished agent, use SendMessage/,
+    );
     expect(resultText(refusedAgent)).toContain('"max_turns"');
     expect((await handle.status()).children).toEqual([]);
     // The cut Write was not executed: an error telling the model to split the work.
@@ -121,7 +150,10 @@ describe('what a real model sees', () => {
   });
 
   it('ends as truncated, not completed, when the answer stays cut after the continuations', async () => {
-    env.script({ match: { agentName: 'always-cut' }, turns: ['a', 'b', 'c', 'd', 'e'].map((text) => ({ text, stopReason: 'max_tokens' })) });
+    env.script({
+      match: { agentName: 'always-cut' },
+      turns: ['a', 'b', 'c', 'd', 'e'].map((text) => ({ text, stopReason: 'max_tokens' })),
+    });
     const result = await (await env.start({ prompt: 'never ends', name: 'always-cut' })).result();
     expect(result.status).toBe('truncated');
     expect(result.finalText).toBe('abcd');
@@ -138,7 +170,17 @@ describe('what a real model sees', () => {
     await git.add('notes.md');
     await git.commit('FIRST-COMMIT-SUBJECT');
     env.script(
-      agentNamed('explore-root', [{ toolUses: [{ name: 'Agent', input: { description: 'history', prompt: 'Inspect the history', subagent_type: 'Explore' } }] }, { text: 'root done' }]),
+      agentNamed('explore-root', [
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'history', prompt: 'Inspect the history', subagent_type: 'Explore' },
+            },
+          ],
+        },
+        { text: 'root done' },
+      ]),
       agentOfType('Explore', [
         { toolUses: [{ name: 'Bash', input: { command: 'git log --oneline && ls' } }] },
         { toolUses: [{ name: 'Bash', input: { command: 'touch created.txt' } }] },
@@ -154,7 +196,10 @@ describe('what a real model sees', () => {
     expect(readResult.is_error).toBeUndefined();
     expect(resultText(readResult)).toContain('FIRST-COMMIT-SUBJECT');
     expect(resultText(readResult)).toContain('notes.md');
-    for (const [index, pattern] of [[2, /not a read-only command/], [3, /not a read-only git command/]] as const) {
+    for (const [index, pattern] of [
+      [2, /not a read-only command/],
+      [3, /not a read-only git command/],
+    ] as const) {
       const refused = lastUserBlocks(explore[index]!)[0]!;
       expect(refused.is_error).toBe(true);
       expect(resultText(refused)).toMatch(/^CommandNotReadOnly: /);

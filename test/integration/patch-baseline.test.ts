@@ -10,14 +10,18 @@ import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
-
 const eventsOf = (workflowId: string) => historyEvents(env.temporal.client, workflowId);
 
 /** The patch ids a run's history marks, and how many times it upserted TemporalChangeVersion. */
-async function patchesOf(workflowId: string): Promise<{ ids: string[]; changeVersionUpserts: number; timersCancelled: number }> {
+async function patchesOf(
+  workflowId: string,
+): Promise<{ ids: string[]; changeVersionUpserts: number; timersCancelled: number }> {
   const events = await eventsOf(workflowId);
   const ids = patchIdsOf(events);
-  const changeVersionUpserts = events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion).length;
+  const changeVersionUpserts = events.filter(
+    (event) =>
+      event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion,
+  ).length;
   const timersCancelled = events.filter((event) => event.timerCanceledEventAttributes).length;
   return { ids, changeVersionUpserts, timersCancelled };
 }
@@ -27,21 +31,56 @@ describe('the patch baseline', () => {
     await env.writeFiles({ 'alpha.txt': 'ALPHA\n', 'beta.txt': 'BETA\n' });
     env.script(
       agentNamed('baseline-tree', [
-        { toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }, { name: 'Read', input: { file_path: 'beta.txt' } }] },
-        { toolUses: [{ name: 'Agent', input: { description: 'in the foreground', prompt: 'baseline foreground task', subagent_type: 'general-purpose' } }] },
-        { toolUses: [{ name: 'Agent', input: { description: 'in the background', prompt: 'baseline background task', subagent_type: 'general-purpose', run_in_background: true } }] },
+        {
+          toolUses: [
+            { name: 'Read', input: { file_path: 'alpha.txt' } },
+            { name: 'Read', input: { file_path: 'beta.txt' } },
+          ],
+        },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'in the foreground',
+                prompt: 'baseline foreground task',
+                subagent_type: 'general-purpose',
+              },
+            },
+          ],
+        },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'in the background',
+                prompt: 'baseline background task',
+                subagent_type: 'general-purpose',
+                run_in_background: true,
+              },
+            },
+          ],
+        },
         { text: 'started it' },
         { text: 'BASELINE TREE DONE' },
         { text: 'BASELINE TREE DONE' },
       ]),
       agentPrompted('baseline foreground task', [{ text: 'foreground answer' }]),
-      agentPrompted('baseline background task', [{ toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }] }, { text: 'background answer' }]),
+      agentPrompted('baseline background task', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }] },
+        { text: 'background answer' },
+      ]),
     );
     const handle = await env.start({ prompt: 'read, then delegate', name: 'baseline-tree' });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const [foreground, background] = [`${handle.agentId}.1`, `${handle.agentId}.2`];
-    await waitFor(async () => (await env.client.getAgent(background).describe()).status.name === 'COMPLETED', 60_000, 'the background child to finish');
+    await waitFor(
+      async () => (await env.client.getAgent(background).describe()).status.name === 'COMPLETED',
+      60_000,
+      'the background child to finish',
+    );
 
     for (const id of [handle.agentId, foreground, background]) {
       const patches = await patchesOf(id);
@@ -62,13 +101,25 @@ describe('the patch baseline', () => {
     await env.writeFiles({ 'gamma.txt': 'GAMMA\n' });
     env.script(
       agentNamed('baseline-approvals', [
-        { toolUses: [{ name: 'Read', input: { file_path: 'gamma.txt' } }, { name: 'Bash', input: { command: 'echo approved >> baseline-approvals.txt', description: 'append' } }] },
+        {
+          toolUses: [
+            { name: 'Read', input: { file_path: 'gamma.txt' } },
+            { name: 'Bash', input: { command: 'echo approved >> baseline-approvals.txt', description: 'append' } },
+          ],
+        },
         { toolUses: [{ name: 'Agent', input: { description: 'writer', prompt: 'baseline writer task' } }] },
         { text: 'baseline approvals done' },
       ]),
-      agentPrompted('baseline writer task', [{ toolUses: [{ name: 'Write', input: { file_path: 'refused.txt', content: 'no' } }] }, { text: 'child saw: {{last_tool_result}}' }]),
+      agentPrompted('baseline writer task', [
+        { toolUses: [{ name: 'Write', input: { file_path: 'refused.txt', content: 'no' } }] },
+        { text: 'child saw: {{last_tool_result}}' },
+      ]),
     );
-    const handle = await env.start({ prompt: 'approvals on the baseline', name: 'baseline-approvals', permissionMode: 'default' });
+    const handle = await env.start({
+      prompt: 'approvals on the baseline',
+      name: 'baseline-approvals',
+      permissionMode: 'default',
+    });
     await waitFor(async () => (await handle.approvals()).length === 1, 30_000, 'the Bash approval request');
     const [bash] = await handle.approvals();
     expect(bash!.tool).toBe('Bash');
@@ -82,7 +133,8 @@ describe('the patch baseline', () => {
     const transcript = JSON.stringify(await handle.messages());
     expect(transcript).toContain('GAMMA');
     expect(transcript).toContain('not on the baseline');
-    for (const id of [handle.agentId, `${handle.agentId}.1`]) expect((await patchesOf(id)).ids, id).toEqual([patchBaseline]);
+    for (const id of [handle.agentId, `${handle.agentId}.1`])
+      expect((await patchesOf(id)).ids, id).toEqual([patchBaseline]);
 
     await recordHistory(env.temporal.client, handle.agentId, 'baseline-approvals-root');
     await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'baseline-approvals-child');
@@ -90,12 +142,24 @@ describe('the patch baseline', () => {
 
   it('stops a tree whose child runs Bash, every open tool call answered', async () => {
     env.script(
-      agentNamed('baseline-stop', [{ toolUses: [{ name: 'Agent', input: { description: 'sleeper', prompt: 'baseline sleeping task' } }] }]),
+      agentNamed('baseline-stop', [
+        { toolUses: [{ name: 'Agent', input: { description: 'sleeper', prompt: 'baseline sleeping task' } }] },
+      ]),
       agentPrompted('baseline sleeping task', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }]),
     );
     const handle = await env.start({ prompt: 'delegate a long command', name: 'baseline-stop' });
     const child = `${handle.agentId}.1`;
-    await waitFor(async () => (await env.client.getAgent(child).status().catch(() => undefined))?.state === 'running_tools', 60_000, 'the child to run Bash');
+    await waitFor(
+      async () =>
+        (
+          await env.client
+            .getAgent(child)
+            .status()
+            .catch(() => undefined)
+        )?.state === 'running_tools',
+      60_000,
+      'the child to run Bash',
+    );
     await handle.stop({ by: 'tester', reason: 'baseline stop' });
     await expect(handle.result()).rejects.toThrow();
     // Baseline 2 covers the stop and abort changes: the root stopped its child with the notice on the
@@ -107,7 +171,11 @@ describe('the patch baseline', () => {
       const last = messages[messages.length - 1]!;
       expect(JSON.stringify(last.content), id).toMatch(/[Ss]topped by tester: baseline stop/);
     }
-    await waitFor(async () => (await env.client.getAgent(child).describe()).status.name !== 'RUNNING', 60_000, 'the child to close');
+    await waitFor(
+      async () => (await env.client.getAgent(child).describe()).status.name !== 'RUNNING',
+      60_000,
+      'the child to close',
+    );
     // baseline-stopped-root and -child were recorded here before stop-in-one-task; they keep that path
     // replaying. Stops on today's code are recorded by test/integration/stop-delivery.test.ts.
   });

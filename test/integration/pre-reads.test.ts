@@ -19,25 +19,47 @@ async function stepsOf(agentId: string) {
   const { scheduled, localActivities } = await taskSteps(env.temporal.client, agentId);
   const modelInputs = scheduled.filter((step) => step.name === 'callModel').map((step) => step.input as ModelCallInput);
   const modelResults = (await activityResults(env.temporal.client, agentId, 'callModel')) as ModelCallResult[];
-  return { localReads: localActivities.filter((name) => name === 'Read' || name === 'readBatch'), modelInputs, modelResults };
+  return {
+    localReads: localActivities.filter((name) => name === 'Read' || name === 'readBatch'),
+    modelInputs,
+    modelResults,
+  };
 }
 
 /** The tool results the model was given in the agent's `index`-th request (its last message). */
-function toolResultsOf(agentId: string, index: number): Array<{ tool_use_id: string; content: string; is_error?: boolean }> {
-  const requests = env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
+function toolResultsOf(
+  agentId: string,
+  index: number,
+): Array<{ tool_use_id: string; content: string; is_error?: boolean }> {
+  const requests = env.modelServer
+    .requests()
+    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
   const body = JSON.parse(requests[index]!.rawBody) as { messages: { content: unknown }[] };
   return body.messages.at(-1)!.content as Array<{ tool_use_id: string; content: string; is_error?: boolean }>;
 }
 
 describe('Reads with the model call', () => {
-  it('the answer\'s leading Reads come back with it: no local activity, the model sees each file, and the read-file state lets an Edit follow', async () => {
+  it("the answer's leading Reads come back with it: no local activity, the model sees each file, and the read-file state lets an Edit follow", async () => {
     await env.writeFiles({ 'pre-alpha.txt': 'ALPHA-CONTENT\n', 'pre-beta.txt': 'BETA-CONTENT\n' });
     env.modelServer.clearRequests();
     env.script(
       agentNamed('pre-reads', [
-        { toolUses: [{ name: 'Read', input: { file_path: 'pre-alpha.txt' } }, { name: 'Read', input: { file_path: 'pre-beta.txt' } }, { name: 'Read', input: { file_path: 'missing.txt' } }] },
+        {
+          toolUses: [
+            { name: 'Read', input: { file_path: 'pre-alpha.txt' } },
+            { name: 'Read', input: { file_path: 'pre-beta.txt' } },
+            { name: 'Read', input: { file_path: 'missing.txt' } },
+          ],
+        },
         // An Edit needs the file read first: the pre-read's record must have reached the agent's read-file state.
-        { toolUses: [{ name: 'Edit', input: { file_path: 'pre-alpha.txt', old_string: 'ALPHA-CONTENT', new_string: 'ALPHA-EDITED' } }] },
+        {
+          toolUses: [
+            {
+              name: 'Edit',
+              input: { file_path: 'pre-alpha.txt', old_string: 'ALPHA-CONTENT', new_string: 'ALPHA-EDITED' },
+            },
+          ],
+        },
         { text: 'DONE' },
       ]),
     );
@@ -47,11 +69,17 @@ describe('Reads with the model call', () => {
     const steps = await stepsOf(handle.agentId);
     expect(steps.localReads).toEqual([]);
     expect(steps.modelInputs).toHaveLength(3);
-    for (const input of steps.modelInputs) expect(input.preRead).toEqual({ context: expect.objectContaining({ agentId: handle.agentId, cwd: env.workspace }), tools: ['Read', 'Glob', 'Grep'] });
+    for (const input of steps.modelInputs)
+      expect(input.preRead).toEqual({
+        context: expect.objectContaining({ agentId: handle.agentId, cwd: env.workspace }),
+        tools: ['Read', 'Glob', 'Grep'],
+      });
     const first = steps.modelResults[0]!;
     const readIds = first.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
     expect(Object.keys(first.preReads ?? {})).toEqual(readIds);
-    expect(first.preReads![readIds[0]!]).toMatchObject({ result: { isError: false, content: expect.stringContaining('ALPHA-CONTENT') } });
+    expect(first.preReads![readIds[0]!]).toMatchObject({
+      result: { isError: false, content: expect.stringContaining('ALPHA-CONTENT') },
+    });
     // A missing file is the Read's own error, as the model would have seen it from the local activity.
     expect(first.preReads![readIds[2]!]).toMatchObject({ result: { isError: true } });
     expect(steps.modelResults[1]!.preReads).toBeUndefined();
@@ -97,11 +125,20 @@ describe('Reads with the model call', () => {
   });
 
   it('leading Glob and Grep calls come back with the answer too: no activity task of their own', async () => {
-    await env.writeFiles({ 'pre-src/one.ts': 'export const PRE_NEEDLE = 1;\n', 'pre-src/two.ts': 'export const OTHER = 2;\n' });
+    await env.writeFiles({
+      'pre-src/one.ts': 'export const PRE_NEEDLE = 1;\n',
+      'pre-src/two.ts': 'export const OTHER = 2;\n',
+    });
     env.modelServer.clearRequests();
     env.script(
       agentNamed('pre-search', [
-        { toolUses: [{ name: 'Glob', input: { pattern: 'pre-src/*.ts' } }, { name: 'Grep', input: { pattern: 'PRE_NEEDLE', output_mode: 'content' } }, { name: 'Read', input: { file_path: 'pre-src/two.ts' } }] },
+        {
+          toolUses: [
+            { name: 'Glob', input: { pattern: 'pre-src/*.ts' } },
+            { name: 'Grep', input: { pattern: 'PRE_NEEDLE', output_mode: 'content' } },
+            { name: 'Read', input: { file_path: 'pre-src/two.ts' } },
+          ],
+        },
         { text: 'FOUND' },
       ]),
     );
@@ -160,11 +197,15 @@ describe('Reads with the model call', () => {
 
   it('a PreToolUse hook for Read keeps Reads in the turn, after the hook (Glob and Grep, which it does not match, still come with the call)', async () => {
     const dir = project('pre-hook', {
-      '.claude/settings.json': JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: 'cat > /dev/null; exit 0' }] }] } }),
+      '.claude/settings.json': JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: 'cat > /dev/null; exit 0' }] }] },
+      }),
       'hooked.txt': 'HOOKED-CONTENT\n',
     });
     env.modelServer.clearRequests();
-    env.script(agentNamed('pre-hook', [{ toolUses: [{ name: 'Read', input: { file_path: 'hooked.txt' } }] }, { text: 'DONE' }]));
+    env.script(
+      agentNamed('pre-hook', [{ toolUses: [{ name: 'Read', input: { file_path: 'hooked.txt' } }] }, { text: 'DONE' }]),
+    );
     const handle = await env.start({ prompt: 'read it', name: 'pre-hook', cwd: dir });
     expect((await handle.result()).status).toBe('completed');
     const steps = await stepsOf(handle.agentId);

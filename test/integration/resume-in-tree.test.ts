@@ -9,7 +9,6 @@ import { agentNamed } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
-
 async function statusName(agentId: string): Promise<string | undefined> {
   try {
     return (await env.temporal.client.workflow.getHandle(agentId).describe()).status.name;
@@ -21,21 +20,41 @@ async function statusName(agentId: string): Promise<string | undefined> {
 describe('resume inside the tree', () => {
   it('resumes a finished child through its running root: same tree, registered with the root, stopped by its cascade', async () => {
     env.script(
-      agentNamed('tree-keeper', [{ toolUses: [{ name: 'Agent', input: { description: 'first job', prompt: 'RESUMABLE-CHILD', name: 'resumable' } }] }, { text: 'ROOT-WAITING' }]),
-      agentNamed('resumable', [{ text: 'CHILD-FIRST' }, { toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }]),
+      agentNamed('tree-keeper', [
+        {
+          toolUses: [
+            { name: 'Agent', input: { description: 'first job', prompt: 'RESUMABLE-CHILD', name: 'resumable' } },
+          ],
+        },
+        { text: 'ROOT-WAITING' },
+      ]),
+      agentNamed('resumable', [
+        { text: 'CHILD-FIRST' },
+        { toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] },
+      ]),
     );
-    const root = await env.start({ prompt: 'keep the tree', name: 'tree-keeper', interactive: { idleTimeoutMs: 120_000 } });
+    const root = await env.start({
+      prompt: 'keep the tree',
+      name: 'tree-keeper',
+      interactive: { idleTimeoutMs: 120_000 },
+    });
     const childId = `${root.agentId}.1`;
     await waitFor(async () => (await root.status()).waitingFor === 'the next message', 60_000, 'the root waiting');
     expect(await statusName(childId)).toBe('COMPLETED');
 
     const resumed = await env.client.resume(childId, 'CHILD-AGAIN');
-    await waitFor(async () => (await resumed.status().catch(() => undefined))?.state === 'running_tools', 60_000, 'the resumed child running Bash');
+    await waitFor(
+      async () => (await resumed.status().catch(() => undefined))?.state === 'running_tools',
+      60_000,
+      'the resumed child running Bash',
+    );
     const description = await env.temporal.client.workflow.getHandle(childId).describe();
     expect(description.status.name).toBe('RUNNING');
     expect(description.parentExecution?.workflowId).toBe(root.agentId);
     expect(description.typedSearchAttributes.get(rootAgentIdKey)).toBe(root.agentId);
-    const node = (await root.tree()).nodes.find((candidate) => candidate.agentId === childId && candidate.status === 'running');
+    const node = (await root.tree()).nodes.find(
+      (candidate) => candidate.agentId === childId && candidate.status === 'running',
+    );
     expect(node).toBeDefined();
     expect(JSON.stringify(await resumed.messages())).toContain('CHILD-FIRST');
 
@@ -51,34 +70,55 @@ describe('resume inside the tree', () => {
 
   it('resumes a stopped agent only when asked explicitly (allowStopped / --force), also inside a running tree', async () => {
     env.script(
-      agentNamed('stopped-root', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }, { text: 'RESUMED-AFTER-STOP: {{last_user_text}}' }]),
+      agentNamed('stopped-root', [
+        { toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] },
+        { text: 'RESUMED-AFTER-STOP: {{last_user_text}}' },
+      ]),
       agentNamed('stopping-parent', [
-        { toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'SLOW-CHILD', name: 'slow', run_in_background: true } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'slow', prompt: 'SLOW-CHILD', name: 'slow', run_in_background: true },
+            },
+          ],
+        },
         { toolUses: [{ name: 'Bash', input: { command: 'until [ -f slow-started ]; do sleep 0.1; done' } }] },
         { toolUses: [{ name: 'TaskStop', input: { task_id: 'slow' } }] },
         { text: 'PARENT-IDLE' },
       ]),
-      agentNamed('slow', [{ toolUses: [{ name: 'Bash', input: { command: 'touch slow-started && sleep 60' } }] }, { text: 'SLOW-CHILD-RESUMED' }]),
+      agentNamed('slow', [
+        { toolUses: [{ name: 'Bash', input: { command: 'touch slow-started && sleep 60' } }] },
+        { text: 'SLOW-CHILD-RESUMED' },
+      ]),
     );
     const lone = await env.start({ prompt: 'run long', name: 'stopped-root' });
     await waitFor(async () => (await lone.status()).state === 'running_tools', 60_000, 'Bash running');
     await lone.stop({ reason: 'pause it' });
     await expect(lone.result()).rejects.toBeInstanceOf(WorkflowFailedError);
-    await expect(env.client.resume(lone.agentId, 'carry on')).rejects.toThrow(/stopped agents are not resumed.*--force/);
+    await expect(env.client.resume(lone.agentId, 'carry on')).rejects.toThrow(
+      /stopped agents are not resumed.*--force/,
+    );
     const again = await env.client.resume(lone.agentId, 'carry on', { allowStopped: true });
     const result = await again.result();
     expect(result.status).toBe('completed');
     // The stopped turn's tool call was answered with who stopped it; the new prompt follows.
     expect(result.finalText).toMatch(/^RESUMED-AFTER-STOP: \[Stopped by user: pause it\]\ncarry on$/);
 
-    const parent = await env.start({ prompt: 'start and stop', name: 'stopping-parent', interactive: { idleTimeoutMs: 120_000 } });
+    const parent = await env.start({
+      prompt: 'start and stop',
+      name: 'stopping-parent',
+      interactive: { idleTimeoutMs: 120_000 },
+    });
     const slowId = `${parent.agentId}.1`;
     await waitFor(async () => (await parent.status()).waitingFor === 'the next message', 60_000, 'the parent idle');
     await expect(env.client.resume(slowId, 'finish now')).rejects.toThrow(/stopped/);
     const slow = await env.client.resume(slowId, 'finish now', { allowStopped: true });
     await waitFor(async () => (await statusName(slowId)) === 'COMPLETED', 60_000, 'the resumed child finished');
     expect((await slow.status()).result!.finalText).toBe('SLOW-CHILD-RESUMED');
-    expect((await env.temporal.client.workflow.getHandle(slowId).describe()).parentExecution?.workflowId).toBe(parent.agentId);
+    expect((await env.temporal.client.workflow.getHandle(slowId).describe()).parentExecution?.workflowId).toBe(
+      parent.agentId,
+    );
     await parent.close();
     expect((await parent.result()).finalText).toBe('PARENT-IDLE');
   });

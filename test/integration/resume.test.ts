@@ -13,9 +13,16 @@ describe('resume', () => {
   it('continues a finished agent from its history in a new run; a type that no longer exists becomes general-purpose', async () => {
     const definition = path.join(env.workspace, '.claude', 'agents', 'temporary.md');
     mkdirSync(path.dirname(definition), { recursive: true });
-    writeFileSync(definition, '---\nname: temporary\ndescription: A type that will be deleted\n---\nTEMPORARY-PROMPT\n');
+    writeFileSync(
+      definition,
+      '---\nname: temporary\ndescription: A type that will be deleted\n---\nTEMPORARY-PROMPT\n',
+    );
     env.script(
-      agentNamed('resumable', [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER to {{last_user_text}}' }, { text: 'THIRD-ANSWER to {{last_user_text}}' }]),
+      agentNamed('resumable', [
+        { text: 'FIRST-ANSWER' },
+        { text: 'SECOND-ANSWER to {{last_user_text}}' },
+        { text: 'THIRD-ANSWER to {{last_user_text}}' },
+      ]),
     );
     const handle = await env.start({ prompt: 'first task', name: 'resumable', type: 'temporary' });
     expect((await handle.result()).finalText).toBe('FIRST-ANSWER');
@@ -25,7 +32,9 @@ describe('resume', () => {
     const result = await resumed.result();
     expect(result.finalText).toBe('SECOND-ANSWER to FOLLOW-UP-PROMPT');
     expect(result.agentType).toBe('general-purpose');
-    const requests = env.modelServer.requests().filter((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === handle.agentId);
+    const requests = env.modelServer
+      .requests()
+      .filter((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === handle.agentId);
     const second = JSON.parse(requests[1]!.rawBody) as { messages: unknown[]; system: unknown };
     expect(JSON.stringify(second.messages)).toContain('FIRST-ANSWER');
     expect(second.messages).toHaveLength(3);
@@ -36,7 +45,12 @@ describe('resume', () => {
     // A resumed run can itself be resumed: the third run continues from both earlier ones.
     const again = await env.client.resume(handle.agentId, 'AGAIN-PROMPT');
     expect((await again.result()).finalText).toBe('THIRD-ANSWER to AGAIN-PROMPT');
-    const third = JSON.parse(env.modelServer.requests().filter((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === handle.agentId)[2]!.rawBody) as { messages: unknown[] };
+    const third = JSON.parse(
+      env.modelServer
+        .requests()
+        .filter((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === handle.agentId)[2]!
+        .rawBody,
+    ) as { messages: unknown[] };
     expect(third.messages).toHaveLength(5);
     expect(JSON.stringify(third.messages)).toContain('SECOND-ANSWER to FOLLOW-UP-PROMPT');
   });

@@ -21,7 +21,9 @@ const touchTurn = { toolUses: [{ name: 'Bash', input: { command: 'touch made-by-
 describe('sandboxed Bash without an approval', () => {
   it('runs a default-mode Bash call at once when the settings allow sandboxed commands', async () => {
     env.script(agentNamed('auto-allow', [touchTurn, { text: 'done' }]));
-    const cwd = writeProject(env.workspace, 'auto-allow', { '.claude/settings.json': JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } }) });
+    const cwd = writeProject(env.workspace, 'auto-allow', {
+      '.claude/settings.json': JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } }),
+    });
     const handle = await env.start({ prompt: 'make a file', name: 'auto-allow', cwd, permissionMode: 'default' });
     const result = await handle.result();
     expect(result.status).toBe('completed');
@@ -36,11 +38,21 @@ describe('sandboxed Bash without an approval', () => {
     );
     const plain = writeProject(env.workspace, 'no-auto-allow', {});
     const withAsk = writeProject(env.workspace, 'ask-rule', {
-      '.claude/settings.json': JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true }, permissions: { ask: ['Bash(touch:*)'] } }),
+      '.claude/settings.json': JSON.stringify({
+        sandbox: { autoAllowBashIfSandboxed: true },
+        permissions: { ask: ['Bash(touch:*)'] },
+      }),
     });
-    for (const [name, cwd] of [['no-auto-allow', plain], ['ask-rule', withAsk]] as const) {
+    for (const [name, cwd] of [
+      ['no-auto-allow', plain],
+      ['ask-rule', withAsk],
+    ] as const) {
       const handle = await env.start({ prompt: 'make a file', name, cwd, permissionMode: 'default' });
-      await waitFor(async () => (await handle.approvals()).length === 1, 60_000, `${name}: the approval request of Bash`);
+      await waitFor(
+        async () => (await handle.approvals()).length === 1,
+        60_000,
+        `${name}: the approval request of Bash`,
+      );
       expect(existsSync(path.join(cwd, 'made-by-bash.txt'))).toBe(false);
       const [request] = await handle.approvals();
       expect(request!.tool).toBe('Bash');

@@ -60,38 +60,64 @@ async function startRealWorker(taskQueue: string, extraEnv: Record<string, strin
 
 /** Runs one agent whose only turn is the given Bash command; returns the command's output as the model saw it. */
 async function bashOutputSeenByModel(taskQueue: string, name: string, command: string): Promise<string> {
-  modelServer.setBehaviour(scenario([agentNamed(name, [{ toolUses: [{ name: 'Bash', input: { command } }] }, { text: 'done' }])]));
+  modelServer.setBehaviour(
+    scenario([agentNamed(name, [{ toolUses: [{ name: 'Bash', input: { command } }] }, { text: 'done' }])]),
+  );
   const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-secrets-ws-')));
   chmodSync(workspace, 0o777);
-  const temporal = new Client({ connection, namespace: 'default', dataConverter: createDataConverter({ SUBAGENTS_PAYLOAD_KEY: payloadKey }) });
+  const temporal = new Client({
+    connection,
+    namespace: 'default',
+    dataConverter: createDataConverter({ SUBAGENTS_PAYLOAD_KEY: payloadKey }),
+  });
   const client = new SubagentsClient(temporal, taskQueue);
-  const handle = await client.startAgent({ prompt: 'probe', name, cwd: workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions' });
+  const handle = await client.startAgent({
+    prompt: 'probe',
+    name,
+    cwd: workspace,
+    model: 'claude-test-tiny',
+    permissionMode: 'bypassPermissions',
+  });
   expect((await handle.result()).status).toBe('completed');
-  const second = modelServer.requests().filter((request) => request.status === 200 && request.headers['x-subagents-agent-name'] === name)[1]!;
+  const second = modelServer
+    .requests()
+    .filter((request) => request.status === 200 && request.headers['x-subagents-agent-name'] === name)[1]!;
   const body = JSON.parse(second.rawBody) as { messages: { content: { type: string; content?: string }[] }[] };
   return body.messages.at(-1)!.content.find((block) => block.type === 'tool_result')!.content!;
 }
 
 describe("secrets stay out of the tools' reach", () => {
-  it("a same-user Bash finds neither the payload key in any process's environment nor an operator's token in its own", { timeout: 180_000 }, async () => {
-    const taskQueue = uniqueTaskQueue('secrets');
-    await startRealWorker(taskQueue, { SUBAGENTS_PAYLOAD_KEY: payloadKey, MY_SERVICE_TOKEN: serviceToken });
-    const seen = await bashOutputSeenByModel(
-      taskQueue,
-      'secret-probe',
-      `echo "environ: $(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -F -e '${payloadKey}' -e '${serviceToken}')"; ` +
-        `echo "env: $(env | grep -c -F '${serviceToken}')"; echo "path: \${PATH:+set}"`,
-    );
-    expect(seen).toContain('environ: 0');
-    expect(seen).toContain('env: 0');
-    expect(seen).toContain('path: set');
-  });
+  it(
+    "a same-user Bash finds neither the payload key in any process's environment nor an operator's token in its own",
+    { timeout: 180_000 },
+    async () => {
+      const taskQueue = uniqueTaskQueue('secrets');
+      await startRealWorker(taskQueue, { SUBAGENTS_PAYLOAD_KEY: payloadKey, MY_SERVICE_TOKEN: serviceToken });
+      const seen = await bashOutputSeenByModel(
+        taskQueue,
+        'secret-probe',
+        `echo "environ: $(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -F -e '${payloadKey}' -e '${serviceToken}')"; ` +
+          `echo "env: $(env | grep -c -F '${serviceToken}')"; echo "path: \${PATH:+set}"`,
+      );
+      expect(seen).toContain('environ: 0');
+      expect(seen).toContain('env: 0');
+      expect(seen).toContain('path: set');
+    },
+  );
 
-  it.runIf(process.getuid?.() === 0)('SUBAGENTS_BASH_USER runs commands as another user, who cannot read the worker at all', { timeout: 180_000 }, async () => {
-    const taskQueue = uniqueTaskQueue('bash-user');
-    await startRealWorker(taskQueue, { SUBAGENTS_PAYLOAD_KEY: payloadKey, SUBAGENTS_BASH_USER: 'nobody' });
-    const seen = await bashOutputSeenByModel(taskQueue, 'user-probe', `echo "user: $(id -un)"; echo "home: $HOME"; n=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -F '${payloadKey}'); [ "$n" = 0 ] && echo "worker environ: denied"`);
-    expect(seen).toContain('user: nobody');
-    expect(seen).toContain('worker environ: denied');
-  });
+  it.runIf(process.getuid?.() === 0)(
+    'SUBAGENTS_BASH_USER runs commands as another user, who cannot read the worker at all',
+    { timeout: 180_000 },
+    async () => {
+      const taskQueue = uniqueTaskQueue('bash-user');
+      await startRealWorker(taskQueue, { SUBAGENTS_PAYLOAD_KEY: payloadKey, SUBAGENTS_BASH_USER: 'nobody' });
+      const seen = await bashOutputSeenByModel(
+        taskQueue,
+        'user-probe',
+        `echo "user: $(id -un)"; echo "home: $HOME"; n=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -F '${payloadKey}'); [ "$n" = 0 ] && echo "worker environ: denied"`,
+      );
+      expect(seen).toContain('user: nobody');
+      expect(seen).toContain('worker environ: denied');
+    },
+  );
 });

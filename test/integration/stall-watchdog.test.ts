@@ -18,7 +18,20 @@ describe('stall watchdog', () => {
   it('reports a child whose model stream stalls mid-way to its parent within the stall time, and stops it with stallAction "stop"', async () => {
     env.script(
       agentNamed('stall-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'stalls', prompt: 'Write the report', subagent_type: 'general-purpose', name: 'staller', run_in_background: true } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'stalls',
+                prompt: 'Write the report',
+                subagent_type: 'general-purpose',
+                name: 'staller',
+                run_in_background: true,
+              },
+            },
+          ],
+        },
         { text: 'ROOT waits for the report.' },
         { text: 'ROOT saw: {{last_user_text}}' },
         { text: 'ROOT saw: {{last_user_text}}' },
@@ -26,7 +39,11 @@ describe('stall watchdog', () => {
       // Sends message_start, a content block, a ping and one delta, then nothing while keeping the connection.
       agentNamed('staller', [{ text: 'The report begins here and never ends', stallAfterEvents: 4 }]),
     );
-    const handle = await env.start({ prompt: 'delegate a report', name: 'stall-root', limits: { stallTimeoutMs: 3000, stallAction: 'stop' } });
+    const handle = await env.start({
+      prompt: 'delegate a report',
+      name: 'stall-root',
+      limits: { stallTimeoutMs: 3000, stallAction: 'stop' },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
 
@@ -49,8 +66,17 @@ describe('stall watchdog', () => {
   });
 
   it('reports a hanging tool in its status but lets it run with the default action, until progress resumes', async () => {
-    env.script(agentNamed('hang-root', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 6; echo woke' } }] }, { text: 'DONE after {{last_tool_result}}' }]));
-    const handle = await env.start({ prompt: 'run something slow', name: 'hang-root', limits: { stallTimeoutMs: 2000 } });
+    env.script(
+      agentNamed('hang-root', [
+        { toolUses: [{ name: 'Bash', input: { command: 'sleep 6; echo woke' } }] },
+        { text: 'DONE after {{last_tool_result}}' },
+      ]),
+    );
+    const handle = await env.start({
+      prompt: 'run something slow',
+      name: 'hang-root',
+      limits: { stallTimeoutMs: 2000 },
+    });
     await waitFor(async () => (await handle.status()).stalled !== undefined, 30_000, 'the stall report');
     const stalled = (await handle.status()).stalled!;
     expect(stalled).toMatchObject({ state: 'running_tools', activity: 'running Bash', action: 'report' });
@@ -69,7 +95,11 @@ describe('stall watchdog', () => {
     const answer = 'The slow answer arrives a few words at a time.';
     // Nine stream events a second apart: about 8 s of streaming against a 3 s stall time.
     env.script(agentNamed('slow-stream', [{ text: answer, eventDelayMs: 1000 }]));
-    const handle = await env.start({ prompt: 'answer slowly', name: 'slow-stream', limits: { stallTimeoutMs: 3000, stallAction: 'stop' } });
+    const handle = await env.start({
+      prompt: 'answer slowly',
+      name: 'slow-stream',
+      limits: { stallTimeoutMs: 3000, stallAction: 'stop' },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     expect(result.finalText).toBe(answer);
@@ -79,8 +109,21 @@ describe('stall watchdog', () => {
   });
 
   it('does not report a command that prints a line every second for longer than the stall time', async () => {
-    env.script(agentNamed('ticker', [{ toolUses: [{ name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7 8; do echo "tick $i"; sleep 1; done' } }] }, { text: 'DONE after {{last_tool_result}}' }]));
-    const handle = await env.start({ prompt: 'count slowly', name: 'ticker', limits: { stallTimeoutMs: 3000, stallAction: 'stop' } });
+    env.script(
+      agentNamed('ticker', [
+        {
+          toolUses: [
+            { name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7 8; do echo "tick $i"; sleep 1; done' } },
+          ],
+        },
+        { text: 'DONE after {{last_tool_result}}' },
+      ]),
+    );
+    const handle = await env.start({
+      prompt: 'count slowly',
+      name: 'ticker',
+      limits: { stallTimeoutMs: 3000, stallAction: 'stop' },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     expect(result.finalText).toContain('tick 8');
@@ -89,10 +132,19 @@ describe('stall watchdog', () => {
   });
 
   it('reports a command that printed and then went quiet, once its output stops growing', async () => {
-    env.script(agentNamed('quiet', [{ toolUses: [{ name: 'Bash', input: { command: 'echo started; sleep 9; echo finished' } }] }, { text: 'DONE after {{last_tool_result}}' }]));
+    env.script(
+      agentNamed('quiet', [
+        { toolUses: [{ name: 'Bash', input: { command: 'echo started; sleep 9; echo finished' } }] },
+        { text: 'DONE after {{last_tool_result}}' },
+      ]),
+    );
     const handle = await env.start({ prompt: 'start and wait', name: 'quiet', limits: { stallTimeoutMs: 2000 } });
     await waitFor(async () => (await handle.status()).stalled !== undefined, 30_000, 'the stall report');
-    expect((await handle.status()).stalled).toMatchObject({ state: 'running_tools', activity: 'running Bash', action: 'report' });
+    expect((await handle.status()).stalled).toMatchObject({
+      state: 'running_tools',
+      activity: 'running Bash',
+      action: 'report',
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     expect(result.finalText).toContain('finished');
@@ -102,7 +154,14 @@ describe('stall watchdog', () => {
   });
 
   it('refuses stall settings out of range with a clear error', async () => {
-    for (const limits of [{ stallTimeoutMs: 0 }, { stallTimeoutMs: -5 }, { stallTimeoutMs: 1.5e12 }, { stallTimeoutMs: 'soon' }, { stallTimeoutMs: null }, { stallAction: 'explode' }]) {
+    for (const limits of [
+      { stallTimeoutMs: 0 },
+      { stallTimeoutMs: -5 },
+      { stallTimeoutMs: 1.5e12 },
+      { stallTimeoutMs: 'soon' },
+      { stallTimeoutMs: null },
+      { stallAction: 'explode' },
+    ]) {
       await expect(env.start({ prompt: 'x', limits: limits as never })).rejects.toThrow(/stallTimeoutMs|stallAction/);
     }
     expect(env.client).toBeInstanceOf(SubagentsClient);

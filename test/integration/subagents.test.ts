@@ -5,7 +5,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { definitionPrompts } from '../../src/project/agent-definitions/prompt-store';
 import type { SpawnContext } from '../../src/shared/agents/agent-definition';
-import { agentTypeKey, parentAgentIdKey, rootAgentIdKey, agentDepthKey } from '../../src/shared/protocol/search-attributes';
+import {
+  agentTypeKey,
+  parentAgentIdKey,
+  rootAgentIdKey,
+  agentDepthKey,
+} from '../../src/shared/protocol/search-attributes';
 import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
@@ -22,13 +27,23 @@ function text(block: ContentBlock | undefined): string {
   return block.text ?? JSON.stringify(block.content);
 }
 
-
 describe('subagents: the Agent tool on a real Temporal server', () => {
   it('runs a foreground Explore child with a read-only pool and returns a bounded projection', async () => {
     await env.writeFiles({ 'keep.txt': 'original\n' });
     env.script(
       agentNamed('fg-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'inspect keep file', prompt: 'Look at keep.txt and try to change it', subagent_type: 'Explore' } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'inspect keep file',
+                prompt: 'Look at keep.txt and try to change it',
+                subagent_type: 'Explore',
+              },
+            },
+          ],
+        },
         { text: 'Child said: {{last_tool_result}}' },
       ]),
       agentOfType('Explore', [
@@ -43,7 +58,15 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
 
     // The child's pool is read-only (its Bash runs read-only commands only); its Write attempt got an error and the file is untouched.
     const childRequests = requestsOf(childId);
-    expect(childRequests[0]!.tools!.map((tool) => tool.name).sort()).toEqual(['Bash', 'Glob', 'Grep', 'Read', 'TodoWrite', 'WebFetch', 'WebSearch']);
+    expect(childRequests[0]!.tools!.map((tool) => tool.name).sort()).toEqual([
+      'Bash',
+      'Glob',
+      'Grep',
+      'Read',
+      'TodoWrite',
+      'WebFetch',
+      'WebSearch',
+    ]);
     const refused = lastMessageBlocks(childRequests[1]!)[0]!;
     expect(refused.is_error).toBe(true);
     expect(text(refused)).toContain('ToolNotAllowed');
@@ -62,7 +85,11 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     expect(attributes.get(parentAgentIdKey)).toBe(handle.agentId);
     expect(attributes.get(rootAgentIdKey)).toBe(handle.agentId);
     expect(attributes.get(agentDepthKey)).toBe(1);
-    expect(JSON.parse(env.modelServer.requests().find((request) => request.headers['x-subagents-agent-id'] === childId)!.rawBody).model).toBe('claude-haiku-4-5');
+    expect(
+      JSON.parse(
+        env.modelServer.requests().find((request) => request.headers['x-subagents-agent-id'] === childId)!.rawBody,
+      ).model,
+    ).toBe('claude-haiku-4-5');
     await recordHistory(env.temporal.client, handle.agentId, 'subagents-foreground-explore');
     await recordHistory(env.temporal.client, childId, 'subagents-foreground-explore-child');
   });
@@ -88,7 +115,14 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('launches a background child, notifies the parent, and the parent reacts', async () => {
     env.script(
       agentNamed('bg-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'background job', prompt: 'slow background work', run_in_background: true } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'background job', prompt: 'slow background work', run_in_background: true },
+            },
+          ],
+        },
         { text: 'I will wait for the background job.' },
         { text: 'Reacting to: {{last_user_text}}' },
       ]),
@@ -115,35 +149,68 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
         { text: 'ok, waiting' },
         { text: 'got: {{last_user_text}}' },
       ]),
-      agentPrompted('slow foreground task', [{ toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 1500 }, { text: 'SLOW-CHILD-DONE', delayMs: 500 }]),
+      agentPrompted('slow foreground task', [
+        { toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 1500 },
+        { text: 'SLOW-CHILD-DONE', delayMs: 500 },
+      ]),
     );
-    const handle = await env.start({ prompt: 'auto background test', name: 'auto-root', limits: { autoBackgroundMs: 1000 } });
+    const handle = await env.start({
+      prompt: 'auto background test',
+      name: 'auto-root',
+      limits: { autoBackgroundMs: 1000 },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const requests = requestsOf(handle.agentId);
-    expect(text(lastMessageBlocks(requests[1]!)[0])).toMatch(/still running after 1 s and now runs in the background without having been restarted/);
+    expect(text(lastMessageBlocks(requests[1]!)[0])).toMatch(
+      /still running after 1 s and now runs in the background without having been restarted/,
+    );
     expect(result.finalText).toContain('SLOW-CHILD-DONE');
     // One uninterrupted run: one execution, its model called exactly twice.
     const childId = `${handle.agentId}.1`;
     const history = await env.temporal.client.workflow.getHandle(childId).fetchHistory();
     expect((history.events ?? []).filter((event) => event.workflowExecutionStartedEventAttributes)).toHaveLength(1);
     expect(requestsOf(childId)).toHaveLength(2);
-    expect((await handle.tree()).nodes.find((node) => node.agentId === childId)).toMatchObject({ background: true, status: 'finished' });
+    expect((await handle.tree()).nodes.find((node) => node.agentId === childId)).toMatchObject({
+      background: true,
+      status: 'finished',
+    });
   });
 
   it('tells the root when a grandchild moves to the background, so the tree lists it as background', async () => {
     env.script(
-      agentNamed('auto-grand-root', [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'middle agent task', subagent_type: 'general-purpose' } }] }, { text: 'root done' }]),
+      agentNamed('auto-grand-root', [
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'middle', prompt: 'middle agent task', subagent_type: 'general-purpose' },
+            },
+          ],
+        },
+        { text: 'root done' },
+      ]),
       agentPrompted('middle agent task', [
         { toolUses: [{ name: 'Agent', input: { description: 'slow grandchild', prompt: 'slow grandchild task' } }] },
         { text: 'middle waiting' },
         { text: 'middle done' },
       ]),
-      agentPrompted('slow grandchild task', [{ toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 2000 }, { text: 'GRANDCHILD-DONE' }]),
+      agentPrompted('slow grandchild task', [
+        { toolUses: [{ name: 'Glob', input: { pattern: '*.md' } }], delayMs: 2000 },
+        { text: 'GRANDCHILD-DONE' },
+      ]),
     );
-    const handle = await env.start({ prompt: 'grandchild auto background', name: 'auto-grand-root', limits: { autoBackgroundMs: 1000 } });
+    const handle = await env.start({
+      prompt: 'grandchild auto background',
+      name: 'auto-grand-root',
+      limits: { autoBackgroundMs: 1000 },
+    });
     const grandchild = `${handle.agentId}.1.1`;
-    await waitFor(async () => (await handle.tree()).nodes.some((node) => node.agentId === grandchild && node.background), 30_000, 'the grandchild to be listed as background');
+    await waitFor(
+      async () => (await handle.tree()).nodes.some((node) => node.agentId === grandchild && node.background),
+      30_000,
+      'the grandchild to be listed as background',
+    );
     expect((await handle.result()).status).toBe('completed');
     await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'subagents-auto-background-middle');
   });
@@ -162,13 +229,20 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
         { text: 'two done' },
       ]),
       agentPrompted('limited worker 1', [
-        { toolUses: [{ name: 'Agent', input: { description: 'grandchild', prompt: 'grandchild work' } }], delayMs: 300 },
+        {
+          toolUses: [{ name: 'Agent', input: { description: 'grandchild', prompt: 'grandchild work' } }],
+          delayMs: 300,
+        },
         { text: 'worker 1 done: {{last_tool_result}}' },
       ]),
       agentPrompted('limited worker 2', [{ text: 'worker 2 done', delayMs: 800 }]),
       agentPrompted('grandchild work', [{ text: 'grandchild done' }]),
     );
-    const handle = await env.start({ prompt: 'limits test', name: 'limits-root', limits: { maxChildrenPerAgent: 2, maxAgentsPerTree: 2, maxDepth: 1 } });
+    const handle = await env.start({
+      prompt: 'limits test',
+      name: 'limits-root',
+      limits: { maxChildrenPerAgent: 2, maxAgentsPerTree: 2, maxDepth: 1 },
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const results = lastMessageBlocks(requestsOf(handle.agentId)[1]!);
@@ -214,14 +288,24 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('stops background agents and the root at the tree token budget, with the reason in their results', async () => {
     env.script(
       agentNamed('budget-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'spender', prompt: 'spend tokens forever', run_in_background: true } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'spender', prompt: 'spend tokens forever', run_in_background: true },
+            },
+          ],
+        },
         { text: 'waiting for the spender' },
         { toolUses: [{ name: 'Agent', input: { description: 'late', prompt: 'too late' } }] },
         { text: 'budget test over' },
       ]),
       {
         match: { userIncludes: 'spend tokens forever' },
-        turns: Array.from({ length: 40 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '**/*.none' } }], delayMs: 50 })),
+        turns: Array.from({ length: 40 }, () => ({
+          toolUses: [{ name: 'Glob', input: { pattern: '**/*.none' } }],
+          delayMs: 50,
+        })),
       },
     );
     const handle = await env.start({ prompt: 'budget test', name: 'budget-root', limits: { treeTokenBudget: 60000 } });
@@ -230,7 +314,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     // recordings subagents-budget and subagents-budget-stopped-child keep the earlier behaviour
     // (only background agents stopped) replaying.
     expect(result.status).toBe('cancelled');
-    expect(result.error).toContain('stopped by budget: the tree\'s budget of 60,000 tokens');
+    expect(result.error).toContain("stopped by budget: the tree's budget of 60,000 tokens");
     expect(result.finalText).toBe('waiting for the spender');
     expect(requestsOf(handle.agentId)).toHaveLength(2);
     const spender = await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe();
@@ -243,7 +327,19 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('delivers SendMessage to a running agent at its next turn, and resumes a finished one', async () => {
     env.script(
       agentNamed('send-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'listener', prompt: 'listen for messages', name: 'listener', run_in_background: true } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'listener',
+                prompt: 'listen for messages',
+                name: 'listener',
+                run_in_background: true,
+              },
+            },
+          ],
+        },
         { toolUses: [{ name: 'SendMessage', input: { to: 'listener', message: 'PING-FROM-ROOT' } }] },
         { text: 'waiting for listener' },
         { toolUses: [{ name: 'SendMessage', input: { to: 'listener', message: 'PLEASE-CONTINUE' } }] },
@@ -272,21 +368,31 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     expect(result.finalText).toContain('RESUMED-LISTENER');
     await recordHistory(env.temporal.client, handle.agentId, 'subagents-send-message');
     const runs = [];
-    for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${childId}'` })) runs.push(execution.runId);
+    for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${childId}'` }))
+      runs.push(execution.runId);
     expect(runs).toHaveLength(2);
   });
 
   it('runs more than 10 Agent calls of one message in a sliding window: the 11th starts while the first still runs', async () => {
-    const calls = Array.from({ length: 11 }, (_, index) => ({ name: 'Agent', input: { description: `part ${index + 1}`, prompt: `window part ${index + 1}.` } }));
+    const calls = Array.from({ length: 11 }, (_, index) => ({
+      name: 'Agent',
+      input: { description: `part ${index + 1}`, prompt: `window part ${index + 1}.` },
+    }));
     // Part 1 runs until the test sees part 11 start (no fixed delay: a loaded machine spawns slowly); the others answer at once.
     const release = path.join(env.workspace, 'window-part-1-release');
     env.script(
       agentNamed('window-root', [{ toolUses: calls }, { text: 'all parts done' }]),
-      agentPrompted('window part 1.', [{ toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release} ]; do sleep 0.1; done` } }] }, { text: 'part 1 done' }]),
+      agentPrompted('window part 1.', [
+        { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release} ]; do sleep 0.1; done` } }] },
+        { text: 'part 1 done' },
+      ]),
       agentPrompted('window part', [{ text: 'part done' }]),
     );
     const handle = await env.start({ prompt: 'eleven parts', name: 'window-root' });
-    const calledBy = (agentId: string) => env.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
+    const calledBy = (agentId: string) =>
+      env.modelServer
+        .requests()
+        .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
     // In fixed batches of 10, part 11 would wait for part 1, which waits for part 11: this wait would time out.
     await waitFor(() => calledBy(`${handle.agentId}.11`).length > 0, 90_000, 'part 11 to start while part 1 runs');
     expect(calledBy(`${handle.agentId}.1`)).toHaveLength(1);
@@ -297,15 +403,24 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     const results = lastMessageBlocks(second).filter((block) => block.type === 'tool_result');
     const asked = second.messages.at(-2)!.content as (ContentBlock & { id?: string })[];
     expect(results.map((block) => block.tool_use_id)).toEqual(asked.map((block) => block.id));
-    expect(results.map((block) => text(block).split('\n')[0])).toEqual(['part 1 done', ...Array.from({ length: 10 }, () => 'part done')]);
+    expect(results.map((block) => text(block).split('\n')[0])).toEqual([
+      'part 1 done',
+      ...Array.from({ length: 10 }, () => 'part done'),
+    ]);
     await recordHistory(env.temporal.client, handle.agentId, 'sliding-tool-window-root');
   });
 
   it('spawns custom types from .claude/agents with precedence, a broken file and an unknown tool', async () => {
     const agentsDir = path.join(env.workspace, '.claude', 'agents');
     mkdirSync(agentsDir, { recursive: true });
-    writeFileSync(path.join(agentsDir, 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews files\ntools: Read, NotebookEdit\nmodel: opus\n---\nYou are REVIEWER-PROMPT.\n');
-    writeFileSync(path.join(agentsDir, 'explore.md'), '---\nname: Explore\ndescription: Project explorer\ntools: [Grep]\n---\nPROJECT-EXPLORE-PROMPT\n');
+    writeFileSync(
+      path.join(agentsDir, 'reviewer.md'),
+      '---\nname: reviewer\ndescription: Reviews files\ntools: Read, NotebookEdit\nmodel: opus\n---\nYou are REVIEWER-PROMPT.\n',
+    );
+    writeFileSync(
+      path.join(agentsDir, 'explore.md'),
+      '---\nname: Explore\ndescription: Project explorer\ntools: [Grep]\n---\nPROJECT-EXPLORE-PROMPT\n',
+    );
     writeFileSync(path.join(agentsDir, 'broken.md'), '---\nname: [unclosed\n---\nbody\n');
     env.script(
       agentNamed('custom-root', [
@@ -333,28 +448,65 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     // whose result is in its marker, or an activity) reported it as skipped.
     const history = await env.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
     const spawnContext = (history.events ?? [])
-      .flatMap((event) => event.activityTaskCompletedEventAttributes?.result?.payloads ?? event.markerRecordedEventAttributes?.details?.result?.payloads ?? [])
-      .map((payload) => defaultPayloadConverter.fromPayload(payload as Payload) as Partial<SpawnContext> & { spawnContext?: Partial<SpawnContext> })
+      .flatMap(
+        (event) =>
+          event.activityTaskCompletedEventAttributes?.result?.payloads ??
+          event.markerRecordedEventAttributes?.details?.result?.payloads ??
+          [],
+      )
+      .map(
+        (payload) =>
+          defaultPayloadConverter.fromPayload(payload as Payload) as Partial<SpawnContext> & {
+            spawnContext?: Partial<SpawnContext>;
+          },
+      )
       .map((result) => result?.spawnContext ?? result)
       .find((result) => result?.loaded?.reports !== undefined);
-    expect(spawnContext?.loaded?.reports).toContainEqual(expect.objectContaining({ file: path.join(agentsDir, 'broken.md'), level: 'skipped' }));
-    expect(Object.keys(spawnContext!.loaded!.definitions).sort()).toEqual(['Explore', 'Plan', 'general-purpose', 'reviewer']);
+    expect(spawnContext?.loaded?.reports).toContainEqual(
+      expect.objectContaining({ file: path.join(agentsDir, 'broken.md'), level: 'skipped' }),
+    );
+    expect(Object.keys(spawnContext!.loaded!.definitions).sort()).toEqual([
+      'Explore',
+      'Plan',
+      'general-purpose',
+      'reviewer',
+    ]);
     // The root recorded its types' digests, not their prompts: a child gets its type's prompt at its start.
     // Every payload of the history, decoded (fetched histories carry them base64-encoded).
     const payloadTexts = (events: typeof history.events) =>
       JSON.stringify(events ?? [], (_key, value: unknown) => {
         const payload = value as { metadata?: unknown; data?: unknown } | null;
-        if (typeof payload !== 'object' || payload === null || payload.metadata === undefined || payload.data === undefined) return value;
-        return typeof payload.data === 'string' ? Buffer.from(payload.data, 'base64').toString('utf8') : Buffer.from(payload.data as Uint8Array).toString('utf8');
+        if (
+          typeof payload !== 'object' ||
+          payload === null ||
+          payload.metadata === undefined ||
+          payload.data === undefined
+        )
+          return value;
+        return typeof payload.data === 'string'
+          ? Buffer.from(payload.data, 'base64').toString('utf8')
+          : Buffer.from(payload.data as Uint8Array).toString('utf8');
       });
     expect(payloadTexts(history.events)).toContain('Reviews files');
     expect(payloadTexts(history.events)).not.toContain('REVIEWER-PROMPT');
     expect(spawnContext!.loaded!.definitions.reviewer!.prompt).toBe('');
-    expect(Object.keys(spawnContext!.promptDigests!).sort()).toEqual(['Explore', 'Plan', 'general-purpose', 'reviewer']);
-    const childStarted = (await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).fetchHistory()).events![0]!.workflowExecutionStartedEventAttributes!;
-    const childInput = defaultPayloadConverter.fromPayload(childStarted.input!.payloads![0] as Payload) as { definitionPrompt: string; definitionPromptRef?: { digest: string; file?: string } };
+    expect(Object.keys(spawnContext!.promptDigests!).sort()).toEqual([
+      'Explore',
+      'Plan',
+      'general-purpose',
+      'reviewer',
+    ]);
+    const childStarted = (await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).fetchHistory())
+      .events![0]!.workflowExecutionStartedEventAttributes!;
+    const childInput = defaultPayloadConverter.fromPayload(childStarted.input!.payloads![0] as Payload) as {
+      definitionPrompt: string;
+      definitionPromptRef?: { digest: string; file?: string };
+    };
     expect(childInput.definitionPrompt).toBe('');
-    expect(childInput.definitionPromptRef).toEqual({ digest: spawnContext!.promptDigests!.reviewer, file: path.join(agentsDir, 'reviewer.md') });
+    expect(childInput.definitionPromptRef).toEqual({
+      digest: spawnContext!.promptDigests!.reviewer,
+      file: path.join(agentsDir, 'reviewer.md'),
+    });
     await recordHistory(env.temporal.client, handle.agentId, 'subagents-prompts-by-digest');
     await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'subagents-prompts-by-digest-child');
   });
@@ -367,20 +519,40 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     const cwd = path.join(env.workspace, name);
     mkdirSync(path.join(cwd, '.claude', 'agents'), { recursive: true });
     const file = path.join(cwd, '.claude', 'agents', `${type}.md`);
-    const writeType = (body: string) => writeFileSync(file, `---\nname: ${type}\ndescription: A ${type}\ntools: Read\n---\n${body}\n`);
+    const writeType = (body: string) =>
+      writeFileSync(file, `---\nname: ${type}\ndescription: A ${type}\ntools: Read\n---\n${body}\n`);
     writeType(prompt);
     env.script(
-      agentNamed(name, [{ delayMs: 1_500, toolUses: [{ name: 'Agent', input: { description: type, prompt: 'do it', subagent_type: type } }] }, { text: 'noted' }]),
+      agentNamed(name, [
+        {
+          delayMs: 1_500,
+          toolUses: [{ name: 'Agent', input: { description: type, prompt: 'do it', subagent_type: type } }],
+        },
+        { text: 'noted' },
+      ]),
       agentOfType(type, [{ text: `${type} done` }]),
     );
     const handle = await env.start({ prompt: name, name, cwd });
     // Requests are logged as they arrive: the root's first one means its start (and load of its types) is done.
-    await waitFor(() => env.modelServer.requests().some((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId), 30_000, 'the root to call the model');
+    await waitFor(
+      () =>
+        env.modelServer
+          .requests()
+          .some(
+            (request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId,
+          ),
+      30_000,
+      'the root to call the model',
+    );
     return { handle, file, writeType };
   }
 
   it('starts a child with the prompt its parent loaded, also when the file changed after the parent started', async () => {
-    const { handle, writeType } = await rootSpawningFromFile('edited-root', 'auditor', 'You are AUDITOR-PROMPT-AS-LOADED.');
+    const { handle, writeType } = await rootSpawningFromFile(
+      'edited-root',
+      'auditor',
+      'You are AUDITOR-PROMPT-AS-LOADED.',
+    );
     writeType('You are AUDITOR-PROMPT-EDITED-LATER.');
     expect((await handle.result()).status).toBe('completed');
     const system = JSON.stringify((requestsOf(`${handle.agentId}.1`)[0] as unknown as { system: unknown }).system);
@@ -394,7 +566,9 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     rmSync(file);
     definitionPrompts.clear();
     expect((await handle.result()).status).toBe('completed');
-    const toolResult = text(lastMessageBlocks(requestsOf(handle.agentId)[1]!).find((block) => block.type === 'tool_result'));
+    const toolResult = text(
+      lastMessageBlocks(requestsOf(handle.agentId)[1]!).find((block) => block.type === 'tool_result'),
+    );
     expect(toolResult).toContain('AgentTypeGone: agent type "vanishing" was defined in');
     expect(toolResult).toContain('Restore the file, or start the agent again');
     expect(requestsOf(`${handle.agentId}.1`)).toEqual([]);

@@ -13,19 +13,36 @@ function results(body: RequestBody): ContentBlock[] {
   const last = body.messages[body.messages.length - 1]!;
   return typeof last.content === 'string' ? [] : last.content.filter((block) => block.type === 'tool_result');
 }
-const text = (block: ContentBlock | undefined): string => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? ''));
-
+const text = (block: ContentBlock | undefined): string =>
+  typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content ?? '');
 
 describe('TaskOutput: a parent peeks at its children', () => {
   it('lists running children, shows a running child by query, waits for it, and shows a finished child', async () => {
     env.script(
       agentNamed('peeker', [
-        { toolUses: [{ name: 'Agent', input: { description: 'peek target', prompt: 'PEEK-CHILD', name: 'peeky', run_in_background: true } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'peek target', prompt: 'PEEK-CHILD', name: 'peeky', run_in_background: true },
+            },
+          ],
+        },
         // The child's first tool call creates this file, so from here on it is running a tool with its first text recorded.
         { toolUses: [{ name: 'Bash', input: { command: 'until [ -f child-started ]; do sleep 0.1; done' } }] },
-        { toolUses: [{ name: 'TaskOutput', input: {} }, { name: 'TaskOutput', input: { task_id: 'peeky', block: false } }] },
+        {
+          toolUses: [
+            { name: 'TaskOutput', input: {} },
+            { name: 'TaskOutput', input: { task_id: 'peeky', block: false } },
+          ],
+        },
         { toolUses: [{ name: 'Bash', input: { command: 'touch go' } }] },
-        { toolUses: [{ name: 'TaskOutput', input: { task_id: '{{agent_id}}.1', timeout: 120000 } }, { name: 'TaskOutput', input: { task_id: 'nobody' } }] },
+        {
+          toolUses: [
+            { name: 'TaskOutput', input: { task_id: '{{agent_id}}.1', timeout: 120000 } },
+            { name: 'TaskOutput', input: { task_id: 'nobody' } },
+          ],
+        },
         {
           toolUses: [
             { name: 'TaskOutput', input: { task_id: 'peeky', block: 'yes' } },
@@ -36,7 +53,12 @@ describe('TaskOutput: a parent peeks at its children', () => {
         { text: 'PEEKER-DONE' },
       ]),
       agentPrompted('PEEK-CHILD', [
-        { text: 'CHILD-PROGRESS-NOTE', toolUses: [{ name: 'Bash', input: { command: 'touch child-started && until [ -f go ]; do sleep 0.1; done' } }] },
+        {
+          text: 'CHILD-PROGRESS-NOTE',
+          toolUses: [
+            { name: 'Bash', input: { command: 'touch child-started && until [ -f go ]; do sleep 0.1; done' } },
+          ],
+        },
         { text: 'CHILD-FINAL-ANSWER' },
       ]),
     );
@@ -48,11 +70,15 @@ describe('TaskOutput: a parent peeks at its children', () => {
     const requests = requestsOf(handle.agentId);
     expect(requests[0]!.tools!.map((tool) => tool.name)).toContain('TaskOutput');
     // A general-purpose child gets TaskOutput too (it comes with Agent), so its tool list equals its parent's.
-    expect(requestsOf(childId)[0]!.tools!.map((tool) => tool.name)).toEqual(requests[0]!.tools!.map((tool) => tool.name));
+    expect(requestsOf(childId)[0]!.tools!.map((tool) => tool.name)).toEqual(
+      requests[0]!.tools!.map((tool) => tool.name),
+    );
 
     const [listing, running] = results(requests[3]!);
     expect(text(listing)).toContain('1 running subagent(s)');
-    expect(text(listing)).toContain(`<task_id>${childId}</task_id> (general-purpose, background, name peeky): peek target`);
+    expect(text(listing)).toContain(
+      `<task_id>${childId}</task_id> (general-purpose, background, name peeky): peek target`,
+    );
     expect(text(listing)).toContain('state: running Bash');
     expect(text(running)).toContain('<retrieval_status>not_ready</retrieval_status>');
     expect(text(running)).toContain('<status>running</status>');
@@ -77,7 +103,9 @@ describe('TaskOutput: a parent peeks at its children', () => {
 
     // Peeking is a query: nothing was recorded in the child's history for it (no signal, no update).
     const history = await env.temporal.client.workflow.getHandle(childId).fetchHistory();
-    const received = (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes || event.workflowExecutionUpdateAcceptedEventAttributes);
+    const received = (history.events ?? []).filter(
+      (event) => event.workflowExecutionSignaledEventAttributes || event.workflowExecutionUpdateAcceptedEventAttributes,
+    );
     expect(received).toHaveLength(0);
     await recordHistory(env.temporal.client, handle.agentId, 'long-runs-task-output');
   });

@@ -29,7 +29,11 @@ beforeAll(async () => {
     tools: [deploy],
     workerOptions: { workflowBundle: { codePath: inject('workflowBundlePath') } },
     behaviour: scenario([
-      agentPrompted('Deploy the API', [{ toolUses: [{ name: 'deploy_service', input: { service: 'api' } }] }, { toolUses: [{ name: 'deploy_service', input: { service: 'db' } }] }, { text: 'Done: {{last_tool_result}}' }]),
+      agentPrompted('Deploy the API', [
+        { toolUses: [{ name: 'deploy_service', input: { service: 'api' } }] },
+        { toolUses: [{ name: 'deploy_service', input: { service: 'db' } }] },
+        { text: 'Done: {{last_tool_result}}' },
+      ]),
     ]),
   });
 }, 120_000);
@@ -38,23 +42,37 @@ afterAll(async () => {
 });
 
 describe('durable-subagents/testing', () => {
-  it('starts a worker with custom tools; a needsApproval tool waits for a person, runs when approved and not when denied', { timeout: 120_000 }, async () => {
-    const cwd = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-testing-env-')));
-    const handle = await env.client.startAgent({ prompt: 'Deploy the API, then the database.', cwd, homeDir: testHomeDir(), model: 'claude-test-tiny', permissionMode: 'default' });
-    const answered: string[] = [];
-    while (answered.length < 2) {
-      const pending = (await handle.approvals()).filter((request) => !answered.includes(request.requestId));
-      for (const request of pending) {
-        expect(request.tool).toBe('deploy_service');
-        // Approve the first call (api), deny the second (db).
-        await handle.answerApproval(request.requestId, { approve: answered.length === 0, by: 'test', reason: answered.length === 0 ? 'ok' : 'not today' });
-        answered.push(request.requestId);
+  it(
+    'starts a worker with custom tools; a needsApproval tool waits for a person, runs when approved and not when denied',
+    { timeout: 120_000 },
+    async () => {
+      const cwd = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'subagents-testing-env-')));
+      const handle = await env.client.startAgent({
+        prompt: 'Deploy the API, then the database.',
+        cwd,
+        homeDir: testHomeDir(),
+        model: 'claude-test-tiny',
+        permissionMode: 'default',
+      });
+      const answered: string[] = [];
+      while (answered.length < 2) {
+        const pending = (await handle.approvals()).filter((request) => !answered.includes(request.requestId));
+        for (const request of pending) {
+          expect(request.tool).toBe('deploy_service');
+          // Approve the first call (api), deny the second (db).
+          await handle.answerApproval(request.requestId, {
+            approve: answered.length === 0,
+            by: 'test',
+            reason: answered.length === 0 ? 'ok' : 'not today',
+          });
+          answered.push(request.requestId);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
-    expect(deployed).toEqual(['api']);
-    expect(result.finalText).toMatch(/^Done: .*not today/s);
-  });
+      const result = await handle.result();
+      expect(result.status).toBe('completed');
+      expect(deployed).toEqual(['api']);
+      expect(result.finalText).toMatch(/^Done: .*not today/s);
+    },
+  );
 });

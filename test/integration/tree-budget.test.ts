@@ -13,14 +13,28 @@ describe('the tree token budget', () => {
   it('stops every agent of the tree at the budget — a foreground chain and the root — each with the reason and its partial result', async () => {
     const budget = 30_000;
     env.script(
-      agentNamed('budget-chain-root', [{ text: 'ROOT-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'FG-MIDDLE' } }] }, { text: 'ROOT-NEVER' }]),
-      agentPrompted('FG-MIDDLE', [{ text: 'MIDDLE-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'FG-LEAF' } }] }, { text: 'MIDDLE-NEVER' }]),
+      agentNamed('budget-chain-root', [
+        { text: 'ROOT-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'FG-MIDDLE' } }] },
+        { text: 'ROOT-NEVER' },
+      ]),
+      agentPrompted('FG-MIDDLE', [
+        { text: 'MIDDLE-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'FG-LEAF' } }] },
+        { text: 'MIDDLE-NEVER' },
+      ]),
       {
         match: { userIncludes: 'FG-LEAF' },
-        turns: Array.from({ length: 60 }, (_, index) => ({ text: `LEAF-PARTIAL-${index}`, toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 50 })),
+        turns: Array.from({ length: 60 }, (_, index) => ({
+          text: `LEAF-PARTIAL-${index}`,
+          toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+          delayMs: 50,
+        })),
       },
     );
-    const handle = await env.start({ prompt: 'spend the budget', name: 'budget-chain-root', limits: { treeTokenBudget: budget } });
+    const handle = await env.start({
+      prompt: 'spend the budget',
+      name: 'budget-chain-root',
+      limits: { treeTokenBudget: budget },
+    });
     const result = await handle.result();
     const reason = `the tree's budget of ${budget.toLocaleString('en-US')} tokens`;
     expect(result.status).toBe('cancelled');
@@ -48,7 +62,13 @@ describe('the tree token budget', () => {
     const middleEvents = (await env.temporal.client.workflow.getHandle(middleId).fetchHistory()).events ?? [];
     const middleCancelled = middleEvents.findIndex((event) => event.workflowExecutionCancelRequestedEventAttributes);
     expect(middleCancelled).toBeGreaterThan(0);
-    expect(middleEvents.slice(middleCancelled).filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'treeAgentEvent')).toHaveLength(0);
+    expect(
+      middleEvents
+        .slice(middleCancelled)
+        .filter(
+          (event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'treeAgentEvent',
+        ),
+    ).toHaveLength(0);
     expect((await handle.tree()).nodes.map((node) => node.status)).toEqual(['finished', 'finished']);
     // The root's Agent call was answered with who stopped it; it made no further model call.
     expect(requestsOf(handle.agentId)).toHaveLength(1);
@@ -68,8 +88,13 @@ describe('the tree token budget', () => {
     const scenarioFor = (name: string) =>
       scenario([
         agentNamed(name, [
-          { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'SM-BUDGET-HELPER', name: 'helper' } }] },
-          { text: 'ROOT-BEFORE-SEND', toolUses: [{ name: 'SendMessage', input: { to: 'helper', message: 'one more thing' } }] },
+          {
+            toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'SM-BUDGET-HELPER', name: 'helper' } }],
+          },
+          {
+            text: 'ROOT-BEFORE-SEND',
+            toolUses: [{ name: 'SendMessage', input: { to: 'helper', message: 'one more thing' } }],
+          },
           { text: 'ROOT-AFTER-SEND' },
           { text: 'ROOT-NOTIFIED' },
         ]),
@@ -78,9 +103,20 @@ describe('the tree token budget', () => {
     const tokensOf = (agentId: string) =>
       env.modelServer
         .requests()
-        .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
+        .filter(
+          (request) =>
+            request.path === '/v1/messages' &&
+            request.status === 200 &&
+            request.headers['x-subagents-agent-id'] === agentId,
+        )
         .map((request) => request.usage!)
-        .map((usage) => usage.input_tokens + usage.output_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens);
+        .map(
+          (usage) =>
+            usage.input_tokens +
+            usage.output_tokens +
+            usage.cache_creation_input_tokens +
+            usage.cache_read_input_tokens,
+        );
 
     // Measure the same tree (same name length, no budget): the root's second call is the one that should reach the budget.
     env.modelServer.setBehaviour(scenarioFor('sm-budget-calib'));
@@ -92,7 +128,11 @@ describe('the tree token budget', () => {
     const budget = root1! + helper1! + Math.floor(root2! / 2);
 
     env.modelServer.setBehaviour(scenarioFor('sm-budget-tests'));
-    const handle = await env.start({ prompt: 'send at the budget', name: 'sm-budget-tests', limits: { treeTokenBudget: budget } });
+    const handle = await env.start({
+      prompt: 'send at the budget',
+      name: 'sm-budget-tests',
+      limits: { treeTokenBudget: budget },
+    });
     const result = await handle.result();
     expect(result.status).toBe('cancelled');
     expect(result.error).toContain(`stopped by budget: the tree's budget of ${budget.toLocaleString('en-US')} tokens`);
@@ -103,7 +143,8 @@ describe('the tree token budget', () => {
     // The helper was not resumed: one model call, one run.
     expect(tokensOf(helperId)).toHaveLength(1);
     const helperRuns = [];
-    for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${helperId}'` })) helperRuns.push(execution.runId);
+    for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${helperId}'` }))
+      helperRuns.push(execution.runId);
     expect(helperRuns).toHaveLength(1);
     expect(tokensOf(handle.agentId)).toHaveLength(1);
     // Nor is it resumed from outside afterwards.
@@ -122,13 +163,17 @@ describe('the tree token budget', () => {
     );
     const handle = await env.start({ prompt: 'pause then resume', name: 'pause-resume-root' });
     const helperId = `${handle.agentId}.1`;
-    await waitFor(async () => {
-      try {
-        return (await env.temporal.client.workflow.getHandle(helperId).describe()).status.name === 'COMPLETED';
-      } catch {
-        return false;
-      }
-    }, 60_000, 'the helper finished');
+    await waitFor(
+      async () => {
+        try {
+          return (await env.temporal.client.workflow.getHandle(helperId).describe()).status.name === 'COMPLETED';
+        } catch {
+          return false;
+        }
+      },
+      60_000,
+      'the helper finished',
+    );
     await handle.pauseSpawning(true);
     await env.writeFiles({ 'go-on': '' });
     const result = await handle.result();

@@ -23,12 +23,19 @@ async function patchesOf(workflowId: string): Promise<string[]> {
 describe('round trips of a turn', () => {
   it('reads files without a task of their own and sends small new messages with the model call (the first with its opening); a large one is read by query', async () => {
     const line = 'x'.repeat(99);
-    const large = Array.from({ length: Math.ceil((conversationLimits.maxInlineTailBytes * 2) / 100) }, () => line).join('\n');
+    const large = Array.from({ length: Math.ceil((conversationLimits.maxInlineTailBytes * 2) / 100) }, () => line).join(
+      '\n',
+    );
     await env.writeFiles({ 'alpha.txt': 'ALPHA-CONTENT\n', 'beta.txt': 'BETA-CONTENT\n', 'large.txt': `${large}\n` });
     env.modelServer.clearRequests();
     env.script(
       agentNamed('round-trips', [
-        { toolUses: [{ name: 'Read', input: { file_path: 'alpha.txt' } }, { name: 'Read', input: { file_path: 'beta.txt' } }] },
+        {
+          toolUses: [
+            { name: 'Read', input: { file_path: 'alpha.txt' } },
+            { name: 'Read', input: { file_path: 'beta.txt' } },
+          ],
+        },
         { toolUses: [{ name: 'Read', input: { file_path: 'large.txt' } }] },
         { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }] },
         { text: 'READ ALL' },
@@ -54,7 +61,10 @@ describe('round trips of a turn', () => {
     expect(steps.modelInputs).toHaveLength(4);
     expect(first!.tail).toMatchObject({ from: 0 });
     expect(first!.tail!.messages).toHaveLength(first!.messageCount);
-    expect(first!.opening).toEqual({ tools: expect.arrayContaining(['Read', 'Glob']), systemPromptHash: expect.any(String) });
+    expect(first!.opening).toEqual({
+      tools: expect.arrayContaining(['Read', 'Glob']),
+      systemPromptHash: expect.any(String),
+    });
     expect(second!.tail).toMatchObject({ from: first!.messageCount });
     expect(second!.tail!.messages).toHaveLength(second!.messageCount - first!.messageCount);
     expect(third!.tail).toBeUndefined();
@@ -65,16 +75,24 @@ describe('round trips of a turn', () => {
     const bodies = requestBodies(env.modelServer);
     expect(bodies).toHaveLength(4);
     // The system prompt sent without a query is the one the workflow holds.
-    const held = await env.temporal.client.workflow.getHandle(handle.agentId).query<{ systemPrompt: string }, [{ from: number }]>('conversation', { from: 0 });
-    for (const body of bodies) expect((body.system as { text: string }[]).map((block) => block.text).join('')).toBe(held.systemPrompt);
+    const held = await env.temporal.client.workflow
+      .getHandle(handle.agentId)
+      .query<{ systemPrompt: string }, [{ from: number }]>('conversation', { from: 0 });
+    for (const body of bodies)
+      expect((body.system as { text: string }[]).map((block) => block.text).join('')).toBe(held.systemPrompt);
     expect(JSON.stringify(bodies[1]!.messages)).toContain('ALPHA-CONTENT');
     expect(JSON.stringify(bodies[1]!.messages)).toContain('BETA-CONTENT');
-    expect(JSON.stringify(bodies[2]!.messages).split(line).length - 1).toBeGreaterThan(conversationLimits.maxInlineTailBytes / 100);
+    expect(JSON.stringify(bodies[2]!.messages).split(line).length - 1).toBeGreaterThan(
+      conversationLimits.maxInlineTailBytes / 100,
+    );
     expect(JSON.stringify(bodies[3]!.messages)).toContain('large.txt');
     // Each request extends the one before (cache breakpoints aside).
-    const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner)));
+    const plain = (value: unknown): unknown =>
+      JSON.parse(JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner)));
     for (let index = 1; index < bodies.length; index++) {
-      expect(plain(bodies[index]!.messages.slice(0, bodies[index - 1]!.messages.length))).toEqual(plain(bodies[index - 1]!.messages));
+      expect(plain(bodies[index]!.messages.slice(0, bodies[index - 1]!.messages.length))).toEqual(
+        plain(bodies[index - 1]!.messages),
+      );
     }
     await recordHistory(env.temporal.client, handle.agentId, 'perf-batched-reads');
   });

@@ -49,7 +49,11 @@ const cliEnv = () => ({ ...process.env, TEMPORAL_ADDRESS: env.temporal.address, 
 /** Runs the real CLI; resolves with its exit code and output (never rejects). */
 async function subagents(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env: cliEnv(), encoding: 'utf8', cwd: env.workspace });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], {
+      env: cliEnv(),
+      encoding: 'utf8',
+      cwd: env.workspace,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -90,9 +94,22 @@ describe("README's Using it, against the tour", () => {
         expect(run.code, `${line}\n${run.stdout}\n${run.stderr}`).toBe(0);
         ran.push(command);
         if (command === 'ls') expect(run.stdout).toContain(tour.workerId);
-        if (command === 'steer') await waitFor(() => modelCallsOf(env.modelServer, tour.workerId).some((call) => call.rawBody.includes('look at src/activities first')), 60_000, 'the worker to be steered');
+        if (command === 'steer')
+          await waitFor(
+            () =>
+              modelCallsOf(env.modelServer, tour.workerId).some((call) =>
+                call.rawBody.includes('look at src/activities first'),
+              ),
+            60_000,
+            'the worker to be steered',
+          );
         if (command === 'approvals') expect(run.stdout).toContain(tour.requestId);
-        if (command === 'approve') await waitFor(() => existsSync(path.join(env.workspace, tourApprovedFile)), 60_000, "the approved Bash call to write its file");
+        if (command === 'approve')
+          await waitFor(
+            () => existsSync(path.join(env.workspace, tourApprovedFile)),
+            60_000,
+            'the approved Bash call to write its file',
+          );
         if (command === 'board') for (const subject of tourTasks) expect(run.stdout).toContain(subject);
         if (command === 'board') expect(run.stdout).toMatch(/IN PROGRESS \(1\)/);
         if (command === 'transcript') expect(run.stdout).toContain('Claiming task #1.');
@@ -100,7 +117,10 @@ describe("README's Using it, against the tour", () => {
       expect(ran).toEqual(['watch', 'ls', 'steer', 'approvals', 'approve', 'board', 'transcript', 'stop']);
       expect(readFileSync(path.join(env.workspace, tourApprovedFile), 'utf8')).toBe('approved: this Bash call ran\n');
       // The bound on `watch`: once the worker is stopped the lead finishes, and watch ends by itself with exit 0.
-      const code = await Promise.race([watch!.exited, new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), 90_000))]);
+      const code = await Promise.race([
+        watch!.exited,
+        new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), 90_000)),
+      ]);
       expect(code, watch!.output()).toBe(0);
       expect(watch!.output()).toContain(tourNames.root);
     } finally {

@@ -13,43 +13,90 @@ describe('subagents watch', () => {
   it('--json emits the events of a 3-level tree in order: each agent started under its parent, the deepest finished first, the result last', async () => {
     env.script(
       agentNamed('watch-root', [
-        { text: 'Planning the survey now.', toolUses: [{ name: 'Agent', input: { description: 'survey', prompt: 'Survey and delegate', subagent_type: 'general-purpose', name: 'watch-mid' } }], eventDelayMs: 300 },
+        {
+          text: 'Planning the survey now.',
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'survey',
+                prompt: 'Survey and delegate',
+                subagent_type: 'general-purpose',
+                name: 'watch-mid',
+              },
+            },
+          ],
+          eventDelayMs: 300,
+        },
         { text: 'ROOT done' },
       ]),
       agentNamed('watch-mid', [
-        { toolUses: [{ name: 'Agent', input: { description: 'read notes', prompt: 'Read notes.txt', subagent_type: 'general-purpose', name: 'watch-leaf' } }], delayMs: 1500 },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'read notes',
+                prompt: 'Read notes.txt',
+                subagent_type: 'general-purpose',
+                name: 'watch-leaf',
+              },
+            },
+          ],
+          delayMs: 1500,
+        },
         { text: 'MID done', delayMs: 1500 },
       ]),
-      agentNamed('watch-leaf', [{ toolUses: [{ name: 'Bash', input: { command: 'echo leaf-working; sleep 2' } }], delayMs: 1000 }, { text: 'LEAF done', delayMs: 1000 }]),
+      agentNamed('watch-leaf', [
+        { toolUses: [{ name: 'Bash', input: { command: 'echo leaf-working; sleep 2' } }], delayMs: 1000 },
+        { text: 'LEAF done', delayMs: 1000 },
+      ]),
     );
     await env.writeFiles({ 'notes.txt': 'hello\n' });
     const handle = await env.start({ prompt: 'three levels, watched', name: 'watch-root' });
     const lines: string[] = [];
-    const result = await watchTree(env.client, handle.agentId, { mode: 'json', print: (line) => lines.push(line), intervalMs: 200 });
+    const result = await watchTree(env.client, handle.agentId, {
+      mode: 'json',
+      print: (line) => lines.push(line),
+      intervalMs: 200,
+    });
     expect(result.status).toBe('completed');
     const events = lines.map((line) => JSON.parse(line) as WatchEvent);
     const index = (predicate: (event: WatchEvent) => boolean): number => events.findIndex(predicate);
-    const named = (event: WatchEvent, kind: WatchEvent['event'], name: string): boolean => event.event === kind && 'name' in event && event.name === name;
+    const named = (event: WatchEvent, kind: WatchEvent['event'], name: string): boolean =>
+      event.event === kind && 'name' in event && event.name === name;
     const rootStarted = index((event) => event.event === 'started' && 'depth' in event && event.depth === 0);
     const midStarted = index((event) => named(event, 'started', 'watch-mid'));
     const leafStarted = index((event) => named(event, 'started', 'watch-leaf'));
     const leafFinished = index((event) => named(event, 'finished', 'watch-leaf'));
     const midFinished = index((event) => named(event, 'finished', 'watch-mid'));
     const rootFinished = index((event) => event.event === 'finished' && 'depth' in event && event.depth === 0);
-    expect([rootStarted, midStarted, leafStarted, leafFinished, midFinished, rootFinished].every((position) => position >= 0)).toBe(true);
+    expect(
+      [rootStarted, midStarted, leafStarted, leafFinished, midFinished, rootFinished].every(
+        (position) => position >= 0,
+      ),
+    ).toBe(true);
     expect(rootStarted).toBeLessThan(midStarted);
     expect(midStarted).toBeLessThan(leafStarted);
     expect(leafStarted).toBeLessThan(leafFinished);
     expect(leafFinished).toBeLessThan(midFinished);
     expect(midFinished).toBeLessThan(rootFinished);
-    expect(events[events.length - 1]).toMatchObject({ event: 'result', result: { status: 'completed', agentId: handle.agentId } });
+    expect(events[events.length - 1]).toMatchObject({
+      event: 'result',
+      result: { status: 'completed', agentId: handle.agentId },
+    });
     // Each agent sits under its parent, at its depth.
     const mid = events[midStarted] as WatchEvent & { agentId: string };
     expect(events[midStarted]).toMatchObject({ parentAgentId: handle.agentId, depth: 1, agentType: 'general-purpose' });
     expect(events[leafStarted]).toMatchObject({ parentAgentId: mid.agentId, depth: 2, agentType: 'general-purpose' });
     expect(events[leafFinished]).toMatchObject({ state: 'completed' });
     // Updates carry what the agents were doing: the leaf's command, with its output as the last line.
-    expect(events.some((event) => event.event === 'updated' && 'name' in event && event.name === 'watch-leaf' && event.currentTool === 'Bash')).toBe(true);
+    expect(
+      events.some(
+        (event) =>
+          event.event === 'updated' && 'name' in event && event.name === 'watch-leaf' && event.currentTool === 'Bash',
+      ),
+    ).toBe(true);
   });
 
   it('refuses bad arguments and an unknown agent with a clear error', async () => {

@@ -24,7 +24,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
   // WebFetch may reach this machine's test server only because the worker is configured to allow it.
-  env = await createAgentTestEnv({ kind: 'echo' }, { homeDir, web: { allowPrivateAddresses: parsePrivateAllowance('127.0.0.1') } });
+  env = await createAgentTestEnv(
+    { kind: 'echo' },
+    { homeDir, web: { allowPrivateAddresses: parsePrivateAllowance('127.0.0.1') } },
+  );
 });
 
 afterAll(async () => {
@@ -33,12 +36,18 @@ afterAll(async () => {
   await new Promise((resolve) => site?.close(resolve));
 });
 
-const fetchTurn = (page: string) => ({ toolUses: [{ name: 'WebFetch', input: { url: `${siteUrl}/${page}`, prompt: 'What ships?' } }] });
+const fetchTurn = (page: string) => ({
+  toolUses: [{ name: 'WebFetch', input: { url: `${siteUrl}/${page}`, prompt: 'What ships?' } }],
+});
 
 /** The tool results the agent's model saw, in order. */
 function toolResults(agentId: string): Array<{ content: string; is_error?: boolean }> {
-  const last = JSON.parse(modelCallsOf(env.modelServer, agentId).at(-1)!.rawBody) as { messages: Array<{ content: unknown }> };
-  return last.messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((block: { type: string }) => block.type === 'tool_result');
+  const last = JSON.parse(modelCallsOf(env.modelServer, agentId).at(-1)!.rawBody) as {
+    messages: Array<{ content: unknown }>;
+  };
+  return last.messages
+    .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+    .filter((block: { type: string }) => block.type === 'tool_result');
 }
 
 describe('WebFetch permission by domain', () => {
@@ -48,7 +57,12 @@ describe('WebFetch permission by domain', () => {
       agentNamed('fetch-ask', [fetchTurn('first'), fetchTurn('second'), { text: 'done' }]),
     );
     const served = pagesServed;
-    const handle = await env.start({ prompt: 'read the changelog', name: 'fetch-ask', cwd: writeProject(env.workspace, 'ask', {}), permissionMode: 'default' });
+    const handle = await env.start({
+      prompt: 'read the changelog',
+      name: 'fetch-ask',
+      cwd: writeProject(env.workspace, 'ask', {}),
+      permissionMode: 'default',
+    });
     await waitFor(async () => (await handle.approvals()).length === 1, 30_000, 'the approval request of WebFetch');
     const [request] = await handle.approvals();
     expect(request!.tool).toBe('WebFetch');
@@ -70,14 +84,26 @@ describe('WebFetch permission by domain', () => {
   it('a background agent gets its answer through the approval route (auto-denied by default), never a silent allow', async () => {
     env.script(
       agentNamed('fetch-background', [
-        { toolUses: [{ name: 'Agent', input: { description: 'fetcher', prompt: 'background fetch task', run_in_background: true } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: { description: 'fetcher', prompt: 'background fetch task', run_in_background: true },
+            },
+          ],
+        },
         { text: 'waiting' },
         { text: 'root got: {{last_user_text}}' },
       ]),
       agentPrompted('background fetch task', [fetchTurn('background'), { text: 'fetcher saw: {{last_tool_result}}' }]),
     );
     const served = pagesServed;
-    const handle = await env.start({ prompt: 'fetch in the background', name: 'fetch-background', cwd: writeProject(env.workspace, 'background', {}), permissionMode: 'default' });
+    const handle = await env.start({
+      prompt: 'fetch in the background',
+      name: 'fetch-background',
+      cwd: writeProject(env.workspace, 'background', {}),
+      permissionMode: 'default',
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     expect(result.finalText).toContain('background agents cannot ask a person');
@@ -91,17 +117,31 @@ describe('WebFetch permission by domain', () => {
       agentNamed('fetch-dont-ask', [fetchTurn('refused'), { text: 'done' }]),
     );
     const served = pagesServed;
-    const ruled = writeProject(env.workspace, 'rule', { '.claude/settings.json': JSON.stringify({ permissions: { allow: ['WebFetch(domain:127.0.0.1)'] } }) });
-    const allowed = await env.start({ prompt: 'read the changelog', name: 'fetch-rule', cwd: ruled, permissionMode: 'default' });
+    const ruled = writeProject(env.workspace, 'rule', {
+      '.claude/settings.json': JSON.stringify({ permissions: { allow: ['WebFetch(domain:127.0.0.1)'] } }),
+    });
+    const allowed = await env.start({
+      prompt: 'read the changelog',
+      name: 'fetch-rule',
+      cwd: ruled,
+      permissionMode: 'default',
+    });
     expect((await allowed.result()).status).toBe('completed');
     expect(pagesServed).toBe(served + 1);
     expect(toolResults(allowed.agentId)[0]!.is_error).toBeFalsy();
 
-    const denied = await env.start({ prompt: 'read the changelog', name: 'fetch-dont-ask', cwd: writeProject(env.workspace, 'dont-ask', {}), permissionMode: 'dontAsk' });
+    const denied = await env.start({
+      prompt: 'read the changelog',
+      name: 'fetch-dont-ask',
+      cwd: writeProject(env.workspace, 'dont-ask', {}),
+      permissionMode: 'dontAsk',
+    });
     expect((await denied.result()).status).toBe('completed');
     expect(pagesServed).toBe(served + 1);
     const [refusal] = toolResults(denied.agentId);
     expect(refusal!.is_error).toBe(true);
-    expect(refusal!.content).toContain('WebFetch to 127.0.0.1 needs a person to approve its domain, and this agent runs in dontAsk mode');
+    expect(refusal!.content).toContain(
+      'WebFetch to 127.0.0.1 needs a person to approve its domain, and this agent runs in dontAsk mode',
+    );
   });
 });

@@ -23,7 +23,11 @@ describe('stack depth of workflow code', () => {
     env.script(agentNamed('stack-frames', [{ text: 'late answer', delayMs: 60_000 }]));
     const handle = await env.start({ prompt: 'answer slowly', name: 'stack-frames' });
     const workflow = env.temporal.client.workflow.getHandle(handle.agentId);
-    await waitFor(async () => ((await workflow.describe()).raw.pendingActivities ?? []).length > 0, 30_000, 'the model call to be under way');
+    await waitFor(
+      async () => ((await workflow.describe()).raw.pendingActivities ?? []).length > 0,
+      30_000,
+      'the model call to be under way',
+    );
     const stacks = framesOf(await workflow.query<string>('__stack_trace'));
     expect(stacks.length).toBeGreaterThan(0);
     // Cut at the limit, not short by nature: the agent waiting for its model call is deeper than three frames.

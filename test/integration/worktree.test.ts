@@ -37,7 +37,12 @@ function text(block: Block | undefined): string {
 function lastToolResults(agentId: string, index: number): Block[] {
   const bodies = env.modelServer
     .requests()
-    .filter((request) => request.path === '/v1/messages' && request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
+    .filter(
+      (request) =>
+        request.path === '/v1/messages' &&
+        request.status === 200 &&
+        request.headers['x-subagents-agent-id'] === agentId,
+    )
     .map((request) => JSON.parse(request.rawBody) as { messages: { content: Block[] | string }[] });
   const last = bodies[index]!.messages[bodies[index]!.messages.length - 1]!;
   return typeof last.content === 'string' ? [] : last.content.filter((block) => block.type === 'tool_result');
@@ -49,9 +54,11 @@ async function subagentBranches(): Promise<string[]> {
 
 async function worktreePaths(): Promise<string[]> {
   const list = await simpleGit(env.workspace).raw(['worktree', 'list', '--porcelain']);
-  return list.split('\n').filter((line) => line.startsWith('worktree ')).map((line) => line.slice('worktree '.length));
+  return list
+    .split('\n')
+    .filter((line) => line.startsWith('worktree '))
+    .map((line) => line.slice('worktree '.length));
 }
-
 
 describe('worktree isolation', () => {
   it('runs two children in parallel worktrees editing the same file; each result names its branch', async () => {
@@ -60,16 +67,25 @@ describe('worktree isolation', () => {
         {
           toolUses: ['left', 'right'].map((side) => ({
             name: 'Agent',
-            input: { description: `${side} editor`, prompt: `EDIT-${side}`, subagent_type: 'general-purpose', isolation: 'worktree' },
+            input: {
+              description: `${side} editor`,
+              prompt: `EDIT-${side}`,
+              subagent_type: 'general-purpose',
+              isolation: 'worktree',
+            },
           })),
         },
         { text: 'both edited' },
       ]),
-      ...['left', 'right'].map((side) => (agentPrompted(`EDIT-${side}`, [
-        { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
-        { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: side } }] },
-        { text: `${side} done: {{last_tool_result}}` },
-      ]))),
+      ...['left', 'right'].map((side) =>
+        agentPrompted(`EDIT-${side}`, [
+          { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
+          {
+            toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: side } }],
+          },
+          { text: `${side} done: {{last_tool_result}}` },
+        ]),
+      ),
     );
     const handle = await env.start({ prompt: 'parallel worktrees', name: 'wt-root' });
     expect((await handle.result()).status).toBe('completed');
@@ -93,10 +109,25 @@ describe('worktree isolation', () => {
     const before = await subagentBranches();
     env.script(
       agentNamed('wt-clean-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'reader', prompt: 'ONLY-READ', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'reader',
+                prompt: 'ONLY-READ',
+                subagent_type: 'general-purpose',
+                isolation: 'worktree',
+              },
+            },
+          ],
+        },
         { text: 'read only' },
       ]),
-      agentPrompted('ONLY-READ', [{ toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] }, { text: 'nothing changed' }]),
+      agentPrompted('ONLY-READ', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
+        { text: 'nothing changed' },
+      ]),
     );
     const handle = await env.start({ prompt: 'clean worktree', name: 'wt-clean-root' });
     expect((await handle.result()).status).toBe('completed');
@@ -104,23 +135,46 @@ describe('worktree isolation', () => {
     expect(text(lastToolResults(handle.agentId, 1)[0])).not.toContain('Worktree kept');
     expect(await subagentBranches()).toEqual(before);
     expect((await worktreePaths()).some((candidate) => candidate.endsWith(childId))).toBe(false);
-    expect((await env.client.getAgent(childId).status()).result?.worktree).toMatchObject({ kept: false, branch: `subagents/${childId}` });
+    expect((await env.client.getAgent(childId).status()).result?.worktree).toMatchObject({
+      kept: false,
+      branch: `subagents/${childId}`,
+    });
   });
 
   it("tells a fork in a worktree that inherited paths are the parent's, and makes it re-read before editing", async () => {
     env.script(
       agentNamed('wt-fork-root', [
         { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
-        { toolUses: [{ name: 'Agent', input: { description: 'fork in worktree', prompt: 'FORK-WT', isolation: 'worktree', run_in_background: false } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'fork in worktree',
+                prompt: 'FORK-WT',
+                isolation: 'worktree',
+                run_in_background: false,
+              },
+            },
+          ],
+        },
         { text: 'fork done' },
       ]),
       {
         match: { userIncludes: 'Your directive: ' },
         turnOffset: 2,
         turns: [
-          { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } }] },
+          {
+            toolUses: [
+              { name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } },
+            ],
+          },
           { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
-          { toolUses: [{ name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } }] },
+          {
+            toolUses: [
+              { name: 'Edit', input: { file_path: 'shared.txt', old_string: 'original', new_string: 'forked' } },
+            ],
+          },
           { text: 'Scope: edited after re-reading' },
         ],
       },
@@ -128,7 +182,9 @@ describe('worktree isolation', () => {
     const handle = await env.start({ prompt: 'fork in worktree', name: 'wt-fork-root', limits: { forking: true } });
     expect((await handle.result()).status).toBe('completed');
     const childId = `${handle.agentId}.1`;
-    const first = env.modelServer.requests().find((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === childId)!;
+    const first = env.modelServer
+      .requests()
+      .find((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === childId)!;
     expect(first.rawBody).toContain("Paths in the conversation above refer to the parent's checkout");
     expect(first.rawBody).toContain(`${env.workspace} corresponds to`);
     const refused = lastToolResults(childId, 1)[0]!;
@@ -139,15 +195,43 @@ describe('worktree isolation', () => {
 
   it('cleans up when the child is stopped mid-run', async () => {
     env.script(
-      agentNamed('wt-stop-root', [{ toolUses: [{ name: 'Agent', input: { description: 'looper', prompt: 'LOOP-IN-WORKTREE', subagent_type: 'general-purpose', isolation: 'worktree' } }] }]),
-      { match: { userIncludes: 'LOOP-IN-WORKTREE' }, turns: Array.from({ length: 50 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 200 })) },
+      agentNamed('wt-stop-root', [
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'looper',
+                prompt: 'LOOP-IN-WORKTREE',
+                subagent_type: 'general-purpose',
+                isolation: 'worktree',
+              },
+            },
+          ],
+        },
+      ]),
+      {
+        match: { userIncludes: 'LOOP-IN-WORKTREE' },
+        turns: Array.from({ length: 50 }, () => ({
+          toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+          delayMs: 200,
+        })),
+      },
     );
     const handle = await env.start({ prompt: 'stop in worktree', name: 'wt-stop-root' });
     const childId = `${handle.agentId}.1`;
-    await waitFor(async () => (await worktreePaths()).some((candidate) => candidate.endsWith(childId)), 30_000, 'the worktree');
+    await waitFor(
+      async () => (await worktreePaths()).some((candidate) => candidate.endsWith(childId)),
+      30_000,
+      'the worktree',
+    );
     await handle.stop({ by: 'tester', reason: 'stop mid-run' });
     await expect(handle.result()).rejects.toThrow();
-    await waitFor(async () => !(await worktreePaths()).some((candidate) => candidate.endsWith(childId)), 30_000, 'the worktree to be removed');
+    await waitFor(
+      async () => !(await worktreePaths()).some((candidate) => candidate.endsWith(childId)),
+      30_000,
+      'the worktree to be removed',
+    );
     expect(await subagentBranches()).not.toContain(`subagents/${childId}`);
   });
 
@@ -155,16 +239,45 @@ describe('worktree isolation', () => {
     const taskQueue = `${env.taskQueue}-crash`;
     env.script(
       agentNamed('wt-crash-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'SLOW-IN-WORKTREE', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
+        {
+          toolUses: [
+            {
+              name: 'Agent',
+              input: {
+                description: 'slow',
+                prompt: 'SLOW-IN-WORKTREE',
+                subagent_type: 'general-purpose',
+                isolation: 'worktree',
+              },
+            },
+          ],
+        },
         { text: 'crash survived' },
       ]),
-      agentPrompted('SLOW-IN-WORKTREE', [...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }], delayMs: 300 })), { text: 'slow done' }]),
+      agentPrompted('SLOW-IN-WORKTREE', [
+        ...Array.from({ length: 8 }, () => ({
+          toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
+          delayMs: 300,
+        })),
+        { text: 'slow done' },
+      ]),
     );
     childWorkers.push(await startChildWorker({ taskQueue, modelBaseUrl: env.modelServer.url }));
     const client = new SubagentsClient(env.temporal.client, taskQueue);
-    const handle = await client.startAgent({ prompt: 'crash in worktree', name: 'wt-crash-root', cwd: env.workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions', limits: { forking: false } });
+    const handle = await client.startAgent({
+      prompt: 'crash in worktree',
+      name: 'wt-crash-root',
+      cwd: env.workspace,
+      model: 'claude-test-tiny',
+      permissionMode: 'bypassPermissions',
+      limits: { forking: false },
+    });
     const childId = `${handle.agentId}.1`;
-    await waitFor(async () => (await worktreePaths()).some((candidate) => candidate.endsWith(childId)), 30_000, 'the worktree');
+    await waitFor(
+      async () => (await worktreePaths()).some((candidate) => candidate.endsWith(childId)),
+      30_000,
+      'the worktree',
+    );
     await childWorkers[0]!.kill('SIGKILL');
     childWorkers.push(await startChildWorker({ taskQueue, modelBaseUrl: env.modelServer.url }));
     expect((await handle.result()).finalText).toBe('crash survived');
@@ -174,46 +287,71 @@ describe('worktree isolation', () => {
     expect((await simpleGit(env.workspace).status()).isClean()).toBe(true);
   });
 
-  it('keeps a steer that arrives while the agent is ending (its worktree cleanup waits on git) as undelivered', { timeout: 180_000 }, async () => {
-    env.script(
-      agentNamed('wt-late-root', [{ toolUses: [{ name: 'Agent', input: { description: 'late', prompt: 'LATE-STEER-CHILD', subagent_type: 'general-purpose', isolation: 'worktree' } }] }, { text: 'root done' }]),
-      agentPrompted('LATE-STEER-CHILD', [{ text: 'child done', delayMs: 1000 }]),
-    );
-    // While the marker exists, deleting a subagent branch (the cleanup's last step) waits in git's reference-transaction hook.
-    const marker = path.join(path.dirname(env.workspace), `${path.basename(env.workspace)}-hold-refs`);
-    const hook = path.join(env.workspace, '.git', 'hooks', 'reference-transaction');
-    const zero = '0'.repeat(40);
-    writeFileSync(
-      hook,
-      [
-        '#!/bin/sh',
-        '[ "$1" = prepared ] || exit 0',
-        'while read old new ref; do',
-        `  if [ "$new" = ${zero} ] && [ "\${ref#refs/heads/subagents/}" != "$ref" ]; then`,
-        `    while [ -f '${marker}' ]; do sleep 0.1; done`,
-        '  fi',
-        'done',
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
-    writeFileSync(marker, '');
-    try {
-      const handle = await env.start({ prompt: 'late steer', name: 'wt-late-root' });
-      const childId = `${handle.agentId}.1`;
-      const child = env.client.getAgent(childId);
-      await waitFor(async () => (await child.status().catch(() => undefined))?.state === 'finished', 90_000, 'the child to finish its turn');
-      expect((await child.describe()).status.name).toBe('RUNNING');
-      await env.temporal.client.workflow.getHandle(childId).signal('steerSignal', { text: 'LATE-STEER', by: 'tester' });
-      await waitFor(async () => (await child.status()).rejectedInputs.count === 0, 5000, 'the signal to be handled');
-      rmSync(marker, { force: true });
-      expect((await handle.result()).status).toBe('completed');
-      const childResult = (await child.status()).result!;
-      expect(childResult.undelivered).toEqual(['LATE-STEER']);
-      expect(await subagentBranches()).not.toContain(`subagents/${childId}`);
-    } finally {
-      rmSync(marker, { force: true });
-      rmSync(hook, { force: true });
-    }
-  });
+  it(
+    'keeps a steer that arrives while the agent is ending (its worktree cleanup waits on git) as undelivered',
+    { timeout: 180_000 },
+    async () => {
+      env.script(
+        agentNamed('wt-late-root', [
+          {
+            toolUses: [
+              {
+                name: 'Agent',
+                input: {
+                  description: 'late',
+                  prompt: 'LATE-STEER-CHILD',
+                  subagent_type: 'general-purpose',
+                  isolation: 'worktree',
+                },
+              },
+            ],
+          },
+          { text: 'root done' },
+        ]),
+        agentPrompted('LATE-STEER-CHILD', [{ text: 'child done', delayMs: 1000 }]),
+      );
+      // While the marker exists, deleting a subagent branch (the cleanup's last step) waits in git's reference-transaction hook.
+      const marker = path.join(path.dirname(env.workspace), `${path.basename(env.workspace)}-hold-refs`);
+      const hook = path.join(env.workspace, '.git', 'hooks', 'reference-transaction');
+      const zero = '0'.repeat(40);
+      writeFileSync(
+        hook,
+        [
+          '#!/bin/sh',
+          '[ "$1" = prepared ] || exit 0',
+          'while read old new ref; do',
+          `  if [ "$new" = ${zero} ] && [ "\${ref#refs/heads/subagents/}" != "$ref" ]; then`,
+          `    while [ -f '${marker}' ]; do sleep 0.1; done`,
+          '  fi',
+          'done',
+          '',
+        ].join('\n'),
+        { mode: 0o755 },
+      );
+      writeFileSync(marker, '');
+      try {
+        const handle = await env.start({ prompt: 'late steer', name: 'wt-late-root' });
+        const childId = `${handle.agentId}.1`;
+        const child = env.client.getAgent(childId);
+        await waitFor(
+          async () => (await child.status().catch(() => undefined))?.state === 'finished',
+          90_000,
+          'the child to finish its turn',
+        );
+        expect((await child.describe()).status.name).toBe('RUNNING');
+        await env.temporal.client.workflow
+          .getHandle(childId)
+          .signal('steerSignal', { text: 'LATE-STEER', by: 'tester' });
+        await waitFor(async () => (await child.status()).rejectedInputs.count === 0, 5000, 'the signal to be handled');
+        rmSync(marker, { force: true });
+        expect((await handle.result()).status).toBe('completed');
+        const childResult = (await child.status()).result!;
+        expect(childResult.undelivered).toEqual(['LATE-STEER']);
+        expect(await subagentBranches()).not.toContain(`subagents/${childId}`);
+      } finally {
+        rmSync(marker, { force: true });
+        rmSync(hook, { force: true });
+      }
+    },
+  );
 });
