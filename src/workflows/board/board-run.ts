@@ -79,7 +79,6 @@ export class BoardRun {
     if (lost.length > 0) this.showDetails();
   }
 
-  /** When the next claim runs out. */
   nextExpiry(): number | undefined {
     return nextExpiryMs(this.state.tasks);
   }

@@ -118,7 +118,6 @@ function editFields(draft: BoardDraft, request: UpdateTaskRequest, changed: stri
   return undefined;
 }
 
-/** addBlockedBy, addBlocks, removeBlockedBy. */
 function editDependencies(draft: BoardDraft, request: UpdateTaskRequest, changed: string[]): string | undefined {
   const { taskId } = request;
   for (const blockerId of request.removeBlockedBy ?? []) removeDependency(draft, blockerId, taskId);

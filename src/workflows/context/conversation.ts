@@ -11,7 +11,6 @@ export class Conversation {
   private hashes: string[] = [emptyConversationHash];
   private tokens: number[] = [];
   private bytes: number[] = [];
-  /** Log index of each message of the conversation. */
   private logIndices: number[] = [];
   private readonly log: MessageParam[] = [];
   private readonly boundaries: TranscriptBoundary[] = [];
@@ -40,7 +39,6 @@ export class Conversation {
     return this.hashes[this.messages.length]!;
   }
 
-  /** The hash of the first `count` messages. */
   hashAt(count: number): string {
     return this.hashes[count]!;
   }

@@ -22,11 +22,8 @@ export interface AgentParts {
   /** Its link to the tree's root (the root's bookkeeping, on the root). */
   readonly tree: TreeLink;
   readonly approvals: Approvals;
-  /** Its subagents (tasks). */
   readonly children: Children;
-  /** The Agent tool. */
   readonly agentTool: AgentTool;
-  /** What it is doing now, for the status query and the UI. */
   readonly progress: Progress;
   /** Compacting its conversation when it outgrows the context (docs/architecture.md, Compaction). */
   readonly compaction: Compaction;

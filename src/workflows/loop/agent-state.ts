@@ -62,7 +62,6 @@ export class AgentState {
   readonly runStartHistoryBytes: number;
   /** Tools beyond the runtime's own (MCP), snapshotted once at the first start; part of the request prefix like the prompt. */
   private snapshotExtraTools?: ExtraTools;
-  /** The todo list the agent keeps with TodoWrite. */
   private todoList: Todo[];
   /** Tool calls refused before they ran (rules, permission mode, a person, read-only Bash), by tool. */
   readonly permissionDenials: Record<string, number>;
@@ -188,12 +187,10 @@ export class AgentState {
     return awaiting;
   }
 
-  /** The query loop: a new turn starts. */
   beginTurn(): void {
     this.turnCount += 1;
   }
 
-  /** The turn: its model call asked for this many tools. */
   countToolUses(count: number): void {
     this.toolUseCount += count;
   }
@@ -215,12 +212,10 @@ export class AgentState {
     this.snapshotExtraTools = extraTools;
   }
 
-  /** TodoWrite: the agent's new todo list. */
   replaceTodos(todos: Todo[]): void {
     this.todoList = todos;
   }
 
-  /** Context meter: what the last request measured besides its messages. */
   recordOverheadTokens(tokens: number): void {
     this.overheadTokens = tokens;
   }
@@ -315,7 +310,6 @@ export class AgentState {
     return '';
   }
 
-  /** A call of `tool` was refused before it ran. */
   recordDenial(tool: string): void {
     this.permissionDenials[tool] = (this.permissionDenials[tool] ?? 0) + 1;
   }

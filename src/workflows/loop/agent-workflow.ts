@@ -57,7 +57,6 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
         continue;
       case 'final':
         lastStopReason = outcome.stopReason;
-        // Stop (SubagentStop in a subagent) hooks may keep the agent going (docs/hooks.md).
         const keepGoing = stopHooksKeepGoing(agent, outcome.text);
         if (keepGoing !== false && (await keepGoing)) continue;
         if (await waitForInput(agent, { kind: 'final', text: outcome.text, stopReason: outcome.stopReason })) continue;

@@ -28,7 +28,6 @@ export class Progress {
     };
   }
 
-  /** Workflow time of the last state change. */
   get lastChangeMs(): number {
     return this.lastChange;
   }
@@ -69,13 +68,11 @@ export class Progress {
     setCurrentDetails(this.withTodos(`turn ${this.state.turn}/${this.input.maxTurns}: running ${name}`));
   }
 
-  /** TodoWrite replaced the list: the UI's current details show it. */
   todosChanged(): void {
     this.touch();
     setCurrentDetails(this.withTodos(`turn ${this.state.turn}/${this.input.maxTurns}: updated its todo list`));
   }
 
-  /** Current details, followed by the todo list when the agent keeps one. */
   private withTodos(details: string): string {
     const todos = this.state.todos;
     if (todos.length === 0) return details;

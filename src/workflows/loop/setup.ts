@@ -43,7 +43,6 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           ...(input.customTools ? { customTools: input.customTools } : {}),
           ...(input.skills?.length ? { skills: input.skills } : {}),
           ...(input.memory ? { memory: input.memory } : {}),
-          // A root loads the tree's settings files (hooks, permission rules); its agents get them from it.
           ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
       }, local);
       state.adoptStart(start, local);

@@ -10,7 +10,6 @@ const outgoing = new Map<string, StopNotice>();
 const childIds = new Map<number, string>();
 /** The notice this run's cancellation carried, if any. Module state: interceptors have no agent part. */
 let carried: StopNotice | undefined;
-/** Whether this run's interceptors are installed. */
 let installed = false;
 /** Pending activity tasks by sequence number: true for one whose end may come after the run moved on. */
 const pendingActivities = new Map<number, boolean>();

@@ -17,7 +17,6 @@ const watched = new WeakSet<CancellationScope>();
 /** Calls (workspace tools, model calls) still running in each scope. */
 const running = new WeakMap<CancellationScope, number>();
 
-/** `abortRunningCalls` local activities not yet done. */
 const aborting = new Set<Promise<unknown>>();
 
 /** The aborts still running, or undefined: an agent ending after a cancelled turn waits for them. */

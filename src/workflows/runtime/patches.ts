@@ -35,10 +35,8 @@ const coveredByBaseline1: ReadonlySet<string> = new Set([
 /** Baseline 2: baseline 1 and the stop and abort changes made after it. */
 const coveredByBaseline2: ReadonlySet<string> = new Set([...coveredByBaseline1, 'stop-in-one-task', 'local-tool-abort', 'stop-notice-in-cancel']);
 
-/** Baseline 3: baseline 2 and the changes made after it. */
 const coveredByBaseline3: ReadonlySet<string> = new Set([...coveredByBaseline2, 'abort-only-running-calls']);
 
-/** Baseline 4: baseline 3 and the changes made after it. */
 const coveredByBaseline4: ReadonlySet<string> = new Set([...coveredByBaseline3, 'sliding-tool-window', 'no-report-to-ended-parent', 'local-model-abort']);
 
 /** Each baseline and what it covers, newest first: a run takes the first whose marker it has (a new run, the current one). */

@@ -16,7 +16,6 @@ import type { TreeLink } from '../tree/tree-link';
 
 /** Approvals (docs/architecture.md): an agent waits durably for a person's answer; the root holds the tree's requests. */
 export class Approvals {
-  /** Answers to this agent's own requests, by requestId. */
   private readonly decisions = new Map<string, ApprovalDecision>();
   /** This agent's requests waiting for an answer: requestId → tool. */
   private readonly waiting = new Map<string, string>();
@@ -28,17 +27,14 @@ export class Approvals {
     private readonly tree: TreeLink,
   ) {}
 
-  /** This agent's requests waiting for a person. */
   get pendingCount(): number {
     return this.waiting.size;
   }
 
-  /** The tools whose calls wait for a person. */
   pendingTools(): string[] {
     return [...new Set(this.waiting.values())];
   }
 
-  /** The answer to one of this agent's requests arrived. */
   receiveDecision(decision: ApprovalDecision): void {
     this.decisions.set(decision.requestId, decision);
   }
@@ -128,7 +124,6 @@ export class Approvals {
     tree.holdApproval(request);
   }
 
-  /** Root: a person answered. */
   async answer(decision: ApprovalDecision): Promise<void> {
     const tree = this.tree.coordinator!;
     const request = tree.takeApproval(decision.requestId);

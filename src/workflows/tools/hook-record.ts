@@ -43,12 +43,10 @@ export class HookRecord {
     return true;
   }
 
-  /** A Stop hook kept the agent going once more. */
   countStopContinuation(): void {
     this.continuations += 1;
   }
 
-  /** The agent finished without a Stop hook keeping it going. */
   resetStopContinuations(): void {
     this.continuations = 0;
   }

@@ -17,8 +17,7 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
-/** Reads waiting for their batch to go out (module state: one per workflow run, the sandbox loads modules per run). */
-/** Stays module state: the workspace tool runners that read here are handed no agent part. */
+/** Reads waiting for their batch to go out. Module state: the tool runners reading here have no agent part. */
 let gathering: Waiting[] | undefined;
 
 /** One Read batched with the turn's other Reads in one local activity (docs/operations.md). */

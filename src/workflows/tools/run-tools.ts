@@ -46,8 +46,7 @@ export interface ToolRunContext {
   toolTaskQueues?: ToolTaskQueues;
   /** Calls of one turn that may run side by side (default: the runtime's own rule). */
   concurrencySafe?(name: string): boolean;
-  /** Permission check: undefined to go ahead, or the denial; `allow` skips the prompt, `ask` always asks. */
-  /** Undefined to go ahead, or the denial; a promise only when it must wait (for a person, or on a run recorded before the patch baseline). */
+  /** Permission check: undefined or the denial, a promise only when it must wait; `allow` skips the prompt, `ask` asks. */
   authorize(call: ToolUseBlock, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> | ToolOutcome | undefined;
   /** The permission decision when it needs no one (nothing happens either way): `go`, or `later` for whatever {@link authorize} must settle. */
   authorizedNow?(call: ToolUseBlock, override?: 'allow' | 'ask'): 'go' | 'later';

@@ -15,7 +15,6 @@ export interface AgentToolInput {
   budget?: BudgetCaps;
 }
 
-/** The fields of the Agent call's `budget` object and the caps they set. */
 const budgetFields = {
   max_tokens: { cap: 'tokens', whole: true, scale: 1 },
   max_cost_usd: { cap: 'costUsd', whole: false, scale: 1 },

@@ -89,13 +89,11 @@ export class Children {
     if (task) task.reported = result;
   }
 
-  /** True while any child of this agent runs. */
   anyRunning(): boolean {
     for (const task of this.tasks.values()) if (task.status === 'running') return true;
     return false;
   }
 
-  /** True while a child with this agentId runs. */
   isRunning(agentId: string): boolean {
     return this.tasks.get(agentId)?.status === 'running';
   }

@@ -17,7 +17,6 @@ export class TreeCoordinator {
   private budgetReached = false;
   private spawningPaused = false;
   private readonly approvals = new Map<string, ApprovalRequest>();
-  /** Tools a person approved "always" for this tree. */
   private readonly alwaysAllowedTools = new Set<string>();
 
   constructor(
@@ -155,7 +154,6 @@ export class TreeCoordinator {
       budgetExceeded: this.budgetReached || this.treeBudgetReached !== undefined,
       paused: this.spawningPaused,
       alwaysAllowed: [...this.alwaysAllowedTools],
-      // The latest finished nodes only, so a root that lives for days carries a bounded list.
       finishedNodes: [...this.nodes.values()].filter((node) => node.status === 'finished').slice(-maxCarriedFinishedNodes),
       ...(this.ledger?.used ? { ledger: this.ledger.ledger.carry() } : {}),
     };
