@@ -4,7 +4,7 @@ import { budgetLines, capsText } from '../../src/cli/budget-view';
 import { CliError } from '../../src/cli/exit-codes';
 import { consoleCapture } from '../helpers/console-capture';
 import { main } from '../../src/cli/main';
-import type { BudgetSnapshot } from '../../src/shared/budget/budget';
+import type { BudgetAccount, BudgetSnapshot, Spending } from '../../src/shared/budget/budget';
 
 /** The message of the CliError `run` throws (exit 2), or fails. */
 function usageError(run: () => unknown): string {
@@ -117,33 +117,38 @@ describe('budget --set', () => {
   });
 });
 
+/** What an account spent, in the order the table shows it. */
+const spent = (tokens: number, costUsd: number, toolCalls: number, turns: number): Spending => ({
+  tokens,
+  costUsd,
+  toolCalls,
+  turns,
+});
+/** A running account with nothing reserved, started at 0. */
+const account = (agentId: string, own: Spending, subtree: Spending, extra: Partial<BudgetAccount>): BudgetAccount => ({
+  agentId,
+  own,
+  subtree,
+  reservedTokens: 0,
+  reservedCostUsd: 0,
+  startedAtMs: 0,
+  running: true,
+  ...extra,
+});
+
 describe('the budget table', () => {
   const snapshot: BudgetSnapshot = {
     rootAgentId: 'agent-r',
     action: 'stop',
     accounts: [
-      {
-        agentId: 'agent-r',
-        caps: { tokens: 50_000, costUsd: 2 },
-        own: { tokens: 1000, costUsd: 0.01, toolCalls: 1, turns: 2 },
-        subtree: { tokens: 4000, costUsd: 0.04, toolCalls: 3, turns: 5 },
-        reservedTokens: 0,
-        reservedCostUsd: 0,
-        startedAtMs: 0,
-        running: true,
-      },
-      {
-        agentId: 'agent-r.1',
+      account('agent-r', spent(1000, 0.01, 1, 2), spent(4000, 0.04, 3, 5), { caps: { tokens: 50_000, costUsd: 2 } }),
+      account('agent-r.1', spent(3000, 0.03, 2, 3), spent(3000, 0.03, 2, 3), {
         parentAgentId: 'agent-r',
         caps: { tokens: 3000, wallTimeMs: 1_800_000 },
-        own: { tokens: 3000, costUsd: 0.03, toolCalls: 2, turns: 3 },
-        subtree: { tokens: 3000, costUsd: 0.03, toolCalls: 2, turns: 3 },
         reservedTokens: 1200,
-        reservedCostUsd: 0,
-        startedAtMs: 0,
         running: false,
         exhausted: "the subtree of agent-r.1's budget of 3,000 tokens, 3,000 used",
-      },
+      }),
     ],
     waiting: 1,
     refusals: 2,

@@ -3,17 +3,8 @@ import type { BudgetCaps, BudgetCharge, BudgetGrant, BudgetReserveRequest } from
 import { BudgetLedger } from '../../src/shared/budget/budget-ledger';
 import { leaseSizeOf, maxTokenCostOf } from '../../src/shared/budget/budget-leases';
 import type { TokenUsage } from '../../src/shared/model/messages';
+import { costOf, tokenRefusal, usage } from '../helpers/unit-budget';
 import { LeaseAccount } from '../../src/workflows/budget/budget-lease';
-
-/** $1 per input token and $2 per output token. */
-const costOf = (_model: string, usage: TokenUsage) =>
-  usage.inputTokens + usage.cacheCreationInputTokens * 1.25 + usage.cacheReadInputTokens * 0.1 + usage.outputTokens * 2;
-const usage = (inputTokens: number, outputTokens: number): TokenUsage => ({
-  inputTokens,
-  outputTokens,
-  cacheCreationInputTokens: 0,
-  cacheReadInputTokens: 0,
-});
 
 let ids = 0;
 function leaseRequest(
@@ -52,6 +43,10 @@ function callCharge(
     leaseId,
     ...extra,
   };
+}
+/** The give-back of what is left of `leaseId`: attempt 0, nothing spent. */
+function unusedRest(leaseId: string, agentId: string): BudgetCharge {
+  return { reservationId: leaseId, agentId, model: 'm', attempt: 0, usage: usage(0, 0), final: true, unused: true };
 }
 function ledgerWith(caps: BudgetCaps | undefined, children: string[]): BudgetLedger {
   const ledger = new BudgetLedger('root', caps, 'stop', costOf, 0);
@@ -106,15 +101,7 @@ describe('leases of the tree budget', () => {
     ledger.charge(callCharge('root.1', grant.leaseId!, 'call-1', usage(1000, 500)));
     expect(rootAccount(ledger).subtree.tokens).toBe(1500);
     // Given back: the rest of the lease returns, what was spent stays.
-    ledger.charge({
-      reservationId: grant.leaseId!,
-      agentId: 'root.1',
-      model: 'm',
-      attempt: 0,
-      usage: usage(0, 0),
-      final: true,
-      unused: true,
-    });
+    ledger.charge(unusedRest(grant.leaseId!, 'root.1'));
     expect(rootAccount(ledger)).toMatchObject({ reservedTokens: 0, subtree: { tokens: 1500 } });
     expect(ledger.unsettled).toBe(0);
     expect(ledger.snapshot().leases).toEqual({ held: 0, tokens: 0 });
@@ -170,15 +157,7 @@ describe('leases of the tree budget', () => {
     expect(ledger.decide(leaseRequest('root.1', 100, 100, { ahead: true, topUp: lease.leaseId }), 0)).toMatchObject({
       granted: false,
     });
-    ledger.charge({
-      reservationId: lease.leaseId!,
-      agentId: 'root.1',
-      model: 'm',
-      attempt: 0,
-      usage: usage(0, 0),
-      final: true,
-      unused: true,
-    });
+    ledger.charge(unusedRest(lease.leaseId!, 'root.1'));
     expect(ledger.drain(0)).toHaveLength(1);
   });
 
@@ -252,29 +231,13 @@ describe("an agent's lease", () => {
     ).toEqual({ handled: true, giveBack: false });
     expect(lease.available).toBe(20_000);
     lease.askedTopUp('T2');
-    lease.receive({
-      reservationId: 'T2',
-      granted: false,
-      reason: 'no',
-      scopeAgentId: 'root',
-      cap: 'tokens',
-      action: 'stop',
-    });
+    lease.receive(tokenRefusal('T2', 'no'));
     expect(lease.mayTopUp).toBe(false);
     expect(lease.receive({ reservationId: 'other', granted: true, outputTokens: 1, reservedTokens: 1 })).toEqual({
       handled: false,
       giveBack: false,
     });
-    const revoke: BudgetGrant = {
-      reservationId: 'L',
-      granted: false,
-      reason: 'tight',
-      scopeAgentId: 'root',
-      cap: 'tokens',
-      action: 'stop',
-      revoked: true,
-    };
-    expect(lease.receive(revoke)).toEqual({ handled: true, giveBack: true });
+    expect(lease.receive(tokenRefusal('L', 'tight', true))).toEqual({ handled: true, giveBack: true });
     expect(lease.available).toBe(0);
   });
 
@@ -282,17 +245,7 @@ describe("an agent's lease", () => {
     const lease = new LeaseAccount();
     lease.hold('L', 10_000);
     lease.take({ callId: 'c1', tokens: 5000, inputTokens: 1000 });
-    expect(
-      lease.receive({
-        reservationId: 'L',
-        granted: false,
-        reason: 'tight',
-        scopeAgentId: 'root',
-        cap: 'tokens',
-        action: 'stop',
-        revoked: true,
-      }),
-    ).toEqual({ handled: true, giveBack: false });
+    expect(lease.receive(tokenRefusal('L', 'tight', true))).toEqual({ handled: true, giveBack: false });
     expect(lease.revoked).toBe(true);
   });
 });

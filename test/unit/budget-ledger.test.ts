@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BudgetCaps, BudgetReserveRequest } from '../../src/shared/budget/budget';
 import { BudgetLedger } from '../../src/shared/budget/budget-ledger';
-import type { TokenUsage } from '../../src/shared/model/messages';
-
-/** $1 per input token and $2 per output token: easy to check by hand. */
-const costOf = (_model: string, usage: TokenUsage) =>
-  usage.inputTokens + usage.cacheCreationInputTokens * 1.25 + usage.cacheReadInputTokens * 0.1 + usage.outputTokens * 2;
-const usage = (inputTokens: number, outputTokens: number): TokenUsage => ({
-  inputTokens,
-  outputTokens,
-  cacheCreationInputTokens: 0,
-  cacheReadInputTokens: 0,
-});
+import { chargeOf, costOf, usage } from '../helpers/unit-budget';
 
 let ids = 0;
 function request(
@@ -51,14 +41,7 @@ describe('the tree ledger', () => {
     expect(ledger.decide(second, 0)).toEqual({ reservationId: second.reservationId, wait: true });
     ledger.enqueue({ request: second, requesterId: 'root.2' });
     expect(ledger.drain(0)).toEqual([]);
-    ledger.charge({
-      reservationId: first.reservationId,
-      agentId: 'root.1',
-      model: 'm',
-      attempt: 1,
-      usage: usage(500, 200),
-      final: true,
-    });
+    ledger.charge(chargeOf(first, usage(500, 200)));
     const answers = ledger.drain(0);
     expect(answers).toHaveLength(1);
     expect(answers[0]!.grant).toMatchObject({ granted: true, outputTokens: 1000 });
@@ -68,14 +51,7 @@ describe('the tree ledger', () => {
     const ledger = ledgerWith({ tokens: 1000 });
     const call = request('root', 100, 4000, 500);
     expect(ledger.decide(call, 0)).toMatchObject({ granted: true, outputTokens: 500 });
-    ledger.charge({
-      reservationId: call.reservationId,
-      agentId: 'root',
-      model: 'm',
-      attempt: 1,
-      usage: usage(100, 500),
-      final: true,
-    });
+    ledger.charge(chargeOf(call, usage(100, 500)));
     const refused = ledger.decide(request('root', 200, 4000, 500), 0);
     expect(refused).toMatchObject({ granted: false, scopeAgentId: 'root', cap: 'tokens', action: 'stop' });
     expect('reason' in refused && refused.reason).toBe("the tree's budget of 1,000 tokens, 600 used");
@@ -86,14 +62,7 @@ describe('the tree ledger', () => {
     const ledger = ledgerWith({ tokens: 100_000 });
     const call = request('root', 1000, 2000);
     ledger.decide(call, 0);
-    const cut = {
-      reservationId: call.reservationId,
-      agentId: 'root',
-      model: 'm',
-      attempt: 1,
-      usage: usage(1000, 37),
-      final: false,
-    };
+    const cut = chargeOf(call, usage(1000, 37), { final: false });
     ledger.charge(cut);
     ledger.charge(cut);
     ledger.charge({ ...cut, attempt: 2, usage: usage(1000, 400), final: true });
@@ -111,15 +80,7 @@ describe('the tree ledger', () => {
     ledger.join('root.2', 'root', undefined, 0);
     const call = request('root.1.1', 10, 100);
     ledger.decide(call, 0);
-    ledger.charge({
-      reservationId: call.reservationId,
-      agentId: 'root.1.1',
-      model: 'm',
-      attempt: 1,
-      usage: usage(10, 5),
-      toolCalls: 2,
-      final: true,
-    });
+    ledger.charge(chargeOf(call, usage(10, 5), { toolCalls: 2 }));
     expect(ledger.decide(request('root.1', 10, 100), 0)).toMatchObject({
       granted: false,
       scopeAgentId: 'root.1',
@@ -139,14 +100,9 @@ describe('the tree ledger', () => {
     const call = request('root', 10, 1000, 10);
     // $10 of input leaves $90: half of the 45 output tokens it buys.
     expect(ledger.decide(call, 0)).toMatchObject({ granted: true, outputTokens: 22 });
-    ledger.charge({
-      reservationId: call.reservationId,
-      agentId: 'root',
-      model: 'm',
-      attempt: 1,
-      usage: { inputTokens: 10, outputTokens: 20, cacheCreationInputTokens: 0, cacheReadInputTokens: 500 },
-      final: true,
-    });
+    ledger.charge(
+      chargeOf(call, { inputTokens: 10, outputTokens: 20, cacheCreationInputTokens: 0, cacheReadInputTokens: 500 }),
+    );
     expect(ledger.total.costUsd).toBeCloseTo(10 + 40 + 50);
     expect(ledger.decide(request('root', 1, 1000, 10), 0)).toMatchObject({ granted: false, cap: 'costUsd' });
   });
@@ -161,14 +117,7 @@ describe('the tree ledger', () => {
     ]);
     const call = request('root', 100, 1000, 300);
     ledger.decide(call, 0);
-    ledger.charge({
-      reservationId: call.reservationId,
-      agentId: 'root',
-      model: 'm',
-      attempt: 1,
-      usage: usage(100, 300),
-      final: true,
-    });
+    ledger.charge(chargeOf(call, usage(100, 300)));
     expect(ledger.decide(request('root', 100, 1000, 300), 0)).toMatchObject({ granted: false });
     ledger.setCaps(undefined, { tokens: 5000 });
     expect(ledger.decide(request('root', 100, 1000, 300), 0)).toMatchObject({ granted: true });
@@ -181,14 +130,7 @@ describe('the tree ledger', () => {
     ledger.decide(call, 0);
     ledger.leave('root.1');
     expect(ledger.total.tokens).toBe(700);
-    ledger.charge({
-      reservationId: call.reservationId,
-      agentId: 'root.1',
-      model: 'm',
-      attempt: 1,
-      usage: usage(650, 12),
-      final: false,
-    });
+    ledger.charge(chargeOf(call, usage(650, 12), { final: false }));
     expect(ledger.total.tokens).toBe(662);
     expect(ledger.snapshot().accounts.find((account) => account.agentId === 'root')!.reservedTokens).toBe(0);
   });
@@ -197,14 +139,7 @@ describe('the tree ledger', () => {
     const ledger = ledgerWith({ tokens: 10_000, concurrentAgents: 2 });
     const call = request('root', 100, 500);
     ledger.decide(call, 0);
-    const charge = {
-      reservationId: call.reservationId,
-      agentId: 'root',
-      model: 'm',
-      attempt: 1,
-      usage: usage(100, 50),
-      final: true,
-    };
+    const charge = chargeOf(call, usage(100, 50));
     ledger.charge(charge);
     const next = ledgerWith({ tokens: 10_000, concurrentAgents: 2 });
     next.restore(JSON.parse(JSON.stringify(ledger.carry())));

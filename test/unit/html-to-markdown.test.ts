@@ -45,53 +45,42 @@ describe('WebFetch page conversion', () => {
   });
 });
 
+/** A direct web_search call of the model, as the API returns it. */
+const searchCall = (id: string, query: string) => ({
+  type: 'server_tool_use',
+  id,
+  name: 'web_search',
+  input: { query },
+  caller: { type: 'direct' },
+});
+/** The result block of the search `id`: a list of results or an error. */
+const searchResult = (id: string, content: unknown) => ({
+  type: 'web_search_tool_result',
+  tool_use_id: id,
+  caller: { type: 'direct' },
+  content,
+});
+
 describe('WebSearch result', () => {
   it('lists the links of every search once, the searches run, errors and the summary', () => {
     const outcome: SearchOutcome = { queries: [], links: [], errors: [], text: '' };
     collectSearch(
       [
-        {
-          type: 'server_tool_use',
-          id: 's1',
-          name: 'web_search',
-          input: { query: 'temporal' },
-          caller: { type: 'direct' },
-        },
-        {
-          type: 'web_search_tool_result',
-          tool_use_id: 's1',
-          caller: { type: 'direct' },
-          content: [
-            {
-              type: 'web_search_result',
-              url: 'https://a.dev/x',
-              title: 'A',
-              encrypted_content: 'e',
-              page_age: 'May 1',
-            },
-          ],
-        },
-        {
-          type: 'server_tool_use',
-          id: 's2',
-          name: 'web_search',
-          input: { query: 'temporal workflows' },
-          caller: { type: 'direct' },
-        },
-        {
-          type: 'web_search_tool_result',
-          tool_use_id: 's2',
-          caller: { type: 'direct' },
-          content: [
-            { type: 'web_search_result', url: 'https://a.dev/x', title: 'A', encrypted_content: 'e', page_age: null },
-          ],
-        },
-        {
-          type: 'web_search_tool_result',
-          tool_use_id: 's3',
-          caller: { type: 'direct' },
-          content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' },
-        },
+        searchCall('s1', 'temporal'),
+        searchResult('s1', [
+          {
+            type: 'web_search_result',
+            url: 'https://a.dev/x',
+            title: 'A',
+            encrypted_content: 'e',
+            page_age: 'May 1',
+          },
+        ]),
+        searchCall('s2', 'temporal workflows'),
+        searchResult('s2', [
+          { type: 'web_search_result', url: 'https://a.dev/x', title: 'A', encrypted_content: 'e', page_age: null },
+        ]),
+        searchResult('s3', { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' }),
         { type: 'text', text: 'A says workflows are durable.', citations: null },
       ] as never,
       outcome,

@@ -59,32 +59,13 @@ describe('buildModelRequest', () => {
 
   it('sends thinking only when the agent has it: a budget or adaptive', () => {
     const messages: MessageParam[] = [{ role: 'user', content: 'task' }];
-    expect(buildModelRequest({ model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages })).not.toHaveProperty(
-      'thinking',
-    );
-    expect(
-      buildModelRequest({
-        model: 'm',
-        maxTokens: 32000,
-        systemPrompt: 's',
-        tools,
-        messages,
-        thinking: { type: 'enabled', budgetTokens: 4096 },
-      }).thinking,
-    ).toEqual({
+    const request = { model: 'm', maxTokens: 32000, systemPrompt: 's', tools, messages };
+    expect(buildModelRequest(request)).not.toHaveProperty('thinking');
+    expect(buildModelRequest({ ...request, thinking: { type: 'enabled', budgetTokens: 4096 } }).thinking).toEqual({
       type: 'enabled',
       budget_tokens: 4096,
     });
-    expect(
-      buildModelRequest({
-        model: 'm',
-        maxTokens: 32000,
-        systemPrompt: 's',
-        tools,
-        messages,
-        thinking: { type: 'adaptive' },
-      }).thinking,
-    ).toEqual({ type: 'adaptive' });
+    expect(buildModelRequest({ ...request, thinking: { type: 'adaptive' } }).thinking).toEqual({ type: 'adaptive' });
   });
 
   it('sends effort as output_config.effort, at the highest level the model takes', () => {

@@ -5,22 +5,21 @@ import { assembleToolPool, rootToolPool } from '../../src/shared/tools/tool-pool
 const board = ['TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate'];
 /** The web and todo tools (docs/tools.md): read-only, so background agents have them too. */
 const web = ['WebFetch', 'WebSearch', 'TodoWrite'];
+/** The tools that manage children (docs/tools.md), in pool order. */
+const children = ['Agent', 'SendMessage', 'TaskStop', 'TaskOutput'];
+/** The read-only file tools and the editing ones, in pool order. */
+const reads = ['Glob', 'Grep', 'Read'];
+const edits = ['Edit', 'Write'];
 
 const base = { depth: 1, maxDepth: 3, background: false, permissionMode: 'default' as const };
 
 describe('assembleToolPool', () => {
   it('gives a general-purpose child every tool, the same list as its root (one cache prefix)', () => {
     expect(assembleToolPool({ ...base, definition: {} })).toEqual([
-      'Agent',
-      'SendMessage',
-      'TaskStop',
-      'TaskOutput',
+      ...children,
       'Bash',
-      'Glob',
-      'Grep',
-      'Read',
-      'Edit',
-      'Write',
+      ...reads,
+      ...edits,
       ...web,
       ...board,
     ]);
@@ -34,26 +33,15 @@ describe('assembleToolPool', () => {
 
   it('keeps only the background allow-list of the permission mode', () => {
     expect(assembleToolPool({ ...base, background: true, definition: {} })).toEqual([
-      'Agent',
-      'SendMessage',
-      'TaskStop',
-      'TaskOutput',
-      'Glob',
-      'Grep',
-      'Read',
+      ...children,
+      ...reads,
       ...web,
       ...board,
     ]);
     expect(assembleToolPool({ ...base, background: true, permissionMode: 'acceptEdits', definition: {} })).toEqual([
-      'Agent',
-      'SendMessage',
-      'TaskStop',
-      'TaskOutput',
-      'Glob',
-      'Grep',
-      'Read',
-      'Edit',
-      'Write',
+      ...children,
+      ...reads,
+      ...edits,
       ...web,
       ...board,
     ]);
@@ -68,11 +56,8 @@ describe('assembleToolPool', () => {
     ).toEqual(['Bash', 'Read']);
     expect(assembleToolPool({ ...base, definition: { tools: ['*'], disallowedTools: ['Bash', 'Agent'] } })).toEqual([
       'SendMessage',
-      'Glob',
-      'Grep',
-      'Read',
-      'Edit',
-      'Write',
+      ...reads,
+      ...edits,
       ...web,
       ...board,
     ]);
@@ -83,16 +68,10 @@ describe('assembleToolPool', () => {
       assembleToolPool({ ...base, background: true, definition: { tools: ['TaskList', 'TaskUpdate', 'Read'] } }),
     ).toEqual(['Read', 'TaskList', 'TaskUpdate']);
     expect(assembleToolPool({ ...base, definition: { disallowedTools: board } })).toEqual([
-      'Agent',
-      'SendMessage',
-      'TaskStop',
-      'TaskOutput',
+      ...children,
       'Bash',
-      'Glob',
-      'Grep',
-      'Read',
-      'Edit',
-      'Write',
+      ...reads,
+      ...edits,
       ...web,
     ]);
   });
