@@ -1,21 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BilledUsage } from '../../src/activities/billed-usage';
-import type { ModelServer, ServedUsage } from '../../src/model-server/server';
+import type { ServedUsage } from '../../src/model-server/server';
 import type { TokenUsage } from '../../src/shared/model/messages';
-import { startTestServer } from '../model-server/helpers';
+import { helloRequest, serverPerTest } from '../model-server/helpers';
 
-let server: ModelServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const servers = serverPerTest();
 
-const request = {
-  model: 'claude-test-tiny',
-  max_tokens: 1024,
-  messages: [{ role: 'user' as const, content: 'hello there' }],
-};
+const request = helloRequest(1024);
 // Thinking, multi-byte text and a tool call: every delta kind the rule counts, and one it does not (signature).
 const turn = {
   thinking: 'Let me think about ünïcödé.',
@@ -47,15 +39,15 @@ const asUsage = (served: ServedUsage | undefined): TokenUsage | undefined =>
 
 describe('BilledUsage against the local model server', () => {
   it('counts what the server served: a cut stream, an aborted one, a complete one, and a fault before message_start', async () => {
-    const started = await startTestServer({
+    const started = await servers.start({
       behaviour: { kind: 'scripted', scenario: { agents: [], default: [{ ...turn, eventDelayMs: 100 }] } },
     });
-    server = started.server;
+    const server = started.server;
     server.injectFault({ kind: 'stream-cut' });
     const cut = await streamTracked(started.client);
     // Past the thinking block (three thinking deltas and its signature) into the text's first delta.
     const aborted = await streamTracked(started.client, 5);
-    await vi.waitFor(() => expect(server!.requests()[1]!.abortedAt).toBeDefined());
+    await vi.waitFor(() => expect(server.requests()[1]!.abortedAt).toBeDefined());
     const complete = await streamTracked(started.client);
     server.injectFault({ kind: 'overloaded-sse' });
     const refused = await streamTracked(started.client);

@@ -1,14 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { modelServerControl } from '../../src/model-server/control-client';
-import type { ModelServer } from '../../src/model-server/server';
-import { postRaw, startTestServer } from './helpers';
+import { postRaw, scriptedDefault, serverPerTest } from './helpers';
 
-let server: ModelServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const servers = serverPerTest();
 
 const system = [
   {
@@ -26,13 +21,8 @@ const request = {
 
 describe('control endpoints', () => {
   it("switch behaviour, inject faults, list requests and reset, from another process's point of view", async () => {
-    const started = await startTestServer({
-      behaviour: {
-        kind: 'scripted',
-        scenario: { agents: [], default: [{ text: 'scripted', fault: { kind: '500' } }] },
-      },
-    });
-    server = started.server;
+    const started = await servers.start(scriptedDefault([{ text: 'scripted', fault: { kind: '500' } }]));
+    const server = started.server;
     const { client } = started;
     const control = modelServerControl(server.url);
 
@@ -68,7 +58,7 @@ describe('control endpoints', () => {
   });
 
   it('reports invalid control bodies and unknown control paths', async () => {
-    server = (await startTestServer()).server;
+    const server = (await servers.start()).server;
     const control = modelServerControl(server.url);
     await expect(control.setBehaviour({ kind: 'nonsense' } as never)).rejects.toThrow(/400.*kind/);
     await expect(control.injectFault({ kind: '418' } as never)).rejects.toThrow(/400.*kind/);

@@ -1,25 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ModelServer } from '../../src/model-server/server';
-import { clientFor, startTestServer } from './helpers';
+import { describe, expect, it } from 'vitest';
+import type { ModelServerOptions } from '../../src/model-server/server';
+import { clientFor, helloRequest, serverPerTest } from './helpers';
 
-let server: ModelServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const servers = serverPerTest();
 
-const request = {
-  model: 'claude-test-tiny',
-  max_tokens: 256,
-  messages: [{ role: 'user' as const, content: 'hello there' }],
-};
+const request = helloRequest(256);
 
-async function start(behaviour: Parameters<typeof startTestServer>[0] = { behaviour: { kind: 'echo' } }) {
-  const started = await startTestServer(behaviour);
-  server = started.server;
-  return started;
-}
+const start = (options: ModelServerOptions = { behaviour: { kind: 'echo' } }) => servers.start(options);
 
 const failure = (promise: Promise<unknown>): Promise<unknown> =>
   promise.then(
@@ -30,7 +18,7 @@ const failure = (promise: Promise<unknown>): Promise<unknown> =>
 describe('injected faults', () => {
   it('429 becomes RateLimitError with retry-after and a rate_limit_error body', async () => {
     const { client } = await start();
-    server!.injectFault({ kind: '429', retryAfterSeconds: 3 });
+    servers.current().injectFault({ kind: '429', retryAfterSeconds: 3 });
     const error = await failure(client.messages.create(request));
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
     const rateLimit = error as InstanceType<typeof Anthropic.RateLimitError>;
@@ -43,8 +31,8 @@ describe('injected faults', () => {
 
   it('529 and 500 become InternalServerError with overloaded_error / api_error', async () => {
     const { client } = await start();
-    server!.injectFault({ kind: '529' });
-    server!.injectFault({ kind: '500' });
+    servers.current().injectFault({ kind: '529' });
+    servers.current().injectFault({ kind: '500' });
     const overloaded = (await failure(client.messages.create(request))) as InstanceType<
       typeof Anthropic.InternalServerError
     >;
@@ -57,18 +45,23 @@ describe('injected faults', () => {
     expect(internal).toBeInstanceOf(Anthropic.InternalServerError);
     expect(internal.status).toBe(500);
     expect(internal.type).toBe('api_error');
-    expect(server!.requests().map((logged) => logged.status)).toEqual([529, 500]);
+    expect(
+      servers
+        .current()
+        .requests()
+        .map((logged) => logged.status),
+    ).toEqual([529, 500]);
   });
 
   it('http-error answers any 4xx with the API body the SDK maps to its error class', async () => {
     const { client } = await start();
-    server!.injectFault({
+    servers.current().injectFault({
       kind: 'http-error',
       status: 400,
       message: 'messages.1: tool_use ids were found without tool_result blocks',
     });
-    server!.injectFault({ kind: 'http-error', status: 401 });
-    server!.injectFault({
+    servers.current().injectFault({ kind: 'http-error', status: 401 });
+    servers.current().injectFault({
       kind: 'http-error',
       status: 413,
       errorType: 'request_too_large',
@@ -91,22 +84,27 @@ describe('injected faults', () => {
     expect(tooLarge.error).toMatchObject({
       error: { type: 'request_too_large', message: 'Request exceeds the maximum size' },
     });
-    expect(server!.requests().map((logged) => logged.status)).toEqual([400, 401, 413]);
+    expect(
+      servers
+        .current()
+        .requests()
+        .map((logged) => logged.status),
+    ).toEqual([400, 401, 413]);
   });
 
   it('refuses an http-error fault without a status, and a status on another kind', async () => {
     await start();
-    expect(() => server!.injectFault({ kind: 'http-error' } as never)).toThrow(/status/);
-    expect(() => server!.injectFault({ kind: '429', status: 400 } as never)).toThrow(/status/);
+    expect(() => servers.current().injectFault({ kind: 'http-error' } as never)).toThrow(/status/);
+    expect(() => servers.current().injectFault({ kind: '429', status: 400 } as never)).toThrow(/status/);
   });
 
   it('an SDK with retries honours retry-after and succeeds on the second attempt', async () => {
     await start();
-    server!.injectFault({ kind: '429', retryAfterSeconds: 1 });
-    const client = clientFor(server!, { maxRetries: 2 });
+    servers.current().injectFault({ kind: '429', retryAfterSeconds: 1 });
+    const client = clientFor(servers.current(), { maxRetries: 2 });
     const message = await client.messages.create(request);
     expect(message.content).toEqual([{ type: 'text', text: 'hello there' }]);
-    const log = server!.requests();
+    const log = servers.current().requests();
     expect(log.map((logged) => logged.status)).toEqual([429, 200]);
     expect(log[1]!.receivedAt - log[0]!.receivedAt).toBeGreaterThanOrEqual(1000);
     expect(log[1]!.headers['x-stainless-retry-count']).toBe('1');
@@ -115,7 +113,7 @@ describe('injected faults', () => {
 
   it('stream-cut makes finalMessage() reject after a partial stream, then serves normally', async () => {
     const { client } = await start();
-    server!.injectFault({ kind: 'stream-cut' });
+    servers.current().injectFault({ kind: 'stream-cut' });
     const stream = client.messages.stream(request);
     const texts: string[] = [];
     stream.on('text', (delta) => texts.push(delta));
@@ -128,13 +126,13 @@ describe('injected faults', () => {
 
   it('stream-cut on a JSON request drops the connection mid-body', async () => {
     const { client } = await start();
-    server!.injectFault({ kind: 'stream-cut' });
+    servers.current().injectFault({ kind: 'stream-cut' });
     await expect(client.messages.create(request)).rejects.toThrow();
   });
 
   it('slow-first-byte delays the response by delayMs', async () => {
     const { client } = await start();
-    server!.injectFault({ kind: 'slow-first-byte', delayMs: 300 });
+    servers.current().injectFault({ kind: 'slow-first-byte', delayMs: 300 });
     const started = Date.now();
     await client.messages.create(request);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
@@ -142,20 +140,20 @@ describe('injected faults', () => {
 
   it('overloaded-sse answers 200 and then an error event', async () => {
     const { client } = await start();
-    server!.injectFault({ kind: 'overloaded-sse' });
+    servers.current().injectFault({ kind: 'overloaded-sse' });
     const error = (await failure(client.messages.stream(request).finalMessage())) as InstanceType<
       typeof Anthropic.APIError
     >;
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect(error.status).toBeUndefined();
     expect(error.type).toBe('overloaded_error');
-    expect(server!.requests()[0]!.status).toBe(200);
+    expect(servers.current().requests()[0]!.status).toBe(200);
   });
 
   it('applies to the next `times` requests that match agent and turn', async () => {
     const { client } = await start();
-    server!.injectFault({ kind: '529', times: 2, match: { agentType: 'Explore', turnIndex: 0 } });
-    const explore = clientFor(server!, { headers: { 'x-subagents-agent-type': 'Explore' } });
+    servers.current().injectFault({ kind: '529', times: 2, match: { agentType: 'Explore', turnIndex: 0 } });
+    const explore = clientFor(servers.current(), { headers: { 'x-subagents-agent-type': 'Explore' } });
     await expect(client.messages.create(request)).resolves.toBeDefined();
     await expect(
       explore.messages.create({
@@ -179,13 +177,18 @@ describe('scripted faults', () => {
         },
       },
     });
-    const agent = clientFor(server!, { headers: { 'x-subagents-agent-id': 'root-1' } });
+    const agent = clientFor(servers.current(), { headers: { 'x-subagents-agent-id': 'root-1' } });
     await expect(agent.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
     await expect(agent.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
     expect((await agent.messages.create(request)).content).toEqual([{ type: 'text', text: 'after two failures' }]);
     // Another agent has its own attempt counter.
     await expect(client.messages.create(request)).rejects.toBeInstanceOf(Anthropic.InternalServerError);
-    expect(server!.requests().map((logged) => [logged.agentKey, logged.status])).toEqual([
+    expect(
+      servers
+        .current()
+        .requests()
+        .map((logged) => [logged.agentKey, logged.status]),
+    ).toEqual([
       ['root-1', 529],
       ['root-1', 529],
       ['root-1', 200],

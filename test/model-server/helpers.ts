@@ -1,4 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { afterEach } from 'vitest';
+import type { Turn } from '../../src/model-server/scenario-schema';
 import { startModelServer, type ModelServer, type ModelServerOptions } from '../../src/model-server/server';
 
 /** A server on a free port and a real SDK client pointed at it (no SDK retries). */
@@ -8,6 +10,41 @@ export async function startTestServer(
   const server = await startModelServer({ port: 0, ...options });
   return { server, client: clientFor(server) };
 }
+
+/** Servers started inside tests, the last one closed after each test. */
+export function serverPerTest(): {
+  start: (options?: ModelServerOptions) => Promise<{ server: ModelServer; client: Anthropic }>;
+  current: () => ModelServer;
+} {
+  let server: ModelServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return {
+    start: async (options) => {
+      const started = await startTestServer(options);
+      server = started.server;
+      return started;
+    },
+    current: () => {
+      if (!server) throw new Error('start a server in this test first');
+      return server;
+    },
+  };
+}
+
+/** A one-message request of the tiny test model. */
+export const helloRequest = (maxTokens: number) => ({
+  model: 'claude-test-tiny',
+  max_tokens: maxTokens,
+  messages: [{ role: 'user' as const, content: 'hello there' }],
+});
+
+/** Options for a server that plays `steps` to every agent. */
+export const scriptedDefault = (steps: Turn[]): ModelServerOptions => ({
+  behaviour: { kind: 'scripted', scenario: { agents: [], default: steps } },
+});
 
 export function clientFor(
   server: ModelServer,

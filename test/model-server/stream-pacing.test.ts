@@ -1,28 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ModelServer } from '../../src/model-server/server';
-import { startTestServer } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { scriptedDefault, serverPerTest, helloRequest } from './helpers';
 
-let server: ModelServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const servers = serverPerTest();
 
-const request = {
-  model: 'claude-test-tiny',
-  max_tokens: 256,
-  messages: [{ role: 'user' as const, content: 'hello there' }],
-};
+const request = helloRequest(256);
 
 describe('scripted stream pacing', () => {
   it('eventDelayMs sends the text in deltas spread over time', async () => {
-    const started = await startTestServer({
-      behaviour: {
-        kind: 'scripted',
-        scenario: { agents: [], default: [{ text: 'one two three four five six', eventDelayMs: 60 }] },
-      },
-    });
-    server = started.server;
+    const started = await servers.start(scriptedDefault([{ text: 'one two three four five six', eventDelayMs: 60 }]));
     const stream = started.client.messages.stream(request);
     const arrivals: { text: string; atMs: number }[] = [];
     const begun = Date.now();
@@ -35,13 +20,7 @@ describe('scripted stream pacing', () => {
   });
 
   it('stallAfterEvents keeps the connection open after a partial stream until the client aborts', async () => {
-    const started = await startTestServer({
-      behaviour: {
-        kind: 'scripted',
-        scenario: { agents: [], default: [{ text: 'never finished text here', stallAfterEvents: 4 }] },
-      },
-    });
-    server = started.server;
+    const started = await servers.start(scriptedDefault([{ text: 'never finished text here', stallAfterEvents: 4 }]));
     const controller = new AbortController();
     const stream = started.client.messages.stream(request, { signal: controller.signal });
     const texts: string[] = [];
@@ -64,8 +43,7 @@ describe('scripted stream pacing', () => {
   });
 
   it('refuses a stall count that is not a positive integer', async () => {
-    const started = await startTestServer({ behaviour: { kind: 'echo' } });
-    server = started.server;
+    const started = await servers.start({ behaviour: { kind: 'echo' } });
     expect(() =>
       started.server.setBehaviour({
         kind: 'scripted',
