@@ -125,6 +125,18 @@ describe('scripted behaviour', () => {
     expect(textOf(await ask(agent(), [{ role: 'user', content: 'a' }]))).toBe('[no scenario entry matched]');
   });
 
+  /** An Agent tool input that uses every field, with `prompt` the one that varies. */
+  const agentInput = (prompt: string) => ({
+    description: 'Explore the repo',
+    prompt,
+    subagent_type: 'Explore',
+    model: 'haiku',
+    run_in_background: true,
+    name: 'scout',
+    isolation: 'worktree',
+    cwd: '/tmp/x',
+  });
+
   it('substitutes placeholders in tool inputs, honours explicit ids, stop reasons and any tool (Agent)', async () => {
     await start({
       agents: [
@@ -136,16 +148,7 @@ describe('scripted behaviour', () => {
                 {
                   name: 'Agent',
                   id: 'toolu_fixed',
-                  input: {
-                    description: 'Explore the repo',
-                    prompt: 'Look at: {{last_user_text}}',
-                    subagent_type: 'Explore',
-                    model: 'haiku',
-                    run_in_background: true,
-                    name: 'scout',
-                    isolation: 'worktree',
-                    cwd: '/tmp/x',
-                  },
+                  input: agentInput('Look at: {{last_user_text}}'),
                 },
               ],
               stopReason: 'pause_turn',
@@ -161,16 +164,7 @@ describe('scripted behaviour', () => {
         type: 'tool_use',
         id: 'toolu_fixed',
         name: 'Agent',
-        input: {
-          description: 'Explore the repo',
-          prompt: 'Look at: the src folder',
-          subagent_type: 'Explore',
-          model: 'haiku',
-          run_in_background: true,
-          name: 'scout',
-          isolation: 'worktree',
-          cwd: '/tmp/x',
-        },
+        input: agentInput('Look at: the src folder'),
       },
     ]);
   });

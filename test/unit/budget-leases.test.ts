@@ -122,29 +122,17 @@ describe('leases of the tree budget', () => {
     expect(lease.reservedTokens).toBe(33_333);
     // Others take the room exactly until a call no longer fits.
     for (let index = 0; index < 40; index++) {
-      const decision = ledger.decide(
-        {
-          reservationId: `exact-${index}`,
-          agentId: 'root.2',
-          model: 'm',
-          inputTokens: 1000,
-          maxOutputTokens: 9000,
-          minOutputTokens: 9000,
-        },
-        0,
-      );
+      const request = {
+        reservationId: `exact-${index}`,
+        agentId: 'root.2',
+        model: 'm',
+        inputTokens: 1000,
+        maxOutputTokens: 9000,
+        minOutputTokens: 9000,
+      };
+      const decision = ledger.decide(request, 0);
       if (!('granted' in decision)) {
-        ledger.enqueue({
-          request: {
-            reservationId: `exact-${index}`,
-            agentId: 'root.2',
-            model: 'm',
-            inputTokens: 1000,
-            maxOutputTokens: 9000,
-            minOutputTokens: 9000,
-          },
-          requesterId: 'root.2',
-        });
+        ledger.enqueue({ request, requesterId: 'root.2' });
         break;
       }
     }
