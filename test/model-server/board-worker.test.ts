@@ -35,24 +35,15 @@ type Step = { name: string; input: Record<string, unknown>; result: string; isEr
 async function next(steps: Step[][]): Promise<Anthropic.Message> {
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Work the board.' }];
   steps.forEach((calls, turn) => {
-    messages.push({
-      role: 'assistant',
-      content: calls.map((call, index) => ({
-        type: 'tool_use' as const,
-        id: `t${turn}_${index}`,
-        name: call.name,
-        input: call.input,
-      })),
-    });
-    messages.push({
-      role: 'user',
-      content: calls.map((call, index) => ({
-        type: 'tool_result' as const,
-        tool_use_id: `t${turn}_${index}`,
-        content: call.result,
-        ...(call.isError ? { is_error: true } : {}),
-      })),
-    });
+    const id = (index: number) => `t${turn}_${index}`;
+    const uses = calls.map(({ name, input }, index) => ({ type: 'tool_use' as const, id: id(index), name, input }));
+    const results = calls.map(({ result, isError }, index) => ({
+      type: 'tool_result' as const,
+      tool_use_id: id(index),
+      content: result,
+      ...(isError ? { is_error: true } : {}),
+    }));
+    messages.push({ role: 'assistant', content: uses }, { role: 'user', content: results });
   });
   return client.messages.create({ model: 'claude-test-tiny', max_tokens: 256, messages });
 }
