@@ -161,19 +161,22 @@ describe.skipIf(!ripgrep)('Grep on ripgrep', () => {
   });
 });
 
+/** A case-sensitive, single-line content search for `pattern` with line numbers and no context. */
+const contentSearch = (pattern: string) => ({
+  pattern,
+  mode: 'content' as const,
+  ignoreCase: false,
+  multiline: false,
+  before: 0,
+  after: 0,
+  lineNumbers: true,
+  cap: 10,
+});
+
 describe('the JavaScript fallback', () => {
   it('stops a search past its time limit with an error that says to install ripgrep, without blocking the event loop', async () => {
     const file = await workspace.write('slow.txt', catastrophicText);
-    const request = {
-      pattern: '(a+)+$',
-      mode: 'content' as const,
-      ignoreCase: false,
-      multiline: false,
-      before: 0,
-      after: 0,
-      lineNumbers: true,
-      cap: 10,
-    };
+    const request = contentSearch('(a+)+$');
     const { result, gapMs } = await longestEventLoopGap(() =>
       searchWithFallback(request, [{ path: file, shown: 'slow.txt' }], workspace.env, 300).then(
         () => 'answered',
@@ -188,16 +191,7 @@ describe('the JavaScript fallback', () => {
 
   it('answers a harmless search within the limit', async () => {
     const file = await workspace.write('fine.txt', 'one\ntwo\n');
-    const request = {
-      pattern: 'tw.',
-      mode: 'content' as const,
-      ignoreCase: false,
-      multiline: false,
-      before: 0,
-      after: 0,
-      lineNumbers: true,
-      cap: 10,
-    };
+    const request = contentSearch('tw.');
     const findings = await searchWithFallback(request, [{ path: file, shown: 'fine.txt' }], workspace.env, 10_000);
     expect(findings).toEqual({ files: [], lines: ['fine.txt:2:two'], truncated: false, skippedLarge: 0 });
   });

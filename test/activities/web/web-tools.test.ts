@@ -8,6 +8,7 @@ import { createWebFetch, type WebFetchDependencies } from '../../../src/activiti
 import { createWebSearch } from '../../../src/activities/web/web-search';
 import type { ToolEnv } from '../../../src/activities/tools/tool-env';
 import { startModelServer, type ModelServer } from '../../../src/model-server/server';
+import type { Behaviour, Turn } from '../../../src/model-server/scenario-schema';
 import type { WebToolCallInput } from '../../../src/shared/tools/extra-tool-calls';
 
 let site: Server;
@@ -178,24 +179,22 @@ describe('WebFetch against a local HTTP server, through the real SDK and the loc
   });
 });
 
+/** A scripted behaviour that plays `turns` to the WebSearch helper agent. */
+const webSearchTurns = (turns: Turn[]): Behaviour => ({
+  kind: 'scripted',
+  scenario: { agents: [{ match: { agentType: 'WebSearch' }, turns }] },
+});
+
 describe('WebSearch through the server-side web search tool of the local model server', () => {
   it('passes the tool and the domains through, and returns the links, the summary and the searches in usage', async () => {
-    model.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentType: 'WebSearch' },
-            turns: [
-              {
-                serverToolUses: [{ name: 'web_search', input: { query: 'temporal workflows' } }],
-                text: 'Temporal workflows are durable.',
-              },
-            ],
-          },
-        ],
-      },
-    });
+    model.setBehaviour(
+      webSearchTurns([
+        {
+          serverToolUses: [{ name: 'web_search', input: { query: 'temporal workflows' } }],
+          text: 'Temporal workflows are durable.',
+        },
+      ]),
+    );
     const result = await createWebSearch(clientFor(model))(
       call({ query: 'temporal workflows', allowed_domains: ['docs.temporal.io'] }),
       env(),
@@ -222,20 +221,12 @@ describe('WebSearch through the server-side web search tool of the local model s
   });
 
   it('continues after pause_turn, and reports a search that found nothing but errors as an error', async () => {
-    model.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentType: 'WebSearch' },
-            turns: [
-              { serverToolUses: [{ name: 'web_search', input: { query: 'mcp' } }], stopReason: 'pause_turn' },
-              { serverToolUses: [{ name: 'web_search', input: { query: 'node releases' } }], text: 'Both found.' },
-            ],
-          },
-        ],
-      },
-    });
+    model.setBehaviour(
+      webSearchTurns([
+        { serverToolUses: [{ name: 'web_search', input: { query: 'mcp' } }], stopReason: 'pause_turn' },
+        { serverToolUses: [{ name: 'web_search', input: { query: 'node releases' } }], text: 'Both found.' },
+      ]),
+    );
     const result = await createWebSearch(clientFor(model))(
       call({ query: 'mcp and node', blocked_domains: ['wikipedia.org'] }),
       env(),
@@ -246,17 +237,7 @@ describe('WebSearch through the server-side web search tool of the local model s
     expect(result.usage?.webSearchRequests).toBe(2);
     expect(model.requests()).toHaveLength(2);
 
-    model.setBehaviour({
-      kind: 'scripted',
-      scenario: {
-        agents: [
-          {
-            match: { agentType: 'WebSearch' },
-            turns: [{ serverToolUses: [{ name: 'web_search', input: { query: '' } }] }],
-          },
-        ],
-      },
-    });
+    model.setBehaviour(webSearchTurns([{ serverToolUses: [{ name: 'web_search', input: { query: '' } }] }]));
     const failed = await createWebSearch(clientFor(model))(call({ query: 'anything' }), env());
     expect(failed).toMatchObject({
       isError: true,
