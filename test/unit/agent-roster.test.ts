@@ -21,6 +21,15 @@ const base = {
   forking: false,
 };
 
+/** A user-level definition named `name` with a one-letter description and prompt. */
+const userDefinition = (name: string, fields: Partial<AgentDefinition>): AgentDefinition => ({
+  name,
+  description: 'd',
+  prompt: 'p',
+  source: 'user',
+  ...fields,
+});
+
 describe('the agent roster', () => {
   it('lists every type sorted by name, with description, the tools the child would get and its model', () => {
     expect(rosterLines(base)).toEqual([
@@ -48,14 +57,7 @@ describe('the agent roster', () => {
   });
 
   it('uses the subagent model override, and says how background-only and worktree types run', () => {
-    const worker: AgentDefinition = {
-      name: 'worker',
-      description: 'd',
-      prompt: 'p',
-      source: 'user',
-      background: true,
-      isolation: 'worktree',
-    };
+    const worker = userDefinition('worker', { background: true, isolation: 'worktree' });
     const lines = rosterLines({ ...base, definitions: { worker }, subagentModelOverride: 'haiku' });
     expect(lines).toEqual([
       '- worker: d (Tools: Agent, SendMessage, TaskStop, TaskOutput, Glob, Grep, Read, WebFetch, WebSearch, TodoWrite, TaskCreate, TaskList, TaskGet, TaskUpdate; model: claude-haiku-4-5; runs always in the background, in its own git worktree)',
@@ -63,14 +65,7 @@ describe('the agent roster', () => {
   });
 
   it('leaves out a type that would get no tools, and renders nothing when none is left', () => {
-    const empty: AgentDefinition = {
-      name: 'empty',
-      description: 'd',
-      prompt: 'p',
-      source: 'user',
-      tools: ['Bash'],
-      background: true,
-    };
+    const empty = userDefinition('empty', { tools: ['Bash'], background: true });
     expect(rosterLines({ ...base, definitions: { empty } })).toEqual([]);
     expect(renderAgentRoster({ ...base, definitions: { empty } })).toBeUndefined();
   });

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseAgentToolInput,
-  unknownAgentToolFields,
-  unknownAgentToolFieldsError,
-} from '../../src/workflows/tree/agent-tool-input';
+import { parseAgentToolInput } from '../../src/workflows/tree/agent-tool-input';
+import { unknownAgentToolFields, unknownAgentToolFieldsError } from '../../src/workflows/tree/agent-tool-input';
 
 describe('parseAgentToolInput', () => {
   it('accepts a complete input and trims strings', () => {

@@ -4,11 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bwrapArguments } from '../../src/sandbox/bwrap-arguments';
 import { SandboxOptionsError, sandboxOptionsFromEnv } from '../../src/config/sandbox-options';
-import {
-  mergeSandboxSettings,
-  parseSandboxSettings,
-  readDenyRulesAsSandbox,
-} from '../../src/project/settings/sandbox-settings';
+import { mergeSandboxSettings, parseSandboxSettings } from '../../src/project/settings/sandbox-settings';
+import { readDenyRulesAsSandbox } from '../../src/project/settings/sandbox-settings';
 import { withDefinitionDomains } from '../../src/shared/policy/sandbox';
 
 describe('sandbox settings', () => {
@@ -110,15 +107,17 @@ describe('bubblewrap arguments', () => {
   const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'bwrap-args-')));
   const home = path.join(base, 'home');
   mkdirSync(path.join(home, '.ssh'), { recursive: true });
+  /** A request for a sandbox working in `root`, with `home` as the home directory. */
+  const workspaceRequest = (root: string, profile: 'command' | 'service' = 'command', hostNetwork = false) => ({
+    profile,
+    workspaceRoot: root,
+    cwd: root,
+    homeDir: home,
+    hostNetwork,
+  });
 
   it('masks secrets after every writable bind, so a workspace at the home directory cannot uncover them', () => {
-    const args = bwrapArguments({
-      profile: 'command',
-      workspaceRoot: home,
-      cwd: home,
-      homeDir: home,
-      hostNetwork: false,
-    });
+    const args = bwrapArguments(workspaceRequest(home));
     const workspaceBind = args.findIndex((arg, index) => arg === '--bind' && args[index + 1] === home);
     const sshMask = args.findIndex((arg, index) => arg === '--tmpfs' && args[index + 1] === path.join(home, '.ssh'));
     expect(workspaceBind).toBeGreaterThan(-1);
@@ -130,13 +129,7 @@ describe('bubblewrap arguments', () => {
   it('masks the home credentials a settings path would open: allowRead or allowWrite of the home', () => {
     const workspace = path.join(base, 'elsewhere');
     mkdirSync(workspace, { recursive: true });
-    const request = {
-      profile: 'command' as const,
-      workspaceRoot: workspace,
-      cwd: workspace,
-      homeDir: home,
-      hostNetwork: false,
-    };
+    const request = workspaceRequest(workspace);
     for (const filesystem of [{ allowRead: ['~'] }, { allowWrite: ['~'] }, { allowRead: [path.join(home, '.ssh')] }]) {
       const args = bwrapArguments({ ...request, settings: { filesystem } });
       const opened = Math.max(
@@ -164,26 +157,14 @@ describe('bubblewrap arguments', () => {
     const worktree = path.join(base, 'child');
     mkdirSync(worktree);
     writeFileSync(path.join(worktree, '.git'), `gitdir: ${worktreeGit}\n`);
-    const args = bwrapArguments({
-      profile: 'command',
-      workspaceRoot: worktree,
-      cwd: worktree,
-      homeDir: home,
-      hostNetwork: false,
-    }).join(' ');
+    const args = bwrapArguments(workspaceRequest(worktree)).join(' ');
     expect(args).toContain(`--bind ${repoGit} ${repoGit}`);
     expect(args).toContain(`--ro-bind ${path.join(repoGit, 'hooks')} ${path.join(repoGit, 'hooks')}`);
     expect(args).toContain(`--ro-bind ${path.join(repoGit, 'config')} ${path.join(repoGit, 'config')}`);
   });
 
   it('gives services the whole system read-only and the network, with the home credentials masked', () => {
-    const args = bwrapArguments({
-      profile: 'service',
-      workspaceRoot: base,
-      cwd: base,
-      homeDir: home,
-      hostNetwork: true,
-    });
+    const args = bwrapArguments(workspaceRequest(base, 'service', true));
     expect(args.join(' ')).toContain('--ro-bind / /');
     expect(args).not.toContain('--unshare-net');
     expect(args.join(' ')).toContain(`--tmpfs ${path.join(home, '.ssh')}`);
