@@ -251,13 +251,13 @@ describe('authentication and models', () => {
       error: { type: 'authentication_error', message: 'invalid x-api-key' },
     });
     const error = await clientFor(servers.current(), { apiKey: 'wrong-key' })
-      .messages.create({ ...base, messages: [user('x')] })
+      .messages.create({ ...base, messages: [{ role: 'user', content: 'x' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
     expect((error as InstanceType<typeof Anthropic.AuthenticationError>).status).toBe(401);
     const ok = await clientFor(servers.current(), { apiKey: 'right-key' }).messages.create({
       ...base,
-      messages: [user('x')],
+      messages: [{ role: 'user', content: 'x' }],
     });
     expect(ok.content).toEqual([{ type: 'text', text: 'x' }]);
   });
@@ -271,7 +271,7 @@ describe('authentication and models', () => {
   it('answers 404 not_found_error for an unknown model (after validation of fields)', async () => {
     const { client } = await start();
     const error = await client.messages
-      .create({ ...base, model: 'claude-x', messages: [user('x')] })
+      .create({ ...base, model: 'claude-x', messages: [{ role: 'user', content: 'x' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
     const apiError = error as InstanceType<typeof Anthropic.NotFoundError>;
