@@ -139,7 +139,8 @@ export async function reserveModelCall(agent: BudgetedAgent, maxOutputTokens: nu
       await tree.releaseModelCall(grant.reservationId, input.model, true);
     }
   }
-  const grant = await tree.reserveModelCall(requestFor(agent, maxOutputTokens, inputTokens, false));
+  const request = requestFor(agent, maxOutputTokens, inputTokens, false);
+  const grant = await tree.reserveModelCall(request);
   if (!grant.granted && grant.revoked === true) {
     // Its answer was a lease, asked back before this call could take it: given back, and asked again.
     await tree.releaseModelCall(grant.reservationId, input.model, true);
@@ -177,9 +178,10 @@ export async function settleModelCall(agent: BudgetedAgent, reservation: CallRes
   const goesOn = toolCalls > 0 && !waitsOnChildren && response.stopReason === 'tool_use' && state.turn < input.maxTurns;
   const leaseId = reservation.budget.leaseId;
   if (leaseId !== undefined) return settleLeaseCall(agent, { ...charge, leaseId }, reservation, response, goesOn, maxOutputTokens);
-  if (goesOn) tree.reserveAhead(requestFor(agent, maxOutputTokens, estimateNextRequestTokens(input, state) + aheadMarginTokens, true), charge);
+  const ahead = goesOn ? requestFor(agent, maxOutputTokens, estimateNextRequestTokens(input, state) + aheadMarginTokens, true) : undefined;
   // Delivered before the agent may end: the root has the charge before it learns of the end.
-  else await tree.chargeModelCall(charge);
+  if (!ahead) await tree.chargeModelCall(charge);
+  else tree.reserveAhead(ahead, charge);
 }
 
 /**

@@ -54,8 +54,9 @@ function continuationsSoFar(messages: readonly MessageParam[]): number {
 /** Decides about a turn cut at max_tokens, whose non-empty response is the conversation's last message. */
 export function decideCutOffTurn(messages: readonly MessageParam[], content: readonly ContentBlock[], maxOutputTokens: number): CutOffDecision {
   if (content.some((block) => block.type === 'tool_use')) return { type: 'refuse_tools', text: cutToolCallText(maxOutputTokens) };
+  const continuations = continuationsSoFar(messages);
   const text = continuedText(messages, textOf([...content]), content.length > 0);
-  if (content.length === 0 || continuationsSoFar(messages) >= maxOutputContinuations) return { type: 'give_up', text };
+  if (content.length === 0 || continuations >= maxOutputContinuations) return { type: 'give_up', text };
   return { type: 'continue' };
 }
 

@@ -1,4 +1,4 @@
-import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, workflowInfo, type SignalDefinition } from '@temporalio/workflow';
 import type { BudgetCharge, BudgetGrant, BudgetReserveRequest } from '../../shared/budget/budget';
 import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import {
@@ -98,11 +98,11 @@ export class TreeLink {
   /** Charges a call of the lease without waiting; with a top-up of the lease asked in the same signal when given. */
   chargeLeaseCall(charge: BudgetCharge, topUp?: BudgetReserveRequest): void {
     if (!topUp) {
-      void signalBestEffort(this.input.rootAgentId, budgetChargeSignal, charge);
+      void this.signalRoot(budgetChargeSignal, charge);
       return;
     }
     this.lease.askedTopUp(topUp.reservationId);
-    void signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request: topUp, requesterId: this.input.agentId, settle: charge }).then((delivered) => {
+    void this.signalRoot(budgetReserveSignal, { request: topUp, requesterId: this.input.agentId, settle: charge }).then((delivered) => {
       if (!delivered) this.lease.topUpFailed();
     });
   }
@@ -116,9 +116,9 @@ export class TreeLink {
   /** Reserves room for one model call in the tree's ledger; waits while calls in flight may give room back. */
   async reserveModelCall(request: BudgetReserveRequest): Promise<BudgetGrant> {
     if (this.ledger) return this.ledger.reserveOwn(request);
-    const delivered = await signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request, requesterId: this.input.agentId });
+    const delivered = await this.signalRoot(budgetReserveSignal, { request, requesterId: this.input.agentId });
     if (!delivered) return this.rootEnded(request.reservationId);
-    return this.grantOf(request.reservationId);
+    return this.rootGrant(request.reservationId);
   }
 
   /**
@@ -127,12 +127,11 @@ export class TreeLink {
    */
   reserveAhead(request: BudgetReserveRequest, settle: BudgetCharge): void {
     this.ahead = request.reservationId;
-    if (this.ledger) void this.ledger.requestOwn(request, settle);
-    else {
-      void signalBestEffort(this.input.rootAgentId, budgetReserveSignal, { request, requesterId: this.input.agentId, settle }).then((delivered) => {
+    if (!this.ledger) {
+      void this.signalRoot(budgetReserveSignal, { request, requesterId: this.input.agentId, settle }).then((delivered) => {
         if (!delivered) this.grants.set(request.reservationId, this.rootEnded(request.reservationId));
       });
-    }
+    } else void this.ledger.requestOwn(request, settle);
   }
 
   /** The reservation asked ahead for this call, if any (taken: the next call asks anew). */
@@ -145,6 +144,11 @@ export class TreeLink {
   /** The root's answer to a reservation of this agent, once it is there. */
   async grantOf(reservationId: string): Promise<BudgetGrant> {
     if (this.ledger) return this.ledger.ownGrant(reservationId);
+    return this.rootGrant(reservationId);
+  }
+
+  /** The root's answer to a reservation of this agent (not the root), once its signal is there. */
+  private async rootGrant(reservationId: string): Promise<BudgetGrant> {
     await condition(() => this.grants.has(reservationId));
     const grant = this.grants.get(reservationId)!;
     this.grants.delete(reservationId);
@@ -161,7 +165,7 @@ export class TreeLink {
   /** Charges the ledger (a call that answered, or the release of one that did not: attempt 0). */
   async chargeModelCall(charge: BudgetCharge): Promise<void> {
     if (this.ledger) await this.ledger.charge(charge);
-    else await signalBestEffort(this.input.rootAgentId, budgetChargeSignal, charge);
+    else await this.signalRoot(budgetChargeSignal, charge);
   }
 
   /** Gives back a reservation whose call did not complete (the call's own charges, if any, came from its activity). */
@@ -198,33 +202,33 @@ export class TreeLink {
   async reportStarted(event: Omit<TreeAgentStarted, 'parentAgentId'>): Promise<void> {
     const started = { ...event, parentAgentId: this.input.agentId };
     if (this.coordinator) this.coordinator.started(started, workflowNowMs());
-    else await signalBestEffort(this.input.rootAgentId, treeAgentStartedSignal, started);
+    else await this.signalRoot(treeAgentStartedSignal, started);
   }
 
   /** A foreground child of this agent moved to the background (it may now be stopped at the budget). */
   async reportBackgrounded(agentId: string): Promise<void> {
     if (this.coordinator) this.coordinator.backgrounded(agentId);
-    else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId, kind: 'backgrounded' });
+    else await this.signalRoot(treeAgentEventSignal, { agentId, kind: 'backgrounded' });
   }
 
   /** How runs before the backgrounded-tree-event patch reported backgrounding: as a start in the background. */
   async reportBackgroundedAsStarted(agentId: string): Promise<void> {
     const event = { agentId, parentAgentId: this.input.agentId, background: true };
     if (this.coordinator) this.coordinator.started(event, workflowNowMs());
-    else await signalBestEffort(this.input.rootAgentId, treeAgentStartedSignal, event);
+    else await this.signalRoot(treeAgentStartedSignal, event);
   }
 
   /** A child of this agent has ended. */
   async reportFinished(agentId: string, background: boolean): Promise<void> {
     if (this.coordinator) this.coordinator.finished(agentId, workflowNowMs());
-    else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId, kind: 'finished', background });
+    else await this.signalRoot(treeAgentEventSignal, { agentId, kind: 'finished', background });
   }
 
   /** Tokens this agent used, counted against the tree's budget (only when there is one). */
   async reportUsage(usage: TokenUsage): Promise<void> {
     if (this.input.limits.treeTokenBudget === undefined) return;
     if (this.coordinator) await this.countUsage(usage);
-    else await signalBestEffort(this.input.rootAgentId, treeAgentEventSignal, { agentId: this.input.agentId, kind: 'usage', usage });
+    else await this.signalRoot(treeAgentEventSignal, { agentId: this.input.agentId, kind: 'usage', usage });
   }
 
   /** Root: at the budget, stop the whole tree and this root too (runs with the budget patch). */
@@ -279,6 +283,11 @@ export class TreeLink {
 
   /** Takes a request back (the agent was interrupted or stopped while waiting); the root may already be gone. */
   async withdrawApproval(request: ApprovalRequest): Promise<void> {
-    await signalBestEffort(this.input.rootAgentId, approvalRequestSignal, { ...request, withdrawn: true });
+    await this.signalRoot(approvalRequestSignal, { ...request, withdrawn: true });
+  }
+
+  /** Every signal to the root goes out best effort: the root may already have ended. */
+  private signalRoot<Payload>(signal: SignalDefinition<[Payload]>, payload: Payload): Promise<boolean> {
+    return signalBestEffort(this.input.rootAgentId, signal, payload);
   }
 }
