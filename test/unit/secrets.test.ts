@@ -50,24 +50,11 @@ describe('which variables are secrets', () => {
 
 describe("a command's environment", () => {
   it('is an allowlist: the safe names, LC_*, and what SUBAGENTS_BASH_ENV passes; never the rest', () => {
-    const source = {
-      PATH: '/usr/bin',
-      HOME: '/home/w',
-      LC_ALL: 'C',
-      MY_SERVICE_TOKEN: 'secret',
-      GITHUB_TOKEN: 'gh',
-      SUBAGENTS_PAYLOAD_KEY: 'key',
-    };
+    const safe = { PATH: '/usr/bin', HOME: '/home/w', LC_ALL: 'C' };
+    const source = { ...safe, MY_SERVICE_TOKEN: 'secret', GITHUB_TOKEN: 'gh', SUBAGENTS_PAYLOAD_KEY: 'key' };
     const environment = commandEnvironment({ passThrough: ['GITHUB_TOKEN'] }, source);
-    expect(environment).toEqual({
-      PATH: '/usr/bin',
-      HOME: '/home/w',
-      LC_ALL: 'C',
-      GITHUB_TOKEN: 'gh',
-      PAGER: 'cat',
-      GIT_PAGER: 'cat',
-      GIT_TERMINAL_PROMPT: '0',
-    });
+    const pagers = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+    expect(environment).toEqual({ ...safe, GITHUB_TOKEN: 'gh', ...pagers });
     expect(safeEnvironmentNames).not.toContain('SUBAGENTS_PAYLOAD_KEY');
   });
 

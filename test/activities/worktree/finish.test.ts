@@ -20,17 +20,20 @@ async function lockedPaths(): Promise<string[]> {
     .map((block) => block.split('\n')[0]!.slice('worktree '.length));
 }
 
+/** The outcome for agent-1's worktree at `path` with no uncommitted changes. */
+const cleanOutcome = (worktreePath: string, kept: boolean, commits: string[]) => ({
+  kept,
+  path: worktreePath,
+  branch: 'subagents/agent-1',
+  changedFiles: [],
+  commits,
+});
+
 describe('finishWorktree', () => {
   it('removes an unchanged worktree and its branch, leaving nothing behind', async () => {
     const worktree = await createWorktree({ agentId: 'agent-1', cwd: path.join(repository.repo, 'src') });
     const outcome = await finishWorktree({ worktree });
-    expect(outcome).toEqual({
-      kept: false,
-      path: worktree.path,
-      branch: 'subagents/agent-1',
-      changedFiles: [],
-      commits: [],
-    });
+    expect(outcome).toEqual(cleanOutcome(worktree.path, false, []));
     expect(await exists(worktree.path)).toBe(false);
     expect(await repository.branches()).toEqual(['main']);
     expect(await repository.worktreePaths()).toEqual([repository.repo]);
@@ -57,13 +60,7 @@ describe('finishWorktree', () => {
     await repository.write('feature.ts', 'export {};\n', worktree.path);
     const sha = await repository.commit('Add feature', worktree.path);
     const outcome = await finishWorktree({ worktree });
-    expect(outcome).toEqual({
-      kept: true,
-      path: worktree.path,
-      branch: 'subagents/agent-1',
-      changedFiles: [],
-      commits: [`${sha.slice(0, 7)} Add feature`],
-    });
+    expect(outcome).toEqual(cleanOutcome(worktree.path, true, [`${sha.slice(0, 7)} Add feature`]));
     expect(await exists(path.join(worktree.path, 'feature.ts'))).toBe(true);
   });
 
