@@ -83,16 +83,19 @@ describe('loadTemporalConnectionConfig', () => {
     expect(loadTemporalConnectionConfig({ env: isolated({ XDG_CONFIG_HOME: xdg }) }).address).toBe('from-xdg:7233');
   });
 
+  /** The Temporal Cloud connection of the config file's cloud profile, in `namespace` with `apiKey`. */
+  const cloud = (namespace: string, apiKey: string) => ({
+    address: 'agents.a1b2c.tmprl.cloud:7233',
+    namespace,
+    apiKey,
+    tls: true,
+  });
+
   it('selects a Temporal Cloud profile with TEMPORAL_PROFILE: API key and TLS', () => {
     const config = loadTemporalConnectionConfig({
       env: isolated({ TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'cloud' }),
     });
-    expect(config).toEqual({
-      address: 'agents.a1b2c.tmprl.cloud:7233',
-      namespace: 'agents.a1b2c',
-      apiKey: 'cloud-secret-key',
-      tls: true,
-    });
+    expect(config).toEqual(cloud('agents.a1b2c', 'cloud-secret-key'));
   });
 
   it('loads client certificate and key files for mTLS', () => {
@@ -115,12 +118,7 @@ describe('loadTemporalConnectionConfig', () => {
         TEMPORAL_ADDRESS: '',
       }),
     });
-    expect(config).toEqual({
-      address: 'agents.a1b2c.tmprl.cloud:7233',
-      namespace: 'staging.a1b2c',
-      apiKey: 'env-key',
-      tls: true,
-    });
+    expect(config).toEqual(cloud('staging.a1b2c', 'env-key'));
   });
 
   it('turns TLS on from TEMPORAL_TLS and off with TEMPORAL_TLS=false', () => {
