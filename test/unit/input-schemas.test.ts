@@ -9,6 +9,7 @@ import {
   stopNoticeSchema,
   type InputSchema,
 } from '../../src/shared/protocol/input-schemas';
+import { tokenRefusal, usage } from '../helpers/unit-budget';
 
 // The stop notice and the conversation query are taken without zod when plainly well-formed
 // (src/shared/protocol/input-schemas.ts); the schemas written out here from the documented limits must agree
@@ -92,24 +93,10 @@ describe('conversationQuerySchema', () => {
 });
 
 describe("the budget signals' lease fields (docs/budgets.md, Leases)", () => {
-  const request = {
-    reservationId: 'a.1/r/1',
-    agentId: 'a.1',
-    model: 'm',
-    inputTokens: 10,
-    maxOutputTokens: 100,
-    minOutputTokens: 10,
-  };
-  const usage = { inputTokens: 1, outputTokens: 2, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
-  const charge = { reservationId: 'a.1/r/2', agentId: 'a.1', model: 'm', attempt: 1, usage, final: true };
-  const refusal = {
-    reservationId: 'a.1/r/1',
-    granted: false,
-    reason: 'tight',
-    scopeAgentId: 'a',
-    cap: 'tokens',
-    action: 'stop',
-  };
+  const call = { agentId: 'a.1', model: 'm' };
+  const request = { ...call, reservationId: 'a.1/r/1', inputTokens: 10, maxOutputTokens: 100, minOutputTokens: 10 };
+  const charge = { ...call, reservationId: 'a.1/r/2', attempt: 1, usage: usage(1, 2), final: true };
+  const refusal = { ...tokenRefusal('a.1/r/1', 'tight'), scopeAgentId: 'a' };
 
   it('keeps well-formed lease fields', () => {
     expect(
