@@ -5,6 +5,7 @@ import { classifyReadOnlyCommand } from '../../src/shared/policy/read-only-comma
 import { checkToolRules, type ToolRules } from '../../src/shared/policy/tool-rules';
 import { decideByRules, type PermissionRule } from '../../src/shared/policy/permission-rules';
 import { analyse, parsedReading } from '../helpers/bash-analysis';
+import { hiddenRm } from '../helpers/unit-shell-tricks';
 
 const context = { cwd: '/work/repo' };
 const readOnly = (line: string) => classifyReadOnlyCommand(analyse(line));
@@ -92,13 +93,7 @@ describe('Bash rules on the parse', () => {
   it('a deny rule matches the command anywhere in the tree', () => {
     for (const line of [
       'ls x#y; rm -rf x',
-      '(rm x)',
-      '$(rm x)',
-      '{ rm x; }',
-      'if true; then rm x; fi',
-      'echo $(rm -rf /)',
-      'a=1 rm x',
-      'command rm x',
+      ...hiddenRm,
       'cat <<EOF\n$(rm x)\nEOF',
       'find . -exec rm {} +',
       'echo x | xargs rm',

@@ -10,6 +10,7 @@ import { legacyClassifyReadOnlyCommand } from '../../../src/shared/policy/legacy
 import { decideByRules, type PermissionRule, type PermissionRules } from '../../../src/shared/policy/permission-rules';
 import { analyse } from '../../helpers/bash-analysis';
 import { bwrapUnavailable, executeInSandbox } from './bash-oracle';
+import { hiddenRm } from '../../helpers/unit-shell-tricks';
 
 const knownTricks = [
   'echo a#b && touch pwned',
@@ -17,13 +18,7 @@ const knownTricks = [
   'cat f#x || touch p',
   'echo q#w | tee FILE',
   'git diff x#y; rm -rf x',
-  '(rm x)',
-  '$(rm x)',
-  '{ rm x; }',
-  'if true; then rm x; fi',
-  'echo $(rm -rf /)',
-  'a=1 rm x',
-  'command rm x',
+  ...hiddenRm,
   'env rm x',
   'cat <<EOF\n$(rm x)\nEOF',
   'find . -exec rm {} +',
