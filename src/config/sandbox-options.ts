@@ -1,8 +1,4 @@
-/**
- * Whether and how a worker sandboxes the processes it runs for agents (docs/security.md, "The
- * sandbox"): on unless `SUBAGENTS_SANDBOX=off`, with bubblewrap found once; a worker that cannot
- * sandbox refuses to run them, with how to install bubblewrap — never a silent fallback.
- */
+// Whether a worker sandboxes agents' processes: on unless SUBAGENTS_SANDBOX=off, never a silent fallback (docs/security.md).
 import { execFile } from 'node:child_process';
 import { secretFileNames } from './secrets';
 

@@ -1,8 +1,4 @@
-/**
- * `defineTool` (docs/tools.md, "Custom tools"): a team's own tool, defined on the worker. The model
- * sees its name, description and the JSON Schema of its zod input; each call runs as its own
- * activity type named after the tool, after the input passed the schema.
- */
+// A team's own tool, defined on the worker: one activity type per tool, input checked by its zod schema (docs/tools.md).
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
