@@ -1,5 +1,5 @@
 /** What budget tests compare: tokens the local model server served to a tree, and the ledger's accounts. */
-import type { ModelServer } from '../../src/model-server/server';
+import type { ModelServer, RecordedRequest } from '../../src/model-server/server';
 import type { ServedTotals } from '../../src/model-server/served';
 import type { BudgetAccount, BudgetSnapshot } from '../../src/shared/budget/budget';
 
@@ -19,4 +19,14 @@ export function rootAccount(snapshot: BudgetSnapshot): BudgetAccount {
 /** One agent's account, if the ledger has one. */
 export function accountOf(snapshot: BudgetSnapshot, agentId: string): BudgetAccount | undefined {
   return snapshot.accounts.find((account) => account.agentId === agentId);
+}
+
+/** How many of these requests were cut after the model server had served some of their input. */
+export function cutAfterServing(requests: readonly RecordedRequest[]): number {
+  return requests.filter(
+    ({ served }) =>
+      served &&
+      !served.complete &&
+      served.inputTokens + served.cacheCreationInputTokens + served.cacheReadInputTokens > 0,
+  ).length;
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { SubagentsClient } from '../../src/client/client';
+import { SubagentsClient, type StartAgentOptions } from '../../src/client/client';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import { startChildWorker, type ChildWorker } from './child-worker';
 import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from './temporal';
@@ -61,4 +61,18 @@ export function useCrashHarness(): CrashHarness {
     },
   };
   return harness;
+}
+
+/** Starts an agent in this workspace on the test model, with no approval prompts. */
+export function startUnattended(
+  client: SubagentsClient,
+  workspace: string,
+  options: Pick<StartAgentOptions, 'prompt' | 'limits'>,
+): ReturnType<SubagentsClient['startAgent']> {
+  return client.startAgent({
+    ...options,
+    cwd: workspace,
+    model: 'claude-test-tiny',
+    permissionMode: 'bypassPermissions',
+  });
 }

@@ -1,4 +1,4 @@
-import { vi } from 'vitest';
+import { afterAll, beforeAll, inject, vi } from 'vitest';
 import { main } from '../../src/cli/main';
 
 /** Runs `subagents <args>` in this process; returns its exit code and what it printed. */
@@ -26,4 +26,18 @@ export function setEnvironment(values: Record<string, string>): () => void {
       else process.env[name] = value;
     }
   };
+}
+
+/** Points the in-process CLI at the test server and this environment's queue for a file's tests (and these more variables). */
+export function useCliEnvironment(env: { taskQueue: string }, more: Record<string, string> = {}): void {
+  let restore: (() => void) | undefined;
+  beforeAll(() => {
+    restore = setEnvironment({
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: 'default',
+      SUBAGENTS_TASK_QUEUE: env.taskQueue,
+      ...more,
+    });
+  });
+  afterAll(() => restore?.());
 }

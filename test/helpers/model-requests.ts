@@ -1,5 +1,5 @@
 /** The model requests a test's agents sent, parsed, by agent. */
-import type { ModelServer } from '../../src/model-server/server';
+import type { ModelServer, RecordedRequest } from '../../src/model-server/server';
 import { modelCallsOf } from './agent-env';
 
 /** A content block of a request message, with the fields tests look at. */
@@ -26,11 +26,14 @@ export function requestsOf(modelServer: ModelServer, agentId: string): RequestBo
   return modelCallsOf(modelServer, agentId).map((request) => JSON.parse(request.rawBody) as RequestBody);
 }
 
+/** The model requests of one agent that the model server answered with 200, as recorded. */
+export function answeredCallsOf(modelServer: ModelServer, agentId: string): RecordedRequest[] {
+  return modelCallsOf(modelServer, agentId).filter((request) => request.status === 200);
+}
+
 /** The model requests of one agent that the model server answered with 200, parsed. */
 export function answeredRequestsOf(modelServer: ModelServer, agentId: string): RequestBody[] {
-  return modelCallsOf(modelServer, agentId)
-    .filter((request) => request.status === 200)
-    .map((request) => JSON.parse(request.rawBody) as RequestBody);
+  return answeredCallsOf(modelServer, agentId).map((request) => JSON.parse(request.rawBody) as RequestBody);
 }
 
 /** The blocks of the last message of a request. */

@@ -22,13 +22,27 @@ export const agentOfType = (agentType: string, turns: Turn[]): ScriptedAgent => 
 /** The agent with this id. */
 export const agentWithId = (agentId: string, turns: Turn[]): ScriptedAgent => ({ match: { agentId }, turns });
 
+/** A scripted tool call. */
+type ToolUse = NonNullable<Turn['toolUses']>[number];
+
+/** A scripted Bash call. */
+export const bash = (command: string): ToolUse => ({ name: 'Bash', input: { command } });
+
+/** A scripted Agent call: a subagent with this description and prompt, and any more input fields. */
+export const spawn = (description: string, prompt: string, more: Record<string, unknown> = {}): ToolUse => ({
+  name: 'Agent',
+  input: { description, prompt, ...more },
+});
+
+/** A scripted Agent call that runs the subagent in the background. */
+export const spawnInBackground = (description: string, prompt: string, more: Record<string, unknown> = {}): ToolUse =>
+  spawn(description, prompt, { ...more, run_in_background: true });
+
 /** A root that delegates to a middle agent that delegates to a leaf running `sleep 60`: a three-level tree to stop. */
 export function threeLevelTree(rootName: string, middlePrompt: string, leafPrompt: string): ScriptedAgent[] {
   return [
-    agentNamed(rootName, [{ toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: middlePrompt } }] }]),
-    agentPrompted(middlePrompt, [
-      { toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: leafPrompt } }] },
-    ]),
-    agentPrompted(leafPrompt, [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }]),
+    agentNamed(rootName, [{ toolUses: [spawn('middle', middlePrompt)] }]),
+    agentPrompted(middlePrompt, [{ toolUses: [spawn('leaf', leafPrompt)] }]),
+    agentPrompted(leafPrompt, [{ toolUses: [bash('sleep 60')] }]),
   ];
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoardClient, BoardRefusedError } from '../../src/client/board-client';
 import { treeBoardId, type BoardActor, type BoardSnapshot } from '../../src/shared/board/board';
 import { createAgentTestEnv, requestBodies, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import {
   boardWorkerDefinition,
   checkBoardRun,
@@ -15,7 +16,7 @@ import {
   workCommand,
 } from '../helpers/board-scenario';
 import { waitFor } from '../helpers/child-worker';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, bash, spawnInBackground } from '../helpers/scripted-agents';
 
 let env: AgentTestEnv;
 let boards: BoardClient;
@@ -35,17 +36,7 @@ beforeAll(async () => {
           toolUses: [{ name: 'TaskCreate', input: { subject: 'left behind', description: 'claimed, then abandoned' } }],
         },
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'quitter',
-                prompt: 'QUITTER: claim and leave',
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              },
-            },
-          ],
+          toolUses: [spawnInBackground('quitter', 'QUITTER: claim and leave', { subagent_type: 'general-purpose' })],
         },
         { text: 'waiting for the quitter' },
         { text: 'LEAD-SAW: {{last_user_text}}' },
@@ -74,9 +65,7 @@ beforeAll(async () => {
         { toolUses: [{ name: 'TaskCreate', input: { subject: 'long job', description: 'outlives several runs' } }] },
         { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }] },
         // Each step says it started, then runs until the test releases it (holderStep below).
-        ...Array.from({ length: 3 }, (_, index) => ({
-          toolUses: [{ name: 'Bash', input: { command: holderStep(index + 1) } }],
-        })),
+        ...Array.from({ length: 3 }, (_, index) => ({ toolUses: [bash(holderStep(index + 1))] })),
         { toolUses: [{ name: 'TaskUpdate', input: { taskId: '1', status: 'completed', note: 'held across runs' } }] },
         { text: 'HOLDER-DONE: {{last_tool_result}}' },
       ]),
@@ -92,13 +81,11 @@ afterAll(async () => {
 
 describe('the shared task board', () => {
   it('5 background agents complete a board of 20 tasks with dependencies: each exactly once, in dependency order', async () => {
-    const handle = await env.start({
+    const { handle } = await runCompleted(env, {
       prompt: 'Lead the team through the board.',
       name: 'lead',
       limits: { defaultMaxTurns: 200, boardLeaseMs: 30_000 },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
 
     const snapshot = await boards.snapshot(treeBoardId(handle.agentId));
     expect(snapshot.counts).toMatchObject({ completed: 20, pending: 0, in_progress: 0, blocked: 0 });

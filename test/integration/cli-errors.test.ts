@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAgentTestEnv, scenario, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted, waitForState } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { runCli } from '../helpers/cli-process';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, bash, spawn } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -95,8 +96,7 @@ describe('the CLI with bad input and unreachable or finished agents', () => {
   });
 
   it('says a finished agent has finished (exit 1), treats stop of it as done, and a missing one as missing (exit 4)', async () => {
-    const handle = await env.start({ prompt: 'finish quickly', name: 'finished-one' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'finish quickly', name: 'finished-one' });
     for (const command of [
       ['interrupt', handle.agentId],
       ['approve', handle.agentId, 'some-request'],
@@ -134,25 +134,13 @@ describe('the CLI with bad input and unreachable or finished agents', () => {
     try {
       stuck.modelServer.setBehaviour(
         scenario([
-          agentNamed('stuck-root', [
-            { toolUses: [{ name: 'Agent', input: { description: 'child', prompt: 'stuck child task' } }] },
-          ]),
-          agentPrompted('stuck child task', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 30' } }] }]),
+          agentNamed('stuck-root', [{ toolUses: [spawn('child', 'stuck child task')] }]),
+          agentPrompted('stuck child task', [{ toolUses: [bash('sleep 30')] }]),
         ]),
       );
       const handle = await stuck.start({ prompt: 'a tree to get stuck', name: 'stuck-root' });
       const childId = `${handle.agentId}.1`;
-      await waitFor(
-        async () =>
-          (
-            await stuck.client
-              .getAgent(childId)
-              .status()
-              .catch(() => undefined)
-          )?.state === 'running_tools',
-        60_000,
-        'the child to run',
-      );
+      await waitForState(stuck, childId, 'running_tools', 'the child to run');
       // No worker any more: nobody can process the cancellation, as with a workflow stuck on a bug.
       stuck.worker.shutdown();
       await waitFor(async () => stuck.worker.getState() === 'STOPPED', 60_000, 'the worker to stop');

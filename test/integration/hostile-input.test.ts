@@ -3,10 +3,12 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { AgentHandle } from '../../src/client/client';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../src/dev/temporal-cli';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { waitForState } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 
 const env = useAgentTestEnv();
@@ -52,17 +54,19 @@ const statusOf = async (agentId: string) =>
     .describe()
     .then((description) => description.status.name);
 
+/** An interactive agent, started and waiting for its first message. */
+async function startWaiting(prompt: string, name: string): Promise<AgentHandle> {
+  const handle = await env.start({ prompt, name, interactive: { idleTimeoutMs: 120_000 } });
+  await waitForState(env, handle.agentId, 'waiting', 'the agent to wait for messages', 30_000);
+  return handle;
+}
+
 describe('hostile input to a running agent', () => {
   it(
     'refuses random JSON on every public signal and update without wedging the agent, which then works normally',
     { timeout: 300_000 },
     async () => {
-      const handle = await env.start({
-        prompt: 'fuzz target ready',
-        name: 'fuzz-target',
-        interactive: { idleTimeoutMs: 120_000 },
-      });
-      await waitFor(async () => (await handle.status()).state === 'waiting', 30_000, 'the agent to wait for messages');
+      const handle = await startWaiting('fuzz target ready', 'fuzz-target');
       const workflow = env.temporal.client.workflow.getHandle(handle.agentId);
       let seed = 42;
       for (const [name, fields] of Object.entries(signalFields)) {
@@ -130,12 +134,7 @@ describe('hostile input to a running agent', () => {
   );
 
   it('survives `temporal workflow signal --input null`; status and stop still work from the CLI', async () => {
-    const handle = await env.start({
-      prompt: 'null target',
-      name: 'null-target',
-      interactive: { idleTimeoutMs: 120_000 },
-    });
-    await waitFor(async () => (await handle.status()).state === 'waiting', 30_000, 'the agent to wait for messages');
+    const handle = await startWaiting('null target', 'null-target');
     const temporal = findTemporalCli()!;
     const run = promisify(execFile);
     for (const name of [
@@ -176,12 +175,7 @@ describe('hostile input to a running agent', () => {
   });
 
   it('a stop notice that is not an object is refused: a stop after it says who stopped the agent, never "undefined"', async () => {
-    const handle = await env.start({
-      prompt: 'notice target',
-      name: 'notice-target',
-      interactive: { idleTimeoutMs: 120_000 },
-    });
-    await waitFor(async () => (await handle.status()).state === 'waiting', 30_000, 'the agent to wait for messages');
+    const handle = await startWaiting('notice target', 'notice-target');
     const workflow = env.temporal.client.workflow.getHandle(handle.agentId);
     await workflow.signal('stopNotice', 'x');
     await workflow.signal('stopNotice', { by: 5 });

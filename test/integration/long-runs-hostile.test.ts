@@ -2,9 +2,10 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { runCli } from '../helpers/cli-process';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, spawn } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -106,9 +107,7 @@ describe('hostile input to the long-run handlers', () => {
       env.script(
         agentNamed('task-output-hostile', [
           {
-            toolUses: [
-              { name: 'Agent', input: { description: 'quick child', prompt: 'HOSTILE-PEEK-CHILD', name: 'quick' } },
-            ],
+            toolUses: [spawn('quick child', 'HOSTILE-PEEK-CHILD', { name: 'quick' })],
           },
           {
             toolUses: [
@@ -126,9 +125,10 @@ describe('hostile input to the long-run handlers', () => {
         ]),
         agentPrompted('HOSTILE-PEEK-CHILD', [{ text: 'QUICK-CHILD-ANSWER' }]),
       );
-      const handle = await env.start({ prompt: 'peek with bad inputs', name: 'task-output-hostile' });
-      const result = await handle.result();
-      expect(result.status).toBe('completed');
+      const { handle, result } = await runCompleted(env, {
+        prompt: 'peek with bad inputs',
+        name: 'task-output-hostile',
+      });
       expect(result.finalText).toBe('HOSTILE-PEEK-DONE');
       const requests = env.modelServer
         .requests()
