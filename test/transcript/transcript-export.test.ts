@@ -16,6 +16,7 @@ import type {
 } from '../../src/transcript/transcript-types';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { exploreChildTurn } from '../helpers/unit-scripted-turns';
 
 let env: AgentTestEnv;
 let rootId: string;
@@ -35,18 +36,7 @@ const scenario = {
               { name: 'Read', input: { file_path: 'notes.txt' } },
             ],
           },
-          {
-            toolUses: [
-              {
-                name: 'Agent',
-                input: {
-                  description: 'check the notes',
-                  prompt: 'Read notes.txt and report',
-                  subagent_type: 'Explore',
-                },
-              },
-            ],
-          },
+          exploreChildTurn('check the notes', 'Read notes.txt and report'),
           { text: 'ROOT-FINAL: {{last_tool_result}}' },
         ],
       },

@@ -16,6 +16,7 @@ import { startModelServer, type ModelServer } from '../../src/model-server/serve
 import type { AgentResult } from '../../src/shared/agents/agent';
 import { createAgentWorker } from '../../src/worker/worker';
 import { testHomeDir, uniqueTaskQueue } from '../helpers/temporal';
+import { exploreChildTurn } from '../helpers/unit-scripted-turns';
 
 const chromiumPath = '/usr/bin/chromium';
 const hasChromium = existsSync(chromiumPath);
@@ -144,18 +145,7 @@ describe('Temporal UI: a finished two-level agent tree', () => {
             {
               match: { agentName: 'ui-root' },
               turns: [
-                {
-                  toolUses: [
-                    {
-                      name: 'Agent',
-                      input: {
-                        description: childDescription,
-                        prompt: 'Find the file that defines parse()',
-                        subagent_type: 'Explore',
-                      },
-                    },
-                  ],
-                },
+                exploreChildTurn(childDescription, 'Find the file that defines parse()'),
                 { text: 'The parser is in src/parser.ts.' },
               ],
             },
