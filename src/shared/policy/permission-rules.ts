@@ -93,12 +93,12 @@ export function decideByRules(
   if (bare) return { type: 'allow', rule: bare };
   const withContent = rulesFor(allow, tool).filter((rule) => rule.content !== '');
   if (withContent.length === 0) return undefined;
+  // A Bash line is allowed only when every one of its commands matches some allow rule.
+  if (tool !== 'Agent' && !allowedByRules(withContent, tool, input, context, bash)) return undefined;
   if (tool === 'Agent') {
     const rule = withContent.find((candidate) => matches(candidate, tool, input, context, 'allow'));
     return rule ? { type: 'allow', rule } : undefined;
   }
-  // A Bash line is allowed only when every one of its commands matches some allow rule.
-  if (!allowedByRules(withContent, tool, input, context, bash)) return undefined;
   return {
     type: 'allow',
     rule: withContent.find((rule) => matches(rule, tool, input, context, 'deny', bash)) ?? withContent[0]!,
