@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadAgentDefinitions } from '../../../src/project/agent-definitions/load';
 import { agentsListCommand } from '../../../src/cli/commands/agents-list';
 import type { LoadedDefinitions } from '../../../src/shared/agents/agent-definition';
-import { createDefinitionTree, type DefinitionTree, definitionFile } from './helpers';
+import { createDefinitionTree, definitionFile, projectRow, type DefinitionTree } from './helpers';
 
 let tree: DefinitionTree;
 let output: string[];
@@ -54,13 +54,7 @@ describe('agentsListCommand', () => {
     const lines = output.join('\n').split('\n');
     expect(lines[0]).toMatch(/^NAME\s+SOURCE\s+TOOLS\s+MCP SERVERS\s+MODEL$/);
     const row = (name: string) => lines.find((line) => line.startsWith(`${name} `))?.split(/\s{2,}/);
-    expect(row('reviewer')).toEqual([
-      'reviewer',
-      `project ${path.join('.claude', 'agents', 'reviewer.md')}`,
-      'Agent(Explore), Grep, Read',
-      '-',
-      'sonnet',
-    ]);
+    expect(row('reviewer')).toEqual(projectRow('reviewer', 'Agent(Explore), Grep, Read', '-', 'sonnet'));
     expect(row('writer')).toEqual([
       'writer',
       `user ${path.join('~', '.claude', 'agents', 'writer.md')}`,

@@ -36,3 +36,8 @@ export async function createDefinitionTree(): Promise<DefinitionTree> {
 export function definitionFile(frontMatter: string, body = 'You are a test agent.'): string {
   return `---\n${frontMatter.trim()}\n---\n${body}\n`;
 }
+
+/** The `agents list` row of the project definition `name`: name, source file, tools, MCP servers, model. */
+export function projectRow(name: string, tools: string, mcpServers: string, model: string): string[] {
+  return [name, `project ${path.join('.claude', 'agents', `${name}.md`)}`, tools, mcpServers, model];
+}

@@ -4,7 +4,7 @@ import { loadAgentDefinitions } from '../../../src/project/agent-definitions/loa
 import { parseDefinitionFile } from '../../../src/project/agent-definitions/parse-definition';
 import { scanDefinitionFiles } from '../../../src/project/agent-definitions/scan';
 import { agentsListCommand } from '../../../src/cli/commands/agents-list';
-import { createDefinitionTree, definitionFile, type DefinitionTree } from './helpers';
+import { createDefinitionTree, definitionFile, projectRow, type DefinitionTree } from './helpers';
 import { freshForEachTest } from '../../helpers/unit-fixture';
 
 const parse = (frontMatter: string) =>
@@ -120,13 +120,7 @@ describe('loading: MCP servers that are not configured are reported', () => {
     expect(await agentsListCommand(['--dir', path.join(tree.root, 'project')], { homeDir: tree.home })).toBe(0);
     const lines = output.join('\n').split('\n');
     const row = (name: string) => lines.find((line) => line.startsWith(`${name} `))?.split(/\s{2,}/);
-    expect(row('triager')).toEqual([
-      'triager',
-      `project ${path.join('.claude', 'agents', 'triager.md')}`,
-      'Read, mcp__github__*',
-      'github!',
-      'inherit',
-    ]);
+    expect(row('triager')).toEqual(projectRow('triager', 'Read, mcp__github__*', 'github!', 'inherit'));
     expect(row('browser')?.[3]).toBe('browser! (inline), gone! (not configured)');
     expect(row('general-purpose')?.[3]).toBe('docs, github');
     expect(row('Explore')?.[3]).toBe('-');
