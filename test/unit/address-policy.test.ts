@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { addressAllowed, isPublicAddress } from '../../src/shared/policy/address-policy';
-import { noPrivateAddresses, parsePrivateAllowance } from '../../src/shared/policy/address-policy';
+import {
+  addressAllowed,
+  isPublicAddress,
+  noPrivateAddresses,
+  parsePrivateAllowance,
+} from '../../src/shared/policy/address-policy';
 import { checkUrl, isSameSiteRedirect } from '../../src/activities/web/safe-fetch';
 
 describe('WebFetch address policy', () => {

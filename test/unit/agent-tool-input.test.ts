@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseAgentToolInput } from '../../src/workflows/tree/agent-tool-input';
-import { unknownAgentToolFields, unknownAgentToolFieldsError } from '../../src/workflows/tree/agent-tool-input';
+import {
+  parseAgentToolInput,
+  unknownAgentToolFields,
+  unknownAgentToolFieldsError,
+} from '../../src/workflows/tree/agent-tool-input';
 
 describe('parseAgentToolInput', () => {
   it('accepts a complete input and trims strings', () => {

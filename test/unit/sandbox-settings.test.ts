@@ -4,8 +4,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bwrapArguments } from '../../src/sandbox/bwrap-arguments';
 import { SandboxOptionsError, sandboxOptionsFromEnv } from '../../src/config/sandbox-options';
-import { mergeSandboxSettings, parseSandboxSettings } from '../../src/project/settings/sandbox-settings';
-import { readDenyRulesAsSandbox } from '../../src/project/settings/sandbox-settings';
+import {
+  mergeSandboxSettings,
+  parseSandboxSettings,
+  readDenyRulesAsSandbox,
+} from '../../src/project/settings/sandbox-settings';
 import { withDefinitionDomains } from '../../src/shared/policy/sandbox';
 
 describe('sandbox settings', () => {

@@ -8,10 +8,15 @@ import { configFromEnv } from '../../src/config/config';
 import { buildChildInput, buildRootInput, type RootSpec } from '../../src/shared/agents/agent-input';
 import { defaultAgentLimits } from '../../src/shared/protocol/limits';
 import { resumeInput } from '../../src/shared/agents/resume';
-import { defaultWorkspaceWaitMs, maxWorkspaceWaitMs } from '../../src/shared/workspace/workspace-routing';
-import { parseWorkspaceWaitMs } from '../../src/shared/workspace/workspace-routing';
-import { isInsideDirectory, parseWorkerId } from '../../src/shared/workspace/workspace-routing';
-import { workspaceTaskQueue, workspaceWorker } from '../../src/shared/workspace/workspace-routing';
+import {
+  defaultWorkspaceWaitMs,
+  maxWorkspaceWaitMs,
+  parseWorkspaceWaitMs,
+  isInsideDirectory,
+  parseWorkerId,
+  workspaceTaskQueue,
+  workspaceWorker,
+} from '../../src/shared/workspace/workspace-routing';
 import { isWorkerWaitTimeout, routedOptions, workerGoneText } from '../../src/workflows/tools/workspace-activities';
 import { fileToolOptions } from '../../src/workflows/runtime/activity-proxies';
 import { expectYesNo } from '../helpers/unit-cases';
