@@ -14,7 +14,7 @@ import { useCrashHarness } from '../helpers/crash-harness';
 import { recordHistory } from '../helpers/histories';
 import { createTestWorker, uniqueTaskQueue } from '../helpers/temporal';
 import { scenario } from '../helpers/agent-env';
-import { agentWithId } from '../helpers/scripted-agents';
+import { agentWithId, spawnInBackground } from '../helpers/scripted-agents';
 
 const crash = useCrashHarness();
 let survivor: Worker | undefined;
@@ -33,17 +33,7 @@ describe('a worker killed while its agent holds a claim', () => {
     const workerA = `${rootA}.1`;
     const workerB = `${rootB}.1`;
     const spawnWorker = {
-      toolUses: [
-        {
-          name: 'Agent',
-          input: {
-            description: 'board worker',
-            prompt: 'Work the board.',
-            subagent_type: 'board-worker',
-            run_in_background: true,
-          },
-        },
-      ],
+      toolUses: [spawnInBackground('board worker', 'Work the board.', { subagent_type: 'board-worker' })],
     };
     crash.modelServer.setBehaviour(
       scenario([

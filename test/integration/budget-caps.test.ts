@@ -5,7 +5,7 @@ import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, bash, spawnInBackground } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -70,23 +70,15 @@ describe('cost and wall-time caps on the real server', () => {
     const name = 'wall-cap-root';
     env.script(
       agentNamed(name, [
-        {
-          toolUses: [
-            { name: 'Agent', input: { description: 'slow', prompt: 'WALL-SLOW', run_in_background: true } },
-            { name: 'Agent', input: { description: 'steady', prompt: 'WALL-STEADY', run_in_background: true } },
-          ],
-        },
+        { toolUses: [spawnInBackground('slow', 'WALL-SLOW'), spawnInBackground('steady', 'WALL-STEADY')] },
         ...Array.from({ length: 80 }, () => ({
           text: 'ROOT-WAITS',
-          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }],
+          toolUses: [bash('sleep 0.3')],
         })),
       ]),
-      agentPrompted('WALL-SLOW', [
-        { toolUses: [{ name: 'Bash', input: { command: 'sleep 120.3141' } }] },
-        { text: 'SLOW-NEVER' },
-      ]),
+      agentPrompted('WALL-SLOW', [{ toolUses: [bash('sleep 120.3141')] }, { text: 'SLOW-NEVER' }]),
       agentPrompted('WALL-STEADY', [
-        ...Array.from({ length: 8 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }] })),
+        ...Array.from({ length: 8 }, () => ({ toolUses: [bash('sleep 0.5')] })),
         { text: 'STEADY-DONE' },
       ]),
     );
@@ -168,19 +160,15 @@ describe('cost and wall-time caps on the real server', () => {
     env.script(
       agentNamed(name, [
         {
-          toolUses: Array.from({ length: 4 }, (_, index) => ({
-            name: 'Agent',
-            input: { description: `worker ${index}`, prompt: `CONCURRENT-WORKER ${index}`, run_in_background: true },
-          })),
+          toolUses: Array.from({ length: 4 }, (_, index) =>
+            spawnInBackground(`worker ${index}`, `CONCURRENT-WORKER ${index}`),
+          ),
         },
         { text: 'ROOT-DONE {{last_user_text}}' },
         { text: 'ROOT-DONE-2 {{last_user_text}}' },
         { text: 'ROOT-DONE-3 {{last_user_text}}' },
       ]),
-      agentPrompted('CONCURRENT-WORKER', [
-        { toolUses: [{ name: 'Bash', input: { command: 'sleep 1' } }] },
-        { text: 'WORKER-DONE' },
-      ]),
+      agentPrompted('CONCURRENT-WORKER', [{ toolUses: [bash('sleep 1')] }, { text: 'WORKER-DONE' }]),
     );
     // The root and two workers at once.
     const handle = await env.start({

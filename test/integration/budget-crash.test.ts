@@ -1,9 +1,9 @@
 // @slow
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/child-worker';
-import { useCrashHarness } from '../helpers/crash-harness';
+import { startUnattended, useCrashHarness } from '../helpers/crash-harness';
 import { scenario } from '../helpers/agent-env';
-import { agentPrompted } from '../helpers/scripted-agents';
+import { agentPrompted, spawnInBackground } from '../helpers/scripted-agents';
 
 const crash = useCrashHarness();
 
@@ -15,10 +15,9 @@ describe('the tree ledger across a worker SIGKILL', () => {
       scenario([
         agentPrompted('budget crash root', [
           {
-            toolUses: Array.from({ length: children }, (_, index) => ({
-              name: 'Agent',
-              input: { description: `slow ${index}`, prompt: `BUDGET-CRASH-CHILD ${index}`, run_in_background: true },
-            })),
+            toolUses: Array.from({ length: children }, (_, index) =>
+              spawnInBackground(`slow ${index}`, `BUDGET-CRASH-CHILD ${index}`),
+            ),
           },
           ...Array.from({ length: children + 2 }, () => ({ text: 'ROOT-HEARD {{last_user_text}}' })),
         ]),
@@ -34,11 +33,8 @@ describe('the tree ledger across a worker SIGKILL', () => {
       ]),
     );
     await crash.startWorker(taskQueue);
-    const handle = await client.startAgent({
+    const handle = await startUnattended(client, workspace, {
       prompt: 'budget crash root',
-      cwd: workspace,
-      model: 'claude-test-tiny',
-      permissionMode: 'bypassPermissions',
       limits: { budget: { caps: { tokens: 5_000_000 } }, forking: false },
     });
     const childCalls = () =>

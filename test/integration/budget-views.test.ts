@@ -1,61 +1,48 @@
 // @slow
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WatchEvent } from '../../src/cli/watch/watch-model';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
-import { cli, setEnvironment } from '../helpers/in-process-cli';
-import { agentNamed } from '../helpers/scripted-agents';
+import { scenario, useAgentTestEnv } from '../helpers/agent-env';
+import { cli, useCliEnvironment } from '../helpers/in-process-cli';
+import { agentNamed, bash } from '../helpers/scripted-agents';
 
 /** The caps reached and their spending where a person looks: status, ls --tree, watch and the Temporal UI's current details. */
 
-let env: AgentTestEnv;
-let restoreEnvironment: (() => void) | undefined;
 const treeTokens = 60_000;
 
-beforeAll(async () => {
-  env = await createAgentTestEnv(
-    scenario([
-      agentNamed('views-root', [
-        {
-          text: 'starting a capped worker',
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'capped worker',
-                prompt: 'VIEWS-CHILD',
-                run_in_background: true,
-                budget: { max_tool_calls: 3 },
-              },
-            },
-          ],
-        },
-        // Slow turns: the worker reaches its own cap well before the tree reaches its.
-        ...Array.from({ length: 40 }, () => ({
-          text: `ROOT-WORKING ${'lorem ipsum dolor sit amet '.repeat(40)}`,
-          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.2' } }],
-          delayMs: 300,
-        })),
-      ]),
+const env = useAgentTestEnv(
+  scenario([
+    agentNamed('views-root', [
       {
-        match: { userIncludes: 'VIEWS-CHILD' },
-        turns: Array.from({ length: 10 }, () => ({
-          toolUses: [1, 2, 3].map((step) => ({ name: 'Bash', input: { command: `echo step ${step}` } })),
-        })),
+        text: 'starting a capped worker',
+        toolUses: [
+          {
+            name: 'Agent',
+            input: {
+              description: 'capped worker',
+              prompt: 'VIEWS-CHILD',
+              run_in_background: true,
+              budget: { max_tool_calls: 3 },
+            },
+          },
+        ],
       },
-      agentNamed('views-plain', [{ text: 'PLAIN-DONE' }]),
+      // Slow turns: the worker reaches its own cap well before the tree reaches its.
+      ...Array.from({ length: 40 }, () => ({
+        text: `ROOT-WORKING ${'lorem ipsum dolor sit amet '.repeat(40)}`,
+        toolUses: [bash('sleep 0.2')],
+        delayMs: 300,
+      })),
     ]),
-  );
-  restoreEnvironment = setEnvironment({
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: 'default',
-    SUBAGENTS_TASK_QUEUE: env.taskQueue,
-    NO_COLOR: '1',
-  });
-});
-afterAll(async () => {
-  restoreEnvironment?.();
-  await env?.close();
-});
+    {
+      match: { userIncludes: 'VIEWS-CHILD' },
+      turns: Array.from({ length: 10 }, () => ({
+        toolUses: [1, 2, 3].map((step) => bash(`echo step ${step}`)),
+      })),
+    },
+    agentNamed('views-plain', [{ text: 'PLAIN-DONE' }]),
+  ]),
+);
+useCliEnvironment(env, { NO_COLOR: '1' });
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

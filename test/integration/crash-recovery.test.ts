@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/child-worker';
-import { useCrashHarness } from '../helpers/crash-harness';
+import { startUnattended, useCrashHarness } from '../helpers/crash-harness';
 import { recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
 import { scenario } from '../helpers/agent-env';
-import { agentPrompted } from '../helpers/scripted-agents';
+import { agentPrompted, bash } from '../helpers/scripted-agents';
 
 const crash = useCrashHarness();
 
@@ -17,26 +17,14 @@ describe('worker crash (SIGKILL) mid-run', () => {
     crash.modelServer.setBehaviour(
       scenario([
         agentPrompted('crash test', [
-          {
-            toolUses: [
-              {
-                name: 'Bash',
-                input: { command: 'echo ran >> bash-runs.txt; sleep 600.4711; echo done >> bash-runs.txt' },
-              },
-            ],
-          },
+          { toolUses: [bash('echo ran >> bash-runs.txt; sleep 600.4711; echo done >> bash-runs.txt')] },
           { text: 'checking', toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }], delayMs: 1500 },
           { text: 'all done after the crash' },
         ]),
       ]),
     );
     await crash.startWorker(taskQueue);
-    const handle = await client.startAgent({
-      prompt: 'crash test',
-      cwd: workspace,
-      model: 'claude-test-tiny',
-      permissionMode: 'bypassPermissions',
-    });
+    const handle = await startUnattended(client, workspace, { prompt: 'crash test' });
 
     // Kill the worker while Bash runs.
     await waitFor(() => existsSync(path.join(workspace, 'bash-runs.txt')), 60_000, 'the Bash command to start');

@@ -7,9 +7,10 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { agentsListCommand } from '../../src/cli/commands/agents-list';
 import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { recordHistory } from '../helpers/histories';
 import { waitFor } from '../helpers/child-worker';
-import { agentNamed, agentOfType } from '../helpers/scripted-agents';
+import { agentNamed, agentOfType, bash, spawn } from '../helpers/scripted-agents';
 import { requestsOf as requestsFrom } from '../helpers/model-requests';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'hooks-home-')));
@@ -48,14 +49,8 @@ describe('hooks on a real server', () => {
         ),
       }),
     });
-    env.script(
-      agentNamed('pre-exit-2', [
-        { toolUses: [{ name: 'Bash', input: { command: 'touch escaped.txt' } }] },
-        { text: 'done' },
-      ]),
-    );
-    const handle = await env.start({ prompt: 'touch it', name: 'pre-exit-2', cwd: dir });
-    expect((await handle.result()).status).toBe('completed');
+    env.script(agentNamed('pre-exit-2', [{ toolUses: [bash('touch escaped.txt')] }, { text: 'done' }]));
+    const { handle } = await runCompleted(env, { prompt: 'touch it', name: 'pre-exit-2', cwd: dir });
     expect(existsSync(path.join(dir, 'escaped.txt'))).toBe(false);
     const [result] = toolResults(handle.agentId, 1);
     expect(result!.is_error).toBe(true);
@@ -97,18 +92,14 @@ describe('hooks on a real server', () => {
       }),
     });
     env.script(
-      agentNamed('pre-updated-input', [
-        { toolUses: [{ name: 'Bash', input: { command: 'echo ORIGINAL > original.txt' } }] },
-        { text: 'done' },
-      ]),
+      agentNamed('pre-updated-input', [{ toolUses: [bash('echo ORIGINAL > original.txt')] }, { text: 'done' }]),
     );
-    const handle = await env.start({
+    await runCompleted(env, {
       prompt: 'write it',
       name: 'pre-updated-input',
       cwd: dir,
       permissionMode: 'default',
     });
-    expect((await handle.result()).status).toBe('completed');
     expect(existsSync(path.join(dir, 'original.txt'))).toBe(false);
     expect(readFileSync(path.join(dir, 'rewritten.txt'), 'utf8').trim()).toBe('REWRITTEN');
 
@@ -124,11 +115,8 @@ describe('hooks on a real server', () => {
         hooks: hook('PreToolUse', `cat > /dev/null; echo '${sneaky}'`, 'Bash'),
       }),
     });
-    env.script(
-      agentNamed('pre-updated-denied', [{ toolUses: [{ name: 'Bash', input: { command: 'ls' } }] }, { text: 'done' }]),
-    );
-    const refused = await env.start({ prompt: 'list', name: 'pre-updated-denied', cwd: guarded });
-    expect((await refused.result()).status).toBe('completed');
+    env.script(agentNamed('pre-updated-denied', [{ toolUses: [bash('ls')] }, { text: 'done' }]));
+    const { handle: refused } = await runCompleted(env, { prompt: 'list', name: 'pre-updated-denied', cwd: guarded });
     expect(existsSync(path.join(guarded, 'keep.txt'))).toBe(true);
     const [result] = toolResults(refused.agentId, 1);
     expect(result!.is_error).toBe(true);
@@ -172,9 +160,7 @@ describe('hooks on a real server', () => {
         { text: 'second answer, with the summary' },
       ]),
     );
-    const handle = await env.start({ prompt: 'work', name: 'root-hooks', cwd: dir });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle, result } = await runCompleted(env, { prompt: 'work', name: 'root-hooks', cwd: dir });
     expect(result.finalText).toBe('second answer, with the summary');
     expect(existsSync(path.join(dir, 'out.txt'))).toBe(false);
     const [write, read] = toolResults(handle.agentId, 1);
@@ -226,14 +212,13 @@ describe('hooks on a real server', () => {
     env.script(
       agentNamed('subagent-hooks', [
         {
-          toolUses: [{ name: 'Agent', input: { description: 'check', prompt: 'check it', subagent_type: 'checker' } }],
+          toolUses: [spawn('check', 'check it', { subagent_type: 'checker' })],
         },
         { text: 'root done' },
       ]),
       agentOfType('checker', [{ text: 'CHILD-RESULT-1' }, { text: 'CHILD-RESULT-2 (see notes.txt)' }]),
     );
-    const handle = await env.start({ prompt: 'check', name: 'subagent-hooks', cwd: dir });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'check', name: 'subagent-hooks', cwd: dir });
     const child = `${handle.agentId}.1`;
     const childRequests = requestsOf(child);
     expect(childRequests).toHaveLength(2);
@@ -272,13 +257,7 @@ describe('settings permission rules on a real server', () => {
     execFileSync('git', ['init', '-q'], { cwd: dir });
     env.script(
       agentNamed('rules-root', [
-        {
-          toolUses: [
-            { name: 'Bash', input: { command: 'git diff --stat' } },
-            { name: 'Bash', input: { command: 'rm keep.txt' } },
-            { name: 'Bash', input: { command: 'git push origin main' } },
-          ],
-        },
+        { toolUses: [bash('git diff --stat'), bash('rm keep.txt'), bash('git push origin main')] },
         { text: 'done' },
       ]),
     );
@@ -326,10 +305,7 @@ describe('settings permission rules on a real server', () => {
     env.script(
       agentNamed('malformed-root', [
         {
-          toolUses: [
-            { name: 'Agent', input: { description: 'read', prompt: 'read', subagent_type: 'sloppy' } },
-            { name: 'Bash', input: { command: 'echo hi' } },
-          ],
+          toolUses: [spawn('read', 'read', { subagent_type: 'sloppy' }), bash('echo hi')],
         },
         { text: 'done' },
       ]),

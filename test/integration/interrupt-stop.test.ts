@@ -3,10 +3,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MessageParam } from '../../src/shared/model/messages';
 import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
+import { waitForState } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
-import { agentNamed, threeLevelTree } from '../helpers/scripted-agents';
+import { agentNamed, bash, threeLevelTree } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -31,7 +32,7 @@ describe('interrupt during Bash', () => {
     const startedFile = path.join(env.workspace, 'bash.started');
     env.script(
       agentNamed('int-bash', [
-        { toolUses: [{ name: 'Bash', input: { command: `echo started; touch ${startedFile}; sleep 60.5791` } }] },
+        { toolUses: [bash(`echo started; touch ${startedFile}; sleep 60.5791`)] },
         { text: 'NEVER-REACHED' },
       ]),
     );
@@ -63,17 +64,7 @@ describe('stop with open tool calls', () => {
     env.script(...threeLevelTree('stop-open', 'open middle task', 'open leaf task'));
     const handle = await env.start({ prompt: 'three levels', name: 'stop-open' });
     const ids = [handle.agentId, `${handle.agentId}.1`, `${handle.agentId}.1.1`];
-    await waitFor(
-      async () =>
-        (
-          await env.client
-            .getAgent(ids[2]!)
-            .status()
-            .catch(() => undefined)
-        )?.state === 'running_tools',
-      60_000,
-      'the leaf to run Bash',
-    );
+    await waitForState(env, ids[2]!, 'running_tools', 'the leaf to run Bash');
     await handle.stop({ by: 'tester', reason: 'end of day' });
     await expect(handle.result()).rejects.toThrow();
     for (const id of ids) {

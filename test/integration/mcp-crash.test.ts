@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/child-worker';
-import { useCrashHarness } from '../helpers/crash-harness';
+import { startUnattended, useCrashHarness } from '../helpers/crash-harness';
 import { scenario } from '../helpers/agent-env';
 import { agentPrompted } from '../helpers/scripted-agents';
 
@@ -50,13 +50,7 @@ describe('worker crash (SIGKILL) during an MCP call', () => {
       ]),
     );
     await crash.startWorker(taskQueue);
-    const handle = await client.startAgent({
-      prompt: 'mcp crash test',
-      cwd: workspace,
-      model: 'claude-test-tiny',
-      permissionMode: 'bypassPermissions',
-      limits: { forking: false },
-    });
+    const handle = await startUnattended(client, workspace, { prompt: 'mcp crash test', limits: { forking: false } });
 
     const running = (name: string) => async () =>
       (await handle.status().catch(() => undefined))?.currentTools.includes(name) ?? false;

@@ -5,9 +5,10 @@ import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted, waitForTool } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
-import { agentOfType, agentPrompted } from '../helpers/scripted-agents';
+import { agentOfType, agentPrompted, spawn } from '../helpers/scripted-agents';
 
 const modules = path.resolve(import.meta.dirname, '..', '..', 'node_modules');
 export const everythingServer = path.join(modules, '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -89,15 +90,12 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
       ]),
       agentPrompted('delegate to mcp-user', [
         {
-          toolUses: [
-            { name: 'Agent', input: { description: 'use mcp', prompt: 'echo and add', subagent_type: 'mcp-user' } },
-          ],
+          toolUses: [spawn('use mcp', 'echo and add', { subagent_type: 'mcp-user' })],
         },
         { text: 'root done' },
       ]),
     );
-    const root = await env.start({ prompt: 'Please delegate to mcp-user' });
-    expect((await root.result()).status).toBe('completed');
+    const { handle: root } = await runCompleted(env, { prompt: 'Please delegate to mcp-user' });
     const childId = `${root.agentId}.1`;
 
     // What reached the model: the runtime tools of its definition, then the MCP tools it allows, with the servers' schemas.
@@ -175,8 +173,7 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
         { text: 'listed' },
       ]),
     );
-    const handle = await env.start({ prompt: 'Please list the notes' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'Please list the notes' });
     const results = await toolResults(handle.agentId);
     expect(resultText(results[0]!)).toContain('[FILE] hello.txt');
     expect(resultText(results[1]!)).toBe('hello from the workspace');
@@ -232,9 +229,10 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
     );
     const handle = await env.start({ prompt: 'kill test' });
     // The read-only long operation: kill its server while it runs.
-    await waitFor(
-      async () => (await handle.status()).currentTools.includes('mcp__everything__trigger-long-running-operation'),
-      60_000,
+    await waitForTool(
+      env,
+      handle.agentId,
+      'mcp__everything__trigger-long-running-operation',
       'the long operation to start',
     );
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -279,11 +277,7 @@ describe('MCP servers over stdio (real servers from npm packages)', () => {
       ]),
     );
     const handle = await env.start({ prompt: 'interrupt test' });
-    await waitFor(
-      async () => (await handle.status()).currentTools.includes('mcp__everything__trigger-long-running-operation'),
-      60_000,
-      'the MCP call to start',
-    );
+    await waitForTool(env, handle.agentId, 'mcp__everything__trigger-long-running-operation', 'the MCP call to start');
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await handle.interrupt({ reason: 'too slow' });
     const result = await handle.result();

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted, waitForState } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, bash, spawn, spawnInBackground } from '../helpers/scripted-agents';
 
 // Runs started on today's code ask for one patch, the baseline (src/workflows/runtime/patches.ts), and take the
 // lean paths that came with it; their recordings (baseline-*) keep those paths replaying.
@@ -38,28 +39,11 @@ describe('the patch baseline', () => {
           ],
         },
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'in the foreground',
-                prompt: 'baseline foreground task',
-                subagent_type: 'general-purpose',
-              },
-            },
-          ],
+          toolUses: [spawn('in the foreground', 'baseline foreground task', { subagent_type: 'general-purpose' })],
         },
         {
           toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'in the background',
-                prompt: 'baseline background task',
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              },
-            },
+            spawnInBackground('in the background', 'baseline background task', { subagent_type: 'general-purpose' }),
           ],
         },
         { text: 'started it' },
@@ -72,9 +56,7 @@ describe('the patch baseline', () => {
         { text: 'background answer' },
       ]),
     );
-    const handle = await env.start({ prompt: 'read, then delegate', name: 'baseline-tree' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'read, then delegate', name: 'baseline-tree' });
     const [foreground, background] = [`${handle.agentId}.1`, `${handle.agentId}.2`];
     await waitFor(
       async () => (await env.client.getAgent(background).describe()).status.name === 'COMPLETED',
@@ -107,7 +89,7 @@ describe('the patch baseline', () => {
             { name: 'Bash', input: { command: 'echo approved >> baseline-approvals.txt', description: 'append' } },
           ],
         },
-        { toolUses: [{ name: 'Agent', input: { description: 'writer', prompt: 'baseline writer task' } }] },
+        { toolUses: [spawn('writer', 'baseline writer task')] },
         { text: 'baseline approvals done' },
       ]),
       agentPrompted('baseline writer task', [
@@ -142,24 +124,12 @@ describe('the patch baseline', () => {
 
   it('stops a tree whose child runs Bash, every open tool call answered', async () => {
     env.script(
-      agentNamed('baseline-stop', [
-        { toolUses: [{ name: 'Agent', input: { description: 'sleeper', prompt: 'baseline sleeping task' } }] },
-      ]),
-      agentPrompted('baseline sleeping task', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }]),
+      agentNamed('baseline-stop', [{ toolUses: [spawn('sleeper', 'baseline sleeping task')] }]),
+      agentPrompted('baseline sleeping task', [{ toolUses: [bash('sleep 60')] }]),
     );
     const handle = await env.start({ prompt: 'delegate a long command', name: 'baseline-stop' });
     const child = `${handle.agentId}.1`;
-    await waitFor(
-      async () =>
-        (
-          await env.client
-            .getAgent(child)
-            .status()
-            .catch(() => undefined)
-        )?.state === 'running_tools',
-      60_000,
-      'the child to run Bash',
-    );
+    await waitForState(env, child, 'running_tools', 'the child to run Bash');
     await handle.stop({ by: 'tester', reason: 'baseline stop' });
     await expect(handle.result()).rejects.toThrow();
     // Baseline 2 covers the stop and abort changes: the root stopped its child with the notice on the

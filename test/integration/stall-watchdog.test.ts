@@ -2,9 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { SubagentsClient } from '../../src/client/client';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory, taskSteps } from '../helpers/histories';
-import { agentNamed } from '../helpers/scripted-agents';
+import { agentNamed, bash, spawnInBackground } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -20,16 +21,7 @@ describe('stall watchdog', () => {
       agentNamed('stall-root', [
         {
           toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'stalls',
-                prompt: 'Write the report',
-                subagent_type: 'general-purpose',
-                name: 'staller',
-                run_in_background: true,
-              },
-            },
+            spawnInBackground('stalls', 'Write the report', { subagent_type: 'general-purpose', name: 'staller' }),
           ],
         },
         { text: 'ROOT waits for the report.' },
@@ -39,13 +31,11 @@ describe('stall watchdog', () => {
       // Sends message_start, a content block, a ping and one delta, then nothing while keeping the connection.
       agentNamed('staller', [{ text: 'The report begins here and never ends', stallAfterEvents: 4 }]),
     );
-    const handle = await env.start({
+    const { handle } = await runCompleted(env, {
       prompt: 'delegate a report',
       name: 'stall-root',
       limits: { stallTimeoutMs: 3000, stallAction: 'stop' },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
 
     const child = (await handle.status()).children.find((task) => task.name === 'staller')!;
     expect(child.status).toBe('cancelled');
@@ -68,7 +58,7 @@ describe('stall watchdog', () => {
   it('reports a hanging tool in its status but lets it run with the default action, until progress resumes', async () => {
     env.script(
       agentNamed('hang-root', [
-        { toolUses: [{ name: 'Bash', input: { command: 'sleep 6; echo woke' } }] },
+        { toolUses: [bash('sleep 6; echo woke')] },
         { text: 'DONE after {{last_tool_result}}' },
       ]),
     );
@@ -95,13 +85,11 @@ describe('stall watchdog', () => {
     const answer = 'The slow answer arrives a few words at a time.';
     // Nine stream events a second apart: about 8 s of streaming against a 3 s stall time.
     env.script(agentNamed('slow-stream', [{ text: answer, eventDelayMs: 1000 }]));
-    const handle = await env.start({
+    const { handle, result } = await runCompleted(env, {
       prompt: 'answer slowly',
       name: 'slow-stream',
       limits: { stallTimeoutMs: 3000, stallAction: 'stop' },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     expect(result.finalText).toBe(answer);
     // The watchdog judged the call idle past the stall time, looked at its stream, and saw it grow.
     expect(await outputLooks(handle.agentId)).toBeGreaterThanOrEqual(1);
@@ -111,21 +99,15 @@ describe('stall watchdog', () => {
   it('does not report a command that prints a line every second for longer than the stall time', async () => {
     env.script(
       agentNamed('ticker', [
-        {
-          toolUses: [
-            { name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7 8; do echo "tick $i"; sleep 1; done' } },
-          ],
-        },
+        { toolUses: [bash('for i in 1 2 3 4 5 6 7 8; do echo "tick $i"; sleep 1; done')] },
         { text: 'DONE after {{last_tool_result}}' },
       ]),
     );
-    const handle = await env.start({
+    const { handle, result } = await runCompleted(env, {
       prompt: 'count slowly',
       name: 'ticker',
       limits: { stallTimeoutMs: 3000, stallAction: 'stop' },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     expect(result.finalText).toContain('tick 8');
     expect(await outputLooks(handle.agentId)).toBeGreaterThanOrEqual(1);
     await recordHistory(env.temporal.client, handle.agentId, 'stall-progress-bash-ticks');
@@ -134,7 +116,7 @@ describe('stall watchdog', () => {
   it('reports a command that printed and then went quiet, once its output stops growing', async () => {
     env.script(
       agentNamed('quiet', [
-        { toolUses: [{ name: 'Bash', input: { command: 'echo started; sleep 9; echo finished' } }] },
+        { toolUses: [bash('echo started; sleep 9; echo finished')] },
         { text: 'DONE after {{last_tool_result}}' },
       ]),
     );

@@ -6,9 +6,10 @@ import { resumeStateQuery, stopNoticeSignal } from '../../src/shared/protocol/de
 import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/protocol/stop-notice-reason';
 import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
+import { waitForClosed, waitForState } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
-import { agentNamed, agentPrompted, threeLevelTree } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, bash, spawn, spawnInBackground, threeLevelTree } from '../helpers/scripted-agents';
 
 // A stop carries each child's notice on its cancellation request (src/workflows/runtime/cancel-notice.ts,
 // src/workflows/tree/stop-delivery.ts); a subagent cancelled without one (an operator's bare cancel) waits
@@ -63,17 +64,7 @@ describe('stopping a tree', () => {
     const root = await env.start({ prompt: 'delegate two levels down', name: 'stop-three-levels' });
     const middle = `${root.agentId}.1`;
     const leaf = `${middle}.1`;
-    await waitFor(
-      async () =>
-        (
-          await env.client
-            .getAgent(leaf)
-            .status()
-            .catch(() => undefined)
-        )?.state === 'running_tools',
-      60_000,
-      'the leaf to run Bash',
-    );
+    await waitForState(env, leaf, 'running_tools', 'the leaf to run Bash');
 
     await root.stop({ by: 'tester', reason: 'three levels' });
     await expect(root.result()).rejects.toThrow();
@@ -153,33 +144,28 @@ describe('stopping a tree', () => {
     env.script(
       agentNamed('subtree-stop', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'middle', prompt: 'SUBTREE-MIDDLE', name: 'mid', run_in_background: true },
-            },
-          ],
+          toolUses: [spawnInBackground('middle', 'SUBTREE-MIDDLE', { name: 'mid' })],
         },
-        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f subtree-bottom-started ]; do sleep 0.1; done' } }] },
+        { toolUses: [bash('until [ -f subtree-bottom-started ]; do sleep 0.1; done')] },
         { toolUses: [{ name: 'TaskStop', input: { task_id: 'mid' } }] },
         { text: 'ROOT-DONE' },
       ]),
       agentPrompted('SUBTREE-MIDDLE', [
         {
           text: 'MIDDLE-PARTIAL',
-          toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'SUBTREE-LEAF' } }],
+          toolUses: [spawn('leaf', 'SUBTREE-LEAF')],
         },
       ]),
       agentPrompted('SUBTREE-LEAF', [
         {
           text: 'LEAF-PARTIAL',
-          toolUses: [{ name: 'Agent', input: { description: 'bottom', prompt: 'SUBTREE-BOTTOM' } }],
+          toolUses: [spawn('bottom', 'SUBTREE-BOTTOM')],
         },
       ]),
       agentPrompted('SUBTREE-BOTTOM', [
         {
           text: 'BOTTOM-PARTIAL',
-          toolUses: [{ name: 'Bash', input: { command: 'touch subtree-bottom-started && sleep 60' } }],
+          toolUses: [bash('touch subtree-bottom-started && sleep 60')],
         },
       ]),
     );
@@ -196,11 +182,7 @@ describe('stopping a tree', () => {
     );
     expect(finalReportsOf(await eventsOf(middle)), 'the middle reported its partial result').toHaveLength(1);
     for (const id of [leaf, bottom]) {
-      await waitFor(
-        async () => (await env.client.getAgent(id).describe()).status.name === 'CANCELLED',
-        60_000,
-        `${id} to end cancelled`,
-      );
+      await waitForClosed(env, id, 'CANCELLED', `${id} to end cancelled`);
     }
     // The middle had ended when it stopped the leaf, and the leaf when it stopped the bottom: neither waited
     // for a report, and neither the leaf (waiting for the bottom) nor the bottom (in Bash) sent one.
@@ -230,13 +212,7 @@ describe('stopping a tree', () => {
 
   it('a child stopped with its parent while it waits on the model: its call is cut; it still reports, so it closes a task later', async () => {
     env.script(
-      agentNamed('stop-thinking-child', [
-        {
-          toolUses: [
-            { name: 'Agent', input: { description: 'thinker', prompt: 'stop-delivery thinker: think slowly' } },
-          ],
-        },
-      ]),
+      agentNamed('stop-thinking-child', [{ toolUses: [spawn('thinker', 'stop-delivery thinker: think slowly')] }]),
       agentPrompted('stop-delivery thinker', [{ text: 'never sent', delayMs: 60_000 }]),
     );
     const root = await env.start({ prompt: 'delegate slow thinking', name: 'stop-thinking-child' });
@@ -244,11 +220,7 @@ describe('stopping a tree', () => {
     const childCalls = () => modelCallsOf(env.modelServer, child);
     await waitFor(() => childCalls().length === 1, 60_000, 'the child to call the model');
     await root.stop({ by: 'tester', reason: 'enough' });
-    await waitFor(
-      async () => (await env.client.getAgent(child).describe()).status.name === 'CANCELLED',
-      60_000,
-      'the child to end cancelled',
-    );
+    await waitForClosed(env, child, 'CANCELLED', 'the child to end cancelled');
     await waitFor(
       () => childCalls()[0]!.abortedAt !== undefined,
       10_000,
@@ -275,14 +247,9 @@ describe('stopping a tree', () => {
     env.script(
       agentNamed('operator-reason', [
         {
-          toolUses: [0, 1].map((index) => ({
-            name: 'Agent',
-            input: {
-              description: `slow ${index}`,
-              prompt: `operator-reason child ${index}: think slowly`,
-              run_in_background: true,
-            },
-          })),
+          toolUses: [0, 1].map((index) =>
+            spawnInBackground(`slow ${index}`, `operator-reason child ${index}: think slowly`),
+          ),
         },
         { text: 'started both' },
         { text: 'noted one' },
@@ -293,17 +260,7 @@ describe('stopping a tree', () => {
     const root = await env.start({ prompt: 'delegate two slow tasks', name: 'operator-reason' });
     const [wellFormed, malformed] = [`${root.agentId}.1`, `${root.agentId}.2`];
     for (const child of [wellFormed, malformed]) {
-      await waitFor(
-        async () =>
-          (
-            await env.client
-              .getAgent(child)
-              .status()
-              .catch(() => undefined)
-          )?.state === 'calling_model',
-        60_000,
-        `${child} to call the model`,
-      );
+      await waitForState(env, child, 'calling_model', `${child} to call the model`);
     }
     // A script's cancellation request with a reason (the gRPC request's `reason`; the temporal CLI passes none to the workflow).
     const cancel = (workflowId: string, reason: string) =>
@@ -317,11 +274,7 @@ describe('stopping a tree', () => {
     await cancel(wellFormed, reasonFor({ by: 'ops', reason: 'batch stop' }));
     await cancel(malformed, `${cancelNoticePrefix}{"by": "ops", "reason": `);
     for (const child of [wellFormed, malformed]) {
-      await waitFor(
-        async () => (await env.client.getAgent(child).describe()).status.name === 'CANCELLED',
-        60_000,
-        `${child} to end cancelled`,
-      );
+      await waitForClosed(env, child, 'CANCELLED', `${child} to end cancelled`);
     }
     const wellFormedEvents = await eventsOf(wellFormed);
     expect(noticeWaitsOf(wellFormedEvents)).toHaveLength(0);
@@ -342,11 +295,7 @@ describe('stopping a tree', () => {
   it('refuses a stop whose notice the agent could not read, before anything is stopped', async () => {
     env.script(agentNamed('unreadable-notice', [{ text: 'never sent', delayMs: 60_000 }]));
     const root = await env.start({ prompt: 'think slowly', name: 'unreadable-notice' });
-    await waitFor(
-      async () => (await root.status().catch(() => undefined))?.state === 'calling_model',
-      60_000,
-      'the agent to call the model',
-    );
+    await waitForState(env, root.agentId, 'calling_model', 'the agent to call the model');
     await expect(root.stop({ by: '' })).rejects.toThrow(/"by" of 1 to 512 characters.*nothing was stopped/);
     await expect(root.stop({ by: 'ops', reason: 'x'.repeat(4001) })).rejects.toThrow(
       /reason of at most 4000.*nothing was stopped/,
@@ -354,11 +303,7 @@ describe('stopping a tree', () => {
     expect((await root.describe()).status.name).toBe('RUNNING');
     expect(cancelCauseOf(await eventsOf(root.agentId))).toBe('');
     await root.stop({ by: 'ops', reason: 'done' });
-    await waitFor(
-      async () => (await root.describe()).status.name === 'CANCELLED',
-      60_000,
-      'the agent to end cancelled',
-    );
+    await waitForClosed(env, root.agentId, 'CANCELLED', 'the agent to end cancelled');
     expect(noticeIn(cancelCauseOf(await eventsOf(root.agentId)))).toEqual({ by: 'ops', reason: 'done' });
     const state = await env.temporal.client.workflow.getHandle(root.agentId).query(resumeStateQuery);
     expect(state.result?.error, 'the root read who stopped it from its cancellation').toBe('stopped by ops: done');
@@ -367,24 +312,14 @@ describe('stopping a tree', () => {
   it('a subagent whose cancellation comes before its notice waits for the notice and names who stopped it', async () => {
     env.script(
       agentNamed('late-notice', [
-        { toolUses: [{ name: 'Agent', input: { description: 'slow', prompt: 'late-notice child: think slowly' } }] },
+        { toolUses: [spawn('slow', 'late-notice child: think slowly')] },
         { text: 'the child was stopped' },
       ]),
       agentPrompted('late-notice child', [{ text: 'never sent', delayMs: 60_000 }]),
     );
     const root = await env.start({ prompt: 'delegate a slow task', name: 'late-notice' });
     const child = `${root.agentId}.1`;
-    await waitFor(
-      async () =>
-        (
-          await env.client
-            .getAgent(child)
-            .status()
-            .catch(() => undefined)
-        )?.state === 'calling_model',
-      60_000,
-      'the child to call the model',
-    );
+    await waitForState(env, child, 'calling_model', 'the child to call the model');
 
     // The cancellation first, the notice a moment later: the order a parent's one-task stop may arrive in.
     const handle = env.temporal.client.workflow.getHandle(child);
@@ -408,28 +343,14 @@ describe('stopping a tree', () => {
   it('a subagent cancelled mid-tool without a notice waits for it once, then ends stopped by a cancellation request', async () => {
     env.script(
       agentNamed('bare-cancel', [
-        {
-          toolUses: [
-            { name: 'Agent', input: { description: 'busy', prompt: 'bare-cancel child: run a long command' } },
-          ],
-        },
+        { toolUses: [spawn('busy', 'bare-cancel child: run a long command')] },
         { text: 'the child was cancelled' },
       ]),
-      agentPrompted('bare-cancel child', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] }]),
+      agentPrompted('bare-cancel child', [{ toolUses: [bash('sleep 60')] }]),
     );
     const root = await env.start({ prompt: 'delegate a long command', name: 'bare-cancel' });
     const child = `${root.agentId}.1`;
-    await waitFor(
-      async () =>
-        (
-          await env.client
-            .getAgent(child)
-            .status()
-            .catch(() => undefined)
-        )?.state === 'running_tools',
-      60_000,
-      'the child to run Bash',
-    );
+    await waitForState(env, child, 'running_tools', 'the child to run Bash');
 
     await env.temporal.client.workflow.getHandle(child).cancel();
     const result = await root.result();

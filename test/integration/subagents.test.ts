@@ -12,9 +12,10 @@ import {
   agentDepthKey,
 } from '../../src/shared/protocol/search-attributes';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentOfType, agentPrompted, bash, spawn, spawnInBackground } from '../helpers/scripted-agents';
 import { answeredRequestsOf, lastMessageBlocks, type ContentBlock } from '../helpers/model-requests';
 
 const env = useAgentTestEnv();
@@ -33,16 +34,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     env.script(
       agentNamed('fg-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'inspect keep file',
-                prompt: 'Look at keep.txt and try to change it',
-                subagent_type: 'Explore',
-              },
-            },
-          ],
+          toolUses: [spawn('inspect keep file', 'Look at keep.txt and try to change it', { subagent_type: 'Explore' })],
         },
         { text: 'Child said: {{last_tool_result}}' },
       ]),
@@ -51,9 +43,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
         { text: 'EXPLORE-FINAL: keep.txt stays as it was' },
       ]),
     );
-    const handle = await env.start({ prompt: 'delegate please', name: 'fg-root' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle, result } = await runCompleted(env, { prompt: 'delegate please', name: 'fg-root' });
     const childId = `${handle.agentId}.1`;
 
     // The child's pool is read-only (its Bash runs read-only commands only); its Write attempt got an error and the file is untouched.
@@ -97,14 +87,13 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('falls back to general-purpose when no type is given, and lists valid types for an unknown one', async () => {
     env.script(
       agentNamed('fallback-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'no type', prompt: 'do a general task' } }] },
-        { toolUses: [{ name: 'Agent', input: { description: 'bad type', prompt: 'x', subagent_type: 'NoSuchType' } }] },
+        { toolUses: [spawn('no type', 'do a general task')] },
+        { toolUses: [spawn('bad type', 'x', { subagent_type: 'NoSuchType' })] },
         { text: 'done' },
       ]),
       agentOfType('general-purpose', [{ text: 'GENERAL-DONE' }]),
     );
-    const handle = await env.start({ prompt: 'fallback test', name: 'fallback-root' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'fallback test', name: 'fallback-root' });
     const description = await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe();
     expect(description.typedSearchAttributes.get(agentTypeKey)).toBe('general-purpose');
     const unknown = lastMessageBlocks(requestsOf(handle.agentId)[2]!)[0]!;
@@ -115,22 +104,13 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('launches a background child, notifies the parent, and the parent reacts', async () => {
     env.script(
       agentNamed('bg-root', [
-        {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'background job', prompt: 'slow background work', run_in_background: true },
-            },
-          ],
-        },
+        { toolUses: [spawnInBackground('background job', 'slow background work')] },
         { text: 'I will wait for the background job.' },
         { text: 'Reacting to: {{last_user_text}}' },
       ]),
       agentPrompted('slow background work', [{ text: 'BACKGROUND-RESULT-42', delayMs: 1000 }]),
     );
-    const handle = await env.start({ prompt: 'background test', name: 'bg-root' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle, result } = await runCompleted(env, { prompt: 'background test', name: 'bg-root' });
     const requests = requestsOf(handle.agentId);
     expect(text(lastMessageBlocks(requests[1]!)[0])).toContain('async_launched');
     const notification = text(lastMessageBlocks(requests[2]!)[0]);
@@ -145,7 +125,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('moves a slow foreground child to the background after the threshold without restarting it', async () => {
     env.script(
       agentNamed('auto-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'slow foreground', prompt: 'slow foreground task' } }] },
+        { toolUses: [spawn('slow foreground', 'slow foreground task')] },
         { text: 'ok, waiting' },
         { text: 'got: {{last_user_text}}' },
       ]),
@@ -154,13 +134,11 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
         { text: 'SLOW-CHILD-DONE', delayMs: 500 },
       ]),
     );
-    const handle = await env.start({
+    const { handle, result } = await runCompleted(env, {
       prompt: 'auto background test',
       name: 'auto-root',
       limits: { autoBackgroundMs: 1000 },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     const requests = requestsOf(handle.agentId);
     expect(text(lastMessageBlocks(requests[1]!)[0])).toMatch(
       /still running after 1 s and now runs in the background without having been restarted/,
@@ -181,17 +159,12 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     env.script(
       agentNamed('auto-grand-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'middle', prompt: 'middle agent task', subagent_type: 'general-purpose' },
-            },
-          ],
+          toolUses: [spawn('middle', 'middle agent task', { subagent_type: 'general-purpose' })],
         },
         { text: 'root done' },
       ]),
       agentPrompted('middle agent task', [
-        { toolUses: [{ name: 'Agent', input: { description: 'slow grandchild', prompt: 'slow grandchild task' } }] },
+        { toolUses: [spawn('slow grandchild', 'slow grandchild task')] },
         { text: 'middle waiting' },
         { text: 'middle done' },
       ]),
@@ -219,10 +192,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     env.script(
       agentNamed('limits-root', [
         {
-          toolUses: [1, 2, 3].map((index) => ({
-            name: 'Agent',
-            input: { description: `worker ${index}`, prompt: `limited worker ${index}`, run_in_background: true },
-          })),
+          toolUses: [1, 2, 3].map((index) => spawnInBackground(`worker ${index}`, `limited worker ${index}`)),
         },
         { text: 'launched' },
         { text: 'one done' },
@@ -230,7 +200,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
       ]),
       agentPrompted('limited worker 1', [
         {
-          toolUses: [{ name: 'Agent', input: { description: 'grandchild', prompt: 'grandchild work' } }],
+          toolUses: [spawn('grandchild', 'grandchild work')],
           delayMs: 300,
         },
         { text: 'worker 1 done: {{last_tool_result}}' },
@@ -238,13 +208,11 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
       agentPrompted('limited worker 2', [{ text: 'worker 2 done', delayMs: 800 }]),
       agentPrompted('grandchild work', [{ text: 'grandchild done' }]),
     );
-    const handle = await env.start({
+    const { handle } = await runCompleted(env, {
       prompt: 'limits test',
       name: 'limits-root',
       limits: { maxChildrenPerAgent: 2, maxAgentsPerTree: 2, maxDepth: 1 },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     const results = lastMessageBlocks(requestsOf(handle.agentId)[1]!);
     expect(results.map((block) => block.is_error === true)).toEqual([false, false, true]);
     expect(text(results[2])).toContain('SpawnLimitReached: this agent already has 2 running subagents (limit 2)');
@@ -257,24 +225,22 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('refuses a spawn over the per-tree limit, decided by the root for a grandchild', async () => {
     env.script(
       agentNamed('tree-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'middle manager' } }] },
+        { toolUses: [spawn('middle', 'middle manager')] },
         { text: 'tree done: {{last_tool_result}}' },
       ]),
       agentPrompted('middle manager', [
-        {
-          toolUses: [
-            { name: 'Agent', input: { description: 'leaf a', prompt: 'leaf a work', run_in_background: true } },
-            { name: 'Agent', input: { description: 'leaf b', prompt: 'leaf b work', run_in_background: true } },
-          ],
-        },
+        { toolUses: [spawnInBackground('leaf a', 'leaf a work'), spawnInBackground('leaf b', 'leaf b work')] },
         { text: 'middle waits' },
         { text: 'middle done' },
       ]),
       agentPrompted('leaf a work', [{ text: 'leaf a done', delayMs: 300 }]),
       agentPrompted('leaf b work', [{ text: 'leaf b done' }]),
     );
-    const handle = await env.start({ prompt: 'tree limit test', name: 'tree-root', limits: { maxAgentsPerTree: 2 } });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, {
+      prompt: 'tree limit test',
+      name: 'tree-root',
+      limits: { maxAgentsPerTree: 2 },
+    });
     // The two spawns ask the root concurrently (signals carry no order between them): exactly one is refused.
     const middle = lastMessageBlocks(requestsOf(`${handle.agentId}.1`)[1]!);
     const refused = middle.filter((block) => block.is_error);
@@ -288,16 +254,9 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   it('stops background agents and the root at the tree token budget, with the reason in their results', async () => {
     env.script(
       agentNamed('budget-root', [
-        {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'spender', prompt: 'spend tokens forever', run_in_background: true },
-            },
-          ],
-        },
+        { toolUses: [spawnInBackground('spender', 'spend tokens forever')] },
         { text: 'waiting for the spender' },
-        { toolUses: [{ name: 'Agent', input: { description: 'late', prompt: 'too late' } }] },
+        { toolUses: [spawn('late', 'too late')] },
         { text: 'budget test over' },
       ]),
       {
@@ -328,17 +287,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     env.script(
       agentNamed('send-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'listener',
-                prompt: 'listen for messages',
-                name: 'listener',
-                run_in_background: true,
-              },
-            },
-          ],
+          toolUses: [spawnInBackground('listener', 'listen for messages', { name: 'listener' })],
         },
         { toolUses: [{ name: 'SendMessage', input: { to: 'listener', message: 'PING-FROM-ROOT' } }] },
         { text: 'waiting for listener' },
@@ -352,9 +301,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
         { text: 'RESUMED-LISTENER saw {{last_user_text}}' },
       ]),
     );
-    const handle = await env.start({ prompt: 'send test', name: 'send-root' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle, result } = await runCompleted(env, { prompt: 'send test', name: 'send-root' });
     const childId = `${handle.agentId}.1`;
     const childRequests = requestsOf(childId);
     // Running: the message arrives after the tool result, in the same user message.
@@ -374,16 +321,13 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
   });
 
   it('runs more than 10 Agent calls of one message in a sliding window: the 11th starts while the first still runs', async () => {
-    const calls = Array.from({ length: 11 }, (_, index) => ({
-      name: 'Agent',
-      input: { description: `part ${index + 1}`, prompt: `window part ${index + 1}.` },
-    }));
+    const calls = Array.from({ length: 11 }, (_, index) => spawn(`part ${index + 1}`, `window part ${index + 1}.`));
     // Part 1 runs until the test sees part 11 start (no fixed delay: a loaded machine spawns slowly); the others answer at once.
     const release = path.join(env.workspace, 'window-part-1-release');
     env.script(
       agentNamed('window-root', [{ toolUses: calls }, { text: 'all parts done' }]),
       agentPrompted('window part 1.', [
-        { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release} ]; do sleep 0.1; done` } }] },
+        { toolUses: [bash(`until [ -e ${release} ]; do sleep 0.1; done`)] },
         { text: 'part 1 done' },
       ]),
       agentPrompted('window part', [{ text: 'part done' }]),
@@ -426,8 +370,8 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
       agentNamed('custom-root', [
         {
           toolUses: [
-            { name: 'Agent', input: { description: 'review', prompt: 'review it', subagent_type: 'reviewer' } },
-            { name: 'Agent', input: { description: 'explore', prompt: 'explore it', subagent_type: 'Explore' } },
+            spawn('review', 'review it', { subagent_type: 'reviewer' }),
+            spawn('explore', 'explore it', { subagent_type: 'Explore' }),
           ],
         },
         { text: 'custom done' },
@@ -435,8 +379,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
       agentOfType('reviewer', [{ text: 'reviewed' }]),
       agentOfType('Explore', [{ text: 'explored' }]),
     );
-    const handle = await env.start({ prompt: 'custom types', name: 'custom-root' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'custom types', name: 'custom-root' });
     const reviewer = requestsOf(`${handle.agentId}.1`)[0]!;
     expect(reviewer.tools!.map((tool) => tool.name)).toEqual(['Read']);
     expect(JSON.stringify((reviewer as unknown as { system: unknown }).system)).toContain('REVIEWER-PROMPT');
@@ -526,7 +469,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
       agentNamed(name, [
         {
           delayMs: 1_500,
-          toolUses: [{ name: 'Agent', input: { description: type, prompt: 'do it', subagent_type: type } }],
+          toolUses: [spawn(type, 'do it', { subagent_type: type })],
         },
         { text: 'noted' },
       ]),

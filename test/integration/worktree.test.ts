@@ -5,9 +5,11 @@ import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SubagentsClient } from '../../src/client/client';
 import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
+import { answeredCallsOf } from '../helpers/model-requests';
 import { startChildWorker, waitFor, type ChildWorker } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, spawn } from '../helpers/scripted-agents';
 
 let env: AgentTestEnv;
 const childWorkers: ChildWorker[] = [];
@@ -35,15 +37,9 @@ function text(block: Block | undefined): string {
 }
 
 function lastToolResults(agentId: string, index: number): Block[] {
-  const bodies = env.modelServer
-    .requests()
-    .filter(
-      (request) =>
-        request.path === '/v1/messages' &&
-        request.status === 200 &&
-        request.headers['x-subagents-agent-id'] === agentId,
-    )
-    .map((request) => JSON.parse(request.rawBody) as { messages: { content: Block[] | string }[] });
+  const bodies = answeredCallsOf(env.modelServer, agentId).map(
+    (request) => JSON.parse(request.rawBody) as { messages: { content: Block[] | string }[] },
+  );
   const last = bodies[index]!.messages[bodies[index]!.messages.length - 1]!;
   return typeof last.content === 'string' ? [] : last.content.filter((block) => block.type === 'tool_result');
 }
@@ -65,15 +61,9 @@ describe('worktree isolation', () => {
     env.script(
       agentNamed('wt-root', [
         {
-          toolUses: ['left', 'right'].map((side) => ({
-            name: 'Agent',
-            input: {
-              description: `${side} editor`,
-              prompt: `EDIT-${side}`,
-              subagent_type: 'general-purpose',
-              isolation: 'worktree',
-            },
-          })),
+          toolUses: ['left', 'right'].map((side) =>
+            spawn(`${side} editor`, `EDIT-${side}`, { subagent_type: 'general-purpose', isolation: 'worktree' }),
+          ),
         },
         { text: 'both edited' },
       ]),
@@ -87,8 +77,7 @@ describe('worktree isolation', () => {
         ]),
       ),
     );
-    const handle = await env.start({ prompt: 'parallel worktrees', name: 'wt-root' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'parallel worktrees', name: 'wt-root' });
     const results = lastToolResults(handle.agentId, 1);
     expect(results).toHaveLength(2);
     for (const [index, side] of ['left', 'right'].entries()) {
@@ -110,17 +99,7 @@ describe('worktree isolation', () => {
     env.script(
       agentNamed('wt-clean-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'reader',
-                prompt: 'ONLY-READ',
-                subagent_type: 'general-purpose',
-                isolation: 'worktree',
-              },
-            },
-          ],
+          toolUses: [spawn('reader', 'ONLY-READ', { subagent_type: 'general-purpose', isolation: 'worktree' })],
         },
         { text: 'read only' },
       ]),
@@ -129,8 +108,7 @@ describe('worktree isolation', () => {
         { text: 'nothing changed' },
       ]),
     );
-    const handle = await env.start({ prompt: 'clean worktree', name: 'wt-clean-root' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'clean worktree', name: 'wt-clean-root' });
     const childId = `${handle.agentId}.1`;
     expect(text(lastToolResults(handle.agentId, 1)[0])).not.toContain('Worktree kept');
     expect(await subagentBranches()).toEqual(before);
@@ -146,17 +124,7 @@ describe('worktree isolation', () => {
       agentNamed('wt-fork-root', [
         { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'fork in worktree',
-                prompt: 'FORK-WT',
-                isolation: 'worktree',
-                run_in_background: false,
-              },
-            },
-          ],
+          toolUses: [spawn('fork in worktree', 'FORK-WT', { isolation: 'worktree', run_in_background: false })],
         },
         { text: 'fork done' },
       ]),
@@ -179,8 +147,11 @@ describe('worktree isolation', () => {
         ],
       },
     );
-    const handle = await env.start({ prompt: 'fork in worktree', name: 'wt-fork-root', limits: { forking: true } });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, {
+      prompt: 'fork in worktree',
+      name: 'wt-fork-root',
+      limits: { forking: true },
+    });
     const childId = `${handle.agentId}.1`;
     const first = env.modelServer
       .requests()
@@ -197,17 +168,7 @@ describe('worktree isolation', () => {
     env.script(
       agentNamed('wt-stop-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'looper',
-                prompt: 'LOOP-IN-WORKTREE',
-                subagent_type: 'general-purpose',
-                isolation: 'worktree',
-              },
-            },
-          ],
+          toolUses: [spawn('looper', 'LOOP-IN-WORKTREE', { subagent_type: 'general-purpose', isolation: 'worktree' })],
         },
       ]),
       {
@@ -240,17 +201,7 @@ describe('worktree isolation', () => {
     env.script(
       agentNamed('wt-crash-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'slow',
-                prompt: 'SLOW-IN-WORKTREE',
-                subagent_type: 'general-purpose',
-                isolation: 'worktree',
-              },
-            },
-          ],
+          toolUses: [spawn('slow', 'SLOW-IN-WORKTREE', { subagent_type: 'general-purpose', isolation: 'worktree' })],
         },
         { text: 'crash survived' },
       ]),
@@ -294,17 +245,7 @@ describe('worktree isolation', () => {
       env.script(
         agentNamed('wt-late-root', [
           {
-            toolUses: [
-              {
-                name: 'Agent',
-                input: {
-                  description: 'late',
-                  prompt: 'LATE-STEER-CHILD',
-                  subagent_type: 'general-purpose',
-                  isolation: 'worktree',
-                },
-              },
-            ],
+            toolUses: [spawn('late', 'LATE-STEER-CHILD', { subagent_type: 'general-purpose', isolation: 'worktree' })],
           },
           { text: 'root done' },
         ]),
