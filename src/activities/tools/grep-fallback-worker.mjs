@@ -33,7 +33,8 @@ function findMatches(text, lines, regex, multiline, firstOnly) {
     return { matching, count: matching.length };
   }
   const lineStarts = [0];
-  for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', newline + 1)) lineStarts.push(newline + 1);
+  for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', newline + 1))
+    lineStarts.push(newline + 1);
   const matching = new Set();
   let count = 0;
   let lastLine = -1;
@@ -62,7 +63,8 @@ function addContent(output, request, shown, lines, matching) {
   for (const match of matching) {
     const from = Math.max(0, match - request.before, lastPrinted + 1);
     const to = Math.min(lines.length - 1, match + request.after);
-    if (from > lastPrinted + 1 && request.before + request.after > 0 && output.printed > 0) output.separatorPending = true;
+    if (from > lastPrinted + 1 && request.before + request.after > 0 && output.printed > 0)
+      output.separatorPending = true;
     for (let index = from; index <= to; index += 1) {
       if (output.printed >= request.cap) {
         output.truncated = true;
@@ -106,7 +108,13 @@ function search(request) {
     if (content.subarray(0, 8192).includes(0)) continue;
     const text = content.toString('utf8');
     const lines = splitLines(text);
-    const { matching, count } = findMatches(text, lines, regex, request.multiline, request.mode === 'files_with_matches');
+    const { matching, count } = findMatches(
+      text,
+      lines,
+      regex,
+      request.multiline,
+      request.mode === 'files_with_matches',
+    );
     if (matching.length === 0) continue;
     if (request.mode !== 'content') {
       files.push({ shown: file.shown, mtimeMs: stat.mtimeMs, count });

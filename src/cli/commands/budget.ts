@@ -61,12 +61,10 @@ export async function budgetCommand(argv: string[]): Promise<number> {
       const { BudgetChangeRefused, SubagentsClient } = await import('../../client/client');
       let inForce;
       try {
-        inForce = await new SubagentsClient(temporal)
-          .getAgent(agentId)
-          .setBudget(caps, {
-            by: values.by ?? process.env.USER ?? 'user',
-            ...(values.subtree !== undefined ? { agentId: values.subtree } : {}),
-          });
+        inForce = await new SubagentsClient(temporal).getAgent(agentId).setBudget(caps, {
+          by: values.by ?? process.env.USER ?? 'user',
+          ...(values.subtree !== undefined ? { agentId: values.subtree } : {}),
+        });
       } catch (error) {
         if (error instanceof BudgetChangeRefused) throw new CliError(error.message, ExitCode.agentUnsuccessful);
         throw error;

@@ -1,6 +1,22 @@
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  sleep,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { AgentWorkflowInput, CarriedBoardClaims } from '../../shared/agents/agent';
-import { agentBoardId, boardHeartbeatSignal, boardOwnerEndedSignal, heartbeatIntervalMs, type BoardActor, type BoardConfig, type BoardNotice } from '../../shared/board/board';
+import {
+  agentBoardId,
+  boardHeartbeatSignal,
+  boardOwnerEndedSignal,
+  heartbeatIntervalMs,
+  type BoardActor,
+  type BoardConfig,
+  type BoardNotice,
+} from '../../shared/board/board';
 import { boardLimits } from '../../shared/board/board-limits';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { ToolUseBlock } from '../../shared/model/messages';
@@ -41,12 +57,15 @@ export class AgentBoardLink {
   ) {
     this.boardId = agentBoardId(input);
     this.leaseMs = input.carriedBoard?.leaseMs ?? input.limits.boardLeaseMs ?? boardLimits.defaultLeaseMs;
-    if (input.carriedBoard && input.carriedBoard.held.length > 0) this.noteClaims(input.carriedBoard.held, input.carriedBoard.leaseMs);
+    if (input.carriedBoard && input.carriedBoard.held.length > 0)
+      this.noteClaims(input.carriedBoard.held, input.carriedBoard.leaseMs);
   }
 
   /** The task-list tools, run by workflow code (wired in turn.ts). */
   workflowTools(): Record<TaskBoardToolName, WorkflowTool> {
-    return Object.fromEntries(taskBoardToolNames.map((name) => [name, (call: ToolUseBlock) => this.call(name, call)])) as Record<TaskBoardToolName, WorkflowTool>;
+    return Object.fromEntries(
+      taskBoardToolNames.map((name) => [name, (call: ToolUseBlock) => this.call(name, call)]),
+    ) as Record<TaskBoardToolName, WorkflowTool>;
   }
 
   private async call(name: TaskBoardToolName, call: ToolUseBlock): Promise<ToolOutcome> {
@@ -54,23 +73,31 @@ export class AgentBoardLink {
       return { isError: true, content: errorText(ErrorType.UnknownTool, `this runtime has no tool named "${name}".`) };
     }
     try {
-      const result = await boardToolActivities[name].executeWithOptions({ ...boardToolOptions, summary: toolCallSummary(name, call.input) }, [
-        { board: this.config(), actor: this.actor(), toolUseId: call.id, input: call.input },
-      ]);
+      const result = await boardToolActivities[name].executeWithOptions(
+        { ...boardToolOptions, summary: toolCallSummary(name, call.input) },
+        [{ board: this.config(), actor: this.actor(), toolUseId: call.id, input: call.input }],
+      );
       if (result.claims) this.noteClaims(result.claims.held, result.claims.leaseMs);
       return { content: result.content, isError: result.isError };
     } catch (error) {
       if (isCancellation(error)) throw error;
       const cause = error instanceof ActivityFailure ? error.cause : error;
       const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
-      return { isError: true, content: errorText(ErrorType.BoardUnavailable, `${name} could not reach the task board ${this.boardId}: ${message}. Try again later.`) };
+      return {
+        isError: true,
+        content: errorText(
+          ErrorType.BoardUnavailable,
+          `${name} could not reach the task board ${this.boardId}: ${message}. Try again later.`,
+        ),
+      };
     }
   }
 
   /** A board returned claims of this agent (or, at the root, of its tree): the model is told at the next turn boundary. */
   receiveNotice(notice: BoardNotice): void {
     if (typeof notice?.text !== 'string' || !Array.isArray(notice.taskIds)) return;
-    if (notice.ownerAgentId === this.input.agentId) this.held = this.held.filter((taskId) => !notice.taskIds.includes(taskId));
+    if (notice.ownerAgentId === this.input.agentId)
+      this.held = this.held.filter((taskId) => !notice.taskIds.includes(taskId));
     this.inbox.pushNotification(notice.text.slice(0, 4_000));
   }
 
@@ -79,7 +106,10 @@ export class AgentBoardLink {
     this.ended = true;
     if (this.held.length === 0) return;
     this.held = [];
-    await signalBestEffort(this.boardId, boardOwnerEndedSignal, { agentId: this.input.agentId, reason: `ended (${status})` });
+    await signalBestEffort(this.boardId, boardOwnerEndedSignal, {
+      agentId: this.input.agentId,
+      reason: `ended (${status})`,
+    });
   }
 
   /** What continue-as-new carries: the claims the next run keeps renewing. */
@@ -103,7 +133,8 @@ export class AgentBoardLink {
         await sleep(heartbeatIntervalMs(this.leaseMs), { summary: 'task board heartbeat' });
         if (this.held.length === 0 || this.ended) break;
         // A board that is gone holds no claims to renew.
-        if (!(await signalBestEffort(this.boardId, boardHeartbeatSignal, { agentId: this.input.agentId }))) this.held = [];
+        if (!(await signalBestEffort(this.boardId, boardHeartbeatSignal, { agentId: this.input.agentId })))
+          this.held = [];
       }
     } catch (error) {
       if (!isCancellation(error)) throw error;
@@ -114,7 +145,12 @@ export class AgentBoardLink {
 
   private actor(): BoardActor {
     const { input } = this;
-    return { kind: 'agent', id: input.agentId, ...(input.name ? { name: input.name } : {}), rootAgentId: input.rootAgentId };
+    return {
+      kind: 'agent',
+      id: input.agentId,
+      ...(input.name ? { name: input.name } : {}),
+      rootAgentId: input.rootAgentId,
+    };
   }
 
   /** How to start the board if this agent's TaskCreate is the first. */
@@ -123,7 +159,10 @@ export class AgentBoardLink {
     return {
       boardId: this.boardId,
       ...(input.taskBoard ? { name: input.taskBoard } : { rootAgentId: input.rootAgentId }),
-      leaseMs: Math.min(boardLimits.maxLeaseMs, Math.max(boardLimits.minLeaseMs, input.limits.boardLeaseMs ?? boardLimits.defaultLeaseMs)),
+      leaseMs: Math.min(
+        boardLimits.maxLeaseMs,
+        Math.max(boardLimits.minLeaseMs, input.limits.boardLeaseMs ?? boardLimits.defaultLeaseMs),
+      ),
     };
   }
 }

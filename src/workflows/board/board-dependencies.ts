@@ -38,10 +38,16 @@ export function addDependency(draft: BoardDraft, blockerId: string, taskId: stri
   const cycle = blockingPath(draft, taskId, blockerId);
   if (cycle) {
     const shown = [...cycle, taskId].map((id) => `#${id}`).join(' → ');
-    return errorText(ErrorType.DependencyCycle, `#${taskId} waiting for #${blockerId} would close the cycle ${shown} (each blocks the next). Drop one of these dependencies.`);
+    return errorText(
+      ErrorType.DependencyCycle,
+      `#${taskId} waiting for #${blockerId} would close the cycle ${shown} (each blocks the next). Drop one of these dependencies.`,
+    );
   }
   if (task.blockedBy.length >= boardLimits.maxDependencies || blocker.blocks.length >= boardLimits.maxDependencies) {
-    return errorText(ErrorType.BoardLimitReached, `a task may have at most ${boardLimits.maxDependencies} dependencies in each direction.`);
+    return errorText(
+      ErrorType.BoardLimitReached,
+      `a task may have at most ${boardLimits.maxDependencies} dependencies in each direction.`,
+    );
   }
   draft.edit(taskId).blockedBy.push(blockerId);
   draft.edit(blockerId).blocks.push(taskId);

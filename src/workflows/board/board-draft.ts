@@ -1,4 +1,11 @@
-import type { BoardActor, BoardConfig, BoardCounts, BoardEventKind, BoardState, BoardTask } from '../../shared/board/board';
+import type {
+  BoardActor,
+  BoardConfig,
+  BoardCounts,
+  BoardEventKind,
+  BoardState,
+  BoardTask,
+} from '../../shared/board/board';
 import { boardLimits } from '../../shared/board/board-limits';
 
 /** A copy-on-write change to a board, so a refused change or a validator's trial leaves it untouched. Pure. */
@@ -43,7 +50,12 @@ export class BoardDraft {
     const task = this.tasks[index];
     if (!task) throw new Error(`BoardDraft.edit: no task ${id}`);
     if (this.copied.has(id)) return task;
-    const copy: BoardTask = { ...task, blockedBy: [...task.blockedBy], blocks: [...task.blocks], ...(task.claim ? { claim: { ...task.claim } } : {}) };
+    const copy: BoardTask = {
+      ...task,
+      blockedBy: [...task.blockedBy],
+      blocks: [...task.blocks],
+      ...(task.claim ? { claim: { ...task.claim } } : {}),
+    };
     copy.updatedAtMs = this.now;
     this.tasks[index] = copy;
     this.copied.add(id);
@@ -79,7 +91,14 @@ export class BoardDraft {
   }
 
   finish(): BoardState {
-    return { config: this.base.config, tasks: this.tasks, nextTaskId: this.nextTaskId, events: this.events, nextSeq: this.nextSeq, requests: this.requests };
+    return {
+      config: this.base.config,
+      tasks: this.tasks,
+      nextTaskId: this.nextTaskId,
+      events: this.events,
+      nextSeq: this.nextSeq,
+      requests: this.requests,
+    };
   }
 }
 
@@ -95,7 +114,9 @@ export function actorLabel(actor: BoardActor): string {
 
 /** True when `owner` names this actor (by agentId or by name). */
 export function namesActor(owner: string | undefined, actor: BoardActor): boolean {
-  return owner !== undefined && owner !== '' && (owner === actor.id || (actor.name !== undefined && owner === actor.name));
+  return (
+    owner !== undefined && owner !== '' && (owner === actor.id || (actor.name !== undefined && owner === actor.name))
+  );
 }
 
 /** True when this actor holds the task's claim. */
@@ -107,7 +128,9 @@ export function holdsClaim(task: Readonly<BoardTask>, actor: BoardActor): boolea
 
 /** The in-progress tasks an agent holds. */
 export function heldBy(tasks: readonly BoardTask[], agentId: string): string[] {
-  return tasks.filter((task) => task.status === 'in_progress' && task.claim?.agentId === agentId).map((task) => task.id);
+  return tasks
+    .filter((task) => task.status === 'in_progress' && task.claim?.agentId === agentId)
+    .map((task) => task.id);
 }
 
 /** Ids of the task's dependencies that are not completed yet. */

@@ -8,7 +8,13 @@ import {
   updateTaskUpdate,
 } from '../../shared/board/board';
 import { boardLimits } from '../../shared/board/board-limits';
-import { describeProblems, parseCreateTask, parseReleaseTask, parseUpdateTask, type Parsed } from '../../shared/board/board-requests';
+import {
+  describeProblems,
+  parseCreateTask,
+  parseReleaseTask,
+  parseUpdateTask,
+  type Parsed,
+} from '../../shared/board/board-requests';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { BoardChange, BoardRun } from './board-run';
 import { createTask, releaseTask, updateTask } from './board-tasks';
@@ -20,7 +26,8 @@ function parsedOrThrow<T>(parsed: Parsed<T>, fail: (message: string) => Error): 
 }
 
 const refuse = (message: string): Error => new Error(message);
-const failUpdate = (message: string): Error => ApplicationFailure.create({ type: ErrorType.InvalidBoardRequest, message, nonRetryable: true });
+const failUpdate = (message: string): Error =>
+  ApplicationFailure.create({ type: ErrorType.InvalidBoardRequest, message, nonRetryable: true });
 
 /** Every handler of a board (docs/board.md): validators refuse bad updates before history; nothing throws. */
 export function installBoardHandlers(board: BoardRun): void {
@@ -39,7 +46,9 @@ export function installBoardHandlers(board: BoardRun): void {
 
   const agentIdOf = (raw: unknown): string | undefined => {
     const agentId = typeof raw === 'object' && raw !== null ? (raw as { agentId?: unknown }).agentId : undefined;
-    return typeof agentId === 'string' && agentId !== '' && agentId.length <= boardLimits.maxOwnerChars ? agentId : undefined;
+    return typeof agentId === 'string' && agentId !== '' && agentId.length <= boardLimits.maxOwnerChars
+      ? agentId
+      : undefined;
   };
   setHandler(boardHeartbeatSignal, (raw) => {
     const agentId = agentIdOf(raw);

@@ -17,7 +17,13 @@ export interface LostClaim {
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10}s`;
 
 /** Returns a claimed task to pending, records why, and reports who lost it. */
-export function returnToPending(draft: BoardDraft, taskId: string, by: string, reason: string, ownerEnded = false): LostClaim | undefined {
+export function returnToPending(
+  draft: BoardDraft,
+  taskId: string,
+  by: string,
+  reason: string,
+  ownerEnded = false,
+): LostClaim | undefined {
   const current = draft.get(taskId);
   if (!current || current.status !== 'in_progress') return undefined;
   const lost: LostClaim = {
@@ -68,7 +74,16 @@ export function renewClaims(draft: BoardDraft, agentId: string): void {
 /** An agent ended: what it still held returns to pending; its root is told. */
 export function releaseOwner(draft: BoardDraft, agentId: string, reason: string): LostClaim[] {
   const held = draft.all().filter((task) => task.status === 'in_progress' && task.claim?.agentId === agentId);
-  return held.flatMap((task) => returnToPending(draft, task.id, agentId, `its owner ${task.owner ?? agentId} ${reason} without completing it`, true) ?? []);
+  return held.flatMap(
+    (task) =>
+      returnToPending(
+        draft,
+        task.id,
+        agentId,
+        `its owner ${task.owner ?? agentId} ${reason} without completing it`,
+        true,
+      ) ?? [],
+  );
 }
 
 /** When the next claim runs out, if any does. */

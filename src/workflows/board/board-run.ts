@@ -1,5 +1,12 @@
 import { ApplicationFailure, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
-import type { BoardChangeResult, BoardConfig, BoardNotice, BoardSnapshot, BoardState, BoardWorkflowInput } from '../../shared/board/board';
+import type {
+  BoardChangeResult,
+  BoardConfig,
+  BoardNotice,
+  BoardSnapshot,
+  BoardState,
+  BoardWorkflowInput,
+} from '../../shared/board/board';
 import { boardLimits } from '../../shared/board/board-limits';
 import { boardNoticeSignal } from '../../shared/board/board';
 import { ErrorType } from '../../shared/protocol/errors';
@@ -32,7 +39,12 @@ export class BoardRun {
   }
 
   snapshot(): BoardSnapshot {
-    return { ...this.state, counts: countTasks(this.state.tasks), atMs: workflowNowMs(), continuedRuns: this.input.continuedRuns ?? 0 };
+    return {
+      ...this.state,
+      counts: countTasks(this.state.tasks),
+      atMs: workflowNowMs(),
+      continuedRuns: this.input.continuedRuns ?? 0,
+    };
   }
 
   /** Validator: throws the refusal, which Temporal returns to the caller (nothing is recorded). */
@@ -44,7 +56,12 @@ export class BoardRun {
   /** Handler: applies an accepted change. A refusal here (never expected after validation) fails only the update. */
   apply(change: BoardChange): BoardChangeResult {
     const outcome = change(this.state, workflowNowMs());
-    if (!outcome.ok) throw ApplicationFailure.create({ type: ErrorType.InvalidBoardRequest, message: outcome.error, nonRetryable: true });
+    if (!outcome.ok)
+      throw ApplicationFailure.create({
+        type: ErrorType.InvalidBoardRequest,
+        message: outcome.error,
+        nonRetryable: true,
+      });
     this.state = outcome.state;
     this.updatesThisRun += 1;
     this.owe(outcome.lost);
@@ -141,8 +158,12 @@ export class BoardRun {
 
 /** The board's config from its (untrusted) input: its id is its workflow ID, its lease within the limits. */
 function sanitizedConfig(config: Partial<BoardConfig> | undefined): BoardConfig {
-  const lease = typeof config?.leaseMs === 'number' && Number.isFinite(config.leaseMs) ? config.leaseMs : boardLimits.defaultLeaseMs;
-  const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value.slice(0, boardLimits.maxOwnerChars) : undefined);
+  const lease =
+    typeof config?.leaseMs === 'number' && Number.isFinite(config.leaseMs)
+      ? config.leaseMs
+      : boardLimits.defaultLeaseMs;
+  const text = (value: unknown): string | undefined =>
+    typeof value === 'string' && value !== '' ? value.slice(0, boardLimits.maxOwnerChars) : undefined;
   const name = text(config?.name);
   const rootAgentId = text(config?.rootAgentId);
   return {

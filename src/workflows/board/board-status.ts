@@ -6,7 +6,13 @@ import { returnToPending, type LostClaim } from './board-leases';
 // Status moves of one task (docs/board.md, Claims); each returns a refusal, or undefined when made.
 
 /** Claims a person takes over from an agent: dropped, and reported to the agent and its root. */
-function takeOver(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActor, what: string, lost: LostClaim[]): void {
+function takeOver(
+  draft: BoardDraft,
+  task: Readonly<BoardTask>,
+  actor: BoardActor,
+  what: string,
+  lost: LostClaim[],
+): void {
   if (task.status !== 'in_progress' || holdsClaim(task, actor)) return;
   const returned = returnToPending(draft, task.id, actorLabel(actor), `${actorLabel(actor)} ${what}`);
   if (returned?.ownerAgentId) lost.push(returned);
@@ -20,28 +26,49 @@ function statusList(draft: BoardDraft, ids: readonly string[]): string {
 function notReady(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActor, verb: string): string | undefined {
   const person = actor.kind === 'person';
   if (task.status === 'blocked' && !person) {
-    return errorText(ErrorType.TaskNotReady, `task #${task.id} is blocked${task.note ? ` (${task.note})` : ''}. Set it to pending first, once that is resolved.`);
+    return errorText(
+      ErrorType.TaskNotReady,
+      `task #${task.id} is blocked${task.note ? ` (${task.note})` : ''}. Set it to pending first, once that is resolved.`,
+    );
   }
   const open = openBlockers(draft.all(), task);
   if (open.length > 0) {
-    return errorText(ErrorType.TaskNotReady, `task #${task.id} waits for ${statusList(draft, open)}; it can be ${verb} once they are completed.`);
+    return errorText(
+      ErrorType.TaskNotReady,
+      `task #${task.id} waits for ${statusList(draft, open)}; it can be ${verb} once they are completed.`,
+    );
   }
   if (task.status === 'pending' && task.owner && !namesActor(task.owner, actor) && !person) {
-    return errorText(ErrorType.TaskAssigned, `task #${task.id} is assigned to ${task.owner}; only ${task.owner} starts it (or someone assigns it to you with owner).`);
+    return errorText(
+      ErrorType.TaskAssigned,
+      `task #${task.id} is assigned to ${task.owner}; only ${task.owner} starts it (or someone assigns it to you with owner).`,
+    );
   }
   return undefined;
 }
 
 function claimedByOther(task: Readonly<BoardTask>, verb: string): string {
-  return errorText(ErrorType.TaskClaimed, `task #${task.id} is in progress by ${task.owner ?? 'another owner'}; only its owner ${verb} it. Pick another task (TaskList shows which are free).`);
+  return errorText(
+    ErrorType.TaskClaimed,
+    `task #${task.id} is in progress by ${task.owner ?? 'another owner'}; only its owner ${verb} it. Pick another task (TaskList shows which are free).`,
+  );
 }
 
 function completedAlready(task: Readonly<BoardTask>): string {
-  return errorText(ErrorType.TaskCompleted, `task #${task.id} was completed by ${task.completedBy ?? 'someone'}; completed tasks are not changed. Create a new task for follow-up work.`);
+  return errorText(
+    ErrorType.TaskCompleted,
+    `task #${task.id} was completed by ${task.completedBy ?? 'someone'}; completed tasks are not changed. Create a new task for follow-up work.`,
+  );
 }
 
 /** status → in_progress: the actor claims the task (for itself; a person may name the owner). */
-function claim(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActor, owner: string | undefined, lost: LostClaim[]): string | undefined {
+function claim(
+  draft: BoardDraft,
+  task: Readonly<BoardTask>,
+  actor: BoardActor,
+  owner: string | undefined,
+  lost: LostClaim[],
+): string | undefined {
   const person = actor.kind === 'person';
   if (task.status === 'completed') return completedAlready(task);
   if (holdsClaim(task, actor)) return undefined;
@@ -76,9 +103,16 @@ function claim(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActor, 
 }
 
 /** status → completed: by its owner, or directly from pending when the actor could claim it. */
-function complete(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActor, note: string | undefined, lost: LostClaim[]): string | undefined {
+function complete(
+  draft: BoardDraft,
+  task: Readonly<BoardTask>,
+  actor: BoardActor,
+  note: string | undefined,
+  lost: LostClaim[],
+): string | undefined {
   const label = actorLabel(actor);
-  if (task.status === 'completed') return task.completedBy === label || task.completedBy === actor.id ? undefined : completedAlready(task);
+  if (task.status === 'completed')
+    return task.completedBy === label || task.completedBy === actor.id ? undefined : completedAlready(task);
   const mine = holdsClaim(task, actor);
   if (task.status === 'in_progress' && !mine && actor.kind === 'agent') return claimedByOther(task, 'completes');
   if (task.status !== 'in_progress') {
@@ -99,9 +133,16 @@ function complete(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActo
 }
 
 /** status → blocked: set on purpose with a reason; whoever held it lets go. */
-function block(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActor, note: string | undefined, lost: LostClaim[]): string | undefined {
+function block(
+  draft: BoardDraft,
+  task: Readonly<BoardTask>,
+  actor: BoardActor,
+  note: string | undefined,
+  lost: LostClaim[],
+): string | undefined {
   if (task.status === 'completed') return completedAlready(task);
-  if (task.status === 'in_progress' && !holdsClaim(task, actor) && actor.kind === 'agent') return claimedByOther(task, 'blocks');
+  if (task.status === 'in_progress' && !holdsClaim(task, actor) && actor.kind === 'agent')
+    return claimedByOther(task, 'blocks');
   const reason = note?.trim() || (task.status === 'blocked' ? task.note : undefined);
   if (!reason) return errorText(ErrorType.InvalidBoardRequest, `say in "note" what blocks task #${task.id}.`);
   takeOver(draft, task, actor, 'marked it blocked', lost);
@@ -116,7 +157,12 @@ function block(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActor, 
 }
 
 /** status → pending: the owner lets go of its claim, a blocked task is unblocked, a person reopens a completed one. */
-function toPending(draft: BoardDraft, task: Readonly<BoardTask>, actor: BoardActor, lost: LostClaim[]): string | undefined {
+function toPending(
+  draft: BoardDraft,
+  task: Readonly<BoardTask>,
+  actor: BoardActor,
+  lost: LostClaim[],
+): string | undefined {
   const label = actorLabel(actor);
   switch (task.status) {
     case 'pending':
@@ -177,8 +223,12 @@ export function assignTask(draft: BoardDraft, taskId: string, owner: string, act
   const task = draft.get(taskId)!;
   if (task.status === 'completed') return completedAlready(task);
   if (task.status === 'in_progress') {
-    if (holdsClaim(task, actor) && (owner === '' ? false : namesActor(owner, actor) || owner === task.owner)) return undefined;
-    return errorText(ErrorType.TaskClaimed, `task #${taskId} is in progress by ${task.owner ?? 'its owner'}: its owner cannot change while it is claimed. Release it first (status "pending").`);
+    if (holdsClaim(task, actor) && (owner === '' ? false : namesActor(owner, actor) || owner === task.owner))
+      return undefined;
+    return errorText(
+      ErrorType.TaskClaimed,
+      `task #${taskId} is in progress by ${task.owner ?? 'its owner'}: its owner cannot change while it is claimed. Release it first (status "pending").`,
+    );
   }
   if ((task.owner ?? '') === owner) return undefined;
   const edited = draft.edit(taskId);

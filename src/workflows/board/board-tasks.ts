@@ -1,4 +1,12 @@
-import type { BoardActor, BoardChangeResult, BoardState, BoardTask, CreateTaskRequest, ReleaseTaskRequest, UpdateTaskRequest } from '../../shared/board/board';
+import type {
+  BoardActor,
+  BoardChangeResult,
+  BoardState,
+  BoardTask,
+  CreateTaskRequest,
+  ReleaseTaskRequest,
+  UpdateTaskRequest,
+} from '../../shared/board/board';
 import { boardLimits } from '../../shared/board/board-limits';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { addDependency, detachTask, removeDependency } from './board-dependencies';
@@ -8,8 +16,7 @@ import { assignTask, moveTask } from './board-status';
 
 /** The board's changes as pure functions of (state, request, time), applied completely or not at all. */
 export type BoardOutcome =
-  | { ok: true; state: BoardState; result: BoardChangeResult; lost: LostClaim[] }
-  | { ok: false; error: string };
+  { ok: true; state: BoardState; result: BoardChangeResult; lost: LostClaim[] } | { ok: false; error: string };
 
 interface Applied {
   taskId: string;
@@ -17,7 +24,12 @@ interface Applied {
   statusChange?: BoardChangeResult['statusChange'];
 }
 
-function change(state: BoardState, actor: BoardActor, now: number, body: (draft: BoardDraft, lost: LostClaim[]) => Applied | string): BoardOutcome {
+function change(
+  state: BoardState,
+  actor: BoardActor,
+  now: number,
+  body: (draft: BoardDraft, lost: LostClaim[]) => Applied | string,
+): BoardOutcome {
   const draft = new BoardDraft(state, now);
   const lost = expireClaims(draft);
   if (actor.kind === 'agent') renewClaims(draft, actor.id);
@@ -40,7 +52,8 @@ function change(state: BoardState, actor: BoardActor, now: number, body: (draft:
   };
 }
 
-const notFound = (taskId: string): string => errorText(ErrorType.TaskNotFound, `task #${taskId} does not exist on this board. TaskList shows its tasks.`);
+const notFound = (taskId: string): string =>
+  errorText(ErrorType.TaskNotFound, `task #${taskId} does not exist on this board. TaskList shows its tasks.`);
 
 /** TaskCreate: a new pending task, optionally waiting for existing tasks. */
 export function createTask(state: BoardState, request: CreateTaskRequest, now: number): BoardOutcome {
@@ -48,10 +61,17 @@ export function createTask(state: BoardState, request: CreateTaskRequest, now: n
     const earlier = request.requestId ? draft.taskOfRequest(request.requestId) : undefined;
     if (earlier) return { taskId: earlier, changed: [] };
     if (draft.taskCount >= boardLimits.maxTasks) {
-      return errorText(ErrorType.BoardLimitReached, `the board holds ${boardLimits.maxTasks} tasks, its limit. Delete tasks that are done (TaskUpdate status "deleted"), or use another board.`);
+      return errorText(
+        ErrorType.BoardLimitReached,
+        `the board holds ${boardLimits.maxTasks} tasks, its limit. Delete tasks that are done (TaskUpdate status "deleted"), or use another board.`,
+      );
     }
     const missing = (request.blockedBy ?? []).filter((id) => !draft.get(id));
-    if (missing.length > 0) return errorText(ErrorType.TaskNotFound, `blockedBy names ${missing.map((id) => `#${id}`).join(', ')}, which do not exist on this board.`);
+    if (missing.length > 0)
+      return errorText(
+        ErrorType.TaskNotFound,
+        `blockedBy names ${missing.map((id) => `#${id}`).join(', ')}, which do not exist on this board.`,
+      );
     const label = actorLabel(request.actor);
     const task: BoardTask = {
       id: draft.takeId(),
@@ -79,7 +99,10 @@ export function createTask(state: BoardState, request: CreateTaskRequest, now: n
 }
 
 /** Merges metadata keys; a null value deletes the key. */
-function mergeMetadata(current: Record<string, unknown> | undefined, patch: Record<string, unknown>): Record<string, unknown> {
+function mergeMetadata(
+  current: Record<string, unknown> | undefined,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
   const merged = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
@@ -91,16 +114,24 @@ function mergeMetadata(current: Record<string, unknown> | undefined, patch: Reco
 /** Subject, description, activeForm, metadata and note: only while nobody else holds the task. */
 function editFields(draft: BoardDraft, request: UpdateTaskRequest, changed: string[]): string | undefined {
   const { taskId, actor } = request;
-  const wants = (['subject', 'description', 'activeForm', 'metadata'] as const).filter((key) => request[key] !== undefined);
+  const wants = (['subject', 'description', 'activeForm', 'metadata'] as const).filter(
+    (key) => request[key] !== undefined,
+  );
   // completed and blocked take the note as their result or reason (board-status.ts).
   const noteOnly = request.note !== undefined && request.status !== 'completed' && request.status !== 'blocked';
   if (wants.length === 0 && !noteOnly) return undefined;
   const task = draft.get(taskId)!;
   if (task.status === 'completed' && actor.kind === 'agent') {
-    return errorText(ErrorType.TaskCompleted, `task #${taskId} was completed by ${task.completedBy ?? 'someone'}; completed tasks are not changed. Create a new task for follow-up work.`);
+    return errorText(
+      ErrorType.TaskCompleted,
+      `task #${taskId} was completed by ${task.completedBy ?? 'someone'}; completed tasks are not changed. Create a new task for follow-up work.`,
+    );
   }
   if (task.status === 'in_progress' && !holdsClaim(task, actor) && actor.kind === 'agent') {
-    return errorText(ErrorType.TaskClaimed, `task #${taskId} is in progress by ${task.owner ?? 'another owner'}; only its owner changes it now.`);
+    return errorText(
+      ErrorType.TaskClaimed,
+      `task #${taskId} is in progress by ${task.owner ?? 'another owner'}; only its owner changes it now.`,
+    );
   }
   const edited = draft.edit(taskId);
   if (request.subject !== undefined) edited.subject = request.subject;
@@ -110,7 +141,11 @@ function editFields(draft: BoardDraft, request: UpdateTaskRequest, changed: stri
   if (request.metadata !== undefined) {
     const merged = mergeMetadata(edited.metadata, request.metadata);
     const size = JSON.stringify(merged).length;
-    if (size > boardLimits.maxMetadataChars) return errorText(ErrorType.BoardLimitReached, `the merged metadata would be ${size} characters of JSON; the limit is ${boardLimits.maxMetadataChars}.`);
+    if (size > boardLimits.maxMetadataChars)
+      return errorText(
+        ErrorType.BoardLimitReached,
+        `the merged metadata would be ${size} characters of JSON; the limit is ${boardLimits.maxMetadataChars}.`,
+      );
     edited.metadata = merged;
   }
   changed.push(...wants, ...(noteOnly ? ['note'] : []));
@@ -139,7 +174,11 @@ function deleteTask(draft: BoardDraft, request: UpdateTaskRequest, lost: LostCla
   const { taskId, actor } = request;
   const task = draft.get(taskId)!;
   if (task.status === 'in_progress' && !holdsClaim(task, actor)) {
-    if (actor.kind === 'agent') return errorText(ErrorType.TaskClaimed, `task #${taskId} is in progress by ${task.owner ?? 'another owner'}; only its owner deletes it.`);
+    if (actor.kind === 'agent')
+      return errorText(
+        ErrorType.TaskClaimed,
+        `task #${taskId} is in progress by ${task.owner ?? 'another owner'}; only its owner deletes it.`,
+      );
     const returned = returnToPending(draft, taskId, actorLabel(actor), `${actorLabel(actor)} deleted it`);
     if (returned?.ownerAgentId) lost.push(returned);
   }
@@ -165,14 +204,23 @@ export function updateTask(state: BoardState, request: UpdateTaskRequest, now: n
     const refusal =
       editFields(draft, request, changed) ??
       editDependencies(draft, request, changed) ??
-      (request.status !== undefined ? moveTask(draft, taskId, request.status, actor, { owner: request.owner, note: request.note }, lost) : undefined) ??
-      (request.owner !== undefined && request.status !== 'in_progress' ? assignTask(draft, taskId, request.owner, actor) : undefined);
+      (request.status !== undefined
+        ? moveTask(draft, taskId, request.status, actor, { owner: request.owner, note: request.note }, lost)
+        : undefined) ??
+      (request.owner !== undefined && request.status !== 'in_progress'
+        ? assignTask(draft, taskId, request.owner, actor)
+        : undefined);
     if (refusal) return refusal;
     const after = draft.get(taskId)!;
     if (after.status !== before.status) changed.push('status');
     if (after.owner !== before.owner && !changed.includes('owner')) changed.push('owner');
-    if ((request.status === 'completed' || request.status === 'blocked') && after.note !== before.note) changed.push('note');
-    return { taskId, changed, ...(after.status !== before.status ? { statusChange: { from: before.status, to: after.status } } : {}) };
+    if ((request.status === 'completed' || request.status === 'blocked') && after.note !== before.note)
+      changed.push('note');
+    return {
+      taskId,
+      changed,
+      ...(after.status !== before.status ? { statusChange: { from: before.status, to: after.status } } : {}),
+    };
   });
 }
 
@@ -182,10 +230,18 @@ export function releaseTask(state: BoardState, request: ReleaseTaskRequest, now:
     const task = draft.get(request.taskId);
     if (!task) return notFound(request.taskId);
     if (task.status !== 'in_progress') {
-      return errorText(ErrorType.TaskNotClaimed, `task #${task.id} is ${task.status}, not in progress: there is no claim to release.`);
+      return errorText(
+        ErrorType.TaskNotClaimed,
+        `task #${task.id} is ${task.status}, not in progress: there is no claim to release.`,
+      );
     }
     const label = actorLabel(request.actor);
-    const returned = returnToPending(draft, task.id, label, `released by ${label}${request.reason ? `: ${request.reason}` : ''}`);
+    const returned = returnToPending(
+      draft,
+      task.id,
+      label,
+      `released by ${label}${request.reason ? `: ${request.reason}` : ''}`,
+    );
     if (returned?.ownerAgentId) lost.push(returned);
     return { taskId: task.id, changed: ['status', 'owner'], statusChange: { from: 'in_progress', to: 'pending' } };
   });

@@ -12,7 +12,11 @@ export async function boardWorkflow(input: BoardWorkflowInput): Promise<BoardSna
   const continueAsNewDue = () => {
     const info = workflowInfo();
     const limit = input.continueAsNewAfterEvents ?? boardLimits.continueAsNewAfterEvents;
-    return info.continueAsNewSuggested || info.historyLength >= limit || board.updatesThisRun >= boardLimits.continueAsNewAfterUpdates;
+    return (
+      info.continueAsNewSuggested ||
+      info.historyLength >= limit ||
+      board.updatesThisRun >= boardLimits.continueAsNewAfterUpdates
+    );
   };
   for (;;) {
     const wake = () => board.needsLoop() || continueAsNewDue();

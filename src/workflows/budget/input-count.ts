@@ -21,20 +21,32 @@ const countActivities = proxyLocalActivities<Activities>({
  * the same), or the estimate when there is no count. Undefined when the call reserves the corrected
  * estimate, so that path awaits nothing (runs recorded before the patch replay their tasks unchanged).
  */
-export function countedInputTokens(agent: { readonly input: AgentWorkflowInput; readonly state: AgentState; readonly tree: TreeLink }): Promise<number> | undefined {
+export function countedInputTokens(agent: {
+  readonly input: AgentWorkflowInput;
+  readonly state: AgentState;
+  readonly tree: TreeLink;
+}): Promise<number> | undefined {
   if (agent.state.contextOverheadTokens !== undefined) return undefined;
   // Whether this run counts: asked once, at its first uncorrected call.
   return agent.tree.budgetPatches.has(budgetCountTokensPatch) ? countRequest(agent) : undefined;
 }
 
-async function countRequest({ input, state }: { readonly input: AgentWorkflowInput; readonly state: AgentState }): Promise<number> {
+async function countRequest({
+  input,
+  state,
+}: {
+  readonly input: AgentWorkflowInput;
+  readonly state: AgentState;
+}): Promise<number> {
   try {
     const result = await countActivities.countRequestTokens({
       agentId: input.agentId,
       model: input.model,
       systemPrompt: state.systemPrompt,
       tools: input.tools,
-      ...(state.extraTools ? { extraTools: state.extraTools.descriptors.map((descriptor) => descriptor.definition) } : {}),
+      ...(state.extraTools
+        ? { extraTools: state.extraTools.descriptors.map((descriptor) => descriptor.definition) }
+        : {}),
       messages: [...state.messages],
       ...(input.thinking ? { thinking: input.thinking } : {}),
     });

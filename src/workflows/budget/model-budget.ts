@@ -68,17 +68,32 @@ export function reserveRequest(
   };
 }
 
-function requestFor(agent: BudgetedAgent, maxOutputTokens: number, inputTokens: number, ahead: boolean, topUp?: string): BudgetReserveRequest {
+function requestFor(
+  agent: BudgetedAgent,
+  maxOutputTokens: number,
+  inputTokens: number,
+  ahead: boolean,
+  topUp?: string,
+): BudgetReserveRequest {
   const leaseTokens = leases(agent) ? leaseCalls * (inputTokens + maxOutputTokens) : undefined;
   return {
-    ...reserveRequest(agent, { inputTokens, maxOutputTokens, minOutputTokens: minOutputFor(agent, maxOutputTokens), ahead }),
+    ...reserveRequest(agent, {
+      inputTokens,
+      maxOutputTokens,
+      minOutputTokens: minOutputFor(agent, maxOutputTokens),
+      ahead,
+    }),
     ...(leaseTokens !== undefined ? { leaseTokens } : {}),
     ...(topUp !== undefined ? { topUp } : {}),
   };
 }
 
 /** Room for this call from the agent's lease, waiting for a top-up on its way; undefined when the lease cannot cover it. */
-async function spendFromLease(agent: BudgetedAgent, inputTokens: number, maxOutputTokens: number): Promise<CallReservation | undefined> {
+async function spendFromLease(
+  agent: BudgetedAgent,
+  inputTokens: number,
+  maxOutputTokens: number,
+): Promise<CallReservation | undefined> {
   const { input, tree } = agent;
   const lease = tree.lease;
   const leaseId = lease.leaseId;
@@ -87,7 +102,11 @@ async function spendFromLease(agent: BudgetedAgent, inputTokens: number, maxOutp
   if (lease.available < tokens && lease.toppingUp) await condition(() => !lease.toppingUp || lease.leaseId !== leaseId);
   const callId = tree.nextReservationId();
   if (lease.leaseId === leaseId && lease.take({ callId, tokens, inputTokens })) {
-    return { kind: 'granted', budget: { rootAgentId: input.rootAgentId, reservationId: callId, reservedTokens: tokens, leaseId }, maxOutputTokens };
+    return {
+      kind: 'granted',
+      budget: { rootAgentId: input.rootAgentId, reservationId: callId, reservedTokens: tokens, leaseId },
+      maxOutputTokens,
+    };
   }
   // Spent or asked back: the rest goes back, and this call reserves exactly (perhaps with a new lease).
   await CancellationScope.nonCancellable(() => tree.releaseLease());
@@ -95,17 +114,30 @@ async function spendFromLease(agent: BudgetedAgent, inputTokens: number, maxOutp
 }
 
 /** A grant that is a new lease: held, and this call's room taken from it. */
-async function fromGrantedLease(agent: BudgetedAgent, grant: Extract<BudgetGrant, { granted: true }>, inputTokens: number, maxOutputTokens: number): Promise<CallReservation | undefined> {
+async function fromGrantedLease(
+  agent: BudgetedAgent,
+  grant: Extract<BudgetGrant, { granted: true }>,
+  inputTokens: number,
+  maxOutputTokens: number,
+): Promise<CallReservation | undefined> {
   if (grant.leaseId === undefined) return undefined;
   agent.tree.lease.hold(grant.leaseId, grant.reservedTokens);
   return spendFromLease(agent, inputTokens, maxOutputTokens);
 }
 
 /** A call's reservation as its grant gives it, with the max_tokens it may send. */
-export function granted(agent: BudgetedAgent, grant: Extract<BudgetGrant, { granted: true }>, maxOutputTokens: number): CallReservation {
+export function granted(
+  agent: BudgetedAgent,
+  grant: Extract<BudgetGrant, { granted: true }>,
+  maxOutputTokens: number,
+): CallReservation {
   return {
     kind: 'granted',
-    budget: { rootAgentId: agent.input.rootAgentId, reservationId: grant.reservationId, reservedTokens: grant.reservedTokens },
+    budget: {
+      rootAgentId: agent.input.rootAgentId,
+      reservationId: grant.reservationId,
+      reservedTokens: grant.reservedTokens,
+    },
     maxOutputTokens,
   };
 }
@@ -159,7 +191,12 @@ export async function reserveModelCall(agent: BudgetedAgent, maxOutputTokens: nu
  * After a call that answered: charges it, and when the agent goes on to its tools, asks ahead for the next
  * call in the same signal, so the answer is there when the tools are done.
  */
-export async function settleModelCall(agent: BudgetedAgent, reservation: CallReservation, response: ModelCallResult, maxOutputTokens: number): Promise<void> {
+export async function settleModelCall(
+  agent: BudgetedAgent,
+  reservation: CallReservation,
+  response: ModelCallResult,
+  maxOutputTokens: number,
+): Promise<void> {
   if (reservation.kind !== 'granted') return;
   const { input, state, tree } = agent;
   const toolUses = toolUsesOf(response.content);
@@ -177,8 +214,11 @@ export async function settleModelCall(agent: BudgetedAgent, reservation: CallRes
   const waitsOnChildren = toolUses.some((call) => waitingTools.has(call.name));
   const goesOn = toolCalls > 0 && !waitsOnChildren && response.stopReason === 'tool_use' && state.turn < input.maxTurns;
   const leaseId = reservation.budget.leaseId;
-  if (leaseId !== undefined) return settleLeaseCall(agent, { ...charge, leaseId }, reservation, response, goesOn, maxOutputTokens);
-  const ahead = goesOn ? requestFor(agent, maxOutputTokens, estimateNextRequestTokens(input, state) + aheadMarginTokens, true) : undefined;
+  if (leaseId !== undefined)
+    return settleLeaseCall(agent, { ...charge, leaseId }, reservation, response, goesOn, maxOutputTokens);
+  const ahead = goesOn
+    ? requestFor(agent, maxOutputTokens, estimateNextRequestTokens(input, state) + aheadMarginTokens, true)
+    : undefined;
   // Delivered before the agent may end: the root has the charge before it learns of the end.
   if (!ahead) await tree.chargeModelCall(charge);
   else tree.reserveAhead(ahead, charge);
@@ -189,7 +229,14 @@ export async function settleModelCall(agent: BudgetedAgent, reservation: CallRes
  * without waiting. The lease is topped up in the same signal when it runs low, and given back with the
  * charge when the agent ends, waits on other agents, or the root asked for it.
  */
-async function settleLeaseCall(agent: BudgetedAgent, charge: BudgetCharge, reservation: Extract<CallReservation, { kind: 'granted' }>, response: ModelCallResult, goesOn: boolean, maxOutputTokens: number): Promise<void> {
+async function settleLeaseCall(
+  agent: BudgetedAgent,
+  charge: BudgetCharge,
+  reservation: Extract<CallReservation, { kind: 'granted' }>,
+  response: ModelCallResult,
+  goesOn: boolean,
+  maxOutputTokens: number,
+): Promise<void> {
   const { input, state, tree } = agent;
   const lease = tree.lease;
   // Earlier attempts were billed by their activity, for amounts this workflow does not see: all the room counts.
@@ -201,7 +248,8 @@ async function settleLeaseCall(agent: BudgetedAgent, charge: BudgetCharge, reser
   }
   const nextInput = estimateNextRequestTokens(input, state) + aheadMarginTokens;
   const lowOnRoom = lease.available < leaseTopUpCalls * (nextInput + maxOutputTokens);
-  const topUp = lowOnRoom && lease.mayTopUp ? requestFor(agent, maxOutputTokens, nextInput, true, charge.leaseId) : undefined;
+  const topUp =
+    lowOnRoom && lease.mayTopUp ? requestFor(agent, maxOutputTokens, nextInput, true, charge.leaseId) : undefined;
   // Charged by its activity already (no signal, no workflow task more), unless the activity could not reach the root.
   if (response.charged === true && !topUp) return;
   tree.chargeLeaseCall(charge, topUp);
@@ -221,7 +269,13 @@ export async function releaseModelCall(agent: BudgetedAgent, reservation: CallRe
   const endsLease = tree.lease.revoked || tree.lease.leaseId !== leaseId;
   if (endsLease && tree.lease.leaseId === leaseId) tree.lease.drop();
   const presumedInputTokens = call?.inputTokens ?? reservation.budget.reservedTokens - reservation.maxOutputTokens;
-  await CancellationScope.nonCancellable(() => tree.releaseModelCall(reservation.budget.reservationId, input.model, false, { leaseId, presumedInputTokens, endsLease }));
+  await CancellationScope.nonCancellable(() =>
+    tree.releaseModelCall(reservation.budget.reservationId, input.model, false, {
+      leaseId,
+      presumedInputTokens,
+      endsLease,
+    }),
+  );
 }
 
 /**
@@ -234,5 +288,6 @@ export async function releaseAhead(agent: BudgetedAgent): Promise<void> {
   const ahead = agent.tree.takeAhead();
   if (ahead === undefined) return;
   const grant = agent.tree.answeredGrant(ahead);
-  if (grant?.granted !== false) await CancellationScope.nonCancellable(() => agent.tree.releaseModelCall(ahead, agent.input.model, true));
+  if (grant?.granted !== false)
+    await CancellationScope.nonCancellable(() => agent.tree.releaseModelCall(ahead, agent.input.model, true));
 }

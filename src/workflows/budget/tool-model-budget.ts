@@ -1,5 +1,12 @@
 import { CancellationScope } from '@temporalio/workflow';
-import { granted, releaseAhead, reserveRequest, reserves, type BudgetedAgent, type CallReservation } from './model-budget';
+import {
+  granted,
+  releaseAhead,
+  reserveRequest,
+  reserves,
+  type BudgetedAgent,
+  type CallReservation,
+} from './model-budget';
 
 /** Marks runs whose web tools reserve their own model calls in the tree's ledger (docs/budgets.md). */
 export const budgetToolModelCallsPatch = 'budget-tool-model-calls';
@@ -16,12 +23,21 @@ function reservesToolCalls(agent: Pick<BudgetedAgent, 'input' | 'tree'>): boolea
  * not run; the agent goes on). The agent's own held room (its lease, its next call's room asked ahead)
  * is given back first, so the tool never waits for room its own agent holds while it waits for the tool.
  */
-export async function reserveToolModelCall(agent: BudgetedAgent, maxOutputTokens: number, inputTokensBound: number): Promise<CallReservation> {
+export async function reserveToolModelCall(
+  agent: BudgetedAgent,
+  maxOutputTokens: number,
+  inputTokensBound: number,
+): Promise<CallReservation> {
   if (!reservesToolCalls(agent)) return { kind: 'none' };
   await releaseAhead(agent);
   // Priced at the agent's model (the tool's small model is the worker's setting). All or nothing: the tool's
   // max_tokens is fixed in its activity. Never a lease: the request asks for none.
-  const request = reserveRequest(agent, { inputTokens: inputTokensBound, maxOutputTokens, minOutputTokens: maxOutputTokens, ahead: true });
+  const request = reserveRequest(agent, {
+    inputTokens: inputTokensBound,
+    maxOutputTokens,
+    minOutputTokens: maxOutputTokens,
+    ahead: true,
+  });
   const grant = await agent.tree.reserveModelCall(request);
   if (!grant.granted) return { kind: 'refused', grant };
   return granted(agent, grant, maxOutputTokens);
@@ -33,5 +49,7 @@ export async function reserveToolModelCall(agent: BudgetedAgent, maxOutputTokens
  */
 export async function releaseToolModelCall(agent: BudgetedAgent, reservation: CallReservation): Promise<void> {
   if (reservation.kind !== 'granted') return;
-  await CancellationScope.nonCancellable(() => agent.tree.releaseModelCall(reservation.budget.reservationId, agent.input.model, true));
+  await CancellationScope.nonCancellable(() =>
+    agent.tree.releaseModelCall(reservation.budget.reservationId, agent.input.model, true),
+  );
 }

@@ -1,4 +1,3 @@
-
 import type { AgentParts } from '../loop/agent-parts';
 import { treeCapsOf } from '../../shared/protocol/limits';
 import { hasPatch } from '../runtime/patches';

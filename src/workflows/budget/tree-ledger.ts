@@ -1,6 +1,16 @@
 import { allHandlersFinished, CancellationScope, condition } from '@temporalio/workflow';
 import type { AgentWorkflowInput } from '../../shared/agents/agent';
-import { budgetApprovalTool, capText, narrowCaps, type CapName, type BudgetCaps, type BudgetChange, type BudgetCharge, type BudgetGrant, type BudgetReserveRequest } from '../../shared/budget/budget';
+import {
+  budgetApprovalTool,
+  capText,
+  narrowCaps,
+  type CapName,
+  type BudgetCaps,
+  type BudgetChange,
+  type BudgetCharge,
+  type BudgetGrant,
+  type BudgetReserveRequest,
+} from '../../shared/budget/budget';
 import { BudgetLedger, type CarriedLedger, type WaitingReserve } from '../../shared/budget/budget-ledger';
 import type { ApprovalRequest } from '../../shared/protocol/tree';
 import { budgetGrantSignal } from '../../shared/protocol/definitions';
@@ -84,14 +94,27 @@ export class TreeLedgerKeeper {
     for (const { leaseId, agentId, reason, scopeAgentId } of this.ledger.takeRevokes()) {
       if (agentId === this.input.agentId) continue;
       // An agent that is gone gives its lease back when the root learns it ended.
-      await signalBestEffort(agentId, budgetGrantSignal, { reservationId: leaseId, granted: false, reason, scopeAgentId, cap: 'tokens', action: this.ledger.onCapReached, revoked: true });
+      await signalBestEffort(agentId, budgetGrantSignal, {
+        reservationId: leaseId,
+        granted: false,
+        reason,
+        scopeAgentId,
+        cap: 'tokens',
+        action: this.ledger.onCapReached,
+        revoked: true,
+      });
     }
   }
 
   /** Why no agent may start under `parentAgentId` now (a cap reached in its chain, or its subtree at its concurrency cap). */
   admission(parentAgentId: string, starting: readonly string[]): string | undefined {
     const refusal = this.ledger.admit(parentAgentId, starting);
-    return refusal ? errorText(ErrorType.SpawnLimitReached, `${refusal.reason}; no new agents can be started there. Finish with what you have.`) : undefined;
+    return refusal
+      ? errorText(
+          ErrorType.SpawnLimitReached,
+          `${refusal.reason}; no new agents can be started there. Finish with what you have.`,
+        )
+      : undefined;
   }
 
   /** Whether the tree used its ledger (then a continued root carries it). */
@@ -217,7 +240,11 @@ export class TreeLedgerKeeper {
       agentType: this.input.agentType,
       tool: budgetApprovalTool,
       toolUseId: requestId,
-      inputSummary: `${reason}: approve to raise it by half (${capText(cap, raisedCap(cap, this.ledger.capsOf(scopeAgentId)?.[cap] ?? 0), 0).replace(/, .*$/, '')}), deny to stop the subtree of ${scopeAgentId}; or set caps with subagents budget --set`.slice(0, 3900),
+      inputSummary:
+        `${reason}: approve to raise it by half (${capText(cap, raisedCap(cap, this.ledger.capsOf(scopeAgentId)?.[cap] ?? 0), 0).replace(/, .*$/, '')}), deny to stop the subtree of ${scopeAgentId}; or set caps with subagents budget --set`.slice(
+          0,
+          3900,
+        ),
       requestedAtMs: workflowNowMs(),
     });
   }
@@ -235,7 +262,10 @@ export class TreeLedgerKeeper {
     } else {
       this.denied.add(scopeAgentId);
       if (this.ledger.onCapReached === 'ask' && this.ledger.runningIn(scopeAgentId).length > 0) {
-        await this.stopScope?.(scopeAgentId, this.ledger.exhaustionOf(scopeAgentId) ?? `a person denied more budget for ${scopeAgentId}`);
+        await this.stopScope?.(
+          scopeAgentId,
+          this.ledger.exhaustionOf(scopeAgentId) ?? `a person denied more budget for ${scopeAgentId}`,
+        );
       }
     }
     await this.answerWaiting();
@@ -265,7 +295,8 @@ export class TreeLedgerKeeper {
         if (this.ended) return;
         for (const { scopeAgentId, reason } of this.ledger.expired(workflowNowMs())) {
           const action = this.ledger.onCapReached;
-          if (action === 'stop' || (action === 'ask' && this.denied.has(scopeAgentId))) await this.stopScope?.(scopeAgentId, reason);
+          if (action === 'stop' || (action === 'ask' && this.denied.has(scopeAgentId)))
+            await this.stopScope?.(scopeAgentId, reason);
           else if (action === 'ask') this.ask(scopeAgentId, 'wallTimeMs', reason);
         }
         await this.answerWaiting();

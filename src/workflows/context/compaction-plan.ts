@@ -17,7 +17,11 @@ const textBlocks = (message: MessageParam | undefined): TextBlock[] =>
     : message.content.filter((block): block is TextBlock => block.type === 'text');
 
 /** Plans a compaction keeping the recent turns that fit in `keepTokens`; undefined when nothing to summarise. */
-export function planCompaction(messages: readonly MessageParam[], tokensOf: (from: number, to: number) => number, keepTokens: number): CompactionPlan | undefined {
+export function planCompaction(
+  messages: readonly MessageParam[],
+  tokensOf: (from: number, to: number) => number,
+  keepTokens: number,
+): CompactionPlan | undefined {
   if (messages.length < 2) return undefined;
   let cut: number | undefined;
   for (let index = messages.length - 1; index >= 1; index--) {
@@ -34,14 +38,18 @@ export function planCompaction(messages: readonly MessageParam[], tokensOf: (fro
   const forkTag = `<${forkMarker}>`;
   for (const message of messages.slice(0, cut)) {
     if (message.role !== 'user') continue;
-    for (const block of textBlocks(message)) if (block.text.includes(forkTag) && !pinned.includes(block)) pinned.push(block);
+    for (const block of textBlocks(message))
+      if (block.text.includes(forkTag) && !pinned.includes(block)) pinned.push(block);
   }
   return { cut, pinned: pinned.map((block) => ({ type: 'text', text: block.text })) };
 }
 
 /** The first message of the compacted conversation: the pinned blocks, then the summary and how to go on. */
 export function compactedOpening(plan: CompactionPlan, keptMessages: number, summary: string): MessageParam {
-  return { role: 'user', content: [...plan.pinned, { type: 'text', text: compactedConversationText(summary, keptMessages) }] };
+  return {
+    role: 'user',
+    content: [...plan.pinned, { type: 'text', text: compactedConversationText(summary, keptMessages) }],
+  };
 }
 
 /** The first message when no summary could be made: the pinned blocks and a notice of what was dropped. */

@@ -1,5 +1,11 @@
 import { releaseModelCall, reserveModelCall, settleModelCall, type BudgetedAgent } from '../budget/model-budget';
-import { ActivityFailure, ApplicationFailure, isCancellation, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  setCurrentDetails,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { extractSummary, type CompactionRecord, type CompactionTrigger } from '../../shared/model/compaction';
 import { conversationLimits, defaultMaxOutputTokens } from '../../shared/protocol/limits';
 import { textOf } from '../../shared/tools/tool-results';
@@ -43,17 +49,26 @@ export class Compaction {
   }
 }
 
-async function compact(agent: BudgetedAgent, trigger: CompactionTrigger, instructions: string | undefined): Promise<void> {
+async function compact(
+  agent: BudgetedAgent,
+  trigger: CompactionTrigger,
+  instructions: string | undefined,
+): Promise<void> {
   const { input, state } = agent;
   const window = contextWindowFor(input);
-  const keepTokens = Math.floor(Math.min(window, conversationLimits.maxConversationBytes / 4) * conversationLimits.keepRecentWindowFraction);
+  const keepTokens = Math.floor(
+    Math.min(window, conversationLimits.maxConversationBytes / 4) * conversationLimits.keepRecentWindowFraction,
+  );
   const plan = planCompaction(state.messages, (from, to) => state.conversation.tokensOf(from, to), keepTokens);
   if (!plan) return;
   const preTokens = estimateNextRequestTokens(input, state);
-  setCurrentDetails(`turn ${state.turn}/${input.maxTurns}: compacting the conversation (${preTokens} of ${window} tokens)`);
+  setCurrentDetails(
+    `turn ${state.turn}/${input.maxTurns}: compacting the conversation (${preTokens} of ${window} tokens)`,
+  );
   const summary = await summarise(agent, plan.cut, window, instructions);
   const kept = state.messages.length - plan.cut;
-  const opening = 'text' in summary ? compactedOpening(plan, kept, summary.text) : droppedOpening(plan, summary.failure);
+  const opening =
+    'text' in summary ? compactedOpening(plan, kept, summary.text) : droppedOpening(plan, summary.failure);
   const record: CompactionRecord = {
     trigger,
     preTokens,
@@ -70,7 +85,12 @@ async function compact(agent: BudgetedAgent, trigger: CompactionTrigger, instruc
 }
 
 /** The compaction turn: a summary of messages [0, cut), or why none could be made. */
-async function summarise(agent: BudgetedAgent, cut: number, window: number, instructions: string | undefined): Promise<{ text: string } | { failure: string }> {
+async function summarise(
+  agent: BudgetedAgent,
+  cut: number,
+  window: number,
+  instructions: string | undefined,
+): Promise<{ text: string } | { failure: string }> {
   const { input, state, tree } = agent;
   // A budgeted tree's compaction reserves as any call does (docs/budgets.md).
   const maxOutputTokens = input.maxOutputTokens ?? defaultMaxOutputTokens;
@@ -78,22 +98,25 @@ async function summarise(agent: BudgetedAgent, cut: number, window: number, inst
   if (reservation.kind === 'refused') return { failure: `stopped by budget: ${reservation.grant.reason}` };
   let answered = false;
   try {
-    const response = await modelActivities.compactConversation.executeWithOptions({ ...modelOptions, summary: `compaction · ${input.model}` }, [
-      {
-        agentId: input.agentId,
-        agentType: input.agentType,
-        agentName: input.name,
-        runId: workflowInfo().runId,
-        model: input.model,
-        maxOutputTokens: reservation.kind === 'granted' ? reservation.maxOutputTokens : maxOutputTokens,
-        ...(reservation.kind === 'granted' ? { budget: reservation.budget } : {}),
-        ...(input.thinking ? { thinking: input.thinking } : {}),
-        messageCount: cut,
-        conversationHash: state.conversation.hashAt(cut),
-        turn: state.turn,
-        compaction: { contextWindowTokens: window, ...(instructions ? { instructions } : {}) },
-      },
-    ]);
+    const response = await modelActivities.compactConversation.executeWithOptions(
+      { ...modelOptions, summary: `compaction · ${input.model}` },
+      [
+        {
+          agentId: input.agentId,
+          agentType: input.agentType,
+          agentName: input.name,
+          runId: workflowInfo().runId,
+          model: input.model,
+          maxOutputTokens: reservation.kind === 'granted' ? reservation.maxOutputTokens : maxOutputTokens,
+          ...(reservation.kind === 'granted' ? { budget: reservation.budget } : {}),
+          ...(input.thinking ? { thinking: input.thinking } : {}),
+          messageCount: cut,
+          conversationHash: state.conversation.hashAt(cut),
+          turn: state.turn,
+          compaction: { contextWindowTokens: window, ...(instructions ? { instructions } : {}) },
+        },
+      ],
+    );
     answered = true;
     state.addUsage(response.usage);
     await settleModelCall(agent, reservation, response, maxOutputTokens);
@@ -102,7 +125,8 @@ async function summarise(agent: BudgetedAgent, cut: number, window: number, inst
     return text ? { text } : { failure: 'the compaction turn returned no summary' };
   } catch (error) {
     if (isCancellation(error)) throw error;
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) return { failure: `${error.cause.type}: ${error.cause.message}` };
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure)
+      return { failure: `${error.cause.type}: ${error.cause.message}` };
     throw error;
   } finally {
     if (!answered) await releaseModelCall(agent, reservation);

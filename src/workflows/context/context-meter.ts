@@ -10,7 +10,11 @@ import type { AgentState } from '../loop/agent-state';
 
 // How full an agent's context is, from recorded results only, so replay-safe (docs/architecture.md, Compaction).
 
-const knownDefinitions: Readonly<Record<string, ToolDefinition>> = { ...agentToolDefinitions, TaskOutput: taskOutputDefinition, ...toolDefinitions };
+const knownDefinitions: Readonly<Record<string, ToolDefinition>> = {
+  ...agentToolDefinitions,
+  TaskOutput: taskOutputDefinition,
+  ...toolDefinitions,
+};
 
 /** Estimated tokens of each known tool's definition, worked out once (the worker preloads this module) rather than at every agent's start. */
 const knownDefinitionTokens: Readonly<Record<string, number>> = Object.fromEntries(
@@ -30,7 +34,10 @@ export function compactAtTokens(input: Pick<AgentWorkflowInput, 'model' | 'limit
 
 function overheadTokens(input: Pick<AgentWorkflowInput, 'tools'>, state: AgentState): number {
   if (state.contextOverheadTokens !== undefined) return state.contextOverheadTokens;
-  const tools = input.tools.reduce((sum, name) => sum + (Object.hasOwn(knownDefinitionTokens, name) ? knownDefinitionTokens[name]! : 0), 0);
+  const tools = input.tools.reduce(
+    (sum, name) => sum + (Object.hasOwn(knownDefinitionTokens, name) ? knownDefinitionTokens[name]! : 0),
+    0,
+  );
   return estimateTextTokens(state.systemPrompt) + tools;
 }
 
@@ -47,7 +54,10 @@ export function measureRequest(state: AgentState, usage: TokenUsage, messageCoun
 }
 
 /** The context part of the status query. */
-export function contextSnapshot(input: Pick<AgentWorkflowInput, 'model' | 'limits' | 'tools'>, state: AgentState): ContextSnapshot {
+export function contextSnapshot(
+  input: Pick<AgentWorkflowInput, 'model' | 'limits' | 'tools'>,
+  state: AgentState,
+): ContextSnapshot {
   return {
     estimatedTokens: estimateNextRequestTokens(input, state),
     window: contextWindowFor(input),

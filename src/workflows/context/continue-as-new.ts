@@ -29,7 +29,10 @@ export function historyDue({ input, state }: Pick<AgentParts, 'input' | 'state'>
 }
 
 /** The input of the next run: the conversation, counters, inbox, tree and board state, and what it was waiting after. */
-function nextInput({ input, state, inbox, tree, board }: AgentParts, awaiting: AwaitingInput | undefined): AgentWorkflowInput {
+function nextInput(
+  { input, state, inbox, tree, board }: AgentParts,
+  awaiting: AwaitingInput | undefined,
+): AgentWorkflowInput {
   return {
     ...input,
     renderedSystemPrompt: state.systemPrompt,
@@ -51,20 +54,28 @@ export function continueAsNewMayBeDue({ input, state }: Pick<AgentParts, 'input'
 export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingInput): Promise<void> {
   const { input, state, children, approvals } = agent;
   const newPath = awaiting !== undefined;
-  const due = newPath ? historyDue(agent) : dueByEvents(input) || (dueBySize(input, state.runStartHistoryBytes) && hasPatch(everyBoundaryPatch));
+  const due = newPath
+    ? historyDue(agent)
+    : dueByEvents(input) || (dueBySize(input, state.runStartHistoryBytes) && hasPatch(everyBoundaryPatch));
   const blocked = () => children.runningCount > 0 || approvals.pendingCount > 0;
   if (!due || blocked()) return;
   await condition(allHandlersFinished);
   if (blocked()) return;
   let next = nextInput(agent, awaiting);
-  if (jsonBytes(next) > conversationLimits.maxCarriedInputBytes && hasPatch(everyBoundaryPatch) && hasPatch(compactionPatch)) {
+  if (
+    jsonBytes(next) > conversationLimits.maxCarriedInputBytes &&
+    hasPatch(everyBoundaryPatch) &&
+    hasPatch(compactionPatch)
+  ) {
     agent.compaction.request('continue-as-new');
     await agent.compaction.compactIfDue(agent);
     next = nextInput(agent, awaiting);
   }
   const bytes = jsonBytes(next);
   if (bytes > conversationLimits.maxCarriedInputBytes) {
-    log.warn(`not continuing as new: the carried input would be ${bytes} bytes (limit ${conversationLimits.maxCarriedInputBytes})`);
+    log.warn(
+      `not continuing as new: the carried input would be ${bytes} bytes (limit ${conversationLimits.maxCarriedInputBytes})`,
+    );
     return;
   }
   // Room asked ahead belongs to this run's next call: given back, the next run asks anew.

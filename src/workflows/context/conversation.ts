@@ -3,7 +3,11 @@ import { estimateMessageTokens, utf8Length } from '../../shared/model/context-es
 import { emptyConversationHash, extendConversationHash } from '../../shared/model/conversation-hash';
 import type { MessageParam } from '../../shared/model/messages';
 import type { ConversationTail } from '../../shared/model/model-call';
-import { transcriptPageChars, type RunTranscriptSlice, type TranscriptBoundary } from '../../shared/protocol/run-transcript';
+import {
+  transcriptPageChars,
+  type RunTranscriptSlice,
+  type TranscriptBoundary,
+} from '../../shared/protocol/run-transcript';
 
 /** An agent's conversation with per-message hashes, sizes and the run's transcript log (docs/architecture.md). */
 export class Conversation {

@@ -1,4 +1,3 @@
-
 import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import { estimateTextTokens, utf8Length } from '../../shared/model/context-estimate';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
@@ -18,7 +17,10 @@ export function maxMessageSize(input: Pick<AgentWorkflowInput, 'model' | 'limits
 }
 
 /** Why a message is too large for this agent (a clear error that says what to do), or undefined when it fits. */
-export function oversizedMessageRefusal(input: Pick<AgentWorkflowInput, 'model' | 'limits' | 'agentId'>, text: string): string | undefined {
+export function oversizedMessageRefusal(
+  input: Pick<AgentWorkflowInput, 'model' | 'limits' | 'agentId'>,
+  text: string,
+): string | undefined {
   const max = maxMessageSize(input);
   const tokens = estimateTextTokens(text);
   const bytes = utf8Length(text);
@@ -32,7 +34,12 @@ export function oversizedMessageRefusal(input: Pick<AgentWorkflowInput, 'model' 
 }
 
 /** Refuses an oversized signalled message: tells the agent and throws for the input guard to count. */
-export function refuseOversized(input: AgentWorkflowInput, from: string, text: string, tell: (notice: string) => void): void {
+export function refuseOversized(
+  input: AgentWorkflowInput,
+  from: string,
+  text: string,
+  tell: (notice: string) => void,
+): void {
   const refusal = oversizedMessageRefusal(input, text);
   if (!refusal || !hasPatch(oversizedMessagePatch)) return;
   tell(`[A message from ${from} was refused — ${refusal}]`);

@@ -27,7 +27,10 @@ function statusLine(result: AgentResult): string {
 
 /** What a parent sees of a finished child: final text and agentId, never its history (docs/architecture.md). */
 export function projectChildResult(result: AgentResult): string {
-  const parts = [statusLine(result), result.finalText.trim() || (result.status === 'completed' ? '(Subagent completed but returned no output.)' : '')];
+  const parts = [
+    statusLine(result),
+    result.finalText.trim() || (result.status === 'completed' ? '(Subagent completed but returned no output.)' : ''),
+  ];
   // One-shot types (Explore, Plan) are not meant to be continued: no agentId.
   if (!oneShotAgentTypes.includes(result.agentType)) parts.push(`agentId: ${result.agentId}`);
   const worktree = result.worktree;
@@ -38,7 +41,8 @@ export function projectChildResult(result: AgentResult): string {
         (worktree.commits.length ? `\nCommits: ${worktree.commits.join('; ')}` : ''),
     );
   }
-  if (result.undelivered?.length) parts.push(`Undelivered messages (the agent finished first): ${result.undelivered.join(' | ')}`);
+  if (result.undelivered?.length)
+    parts.push(`Undelivered messages (the agent finished first): ${result.undelivered.join(' | ')}`);
   return parts.filter((part) => part.length > 0).join('\n\n');
 }
 

@@ -23,9 +23,7 @@ export function cutToolCallText(maxOutputTokens: number): string {
 
 /** What to do with a cut turn. */
 export type CutOffDecision =
-  | { type: 'refuse_tools'; text: string }
-  | { type: 'continue' }
-  | { type: 'give_up'; text: string };
+  { type: 'refuse_tools'; text: string } | { type: 'continue' } | { type: 'give_up'; text: string };
 
 function isContinuationRequest(message: MessageParam | undefined): boolean {
   if (!message || message.role !== 'user' || typeof message.content === 'string') return false;
@@ -52,8 +50,13 @@ function continuationsSoFar(messages: readonly MessageParam[]): number {
 }
 
 /** Decides about a turn cut at max_tokens, whose non-empty response is the conversation's last message. */
-export function decideCutOffTurn(messages: readonly MessageParam[], content: readonly ContentBlock[], maxOutputTokens: number): CutOffDecision {
-  if (content.some((block) => block.type === 'tool_use')) return { type: 'refuse_tools', text: cutToolCallText(maxOutputTokens) };
+export function decideCutOffTurn(
+  messages: readonly MessageParam[],
+  content: readonly ContentBlock[],
+  maxOutputTokens: number,
+): CutOffDecision {
+  if (content.some((block) => block.type === 'tool_use'))
+    return { type: 'refuse_tools', text: cutToolCallText(maxOutputTokens) };
   const continuations = continuationsSoFar(messages);
   const text = continuedText(messages, textOf([...content]), content.length > 0);
   if (content.length === 0 || continuations >= maxOutputContinuations) return { type: 'give_up', text };
@@ -64,14 +67,22 @@ export function decideCutOffTurn(messages: readonly MessageParam[], content: rea
 export type CutOffOutcome = { type: 'tools_done' } | { type: 'truncated'; text: string };
 
 /** Applies the decision to the agent's conversation: every tool_use answered, or the continuation request appended. */
-export function handleCutOffTurn({ state, inbox }: AgentParts, toolUses: readonly ToolUseBlock[], content: readonly ContentBlock[], maxOutputTokens: number): CutOffOutcome {
+export function handleCutOffTurn(
+  { state, inbox }: AgentParts,
+  toolUses: readonly ToolUseBlock[],
+  content: readonly ContentBlock[],
+  maxOutputTokens: number,
+): CutOffOutcome {
   const decision = decideCutOffTurn(state.messages, content, maxOutputTokens);
   switch (decision.type) {
     case 'refuse_tools':
       state.append(buildToolResultMessage(toolUses, {}, decision.text, inbox.drain()));
       return { type: 'tools_done' };
     case 'continue':
-      state.append({ role: 'user', content: [continuationPrompt, ...inbox.drain()].map((text) => ({ type: 'text' as const, text })) });
+      state.append({
+        role: 'user',
+        content: [continuationPrompt, ...inbox.drain()].map((text) => ({ type: 'text' as const, text })),
+      });
       return { type: 'tools_done' };
     case 'give_up':
       return { type: 'truncated', text: decision.text };

@@ -167,7 +167,10 @@ export class AgentState {
   }
 
   /** Run setup: what the agent's rendered start gave it (a local activity's when `local`). */
-  adoptStart(start: Pick<AgentStart, 'systemPrompt' | 'spawnContext' | 'memoryDirectory' | 'settings'>, local: boolean): void {
+  adoptStart(
+    start: Pick<AgentStart, 'systemPrompt' | 'spawnContext' | 'memoryDirectory' | 'settings'>,
+    local: boolean,
+  ): void {
     this.renderedLocally = local;
     if (start.settings) this.treeSettings = start.settings;
     if (start.memoryDirectory) this.memoryDirectory = start.memoryDirectory;
@@ -235,7 +238,8 @@ export class AgentState {
     }
     this.replacements = Object.fromEntries(Object.entries(this.replacements).filter(([id]) => toolUseIds.has(id)));
     const entries = Object.entries(this.readFiles);
-    if (entries.length > maxReadFileEntriesAfterCompaction) this.readFiles = Object.fromEntries(entries.slice(-maxReadFileEntriesAfterCompaction));
+    if (entries.length > maxReadFileEntriesAfterCompaction)
+      this.readFiles = Object.fromEntries(entries.slice(-maxReadFileEntriesAfterCompaction));
   }
 
   get messages(): readonly MessageParam[] {
@@ -255,7 +259,14 @@ export class AgentState {
   /** What the agent's file tools are given: where they may act and how large a result may be. */
   toolContext(agentId: string, maxResultChars: number | undefined): ToolContext {
     const sandbox = this.settings?.sandbox;
-    return { agentId, workspaceRoot: this.workspaceRoot, cwd: this.cwd, maxResultChars, ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}), ...(sandbox ? { sandbox } : {}) };
+    return {
+      agentId,
+      workspaceRoot: this.workspaceRoot,
+      cwd: this.cwd,
+      maxResultChars,
+      ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}),
+      ...(sandbox ? { sandbox } : {}),
+    };
   }
 
   /** Appends a message and extends the conversation hash the model activity checks against. */
@@ -270,7 +281,9 @@ export class AgentState {
   /** The messages the next model call carries inline, if small; a new run's first call reads all by query. */
   modelCallTail(): ConversationTail | undefined {
     // A run whose start this worker rendered: its first call may carry all its messages (src/activities/rendered-starts.ts).
-    const last = this.lastModelCall ?? (this.renderedLocally && !this.snapshotExtraTools ? { count: 0, hash: emptyConversationHash } : undefined);
+    const last =
+      this.lastModelCall ??
+      (this.renderedLocally && !this.snapshotExtraTools ? { count: 0, hash: emptyConversationHash } : undefined);
     this.lastModelCall = { count: this.conversation.messages.length, hash: this.conversation.hash };
     return last ? this.conversation.tailSince(last.count, last.hash, conversationLimits.maxInlineTailBytes) : undefined;
   }

@@ -62,7 +62,11 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
         if (await waitForInput(agent, { kind: 'final', text: outcome.text, stopReason: outcome.stopReason })) continue;
         return ending.completed(outcome.text, outcome.stopReason);
       case 'interrupted':
-        if (input.interactive && (await waitForInput(agent, { kind: 'interrupted', by: outcome.by, reason: outcome.reason }))) continue;
+        if (
+          input.interactive &&
+          (await waitForInput(agent, { kind: 'interrupted', by: outcome.by, reason: outcome.reason }))
+        )
+          continue;
         return ending.interrupted(outcome);
       case 'truncated':
         return ending.truncated(outcome.text);
@@ -85,7 +89,9 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
 
 /** How a run that started waiting (after continue-as-new) ends when nothing more comes. */
 function awaitingEnded(ending: Ending, awaiting: AwaitingInput): Promise<AgentResult> {
-  return awaiting.kind === 'final' ? ending.completed(awaiting.text, awaiting.stopReason) : ending.interrupted(awaiting);
+  return awaiting.kind === 'final'
+    ? ending.completed(awaiting.text, awaiting.stopReason)
+    : ending.interrupted(awaiting);
 }
 
 /** Marks runs that, refused a call at a cap with the action `stop`, let the root's stop end them (docs/budgets.md). */

@@ -61,7 +61,9 @@ export class Ending {
   async interrupted(interruption: Interruption): Promise<AgentResult> {
     const { input, state } = this.agent;
     await this.stopChildren(input.agentId, 'its parent was interrupted');
-    this.finish('interrupted', state.lastAssistantText(), { error: `interrupted by ${interruption.by}: ${interruption.reason}` });
+    this.finish('interrupted', state.lastAssistantText(), {
+      error: `interrupted by ${interruption.by}: ${interruption.reason}`,
+    });
     return this.cleanUp();
   }
 
@@ -92,7 +94,12 @@ export class Ending {
     await this.stopChildren(input.agentId, 'its parent failed');
     this.finish('failed', state.lastAssistantText(), { error });
     const result = await this.cleanUp();
-    throw ApplicationFailure.create({ type: ErrorType.AgentFailed, message: error, nonRetryable: true, details: [result] });
+    throw ApplicationFailure.create({
+      type: ErrorType.AgentFailed,
+      message: error,
+      nonRetryable: true,
+      details: [result],
+    });
   }
 
   /** The run threw: a stop ends it cancelled after its subtree has closed, and the error goes on. */
@@ -101,11 +108,18 @@ export class Ending {
     const { input, state, control, progress } = this.agent;
     if (stopNoticeOnItsWay(control, input.parentAgentId !== undefined)) await waitForStopNotice(control);
     const notice = control.stopNoticeOrDefault();
-    const stopped = this.finish('cancelled', state.lastAssistantText(), { error: `stopped by ${notice.by}: ${notice.reason}` });
+    const stopped = this.finish('cancelled', state.lastAssistantText(), {
+      error: `stopped by ${notice.by}: ${notice.reason}`,
+    });
     await CancellationScope.nonCancellable(async () => {
       // Its result is written, so it takes no partial result from the children it stops.
       const parentEnded = this.agent.children.anyRunning() && hasPatch(noReportToEndedParentPatch);
-      await this.stopChildren(notice.by, `${notice.reason} (ancestor ${input.agentId} was stopped)`, notice.wholeTree === true, parentEnded);
+      await this.stopChildren(
+        notice.by,
+        `${notice.reason} (ancestor ${input.agentId} was stopped)`,
+        notice.wholeTree === true,
+        parentEnded,
+      );
       await this.cleanUp();
       // A parent that stopped this agent as part of its own stop has ended too: it reads no report.
       if (input.parentAgentId && (notice.parentEnded !== true || activityPendingAtCancel())) {
@@ -135,7 +149,9 @@ export class Ending {
     await board.release(result.status);
     const worktree = state.worktree;
     if (worktree) {
-      const outcome = await CancellationScope.nonCancellable(() => finishWorktreeOn(input.workspaceWorker, { worktree }));
+      const outcome = await CancellationScope.nonCancellable(() =>
+        finishWorktreeOn(input.workspaceWorker, { worktree }),
+      );
       result = { ...result, worktree: outcome };
     }
     const undelivered = inbox.seal();

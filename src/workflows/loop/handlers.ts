@@ -68,7 +68,9 @@ export function installHandlers(agent: AgentParts): void {
   guard.query(conversationQuery, conversationQuerySchema, ({ from }) => ({
     systemPrompt: state.systemPrompt,
     tools: input.tools,
-    ...(state.extraTools ? { extraTools: state.extraTools.descriptors.map((descriptor) => descriptor.definition) } : {}),
+    ...(state.extraTools
+      ? { extraTools: state.extraTools.descriptors.map((descriptor) => descriptor.definition) }
+      : {}),
     messages: state.messages.slice(from),
     from,
     total: state.messages.length,
@@ -91,7 +93,10 @@ export function installHandlers(agent: AgentParts): void {
     children: children.snapshot(),
     acceptsSteering: !progress.finished,
     pendingApprovals: approvals.pendingCount,
-    permissionDenials: { count: Object.values(state.permissionDenials).reduce((sum, count) => sum + count, 0), byTool: { ...state.permissionDenials } },
+    permissionDenials: {
+      count: Object.values(state.permissionDenials).reduce((sum, count) => sum + count, 0),
+      byTool: { ...state.permissionDenials },
+    },
     ...(state.hooks.notices.length > 0 ? { hookNotices: [...state.hooks.notices] } : {}),
     ...(approvals.pendingCount > 0
       ? { waitingFor: `approval of ${approvals.pendingTools().join(', ')} (subagents approvals ${input.rootAgentId})` }
@@ -120,7 +125,8 @@ export function installHandlers(agent: AgentParts): void {
   };
   guard.update(steerUpdate, steerInputSchema, steer, (steerInput) => {
     const result = progress.current.result;
-    if (result) throw new Error(`Agent ${input.agentId} already finished (${result.status}); the steer was not delivered.`);
+    if (result)
+      throw new Error(`Agent ${input.agentId} already finished (${result.status}); the steer was not delivered.`);
     const refusal = oversizedMessageRefusal(input, steerInput.text);
     if (refusal) throw new Error(refusal);
   });
@@ -146,7 +152,11 @@ export function installHandlers(agent: AgentParts): void {
 }
 
 /** A root's handlers for its tree; their answers to other agents go out even while the root stops. */
-function installRootHandlers({ input, tree, approvals }: AgentParts, coordinator: TreeCoordinator, guard: InputGuard): void {
+function installRootHandlers(
+  { input, tree, approvals }: AgentParts,
+  coordinator: TreeCoordinator,
+  guard: InputGuard,
+): void {
   const owed = (send: () => Promise<void>) => CancellationScope.nonCancellable(send);
   // Reports about agents outside this tree are refused like a bad payload: a peer cannot add phantom nodes.
   const inTree = (agentId: string) => agentId.startsWith(`${input.rootAgentId}.`);
@@ -155,9 +165,14 @@ function installRootHandlers({ input, tree, approvals }: AgentParts, coordinator
     if (!inTree(request.childId)) throw outsideTree(request.childId);
     return owed(async () => {
       const decision = coordinator.request(request.childId, request.requesterId);
-      const reply = { requestId: request.requestId, granted: decision.granted, reason: decision.granted ? undefined : decision.reason };
+      const reply = {
+        requestId: request.requestId,
+        granted: decision.granted,
+        reason: decision.granted ? undefined : decision.reason,
+      };
       // A requester that is gone will never start the child: its slot is free again.
-      if (!(await signalBestEffort(request.requesterId, treeSpawnReplySignal, reply))) coordinator.finished(request.childId, workflowNowMs());
+      if (!(await signalBestEffort(request.requesterId, treeSpawnReplySignal, reply)))
+        coordinator.finished(request.childId, workflowNowMs());
     });
   });
   guard.signal(treeAgentStartedSignal, treeAgentStartedSchema, (event) => {
@@ -190,7 +205,9 @@ function installRootHandlers({ input, tree, approvals }: AgentParts, coordinator
     (decision) => {
       if (!coordinator.hasPendingApproval(decision.requestId)) {
         const pending = coordinator.pendingApprovals().map((request) => request.requestId);
-        throw new Error(`No pending approval request "${decision.requestId}". Pending: ${pending.length > 0 ? pending.join(', ') : '(none)'}.`);
+        throw new Error(
+          `No pending approval request "${decision.requestId}". Pending: ${pending.length > 0 ? pending.join(', ') : '(none)'}.`,
+        );
       }
     },
   );
@@ -206,7 +223,8 @@ function installLedgerHandlers(
 ): void {
   const ofTree = (agentId: string) => agentId === input.rootAgentId || inTree(agentId);
   guard.signal(budgetReserveSignal, budgetReserveSchema, ({ request, requesterId, settle }) => {
-    if (!ofTree(request.agentId) || requesterId !== request.agentId || (settle && settle.agentId !== requesterId)) throw outsideTree(request.agentId);
+    if (!ofTree(request.agentId) || requesterId !== request.agentId || (settle && settle.agentId !== requesterId))
+      throw outsideTree(request.agentId);
     return CancellationScope.nonCancellable(() => ledger.reserve(request, requesterId, settle));
   });
   guard.signal(budgetChargeSignal, budgetChargeSchema, (charge) => {
@@ -214,11 +232,23 @@ function installLedgerHandlers(
     return CancellationScope.nonCancellable(() => ledger.charge(charge));
   });
   setHandler(budgetQuery, () => ledger.ledger.snapshot());
-  guard.update(setBudgetUpdate, budgetChangeSchema, (change) => ledger.change(change), (change) => {
-    // Agents of a tree started without caps do not reserve: caps set now would not hold.
-    if (input.budgeted !== true) throw new Error(`The tree ${input.rootAgentId} was started without a budget, so its model calls do not reserve; start it with caps (e.g. --max-tokens) to set them.`);
-    // The caps themselves were checked by budgetChangeSchema (names, whole positive counts, positive dollars).
-    if (change.agentId !== undefined && !ofTree(change.agentId)) throw new Error(`${change.agentId} is not an agent of the tree ${input.rootAgentId}`);
-    if (!ledger.ledger.knows(change.agentId ?? input.rootAgentId)) throw new Error(`No agent "${change.agentId}" in the ledger of ${input.rootAgentId}: only agents of a budgeted tree have caps.`);
-  });
+  guard.update(
+    setBudgetUpdate,
+    budgetChangeSchema,
+    (change) => ledger.change(change),
+    (change) => {
+      // Agents of a tree started without caps do not reserve: caps set now would not hold.
+      if (input.budgeted !== true)
+        throw new Error(
+          `The tree ${input.rootAgentId} was started without a budget, so its model calls do not reserve; start it with caps (e.g. --max-tokens) to set them.`,
+        );
+      // The caps themselves were checked by budgetChangeSchema (names, whole positive counts, positive dollars).
+      if (change.agentId !== undefined && !ofTree(change.agentId))
+        throw new Error(`${change.agentId} is not an agent of the tree ${input.rootAgentId}`);
+      if (!ledger.ledger.knows(change.agentId ?? input.rootAgentId))
+        throw new Error(
+          `No agent "${change.agentId}" in the ledger of ${input.rootAgentId}: only agents of a budgeted tree have caps.`,
+        );
+    },
+  );
 }

@@ -18,7 +18,12 @@ export function installLongRunHandlers(agent: AgentParts, guard: InputGuard): vo
     compactInputSchema,
     ({ by, instructions }) => {
       compaction.request(by ?? 'user', instructions);
-      return { queued: true as const, turn: state.turn, estimatedTokens: estimateNextRequestTokens(input, state), window: contextWindowFor(input) };
+      return {
+        queued: true as const,
+        turn: state.turn,
+        estimatedTokens: estimateNextRequestTokens(input, state),
+        window: contextWindowFor(input),
+      };
     },
     () => finished('there is nothing to compact'),
   );
@@ -31,7 +36,8 @@ export function installLongRunHandlers(agent: AgentParts, guard: InputGuard): vo
     (request) => resumeDescendant(agent, request),
     (request) => {
       finished(`resume ${request.agentId} through a running ancestor, or directly`);
-      if (!request.agentId.startsWith(`${input.agentId}.`)) throw new Error(`${request.agentId} is not a descendant of ${input.agentId}.`);
+      if (!request.agentId.startsWith(`${input.agentId}.`))
+        throw new Error(`${request.agentId} is not a descendant of ${input.agentId}.`);
     },
   );
 }

@@ -1,11 +1,20 @@
 import { setCurrentDetails } from '@temporalio/workflow';
-import type { AgentResult, AgentStatusSnapshot, AgentWorkflowInput, RejectedInputs, StallReport } from '../../shared/agents/agent';
+import type {
+  AgentResult,
+  AgentStatusSnapshot,
+  AgentWorkflowInput,
+  RejectedInputs,
+  StallReport,
+} from '../../shared/agents/agent';
 import { workflowNowMs } from '../runtime/clock';
 import { todoLines, todoSummary } from '../../shared/tools/todos';
 import type { AgentState } from './agent-state';
 
 /** The fields of the status query this agent keeps as it goes; the rest is read from its parts when asked. */
-export type ProgressFields = Pick<AgentStatusSnapshot, 'state' | 'lastTool' | 'currentTools' | 'result' | 'waitingFor' | 'stalled'>;
+export type ProgressFields = Pick<
+  AgentStatusSnapshot,
+  'state' | 'lastTool' | 'currentTools' | 'result' | 'waitingFor' | 'stalled'
+>;
 
 /** What the agent is doing now, for the `status` query and the Temporal UI's current details. */
 export class Progress {
@@ -42,7 +51,11 @@ export class Progress {
   stalledNow(report: StallReport): void {
     this.fields.stalled = report;
     const seconds = Math.round(report.afterMs / 1000);
-    setCurrentDetails(this.withTodos(`**stalled**: no progress for ${seconds}s (${report.activity}, turn ${this.state.turn}/${this.input.maxTurns})${report.action === 'stop' ? '; stopping it' : ''}`));
+    setCurrentDetails(
+      this.withTodos(
+        `**stalled**: no progress for ${seconds}s (${report.activity}, turn ${this.state.turn}/${this.input.maxTurns})${report.action === 'stop' ? '; stopping it' : ''}`,
+      ),
+    );
   }
 
   get finished(): boolean {
@@ -100,13 +113,18 @@ export class Progress {
     this.fields.result = result;
     // Why it ended ("stopped by budget: …", "stopped by user: …") where the UI shows the ending.
     const why = result.error ? `: ${result.error.length > 300 ? `${result.error.slice(0, 299)}…` : result.error}` : '';
-    setCurrentDetails(this.withTodos(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses${why}`));
+    setCurrentDetails(
+      this.withTodos(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses${why}`),
+    );
   }
 
   /** A signal was refused: say so where an operator looks (the UI's current details). */
   inputRejected(rejections: Readonly<RejectedInputs>): void {
     const last = rejections.last;
-    if (last) setCurrentDetails(`rejected ${rejections.count} invalid signal(s); last: ${last.name} (${last.reason.slice(0, 200)})`);
+    if (last)
+      setCurrentDetails(
+        `rejected ${rejections.count} invalid signal(s); last: ${last.name} (${last.reason.slice(0, 200)})`,
+      );
   }
 
   amendResult(result: AgentResult): void {

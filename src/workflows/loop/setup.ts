@@ -24,7 +24,9 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
   if (!state.systemPrompt) {
     if (hasPatch(agentStartPatch)) {
       const local = !input.workspaceWorker && hasPatch(localAgentStartPatch);
-      const start = await renderAgentStartOn(input.workspaceWorker, {
+      const start = await renderAgentStartOn(
+        input.workspaceWorker,
+        {
           agentId: input.agentId,
           agentType: input.agentType,
           name: input.name,
@@ -44,32 +46,43 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
           ...(input.skills?.length ? { skills: input.skills } : {}),
           ...(input.memory ? { memory: input.memory } : {}),
           ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
-      }, local);
+        },
+        local,
+      );
       state.adoptStart(start, local);
       adoptWorkerTools(agent, start.workerTools);
       context = start.context;
       skills = start.skills;
     } else {
-      state.useSystemPrompt(await renderSystemPromptOn(input.workspaceWorker, {
-        definitionPrompt: input.definitionPrompt,
-        cwd: state.cwd,
-        agentType: input.agentType,
-        model: input.model,
-      }));
+      state.useSystemPrompt(
+        await renderSystemPromptOn(input.workspaceWorker, {
+          definitionPrompt: input.definitionPrompt,
+          cwd: state.cwd,
+          agentType: input.agentType,
+          model: input.model,
+        }),
+      );
     }
   }
   // SubagentStart hooks (docs/hooks.md) run once, before a subagent's first message; what they add opens it.
   const firstStart = state.messages.length === 0 && (input.forkFrom !== undefined || !input.carried);
-  const started = firstStart && hooksMayRun(agent, 'SubagentStart', input.agentType) ? await subagentStartContext(agent) : undefined;
+  const started =
+    firstStart && hooksMayRun(agent, 'SubagentStart', input.agentType) ? await subagentStartContext(agent) : undefined;
   if (input.forkFrom && state.messages.length === 0) {
     const { directive, ...prefix } = input.forkFrom;
-    const inherited = await setupActivities.fetchConversation.executeWithOptions({ ...setupOptions, summary: `inherit ${prefix.agentId}'s conversation` }, [prefix]);
+    const inherited = await setupActivities.fetchConversation.executeWithOptions(
+      { ...setupOptions, summary: `inherit ${prefix.agentId}'s conversation` },
+      [prefix],
+    );
     const hookContext = started ? `${started}\n\n` : '';
-    for (const message of buildForkedMessages(inherited, worktreeNotice(state.worktree) + hookContext + directive)) state.append(message);
+    for (const message of buildForkedMessages(inherited, worktreeNotice(state.worktree) + hookContext + directive))
+      state.append(message);
     if (state.worktree) state.markReadStateStale();
   } else if (!input.carried) {
     const prompt = { type: 'text' as const, text: input.prompt };
-    const opening = [context, skills, started].filter((text): text is string => text !== undefined).map((text) => ({ type: 'text' as const, text }));
+    const opening = [context, skills, started]
+      .filter((text): text is string => text !== undefined)
+      .map((text) => ({ type: 'text' as const, text }));
     state.append({ role: 'user', content: [...opening, prompt] });
   }
   // After the first messages, so a run that fails here keeps its prompt (a resume continues from it).

@@ -16,7 +16,10 @@ export const stallWatchdogPatch = 'stall-watchdog';
 export const stallProgressPatch = 'stall-progress-aware';
 
 /** A describe of the agent's own run: quick; a failure leaves the step judged as before (stalled). */
-const stepProgressActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 2 } });
+const stepProgressActivities = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 2 },
+});
 
 /** What the watchdog sees of the agent when its timer fires. */
 export interface StallFacts {
@@ -43,11 +46,19 @@ export type StallDecision =
 /** Whether an agent is stalled; waiting for a message, an approval or foreground children is not, nor growing output. */
 export function stallDecision(facts: StallFacts): StallDecision {
   if (facts.state === 'waiting' || facts.state === 'finished' || facts.pendingApprovals > 0) return { kind: 'exempt' };
-  if (facts.state === 'running_tools' && facts.currentTools.length > 0 && facts.currentTools.every((tool) => tool === 'Agent')) return { kind: 'exempt' };
+  if (
+    facts.state === 'running_tools' &&
+    facts.currentTools.length > 0 &&
+    facts.currentTools.every((tool) => tool === 'Agent')
+  )
+    return { kind: 'exempt' };
   const idleMs = facts.nowMs - facts.lastChangeMs;
   if (idleMs < facts.timeoutMs) return { kind: 'not_yet', remainingMs: facts.timeoutMs - idleMs };
   const inStep = facts.state === 'calling_model' || facts.state === 'running_tools';
-  if (inStep && facts.output) return outputMoved(facts.output.before, facts.output.now) ? { kind: 'producing' } : { kind: 'stalled', afterMs: idleMs };
+  if (inStep && facts.output)
+    return outputMoved(facts.output.before, facts.output.now)
+      ? { kind: 'producing' }
+      : { kind: 'stalled', afterMs: idleMs };
   if (inStep && facts.readsOutput) return { kind: 'read_output' };
   return { kind: 'stalled', afterMs: idleMs };
 }
@@ -55,7 +66,10 @@ export function stallDecision(facts: StallFacts): StallDecision {
 /** The text a stalled agent's parent receives (and the reason of an automatic stop). */
 export function stallText(agentId: string, report: StallReport): string {
   const seconds = Math.round(report.afterMs / 1000);
-  const what = report.action === 'stop' ? 'It is being stopped (stallAction "stop").' : 'It is still running; stop it or send it a message if it should not wait.';
+  const what =
+    report.action === 'stop'
+      ? 'It is being stopped (stallAction "stop").'
+      : 'It is still running; stop it or send it a message if it should not wait.';
   return `Agent ${agentId} has made no progress for ${seconds}s (${report.state}: ${report.activity}). ${what}`;
 }
 
@@ -77,7 +91,13 @@ export async function runStallWatchdog(agent: AgentParts): Promise<void> {
       } else if (await condition(() => progress.finished, waitMs)) return;
       const current = progress.current;
       const facts: StallFacts = {
-        nowMs: workflowNowMs(), lastChangeMs: Math.max(progress.lastChangeMs, output.lastGrewMs), timeoutMs, state: current.state, currentTools: current.currentTools, pendingApprovals: approvals.pendingCount, readsOutput: true,
+        nowMs: workflowNowMs(),
+        lastChangeMs: Math.max(progress.lastChangeMs, output.lastGrewMs),
+        timeoutMs,
+        state: current.state,
+        currentTools: current.currentTools,
+        pendingApprovals: approvals.pendingCount,
+        readsOutput: true,
       };
       let decision = stallDecision(facts);
       if (decision.kind === 'read_output' && output.allowed()) {
@@ -93,12 +113,30 @@ export async function runStallWatchdog(agent: AgentParts): Promise<void> {
         continue;
       }
       const stalledAt = progress.lastChangeMs;
-      const activity = current.currentTools.length > 0 ? `running ${current.currentTools.join(', ')}` : current.state === 'calling_model' ? 'calling the model' : current.state;
-      const report: StallReport = { sinceMs: facts.lastChangeMs, afterMs: decision.afterMs, state: current.state, activity, action };
+      const activity =
+        current.currentTools.length > 0
+          ? `running ${current.currentTools.join(', ')}`
+          : current.state === 'calling_model'
+            ? 'calling the model'
+            : current.state;
+      const report: StallReport = {
+        sinceMs: facts.lastChangeMs,
+        afterMs: decision.afterMs,
+        state: current.state,
+        activity,
+        action,
+      };
       progress.stalledNow(report);
-      if (input.parentAgentId) await signalBestEffort(input.parentAgentId, messageSignal, { from: input.agentId, text: stallText(input.agentId, report) });
+      if (input.parentAgentId)
+        await signalBestEffort(input.parentAgentId, messageSignal, {
+          from: input.agentId,
+          text: stallText(input.agentId, report),
+        });
       if (action === 'stop') {
-        control.stopSelf({ by: 'stall watchdog', reason: `no progress for ${Math.round(decision.afterMs / 1000)}s (${activity})` });
+        control.stopSelf({
+          by: 'stall watchdog',
+          reason: `no progress for ${Math.round(decision.afterMs / 1000)}s (${activity})`,
+        });
         return;
       }
       // Reported once: look again after the next state change.

@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { defaultMaxOutputTokens } from '../../shared/protocol/limits';
 import type { StopReason, ToolUseBlock } from '../../shared/model/messages';
 import type { ModelCallInput, ModelCallResult, PreReadRequest } from '../../shared/model/model-call';
@@ -64,12 +71,18 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     const preRead = preReadRequest(agent, pool);
     // A budgeted tree's call reserves first (docs/budgets.md); one that cannot does not start.
     let reservation = await reserveModelCall(agent, maxOutputTokens(agent));
-    if (reservation.kind === 'refused') return { type: 'budget', reason: reservation.grant.reason, action: reservation.grant.action };
+    if (reservation.kind === 'refused')
+      return { type: 'budget', reason: reservation.grant.reason, action: reservation.grant.action };
     let response = await callModel(agent, preRead, reservation);
     // Retries that used up their reservation (calls cut after message_start) ask the ledger again.
-    for (let again = 0; 'failure' in response && response.failure.startsWith(ErrorType.BudgetExhausted) && again < maxBudgetRetries; again++) {
+    for (
+      let again = 0;
+      'failure' in response && response.failure.startsWith(ErrorType.BudgetExhausted) && again < maxBudgetRetries;
+      again++
+    ) {
       reservation = await reserveModelCall(agent, maxOutputTokens(agent));
-      if (reservation.kind === 'refused') return { type: 'budget', reason: reservation.grant.reason, action: reservation.grant.action };
+      if (reservation.kind === 'refused')
+        return { type: 'budget', reason: reservation.grant.reason, action: reservation.grant.action };
       response = await callModel(agent, preRead, reservation);
     }
     if ('failure' in response) return { type: 'failed', error: response.failure };
@@ -78,31 +91,46 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
     toolUses = toolUsesOf(response.content);
     await settleModelCall(agent, reservation, response, maxOutputTokens(agent));
-    if (reservation.kind === 'none' && (!onPatchBaseline() || agent.input.limits.treeTokenBudget !== undefined)) await agent.tree.reportUsage(response.usage);
+    if (reservation.kind === 'none' && (!onPatchBaseline() || agent.input.limits.treeTokenBudget !== undefined))
+      await agent.tree.reportUsage(response.usage);
     if (response.stopReason === 'refusal') {
       // The tools of a refused turn are not run, but each still gets a result so the history stays valid.
-      if (toolUses.length > 0) state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
+      if (toolUses.length > 0)
+        state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
       return { type: 'refused', text: textOf(response.content) };
     }
     if (response.stopReason === 'max_tokens' && hasPatch(truncatedTurnsPatch)) {
-      return handleCutOffTurn(agent, toolUses, response.content, reservation.kind === 'granted' ? reservation.maxOutputTokens : maxOutputTokens(agent));
+      return handleCutOffTurn(
+        agent,
+        toolUses,
+        response.content,
+        reservation.kind === 'granted' ? reservation.maxOutputTokens : maxOutputTokens(agent),
+      );
     }
     if (toolUses.length === 0) {
-      return { type: 'final', text: continuedText(state.messages, textOf(response.content), response.content.length > 0), stopReason: response.stopReason };
+      return {
+        type: 'final',
+        text: continuedText(state.messages, textOf(response.content), response.content.length > 0),
+        stopReason: response.stopReason,
+      };
     }
     progress.runningTools();
     state.countToolUses(toolUses.length);
     const readWithCall: string[] = [];
-    const lookup = preReadLookup(response, preRead, toolUses, (call) => readWithCall.push(toolCallSummary(call.name, call.input)));
+    const lookup = preReadLookup(response, preRead, toolUses, (call) =>
+      readWithCall.push(toolCallSummary(call.name, call.input)),
+    );
     await runToolCalls(toolUses, toolRunContext(agent, pool, lookup), outcomes);
     state.noteReadWithCall(readWithCall);
     // A cancelled tool may still return normally (Bash reports its output): the turn's cancellation decides.
-    if (CancellationScope.current().consideredCancelled && hasPatch(cancelledTurnPatch)) throw new CancelledFailure('the turn was cancelled while its tools ran');
+    if (CancellationScope.current().consideredCancelled && hasPatch(cancelledTurnPatch))
+      throw new CancelledFailure('the turn was cancelled while its tools ran');
     progress.toolsDone();
     state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));
     answered = true;
     // A hook answered `continue: false` (docs/hooks.md): the agent stops here, with the hook's reason.
-    if (state.hooks.stop !== undefined) return { type: 'final', text: `Stopped by a hook: ${state.hooks.stop}`, stopReason: 'end_turn' };
+    if (state.hooks.stop !== undefined)
+      return { type: 'final', text: `Stopped by a hook: ${state.hooks.stop}`, stopReason: 'end_turn' };
     return { type: 'tools_done' };
   };
   // Interrupted: foreground children of this turn are stopped (cascading), and every tool_use is answered.
@@ -110,7 +138,11 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     progress.toolsDone();
     await children.stopForegroundStartedSince(childrenBefore, interruption.by, 'its parent turn was interrupted');
     if (toolUses.length > 0) {
-      state.append(buildToolResultMessage(toolUses, outcomes, `Interrupted by ${interruption.by} before this tool finished.`, [interruptedText]));
+      state.append(
+        buildToolResultMessage(toolUses, outcomes, `Interrupted by ${interruption.by} before this tool finished.`, [
+          interruptedText,
+        ]),
+      );
     } else {
       state.append({ role: 'user', content: [{ type: 'text', text: interruptedText }] });
     }
@@ -125,14 +157,20 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
       if (stopNoticeOnItsWay(control, agent.input.parentAgentId !== undefined)) await waitForStopNotice(control);
       const notice = control.stopNoticeOrDefault();
       const stoppedBy = `Stopped by ${notice.by}: ${notice.reason}`;
-      state.append(buildToolResultMessage(toolUses, outcomes, `${stoppedBy}. The tool did not finish.`, [`[${stoppedBy}]`]));
+      state.append(
+        buildToolResultMessage(toolUses, outcomes, `${stoppedBy}. The tool did not finish.`, [`[${stoppedBy}]`]),
+      );
     }
     throw error;
   }
 }
 
 /** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */
-function toolRunContext(agent: AgentParts, pool: readonly string[], preRead: PreReadLookup | undefined): ToolRunContext {
+function toolRunContext(
+  agent: AgentParts,
+  pool: readonly string[],
+  preRead: PreReadLookup | undefined,
+): ToolRunContext {
   const { input, state, children, approvals, progress } = agent;
   return {
     pool,
@@ -141,9 +179,20 @@ function toolRunContext(agent: AgentParts, pool: readonly string[], preRead: Pre
     ...(state.settings?.permissions ? { permissionRules: state.settings.permissions } : {}),
     // Without hooks for them (patch baseline), no step per call for PreToolUse and PostToolUse.
     ...(hooksMayRun(agent, 'PreToolUse')
-      ? { beforeTool: (call: ToolUseBlock) => beforeTool(agent, call, (reason) => ({ isError: true, content: errorText(ErrorType.HookBlocked, `a PreToolUse hook refused this call; nothing was run. The hook said: ${reason}`) })) }
+      ? {
+          beforeTool: (call: ToolUseBlock) =>
+            beforeTool(agent, call, (reason) => ({
+              isError: true,
+              content: errorText(
+                ErrorType.HookBlocked,
+                `a PreToolUse hook refused this call; nothing was run. The hook said: ${reason}`,
+              ),
+            })),
+        }
       : {}),
-    ...(hooksMayRun(agent, 'PostToolUse') ? { afterTool: (call: ToolUseBlock, outcome: ToolOutcome) => afterTool(agent, call, outcome) } : {}),
+    ...(hooksMayRun(agent, 'PostToolUse')
+      ? { afterTool: (call: ToolUseBlock, outcome: ToolOutcome) => afterTool(agent, call, outcome) }
+      : {}),
     onDenied: (call) => state.recordDenial(call.name),
     toolContext: toolContextOf(state, input),
     readFileState: state.readFileState,
@@ -188,7 +237,9 @@ function toolContextOf(state: AgentParts['state'], input: AgentParts['input']): 
 export const sandboxAutoAllowPatch = 'sandbox-auto-allow';
 
 function sandboxedBashAllowed(settings: TreeSettings | undefined, tool: string): 'allow' | undefined {
-  return tool === 'Bash' && settings?.sandbox?.autoAllowBashIfSandboxed === true && hasPatch(sandboxAutoAllowPatch) ? 'allow' : undefined;
+  return tool === 'Bash' && settings?.sandbox?.autoAllowBashIfSandboxed === true && hasPatch(sandboxAutoAllowPatch)
+    ? 'allow'
+    : undefined;
 }
 
 function maxOutputTokens({ input }: Pick<AgentParts, 'input'>): number {
@@ -203,7 +254,11 @@ function tailOf(state: AgentParts['state'], tools: string[]): Pick<ModelCallInpu
 }
 
 /** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
-async function callModel(agent: AgentParts, preRead: PreReadRequest | undefined, reservation: CallReservation): Promise<ModelCallResult | { failure: string }> {
+async function callModel(
+  agent: AgentParts,
+  preRead: PreReadRequest | undefined,
+  reservation: CallReservation,
+): Promise<ModelCallResult | { failure: string }> {
   const { input, state } = agent;
   let completed = false;
   // A stop or an interrupt aborts the call on the worker at once, not at its next heartbeat (patch localModelAbortPatch).

@@ -1,4 +1,10 @@
-import { ActivityCancellationType, proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 import type { createActivities } from '../../activities';
 import { ErrorType } from '../../shared/protocol/errors';
 
@@ -84,7 +90,12 @@ export const webToolOptions: ActivityOptions = {
   retry: {
     initialInterval: '2 seconds',
     maximumAttempts: 3,
-    nonRetryableErrorTypes: [ErrorType.ModelBadRequest, ErrorType.ModelAuthentication, ErrorType.ModelNotFound, ErrorType.ModelPermission],
+    nonRetryableErrorTypes: [
+      ErrorType.ModelBadRequest,
+      ErrorType.ModelAuthentication,
+      ErrorType.ModelNotFound,
+      ErrorType.ModelPermission,
+    ],
   },
 };
 

@@ -5,7 +5,11 @@ import { getExternalWorkflowHandle, isCancellation, type SignalDefinition } from
  * failed delivery is answered with false instead of failing this agent. A cancellation of the
  * sending scope is never swallowed: it is this agent's own stop or interrupt.
  */
-export async function signalBestEffort<Args extends unknown[]>(workflowId: string, signal: SignalDefinition<Args>, ...args: Args): Promise<boolean> {
+export async function signalBestEffort<Args extends unknown[]>(
+  workflowId: string,
+  signal: SignalDefinition<Args>,
+  ...args: Args
+): Promise<boolean> {
   try {
     await getExternalWorkflowHandle(workflowId).signal(signal, ...args);
     return true;

@@ -67,7 +67,10 @@ const internals: WorkflowInternalsInterceptor = {
       if (start?.workflowId && start.seq != null) childIds.set(start.seq, start.workflowId);
       const cancelChild = command.cancelChildWorkflowExecution;
       const external = command.requestCancelExternalWorkflowExecution;
-      const target = cancelChild?.childWorkflowSeq != null ? childIds.get(cancelChild.childWorkflowSeq) : external?.workflowExecution?.workflowId;
+      const target =
+        cancelChild?.childWorkflowSeq != null
+          ? childIds.get(cancelChild.childWorkflowSeq)
+          : external?.workflowExecution?.workflowId;
       const notice = target ? outgoing.get(target) : undefined;
       if (!notice) continue;
       if (cancelChild) cancelChild.reason = reasonFor(notice);

@@ -17,7 +17,11 @@ export class InputGuard {
     return this.rejections;
   }
 
-  signal<T>(definition: SignalDefinition<[T]>, schema: InputSchema<T>, handler: (input: T) => void | Promise<void>): void {
+  signal<T>(
+    definition: SignalDefinition<[T]>,
+    schema: InputSchema<T>,
+    handler: (input: T) => void | Promise<void>,
+  ): void {
     setHandler(definition, ((...args: unknown[]) => {
       const parsed = schema.safeParse(args[0]);
       if (!parsed.success) {
@@ -54,10 +58,15 @@ export class InputGuard {
     });
   }
 
-  query<T, Result>(definition: QueryDefinition<Result, [T]>, schema: InputSchema<T>, handler: (input: T) => Result): void {
+  query<T, Result>(
+    definition: QueryDefinition<Result, [T]>,
+    schema: InputSchema<T>,
+    handler: (input: T) => Result,
+  ): void {
     setHandler(definition, ((...args: unknown[]) => {
       const parsed = schema.safeParse(args[0]);
-      if (!parsed.success) throw new Error(`Invalid ${definition.name} query input: ${describeInputError(parsed.error)}.`);
+      if (!parsed.success)
+        throw new Error(`Invalid ${definition.name} query input: ${describeInputError(parsed.error)}.`);
       return handler(parsed.data);
     }) as (input: T) => Result);
   }

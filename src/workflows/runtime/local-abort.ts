@@ -38,7 +38,10 @@ export function abortLocallyWhenCancelled(): () => void {
     if (!running.get(scope) && hasPatch(abortOnlyRunningPatch)) return;
     const agentId = workflowInfo().workflowId;
     const abort = CancellationScope.nonCancellable(() =>
-      localSetupActivities.abortRunningCalls.executeWithOptions({ ...localSetupOptions, summary: 'abort running tool calls' }, [{ agentId }]),
+      localSetupActivities.abortRunningCalls.executeWithOptions(
+        { ...localSetupOptions, summary: 'abort running tool calls' },
+        [{ agentId }],
+      ),
     ).catch(() => undefined);
     if (!hasPatch(localModelAbortPatch)) return;
     aborting.add(abort);

@@ -33,11 +33,21 @@ const coveredByBaseline1: ReadonlySet<string> = new Set([
 ]);
 
 /** Baseline 2: baseline 1 and the stop and abort changes made after it. */
-const coveredByBaseline2: ReadonlySet<string> = new Set([...coveredByBaseline1, 'stop-in-one-task', 'local-tool-abort', 'stop-notice-in-cancel']);
+const coveredByBaseline2: ReadonlySet<string> = new Set([
+  ...coveredByBaseline1,
+  'stop-in-one-task',
+  'local-tool-abort',
+  'stop-notice-in-cancel',
+]);
 
 const coveredByBaseline3: ReadonlySet<string> = new Set([...coveredByBaseline2, 'abort-only-running-calls']);
 
-const coveredByBaseline4: ReadonlySet<string> = new Set([...coveredByBaseline3, 'sliding-tool-window', 'no-report-to-ended-parent', 'local-model-abort']);
+const coveredByBaseline4: ReadonlySet<string> = new Set([
+  ...coveredByBaseline3,
+  'sliding-tool-window',
+  'no-report-to-ended-parent',
+  'local-model-abort',
+]);
 
 /** Each baseline and what it covers, newest first: a run takes the first whose marker it has (a new run, the current one). */
 const baselines: readonly (readonly [string, ReadonlySet<string>])[] = [

@@ -11,7 +11,13 @@ import { signalBestEffort } from '../runtime/best-effort-signal';
 import { workflowNowMs } from '../runtime/clock';
 import { urlHost } from '../../shared/policy/egress-domains';
 import { hasPatch } from '../runtime/patches';
-import { alwaysAllowKey, decidePermission, decideWebFetchPermission, routeApproval, webFetchPermission } from './permissions';
+import {
+  alwaysAllowKey,
+  decidePermission,
+  decideWebFetchPermission,
+  routeApproval,
+  webFetchPermission,
+} from './permissions';
 import type { TreeLink } from '../tree/tree-link';
 
 /** Approvals (docs/architecture.md): an agent waits durably for a person's answer; the root holds the tree's requests. */
@@ -40,7 +46,11 @@ export class Approvals {
   }
 
   /** The mode's decision without asking: go ahead (`outcome` undefined), a denial, or 'ask' a person. */
-  decideNow(call: ToolUseBlock, classification?: ToolClassification, override?: 'allow' | 'ask'): { outcome: ToolOutcome | undefined } | 'ask' {
+  decideNow(
+    call: ToolUseBlock,
+    classification?: ToolClassification,
+    override?: 'allow' | 'ask',
+  ): { outcome: ToolOutcome | undefined } | 'ask' {
     const { input } = this;
     const alwaysAllowed = [...this.alwaysAllowed, ...(this.tree.coordinator?.alwaysAllowed ?? [])];
     const domain = webFetchDomain(call);
@@ -48,20 +58,32 @@ export class Approvals {
       ? decideWebFetchPermission(input.permissionMode, domain.host, alwaysAllowed, override)
       : decidePermission(input.permissionMode, call.name, alwaysAllowed, classification, override);
     if (decision.type === 'allow') return { outcome: undefined };
-    if (decision.type === 'deny') return { outcome: { isError: true, content: `Permission denied: ${decision.reason}` } };
+    if (decision.type === 'deny')
+      return { outcome: { isError: true, content: `Permission denied: ${decision.reason}` } };
     const route = routeApproval({
       mode: input.permissionMode,
       inForegroundChain: this.tree.inForegroundChain,
       backgroundApprovals: input.limits.backgroundApprovals,
     });
     if (route.type === 'auto') {
-      return { outcome: route.approved ? undefined : { isError: true, content: `Permission denied: ${route.reason}. Do without ${call.name}, or report what you would have done.` } };
+      return {
+        outcome: route.approved
+          ? undefined
+          : {
+              isError: true,
+              content: `Permission denied: ${route.reason}. Do without ${call.name}, or report what you would have done.`,
+            },
+      };
     }
     return 'ask';
   }
 
   /** Checks a call against the permission mode: undefined to go ahead, or the denial the model sees. */
-  async authorize(call: ToolUseBlock, classification?: ToolClassification, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> {
+  async authorize(
+    call: ToolUseBlock,
+    classification?: ToolClassification,
+    override?: 'allow' | 'ask',
+  ): Promise<ToolOutcome | undefined> {
     const { input } = this;
     const now = this.decideNow(call, classification, override);
     if (now !== 'ask') return now.outcome;
@@ -72,7 +94,9 @@ export class Approvals {
       agentType: input.agentType,
       tool: call.name,
       toolUseId: call.id,
-      inputSummary: host ? `WebFetch domain ${host}: ${toolCallSummary(call.name, call.input)}` : toolCallSummary(call.name, call.input),
+      inputSummary: host
+        ? `WebFetch domain ${host}: ${toolCallSummary(call.name, call.input)}`
+        : toolCallSummary(call.name, call.input),
       requestedAtMs: workflowNowMs(),
       ...(host ? { permission: webFetchPermission(host) } : {}),
     };
@@ -99,7 +123,12 @@ export class Approvals {
     const tree = this.tree.coordinator;
     if (!tree) return this.tree.requestApproval(request);
     // The root holds its own requests; a person answers with the answerApproval update.
-    if (tree.alwaysAllowed.has(alwaysAllowKey(request))) this.decisions.set(request.requestId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
+    if (tree.alwaysAllowed.has(alwaysAllowKey(request)))
+      this.decisions.set(request.requestId, {
+        requestId: request.requestId,
+        approved: true,
+        by: 'an earlier "always" approval',
+      });
     else tree.holdApproval(request);
   }
 
@@ -118,7 +147,11 @@ export class Approvals {
       return;
     }
     if (tree.alwaysAllowed.has(alwaysAllowKey(request))) {
-      await this.deliver(request.agentId, { requestId: request.requestId, approved: true, by: 'an earlier "always" approval' });
+      await this.deliver(request.agentId, {
+        requestId: request.requestId,
+        approved: true,
+        by: 'an earlier "always" approval',
+      });
       return;
     }
     tree.holdApproval(request);

@@ -1,4 +1,11 @@
-import { ActivityCancellationType, ActivityFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  isCancellation,
+  proxyActivities,
+  TimeoutFailure,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import { toolQueueWaitMs } from '../../shared/tools/custom-tools';
 import type { ToolDescriptor, ToolRunner } from '../../shared/tools/extra-tools';
 import type { ToolUseBlock } from '../../shared/model/messages';
@@ -24,7 +31,12 @@ export function customToolOptions(runner: CustomRunner): ActivityOptions {
 }
 
 /** Runs one call of a custom tool; failures become error results, cancellations propagate. */
-export async function runCustomTool(descriptor: ToolDescriptor, runner: CustomRunner, call: ToolUseBlock, context: ToolContext): Promise<ToolCallResult> {
+export async function runCustomTool(
+  descriptor: ToolDescriptor,
+  runner: CustomRunner,
+  call: ToolUseBlock,
+  context: ToolContext,
+): Promise<ToolCallResult> {
   const name = descriptor.definition.name;
   const activities = proxyActivities<CustomToolActivities>(customToolOptions(runner));
   const activity = activities[name]!;
@@ -32,7 +44,8 @@ export async function runCustomTool(descriptor: ToolDescriptor, runner: CustomRu
     return await activity.executeWithOptions({ summary: name }, [{ context, toolUseId: call.id, input: call.input }]);
   } catch (error) {
     if (isCancellation(error)) throw error;
-    if (runner.taskQueue && isWorkerWaitTimeout(error)) return { isError: true, content: toolWorkerGoneText(name, runner.taskQueue) };
+    if (runner.taskQueue && isWorkerWaitTimeout(error))
+      return { isError: true, content: toolWorkerGoneText(name, runner.taskQueue) };
     if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && runner.maximumAttempts === 1) {
       return {
         isError: true,

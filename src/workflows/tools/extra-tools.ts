@@ -43,17 +43,25 @@ export async function prepareExtraTools(agent: Pick<ToolingAgent, 'input' | 'sta
   // A snapshot taken by an earlier run (or before custom tools existed) is kept; one holding only the worker's tools waits for MCP.
   if (!input.mcp || (state.extraTools && !state.extraTools.awaitingMcp)) return noToolsReason(agent);
   const names = Object.keys(input.mcp.servers);
-  const result = await mcpSetupActivities.startMcpServers.executeWithOptions({ ...mcpSetupOptions, summary: `start MCP servers: ${names.join(', ') || '(none)'}` }, [
-    { agentId: input.agentId, cwd: state.cwd, mcp: input.mcp },
-  ]);
+  const result = await mcpSetupActivities.startMcpServers.executeWithOptions(
+    { ...mcpSetupOptions, summary: `start MCP servers: ${names.join(', ') || '(none)'}` },
+    [{ agentId: input.agentId, cwd: state.cwd, mcp: input.mcp }],
+  );
   const workerTools = state.extraTools;
   const extraTools = workerTools
-    ? { ...result.extraTools, descriptors: [...workerTools.descriptors, ...result.extraTools.descriptors], ...(workerTools.taskQueues ? { taskQueues: workerTools.taskQueues } : {}) }
+    ? {
+        ...result.extraTools,
+        descriptors: [...workerTools.descriptors, ...result.extraTools.descriptors],
+        ...(workerTools.taskQueues ? { taskQueues: workerTools.taskQueues } : {}),
+      }
     : result.extraTools;
   state.adoptExtraTools(extraTools);
   if (result.requiredFailures.length > 0) {
     const details = result.requiredFailures.map(({ name, error }) => `"${name}" (${error})`).join('; ');
-    return errorText(ErrorType.McpServerUnavailable, `the agent requires MCP server(s) that did not connect within 30 s: ${details}.`);
+    return errorText(
+      ErrorType.McpServerUnavailable,
+      `the agent requires MCP server(s) that did not connect within 30 s: ${details}.`,
+    );
   }
   if (input.tools.length === 0 && extraTools.descriptors.length === 0) {
     return `Agent type "${input.agentType}" has no tools: its only tools are MCP tools, and its MCP servers offered none of them.`;
@@ -68,7 +76,10 @@ function noToolsReason(agent: Pick<ToolingAgent, 'input' | 'state'>): string | u
 }
 
 /** Keeps what the worker said at the agent's start (its custom tools, its tool task queues) until MCP tools join them. */
-export function adoptWorkerTools({ input, state }: Pick<ToolingAgent, 'input' | 'state'>, workerTools: WorkerTools | undefined): void {
+export function adoptWorkerTools(
+  { input, state }: Pick<ToolingAgent, 'input' | 'state'>,
+  workerTools: WorkerTools | undefined,
+): void {
   if (!workerTools || state.extraTools) return;
   state.adoptExtraTools({
     descriptors: workerTools.descriptors,
@@ -142,15 +153,28 @@ async function runWebTool(agent: ToolingAgent, name: WebToolName, call: ToolUseB
   const reservation = await reserveToolModelCall(agent, bound.maxOutputTokens, bound.inputTokens);
   if (reservation.kind === 'refused') {
     const needs = `${(bound.inputTokens + bound.maxOutputTokens).toLocaleString('en-US')} tokens`;
-    return { isError: true, content: errorText(ErrorType.BudgetExhausted, `${name} was not run: its model call needs room for ${needs}, more than is left in ${reservation.grant.reason}. Go on without it.`) };
+    return {
+      isError: true,
+      content: errorText(
+        ErrorType.BudgetExhausted,
+        `${name} was not run: its model call needs room for ${needs}, more than is left in ${reservation.grant.reason}. Go on without it.`,
+      ),
+    };
   }
   try {
-    const result = await webToolActivities[name].executeWithOptions({ ...webToolOptions, summary: toolCallSummary(name, call.input) }, [
-      {
-        context: toolContextOf(agent), toolUseId: call.id, input: call.input, agentType: input.agentType, model: input.model,
-        ...(reservation.kind === 'granted' ? { budget: reservation.budget } : {}),
-      },
-    ]);
+    const result = await webToolActivities[name].executeWithOptions(
+      { ...webToolOptions, summary: toolCallSummary(name, call.input) },
+      [
+        {
+          context: toolContextOf(agent),
+          toolUseId: call.id,
+          input: call.input,
+          agentType: input.agentType,
+          model: input.model,
+          ...(reservation.kind === 'granted' ? { budget: reservation.budget } : {}),
+        },
+      ],
+    );
     return await settle(agent, result, reservation.kind === 'granted');
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -167,8 +191,14 @@ async function runExtraTool(agent: ToolingAgent, descriptor: ToolDescriptor, cal
     return settle(agent, await runCustomTool(descriptor, runner, call, toolContextOf(agent)));
   }
   const spec = state.extraTools?.mcpServers[runner.server];
-  if (!spec) return { isError: true, content: errorText(ErrorType.McpServerUnavailable, `no configuration for the MCP server "${runner.server}".`) };
-  const [activities, options] = classification.retrySafe ? [mcpToolActivities, mcpToolOptions] : [mcpToolOnceActivities, mcpToolOnceOptions];
+  if (!spec)
+    return {
+      isError: true,
+      content: errorText(ErrorType.McpServerUnavailable, `no configuration for the MCP server "${runner.server}".`),
+    };
+  const [activities, options] = classification.retrySafe
+    ? [mcpToolActivities, mcpToolOptions]
+    : [mcpToolOnceActivities, mcpToolOnceOptions];
   try {
     const result = await activities.callMcpTool.executeWithOptions({ ...options, summary: definition.name }, [
       {

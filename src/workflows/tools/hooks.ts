@@ -19,7 +19,12 @@ export interface HookedAgent {
 }
 
 /** Runs an event's hooks for one agent side by side (docs/hooks.md); undefined when none applies. */
-export async function runHooks(agent: HookedAgent, event: HookEvent, name: string | undefined, fields: Record<string, unknown>): Promise<CombinedVerdict | undefined> {
+export async function runHooks(
+  agent: HookedAgent,
+  event: HookEvent,
+  name: string | undefined,
+  fields: Record<string, unknown>,
+): Promise<CombinedVerdict | undefined> {
   const { input, state } = agent;
   const isSubagent = input.parentAgentId !== undefined;
   const commands = hookCommands(agent, event, name);
@@ -37,12 +42,28 @@ export async function runHooks(agent: HookedAgent, event: HookEvent, name: strin
     commands.map(async (hook): Promise<HookVerdict> => {
       const timeoutMs = Math.round((hook.timeout ?? hookLimits.defaultTimeoutSeconds) * 1000);
       try {
-        const run = await runHookOn(input.workspaceWorker, { event, command: hook.command, timeoutMs, cwd: state.cwd, projectDir: state.settings?.projectDir ?? state.workspaceRoot, payload, ...(state.settings?.sandbox ? { sandbox: state.settings.sandbox } : {}) }, summary);
+        const run = await runHookOn(
+          input.workspaceWorker,
+          {
+            event,
+            command: hook.command,
+            timeoutMs,
+            cwd: state.cwd,
+            projectDir: state.settings?.projectDir ?? state.workspaceRoot,
+            payload,
+            ...(state.settings?.sandbox ? { sandbox: state.settings.sandbox } : {}),
+          },
+          summary,
+        );
         return run.verdict;
       } catch (error) {
         if (isCancellation(error)) throw error;
         // A lost worker or a failed activity is a non-blocking error, as a hook that crashed.
-        return { command: hook.command, kind: 'error', notice: `the hook did not run to the end: ${(error as Error).message}` };
+        return {
+          command: hook.command,
+          kind: 'error',
+          notice: `the hook did not run to the end: ${(error as Error).message}`,
+        };
       }
     }),
   );
@@ -56,7 +77,11 @@ export async function runHooks(agent: HookedAgent, event: HookEvent, name: strin
 
 /** The hook commands an event runs for this agent (`name`: the tool or agent type its matchers select; none: any). */
 function hookCommands({ input, state }: HookedAgent, event: HookEvent, name: string | undefined) {
-  return hooksFor(agentHooks(state.settings?.hooks, input.definitionHooks, input.parentAgentId !== undefined), event, name);
+  return hooksFor(
+    agentHooks(state.settings?.hooks, input.definitionHooks, input.parentAgentId !== undefined),
+    event,
+    name,
+  );
 }
 
 /** Whether an event's hooks can matter, decided synchronously; runs recorded before the baseline always say yes. */
@@ -65,11 +90,20 @@ export function hooksMayRun(agent: HookedAgent, event: HookEvent, name?: string)
 }
 
 /** PreToolUse for one call. */
-export async function beforeTool(agent: HookedAgent, call: ToolUseBlock, refusal: (reason: string) => ToolOutcome): Promise<PreToolDecision> {
-  const verdict = await runHooks(agent, 'PreToolUse', call.name, { tool_name: call.name, tool_input: call.input, tool_use_id: call.id });
+export async function beforeTool(
+  agent: HookedAgent,
+  call: ToolUseBlock,
+  refusal: (reason: string) => ToolOutcome,
+): Promise<PreToolDecision> {
+  const verdict = await runHooks(agent, 'PreToolUse', call.name, {
+    tool_name: call.name,
+    tool_input: call.input,
+    tool_use_id: call.id,
+  });
   if (!verdict) return { type: 'go' };
   if (verdict.stop !== undefined) agent.state.hooks.noteStop(verdict.stop);
-  if (verdict.permission === 'deny') return { type: 'refuse', outcome: refusal(verdict.reason ?? 'a PreToolUse hook denied this call') };
+  if (verdict.permission === 'deny')
+    return { type: 'refuse', outcome: refusal(verdict.reason ?? 'a PreToolUse hook denied this call') };
   return {
     type: 'go',
     ...(verdict.permission === 'allow' || verdict.permission === 'ask' ? { permission: verdict.permission } : {}),
@@ -89,7 +123,10 @@ export async function afterTool(agent: HookedAgent, call: ToolUseBlock, outcome:
   });
   if (!verdict) return outcome;
   if (verdict.stop !== undefined) agent.state.hooks.noteStop(verdict.stop);
-  const notes = [verdict.blocked && verdict.reason ? `PostToolUse hook feedback:\n${verdict.reason}` : undefined, verdict.additionalContext].filter((text): text is string => !!text);
+  const notes = [
+    verdict.blocked && verdict.reason ? `PostToolUse hook feedback:\n${verdict.reason}` : undefined,
+    verdict.additionalContext,
+  ].filter((text): text is string => !!text);
   return notes.length === 0 ? outcome : appendText(outcome, notes.join('\n\n'));
 }
 
@@ -113,7 +150,12 @@ export function stopHooksKeepGoing(agent: HookedAgent, finalText: string): Promi
   return runStopHooks(agent, event, name, finalText);
 }
 
-async function runStopHooks(agent: HookedAgent, event: HookEvent, name: string | undefined, finalText: string): Promise<boolean> {
+async function runStopHooks(
+  agent: HookedAgent,
+  event: HookEvent,
+  name: string | undefined,
+  finalText: string,
+): Promise<boolean> {
   const { state } = agent;
   // Stopped by a hook's `continue: false`: no Stop hook runs; a later message starts afresh.
   if (state.hooks.clearStop()) return false;
@@ -121,15 +163,24 @@ async function runStopHooks(agent: HookedAgent, event: HookEvent, name: string |
     stop_hook_active: state.hooks.stopContinuations > 0,
     last_assistant_message: finalText,
   });
-  if (!verdict?.blocked || verdict.stop !== undefined || state.hooks.stopContinuations >= hookLimits.maxStopContinuations) {
+  if (
+    !verdict?.blocked ||
+    verdict.stop !== undefined ||
+    state.hooks.stopContinuations >= hookLimits.maxStopContinuations
+  ) {
     if (verdict?.blocked && state.hooks.stopContinuations >= hookLimits.maxStopContinuations) {
-      state.hooks.recordNotice(`${event}: a hook kept the agent going ${hookLimits.maxStopContinuations} times in a row; the agent finished anyway`);
+      state.hooks.recordNotice(
+        `${event}: a hook kept the agent going ${hookLimits.maxStopContinuations} times in a row; the agent finished anyway`,
+      );
     }
     state.hooks.resetStopContinuations();
     return false;
   }
   state.hooks.countStopContinuation();
-  state.append({ role: 'user', content: [{ type: 'text', text: `${event} hook feedback:\n${verdict.reason ?? 'keep working'}` }] });
+  state.append({
+    role: 'user',
+    content: [{ type: 'text', text: `${event} hook feedback:\n${verdict.reason ?? 'keep working'}` }],
+  });
   return true;
 }
 

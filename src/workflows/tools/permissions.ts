@@ -17,14 +17,24 @@ export function decidePermission(
     const byMode = decidePermission(mode, toolName, alwaysAllowed, classification);
     if (mode === 'plan' && byMode.type === 'deny') return byMode;
     if (override === 'allow') return { type: 'allow' };
-    if (mode === 'dontAsk') return { type: 'deny', reason: `${toolName} must be approved by a person (a settings ask rule or a hook says so), and this agent runs in dontAsk mode, so it was denied.` };
+    if (mode === 'dontAsk')
+      return {
+        type: 'deny',
+        reason: `${toolName} must be approved by a person (a settings ask rule or a hook says so), and this agent runs in dontAsk mode, so it was denied.`,
+      };
     return { type: 'ask' };
   }
-  if (isReadOnlyTool(toolName) || isCoordinationTool(toolName) || classification?.needsApproval === false) return { type: 'allow' };
+  if (isReadOnlyTool(toolName) || isCoordinationTool(toolName) || classification?.needsApproval === false)
+    return { type: 'allow' };
   if (mode === 'bypassPermissions' || alwaysAllowed.includes(toolName)) return { type: 'allow' };
   if (mode === 'acceptEdits' && isEditTool(toolName)) return { type: 'allow' };
-  if (mode === 'plan') return { type: 'deny', reason: `${toolName} is not allowed in plan mode: explore and plan, make no changes.` };
-  if (mode === 'dontAsk') return { type: 'deny', reason: `${toolName} needs approval, and this agent runs in dontAsk mode, so it was denied.` };
+  if (mode === 'plan')
+    return { type: 'deny', reason: `${toolName} is not allowed in plan mode: explore and plan, make no changes.` };
+  if (mode === 'dontAsk')
+    return {
+      type: 'deny',
+      reason: `${toolName} needs approval, and this agent runs in dontAsk mode, so it was denied.`,
+    };
   return { type: 'ask' };
 }
 
@@ -35,18 +45,27 @@ export function webFetchPermission(host: string): string {
 
 /** The key an "always" answer stores: its WebFetch domain, else its tool; a forged `permission` falls back to the tool. */
 export function alwaysAllowKey(request: { tool: string; permission?: string }): string {
-  const domain = request.tool === 'WebFetch' ? /^WebFetch\(domain:([^()\s]+)\)$/.exec(request.permission ?? '')?.[1] : undefined;
+  const domain =
+    request.tool === 'WebFetch' ? /^WebFetch\(domain:([^()\s]+)\)$/.exec(request.permission ?? '')?.[1] : undefined;
   return domain ? webFetchPermission(domain) : request.tool;
 }
 
 /** The decision for a WebFetch call to `host`, as Claude Code's (docs/security.md, "WebFetch"). */
-export function decideWebFetchPermission(mode: PermissionMode, host: string | undefined, alwaysAllowed: readonly string[], override?: 'allow' | 'ask'): PermissionDecision {
+export function decideWebFetchPermission(
+  mode: PermissionMode,
+  host: string | undefined,
+  alwaysAllowed: readonly string[],
+  override?: 'allow' | 'ask',
+): PermissionDecision {
   if (host === undefined) return { type: 'allow' };
   const refuse = (why: string): PermissionDecision => ({
     type: 'deny',
     reason: `WebFetch to ${host} ${why}, and this agent runs in ${mode} mode, so it was denied. A settings allow rule WebFetch(domain:${host}) lets it through.`,
   });
-  if (override === 'ask') return mode === 'dontAsk' || mode === 'plan' ? refuse('must be approved by a person (a settings ask rule or a hook says so)') : { type: 'ask' };
+  if (override === 'ask')
+    return mode === 'dontAsk' || mode === 'plan'
+      ? refuse('must be approved by a person (a settings ask rule or a hook says so)')
+      : { type: 'ask' };
   if (override === 'allow' || mode === 'bypassPermissions') return { type: 'allow' };
   if (alwaysAllowed.includes('WebFetch') || alwaysAllowed.includes(webFetchPermission(host))) return { type: 'allow' };
   if (mode === 'dontAsk' || mode === 'plan') return refuse('needs a person to approve its domain');

@@ -28,7 +28,11 @@ export function preReadRequest(agent: HookedAgent, pool: readonly string[]): Pre
 type RuleLists = Partial<Record<'allow' | 'ask' | 'deny', readonly { tool: string; content: string }[]>>;
 
 /** True when no definition or settings rule can refuse a call of `tool` or ask about it. Pure. */
-export function runsUnconditionally(tool: FileReadToolName, toolRules: RuleLists | undefined, permissionRules: RuleLists | undefined): boolean {
+export function runsUnconditionally(
+  tool: FileReadToolName,
+  toolRules: RuleLists | undefined,
+  permissionRules: RuleLists | undefined,
+): boolean {
   const speaking = [toolRules?.allow, toolRules?.deny, permissionRules?.ask, permissionRules?.deny];
   const names = new Set([tool, ruleToolOf(tool)]);
   return speaking.every((rules) => !(rules ?? []).some((rule) => names.has(rule.tool)));
@@ -44,7 +48,9 @@ export function preReadLookup(
   const outcomes = result.preReads;
   if (!outcomes || !sent) return undefined;
   const inputs = new Map<string, unknown>();
-  for (const use of toolUses) if (isFileReadTool(use.name) && sent.tools.includes(use.name) && Object.hasOwn(outcomes, use.id)) inputs.set(use.id, use.input);
+  for (const use of toolUses)
+    if (isFileReadTool(use.name) && sent.tools.includes(use.name) && Object.hasOwn(outcomes, use.id))
+      inputs.set(use.id, use.input);
   return (call, context) => {
     if (inputs.get(call.id) !== call.input || !sameToolContext(context, sent.context)) return undefined;
     onTaken?.(call);
@@ -60,5 +66,11 @@ export function readWithLastCallSummary(summaries: readonly string[], maxChars =
 }
 
 function sameToolContext(a: ToolContext, b: ToolContext): boolean {
-  return a.agentId === b.agentId && a.workspaceRoot === b.workspaceRoot && a.cwd === b.cwd && a.maxResultChars === b.maxResultChars && a.memoryDir === b.memoryDir;
+  return (
+    a.agentId === b.agentId &&
+    a.workspaceRoot === b.workspaceRoot &&
+    a.cwd === b.cwd &&
+    a.maxResultChars === b.maxResultChars &&
+    a.memoryDir === b.memoryDir
+  );
 }

@@ -46,14 +46,19 @@ function sendGathered(): void {
   }
   // One Read (or a run from before batches): one local activity each, as before.
   for (const waiting of batch) {
-    localReadActivities.Read.executeWithOptions({ ...localReadOptions, summary: waiting.summary }, [waiting.input]).then(waiting.resolve, waiting.reject);
+    localReadActivities.Read.executeWithOptions({ ...localReadOptions, summary: waiting.summary }, [
+      waiting.input,
+    ]).then(waiting.resolve, waiting.reject);
   }
 }
 
 async function sendBatch(batch: Waiting[]): Promise<void> {
-  const summary = `Read ×${batch.length}: ${batch.map((waiting) => waiting.summary.replace(/^Read /, '')).join(', ')}`.slice(0, 200);
+  const summary =
+    `Read ×${batch.length}: ${batch.map((waiting) => waiting.summary.replace(/^Read /, '')).join(', ')}`.slice(0, 200);
   try {
-    const outcomes = await localReadActivities.readBatch.executeWithOptions({ ...localReadOptions, summary }, [batch.map((waiting) => waiting.input)]);
+    const outcomes = await localReadActivities.readBatch.executeWithOptions({ ...localReadOptions, summary }, [
+      batch.map((waiting) => waiting.input),
+    ]);
     batch.forEach((waiting, index) => {
       const outcome = outcomes[index];
       if (outcome && 'result' in outcome) waiting.resolve(outcome.result);

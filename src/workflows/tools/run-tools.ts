@@ -1,17 +1,34 @@
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { maxConcurrentToolCalls } from '../../shared/protocol/limits';
 import type { ToolUseBlock } from '../../shared/model/messages';
-import { isConcurrencySafeTool, isFileReadTool, isWorkspaceTool, type WorkspaceToolName } from '../../shared/policy/tool-classification';
+import {
+  isConcurrencySafeTool,
+  isFileReadTool,
+  isWorkspaceTool,
+  type WorkspaceToolName,
+} from '../../shared/policy/tool-classification';
 import { isCancellation } from '@temporalio/workflow';
 import { classifyReadOnlyCommand } from '../../shared/policy/read-only-command';
 import { legacyClassifyReadOnlyCommand } from '../../shared/policy/legacy-shell-quote';
 import { unanalysed, type BashReading } from '../../shared/policy/command-analysis';
 import { checkToolRules, type ToolRules } from '../../shared/policy/tool-rules';
-import { decideByRules, permissionRuleKinds, type PermissionRules, type RuleDecision } from '../../shared/policy/permission-rules';
+import {
+  decideByRules,
+  permissionRuleKinds,
+  type PermissionRules,
+  type RuleDecision,
+} from '../../shared/policy/permission-rules';
 import { shellSyntaxActivities } from '../runtime/activity-proxies';
 import { agentHooksPatch, appendText } from './hooks';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
-import type { ContentReplacement, ReadBatchOutcome, ReadFileRecord, ReadFileState, ToolCallResult, ToolContext } from '../../shared/tools/tools';
+import type {
+  ContentReplacement,
+  ReadBatchOutcome,
+  ReadFileRecord,
+  ReadFileState,
+  ToolCallResult,
+  ToolContext,
+} from '../../shared/tools/tools';
 import { toolCallSummary } from '../../shared/tools/tool-summary';
 import type { WorkspaceWorker } from '../../shared/workspace/workspace-routing';
 import type { ToolTaskQueues } from '../../shared/tools/custom-tools';
@@ -78,7 +95,11 @@ function recordedOutcome(result: ToolCallResult, context: ToolRunContext): ToolO
   return { content: result.content, isError: result.isError };
 }
 
-async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, context: ToolRunContext): Promise<ToolCallResult> {
+async function runActivityTool(
+  name: WorkspaceToolName,
+  call: ToolUseBlock,
+  context: ToolRunContext,
+): Promise<ToolCallResult> {
   const early = isFileReadTool(name) ? context.preRead?.(call, context.toolContext) : undefined;
   if (early) return preReadResult(early);
   const input = {
@@ -87,7 +108,13 @@ async function runActivityTool(name: WorkspaceToolName, call: ToolUseBlock, cont
     input: call.input,
     ...(name === 'Edit' || name === 'Write' ? { readFileState: readStateFor(call, context.readFileState) } : {}),
   };
-  return runWorkspaceTool(name, input, toolCallSummary(name, call.input), context.workspaceWorker, context.toolTaskQueues?.[name]);
+  return runWorkspaceTool(
+    name,
+    input,
+    toolCallSummary(name, call.input),
+    context.workspaceWorker,
+    context.toolTaskQueues?.[name],
+  );
 }
 
 /** Marks runs whose Bash permission decisions read a real bash parse instead of shell-quote's tokens. */
@@ -96,7 +123,11 @@ export const bashSyntaxTreePatch = 'bash-syntax-tree';
 /** Whether a Bash call's checks read its command: a read-only agent's, or one that a Bash rule with content speaks about. */
 function readsBashCommand(context: ToolRunContext): boolean {
   if (context.readOnlyBash) return true;
-  const rules = [...(context.toolRules?.allow ?? []), ...(context.toolRules?.deny ?? []), ...permissionRuleKinds.flatMap((kind) => context.permissionRules?.[kind] ?? [])];
+  const rules = [
+    ...(context.toolRules?.allow ?? []),
+    ...(context.toolRules?.deny ?? []),
+    ...permissionRuleKinds.flatMap((kind) => context.permissionRules?.[kind] ?? []),
+  ];
   return rules.some((rule) => rule.tool === 'Bash' && rule.content !== '');
 }
 
@@ -110,14 +141,25 @@ function bashReading(call: ToolUseBlock, context: ToolRunContext): BashReading |
     (error: unknown): BashReading => {
       if (isCancellation(error)) throw error;
       // A failed parse decides nothing: not read-only, matched by no allow rule (deny rules still see the text).
-      return { type: 'parsed', analysis: unanalysed(`the command could not be analysed (${error instanceof Error ? error.message : String(error)})`) };
+      return {
+        type: 'parsed',
+        analysis: unanalysed(
+          `the command could not be analysed (${error instanceof Error ? error.message : String(error)})`,
+        ),
+      };
     },
   );
 }
 
 /** The settings rules' decision on a call (asked for the patch only when a rule speaks). */
 function settingsDecision(call: ToolUseBlock, context: ToolRunContext, bash: BashReading | undefined) {
-  const decision = decideByRules(context.permissionRules, call.name, call.input, { cwd: context.toolContext.cwd }, bash);
+  const decision = decideByRules(
+    context.permissionRules,
+    call.name,
+    call.input,
+    { cwd: context.toolContext.cwd },
+    bash,
+  );
   return decision && hasPatch(agentHooksPatch) ? decision : undefined;
 }
 
@@ -127,24 +169,50 @@ function strongest(...words: ('allow' | 'ask' | undefined)[]): 'allow' | 'ask' |
 }
 
 /** Input checks in order: definition tool rules, settings rules, a read-only agent's Bash. */
-function inputChecks(call: ToolUseBlock, context: ToolRunContext, bash?: BashReading): { refusal?: ToolOutcome; rule?: RuleDecision } {
+function inputChecks(
+  call: ToolUseBlock,
+  context: ToolRunContext,
+  bash?: BashReading,
+): { refusal?: ToolOutcome; rule?: RuleDecision } {
   const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd }, bash);
   if (verdict.type === 'refused') {
-    return { refusal: { isError: true, content: errorText(ErrorType.ToolRuleDenied, `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`) } };
+    return {
+      refusal: {
+        isError: true,
+        content: errorText(
+          ErrorType.ToolRuleDenied,
+          `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`,
+        ),
+      },
+    };
   }
   const rule = settingsDecision(call, context, bash);
   if (rule?.type === 'deny') {
-    return { refusal: { isError: true, content: errorText(ErrorType.PermissionRuleDenied, `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`) } };
+    return {
+      refusal: {
+        isError: true,
+        content: errorText(
+          ErrorType.PermissionRuleDenied,
+          `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`,
+        ),
+      },
+    };
   }
   if (call.name === 'Bash' && context.readOnlyBash) {
     // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
     const command = typeof call.input.command === 'string' ? call.input.command : '';
-    const readOnly = bash?.type === 'legacy' ? legacyClassifyReadOnlyCommand(command) : classifyReadOnlyCommand(bash?.analysis ?? unanalysed('the command was not analysed'));
+    const readOnly =
+      bash?.type === 'legacy'
+        ? legacyClassifyReadOnlyCommand(command)
+        : classifyReadOnlyCommand(bash?.analysis ?? unanalysed('the command was not analysed'));
     if (!readOnly.readOnly) {
       return {
         refusal: {
           isError: true,
-          content: errorText(ErrorType.CommandNotReadOnly, `${readOnly.reason}. This agent may run read-only commands only (git log/diff/show/status, ls, cat, grep, find without -exec, ...); nothing was run.`),
+          content: errorText(
+            ErrorType.CommandNotReadOnly,
+            `${readOnly.reason}. This agent may run read-only commands only (git log/diff/show/status, ls, cat, grep, find without -exec, ...); nothing was run.`,
+          ),
         },
       };
     }
@@ -153,12 +221,18 @@ function inputChecks(call: ToolUseBlock, context: ToolRunContext, bash?: BashRea
 }
 
 /** Every check before a call: the refusal, or what to add to its result and a hook's rewritten call. */
-async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{ refusal?: ToolOutcome; context?: string; call?: ToolUseBlock }> {
+async function refusalOf(
+  call: ToolUseBlock,
+  context: ToolRunContext,
+): Promise<{ refusal?: ToolOutcome; context?: string; call?: ToolUseBlock }> {
   if (!context.pool.includes(call.name)) {
     return {
       refusal: {
         isError: true,
-        content: errorText(ErrorType.ToolNotAllowed, `the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`),
+        content: errorText(
+          ErrorType.ToolNotAllowed,
+          `the tool "${call.name}" is not available to this agent. Available tools: ${context.pool.join(', ') || '(none)'}.`,
+        ),
       },
     };
   }
@@ -191,7 +265,15 @@ async function refusalOf(call: ToolUseBlock, context: ToolRunContext): Promise<{
 
 /** The outcome of a pre-read call whose every check decides now; undefined sends it through runOne. */
 function settledNow(call: ToolUseBlock, context: ToolRunContext): ToolOutcome | undefined {
-  if (!context.preRead || context.beforeTool || context.afterTool || !context.authorizedNow || !isFileReadTool(call.name) || !context.pool.includes(call.name)) return undefined;
+  if (
+    !context.preRead ||
+    context.beforeTool ||
+    context.afterTool ||
+    !context.authorizedNow ||
+    !isFileReadTool(call.name) ||
+    !context.pool.includes(call.name)
+  )
+    return undefined;
   const checked = inputChecks(call, context);
   if (checked.refusal || checked.rule?.type === 'ask') return undefined;
   if (context.authorizedNow(call, checked.rule?.type === 'allow' ? 'allow' : undefined) !== 'go') return undefined;
@@ -219,7 +301,10 @@ async function execute(call: ToolUseBlock, context: ToolRunContext): Promise<Too
   const workflowTool = context.workflowTools[call.name];
   if (workflowTool) return workflowTool(call);
   if (!isWorkspaceTool(call.name)) {
-    return { isError: true, content: errorText(ErrorType.UnknownTool, `this runtime has no tool named "${call.name}".`) };
+    return {
+      isError: true,
+      content: errorText(ErrorType.UnknownTool, `this runtime has no tool named "${call.name}".`),
+    };
   }
   try {
     const result = await runActivityTool(call.name, call, context);
@@ -233,8 +318,13 @@ async function execute(call: ToolUseBlock, context: ToolRunContext): Promise<Too
 export const slidingToolWindowPatch = 'sliding-tool-window';
 
 /** Runs one turn's tool calls: read-only runs concurrently, others alone; outcomes are written as they come. */
-export async function runToolCalls(calls: readonly ToolUseBlock[], context: ToolRunContext, outcomes: Record<string, ToolOutcome>): Promise<void> {
-  const concurrencySafe = (name: string) => (context.concurrencySafe?.(name) ?? isConcurrencySafeTool(name)) && context.pool.includes(name);
+export async function runToolCalls(
+  calls: readonly ToolUseBlock[],
+  context: ToolRunContext,
+  outcomes: Record<string, ToolOutcome>,
+): Promise<void> {
+  const concurrencySafe = (name: string) =>
+    (context.concurrencySafe?.(name) ?? isConcurrencySafeTool(name)) && context.pool.includes(name);
   const run = async (call: ToolUseBlock) => {
     outcomes[call.id] = await runOne(call, context);
   };

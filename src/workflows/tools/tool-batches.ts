@@ -8,7 +8,11 @@ export interface ToolBatch {
 }
 
 /** Runs `items` at most `width` at a time in a sliding window; the first rejection rejects. */
-export async function inSlidingWindow<T>(items: readonly T[], width: number, run: (item: T) => Promise<void>): Promise<void> {
+export async function inSlidingWindow<T>(
+  items: readonly T[],
+  width: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < items.length) await run(items[next++]!);

@@ -16,4 +16,3 @@ export function failureOutcome(name: string, error: unknown): ToolOutcome {
   const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
   return { isError: true, content: `${name} failed: ${message}` };
 }
-

@@ -11,4 +11,6 @@ export type WorkflowTool = (call: ToolUseBlock) => Promise<ToolOutcome>;
 export type PreReadLookup = (call: ToolUseBlock, context: ToolContext) => ReadBatchOutcome | undefined;
 
 /** What a PreToolUse hook decided about one call: refuse it (the text the model sees), or how to ask. */
-export type PreToolDecision = { type: 'refuse'; outcome: ToolOutcome } | { type: 'go'; permission?: 'allow' | 'ask'; context?: string; updatedInput?: Record<string, unknown> };
+export type PreToolDecision =
+  | { type: 'refuse'; outcome: ToolOutcome }
+  | { type: 'go'; permission?: 'allow' | 'ask'; context?: string; updatedInput?: Record<string, unknown> };

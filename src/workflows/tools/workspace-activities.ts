@@ -6,7 +6,12 @@ import type { ToolCallInput, ToolCallResult } from '../../shared/tools/tools';
 import type { WorkspaceToolName } from '../../shared/policy/tool-classification';
 import type { WorkspaceWorker } from '../../shared/workspace/workspace-routing';
 import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../../shared/workspace/working-directory';
-import type { CreateWorktreeInput, FinishWorktreeInput, WorktreeInfo, WorktreeOutcome } from '../../shared/workspace/worktree';
+import type {
+  CreateWorktreeInput,
+  FinishWorktreeInput,
+  WorktreeInfo,
+  WorktreeOutcome,
+} from '../../shared/workspace/worktree';
 import { toolQueueWaitMs } from '../../shared/tools/custom-tools';
 import { abortLocallyWhenCancelled } from '../runtime/local-abort';
 import { readLocally } from './read-batch';
@@ -39,7 +44,11 @@ export function routedOptions(options: ActivityOptions, worker: WorkspaceWorker 
 
 /** True for the failure of a call no worker picked up in time (schedule-to-start timeouts are never retried). */
 export function isWorkerWaitTimeout(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === TimeoutType.SCHEDULE_TO_START;
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof TimeoutFailure &&
+    error.cause.timeoutType === TimeoutType.SCHEDULE_TO_START
+  );
 }
 
 /** What the agent (or its parent) is told when its workspace worker does not answer: which worker, and how to recover. */
@@ -62,7 +71,11 @@ async function translateWait<T>(worker: WorkspaceWorker, what: string, run: () =
     return await run();
   } catch (error) {
     if (isWorkerWaitTimeout(error)) {
-      throw ApplicationFailure.create({ type: ErrorType.WorkspaceWorkerUnavailable, message: workerGoneText(worker, what), nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: ErrorType.WorkspaceWorkerUnavailable,
+        message: workerGoneText(worker, what),
+        nonRetryable: true,
+      });
     }
     throw error;
   }
@@ -89,7 +102,12 @@ export function runWorkspaceTool(
   return call;
 }
 
-async function onToolQueue(name: WorkspaceToolName, taskQueue: string, input: ToolCallInput, summary: string): Promise<ToolCallResult> {
+async function onToolQueue(
+  name: WorkspaceToolName,
+  taskQueue: string,
+  input: ToolCallInput,
+  summary: string,
+): Promise<ToolCallResult> {
   const routed = { taskQueue, scheduleToStartTimeout: toolQueueWaitMs, summary };
   try {
     return await (name === 'Bash'
@@ -97,25 +115,47 @@ async function onToolQueue(name: WorkspaceToolName, taskQueue: string, input: To
       : fileToolActivities[name].executeWithOptions({ ...fileToolOptions, ...routed }, [input]));
   } catch (error) {
     // Nothing ran: the agent is told which queue has no worker (a failure, so run-tools reports it as the tool's error).
-    if (isWorkerWaitTimeout(error)) throw ApplicationFailure.create({ type: ErrorType.ToolWorkerUnavailable, message: toolWorkerGoneText(name, taskQueue), nonRetryable: true });
+    if (isWorkerWaitTimeout(error))
+      throw ApplicationFailure.create({
+        type: ErrorType.ToolWorkerUnavailable,
+        message: toolWorkerGoneText(name, taskQueue),
+        nonRetryable: true,
+      });
     throw error;
   }
 }
 
-export function createWorktreeOn(worker: WorkspaceWorker | undefined, input: CreateWorktreeInput): Promise<WorktreeInfo> {
+export function createWorktreeOn(
+  worker: WorkspaceWorker | undefined,
+  input: CreateWorktreeInput,
+): Promise<WorktreeInfo> {
   return onWorkspace(worker, 'Creating the git worktree', () =>
-    setupActivities.createWorktree.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'create git worktree' }, [input]),
+    setupActivities.createWorktree.executeWithOptions(
+      { ...routedOptions(setupOptions, worker), summary: 'create git worktree' },
+      [input],
+    ),
   );
 }
 
-export function finishWorktreeOn(worker: WorkspaceWorker | undefined, input: FinishWorktreeInput): Promise<WorktreeOutcome> {
+export function finishWorktreeOn(
+  worker: WorkspaceWorker | undefined,
+  input: FinishWorktreeInput,
+): Promise<WorktreeOutcome> {
   return onWorkspace(worker, 'Cleaning up the git worktree', () =>
-    setupActivities.finishWorktree.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'clean up git worktree' }, [input]),
+    setupActivities.finishWorktree.executeWithOptions(
+      { ...routedOptions(setupOptions, worker), summary: 'clean up git worktree' },
+      [input],
+    ),
   );
 }
 
-export function renderSystemPromptOn(worker: WorkspaceWorker | undefined, input: Parameters<typeof setupActivities.renderSystemPrompt>[0]): Promise<string> {
-  return onWorkspace(worker, 'Rendering the system prompt', () => setupActivities.renderSystemPrompt.executeWithOptions(routedOptions(setupOptions, worker), [input]));
+export function renderSystemPromptOn(
+  worker: WorkspaceWorker | undefined,
+  input: Parameters<typeof setupActivities.renderSystemPrompt>[0],
+): Promise<string> {
+  return onWorkspace(worker, 'Rendering the system prompt', () =>
+    setupActivities.renderSystemPrompt.executeWithOptions(routedOptions(setupOptions, worker), [input]),
+  );
 }
 
 export function renderAgentStartOn(
@@ -125,27 +165,47 @@ export function renderAgentStartOn(
 ): ReturnType<typeof setupActivities.renderAgentStart> {
   const summary = 'render system prompt and agent context';
   // Local: on the worker running this workflow task, inside it (only when no workspace worker holds the files).
-  if (local && !worker) return localSetupActivities.renderAgentStart.executeWithOptions({ ...localSetupOptions, summary }, [input]);
+  if (local && !worker)
+    return localSetupActivities.renderAgentStart.executeWithOptions({ ...localSetupOptions, summary }, [input]);
   return onWorkspace(worker, 'Rendering the system prompt and agent context', () =>
     setupActivities.renderAgentStart.executeWithOptions({ ...routedOptions(setupOptions, worker), summary }, [input]),
   );
 }
 
 /** Checks the cwd an Agent call asks for, on the worker holding the parent's files. */
-export function resolveAgentCwdOn(worker: WorkspaceWorker | undefined, input: ResolveAgentCwdInput): Promise<ResolveAgentCwdResult> {
+export function resolveAgentCwdOn(
+  worker: WorkspaceWorker | undefined,
+  input: ResolveAgentCwdInput,
+): Promise<ResolveAgentCwdResult> {
   return onWorkspace(worker, `Checking cwd ${input.requested}`, () =>
-    setupActivities.resolveAgentCwd.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: `check cwd ${input.requested}`.slice(0, 120) }, [input]),
+    setupActivities.resolveAgentCwd.executeWithOptions(
+      { ...routedOptions(setupOptions, worker), summary: `check cwd ${input.requested}`.slice(0, 120) },
+      [input],
+    ),
   );
 }
 
 export function loadSpawnContextOn(worker: WorkspaceWorker | undefined, cwd: string): Promise<SpawnContext> {
   return onWorkspace(worker, 'Loading agent definitions', () =>
-    setupActivities.loadSpawnContext.executeWithOptions({ ...routedOptions(setupOptions, worker), summary: 'load agent definitions' }, [{ cwd }]),
+    setupActivities.loadSpawnContext.executeWithOptions(
+      { ...routedOptions(setupOptions, worker), summary: 'load agent definitions' },
+      [{ cwd }],
+    ),
   );
 }
 
 /** One hook command (docs/hooks.md) on the worker holding the agent's files; its activity may run 30 s past the hook's own timeout. */
-export function runHookOn(worker: WorkspaceWorker | undefined, input: HookRunInput, summary: string): Promise<HookRunResult> {
-  const options = { ...routedOptions(hookOptions, worker), startToCloseTimeout: input.timeoutMs + 30_000, summary: summary.slice(0, 120) };
-  return onWorkspace(worker, `The ${input.event} hook`, () => hookActivities.runHook.executeWithOptions(options, [input]));
+export function runHookOn(
+  worker: WorkspaceWorker | undefined,
+  input: HookRunInput,
+  summary: string,
+): Promise<HookRunResult> {
+  const options = {
+    ...routedOptions(hookOptions, worker),
+    startToCloseTimeout: input.timeoutMs + 30_000,
+    summary: summary.slice(0, 120),
+  };
+  return onWorkspace(worker, `The ${input.event} hook`, () =>
+    hookActivities.runHook.executeWithOptions(options, [input]),
+  );
 }

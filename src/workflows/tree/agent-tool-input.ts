@@ -36,13 +36,23 @@ function parseBudget(raw: unknown, problems: string[]): BudgetCaps | undefined {
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     const field = key in budgetFields ? budgetFields[key as keyof typeof budgetFields] : undefined;
     if (!field) {
-      problems.push(`"budget" has no field ${JSON.stringify(key.slice(0, 40))} (its fields: ${Object.keys(budgetFields).join(', ')})`);
+      problems.push(
+        `"budget" has no field ${JSON.stringify(key.slice(0, 40))} (its fields: ${Object.keys(budgetFields).join(', ')})`,
+      );
       continue;
     }
     if (value === undefined || value === null) continue;
     const limit = key === 'max_time_seconds' ? maxBudgetSeconds : Number.MAX_SAFE_INTEGER;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > limit || (field.whole && !Number.isInteger(value))) {
-      problems.push(`"budget.${key}" must be a positive ${field.whole ? 'whole number' : 'number'}${key === 'max_time_seconds' ? ` of at most ${limit}` : ''}`);
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      value <= 0 ||
+      value > limit ||
+      (field.whole && !Number.isInteger(value))
+    ) {
+      problems.push(
+        `"budget.${key}" must be a positive ${field.whole ? 'whole number' : 'number'}${key === 'max_time_seconds' ? ` of at most ${limit}` : ''}`,
+      );
       continue;
     }
     caps[field.cap] = field.scale === 1 ? value : Math.max(1, Math.round(value * field.scale));
@@ -51,7 +61,9 @@ function parseBudget(raw: unknown, problems: string[]): BudgetCaps | undefined {
 }
 
 /** Validates the model's Agent input by hand (zod compiles code at runtime, which the workflow sandbox should not do). */
-export function parseAgentToolInput(raw: Record<string, unknown>): { ok: true; value: AgentToolInput } | { ok: false; error: string } {
+export function parseAgentToolInput(
+  raw: Record<string, unknown>,
+): { ok: true; value: AgentToolInput } | { ok: false; error: string } {
   const problems: string[] = [];
   const optionalString = (key: string): string | undefined => {
     const value = raw[key];
@@ -64,7 +76,8 @@ export function parseAgentToolInput(raw: Record<string, unknown>): { ok: true; v
   if (!description) problems.push('"description" (a short 3-5 word label) is required');
   if (!prompt || prompt.trim() === '') problems.push('"prompt" (the full task for the agent) is required');
   const background = raw.run_in_background;
-  if (background !== undefined && background !== null && typeof background !== 'boolean') problems.push('"run_in_background" must be a boolean');
+  if (background !== undefined && background !== null && typeof background !== 'boolean')
+    problems.push('"run_in_background" must be a boolean');
   const isolation = optionalString('isolation');
   if (isolation !== undefined && isolation !== 'worktree') problems.push('"isolation" must be "worktree" when given');
   const value: AgentToolInput = {
@@ -80,19 +93,36 @@ export function parseAgentToolInput(raw: Record<string, unknown>): { ok: true; v
   const budget = parseBudget(raw.budget, problems);
   if (budget) value.budget = budget;
   if (value.isolation && value.cwd) problems.push('"cwd" and "isolation" are exclusive: give one of them');
-  if (value.name && !/^[A-Za-z0-9_-]{1,64}$/.test(value.name)) problems.push('"name" may use letters, digits, "_" and "-" (at most 64)');
-  return problems.length > 0 ? { ok: false, error: errorText(ErrorType.InvalidToolInput, `${problems.join('; ')}.`) } : { ok: true, value };
+  if (value.name && !/^[A-Za-z0-9_-]{1,64}$/.test(value.name))
+    problems.push('"name" may use letters, digits, "_" and "-" (at most 64)');
+  return problems.length > 0
+    ? { ok: false, error: errorText(ErrorType.InvalidToolInput, `${problems.join('; ')}.`) }
+    : { ok: true, value };
 }
 
 /** A child's caps: the lower of its type's and the call's, never above the caller's own. */
-export function childBudgetCaps(definitionCaps: BudgetCaps | undefined, callCaps: BudgetCaps | undefined, callerCaps: BudgetCaps | undefined): { budgetCaps?: BudgetCaps } {
+export function childBudgetCaps(
+  definitionCaps: BudgetCaps | undefined,
+  callCaps: BudgetCaps | undefined,
+  callerCaps: BudgetCaps | undefined,
+): { budgetCaps?: BudgetCaps } {
   const asked = definitionCaps || callCaps ? { ...definitionCaps, ...narrowCaps(callCaps, definitionCaps) } : undefined;
   const budgetCaps = narrowCaps(asked, callerCaps);
   return budgetCaps ? { budgetCaps } : {};
 }
 
 /** The fields the Agent tool takes (its input_schema's properties). */
-export const agentToolFields: readonly string[] = ['description', 'prompt', 'subagent_type', 'model', 'run_in_background', 'name', 'isolation', 'cwd', 'budget'];
+export const agentToolFields: readonly string[] = [
+  'description',
+  'prompt',
+  'subagent_type',
+  'model',
+  'run_in_background',
+  'name',
+  'isolation',
+  'cwd',
+  'budget',
+];
 
 /** What to say about fields the model may have learned elsewhere but that this runtime does not have. */
 const fieldHints: Readonly<Record<string, string>> = {

@@ -75,7 +75,10 @@ export class Children {
   }
 
   snapshot(): ChildTaskSnapshot[] {
-    return [...this.tasks.values()].map(({ scope: _scope, result: _result, reported: _reported, stoppedBy: _stoppedBy, notify: _notify, ...rest }) => rest);
+    return [...this.tasks.values()].map(
+      ({ scope: _scope, result: _result, reported: _reported, stoppedBy: _stoppedBy, notify: _notify, ...rest }) =>
+        rest,
+    );
   }
 
   /** A child of this agent, by agentId or name. */
@@ -99,7 +102,12 @@ export class Children {
   }
 
   /** Starts a child workflow in its own abort domain: not the turn's, so only an explicit stop or interrupt cancels it. */
-  async start(childInput: AgentWorkflowInput, toolUseId: string, background: boolean, options: { notify?: boolean } = {}): Promise<Readonly<ChildTask>> {
+  async start(
+    childInput: AgentWorkflowInput,
+    toolUseId: string,
+    background: boolean,
+    options: { notify?: boolean } = {},
+  ): Promise<Readonly<ChildTask>> {
     const scope = new CancellationScope({ cancellable: true, parent: this.parentScope() });
     const handle: ChildWorkflowHandle<(input: AgentWorkflowInput) => Promise<AgentResult>> = await scope.run(() =>
       startChild('agentWorkflow', {
@@ -204,7 +212,8 @@ export class Children {
     task.status = result.status;
     this.state.addDescendantUsage(result.treeUsage);
     // Queued before anything awaits, so a parent waiting for "no running background task" also sees the notification.
-    if (task.background && task.notify) this.inbox.pushNotification(taskNotification(result, task.description, task.toolUseId));
+    if (task.background && task.notify)
+      this.inbox.pushNotification(taskNotification(result, task.description, task.toolUseId));
     // In a whole-tree stop the root marks every agent finished once its own children have closed.
     if (this.stoppingWholeTree && !this.tree.coordinator) return;
     await this.tree.reportFinished(task.agentId, task.background);
@@ -213,7 +222,10 @@ export class Children {
   /** Stops one of this agent's own children (and its subtree), saying who and why. */
   async stop(target: string, by: string, reason: string): Promise<ToolOutcome> {
     const found = this.find(target);
-    if (!found) return error(`No task "${target}" among this agent's own subagents. Own tasks: ${[...this.tasks.keys()].join(', ') || '(none)'}.`);
+    if (!found)
+      return error(
+        `No task "${target}" among this agent's own subagents. Own tasks: ${[...this.tasks.keys()].join(', ') || '(none)'}.`,
+      );
     const task = this.tasks.get(found.agentId)!;
     if (task.status !== 'running') return error(`Task ${task.agentId} already finished (${task.status}).`);
     await this.requestStop(task, by, reason);
@@ -222,7 +234,12 @@ export class Children {
   }
 
   /** Tells a child who stops it and why and cancels its abort domain, in this workflow task (stop-delivery.ts). */
-  private async requestStop(task: ChildTask, by: string, reason: string, marks: { wholeTree?: boolean; parentEnded?: boolean } = {}): Promise<void> {
+  private async requestStop(
+    task: ChildTask,
+    by: string,
+    reason: string,
+    marks: { wholeTree?: boolean; parentEnded?: boolean } = {},
+  ): Promise<void> {
     task.stoppedBy = `stopped by ${by}: ${reason}`;
     await tellStopped(task.agentId, stopNotice(by, reason, marks));
     task.scope.cancel();
@@ -231,12 +248,17 @@ export class Children {
   /** Stops the foreground children started since `before` (an interrupted turn's children). */
   async stopForegroundStartedSince(before: ReadonlySet<string>, by: string, reason: string): Promise<void> {
     for (const task of this.tasks.values()) {
-      if (!before.has(task.agentId) && task.status === 'running' && !task.background) await this.stop(task.agentId, by, reason);
+      if (!before.has(task.agentId) && task.status === 'running' && !task.background)
+        await this.stop(task.agentId, by, reason);
     }
   }
 
   /** Stops every running child and waits for them to close; `wholeTree` and `parentEnded` skip their reports. */
-  async stopAll(by: string, reason: string, options: { wholeTree?: boolean; parentEnded?: boolean } = {}): Promise<void> {
+  async stopAll(
+    by: string,
+    reason: string,
+    options: { wholeTree?: boolean; parentEnded?: boolean } = {},
+  ): Promise<void> {
     const marks = { wholeTree: options.wholeTree === true, parentEnded: options.parentEnded === true };
     if (marks.wholeTree) this.stoppingWholeTree = true;
     if (marks.parentEnded) this.takesNoReports = true;
@@ -248,6 +270,9 @@ export class Children {
   /** Sends a directed message to a running child; it is delivered at the child's next turn boundary. */
   async message(child: Readonly<ChildTask>, text: string): Promise<ToolOutcome> {
     await getExternalWorkflowHandle(child.agentId).signal(messageSignal, { from: this.input.agentId, text });
-    return { content: `Message queued for ${child.agentId}; it is delivered at its next turn boundary.`, isError: false };
+    return {
+      content: `Message queued for ${child.agentId}; it is delivered at its next turn boundary.`,
+      isError: false,
+    };
   }
 }

@@ -2,12 +2,17 @@ import type { AgentWorkflowInput, PermissionMode } from '../../shared/agents/age
 import type { ChildSpec } from '../../shared/agents/agent-input';
 import { forkMarker } from '../../shared/agents/fork-layout';
 import { forkMaxTurns } from '../../shared/protocol/limits';
-import { emptyTokenUsage, type ContentBlock, type MessageParam, type TextBlock, type ToolResultBlock } from '../../shared/model/messages';
+import {
+  emptyTokenUsage,
+  type ContentBlock,
+  type MessageParam,
+  type TextBlock,
+  type ToolResultBlock,
+} from '../../shared/model/messages';
 import { toolUsesOf } from '../../shared/tools/tool-results';
 import type { AgentToolInput } from './agent-tool-input';
 import type { AgentState } from '../loop/agent-state';
 import { workflowNowMs } from '../runtime/clock';
-
 
 /** The one tool_result text every tool_use of the forking message gets in every fork child. */
 export const forkPlaceholderResult = 'Fork started — processing in background';
@@ -32,7 +37,9 @@ export function forkDirective(directive: string): string {
 export function buildForkedMessages(parentMessages: readonly MessageParam[], directive: string): MessageParam[] {
   const assistant = parentMessages[parentMessages.length - 1];
   if (!assistant || assistant.role !== 'assistant') {
-    throw new Error('A fork starts from an assistant message with tool_use blocks; the conversation does not end with one.');
+    throw new Error(
+      'A fork starts from an assistant message with tool_use blocks; the conversation does not end with one.',
+    );
   }
   const results: ToolResultBlock[] = toolUsesOf(assistant.content).map((toolUse) => ({
     type: 'tool_result',
@@ -57,7 +64,14 @@ export function isForkConversation(messages: readonly MessageParam[]): boolean {
 }
 
 /** A fork child continuing from this agent's exact request prefix (docs/architecture.md, Spawning). */
-export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, runId: string, childId: string, request: AgentToolInput, background: boolean): ChildSpec {
+export function forkChildSpec(
+  parent: AgentWorkflowInput,
+  state: AgentState,
+  runId: string,
+  childId: string,
+  request: AgentToolInput,
+  background: boolean,
+): ChildSpec {
   const notNarrowed = parent.permissionMode === 'bypassPermissions' || parent.permissionMode === 'acceptEdits';
   const permissionMode: PermissionMode = notNarrowed ? parent.permissionMode : 'bubble';
   return {
@@ -83,7 +97,13 @@ export function forkChildSpec(parent: AgentWorkflowInput, state: AgentState, run
     ...(parent.toolRules ? { toolRules: parent.toolRules } : {}),
     ...(parent.definitionHooks ? { definitionHooks: parent.definitionHooks } : {}),
     background,
-    forkFrom: { agentId: parent.agentId, runId, messageCount: state.messages.length, conversationHash: state.conversationHash, directive: request.prompt },
+    forkFrom: {
+      agentId: parent.agentId,
+      runId,
+      messageCount: state.messages.length,
+      conversationHash: state.conversationHash,
+      directive: request.prompt,
+    },
     carried: {
       messages: [],
       usage: emptyTokenUsage(),

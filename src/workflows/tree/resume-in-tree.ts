@@ -7,12 +7,23 @@ import { setupActivities, setupOptions } from '../runtime/activity-proxies';
 import type { AgentParts } from '../loop/agent-parts';
 
 /** A refused resume as an ApplicationFailure: any other error would fail the workflow task, not the update. */
-const refused = (detail: string) => ApplicationFailure.create({ type: ErrorType.ResumeRefused, message: errorText(ErrorType.ResumeRefused, detail), nonRetryable: true });
+const refused = (detail: string) =>
+  ApplicationFailure.create({
+    type: ErrorType.ResumeRefused,
+    message: errorText(ErrorType.ResumeRefused, detail),
+    nonRetryable: true,
+  });
 
 /** Why a finished agent may not be resumed (stopped, or still running), or undefined. */
-export function resumeRefusal(previous: Pick<ResumeState, 'status' | 'stoppedBy' | 'result'>, agentId: string, allowStopped: boolean): string | undefined {
-  if (previous.status !== 'finished') return `agent ${agentId} is still running; send it a message instead of resuming it.`;
-  const stopped = previous.stoppedBy ?? (previous.result?.status === 'cancelled' ? (previous.result.error ?? 'a stop') : undefined);
+export function resumeRefusal(
+  previous: Pick<ResumeState, 'status' | 'stoppedBy' | 'result'>,
+  agentId: string,
+  allowStopped: boolean,
+): string | undefined {
+  if (previous.status !== 'finished')
+    return `agent ${agentId} is still running; send it a message instead of resuming it.`;
+  const stopped =
+    previous.stoppedBy ?? (previous.result?.status === 'cancelled' ? (previous.result.error ?? 'a stop') : undefined);
   if (stopped && !allowStopped) {
     return `agent ${agentId} was stopped (${stopped}); stopped agents are not resumed unless asked explicitly (subagents resume --force, or allowStopped).`;
   }
@@ -20,7 +31,10 @@ export function resumeRefusal(previous: Pick<ResumeState, 'status' | 'stoppedBy'
 }
 
 /** Resume inside the tree: the nearest running ancestor restarts the agent as its own background child (docs/architecture.md). */
-export async function resumeDescendant(agent: AgentParts, request: ResumeDescendantInput): Promise<ResumeDescendantAck> {
+export async function resumeDescendant(
+  agent: AgentParts,
+  request: ResumeDescendantInput,
+): Promise<ResumeDescendantAck> {
   try {
     return await resumeInTree(agent, request);
   } catch (error) {
@@ -33,22 +47,28 @@ async function resumeInTree(agent: AgentParts, request: ResumeDescendantInput): 
   const { input, children, tree } = agent;
   let previous: ResumeState;
   try {
-    previous = await setupActivities.fetchResumeState.executeWithOptions({ ...setupOptions, summary: `resume ${request.agentId}`.slice(0, 120) }, [
-      { agentId: request.agentId },
-    ]);
+    previous = await setupActivities.fetchResumeState.executeWithOptions(
+      { ...setupOptions, summary: `resume ${request.agentId}`.slice(0, 120) },
+      [{ agentId: request.agentId }],
+    );
   } catch (error) {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) throw refused(`${request.agentId} cannot be resumed: ${error.cause.message}`);
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure)
+      throw refused(`${request.agentId} cannot be resumed: ${error.cause.message}`);
     throw error;
   }
   const refusal = resumeRefusal(previous, request.agentId, request.allowStopped === true);
   if (refusal) throw refused(refusal);
   if (children.isRunning(request.agentId)) throw refused(`agent ${request.agentId} is already running.`);
   if (children.runningCount >= input.limits.maxChildrenPerAgent) {
-    throw refused(`${input.agentId} already has ${children.runningCount} running subagents (limit ${input.limits.maxChildrenPerAgent}); try again when one has finished.`);
+    throw refused(
+      `${input.agentId} already has ${children.runningCount} running subagents (limit ${input.limits.maxChildrenPerAgent}); try again when one has finished.`,
+    );
   }
   const slot = await tree.reserveSlot(request.agentId);
   if (slot) throw refused(slot);
   const overrides: Partial<AgentWorkflowInput> = { background: true, inForegroundChain: false };
-  await children.start(resumeInput(previous, request.prompt, overrides), `resume:${request.agentId}`, true, { notify: false });
+  await children.start(resumeInput(previous, request.prompt, overrides), `resume:${request.agentId}`, true, {
+    notify: false,
+  });
   return { agentId: request.agentId, startedBy: input.agentId };
 }

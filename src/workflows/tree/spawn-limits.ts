@@ -19,14 +19,17 @@ export interface LocalSpawnCheck {
 /** Checks made by the agent that spawns: its depth, its running children, and lineage. */
 export function localSpawnRefusal(check: LocalSpawnCheck): string | undefined {
   if (check.depth >= check.maxDepth) {
-    return refusal(`maximum nesting depth ${check.maxDepth} reached; this agent cannot start subagents. Do the work yourself.`);
+    return refusal(
+      `maximum nesting depth ${check.maxDepth} reached; this agent cannot start subagents. Do the work yourself.`,
+    );
   }
   if (check.runningChildren >= check.maxChildrenPerAgent) {
     return refusal(
       `this agent already has ${check.runningChildren} running subagents (limit ${check.maxChildrenPerAgent}). Wait for one to finish; do not retry at once.`,
     );
   }
-  if (check.ancestorIds.includes(check.childId)) return refusal(`lineage cycle — ${check.childId} is already an ancestor.`);
+  if (check.ancestorIds.includes(check.childId))
+    return refusal(`lineage cycle — ${check.childId} is already an ancestor.`);
   return undefined;
 }
 
@@ -40,8 +43,12 @@ export interface TreeSpawnCheck {
 
 /** Checks made by the tree's root, which alone sees the whole tree: the pause switch, the token budget, the tree's size. */
 export function treeSpawnRefusal(check: TreeSpawnCheck): string | undefined {
-  if (check.paused) return refusal('spawning is paused for this agent tree. Do the work yourself, or end your turn and try later.');
-  if (check.budgetExceeded) return refusal('this agent tree has used its token budget; no new agents can be started. Finish with what you have.');
+  if (check.paused)
+    return refusal('spawning is paused for this agent tree. Do the work yourself, or end your turn and try later.');
+  if (check.budgetExceeded)
+    return refusal(
+      'this agent tree has used its token budget; no new agents can be started. Finish with what you have.',
+    );
   if (check.runningAgents >= check.maxAgentsPerTree) {
     return refusal(
       `this agent tree already has ${check.runningAgents} running agents (limit ${check.maxAgentsPerTree}). Wait for some to finish; do not retry at once.`,

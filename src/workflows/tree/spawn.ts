@@ -12,7 +12,13 @@ import { assembleToolPool } from '../../shared/tools/tool-pool';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
 import type { ResolveAgentCwdResult } from '../../shared/workspace/working-directory';
 import type { AgentState } from '../loop/agent-state';
-import { childBudgetCaps, parseAgentToolInput, unknownAgentToolFields, unknownAgentToolFieldsError, type AgentToolInput } from './agent-tool-input';
+import {
+  childBudgetCaps,
+  parseAgentToolInput,
+  unknownAgentToolFields,
+  unknownAgentToolFieldsError,
+  type AgentToolInput,
+} from './agent-tool-input';
 import type { Children } from './children';
 import { forkChildSpec, isForkConversation } from './fork';
 import { asyncLaunchedText } from '../context/projection';
@@ -44,7 +50,8 @@ export class AgentTool {
 
   async call(call: ToolUseBlock): Promise<ToolOutcome> {
     const unknownFields = unknownAgentToolFields(call.input);
-    if (unknownFields.length > 0 && hasPatch(strictAgentInputPatch)) return error(unknownAgentToolFieldsError(unknownFields));
+    if (unknownFields.length > 0 && hasPatch(strictAgentInputPatch))
+      return error(unknownAgentToolFieldsError(unknownFields));
     const parsed = parseAgentToolInput(call.input);
     if (!parsed.ok) return error(parsed.error);
     const request = parsed.value;
@@ -67,18 +74,30 @@ export class AgentTool {
       return error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
     }
     if (input.allowedAgentTypes && !input.allowedAgentTypes.includes(typeName)) {
-      return error(`This agent may only start these agent types: ${input.allowedAgentTypes.join(', ')}. "${typeName}" is not one of them.`);
+      return error(
+        `This agent may only start these agent types: ${input.allowedAgentTypes.join(', ')}. "${typeName}" is not one of them.`,
+      );
     }
     const refusal = this.limitRefusal(childId);
     if (refusal) return error(refusal);
     const background = request.run_in_background ?? definition.background ?? false;
     const permissionMode = childPermissionMode(input.permissionMode, definition);
-    const tools = assembleToolPool({ definition, depth: input.depth + 1, maxDepth: input.limits.maxDepth, background, permissionMode });
+    const tools = assembleToolPool({
+      definition,
+      depth: input.depth + 1,
+      maxDepth: input.limits.maxDepth,
+      background,
+      permissionMode,
+    });
     // An agent whose only tools are MCP tools is checked when its servers have listed them (src/workflows/tools/extra-tools.ts).
     if (tools.length === 0 && !definition.mcpTools?.length && !definition.customTools?.length) {
-      return error(`Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`);
+      return error(
+        `Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`,
+      );
     }
-    return this.launch(call, request, childId, background, () => this.namedChildSpec(childId, request, definition, { background, permissionMode, tools, context }));
+    return this.launch(call, request, childId, background, () =>
+      this.namedChildSpec(childId, request, definition, { background, permissionMode, tools, context }),
+    );
   }
 
   /** A fork: the child continues from this agent's exact request prefix (see fork.ts). A fork cannot fork. */
@@ -116,11 +135,21 @@ export class AgentTool {
   /** A requested cwd must be an existing directory inside the workspace (links resolved); gives the real path. */
   private async checkCwd(requested: string): Promise<ResolveAgentCwdResult> {
     if (!hasPatch(checkedAgentCwdPatch)) return { ok: true, cwd: requested };
-    return resolveAgentCwdOn(this.input.workspaceWorker, { requested, parentCwd: this.state.cwd, workspaceRoot: this.state.workspaceRoot });
+    return resolveAgentCwdOn(this.input.workspaceWorker, {
+      requested,
+      parentCwd: this.state.cwd,
+      workspaceRoot: this.state.workspaceRoot,
+    });
   }
 
   /** Counts the spawn now (concurrent calls see it), checks the cwd, reserves a slot, starts and answers. */
-  private async launch(call: ToolUseBlock, request: AgentToolInput, childId: string, background: boolean, buildSpec: () => ChildSpec): Promise<ToolOutcome> {
+  private async launch(
+    call: ToolUseBlock,
+    request: AgentToolInput,
+    childId: string,
+    background: boolean,
+    buildSpec: () => ChildSpec,
+  ): Promise<ToolOutcome> {
     this.pendingSpawns += 1;
     let child;
     try {
@@ -131,7 +160,12 @@ export class AgentTool {
       }
       const slot = await this.tree.reserveSlot(childId);
       if (slot) return error(slot);
-      const parent = { input: this.input, inForegroundChain: this.tree.inForegroundChain, toolUseId: call.id, ...(this.state.settings ? { settings: this.state.settings } : {}) };
+      const parent = {
+        input: this.input,
+        inForegroundChain: this.tree.inForegroundChain,
+        toolUseId: call.id,
+        ...(this.state.settings ? { settings: this.state.settings } : {}),
+      };
       child = await this.children.start(buildChildInput(parent, buildSpec()), call.id, background);
     } finally {
       this.pendingSpawns -= 1;
@@ -197,8 +231,14 @@ export class AgentTool {
 }
 
 /** A named child's definition prompt, or '' with a digest and file for the child's start to read. */
-export function definitionPromptOf(definition: AgentDefinition, context: SpawnContext): Pick<ChildSpec, 'definitionPrompt' | 'definitionPromptRef'> {
+export function definitionPromptOf(
+  definition: AgentDefinition,
+  context: SpawnContext,
+): Pick<ChildSpec, 'definitionPrompt' | 'definitionPromptRef'> {
   const digest = context.promptDigests?.[definition.name];
   if (digest === undefined) return { definitionPrompt: definition.prompt };
-  return { definitionPrompt: '', definitionPromptRef: { digest, ...(definition.file ? { file: definition.file } : {}) } };
+  return {
+    definitionPrompt: '',
+    definitionPromptRef: { digest, ...(definition.file ? { file: definition.file } : {}) },
+  };
 }

@@ -50,7 +50,9 @@ export function stopNoticeOnItsWay(control: TurnControl, hasParent: boolean): bo
 
 /** Waits at most `stopNoticeWait` for the stop notice, in a non-cancellable scope; then goes on without. */
 export async function waitForStopNotice(control: TurnControl): Promise<void> {
-  const arrived = await CancellationScope.nonCancellable(() => condition(() => control.stopNotice !== undefined, stopNoticeWait));
+  const arrived = await CancellationScope.nonCancellable(() =>
+    condition(() => control.stopNotice !== undefined, stopNoticeWait),
+  );
   // Waited once: the next step of the same stop (a turn's answers, then the ending) does not wait again.
   if (!arrived) control.noteStop(control.stopNoticeOrDefault());
 }

@@ -85,7 +85,8 @@ export class TreeCoordinator {
   /** Adds usage; true when this addition crossed the budget. */
   addUsage(usage: TokenUsage): boolean {
     this.tokens += totalTokens(usage);
-    if (this.budgetReached || this.limits.treeTokenBudget === undefined || this.tokens < this.limits.treeTokenBudget) return false;
+    if (this.budgetReached || this.limits.treeTokenBudget === undefined || this.tokens < this.limits.treeTokenBudget)
+      return false;
     this.budgetReached = true;
     return true;
   }
@@ -107,7 +108,9 @@ export class TreeCoordinator {
 
   /** Running agents that were spawned in (or moved to) the background: stopped when the budget is reached. */
   runningBackgroundAgents(): string[] {
-    return [...this.nodes.values()].filter((node) => node.status === 'running' && node.background).map((node) => node.agentId);
+    return [...this.nodes.values()]
+      .filter((node) => node.status === 'running' && node.background)
+      .map((node) => node.agentId);
   }
 
   /** Every running agent of the tree, deepest first (all of them are stopped at the budget). */
@@ -154,7 +157,9 @@ export class TreeCoordinator {
       budgetExceeded: this.budgetReached || this.treeBudgetReached !== undefined,
       paused: this.spawningPaused,
       alwaysAllowed: [...this.alwaysAllowedTools],
-      finishedNodes: [...this.nodes.values()].filter((node) => node.status === 'finished').slice(-maxCarriedFinishedNodes),
+      finishedNodes: [...this.nodes.values()]
+        .filter((node) => node.status === 'finished')
+        .slice(-maxCarriedFinishedNodes),
       ...(this.ledger?.used ? { ledger: this.ledger.ledger.carry() } : {}),
     };
   }

@@ -54,7 +54,10 @@ export class TreeLink {
     this.coordinator = isRoot ? new TreeCoordinator(input.agentId, input.limits, this.ledger) : undefined;
     this.ledger?.stopWith((scopeAgentId, reason) => this.stopAtBudget(scopeAgentId, reason));
     // A reached cap with the action `ask` waits on an approval the root holds for a person.
-    this.ledger?.askWith({ hold: (request) => this.coordinator!.holdApproval(request), withdraw: (requestId) => void this.coordinator!.takeApproval(requestId) });
+    this.ledger?.askWith({
+      hold: (request) => this.coordinator!.holdApproval(request),
+      withdraw: (requestId) => void this.coordinator!.takeApproval(requestId),
+    });
     this.foreground = input.inForegroundChain ?? isRoot;
   }
 
@@ -83,7 +86,8 @@ export class TreeLink {
       this.earlyRevokes.set(grant.reservationId, grant);
       return;
     }
-    const revoke = grant.granted && grant.leaseId === grant.reservationId ? this.earlyRevokes.get(grant.reservationId) : undefined;
+    const revoke =
+      grant.granted && grant.leaseId === grant.reservationId ? this.earlyRevokes.get(grant.reservationId) : undefined;
     if (revoke) this.earlyRevokes.delete(grant.reservationId);
     // A lease grant whose revoke came first is read as the revoke: its agent gives it back.
     this.grants.set(grant.reservationId, revoke ?? grant);
@@ -102,9 +106,11 @@ export class TreeLink {
       return;
     }
     this.lease.askedTopUp(topUp.reservationId);
-    void this.signalRoot(budgetReserveSignal, { request: topUp, requesterId: this.input.agentId, settle: charge }).then((delivered) => {
-      if (!delivered) this.lease.topUpFailed();
-    });
+    void this.signalRoot(budgetReserveSignal, { request: topUp, requesterId: this.input.agentId, settle: charge }).then(
+      (delivered) => {
+        if (!delivered) this.lease.topUpFailed();
+      },
+    );
   }
 
   /** A tree-unique id for this agent's next model call. */
@@ -128,9 +134,11 @@ export class TreeLink {
   reserveAhead(request: BudgetReserveRequest, settle: BudgetCharge): void {
     this.ahead = request.reservationId;
     if (!this.ledger) {
-      void this.signalRoot(budgetReserveSignal, { request, requesterId: this.input.agentId, settle }).then((delivered) => {
-        if (!delivered) this.grants.set(request.reservationId, this.rootEnded(request.reservationId));
-      });
+      void this.signalRoot(budgetReserveSignal, { request, requesterId: this.input.agentId, settle }).then(
+        (delivered) => {
+          if (!delivered) this.grants.set(request.reservationId, this.rootEnded(request.reservationId));
+        },
+      );
     } else void this.ledger.requestOwn(request, settle);
   }
 
@@ -169,9 +177,20 @@ export class TreeLink {
   }
 
   /** Gives back a reservation whose call did not complete (the call's own charges, if any, came from its activity). */
-  async releaseModelCall(reservationId: string, model: string, unused = false, ofLease?: Pick<BudgetCharge, 'leaseId' | 'presumedInputTokens' | 'endsLease'>): Promise<void> {
+  async releaseModelCall(
+    reservationId: string,
+    model: string,
+    unused = false,
+    ofLease?: Pick<BudgetCharge, 'leaseId' | 'presumedInputTokens' | 'endsLease'>,
+  ): Promise<void> {
     await this.chargeModelCall({
-      reservationId, agentId: this.input.agentId, model, attempt: 0, usage: emptyTokenUsage(), final: true, ...(unused ? { unused } : {}),
+      reservationId,
+      agentId: this.input.agentId,
+      model,
+      attempt: 0,
+      usage: emptyTokenUsage(),
+      final: true,
+      ...(unused ? { unused } : {}),
       ...(ofLease?.leaseId !== undefined ? { leaseId: ofLease.leaseId } : {}),
       ...(ofLease?.presumedInputTokens !== undefined ? { presumedInputTokens: ofLease.presumedInputTokens } : {}),
       ...(ofLease?.endsLease ? { endsLease: true } : {}),
@@ -180,7 +199,14 @@ export class TreeLink {
 
   private rootEnded(reservationId: string): BudgetGrant {
     const reason = `the tree's root ${this.input.rootAgentId} has ended`;
-    return { reservationId, granted: false, reason, scopeAgentId: this.input.rootAgentId, cap: 'tokens', action: 'finish' };
+    return {
+      reservationId,
+      granted: false,
+      reason,
+      scopeAgentId: this.input.rootAgentId,
+      cap: 'tokens',
+      action: 'finish',
+    };
   }
 
   /** Asks the root for a slot in the tree. Returns a refusal, or undefined when granted. */
@@ -191,7 +217,11 @@ export class TreeLink {
     }
     const requestId = `${childId}@${this.input.agentId}`;
     // Must reach the root: without an answer the spawn would wait forever.
-    await getExternalWorkflowHandle(this.input.rootAgentId).signal(treeSpawnRequestSignal, { requestId, requesterId: this.input.agentId, childId });
+    await getExternalWorkflowHandle(this.input.rootAgentId).signal(treeSpawnRequestSignal, {
+      requestId,
+      requesterId: this.input.agentId,
+      childId,
+    });
     await condition(() => this.spawnReplies.has(requestId));
     const reply = this.spawnReplies.get(requestId)!;
     this.spawnReplies.delete(requestId);
@@ -244,7 +274,10 @@ export class TreeLink {
   async countUsage(usage: TokenUsage): Promise<void> {
     const tree = this.coordinator;
     if (!tree?.addUsage(usage)) return;
-    await this.stopAtBudget(this.input.agentId, `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`);
+    await this.stopAtBudget(
+      this.input.agentId,
+      `the tree's token budget of ${this.input.limits.treeTokenBudget} tokens was reached (${tree.tokensUsed} used)`,
+    );
   }
 
   /**
@@ -257,7 +290,11 @@ export class TreeLink {
     const wholeTree = scopeAgentId === this.input.agentId;
     // With the budget patch the whole tree stops, the root too: no agent of it need report its children's ends.
     const notice = { by: 'budget', reason, ...(wholeTree && this.stopSelf ? { wholeTree: true } : {}) };
-    const agents = !wholeTree ? (this.ledger?.ledger.runningIn(scopeAgentId) ?? []) : this.stopSelf ? tree.runningAgents() : tree.runningBackgroundAgents();
+    const agents = !wholeTree
+      ? (this.ledger?.ledger.runningIn(scopeAgentId) ?? [])
+      : this.stopSelf
+        ? tree.runningAgents()
+        : tree.runningBackgroundAgents();
     const way = noticeWay();
     if (way === 'before') {
       for (const agentId of agents) {
