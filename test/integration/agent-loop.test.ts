@@ -2,10 +2,11 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
-import { agentPrompted } from '../helpers/scripted-agents';
+import { agentPrompted, bash } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -39,9 +40,7 @@ describe('agent query loop on a real Temporal server', () => {
         { text: 'Wrote summary.txt: {{last_tool_result}}' },
       ]),
     );
-    const handle = await env.start({ prompt: 'Please summarise the notes into summary.txt' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle, result } = await runCompleted(env, { prompt: 'Please summarise the notes into summary.txt' });
     expect(result.turns).toBe(4);
     expect(result.toolUses).toBe(4);
     expect(result.finalText).toContain('Wrote summary.txt');
@@ -85,8 +84,7 @@ describe('agent query loop on a real Temporal server', () => {
         { text: 'done' },
       ]),
     );
-    const handle = await env.start({ prompt: 'search three ways' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'search three ways' });
     const history = await env.temporal.client.workflow.getHandle(handle.agentId).fetchHistory();
     const searches = new Set(['Glob', 'Grep']);
     const kinds = (history.events ?? [])
@@ -204,11 +202,7 @@ describe('agent query loop on a real Temporal server', () => {
   });
 
   it('kills a running Bash command when the agent is stopped', async () => {
-    env.script(
-      agentPrompted('cancel my command', [
-        { toolUses: [{ name: 'Bash', input: { command: 'touch bash-started.txt; sleep 60.4321' } }] },
-      ]),
-    );
+    env.script(agentPrompted('cancel my command', [{ toolUses: [bash('touch bash-started.txt; sleep 60.4321')] }]));
     const handle = await env.start({ prompt: 'cancel my command' });
     const startedFile = path.join(env.workspace, 'bash-started.txt');
     await waitFor(() => existsSync(startedFile), 30_000, 'the command to start');

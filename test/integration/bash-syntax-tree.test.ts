@@ -4,8 +4,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { patchIdsOf } from '../helpers/histories';
-import { agentPrompted } from '../helpers/scripted-agents';
+import { agentPrompted, bash } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -28,15 +29,17 @@ describe('read-only Bash on a real bash parse', () => {
     env.modelServer.clearRequests();
     env.script(
       agentPrompted('hash trick', [
-        { toolUses: [{ name: 'Bash', input: { command: 'echo a#b && touch pwned' } }] },
-        { toolUses: [{ name: 'Bash', input: { command: 'echo q#w | tee copied' } }] },
-        { toolUses: [{ name: 'Bash', input: { command: 'echo a#b && ls' } }] },
+        { toolUses: [bash('echo a#b && touch pwned')] },
+        { toolUses: [bash('echo q#w | tee copied')] },
+        { toolUses: [bash('echo a#b && ls')] },
         { text: 'done' },
       ]),
     );
-    const handle = await env.start({ prompt: 'the hash trick', type: 'Explore', model: 'claude-test-tiny' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle } = await runCompleted(env, {
+      prompt: 'the hash trick',
+      type: 'Explore',
+      model: 'claude-test-tiny',
+    });
 
     const touch = toolResultOf(1);
     expect(touch.isError).toBe(true);

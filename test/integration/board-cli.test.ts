@@ -1,24 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BoardChangeResult, BoardSnapshot } from '../../src/shared/board/board';
-import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
-import { cli, setEnvironment } from '../helpers/in-process-cli';
+import { useAgentTestEnv } from '../helpers/agent-env';
+import { cli, useCliEnvironment } from '../helpers/in-process-cli';
 
-let env: AgentTestEnv;
-let restoreEnvironment: (() => void) | undefined;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv({ kind: 'scripted', scenario: { agents: [], default: [{ text: 'idle root' }] } });
-  restoreEnvironment = setEnvironment({
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: 'default',
-    SUBAGENTS_TASK_QUEUE: env.taskQueue,
-  });
-});
-afterAll(async () => {
-  restoreEnvironment?.();
-  await env?.close();
-});
+const env = useAgentTestEnv({ kind: 'scripted', scenario: { agents: [], default: [{ text: 'idle root' }] } });
+useCliEnvironment(env);
 
 describe('subagents board', () => {
   it('adds, moves, releases and draws a named board, with documented exit codes', async () => {

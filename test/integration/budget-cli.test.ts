@@ -1,51 +1,40 @@
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { BudgetSnapshot } from '../../src/shared/budget/budget';
-import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
-import { cli, setEnvironment } from '../helpers/in-process-cli';
+import { scenario, useAgentTestEnv } from '../helpers/agent-env';
+import { cli, useCliEnvironment } from '../helpers/in-process-cli';
 import { waitFor } from '../helpers/child-worker';
 import { agentPrompted } from '../helpers/scripted-agents';
 
-let env: AgentTestEnv;
-let restoreEnvironment: (() => void) | undefined;
-
-beforeAll(async () => {
-  env = await createAgentTestEnv(
-    scenario([
-      agentPrompted('BUDGET-ROOT', [
-        {
-          text: 'starting the capped child',
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'capped child',
-                prompt: 'CAPPED-CHILD',
-                subagent_type: 'capped',
-                budget: { max_tokens: 30_000, max_cost_usd: 5 },
-              },
+const env = useAgentTestEnv(
+  scenario([
+    agentPrompted('BUDGET-ROOT', [
+      {
+        text: 'starting the capped child',
+        toolUses: [
+          {
+            name: 'Agent',
+            input: {
+              description: 'capped child',
+              prompt: 'CAPPED-CHILD',
+              subagent_type: 'capped',
+              budget: { max_tokens: 30_000, max_cost_usd: 5 },
             },
-          ],
-        },
-        { text: 'ROOT-DONE' },
-      ]),
-      agentPrompted('CAPPED-CHILD', [{ text: 'CHILD-DONE' }]),
-      agentPrompted('PLAIN-ROOT', [{ text: 'PLAIN-DONE' }]),
+          },
+        ],
+      },
+      { text: 'ROOT-DONE' },
     ]),
-  );
+    agentPrompted('CAPPED-CHILD', [{ text: 'CHILD-DONE' }]),
+    agentPrompted('PLAIN-ROOT', [{ text: 'PLAIN-DONE' }]),
+  ]),
+);
+beforeAll(async () => {
   await env.writeFiles({
     '.claude/agents/capped.md':
       '---\nname: capped\ndescription: A capped helper\nmaxTokens: 40000\nmaxToolCalls: 7\nmaxTime: 30m\n---\nDo the task.\n',
   });
-  restoreEnvironment = setEnvironment({
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: 'default',
-    SUBAGENTS_TASK_QUEUE: env.taskQueue,
-  });
 });
-afterAll(async () => {
-  restoreEnvironment?.();
-  await env?.close();
-});
+useCliEnvironment(env);
 
 async function snapshotOf(agentId: string): Promise<BudgetSnapshot> {
   const shown = await cli('budget', agentId, '--json');

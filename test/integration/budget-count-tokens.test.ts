@@ -16,9 +16,10 @@ import type { MessageParam } from '../../src/shared/model/messages';
 import type { AgentState } from '../../src/workflows/loop/agent-state';
 import { estimateNextRequestTokens } from '../../src/workflows/context/context-meter';
 import { createAgentTestEnv, scenario, type AgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { recordHistory } from '../helpers/histories';
 import { createTestWorker, testHomeDir, uniqueTaskQueue } from '../helpers/temporal';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, spawn } from '../helpers/scripted-agents';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
@@ -39,10 +40,7 @@ afterAll(async () => {
 /** A root that starts one foreground child, then answers; the child answers at once. */
 function oneChild(name: string) {
   return scenario([
-    agentNamed(name, [
-      { toolUses: [{ name: 'Agent', input: { description: 'counted', prompt: `COUNTED-CHILD ${name}` } }] },
-      { text: 'ROOT-DONE' },
-    ]),
+    agentNamed(name, [{ toolUses: [spawn('counted', `COUNTED-CHILD ${name}`)] }, { text: 'ROOT-DONE' }]),
     agentPrompted(`COUNTED-CHILD ${name}`, [{ text: 'CHILD-DONE' }]),
   ]);
 }
@@ -86,13 +84,21 @@ function firstCallEstimate(body: {
   );
 }
 
+/** A sent Messages body without the fields count_tokens does not take. */
+function countableBody(rawBody: string): Record<string, unknown> {
+  const { max_tokens: _maxTokens, stream: _stream, ...body } = JSON.parse(rawBody) as Record<string, unknown>;
+  return body;
+}
+
 describe('count_tokens for a budgeted first call', () => {
   it('reserves the count of the body the call sends, once per agent', async () => {
     const name = 'count-always';
     env.modelServer.setBehaviour(oneChild(name));
-    const handle = await env.start({ prompt: 'count me', name, limits: { budget: { caps: { tokens: 5_000_000 } } } });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle } = await runCompleted(env, {
+      prompt: 'count me',
+      name,
+      limits: { budget: { caps: { tokens: 5_000_000 } } },
+    });
     const childId = `${handle.agentId}.1`;
     const requests = env.modelServer.requests();
 
@@ -105,11 +111,7 @@ describe('count_tokens for a budgeted first call', () => {
     expect(sent).toBeDefined();
 
     // The counted body is the sent body, without what count_tokens does not take.
-    const {
-      max_tokens: _maxTokens,
-      stream: _stream,
-      ...sentBody
-    } = JSON.parse(sent!.rawBody) as Record<string, unknown>;
+    const sentBody = countableBody(sent!.rawBody);
     expect(JSON.parse(counted!.rawBody)).toEqual(sentBody);
 
     // The reservation is the server's count, which is what the call was billed for its prompt.
@@ -181,11 +183,7 @@ describe('count_tokens for a budgeted first call', () => {
       const childId = `${handle.agentId}.1`;
       const [sent] = ofAgent(env.modelServer.requests(), '/v1/messages', childId);
       expect(sent).toBeDefined();
-      const {
-        max_tokens: _maxTokens,
-        stream: _stream,
-        ...sentBody
-      } = JSON.parse(sent!.rawBody) as Record<string, unknown>;
+      const sentBody = countableBody(sent!.rawBody);
       expect(await firstReservedInput(childId)).toBe(firstCallEstimate(sentBody as never));
     } finally {
       if (worker?.getState() === 'RUNNING') worker.shutdown();

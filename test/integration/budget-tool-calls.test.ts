@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { ServedTotals } from '../../src/model-server/served';
 import type { BudgetSnapshot } from '../../src/shared/budget/budget';
 import { useAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { localSiteWeb, useLocalSite } from '../helpers/local-site';
-import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentOfType, agentPrompted, spawn } from '../helpers/scripted-agents';
 
 const site = useLocalSite(
   `<html><head><title>Notes</title></head><body><p>${'Release 7 ships MCP support. '.repeat(50)}</p></body></html>`,
@@ -45,7 +46,7 @@ describe("tools' own model calls in the tree's ledger", () => {
       agentOfType('WebFetch', [{ text: `The page says release 7 ships MCP support. ${'detail '.repeat(60)}` }]),
       agentNamed(name, [
         { toolUses: [{ name: 'WebFetch', input: { url: `${site.url()}/root`, prompt: 'What does release 7 ship?' } }] },
-        { toolUses: [{ name: 'Agent', input: { description: 'fetcher', prompt: 'FETCH-CHILD read the notes' } }] },
+        { toolUses: [spawn('fetcher', 'FETCH-CHILD read the notes')] },
         { text: 'ROOT-DONE' },
       ]),
       agentPrompted('FETCH-CHILD', [
@@ -55,13 +56,11 @@ describe("tools' own model calls in the tree's ledger", () => {
         { text: 'CHILD-DONE' },
       ]),
     );
-    const handle = await env.start({
+    const { handle } = await runCompleted(env, {
       prompt: 'fetch the notes',
       name,
       limits: { budget: { caps: { tokens: 200_000 } } },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     const results = await toolResults(handle);
     expect(String(results[0]!.content)).toMatch(/^Fetched .*\/root \(HTTP 200[\s\S]*release 7 ships MCP support/);
 
@@ -89,13 +88,11 @@ describe("tools' own model calls in the tree's ledger", () => {
         { text: 'ROOT-WENT-ON' },
       ]),
     );
-    const handle = await env.start({
+    const { handle, result } = await runCompleted(env, {
       prompt: 'fetch the notes',
       name,
       limits: { budget: { caps: { tokens: 20_000 } } },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     expect(result.finalText).toContain('ROOT-WENT-ON');
     const [fetched] = await toolResults(handle);
     expect(fetched).toMatchObject({ is_error: true });

@@ -5,6 +5,7 @@ import { readAgentTranscript } from '../../src/transcript/export';
 import { transcriptRecords, transcriptSession } from '../../src/transcript/records';
 import type { TranscriptBoundaryRecord, TranscriptMessageRecord } from '../../src/transcript/transcript-types';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { recordHistory } from '../helpers/histories';
 import { agentNamed } from '../helpers/scripted-agents';
 
@@ -47,15 +48,13 @@ describe('compaction', () => {
         { text: 'FINAL-AFTER-COMPACTION' },
       ]),
     );
-    const handle = await env.start({
+    const { handle, result } = await runCompleted(env, {
       prompt: 'COMPACTION-PROMPT',
       name: 'compacting',
       model: 'claude-test-small',
       tools: ['Read'],
       maxTurns: 40,
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     // The scripted turn index kept counting across compactions: the last turn is the final answer.
     expect(result.finalText).toBe('FINAL-AFTER-COMPACTION');
     expect(result.turns).toBe(turns);
@@ -155,15 +154,13 @@ describe('compaction', () => {
       // The fork's first request holds the parent's turns 0..reads (its Agent call included).
       { match: { userIncludes: 'FORK-AFTER-COMPACTION' }, turnOffset: reads + 1, turns: [{ text: 'FORK-DONE' }] },
     );
-    const handle = await env.start({
+    const { handle, result } = await runCompleted(env, {
       prompt: 'FORK-COMPACT-PROMPT',
       name: 'forking-compacted',
       model: 'claude-test-small',
       tools: ['Read', 'Agent'],
       maxTurns: 40,
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     expect(result.finalText).toBe('PARENT-DONE');
 
     const parentRequests = requestsOf(handle.agentId);

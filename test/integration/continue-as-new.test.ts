@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, spawnInBackground } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -51,11 +52,7 @@ describe('long sessions: continue-as-new at turn boundaries', () => {
   it('never continues-as-new under a running child: it waits until the child has finished', async () => {
     env.script(
       agentNamed('can-parent', [
-        {
-          toolUses: [
-            { name: 'Agent', input: { description: 'background worker', prompt: 'BG-WORK', run_in_background: true } },
-          ],
-        },
+        { toolUses: [spawnInBackground('background worker', 'BG-WORK')] },
         ...Array.from({ length: 6 }, () => ({
           toolUses: [{ name: 'Glob', input: { pattern: '*.none' } }],
           delayMs: 100,
@@ -66,13 +63,11 @@ describe('long sessions: continue-as-new at turn boundaries', () => {
       ]),
       agentPrompted('BG-WORK', [{ text: 'background finished', delayMs: 2500 }]),
     );
-    const handle = await env.start({
+    const { handle, result } = await runCompleted(env, {
       prompt: 'parent with child',
       name: 'can-parent',
       limits: { continueAsNewAfterEvents: 30 },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     expect(result.finalText).toContain('background finished');
     const child = await env.temporal.client.workflow.getHandle(`${handle.agentId}.1`).describe();
     expect(child.status.name).toBe('COMPLETED');

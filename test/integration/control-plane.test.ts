@@ -6,9 +6,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../src/dev/temporal-cli';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, bash, spawn, spawnInBackground } from '../helpers/scripted-agents';
 import {
   answeredRequestsOf,
   requestsOf as requestsFrom,
@@ -73,10 +74,7 @@ describe('control plane: interrupt', () => {
     env.script(
       agentNamed('int-tools', [
         {
-          toolUses: [1, 2, 3].map((index) => ({
-            name: 'Agent',
-            input: { description: `slow child ${index}`, prompt: `slow child task ${index}` },
-          })),
+          toolUses: [1, 2, 3].map((index) => spawn(`slow child ${index}`, `slow child task ${index}`)),
         },
         { text: 'RESUMED-AFTER-INTERRUPT' },
       ]),
@@ -125,20 +123,15 @@ describe('control plane: stop', () => {
       agentNamed('stop-root', [
         {
           toolUses: [
-            { name: 'Agent', input: { description: 'fg a', prompt: 'middle agent a' } },
-            { name: 'Agent', input: { description: 'fg b', prompt: 'middle agent b' } },
-            { name: 'Agent', input: { description: 'bg c', prompt: 'middle agent c', run_in_background: true } },
+            spawn('fg a', 'middle agent a'),
+            spawn('fg b', 'middle agent b'),
+            spawnInBackground('bg c', 'middle agent c'),
           ],
         },
         { text: 'never reached' },
       ]),
       agentPrompted('middle agent', [
-        {
-          toolUses: [
-            { name: 'Agent', input: { description: 'leaf 1', prompt: 'leaf work 1', run_in_background: true } },
-            { name: 'Agent', input: { description: 'leaf 2', prompt: 'leaf work 2', run_in_background: true } },
-          ],
-        },
+        { toolUses: [spawnInBackground('leaf 1', 'leaf work 1'), spawnInBackground('leaf 2', 'leaf work 2')] },
         { text: 'middle waits' },
         { text: 'middle done' },
       ]),
@@ -175,11 +168,8 @@ describe('control plane: stop', () => {
 describe('control plane: steer', () => {
   it('delivers a steer after the tool results of the next request, and reports one that came too late', async () => {
     env.script(
-      agentNamed('steer-root', [
-        { toolUses: [{ name: 'Bash', input: { command: 'sleep 2; echo slow' } }] },
-        { text: 'steered: {{last_user_text}}' },
-      ]),
-      agentNamed('steer-late', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] }, { text: 'late' }]),
+      agentNamed('steer-root', [{ toolUses: [bash('sleep 2; echo slow')] }, { text: 'steered: {{last_user_text}}' }]),
+      agentNamed('steer-late', [{ toolUses: [bash('sleep 2')] }, { text: 'late' }]),
     );
     const handle = await env.start({ prompt: 'steer me', name: 'steer-root' });
     await waitFor(async () => (await handle.status()).state === 'running_tools', 30_000, 'the Bash call');
@@ -206,15 +196,11 @@ describe('control plane: pause spawning', () => {
   it('refuses new spawns while paused, lets running children go on, and allows spawns after resume', async () => {
     env.script(
       agentNamed('pause-root', [
-        {
-          toolUses: [
-            { name: 'Agent', input: { description: 'runner', prompt: 'keep running a bit', run_in_background: true } },
-          ],
-        },
-        { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
-        { toolUses: [{ name: 'Agent', input: { description: 'while paused', prompt: 'paused spawn' } }] },
-        { toolUses: [{ name: 'Bash', input: { command: 'sleep 2' } }] },
-        { toolUses: [{ name: 'Agent', input: { description: 'after resume', prompt: 'resumed spawn' } }] },
+        { toolUses: [spawnInBackground('runner', 'keep running a bit')] },
+        { toolUses: [bash('sleep 2')] },
+        { toolUses: [spawn('while paused', 'paused spawn')] },
+        { toolUses: [bash('sleep 2')] },
+        { toolUses: [spawn('after resume', 'resumed spawn')] },
         { text: 'pause test done' },
         { text: 'notified' },
       ]),
@@ -252,7 +238,7 @@ describe('control plane: approvals', () => {
             { name: 'Bash', input: { command: 'echo approved-run >> approvals.txt', description: 'append a line' } },
           ],
         },
-        { toolUses: [{ name: 'Agent', input: { description: 'writer child', prompt: 'write a file please' } }] },
+        { toolUses: [spawn('writer child', 'write a file please')] },
         { text: 'approvals done: {{last_tool_result}}' },
       ]),
       agentPrompted('write a file please', [
@@ -286,7 +272,7 @@ describe('control plane: approvals', () => {
   it('auto-denies an approval in a child that moved to the background', async () => {
     env.script(
       agentNamed('autodeny-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'slow writer', prompt: 'slow writer task' } }] },
+        { toolUses: [spawn('slow writer', 'slow writer task')] },
         { text: 'waiting' },
         { text: 'root got: {{last_user_text}}' },
       ]),
@@ -295,14 +281,12 @@ describe('control plane: approvals', () => {
         { text: 'writer saw: {{last_tool_result}}' },
       ]),
     );
-    const handle = await env.start({
+    const { result } = await runCompleted(env, {
       prompt: 'autodeny test',
       name: 'autodeny-root',
       permissionMode: 'default',
       limits: { autoBackgroundMs: 500 },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     expect(result.finalText).toContain('background agents cannot ask a person');
     expect(existsSync(path.join(env.workspace, 'bg.txt'))).toBe(false);
   });
@@ -317,8 +301,8 @@ describe('control plane with the official temporal CLI', () => {
     const release = path.join(env.workspace, 'cli-root-release');
     env.script(
       agentNamed('cli-root', [
-        { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release} ]; do sleep 0.1; done` } }] },
-        { toolUses: [{ name: 'Bash', input: { command: `until [ -e ${release}-never ]; do sleep 0.1; done` } }] },
+        { toolUses: [bash(`until [ -e ${release} ]; do sleep 0.1; done`)] },
+        { toolUses: [bash(`until [ -e ${release}-never ]; do sleep 0.1; done`)] },
         { text: 'unreachable' },
       ]),
     );

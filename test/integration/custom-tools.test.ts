@@ -13,7 +13,7 @@ import { createAgentWorker, createToolWorker, type AgentWorkerOptions } from '..
 import { connectTestTemporal, testHomeDir, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 import { requestBodies, scenario } from '../helpers/agent-env';
 import { activityStarts } from '../helpers/histories';
-import { agentPrompted } from '../helpers/scripted-agents';
+import { agentPrompted, bash } from '../helpers/scripted-agents';
 
 let temporal: TestTemporal;
 let modelServer: ModelServer;
@@ -168,10 +168,7 @@ describe('custom tools (defineTool)', () => {
       scenario([
         agentPrompted('where do tools run', [
           {
-            toolUses: [
-              { name: 'Bash', input: { command: 'echo from-bash' } },
-              { name: 'where_am_i', input: {} },
-            ],
+            toolUses: [bash('echo from-bash'), { name: 'where_am_i', input: {} }],
           },
           { text: 'Done.' },
         ]),

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 import { answeredRequestsOf, type ContentBlock } from '../helpers/model-requests';
 
@@ -35,8 +36,7 @@ describe("an Agent call's cwd stays inside the parent's workspace", () => {
       ]),
       agentPrompted('cwd child', [{ text: 'child here' }]),
     );
-    const handle = await env.start({ prompt: 'cwd checks', name: 'cwd-root' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'cwd checks', name: 'cwd-root' });
     const results = requestsOf(handle.agentId)[1]!.messages.at(-1)!.content as ContentBlock[];
     const text = (index: number) => JSON.stringify(results[index]);
     expect(results.slice(0, 4).every((block) => block.is_error)).toBe(true);

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useAgentTestEnv } from '../helpers/agent-env';
-import { agentNamed, agentOfType } from '../helpers/scripted-agents';
+import { runCompleted } from '../helpers/agent-waits';
+import { agentNamed, agentOfType, bash, spawn } from '../helpers/scripted-agents';
 
 /** This file's own home: it installs a plugin there. */
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'definition-fields-home-')));
@@ -35,7 +36,7 @@ describe('definition fields on a real server', () => {
     env.script(
       agentNamed('effort-root', [
         {
-          toolUses: [{ name: 'Agent', input: { description: 'paint', prompt: 'paint it', subagent_type: 'painter' } }],
+          toolUses: [spawn('paint', 'paint it', { subagent_type: 'painter' })],
         },
         { text: 'root done' },
       ]),
@@ -44,8 +45,7 @@ describe('definition fields on a real server', () => {
         { text: 'painted' },
       ]),
     );
-    const handle = await env.start({ prompt: 'paint', name: 'effort-root', model: 'claude-opus-4-6' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'paint', name: 'effort-root', model: 'claude-opus-4-6' });
     const child = `${handle.agentId}.1`;
     const childRequests = requestsOf(child);
     expect(childRequests).toHaveLength(2);
@@ -73,22 +73,21 @@ describe('definition fields on a real server', () => {
     );
     env.script(
       agentNamed('rules-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'diff', prompt: 'diff it', subagent_type: 'differ' } }] },
+        { toolUses: [spawn('diff', 'diff it', { subagent_type: 'differ' })] },
         { text: 'root done' },
       ]),
       agentOfType('differ', [
         {
           toolUses: [
-            { name: 'Bash', input: { command: 'git diff --stat' } },
-            { name: 'Bash', input: { command: 'git log --oneline > rule-escaped.txt' } },
-            { name: 'Bash', input: { command: 'git diff && touch rule-escaped.txt' } },
+            bash('git diff --stat'),
+            bash('git log --oneline > rule-escaped.txt'),
+            bash('git diff && touch rule-escaped.txt'),
           ],
         },
         { text: 'diffed' },
       ]),
     );
-    const handle = await env.start({ prompt: 'diff', name: 'rules-root' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'diff', name: 'rules-root' });
     const child = `${handle.agentId}.1`;
     const [, second] = requestsOf(child);
     const results = (second!.messages as Array<{ content: unknown }>).at(-1)!.content as Array<{
@@ -132,19 +131,13 @@ describe('definition fields on a real server', () => {
     env.script(
       agentNamed('plugin-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'review', prompt: 'review it', subagent_type: 'review-kit:reviewer' },
-            },
-          ],
+          toolUses: [spawn('review', 'review it', { subagent_type: 'review-kit:reviewer' })],
         },
         { text: 'root done' },
       ]),
       agentOfType('review-kit:reviewer', [{ text: 'reviewed by the plugin' }]),
     );
-    const handle = await env.start({ prompt: 'review', name: 'plugin-root' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'review', name: 'plugin-root' });
     // The roster the root's model saw names the plugin agent.
     expect(JSON.stringify(requestsOf(handle.agentId)[0]!.messages)).toContain('review-kit:reviewer');
     const [child] = requestsOf(`${handle.agentId}.1`);
@@ -169,9 +162,7 @@ describe('definition fields on a real server', () => {
     env.script(
       agentNamed('skills-root', [
         {
-          toolUses: [
-            { name: 'Agent', input: { description: 'log', prompt: 'write the changelog', subagent_type: 'scribe' } },
-          ],
+          toolUses: [spawn('log', 'write the changelog', { subagent_type: 'scribe' })],
         },
         { text: 'root done' },
       ]),
@@ -180,8 +171,7 @@ describe('definition fields on a real server', () => {
         { text: 'logged' },
       ]),
     );
-    const handle = await env.start({ prompt: 'log', name: 'skills-root' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'log', name: 'skills-root' });
     const [first, second] = requestsOf(`${handle.agentId}.1`);
     const opening = (first!.messages as Array<{ content: Array<{ text?: string }> }>)[0]!.content.map(
       (block) => block.text ?? '',
@@ -217,8 +207,7 @@ describe('definition fields on a real server', () => {
       ]),
       agentNamed('memory-second', [{ text: 'recalled' }]),
     );
-    const first = await env.start({ prompt: 'learn', name: 'memory-first', type: 'keeper' });
-    expect((await first.result()).status).toBe('completed');
+    const { handle: first } = await runCompleted(env, { prompt: 'learn', name: 'memory-first', type: 'keeper' });
     const [firstRequest] = requestsOf(first.agentId);
     // Write (and Read, Edit) come with memory; the prompt says where the memory is.
     expect((firstRequest!.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual([
@@ -233,8 +222,7 @@ describe('definition fields on a real server', () => {
     expect(JSON.stringify(firstRequest!.system)).toContain('MEMORY.md is empty or does not exist yet.');
     expect(readFileSync(memoryFile, 'utf8')).toContain('LESSON-FROM-RUN-ONE');
 
-    const second = await env.start({ prompt: 'recall', name: 'memory-second', type: 'keeper' });
-    expect((await second.result()).status).toBe('completed');
+    const { handle: second } = await runCompleted(env, { prompt: 'recall', name: 'memory-second', type: 'keeper' });
     expect(JSON.stringify(requestsOf(second.agentId)[0]!.system)).toContain(
       'LESSON-FROM-RUN-ONE: the build needs make.',
     );
@@ -268,21 +256,23 @@ describe('definition fields on a real server', () => {
       ]),
       agentNamed('user-memory-second', [{ text: 'recalled' }]),
     );
-    const first = await env.start({
+    const { handle: first } = await runCompleted(env, {
       prompt: 'note it',
       name: 'user-memory-first',
       type: 'diarist',
       permissionMode: 'bypassPermissions',
     });
-    expect((await first.result()).status).toBe('completed');
     expect(readFileSync(memoryFile, 'utf8')).toContain('USER-LESSON');
     // Home is not opened beyond the memory directory.
     expect(existsSync(elsewhere)).toBe(false);
     const third = JSON.stringify(requestsOf(first.agentId)[2]!.messages);
     expect(third).toContain('PathOutsideWorkspace');
     expect(third).toContain('USER-LESSON: tests run with npm test.');
-    const second = await env.start({ prompt: 'recall', name: 'user-memory-second', type: 'diarist' });
-    expect((await second.result()).status).toBe('completed');
+    const { handle: second } = await runCompleted(env, {
+      prompt: 'recall',
+      name: 'user-memory-second',
+      type: 'diarist',
+    });
     expect(JSON.stringify(requestsOf(second.agentId)[0]!.system)).toContain('USER-LESSON: tests run with npm test.');
   });
 });

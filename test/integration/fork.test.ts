@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
+import { answeredCallsOf } from '../helpers/model-requests';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, spawn } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -16,15 +18,7 @@ interface Body {
 }
 
 function rawRequestsOf(agentId: string): string[] {
-  return env.modelServer
-    .requests()
-    .filter(
-      (request) =>
-        request.path === '/v1/messages' &&
-        request.status === 200 &&
-        request.headers['x-subagents-agent-id'] === agentId,
-    )
-    .map((request) => request.rawBody);
+  return answeredCallsOf(env.modelServer, agentId).map((request) => request.rawBody);
 }
 
 function lastUserBlocks(body: Body): Block[] {
@@ -53,10 +47,7 @@ describe('fork subagents', () => {
       agentNamed('fork-root', [
         {
           text: 'Splitting the work into five forks.',
-          toolUses: [1, 2, 3, 4, 5].map((index) => ({
-            name: 'Agent',
-            input: { description: `part ${index}`, prompt: `DIRECTIVE-${index}: check area ${index}` },
-          })),
+          toolUses: [1, 2, 3, 4, 5].map((index) => spawn(`part ${index}`, `DIRECTIVE-${index}: check area ${index}`)),
         },
         ...Array.from({ length: 6 }, () => ({ text: 'noted {{last_user_text}}' })),
       ]),
@@ -66,13 +57,11 @@ describe('fork subagents', () => {
         turns: [{ text: 'Scope: checked my area.' }],
       },
     );
-    const handle = await env.start({
+    const { handle } = await runCompleted(env, {
       prompt: `Review this project.\n${context}`,
       name: 'fork-root',
       limits: { forking: true },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     const bodies = [1, 2, 3, 4, 5].map((index) => rawRequestsOf(`${handle.agentId}.${index}`)[0]!);
     for (const body of bodies) expect(body).toBeDefined();
     // Each directive block starts at the same byte offset, everything before it is byte-identical, and they differ after.
@@ -106,12 +95,7 @@ describe('fork subagents', () => {
     env.script(
       agentNamed('nested-fork-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'outer fork', prompt: 'OUTER-DIRECTIVE', run_in_background: false },
-            },
-          ],
+          toolUses: [spawn('outer fork', 'OUTER-DIRECTIVE', { run_in_background: false })],
         },
         { text: 'root done: {{last_tool_result}}' },
       ]),
@@ -119,15 +103,17 @@ describe('fork subagents', () => {
         match: { userIncludes: 'Your directive: OUTER-DIRECTIVE' },
         turnOffset: 1,
         turns: [
-          { toolUses: [{ name: 'Agent', input: { description: 'inner fork', prompt: 'INNER' } }] },
+          { toolUses: [spawn('inner fork', 'INNER')] },
           { toolUses: [{ name: 'Glob', input: { pattern: '*' } }] },
           { text: 'Scope: did it myself after {{last_tool_result}}' },
         ],
       },
     );
-    const handle = await env.start({ prompt: 'nested fork test', name: 'nested-fork-root', limits: { forking: true } });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle, result } = await runCompleted(env, {
+      prompt: 'nested fork test',
+      name: 'nested-fork-root',
+      limits: { forking: true },
+    });
     const child = rawRequestsOf(`${handle.agentId}.1`).map((body) => JSON.parse(body) as Body);
     const refused = lastUserBlocks(child[1]!)[0]!;
     expect(refused.is_error).toBe(true);
@@ -147,11 +133,8 @@ describe('fork subagents', () => {
         { toolUses: [{ name: 'Read', input: { file_path: 'shared.txt' } }] },
         {
           toolUses: [
-            { name: 'Agent', input: { description: 'fork editor', prompt: 'FORK-EDIT', run_in_background: false } },
-            {
-              name: 'Agent',
-              input: { description: 'named editor', prompt: 'NAMED-EDIT', subagent_type: 'general-purpose' },
-            },
+            spawn('fork editor', 'FORK-EDIT', { run_in_background: false }),
+            spawn('named editor', 'NAMED-EDIT', { subagent_type: 'general-purpose' }),
           ],
         },
         { text: 'done' },
@@ -169,8 +152,11 @@ describe('fork subagents', () => {
         { text: 'named saw: {{last_tool_result}}' },
       ]),
     );
-    const handle = await env.start({ prompt: 'read state test', name: 'read-state-root', limits: { forking: true } });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, {
+      prompt: 'read state test',
+      name: 'read-state-root',
+      limits: { forking: true },
+    });
     const fork = rawRequestsOf(`${handle.agentId}.1`).map((body) => JSON.parse(body) as Body);
     expect(lastUserBlocks(fork[1]!)[0]!.is_error).toBeFalsy();
     const named = rawRequestsOf(`${handle.agentId}.2`).map((body) => JSON.parse(body) as Body);

@@ -6,7 +6,7 @@ import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, bash, spawn } from '../helpers/scripted-agents';
 
 // A cancelled turn aborts its tool calls running on this worker at once, by local activity
 // (src/workflows/runtime/local-abort.ts, src/activities/tools/running-calls.ts), instead of the call learning
@@ -28,7 +28,7 @@ describe('aborting running tool calls on the worker', () => {
     const seconds = '60.3301';
     env.script(
       agentNamed('local-abort-interrupt', [
-        { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] },
+        { toolUses: [bash(`touch ${startedFile}; sleep ${seconds}`)] },
         { text: 'NEVER' },
       ]),
     );
@@ -50,12 +50,8 @@ describe('aborting running tool calls on the worker', () => {
     const startedFile = path.join(env.workspace, 'local-abort-stop.started');
     const seconds = '60.3302';
     env.script(
-      agentNamed('local-abort-stop', [
-        { toolUses: [{ name: 'Agent', input: { description: 'runner', prompt: 'local-abort child: run it' } }] },
-      ]),
-      agentPrompted('local-abort child', [
-        { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] },
-      ]),
+      agentNamed('local-abort-stop', [{ toolUses: [spawn('runner', 'local-abort child: run it')] }]),
+      agentPrompted('local-abort child', [{ toolUses: [bash(`touch ${startedFile}; sleep ${seconds}`)] }]),
     );
     const handle = await env.start({ prompt: 'delegate a long command', name: 'local-abort-stop' });
     const child = `${handle.agentId}.1`;
@@ -84,7 +80,7 @@ describe('aborting running tool calls on the worker', () => {
         glob,
         glob,
         glob,
-        { toolUses: [{ name: 'Bash', input: { command: `touch ${startedFile}; sleep ${seconds}` } }] },
+        { toolUses: [bash(`touch ${startedFile}; sleep ${seconds}`)] },
       ]),
       // Three turns of tool activities, then waiting on the model: only its model call runs.
       agentNamed('local-abort-later-model', [glob, glob, glob, { text: 'NEVER', delayMs: 60_000 }]),

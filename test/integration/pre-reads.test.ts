@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelCallInput, ModelCallResult } from '../../src/shared/model/model-call';
 import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { activityResults, historyEvents, payloadText, recordHistory, taskSteps } from '../helpers/histories';
 import { agentNamed } from '../helpers/scripted-agents';
 
@@ -63,8 +64,7 @@ describe('Reads with the model call', () => {
         { text: 'DONE' },
       ]),
     );
-    const handle = await env.start({ prompt: 'read and edit', name: 'pre-reads' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'read and edit', name: 'pre-reads' });
 
     const steps = await stepsOf(handle.agentId);
     expect(steps.localReads).toEqual([]);
@@ -110,8 +110,7 @@ describe('Reads with the model call', () => {
         { text: 'DONE' },
       ]),
     );
-    const handle = await env.start({ prompt: 'rewrite gamma', name: 'pre-order' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'rewrite gamma', name: 'pre-order' });
 
     const steps = await stepsOf(handle.agentId);
     const second = steps.modelResults[1]!;
@@ -142,8 +141,7 @@ describe('Reads with the model call', () => {
         { text: 'FOUND' },
       ]),
     );
-    const handle = await env.start({ prompt: 'find the needle', name: 'pre-search' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'find the needle', name: 'pre-search' });
 
     const { scheduled } = await taskSteps(env.temporal.client, handle.agentId);
     expect(scheduled.map((step) => step.name).filter((name) => name === 'Glob' || name === 'Grep')).toEqual([]);
@@ -178,8 +176,7 @@ describe('Reads with the model call', () => {
         { text: 'DONE' },
       ]),
     );
-    const handle = await env.start({ prompt: 'read what you may', name: 'pre-rules', cwd: dir });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'read what you may', name: 'pre-rules', cwd: dir });
 
     const steps = await stepsOf(handle.agentId);
     for (const input of steps.modelInputs) expect(input.preRead).toBeUndefined();
@@ -206,8 +203,7 @@ describe('Reads with the model call', () => {
     env.script(
       agentNamed('pre-hook', [{ toolUses: [{ name: 'Read', input: { file_path: 'hooked.txt' } }] }, { text: 'DONE' }]),
     );
-    const handle = await env.start({ prompt: 'read it', name: 'pre-hook', cwd: dir });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'read it', name: 'pre-hook', cwd: dir });
     const steps = await stepsOf(handle.agentId);
     for (const input of steps.modelInputs) expect(input.preRead?.tools).toEqual(['Glob', 'Grep']);
     expect(steps.modelResults.every((result) => result.preReads === undefined)).toBe(true);

@@ -5,7 +5,7 @@ import { rootAgentIdKey } from '../../src/shared/protocol/search-attributes';
 import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed } from '../helpers/scripted-agents';
+import { agentNamed, bash, spawn, spawnInBackground } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -22,16 +22,11 @@ describe('resume inside the tree', () => {
     env.script(
       agentNamed('tree-keeper', [
         {
-          toolUses: [
-            { name: 'Agent', input: { description: 'first job', prompt: 'RESUMABLE-CHILD', name: 'resumable' } },
-          ],
+          toolUses: [spawn('first job', 'RESUMABLE-CHILD', { name: 'resumable' })],
         },
         { text: 'ROOT-WAITING' },
       ]),
-      agentNamed('resumable', [
-        { text: 'CHILD-FIRST' },
-        { toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] },
-      ]),
+      agentNamed('resumable', [{ text: 'CHILD-FIRST' }, { toolUses: [bash('sleep 60')] }]),
     );
     const root = await env.start({
       prompt: 'keep the tree',
@@ -71,26 +66,18 @@ describe('resume inside the tree', () => {
   it('resumes a stopped agent only when asked explicitly (allowStopped / --force), also inside a running tree', async () => {
     env.script(
       agentNamed('stopped-root', [
-        { toolUses: [{ name: 'Bash', input: { command: 'sleep 60' } }] },
+        { toolUses: [bash('sleep 60')] },
         { text: 'RESUMED-AFTER-STOP: {{last_user_text}}' },
       ]),
       agentNamed('stopping-parent', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'slow', prompt: 'SLOW-CHILD', name: 'slow', run_in_background: true },
-            },
-          ],
+          toolUses: [spawnInBackground('slow', 'SLOW-CHILD', { name: 'slow' })],
         },
-        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f slow-started ]; do sleep 0.1; done' } }] },
+        { toolUses: [bash('until [ -f slow-started ]; do sleep 0.1; done')] },
         { toolUses: [{ name: 'TaskStop', input: { task_id: 'slow' } }] },
         { text: 'PARENT-IDLE' },
       ]),
-      agentNamed('slow', [
-        { toolUses: [{ name: 'Bash', input: { command: 'touch slow-started && sleep 60' } }] },
-        { text: 'SLOW-CHILD-RESUMED' },
-      ]),
+      agentNamed('slow', [{ toolUses: [bash('touch slow-started && sleep 60')] }, { text: 'SLOW-CHILD-RESUMED' }]),
     );
     const lone = await env.start({ prompt: 'run long', name: 'stopped-root' });
     await waitFor(async () => (await lone.status()).state === 'running_tools', 60_000, 'Bash running');

@@ -5,7 +5,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { agentTypeKey } from '../../src/shared/protocol/search-attributes';
 import { useAgentTestEnv } from '../helpers/agent-env';
-import { agentNamed } from '../helpers/scripted-agents';
+import { agentNamed, bash } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -56,7 +56,7 @@ describe('resume', () => {
   });
 
   it('refuses to resume a stopped agent or a running one', async () => {
-    env.script(agentNamed('stoppable', [{ toolUses: [{ name: 'Bash', input: { command: 'sleep 20' } }] }]));
+    env.script(agentNamed('stoppable', [{ toolUses: [bash('sleep 20')] }]));
     const handle = await env.start({ prompt: 'long', name: 'stoppable' });
     await expect(env.client.resume(handle.agentId, 'now')).rejects.toThrow(/still running/);
     await handle.stop({ reason: 'enough' });

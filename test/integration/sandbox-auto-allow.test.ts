@@ -8,15 +8,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf } from '../helpers/histories';
 import { sandboxAutoAllowPatch } from '../../src/workflows/loop/turn';
-import { agentNamed } from '../helpers/scripted-agents';
+import { agentNamed, bash } from '../helpers/scripted-agents';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sandbox-auto-allow-home-')));
 const env = useAgentTestEnv({ kind: 'echo' }, { homeDir });
 
-const touchTurn = { toolUses: [{ name: 'Bash', input: { command: 'touch made-by-bash.txt' } }] };
+const touchTurn = { toolUses: [bash('touch made-by-bash.txt')] };
 
 describe('sandboxed Bash without an approval', () => {
   it('runs a default-mode Bash call at once when the settings allow sandboxed commands', async () => {
@@ -24,9 +25,12 @@ describe('sandboxed Bash without an approval', () => {
     const cwd = writeProject(env.workspace, 'auto-allow', {
       '.claude/settings.json': JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } }),
     });
-    const handle = await env.start({ prompt: 'make a file', name: 'auto-allow', cwd, permissionMode: 'default' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle } = await runCompleted(env, {
+      prompt: 'make a file',
+      name: 'auto-allow',
+      cwd,
+      permissionMode: 'default',
+    });
     expect(existsSync(path.join(cwd, 'made-by-bash.txt'))).toBe(true);
     expect(patchIdsOf(await historyEvents(env.temporal.client, handle.agentId))).toContain(sandboxAutoAllowPatch);
   });

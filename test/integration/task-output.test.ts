@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, bash, spawnInBackground } from '../helpers/scripted-agents';
 import { answeredRequestsOf, type ContentBlock, type RequestBody } from '../helpers/model-requests';
 
 const env = useAgentTestEnv();
@@ -21,22 +22,17 @@ describe('TaskOutput: a parent peeks at its children', () => {
     env.script(
       agentNamed('peeker', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'peek target', prompt: 'PEEK-CHILD', name: 'peeky', run_in_background: true },
-            },
-          ],
+          toolUses: [spawnInBackground('peek target', 'PEEK-CHILD', { name: 'peeky' })],
         },
         // The child's first tool call creates this file, so from here on it is running a tool with its first text recorded.
-        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f child-started ]; do sleep 0.1; done' } }] },
+        { toolUses: [bash('until [ -f child-started ]; do sleep 0.1; done')] },
         {
           toolUses: [
             { name: 'TaskOutput', input: {} },
             { name: 'TaskOutput', input: { task_id: 'peeky', block: false } },
           ],
         },
-        { toolUses: [{ name: 'Bash', input: { command: 'touch go' } }] },
+        { toolUses: [bash('touch go')] },
         {
           toolUses: [
             { name: 'TaskOutput', input: { task_id: '{{agent_id}}.1', timeout: 120000 } },
@@ -55,16 +51,12 @@ describe('TaskOutput: a parent peeks at its children', () => {
       agentPrompted('PEEK-CHILD', [
         {
           text: 'CHILD-PROGRESS-NOTE',
-          toolUses: [
-            { name: 'Bash', input: { command: 'touch child-started && until [ -f go ]; do sleep 0.1; done' } },
-          ],
+          toolUses: [bash('touch child-started && until [ -f go ]; do sleep 0.1; done')],
         },
         { text: 'CHILD-FINAL-ANSWER' },
       ]),
     );
-    const handle = await env.start({ prompt: 'peek at a child', name: 'peeker' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle, result } = await runCompleted(env, { prompt: 'peek at a child', name: 'peeker' });
     expect(result.finalText).toBe('PEEKER-DONE');
     const childId = `${handle.agentId}.1`;
     const requests = requestsOf(handle.agentId);

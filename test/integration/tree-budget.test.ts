@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { scenario, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
-import { answeredRequestsOf, type ContentBlock } from '../helpers/model-requests';
+import { agentNamed, agentPrompted, bash, spawn } from '../helpers/scripted-agents';
+import { answeredCallsOf, answeredRequestsOf, type ContentBlock } from '../helpers/model-requests';
 
 const env = useAgentTestEnv();
 
@@ -14,11 +15,11 @@ describe('the tree token budget', () => {
     const budget = 30_000;
     env.script(
       agentNamed('budget-chain-root', [
-        { text: 'ROOT-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'middle', prompt: 'FG-MIDDLE' } }] },
+        { text: 'ROOT-PARTIAL', toolUses: [spawn('middle', 'FG-MIDDLE')] },
         { text: 'ROOT-NEVER' },
       ]),
       agentPrompted('FG-MIDDLE', [
-        { text: 'MIDDLE-PARTIAL', toolUses: [{ name: 'Agent', input: { description: 'leaf', prompt: 'FG-LEAF' } }] },
+        { text: 'MIDDLE-PARTIAL', toolUses: [spawn('leaf', 'FG-LEAF')] },
         { text: 'MIDDLE-NEVER' },
       ]),
       {
@@ -89,7 +90,7 @@ describe('the tree token budget', () => {
       scenario([
         agentNamed(name, [
           {
-            toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'SM-BUDGET-HELPER', name: 'helper' } }],
+            toolUses: [spawn('helper', 'SM-BUDGET-HELPER', { name: 'helper' })],
           },
           {
             text: 'ROOT-BEFORE-SEND',
@@ -101,14 +102,7 @@ describe('the tree token budget', () => {
         agentPrompted('SM-BUDGET-HELPER', [{ text: 'HELPER-DONE' }, { text: 'HELPER-RESUMED' }]),
       ]);
     const tokensOf = (agentId: string) =>
-      env.modelServer
-        .requests()
-        .filter(
-          (request) =>
-            request.path === '/v1/messages' &&
-            request.status === 200 &&
-            request.headers['x-subagents-agent-id'] === agentId,
-        )
+      answeredCallsOf(env.modelServer, agentId)
         .map((request) => request.usage!)
         .map(
           (usage) =>
@@ -120,8 +114,7 @@ describe('the tree token budget', () => {
 
     // Measure the same tree (same name length, no budget): the root's second call is the one that should reach the budget.
     env.modelServer.setBehaviour(scenarioFor('sm-budget-calib'));
-    const measured = await env.start({ prompt: 'send at the budget', name: 'sm-budget-calib' });
-    expect((await measured.result()).status).toBe('completed');
+    const { handle: measured } = await runCompleted(env, { prompt: 'send at the budget', name: 'sm-budget-calib' });
     const [root1, root2] = tokensOf(measured.agentId);
     const [helper1, helper2] = tokensOf(`${measured.agentId}.1`);
     expect(helper2).toBeDefined();
@@ -154,8 +147,8 @@ describe('the tree token budget', () => {
   it('refuses a SendMessage resume while spawning is paused: a resume is a spawn the root decides', async () => {
     env.script(
       agentNamed('pause-resume-root', [
-        { toolUses: [{ name: 'Agent', input: { description: 'helper', prompt: 'PAUSE-HELPER', name: 'helper' } }] },
-        { toolUses: [{ name: 'Bash', input: { command: 'until [ -f go-on ]; do sleep 0.1; done' } }] },
+        { toolUses: [spawn('helper', 'PAUSE-HELPER', { name: 'helper' })] },
+        { toolUses: [bash('until [ -f go-on ]; do sleep 0.1; done')] },
         { toolUses: [{ name: 'SendMessage', input: { to: 'helper', message: 'one more thing' } }] },
         { text: 'PAUSE-ROOT-DONE' },
       ]),

@@ -5,7 +5,7 @@ import { CliError, ExitCode } from '../../src/cli/exit-codes';
 import type { WatchEvent } from '../../src/cli/watch/watch-model';
 import { watchTree } from '../../src/cli/watch/watch-loop';
 import { useAgentTestEnv } from '../helpers/agent-env';
-import { agentNamed } from '../helpers/scripted-agents';
+import { agentNamed, bash, spawn } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -15,40 +15,20 @@ describe('subagents watch', () => {
       agentNamed('watch-root', [
         {
           text: 'Planning the survey now.',
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'survey',
-                prompt: 'Survey and delegate',
-                subagent_type: 'general-purpose',
-                name: 'watch-mid',
-              },
-            },
-          ],
+          toolUses: [spawn('survey', 'Survey and delegate', { subagent_type: 'general-purpose', name: 'watch-mid' })],
           eventDelayMs: 300,
         },
         { text: 'ROOT done' },
       ]),
       agentNamed('watch-mid', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'read notes',
-                prompt: 'Read notes.txt',
-                subagent_type: 'general-purpose',
-                name: 'watch-leaf',
-              },
-            },
-          ],
+          toolUses: [spawn('read notes', 'Read notes.txt', { subagent_type: 'general-purpose', name: 'watch-leaf' })],
           delayMs: 1500,
         },
         { text: 'MID done', delayMs: 1500 },
       ]),
       agentNamed('watch-leaf', [
-        { toolUses: [{ name: 'Bash', input: { command: 'echo leaf-working; sleep 2' } }], delayMs: 1000 },
+        { toolUses: [bash('echo leaf-working; sleep 2')], delayMs: 1000 },
         { text: 'LEAF done', delayMs: 1000 },
       ]),
     );

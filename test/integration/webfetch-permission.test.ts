@@ -7,8 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrivateAllowance } from '../../src/shared/policy/address-policy';
 import { createAgentTestEnv, modelCallsOf, writeProject, type AgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
-import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentOfType, agentPrompted, spawnInBackground } from '../helpers/scripted-agents';
 
 let env: AgentTestEnv;
 let site: Server;
@@ -84,28 +85,19 @@ describe('WebFetch permission by domain', () => {
   it('a background agent gets its answer through the approval route (auto-denied by default), never a silent allow', async () => {
     env.script(
       agentNamed('fetch-background', [
-        {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'fetcher', prompt: 'background fetch task', run_in_background: true },
-            },
-          ],
-        },
+        { toolUses: [spawnInBackground('fetcher', 'background fetch task')] },
         { text: 'waiting' },
         { text: 'root got: {{last_user_text}}' },
       ]),
       agentPrompted('background fetch task', [fetchTurn('background'), { text: 'fetcher saw: {{last_tool_result}}' }]),
     );
     const served = pagesServed;
-    const handle = await env.start({
+    const { result } = await runCompleted(env, {
       prompt: 'fetch in the background',
       name: 'fetch-background',
       cwd: writeProject(env.workspace, 'background', {}),
       permissionMode: 'default',
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     expect(result.finalText).toContain('background agents cannot ask a person');
     expect(pagesServed).toBe(served);
   });
@@ -120,23 +112,21 @@ describe('WebFetch permission by domain', () => {
     const ruled = writeProject(env.workspace, 'rule', {
       '.claude/settings.json': JSON.stringify({ permissions: { allow: ['WebFetch(domain:127.0.0.1)'] } }),
     });
-    const allowed = await env.start({
+    const { handle: allowed } = await runCompleted(env, {
       prompt: 'read the changelog',
       name: 'fetch-rule',
       cwd: ruled,
       permissionMode: 'default',
     });
-    expect((await allowed.result()).status).toBe('completed');
     expect(pagesServed).toBe(served + 1);
     expect(toolResults(allowed.agentId)[0]!.is_error).toBeFalsy();
 
-    const denied = await env.start({
+    const { handle: denied } = await runCompleted(env, {
       prompt: 'read the changelog',
       name: 'fetch-dont-ask',
       cwd: writeProject(env.workspace, 'dont-ask', {}),
       permissionMode: 'dontAsk',
     });
-    expect((await denied.result()).status).toBe('completed');
     expect(pagesServed).toBe(served + 1);
     const [refusal] = toolResults(denied.agentId);
     expect(refusal!.is_error).toBe(true);

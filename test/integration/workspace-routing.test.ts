@@ -11,7 +11,7 @@ import { SubagentsClient } from '../../src/client/client';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import { workspaceActivityNames } from '../../src/shared/workspace/workspace-routing';
 import { waitFor } from '../helpers/child-worker';
-import { recordHistory } from '../helpers/histories';
+import { activityStarts, recordHistory } from '../helpers/histories';
 import {
   connectTestTemporal,
   createTestWorker,
@@ -20,7 +20,7 @@ import {
   type TestTemporal,
 } from '../helpers/temporal';
 import { scenario } from '../helpers/agent-env';
-import { agentWithId } from '../helpers/scripted-agents';
+import { agentWithId, bash, spawn } from '../helpers/scripted-agents';
 
 let temporal: TestTemporal;
 let modelServer: ModelServer;
@@ -66,19 +66,7 @@ afterAll(async () => {
 /** Activities of a workflow: type, task queue, and the identity of the worker that started each. */
 async function activities(workflowId: string): Promise<{ name: string; taskQueue: string; identity: string }[]> {
   const history = await temporal.client.workflow.getHandle(workflowId).fetchHistory();
-  const scheduled = new Map<string, { name: string; taskQueue: string }>();
-  const found: { name: string; taskQueue: string; identity: string }[] = [];
-  for (const event of history.events ?? []) {
-    const attributes = event.activityTaskScheduledEventAttributes;
-    if (attributes)
-      scheduled.set(String(event.eventId), {
-        name: attributes.activityType?.name ?? '',
-        taskQueue: attributes.taskQueue?.name ?? '',
-      });
-    const started = event.activityTaskStartedEventAttributes;
-    if (started) found.push({ ...scheduled.get(String(started.scheduledEventId))!, identity: started.identity ?? '' });
-  }
-  return found;
+  return activityStarts(history.events ?? []);
 }
 
 type Block = { type: string; content?: unknown; is_error?: boolean };
@@ -98,16 +86,11 @@ describe('workspace routing', () => {
             {
               toolUses: [
                 { name: 'Write', input: { file_path: 'from-root.txt', content: 'root\n' } },
-                { name: 'Bash', input: { command: 'pwd > where-root.txt' } },
+                bash('pwd > where-root.txt'),
               ],
             },
             {
-              toolUses: [
-                {
-                  name: 'Agent',
-                  input: { description: 'helper', prompt: 'write a file', subagent_type: 'general-purpose' },
-                },
-              ],
+              toolUses: [spawn('helper', 'write a file', { subagent_type: 'general-purpose' })],
             },
             // A placed agent's Read stays an activity task on its worker (elsewhere it runs inside the workflow task).
             { toolUses: [{ name: 'Read', input: { file_path: 'from-root.txt' } }] },
