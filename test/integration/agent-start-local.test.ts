@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { recordHistory, taskSteps } from '../helpers/histories';
-import { agentNamed } from '../helpers/scripted-agents';
+import { agentNamed, spawn } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -13,24 +14,14 @@ describe('agent start as a local activity', () => {
       agentNamed('local-start-root', [
         {
           toolUses: [
-            {
-              name: 'Agent',
-              input: {
-                description: 'check',
-                prompt: 'Check the house rule',
-                subagent_type: 'general-purpose',
-                name: 'local-start-child',
-              },
-            },
+            spawn('check', 'Check the house rule', { subagent_type: 'general-purpose', name: 'local-start-child' }),
           ],
         },
         { text: 'ROOT done' },
       ]),
       agentNamed('local-start-child', [{ text: 'CHILD done' }]),
     );
-    const handle = await env.start({ prompt: 'start a child', name: 'local-start-root' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'start a child', name: 'local-start-root' });
     const childId = `${handle.agentId}.1`;
     for (const workflowId of [handle.agentId, childId]) {
       const steps = await taskSteps(env.temporal.client, workflowId);

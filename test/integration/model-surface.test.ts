@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { builtinAgents } from '../../src/shared/agents/builtin-agents';
 import { continuationPrompt } from '../../src/workflows/context/truncation';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentOfType, agentPrompted, bash, spawn } from '../helpers/scripted-agents';
 import { answeredRequestsOf, type ContentBlock, type RequestBody } from '../helpers/model-requests';
 
 const env = useAgentTestEnv();
@@ -41,8 +42,8 @@ describe('what a real model sees', () => {
         { toolUses: [{ name: 'Glob', input: { pattern: '*' } }] },
         {
           toolUses: [
-            { name: 'Agent', input: { description: 'general task', prompt: 'GP-CHILD-TASK' } },
-            { name: 'Agent', input: { description: 'review', prompt: 'REVIEW-TASK', subagent_type: 'code-reviewer' } },
+            spawn('general task', 'GP-CHILD-TASK'),
+            spawn('review', 'REVIEW-TASK', { subagent_type: 'code-reviewer' }),
           ],
         },
         { text: 'root done' },
@@ -50,8 +51,7 @@ describe('what a real model sees', () => {
       agentPrompted('GP-CHILD-TASK', [{ text: 'gp child done' }]),
       agentOfType('code-reviewer', [{ text: 'reviewed' }]),
     );
-    const handle = await env.start({ prompt: 'Look around and delegate.', name: 'roster-root' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'Look around and delegate.', name: 'roster-root' });
 
     const root = requestsOf(handle.agentId);
     expect(root).toHaveLength(3);
@@ -105,12 +105,7 @@ describe('what a real model sees', () => {
     env.script(
       agentNamed('cut-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'resume it', prompt: 'go on', resume: 'agent-old.1', max_turns: 3 },
-            },
-          ],
+          toolUses: [spawn('resume it', 'go on', { resume: 'agent-old.1', max_turns: 3 })],
         },
         {
           text: 'Writing the file.',
@@ -121,9 +116,7 @@ describe('what a real model sees', () => {
         { text: 'PART-TWO.' },
       ]),
     );
-    const handle = await env.start({ prompt: 'cut turns', name: 'cut-root', maxOutputTokens: 64 });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle, result } = await runCompleted(env, { prompt: 'cut turns', name: 'cut-root', maxOutputTokens: 64 });
     expect(result.finalText).toBe('PART-ONE then PART-TWO.');
     expect(result.stopReason).toBe('end_turn');
 
@@ -172,25 +165,19 @@ describe('what a real model sees', () => {
     env.script(
       agentNamed('explore-root', [
         {
-          toolUses: [
-            {
-              name: 'Agent',
-              input: { description: 'history', prompt: 'Inspect the history', subagent_type: 'Explore' },
-            },
-          ],
+          toolUses: [spawn('history', 'Inspect the history', { subagent_type: 'Explore' })],
         },
         { text: 'root done' },
       ]),
       agentOfType('Explore', [
-        { toolUses: [{ name: 'Bash', input: { command: 'git log --oneline && ls' } }] },
-        { toolUses: [{ name: 'Bash', input: { command: 'touch created.txt' } }] },
-        { toolUses: [{ name: 'Bash', input: { command: 'git commit --allow-empty -m SNEAKY' } }] },
+        { toolUses: [bash('git log --oneline && ls')] },
+        { toolUses: [bash('touch created.txt')] },
+        { toolUses: [bash('git commit --allow-empty -m SNEAKY')] },
         { text: 'explored' },
       ]),
     );
     // Default permission mode: a Bash call that needed approval would wait for a person and the test would time out.
-    const handle = await env.start({ prompt: 'explore', name: 'explore-root', permissionMode: 'default' });
-    expect((await handle.result()).status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'explore', name: 'explore-root', permissionMode: 'default' });
     const explore = requestsOf(`${handle.agentId}.1`);
     const readResult = lastUserBlocks(explore[1]!)[0]!;
     expect(readResult.is_error).toBeUndefined();

@@ -3,6 +3,7 @@ import { conversationLimits } from '../../src/shared/protocol/limits';
 import type { ModelCallInput } from '../../src/shared/model/model-call';
 import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { patchIdsOf, recordHistory, taskSteps } from '../helpers/histories';
 import { agentNamed } from '../helpers/scripted-agents';
 
@@ -41,9 +42,7 @@ describe('round trips of a turn', () => {
         { text: 'READ ALL' },
       ]),
     );
-    const handle = await env.start({ prompt: 'read the files', name: 'round-trips' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle } = await runCompleted(env, { prompt: 'read the files', name: 'round-trips' });
 
     const steps = await turnSteps(handle.agentId);
     // No task of its own for a Read or a Glob: each turn's file reads came back with its model call

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
+import { runCompleted } from '../helpers/agent-waits';
 import { localSiteWeb, useLocalSite } from '../helpers/local-site';
 import { agentOfType, agentPrompted } from '../helpers/scripted-agents';
 
@@ -42,9 +43,7 @@ describe('WebFetch, WebSearch and TodoWrite in the agent loop', () => {
         { text: 'Done: release 7 ships MCP support.' },
       ]),
     );
-    const handle = await env.start({ prompt: 'Please research the release' });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
+    const { handle, result } = await runCompleted(env, { prompt: 'Please research the release' });
     expect(result.toolUses).toBe(5);
 
     // The tools' own model calls count: the small model's tokens and the search.
