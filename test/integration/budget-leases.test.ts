@@ -10,10 +10,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ServedTotals } from '../../src/model-server/served';
 import { useAgentTestEnv } from '../helpers/agent-env';
-import { accountOf, rootAccount, servedToTree } from '../helpers/budget-accounts';
+import { runCompleted } from '../helpers/agent-waits';
+import { accountOf, cutAfterServing, rootAccount, servedToTree } from '../helpers/budget-accounts';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
-import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
+import { agentNamed, agentPrompted, bash } from '../helpers/scripted-agents';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
@@ -71,17 +72,15 @@ describe('leases of the tree budget on the real server', () => {
         ...Array.from({ length: 4 }, () => ({ text: 'noted' })),
       ]),
       agentPrompted('LEASE-', [
-        ...Array.from({ length: 6 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo step' } }] })),
+        ...Array.from({ length: 6 }, () => ({ toolUses: [bash('echo step')] })),
         { text: 'LEASE-DONE' },
       ]),
     );
-    const handle = await env.start({
+    const { handle } = await runCompleted(env, {
       prompt: 'two workers',
       name,
       limits: { budget: { caps: { tokens: 50_000_000 } } },
     });
-    const result = await handle.result();
-    expect(result.status).toBe('completed');
     for (const childId of [`${handle.agentId}.1`, `${handle.agentId}.2`]) {
       await waitFor(
         async () => (await env.client.getAgent(childId).status()).result !== undefined,
@@ -111,18 +110,16 @@ describe('leases of the tree budget on the real server', () => {
         { toolUses: [worker('LEASED-WORKER')] },
         ...Array.from({ length: 60 }, () => ({
           text: 'ROOT-WAITS',
-          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.3' } }],
+          toolUses: [bash('sleep 0.3')],
         })),
       ]),
       agentPrompted('LEASED-WORKER', [
-        ...Array.from({ length: 2 }, () => ({ toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }] })),
+        ...Array.from({ length: 2 }, () => ({ toolUses: [bash('echo leased')] })),
         {
-          toolUses: [
-            { name: 'Bash', input: { command: 'until [ -f lease-cap-set ]; do sleep 0.1; done; echo leased' } },
-          ],
+          toolUses: [bash('until [ -f lease-cap-set ]; do sleep 0.1; done; echo leased')],
         },
         ...Array.from({ length: 27 }, () => ({
-          toolUses: [{ name: 'Bash', input: { command: 'echo leased' } }],
+          toolUses: [bash('echo leased')],
           delayMs: 150,
         })),
       ]),
@@ -176,14 +173,14 @@ describe('leases of the tree budget on the real server', () => {
         { toolUses: Array.from({ length: 4 }, (_, index) => worker(`CROSSING-${index}`)) },
         ...Array.from({ length: 80 }, () => ({
           text: 'ROOT-WAITS',
-          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }],
+          toolUses: [bash('sleep 0.5')],
         })),
       ]),
       {
         match: { userIncludes: 'CROSSING-' },
         turns: Array.from({ length: 60 }, (_, index) => ({
           text: `WORKING-${index} ${'lorem ipsum dolor sit amet '.repeat(150)}`,
-          toolUses: [{ name: 'Bash', input: { command: 'echo step' } }],
+          toolUses: [bash('echo step')],
           delayMs: 100,
         })),
       },
@@ -211,14 +208,14 @@ describe('leases of the tree budget on the real server', () => {
         { toolUses: Array.from({ length: 4 }, (_, index) => worker(`CUT-${index}`)) },
         ...Array.from({ length: 40 }, () => ({
           text: 'ROOT-WAITS',
-          toolUses: [{ name: 'Bash', input: { command: 'sleep 0.5' } }],
+          toolUses: [bash('sleep 0.5')],
         })),
       ]),
       {
         match: { userIncludes: 'CUT-' },
         turns: Array.from({ length: 30 }, (_, index) => ({
           text: `STREAMING-${index} ${'lorem ipsum '.repeat(60)}`,
-          toolUses: [{ name: 'Bash', input: { command: 'echo step' } }],
+          toolUses: [bash('echo step')],
           eventDelayMs: 150,
         })),
       },
@@ -243,15 +240,7 @@ describe('leases of the tree budget on the real server', () => {
         (request) =>
           request.path === '/v1/messages' && request.headers['x-subagents-agent-id']?.startsWith(`${handle.agentId}.`),
       );
-    expect(
-      requests.filter(
-        (request) =>
-          request.served &&
-          !request.served.complete &&
-          request.served.inputTokens + request.served.cacheCreationInputTokens + request.served.cacheReadInputTokens >
-            0,
-      ).length,
-    ).toBeGreaterThanOrEqual(2);
+    expect(cutAfterServing(requests)).toBeGreaterThanOrEqual(2);
     const snapshot = await handle.budget();
     // A stream the stop cuts can have one more delta written by the server than its client read (the server learns of the
     // abort a moment later): at most a few tokens per cut stream. A lost charge would be a whole call's input, thousands.
