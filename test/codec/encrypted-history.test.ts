@@ -28,7 +28,14 @@ beforeAll(async () => {
     behaviour: scenario([
       agentNamed('codec-root', [
         // Tries to leak the key through a tool result, and produces a result large enough to be compressed.
-        { toolUses: [{ name: 'Bash', input: { command: 'echo "key=[$ANTHROPIC_API_KEY]"; env | sort; head -c 20000 /dev/zero | tr "\\0" a' } }] },
+        {
+          toolUses: [
+            {
+              name: 'Bash',
+              input: { command: 'echo "key=[$ANTHROPIC_API_KEY]"; env | sort; head -c 20000 /dev/zero | tr "\\0" a' },
+            },
+          ],
+        },
         { text: 'CODEC-FINAL: {{last_tool_result}}' },
       ]),
     ]),
@@ -57,7 +64,9 @@ describe('payload codec on a real Temporal server', () => {
     expect(result.status).toBe('completed');
     expect(result.finalText).toContain('CODEC-FINAL');
     // The model server accepts only the secret key, so the worker really used it: it was there to leak.
-    expect(agentEnv.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.status === 200)).toHaveLength(2);
+    expect(
+      agentEnv.modelServer.requests().filter((request) => request.path === '/v1/messages' && request.status === 200),
+    ).toHaveLength(2);
 
     const history = await agentEnv.client.workflow.getHandle(handle.agentId).fetchHistory();
     const raw = protobufs.temporal.api.history.v1.History.encode(history).finish();
@@ -73,7 +82,9 @@ describe('payload codec on a real Temporal server', () => {
 
     // Decoded with the key, the same history does hold the prompt and the tool output (so the search
     // above would have found them), and still never the key: Bash runs without it.
-    const decoded = protobufs.temporal.api.history.v1.History.encode(await decodeHistoryPayloads(history, dataConverter.payloadCodecs)).finish();
+    const decoded = protobufs.temporal.api.history.v1.History.encode(
+      await decodeHistoryPayloads(history, dataConverter.payloadCodecs),
+    ).finish();
     expect(contains(decoded, promptMarker)).toBe(true);
     expect(contains(decoded, 'key=[]')).toBe(true);
     expect(contains(decoded, 'a'.repeat(1000))).toBe(true);
@@ -87,15 +98,30 @@ describe('payload codec on a real Temporal server', () => {
 
     // The transcript export decodes the history's payloads (meta, model results) with the same codecs.
     const transcript = await readAgentTranscript(agentEnv.client, handle.agentId);
-    expect(transcript.meta).toMatchObject({ agentId: handle.agentId, agentType: 'general-purpose', model: 'claude-test-tiny', depth: 0 });
+    expect(transcript.meta).toMatchObject({
+      agentId: handle.agentId,
+      agentType: 'general-purpose',
+      model: 'claude-test-tiny',
+      depth: 0,
+    });
     expect(transcript.messages.map(({ message }) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(transcript.messages[3]!.timestampMs).toBeGreaterThan(transcript.messages[0]!.timestampMs);
   });
 
   it('cannot be read by a client without the key: decoding fails naming the key id', async () => {
-    const handle = await agentEnv.agents.startAgent({ prompt: 'short task', name: 'codec-root', cwd: agentEnv.workspace, model: 'claude-test-tiny', permissionMode: 'bypassPermissions' });
+    const handle = await agentEnv.agents.startAgent({
+      prompt: 'short task',
+      name: 'codec-root',
+      cwd: agentEnv.workspace,
+      model: 'claude-test-tiny',
+      permissionMode: 'bypassPermissions',
+    });
     await handle.result();
-    const keyless = new Client({ connection: agentEnv.temporal.client.connection, namespace: 'default', dataConverter: createDataConverter({}) });
+    const keyless = new Client({
+      connection: agentEnv.temporal.client.connection,
+      namespace: 'default',
+      dataConverter: createDataConverter({}),
+    });
     await expect(keyless.workflow.getHandle(handle.agentId).result()).rejects.toThrow(/key id "it-key"/);
     await expect(readAgentTranscript(keyless, handle.agentId)).rejects.toThrow(UnknownPayloadKeyError);
   });
