@@ -173,6 +173,19 @@ export function scenarioEntries(
     },
     { text: `${branch} leaf done` },
   ];
+  /** The turn that starts the leaf under one branch of the tree. */
+  const spawnLeaf = (branch: string) => ({
+    toolUses: [
+      {
+        name: 'Agent',
+        input: {
+          description: `${branch} leaf`,
+          prompt: `CHAOS leaf under the ${branch} branch of ${rootId}`,
+          subagent_type: 'general-purpose',
+        },
+      },
+    ],
+  });
   const script: Record<Role, Omit<ScriptedTurn, 'delayMs'>[]> = {
     root: [
       {
@@ -218,18 +231,7 @@ export function scenarioEntries(
     bg: [
       { toolUses: [{ name: 'Glob', input: { pattern: '**/*.txt' } }] },
       { toolUses: [{ name: 'Read', input: { file_path: 'notes/a.txt' } }] },
-      {
-        toolUses: [
-          {
-            name: 'Agent',
-            input: {
-              description: 'background leaf',
-              prompt: `CHAOS leaf under the background branch of ${rootId}`,
-              subagent_type: 'general-purpose',
-            },
-          },
-        ],
-      },
+      spawnLeaf('background'),
       { text: 'background branch done' },
     ],
     bgChild: leafScript('bgChild', { name: 'Read', input: { file_path: 'shared.txt' } }, 'background'),
@@ -248,18 +250,7 @@ export function scenarioEntries(
           },
         ],
       },
-      {
-        toolUses: [
-          {
-            name: 'Agent',
-            input: {
-              description: 'worktree leaf',
-              prompt: `CHAOS leaf under the worktree branch of ${rootId}`,
-              subagent_type: 'general-purpose',
-            },
-          },
-        ],
-      },
+      spawnLeaf('worktree'),
       { text: 'worktree branch done' },
     ],
     fgChild: leafScript('fgChild', { name: 'Glob', input: { pattern: 'notes/*.txt' } }, 'worktree'),

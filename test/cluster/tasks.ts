@@ -3,6 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
 import { workspaceActivityNames } from '../../src/shared/workspace/workspace-routing';
+import { scheduledActivities } from '../helpers/histories';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
@@ -40,17 +41,11 @@ export async function taskRecords(
       .fetchHistory();
     histories.unshift(history);
     const events: HistoryEvent[] = history.events ?? [];
-    const scheduled = new Map<number, { name: string; taskQueue: string }>();
+    const scheduled = scheduledActivities(events);
     for (const event of events) {
-      const attributes = event.activityTaskScheduledEventAttributes;
-      if (attributes)
-        scheduled.set(asNumber(event.eventId), {
-          name: attributes.activityType?.name ?? '',
-          taskQueue: attributes.taskQueue?.name ?? '',
-        });
       const started = event.activityTaskStartedEventAttributes;
       if (started) {
-        const activity = scheduled.get(asNumber(started.scheduledEventId));
+        const activity = scheduled.get(String(started.scheduledEventId));
         tasks.push({
           workflowId,
           kind: 'activity',

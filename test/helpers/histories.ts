@@ -96,12 +96,11 @@ export function abortsOf(events: readonly proto.temporal.api.history.v1.IHistory
   });
 }
 
-/** Each started activity of a history with the type and queue it was scheduled with, and the worker that took it. */
-export function activityStarts(
+/** Each scheduled activity's type and task queue, by its scheduled event's id. */
+export function scheduledActivities(
   events: readonly proto.temporal.api.history.v1.IHistoryEvent[],
-): { name: string; taskQueue: string; identity: string }[] {
+): Map<string, { name: string; taskQueue: string }> {
   const scheduled = new Map<string, { name: string; taskQueue: string }>();
-  const starts: { name: string; taskQueue: string; identity: string }[] = [];
   for (const event of events) {
     const attributes = event.activityTaskScheduledEventAttributes;
     if (attributes)
@@ -109,6 +108,16 @@ export function activityStarts(
         name: attributes.activityType?.name ?? '',
         taskQueue: attributes.taskQueue?.name ?? '',
       });
+  }
+  return scheduled;
+}
+/** Each started activity of a history with the type and queue it was scheduled with, and the worker that took it. */
+export function activityStarts(
+  events: readonly proto.temporal.api.history.v1.IHistoryEvent[],
+): { name: string; taskQueue: string; identity: string }[] {
+  const scheduled = scheduledActivities(events);
+  const starts: { name: string; taskQueue: string; identity: string }[] = [];
+  for (const event of events) {
     const started = event.activityTaskStartedEventAttributes;
     const activity = started ? scheduled.get(String(started.scheduledEventId)) : undefined;
     if (started && activity) starts.push({ ...activity, identity: started.identity ?? '' });

@@ -17,6 +17,13 @@ async function statusName(agentId: string): Promise<string | undefined> {
   }
 }
 
+/** Starts an interactive root and waits until it idles for the next message; its first child's id beside it. */
+async function startIdleRoot(prompt: string, name: string) {
+  const root = await env.start({ prompt, name, interactive: { idleTimeoutMs: 120_000 } });
+  await waitFor(async () => (await root.status()).waitingFor === 'the next message', 60_000, `${name} idle`);
+  return { root, firstChildId: `${root.agentId}.1` };
+}
+
 describe('resume inside the tree', () => {
   it('resumes a finished child through its running root: same tree, registered with the root, stopped by its cascade', async () => {
     env.script(
@@ -28,13 +35,7 @@ describe('resume inside the tree', () => {
       ]),
       agentNamed('resumable', [{ text: 'CHILD-FIRST' }, { toolUses: [bash('sleep 60')] }]),
     );
-    const root = await env.start({
-      prompt: 'keep the tree',
-      name: 'tree-keeper',
-      interactive: { idleTimeoutMs: 120_000 },
-    });
-    const childId = `${root.agentId}.1`;
-    await waitFor(async () => (await root.status()).waitingFor === 'the next message', 60_000, 'the root waiting');
+    const { root, firstChildId: childId } = await startIdleRoot('keep the tree', 'tree-keeper');
     expect(await statusName(childId)).toBe('COMPLETED');
 
     const resumed = await env.client.resume(childId, 'CHILD-AGAIN');
@@ -92,13 +93,7 @@ describe('resume inside the tree', () => {
     // The stopped turn's tool call was answered with who stopped it; the new prompt follows.
     expect(result.finalText).toMatch(/^RESUMED-AFTER-STOP: \[Stopped by user: pause it\]\ncarry on$/);
 
-    const parent = await env.start({
-      prompt: 'start and stop',
-      name: 'stopping-parent',
-      interactive: { idleTimeoutMs: 120_000 },
-    });
-    const slowId = `${parent.agentId}.1`;
-    await waitFor(async () => (await parent.status()).waitingFor === 'the next message', 60_000, 'the parent idle');
+    const { root: parent, firstChildId: slowId } = await startIdleRoot('start and stop', 'stopping-parent');
     await expect(env.client.resume(slowId, 'finish now')).rejects.toThrow(/stopped/);
     const slow = await env.client.resume(slowId, 'finish now', { allowStopped: true });
     await waitFor(async () => (await statusName(slowId)) === 'COMPLETED', 60_000, 'the resumed child finished');
