@@ -1,7 +1,7 @@
 // @slow
 import { describe, expect, it } from 'vitest';
 import { costOfUsage } from '../../src/shared/model/model-prices';
-import { useAgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 import { processesMatching } from '../helpers/processes';
@@ -177,12 +177,7 @@ describe('cost and wall-time caps on the real server', () => {
       limits: { budget: { caps: { concurrentAgents: 3 } } },
     });
     await handle.result();
-    const bodies = env.modelServer
-      .requests()
-      .filter(
-        (request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId,
-      )
-      .map((request) => request.rawBody);
+    const bodies = modelCallsOf(env.modelServer, handle.agentId).map((request) => request.rawBody);
     const second = bodies[1]!;
     expect(second.match(/SpawnLimitReached/g)?.length).toBe(2);
     expect(second).toContain("the tree's budget of 3 agents at once, 3 running");

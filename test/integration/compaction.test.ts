@@ -4,7 +4,7 @@ import { compactionInstruction } from '../../src/shared/model/compaction';
 import { readAgentTranscript } from '../../src/transcript/export';
 import { transcriptRecords, transcriptSession } from '../../src/transcript/records';
 import type { TranscriptBoundaryRecord, TranscriptMessageRecord } from '../../src/transcript/transcript-types';
-import { useAgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { runCompleted } from '../helpers/agent-waits';
 import { recordHistory } from '../helpers/histories';
 import { agentNamed } from '../helpers/scripted-agents';
@@ -21,15 +21,12 @@ const withoutBreakpoints = (value: unknown): string =>
   JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner));
 
 function requestsOf(agentId: string) {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => ({
-      status: request.status,
-      compaction: request.headers['x-subagents-purpose'] === 'compaction',
-      usage: request.usage,
-      body: JSON.parse(request.rawBody) as Body,
-    }));
+  return modelCallsOf(env.modelServer, agentId).map((request) => ({
+    status: request.status,
+    compaction: request.headers['x-subagents-purpose'] === 'compaction',
+    usage: request.usage,
+    body: JSON.parse(request.rawBody) as Body,
+  }));
 }
 
 describe('compaction', () => {

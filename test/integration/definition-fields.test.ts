@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useAgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { runCompleted } from '../helpers/agent-waits';
 import { agentNamed, agentOfType, bash, spawn } from '../helpers/scripted-agents';
 
@@ -21,10 +21,9 @@ function writeAgent(file: string, text: string): void {
 
 /** Model request bodies of one agent, parsed. */
 function requestsOf(agentId: string): Array<Record<string, unknown>> {
-  return env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId)
-    .map((request) => JSON.parse(request.rawBody) as Record<string, unknown>);
+  return modelCallsOf(env.modelServer, agentId).map(
+    (request) => JSON.parse(request.rawBody) as Record<string, unknown>,
+  );
 }
 
 describe('definition fields on a real server', () => {

@@ -1,7 +1,7 @@
 // @slow
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { useAgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { runCli } from '../helpers/cli-process';
@@ -130,11 +130,7 @@ describe('hostile input to the long-run handlers', () => {
         name: 'task-output-hostile',
       });
       expect(result.finalText).toBe('HOSTILE-PEEK-DONE');
-      const requests = env.modelServer
-        .requests()
-        .filter(
-          (request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId,
-        );
+      const requests = modelCallsOf(env.modelServer, handle.agentId);
       const body = JSON.parse(requests[2]!.rawBody) as {
         messages: { content: { type: string; is_error?: boolean; content?: unknown }[] }[];
       };

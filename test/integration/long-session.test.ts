@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentStatusSnapshot } from '../../src/shared/agents/agent';
-import { useAgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
 
@@ -65,11 +65,7 @@ describe('long interactive sessions', () => {
     expect(result.status).toBe('completed');
     expect(result.finalText).toBe('ANSWER-14');
 
-    const requests = env.modelServer
-      .requests()
-      .filter(
-        (request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId,
-      );
+    const requests = modelCallsOf(env.modelServer, handle.agentId);
     expect(requests.every((request) => request.status === 200)).toBe(true);
     const notice = requests.find((request) => request.rawBody.includes('MessageTooLarge'));
     expect(notice).toBeDefined();
@@ -120,11 +116,7 @@ describe('long interactive sessions', () => {
     await handle.close();
     const result = await handle.result();
     expect(result.status).toBe('completed');
-    const requests = env.modelServer
-      .requests()
-      .filter(
-        (request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId,
-      );
+    const requests = modelCallsOf(env.modelServer, handle.agentId);
     expect(requests.some((request) => request.rawBody.includes('q'.repeat(1000)))).toBe(false);
     expect(requests.some((request) => request.rawBody.includes('MessageTooLarge'))).toBe(true);
     await recordHistory(env.temporal.client, handle.agentId, 'long-runs-interactive-first-run', runs[0]!.runId);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelCallInput, ModelCallResult } from '../../src/shared/model/model-call';
-import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, writeProject, useAgentTestEnv } from '../helpers/agent-env';
 import { runCompleted } from '../helpers/agent-waits';
 import { activityResults, historyEvents, payloadText, recordHistory, taskSteps } from '../helpers/histories';
 import { agentNamed } from '../helpers/scripted-agents';
@@ -32,9 +32,7 @@ function toolResultsOf(
   agentId: string,
   index: number,
 ): Array<{ tool_use_id: string; content: string; is_error?: boolean }> {
-  const requests = env.modelServer
-    .requests()
-    .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
+  const requests = modelCallsOf(env.modelServer, agentId);
   const body = JSON.parse(requests[index]!.rawBody) as { messages: { content: unknown }[] };
   return body.messages.at(-1)!.content as Array<{ tool_use_id: string; content: string; is_error?: boolean }>;
 }

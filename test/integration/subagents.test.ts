@@ -11,7 +11,7 @@ import {
   rootAgentIdKey,
   agentDepthKey,
 } from '../../src/shared/protocol/search-attributes';
-import { useAgentTestEnv } from '../helpers/agent-env';
+import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { recordHistory } from '../helpers/histories';
@@ -333,10 +333,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
       agentPrompted('window part', [{ text: 'part done' }]),
     );
     const handle = await env.start({ prompt: 'eleven parts', name: 'window-root' });
-    const calledBy = (agentId: string) =>
-      env.modelServer
-        .requests()
-        .filter((request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === agentId);
+    const calledBy = (agentId: string) => modelCallsOf(env.modelServer, agentId);
     // In fixed batches of 10, part 11 would wait for part 1, which waits for part 11: this wait would time out.
     await waitFor(() => calledBy(`${handle.agentId}.11`).length > 0, 90_000, 'part 11 to start while part 1 runs');
     expect(calledBy(`${handle.agentId}.1`)).toHaveLength(1);
@@ -477,16 +474,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     );
     const handle = await env.start({ prompt: name, name, cwd });
     // Requests are logged as they arrive: the root's first one means its start (and load of its types) is done.
-    await waitFor(
-      () =>
-        env.modelServer
-          .requests()
-          .some(
-            (request) => request.path === '/v1/messages' && request.headers['x-subagents-agent-id'] === handle.agentId,
-          ),
-      30_000,
-      'the root to call the model',
-    );
+    await waitFor(() => modelCallsOf(env.modelServer, handle.agentId).length > 0, 30_000, 'the root to call the model');
     return { handle, file, writeType };
   }
 
