@@ -242,8 +242,9 @@ describe('leases of the tree budget on the real server', () => {
       );
     expect(cutAfterServing(requests)).toBeGreaterThanOrEqual(2);
     const snapshot = await handle.budget();
-    // A stream the stop cuts can have one more delta written by the server than its client read (the server learns of the
-    // abort a moment later): at most a few tokens per cut stream. A lost charge would be a whole call's input, thousands.
+    // A stream the stop cuts can have deltas written by the server after its client stopped reading (the server learns of
+    // the abort later, more so on a loaded machine: 122 tokens over six streams in one CI run). A lost charge would be a
+    // whole call's input, thousands of tokens: the bound stays far below that.
     const cutStreams = env.modelServer
       .requests()
       .filter(
@@ -253,7 +254,7 @@ describe('leases of the tree budget on the real server', () => {
           request.served &&
           !request.served.complete,
       ).length;
-    expect(Math.abs(rootAccount(snapshot).subtree.tokens - served)).toBeLessThanOrEqual(8 * cutStreams);
+    expect(Math.abs(rootAccount(snapshot).subtree.tokens - served)).toBeLessThanOrEqual(64 * cutStreams);
     expect(snapshot.leases).toEqual({ held: 0, tokens: 0 });
     const traffic = await Promise.all([1, 2, 3, 4].map((index) => trafficOf(`${handle.agentId}.${index}`)));
     expect(traffic.every((child) => child.leases >= 1)).toBe(true);
