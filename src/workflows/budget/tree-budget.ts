@@ -15,7 +15,12 @@ export const budgetStopsTreePatch = 'tree-budget-stops-all';
  * "stopped by budget" (docs/architecture.md, Limits). Its result is status cancelled with its
  * partial text; each stopped agent reports its own partial result to its parent.
  */
-export function stopsWholeTreeAtBudget({ input, tree, control, progress }: AgentParts): boolean {
+export function stopsWholeTreeAtBudget({
+  input,
+  tree,
+  control,
+  progress,
+}: Pick<AgentParts, 'input' | 'tree' | 'control' | 'progress'>): boolean {
   if (!tree.coordinator || treeCapsOf(input.limits) === undefined || !hasPatch(budgetStopsTreePatch)) return false;
   tree.stopWholeTreeAtBudget((notice) => {
     if (!progress.finished) control.stopFromWithin(notice);

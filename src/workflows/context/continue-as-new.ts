@@ -30,7 +30,7 @@ export function historyDue({ input, state }: Pick<AgentParts, 'input' | 'state'>
 
 /** The input of the next run: the conversation, counters, inbox, tree and board state, and what it was waiting after. */
 function nextInput(
-  { input, state, inbox, tree, board }: AgentParts,
+  { input, state, inbox, tree, board }: Pick<AgentParts, 'input' | 'state' | 'inbox' | 'tree' | 'board'>,
   awaiting: AwaitingInput | undefined,
 ): AgentWorkflowInput {
   return {

@@ -68,7 +68,7 @@ export type CutOffOutcome = { type: 'tools_done' } | { type: 'truncated'; text: 
 
 /** Applies the decision to the agent's conversation: every tool_use answered, or the continuation request appended. */
 export function handleCutOffTurn(
-  { state, inbox }: AgentParts,
+  { state, inbox }: Pick<AgentParts, 'state' | 'inbox'>,
   toolUses: readonly ToolUseBlock[],
   content: readonly ContentBlock[],
   maxOutputTokens: number,

@@ -101,7 +101,10 @@ const budgetStopAwaitedPatch = 'budget-stop-awaited';
 const budgetStopWait = '30 seconds';
 
 /** An agent refused at a cap waits for the root's stop (stopping itself would end it failed); a root stops itself. */
-async function awaitBudgetStop(agent: AgentParts, notice: { by: string; reason: string }): Promise<void> {
+async function awaitBudgetStop(
+  agent: Pick<AgentParts, 'control' | 'tree'>,
+  notice: { by: string; reason: string },
+): Promise<void> {
   if (agent.control.stopFromWithin(notice)) throw new CancelledFailure(`stopped by budget: ${notice.reason}`);
   if (agent.tree.coordinator) return;
   await Promise.race([CancellationScope.current().cancelRequested, sleep(budgetStopWait)]);

@@ -6,7 +6,10 @@ import type { InputGuard } from '../runtime/input-guard';
 import { resumeDescendant } from '../tree/resume-in-tree';
 
 /** Handlers of long runs (docs/cli.md): `compact`, `transcript` and `resumeDescendant`, inputs guarded. */
-export function installLongRunHandlers(agent: AgentParts, guard: InputGuard): void {
+export function installLongRunHandlers(
+  agent: Pick<AgentParts, 'input' | 'state' | 'progress' | 'compaction' | 'children' | 'tree'>,
+  guard: InputGuard,
+): void {
   const { input, state, progress, compaction } = agent;
   const finished = (what: string) => {
     const result = progress.current.result;

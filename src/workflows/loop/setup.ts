@@ -14,7 +14,7 @@ export const agentStartPatch = 'agent-start-context';
 export const localAgentStartPatch = 'local-agent-start';
 
 /** Prepares a run's first turn (worktree, prompt, first messages, MCP tools); returns why it cannot run, if so. */
-export async function prepareRun(agent: AgentParts): Promise<string | undefined> {
+export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Promise<string | undefined> {
   const { input, state } = agent;
   if (input.isolation === 'worktree' && !state.worktree) {
     state.useWorktree(await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd }));

@@ -74,7 +74,9 @@ export function stallText(agentId: string, report: StallReport): string {
 }
 
 /** The stall watchdog (docs/architecture.md): one timer per period, reports a stall and stops on stallAction "stop". */
-export async function runStallWatchdog(agent: AgentParts): Promise<void> {
+export async function runStallWatchdog(
+  agent: Pick<AgentParts, 'input' | 'progress' | 'approvals' | 'control'>,
+): Promise<void> {
   const { input, progress, approvals, control } = agent;
   const timeoutMs = input.limits.stallTimeoutMs ?? defaultStallTimeoutMs;
   const action: StallAction = input.limits.stallAction ?? 'report';

@@ -30,9 +30,12 @@ export function resumeRefusal(
   return undefined;
 }
 
+/** What resuming a descendant uses of the agent: its limits, its children and its tree's slots. */
+type ResumingAgent = Pick<AgentParts, 'input' | 'children' | 'tree'>;
+
 /** Resume inside the tree: the nearest running ancestor restarts the agent as its own background child (docs/architecture.md). */
 export async function resumeDescendant(
-  agent: AgentParts,
+  agent: ResumingAgent,
   request: ResumeDescendantInput,
 ): Promise<ResumeDescendantAck> {
   try {
@@ -43,7 +46,7 @@ export async function resumeDescendant(
   }
 }
 
-async function resumeInTree(agent: AgentParts, request: ResumeDescendantInput): Promise<ResumeDescendantAck> {
+async function resumeInTree(agent: ResumingAgent, request: ResumeDescendantInput): Promise<ResumeDescendantAck> {
   const { input, children, tree } = agent;
   let previous: ResumeState;
   try {
