@@ -3,7 +3,7 @@ import type { Activities } from '../runtime/activity-proxies';
 import type { AgentState } from '../loop/agent-state';
 import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import { estimateNextRequestTokens } from '../context/context-meter';
-import type { TreeLink } from '../tree/tree-link';
+import type { BudgetLink } from './budget-link';
 
 /** Marks runs whose budgeted calls without a measured overhead reserve by `count_tokens` (docs/budgets.md, "Counted input"). */
 export const budgetCountTokensPatch = 'budget-count-tokens';
@@ -24,11 +24,11 @@ const countActivities = proxyLocalActivities<Activities>({
 export function countedInputTokens(agent: {
   readonly input: AgentWorkflowInput;
   readonly state: AgentState;
-  readonly tree: TreeLink;
+  readonly budget: BudgetLink;
 }): Promise<number> | undefined {
   if (agent.state.contextOverheadTokens !== undefined) return undefined;
   // Whether this run counts: asked once, at its first uncorrected call.
-  return agent.tree.budgetPatches.has(budgetCountTokensPatch) ? countRequest(agent) : undefined;
+  return agent.budget.patches.has(budgetCountTokensPatch) ? countRequest(agent) : undefined;
 }
 
 async function countRequest({

@@ -7,7 +7,7 @@ import type { ModelCallResult } from '../../shared/model/model-call';
 import { toolUsesOf } from '../../shared/tools/tool-results';
 import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import type { AgentState } from '../loop/agent-state';
-import type { TreeLink } from '../tree/tree-link';
+import type { BudgetLink } from './budget-link';
 import { budgetLeasesPatch } from './budget-lease';
 import { estimateNextRequestTokens } from '../context/context-meter';
 import { countedInputTokens } from './input-count';
@@ -17,7 +17,7 @@ import { budgetLedgerPatch } from './tree-ledger';
 export interface BudgetedAgent {
   readonly input: AgentWorkflowInput;
   readonly state: AgentState;
-  readonly tree: TreeLink;
+  readonly budget: BudgetLink;
 }
 
 /** A model call's place in the tree's ledger: none (no caps), room granted, or refused. */
@@ -33,15 +33,15 @@ const aheadMarginTokens = 4096;
 const waitingTools: ReadonlySet<string> = new Set(['Agent', 'TaskOutput']);
 
 /** Whether this agent's model calls reserve from its tree's ledger (the patch asked once, at its first call). */
-export function reserves({ input, tree }: Pick<BudgetedAgent, 'input' | 'tree'>): boolean {
+export function reserves({ input, budget }: Pick<BudgetedAgent, 'input' | 'budget'>): boolean {
   if (input.budgeted !== true) return false;
-  return tree.budgetPatches.has(budgetLedgerPatch);
+  return budget.patches.has(budgetLedgerPatch);
 }
 
 /** Whether this run asks for leases (a child: the root decides its own calls in its own task, at no cost). */
-function leases({ tree }: Pick<BudgetedAgent, 'tree'>): boolean {
-  if (tree.ledger) return false;
-  return tree.budgetPatches.has(budgetLeasesPatch);
+function leases({ budget }: Pick<BudgetedAgent, 'budget'>): boolean {
+  if (budget.ledger) return false;
+  return budget.patches.has(budgetLeasesPatch);
 }
 
 /** Fewer output tokens are not worth a call; with thinking on, max_tokens must exceed the thinking budget. */
@@ -52,11 +52,11 @@ function minOutputFor({ input }: Pick<BudgetedAgent, 'input'>, maxOutputTokens: 
 
 /** A request of this agent for one call's room, under a new reservation id (its parent and caps ride along). */
 export function reserveRequest(
-  { input, tree }: BudgetedAgent,
+  { input, budget }: BudgetedAgent,
   room: Pick<BudgetReserveRequest, 'inputTokens' | 'maxOutputTokens' | 'minOutputTokens'> & { ahead: boolean },
 ): BudgetReserveRequest {
   return {
-    reservationId: tree.nextReservationId(),
+    reservationId: budget.nextReservationId(),
     agentId: input.agentId,
     ...(input.parentAgentId !== undefined ? { parentAgentId: input.parentAgentId } : {}),
     ...(input.budgetCaps ? { caps: input.budgetCaps } : {}),
@@ -94,13 +94,13 @@ async function spendFromLease(
   inputTokens: number,
   maxOutputTokens: number,
 ): Promise<CallReservation | undefined> {
-  const { input, tree } = agent;
-  const lease = tree.lease;
+  const { input, budget } = agent;
+  const lease = budget.lease;
   const leaseId = lease.leaseId;
   if (leaseId === undefined) return undefined;
   const tokens = inputTokens + maxOutputTokens;
   if (lease.available < tokens && lease.toppingUp) await condition(() => !lease.toppingUp || lease.leaseId !== leaseId);
-  const callId = tree.nextReservationId();
+  const callId = budget.nextReservationId();
   if (lease.leaseId === leaseId && lease.take({ callId, tokens, inputTokens })) {
     return {
       kind: 'granted',
@@ -109,7 +109,7 @@ async function spendFromLease(
     };
   }
   // Spent or asked back: the rest goes back, and this call reserves exactly (perhaps with a new lease).
-  await CancellationScope.nonCancellable(() => tree.releaseLease());
+  await CancellationScope.nonCancellable(() => budget.releaseLease());
   return undefined;
 }
 
@@ -121,7 +121,7 @@ async function fromGrantedLease(
   maxOutputTokens: number,
 ): Promise<CallReservation | undefined> {
   if (grant.leaseId === undefined) return undefined;
-  agent.tree.lease.hold(grant.leaseId, grant.reservedTokens);
+  agent.budget.lease.hold(grant.leaseId, grant.reservedTokens);
   return spendFromLease(agent, inputTokens, maxOutputTokens);
 }
 
@@ -150,32 +150,32 @@ export function granted(
  */
 export async function reserveModelCall(agent: BudgetedAgent, maxOutputTokens: number): Promise<CallReservation> {
   if (!reserves(agent)) return { kind: 'none' };
-  const { input, state, tree } = agent;
+  const { input, state, budget } = agent;
   // Counted by count_tokens when nothing was measured yet (src/workflows/budget/input-count.ts); no await otherwise.
   const counting = countedInputTokens(agent);
   const inputTokens = counting === undefined ? estimateNextRequestTokens(input, state) : await counting;
   const leased = await spendFromLease(agent, inputTokens, maxOutputTokens);
   if (leased) return leased;
-  const ahead = tree.takeAhead();
+  const ahead = budget.takeAhead();
   if (ahead !== undefined) {
-    const grant = await tree.grantOf(ahead);
+    const grant = await budget.grantOf(ahead);
     if (grant.granted && grant.leaseId !== undefined) {
       const fromLease = await fromGrantedLease(agent, grant, inputTokens, maxOutputTokens);
       if (fromLease) return fromLease;
     } else if (grant.granted) {
       const fits = Math.min(grant.outputTokens, grant.reservedTokens - inputTokens, maxOutputTokens);
       if (fits >= minOutputFor(agent, maxOutputTokens)) return granted(agent, grant, fits);
-      await tree.releaseModelCall(grant.reservationId, input.model, true);
+      await budget.releaseModelCall(grant.reservationId, input.model, true);
     } else if (grant.revoked === true) {
       // A lease granted ahead and asked back before this call could take it.
-      await tree.releaseModelCall(grant.reservationId, input.model, true);
+      await budget.releaseModelCall(grant.reservationId, input.model, true);
     }
   }
   const request = requestFor(agent, maxOutputTokens, inputTokens, false);
-  const grant = await tree.reserveModelCall(request);
+  const grant = await budget.reserveModelCall(request);
   if (!grant.granted && grant.revoked === true) {
     // Its answer was a lease, asked back before this call could take it: given back, and asked again.
-    await tree.releaseModelCall(grant.reservationId, input.model, true);
+    await budget.releaseModelCall(grant.reservationId, input.model, true);
     return reserveModelCall(agent, maxOutputTokens);
   }
   if (!grant.granted) return { kind: 'refused', grant };
@@ -198,7 +198,7 @@ export async function settleModelCall(
   maxOutputTokens: number,
 ): Promise<void> {
   if (reservation.kind !== 'granted') return;
-  const { input, state, tree } = agent;
+  const { input, state, budget } = agent;
   const toolUses = toolUsesOf(response.content);
   const toolCalls = toolUses.length;
   const charge = {
@@ -220,8 +220,8 @@ export async function settleModelCall(
     ? requestFor(agent, maxOutputTokens, estimateNextRequestTokens(input, state) + aheadMarginTokens, true)
     : undefined;
   // Delivered before the agent may end: the root has the charge before it learns of the end.
-  if (!ahead) await tree.chargeModelCall(charge);
-  else tree.reserveAhead(ahead, charge);
+  if (!ahead) await budget.chargeModelCall(charge);
+  else budget.reserveAhead(ahead, charge);
 }
 
 /**
@@ -237,13 +237,13 @@ async function settleLeaseCall(
   goesOn: boolean,
   maxOutputTokens: number,
 ): Promise<void> {
-  const { input, state, tree } = agent;
-  const lease = tree.lease;
+  const { input, state, budget } = agent;
+  const lease = budget.lease;
   // Earlier attempts were billed by their activity, for amounts this workflow does not see: all the room counts.
   lease.settled((response.attempt ?? 1) > 1 ? reservation.budget.reservedTokens : totalTokens(response.usage));
   if (!goesOn || lease.revoked || lease.leaseId !== charge.leaseId) {
     if (lease.leaseId === charge.leaseId) lease.drop();
-    await tree.chargeModelCall({ ...charge, endsLease: true });
+    await budget.chargeModelCall({ ...charge, endsLease: true });
     return;
   }
   const nextInput = estimateNextRequestTokens(input, state) + aheadMarginTokens;
@@ -252,25 +252,27 @@ async function settleLeaseCall(
     lowOnRoom && lease.mayTopUp ? requestFor(agent, maxOutputTokens, nextInput, true, charge.leaseId) : undefined;
   // Charged by its activity already (no signal, no workflow task more), unless the activity could not reach the root.
   if (response.charged === true && !topUp) return;
-  tree.chargeLeaseCall(charge, topUp);
+  budget.chargeLeaseCall(charge, topUp);
 }
 
 /** A call that did not complete gives its reservation back (what its attempts were billed, their activity charged). */
 export async function releaseModelCall(agent: BudgetedAgent, reservation: CallReservation): Promise<void> {
   if (reservation.kind !== 'granted') return;
-  const { input, tree } = agent;
+  const { input, budget } = agent;
   const leaseId = reservation.budget.leaseId;
   if (leaseId === undefined) {
-    await CancellationScope.nonCancellable(() => tree.releaseModelCall(reservation.budget.reservationId, input.model));
+    await CancellationScope.nonCancellable(() =>
+      budget.releaseModelCall(reservation.budget.reservationId, input.model),
+    );
     return;
   }
   // Counted at its input estimate until its activity's own charge comes; all its room counts as spent here.
-  const call = tree.lease.leaseId === leaseId ? tree.lease.cut() : undefined;
-  const endsLease = tree.lease.revoked || tree.lease.leaseId !== leaseId;
-  if (endsLease && tree.lease.leaseId === leaseId) tree.lease.drop();
+  const call = budget.lease.leaseId === leaseId ? budget.lease.cut() : undefined;
+  const endsLease = budget.lease.revoked || budget.lease.leaseId !== leaseId;
+  if (endsLease && budget.lease.leaseId === leaseId) budget.lease.drop();
   const presumedInputTokens = call?.inputTokens ?? reservation.budget.reservedTokens - reservation.maxOutputTokens;
   await CancellationScope.nonCancellable(() =>
-    tree.releaseModelCall(reservation.budget.reservationId, input.model, false, {
+    budget.releaseModelCall(reservation.budget.reservationId, input.model, false, {
       leaseId,
       presumedInputTokens,
       endsLease,
@@ -284,10 +286,11 @@ export async function releaseModelCall(agent: BudgetedAgent, reservation: CallRe
  * a waiting request of an agent that has ended).
  */
 export async function releaseAhead(agent: BudgetedAgent): Promise<void> {
-  if (agent.tree.lease.leaseId !== undefined) await CancellationScope.nonCancellable(() => agent.tree.releaseLease());
-  const ahead = agent.tree.takeAhead();
+  if (agent.budget.lease.leaseId !== undefined)
+    await CancellationScope.nonCancellable(() => agent.budget.releaseLease());
+  const ahead = agent.budget.takeAhead();
   if (ahead === undefined) return;
-  const grant = agent.tree.answeredGrant(ahead);
+  const grant = agent.budget.answeredGrant(ahead);
   if (grant?.granted !== false)
-    await CancellationScope.nonCancellable(() => agent.tree.releaseModelCall(ahead, agent.input.model, true));
+    await CancellationScope.nonCancellable(() => agent.budget.releaseModelCall(ahead, agent.input.model, true));
 }

@@ -12,9 +12,9 @@ import {
 export const budgetToolModelCallsPatch = 'budget-tool-model-calls';
 
 /** Whether this run reserves tools' model calls (the patch asked once, at its first web tool call of a budgeted tree). */
-function reservesToolCalls(agent: Pick<BudgetedAgent, 'input' | 'tree'>): boolean {
+function reservesToolCalls(agent: Pick<BudgetedAgent, 'input' | 'budget'>): boolean {
   if (!reserves(agent)) return false;
-  return agent.tree.budgetPatches.has(budgetToolModelCallsPatch);
+  return agent.budget.patches.has(budgetToolModelCallsPatch);
 }
 
 /**
@@ -38,7 +38,7 @@ export async function reserveToolModelCall(
     minOutputTokens: maxOutputTokens,
     ahead: true,
   });
-  const grant = await agent.tree.reserveModelCall(request);
+  const grant = await agent.budget.reserveModelCall(request);
   if (!grant.granted) return { kind: 'refused', grant };
   return granted(agent, grant, maxOutputTokens);
 }
@@ -50,6 +50,6 @@ export async function reserveToolModelCall(
 export async function releaseToolModelCall(agent: BudgetedAgent, reservation: CallReservation): Promise<void> {
   if (reservation.kind !== 'granted') return;
   await CancellationScope.nonCancellable(() =>
-    agent.tree.releaseModelCall(reservation.budget.reservationId, agent.input.model, true),
+    agent.budget.releaseModelCall(reservation.budget.reservationId, agent.input.model, true),
   );
 }

@@ -14,6 +14,10 @@ import { workflowNowMs } from '../runtime/clock';
 import { compactAtTokens, contextWindowFor, estimateNextRequestTokens } from './context-meter';
 import { compactedOpening, droppedOpening, planCompaction } from './compaction-plan';
 import { hasPatch } from '../runtime/patches';
+import type { TreeLink } from '../tree/tree-link';
+
+/** What compacting needs of an agent: its budget, and its tree for the usage of an unbudgeted call. */
+type CompactingAgent = BudgetedAgent & { readonly tree: TreeLink };
 
 /** Marks runs that compact their conversation (a compaction turn: one more model call before a turn). */
 export const compactionPatch = 'context-compaction';
@@ -40,7 +44,7 @@ export class Compaction {
   }
 
   /** Compacts when due. Runs where a model call could: at a turn's start, or while the agent waits for input. */
-  async compactIfDue(agent: BudgetedAgent): Promise<void> {
+  async compactIfDue(agent: CompactingAgent): Promise<void> {
     const trigger = this.due(agent);
     if (!trigger || !hasPatch(compactionPatch)) return;
     const instructions = this.requested?.instructions;
@@ -50,7 +54,7 @@ export class Compaction {
 }
 
 async function compact(
-  agent: BudgetedAgent,
+  agent: CompactingAgent,
   trigger: CompactionTrigger,
   instructions: string | undefined,
 ): Promise<void> {
@@ -86,7 +90,7 @@ async function compact(
 
 /** The compaction turn: a summary of messages [0, cut), or why none could be made. */
 async function summarise(
-  agent: BudgetedAgent,
+  agent: CompactingAgent,
   cut: number,
   window: number,
   instructions: string | undefined,

@@ -1,5 +1,6 @@
 import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import { AgentState } from './agent-state';
+import { BudgetLink } from '../budget/budget-link';
 import { Approvals } from '../tools/approvals';
 import { AgentBoardLink } from '../board/agent-board-link';
 import { Children } from '../tree/children';
@@ -21,6 +22,8 @@ export interface AgentParts {
   readonly inbox: Inbox;
   /** Its link to the tree's root (the root's bookkeeping, on the root). */
   readonly tree: TreeLink;
+  /** Its link to the tree's ledger: its calls' reservations, its lease (the ledger itself, on the root). */
+  readonly budget: BudgetLink;
   readonly approvals: Approvals;
   readonly children: Children;
   readonly agentTool: AgentTool;
@@ -40,7 +43,8 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
   });
   const control = new TurnControl();
   const inbox = new Inbox(input.carriedInbox);
-  const tree = new TreeLink(input);
+  const budget = new BudgetLink(input);
+  const tree = new TreeLink(input, budget);
   if (input.carriedTree) tree.coordinator?.restore(input.carriedTree);
   const children = new Children(input, state, inbox, tree);
   return {
@@ -49,6 +53,7 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     control,
     inbox,
     tree,
+    budget,
     approvals: new Approvals(input, tree),
     children,
     agentTool: new AgentTool(input, state, children, tree),

@@ -144,7 +144,7 @@ export function installHandlers(agent: AgentParts): void {
   guard.signal(approvalDecisionSignal, approvalDecisionSchema, (decision) => approvals.receiveDecision(decision));
   guard.signal(childFinalSignal, agentResultSchema, (childResult) => children.onChildFinal(childResult));
   guard.signal(treeSpawnReplySignal, treeSpawnReplySchema, (reply) => tree.receiveSpawnReply(reply));
-  guard.signal(budgetGrantSignal, budgetGrantSchema, (grant) => tree.receiveGrant(grant));
+  guard.signal(budgetGrantSignal, budgetGrantSchema, (grant) => agent.budget.receiveGrant(grant));
   guard.signal(boardNoticeSignal, boardNoticeSchema, (notice) => agent.board.receiveNotice(notice));
 
   installLongRunHandlers(agent, guard);

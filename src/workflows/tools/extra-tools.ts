@@ -22,6 +22,7 @@ import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import type { AgentState } from '../loop/agent-state';
 import type { Progress } from '../loop/progress';
 import type { TreeLink } from '../tree/tree-link';
+import type { BudgetLink } from '../budget/budget-link';
 import type { WorkerTools } from '../../shared/agents/agent-start';
 import { runCustomTool } from './custom-tools';
 import { releaseToolModelCall, reserveToolModelCall } from '../budget/tool-model-budget';
@@ -34,6 +35,7 @@ export interface ToolingAgent {
   readonly input: AgentWorkflowInput;
   readonly state: AgentState;
   readonly tree: TreeLink;
+  readonly budget: BudgetLink;
   readonly progress: Progress;
 }
 

@@ -1,26 +1,22 @@
-import { condition, getExternalWorkflowHandle, workflowInfo, type SignalDefinition } from '@temporalio/workflow';
-import type { BudgetCharge, BudgetGrant, BudgetReserveRequest } from '../../shared/budget/budget';
+import { condition, getExternalWorkflowHandle, type SignalDefinition } from '@temporalio/workflow';
 import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import {
   approvalRequestSignal,
-  budgetChargeSignal,
-  budgetReserveSignal,
   treeAgentEventSignal,
   treeAgentStartedSignal,
   treeSpawnRequestSignal,
   type TreeAgentStarted,
   type TreeSpawnReply,
 } from '../../shared/protocol/definitions';
-import { emptyTokenUsage, type TokenUsage } from '../../shared/model/messages';
+import type { TokenUsage } from '../../shared/model/messages';
 import type { ApprovalRequest } from '../../shared/protocol/tree';
 import { cancelBestEffort, signalBestEffort } from '../runtime/best-effort-signal';
-import { LeaseAccount } from '../budget/budget-lease';
-import { BudgetPatches } from '../budget/budget-patches';
+import type { BudgetLink } from '../budget/budget-link';
 import { workflowNowMs } from '../runtime/clock';
 import { treeRefusedSpawn } from './spawn-limits';
 import { noticeWay, tellStopped } from './stop-delivery';
 import { TreeCoordinator } from './tree-coordinator';
-import { TreeLedgerKeeper } from '../budget/tree-ledger';
+import type { TreeLedgerKeeper } from '../budget/tree-ledger';
 
 /**
  * One agent's link to its tree's root, which keeps the tree's bookkeeping (docs/architecture.md,
@@ -32,25 +28,18 @@ export class TreeLink {
   readonly coordinator?: TreeCoordinator;
   /** The tree's ledger (docs/budgets.md): present on the root only. */
   readonly ledger?: TreeLedgerKeeper;
-  private readonly grants = new Map<string, BudgetGrant>();
-  /** Leases the root asked back before their grant arrived (src/workflows/budget/budget-lease.ts). */
-  private readonly earlyRevokes = new Map<string, BudgetGrant>();
-  /** Room leased from the tree's budget, spent by this agent's calls without asking (src/workflows/budget/budget-lease.ts). */
-  readonly lease = new LeaseAccount();
-  /** The budget patches this run asked (src/workflows/budget/model-budget.ts). */
-  readonly budgetPatches = new BudgetPatches();
-  private reservations = 0;
-  /** The reservation asked ahead for the next call (src/workflows/budget/model-budget.ts). */
-  private ahead?: string;
   private readonly spawnReplies = new Map<string, TreeSpawnReply>();
   private foreground: boolean;
   /** Root with the budget patch: stops itself when the budget is reached (src/workflows/budget/tree-budget.ts). */
   private stopSelf?: (notice: { by: string; reason: string }) => void;
 
-  constructor(private readonly input: AgentWorkflowInput) {
+  constructor(
+    private readonly input: AgentWorkflowInput,
+    budget: BudgetLink,
+  ) {
     // The root of a tree is its own root: a tree's first agent, or a subagent resumed after its whole tree had ended.
     const isRoot = input.rootAgentId === input.agentId;
-    this.ledger = isRoot ? new TreeLedgerKeeper(input) : undefined;
+    this.ledger = budget.ledger;
     this.coordinator = isRoot ? new TreeCoordinator(input.agentId, input.limits, this.ledger) : undefined;
     this.ledger?.stopWith((scopeAgentId, reason) => this.stopAtBudget(scopeAgentId, reason));
     // A reached cap with the action `ask` waits on an approval the root holds for a person.
@@ -74,139 +63,6 @@ export class TreeLink {
   /** The root's answer to a spawn request of this agent. */
   receiveSpawnReply(reply: TreeSpawnReply): void {
     this.spawnReplies.set(reply.requestId, reply);
-  }
-
-  /** The root's answer to a reservation of one of this agent's model calls. */
-  receiveGrant(grant: BudgetGrant): void {
-    const { handled, giveBack } = this.lease.receive(grant);
-    if (giveBack) void this.releaseLease();
-    if (handled) return;
-    if (!grant.granted && grant.revoked === true && !this.grants.has(grant.reservationId)) {
-      // Signals may arrive out of order: asked back before its grant came (or after it was given back), it is kept for the grant.
-      this.earlyRevokes.set(grant.reservationId, grant);
-      return;
-    }
-    const revoke =
-      grant.granted && grant.leaseId === grant.reservationId ? this.earlyRevokes.get(grant.reservationId) : undefined;
-    if (revoke) this.earlyRevokes.delete(grant.reservationId);
-    // A lease grant whose revoke came first is read as the revoke: its agent gives it back.
-    this.grants.set(grant.reservationId, revoke ?? grant);
-  }
-
-  /** Gives the rest of this agent's lease back to the tree (it holds none after). */
-  async releaseLease(): Promise<void> {
-    const leaseId = this.lease.drop();
-    if (leaseId !== undefined) await this.releaseModelCall(leaseId, this.input.model, true);
-  }
-
-  /** Charges a call of the lease without waiting; with a top-up of the lease asked in the same signal when given. */
-  chargeLeaseCall(charge: BudgetCharge, topUp?: BudgetReserveRequest): void {
-    if (!topUp) {
-      void this.signalRoot(budgetChargeSignal, charge);
-      return;
-    }
-    this.lease.askedTopUp(topUp.reservationId);
-    void this.signalRoot(budgetReserveSignal, { request: topUp, requesterId: this.input.agentId, settle: charge }).then(
-      (delivered) => {
-        if (!delivered) this.lease.topUpFailed();
-      },
-    );
-  }
-
-  /** A tree-unique id for this agent's next model call. */
-  nextReservationId(): string {
-    this.reservations += 1;
-    return `${this.input.agentId}/${workflowInfo().runId.slice(0, 8)}/${this.reservations}`;
-  }
-
-  /** Reserves room for one model call in the tree's ledger; waits while calls in flight may give room back. */
-  async reserveModelCall(request: BudgetReserveRequest): Promise<BudgetGrant> {
-    if (this.ledger) return this.ledger.reserveOwn(request);
-    const delivered = await this.signalRoot(budgetReserveSignal, { request, requesterId: this.input.agentId });
-    if (!delivered) return this.rootEnded(request.reservationId);
-    return this.rootGrant(request.reservationId);
-  }
-
-  /**
-   * Asks, without waiting, for the next call's room while this turn's tools run, and charges the call
-   * that just answered with it (docs/budgets.md): the next call finds its answer already there.
-   */
-  reserveAhead(request: BudgetReserveRequest, settle: BudgetCharge): void {
-    this.ahead = request.reservationId;
-    if (!this.ledger) {
-      void this.signalRoot(budgetReserveSignal, { request, requesterId: this.input.agentId, settle }).then(
-        (delivered) => {
-          if (!delivered) this.grants.set(request.reservationId, this.rootEnded(request.reservationId));
-        },
-      );
-    } else void this.ledger.requestOwn(request, settle);
-  }
-
-  /** The reservation asked ahead for this call, if any (taken: the next call asks anew). */
-  takeAhead(): string | undefined {
-    const ahead = this.ahead;
-    this.ahead = undefined;
-    return ahead;
-  }
-
-  /** The root's answer to a reservation of this agent, once it is there. */
-  async grantOf(reservationId: string): Promise<BudgetGrant> {
-    if (this.ledger) return this.ledger.ownGrant(reservationId);
-    return this.rootGrant(reservationId);
-  }
-
-  /** The root's answer to a reservation of this agent (not the root), once its signal is there. */
-  private async rootGrant(reservationId: string): Promise<BudgetGrant> {
-    await condition(() => this.grants.has(reservationId));
-    const grant = this.grants.get(reservationId)!;
-    this.grants.delete(reservationId);
-    return grant;
-  }
-
-  /** The root's answer to a reservation if it has come (taken), without waiting. */
-  answeredGrant(reservationId: string): BudgetGrant | undefined {
-    const grant = this.ledger ? this.ledger.takeOwnGrant(reservationId) : this.grants.get(reservationId);
-    this.grants.delete(reservationId);
-    return grant;
-  }
-
-  /** Charges the ledger (a call that answered, or the release of one that did not: attempt 0). */
-  async chargeModelCall(charge: BudgetCharge): Promise<void> {
-    if (this.ledger) await this.ledger.charge(charge);
-    else await this.signalRoot(budgetChargeSignal, charge);
-  }
-
-  /** Gives back a reservation whose call did not complete (the call's own charges, if any, came from its activity). */
-  async releaseModelCall(
-    reservationId: string,
-    model: string,
-    unused = false,
-    ofLease?: Pick<BudgetCharge, 'leaseId' | 'presumedInputTokens' | 'endsLease'>,
-  ): Promise<void> {
-    await this.chargeModelCall({
-      reservationId,
-      agentId: this.input.agentId,
-      model,
-      attempt: 0,
-      usage: emptyTokenUsage(),
-      final: true,
-      ...(unused ? { unused } : {}),
-      ...(ofLease?.leaseId !== undefined ? { leaseId: ofLease.leaseId } : {}),
-      ...(ofLease?.presumedInputTokens !== undefined ? { presumedInputTokens: ofLease.presumedInputTokens } : {}),
-      ...(ofLease?.endsLease ? { endsLease: true } : {}),
-    });
-  }
-
-  private rootEnded(reservationId: string): BudgetGrant {
-    const reason = `the tree's root ${this.input.rootAgentId} has ended`;
-    return {
-      reservationId,
-      granted: false,
-      reason,
-      scopeAgentId: this.input.rootAgentId,
-      cap: 'tokens',
-      action: 'finish',
-    };
   }
 
   /** Asks the root for a slot in the tree. Returns a refusal, or undefined when granted. */
