@@ -8,16 +8,10 @@ import {
   type WorkspaceToolName,
 } from '../../shared/policy/tool-classification';
 import { isCancellation } from '@temporalio/workflow';
-import { classifyReadOnlyCommand } from '../../shared/policy/read-only-command';
-import { legacyClassifyReadOnlyCommand } from '../../shared/policy/legacy-shell-quote';
 import { unanalysed, type BashReading } from '../../shared/policy/command-analysis';
-import { checkToolRules, type ToolRules } from '../../shared/policy/tool-rules';
-import {
-  decideByRules,
-  permissionRuleKinds,
-  type PermissionRules,
-  type RuleDecision,
-} from '../../shared/policy/permission-rules';
+import { checkCallInput, readsBashCommand } from '../../shared/policy/call-checks';
+import type { ToolRules } from '../../shared/policy/tool-rules';
+import type { PermissionRules, RuleDecision } from '../../shared/policy/permission-rules';
 import { shellSyntaxActivities } from '../runtime/activity-proxies';
 import { agentHooksPatch, appendText } from './hooks';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
@@ -120,17 +114,6 @@ async function runActivityTool(
 /** Marks runs whose Bash permission decisions read a real bash parse instead of shell-quote's tokens. */
 export const bashSyntaxTreePatch = 'bash-syntax-tree';
 
-/** Whether a Bash call's checks read its command: a read-only agent's, or one that a Bash rule with content speaks about. */
-function readsBashCommand(context: ToolRunContext): boolean {
-  if (context.readOnlyBash) return true;
-  const rules = [
-    ...(context.toolRules?.allow ?? []),
-    ...(context.toolRules?.deny ?? []),
-    ...permissionRuleKinds.flatMap((kind) => context.permissionRules?.[kind] ?? []),
-  ];
-  return rules.some((rule) => rule.tool === 'Bash' && rule.content !== '');
-}
-
 /** How a call's checks read its Bash command: undefined when they need not; a promise only when the parse must run. */
 function bashReading(call: ToolUseBlock, context: ToolRunContext): BashReading | Promise<BashReading> | undefined {
   if (call.name !== 'Bash' || !readsBashCommand(context)) return undefined;
@@ -151,73 +134,23 @@ function bashReading(call: ToolUseBlock, context: ToolRunContext): BashReading |
   );
 }
 
-/** The settings rules' decision on a call (asked for the patch only when a rule speaks). */
-function settingsDecision(call: ToolUseBlock, context: ToolRunContext, bash: BashReading | undefined) {
-  const decision = decideByRules(
-    context.permissionRules,
-    call.name,
-    call.input,
-    { cwd: context.toolContext.cwd },
-    bash,
-  );
-  return decision && hasPatch(agentHooksPatch) ? decision : undefined;
-}
-
 /** The stronger of a rule's and a hook's word on asking: ask beats allow. */
 function strongest(...words: ('allow' | 'ask' | undefined)[]): 'allow' | 'ask' | undefined {
   return words.includes('ask') ? 'ask' : words.includes('allow') ? 'allow' : undefined;
 }
 
-/** Input checks in order: definition tool rules, settings rules, a read-only agent's Bash. */
+/** The policy's verdict on a call's input (docs/permissions.md): a refusal, or the settings rule that spoke. */
 function inputChecks(
   call: ToolUseBlock,
   context: ToolRunContext,
   bash?: BashReading,
 ): { refusal?: ToolOutcome; rule?: RuleDecision } {
-  const verdict = checkToolRules(context.toolRules, call.name, call.input, { cwd: context.toolContext.cwd }, bash);
-  if (verdict.type === 'refused') {
-    return {
-      refusal: {
-        isError: true,
-        content: errorText(
-          ErrorType.ToolRuleDenied,
-          `${verdict.reason}; nothing was run. Stay within the rules, or report what you would have done.`,
-        ),
-      },
-    };
-  }
-  const rule = settingsDecision(call, context, bash);
-  if (rule?.type === 'deny') {
-    return {
-      refusal: {
-        isError: true,
-        content: errorText(
-          ErrorType.PermissionRuleDenied,
-          `the rule ${rule.rule.text} in permissions.deny of ${rule.rule.file} refuses this call; nothing was run. Do without it, or report what you would have done.`,
-        ),
-      },
-    };
-  }
-  if (call.name === 'Bash' && context.readOnlyBash) {
-    // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
-    const command = typeof call.input.command === 'string' ? call.input.command : '';
-    const readOnly =
-      bash?.type === 'legacy'
-        ? legacyClassifyReadOnlyCommand(command)
-        : classifyReadOnlyCommand(bash?.analysis ?? unanalysed('the command was not analysed'));
-    if (!readOnly.readOnly) {
-      return {
-        refusal: {
-          isError: true,
-          content: errorText(
-            ErrorType.CommandNotReadOnly,
-            `${readOnly.reason}. This agent may run read-only commands only (git log/diff/show/status, ls, cat, grep, find without -exec, ...); nothing was run.`,
-          ),
-        },
-      };
-    }
-  }
-  return rule ? { rule } : {};
+  const verdict = checkCallInput(call, context, {
+    cwd: context.toolContext.cwd,
+    bash,
+    settingsApply: () => hasPatch(agentHooksPatch),
+  });
+  return 'refusal' in verdict ? { refusal: { isError: true, content: verdict.refusal } } : verdict;
 }
 
 /** Every check before a call: the refusal, or what to add to its result and a hook's rewritten call. */
