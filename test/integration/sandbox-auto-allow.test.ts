@@ -11,7 +11,7 @@ import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
 import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf } from '../helpers/histories';
-import { sandboxAutoAllowPatch } from '../../src/workflows/loop/turn';
+import { sandboxAutoAllowPatch } from '../../src/workflows/loop/tool-run-context';
 import { agentNamed, bash } from '../helpers/scripted-agents';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sandbox-auto-allow-home-')));

@@ -1,44 +1,23 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  CancelledFailure,
-  isCancellation,
-  workflowInfo,
-} from '@temporalio/workflow';
-import { defaultMaxOutputTokens } from '../../shared/protocol/limits';
+import { CancellationScope, CancelledFailure, isCancellation } from '@temporalio/workflow';
 import type { StopReason, ToolUseBlock } from '../../shared/model/messages';
-import type { ModelCallInput, ModelCallResult, PreReadRequest } from '../../shared/model/model-call';
-import { textHash } from '../../shared/model/conversation-hash';
 import { buildToolResultMessage, textOf, toolUsesOf, type ToolOutcome } from '../../shared/tools/tool-results';
-import { modelActivities, modelOptions } from '../runtime/activity-proxies';
-import type { AgentParts } from './agent-parts';
-import { measureRequest } from '../context/context-meter';
-import { classificationOf, extraToolRoutes, isConcurrencySafe, toolPool } from '../tools/extra-tools';
-import { runToolCalls, type ToolRunContext } from '../tools/run-tools';
-import { sendMessageTool } from '../tree/send-message';
-import { afterTool, beforeTool, hooksMayRun } from '../tools/hooks';
-import { ErrorType, errorText } from '../../shared/protocol/errors';
-import { taskOutputTool } from '../tree/task-output';
-import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from '../context/truncation';
-import type { Interruption } from './turn-control';
-import { hasPatch, onPatchBaseline } from '../runtime/patches';
-import type { TreeSettings } from '../../shared/agents/tree-settings';
-import { withDefinitionDomains } from '../../shared/policy/sandbox';
-import type { ToolContext } from '../../shared/tools/tools';
-import { stopNoticeOnItsWay, waitForStopNotice } from '../tree/stop-delivery';
-import { abortLocallyWhenCancelled, localModelAbortPatch } from '../runtime/local-abort';
-import { preReadLookup, preReadRequest, readWithLastCallSummary } from '../tools/pre-reads';
-import type { PreReadLookup } from '../tools/tool-types';
 import { toolCallSummary } from '../../shared/tools/tool-summary';
 import type { BudgetAction } from '../../shared/budget/budget';
-import { releaseModelCall, reserveModelCall, settleModelCall, type CallReservation } from '../budget/model-budget';
+import { settleModelCall } from '../budget/model-budget';
+import { measureRequest } from '../context/context-meter';
+import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from '../context/truncation';
+import { hasPatch, onPatchBaseline } from '../runtime/patches';
+import { toolPool } from '../tools/extra-tools';
+import { preReadLookup, preReadRequest } from '../tools/pre-reads';
+import { runToolCalls } from '../tools/run-tools';
+import { stopNoticeOnItsWay, waitForStopNotice } from '../tree/stop-delivery';
+import type { AgentParts } from './agent-parts';
+import { callModelWithinBudget, maxOutputTokens } from './model-call';
+import { toolRunContext } from './tool-run-context';
+import type { Interruption } from './turn-control';
 
 /** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
 export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
-
-/** Fresh reservations a turn asks for when its call's retries used up the one before. */
-const maxBudgetRetries = 3;
 
 /** What the model sees in place of the rest of an interrupted turn. */
 export const interruptedText = '[Request interrupted by user]';
@@ -70,22 +49,9 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     const pool = toolPool(agent);
     const preRead = preReadRequest(agent, pool);
     // A budgeted tree's call reserves first (docs/budgets.md); one that cannot does not start.
-    let reservation = await reserveModelCall(agent, maxOutputTokens(agent));
-    if (reservation.kind === 'refused')
-      return { type: 'budget', reason: reservation.grant.reason, action: reservation.grant.action };
-    let response = await callModel(agent, preRead, reservation);
-    // Retries that used up their reservation (calls cut after message_start) ask the ledger again.
-    for (
-      let again = 0;
-      'failure' in response && response.failure.startsWith(ErrorType.BudgetExhausted) && again < maxBudgetRetries;
-      again++
-    ) {
-      reservation = await reserveModelCall(agent, maxOutputTokens(agent));
-      if (reservation.kind === 'refused')
-        return { type: 'budget', reason: reservation.grant.reason, action: reservation.grant.action };
-      response = await callModel(agent, preRead, reservation);
-    }
-    if ('failure' in response) return { type: 'failed', error: response.failure };
+    const called = await callModelWithinBudget(agent, preRead);
+    if (called.type !== 'answered') return called;
+    const { response, reservation } = called;
     measureRequest(state, response.usage, sent);
     state.addUsage(response.usage);
     if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
@@ -162,137 +128,5 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
       );
     }
     throw error;
-  }
-}
-
-/** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */
-function toolRunContext(
-  agent: AgentParts,
-  pool: readonly string[],
-  preRead: PreReadLookup | undefined,
-): ToolRunContext {
-  const { input, state, children, approvals, progress } = agent;
-  return {
-    pool,
-    readOnlyBash: input.readOnlyBash === true,
-    ...(input.toolRules ? { toolRules: input.toolRules } : {}),
-    ...(state.settings?.permissions ? { permissionRules: state.settings.permissions } : {}),
-    // Without hooks for them (patch baseline), no step per call for PreToolUse and PostToolUse.
-    ...(hooksMayRun(agent, 'PreToolUse')
-      ? {
-          beforeTool: (call: ToolUseBlock) =>
-            beforeTool(agent, call, (reason) => ({
-              isError: true,
-              content: errorText(
-                ErrorType.HookBlocked,
-                `a PreToolUse hook refused this call; nothing was run. The hook said: ${reason}`,
-              ),
-            })),
-        }
-      : {}),
-    ...(hooksMayRun(agent, 'PostToolUse')
-      ? { afterTool: (call: ToolUseBlock, outcome: ToolOutcome) => afterTool(agent, call, outcome) }
-      : {}),
-    onDenied: (call) => state.recordDenial(call.name),
-    toolContext: toolContextOf(state, input),
-    readFileState: state.readFileState,
-    workspaceWorker: input.workspaceWorker,
-    ...(state.extraTools?.taskQueues ? { toolTaskQueues: state.extraTools.taskQueues } : {}),
-    workflowTools: {
-      Agent: (call) => agent.agentTool.call(call),
-      SendMessage: (call) => sendMessageTool(call, input, children, agent.tree),
-      TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
-      TaskOutput: (call) => taskOutputTool(call, children),
-      ...agent.board.workflowTools(),
-      ...extraToolRoutes(agent),
-    },
-    // On the patch baseline a call the mode allows or denies outright is decided without awaiting.
-    authorize: (call, ruleOverride) => {
-      const classification = classificationOf(agent, call.name);
-      const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
-      const now = onPatchBaseline() ? approvals.decideNow(call, classification, override) : 'ask';
-      return now === 'ask' ? approvals.authorize(call, classification, override) : now.outcome;
-    },
-    authorizedNow: (call, ruleOverride) => {
-      const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
-      const now = onPatchBaseline() ? approvals.decideNow(call, classificationOf(agent, call.name), override) : 'ask';
-      return now !== 'ask' && now.outcome === undefined ? 'go' : 'later';
-    },
-    concurrencySafe: (name) => isConcurrencySafe(agent, name),
-    onStart: (call) => progress.toolStarted(call.name),
-    onReadFiles: (records) => state.recordReadFiles(records),
-    onReplacement: (replacement) => state.recordReplacement(replacement),
-    ...(preRead ? { preRead } : {}),
-  };
-}
-
-/** The agent's tool context; a definition's `WebFetch(domain:…)` rules also open those hosts to its sandboxed Bash. */
-function toolContextOf(state: AgentParts['state'], input: AgentParts['input']): ToolContext {
-  const context = state.toolContext(input.agentId, input.maxToolResultChars);
-  const sandbox = withDefinitionDomains(context.sandbox, input.toolRules?.allow);
-  return sandbox ? { ...context, sandbox } : context;
-}
-
-/** Bash needs no approval where the tree's settings say sandboxed commands run without one (Claude Code's `autoAllowBashIfSandboxed`). */
-export const sandboxAutoAllowPatch = 'sandbox-auto-allow';
-
-function sandboxedBashAllowed(settings: TreeSettings | undefined, tool: string): 'allow' | undefined {
-  return tool === 'Bash' && settings?.sandbox?.autoAllowBashIfSandboxed === true && hasPatch(sandboxAutoAllowPatch)
-    ? 'allow'
-    : undefined;
-}
-
-function maxOutputTokens({ input }: Pick<AgentParts, 'input'>): number {
-  return input.maxOutputTokens ?? defaultMaxOutputTokens;
-}
-
-/** The new messages a model call carries, and with all of them (a run's first call) what else its worker needs (docs/architecture.md). */
-function tailOf(state: AgentParts['state'], tools: string[]): Pick<ModelCallInput, 'tail' | 'opening'> {
-  const tail = state.modelCallTail();
-  if (!tail) return {};
-  return tail.from === 0 ? { tail, opening: { tools, systemPromptHash: textHash(state.systemPrompt) } } : { tail };
-}
-
-/** One model turn, or the message of a model error Temporal gave up on (non-retryable, or out of attempts). */
-async function callModel(
-  agent: AgentParts,
-  preRead: PreReadRequest | undefined,
-  reservation: CallReservation,
-): Promise<ModelCallResult | { failure: string }> {
-  const { input, state } = agent;
-  let completed = false;
-  // A stop or an interrupt aborts the call on the worker at once, not at its next heartbeat (patch localModelAbortPatch).
-  const ended = hasPatch(localModelAbortPatch) ? abortLocallyWhenCancelled() : undefined;
-  try {
-    const summary = `model turn ${state.turn} · ${input.model}${readWithLastCallSummary(state.takeReadWithLastCall())}`;
-    const result = await modelActivities.callModel.executeWithOptions({ ...modelOptions, summary }, [
-      {
-        agentId: input.agentId,
-        agentType: input.agentType,
-        agentName: input.name,
-        runId: workflowInfo().runId,
-        model: input.model,
-        maxOutputTokens: reservation.kind === 'granted' ? reservation.maxOutputTokens : maxOutputTokens({ input }),
-        ...(reservation.kind === 'granted' ? { budget: reservation.budget } : {}),
-        ...(input.thinking ? { thinking: input.thinking } : {}),
-        ...(input.effort ? { effort: input.effort } : {}),
-        messageCount: state.messages.length,
-        conversationHash: state.conversationHash,
-        turn: state.turn,
-        ...tailOf(state, input.tools),
-        ...(preRead ? { preRead } : {}),
-      },
-    ]);
-    completed = true;
-    return result;
-  } catch (error) {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-      return { failure: `${error.cause.type}: ${error.cause.message}` };
-    }
-    throw error;
-  } finally {
-    ended?.();
-    // A call that failed or was cut gives back what its attempts did not use.
-    if (!completed) await releaseModelCall(agent, reservation);
   }
 }

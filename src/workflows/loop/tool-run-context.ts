@@ -1,0 +1,91 @@
+import type { ToolUseBlock } from '../../shared/model/messages';
+import type { ToolOutcome } from '../../shared/tools/tool-results';
+import type { ToolContext } from '../../shared/tools/tools';
+import type { TreeSettings } from '../../shared/agents/tree-settings';
+import { withDefinitionDomains } from '../../shared/policy/sandbox';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import { hasPatch, onPatchBaseline } from '../runtime/patches';
+import { classificationOf, extraToolRoutes, isConcurrencySafe } from '../tools/extra-tools';
+import { afterTool, beforeTool, hooksMayRun } from '../tools/hooks';
+import type { ToolRunContext } from '../tools/run-tools';
+import type { PreReadLookup } from '../tools/tool-types';
+import { sendMessageTool } from '../tree/send-message';
+import { taskOutputTool } from '../tree/task-output';
+import type { AgentParts } from './agent-parts';
+
+/** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */
+export function toolRunContext(
+  agent: AgentParts,
+  pool: readonly string[],
+  preRead: PreReadLookup | undefined,
+): ToolRunContext {
+  const { input, state, children, approvals, progress } = agent;
+  return {
+    pool,
+    readOnlyBash: input.readOnlyBash === true,
+    ...(input.toolRules ? { toolRules: input.toolRules } : {}),
+    ...(state.settings?.permissions ? { permissionRules: state.settings.permissions } : {}),
+    // Without hooks for them (patch baseline), no step per call for PreToolUse and PostToolUse.
+    ...(hooksMayRun(agent, 'PreToolUse')
+      ? {
+          beforeTool: (call: ToolUseBlock) =>
+            beforeTool(agent, call, (reason) => ({
+              isError: true,
+              content: errorText(
+                ErrorType.HookBlocked,
+                `a PreToolUse hook refused this call; nothing was run. The hook said: ${reason}`,
+              ),
+            })),
+        }
+      : {}),
+    ...(hooksMayRun(agent, 'PostToolUse')
+      ? { afterTool: (call: ToolUseBlock, outcome: ToolOutcome) => afterTool(agent, call, outcome) }
+      : {}),
+    onDenied: (call) => state.recordDenial(call.name),
+    toolContext: toolContextOf(state, input),
+    readFileState: state.readFileState,
+    workspaceWorker: input.workspaceWorker,
+    ...(state.extraTools?.taskQueues ? { toolTaskQueues: state.extraTools.taskQueues } : {}),
+    workflowTools: {
+      Agent: (call) => agent.agentTool.call(call),
+      SendMessage: (call) => sendMessageTool(call, input, children, agent.tree),
+      TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
+      TaskOutput: (call) => taskOutputTool(call, children),
+      ...agent.board.workflowTools(),
+      ...extraToolRoutes(agent),
+    },
+    // On the patch baseline a call the mode allows or denies outright is decided without awaiting.
+    authorize: (call, ruleOverride) => {
+      const classification = classificationOf(agent, call.name);
+      const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
+      const now = onPatchBaseline() ? approvals.decideNow(call, classification, override) : 'ask';
+      return now === 'ask' ? approvals.authorize(call, classification, override) : now.outcome;
+    },
+    authorizedNow: (call, ruleOverride) => {
+      const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
+      const now = onPatchBaseline() ? approvals.decideNow(call, classificationOf(agent, call.name), override) : 'ask';
+      return now !== 'ask' && now.outcome === undefined ? 'go' : 'later';
+    },
+    concurrencySafe: (name) => isConcurrencySafe(agent, name),
+    onStart: (call) => progress.toolStarted(call.name),
+    onReadFiles: (records) => state.recordReadFiles(records),
+    onReplacement: (replacement) => state.recordReplacement(replacement),
+    ...(preRead ? { preRead } : {}),
+  };
+}
+
+/** The agent's tool context; a definition's `WebFetch(domain:…)` rules also open those hosts to its sandboxed Bash. */
+function toolContextOf(state: AgentParts['state'], input: AgentParts['input']): ToolContext {
+  const context = state.toolContext(input.agentId, input.maxToolResultChars);
+  const sandbox = withDefinitionDomains(context.sandbox, input.toolRules?.allow);
+  return sandbox ? { ...context, sandbox } : context;
+}
+
+/** Bash needs no approval where the tree's settings say sandboxed commands run without one (Claude Code's `autoAllowBashIfSandboxed`). */
+export const sandboxAutoAllowPatch = 'sandbox-auto-allow';
+
+function sandboxedBashAllowed(settings: TreeSettings | undefined, tool: string): 'allow' | undefined {
+  return tool === 'Bash' && settings?.sandbox?.autoAllowBashIfSandboxed === true && hasPatch(sandboxAutoAllowPatch)
+    ? 'allow'
+    : undefined;
+}
