@@ -12,7 +12,7 @@ import { preReadLookup, preReadRequest } from '../tools/pre-reads';
 import { runToolCalls } from '../tools/run-tools';
 import { stopNoticeOnItsWay, waitForStopNotice } from '../tree/stop-delivery';
 import type { AgentParts } from './agent-parts';
-import { callModelWithinBudget, maxOutputTokens } from './model-call';
+import { callModelWithinBudget, maxOutputTokens } from './turn-model-call';
 import { toolRunContext } from './tool-run-context';
 import type { Interruption } from './turn-control';
 
