@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { splitFrontMatter } from './agent-definitions/front-matter';
+import { isInside } from './paths';
 
 /** Longest skill text preloaded; the rest stays in the file, which the agent can Read. */
 export const maxSkillChars = 20_000;
@@ -35,18 +36,12 @@ export function skillDirectories(cwd: string, homeDir: string): string[] {
   return directories;
 }
 
-/** Whether `candidate` is `directory` or inside it. */
-function isInside(directory: string, candidate: string): boolean {
-  const relative = path.relative(directory, candidate);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
-}
-
 async function readSkill(skillsDir: string, name: string): Promise<Skill | undefined> {
   const dir = path.join(skillsDir, name);
   const realDir = await fs.realpath(dir).catch(() => undefined);
   const realRoot = await fs.realpath(skillsDir).catch(() => undefined);
   // A skill directory linked out of its skills directory is not followed.
-  if (!realDir || !realRoot || !isInside(realRoot, realDir)) return undefined;
+  if (!realDir || !realRoot || realDir === realRoot || !isInside(realDir, realRoot)) return undefined;
   const file = path.join(realDir, 'SKILL.md');
   const stats = await fs.stat(file).catch(() => undefined);
   if (!stats?.isFile()) return undefined;

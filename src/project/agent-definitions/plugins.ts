@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { DefinitionReport } from '../../shared/agents/agent-definition';
 import { compareText } from './discover';
 import { certainlyMissing } from '../certainly-missing';
+import { isInside } from '../paths';
 
 /** One installed plugin's agents directory. */
 export interface PluginAgentsDirectory {
@@ -25,11 +26,6 @@ const installedSchema = z.object({
 /** Where the list of installed plugins is. */
 export function installedPluginsFile(homeDir: string): string {
   return path.join(homeDir, '.claude', 'plugins', 'installed_plugins.json');
-}
-
-function isInside(directory: string, candidate: string): boolean {
-  const relative = path.relative(path.resolve(directory), path.resolve(candidate));
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 /** The plugin's name: its `.claude-plugin/plugin.json` name, else the id before `@`. */
@@ -73,7 +69,7 @@ export async function installedPluginAgentDirectories(
   for (const [id, installs] of Object.entries(parsed.data.plugins)) {
     const install =
       installs.find((entry) => entry.scope !== 'project' && entry.scope !== 'local') ??
-      installs.find((entry) => entry.projectPath && isInside(entry.projectPath, cwd));
+      installs.find((entry) => entry.projectPath && isInside(path.resolve(cwd), path.resolve(entry.projectPath)));
     if (!install) continue;
     const installPath = path.resolve(
       install.installPath.startsWith('~/') ? path.join(homeDir, install.installPath.slice(2)) : install.installPath,
