@@ -150,6 +150,15 @@ export const pauseSpawningSignal = defineSignal<[{ paused: boolean }]>('pauseSpa
 /** Tells a child that its parent stopped waiting for it (auto-background): it is now background. */
 export const backgroundedSignal = defineSignal('backgrounded');
 
+/** A newer version of the agent's worker deployment is current (docs/operations.md, "Upgrades"). */
+export interface UpgradeNotice {
+  /** The build id now current in the agent's deployment. */
+  buildId: string;
+}
+
+/** Asks a long-lived agent to continue as new onto the deployment's current version at its next turn boundary. */
+export const upgradeSignal = defineSignal<[UpgradeNotice]>('upgrade');
+
 /** The whole tree, answered by the root. */
 export const treeQuery = defineQuery<TreeSnapshot>('tree');
 

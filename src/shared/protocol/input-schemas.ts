@@ -23,6 +23,7 @@ import type {
   TreeAgentStarted,
   TreeSpawnReply,
   TreeSpawnRequest,
+  UpgradeNotice,
 } from './definitions';
 import { inputLimits } from './limits';
 import type { ConversationQueryInput } from '../model/model-call';
@@ -90,6 +91,11 @@ export const steerInputSchema: InputSchema<SteerInput> = lazySchema(() =>
       .refine((text) => text.trim() !== '', 'must not be empty'),
     by: id().optional(),
   }),
+);
+
+/** A build id as Temporal takes it: printable, no spaces, at most 255 characters. */
+export const upgradeNoticeSchema: InputSchema<UpgradeNotice> = lazySchema(() =>
+  z.object({ buildId: z.string().regex(/^[\x21-\x7e]{1,255}$/, 'a build id: 1-255 printable characters, no spaces') }),
 );
 
 export const interruptInputSchema: InputSchema<InterruptInput> = lazySchema(() =>
