@@ -11,3 +11,8 @@ export const budgetUsage = 'budget <agentId> [--json] [--set NAME=VALUE ...] [--
 /** `subagents cluster` usage. */
 export const clusterUsage =
   'cluster up [--workers N] [--model-url URL] | cluster down [--purge] | cluster status [--json]';
+
+/** `subagents deploy` usage. */
+export const deployUsage =
+  'deploy status [--deployment NAME] [--json] | deploy ramp BUILD --percent N | deploy ramp --stop | ' +
+  'deploy promote BUILD [--force] | deploy drain BUILD [--wait] [--timeout SECONDS]';

@@ -1,4 +1,4 @@
-import { boardUsage, budgetUsage, clusterUsage } from './command-usage';
+import { boardUsage, budgetUsage, clusterUsage, deployUsage } from './command-usage';
 import { CliError, ExitCode } from './exit-codes';
 import { closest, flagsOf } from './suggest';
 
@@ -88,6 +88,10 @@ const commands: Record<string, { load: () => Promise<Command>; help: string }> =
   worker: {
     load: async () => (await import('./commands/worker')).workerCommand,
     help: 'worker [--tools Bash,Write --task-queue QUEUE]   (runs a worker configured from the environment; with --tools, a tool worker)',
+  },
+  deploy: {
+    load: async () => (await import('./commands/deploy')).deployCommand,
+    help: `${deployUsage.replaceAll(' | deploy ', '\n  subagents deploy ')}   (worker versions: what new agents start on, rolling out, draining)`,
   },
   dev: {
     load: async () => (await import('./commands/dev')).devCommand,

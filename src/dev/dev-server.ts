@@ -111,6 +111,9 @@ export const serverDefaults: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1000,
   'history.timerProcessorMaxPollRPS': 1000,
   'history.visibilityProcessorMaxPollRPS': 1000,
+  // A version shows "drained" seconds after its last pinned agent closes, not minutes (subagents deploy drain --wait).
+  'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '5s',
+  'matching.wv.VersionDrainageStatusRefreshInterval': '2s',
 };
 
 /** The dev server could not listen: one of its ports is taken (by something that is not a Temporal server). */
