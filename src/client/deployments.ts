@@ -170,25 +170,6 @@ export async function describeVersion(client: Client, version: DeploymentVersion
   };
 }
 
-/** Whether a worker of the version polls one of its workflow task queues now (the server forgets stopped pollers after minutes). */
-export async function versionHasPollers(client: Client, version: DeploymentVersion): Promise<boolean> {
-  const { workflowTaskQueues } = await describeVersion(client, version);
-  for (const taskQueue of workflowTaskQueues) {
-    const response = await client.workflowService.describeTaskQueue({
-      namespace: client.options.namespace,
-      taskQueue: { name: taskQueue },
-      taskQueueType: enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    });
-    const polling = (response.pollers ?? []).some(
-      (poller) =>
-        poller.deploymentOptions?.deploymentName === version.deploymentName &&
-        poller.deploymentOptions.buildId === version.buildId,
-    );
-    if (polling) return true;
-  }
-  return false;
-}
-
 /** Makes the version current: new agents start on it, unpinned ones move to it. The server refuses a version without pollers. */
 export async function setCurrentVersion(client: Client, version: DeploymentVersion): Promise<void> {
   await client.workflowService.setWorkerDeploymentCurrentVersion({
@@ -222,7 +203,7 @@ export async function clearRampingVersion(client: Client, deploymentName: string
 }
 
 /** What agentVersionOf reads: a describe() result, or a list() entry's search attributes. */
-type VersionSource = Partial<Pick<WorkflowExecutionInfo, 'raw' | 'typedSearchAttributes'>>;
+type VersionSource = { raw?: unknown } & Partial<Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>>;
 
 /** The search attribute the server sets on a versioned workflow: "deployment:build". */
 export const workerDeploymentVersionKey = defineSearchAttributeKey('TemporalWorkerDeploymentVersion', 'KEYWORD');
@@ -268,4 +249,29 @@ export async function runningAgentIds(client: Client, version: DeploymentVersion
     if (ids.length >= limit) break;
   }
   return ids;
+}
+
+/** The version the agent runs on (from its workflow's describe), or undefined when it runs on unversioned workers. */
+export async function agentVersion(client: Client, agentId: string): Promise<DeploymentVersion | undefined> {
+  return agentVersionOf(await client.workflow.getHandle(agentId).describe());
+}
+
+/** Each agent of the tree with a version, by agentId: one visibility query (seconds behind), the latest run of each. */
+export async function treeAgentVersions(
+  client: Client,
+  rootId: string,
+  limit = 1000,
+): Promise<Map<string, DeploymentVersion>> {
+  const versions = new Map<string, DeploymentVersion>();
+  const seen = new Set<string>();
+  const query = `WorkflowId = ${quoted(rootId)} OR RootAgentId = ${quoted(rootId)}`;
+  // Newest runs come first: a continued-as-new agent reports the version of its latest run.
+  for await (const execution of client.workflow.list({ query })) {
+    if (seen.has(execution.workflowId)) continue;
+    seen.add(execution.workflowId);
+    const version = agentVersionOf(execution);
+    if (version) versions.set(execution.workflowId, version);
+    if (seen.size >= limit) break;
+  }
+  return versions;
 }

@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { isGrpcServiceError, type Client } from '@temporalio/client';
 import {
   clearRampingVersion,
   countRunningAgents,
@@ -8,7 +8,6 @@ import {
   runningAgentIds,
   setCurrentVersion,
   setRampingVersion,
-  versionHasPollers,
   VersionNotFound,
   type DeploymentDescription,
   type DeploymentVersion,
@@ -71,20 +70,25 @@ async function signalUpgrade(temporal: Client, versions: DeploymentVersion[], cu
 
 async function status(temporal: Client, request: Extract<DeployRequest, { action: 'status' }>): Promise<number> {
   const deployment = await deploymentOrExit(temporal, request.deploymentName);
+  // Each version's own describe: the deployment's summaries lag behind its drainage by seconds.
+  const described = await Promise.all(
+    deployment.versions.map((summary) =>
+      describeVersion(temporal, { deploymentName: deployment.deploymentName, buildId: summary.buildId }),
+    ),
+  );
   const versions = await Promise.all(
-    deployment.versions.map(async (summary) => ({
-      ...summary,
-      runningAgents: await countRunningAgents(temporal, {
-        deploymentName: deployment.deploymentName,
-        buildId: summary.buildId,
+    described.map(
+      async ({ workflowTaskQueues: _queues, deploymentName: _name, rampPercentage: _ramp, ...version }) => ({
+        ...version,
+        runningAgents: await countRunningAgents(temporal, {
+          deploymentName: deployment.deploymentName,
+          buildId: version.buildId,
+        }),
       }),
-    })),
+    ),
   );
-  const unversionedRunningAgents = await countRunningAgents(
-    temporal,
-    'none',
-    await deploymentTaskQueues(temporal, deployment),
-  );
+  const queues = [...new Set(described.flatMap((version) => version.workflowTaskQueues))];
+  const unversionedRunningAgents = await countRunningAgents(temporal, 'none', queues);
   if (request.json) {
     console.log(JSON.stringify({ ...deployment, versions, unversionedRunningAgents }));
     return ExitCode.ok;
@@ -109,8 +113,7 @@ async function ramp(temporal: Client, request: Extract<DeployRequest, { action: 
   const version = versionOrExit(deployment, request.buildId);
   if (deployment.currentBuildId === request.buildId)
     throw new CliError(`${request.buildId} is already current in ${deployment.deploymentName}: nothing to ramp.`);
-  if (!(await versionHasPollers(temporal, version))) throw noPollers(version, 'ramp to');
-  await setRampingVersion(temporal, version, request.percent);
+  await setRampingVersion(temporal, version, request.percent).catch(refusedForPollers(version, 'ramp to'));
   console.log(
     request.json
       ? JSON.stringify({
@@ -135,18 +138,23 @@ async function rampStop(temporal: Client, request: Extract<DeployRequest, { acti
   return ExitCode.ok;
 }
 
-function noPollers(version: DeploymentVersion, verb: string): CliError {
-  return new CliError(
-    `No worker of build ${version.buildId} polls deployment ${version.deploymentName}: agents sent to it would wait. ` +
-      `Start one with \`subagents worker --deployment ${version.deploymentName} --build-id ${version.buildId}\`, then ${verb} it again.`,
-    ExitCode.agentUnsuccessful,
-  );
+/** Turns the server's refusal of a version without pollers (it forgets stopped workers after minutes) into what to do. */
+function refusedForPollers(version: DeploymentVersion, verb: string): (error: unknown) => never {
+  return (error) => {
+    if (isGrpcServiceError(error) && /poller|not found/i.test(error.details ?? error.message)) {
+      throw new CliError(
+        `No worker of build ${version.buildId} polls deployment ${version.deploymentName} (the server said: ${error.details ?? error.message}): agents sent to it would wait. ` +
+          `Start one with \`subagents worker --deployment ${version.deploymentName} --build-id ${version.buildId}\`, then ${verb} it again.`,
+        ExitCode.agentUnsuccessful,
+      );
+    }
+    throw error;
+  };
 }
 
 async function promote(temporal: Client, request: Extract<DeployRequest, { action: 'promote' }>): Promise<number> {
   const deployment = await deploymentOrExit(temporal, request.deploymentName);
   const version = versionOrExit(deployment, request.buildId);
-  if (!(await versionHasPollers(temporal, version))) throw noPollers(version, 'promote');
   const unversioned = await countRunningAgents(temporal, 'none', await deploymentTaskQueues(temporal, deployment));
   if (unversioned > 0 && !request.force) {
     throw new CliError(
@@ -156,7 +164,8 @@ async function promote(temporal: Client, request: Extract<DeployRequest, { actio
       ExitCode.agentUnsuccessful,
     );
   }
-  if (deployment.currentBuildId !== request.buildId) await setCurrentVersion(temporal, version);
+  if (deployment.currentBuildId !== request.buildId)
+    await setCurrentVersion(temporal, version).catch(refusedForPollers(version, 'promote'));
   const others = deployment.versions
     .filter((summary) => summary.buildId !== request.buildId)
     .map((summary) => ({ deploymentName: deployment.deploymentName, buildId: summary.buildId }));

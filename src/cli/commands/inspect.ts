@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { agentVersion, versionKey } from '../../client/deployments';
 import { agentStatus, treeBudget } from '../agent-queries';
 import { budgetOfCappedTree, statusBudgetJson, statusBudgetLines } from '../budget-status';
 import { ExitCode } from '../exit-codes';
@@ -16,19 +17,28 @@ async function status(argv: string[]): Promise<number> {
   });
   return withAgentSession(positionals[0], async ({ temporal }, agentId) => {
     // A capped tree's ledger (asked of its root) adds the spending against the caps; other trees print as before.
-    const [snapshot, budget] = await Promise.all([
+    const [snapshot, budget, version] = await Promise.all([
       agentStatus(temporal, agentId),
       budgetOfCappedTree(() => treeBudget(temporal, agentId)),
+      agentVersion(temporal, agentId),
     ]);
     if (values.json) {
-      console.log(JSON.stringify(budget ? { ...snapshot, budget: statusBudgetJson(budget, agentId) } : snapshot));
+      console.log(
+        JSON.stringify({
+          ...snapshot,
+          ...(budget ? { budget: statusBudgetJson(budget, agentId) } : {}),
+          ...(version ? { deploymentVersion: version } : {}),
+        }),
+      );
       return ExitCode.ok;
     }
     const budgetLines = budget ? statusBudgetLines(budget, agentId, !snapshot.result, Date.now()) : [];
+    // The worker version it runs on (docs/operations.md, "Upgrades"); nothing for an agent on unversioned workers.
+    const versionLines = version ? [`version ${versionKey(version)}`] : [];
     console.log(
       snapshot.result
-        ? formatResult(snapshot.result, budgetLines)
-        : [formatStatus(snapshot), ...budgetLines].join('\n'),
+        ? formatResult(snapshot.result, [...versionLines, ...budgetLines])
+        : [formatStatus(snapshot), ...versionLines, ...budgetLines].join('\n'),
     );
     return ExitCode.ok;
   });

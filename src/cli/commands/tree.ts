@@ -7,14 +7,16 @@ import { accountOf, budgetOfCappedTree, nodeBudgetTexts, reachedActionText, spen
 import { formatStall, formatUsage } from '../format';
 import { agentStatus, agentTree, treeBudget } from '../agent-queries';
 import { connectTemporal } from '../temporal-session';
+import { treeAgentVersions, versionKey } from '../../client/deployments';
 
-/** The tree as indented lines, children under their parents; `budget`: each agent's subtree spending (a capped tree). */
+/** The tree as indented lines, children under their parents; `budget`: each agent's subtree spending (a capped tree); `versions`: "dep:build" by agent. */
 export function treeLines(
   nodes: TreeNode[],
   live: Map<string, string>,
   rootId: string,
   color = false,
   budget?: ReadonlyMap<string, string>,
+  versions?: ReadonlyMap<string, string>,
 ): string[] {
   const children = new Map<string, TreeNode[]>();
   for (const node of nodes)
@@ -24,7 +26,10 @@ export function treeLines(
     for (const node of children.get(parentId) ?? []) {
       const label = `${colorize(node.agentType, node.color, color)}${node.name ? ` "${node.name}"` : ''}: ${node.description ?? ''}`;
       const spent = budget?.get(node.agentId);
-      const details = [live.get(node.agentId), spent].filter((text) => text !== undefined && text !== '').join(' · ');
+      const version = versions?.get(node.agentId);
+      const details = [live.get(node.agentId), spent, version === undefined ? undefined : `version ${version}`]
+        .filter((text) => text !== undefined && text !== '')
+        .join(' · ');
       lines.push(
         `${indent}${node.agentId}  ${label}  [${node.background ? 'background' : 'foreground'}, ${node.status}] ${details}`.trimEnd(),
       );
@@ -40,11 +45,13 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
   const { temporal, close } = await connectTemporal();
   try {
     // One ledger query for the whole tree, only shown when it has caps.
-    const [tree, rootStatus, budget] = await Promise.all([
+    const [tree, rootStatus, budget, versions] = await Promise.all([
       agentTree(temporal, rootId),
       agentStatus(temporal, rootId),
       budgetOfCappedTree(() => treeBudget(temporal, rootId)),
+      treeAgentVersions(temporal, rootId),
     ]);
+    const versionKeys = new Map([...versions].map(([agentId, version]) => [agentId, versionKey(version)]));
     const live = new Map<string, string>();
     const statuses: Record<string, unknown> = { [rootId]: rootStatus };
     for (const node of tree.nodes.filter((candidate) => candidate.status === 'running')) {
@@ -59,15 +66,30 @@ export async function lsTree(rootId: string, json: boolean): Promise<number> {
       );
     }
     if (json) {
-      console.log(JSON.stringify({ ...tree, statuses, ...(budget ? { budget } : {}) }));
+      const deploymentVersions = Object.fromEntries(versions);
+      console.log(
+        JSON.stringify({
+          ...tree,
+          statuses,
+          ...(budget ? { budget } : {}),
+          ...(versions.size ? { deploymentVersions } : {}),
+        }),
+      );
       return ExitCode.ok;
     }
     const rootTodos = todoSummary(rootStatus.todos);
     const color = colorEnabled(process.stdout, process.env);
     console.log(
-      `${rootId}  ${colorize(rootStatus.agentType, rootStatus.color, color)}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}${rootStatus.stalled ? `, STALLED ${formatStall(rootStatus.stalled)}` : ''}`,
+      `${rootId}  ${colorize(rootStatus.agentType, rootStatus.color, color)}  [root, ${rootStatus.state}] turn ${rootStatus.turn}, ${formatUsage(rootStatus.treeUsage)} (tree)${rootTodos ? `, todos ${rootTodos}` : ''}${rootStatus.stalled ? `, STALLED ${formatStall(rootStatus.stalled)}` : ''}${versionKeys.has(rootId) ? ` · version ${versionKeys.get(rootId)}` : ''}`,
     );
-    for (const line of treeLines(tree.nodes, live, rootId, color, budget ? nodeBudgetTexts(budget) : undefined))
+    for (const line of treeLines(
+      tree.nodes,
+      live,
+      rootId,
+      color,
+      budget ? nodeBudgetTexts(budget) : undefined,
+      versionKeys,
+    ))
       console.log(line);
     const treeAccount = budget ? accountOf(budget, rootId) : undefined;
     // A tree without a token budget reports no usage to its root (tokensUsed stays 0): its agents' usage counts.
