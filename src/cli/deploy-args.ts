@@ -61,23 +61,21 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv = process
     throw new CliError(`${message} usage: subagents ${deployUsage}`);
   };
   if (extra.length) refuse(`deploy ${action} takes one build id, not "${extra.join(' ')}".`);
-  const misplaced = (flags: Partial<Record<'percent' | 'stop' | 'force' | 'wait' | 'timeout', boolean>>) => {
-    const given = Object.entries(flags).find(([, allowed]) => !allowed);
-    const name = given?.[0] as keyof typeof values | undefined;
-    if (name && values[name] !== undefined && values[name] !== false)
-      refuse(`--${name} does not go with deploy ${action}.`);
+  type FormFlag = 'percent' | 'stop' | 'force' | 'wait' | 'timeout';
+  const misplaced = (...flags: FormFlag[]) => {
+    const given = flags.find((flag) => values[flag] !== undefined && values[flag] !== false);
+    if (given) refuse(`--${given} does not go with deploy ${action}.`);
   };
-  const common = { deploymentName: '', json: values.json };
-  const withName = () => ({ ...common, deploymentName: deploymentNameOf(values.deployment, env) });
+  const withName = () => ({ deploymentName: deploymentNameOf(values.deployment, env), json: values.json });
   const needBuild = (what: string): string =>
     buildId ?? refuse(`Give the build id to ${what} (see: subagents deploy status).`);
   switch (action) {
     case 'status':
       if (buildId) refuse('deploy status takes no build id.');
-      misplaced({ percent: false, stop: false, force: false, wait: false, timeout: false });
+      misplaced('percent', 'stop', 'force', 'wait', 'timeout');
       return { action, ...withName() };
     case 'ramp':
-      misplaced({ force: false, wait: false, timeout: false });
+      misplaced('force', 'wait', 'timeout');
       if (values.stop) {
         if (buildId || values.percent !== undefined) refuse('deploy ramp --stop takes no build id or --percent.');
         return { action: 'ramp-stop', ...withName() };
@@ -91,10 +89,10 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv = process
         percent: checked(percentSchema, '--percent', values.percent ?? ''),
       };
     case 'promote':
-      misplaced({ percent: false, stop: false, wait: false, timeout: false });
+      misplaced('percent', 'stop', 'wait', 'timeout');
       return { action, ...withName(), buildId: needBuild('promote'), force: values.force };
     case 'drain':
-      misplaced({ percent: false, stop: false, force: false });
+      misplaced('percent', 'stop', 'force');
       if (values.timeout !== undefined && !values.wait) refuse('--timeout is how long --wait waits: give --wait too.');
       return {
         action,
