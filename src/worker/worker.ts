@@ -2,11 +2,26 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createRequire } from 'node:module';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { CustomTool } from '../shared/tools/define-tool';
 import { parseToolTaskQueues, type ToolTaskQueues } from '../shared/tools/custom-tools';
-import { parseWorkflowStacks, subagentsPlugin, type SubagentsPlugin, type WorkflowStacks } from './plugin';
+import {
+  parseWorkflowStacks,
+  subagentsPlugin,
+  workflowsPath,
+  type SubagentsPlugin,
+  type WorkflowStacks,
+} from './plugin';
+import {
+  adoptIfNoCurrentVersion,
+  defaultBuildId,
+  versionRequestFromEnv,
+  versionText,
+  workerDeploymentOptions,
+  type WorkerVersion,
+} from './versioning';
 import type { Telemetry } from './observability';
 import { McpConnectionPool } from '../mcp/connection-pool';
 import { installAdvice, sandboxProblem, type SandboxOptions } from '../config/sandbox-options';
@@ -54,6 +69,8 @@ export interface AgentWorkerOptions {
   workflowStacks?: WorkflowStacks;
   /** Register the runtime's search attributes when the worker starts (default false here; the CLI's worker does). */
   registerSearchAttributes?: boolean;
+  /** Run as this version of a worker deployment (docs/operations.md, "Upgrades"); omitted: unversioned. */
+  version?: WorkerVersion;
 }
 
 /** Who a worker is and which files it holds (SUBAGENTS_WORKER_ID, SUBAGENTS_WORKSPACE_ROOT). */
@@ -120,8 +137,27 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
     plugins: [agentWorkerPlugin(options)],
     ...withIdentity(options),
+    ...(options.version ? { workerDeploymentOptions: workerDeploymentOptions(options.version) } : {}),
     ...options.workerOptions,
   });
+}
+
+/** The workflow bundle a worker would build, built ahead so that its hash can name the version (docs/operations.md). */
+export async function bundleAgentWorkflows(options: Pick<AgentWorkerOptions, 'workflowStacks'> = {}): Promise<string> {
+  const plugin = subagentsPlugin({ ...(options.workflowStacks ? { workflowStacks: options.workflowStacks } : {}) });
+  const { code } = await bundleWorkflowCode({ workflowsPath, plugins: [plugin] });
+  return code;
+}
+
+const packageVersion = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
+/** A versioned worker's version: the build id given, else derived from the package version and the bundle. */
+export function workerVersionFor(
+  deploymentName: string,
+  buildId: string | undefined,
+  bundleCode: string,
+): WorkerVersion {
+  return { deploymentName, buildId: buildId ?? defaultBuildId(packageVersion, bundleCode) };
 }
 
 /** A tool worker: only the named tools' activities on `taskQueue`, no workflows (docs/tools.md). */
@@ -189,8 +225,14 @@ export interface ToolWorkerRequest {
   taskQueue: string;
 }
 
+/** What `subagents worker --deployment … --build-id …` asks for (over SUBAGENTS_DEPLOYMENT and SUBAGENTS_BUILD_ID). */
+export interface VersionRequest {
+  deploymentName?: string;
+  buildId?: string;
+}
+
 /** Runs a worker configured from the environment until SIGINT/SIGTERM, then shuts down gracefully. */
-export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<void> {
+export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest, versionRequest?: VersionRequest): Promise<void> {
   const logger = installRuntimeLogging(); // before any native connection: it installs the Runtime
   // Secrets may come as files (ANTHROPIC_API_KEY_FILE, SUBAGENTS_PAYLOAD_KEY_FILE, TEMPORAL_API_KEY_FILE, …).
   const env = withSecretFiles(process.env);
@@ -198,6 +240,16 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
   // Settings that stop the worker with a message are read before it connects.
   const toolTaskQueues = parseToolTaskQueues(env.SUBAGENTS_TOOL_TASK_QUEUES ?? '');
   const workflowStacks = parseWorkflowStacks(env.SUBAGENTS_WORKFLOW_STACKS);
+  const requested = { ...versionRequestFromEnv(env), ...versionRequest };
+  if (requested.buildId !== undefined && requested.deploymentName === undefined)
+    throw new Error(
+      '--build-id names a version of a deployment: give --deployment too (docs/operations.md, "Upgrades").',
+    );
+  // A versioned agent worker bundles ahead: the bundle's hash names its build (docs/operations.md, "Upgrades").
+  const bundle =
+    requested.deploymentName !== undefined && !toolWorker ? await bundleAgentWorkflows({ workflowStacks }) : undefined;
+  const version =
+    bundle !== undefined ? workerVersionFor(requested.deploymentName!, requested.buildId, bundle) : undefined;
   const telemetry = await setupTelemetry(); // undefined unless SUBAGENTS_OTEL=1
   // A tool worker registers no model activity, so it needs (and should get) no model key (docs/tools.md, "Tool task queues").
   const anthropic =
@@ -233,12 +285,18 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
   const workerId = config.workspace.workerId;
   const workers = toolWorker
     ? [await createToolWorker({ ...workerOptions, taskQueue: toolWorker.taskQueue, onlyTools: toolWorker.tools })]
-    : [await createAgentWorker({ ...workerOptions, registerSearchAttributes: true })];
+    : [
+        await createAgentWorker({
+          ...workerOptions,
+          registerSearchAttributes: true,
+          ...(version && bundle ? { version, workflowBundle: { code: bundle } } : {}),
+        }),
+      ];
   if (workerId && !toolWorker)
     workers.push(await createWorkspaceWorker({ ...workerOptions, workspace: { ...config.workspace, workerId } }));
   const queues = toolWorker
     ? `tool worker for ${toolWorker.tools.join(', ')} on task queue "${toolWorker.taskQueue}"`
-    : `task queue "${config.taskQueue}"${workerId ? ` and its own "${workspaceTaskQueue(config.taskQueue, workerId)}" (worker id ${workerId})` : ''}`;
+    : `task queue "${config.taskQueue}"${workerId ? ` and its own "${workspaceTaskQueue(config.taskQueue, workerId)}" (worker id ${workerId})` : ''}${version ? `, version ${versionText(version)}` : ''}`;
   logger.info(
     `worker: ${queues} ` +
       `on ${describeConnection(config.temporal)}, ${config.workspace.root ? `workspace root ${config.workspace.root}, ` : ''}` +
@@ -254,8 +312,17 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest): Promise<
     logger.info(`worker: removed ${scrubbed.removed.join(', ')} from its environment${where}`);
   }
   // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running activities finish.
+  const running = runTogether(workers);
+  if (version)
+    void adoptIfNoCurrentVersion(client, version).then(
+      (said) => logger.info(`worker: ${said}`),
+      (error: unknown) =>
+        logger.warn(
+          `worker: could not read deployment ${version.deploymentName}: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+    );
   try {
-    await runTogether(workers);
+    await running;
   } finally {
     await clientConnection.close();
     await connection.close();

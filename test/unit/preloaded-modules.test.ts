@@ -118,6 +118,13 @@ function stateOf(file: string): string[] {
       }
       continue;
     }
+    // setWorkflowOptions only attaches a getter to the workflow function; the getter runs once per run.
+    if (
+      ts.isExpressionStatement(statement) &&
+      ts.isCallExpression(statement.expression) &&
+      statement.expression.expression.getText(source) === 'setWorkflowOptions'
+    )
+      continue;
     problems.push(at(statement, `a module-level statement (${ts.SyntaxKind[statement.kind]})`));
   }
   return problems;

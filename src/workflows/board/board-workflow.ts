@@ -1,4 +1,5 @@
-import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import { pinnedVersioning } from '../context/version-upgrade';
 import type { BoardSnapshot, BoardWorkflowInput } from '../../shared/board/board';
 import { boardLimits } from '../../shared/board/board-limits';
 import { workflowNowMs } from '../runtime/clock';
@@ -32,3 +33,6 @@ export async function boardWorkflow(input: BoardWorkflowInput): Promise<BoardSna
     }
   }
 }
+
+// A board stays on the version it started on (docs/operations.md, "Upgrades").
+setWorkflowOptions(pinnedVersioning, boardWorkflow);

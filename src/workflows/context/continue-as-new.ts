@@ -54,8 +54,9 @@ export function continueAsNewMayBeDue({ input, state }: Pick<AgentParts, 'input'
 export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingInput): Promise<void> {
   const { input, state, children, approvals } = agent;
   const newPath = awaiting !== undefined;
+  // Waiting for input, an agent asked to upgrade moves now (docs/operations.md, "Upgrades").
   const due = newPath
-    ? historyDue(agent)
+    ? historyDue(agent) || agent.upgrade.requested !== undefined
     : dueByEvents(input) || (dueBySize(input, state.runStartHistoryBytes) && hasPatch(everyBoundaryPatch));
   const blocked = () => children.runningCount > 0 || approvals.pendingCount > 0;
   if (!due || blocked()) return;
@@ -80,5 +81,15 @@ export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingI
   }
   // Room asked ahead belongs to this run's next call: given back, the next run asks anew.
   await releaseAhead(agent);
-  await continueAsNew<(input: AgentWorkflowInput) => Promise<AgentResult>>(next);
+  await agent.upgrade.continueAsNew(next);
+}
+
+/** The hop run (src/workflows/context/version-upgrade.ts): takes what arrived meanwhile and continues as new at once. */
+export async function continueOntoCurrentVersion(
+  agent: Pick<AgentParts, 'input' | 'state' | 'inbox' | 'tree' | 'board'>,
+): Promise<never> {
+  await condition(allHandlersFinished);
+  return continueAsNew<(input: AgentWorkflowInput) => Promise<AgentResult>>(
+    nextInput(agent, agent.state.takeAwaiting()),
+  );
 }

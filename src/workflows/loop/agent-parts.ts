@@ -10,6 +10,7 @@ import { Progress } from './progress';
 import { AgentTool } from '../tree/spawn';
 import { TreeLink } from '../tree/tree-link';
 import { TurnControl } from './turn-control';
+import { VersionUpgrade } from '../context/version-upgrade';
 
 /** The parts of one agent run, each owning its state; made first, in the root scope, so abort domains hang right. */
 export interface AgentParts {
@@ -32,6 +33,8 @@ export interface AgentParts {
   readonly compaction: Compaction;
   /** Its task board: the task-list tools and the heartbeats of its claims. */
   readonly board: AgentBoardLink;
+  /** A move onto its deployment's current version, when asked (docs/operations.md, "Upgrades"). */
+  readonly upgrade: VersionUpgrade;
 }
 
 export function createAgentParts(input: AgentWorkflowInput): AgentParts {
@@ -60,5 +63,6 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     progress: new Progress(input, state),
     compaction: new Compaction(),
     board: new AgentBoardLink(input, inbox),
+    upgrade: new VersionUpgrade(),
   };
 }

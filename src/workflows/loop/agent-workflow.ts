@@ -1,4 +1,4 @@
-import { CancellationScope, CancelledFailure, isCancellation, sleep } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, isCancellation, setWorkflowOptions, sleep } from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../../shared/agents/agent';
 import type { StopReason } from '../../shared/model/messages';
 import { createAgentParts, type AgentParts } from './agent-parts';
@@ -10,7 +10,8 @@ import { runTurn } from './turn';
 import { stopHooksKeepGoing } from '../tools/hooks';
 import { stopsWholeTreeAtBudget } from '../budget/tree-budget';
 import { continueAsNewIfDue, waitForInput } from './turn-boundary';
-import { continueAsNewMayBeDue } from '../context/continue-as-new';
+import { continueAsNewMayBeDue, continueOntoCurrentVersion } from '../context/continue-as-new';
+import { agentVersioning, isUpgradeHop } from '../context/version-upgrade';
 import { adoptPatchBaseline, hasPatch, onPatchBaseline } from '../runtime/patches';
 
 /** One agent instance: the query loop (model call → tools → results → repeat) as a workflow (docs/architecture.md). */
@@ -19,6 +20,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
   adoptPatchBaseline();
   const agent = createAgentParts(input);
   installHandlers(agent);
+  // The hop onto the deployment's current version only continues as new (docs/operations.md, "Upgrades").
+  if (isUpgradeHop()) return await continueOntoCurrentVersion(agent);
   // Not awaited: it watches beside the loop and returns once the agent has finished.
   if (hasPatch(stallWatchdogPatch)) void runStallWatchdog(agent);
   const ending = new Ending(agent);
@@ -36,6 +39,9 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
     throw failure;
   }
 }
+
+// Pinned to the version it started on, on a versioned worker; its hop run moves (docs/operations.md, "Upgrades").
+setWorkflowOptions(agentVersioning, agentWorkflow);
 
 /** Model call, tools, results, repeat — until a final answer with nothing more to deliver, or a limit. */
 async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult> {

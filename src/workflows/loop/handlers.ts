@@ -27,6 +27,7 @@ import {
   treeQuery,
   treeSpawnReplySignal,
   treeSpawnRequestSignal,
+  upgradeSignal,
   type SteerInput,
 } from '../../shared/protocol/definitions';
 import { boardNoticeSignal } from '../../shared/board/board';
@@ -49,6 +50,7 @@ import {
   treeAgentStartedSchema,
   treeSpawnReplySchema,
   treeSpawnRequestSchema,
+  upgradeNoticeSchema,
 } from '../../shared/protocol/input-schemas';
 import type { AgentParts } from './agent-parts';
 import type { TreeLedgerKeeper } from '../budget/tree-ledger';
@@ -141,6 +143,7 @@ export function installHandlers(agent: AgentParts): void {
   guard.plainSignal(closeSignal, () => inbox.endInput());
   guard.signal(stopNoticeSignal, stopNoticeSchema, (notice) => control.noteStop(notice));
   guard.plainSignal(backgroundedSignal, () => tree.movedToBackground());
+  guard.signal(upgradeSignal, upgradeNoticeSchema, (notice) => agent.upgrade.receive(notice));
   guard.signal(approvalDecisionSignal, approvalDecisionSchema, (decision) => approvals.receiveDecision(decision));
   guard.signal(childFinalSignal, agentResultSchema, (childResult) => children.onChildFinal(childResult));
   guard.signal(treeSpawnReplySignal, treeSpawnReplySchema, (reply) => tree.receiveSpawnReply(reply));

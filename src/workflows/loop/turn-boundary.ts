@@ -32,17 +32,22 @@ export async function waitForInput(agent: AgentParts, after: AwaitingInput): Pro
 
 /** An interactive agent idle until the next message; wakes to compact or to continue-as-new when due. */
 async function waitIdle(agent: AgentParts, after: AwaitingInput, idleTimeoutMs: number): Promise<void> {
-  const { inbox, progress, compaction } = agent;
+  const { inbox, progress, compaction, upgrade } = agent;
   let historyWasDue = historyDue(agent);
   for (;;) {
     progress.waiting('the next message');
     const woke = await condition(
-      () => inbox.size > 0 || inbox.inputEnded || compaction.isRequested || (!historyWasDue && historyDue(agent)),
+      () =>
+        inbox.size > 0 ||
+        inbox.inputEnded ||
+        compaction.isRequested ||
+        upgrade.requested !== undefined ||
+        (!historyWasDue && historyDue(agent)),
       idleTimeoutMs,
     );
     if (!woke || inbox.size > 0 || inbox.inputEnded) return;
     if (compaction.isRequested) await compaction.compactIfDue(agent);
-    if (historyDue(agent)) await continueAsNewIfDue(agent, after);
+    if (historyDue(agent) || upgrade.requested !== undefined) await continueAsNewIfDue(agent, after);
     historyWasDue = historyDue(agent);
   }
 }

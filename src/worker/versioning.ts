@@ -1,0 +1,127 @@
+/** A worker as a version of a worker deployment (docs/operations.md, "Upgrades"). */
+import { createHash } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { WorkerDeploymentOptions } from '@temporalio/worker';
+
+/** Which deployment a worker serves and which build of it it is. */
+export interface WorkerVersion {
+  deploymentName: string;
+  buildId: string;
+}
+
+/** Names Temporal accepts and that survive the `deployment:build` and `deployment.build` spellings. */
+const deploymentNamePattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+const buildIdPattern = /^[A-Za-z0-9][A-Za-z0-9_+.-]{0,99}$/;
+
+/** A deployment name, or an error that says what to give. */
+export function parseDeploymentName(name: string, where: string): string {
+  if (!deploymentNamePattern.test(name))
+    throw new Error(
+      `${where}: "${name}" is not a deployment name: 1-100 letters, digits, "-" and "_", starting with a letter or digit (for example "subagents").`,
+    );
+  return name;
+}
+
+/** A build id, or an error that says what to give. */
+export function parseBuildId(buildId: string, where: string): string {
+  if (!buildIdPattern.test(buildId))
+    throw new Error(
+      `${where}: "${buildId}" is not a build id: 1-100 letters, digits, ".", "+", "-" and "_", starting with a letter or digit (for example "1.4.0-3f2a9c1d0b7e"); omit it to derive one from the package version and the workflow bundle.`,
+    );
+  return buildId;
+}
+
+/** The default build id: the package version and the first 12 hex digits of the workflow bundle's SHA-256. */
+export function defaultBuildId(packageVersion: string, bundleCode: string): string {
+  return `${packageVersion}-${createHash('sha256').update(bundleCode).digest('hex').slice(0, 12)}`;
+}
+
+/** What the environment asks: SUBAGENTS_DEPLOYMENT (versioning on) and SUBAGENTS_BUILD_ID (else derived). */
+export function versionRequestFromEnv(env: NodeJS.ProcessEnv): { deploymentName?: string; buildId?: string } {
+  const deploymentName = env.SUBAGENTS_DEPLOYMENT?.trim();
+  const buildId = env.SUBAGENTS_BUILD_ID?.trim();
+  if (buildId && !deploymentName)
+    throw new Error(
+      'SUBAGENTS_BUILD_ID is set without SUBAGENTS_DEPLOYMENT: a build id names a version of a deployment; set both (docs/operations.md, "Upgrades").',
+    );
+  return {
+    ...(deploymentName ? { deploymentName: parseDeploymentName(deploymentName, 'SUBAGENTS_DEPLOYMENT') } : {}),
+    ...(buildId ? { buildId: parseBuildId(buildId, 'SUBAGENTS_BUILD_ID') } : {}),
+  };
+}
+
+/** Worker options of a version: every agent run is pinned to the version it started on unless it hops. */
+export function workerDeploymentOptions(version: WorkerVersion): WorkerDeploymentOptions {
+  return { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' };
+}
+
+/** The spelling Temporal's search attribute `TemporalWorkerDeploymentVersion` uses. */
+export function versionText(version: WorkerVersion): string {
+  return `${version.deploymentName}:${version.buildId}`;
+}
+
+/** Half-second tries while the server learns of a new version from its pollers. */
+const versionKnownAttempts = 40;
+
+/**
+ * A deployment's first version becomes current by itself, so that a fresh setup runs agents without a
+ * `deploy promote`; never when agents started on unversioned workers still run (they would move onto
+ * this code). Returns what happened, for the worker's log.
+ */
+export async function adoptIfNoCurrentVersion(client: Client, version: WorkerVersion): Promise<string> {
+  const service = client.workflowService;
+  const namespace = client.options.namespace;
+  // The server learns of a version from its pollers: wait until it knows this one.
+  let described;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version });
+      described = await service.describeWorkerDeployment({ namespace, deploymentName: version.deploymentName });
+      break;
+    } catch (error) {
+      if (attempt >= versionKnownAttempts || !/not found/i.test(error instanceof Error ? error.message : String(error)))
+        throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  const current = described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId || undefined;
+  if (current === version.buildId) return `version ${versionText(version)} is current`;
+  if (current !== undefined)
+    return `version ${versionText(version)} is not current (${current} is): new agents start there until \`subagents deploy promote ${version.buildId} --deployment ${version.deploymentName}\``;
+  const unversioned = await client.workflowService.countWorkflowExecutions({
+    namespace,
+    query: `WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running' AND TemporalWorkerDeploymentVersion IS NULL`,
+  });
+  const running = Number(unversioned.count ?? 0);
+  if (running > 0)
+    return `deployment ${version.deploymentName} has no current version and ${running} agent(s) started on unversioned workers still run: making ${version.buildId} current would move them onto this code; when they have ended, run \`subagents deploy promote ${version.buildId} --deployment ${version.deploymentName}\``;
+  await service.setWorkerDeploymentCurrentVersion({
+    namespace,
+    deploymentName: version.deploymentName,
+    buildId: version.buildId,
+    allowNoPollers: true,
+    identity: 'subagents worker',
+  });
+  return `version ${versionText(version)} made current: deployment ${version.deploymentName} had no current version`;
+}
+
+/**
+ * Waits until the server counts `taskQueue` among the version's queues (its first poll registers it): a version
+ * missing a queue of the current one cannot become current. False when it did not within `timeoutMs`.
+ */
+export async function versionPolls(
+  client: Client,
+  version: WorkerVersion,
+  taskQueue: string,
+  timeoutMs = 20_000,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const described = await client.workflowService
+      .describeWorkerDeploymentVersion({ namespace: client.options.namespace, deploymentVersion: version })
+      .catch(() => undefined);
+    if (described?.versionTaskQueues.some((queue) => queue.name === taskQueue)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
