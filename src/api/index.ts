@@ -25,6 +25,28 @@ export type {
 } from '../shared/budget/budget';
 export type { SteerAck } from '../shared/protocol/definitions';
 export type { MessageParam } from '../shared/model/messages';
+export {
+  agentVersion,
+  agentVersionOf,
+  clearRampingVersion,
+  countRunningAgents,
+  DeploymentNotFound,
+  describeDeployment,
+  describeVersion,
+  parseVersionKey,
+  runningAgentIds,
+  setCurrentVersion,
+  setRampingVersion,
+  treeAgentVersions,
+  VersionNotFound,
+  versionKey,
+  type DeploymentDescription,
+  type DeploymentVersion,
+  type DrainageStatus,
+  type VersionDescription,
+  type VersionStatus,
+  type VersionSummary,
+} from '../client/deployments';
 export { ErrorType, type ErrorTypeName } from '../shared/protocol/errors';
 export { subagentsPlugin, SubagentsPlugin, type SubagentsPluginOptions } from '../worker/plugin';
 export {
