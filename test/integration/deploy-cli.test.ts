@@ -1,6 +1,7 @@
 import type { Worker } from '@temporalio/worker';
 import { afterAll, describe, expect, it } from 'vitest';
-import { agentVersion, describeDeployment } from '../../src/client/deployments';
+import { waitForTool } from '../helpers/agent-waits';
+import { agentVersion, describeDeployment, describeVersion } from '../../src/client/deployments';
 import { scenario, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { cli, useCliEnvironment } from '../helpers/in-process-cli';
@@ -148,5 +149,62 @@ describe('subagents deploy', () => {
       expect(refused.code, percent).toBe(2);
       expect(refused.err, percent).toContain(`--percent ${percent}:`);
     }
+  });
+});
+
+describe('subagents deploy promote over agents started before versioning', () => {
+  const unversionedDeployment = uniqueTaskQueue('deploy-pre');
+  // The environment's own worker is unversioned: its agents carry no version.
+  const plain = useAgentTestEnv(scenario([agentNamed('before', [{ toolUses: [bash('sleep 60')] }])]));
+  let workerC: { worker: Worker; running: Promise<void> } | undefined;
+  afterAll(async () => {
+    workerC?.worker.shutdown();
+    await workerC?.running;
+  });
+
+  it('refuses while they run, and goes ahead with --force', async () => {
+    const handle = await plain.start({ prompt: 'wait before versioning', name: 'before' });
+    await waitForTool(plain, handle.agentId, 'Bash', 'the unversioned agent in its Bash call');
+    const worker = await createTestWorker(plain.temporal, {
+      taskQueue: plain.taskQueue,
+      modelBaseUrl: plain.modelServer.url,
+      workerOptions: {
+        workerDeploymentOptions: {
+          version: { deploymentName: unversionedDeployment, buildId: 'c' },
+          useWorkerVersioning: true,
+          defaultVersioningBehavior: 'PINNED',
+        },
+      },
+    });
+    workerC = { worker, running: worker.run() };
+    // The version lists the queue its worker polls a moment after the deployment lists the version.
+    await waitFor(
+      async () =>
+        (
+          await describeVersion(plain.temporal.client, { deploymentName: unversionedDeployment, buildId: 'c' }).catch(
+            () => undefined,
+          )
+        )?.workflowTaskQueues.includes(plain.taskQueue) ?? false,
+      30_000,
+      'version c polling the queue',
+    );
+    expect(await agentVersion(plain.temporal.client, handle.agentId)).toBeUndefined();
+    const status = await cli('deploy', 'status', '--deployment', unversionedDeployment, '--json');
+    expect(JSON.parse(status.out)).toMatchObject({ unversionedRunningAgents: 1 });
+    expect((await cli('deploy', 'status', '--deployment', unversionedDeployment)).out).toContain(
+      'running agents on no version (started before versioning): 1',
+    );
+
+    const refused = await cli('deploy', 'promote', 'c', '--deployment', unversionedDeployment);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("1 running agent(s) on the deployment's task queues have no version");
+    expect(refused.err).toContain('or pass --force');
+    expect((await describeDeployment(plain.temporal.client, unversionedDeployment)).currentBuildId).toBeUndefined();
+
+    const forced = await cli('deploy', 'promote', 'c', '--deployment', unversionedDeployment, '--force');
+    expect(forced.err).toBe('');
+    expect(forced.out).toContain(`c is current in ${unversionedDeployment}`);
+    expect((await describeDeployment(plain.temporal.client, unversionedDeployment)).currentBuildId).toBe('c');
+    await handle.stop({ reason: 'deploy test' });
   });
 });
