@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defaultDrainTimeoutSeconds, parseDeployArgs } from '../../src/cli/deploy-args';
 import { CliError } from '../../src/cli/exit-codes';
+import { treeLines } from '../../src/cli/commands/tree';
 import { agentVersionOf, parseVersionKey, runningAgentsQuery, versionKey } from '../../src/client/deployments';
+import type { TreeNode } from '../../src/shared/protocol/tree';
 
 const env = { SUBAGENTS_DEPLOYMENT: 'prod' };
 
@@ -106,5 +108,25 @@ describe('deployment versions', () => {
     expect(runningAgentsQuery('none', ['q1', 'q2'])).toBe(
       "WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running' AND TemporalWorkerDeploymentVersion IS NULL AND TaskQueue IN ('q1', 'q2')",
     );
+  });
+});
+
+describe('ls --tree', () => {
+  it("ends a versioned agent's line with its version, and says nothing of an unversioned one", () => {
+    const node = (agentId: string): TreeNode => ({
+      agentId,
+      parentAgentId: 'root',
+      agentType: 'reviewer',
+      depth: 1,
+      background: false,
+      status: 'running',
+      startedAtMs: 0,
+    });
+    const live = new Map([['child-1', 'turn 2']]);
+    const versions = new Map([['child-1', 'prod:b2']]);
+    expect(treeLines([node('child-1'), node('child-2')], live, 'root', false, undefined, versions)).toEqual([
+      '  child-1  reviewer:   [foreground, running] turn 2 · version prod:b2',
+      '  child-2  reviewer:   [foreground, running]',
+    ]);
   });
 });
