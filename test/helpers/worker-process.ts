@@ -1,11 +1,12 @@
 // A worker as a real child process, so tests can SIGKILL it mid-run and start another.
 import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createAgentWorker } from '../../src/worker/worker';
+import { createAgentWorker, workerVersionFor } from '../../src/worker/worker';
+import { adoptIfNoCurrentVersion, versionRequestFromEnv } from '../../src/worker/versioning';
 
 const required = (name: string): string => {
   const value = process.env[name];
@@ -26,6 +27,13 @@ const startSignal =
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const address = required('TEMPORAL_ADDRESS');
+const bundlePath = required('WORKFLOW_BUNDLE_PATH');
+// A version of a worker deployment when SUBAGENTS_DEPLOYMENT is set (SUBAGENTS_BUILD_ID, else derived from
+// the bundle), as `subagents worker --deployment` runs (docs/operations.md, "Upgrades").
+const versionRequest = versionRequestFromEnv(process.env);
+const version = versionRequest.deploymentName
+  ? workerVersionFor(versionRequest.deploymentName, versionRequest.buildId, readFileSync(bundlePath, 'utf8'))
+  : undefined;
 
 /** Connects and creates the worker; while the server is down (a chaos restart), tries again for up to 2 minutes. */
 async function createWorker() {
@@ -36,17 +44,20 @@ async function createWorker() {
     try {
       nativeConnection = await NativeConnection.connect({ address });
       connection = await Connection.connect({ address });
-      return await createAgentWorker({
+      const client = new Client({ connection, namespace: 'default' });
+      const worker = await createAgentWorker({
         connection: nativeConnection,
-        client: new Client({ connection, namespace: 'default' }),
+        client,
         namespace: 'default',
         taskQueue: required('SUBAGENTS_TASK_QUEUE'),
         anthropic: new Anthropic({ apiKey: 'test-key', baseURL: required('ANTHROPIC_BASE_URL'), maxRetries: 0 }),
-        workflowBundle: { codePath: required('WORKFLOW_BUNDLE_PATH') },
+        workflowBundle: { codePath: bundlePath },
+        ...(version ? { version } : {}),
         // Never the real ~/.claude: an empty home of its own.
         homeDir: mkdtempSync(path.join(os.tmpdir(), 'subagents-home-')),
         workerOptions: { stickyQueueScheduleToStartTimeout: '1s' },
       });
+      return { worker, client };
     } catch (error) {
       await nativeConnection?.close().catch(() => undefined);
       await connection?.close().catch(() => undefined);
@@ -63,7 +74,13 @@ if (startSignal) {
   process.stdout.write('worker-loaded\n');
   await startSignal;
 }
-const worker = await createWorker();
+const { worker, client } = await createWorker();
 const running = worker.run();
 process.stdout.write('worker-ready\n');
+// The deployment's first version makes itself current, as the CLI's worker does.
+if (version)
+  void adoptIfNoCurrentVersion(client, version).then(
+    (said) => process.stderr.write(`worker-process: ${said}\n`),
+    (error: unknown) => process.stderr.write(`worker-process: ${String(error)}\n`),
+  );
 await running;
