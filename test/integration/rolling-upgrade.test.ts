@@ -9,7 +9,7 @@ import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { workerVersionFor } from '../../src/worker/worker';
 import { upgradeHopMemo } from '../../src/workflows/context/version-upgrade';
-import { useAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
+import { createAgentTestEnv, type AgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { runCli } from '../helpers/cli-process';
 import { agentNamed, agentPrompted, bash, spawnInBackground } from '../helpers/scripted-agents';
@@ -132,6 +132,19 @@ async function runsOf(env: AgentTestEnv, workflowId: string): Promise<RunRecord[
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
     if (!runId) return runs;
   }
+}
+
+/** A run chain in one line for a failure message: each run's task build ids, its last events, its status text. */
+async function describeRuns(env: AgentTestEnv, workflowId: string): Promise<string> {
+  const runs = await runsOf(env, workflowId);
+  const type = (event: HistoryEvent) => String(event.eventType);
+  return runs
+    .map(
+      (run) =>
+        `${run.runId} hop=${String(run.memo[upgradeHopMemo] ?? '-')} builds=${[...new Set(taskBuildIds(run))].join(',')} ` +
+        `last events=${run.events.slice(-6).map(type).join(',')}`,
+    )
+    .join(' | ');
 }
 
 /** The build ids of a run's completed workflow tasks, as the server recorded them. */
@@ -371,12 +384,15 @@ async function rollingUpgrade(env: AgentTestEnv, options: { killOldMidRollout: b
     // The root, now on B, answers a new message there.
     await env.client.send(root.agentId, 'NEW-MESSAGE-ON-B');
     await waitFor(
-      async () => (await root.status()).latestText === 'ROOT-SAYS: NEW-MESSAGE-ON-B',
+      // The message reaches the model wrapped (<message from="user">): the answer quotes it.
+      async () => /^ROOT-SAYS: [\s\S]*NEW-MESSAGE-ON-B/.test((await root.status()).latestText ?? ''),
       60_000,
       'the root answered on B',
-    );
+    ).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}; the root's runs: ${await describeRuns(env, root.agentId)}`);
+    });
     await root.close();
-    expect((await root.result()).finalText).toBe('ROOT-SAYS: NEW-MESSAGE-ON-B');
+    expect((await root.result()).finalText).toMatch(/^ROOT-SAYS: [\s\S]*NEW-MESSAGE-ON-B/);
 
     // Each on the version the policy says.
     const rootRuns = await runsOf(env, root.agentId);
@@ -415,8 +431,28 @@ async function rollingUpgrade(env: AgentTestEnv, options: { killOldMidRollout: b
   }
 }
 
+/**
+ * An environment whose own (unversioned) worker never polls: only the versioned worker processes serve the
+ * queue. Its worker is created by createAgentTestEnv; run and shut down at the end, it lets go of the connection.
+ */
+function useVersionedOnlyEnv(): AgentTestEnv {
+  let current: AgentTestEnv | undefined;
+  beforeAll(async () => {
+    current = await createAgentTestEnv({ kind: 'echo' }, { startWorker: false });
+  });
+  afterAll(async () => {
+    if (!current) return;
+    const running = current.worker.run();
+    await waitFor(() => current!.worker.getState() === 'RUNNING', 10_000, 'the unused worker running');
+    current.worker.shutdown();
+    await running;
+    await current.close();
+  });
+  return new Proxy({} as AgentTestEnv, { get: (_, key) => current![key as keyof AgentTestEnv] });
+}
+
 describe('rolling upgrade: a tree on version A, version B with a real workflow change, A drained', () => {
-  const env = useAgentTestEnv({ kind: 'echo' }, { startWorker: false });
+  const env = useVersionedOnlyEnv();
 
   it('moves the interactive root onto B through the hop, keeps the children on A, and fails no task', async () => {
     await rollingUpgrade(env, { killOldMidRollout: false });
@@ -424,7 +460,7 @@ describe('rolling upgrade: a tree on version A, version B with a real workflow c
 });
 
 describe('rolling upgrade with the old version SIGKILLed mid-rollout', () => {
-  const env = useAgentTestEnv({ kind: 'echo' }, { startWorker: false });
+  const env = useVersionedOnlyEnv();
 
   it('holds A-pinned children until a new worker of A polls, then finishes as without the kill', async () => {
     await rollingUpgrade(env, { killOldMidRollout: true });
