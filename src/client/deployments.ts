@@ -106,14 +106,31 @@ function dateOf(
 
 const isNotFound = (error: unknown): boolean => isGrpcServiceError(error) && error.code === grpcNotFound;
 
-/** The deployment's routing (current, ramping) and its versions; DeploymentNotFound when the server does not know it. */
+/** Tries of a describe that says "not found", a quarter second apart. */
+const notFoundTries = 8;
+
+/**
+ * Runs a describe, again while it says "not found": the server keeps each deployment and version in a workflow of its
+ * own, and a describe can miss it for a moment (seen on 1.29.1 right after a version registered or drained).
+ */
+async function describeRetryingNotFound<T>(describe: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await describe();
+    } catch (error) {
+      if (!isNotFound(error) || attempt >= notFoundTries) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** The deployment's routing (current, ramping) and its versions; DeploymentNotFound when the server does not know it (after 2 s of tries). */
 export async function describeDeployment(client: Client, deploymentName: string): Promise<DeploymentDescription> {
   let response;
   try {
-    response = await client.workflowService.describeWorkerDeployment({
-      namespace: client.options.namespace,
-      deploymentName,
-    });
+    response = await describeRetryingNotFound(() =>
+      client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName }),
+    );
   } catch (error) {
     if (isNotFound(error)) throw new DeploymentNotFound(deploymentName);
     throw error;
@@ -141,14 +158,16 @@ export async function describeDeployment(client: Client, deploymentName: string)
   };
 }
 
-/** One version's status, drainage and task queues; VersionNotFound when no worker of it has polled. */
+/** One version's status, drainage and task queues; VersionNotFound when no worker of it has polled (after 2 s of tries). */
 export async function describeVersion(client: Client, version: DeploymentVersion): Promise<VersionDescription> {
   let response;
   try {
-    response = await client.workflowService.describeWorkerDeploymentVersion({
-      namespace: client.options.namespace,
-      deploymentVersion: version,
-    });
+    response = await describeRetryingNotFound(() =>
+      client.workflowService.describeWorkerDeploymentVersion({
+        namespace: client.options.namespace,
+        deploymentVersion: version,
+      }),
+    );
   } catch (error) {
     if (isNotFound(error)) throw new VersionNotFound(version);
     throw error;

@@ -2,6 +2,7 @@ import type { Worker } from '@temporalio/worker';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForTool } from '../helpers/agent-waits';
 import { agentVersion, describeDeployment, describeVersion } from '../../src/client/deployments';
+import { workerDeploymentOptions } from '../../src/worker/versioning';
 import { scenario, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { cli, useCliEnvironment } from '../helpers/in-process-cli';
@@ -10,12 +11,9 @@ import { createTestWorker, uniqueTaskQueue } from '../helpers/temporal';
 
 // `subagents deploy` over two versioned in-process workers of one deployment on the test queue.
 const deploymentName = uniqueTaskQueue('deploy');
+// The options createAgentWorker's `version` gives a worker (src/worker/versioning.ts).
 const versioned = (buildId: string) => ({
-  workerDeploymentOptions: {
-    version: { deploymentName, buildId },
-    useWorkerVersioning: true as const,
-    defaultVersioningBehavior: 'PINNED' as const,
-  },
+  workerDeploymentOptions: workerDeploymentOptions({ deploymentName, buildId }),
 });
 
 const env = useAgentTestEnv(scenario([agentNamed('pinned', [{ toolUses: [bash('sleep 60')] }])]), {
@@ -29,15 +27,15 @@ afterAll(async () => {
   await workerB?.running;
 });
 
-/** Waits until the server lists the build among the deployment's versions (its worker's first poll). */
+/** Waits until the server lists the test queue among the version's queues (its worker's first poll registers both). */
 async function waitForVersion(buildId: string): Promise<void> {
   await waitFor(
     async () =>
-      (await describeDeployment(env.temporal.client, deploymentName).catch(() => undefined))?.versions.some(
-        (version) => version.buildId === buildId,
-      ) ?? false,
+      (
+        await describeVersion(env.temporal.client, { deploymentName, buildId }).catch(() => undefined)
+      )?.workflowTaskQueues.includes(env.taskQueue) ?? false,
     30_000,
-    `version ${buildId} in ${deploymentName}`,
+    `version ${buildId} polling ${env.taskQueue}`,
   );
 }
 
@@ -169,11 +167,7 @@ describe('subagents deploy promote over agents started before versioning', () =>
       taskQueue: plain.taskQueue,
       modelBaseUrl: plain.modelServer.url,
       workerOptions: {
-        workerDeploymentOptions: {
-          version: { deploymentName: unversionedDeployment, buildId: 'c' },
-          useWorkerVersioning: true,
-          defaultVersioningBehavior: 'PINNED',
-        },
+        workerDeploymentOptions: workerDeploymentOptions({ deploymentName: unversionedDeployment, buildId: 'c' }),
       },
     });
     workerC = { worker, running: worker.run() };

@@ -141,9 +141,18 @@ async function rampStop(temporal: Client, request: Extract<DeployRequest, { acti
 /** Turns the server's refusal of a version without pollers (it forgets stopped workers after minutes) into what to do. */
 function refusedForPollers(version: DeploymentVersion, verb: string): (error: unknown) => never {
   return (error) => {
-    if (isGrpcServiceError(error) && /poller|not found/i.test(error.details ?? error.message)) {
+    const said = isGrpcServiceError(error) ? (error.details ?? error.message) : '';
+    if (/missing active task queues/i.test(said)) {
+      // Its workers started a moment ago (each queue registers on its first poll), or they poll fewer queues.
       throw new CliError(
-        `No worker of build ${version.buildId} polls deployment ${version.deploymentName} (the server said: ${error.details ?? error.message}): agents sent to it would wait. ` +
+        `Build ${version.buildId} does not poll every task queue of the current version yet (the server said: ${said}). ` +
+          `If its workers just started, ${verb} it again in a few seconds; otherwise start workers of it on the missing queues (subagents worker --deployment ${version.deploymentName} --build-id ${version.buildId}, SUBAGENTS_TASK_QUEUE).`,
+        ExitCode.agentUnsuccessful,
+      );
+    }
+    if (isGrpcServiceError(error) && /poller|not found/i.test(said)) {
+      throw new CliError(
+        `No worker of build ${version.buildId} polls deployment ${version.deploymentName} (the server said: ${said}): agents sent to it would wait. ` +
           `Start one with \`subagents worker --deployment ${version.deploymentName} --build-id ${version.buildId}\`, then ${verb} it again.`,
         ExitCode.agentUnsuccessful,
       );
@@ -179,6 +188,16 @@ async function promote(temporal: Client, request: Extract<DeployRequest, { actio
   return ExitCode.ok;
 }
 
+/** The version's drainage; a version the server no longer has (deleted once drained) has nothing left on it. */
+async function drainageNow(temporal: Client, version: DeploymentVersion): Promise<string | undefined> {
+  try {
+    return (await describeVersion(temporal, version)).drainage;
+  } catch (error) {
+    if (error instanceof VersionNotFound) return 'drained';
+    throw error;
+  }
+}
+
 async function drain(temporal: Client, request: Extract<DeployRequest, { action: 'drain' }>): Promise<number> {
   const deployment = await deploymentOrExit(temporal, request.deploymentName);
   const version = versionOrExit(deployment, request.buildId);
@@ -198,13 +217,13 @@ async function drain(temporal: Client, request: Extract<DeployRequest, { action:
       pinned.length ? `Still on ${request.buildId}: ${pinned.join(', ')}` : `No running agent on ${request.buildId}.`,
     );
   }
-  let drainage = (await describeVersion(temporal, version)).drainage;
+  let drainage = await drainageNow(temporal, version);
   if (request.wait) {
     const deadline = performance.now() + request.timeoutSeconds * 1000;
     while ((pinned.length > 0 || drainage !== 'drained') && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, pollMs));
       pinned = await runningAgentIds(temporal, version);
-      drainage = (await describeVersion(temporal, version)).drainage;
+      drainage = await drainageNow(temporal, version);
     }
   }
   const drained = pinned.length === 0 && drainage === 'drained';
