@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { abortsOf, historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
@@ -41,8 +40,8 @@ describe('aborting running tool calls on the worker', () => {
     const events = await historyEvents(env.temporal.client, handle.agentId);
     // The worker running the workflow task ran the command too, and found it there.
     expect(abortsOf(events)).toEqual([1]);
-    // Runs on baseline 2 take the local abort without a marker of their own (src/workflows/runtime/patches.ts).
-    expect(patchIdsOf(events)).toEqual([patchBaseline]);
+    // A run started today asks for no patch (src/workflows/runtime/patches.ts).
+    expect(patchIdsOf(events)).toEqual([]);
     await recordHistory(env.temporal.client, handle.agentId, 'local-abort-interrupt-bash');
   });
 
@@ -93,8 +92,7 @@ describe('aborting running tool calls on the worker', () => {
     const busyEvents = await historyEvents(env.temporal.client, busy.agentId);
     // One local activity, the one that killed the command (before: one per turn that had called a tool, [0, 0, 0, 1]).
     expect(abortsOf(busyEvents)).toEqual([1]);
-    expect(patchIdsOf(busyEvents)).toEqual([patchBaseline]);
-    // local-abort-only-running-b3 was recorded on baseline 3.
+    expect(patchIdsOf(busyEvents)).toEqual([]);
     await recordHistory(env.temporal.client, busy.agentId, 'local-abort-only-running-b4');
 
     // Stopped while it waits on the model: its model call is aborted on the worker (one local activity, not
@@ -117,7 +115,7 @@ describe('aborting running tool calls on the worker', () => {
         .slice(0, 3)
         .map((request) => request.abortedAt),
     ).toEqual([undefined, undefined, undefined]);
-    expect(patchIdsOf(thinkingEvents)).toEqual([patchBaseline]);
+    expect(patchIdsOf(thinkingEvents)).toEqual([]);
     await recordHistory(env.temporal.client, thinking.agentId, 'local-model-abort-stopped');
   });
 

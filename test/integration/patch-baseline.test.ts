@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { useAgentTestEnv } from '../helpers/agent-env';
 import { runCompleted, waitForState } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { historyEvents, patchIdsOf, recordHistory } from '../helpers/histories';
 import { agentNamed, agentPrompted, bash, spawn, spawnInBackground } from '../helpers/scripted-agents';
 
-// Runs started on today's code ask for one patch, the baseline (src/workflows/runtime/patches.ts), and take the
-// lean paths that came with it; their recordings (baseline-*) keep those paths replaying.
+// Runs started on today's code ask for no patch (src/workflows/runtime/patches.ts: versioned workers pin runs to
+// their code, docs/operations.md "Upgrades") and take the lean paths the retired baselines stood for; their
+// recordings (baseline-*) keep those paths in the replay corpus.
 
 const env = useAgentTestEnv();
 
 const eventsOf = (workflowId: string) => historyEvents(env.temporal.client, workflowId);
 
-/** The patch ids a run's history marks, and how many times it upserted TemporalChangeVersion. */
+/** The patch ids a run's history marks, how many times it upserted TemporalChangeVersion, and its cancelled timers. */
 async function patchesOf(
   workflowId: string,
 ): Promise<{ ids: string[]; changeVersionUpserts: number; timersCancelled: number }> {
@@ -27,8 +27,8 @@ async function patchesOf(
   return { ids, changeVersionUpserts, timersCancelled };
 }
 
-describe('the patch baseline', () => {
-  it('marks one patch per run — the baseline — in a tree that reads, delegates in the foreground and in the background', async () => {
+describe('runs on the current code', () => {
+  it('mark no patch in a tree that reads, delegates in the foreground and in the background', async () => {
     await env.writeFiles({ 'alpha.txt': 'ALPHA\n', 'beta.txt': 'BETA\n' });
     env.script(
       agentNamed('baseline-tree', [
@@ -66,8 +66,8 @@ describe('the patch baseline', () => {
 
     for (const id of [handle.agentId, foreground, background]) {
       const patches = await patchesOf(id);
-      expect(patches.ids, id).toEqual([patchBaseline]);
-      expect(patches.changeVersionUpserts, id).toBe(1);
+      expect(patches.ids, id).toEqual([]);
+      expect(patches.changeVersionUpserts, id).toBe(0);
     }
     // A child's stall watchdog sleeps through its period: the run ends with the timer pending, not cancelled.
     for (const id of [foreground, background]) expect((await patchesOf(id)).timersCancelled, id).toBe(0);
@@ -79,7 +79,7 @@ describe('the patch baseline', () => {
     await recordHistory(env.temporal.client, background, 'baseline-tree-background-child');
   });
 
-  it('asks a person for a call the mode does not settle, in the root and in a foreground child; reads go ahead without asking', async () => {
+  it('ask a person for a call the mode does not settle, in the root and in a foreground child; reads go ahead without asking', async () => {
     await env.writeFiles({ 'gamma.txt': 'GAMMA\n' });
     env.script(
       agentNamed('baseline-approvals', [
@@ -98,7 +98,7 @@ describe('the patch baseline', () => {
       ]),
     );
     const handle = await env.start({
-      prompt: 'approvals on the baseline',
+      prompt: 'approvals on the current code',
       name: 'baseline-approvals',
       permissionMode: 'default',
     });
@@ -115,14 +115,13 @@ describe('the patch baseline', () => {
     const transcript = JSON.stringify(await handle.messages());
     expect(transcript).toContain('GAMMA');
     expect(transcript).toContain('not on the baseline');
-    for (const id of [handle.agentId, `${handle.agentId}.1`])
-      expect((await patchesOf(id)).ids, id).toEqual([patchBaseline]);
+    for (const id of [handle.agentId, `${handle.agentId}.1`]) expect((await patchesOf(id)).ids, id).toEqual([]);
 
     await recordHistory(env.temporal.client, handle.agentId, 'baseline-approvals-root');
     await recordHistory(env.temporal.client, `${handle.agentId}.1`, 'baseline-approvals-child');
   });
 
-  it('stops a tree whose child runs Bash, every open tool call answered', async () => {
+  it('stop a tree whose child runs Bash, every open tool call answered', async () => {
     env.script(
       agentNamed('baseline-stop', [{ toolUses: [spawn('sleeper', 'baseline sleeping task')] }]),
       agentPrompted('baseline sleeping task', [{ toolUses: [bash('sleep 60')] }]),
@@ -132,10 +131,9 @@ describe('the patch baseline', () => {
     await waitForState(env, child, 'running_tools', 'the child to run Bash');
     await handle.stop({ by: 'tester', reason: 'baseline stop' });
     await expect(handle.result()).rejects.toThrow();
-    // Baseline 2 covers the stop and abort changes: the root stopped its child with the notice on the
-    // cancellation (src/workflows/tree/stop-delivery.ts), the child's cancelled turn aborted its Bash on the
-    // worker (src/workflows/runtime/local-abort.ts), and neither asked for a patch to do so.
-    for (const id of [handle.agentId, child]) expect((await patchesOf(id)).ids, id).toEqual([patchBaseline]);
+    // The root stopped its child with the notice on the cancellation (src/workflows/tree/stop-delivery.ts), the
+    // child's cancelled turn aborted its Bash on the worker (src/workflows/runtime/local-abort.ts), no patch asked.
+    for (const id of [handle.agentId, child]) expect((await patchesOf(id)).ids, id).toEqual([]);
     for (const id of [handle.agentId, child]) {
       const messages = await env.client.getAgent(id).messages();
       const last = messages[messages.length - 1]!;
@@ -146,7 +144,6 @@ describe('the patch baseline', () => {
       60_000,
       'the child to close',
     );
-    // baseline-stopped-root and -child were recorded here before stop-in-one-task; they keep that path
-    // replaying. Stops on today's code are recorded by test/integration/stop-delivery.test.ts.
+    // Stops on today's code are recorded by test/integration/stop-delivery.test.ts.
   });
 });

@@ -10,8 +10,6 @@ import { describe, expect, it } from 'vitest';
 import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
 import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
-import { historyEvents, patchIdsOf } from '../helpers/histories';
-import { sandboxAutoAllowPatch } from '../../src/workflows/loop/tool-run-context';
 import { agentNamed, bash } from '../helpers/scripted-agents';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sandbox-auto-allow-home-')));
@@ -25,14 +23,13 @@ describe('sandboxed Bash without an approval', () => {
     const cwd = writeProject(env.workspace, 'auto-allow', {
       '.claude/settings.json': JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } }),
     });
-    const { handle } = await runCompleted(env, {
+    await runCompleted(env, {
       prompt: 'make a file',
       name: 'auto-allow',
       cwd,
       permissionMode: 'default',
     });
     expect(existsSync(path.join(cwd, 'made-by-bash.txt'))).toBe(true);
-    expect(patchIdsOf(await historyEvents(env.temporal.client, handle.agentId))).toContain(sandboxAutoAllowPatch);
   });
 
   it('still asks without the setting, and an ask rule beats it', async () => {

@@ -4,7 +4,6 @@ import type proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { resumeStateQuery, stopNoticeSignal } from '../../src/shared/protocol/definitions';
 import { cancelNoticePrefix, noticeIn, reasonFor } from '../../src/shared/protocol/stop-notice-reason';
-import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { modelCallsOf, useAgentTestEnv } from '../helpers/agent-env';
 import { waitForClosed, waitForState } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
@@ -91,7 +90,7 @@ describe('stopping a tree', () => {
       const childEvents = await eventsOf(child);
       expect(noticeIn(cancelCauseOf(childEvents)), child).toEqual(notice);
       expect(noticeWaitsOf(childEvents), `${child} did not wait for a notice`).toHaveLength(0);
-      expect(patchIdsOf(childEvents), child).toEqual([patchBaseline]);
+      expect(patchIdsOf(childEvents), child).toEqual([]);
       // Its parent has ended and waits for no partial result.
       expect(reportWaitsOf(await eventsOf(parent)), `${parent} waits for no report`).toHaveLength(0);
     }
@@ -134,7 +133,6 @@ describe('stopping a tree', () => {
       [leaf, 'finished'],
     ]);
 
-    // whole-tree-stop-root, -middle and -leaf were recorded on baseline 3 (every stopped agent reporting its partial result).
     await recordHistory(env.temporal.client, root.agentId, 'ended-parent-stop-root');
     await recordHistory(env.temporal.client, middle, 'ended-parent-stop-middle');
     await recordHistory(env.temporal.client, leaf, 'ended-parent-stop-leaf');
@@ -333,9 +331,8 @@ describe('stopping a tree', () => {
     expect((await env.client.getAgent(child).describe()).status.name).toBe('CANCELLED');
     const childEvents = await eventsOf(child);
     expect(noticeWaitsOf(childEvents)).toHaveLength(1);
-    expect(patchIdsOf(childEvents)).toEqual([patchBaseline]);
+    expect(patchIdsOf(childEvents)).toEqual([]);
 
-    // stop-late-notice-root and -child were recorded on baseline 1 (with its stop-in-one-task marker).
     await recordHistory(env.temporal.client, root.agentId, 'stop-late-notice-b2-root');
     await recordHistory(env.temporal.client, child, 'stop-late-notice-b2-child');
   });
@@ -365,7 +362,6 @@ describe('stopping a tree', () => {
     expect(JSON.stringify(messages[messages.length - 1]!.content)).toContain('Stopped by a cancellation request');
     expect(noticeWaitsOf(await eventsOf(child))).toHaveLength(1);
 
-    // stop-bare-cancel-child was recorded on baseline 1.
     await recordHistory(env.temporal.client, child, 'stop-bare-cancel-b2-child');
   });
 });

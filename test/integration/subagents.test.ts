@@ -269,9 +269,7 @@ describe('subagents: the Agent tool on a real Temporal server', () => {
     );
     const handle = await env.start({ prompt: 'budget test', name: 'budget-root', limits: { treeTokenBudget: 60000 } });
     const result = await handle.result();
-    // The budget stops the whole tree, the waiting root included (docs/architecture.md, Limits); the
-    // recordings subagents-budget and subagents-budget-stopped-child keep the earlier behaviour
-    // (only background agents stopped) replaying.
+    // The budget stops the whole tree, the waiting root included (docs/architecture.md, Limits).
     expect(result.status).toBe('cancelled');
     expect(result.error).toContain("stopped by budget: the tree's budget of 60,000 tokens");
     expect(result.finalText).toBe('waiting for the spender');

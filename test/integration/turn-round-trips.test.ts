@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conversationLimits } from '../../src/shared/protocol/limits';
 import type { ModelCallInput } from '../../src/shared/model/model-call';
-import { patchBaseline } from '../../src/workflows/runtime/patches';
 import { requestBodies, useAgentTestEnv } from '../helpers/agent-env';
 import { runCompleted } from '../helpers/agent-waits';
 import { patchIdsOf, recordHistory, taskSteps } from '../helpers/histories';
@@ -51,8 +50,8 @@ describe('round trips of a turn', () => {
     expect(steps.scheduled).not.toContain('readBatch');
     expect(steps.scheduled).not.toContain('Glob');
     expect(steps.localActivities.filter((name) => name === 'Read' || name === 'readBatch')).toEqual([]);
-    // Batched Reads came before the patch baseline, which a run started today marks instead (src/workflows/runtime/patches.ts).
-    expect(await patchesOf(handle.agentId)).toEqual([patchBaseline]);
+    // A run started today asks for no patch (src/workflows/runtime/patches.ts): no marker among its commands.
+    expect(await patchesOf(handle.agentId)).toEqual([]);
 
     // The first call carries the opening messages and names the system prompt its worker rendered; later
     // ones carry what was added since, unless it is large.

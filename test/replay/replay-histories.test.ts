@@ -16,17 +16,59 @@ describe('replay of recorded histories', () => {
     expect(files.length).toBeGreaterThan(0);
   });
 
-  // A change to workflow code that would break running agents fails here (DeterminismViolationError).
+  // A change to workflow code that would break runs of the same build fails here, saying what to do.
   it.each(files)('replays %s', async (file) => {
-    // fromObject, not the SDK's historyFromJSON: npm installs two copies of protobufjs under
-    // @temporalio/common and @temporalio/proto, and historyFromJSON's type check fails across them.
-    const history = proto.temporal.api.history.v1.History.fromObject(
-      JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')),
+    await replay(file, historyOf(file));
+  });
+
+  it('says what to do when a history does not replay', async () => {
+    const file = 'loop-multi-turn.json';
+    const history = historyOf(file);
+    // The first activity the run scheduled, renamed: the code now schedules another than the history holds.
+    const scheduled = history.events.find((event) => event.activityTaskScheduledEventAttributes)!;
+    scheduled.activityTaskScheduledEventAttributes!.activityType!.name = 'anotherActivity';
+    const failure = await replay(file, history).then(
+      () => undefined,
+      (error: unknown) => error,
     );
+    expect(failure).toBeInstanceOf(Error);
+    const text = (failure as Error).message;
+    for (const part of ['breaks replay of runs', 'docs/operations.md, "Upgrades', 'hasPatch()', 'histories:record'])
+      expect(text).toContain(part);
+  });
+});
+
+/** A recorded history, as the SDK's replay takes it. */
+function historyOf(file: string): proto.temporal.api.history.v1.History {
+  // fromObject, not the SDK's historyFromJSON: npm installs two copies of protobufjs under
+  // @temporalio/common and @temporalio/proto, and historyFromJSON's type check fails across them.
+  return proto.temporal.api.history.v1.History.fromObject(
+    JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')),
+  );
+}
+
+/** Replays one history against the current bundle; a failure says what it means and the two ways out. */
+async function replay(file: string, history: proto.temporal.api.history.v1.History): Promise<void> {
+  try {
     await Worker.runReplayHistory(
       { workflowBundle: { codePath: inject('workflowBundlePath') } },
       history,
       file.replace(/\.json$/, ''),
     );
-  });
-});
+  } catch (error) {
+    throw new Error(replayFailureText(file, error), { cause: error });
+  }
+}
+
+/** What a failed replay means, and what to do (docs/operations.md, "Upgrades"; docs/testing.md). */
+function replayFailureText(file: string, error: unknown): string {
+  const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return [
+    `${file} no longer replays against the current workflow code: ${reason}`,
+    'This change breaks replay of runs already going on the same build (a worker with the same build id, or an unversioned one).',
+    'Versioned workers pin each running agent to the build it started on, so deploying it as a new build is safe',
+    '(docs/operations.md, "Upgrades: worker versions"). Then either:',
+    '- the change must reach runs already going on the same build: branch it with hasPatch() (src/workflows/runtime/patches.ts), or',
+    '- it need not: re-record the corpus (`npm run histories:record`, or RECORD_HISTORIES=1 on the test that records this history).',
+  ].join('\n');
+}

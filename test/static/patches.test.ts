@@ -1,28 +1,45 @@
-// The patch baseline against the ids workflow code declares (docs/testing.md, "Patches in use").
+// Patch ids in workflow code: a handful at most, each declared once with its reason (docs/testing.md, "Patches in use").
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const workflowsDir = path.join(import.meta.dirname, '..', '..', 'src', 'workflows');
+const patchesFile = path.join('runtime', 'patches.ts');
 const sources = readdirSync(workflowsDir, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts'))
   .map((file) => ({ file, text: readFileSync(path.join(workflowsDir, file), 'utf8') }));
-const patchesSource = sources.find((source) => source.file === path.join('runtime', 'patches.ts'))!.text;
-/** The ids the baselines stand for, as listed in patches.ts (each baseline adds its ids to its predecessor's). */
-const covered = [...patchesSource.matchAll(/const coveredByBaseline\d+[^=]*= new Set\(\[([^\]]*)\]/g)].flatMap((list) =>
-  [...list[1]!.matchAll(/'([^']+)'/g)].map((match) => match[1]),
-);
-/** Every patch id constant workflow code declares (`export const somethingPatch = 'id'`). */
-const declared = sources.flatMap(({ text }) =>
-  [...text.matchAll(/export const \w+Patch = '([^']+)'/g)].map((match) => match[1]),
+
+/** Every `hasPatch(...)` call outside patches.ts, with its argument as written. */
+const asked = sources
+  .filter(({ file }) => file !== patchesFile)
+  .flatMap(({ file, text }) => [...text.matchAll(/\bhasPatch\(([^)]*)\)/g)].map((match) => ({ file, arg: match[1]! })));
+/** Every patch id constant, with whether a doc comment (its why) sits right above it. */
+const declared = sources.flatMap(({ file, text }) =>
+  [...text.matchAll(/(\*\/\n)?export const (\w+Patch) = '([^']+)'/g)].map((match) => ({
+    file,
+    name: match[2]!,
+    id: match[3]!,
+    commented: match[1] !== undefined,
+  })),
 );
 
-// That only patches.ts calls the SDK patched() is a lint rule (eslint.config.js, no-restricted-syntax).
+// Versioned workers pin a run to the code it started on (docs/operations.md, "Upgrades"): a branch is the exception.
 describe('patch ids in workflow code', () => {
-  it('are each covered by the baseline or asked on their own — and the baseline names no id that nothing declares', () => {
-    expect(covered.length).toBeGreaterThan(10);
-    // Every id the baseline stands for is still declared where its change lives (its old path replays).
-    expect(covered.filter((id) => !declared.includes(id))).toEqual([]);
-    expect(new Set(covered).size).toBe(covered.length);
+  it('only runtime/patches.ts imports the SDK patched() (the lint rule in eslint.config.js says the same)', () => {
+    const importers = sources.filter(({ text }) =>
+      /import\s*{[^}]*\bpatched\b[^}]*}\s*from\s*'@temporalio\/workflow'/.test(text),
+    );
+    expect(importers.map(({ file }) => file)).toEqual([patchesFile]);
+    expect(readFileSync(path.join(workflowsDir, '..', '..', 'eslint.config.js'), 'utf8')).toContain(
+      "ImportSpecifier[imported.name='patched']",
+    );
+  });
+
+  it('are a handful, each asked by a declared constant with a comment why, no id twice', () => {
+    expect(declared.length).toBeLessThanOrEqual(5);
+    expect(declared.filter(({ commented }) => !commented)).toEqual([]);
+    expect(new Set(declared.map(({ id }) => id)).size).toBe(declared.length);
+    // A literal id, or one no constant declares, would escape the count above.
+    expect(asked.filter(({ arg }) => !declared.some(({ name }) => name === arg.trim()))).toEqual([]);
   });
 });

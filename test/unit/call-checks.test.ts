@@ -18,21 +18,18 @@ const bashCall = (command: string): ToolUseBlock => ({
   input: { command },
 });
 
-/** The verdict on a Bash command, read by the real parser, with settings rules in force unless said. */
-function check(command: string, rules: CallRules, settingsApply = () => true) {
-  return checkCallInput(bashCall(command), rules, { cwd: '/p', bash: parsedReading(command), settingsApply });
+/** The verdict on a Bash command, read by the real parser. */
+function check(command: string, rules: CallRules) {
+  return checkCallInput(bashCall(command), rules, { cwd: '/p', bash: parsedReading(command) });
 }
 
 describe('checkCallInput', () => {
-  it('refuses a call the definition denies before the settings are asked', () => {
-    let asked = 0;
-    const verdict = check(
-      'git push origin main',
-      { toolRules: { deny: [toolRule('Bash(git push:*)')] }, permissionRules: { allow: [settingsRule('Bash')] } },
-      () => ++asked > 0,
-    );
+  it('refuses a call the definition denies, whatever the settings allow', () => {
+    const verdict = check('git push origin main', {
+      toolRules: { deny: [toolRule('Bash(git push:*)')] },
+      permissionRules: { allow: [settingsRule('Bash')] },
+    });
     expect(verdict).toEqual({ refusal: expect.stringMatching(/^ToolRuleDenied: .*nothing was run/) });
-    expect(asked).toBe(0);
   });
 
   it('refuses a call a settings deny rule matches, naming the rule and its file', () => {
@@ -40,18 +37,6 @@ describe('checkCallInput', () => {
     expect(verdict).toEqual({
       refusal: expect.stringContaining('the rule Bash(rm:*) in permissions.deny of /p/.claude/settings.json'),
     });
-  });
-
-  it('ignores the settings rules of runs recorded before they applied, and asks only when a rule speaks', () => {
-    let asked = 0;
-    const counted = () => {
-      asked += 1;
-      return false;
-    };
-    expect(check('rm -rf build', { permissionRules: { deny: [settingsRule('Bash(rm:*)')] } }, counted)).toEqual({});
-    expect(asked).toBe(1);
-    expect(check('ls', { permissionRules: { deny: [settingsRule('Bash(rm:*)')] } }, counted)).toEqual({});
-    expect(asked).toBe(1);
   });
 
   it('hands an ask or allow rule on to the approval', () => {
@@ -69,15 +54,7 @@ describe('checkCallInput', () => {
   });
 
   it('refuses a read-only agent a command the parser could not read', () => {
-    const verdict = checkCallInput(
-      bashCall('ls'),
-      { readOnlyBash: true },
-      {
-        cwd: '/p',
-        bash: undefined,
-        settingsApply: () => true,
-      },
-    );
+    const verdict = checkCallInput(bashCall('ls'), { readOnlyBash: true }, { cwd: '/p', bash: undefined });
     expect(verdict).toEqual({ refusal: expect.stringMatching(/^CommandNotReadOnly: /) });
   });
 });

@@ -165,7 +165,7 @@ describe('preloaded workflow modules', () => {
 
   it('the check finds the state of the modules left out', () => {
     // Each of these keeps one run's state at module level, which is why it is evaluated per run.
-    for (const name of ['runtime/patches', 'tools/read-batch', 'runtime/local-abort', 'runtime/cancel-notice']) {
+    for (const name of ['tools/read-batch', 'runtime/local-abort', 'runtime/cancel-notice']) {
       expect(stateOf(path.join(root, 'src', 'workflows', `${name}.ts`)), name).not.toEqual([]);
     }
   });

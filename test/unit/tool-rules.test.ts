@@ -6,7 +6,6 @@ import {
   type RuleContext,
   type ToolRules,
 } from '../../src/shared/policy/tool-rules';
-import { legacySimpleCommands } from '../../src/shared/policy/legacy-shell-quote';
 import { parsedReading } from '../helpers/bash-analysis';
 import { expectYesNo } from '../helpers/unit-cases';
 
@@ -95,13 +94,6 @@ describe('Bash rules (Claude Code matching)', () => {
     expect(checkToolRules(deny, 'Bash', bash('ls && rm -rf build'), context).type).toBe('refused');
     expect(checkToolRules(deny, 'Bash', bash('rm $(cat list)'), context).type).toBe('refused');
     expect(checkToolRules(deny, 'Bash', bash('ls -la'), context)).toEqual({ type: 'allowed' });
-  });
-
-  it('LEGACY (runs recorded before the parse): splits lines with shell-quote and refuses what it cannot read', () => {
-    expect(legacySimpleCommands('a && b || c; d | e')).toEqual({ commands: ['a', 'b', 'c', 'd', 'e'] });
-    expect(legacySimpleCommands("git commit -m 'a && b'")).toEqual({ commands: ['git commit -m a && b'] });
-    expect(legacySimpleCommands('echo $(id)')).toHaveProperty('problem');
-    expect(legacySimpleCommands('(cd x && ls)')).toHaveProperty('problem');
   });
 });
 

@@ -1,7 +1,6 @@
 import { ErrorType, errorText } from '../protocol/errors';
 import type { ToolUseBlock } from '../model/messages';
 import { unanalysed, type BashReading } from './command-analysis';
-import { legacyClassifyReadOnlyCommand } from './legacy-shell-quote';
 import { decideByRules, permissionRuleKinds, type PermissionRules, type RuleDecision } from './permission-rules';
 import { classifyReadOnlyCommand } from './read-only-command';
 import { checkToolRules, type ToolRules } from './tool-rules';
@@ -30,14 +29,11 @@ export function readsBashCommand(rules: CallRules): boolean {
   return all.some((rule) => rule.tool === 'Bash' && rule.content !== '');
 }
 
-/**
- * Input checks in order: the definition's tool rules, the settings rules, a read-only agent's Bash.
- * `settingsApply` is asked only when a settings rule speaks (runs recorded before settings rules ignore them).
- */
+/** Input checks in order: the definition's tool rules, the settings rules, a read-only agent's Bash. */
 export function checkCallInput(
   call: ToolUseBlock,
   rules: CallRules,
-  where: { cwd: string; bash: BashReading | undefined; settingsApply: () => boolean },
+  where: { cwd: string; bash: BashReading | undefined },
 ): CallVerdict {
   const { cwd, bash } = where;
   const verdict = checkToolRules(rules.toolRules, call.name, call.input, { cwd }, bash);
@@ -49,8 +45,7 @@ export function checkCallInput(
       ),
     };
   }
-  const decided = decideByRules(rules.permissionRules, call.name, call.input, { cwd }, bash);
-  const rule = decided && where.settingsApply() ? decided : undefined;
+  const rule = decideByRules(rules.permissionRules, call.name, call.input, { cwd }, bash);
   if (rule?.type === 'deny') {
     return {
       refusal: errorText(
@@ -61,11 +56,7 @@ export function checkCallInput(
   }
   if (call.name === 'Bash' && rules.readOnlyBash) {
     // Checked here, not only in the prompt: a refused command never reaches the shell. A read-only command needs no approval.
-    const command = typeof call.input.command === 'string' ? call.input.command : '';
-    const readOnly =
-      bash?.type === 'legacy'
-        ? legacyClassifyReadOnlyCommand(command)
-        : classifyReadOnlyCommand(bash?.analysis ?? unanalysed('the command was not analysed'));
+    const readOnly = classifyReadOnlyCommand(bash?.analysis ?? unanalysed('the command was not analysed'));
     if (!readOnly.readOnly) {
       return {
         refusal: errorText(

@@ -39,5 +39,5 @@ export function globCanBeOption(command: SimpleCommand): boolean {
   return command.globs.some((index) => index > 0 && /^[*?[]/.test(command.words[index] ?? ''));
 }
 
-/** How the deciders read a Bash line: the parser's analysis, or (runs recorded before it) the legacy shell-quote split. */
-export type BashReading = { type: 'parsed'; analysis: CommandAnalysis } | { type: 'legacy' };
+/** How the deciders read a Bash line: the parser's analysis. */
+export type BashReading = { type: 'parsed'; analysis: CommandAnalysis };

@@ -9,7 +9,6 @@ import {
   type CommandAnalysis,
   type SimpleCommand,
 } from './command-analysis';
-import { legacySimpleCommands } from './legacy-shell-quote';
 
 /** One rule: the tool and what was inside its parentheses. */
 export interface ToolRule {
@@ -166,16 +165,6 @@ function analysisAllowed(contents: readonly string[], analysis: CommandAnalysis)
   return analysis.commands.every((command) => contents.some((content) => allowsCommand(content, command)));
 }
 
-/** LEGACY (runs recorded before the parse): shell-quote's split, as decided then. */
-function legacyBashMatches(content: string, line: string, mode: 'allow' | 'deny'): boolean {
-  const split = legacySimpleCommands(line);
-  if ('problem' in split) return mode === 'deny' && commandMatchesRule(content, line.trim());
-  const matches = split.commands.map((command) => commandMatchesRule(content, command));
-  return mode === 'allow'
-    ? matches.length > 0 && matches.every(Boolean)
-    : matches.some(Boolean) || commandMatchesRule(content, line.trim());
-}
-
 /** Whether a Bash line matches one rule: allow needs every command, deny or ask any command anywhere (or the whole text). */
 function bashMatchesRule(
   content: string,
@@ -183,7 +172,6 @@ function bashMatchesRule(
   mode: 'allow' | 'deny',
   bash: BashReading | undefined,
 ): boolean {
-  if (bash?.type === 'legacy') return legacyBashMatches(content, line, mode);
   const analysis = analysisOf(bash);
   if (mode === 'allow') return analysisAllowed([content], analysis);
   if (commandMatchesRule(content, line.trim())) return true;
@@ -240,11 +228,6 @@ export function allowedByRules(
   bash?: BashReading,
 ): boolean {
   if (tool !== 'Bash') return rules.some((rule) => callMatchesRule(rule, tool, input, context, 'allow'));
-  if (bash?.type === 'legacy') {
-    const split = legacySimpleCommands(typeof input.command === 'string' ? input.command : '');
-    if ('problem' in split || split.commands.length === 0) return false;
-    return split.commands.every((command) => rules.some((rule) => commandMatchesRule(rule.content, command)));
-  }
   return analysisAllowed(
     rules.map((rule) => rule.content),
     analysisOf(bash),

@@ -27,11 +27,7 @@ import type { Activities } from '../runtime/activity-proxies';
 import { signalBestEffort } from '../runtime/best-effort-signal';
 import type { Inbox } from '../loop/inbox';
 import type { WorkflowTool } from '../tools/tool-types';
-import { hasPatch } from '../runtime/patches';
 import { scopeWhenNeeded } from '../runtime/scope-when-needed';
-
-/** Marks runs that may use the task-list tools: their calls go to the task board (before: "no such tool"). */
-export const taskBoardPatch = 'task-board';
 
 /** Board calls are quick; a lost worker is noticed by the start-to-close timeout and the call retried (its update id makes that safe). */
 const boardToolOptions: ActivityOptions = {
@@ -69,9 +65,6 @@ export class AgentBoardLink {
   }
 
   private async call(name: TaskBoardToolName, call: ToolUseBlock): Promise<ToolOutcome> {
-    if (!hasPatch(taskBoardPatch)) {
-      return { isError: true, content: errorText(ErrorType.UnknownTool, `this runtime has no tool named "${name}".`) };
-    }
     try {
       const result = await boardToolActivities[name].executeWithOptions(
         { ...boardToolOptions, summary: toolCallSummary(name, call.input) },

@@ -1,8 +1,5 @@
 import type { BudgetGrant } from '../../shared/budget/budget';
 
-/** Marks runs whose agents spend leased room on their model calls (docs/budgets.md, Leases). */
-export const budgetLeasesPatch = 'budget-leases';
-
 /** A call spending from the lease: its room, and its input estimate (counted if it is cut before it reports). */
 interface LeaseCall {
   callId: string;

@@ -5,7 +5,6 @@ import { budgetChargeSignal, budgetReserveSignal } from '../../shared/protocol/d
 import { emptyTokenUsage } from '../../shared/model/messages';
 import { signalBestEffort } from '../runtime/best-effort-signal';
 import { LeaseAccount } from './budget-lease';
-import { BudgetPatches } from './budget-patches';
 import { TreeLedgerKeeper } from './tree-ledger';
 
 /**
@@ -21,8 +20,6 @@ export class BudgetLink {
   private readonly earlyRevokes = new Map<string, BudgetGrant>();
   /** Room leased from the tree's budget, spent by this agent's calls without asking (src/workflows/budget/budget-lease.ts). */
   readonly lease = new LeaseAccount();
-  /** The budget patches this run asked (src/workflows/budget/model-budget.ts). */
-  readonly patches = new BudgetPatches();
   private reservations = 0;
   /** The reservation asked ahead for the next call (src/workflows/budget/model-budget.ts). */
   private ahead?: string;

@@ -5,9 +5,6 @@ import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import { estimateNextRequestTokens } from '../context/context-meter';
 import type { BudgetLink } from './budget-link';
 
-/** Marks runs whose budgeted calls without a measured overhead reserve by `count_tokens` (docs/budgets.md, "Counted input"). */
-export const budgetCountTokensPatch = 'budget-count-tokens';
-
 /** One attempt, on the worker running the task: a count that fails or is slow gives way to the estimate. */
 const countActivities = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
@@ -19,7 +16,7 @@ const countActivities = proxyLocalActivities<Activities>({
  * For a budgeted call with no measured overhead yet (the agent's first call): its input tokens by the
  * worker's `count_tokens` of the request, as a local activity (its result is recorded, so replay reserves
  * the same), or the estimate when there is no count. Undefined when the call reserves the corrected
- * estimate, so that path awaits nothing (runs recorded before the patch replay their tasks unchanged).
+ * estimate, so that path awaits nothing.
  */
 export function countedInputTokens(agent: {
   readonly input: AgentWorkflowInput;
@@ -27,8 +24,7 @@ export function countedInputTokens(agent: {
   readonly budget: BudgetLink;
 }): Promise<number> | undefined {
   if (agent.state.contextOverheadTokens !== undefined) return undefined;
-  // Whether this run counts: asked once, at its first uncorrected call.
-  return agent.budget.patches.has(budgetCountTokensPatch) ? countRequest(agent) : undefined;
+  return countRequest(agent);
 }
 
 async function countRequest({

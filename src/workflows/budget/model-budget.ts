@@ -8,10 +8,8 @@ import { toolUsesOf } from '../../shared/tools/tool-results';
 import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import type { AgentState } from '../loop/agent-state';
 import type { BudgetLink } from './budget-link';
-import { budgetLeasesPatch } from './budget-lease';
 import { estimateNextRequestTokens } from '../context/context-meter';
 import { countedInputTokens } from './input-count';
-import { budgetLedgerPatch } from './tree-ledger';
 
 /** What reserving needs of an agent (not the whole of its parts: this module stays out of their import circle). */
 export interface BudgetedAgent {
@@ -32,16 +30,14 @@ const aheadMarginTokens = 4096;
 /** Tools that may wait for other agents of the tree (a foreground child, a child's output): no room is held ahead across them. */
 const waitingTools: ReadonlySet<string> = new Set(['Agent', 'TaskOutput']);
 
-/** Whether this agent's model calls reserve from its tree's ledger (the patch asked once, at its first call). */
-export function reserves({ input, budget }: Pick<BudgetedAgent, 'input' | 'budget'>): boolean {
-  if (input.budgeted !== true) return false;
-  return budget.patches.has(budgetLedgerPatch);
+/** Whether this agent's model calls reserve from its tree's ledger. */
+export function reserves({ input }: Pick<BudgetedAgent, 'input' | 'budget'>): boolean {
+  return input.budgeted === true;
 }
 
 /** Whether this run asks for leases (a child: the root decides its own calls in its own task, at no cost). */
 function leases({ budget }: Pick<BudgetedAgent, 'budget'>): boolean {
-  if (budget.ledger) return false;
-  return budget.patches.has(budgetLeasesPatch);
+  return !budget.ledger;
 }
 
 /** Fewer output tokens are not worth a call; with thinking on, max_tokens must exceed the thinking budget. */

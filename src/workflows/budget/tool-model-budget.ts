@@ -8,15 +8,6 @@ import {
   type CallReservation,
 } from './model-budget';
 
-/** Marks runs whose web tools reserve their own model calls in the tree's ledger (docs/budgets.md). */
-export const budgetToolModelCallsPatch = 'budget-tool-model-calls';
-
-/** Whether this run reserves tools' model calls (the patch asked once, at its first web tool call of a budgeted tree). */
-function reservesToolCalls(agent: Pick<BudgetedAgent, 'input' | 'budget'>): boolean {
-  if (!reserves(agent)) return false;
-  return agent.budget.patches.has(budgetToolModelCallsPatch);
-}
-
 /**
  * Before a tool that calls the model itself (WebFetch, WebSearch) runs in a budgeted tree: reserves
  * exactly its input bound and its max_tokens, never from a lease. A refusal only says no (the tool is
@@ -28,7 +19,7 @@ export async function reserveToolModelCall(
   maxOutputTokens: number,
   inputTokensBound: number,
 ): Promise<CallReservation> {
-  if (!reservesToolCalls(agent)) return { kind: 'none' };
+  if (!reserves(agent)) return { kind: 'none' };
   await releaseAhead(agent);
   // Priced at the agent's model (the tool's small model is the worker's setting). All or nothing: the tool's
   // max_tokens is fixed in its activity. Never a lease: the request asks for none.

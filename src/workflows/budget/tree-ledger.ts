@@ -20,9 +20,6 @@ import { costOfUsage } from '../../shared/model/model-prices';
 import { signalBestEffort } from '../runtime/best-effort-signal';
 import { workflowNowMs } from '../runtime/clock';
 
-/** Marks runs whose model calls reserve from the tree's ledger before they are sent (docs/budgets.md). */
-export const budgetLedgerPatch = 'budget-ledger';
-
 /** How long a closing root waits for the charges of its tree's cut calls. */
 const settleWait = '10 seconds';
 

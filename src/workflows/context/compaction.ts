@@ -13,14 +13,10 @@ import { modelActivities, modelOptions } from '../runtime/activity-proxies';
 import { workflowNowMs } from '../runtime/clock';
 import { compactAtTokens, contextWindowFor, estimateNextRequestTokens } from './context-meter';
 import { compactedOpening, droppedOpening, planCompaction } from './compaction-plan';
-import { hasPatch } from '../runtime/patches';
 import type { TreeLink } from '../tree/tree-link';
 
 /** What compacting needs of an agent: its budget, and its tree for the usage of an unbudgeted call. */
 type CompactingAgent = BudgetedAgent & { readonly tree: TreeLink };
-
-/** Marks runs that compact their conversation (a compaction turn: one more model call before a turn). */
-export const compactionPatch = 'context-compaction';
 
 /** Compaction (docs/architecture.md): a turn summarises the older messages; the summary is its activity result. */
 export class Compaction {
@@ -46,7 +42,7 @@ export class Compaction {
   /** Compacts when due. Runs where a model call could: at a turn's start, or while the agent waits for input. */
   async compactIfDue(agent: CompactingAgent): Promise<void> {
     const trigger = this.due(agent);
-    if (!trigger || !hasPatch(compactionPatch)) return;
+    if (!trigger) return;
     const instructions = this.requested?.instructions;
     this.requested = undefined;
     await compact(agent, trigger, instructions);

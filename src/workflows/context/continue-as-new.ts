@@ -4,13 +4,7 @@ import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../../share
 import { jsonBytes } from '../../shared/model/context-estimate';
 import { conversationLimits, defaultAgentLimits } from '../../shared/protocol/limits';
 import type { AgentParts } from '../loop/agent-parts';
-import { compactionPatch } from './compaction';
-import { hasPatch } from '../runtime/patches';
-
-/** Marks runs that continue-as-new at every boundary, past a history size too, with carried input under the payload limit. */
-export const everyBoundaryPatch = 'continue-as-new-every-boundary';
-
-/** Past Temporal's suggestion or the tree's event threshold (the checks made before the patch). */
+/** Past Temporal's suggestion or the tree's event threshold. */
 function dueByEvents(input: AgentWorkflowInput): boolean {
   const info = workflowInfo();
   return info.continueAsNewSuggested || info.historyLength >= input.limits.continueAsNewAfterEvents;
@@ -23,7 +17,7 @@ export function dueBySize(input: AgentWorkflowInput, runStartBytes: number): boo
   return size >= threshold && size - runStartBytes >= threshold / 2;
 }
 
-/** Whether the run should continue-as-new by its history (events, size, Temporal's suggestion). */
+/** Whether the run should continue-as-new by its history (events, size, Temporal's suggestion); decided without awaiting. */
 export function historyDue({ input, state }: Pick<AgentParts, 'input' | 'state'>): boolean {
   return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
 }
@@ -45,29 +39,17 @@ function nextInput(
   };
 }
 
-/** After a turn that ran tools: whether continueAsNewIfDue may act (its history is due), decided without awaiting. */
-export function continueAsNewMayBeDue({ input, state }: Pick<AgentParts, 'input' | 'state'>): boolean {
-  return dueByEvents(input) || dueBySize(input, state.runStartHistoryBytes);
-}
-
 /** Continue-as-new at a turn boundary when due, with no running children or pending approval (docs/architecture.md). */
 export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingInput): Promise<void> {
-  const { input, state, children, approvals } = agent;
-  const newPath = awaiting !== undefined;
+  const { children, approvals } = agent;
   // Waiting for input, an agent asked to upgrade moves now (docs/operations.md, "Upgrades").
-  const due = newPath
-    ? historyDue(agent) || agent.upgrade.requested !== undefined
-    : dueByEvents(input) || (dueBySize(input, state.runStartHistoryBytes) && hasPatch(everyBoundaryPatch));
+  const due = historyDue(agent) || (awaiting !== undefined && agent.upgrade.requested !== undefined);
   const blocked = () => children.runningCount > 0 || approvals.pendingCount > 0;
   if (!due || blocked()) return;
   await condition(allHandlersFinished);
   if (blocked()) return;
   let next = nextInput(agent, awaiting);
-  if (
-    jsonBytes(next) > conversationLimits.maxCarriedInputBytes &&
-    hasPatch(everyBoundaryPatch) &&
-    hasPatch(compactionPatch)
-  ) {
+  if (jsonBytes(next) > conversationLimits.maxCarriedInputBytes) {
     agent.compaction.request('continue-as-new');
     await agent.compaction.compactIfDue(agent);
     next = nextInput(agent, awaiting);

@@ -3,10 +3,6 @@ import { estimateTextTokens, utf8Length } from '../../shared/model/context-estim
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { conversationLimits } from '../../shared/protocol/limits';
 import { contextWindowFor } from './context-meter';
-import { hasPatch } from '../runtime/patches';
-
-/** Marks runs that refuse a message or steer too large for the agent's context (before: delivered whatever its size). */
-export const oversizedMessagePatch = 'oversized-message-refused';
 
 /** The largest message an agent accepts: a quarter of its context window, and a quarter of what continue-as-new can carry. */
 export function maxMessageSize(input: Pick<AgentWorkflowInput, 'model' | 'limits'>): { tokens: number; bytes: number } {
@@ -41,7 +37,7 @@ export function refuseOversized(
   tell: (notice: string) => void,
 ): void {
   const refusal = oversizedMessageRefusal(input, text);
-  if (!refusal || !hasPatch(oversizedMessagePatch)) return;
+  if (!refusal) return;
   tell(`[A message from ${from} was refused — ${refusal}]`);
   throw new Error(refusal);
 }

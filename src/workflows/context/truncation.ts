@@ -4,9 +4,6 @@ import type { ContentBlock, MessageParam, ToolUseBlock } from '../../shared/mode
 import { buildToolResultMessage, textOf } from '../../shared/tools/tool-results';
 import type { AgentParts } from '../loop/agent-parts';
 
-/** Marks runs that handle turns cut at max_tokens this way (before: their tools ran and a cut answer completed the agent). */
-export const truncatedTurnsPatch = 'truncated-turns';
-
 /** The user message that asks the model to go on with a cut answer. */
 export const continuationPrompt =
   'Your last response was cut off at the output limit. Continue exactly where it stopped, mid-sentence if need be: ' +

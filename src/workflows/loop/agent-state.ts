@@ -178,11 +178,6 @@ export class AgentState {
     this.loadedSpawnContext ??= start.spawnContext;
   }
 
-  /** Run setup (runs recorded before agent starts): the system prompt rendered alone. */
-  useSystemPrompt(systemPrompt: string): void {
-    this.renderedSystemPrompt = systemPrompt;
-  }
-
   /** The query loop: the input this run was carried waiting for, taken once. */
   takeAwaiting(): AwaitingInput | undefined {
     const awaiting = this.carriedAwaiting;

@@ -5,25 +5,22 @@ import { createAgentParts, type AgentParts } from './agent-parts';
 import { Ending } from './ending';
 import { installHandlers } from './handlers';
 import { prepareRun } from './setup';
-import { runStallWatchdog, stallWatchdogPatch } from './stall-watchdog';
+import { runStallWatchdog } from './stall-watchdog';
 import { runTurn } from './turn';
 import { stopHooksKeepGoing } from '../tools/hooks';
 import { stopsWholeTreeAtBudget } from '../budget/tree-budget';
 import { continueAsNewIfDue, waitForInput } from './turn-boundary';
-import { continueAsNewMayBeDue, continueOntoCurrentVersion } from '../context/continue-as-new';
+import { continueOntoCurrentVersion, historyDue } from '../context/continue-as-new';
 import { agentVersioning, isUpgradeHop } from '../context/version-upgrade';
-import { adoptPatchBaseline, hasPatch, onPatchBaseline } from '../runtime/patches';
 
 /** One agent instance: the query loop (model call → tools → results → repeat) as a workflow (docs/architecture.md). */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
-  // First thing: one marker for every change made before the baseline (src/workflows/runtime/patches.ts).
-  adoptPatchBaseline();
   const agent = createAgentParts(input);
   installHandlers(agent);
   // The hop onto the deployment's current version only continues as new (docs/operations.md, "Upgrades").
   if (isUpgradeHop()) return await continueOntoCurrentVersion(agent);
   // Not awaited: it watches beside the loop and returns once the agent has finished.
-  if (hasPatch(stallWatchdogPatch)) void runStallWatchdog(agent);
+  void runStallWatchdog(agent);
   const ending = new Ending(agent);
   const run = async () => {
     const cannotRun = await prepareRun(agent);
@@ -59,7 +56,7 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
     const outcome = await runTurn(agent);
     switch (outcome.type) {
       case 'tools_done':
-        if (!onPatchBaseline() || continueAsNewMayBeDue(agent)) await continueAsNewIfDue(agent);
+        if (historyDue(agent)) await continueAsNewIfDue(agent);
         continue;
       case 'final':
         lastStopReason = outcome.stopReason;
@@ -84,7 +81,7 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
         // A cap of its subtree or tree was reached (docs/budgets.md): stopped as by `stop`, or ending with what it has.
         if (outcome.action === 'stop') {
           const notice = { by: 'budget', reason: outcome.reason };
-          if (hasPatch(budgetStopAwaitedPatch)) await awaitBudgetStop(agent, notice);
+          await awaitBudgetStop(agent, notice);
           agent.control.stopSelf(notice);
           throw new CancelledFailure(`stopped by budget: ${outcome.reason}`);
         }
@@ -99,9 +96,6 @@ function awaitingEnded(ending: Ending, awaiting: AwaitingInput): Promise<AgentRe
     ? ending.completed(awaiting.text, awaiting.stopReason)
     : ending.interrupted(awaiting);
 }
-
-/** Marks runs that, refused a call at a cap with the action `stop`, let the root's stop end them (docs/budgets.md). */
-const budgetStopAwaitedPatch = 'budget-stop-awaited';
 
 /** How long a refused agent waits for the root's stop before it stops itself. */
 const budgetStopWait = '30 seconds';

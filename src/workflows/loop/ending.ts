@@ -11,11 +11,7 @@ import { activityPendingAtCancel } from '../runtime/cancel-notice';
 import { abortsRunning } from '../runtime/local-abort';
 import { stopNoticeOnItsWay, waitForStopNotice } from '../tree/stop-delivery';
 import { finishWorktreeOn } from '../tools/workspace-activities';
-import { hasPatch } from '../runtime/patches';
 import { releaseAhead } from '../budget/model-budget';
-
-/** Marks runs whose stop takes no partial result from the children it stops: they close without a report. */
-export const noReportToEndedParentPatch = 'no-report-to-ended-parent';
 
 /** How an agent run ends: subtree stopped first, claims given back, worktree cleaned up (docs/architecture.md). */
 export class Ending {
@@ -113,7 +109,7 @@ export class Ending {
     });
     await CancellationScope.nonCancellable(async () => {
       // Its result is written, so it takes no partial result from the children it stops.
-      const parentEnded = this.agent.children.anyRunning() && hasPatch(noReportToEndedParentPatch);
+      const parentEnded = this.agent.children.anyRunning();
       await this.stopChildren(
         notice.by,
         `${notice.reason} (ancestor ${input.agentId} was stopped)`,

@@ -3,15 +3,8 @@ import { setupActivities, setupOptions } from '../runtime/activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { adoptWorkerTools, prepareExtraTools } from '../tools/extra-tools';
 import { buildForkedMessages } from '../tree/fork';
-import { createWorktreeOn, renderAgentStartOn, renderSystemPromptOn } from '../tools/workspace-activities';
+import { createWorktreeOn, renderAgentStartOn } from '../tools/workspace-activities';
 import { hooksMayRun, subagentStartContext } from '../tools/hooks';
-import { hasPatch } from '../runtime/patches';
-
-/** Marks runs that start with `renderAgentStart` (prompt, identity and roster at once) instead of a lazy load. */
-export const agentStartPatch = 'agent-start-context';
-
-/** Marks runs whose start is rendered by a local activity when no workspace worker holds their files. */
-export const localAgentStartPatch = 'local-agent-start';
 
 /** Prepares a run's first turn (worktree, prompt, first messages, MCP tools); returns why it cannot run, if so. */
 export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Promise<string | undefined> {
@@ -22,47 +15,36 @@ export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Pr
   let context: string | undefined;
   let skills: string | undefined;
   if (!state.systemPrompt) {
-    if (hasPatch(agentStartPatch)) {
-      const local = !input.workspaceWorker && hasPatch(localAgentStartPatch);
-      const start = await renderAgentStartOn(
-        input.workspaceWorker,
-        {
-          agentId: input.agentId,
-          agentType: input.agentType,
-          name: input.name,
-          parentAgentId: input.parentAgentId,
-          depth: input.depth,
-          maxDepth: input.limits.maxDepth,
-          model: input.model,
-          definitionPrompt: input.definitionPrompt,
-          ...(input.definitionPromptRef ? { definitionPromptRef: input.definitionPromptRef } : {}),
-          cwd: state.cwd,
-          tools: input.tools,
-          allowedAgentTypes: input.allowedAgentTypes,
-          permissionMode: input.permissionMode,
-          forking: input.limits.forking,
-          oneShot: input.oneShot,
-          ...(input.customTools ? { customTools: input.customTools } : {}),
-          ...(input.skills?.length ? { skills: input.skills } : {}),
-          ...(input.memory ? { memory: input.memory } : {}),
-          ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
-        },
-        local,
-      );
-      state.adoptStart(start, local);
-      adoptWorkerTools(agent, start.workerTools);
-      context = start.context;
-      skills = start.skills;
-    } else {
-      state.useSystemPrompt(
-        await renderSystemPromptOn(input.workspaceWorker, {
-          definitionPrompt: input.definitionPrompt,
-          cwd: state.cwd,
-          agentType: input.agentType,
-          model: input.model,
-        }),
-      );
-    }
+    const local = !input.workspaceWorker;
+    const start = await renderAgentStartOn(
+      input.workspaceWorker,
+      {
+        agentId: input.agentId,
+        agentType: input.agentType,
+        name: input.name,
+        parentAgentId: input.parentAgentId,
+        depth: input.depth,
+        maxDepth: input.limits.maxDepth,
+        model: input.model,
+        definitionPrompt: input.definitionPrompt,
+        ...(input.definitionPromptRef ? { definitionPromptRef: input.definitionPromptRef } : {}),
+        cwd: state.cwd,
+        tools: input.tools,
+        allowedAgentTypes: input.allowedAgentTypes,
+        permissionMode: input.permissionMode,
+        forking: input.limits.forking,
+        oneShot: input.oneShot,
+        ...(input.customTools ? { customTools: input.customTools } : {}),
+        ...(input.skills?.length ? { skills: input.skills } : {}),
+        ...(input.memory ? { memory: input.memory } : {}),
+        ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
+      },
+      local,
+    );
+    state.adoptStart(start, local);
+    adoptWorkerTools(agent, start.workerTools);
+    context = start.context;
+    skills = start.skills;
   }
   // SubagentStart hooks (docs/hooks.md) run once, before a subagent's first message; what they add opens it.
   const firstStart = state.messages.length === 0 && (input.forkFrom !== undefined || !input.carried);

@@ -7,13 +7,6 @@ import type { Activities } from '../runtime/activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from '../runtime/best-effort-signal';
 import { workflowNowMs } from '../runtime/clock';
-import { hasPatch, onPatchBaseline } from '../runtime/patches';
-
-/** Patch id of the stall watchdog (docs/testing.md, patch table): its timers are new commands. */
-export const stallWatchdogPatch = 'stall-watchdog';
-
-/** Marks runs whose watchdog asks a running step for its output before calling it stalled. */
-export const stallProgressPatch = 'stall-progress-aware';
 
 /** A describe of the agent's own run: quick; a failure leaves the step judged as before (stalled). */
 const stepProgressActivities = proxyLocalActivities<Activities>({
@@ -29,7 +22,7 @@ export interface StallFacts {
   state: AgentStatusSnapshot['state'];
   currentTools: readonly string[];
   pendingApprovals: number;
-  /** Whether a step idle past the timeout may be asked for its output first (patch `stall-progress-aware`). */
+  /** Whether a step idle past the timeout is asked for its output first (the watchdog always asks; unset: stalled at once). */
   readsOutput?: boolean;
   /** The step's output at the watchdog's previous look and now, once asked (src/shared/protocol/step-output.ts). */
   output?: { before: StepOutput; now: StepOutput };
@@ -80,17 +73,14 @@ export async function runStallWatchdog(
   const { input, progress, approvals, control } = agent;
   const timeoutMs = input.limits.stallTimeoutMs ?? defaultStallTimeoutMs;
   const action: StallAction = input.limits.stallAction ?? 'report';
-  // On the patch baseline one timer a period, left pending at the end (fewer promises); older runs keep the condition.
-  const lean = onPatchBaseline();
   const output = new StepOutputLooks();
   // Non-cancellable: a stop must not make its sleep throw beside the ending; the run ends anyway.
   await CancellationScope.nonCancellable(async () => {
     let waitMs = timeoutMs;
     while (!progress.finished) {
-      if (lean) {
-        await sleep(waitMs);
-        if (progress.finished) return;
-      } else if (await condition(() => progress.finished, waitMs)) return;
+      // One timer a period, left pending at the end: fewer promises than a condition with a timeout.
+      await sleep(waitMs);
+      if (progress.finished) return;
       const current = progress.current;
       const facts: StallFacts = {
         nowMs: workflowNowMs(),
@@ -102,13 +92,13 @@ export async function runStallWatchdog(
         readsOutput: true,
       };
       let decision = stallDecision(facts);
-      if (decision.kind === 'read_output' && output.allowed()) {
+      if (decision.kind === 'read_output') {
         const changedAt = progress.lastChangeMs;
         decision = stallDecision({ ...facts, output: await output.look() });
         if (progress.finished) return;
         // The step ended or another began while it was looked at: that is progress, a period from now.
         if (progress.lastChangeMs !== changedAt) decision = { kind: 'not_yet', remainingMs: timeoutMs };
-      } else if (decision.kind === 'read_output') decision = stallDecision({ ...facts, readsOutput: false });
+      }
       if (decision.kind === 'producing') output.grewNow();
       if (decision.kind !== 'stalled') {
         waitMs = decision.kind === 'not_yet' ? decision.remainingMs : timeoutMs;
@@ -151,15 +141,8 @@ export async function runStallWatchdog(
 /** The watchdog's looks at the running step's output: what it saw last, and when it last saw it grow. */
 class StepOutputLooks {
   private seen: StepOutput = {};
-  private patched: boolean | undefined;
   /** Workflow time the step's output was last seen growing (0: never). */
   lastGrewMs = 0;
-
-  /** Whether this run looks (asked once, when first needed, so a run that never idles that long records no marker). */
-  allowed(): boolean {
-    this.patched ??= hasPatch(stallProgressPatch);
-    return this.patched;
-  }
 
   /** The output at the last look and now; a failed look sees nothing new, and the step is judged as before. */
   async look(): Promise<{ before: StepOutput; now: StepOutput }> {

@@ -4,7 +4,6 @@ import type { ToolContext } from '../../shared/tools/tools';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
 import { withDefinitionDomains } from '../../shared/policy/sandbox';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
-import { hasPatch, onPatchBaseline } from '../runtime/patches';
 import { classificationOf, extraToolRoutes, isConcurrencySafe } from '../tools/extra-tools';
 import { afterTool, beforeTool, hooksMayRun } from '../tools/hooks';
 import type { ToolRunContext } from '../tools/run-tools';
@@ -25,7 +24,7 @@ export function toolRunContext(
     readOnlyBash: input.readOnlyBash === true,
     ...(input.toolRules ? { toolRules: input.toolRules } : {}),
     ...(state.settings?.permissions ? { permissionRules: state.settings.permissions } : {}),
-    // Without hooks for them (patch baseline), no step per call for PreToolUse and PostToolUse.
+    // Without hooks for them, no step per call for PreToolUse and PostToolUse.
     ...(hooksMayRun(agent, 'PreToolUse')
       ? {
           beforeTool: (call: ToolUseBlock) =>
@@ -54,16 +53,16 @@ export function toolRunContext(
       ...agent.board.workflowTools(),
       ...extraToolRoutes(agent),
     },
-    // On the patch baseline a call the mode allows or denies outright is decided without awaiting.
+    // A call the mode allows or denies outright is decided without awaiting.
     authorize: (call, ruleOverride) => {
       const classification = classificationOf(agent, call.name);
       const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
-      const now = onPatchBaseline() ? approvals.decideNow(call, classification, override) : 'ask';
+      const now = approvals.decideNow(call, classification, override);
       return now === 'ask' ? approvals.authorize(call, classification, override) : now.outcome;
     },
     authorizedNow: (call, ruleOverride) => {
       const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
-      const now = onPatchBaseline() ? approvals.decideNow(call, classificationOf(agent, call.name), override) : 'ask';
+      const now = approvals.decideNow(call, classificationOf(agent, call.name), override);
       return now !== 'ask' && now.outcome === undefined ? 'go' : 'later';
     },
     concurrencySafe: (name) => isConcurrencySafe(agent, name),
@@ -82,10 +81,6 @@ function toolContextOf(state: AgentParts['state'], input: AgentParts['input']): 
 }
 
 /** Bash needs no approval where the tree's settings say sandboxed commands run without one (Claude Code's `autoAllowBashIfSandboxed`). */
-export const sandboxAutoAllowPatch = 'sandbox-auto-allow';
-
 function sandboxedBashAllowed(settings: TreeSettings | undefined, tool: string): 'allow' | undefined {
-  return tool === 'Bash' && settings?.sandbox?.autoAllowBashIfSandboxed === true && hasPatch(sandboxAutoAllowPatch)
-    ? 'allow'
-    : undefined;
+  return tool === 'Bash' && settings?.sandbox?.autoAllowBashIfSandboxed === true ? 'allow' : undefined;
 }

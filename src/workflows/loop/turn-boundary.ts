@@ -1,29 +1,21 @@
 import { condition } from '@temporalio/workflow';
 import type { AwaitingInput } from '../../shared/agents/agent';
 import type { AgentParts } from './agent-parts';
-import { everyBoundaryPatch, historyDue, continueAsNewIfDue } from '../context/continue-as-new';
-import { hasPatch } from '../runtime/patches';
+import { historyDue, continueAsNewIfDue } from '../context/continue-as-new';
 
 export { continueAsNewIfDue } from '../context/continue-as-new';
 
 /** Waits at a turn boundary for something to deliver and appends it; false when there is nothing more to do. */
 export async function waitForInput(agent: AgentParts, after: AwaitingInput): Promise<boolean> {
   const { input, inbox, children, progress, state } = agent;
-  // Runs before the patch never continue-as-new here; hasPatch() is asked once, before waiting, so replay takes the same path.
-  const everyBoundary = hasPatch(everyBoundaryPatch);
   const mayContinue = inbox.size > 0 || (input.interactive !== undefined && !inbox.inputEnded);
-  if (everyBoundary && mayContinue) await continueAsNewIfDue(agent, after);
+  if (mayContinue) await continueAsNewIfDue(agent, after);
   if (inbox.size === 0 && children.runningBackgroundCount > 0) {
     progress.waiting(`${children.runningBackgroundCount} background agent(s)`);
     await condition(() => inbox.size > 0 || children.runningBackgroundCount === 0);
   }
   if (inbox.size === 0 && input.interactive && !inbox.inputEnded) {
-    if (!everyBoundary) {
-      progress.waiting('the next message');
-      await condition(() => inbox.size > 0 || inbox.inputEnded, input.interactive.idleTimeoutMs);
-    } else {
-      await waitIdle(agent, after, input.interactive.idleTimeoutMs);
-    }
+    await waitIdle(agent, after, input.interactive.idleTimeoutMs);
   }
   if (inbox.size === 0) return false;
   state.append({ role: 'user', content: inbox.drain().map((text) => ({ type: 'text' as const, text })) });

@@ -5,8 +5,7 @@ import { textHash } from '../../shared/model/conversation-hash';
 import type { BudgetAction } from '../../shared/budget/budget';
 import { ErrorType } from '../../shared/protocol/errors';
 import { modelActivities, modelOptions } from '../runtime/activity-proxies';
-import { abortLocallyWhenCancelled, localModelAbortPatch } from '../runtime/local-abort';
-import { hasPatch } from '../runtime/patches';
+import { abortLocallyWhenCancelled } from '../runtime/local-abort';
 import { readWithLastCallSummary } from '../tools/pre-reads';
 import { releaseModelCall, reserveModelCall, type BudgetedAgent, type CallReservation } from '../budget/model-budget';
 
@@ -68,8 +67,8 @@ async function callModel(
 ): Promise<ModelCallResult | { failure: string }> {
   const { input, state } = agent;
   let completed = false;
-  // A stop or an interrupt aborts the call on the worker at once, not at its next heartbeat (patch localModelAbortPatch).
-  const ended = hasPatch(localModelAbortPatch) ? abortLocallyWhenCancelled() : undefined;
+  // A stop or an interrupt aborts the call on the worker at once, not at its next heartbeat.
+  const ended = abortLocallyWhenCancelled();
   try {
     const summary = `model turn ${state.turn} · ${input.model}${readWithLastCallSummary(state.takeReadWithLastCall())}`;
     const result = await modelActivities.callModel.executeWithOptions({ ...modelOptions, summary }, [
@@ -98,7 +97,7 @@ async function callModel(
     }
     throw error;
   } finally {
-    ended?.();
+    ended();
     // A call that failed or was cut gives back what its attempts did not use.
     if (!completed) await releaseModelCall(agent, reservation);
   }

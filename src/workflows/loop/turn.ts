@@ -5,8 +5,7 @@ import { toolCallSummary } from '../../shared/tools/tool-summary';
 import type { BudgetAction } from '../../shared/budget/budget';
 import { settleModelCall } from '../budget/model-budget';
 import { measureRequest } from '../context/context-meter';
-import { continuedText, handleCutOffTurn, truncatedTurnsPatch } from '../context/truncation';
-import { hasPatch, onPatchBaseline } from '../runtime/patches';
+import { continuedText, handleCutOffTurn } from '../context/truncation';
 import { toolPool } from '../tools/extra-tools';
 import { preReadLookup, preReadRequest } from '../tools/pre-reads';
 import { runToolCalls } from '../tools/run-tools';
@@ -15,9 +14,6 @@ import type { AgentParts } from './agent-parts';
 import { callModelWithinBudget, maxOutputTokens } from './turn-model-call';
 import { toolRunContext } from './tool-run-context';
 import type { Interruption } from './turn-control';
-
-/** Marks runs where a turn cancelled while its tools ran ends interrupted even when every tool returned normally. */
-export const cancelledTurnPatch = 'cancelled-turn-is-interrupted';
 
 /** What the model sees in place of the rest of an interrupted turn. */
 export const interruptedText = '[Request interrupted by user]';
@@ -40,8 +36,8 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
   let answered = false;
   const childrenBefore = children.ids();
   const body = async (): Promise<TurnOutcome> => {
-    // Nothing to await when no compaction is due (patch baseline, src/workflows/runtime/patches.ts).
-    if (!onPatchBaseline() || agent.compaction.due(agent)) await agent.compaction.compactIfDue(agent);
+    // Nothing to await when no compaction is due.
+    if (agent.compaction.due(agent)) await agent.compaction.compactIfDue(agent);
     progress.callingModel();
     inbox.markSent();
     const sent = state.messages.length;
@@ -57,7 +53,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
     toolUses = toolUsesOf(response.content);
     await settleModelCall(agent, reservation, response, maxOutputTokens(agent));
-    if (reservation.kind === 'none' && (!onPatchBaseline() || agent.input.limits.treeTokenBudget !== undefined))
+    if (reservation.kind === 'none' && agent.input.limits.treeTokenBudget !== undefined)
       await agent.tree.reportUsage(response.usage);
     if (response.stopReason === 'refusal') {
       // The tools of a refused turn are not run, but each still gets a result so the history stays valid.
@@ -65,7 +61,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
         state.append(buildToolResultMessage(toolUses, {}, 'Not run: the model refused this turn.'));
       return { type: 'refused', text: textOf(response.content) };
     }
-    if (response.stopReason === 'max_tokens' && hasPatch(truncatedTurnsPatch)) {
+    if (response.stopReason === 'max_tokens') {
       return handleCutOffTurn(
         agent,
         toolUses,
@@ -89,7 +85,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     await runToolCalls(toolUses, toolRunContext(agent, pool, lookup), outcomes);
     state.noteReadWithCall(readWithCall);
     // A cancelled tool may still return normally (Bash reports its output): the turn's cancellation decides.
-    if (CancellationScope.current().consideredCancelled && hasPatch(cancelledTurnPatch))
+    if (CancellationScope.current().consideredCancelled)
       throw new CancelledFailure('the turn was cancelled while its tools ran');
     progress.toolsDone();
     state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));

@@ -1,15 +1,5 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import { localSetupActivities, localSetupOptions } from './activity-proxies';
-import { hasPatch } from './patches';
-
-/** Marks runs whose cancelled turns abort their running tool calls on this worker (docs/testing.md, patches). */
-export const localToolAbortPatch = 'local-tool-abort';
-
-/** Marks runs whose cancelled scopes abort only while a call of theirs is still running. */
-export const abortOnlyRunningPatch = 'abort-only-running-calls';
-
-/** Marks runs whose cancelled turns also abort their model call here (Temporal's cancel waits for a heartbeat). */
-export const localModelAbortPatch = 'local-model-abort';
 
 /** Scopes whose cancellation already aborts this agent's calls: one local activity per cancelled scope. */
 const watched = new WeakSet<CancellationScope>();
@@ -33,9 +23,8 @@ export function abortLocallyWhenCancelled(): () => void {
   if (watched.has(scope)) return done;
   watched.add(scope);
   scope.cancelRequested.catch(() => {
-    if (!hasPatch(localToolAbortPatch)) return;
     // An earlier turn's scope, cancelled with the agent: its calls have ended, nothing to abort.
-    if (!running.get(scope) && hasPatch(abortOnlyRunningPatch)) return;
+    if (!running.get(scope)) return;
     const agentId = workflowInfo().workflowId;
     const abort = CancellationScope.nonCancellable(() =>
       localSetupActivities.abortRunningCalls.executeWithOptions(
@@ -43,7 +32,6 @@ export function abortLocallyWhenCancelled(): () => void {
         [{ agentId }],
       ),
     ).catch(() => undefined);
-    if (!hasPatch(localModelAbortPatch)) return;
     aborting.add(abort);
     void abort.then(() => aborting.delete(abort));
   });

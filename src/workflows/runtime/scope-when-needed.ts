@@ -1,9 +1,8 @@
 import { CancellationScope } from '@temporalio/workflow';
-import { onPatchBaseline } from './patches';
 
-/** A scope under the current one, made on first use on the patch baseline, at once in older runs (as they did). */
+/** A scope under the current one, made on first use: most runs never need it. */
 export function scopeWhenNeeded(options: { cancellable: boolean }): () => CancellationScope {
   const parent = CancellationScope.current();
-  let scope = onPatchBaseline() ? undefined : new CancellationScope(options);
+  let scope: CancellationScope | undefined;
   return () => (scope ??= new CancellationScope({ ...options, parent }));
 }

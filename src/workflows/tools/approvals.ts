@@ -10,7 +10,6 @@ import type { ApprovalDecision, ApprovalRequest } from '../../shared/protocol/tr
 import { signalBestEffort } from '../runtime/best-effort-signal';
 import { workflowNowMs } from '../runtime/clock';
 import { urlHost } from '../../shared/policy/egress-domains';
-import { hasPatch } from '../runtime/patches';
 import {
   alwaysAllowKey,
   decidePermission,
@@ -176,11 +175,8 @@ export class Approvals {
   }
 }
 
-/** The patch under which WebFetch asks per domain (runs recorded before it let every fetch through). */
-export const webFetchDomainPatch = 'webfetch-domain-permission';
-
-/** A WebFetch call decided by its domain: its URL's host (undefined when it has none), on runs with the patch. */
+/** A WebFetch call decided by its domain: its URL's host (undefined when it has none). */
 function webFetchDomain(call: ToolUseBlock): { host: string | undefined } | undefined {
-  if (call.name !== 'WebFetch' || !hasPatch(webFetchDomainPatch)) return undefined;
+  if (call.name !== 'WebFetch') return undefined;
   return { host: urlHost(call.input.url) };
 }

@@ -7,10 +7,6 @@ import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import type { AgentState } from '../loop/agent-state';
 import { runHookOn } from './workspace-activities';
 import type { PreToolDecision } from './tool-types';
-import { hasPatch, onPatchBaseline } from '../runtime/patches';
-
-/** Marks runs that run hooks (docs/hooks.md) and settings rules; asked only when one applies. */
-export const agentHooksPatch = 'agent-hooks';
 
 /** What hooks need of an agent (not the whole of its parts: this module stays out of their import circle). */
 export interface HookedAgent {
@@ -28,7 +24,7 @@ export async function runHooks(
   const { input, state } = agent;
   const isSubagent = input.parentAgentId !== undefined;
   const commands = hookCommands(agent, event, name);
-  if (commands.length === 0 || !hasPatch(agentHooksPatch)) return undefined;
+  if (commands.length === 0) return undefined;
   const payload = {
     session_id: input.rootAgentId,
     cwd: state.cwd,
@@ -84,9 +80,9 @@ function hookCommands({ input, state }: HookedAgent, event: HookEvent, name: str
   );
 }
 
-/** Whether an event's hooks can matter, decided synchronously; runs recorded before the baseline always say yes. */
+/** Whether an event's hooks can matter, decided synchronously. */
 export function hooksMayRun(agent: HookedAgent, event: HookEvent, name?: string): boolean {
-  return !onPatchBaseline() || hookCommands(agent, event, name).length > 0;
+  return hookCommands(agent, event, name).length > 0;
 }
 
 /** PreToolUse for one call. */
@@ -143,7 +139,7 @@ export function stopHooksKeepGoing(agent: HookedAgent, finalText: string): Promi
   const event: HookEvent = isSubagent ? 'SubagentStop' : 'Stop';
   const name = isSubagent ? input.agentType : undefined;
   if (!hooksMayRun(agent, event, name)) {
-    // No hook to run (patch baseline): what running none would leave, without awaiting.
+    // No hook to run: what running none would leave, without awaiting.
     if (!state.hooks.clearStop()) state.hooks.resetStopContinuations();
     return false;
   }

@@ -2,10 +2,6 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import type { ToolCallInput, ToolCallResult } from '../../shared/tools/tools';
 import { localReadActivities, localReadOptions } from '../runtime/activity-proxies';
 import { afterMicrotaskTurns } from '../runtime/microtask-turns';
-import { hasPatch } from '../runtime/patches';
-
-/** Marks runs whose side-by-side Reads run in one local activity; asked only for two Reads or more. */
-export const batchedReadsPatch = 'batched-local-reads';
 
 /** Microtask turns a Read waits for the rest of its batch; deterministic, as microtasks replay in order. */
 const gatherTurns = 3;
@@ -40,11 +36,11 @@ export function readFailure(message: string): ApplicationFailure {
 function sendGathered(): void {
   const batch = gathering ?? [];
   gathering = undefined;
-  if (batch.length > 1 && hasPatch(batchedReadsPatch)) {
+  if (batch.length > 1) {
     void sendBatch(batch);
     return;
   }
-  // One Read (or a run from before batches): one local activity each, as before.
+  // One Read: its own local activity.
   for (const waiting of batch) {
     localReadActivities.Read.executeWithOptions({ ...localReadOptions, summary: waiting.summary }, [
       waiting.input,

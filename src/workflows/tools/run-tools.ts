@@ -13,7 +13,7 @@ import { checkCallInput, readsBashCommand } from '../../shared/policy/call-check
 import type { ToolRules } from '../../shared/policy/tool-rules';
 import type { PermissionRules, RuleDecision } from '../../shared/policy/permission-rules';
 import { shellSyntaxActivities } from '../runtime/activity-proxies';
-import { agentHooksPatch, appendText } from './hooks';
+import { appendText } from './hooks';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
 import type {
   ContentReplacement,
@@ -31,7 +31,6 @@ import { failureOutcome } from './tool-failure';
 import { runWorkspaceTool } from './workspace-activities';
 import type { PreReadLookup, PreToolDecision, WorkflowTool } from './tool-types';
 import { readFailure } from './read-batch';
-import { hasPatch } from '../runtime/patches';
 
 /** What tool execution needs from the agent, and what it reports back. */
 export interface ToolRunContext {
@@ -111,13 +110,9 @@ async function runActivityTool(
   );
 }
 
-/** Marks runs whose Bash permission decisions read a real bash parse instead of shell-quote's tokens. */
-export const bashSyntaxTreePatch = 'bash-syntax-tree';
-
 /** How a call's checks read its Bash command: undefined when they need not; a promise only when the parse must run. */
 function bashReading(call: ToolUseBlock, context: ToolRunContext): BashReading | Promise<BashReading> | undefined {
   if (call.name !== 'Bash' || !readsBashCommand(context)) return undefined;
-  if (!hasPatch(bashSyntaxTreePatch)) return { type: 'legacy' };
   const command = typeof call.input.command === 'string' ? call.input.command : '';
   return shellSyntaxActivities.analyzeShellCommand({ command }).then(
     (analysis): BashReading => ({ type: 'parsed', analysis }),
@@ -148,7 +143,6 @@ function inputChecks(
   const verdict = checkCallInput(call, context, {
     cwd: context.toolContext.cwd,
     bash,
-    settingsApply: () => hasPatch(agentHooksPatch),
   });
   return 'refusal' in verdict ? { refusal: { isError: true, content: verdict.refusal } } : verdict;
 }
@@ -247,9 +241,6 @@ async function execute(call: ToolUseBlock, context: ToolRunContext): Promise<Too
   }
 }
 
-/** Marks runs whose long runs of concurrent calls go in a sliding window instead of fixed batches. */
-export const slidingToolWindowPatch = 'sliding-tool-window';
-
 /** Runs one turn's tool calls: read-only runs concurrently, others alone; outcomes are written as they come. */
 export async function runToolCalls(
   calls: readonly ToolUseBlock[],
@@ -262,11 +253,11 @@ export async function runToolCalls(
     outcomes[call.id] = await runOne(call, context);
   };
   for (const group of partitionToolCalls(calls, concurrencySafe, Number.POSITIVE_INFINITY)) {
-    if (group.calls.length > maxConcurrentToolCalls && hasPatch(slidingToolWindowPatch)) {
+    if (group.calls.length > maxConcurrentToolCalls) {
       await inSlidingWindow(group.calls, maxConcurrentToolCalls, run);
       continue;
     }
-    // Runs recorded before, and groups that fit the window: fixed batches.
+    // A group that fits the window: one batch, its calls settled now left out.
     for (const batch of partitionToolCalls(group.calls, () => group.concurrent, maxConcurrentToolCalls)) {
       let settled = 0;
       const running = batch.calls.flatMap((call) => {

@@ -29,10 +29,6 @@ import {
   shellToolOptions,
 } from '../runtime/activity-proxies';
 import type { HookRunInput, HookRunResult } from '../../shared/policy/hook-outcome';
-import { hasPatch } from '../runtime/patches';
-
-/** Read runs as a local activity for agents without a workspace worker or a tool queue for it (docs/testing.md, patches). */
-export const localReadPatch = 'local-read-tool';
 
 // Activities that touch an agent's files, on its workspace worker when it has one (docs/operations.md).
 
@@ -91,7 +87,7 @@ export function runWorkspaceTool(
 ): Promise<ToolCallResult> {
   if (toolQueue) return onToolQueue(name, toolQueue, input, summary);
   // Read on the worker running this workflow task when every worker sees the files: no activity task, no extra workflow task.
-  if (name === 'Read' && !worker && hasPatch(localReadPatch)) return readLocally(input, summary);
+  if (name === 'Read' && !worker) return readLocally(input, summary);
   const ended = worker ? undefined : abortLocallyWhenCancelled();
   const call = onWorkspace(worker, name, () =>
     name === 'Bash'
@@ -146,15 +142,6 @@ export function finishWorktreeOn(
       { ...routedOptions(setupOptions, worker), summary: 'clean up git worktree' },
       [input],
     ),
-  );
-}
-
-export function renderSystemPromptOn(
-  worker: WorkspaceWorker | undefined,
-  input: Parameters<typeof setupActivities.renderSystemPrompt>[0],
-): Promise<string> {
-  return onWorkspace(worker, 'Rendering the system prompt', () =>
-    setupActivities.renderSystemPrompt.executeWithOptions(routedOptions(setupOptions, worker), [input]),
   );
 }
 

@@ -23,7 +23,6 @@ import { workflowNowMs } from '../runtime/clock';
 import type { Inbox } from '../loop/inbox';
 import { autoBackgroundedText, projectChildResult, taskNotification } from '../context/projection';
 import type { TreeLink } from './tree-link';
-import { hasPatch, onPatchBaseline } from '../runtime/patches';
 import { scopeWhenNeeded } from '../runtime/scope-when-needed';
 import { tellStopped } from './stop-delivery';
 import { stopNotice } from '../../shared/protocol/stop-notice-reason';
@@ -38,9 +37,6 @@ interface ChildTask extends ChildTaskSnapshot {
   /** False for a child this agent's model did not start (resumed inside the tree): no task notification. */
   notify: boolean;
 }
-
-/** Marks runs whose auto-backgrounding is reported to the root as a `backgrounded` tree event. */
-export const backgroundedTreeEventPatch = 'backgrounded-tree-event';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
 
@@ -160,7 +156,7 @@ export class Children {
       }
       await this.onChildDone(task, result);
     };
-    void (onPatchBaseline() ? this.parentScope().run(bookkeeping) : CancellationScope.nonCancellable(bookkeeping));
+    void this.parentScope().run(bookkeeping);
     return task;
   }
 
@@ -174,8 +170,7 @@ export class Children {
     }
     // The child keeps running untouched: only the parent stops waiting (no restart, same run).
     task.background = true;
-    if (hasPatch(backgroundedTreeEventPatch)) await this.tree.reportBackgrounded(task.agentId);
-    else await this.tree.reportBackgroundedAsStarted(task.agentId);
+    await this.tree.reportBackgrounded(task.agentId);
     await signalBestEffort(task.agentId, backgroundedSignal);
     return { content: autoBackgroundedText(task.agentId, task.description, threshold), isError: false };
   }
@@ -228,20 +223,20 @@ export class Children {
       );
     const task = this.tasks.get(found.agentId)!;
     if (task.status !== 'running') return error(`Task ${task.agentId} already finished (${task.status}).`);
-    await this.requestStop(task, by, reason);
+    this.requestStop(task, by, reason);
     await condition(() => task.result !== undefined);
     return { content: `Stopped ${task.agentId}.`, isError: false };
   }
 
   /** Tells a child who stops it and why and cancels its abort domain, in this workflow task (stop-delivery.ts). */
-  private async requestStop(
+  private requestStop(
     task: ChildTask,
     by: string,
     reason: string,
     marks: { wholeTree?: boolean; parentEnded?: boolean } = {},
-  ): Promise<void> {
+  ): void {
     task.stoppedBy = `stopped by ${by}: ${reason}`;
-    await tellStopped(task.agentId, stopNotice(by, reason, marks));
+    tellStopped(task.agentId, stopNotice(by, reason, marks));
     task.scope.cancel();
   }
 
@@ -263,7 +258,7 @@ export class Children {
     if (marks.wholeTree) this.stoppingWholeTree = true;
     if (marks.parentEnded) this.takesNoReports = true;
     const running = [...this.tasks.values()].filter((task) => task.status === 'running');
-    await Promise.all(running.map((task) => this.requestStop(task, by, reason, marks)));
+    for (const task of running) this.requestStop(task, by, reason, marks);
     await condition(() => running.every((task) => task.result !== undefined));
   }
 

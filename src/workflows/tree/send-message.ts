@@ -10,12 +10,8 @@ import { signalBestEffort } from '../runtime/best-effort-signal';
 import type { Children } from './children';
 import type { TreeLink } from './tree-link';
 import { asyncLaunchedText } from '../context/projection';
-import { hasPatch } from '../runtime/patches';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
-
-/** Marks runs whose SendMessage resume of a finished child checks the spawn limits and asks the root for a slot (before: started at once). */
-export const resumeLimitsPatch = 'send-message-resume-limits';
 
 /** The refusal of a resume by this agent's own limit or the tree's (pause, budget, size), or undefined when a slot was reserved. */
 async function resumeSlotRefusal(
@@ -60,10 +56,8 @@ export async function sendMessageTool(
         `Agent ${task.agentId} was stopped by ${previous.stoppedBy}; stopped agents are not resumed automatically.`,
       );
     // A resume is a new agent run in the tree: the same checks as a spawn (the root decides pause, budget and size).
-    if (hasPatch(resumeLimitsPatch)) {
-      const refusal = await resumeSlotRefusal(task.agentId, input, children, tree);
-      if (refusal) return error(refusal);
-    }
+    const refusal = await resumeSlotRefusal(task.agentId, input, children, tree);
+    if (refusal) return error(refusal);
     const resumed = await children.start(
       resumeInput(previous, `<message from="${input.agentId}">\n${text}\n</message>`, {
         background: true,

@@ -25,15 +25,8 @@ import { asyncLaunchedText } from '../context/projection';
 import { ancestorsOf, localSpawnRefusal } from './spawn-limits';
 import type { TreeLink } from './tree-link';
 import { loadSpawnContextOn, resolveAgentCwdOn } from '../tools/workspace-activities';
-import { hasPatch } from '../runtime/patches';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
-
-/** Marks runs whose Agent calls check a requested cwd (exists, inside the parent's workspace) by activity. */
-export const checkedAgentCwdPatch = 'checked-agent-cwd';
-
-/** Marks runs that refuse an Agent call with fields the tool does not have (before: ignored, and the agent started). */
-export const strictAgentInputPatch = 'agent-input-unknown-fields';
 
 /** The Agent tool (docs/architecture.md, Spawning): picks the path, checks limits, starts the child, answers. */
 export class AgentTool {
@@ -50,8 +43,7 @@ export class AgentTool {
 
   async call(call: ToolUseBlock): Promise<ToolOutcome> {
     const unknownFields = unknownAgentToolFields(call.input);
-    if (unknownFields.length > 0 && hasPatch(strictAgentInputPatch))
-      return error(unknownAgentToolFieldsError(unknownFields));
+    if (unknownFields.length > 0) return error(unknownAgentToolFieldsError(unknownFields));
     const parsed = parseAgentToolInput(call.input);
     if (!parsed.ok) return error(parsed.error);
     const request = parsed.value;
@@ -134,7 +126,6 @@ export class AgentTool {
 
   /** A requested cwd must be an existing directory inside the workspace (links resolved); gives the real path. */
   private async checkCwd(requested: string): Promise<ResolveAgentCwdResult> {
-    if (!hasPatch(checkedAgentCwdPatch)) return { ok: true, cwd: requested };
     return resolveAgentCwdOn(this.input.workspaceWorker, {
       requested,
       parentCwd: this.state.cwd,

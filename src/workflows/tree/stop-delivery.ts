@@ -3,28 +3,15 @@ import { stopNoticeSignal, type StopNotice } from '../../shared/protocol/definit
 import { stopNoticeWait } from '../../shared/protocol/limits';
 import { signalBestEffort } from '../runtime/best-effort-signal';
 import { canCarryNotice, cancelWithNotice, noticeCarriedByCancel } from '../runtime/cancel-notice';
-import { hasPatch } from '../runtime/patches';
 import type { TurnControl } from '../loop/turn-control';
 
-/** Marks runs that send the stop notice and the cancellation in one workflow task. */
-export const stopInOneTaskPatch = 'stop-in-one-task';
-
-/** Marks runs whose stops carry the notice on the cancellation request itself (runtime/cancel-notice.ts). */
-export const stopNoticeInCancelPatch = 'stop-notice-in-cancel';
-
-/** How a stop notice travels: on the cancellation, beside it in the same task, or before it (older runs). */
-export type NoticeWay = 'on-cancel' | 'beside' | 'before';
-
-export function noticeWay(): NoticeWay {
-  if (canCarryNotice() && hasPatch(stopNoticeInCancelPatch)) return 'on-cancel';
-  return hasPatch(stopInOneTaskPatch) ? 'beside' : 'before';
-}
-
-/** Tells `agentId`, which the caller cancels next, who stops it and why, the run's {@link noticeWay}. */
-export async function tellStopped(agentId: string, notice: StopNotice, way: NoticeWay = noticeWay()): Promise<void> {
-  if (way === 'on-cancel') cancelWithNotice(agentId, notice);
-  else if (way === 'beside') sendStopNotice(agentId, notice);
-  else await signalBestEffort(agentId, stopNoticeSignal, notice);
+/**
+ * Tells `agentId`, which the caller cancels next in the same workflow task, who stops it and why: on the
+ * cancellation request (runtime/cancel-notice.ts), else by a signal beside it (a bundle without the interceptor).
+ */
+export function tellStopped(agentId: string, notice: StopNotice): void {
+  if (canCarryNotice()) cancelWithNotice(agentId, notice);
+  else sendStopNotice(agentId, notice);
 }
 
 /** Sends the stop notice unawaited, in its own scope, so a stop of the sender cannot take it back. */
@@ -37,15 +24,15 @@ export function stopNoticeOnItsWay(control: TurnControl, hasParent: boolean): bo
   if (control.stopNotice) return false;
   const carried = noticeCarriedByCancel();
   if (!hasParent) {
-    // Who stopped a root changes only its result's words, never its commands: no patch to ask.
+    // Who stopped a root changes only its result's words, never its commands.
     if (carried) control.noteStop(carried);
     return false;
   }
-  if (carried && hasPatch(stopNoticeInCancelPatch)) {
+  if (carried) {
     control.noteStop(carried);
     return false;
   }
-  return hasPatch(stopInOneTaskPatch);
+  return true;
 }
 
 /** Waits at most `stopNoticeWait` for the stop notice, in a non-cancellable scope; then goes on without. */

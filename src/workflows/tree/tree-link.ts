@@ -14,7 +14,7 @@ import { cancelBestEffort, signalBestEffort } from '../runtime/best-effort-signa
 import type { BudgetLink } from '../budget/budget-link';
 import { workflowNowMs } from '../runtime/clock';
 import { treeRefusedSpawn } from './spawn-limits';
-import { noticeWay, tellStopped } from './stop-delivery';
+import { tellStopped } from './stop-delivery';
 import { TreeCoordinator } from './tree-coordinator';
 import type { TreeLedgerKeeper } from '../budget/tree-ledger';
 
@@ -30,7 +30,7 @@ export class TreeLink {
   readonly ledger?: TreeLedgerKeeper;
   private readonly spawnReplies = new Map<string, TreeSpawnReply>();
   private foreground: boolean;
-  /** Root with the budget patch: stops itself when the budget is reached (src/workflows/budget/tree-budget.ts). */
+  /** Root with a tree budget: stops itself when the budget is reached (src/workflows/budget/tree-budget.ts). */
   private stopSelf?: (notice: { by: string; reason: string }) => void;
 
   constructor(
@@ -97,13 +97,6 @@ export class TreeLink {
     else await this.signalRoot(treeAgentEventSignal, { agentId, kind: 'backgrounded' });
   }
 
-  /** How runs before the backgrounded-tree-event patch reported backgrounding: as a start in the background. */
-  async reportBackgroundedAsStarted(agentId: string): Promise<void> {
-    const event = { agentId, parentAgentId: this.input.agentId, background: true };
-    if (this.coordinator) this.coordinator.started(event, workflowNowMs());
-    else await this.signalRoot(treeAgentStartedSignal, event);
-  }
-
   /** A child of this agent has ended. */
   async reportFinished(agentId: string, background: boolean): Promise<void> {
     if (this.coordinator) this.coordinator.finished(agentId, workflowNowMs());
@@ -117,15 +110,14 @@ export class TreeLink {
     else await this.signalRoot(treeAgentEventSignal, { agentId: this.input.agentId, kind: 'usage', usage });
   }
 
-  /** Root: at the budget, stop the whole tree and this root too (runs with the budget patch). */
+  /** Root: at the budget, stop the whole tree and this root too. */
   stopWholeTreeAtBudget(stopSelf: (notice: { by: string; reason: string }) => void): void {
     this.stopSelf = stopSelf;
   }
 
   /**
    * Root: counts usage of an agent of the tree; when it crosses the budget, stops every running
-   * agent of the tree and then the root itself, saying why (before the budget patch: only the
-   * running background agents).
+   * agent of the tree and then the root itself, saying why.
    */
   async countUsage(usage: TokenUsage): Promise<void> {
     const tree = this.coordinator;
@@ -138,34 +130,22 @@ export class TreeLink {
 
   /**
    * Root: a cap of the subtree of `scopeAgentId` was reached. The whole tree's (the root's subtree): every
-   * running agent is stopped, then the root itself (before the budget patch: only the running background
-   * agents). A subtree's: its running agents, deepest first, each told why; its parent goes on.
+   * running agent is stopped, then the root itself. A subtree's: its running agents, deepest first, each
+   * told why; its parent goes on.
    */
   private async stopAtBudget(scopeAgentId: string, reason: string): Promise<void> {
     const tree = this.coordinator!;
     const wholeTree = scopeAgentId === this.input.agentId;
-    // With the budget patch the whole tree stops, the root too: no agent of it need report its children's ends.
-    const notice = { by: 'budget', reason, ...(wholeTree && this.stopSelf ? { wholeTree: true } : {}) };
-    const agents = !wholeTree
-      ? (this.ledger?.ledger.runningIn(scopeAgentId) ?? [])
-      : this.stopSelf
-        ? tree.runningAgents()
-        : tree.runningBackgroundAgents();
-    const way = noticeWay();
-    if (way === 'before') {
-      for (const agentId of agents) {
-        await tellStopped(agentId, notice, way);
-        await cancelBestEffort(agentId);
-      }
-    } else {
-      // Every agent's notice and cancellation in this workflow task (src/workflows/tree/stop-delivery.ts).
-      await Promise.all(
-        agents.map((agentId) => {
-          void tellStopped(agentId, notice, way);
-          return cancelBestEffort(agentId);
-        }),
-      );
-    }
+    // The whole tree stops, the root too: no agent of it need report its children's ends.
+    const notice = { by: 'budget', reason, ...(wholeTree ? { wholeTree: true } : {}) };
+    const agents = wholeTree ? tree.runningAgents() : (this.ledger?.ledger.runningIn(scopeAgentId) ?? []);
+    // Every agent's notice and cancellation in this workflow task (src/workflows/tree/stop-delivery.ts).
+    await Promise.all(
+      agents.map((agentId) => {
+        tellStopped(agentId, notice);
+        return cancelBestEffort(agentId);
+      }),
+    );
     if (wholeTree) this.stopSelf?.(notice);
   }
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyReadOnlyCommand } from '../../../src/shared/policy/read-only-command';
-import { legacyClassifyReadOnlyCommand } from '../../../src/shared/policy/legacy-shell-quote';
+import { legacyClassifyReadOnlyCommand } from './shell-quote-classifier';
 import { decideByRules, type PermissionRule, type PermissionRules } from '../../../src/shared/policy/permission-rules';
 import { analyse } from '../../helpers/bash-analysis';
 import { bwrapUnavailable, executeInSandbox } from './bash-oracle';

@@ -1,11 +1,11 @@
-// LEGACY, unsafe (`a#b` reads as a comment): kept only so runs before the `bash-syntax-tree` patch replay. Never call.
+// The shell-quote classifier the parse replaced, unsafe (`a#b` reads as a comment): kept only for the corpus to catch.
 import { parse, type ParseEntry } from 'shell-quote';
-import { checkSimpleCommand, type CommandVerdict } from './read-only-command';
+import { checkSimpleCommand, type CommandVerdict } from '../../../src/shared/policy/read-only-command';
 
 /** Operators that only join commands; everything else (redirections, subshells, jobs) is checked or refused. */
 const joiners = new Set(['&&', '||', ';', '|']);
 
-/** Classifies a command line for a read-only agent, as recorded runs decided it. */
+/** Classifies a command line for a read-only agent, as the runtime once did (before the tree-sitter parse). */
 export function legacyClassifyReadOnlyCommand(command: string): CommandVerdict {
   const refuse = (reason: string): CommandVerdict => ({ readOnly: false, reason });
   if (command.trim() === '') return refuse('the command is empty');
@@ -54,29 +54,4 @@ export function legacyClassifyReadOnlyCommand(command: string): CommandVerdict {
     if (problem) return refuse(problem);
   }
   return { readOnly: true };
-}
-
-/** The simple commands of a line (joined at `&&`, `||`, `;`, `|`; redirections dropped), or why it cannot be split. */
-export function legacySimpleCommands(line: string): { commands: string[] } | { problem: string } {
-  if (/[`\n\r\0]/.test(line) || line.includes('$(') || line.includes('<(') || line.includes('>(')) {
-    return { problem: 'command substitution and multi-line commands cannot be matched against rules' };
-  }
-  let entries: ParseEntry[];
-  try {
-    entries = parse(line, (name) => `$${name}`);
-  } catch (error) {
-    return { problem: `the command could not be parsed (${(error as Error).message})` };
-  }
-  const commands: string[][] = [[]];
-  for (let index = 0; index < entries.length; index++) {
-    const entry = entries[index]!;
-    if (typeof entry === 'string') commands[commands.length - 1]!.push(entry);
-    else if ('comment' in entry) continue;
-    else if ('op' in entry && entry.op === 'glob')
-      commands[commands.length - 1]!.push((entry as { pattern: string }).pattern);
-    else if ('op' in entry && ['&&', '||', ';', '|', '|&'].includes(entry.op)) commands.push([]);
-    else if ('op' in entry && ['>', '>>', '>&', '<', '<&', '&>'].includes(entry.op)) index += 1;
-    else return { problem: `the shell syntax ${'op' in entry ? entry.op : '?'} cannot be matched against rules` };
-  }
-  return { commands: commands.filter((words) => words.length > 0).map((words) => words.join(' ')) };
 }
