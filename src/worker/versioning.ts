@@ -2,12 +2,18 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { WorkerDeploymentOptions } from '@temporalio/worker';
+import {
+  countRunningAgents,
+  describeDeployment,
+  describeVersion,
+  setCurrentVersion,
+  versionKey,
+  VersionNotFound,
+  type DeploymentVersion,
+} from '../client/deployments';
 
 /** Which deployment a worker serves and which build of it it is. */
-export interface WorkerVersion {
-  deploymentName: string;
-  buildId: string;
-}
+export type WorkerVersion = DeploymentVersion;
 
 /** Names Temporal accepts and that survive the `deployment:build` and `deployment.build` spellings. */
 const deploymentNamePattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
@@ -55,11 +61,6 @@ export function workerDeploymentOptions(version: WorkerVersion): WorkerDeploymen
   return { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' };
 }
 
-/** The spelling Temporal's search attribute `TemporalWorkerDeploymentVersion` uses. */
-export function versionText(version: WorkerVersion): string {
-  return `${version.deploymentName}:${version.buildId}`;
-}
-
 /** Half-second tries while the server learns of a new version from its pollers. */
 const versionKnownAttempts = 40;
 
@@ -68,41 +69,31 @@ const versionKnownAttempts = 40;
  * `deploy promote`; never when agents started on unversioned workers still run (they would move onto
  * this code). Returns what happened, for the worker's log.
  */
-export async function adoptIfNoCurrentVersion(client: Client, version: WorkerVersion): Promise<string> {
-  const service = client.workflowService;
-  const namespace = client.options.namespace;
+export async function adoptIfNoCurrentVersion(
+  client: Client,
+  version: WorkerVersion,
+  taskQueue: string,
+): Promise<string> {
   // The server learns of a version from its pollers: wait until it knows this one.
-  let described;
   for (let attempt = 0; ; attempt++) {
     try {
-      await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version });
-      described = await service.describeWorkerDeployment({ namespace, deploymentName: version.deploymentName });
+      await describeVersion(client, version);
       break;
     } catch (error) {
-      if (attempt >= versionKnownAttempts || !/not found/i.test(error instanceof Error ? error.message : String(error)))
-        throw error;
+      if (!(error instanceof VersionNotFound) || attempt >= versionKnownAttempts) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-  const current = described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId || undefined;
-  if (current === version.buildId) return `version ${versionText(version)} is current`;
-  if (current !== undefined)
-    return `version ${versionText(version)} is not current (${current} is): new agents start there until \`subagents deploy promote ${version.buildId} --deployment ${version.deploymentName}\``;
-  const unversioned = await client.workflowService.countWorkflowExecutions({
-    namespace,
-    query: `WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running' AND TemporalWorkerDeploymentVersion IS NULL`,
-  });
-  const running = Number(unversioned.count ?? 0);
+  const { currentBuildId } = await describeDeployment(client, version.deploymentName);
+  const promote = `\`subagents deploy promote ${version.buildId} --deployment ${version.deploymentName}\``;
+  if (currentBuildId === version.buildId) return `version ${versionKey(version)} is current`;
+  if (currentBuildId !== undefined)
+    return `version ${versionKey(version)} is not current (${currentBuildId} is): new agents start there until ${promote}`;
+  const running = await countRunningAgents(client, 'none', [taskQueue]);
   if (running > 0)
-    return `deployment ${version.deploymentName} has no current version and ${running} agent(s) started on unversioned workers still run: making ${version.buildId} current would move them onto this code; when they have ended, run \`subagents deploy promote ${version.buildId} --deployment ${version.deploymentName}\``;
-  await service.setWorkerDeploymentCurrentVersion({
-    namespace,
-    deploymentName: version.deploymentName,
-    buildId: version.buildId,
-    allowNoPollers: true,
-    identity: 'subagents worker',
-  });
-  return `version ${versionText(version)} made current: deployment ${version.deploymentName} had no current version`;
+    return `deployment ${version.deploymentName} has no current version and ${running} agent(s) started on unversioned workers still run: making ${version.buildId} current would move them onto this code; when they have ended, run ${promote}`;
+  await setCurrentVersion(client, version);
+  return `version ${versionKey(version)} made current: deployment ${version.deploymentName} had no current version`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { createRequire } from 'node:module';
+import { versionKey } from '../client/deployments';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { CustomTool } from '../shared/tools/define-tool';
@@ -18,7 +19,6 @@ import {
   adoptIfNoCurrentVersion,
   defaultBuildId,
   versionRequestFromEnv,
-  versionText,
   workerDeploymentOptions,
   type WorkerVersion,
 } from './versioning';
@@ -296,7 +296,7 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest, versionRe
     workers.push(await createWorkspaceWorker({ ...workerOptions, workspace: { ...config.workspace, workerId } }));
   const queues = toolWorker
     ? `tool worker for ${toolWorker.tools.join(', ')} on task queue "${toolWorker.taskQueue}"`
-    : `task queue "${config.taskQueue}"${workerId ? ` and its own "${workspaceTaskQueue(config.taskQueue, workerId)}" (worker id ${workerId})` : ''}${version ? `, version ${versionText(version)}` : ''}`;
+    : `task queue "${config.taskQueue}"${workerId ? ` and its own "${workspaceTaskQueue(config.taskQueue, workerId)}" (worker id ${workerId})` : ''}${version ? `, version ${versionKey(version)}` : ''}`;
   logger.info(
     `worker: ${queues} ` +
       `on ${describeConnection(config.temporal)}, ${config.workspace.root ? `workspace root ${config.workspace.root}, ` : ''}` +
@@ -314,7 +314,7 @@ export async function runWorkerFromEnv(toolWorker?: ToolWorkerRequest, versionRe
   // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and lets running activities finish.
   const running = runTogether(workers);
   if (version)
-    void adoptIfNoCurrentVersion(client, version).then(
+    void adoptIfNoCurrentVersion(client, version, config.taskQueue).then(
       (said) => logger.info(`worker: ${said}`),
       (error: unknown) =>
         logger.warn(

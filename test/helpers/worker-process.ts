@@ -79,7 +79,7 @@ const running = worker.run();
 process.stdout.write('worker-ready\n');
 // The deployment's first version makes itself current, as the CLI's worker does.
 if (version)
-  void adoptIfNoCurrentVersion(client, version).then(
+  void adoptIfNoCurrentVersion(client, version, required('SUBAGENTS_TASK_QUEUE')).then(
     (said) => process.stderr.write(`worker-process: ${said}\n`),
     (error: unknown) => process.stderr.write(`worker-process: ${String(error)}\n`),
   );
