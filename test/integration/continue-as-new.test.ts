@@ -31,7 +31,8 @@ describe('long sessions: continue-as-new at turn boundaries', () => {
       prompt: 'long session',
       name: 'can-root',
       maxTurns: 30,
-      limits: { continueAsNewAfterEvents: 40 },
+      // Low enough for three runs of these 11 tool turns (about 6 events a turn, a run's start about 12).
+      limits: { continueAsNewAfterEvents: 34 },
     });
     await waitFor(async () => (await runIds(handle.agentId)).length >= 2, 60_000, 'a second run');
     await env.client.send(handle.agentId, 'MESSAGE-ACROSS-RUNS');
