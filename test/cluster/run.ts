@@ -18,6 +18,7 @@ import {
   workerRestartCheck,
 } from './checks-disruptions';
 import { replayCheck } from './checks-replay';
+import { rollingUpgradeCheck } from './checks-upgrade';
 import { approvalsCheck, placementCheck, visibilityCheck } from './checks-trees';
 import { createClusterEnv, type ClusterEnv } from './env';
 import { sizingFigures } from './sizing';
@@ -37,6 +38,7 @@ const checks: Check[] = [
   workerRestartCheck,
   workerGoneCheck,
   serverRestartCheck,
+  rollingUpgradeCheck,
   replayCheck,
 ];
 
