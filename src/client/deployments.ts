@@ -225,7 +225,7 @@ export async function clearRampingVersion(client: Client, deploymentName: string
 type VersionSource = { raw?: unknown } & Partial<Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>>;
 
 /** The search attribute the server sets on a versioned workflow: "deployment:build". */
-export const workerDeploymentVersionKey = defineSearchAttributeKey('TemporalWorkerDeploymentVersion', 'KEYWORD');
+const workerDeploymentVersionKey = defineSearchAttributeKey('TemporalWorkerDeploymentVersion', 'KEYWORD');
 
 /** The deployment version the agent runs on (pinned or last run on); undefined when it ran on unversioned workers. */
 export function agentVersionOf(source: VersionSource): DeploymentVersion | undefined {
