@@ -4,6 +4,13 @@ import { projectChildResult, taskNotification } from '../../src/workflows/contex
 import { TreeCoordinator } from '../../src/workflows/tree/tree-coordinator';
 import { defaultAgentLimits } from '../../src/shared/protocol/limits';
 
+/** The running agents the tree counts as background (spawned there, or moved there). */
+const runningInBackground = (tree: TreeCoordinator): string[] =>
+  tree
+    .snapshot()
+    .nodes.filter((node) => node.status === 'running' && node.background)
+    .map((node) => node.agentId);
+
 const usage = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 100, cacheReadInputTokens: 1000 };
 const result: AgentResult = {
   agentId: 'r.1',
@@ -99,7 +106,7 @@ describe('TreeCoordinator', () => {
     expect(tree.addUsage(usage)).toBe(true);
     expect(tree.addUsage(usage)).toBe(false);
     expect(tree.request('r.3').granted).toBe(false);
-    expect(tree.runningBackgroundAgents()).toEqual(['r.1']);
+    expect(runningInBackground(tree)).toEqual(['r.1']);
   });
 
   it('marks an agent moved to the background without reviving a finished one', () => {
@@ -107,7 +114,7 @@ describe('TreeCoordinator', () => {
     tree.backgrounded('r.1');
     tree.finished('r.2', 5);
     tree.backgrounded('r.2');
-    expect(tree.runningBackgroundAgents()).toEqual(['r.1']);
+    expect(runningInBackground(tree)).toEqual(['r.1']);
     expect(tree.snapshot().nodes.find((node) => node.agentId === 'r.2')).toMatchObject({
       status: 'finished',
       background: true,

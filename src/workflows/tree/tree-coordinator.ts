@@ -106,13 +106,6 @@ export class TreeCoordinator {
     return this.tokens + (this.ledger?.ledger.total.tokens ?? 0);
   }
 
-  /** Running agents that were spawned in (or moved to) the background: stopped when the budget is reached. */
-  runningBackgroundAgents(): string[] {
-    return [...this.nodes.values()]
-      .filter((node) => node.status === 'running' && node.background)
-      .map((node) => node.agentId);
-  }
-
   /** Every running agent of the tree, deepest first (all of them are stopped at the budget). */
   runningAgents(): string[] {
     return [...this.nodes.values()]
