@@ -220,8 +220,12 @@ describe('leases of the tree budget on the real server', () => {
         })),
       },
     );
-    env.modelServer.injectFault({ kind: 'stream-cut', times: 2 });
+    // Cut the third calls of two workers (leased by then): untargeted, the root's own calls could take both cuts.
+    const agentId = `lease-cut-${env.taskQueue}`;
+    for (const child of [1, 2])
+      env.modelServer.injectFault({ kind: 'stream-cut', match: { agentId: `${agentId}.${child}`, turnIndex: 2 } });
     const handle = await env.start({
+      agentId,
       prompt: 'four workers',
       name,
       limits: { budget: { caps: { tokens: 50_000_000 } } },
