@@ -40,6 +40,7 @@ export {
   treeAgentVersions,
   VersionNotFound,
   versionKey,
+  versionPollsQueue,
   type DeploymentDescription,
   type DeploymentVersion,
   type DrainageStatus,

@@ -189,6 +189,20 @@ export async function describeVersion(client: Client, version: DeploymentVersion
   };
 }
 
+/** Whether the version's workers have polled `taskQueue`: a version missing a queue of the current one cannot become current. */
+export async function versionPollsQueue(
+  client: Client,
+  version: DeploymentVersion,
+  taskQueue: string,
+): Promise<boolean> {
+  try {
+    return (await describeVersion(client, version)).workflowTaskQueues.includes(taskQueue);
+  } catch (error) {
+    if (error instanceof VersionNotFound) return false;
+    throw error;
+  }
+}
+
 /** Makes the version current: new agents start on it, unpinned ones move to it. The server refuses a version without pollers. */
 export async function setCurrentVersion(client: Client, version: DeploymentVersion): Promise<void> {
   await client.workflowService.setWorkerDeploymentCurrentVersion({

@@ -5,9 +5,9 @@ import type { WorkerDeploymentOptions } from '@temporalio/worker';
 import {
   countRunningAgents,
   describeDeployment,
-  describeVersion,
   setCurrentVersion,
   versionKey,
+  versionPollsQueue,
   VersionNotFound,
   type DeploymentVersion,
 } from '../client/deployments';
@@ -74,15 +74,10 @@ export async function adoptIfNoCurrentVersion(
   version: WorkerVersion,
   taskQueue: string,
 ): Promise<string> {
-  // The server learns of a version from its pollers: wait until it knows this one.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await describeVersion(client, version);
-      break;
-    } catch (error) {
-      if (!(error instanceof VersionNotFound) || attempt >= versionKnownAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+  // The server learns of a version from its pollers: wait until this one has polled its queue.
+  for (let attempt = 0; !(await versionPollsQueue(client, version, taskQueue)); attempt++) {
+    if (attempt >= versionKnownAttempts) throw new VersionNotFound(version);
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
   const { currentBuildId } = await describeDeployment(client, version.deploymentName);
   const promote = `\`subagents deploy promote ${version.buildId} --deployment ${version.deploymentName}\``;
@@ -94,25 +89,4 @@ export async function adoptIfNoCurrentVersion(
     return `deployment ${version.deploymentName} has no current version and ${running} agent(s) started on unversioned workers still run: making ${version.buildId} current would move them onto this code; when they have ended, run ${promote}`;
   await setCurrentVersion(client, version);
   return `version ${versionKey(version)} made current: deployment ${version.deploymentName} had no current version`;
-}
-
-/**
- * Waits until the server counts `taskQueue` among the version's queues (its first poll registers it): a version
- * missing a queue of the current one cannot become current. False when it did not within `timeoutMs`.
- */
-export async function versionPolls(
-  client: Client,
-  version: WorkerVersion,
-  taskQueue: string,
-  timeoutMs = 20_000,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const described = await client.workflowService
-      .describeWorkerDeploymentVersion({ namespace: client.options.namespace, deploymentVersion: version })
-      .catch(() => undefined);
-    if (described?.versionTaskQueues.some((queue) => queue.name === taskQueue)) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
 import type { ContentBlock } from '../../src/shared/model/messages';
 import { payloadDecoder } from '../../src/transcript/export';
+import { workflowRuns } from '../helpers/workflow-runs';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
@@ -42,16 +43,7 @@ const asNumber = (value: { toNumber(): number } | number | null | undefined): nu
 /** Reads the agent's latest run and every run it continued from. */
 export async function readAgentHistory(client: Client, agentId: string): Promise<AgentHistory> {
   const decode = payloadDecoder(client);
-  const runs: { runId: string; events: HistoryEvent[] }[] = [];
-  let runId: string | undefined = (await client.workflow.getHandle(agentId).describe()).runId;
-  while (runId && runs.length < 100) {
-    const history: proto.temporal.api.history.v1.IHistory = await client.workflow
-      .getHandle(agentId, runId)
-      .fetchHistory();
-    const events: HistoryEvent[] = history.events ?? [];
-    runs.unshift({ runId, events });
-    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-  }
+  const runs = await workflowRuns(client, agentId);
   const result: AgentHistory = {
     runIds: runs.map((run) => run.runId),
     modelResults: [],

@@ -8,6 +8,7 @@ import { SubagentsClient } from '../../src/client/client';
 import { projectRoot } from '../../src/dev/temporal-cli';
 import { upgradeHopMemo } from '../../src/workflows/context/version-upgrade';
 import { sleep, withTimeout } from '../chaos/util';
+import { failedWorkflowTasks, taskBuildIds, workflowRuns } from '../helpers/workflow-runs';
 import { CheckFailed, expectNone, type Check, type SuiteContext } from './context';
 
 interface VersionWorker {
@@ -79,30 +80,17 @@ async function deploy(context: SuiteContext, taskQueue: string, args: string[]):
   return output;
 }
 
-/** Each run of an agent, first to last, with the build its workflow tasks ran on and whether any failed. */
+/** Each run of an agent, first to last, with the builds its workflow tasks ran on and whether any failed. */
 async function runsOf(
   context: SuiteContext,
   agentId: string,
 ): Promise<{ runId: string; builds: string[]; failedTasks: number; hopFrom?: unknown }[]> {
-  const runs: { runId: string; builds: string[]; failedTasks: number; hopFrom?: unknown }[] = [];
-  let runId: string | undefined;
-  for (;;) {
-    const handle = context.env.temporal.workflow.getHandle(agentId, runId);
-    const description = await handle.describe();
-    const events = (await handle.fetchHistory()).events ?? [];
-    const builds = events.flatMap((event) => {
-      const version = event.workflowTaskCompletedEventAttributes?.deploymentVersion;
-      return version?.buildId ? [version.buildId] : [];
-    });
-    runs.unshift({
-      runId: description.runId,
-      builds: [...new Set(builds)],
-      failedTasks: events.filter((event) => event.workflowTaskFailedEventAttributes).length,
-      hopFrom: description.memo?.[upgradeHopMemo],
-    });
-    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-    if (!runId) return runs;
-  }
+  return (await workflowRuns(context.env.temporal, agentId)).map((run) => ({
+    runId: run.runId,
+    builds: [...new Set(taskBuildIds(run).filter((build) => build !== '(none)'))],
+    failedTasks: failedWorkflowTasks(run),
+    hopFrom: run.memo[upgradeHopMemo],
+  }));
 }
 
 async function waitUntil(what: string, condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Worker } from '@temporalio/worker';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForTool } from '../helpers/agent-waits';
-import { agentVersion, describeDeployment, describeVersion } from '../../src/client/deployments';
+import { agentVersion, describeDeployment, versionPollsQueue } from '../../src/client/deployments';
 import { workerDeploymentOptions } from '../../src/worker/versioning';
 import { scenario, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
@@ -30,10 +30,7 @@ afterAll(async () => {
 /** Waits until the server lists the test queue among the version's queues (its worker's first poll registers both). */
 async function waitForVersion(buildId: string): Promise<void> {
   await waitFor(
-    async () =>
-      (
-        await describeVersion(env.temporal.client, { deploymentName, buildId }).catch(() => undefined)
-      )?.workflowTaskQueues.includes(env.taskQueue) ?? false,
+    () => versionPollsQueue(env.temporal.client, { deploymentName, buildId }, env.taskQueue),
     30_000,
     `version ${buildId} polling ${env.taskQueue}`,
   );
@@ -173,12 +170,12 @@ describe('subagents deploy promote over agents started before versioning', () =>
     workerC = { worker, running: worker.run() };
     // The version lists the queue its worker polls a moment after the deployment lists the version.
     await waitFor(
-      async () =>
-        (
-          await describeVersion(plain.temporal.client, { deploymentName: unversionedDeployment, buildId: 'c' }).catch(
-            () => undefined,
-          )
-        )?.workflowTaskQueues.includes(plain.taskQueue) ?? false,
+      () =>
+        versionPollsQueue(
+          plain.temporal.client,
+          { deploymentName: unversionedDeployment, buildId: 'c' },
+          plain.taskQueue,
+        ),
       30_000,
       'version c polling the queue',
     );

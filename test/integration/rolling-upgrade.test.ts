@@ -5,7 +5,6 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { workerVersionFor } from '../../src/worker/worker';
 import { upgradeHopMemo } from '../../src/workflows/context/version-upgrade';
@@ -14,8 +13,7 @@ import { waitFor } from '../helpers/child-worker';
 import { runCli } from '../helpers/cli-process';
 import { agentNamed, agentPrompted, bash, spawnInBackground } from '../helpers/scripted-agents';
 import { spawnReadyProcess, type ChildWorker } from '../helpers/spawn-worker-process';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+import { taskBuildIds, workflowRuns, type HistoryEvent, type WorkflowRun } from '../helpers/workflow-runs';
 
 const repo = path.join(import.meta.dirname, '..', '..');
 
@@ -114,29 +112,9 @@ function flagValue(command: string[], flag: string): string | undefined {
 
 // ---- Reading what ran where ------------------------------------------------------------------------
 
-interface RunRecord {
-  runId: string;
-  events: HistoryEvent[];
-  memo: Record<string, unknown>;
-}
-
-/** Every run of a workflow id, first to last: the chain of continued-as-new runs back from the latest (no visibility lag). */
-async function runsOf(env: AgentTestEnv, workflowId: string): Promise<RunRecord[]> {
-  const runs: RunRecord[] = [];
-  let runId: string | undefined;
-  for (;;) {
-    const handle = env.temporal.client.workflow.getHandle(workflowId, runId);
-    const description = await handle.describe();
-    const events = (await handle.fetchHistory()).events ?? [];
-    runs.unshift({ runId: description.runId, events, memo: description.memo ?? {} });
-    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-    if (!runId) return runs;
-  }
-}
-
 /** A run chain in one line for a failure message: each run's task build ids, its last events, its status text. */
 async function describeRuns(env: AgentTestEnv, workflowId: string): Promise<string> {
-  const runs = await runsOf(env, workflowId);
+  const runs = await workflowRuns(env.temporal.client, workflowId);
   const type = (event: HistoryEvent) => String(event.eventType);
   return runs
     .map(
@@ -147,15 +125,8 @@ async function describeRuns(env: AgentTestEnv, workflowId: string): Promise<stri
     .join(' | ');
 }
 
-/** The build ids of a run's completed workflow tasks, as the server recorded them. */
-function taskBuildIds(run: RunRecord): string[] {
-  return run.events
-    .filter((event) => event.workflowTaskCompletedEventAttributes)
-    .map((event) => event.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId ?? '(none)');
-}
-
 /** Whether B's turn-start timer is in the run. */
-function hasMarkTimer(run: RunRecord): boolean {
+function hasMarkTimer(run: WorkflowRun): boolean {
   return run.events.some((event) => {
     const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
     return timeout != null && Number(timeout.seconds ?? 0) === 0 && timeout.nanos === markTimerMs * 1_000_000;
@@ -163,7 +134,7 @@ function hasMarkTimer(run: RunRecord): boolean {
 }
 
 /** The WorkflowTaskFailed events of the runs, described for the failure message. */
-function failedTasks(workflowId: string, runs: RunRecord[]): string[] {
+function failedTasks(workflowId: string, runs: WorkflowRun[]): string[] {
   return runs.flatMap((run) =>
     run.events
       .filter((event) => event.workflowTaskFailedEventAttributes)
@@ -357,7 +328,7 @@ async function rollingUpgrade(env: AgentTestEnv, options: { killOldMidRollout: b
     if (options.killOldMidRollout) {
       // Nothing of A's tree moved without A: the children still run, nothing failed.
       for (const childId of childIds) {
-        const runs = await runsOf(env, childId);
+        const runs = await workflowRuns(env.temporal.client, childId);
         expect((await env.temporal.client.workflow.getHandle(childId).describe()).status.name).toBe('RUNNING');
         expect(failedTasks(childId, runs)).toEqual([]);
       }
@@ -395,9 +366,9 @@ async function rollingUpgrade(env: AgentTestEnv, options: { killOldMidRollout: b
     expect((await root.result()).finalText).toMatch(/^ROOT-SAYS: [\s\S]*NEW-MESSAGE-ON-B/);
 
     // Each on the version the policy says.
-    const rootRuns = await runsOf(env, root.agentId);
-    const childRuns = await Promise.all(childIds.map((childId) => runsOf(env, childId)));
-    const freshRuns = await runsOf(env, fresh.agentId);
+    const rootRuns = await workflowRuns(env.temporal.client, root.agentId);
+    const childRuns = await Promise.all(childIds.map((childId) => workflowRuns(env.temporal.client, childId)));
+    const freshRuns = await workflowRuns(env.temporal.client, fresh.agentId);
     // The children are pinned: one run each, every task on A, no B timer.
     for (const runs of childRuns) {
       expect(runs).toHaveLength(1);

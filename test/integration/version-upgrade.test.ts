@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Worker } from '@temporalio/worker';
 import { upgradeSignal } from '../../src/shared/protocol/definitions';
 import { upgradeHopMemo } from '../../src/workflows/context/version-upgrade';
-import { versionPolls, workerDeploymentOptions, type WorkerVersion } from '../../src/worker/versioning';
+import { versionPollsQueue } from '../../src/client/deployments';
+import { workerDeploymentOptions, type WorkerVersion } from '../../src/worker/versioning';
 import { useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { agentNamed } from '../helpers/scripted-agents';
 import { createTestWorker } from '../helpers/temporal';
+import { failedWorkflowTasks, workflowRuns } from '../helpers/workflow-runs';
 
 // Its own unversioned worker polls too: once a version is current, it gets none of these agents' tasks.
 const env = useAgentTestEnv();
@@ -19,15 +21,7 @@ async function versionOfRun(workflowId: string, runId?: string): Promise<string 
   return version?.buildId ? `${version.deploymentName}:${version.buildId}` : undefined;
 }
 
-async function runsOf(
-  workflowId: string,
-): Promise<{ runId: string; startMs: number; memo?: Record<string, unknown> }[]> {
-  const runs: { runId: string; startMs: number; memo?: Record<string, unknown> }[] = [];
-  for await (const execution of env.temporal.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
-    runs.push({ runId: execution.runId, startMs: execution.startTime.getTime(), memo: await execution.memo });
-  }
-  return runs.sort((left, right) => left.startMs - right.startMs);
-}
+const runsOf = (workflowId: string) => workflowRuns(env.temporal.client, workflowId);
 
 async function versionedWorker(version: WorkerVersion): Promise<{ worker: Worker; running: Promise<void> }> {
   const worker = await createTestWorker(env.temporal, {
@@ -38,8 +32,17 @@ async function versionedWorker(version: WorkerVersion): Promise<{ worker: Worker
   return { worker, running: worker.run() };
 }
 
+/** Waits until the version's worker has polled the test's queue (its first poll registers it). */
+async function waitForPolls(version: WorkerVersion): Promise<void> {
+  await waitFor(
+    () => versionPollsQueue(env.temporal.client, version, env.taskQueue),
+    30_000,
+    `${version.buildId} polling`,
+  );
+}
+
 async function makeCurrent(version: WorkerVersion): Promise<void> {
-  expect(await versionPolls(env.temporal.client, version, env.taskQueue)).toBe(true);
+  await waitForPolls(version);
   await env.temporal.client.workflowService.setWorkerDeploymentCurrentVersion({
     namespace: 'default',
     deploymentName: version.deploymentName,
@@ -49,12 +52,7 @@ async function makeCurrent(version: WorkerVersion): Promise<void> {
 }
 
 async function failedTasks(workflowId: string): Promise<number> {
-  let failed = 0;
-  for (const run of await runsOf(workflowId)) {
-    const history = await env.temporal.client.workflow.getHandle(workflowId, run.runId).fetchHistory();
-    failed += (history.events ?? []).filter((event) => event.workflowTaskFailedEventAttributes).length;
-  }
-  return failed;
+  return (await runsOf(workflowId)).reduce((sum, run) => sum + failedWorkflowTasks(run), 0);
 }
 
 describe('worker versioning: pinned agents and the upgrade hop', () => {
@@ -73,7 +71,7 @@ describe('worker versioning: pinned agents and the upgrade hop', () => {
     await waitFor(async () => (await chat.status()).latestText === 'HELLO-1', 30_000, 'first answer');
     // b polls before the short agent starts, so that it still runs when b becomes current.
     const workerB = await versionedWorker(b);
-    expect(await versionPolls(env.temporal.client, b, env.taskQueue)).toBe(true);
+    await waitForPolls(b);
     const short = await env.start({ prompt: 'SHORT', name: 'short' });
     await waitFor(async () => (await versionOfRun(short.agentId)) !== undefined, 30_000, 'short agent started');
     expect(await versionOfRun(chat.agentId)).toBe(`${deploymentName}:a`);
@@ -85,7 +83,7 @@ describe('worker versioning: pinned agents and the upgrade hop', () => {
     await waitFor(async () => (await versionOfRun(chat.agentId)) === `${deploymentName}:b`, 60_000, 'chat on b');
     const chatRuns = await runsOf(chat.agentId);
     expect(chatRuns.length).toBe(3);
-    expect(chatRuns[1]!.memo?.[upgradeHopMemo]).toBe(chatRuns[0]!.runId);
+    expect(chatRuns[1]!.memo[upgradeHopMemo]).toBe(chatRuns[0]!.runId);
     expect(await versionOfRun(chat.agentId, chatRuns[1]!.runId)).toBe(`${deploymentName}:a`);
     // Its conversation came along: the next message is answered on b after the first answer.
     await env.client.send(chat.agentId, 'AGAIN');
