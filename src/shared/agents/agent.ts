@@ -18,6 +18,7 @@ import type { Todo } from '../tools/todos';
 import type { HooksConfig } from '../policy/hooks';
 import type { PermissionMode } from './permission-mode';
 import type { TreeSettings } from './tree-settings';
+import type { ScriptRunSpec } from '../scripts/script-run';
 
 export type { PermissionMode } from './permission-mode';
 
@@ -181,6 +182,12 @@ export interface AgentWorkflowInput {
   taskBoard?: string;
   /** Continue-as-new only: the task-board claims this agent holds, renewed on by the next run. */
   carriedBoard?: CarriedBoardClaims;
+  /** A script run (docs/workflows.md): the script it runs instead of a query loop. */
+  script?: ScriptRunSpec;
+  /** An agent started by a script run's `agent()`: the run's id (it gets no Workflow tool). */
+  scriptRunId?: string;
+  /** `agent(prompt, {schema})`: the agent answers by calling StructuredOutput with an object valid against this JSON Schema. */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** Claims an agent holds on its task board, and the board's lease (for the heartbeat interval). */
@@ -208,6 +215,8 @@ export interface AgentResult {
   undelivered?: string[];
   /** Worktree isolation: removed when unchanged, else kept with its branch, changed files and commits. */
   worktree?: WorktreeOutcome;
+  /** The object an agent started with `outputSchema` submitted (valid against it). */
+  structured?: unknown;
 }
 
 /** Live status of one agent (the `status` query). */
