@@ -27,6 +27,7 @@ import type { CustomTool } from '../shared/tools/define-tool';
 import type { ToolTaskQueues } from '../shared/tools/custom-tools';
 import { countTokensVariable, parseCountTokensSetting, type CountTokensSetting } from '../shared/model/count-tokens';
 import { createCountTokensActivities } from './count-tokens';
+import { createStructuredOutputActivities } from './structured-output';
 
 /** Everything activities need from the outside world. */
 export interface ActivityDependencies {
@@ -109,6 +110,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createReadBatchActivity(tools.Read),
     ...createHookActivities({ shell: dependencies.shell }),
     ...createShellSyntaxActivities(),
+    ...createStructuredOutputActivities(),
     ...createBoardToolActivities(dependencies.temporalClient),
     ...createWebActivities({
       anthropic: dependencies.anthropic,

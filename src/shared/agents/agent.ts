@@ -75,6 +75,8 @@ export interface CarriedAgentState {
   settings?: TreeSettings;
   /** Its `memory: user` directory, outside the workspace (its file tools may use it). */
   memoryDir?: string;
+  /** An agent with `outputSchema`: its StructuredOutput attempts so far and the last validation failure (absent: none). */
+  structuredOutput?: { attempts: number; lastFailure?: string };
   /** Times in a row a Stop/SubagentStop hook kept it going (docs/hooks.md); absent: none. */
   stopHookContinuations?: number;
   /** The latest non-blocking hook errors and hook messages (at most 5), for `status`. */

@@ -114,6 +114,10 @@ export const ErrorType = {
   ToolWorkerUnavailable: 'ToolWorkerUnavailable',
   /** A custom tool's `run` threw: the message says what failed. */
   CustomToolFailed: 'CustomToolFailed',
+  /** An `outputSchema` refused before its agent started: not an object schema, invalid, or no object can match it. */
+  InvalidOutputSchema: 'InvalidOutputSchema',
+  /** An agent with `outputSchema` used up its attempts without a valid StructuredOutput call (docs/tools.md). */
+  StructuredOutputMissing: 'StructuredOutputMissing',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 

@@ -33,6 +33,10 @@ export type ToolRunner =
       heartbeatTimeoutMs?: number;
       /** Attempts at most (1: at most once, like Bash). */
       maximumAttempts: number;
+    }
+  | {
+      /** StructuredOutput: the workflow answers it and ends the agent (src/workflows/tools/structured-output.ts). */
+      kind: 'structuredOutput';
     };
 
 /** One tool of an agent beyond the runtime's own. */

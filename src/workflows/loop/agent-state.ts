@@ -12,6 +12,7 @@ import type { Todo } from '../../shared/tools/todos';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
 import { workflowNowMs } from '../runtime/clock';
 import { HookRecord } from '../tools/hook-record';
+import { StructuredOutputRecord } from '../tools/structured-output-record';
 import { Conversation } from '../context/conversation';
 import { conversationLimits } from '../../shared/protocol/limits';
 import type { ConversationTail } from '../../shared/model/model-call';
@@ -73,6 +74,8 @@ export class AgentState {
   private memoryDirectory?: string;
   /** Hook notices, a hook's stop, Stop-hook continuations: owned by src/workflows/tools/hooks.ts. */
   readonly hooks: HookRecord;
+  /** StructuredOutput's attempts and answer (an agent with `outputSchema`): owned by src/workflows/tools/structured-output.ts. */
+  readonly structuredOutput: StructuredOutputRecord;
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -95,6 +98,7 @@ export class AgentState {
     this.treeSettings = carried?.settings ?? origin.treeSettings;
     this.memoryDirectory = carried?.memoryDir;
     this.hooks = new HookRecord(carried);
+    this.structuredOutput = new StructuredOutputRecord(carried);
     this.renderedSystemPrompt = origin.renderedSystemPrompt ?? '';
     this.compactionSummary = carried?.compactions ?? { count: 0 };
     this.overheadTokens = carried?.contextOverheadTokens;
@@ -351,6 +355,7 @@ export class AgentState {
       ...(this.settings ? { settings: this.settings } : {}),
       ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}),
       ...this.hooks.carry(),
+      ...this.structuredOutput.carry(),
     };
   }
 }

@@ -8,6 +8,7 @@ import { prepareRun } from './setup';
 import { runStallWatchdog } from './stall-watchdog';
 import { runTurn } from './turn';
 import { stopHooksKeepGoing } from '../tools/hooks';
+import { remindOfStructuredOutput } from '../tools/structured-output';
 import { stopsWholeTreeAtBudget } from '../budget/tree-budget';
 import { continueAsNewIfDue, waitForInput } from './turn-boundary';
 import { continueOntoCurrentVersion, historyDue } from '../context/continue-as-new';
@@ -58,12 +59,19 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
       case 'tools_done':
         if (historyDue(agent)) await continueAsNewIfDue(agent);
         continue;
-      case 'final':
+      case 'final': {
         lastStopReason = outcome.stopReason;
+        // An agent with `outputSchema` answers by StructuredOutput only: a text answer gets a reminder.
+        const reminder = remindOfStructuredOutput(agent);
+        if (reminder?.type === 'reminded') continue;
+        if (reminder) return ending.failed(reminder.error);
         const keepGoing = stopHooksKeepGoing(agent, outcome.text);
         if (keepGoing !== false && (await keepGoing)) continue;
         if (await waitForInput(agent, { kind: 'final', text: outcome.text, stopReason: outcome.stopReason })) continue;
         return ending.completed(outcome.text, outcome.stopReason);
+      }
+      case 'structured':
+        return ending.structured(outcome.value);
       case 'interrupted':
         if (
           input.interactive &&

@@ -44,6 +44,13 @@ export class Ending {
     return this.cleanUp();
   }
 
+  /** A valid StructuredOutput call (docs/tools.md): completed with the object, its JSON as the final text. */
+  async structured(value: unknown): Promise<AgentResult> {
+    await this.stopChildren(this.agent.input.agentId, 'its parent gave its final answer');
+    this.finish('completed', JSON.stringify(value), { structured: value, stopReason: 'tool_use' });
+    return this.cleanUp();
+  }
+
   async maxTurns(lastStopReason: StopReason | undefined): Promise<AgentResult> {
     const { input, state } = this.agent;
     await this.stopChildren(input.agentId, `its parent reached its limit of ${input.maxTurns} turns`);

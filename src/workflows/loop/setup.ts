@@ -5,6 +5,8 @@ import { adoptWorkerTools, prepareExtraTools } from '../tools/extra-tools';
 import { buildForkedMessages } from '../tree/fork';
 import { createWorktreeOn, renderAgentStartOn } from '../tools/workspace-activities';
 import { hooksMayRun, subagentStartContext } from '../tools/hooks';
+import { adoptStructuredOutputTool } from '../tools/structured-output';
+import { structuredOutputInstruction } from '../../shared/tools/structured-output';
 
 /** Prepares a run's first turn (worktree, prompt, first messages, MCP tools); returns why it cannot run, if so. */
 export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Promise<string | undefined> {
@@ -65,9 +67,13 @@ export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Pr
     const opening = [context, skills, started]
       .filter((text): text is string => text !== undefined)
       .map((text) => ({ type: 'text' as const, text }));
-    state.append({ role: 'user', content: [...opening, prompt] });
+    // An agent with `outputSchema` is told once how to answer (docs/tools.md, "Structured output").
+    const answering = input.outputSchema ? [{ type: 'text' as const, text: structuredOutputInstruction }] : [];
+    state.append({ role: 'user', content: [...opening, prompt, ...answering] });
   }
   // After the first messages, so a run that fails here keeps its prompt (a resume continues from it).
+  const refused = await adoptStructuredOutputTool(agent);
+  if (refused) return refused;
   return prepareExtraTools(agent);
 }
 

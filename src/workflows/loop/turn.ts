@@ -9,6 +9,7 @@ import { continuedText, handleCutOffTurn } from '../context/truncation';
 import { toolPool } from '../tools/extra-tools';
 import { preReadLookup, preReadRequest } from '../tools/pre-reads';
 import { runToolCalls } from '../tools/run-tools';
+import { structuredTurnEnding } from '../tools/structured-output';
 import { stopNoticeOnItsWay, waitForStopNotice } from '../tree/stop-delivery';
 import type { AgentParts } from './agent-parts';
 import { callModelWithinBudget, maxOutputTokens } from './turn-model-call';
@@ -22,6 +23,8 @@ export const interruptedText = '[Request interrupted by user]';
 export type TurnOutcome =
   | { type: 'final'; text: string; stopReason: StopReason }
   | { type: 'tools_done' }
+  /** A valid StructuredOutput call (docs/tools.md, "Structured output"): the agent's answer. */
+  | { type: 'structured'; value: unknown }
   | { type: 'refused'; text: string }
   | { type: 'truncated'; text: string }
   | { type: 'failed'; error: string }
@@ -90,6 +93,9 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     progress.toolsDone();
     state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));
     answered = true;
+    // A valid StructuredOutput call ends the agent; its last attempt used fails it.
+    const structured = structuredTurnEnding(agent);
+    if (structured) return structured;
     // A hook answered `continue: false` (docs/hooks.md): the agent stops here, with the hook's reason.
     if (state.hooks.stop !== undefined)
       return { type: 'final', text: `Stopped by a hook: ${state.hooks.stop}`, stopReason: 'end_turn' };

@@ -32,6 +32,12 @@ export const shellSyntaxOptions: LocalActivityOptions = {
   retry: { maximumAttempts: 3 },
 };
 
+/** StructuredOutput's schema checks (src/activities/structured-output.ts): ajv on a cached schema, quick, run locally. */
+export const structuredOutputOptions: LocalActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+};
+
 /** Model calls: long, streaming with heartbeats; Temporal owns the retries (the SDK runs with maxRetries 0). */
 export const modelOptions: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
@@ -121,6 +127,7 @@ export const mcpToolOnceOptions: ActivityOptions = { ...mcpToolOptions, retry: {
 export const setupActivities = proxyActivities<Activities>(setupOptions);
 export const localSetupActivities = proxyLocalActivities<Activities>(localSetupOptions);
 export const shellSyntaxActivities = proxyLocalActivities<Activities>(shellSyntaxOptions);
+export const structuredOutputActivities = proxyLocalActivities<Activities>(structuredOutputOptions);
 export const modelActivities = proxyActivities<Activities>(modelOptions);
 export const fileToolActivities = proxyActivities<Activities>(fileToolOptions);
 export const localReadActivities = proxyLocalActivities<Activities>(localReadOptions);

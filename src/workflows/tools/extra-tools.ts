@@ -25,6 +25,7 @@ import type { TreeLink } from '../tree/tree-link';
 import type { BudgetLink } from '../budget/budget-link';
 import type { WorkerTools } from '../../shared/agents/agent-start';
 import { runCustomTool } from './custom-tools';
+import { submitStructuredOutput } from './structured-output';
 import { releaseToolModelCall, reserveToolModelCall } from '../budget/tool-model-budget';
 import type { WorkflowTool } from './tool-types';
 
@@ -115,7 +116,10 @@ export function extraToolRoutes(agent: ToolingAgent): Record<string, WorkflowToo
     WebSearch: (call) => runWebTool(agent, 'WebSearch', call),
   };
   for (const descriptor of agent.state.extraTools?.descriptors ?? []) {
-    routes[descriptor.definition.name] = (call) => runExtraTool(agent, descriptor, call);
+    routes[descriptor.definition.name] =
+      descriptor.runner.kind === 'structuredOutput'
+        ? (call) => submitStructuredOutput(agent, call)
+        : (call) => runExtraTool(agent, descriptor, call);
   }
   return routes;
 }
@@ -192,6 +196,7 @@ async function runExtraTool(agent: ToolingAgent, descriptor: ToolDescriptor, cal
   if (runner.kind === 'custom') {
     return settle(agent, await runCustomTool(descriptor, runner, call, toolContextOf(agent)));
   }
+  if (runner.kind === 'structuredOutput') return submitStructuredOutput(agent, call);
   const spec = state.extraTools?.mcpServers[runner.server];
   if (!spec)
     return {
