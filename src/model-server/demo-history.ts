@@ -8,14 +8,19 @@ export interface PastToolCall {
   name: string;
   input: Record<string, unknown>;
   result?: string;
+  /** The result came back with `is_error` (a refused or failed call). */
+  isError?: boolean;
 }
 
 /** Every tool_use in the conversation, paired with the tool_result that followed it. */
 export function pastToolCalls(context: RequestContext): PastToolCall[] {
   const results = new Map<string, string>();
+  const errors = new Set<string>();
   for (const message of context.request.messages) {
     for (const block of message.content) {
-      if (block.type === 'tool_result') results.set(String(block.tool_use_id), toolResultText(block));
+      if (block.type !== 'tool_result') continue;
+      results.set(String(block.tool_use_id), toolResultText(block));
+      if (block.is_error === true) errors.add(String(block.tool_use_id));
     }
   }
   return context.request.messages.flatMap((message) =>
@@ -25,6 +30,7 @@ export function pastToolCalls(context: RequestContext): PastToolCall[] {
         const call: PastToolCall = { name: String(block.name), input: isRecord(block.input) ? block.input : {} };
         const result = results.get(String(block.id));
         if (result !== undefined) call.result = result;
+        if (errors.has(String(block.id))) call.isError = true;
         return call;
       }),
   );
