@@ -114,6 +114,13 @@ export const ErrorType = {
   ToolWorkerUnavailable: 'ToolWorkerUnavailable',
   /** A custom tool's `run` threw: the message says what failed. */
   CustomToolFailed: 'CustomToolFailed',
+  // Orchestration scripts (docs/workflows.md).
+  /** A script refused before its run started: header, syntax, size, or import/require. */
+  InvalidScript: 'InvalidScript',
+  /** No saved script of that name in the project's or the user's `.claude/workflows`. */
+  ScriptNotFound: 'ScriptNotFound',
+  /** A `resumeFromRunId` that cannot be resumed: unknown, not a script run, still running, or nothing finished. */
+  ScriptResumeRefused: 'ScriptResumeRefused',
   /** An `outputSchema` refused before its agent started: not an object schema, invalid, or no object can match it. */
   InvalidOutputSchema: 'InvalidOutputSchema',
   /** An agent with `outputSchema` used up its attempts without a valid StructuredOutput call (docs/tools.md). */
