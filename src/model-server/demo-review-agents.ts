@@ -1,4 +1,5 @@
 /** The demo's answers to the agents a review script starts (examples/workflows/review.js): readers, checkers, synthesis. */
+import { structuredOutputToolName } from '../shared/tools/structured-output';
 import type { RequestContext } from './request-types';
 import { clip, firstUserText, listedPaths, offeredTools, pastToolCalls, readInput } from './demo-history';
 import { toolUseId } from './ids';
@@ -15,7 +16,7 @@ const maxFindings = 3;
 const maxReviewTurns = 6;
 const sourceFile = /\.(ts|tsx|js|mjs|cjs|py|go|rs)$/;
 const testFile = /\.(test|spec)\.[^/]+$|_test\.[^/]+$/;
-const structuredOutputTool = 'StructuredOutput';
+const structuredOutputTool = structuredOutputToolName;
 
 /** The review role a task prompt asks for, if any. */
 export function reviewRole(prompt: string): ReviewRole | undefined {
