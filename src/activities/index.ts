@@ -27,6 +27,7 @@ import type { CustomTool } from '../shared/tools/define-tool';
 import type { ToolTaskQueues } from '../shared/tools/custom-tools';
 import { countTokensVariable, parseCountTokensSetting, type CountTokensSetting } from '../shared/model/count-tokens';
 import { createCountTokensActivities } from './count-tokens';
+import { createScriptActivities } from './scripts';
 import { createStructuredOutputActivities } from './structured-output';
 
 /** Everything activities need from the outside world. */
@@ -123,6 +124,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       anthropic: dependencies.anthropic,
       setting: dependencies.countTokens ?? parseCountTokensSetting(process.env[countTokensVariable]),
     }),
+    ...createScriptActivities({ temporalClient: dependencies.temporalClient, homeDir }),
   };
   checkCustomToolNames(customTools, Object.keys(runtime));
   // Custom tools after the runtime's: the workflow proxies them by name (src/workflows/tools/extra-tools.ts).

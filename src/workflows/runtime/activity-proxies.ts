@@ -124,6 +124,13 @@ export const mcpToolOptions: ActivityOptions = {
 /** Any other MCP tool: one attempt, as Bash; a lost worker is reported to the model as "may have partially run". */
 export const mcpToolOnceOptions: ActivityOptions = { ...mcpToolOptions, retry: { maximumAttempts: 1 } };
 
+/** Script sources (src/activities/scripts): reading a few small files, or one query; they answer refusals, never throw them. */
+export const scriptOptions: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3 },
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+};
+
 export const setupActivities = proxyActivities<Activities>(setupOptions);
 export const localSetupActivities = proxyLocalActivities<Activities>(localSetupOptions);
 export const shellSyntaxActivities = proxyLocalActivities<Activities>(shellSyntaxOptions);
@@ -137,3 +144,4 @@ export const hookActivities = proxyActivities<Activities>(hookOptions);
 export const mcpSetupActivities = proxyActivities<Activities>(mcpSetupOptions);
 export const mcpToolActivities = proxyActivities<Activities>(mcpToolOptions);
 export const mcpToolOnceActivities = proxyActivities<Activities>(mcpToolOnceOptions);
+export const scriptActivities = proxyActivities<Activities>(scriptOptions);

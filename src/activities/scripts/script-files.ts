@@ -1,0 +1,80 @@
+// Reading a script file safely: inside the allowed directories after symlinks, a regular file, under the size limit.
+import { constants } from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { isInside } from '../../project/paths';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
+import { scriptLimits } from '../../shared/scripts/script-run';
+
+/** A directory's real location (symlinks resolved), or its normalised absolute form when it does not exist. */
+export async function realDirectory(directory: string): Promise<string> {
+  const absolute = path.resolve(directory);
+  return fs.realpath(absolute).catch(() => absolute);
+}
+
+/** A file's text, or why it cannot be read; `shown` is the path as the caller gave it (the target of a symlink is never told). */
+export async function readScriptFile(
+  file: string,
+  allowedRoots: readonly string[],
+  shown: string = file,
+): Promise<{ ok: true; source: string; realPath: string } | { ok: false; error: string }> {
+  let realPath: string;
+  try {
+    realPath = await fs.realpath(file);
+  } catch {
+    return { ok: false, error: errorText(ErrorType.FileNotFound, `the script file ${shown} does not exist.`) };
+  }
+  if (!allowedRoots.some((root) => isInside(realPath, root)))
+    return {
+      ok: false,
+      error: errorText(
+        ErrorType.PathOutsideWorkspace,
+        `the script file ${shown} is (or links to a file) outside the workspace and the user's workflows directory; ` +
+          'copy the script into the workspace or into ~/.claude/workflows.',
+      ),
+    };
+  const stats = await fs.stat(realPath).catch(() => undefined);
+  if (!stats?.isFile())
+    return { ok: false, error: errorText(ErrorType.NotAFile, `${shown} is not a regular file; give a script file.`) };
+  const tooLarge = (size: number) => ({
+    ok: false as const,
+    error: errorText(
+      ErrorType.FileTooLarge,
+      `the script file ${shown} is ${size} bytes; scripts are at most ${scriptLimits.maxScriptBytes} bytes. ` +
+        'Move data into `args` or split the script.',
+    ),
+  });
+  if (stats.size > scriptLimits.maxScriptBytes) return tooLarge(stats.size);
+  // Non-blocking and no-follow: a FIFO swapped in cannot hang the read, a symlink swapped in is not followed.
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(realPath, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    return {
+      ok: false,
+      error: errorText(
+        ErrorType.FileNotFound,
+        `the script file ${shown} cannot be read (${code}); check it and try again.`,
+      ),
+    };
+  }
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile())
+      return { ok: false, error: errorText(ErrorType.NotAFile, `${shown} is not a regular file; give a script file.`) };
+    if (opened.size > scriptLimits.maxScriptBytes) return tooLarge(opened.size);
+    // One byte more than the limit tells a file that grew since its stat.
+    const buffer = Buffer.alloc(scriptLimits.maxScriptBytes + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) return tooLarge(length);
+    }
+    return { ok: true, source: buffer.subarray(0, length).toString('utf8'), realPath };
+  } finally {
+    await handle.close();
+  }
+}
