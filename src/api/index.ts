@@ -23,6 +23,20 @@ export type {
   Spending,
   TreeBudget,
 } from '../shared/budget/budget';
+export { ScriptRunHandle, type ListWorkflowRunsOptions, type ScriptRunListing } from '../client/script-runs';
+export { ScriptRunRefused, type RunWorkflowOptions } from '../client/script-run-input';
+export { ScriptRefused, resolveScript, type ScriptSource } from '../client/script-source';
+export {
+  scriptLimits,
+  type CheckedScript,
+  type ScriptAgentStatus,
+  type ScriptAgentView,
+  type ScriptJournalEntry,
+  type ScriptMeta,
+  type ScriptPhaseView,
+  type ScriptRunSnapshot,
+  type ScriptRunStatus,
+} from '../shared/scripts/script-run';
 export type { SteerAck } from '../shared/protocol/definitions';
 export type { MessageParam } from '../shared/model/messages';
 export {

@@ -16,3 +16,10 @@ export const clusterUsage =
 export const deployUsage =
   'deploy status [--deployment NAME] [--json] | deploy ramp BUILD --percent N | deploy ramp --stop | ' +
   'deploy promote BUILD [--force] | deploy drain BUILD [--wait] [--timeout SECONDS]';
+
+/** `subagents run` usage. */
+export const runUsage =
+  'run SCRIPT.js|NAME [--args JSON] [--follow [--plain]] [--json] [--name NAME] [--max-concurrent N] [--max-tokens N] [--resume-from RUNID] [--id ID] [--cwd DIR] [--model M]';
+
+/** `subagents workflows` usage. */
+export const workflowsUsage = 'workflows [RUNID] [--running] [--limit N] [--json]';

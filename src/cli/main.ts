@@ -1,4 +1,4 @@
-import { boardUsage, budgetUsage, clusterUsage, deployUsage } from './command-usage';
+import { boardUsage, budgetUsage, clusterUsage, deployUsage, runUsage, workflowsUsage } from './command-usage';
 import { CliError, ExitCode } from './exit-codes';
 import { closest, flagsOf } from './suggest';
 
@@ -13,6 +13,14 @@ const commands: Record<string, { load: () => Promise<Command>; help: string }> =
   start: {
     load: async () => (await agents()).start,
     help: 'start "prompt" [--type T] [--model M] [--cwd DIR] [--name N] [--max-turns N] [--permission-mode M] [--interactive [--idle-timeout S]] [--board NAME] [--stall-timeout S] [--stall-stop] [--max-tokens N] [--max-cost-usd X | --max-budget-usd X] [--max-tool-calls N] [--max-time 30m] [--max-agents N] [--on-budget stop|finish|ask] [--follow [--plain]] [--json]',
+  },
+  run: {
+    load: async () => (await import('./commands/script-runs')).scriptRunCommands.run,
+    help: `${runUsage}   (checks and starts an orchestration script; a bare NAME is .claude/workflows/NAME.js)`,
+  },
+  workflows: {
+    load: async () => (await import('./commands/workflows')).workflowsCommand,
+    help: `${workflowsUsage}   (script runs: phases, agents done/total, tokens, time; with RUNID its agents, logs and result)`,
   },
   status: { load: async () => (await inspect()).status, help: 'status <agentId> [--json]' },
   ls: { load: async () => (await inspect()).ls, help: 'ls [--all] [--json] | ls --tree <rootId> [--json]' },
@@ -43,7 +51,7 @@ const commands: Record<string, { load: () => Promise<Command>; help: string }> =
   },
   watch: {
     load: async () => (await import('./commands/watch')).watchCommand,
-    help: 'watch <rootId> [--plain] [--json] [--interval MS] [--dir DIR]   (a live tree of the running agents; --json: one event per change)',
+    help: "watch <rootId|runId> [--plain] [--json] [--interval MS] [--dir DIR]   (a live tree of the running agents, or a script run's phases and agents; --json: one event per change)",
   },
   transcript: {
     load: async () => (await import('./commands/transcript')).transcriptCommand,

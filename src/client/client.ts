@@ -38,6 +38,10 @@ import { resumeInput } from '../shared/agents/resume';
 import type { MessageParam } from '../shared/model/messages';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from '../shared/protocol/search-attributes';
 import { existingDirectory, rootAgentInput, type StartAgentOptions } from './root-input';
+import { loadScriptJournal, scriptRunInput, type RunWorkflowOptions } from './script-run-input';
+import { listScriptRuns, ScriptRunHandle, type ListWorkflowRunsOptions, type ScriptRunListing } from './script-runs';
+import { resolveScript, type ScriptSource } from './script-source';
+import { scriptRunWorkflowType, type CheckedScript } from '../shared/scripts/script-run';
 
 export { rootAgentInput, stallLimitsProblem, type StartAgentOptions } from './root-input';
 
@@ -257,6 +261,53 @@ export class SubagentsClient {
         (input.workspaceWorker ? ` · **worker** ${input.workspaceWorker.id}` : ''),
     });
     return new AgentHandle(input.agentId, handle);
+  }
+
+  /** Checks a script (inline, `{ path }` or saved `{ name }`) and starts it as the root of a new tree; returns at once. */
+  async runWorkflow(script: ScriptSource, args?: unknown, options: RunWorkflowOptions = {}): Promise<ScriptRunHandle> {
+    const checked = await resolveScript(script, { cwd: options.cwd ?? process.cwd(), homeDir: options.homeDir });
+    return this.runCheckedWorkflow(checked, args, options);
+  }
+
+  /** Starts a script already checked with `resolveScript` (the CLI checks it before connecting). */
+  async runCheckedWorkflow(
+    checked: CheckedScript,
+    args?: unknown,
+    options: RunWorkflowOptions = {},
+  ): Promise<ScriptRunHandle> {
+    const resumeFrom =
+      options.resumeFromRunId === undefined
+        ? undefined
+        : await loadScriptJournal(this.temporal, options.resumeFromRunId);
+    const taskQueue = options.taskQueue ?? this.taskQueue;
+    const input = await scriptRunInput(checked, args, options, resumeFrom, taskQueue);
+    const handle = await this.temporal.workflow.start(scriptRunWorkflowType, {
+      taskQueue,
+      workflowId: input.agentId,
+      args: [input],
+      typedSearchAttributes: [
+        { key: agentTypeKey, value: input.agentType },
+        { key: rootAgentIdKey, value: input.agentId },
+        { key: agentDepthKey, value: 0 },
+      ],
+      staticSummary: `workflow: ${summarize(`${checked.meta.name} — ${checked.meta.description}`)}`,
+      staticDetails:
+        `**Script** ${checked.meta.name}${checked.path ? ` (${checked.path})` : ''}\n\n${checked.meta.description}` +
+        `\n\n**Model** ${input.model} · **cwd** ${input.cwd}` +
+        (resumeFrom ? ` · **resumes** ${resumeFrom.runId}` : ''),
+    });
+    return new ScriptRunHandle(input.agentId, handle, new AgentHandle(input.agentId, handle));
+  }
+
+  /** A handle to an existing script run by its run id. */
+  getWorkflowRun(runId: string): ScriptRunHandle {
+    const handle = this.temporal.workflow.getHandle(runId);
+    return new ScriptRunHandle(runId, handle, new AgentHandle(runId, handle));
+  }
+
+  /** Script runs, newest first, each with its snapshot when a worker answers (Temporal visibility). */
+  listWorkflowRuns(options: ListWorkflowRunsOptions = {}): Promise<ScriptRunListing[]> {
+    return listScriptRuns(this.temporal, options);
   }
 
   /** Queues a message for a running agent, or resumes a finished (not stopped) one with it. */

@@ -1,4 +1,4 @@
-/** `subagents watch <rootId> [--plain] [--json] [--interval MS] [--dir DIR]`: a live view of a running tree. */
+/** `subagents watch <rootId|runId> [--plain] [--json] [--interval MS] [--dir DIR]`: a live view of a running tree or script run. */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -8,8 +8,10 @@ import { CliError, ExitCode } from '../exit-codes';
 import { formatResult } from '../format';
 import { connect } from '../session';
 import { watchTree, type WatchMode } from '../watch/watch-loop';
+import { watchScriptRun } from '../watch/script-run-watch';
+import { scriptRunWorkflowType } from '../../shared/scripts/script-run';
 
-const usage = 'watch <rootId> [--plain] [--json] [--interval MS] [--dir DIR]';
+const usage = 'watch <rootId|runId> [--plain] [--json] [--interval MS] [--dir DIR]';
 
 /** Parsed arguments of `subagents watch`. */
 export interface WatchArgs {
@@ -78,18 +80,28 @@ export async function watchCommand(argv: string[]): Promise<number> {
   const client = await connect();
   let result: AgentResult;
   try {
+    let workflowType: string;
     try {
-      await client.temporal.workflow.getHandle(args.rootId).describe();
+      workflowType = (await client.temporal.workflow.getHandle(args.rootId).describe()).type;
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw new CliError(`No agent "${args.rootId}".`, ExitCode.notFound);
       throw error;
     }
-    result = await watchTree(client, args.rootId, {
-      mode: args.mode,
-      print: (line) => console.log(line),
-      intervalMs: args.intervalMs,
-      colours: await definitionColours(args.dir),
-    });
+    const print = (line: string): void => console.log(line);
+    // A script run shows its phases and agents (its scriptRun query) rather than a tree of agents.
+    result =
+      workflowType === scriptRunWorkflowType
+        ? await watchScriptRun(client.getWorkflowRun(args.rootId), {
+            mode: args.mode,
+            print,
+            intervalMs: args.intervalMs,
+          })
+        : await watchTree(client, args.rootId, {
+            mode: args.mode,
+            print,
+            intervalMs: args.intervalMs,
+            colours: await definitionColours(args.dir),
+          });
   } finally {
     await client.close();
   }
