@@ -42,9 +42,24 @@ export const workflowStackFramesModule = workflowModulePath('runtime/stack-frame
 /** Preloaded: the stateless workflow modules, evaluated once per worker rather than per run. */
 export const workflowPreloadedModules = workflowModulePath('runtime/preloaded-modules');
 
-/** `modules` with the runtime's preloads added once: the stateless modules, and the stack-frames module unless stacks are full. */
+/** Preloaded: QuickJS's wasm compiled once per worker for script runs (src/workflows/scripts/vm/quickjs-module.ts). */
+export const workflowQuickJsModule = path.join(
+  import.meta.dirname,
+  '..',
+  'workflows',
+  'scripts',
+  'vm',
+  `quickjs-module${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+);
+
+/** `modules` with the runtime's preloads added once: the stateless modules, QuickJS, and the stack-frames module unless stacks are full. */
 const withAgentPreloads = (modules: readonly string[] | undefined, stacks: WorkflowStacks): string[] => [
-  ...new Set([...(modules ?? []), ...(stacks === 'full' ? [] : [workflowStackFramesModule]), workflowPreloadedModules]),
+  ...new Set([
+    ...(modules ?? []),
+    ...(stacks === 'full' ? [] : [workflowStackFramesModule]),
+    workflowPreloadedModules,
+    workflowQuickJsModule,
+  ]),
 ];
 
 /** The workflow bundle's `zod`: evaluated on first use, not with every workflow run (src/workflows/runtime/zod-on-first-use.cjs). */
@@ -59,6 +74,23 @@ const agentWebpackConfig: WebpackConfigHook = (config) => ({
     ...config.resolve,
     alias: { ...(config.resolve?.alias as Record<string, string> | undefined), zod$: zodOnFirstUse },
   },
+  module: {
+    ...config.module,
+    parser: {
+      ...config.module?.parser,
+      // QuickJS's emscripten loader has `new URL('x.wasm', import.meta.url)`: as an asset it reads `self` at load and fails.
+      javascript: { ...config.module?.parser?.javascript, url: false },
+    },
+    rules: [
+      ...(config.module?.rules ?? []),
+      // QuickJS's wasm (~490 KB) as a base64 string: the workflow sandbox compiles it without file access.
+      {
+        test: /\.wasm$/,
+        type: 'asset/inline',
+        generator: { dataUrl: (content: Buffer) => content.toString('base64') },
+      },
+    ],
+  },
 });
 
 /** Bundle options for bundling ahead (add interceptors, do not replace them); optional but faster (docs/api.md). */
@@ -69,7 +101,7 @@ export const workflowBundlerOptions: {
 } = {
   webpackConfigHook: agentWebpackConfig,
   workflowInterceptorModules: [workflowInterceptorModule],
-  preloadModules: [workflowStackFramesModule, workflowPreloadedModules],
+  preloadModules: [workflowStackFramesModule, workflowPreloadedModules, workflowQuickJsModule],
 };
 
 /** The same settings after a team's own webpack hook, if any. */

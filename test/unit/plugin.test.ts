@@ -10,6 +10,7 @@ import {
   workflowBundlerOptions,
   workflowsPath,
   workflowPreloadedModules,
+  workflowQuickJsModule,
   workflowStackFramesModule,
   WorkflowStacksError,
 } from '../../src/worker/plugin';
@@ -67,38 +68,60 @@ describe('subagentsPlugin', () => {
     }).bundlerOptions?.webpackConfigHook;
     composed?.({} as never);
     expect(seen).toEqual([{ zod$: expect.stringMatching(/zod-on-first-use/) }]);
+    // QuickJS for script runs: its wasm inlined as base64, its loader's `new URL(…, import.meta.url)` left alone.
+    const module = (ours as (config: object) => { module: { parser: object; rules: object[] } })({
+      module: { rules: [{ test: /team/ }] },
+    }).module;
+    expect(module.parser).toEqual({ javascript: { url: false } });
+    expect(module.rules).toEqual([{ test: /team/ }, expect.objectContaining({ type: 'asset/inline' })]);
+    const wasmRule = module.rules[1] as { test: RegExp; generator: { dataUrl: (content: Buffer) => string } };
+    expect(wasmRule.test.test('emscripten-module.wasm')).toBe(true);
+    expect(wasmRule.generator.dataUrl(Buffer.from('wasm'))).toBe('d2FzbQ==');
     expect(plugin.configureWorker({ ...base, workflowBundle: { code: '' } }).bundlerOptions).toBeUndefined();
     expect(alias(plugin.configureBundler({ workflowsPath }).webpackConfigHook as never)).toMatchObject({
       zod$: expect.stringMatching(/zod-on-first-use/),
     });
   });
 
-  it("preloads the stateless modules and the short-stack module when it bundles, beside a team's own preloads; full stacks leave the second out", () => {
+  it("preloads the stateless modules, QuickJS and the short-stack module when it bundles, beside a team's own preloads; full stacks leave the last out", () => {
     expect(workflowStackFramesModule).toMatch(/workflows\/runtime\/stack-frames\.(ts|js)$/);
     expect(workflowPreloadedModules).toMatch(/workflows\/runtime\/preloaded-modules\.(ts|js)$/);
-    expect(workflowBundlerOptions.preloadModules).toEqual([workflowStackFramesModule, workflowPreloadedModules]);
+    expect(workflowQuickJsModule).toMatch(/workflows\/scripts\/vm\/quickjs-module\.(ts|js)$/);
+    expect(workflowBundlerOptions.preloadModules).toEqual([
+      workflowStackFramesModule,
+      workflowPreloadedModules,
+      workflowQuickJsModule,
+    ]);
     const short = subagentsPlugin({ anthropic, client, payloadCodecs: [] });
     expect(short.configureWorker(base).bundlerOptions?.preloadModules).toEqual([
       workflowStackFramesModule,
       workflowPreloadedModules,
+      workflowQuickJsModule,
     ]);
     expect(
       short.configureWorker({
         ...base,
         bundlerOptions: { preloadModules: ['/team/shared.ts', workflowStackFramesModule] },
       }).bundlerOptions?.preloadModules,
-    ).toEqual(['/team/shared.ts', workflowStackFramesModule, workflowPreloadedModules]);
+    ).toEqual(['/team/shared.ts', workflowStackFramesModule, workflowPreloadedModules, workflowQuickJsModule]);
     expect(short.configureBundler({ workflowsPath }).preloadModules).toEqual([
       workflowStackFramesModule,
       workflowPreloadedModules,
+      workflowQuickJsModule,
     ]);
     const full = subagentsPlugin({ anthropic, client, payloadCodecs: [], workflowStacks: 'full' });
-    expect(full.configureWorker(base).bundlerOptions?.preloadModules).toEqual([workflowPreloadedModules]);
+    expect(full.configureWorker(base).bundlerOptions?.preloadModules).toEqual([
+      workflowPreloadedModules,
+      workflowQuickJsModule,
+    ]);
     expect(
       full.configureWorker({ ...base, bundlerOptions: { preloadModules: ['/team/shared.ts'] } }).bundlerOptions
         ?.preloadModules,
-    ).toEqual(['/team/shared.ts', workflowPreloadedModules]);
-    expect(full.configureBundler({ workflowsPath }).preloadModules).toEqual([workflowPreloadedModules]);
+    ).toEqual(['/team/shared.ts', workflowPreloadedModules, workflowQuickJsModule]);
+    expect(full.configureBundler({ workflowsPath }).preloadModules).toEqual([
+      workflowPreloadedModules,
+      workflowQuickJsModule,
+    ]);
   });
 
   it('reads SUBAGENTS_WORKFLOW_STACKS and refuses anything but short or full, saying what to give', () => {
@@ -120,7 +143,7 @@ describe('subagentsPlugin', () => {
       process.env.SUBAGENTS_WORKFLOW_STACKS = 'full';
       expect(
         subagentsPlugin({ anthropic, client, payloadCodecs: [] }).configureWorker(base).bundlerOptions?.preloadModules,
-      ).toEqual([workflowPreloadedModules]);
+      ).toEqual([workflowPreloadedModules, workflowQuickJsModule]);
       process.env.SUBAGENTS_WORKFLOW_STACKS = 'all of them';
       expect(() => subagentsPlugin({ anthropic, client, payloadCodecs: [] })).toThrow(
         /SUBAGENTS_WORKFLOW_STACKS="all of them"/,

@@ -90,3 +90,5 @@ import '../loop/stall-watchdog';
 import '../loop/turn-boundary';
 import './scope-when-needed';
 import '../tree/send-message';
+import '../scripts/vm/base64';
+import '../scripts/vm/prelude';
