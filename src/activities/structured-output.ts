@@ -1,5 +1,7 @@
 import Ajv from 'ajv';
 import { setRecent } from '../project/recent-map';
+import { utf8Length } from '../shared/model/context-estimate';
+import { scriptLimits } from '../shared/scripts/script-run';
 import { schemaPreflight } from '../shared/scripts/schema-preflight';
 import { ErrorType, errorText, messageOf } from '../shared/protocol/errors';
 import type {
@@ -8,6 +10,7 @@ import type {
   StructuredOutputVerdict,
   ValidateStructuredOutputInput,
 } from '../shared/tools/structured-output';
+import { patternCheckTimeLimitMs, schemaRunsRegexes, validateInThread } from './structured-output-patterns';
 
 // ajv compiles a schema into code, so it runs here and never in the workflow sandbox (docs/tools.md, "Structured output").
 
@@ -17,12 +20,21 @@ const defaultCacheSize = 64;
 const maxListedErrors = 10;
 /** Characters of one verdict's error text. */
 const maxErrorChars = 2000;
+/** JSON bytes of an output that is validated: an agent's answer goes back to its script, whose result has this limit. */
+export const maxOutputBytes = scriptLimits.maxResultBytes;
 
-type Compiled = { validate: Ajv.ValidateFunction; ajv: Ajv.Ajv } | { refusal: string };
+// Draft-07 (ajv 6); all errors, so one retry can fix every field; no coercion or defaults: the answer is checked as sent.
+const ajvOptions: Ajv.Options = { allErrors: true };
 
-/** `checkOutputSchema` and `validateStructuredOutput`, sharing one bounded cache of compiled schemas keyed by their JSON. */
-export function createStructuredOutputActivities(options: { cacheSize?: number } = {}) {
+type Compiled = { validate: Ajv.ValidateFunction; ajv: Ajv.Ajv; runsRegexes: boolean } | { refusal: string };
+
+/**
+ * `checkOutputSchema` and `validateStructuredOutput`, sharing one bounded cache of compiled schemas keyed by their JSON.
+ * A schema with model-written regexes is checked in a worker thread stopped after `patternTimeLimitMs`.
+ */
+export function createStructuredOutputActivities(options: { cacheSize?: number; patternTimeLimitMs?: number } = {}) {
   const cacheSize = options.cacheSize ?? defaultCacheSize;
+  const patternTimeLimitMs = options.patternTimeLimitMs ?? patternCheckTimeLimitMs;
   const compiled = new Map<string, Compiled>();
 
   function compile(schema: unknown): Compiled {
@@ -47,21 +59,34 @@ export function createStructuredOutputActivities(options: { cacheSize?: number }
     }: ValidateStructuredOutputInput): Promise<StructuredOutputVerdict> => {
       const result = compile(schema);
       if ('refusal' in result) return { ok: false, errors: result.refusal };
-      if (result.validate(value)) return { ok: true };
-      return { ok: false, errors: errorsOf(result.ajv, result.validate.errors) };
+      const bytes = utf8Length(JSON.stringify(value) ?? '');
+      if (bytes > maxOutputBytes) {
+        return {
+          ok: false,
+          errors: `the output is ${bytes} bytes of JSON, more than the limit of ${maxOutputBytes}; send a smaller object`,
+        };
+      }
+      // A model's regex can backtrack for minutes ((a+)+$): off this event loop, with a time limit.
+      if (!result.runsRegexes) {
+        if (result.validate(value)) return { ok: true };
+        return { ok: false, errors: errorsOf(result.ajv, result.validate.errors) };
+      }
+      const verdict = await validateInThread(schema, value, ajvOptions, patternTimeLimitMs);
+      if ('timedOut' in verdict) return { ok: false, errors: tooSlow(patternTimeLimitMs) };
+      return verdict.valid ? { ok: true } : { ok: false, errors: errorsOf(result.ajv, verdict.errors) };
     },
   };
 }
 
 /** A fresh ajv per schema: schemas of different agents may reuse an `$id`, which one ajv refuses. */
 function compileFresh(schema: Record<string, unknown>): Compiled {
-  // Draft-07 (ajv 6); all errors, so one retry can fix every field; no coercion or defaults: the answer is checked as sent.
-  const ajv = new Ajv({ allErrors: true });
+  // Compiling only builds the RegExps; none is run here.
+  const ajv = new Ajv(ajvOptions);
   try {
     if (!ajv.validateSchema(schema)) {
       return { refusal: invalid(ajv.errorsText(ajv.errors, { dataVar: 'schema' })) };
     }
-    return { validate: ajv.compile(schema), ajv };
+    return { validate: ajv.compile(schema), ajv, runsRegexes: schemaRunsRegexes(schema) };
   } catch (error) {
     // Unknown `$schema` drafts, unresolvable `$ref`s and unknown formats throw at compile time.
     return { refusal: invalid(messageOf(error)) };
@@ -72,6 +97,14 @@ function invalid(detail: string): string {
   return errorText(
     ErrorType.InvalidOutputSchema,
     `the output schema is not a valid JSON Schema (draft-07): ${clip(detail)}. Fix the schema and start again.`,
+  );
+}
+
+function tooSlow(limitMs: number): string {
+  return (
+    `the schema's pattern took longer than ${limitMs / 1000} s to check against this output and was stopped ` +
+    '(a pattern such as (a+)+$ can take exponential time on some strings); send strings that plainly match it, ' +
+    'or, if you wrote the schema, simplify the pattern'
   );
 }
 

@@ -53,10 +53,25 @@ describe('schemaPreflight', () => {
     });
     expect(refusal).toContain('requires "age"');
     expect(refusal).toContain('Add "age" to properties');
-    // A pattern that does not admit the key proves nothing for it.
+  });
+
+  it('never runs a patternProperties regex (it could stall the workflow): a pattern may admit any key', () => {
     expect(
-      refusalOf({ type: 'object', patternProperties: { '^x-': {} }, required: ['id'], additionalProperties: false }),
-    ).toContain('requires "id"');
+      schemaPreflight({
+        type: 'object',
+        patternProperties: { '^x-': {} },
+        required: ['id'],
+        additionalProperties: false,
+      }),
+    ).toBeUndefined();
+    // Run on this key, the pattern would backtrack for seconds and not match.
+    const hostile = {
+      type: 'object',
+      patternProperties: { '^(a+)+$': {} },
+      required: [`${'a'.repeat(28)}!`],
+      additionalProperties: false,
+    };
+    expect(schemaPreflight(hostile)).toBeUndefined();
   });
 
   it('refuses a required key whose schema is false', () => {
