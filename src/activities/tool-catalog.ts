@@ -4,9 +4,11 @@ import { boardToolDefinitions } from '../shared/board/board-tool-definitions';
 import { taskOutputDefinition } from '../shared/tools/task-output-definition';
 import { toolDefinitions } from '../shared/tools/tool-definitions';
 import { webToolDefinitions } from '../shared/tools/web-tool-definitions';
+import { workflowToolDefinition } from '../shared/tools/workflow-tool-definition';
 
 const catalog: Record<string, ToolDefinition> = {
   ...agentToolDefinitions,
+  Workflow: workflowToolDefinition([]),
   TaskOutput: taskOutputDefinition,
   ...toolDefinitions,
   ...boardToolDefinitions,

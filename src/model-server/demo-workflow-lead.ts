@@ -27,9 +27,9 @@ export function wantsWorkflow(context: RequestContext): boolean {
   return offeredTools(context).has(workflowToolName) && workflowTrigger.test(firstUserText(context));
 }
 
-/** True when the Workflow tool's description lists a saved script of this name (as `name`, `"name"` or `- name:`). */
-export function listsSavedScript(tool: ToolParam | undefined, name: string): boolean {
-  const description = typeof tool?.description === 'string' ? tool.description : '';
+/** True when this text (the tool's description, or the opening context the runtime puts them in) lists a saved script. */
+export function listsSavedScript(tool: ToolParam | undefined, name: string, opening = ''): boolean {
+  const description = `${typeof tool?.description === 'string' ? tool.description : ''}\n${opening}`;
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(^|\\n)\\s*[-*•]?\\s*[\`"']?${escaped}[\`"']?\\s*[:(—–-]|[\`"]${escaped}[\`"]`).test(description);
 }
@@ -59,7 +59,8 @@ export function workflowInput(context: RequestContext, listing?: PastToolCall): 
   const folders = listing ? topLevelFolders(listedPaths(listing.result)) : [];
   const args = folders.length > 0 ? { args: { folders } } : {};
   const tool = context.request.tools.find((candidate) => candidate.name === workflowToolName);
-  if (listsSavedScript(tool, reviewScriptName)) return { name: reviewScriptName, ...args };
+  const opening = JSON.stringify(context.request.messages[0]?.content ?? '').replaceAll('\\n', '\n');
+  if (listsSavedScript(tool, reviewScriptName, opening)) return { name: reviewScriptName, ...args };
   const script = reviewScriptSource();
   return script === undefined ? undefined : { script, ...args };
 }

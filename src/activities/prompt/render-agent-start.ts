@@ -9,6 +9,8 @@ import { environmentBlock, gitSnapshot } from './environment';
 import { subagentNotes, workingGuidance } from './guidance';
 import { loadInstructionFiles, renderInstructions } from './instructions';
 import { findSkills, renderSkills } from '../../project/skills';
+import { savedScriptsSection } from '../../shared/tools/workflow-tool-definition';
+import { listSavedScripts } from '../scripts/saved-scripts';
 import { memoryDirectory, memorySection } from '../agent-memory';
 import { log } from '@temporalio/activity';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
@@ -110,6 +112,16 @@ export function createAgentStartActivity(options: {
         roster ??
           '# Agent types you can start with the Agent tool\nNone: no agent type is available to you, so do the work with your own tools.',
       );
+    }
+    // Saved scripts are listed here, not in the tool's description: every agent keeps the same tools block (one cache prefix).
+    if (input.tools.includes('Workflow')) {
+      const saved = await listSavedScripts({
+        cwd: input.cwd,
+        workspaceRoot: input.workspaceRoot ?? input.cwd,
+        homeDir: options.homeDir,
+      });
+      const section = savedScriptsSection(saved.scripts);
+      if (section) sections.push(section);
     }
     const workerTools = options.workerTools?.(input.customTools);
     const found = input.skills?.length ? await findSkills(input.skills, input.cwd, options.homeDir) : undefined;

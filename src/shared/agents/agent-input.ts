@@ -42,6 +42,12 @@ export interface AgentSpec {
   definitionHooks?: AgentWorkflowInput['definitionHooks'];
   /** Caps of its subtree (docs/budgets.md). */
   budgetCaps?: AgentWorkflowInput['budgetCaps'];
+  /** A script run: the script it runs (docs/workflows.md). */
+  script?: AgentWorkflowInput['script'];
+  /** An agent of a script run: the run's id. */
+  scriptRunId?: string;
+  /** It answers through StructuredOutput, valid against this schema. */
+  outputSchema?: AgentWorkflowInput['outputSchema'];
 }
 
 /** A root: the top of a tree, which fixes the tree's limits. */
@@ -104,6 +110,9 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
     ...(spec.memory ? { memory: spec.memory } : {}),
     ...(spec.definitionHooks ? { definitionHooks: spec.definitionHooks } : {}),
     ...(hasCaps(spec.budgetCaps) ? { budgetCaps: spec.budgetCaps } : {}),
+    ...(spec.script ? { script: spec.script } : {}),
+    ...(spec.scriptRunId ? { scriptRunId: spec.scriptRunId } : {}),
+    ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
   };
 }
 

@@ -32,6 +32,8 @@ export interface AgentStartInput {
   skills?: readonly string[];
   /** A root: load the tree's settings files (hooks, permission rules) for its cwd. */
   loadSettings?: boolean;
+  /** Where saved workflow scripts are looked up from the cwd upward (default: the cwd). */
+  workspaceRoot?: string;
 }
 
 /** The worker's part of an agent's tools, said once at its start: its custom tools and where built-in tools run. */

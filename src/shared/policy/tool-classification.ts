@@ -3,7 +3,7 @@
 /** TaskOutput only reads children, so read-only; unlike Claude Code, subagents get it beside Agent. */
 export const peekToolNames = ['TaskOutput'] as const;
 /** Tools an agent has only beside Agent: they act on its own children. */
-export const agentCompanionToolNames: readonly string[] = ['TaskStop', ...peekToolNames];
+export const agentCompanionToolNames: readonly string[] = ['Workflow', 'TaskStop', ...peekToolNames];
 // ── end [long-runs] ─────────────────────────────────────────────────────────────────────────────────
 
 /** Claude Code's task-list tools, on the tree's shared task board: coordination, never approval. */
@@ -30,6 +30,7 @@ export function isWebTool(name: string): name is WebToolName {
 /** Every tool this runtime has, in the order requests list them (the order is part of the cache prefix). */
 export const runtimeToolNames = [
   'Agent',
+  'Workflow',
   'SendMessage',
   'TaskStop',
   ...peekToolNames,
@@ -59,6 +60,7 @@ export type FileReadToolName = (typeof fileReadToolNames)[number];
 /** Tools run by workflow code that only talk to other agents of the tree: they never need a person. */
 export const coordinationToolNames = [
   'Agent',
+  'Workflow',
   'SendMessage',
   'TaskStop',
   ...peekToolNames,

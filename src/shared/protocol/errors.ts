@@ -121,6 +121,8 @@ export const ErrorType = {
   ScriptNotFound: 'ScriptNotFound',
   /** A `resumeFromRunId` that cannot be resumed: unknown, not a script run, still running, or nothing finished. */
   ScriptResumeRefused: 'ScriptResumeRefused',
+  /** A script run that ended with an error: the script threw, hit a limit, or returned what cannot be kept. */
+  ScriptFailed: 'ScriptFailed',
   /** An `outputSchema` refused before its agent started: not an object schema, invalid, or no object can match it. */
   InvalidOutputSchema: 'InvalidOutputSchema',
   /** An agent with `outputSchema` used up its attempts without a valid StructuredOutput call (docs/tools.md). */

@@ -53,6 +53,8 @@ export function assembleToolPool(input: ToolPoolInput): string[] {
   const pool = runtimeToolNames.filter((name) => {
     if (input.depth > 0 && subagentForbiddenToolNames.includes(name)) return false;
     if (name === 'Agent' && input.depth >= input.maxDepth) return false;
+    // A script run sits one level below its caller and its agents one more (docs/workflows.md).
+    if (name === 'Workflow' && input.depth + 1 >= input.maxDepth) return false;
     if (input.background && !background.has(name) && !(name === 'Bash' && readOnlyBash)) return false;
     if (denied.has(name)) return false;
     return allowAll || allowList.includes(name);

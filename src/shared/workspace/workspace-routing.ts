@@ -25,6 +25,7 @@ export const workspaceActivityNames = [
   'resolveAgentCwd',
   'loadSpawnContext',
   'runHook',
+  'prepareScript',
 ] as const;
 export type WorkspaceActivityName = (typeof workspaceActivityNames)[number];
 

@@ -31,6 +31,7 @@ export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Pr
         definitionPrompt: input.definitionPrompt,
         ...(input.definitionPromptRef ? { definitionPromptRef: input.definitionPromptRef } : {}),
         cwd: state.cwd,
+        ...(input.tools.includes('Workflow') ? { workspaceRoot: state.workspaceRoot } : {}),
         tools: input.tools,
         allowedAgentTypes: input.allowedAgentTypes,
         permissionMode: input.permissionMode,

@@ -10,6 +10,7 @@ import type { ToolRunContext } from '../tools/run-tools';
 import type { PreReadLookup } from '../tools/tool-types';
 import { sendMessageTool } from '../tree/send-message';
 import { taskOutputTool } from '../tree/task-output';
+import { workflowTool } from '../scripts/workflow-tool';
 import type { AgentParts } from './agent-parts';
 
 /** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */
@@ -47,6 +48,7 @@ export function toolRunContext(
     ...(state.extraTools?.taskQueues ? { toolTaskQueues: state.extraTools.taskQueues } : {}),
     workflowTools: {
       Agent: (call) => agent.agentTool.call(call),
+      Workflow: (call) => workflowTool(call, agent),
       SendMessage: (call) => sendMessageTool(call, input, children, agent.tree),
       TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
       TaskOutput: (call) => taskOutputTool(call, children),

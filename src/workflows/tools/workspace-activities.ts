@@ -23,12 +23,15 @@ import {
   hookOptions,
   localSetupActivities,
   localSetupOptions,
+  scriptActivities,
+  scriptOptions,
   setupActivities,
   setupOptions,
   shellToolActivities,
   shellToolOptions,
 } from '../runtime/activity-proxies';
 import type { HookRunInput, HookRunResult } from '../../shared/policy/hook-outcome';
+import type { PrepareScriptInput, PrepareScriptResult } from '../../shared/scripts/script-sources';
 
 // Activities that touch an agent's files, on its workspace worker when it has one (docs/operations.md).
 
@@ -177,6 +180,20 @@ export function loadSpawnContextOn(worker: WorkspaceWorker | undefined, cwd: str
     setupActivities.loadSpawnContext.executeWithOptions(
       { ...routedOptions(setupOptions, worker), summary: 'load agent definitions' },
       [{ cwd }],
+    ),
+  );
+}
+
+/** Reads and checks a script (inline, saved by name, or a file) on the worker holding the agent's files (docs/workflows.md). */
+export function prepareScriptOn(
+  worker: WorkspaceWorker | undefined,
+  input: PrepareScriptInput,
+): Promise<PrepareScriptResult> {
+  const what = input.scriptPath ?? input.name ?? 'inline script';
+  return onWorkspace(worker, `Checking script ${what}`, () =>
+    scriptActivities.prepareScript.executeWithOptions(
+      { ...routedOptions(scriptOptions, worker), summary: `check script ${what}`.slice(0, 120) },
+      [input],
     ),
   );
 }

@@ -102,11 +102,11 @@ export class Children {
     childInput: AgentWorkflowInput,
     toolUseId: string,
     background: boolean,
-    options: { notify?: boolean } = {},
+    options: { notify?: boolean; workflowType?: string } = {},
   ): Promise<Readonly<ChildTask>> {
     const scope = new CancellationScope({ cancellable: true, parent: this.parentScope() });
     const handle: ChildWorkflowHandle<(input: AgentWorkflowInput) => Promise<AgentResult>> = await scope.run(() =>
-      startChild('agentWorkflow', {
+      startChild(options.workflowType ?? 'agentWorkflow', {
         workflowId: childInput.agentId,
         args: [childInput],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

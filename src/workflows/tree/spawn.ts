@@ -10,6 +10,13 @@ import { agentMcpInput } from '../../shared/tools/mcp';
 import { customToolFilterOf } from '../../shared/tools/custom-tools';
 import { assembleToolPool } from '../../shared/tools/tool-pool';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
+import type { BudgetCaps } from '../../shared/budget/budget';
+import {
+  scriptLimits,
+  scriptRunAgentType,
+  scriptRunWorkflowType,
+  type ScriptRunSpec,
+} from '../../shared/scripts/script-run';
 import type { ResolveAgentCwdResult } from '../../shared/workspace/working-directory';
 import type { AgentState } from '../loop/agent-state';
 import {
@@ -27,6 +34,14 @@ import type { TreeLink } from './tree-link';
 import { loadSpawnContextOn, resolveAgentCwdOn } from '../tools/workspace-activities';
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
+
+/** A start that happened, or why not. */
+type StartedChild = Awaited<ReturnType<Children['start']>>;
+type Started = { ok: true; child: StartedChild } | { ok: false; error: string };
+const failed = (reason: string): Started => ({ ok: false, error: reason });
+
+/** What marks a child as a script run's agent (docs/workflows.md). */
+export type ScriptAgentFields = Pick<ChildSpec, 'scriptRunId' | 'outputSchema' | 'effort'>;
 
 /** The Agent tool (docs/architecture.md, Spawning): picks the path, checks limits, starts the child, answers. */
 export class AgentTool {
@@ -57,39 +72,98 @@ export class AgentTool {
 
   /** A named agent type (general-purpose when none is given): its own prompt, tools and model; it sees only the task prompt. */
   private async spawnNamed(call: ToolUseBlock, request: AgentToolInput, childId: string): Promise<ToolOutcome> {
+    const started = await this.startNamed(call.id, request, childId);
+    if (!started.ok) return error(started.error);
+    return this.answer(started.child, request);
+  }
+
+  /**
+   * Starts a script run's `agent()` call (docs/workflows.md): always a named type, never a fork; `extra` marks it as the
+   * run's agent. Its id is taken now, so calls get ids in the order the script made them.
+   */
+  async startForScript(
+    toolUseId: string,
+    request: AgentToolInput,
+    extra: ScriptAgentFields,
+  ): Promise<{ ok: true; agentId: string } | { ok: false; error: string }> {
+    const childId = this.state.nextChildId(this.input.agentId);
+    const started = await this.startNamed(toolUseId, request, childId, extra);
+    return started.ok ? { ok: true, agentId: started.child.agentId } : started;
+  }
+
+  /**
+   * Starts a script run as a background child (the Workflow tool, docs/workflows.md): its result comes back as a task
+   * notification like a background agent's.
+   */
+  async startScriptRun(toolUseId: string, spec: ScriptRunSpec, budget?: BudgetCaps): Promise<Started> {
+    const { input } = this;
+    const childId = this.state.nextChildId(input.agentId);
+    const refusal = this.limitRefusal(childId);
+    if (refusal) return failed(refusal);
+    const { meta } = spec.script;
+    const request = { description: meta.name, prompt: meta.description };
+    const runSpec = (): ChildSpec => ({
+      agentId: childId,
+      agentType: scriptRunAgentType,
+      description: meta.name,
+      prompt: `Workflow script "${meta.name}": ${meta.description}`,
+      model: input.model,
+      definitionPrompt: '',
+      tools: [],
+      cwd: this.state.cwd,
+      workspaceRoot: this.state.workspaceRoot,
+      permissionMode: input.permissionMode,
+      maxTurns: input.limits.defaultMaxTurns,
+      background: true,
+      script: spec,
+      ...childBudgetCaps(undefined, budget, input.budgetCaps),
+    });
+    return this.launch(toolUseId, request, childId, true, runSpec, scriptRunWorkflowType);
+  }
+
+  /** Picks the definition, checks limits and the pool, and starts the child. */
+  private async startNamed(
+    toolUseId: string,
+    request: AgentToolInput,
+    childId: string,
+    extra: ScriptAgentFields = {},
+  ): Promise<Started> {
     const { input } = this;
     const context = await this.loadSpawnContext();
     const definitions = context.loaded.definitions;
     const typeName = request.subagent_type ?? 'general-purpose';
     const definition = definitions[typeName];
     if (!definition) {
-      return error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
+      return failed(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
     }
     if (input.allowedAgentTypes && !input.allowedAgentTypes.includes(typeName)) {
-      return error(
+      return failed(
         `This agent may only start these agent types: ${input.allowedAgentTypes.join(', ')}. "${typeName}" is not one of them.`,
       );
     }
     const refusal = this.limitRefusal(childId);
-    if (refusal) return error(refusal);
+    if (refusal) return failed(refusal);
     const background = request.run_in_background ?? definition.background ?? false;
     const permissionMode = childPermissionMode(input.permissionMode, definition);
-    const tools = assembleToolPool({
+    const pool = assembleToolPool({
       definition,
       depth: input.depth + 1,
       maxDepth: input.limits.maxDepth,
       background,
       permissionMode,
     });
+    // A script's agents cannot start scripts (Claude Code's rule: one orchestrator per run).
+    const tools = extra.scriptRunId ? pool.filter((name) => name !== 'Workflow') : pool;
     // An agent whose only tools are MCP tools is checked when its servers have listed them (src/workflows/tools/extra-tools.ts).
     if (tools.length === 0 && !definition.mcpTools?.length && !definition.customTools?.length) {
-      return error(
+      return failed(
         `Agent type "${typeName}" resolves to no tools${background ? ' when run in the background' : ''}; it cannot be started. Fix its tools/disallowedTools.`,
       );
     }
-    return this.launch(call, request, childId, background, () =>
-      this.namedChildSpec(childId, request, definition, { background, permissionMode, tools, context }),
-    );
+    return this.launch(toolUseId, request, childId, background, () => ({
+      ...this.namedChildSpec(childId, request, definition, { background, permissionMode, tools, context }),
+      ...extra,
+    }));
   }
 
   /** A fork: the child continues from this agent's exact request prefix (see fork.ts). A fork cannot fork. */
@@ -105,10 +179,12 @@ export class AgentTool {
     const refusal = this.limitRefusal(childId);
     if (refusal) return error(refusal);
     const background = request.run_in_background ?? true;
-    return this.launch(call, request, childId, background, () => ({
+    const started = await this.launch(call.id, request, childId, background, () => ({
       ...forkChildSpec(this.input, this.state, workflowInfo().runId, childId, request, background),
       ...childBudgetCaps(undefined, request.budget, this.input.budgetCaps),
     }));
+    if (!started.ok) return error(started.error);
+    return this.answer(started.child, request);
   }
 
   /** The limits this agent checks itself (the tree's limits are the root's decision). */
@@ -118,7 +194,8 @@ export class AgentTool {
       depth: input.depth,
       maxDepth: input.limits.maxDepth,
       runningChildren: this.children.runningCount + this.pendingSpawns,
-      maxChildrenPerAgent: input.limits.maxChildrenPerAgent,
+      // A script run bounds its agents with its own concurrency (docs/workflows.md).
+      maxChildrenPerAgent: input.script ? scriptLimits.maxConcurrentAgentsCeiling : input.limits.maxChildrenPerAgent,
       childId,
       ancestorIds: ancestorsOf(input.agentId),
     });
@@ -133,35 +210,41 @@ export class AgentTool {
     });
   }
 
-  /** Counts the spawn now (concurrent calls see it), checks the cwd, reserves a slot, starts and answers. */
+  /** Counts the spawn now (concurrent calls see it), checks the cwd, reserves a slot and starts the child. */
   private async launch(
-    call: ToolUseBlock,
+    toolUseId: string,
     request: AgentToolInput,
     childId: string,
     background: boolean,
     buildSpec: () => ChildSpec,
-  ): Promise<ToolOutcome> {
+    workflowType?: string,
+  ): Promise<Started> {
     this.pendingSpawns += 1;
-    let child;
     try {
       if (request.cwd !== undefined) {
         const cwd = await this.checkCwd(request.cwd);
-        if (!cwd.ok) return error(cwd.error);
+        if (!cwd.ok) return failed(cwd.error);
         request.cwd = cwd.cwd;
       }
       const slot = await this.tree.reserveSlot(childId);
-      if (slot) return error(slot);
+      if (slot) return failed(slot);
       const parent = {
         input: this.input,
         inForegroundChain: this.tree.inForegroundChain,
-        toolUseId: call.id,
+        toolUseId,
         ...(this.state.settings ? { settings: this.state.settings } : {}),
       };
-      child = await this.children.start(buildChildInput(parent, buildSpec()), call.id, background);
+      const childInput = buildChildInput(parent, buildSpec());
+      const child = await this.children.start(childInput, toolUseId, background, workflowType ? { workflowType } : {});
+      return { ok: true, child };
     } finally {
       this.pendingSpawns -= 1;
     }
-    if (background) return { content: asyncLaunchedText(child.agentId, request.description), isError: false };
+  }
+
+  /** The Agent call's answer: the launch notice of a background child, or a foreground child's result. */
+  private async answer(child: StartedChild, request: AgentToolInput): Promise<ToolOutcome> {
+    if (child.background) return { content: asyncLaunchedText(child.agentId, request.description), isError: false };
     return this.children.waitForeground(child);
   }
 
