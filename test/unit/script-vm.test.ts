@@ -227,6 +227,35 @@ describe('runScriptInVm: isolation (each probe must fail)', () => {
     ).toEqual(['1970-01-02T00:00:00.000Z', Date.UTC(2026, 0, 1), true]);
   });
 
+  it('computes dates in UTC whatever the time zone of the worker (a replay elsewhere computes the same)', async () => {
+    const body =
+      `const d = new Date(2026, 0, 1, 10, 30);\n` +
+      `return [d.toISOString(), d.getHours(), d.getTimezoneOffset(), new Date('2026-07-01T08:00').getHours(), ` +
+      `Date.parse('2026-07-01T08:00'), d.toString(), new Date(0).toLocaleDateString()];`;
+    const saved = process.env.TZ;
+    const answers: unknown[] = [];
+    try {
+      for (const zone of ['America/New_York', 'Asia/Kolkata', 'UTC']) {
+        process.env.TZ = zone;
+        answers.push(await value(body));
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+    expect(answers[0]).toEqual([
+      '2026-01-01T10:30:00.000Z',
+      10,
+      0,
+      8,
+      Date.UTC(2026, 6, 1, 8),
+      'Thu, 01 Jan 2026 10:30:00 GMT',
+      '1970-01-01',
+    ]);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+  });
+
   it('no host, module or Node capability is reachable', async () => {
     await refused(`require('fs')`, /ReferenceError: 'require' is not defined/);
     await refused('process.env', /ReferenceError: 'process' is not defined/);

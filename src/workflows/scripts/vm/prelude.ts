@@ -108,16 +108,37 @@ export const preludeSource = String.raw`(function (host, configJson) {
   const resumeHint = ' would make the run impossible to resume; pass times in args';
   const refuse = (what) => () => { throw new Error(what + resumeHint); };
   const RealDate = Date;
+  // Scripts see UTC as local time: a worker's time zone must not change what a replay computes.
+  const localIso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+  const utcParse = (text) => RealDate.parse(typeof text === 'string' && localIso.test(text) ? text + 'Z' : text);
   function ScriptDate(...parts) {
     if (!new.target) throw new Error('Date() reads the clock, which' + resumeHint);
     if (parts.length === 0) throw new Error('new Date() without arguments reads the clock, which' + resumeHint);
+    if (parts.length >= 2) return Reflect.construct(RealDate, [RealDate.UTC(...parts)], new.target);
+    if (typeof parts[0] === 'string') return Reflect.construct(RealDate, [utcParse(parts[0])], new.target);
     return Reflect.construct(RealDate, parts, new.target);
   }
+  const dateProto = RealDate.prototype;
+  for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+    defineProperty(dateProto, 'get' + name, { value: dateProto['getUTC' + name] });
+    if (name !== 'Day') defineProperty(dateProto, 'set' + name, { value: dateProto['setUTC' + name] });
+  }
+  defineProperty(dateProto, 'getTimezoneOffset', { value: function getTimezoneOffset() { return 0; } });
+  const isoOf = (date) => dateProto.toISOString.call(date);
+  const texts = {
+    toString() { return dateProto.toUTCString.call(this); },
+    toDateString() { return dateProto.toUTCString.call(this).slice(0, 16); },
+    toTimeString() { return isoOf(this).slice(11, 19) + ' GMT+0000'; },
+    toLocaleString() { return dateProto.toUTCString.call(this); },
+    toLocaleDateString() { return isoOf(this).slice(0, 10); },
+    toLocaleTimeString() { return isoOf(this).slice(11, 19); },
+  };
+  for (const name of Object.keys(texts)) defineProperty(dateProto, name, { value: texts[name] });
   defineProperty(ScriptDate, 'prototype', { value: RealDate.prototype });
   defineProperty(ScriptDate, 'length', { value: 7 });
   defineProperty(ScriptDate, 'name', { value: 'Date' });
   ScriptDate.UTC = RealDate.UTC;
-  ScriptDate.parse = RealDate.parse;
+  ScriptDate.parse = utcParse;
   ScriptDate.now = refuse('Date.now()');
   defineProperty(RealDate.prototype, 'constructor', { value: ScriptDate });
   defineProperty(globalThis, 'Date', { value: ScriptDate, writable: false, configurable: false });
