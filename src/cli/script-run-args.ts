@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ScriptSource } from '../client/script-source';
 import { scriptArgsProblem, scriptRunOptionsProblem } from '../client/script-run-input';
-import { savedScriptNameProblem } from '../project/saved-scripts';
+import { savedScriptNameProblem } from '../project/scripts/saved-scripts';
 import { scriptLimits } from '../shared/scripts/script-run';
 import { parseWholeCount } from './budget-args';
 import { runUsage } from './command-usage';

@@ -38,10 +38,11 @@ import { resumeInput } from '../shared/agents/resume';
 import type { MessageParam } from '../shared/model/messages';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from '../shared/protocol/search-attributes';
 import { existingDirectory, rootAgentInput, type StartAgentOptions } from './root-input';
-import { loadScriptJournal, scriptRunInput, type RunWorkflowOptions } from './script-run-input';
+import { ScriptRunRefused, scriptRunInput, type RunWorkflowOptions } from './script-run-input';
+import { loadScriptJournal } from './load-script-journal';
 import { listScriptRuns, ScriptRunHandle, type ListWorkflowRunsOptions, type ScriptRunListing } from './script-runs';
 import { resolveScript, type ScriptSource } from './script-source';
-import { scriptRunWorkflowType, type CheckedScript } from '../shared/scripts/script-run';
+import { scriptRunWorkflowType, type CheckedScript, type ScriptResumeSource } from '../shared/scripts/script-run';
 
 export { rootAgentInput, stallLimitsProblem, type StartAgentOptions } from './root-input';
 
@@ -269,6 +270,13 @@ export class SubagentsClient {
     return this.runCheckedWorkflow(checked, args, options);
   }
 
+  /** The journal of run `runId` to resume from; throws ScriptRunRefused (ScriptResumeRefused) when it cannot be. */
+  private async scriptJournal(runId: string): Promise<ScriptResumeSource> {
+    const loaded = await loadScriptJournal(this.temporal, runId);
+    if (!loaded.ok) throw new ScriptRunRefused(loaded.error);
+    return loaded.source;
+  }
+
   /** Starts a script already checked with `resolveScript` (the CLI checks it before connecting). */
   async runCheckedWorkflow(
     checked: CheckedScript,
@@ -276,9 +284,7 @@ export class SubagentsClient {
     options: RunWorkflowOptions = {},
   ): Promise<ScriptRunHandle> {
     const resumeFrom =
-      options.resumeFromRunId === undefined
-        ? undefined
-        : await loadScriptJournal(this.temporal, options.resumeFromRunId);
+      options.resumeFromRunId === undefined ? undefined : await this.scriptJournal(options.resumeFromRunId);
     const taskQueue = options.taskQueue ?? this.taskQueue;
     const input = await scriptRunInput(checked, args, options, resumeFrom, taskQueue);
     const handle = await this.temporal.workflow.start(scriptRunWorkflowType, {

@@ -1,18 +1,14 @@
 // A client-started script run's workflow input (docs/workflows.md): the root of its tree, checked before anything starts.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AgentWorkflowInput, PermissionMode } from '../shared/agents/agent';
 import { buildRootInput } from '../shared/agents/agent-input';
 import { defaultModel, resolveModelAlias } from '../shared/agents/models';
 import { boardNameProblem } from '../shared/board/board';
 import { defaultAgentLimits, type AgentLimits } from '../shared/protocol/limits';
-import { ErrorType, errorText } from '../shared/protocol/errors';
-import { scriptJournalQuery } from '../shared/scripts/script-queries';
 import {
   scriptLimits,
   scriptRunAgentType,
-  scriptRunWorkflowType,
   type CheckedScript,
   type ScriptResumeSource,
   type ScriptRunSpec,
@@ -88,30 +84,6 @@ export function scriptRunOptionsProblem(
   if (tokenBudget !== undefined && (!Number.isSafeInteger(tokenBudget) || tokenBudget <= 0))
     return `tokenBudget must be a positive whole number of tokens (got ${JSON.stringify(tokenBudget)}).`;
   return undefined;
-}
-
-const resumeRefused = (detail: string): ScriptRunRefused =>
-  new ScriptRunRefused(errorText(ErrorType.ScriptResumeRefused, detail));
-
-/** A finished run's journal, for a new run to reuse; refuses an unknown, running, non-script or empty run. */
-export async function loadScriptJournal(temporal: Client, runId: string): Promise<ScriptResumeSource> {
-  const handle = temporal.workflow.getHandle(runId);
-  let description;
-  try {
-    description = await handle.describe();
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError)
-      throw resumeRefused(`no script run "${runId}" to resume from (see \`subagents workflows\`).`);
-    throw error;
-  }
-  if (description.type !== scriptRunWorkflowType)
-    throw resumeRefused(`${runId} is a ${description.type}, not a script run; give a run id to resume from.`);
-  if (description.status.name === 'RUNNING')
-    throw resumeRefused(`run ${runId} is still running; stop it (subagents stop ${runId}) before resuming from it.`);
-  const journal = await handle.query(scriptJournalQuery);
-  if (journal.length === 0)
-    throw resumeRefused(`run ${runId} finished no agent() call; there is nothing to reuse. Start it afresh.`);
-  return { runId, journal };
 }
 
 /** The `scriptRunWorkflow` input of a root run: an agent input of type `workflow` with no tools and the script's spec. */

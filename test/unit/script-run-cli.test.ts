@@ -150,7 +150,7 @@ describe('resolveScript', () => {
     expect((await resolveScript({ name: 'mine' }, { cwd, homeDir: home })).origin).toBe('user');
     const missing = await resolveScript({ name: 'nope' }, { cwd, homeDir: home }).catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(ScriptRefused);
-    expect((missing as Error).message).toMatch(/^ScriptNotFound: no saved script "nope"/);
+    expect((missing as Error).message).toMatch(/^ScriptNotFound: no saved script named "nope"/);
     expect((await resolveScript(validScript, { cwd, homeDir: home })).origin).toBe('inline');
   });
 

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareScript } from '../../src/activities/scripts/prepare-script';
-import { listSavedScripts, savedScriptDirectories } from '../../src/activities/scripts/saved-scripts';
+import { listSavedScripts, savedScriptDirectories } from '../../src/project/scripts/saved-scripts';
+import { resolveScript } from '../../src/client/script-source';
 import { scriptLimits } from '../../src/shared/scripts/script-run';
 
 let base: string;
@@ -118,9 +119,7 @@ describe('saved scripts by name', () => {
     const result = await prepareScript({ name: '../../etc/passwd', cwd: workspace, workspaceRoot: workspace }, home);
     expect(result).toEqual({
       ok: false,
-      error: expect.stringMatching(
-        /^InvalidToolInput: Workflow: "\.\.\/\.\.\/etc\/passwd" is not a script name/,
-      ) as string,
+      error: expect.stringMatching(/^ScriptNotFound: "\.\.\/\.\.\/etc\/passwd" is not a saved script name/) as string,
     });
   });
 });
@@ -203,5 +202,64 @@ describe('prepareScript by path and inline', () => {
       home,
     );
     expect(both.ok ? '' : both.error).toMatch(/^InvalidToolInput: Workflow: give either script .* or name .*not both/);
+  });
+});
+
+describe('one lookup for the Workflow tool and the client', () => {
+  it('finds saved scripts the same way on both sides: by meta name, closest first, then the user', async () => {
+    await save(projectDir(), 'old-file-name.js', script('renamed', 'root renamed'));
+    await save(projectDir('packages'), 'renamed.js', script('renamed', 'packages renamed'));
+    await save(userDir(), 'mine.js', script('mine'));
+    const cwd = path.join(workspace, 'packages', 'app', 'src');
+    for (const name of ['renamed', 'mine']) {
+      const fromTool = await prepareScript({ name, cwd, workspaceRoot: workspace }, home);
+      const fromClient = await resolveScript({ name }, { cwd, homeDir: home });
+      expect(fromTool).toEqual({ ok: true, script: fromClient });
+    }
+    expect((await resolveScript({ name: 'renamed' }, { cwd, homeDir: home })).meta.description).toBe(
+      'packages renamed',
+    );
+  });
+
+  it('says why a saved <name>.js was refused, in the same words on both sides', async () => {
+    const broken = await save(projectDir(), 'broken.js', `${script('broken')}const x = ;\n`);
+    const fromTool = await prepareScript({ name: 'broken', cwd: workspace, workspaceRoot: workspace }, home);
+    const fromClient = await resolveScript({ name: 'broken' }, { cwd: workspace, homeDir: home }).catch(
+      (error: unknown) => (error as Error).message,
+    );
+    const refusal = `Refused ${broken}: InvalidScript: 3:`;
+    expect(fromTool.ok ? '' : fromTool.error).toMatch(/^ScriptNotFound: no saved script named "broken" in /);
+    expect(fromTool.ok ? '' : fromTool.error).toContain(refusal);
+    expect(fromClient).toMatch(/^ScriptNotFound: no saved script named "broken" in /);
+    expect(fromClient).toContain(refusal);
+  });
+
+  it('lets a person name any readable file, where a model is kept to its workspace', async () => {
+    const outside = await save(path.join(base, 'elsewhere'), 'theirs.js', script('theirs'));
+    const fromTool = await prepareScript({ scriptPath: outside, cwd: workspace, workspaceRoot: workspace }, home);
+    expect(fromTool.ok ? '' : fromTool.error).toMatch(/^PathOutsideWorkspace: /);
+    const fromClient = await resolveScript({ path: outside }, { cwd: workspace, homeDir: home });
+    expect(fromClient).toMatchObject({ origin: 'path', path: outside, meta: { name: 'theirs' } });
+    // A person's saved script may link to their own files elsewhere; a model's may not.
+    await fs.mkdir(projectDir(), { recursive: true });
+    await fs.symlink(outside, path.join(projectDir(), 'theirs.js'));
+    expect((await resolveScript({ name: 'theirs' }, { cwd: workspace, homeDir: home })).meta.name).toBe('theirs');
+    const linked = await prepareScript({ name: 'theirs', cwd: workspace, workspaceRoot: workspace }, home);
+    expect(linked.ok ? '' : linked.error).toContain(
+      `Refused ${path.join(projectDir(), 'theirs.js')}: PathOutsideWorkspace`,
+    );
+  });
+
+  it('refuses the same missing file, directory and oversize file in the same words', async () => {
+    const big = path.join(workspace, 'big.js');
+    await fs.writeFile(big, script('big'));
+    await fs.truncate(big, scriptLimits.maxScriptBytes + 1);
+    for (const scriptPath of ['nope.js', 'packages', 'big.js']) {
+      const fromTool = await prepareScript({ scriptPath, cwd: workspace, workspaceRoot: workspace }, home);
+      const fromClient = await resolveScript({ path: scriptPath }, { cwd: workspace, homeDir: home }).catch(
+        (error: unknown) => (error as Error).message,
+      );
+      expect(fromTool).toEqual({ ok: false, error: fromClient });
+    }
   });
 });

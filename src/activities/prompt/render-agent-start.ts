@@ -10,7 +10,7 @@ import { subagentNotes, workingGuidance } from './guidance';
 import { loadInstructionFiles, renderInstructions } from './instructions';
 import { findSkills, renderSkills } from '../../project/skills';
 import { savedScriptsSection } from '../../shared/tools/workflow-tool-definition';
-import { listSavedScripts } from '../scripts/saved-scripts';
+import { listSavedScripts } from '../../project/scripts/saved-scripts';
 import { memoryDirectory, memorySection } from '../agent-memory';
 import { log } from '@temporalio/activity';
 import type { TreeSettings } from '../../shared/agents/tree-settings';

@@ -1,5 +1,7 @@
 // The script-source activities (docs/workflows.md): prepare a script, list saved ones, load a run's journal.
 import type { Client } from '@temporalio/client';
+import { loadScriptJournal } from '../../client/load-script-journal';
+import { listSavedScripts } from '../../project/scripts/saved-scripts';
 import type {
   ListSavedScriptsInput,
   LoadScriptJournalInput,
@@ -8,9 +10,7 @@ import type {
   PrepareScriptResult,
   SavedScriptList,
 } from '../../shared/scripts/script-sources';
-import { loadScriptJournal } from './load-script-journal';
 import { prepareScript } from './prepare-script';
-import { listSavedScripts } from './saved-scripts';
 
 /** Creates the script activities; `homeDir` holds the user's `.claude/workflows` (tests pass a temp dir). */
 export function createScriptActivities(dependencies: { temporalClient: Client; homeDir: string }) {
@@ -22,7 +22,7 @@ export function createScriptActivities(dependencies: { temporalClient: Client; h
     listSavedScripts: async (input: ListSavedScriptsInput): Promise<SavedScriptList> =>
       listSavedScripts({ ...input, homeDir }),
     /** A finished run's journal for `resumeFromRunId`. */
-    loadScriptJournal: async (input: LoadScriptJournalInput): Promise<LoadScriptJournalResult> =>
-      loadScriptJournal(temporalClient, input),
+    loadScriptJournal: async ({ runId }: LoadScriptJournalInput): Promise<LoadScriptJournalResult> =>
+      loadScriptJournal(temporalClient, runId),
   };
 }

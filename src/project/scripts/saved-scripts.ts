@@ -2,11 +2,26 @@
 // the user's `~/.claude/workflows`. A script's name is its meta.name; the file name `<name>.js` is the convention.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isInside } from '../../project/paths';
-import { checkScript } from '../../shared/scripts/script-check';
+import { isInside } from '../paths';
+import { checkScript, scriptMetaLimits, scriptNamePattern } from '../../shared/scripts/script-check';
 import type { CheckedScript } from '../../shared/scripts/script-run';
 import type { SavedScriptSummary } from '../../shared/scripts/script-sources';
-import { readScriptFile, realDirectory } from './script-files';
+import { readScriptFile, realDirectory, type ScriptFileRoots } from './script-files';
+
+/** Where scripts are looked up, and which files may be read. */
+export interface ScriptLookup {
+  /** Saved scripts are looked up from here upward; a script path is resolved against it. */
+  cwd: string;
+  /** The upward search stops here. */
+  workspaceRoot: string;
+  /** Holds the user's `.claude/workflows`. */
+  homeDir: string;
+  /**
+   * 'workspace' (default): files only inside the workspace root or the user's workflows directory, after symlinks (what a
+   * model asks for); 'anywhere': any readable file (what a person asks for on the command line or through the client).
+   */
+  reach?: 'workspace' | 'anywhere';
+}
 
 /** Script files read per directory (more are skipped with a warning). */
 export const maxSavedScriptsPerDirectory = 200;
@@ -15,6 +30,13 @@ export const maxSavedScriptsPerDirectory = 200;
 export interface SavedScriptDirectory {
   directory: string;
   origin: 'project' | 'user';
+}
+
+/** What is wrong with a saved script's name, or undefined. */
+export function savedScriptNameProblem(name: string): string | undefined {
+  // No separators or dots: the name picks scripts of the workflows directories only.
+  if (name.length <= scriptMetaLimits.maxNameChars && scriptNamePattern.test(name)) return undefined;
+  return `"${name.slice(0, 100)}" is not a saved script name: use letters, digits, - and _ (the file .claude/workflows/<name>.js).`;
 }
 
 /** The user's saved-scripts directory. */
@@ -42,13 +64,14 @@ export function savedScriptDirectories(cwd: string, workspaceRoot: string, homeD
   return directories;
 }
 
-/** The scripts of one directory that pass their checks, by name, and a warning per file skipped. */
+/** The scripts of one directory that pass their checks, by name, a warning per file skipped, and why files were refused. */
 export async function readSavedScriptDirectory(
   { directory, origin }: SavedScriptDirectory,
-  allowedRoots: readonly string[],
-): Promise<{ scripts: Map<string, CheckedScript>; warnings: string[] }> {
+  allowedRoots: ScriptFileRoots,
+): Promise<{ scripts: Map<string, CheckedScript>; warnings: string[]; refused: Map<string, string> }> {
   const scripts = new Map<string, CheckedScript>();
   const warnings: string[] = [];
+  const refused = new Map<string, string>();
   const entries = await fs.readdir(directory, { withFileTypes: true }).catch(() => []);
   const files = entries
     .filter((entry) => entry.name.endsWith('.js') && !entry.isDirectory())
@@ -61,13 +84,10 @@ export async function readSavedScriptDirectory(
   for (const fileName of files.slice(0, maxSavedScriptsPerDirectory)) {
     const file = path.join(directory, fileName);
     const read = await readScriptFile(file, allowedRoots);
-    if (!read.ok) {
-      warnings.push(`${file} skipped: ${read.error}`);
-      continue;
-    }
-    const checked = checkScript(read.source, origin, file);
+    const checked = read.ok ? checkScript(read.source, origin, file) : read;
     if (!checked.ok) {
       warnings.push(`${file} skipped: ${checked.error}`);
+      refused.set(file, checked.error);
       continue;
     }
     const { name } = checked.script.meta;
@@ -84,21 +104,20 @@ export async function readSavedScriptDirectory(
       warnings.push(`${file} declares the name "${name}": it is found by that name; rename the file to ${name}.js.`);
     scripts.set(name, checked.script);
   }
-  return { scripts, warnings };
+  return { scripts, warnings, refused };
 }
 
-/** Where saved scripts may really be (after symlinks): the workspace and the user's workflows directory. */
-export async function allowedScriptRoots(workspaceRoot: string, homeDir: string): Promise<string[]> {
-  return [await realDirectory(workspaceRoot), await realDirectory(userWorkflowsDirectory(homeDir))];
+/** Where script files may really be (after symlinks): the workspace and the user's workflows directory, or anywhere. */
+export async function allowedScriptRoots(lookup: ScriptLookup): Promise<ScriptFileRoots> {
+  if (lookup.reach === 'anywhere') return 'anywhere';
+  return [await realDirectory(lookup.workspaceRoot), await realDirectory(userWorkflowsDirectory(lookup.homeDir))];
 }
 
 /** Every saved script by name: the closest project directory wins, then farther ones, then the user's. */
-export async function listSavedScripts(input: {
-  cwd: string;
-  workspaceRoot: string;
-  homeDir: string;
-}): Promise<{ scripts: SavedScriptSummary[]; warnings: string[] }> {
-  const allowedRoots = await allowedScriptRoots(input.workspaceRoot, input.homeDir);
+export async function listSavedScripts(
+  input: ScriptLookup,
+): Promise<{ scripts: SavedScriptSummary[]; warnings: string[] }> {
+  const allowedRoots = await allowedScriptRoots(input);
   const found = new Map<string, SavedScriptSummary>();
   const warnings: string[] = [];
   for (const directory of savedScriptDirectories(input.cwd, input.workspaceRoot, input.homeDir)) {
@@ -117,21 +136,41 @@ export async function listSavedScripts(input: {
   return { scripts, warnings };
 }
 
-/** The saved script `name` closest to the cwd, or undefined with the directories looked in. */
+/** What a search for a saved script that found none saw. */
+export interface SavedScriptMiss {
+  script: undefined;
+  /** The directories looked in, closest first. */
+  searched: string[];
+  /** The names that are there. */
+  available: string[];
+  /** Why each `<name>.js` found was refused (`<file>: <error>`), closest first. */
+  refused: string[];
+}
+
+/** The saved script `name` closest to the cwd, or what the search saw. */
 export async function findSavedScript(
   name: string,
-  input: { cwd: string; workspaceRoot: string; homeDir: string },
-): Promise<{ script: CheckedScript } | { script: undefined; searched: string[]; available: string[] }> {
-  const allowedRoots = await allowedScriptRoots(input.workspaceRoot, input.homeDir);
+  input: ScriptLookup,
+): Promise<{ script: CheckedScript } | SavedScriptMiss> {
+  const allowedRoots = await allowedScriptRoots(input);
   const directories = savedScriptDirectories(input.cwd, input.workspaceRoot, input.homeDir);
   const available = new Set<string>();
+  const refusedFiles: string[] = [];
   for (const directory of directories) {
-    const { scripts } = await readSavedScriptDirectory(directory, allowedRoots);
+    const { scripts, refused } = await readSavedScriptDirectory(directory, allowedRoots);
     const script = scripts.get(name);
     if (script) return { script };
     for (const other of scripts.keys()) available.add(other);
+    const file = path.join(directory.directory, `${name}.js`);
+    const error = refused.get(file);
+    if (error !== undefined) refusedFiles.push(`${file}: ${error}`);
   }
-  return { script: undefined, searched: directories.map((entry) => entry.directory), available: [...available].sort() };
+  return {
+    script: undefined,
+    searched: directories.map((entry) => entry.directory),
+    available: [...available].sort(),
+    refused: refusedFiles,
+  };
 }
 
 function summaryOf(script: CheckedScript, origin: 'project' | 'user'): SavedScriptSummary {

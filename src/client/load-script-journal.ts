@@ -1,10 +1,11 @@
-// A finished script run's journal of `agent()` calls, for a new run to reuse (Claude Code's `resumeFromRunId`).
+// A finished script run's journal of `agent()` calls, for a new run to reuse (Claude Code's `resumeFromRunId`): one
+// implementation for the client (`runWorkflow`, `subagents run --resume-from`) and the worker (the Workflow tool).
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
-import { ErrorType, errorText } from '../../shared/protocol/errors';
-import { scriptJournalQuery } from '../../shared/scripts/script-queries';
-import { scriptRunWorkflowType, type ScriptJournalEntry } from '../../shared/scripts/script-run';
-import type { LoadScriptJournalInput, LoadScriptJournalResult } from '../../shared/scripts/script-sources';
+import { ErrorType, errorText } from '../shared/protocol/errors';
+import { scriptJournalQuery } from '../shared/scripts/script-queries';
+import { scriptRunWorkflowType, type ScriptJournalEntry } from '../shared/scripts/script-run';
+import type { LoadScriptJournalResult } from '../shared/scripts/script-sources';
 
 /** How long the run may take to answer its journal query (a closed run is replayed on a worker to answer). */
 const journalQueryTimeoutMs = 30_000;
@@ -26,13 +27,10 @@ function refused(detail: string): { ok: false; error: string } {
 }
 
 /** Loads run `runId`'s journal; refuses an unknown run, another kind of workflow, a running run, or one with no finished call. */
-export async function loadScriptJournal(
-  temporalClient: Client,
-  { runId }: LoadScriptJournalInput,
-): Promise<LoadScriptJournalResult> {
+export async function loadScriptJournal(temporalClient: Client, runId: string): Promise<LoadScriptJournalResult> {
   if (typeof runId !== 'string' || runId.trim() === '')
     return refused(
-      'resumeFromRunId is empty; give the run id of a finished script run (`subagents workflows` lists them).',
+      'the run id to resume from is empty; give the run id of a finished script run (`subagents workflows` lists them).',
     );
   const handle = temporalClient.workflow.getHandle(runId);
   let description: Awaited<ReturnType<typeof handle.describe>>;
@@ -41,7 +39,7 @@ export async function loadScriptJournal(
   } catch (error) {
     if (error instanceof WorkflowNotFoundError)
       return refused(
-        `there is no script run "${runId}" to resume from; give the run id of a finished script run (\`subagents workflows\` lists them).`,
+        `no script run "${runId}" to resume from; give the run id of a finished script run (\`subagents workflows\` lists them).`,
       );
     throw error;
   }
@@ -62,7 +60,7 @@ export async function loadScriptJournal(
   const journal = parsed.data.map(entryOf);
   if (journal.length === 0)
     return refused(
-      `run "${runId}" finished no agent() call, so there is nothing to resume; run the script afresh without resumeFromRunId.`,
+      `run "${runId}" finished no agent() call, so there is nothing to resume; run the script afresh, without resuming.`,
     );
   return { ok: true, source: { runId, journal } };
 }

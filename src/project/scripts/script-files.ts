@@ -2,7 +2,7 @@
 import { constants } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { isInside } from '../../project/paths';
+import { isInside } from '../paths';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { scriptLimits } from '../../shared/scripts/script-run';
 
@@ -12,10 +12,13 @@ export async function realDirectory(directory: string): Promise<string> {
   return fs.realpath(absolute).catch(() => absolute);
 }
 
+/** Where script files may really be (after symlinks): those directories, or anywhere for a person's own command. */
+export type ScriptFileRoots = readonly string[] | 'anywhere';
+
 /** A file's text, or why it cannot be read; `shown` is the path as the caller gave it (the target of a symlink is never told). */
 export async function readScriptFile(
   file: string,
-  allowedRoots: readonly string[],
+  allowedRoots: ScriptFileRoots,
   shown: string = file,
 ): Promise<{ ok: true; source: string; realPath: string } | { ok: false; error: string }> {
   let realPath: string;
@@ -24,7 +27,7 @@ export async function readScriptFile(
   } catch {
     return { ok: false, error: errorText(ErrorType.FileNotFound, `the script file ${shown} does not exist.`) };
   }
-  if (!allowedRoots.some((root) => isInside(realPath, root)))
+  if (allowedRoots !== 'anywhere' && !allowedRoots.some((root) => isInside(realPath, root)))
     return {
       ok: false,
       error: errorText(
