@@ -146,7 +146,9 @@ const asObject = (value: unknown): Record<string, unknown> => (isRecord(value) ?
 
 /** The synthesis agent's report: the prompt's `- ` finding lines grouped by the folder of the file each names. */
 export function synthesisReport(prompt: string): string {
+  // The opening context (agent roster, saved scripts) comes in the same message: its bullets are not findings.
   const findings = prompt
+    .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
     .split('\n')
     .filter((line) => line.startsWith('- '))
     .map((line) => line.slice(2).trim());

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
-import { SubagentsClient } from '../../client/client';
+import { SubagentsClient, type AgentHandle } from '../../client/client';
+import { scriptRunAgentType } from '../../shared/scripts/script-run';
+import { phaseLines, runHeader } from '../workflows-view';
 import { createDataConverter } from '../../codec/data-converter';
 import { createAnthropicClient } from '../../config/config';
 import { projectRoot } from '../../dev/temporal-cli';
@@ -108,6 +110,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
     });
     console.log(`• Agent ${handle.agentId} started — watch it at ${runUrl}\n`);
     const result = await follow(handle, (line) => console.log(line));
+    for (const line of await scriptRunLines(client, handle)) console.log(line);
     console.log(`\n${formatResult(result)}\n`);
     console.log(
       `Cache: ${result.usage.cacheReadInputTokens} tokens read from cache, ${result.usage.cacheCreationInputTokens} written.`,
@@ -128,6 +131,17 @@ export async function demoCommand(argv: string[]): Promise<number> {
     if (server.started) await server.stop();
   }
   return exitCode;
+}
+
+/** The phases of each script run the lead started with its Workflow tool (docs/workflows.md), after the lead's own lines. */
+async function scriptRunLines(client: SubagentsClient, lead: AgentHandle): Promise<string[]> {
+  const runs = (await lead.status()).children.filter((child) => child.agentType === scriptRunAgentType);
+  const lines: string[] = [];
+  for (const run of runs) {
+    const snapshot = await client.getWorkflowRun(run.agentId).snapshot();
+    lines.push('', ...runHeader(snapshot, Date.now()), ...phaseLines(snapshot, Date.now()));
+  }
+  return lines;
 }
 
 /** Resolves on Ctrl-C (or SIGTERM). */
