@@ -38,6 +38,25 @@ describe('replay of recorded histories', () => {
   });
 });
 
+describe('replay of recorded script runs', () => {
+  // The script is part of the run's input: a run whose script now makes other calls than its history holds must not replay.
+  it('fails when the script would make other agent() calls than the recorded run made', async () => {
+    const file = 'script-run-primitives.json';
+    const history = historyOf(file);
+    const started = history.events[0]!.workflowExecutionStartedEventAttributes!;
+    const payload = started.input!.payloads![0]!;
+    const input = JSON.parse(new TextDecoder().decode(payload.data!)) as { script: { args: { items: string[] } } };
+    input.script.args.items.push('gamma');
+    payload.data = new TextEncoder().encode(JSON.stringify(input));
+    const failure = await replay(file, history).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toContain('no longer replays');
+  });
+});
+
 /** A recorded history, as the SDK's replay takes it. */
 function historyOf(file: string): proto.temporal.api.history.v1.History {
   // fromObject, not the SDK's historyFromJSON: npm installs two copies of protobufjs under
