@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { scriptRunWorkflowType } from '../../src/shared/scripts/script-run';
+import { readmeBlock } from '../helpers/readme';
 
 const cli = path.join(import.meta.dirname, '..', '..', 'bin', 'subagents.js');
 const prompt = 'Run a workflow review of this repository.';
@@ -71,6 +72,11 @@ async function runDemo(): Promise<{ code: number; stdout: string; stderr: string
 }
 
 describe('the workflow demo', () => {
+  it("is README's command", () => {
+    const [line] = readmeBlock(path.join(import.meta.dirname, '..', '..'), '## Orchestration scripts');
+    expect(line).toBe(`npm run demo -- --exit --prompt "${prompt}"`);
+  });
+
   it('writes the review script, runs its agents as children of the run, and answers from its result', async () => {
     const demo = await runDemo();
     expect(demo.code, `${demo.stdout}\n${demo.stderr}`).toBe(0);
