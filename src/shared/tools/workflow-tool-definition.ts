@@ -95,7 +95,7 @@ A script starts with its header, a plain object literal (no variables, calls, sp
 name: letters, digits, - and _. The body is plain JavaScript (not TypeScript) with top-level await and return; the returned JSON value (or string) is the run's result. No import, import() or require; no file system, network, process or timers: agents do all file, shell and web work.
 
 Script API (globals):
-- agent(prompt, opts?) starts a subagent with a complete, self-contained brief and resolves to its final text, or to an object valid against opts.schema (the agent gets ${scriptLimits.schemaAttempts} attempts to submit one, else the call throws). A stopped agent resolves to null; a failed one throws.
+- agent(prompt, opts?) starts a subagent with a complete, self-contained brief and resolves to its final text, or to an object valid against opts.schema (the agent gets ${scriptLimits.schemaAttempts} attempts to submit one, else the call throws). A stopped or failed agent resolves to null (check for it); a refused start (a limit, an unknown type, a spent budget) throws.
 - opts: label (name shown in progress views), phase (group it under this phase), agentType (an agent type, default general-purpose), model, effort, isolation: 'worktree' (its own git worktree), schema (a JSON Schema object for a structured result).
 - parallel([() => agent(...), ...]) runs thunks concurrently as a barrier; it never rejects: a thunk that throws gives null. Filter the nulls.
 - pipeline(items, stage1, stage2, ...) moves each item through the stages on its own, without a barrier between stages; each stage is (value, item, index) => ...; an item whose stage throws ends as null. Prefer it for multi-stage work.
