@@ -56,6 +56,17 @@ describe('script runs: concurrency, steering and views', () => {
     expect(child.parentExecution?.workflowId).toBe(run.runId);
   });
 
+  it('waits for room when the tree is full of its own agents instead of failing the call', async () => {
+    env.script(agentPrompted('ROOM ', [{ text: 'r', delayMs: 500 }]));
+    const run = await env.client.runWorkflow(
+      header('room') + `return await parallel([1, 2, 3, 4].map((i) => () => agent('ROOM ' + i)));`,
+      undefined,
+      options({ maxConcurrentAgents: 4, limits: { forking: false, maxAgentsPerTree: 2 } }),
+    );
+    expect((await run.result()).structured).toEqual(['r', 'r', 'r', 'r']);
+    expect((await run.snapshot()).agents.every((agent) => agent.status === 'completed')).toBe(true);
+  });
+
   it('forwards steering sent to the run to its running agents', async () => {
     // Matched by type: the steered turn's latest user text is the steering, not the prompt.
     env.script(agentOfType('general-purpose', [{ toolUses: [bash('sleep 2')] }, { text: 'steered-done' }]));

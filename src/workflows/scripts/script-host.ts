@@ -11,6 +11,7 @@ import { prepareScriptOn } from '../tools/workspace-activities';
 import type { AgentSlots } from './agent-slots';
 import type { RunView } from './run-view';
 import { runScriptInVm, type ScriptHost } from './vm/script-vm';
+import { isTreeFullRefusal } from '../tree/spawn-limits';
 
 /** What `agent(prompt, opts)` accepts (docs/workflows.md); anything else is refused by name. */
 const agentOptionsSchema = z
@@ -35,6 +36,10 @@ export interface RunShared {
   readonly replay: JournalReplay;
   /** `agent()` calls so far (their numbers, in call order). */
   calls: number;
+  /** Calls holding a slot now: starting, or waiting for their agent. */
+  inFlight: number;
+  /** Calls that gave their slot back. */
+  ended: number;
 }
 
 /** The script API's host side: each `agent()` call becomes a child agent of the run (docs/workflows.md). */
@@ -95,9 +100,12 @@ export class RunHost implements ScriptHost {
     }
     shared.view.queued(call);
     await shared.slots.acquire();
+    shared.inFlight += 1;
     try {
       return await this.run(index, key, prompt, options, call.label);
     } finally {
+      shared.inFlight -= 1;
+      shared.ended += 1;
       shared.slots.release();
     }
   }
@@ -111,21 +119,29 @@ export class RunHost implements ScriptHost {
     label: string,
   ): Promise<unknown> {
     const { agent, view } = this.shared;
-    const started = await agent.agentTool.startForScript(
-      `script-call-${index}`,
-      {
-        description: label,
-        prompt,
-        subagent_type: options.agentType ?? 'general-purpose',
-        ...(options.model ? { model: options.model } : {}),
-        ...(options.isolation ? { isolation: options.isolation } : {}),
-      },
-      {
-        scriptRunId: agent.input.agentId,
-        ...(options.schema ? { outputSchema: options.schema } : {}),
-        ...(options.effort ? { effort: options.effort } : {}),
-      },
-    );
+    const start = () =>
+      agent.agentTool.startForScript(
+        `script-call-${index}`,
+        {
+          description: label,
+          prompt,
+          subagent_type: options.agentType ?? 'general-purpose',
+          ...(options.model ? { model: options.model } : {}),
+          ...(options.isolation ? { isolation: options.isolation } : {}),
+        },
+        {
+          scriptRunId: agent.input.agentId,
+          ...(options.schema ? { outputSchema: options.schema } : {}),
+          ...(options.effort ? { effort: options.effort } : {}),
+        },
+      );
+    let started = await start();
+    // A full tree makes the call wait for one of the run's own agents to end, as a slot of the run would.
+    while (!started.ok && isTreeFullRefusal(started.error) && this.shared.inFlight > 1) {
+      const ended = this.shared.ended;
+      await condition(() => this.shared.ended > ended);
+      started = await start();
+    }
     if (!started.ok) {
       view.ended(index, { key, agentId: '', status: 'failed', error: started.error, tokens: 0 });
       throw new Error(started.error);

@@ -40,6 +40,8 @@ export async function scriptRunWorkflow(input: AgentWorkflowInput): Promise<Agen
       slots: new AgentSlots(concurrency),
       replay: new JournalReplay(spec.resumeFrom),
       calls: 0,
+      inFlight: 0,
+      ended: 0,
     });
     // A stop ends the run at once, whatever the script does with the errors its pending calls then throw.
     const outcome = await Promise.race([

@@ -51,10 +51,17 @@ export function treeSpawnRefusal(check: TreeSpawnCheck): string | undefined {
     );
   if (check.runningAgents >= check.maxAgentsPerTree) {
     return refusal(
-      `this agent tree already has ${check.runningAgents} running agents (limit ${check.maxAgentsPerTree}). Wait for some to finish; do not retry at once.`,
+      `this agent tree already has ${check.runningAgents} ${treeFullMarker} ${check.maxAgentsPerTree}). Wait for some to finish; do not retry at once.`,
     );
   }
   return undefined;
+}
+
+const treeFullMarker = 'running agents (limit';
+
+/** A refusal because the tree runs as many agents as it may: a caller with agents of its own running may wait for one. */
+export function isTreeFullRefusal(text: string): boolean {
+  return text.includes(treeFullMarker);
 }
 
 /** The refusal when the root's answer gave no reason. */
