@@ -208,14 +208,14 @@ try {
   row("server's start → close of the run (ms)", serverMs);
   row(`ideal critical path ⌈${readers}/${concurrency}⌉×${delayMs} + ${delayMs} (ms)`, idealMs);
   row('wall / ideal', figures.wallOverIdeal);
-  row('overhead a agent, (wall − ideal) / agents (ms)', figures.overheadMsPerAgent);
+  row('overhead an agent, (wall − ideal) / agents (ms)', figures.overheadMsPerAgent);
   row('first agent started / last ended, from run start (ms)', `${firstAgentMs} / ${lastAgentEndMs}`);
   row(
     "run's history: events / bytes",
     `${events.length} / ${historyBytes} (server: ${description.historySize ?? '?'})`,
   );
   row(
-    "run's history a agent: events / bytes",
+    "run's history an agent: events / bytes",
     `${figures.runHistory.eventsPerAgent} / ${figures.runHistory.bytesPerAgent}`,
   );
   row(
