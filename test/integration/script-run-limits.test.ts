@@ -105,6 +105,39 @@ describe('script runs: concurrency, steering and views', () => {
   });
 });
 
+describe('script runs: a token budget that runs out', () => {
+  it('holds the run to its budget in the ledger; the script sees it spent', async () => {
+    env.script(agentPrompted('SPEND ', [{ text: 'spent some tokens' }]));
+    const run = await env.client.runWorkflow(
+      header('spender') +
+        `const answers = []; let stopped = null;\n` +
+        `for (let i = 0; i < 40; i++) { try { answers.push(await agent('SPEND ' + i)); } catch (error) { stopped = error.message; break; } }\n` +
+        `return { answers: answers.length, nulls: answers.filter((answer) => answer === null).length, stopped, spent: budget.spent(), total: budget.total };`,
+      undefined,
+      options({ tokenBudget: 12_000 }),
+    );
+    const result = await run.result();
+    const value = result.structured as {
+      answers: number;
+      nulls: number;
+      stopped: string;
+      spent: number;
+      total: number;
+    };
+    const ledger = await env.client.getAgent(run.runId).budget();
+    const root = ledger.accounts.find((account) => account.agentId === run.runId)!;
+    // The ledger refused what would pass the cap: a call it could not reserve for ends its agent (null), then spawns stop.
+    expect(result.status).toBe('completed');
+    expect(value.total).toBe(12_000);
+    expect(value.nulls).toBeGreaterThanOrEqual(1);
+    expect(value.answers).toBeLessThan(40);
+    expect(value.stopped).toContain('budget of 12,000 tokens');
+    expect(value.spent).toBe(root.subtree.tokens);
+    expect(root.subtree.tokens).toBeLessThanOrEqual(12_000);
+    expect(root.exhausted).toBeDefined();
+  });
+});
+
 describe('script runs: 1,000 agent() calls per run', () => {
   it('refuses the 1,001st call, counting calls answered from a journal', async () => {
     const source =
