@@ -42,7 +42,7 @@ describe('the agent roster', () => {
       '- code-reviewer: Reviews a diff for bugs and style. Use after changes. (Tools: Grep, Read; model: claude-sonnet-5)',
       '- general-purpose: ' +
         builtinAgents['general-purpose']!.description +
-        ' (Tools: Agent, SendMessage, TaskStop, TaskOutput, Bash, Glob, Grep, Read, Edit, Write, WebFetch, WebSearch, TodoWrite, TaskCreate, TaskList, TaskGet, TaskUpdate; model: claude-opus-5)',
+        ' (Tools: Agent, Workflow, SendMessage, TaskStop, TaskOutput, Bash, Glob, Grep, Read, Edit, Write, WebFetch, WebSearch, TodoWrite, TaskCreate, TaskList, TaskGet, TaskUpdate; model: claude-opus-5)',
     ]);
   });
 
@@ -60,7 +60,7 @@ describe('the agent roster', () => {
     const worker = userDefinition('worker', { background: true, isolation: 'worktree' });
     const lines = rosterLines({ ...base, definitions: { worker }, subagentModelOverride: 'haiku' });
     expect(lines).toEqual([
-      '- worker: d (Tools: Agent, SendMessage, TaskStop, TaskOutput, Glob, Grep, Read, WebFetch, WebSearch, TodoWrite, TaskCreate, TaskList, TaskGet, TaskUpdate; model: claude-haiku-4-5; runs always in the background, in its own git worktree)',
+      '- worker: d (Tools: Agent, Workflow, SendMessage, TaskStop, TaskOutput, Glob, Grep, Read, WebFetch, WebSearch, TodoWrite, TaskCreate, TaskList, TaskGet, TaskUpdate; model: claude-haiku-4-5; runs always in the background, in its own git worktree)',
     ]);
   });
 

@@ -6,7 +6,7 @@ const board = ['TaskCreate', 'TaskList', 'TaskGet', 'TaskUpdate'];
 /** The web and todo tools (docs/tools.md): read-only, so background agents have them too. */
 const web = ['WebFetch', 'WebSearch', 'TodoWrite'];
 /** The tools that manage children (docs/tools.md), in pool order. */
-const children = ['Agent', 'SendMessage', 'TaskStop', 'TaskOutput'];
+const children = ['Agent', 'Workflow', 'SendMessage', 'TaskStop', 'TaskOutput'];
 /** The read-only file tools and the editing ones, in pool order. */
 const reads = ['Glob', 'Grep', 'Read'];
 const edits = ['Edit', 'Write'];
@@ -29,6 +29,13 @@ describe('assembleToolPool', () => {
   it('withholds Agent at the depth limit', () => {
     expect(assembleToolPool({ ...base, depth: 3, definition: {} })).not.toContain('Agent');
     expect(assembleToolPool({ ...base, depth: 2, definition: {} })).toContain('Agent');
+  });
+
+  it('withholds Workflow one level earlier (a run and its agents take two levels) and without Agent', () => {
+    expect(assembleToolPool({ ...base, depth: 1, definition: {} })).toContain('Workflow');
+    expect(assembleToolPool({ ...base, depth: 2, definition: {} })).not.toContain('Workflow');
+    expect(assembleToolPool({ ...base, definition: { disallowedTools: ['Agent'] } })).not.toContain('Workflow');
+    expect(assembleToolPool({ ...base, definition: { disallowedTools: ['Workflow'] } })).toContain('Agent');
   });
 
   it('keeps only the background allow-list of the permission mode', () => {
