@@ -3,6 +3,7 @@ import { useAgentTestEnv, modelCallsOf } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
 import { agentOfType, agentPrompted, bash } from '../helpers/scripted-agents';
 import { scriptRunInput, type RunWorkflowOptions } from '../../src/client/script-run-input';
+import { scriptHeader, scriptRunOptions } from '../helpers/script-runs';
 import { checkScript } from '../../src/shared/scripts/script-check';
 import { agentCallKey } from '../../src/shared/scripts/script-journal';
 import { scriptLimits, scriptRunWorkflowType, type ScriptJournalEntry } from '../../src/shared/scripts/script-run';
@@ -11,15 +12,8 @@ import { AgentHandle } from '../../src/client/client';
 
 // A run's limits and views on the real server (docs/workflows.md): concurrency, steering, the UI's details, the ledger, 1,000 calls.
 const env = useAgentTestEnv();
-
-const header = (name: string) => `export const meta = { name: '${name}', description: 'a limits test' };\n`;
-const options = (more: RunWorkflowOptions = {}): RunWorkflowOptions => ({
-  cwd: env.workspace,
-  model: 'claude-test-tiny',
-  permissionMode: 'bypassPermissions',
-  limits: { forking: false },
-  ...more,
-});
+const header = (name: string, description = 'a limits test') => scriptHeader(name, description);
+const options = (more: RunWorkflowOptions = {}) => scriptRunOptions(env, more);
 
 describe('script runs: concurrency, steering and views', () => {
   it('runs at most maxConcurrentAgents at once and shows its phases in the Temporal UI', async () => {

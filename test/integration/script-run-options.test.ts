@@ -5,19 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { useAgentTestEnv, modelCallsOf } from '../helpers/agent-env';
 import { agentNamed, agentOfType, agentPrompted } from '../helpers/scripted-agents';
 import type { RunWorkflowOptions } from '../../src/client/script-run-input';
+import { scriptHeader, scriptRunOptions } from '../helpers/script-runs';
 
 // agent() options and nested scripts on the real server (docs/workflows.md): agentType, model, schema, isolation, workflow().
 const env = useAgentTestEnv();
+const header = (name: string, description = 'an options test') => scriptHeader(name, description);
+const options = (more: RunWorkflowOptions = {}) => scriptRunOptions(env, more);
 
-const header = (name: string, description = 'an options test') =>
-  `export const meta = { name: '${name}', description: '${description}' };\n`;
-const options = (more: RunWorkflowOptions = {}): RunWorkflowOptions => ({
-  cwd: env.workspace,
-  model: 'claude-test-tiny',
-  permissionMode: 'bypassPermissions',
-  limits: { forking: false },
-  ...more,
-});
 const requestOf = (agentId: string, index = 0) =>
   JSON.parse(modelCallsOf(env.modelServer, agentId)[index]!.rawBody) as {
     model: string;
@@ -159,5 +153,38 @@ describe('saved scripts and workflow()', () => {
     const second = modelCallsOf(env.modelServer, root.agentId)[1]!.rawBody;
     expect(second).toContain('ScriptNotFound');
     expect(second).toContain('Nothing was started');
+  });
+
+  it('refuses hostile Workflow inputs before anything starts: a path outside, a non-run to resume, huge args', async () => {
+    const script = header('tiny') + `return 1;`;
+    env.script(
+      agentOfType('general-purpose', [
+        {
+          toolUses: [
+            { name: 'Workflow', input: { scriptPath: '../../../../etc/passwd' } },
+            { name: 'Workflow', input: { script, resumeFromRunId: 'an-ordinary-agent-or-nothing' } },
+            { name: 'Workflow', input: { script, args: { blob: 'x'.repeat(70_000) } } },
+            { name: 'Workflow', input: { script, maxConcurrentAgents: 1000 } },
+          ],
+        },
+        { text: 'ALL-REFUSED' },
+      ]),
+    );
+    const root = await env.start({ prompt: 'HOSTILE WORKFLOW INPUTS' });
+    expect((await root.result()).finalText).toBe('ALL-REFUSED');
+    const results = (
+      JSON.parse(modelCallsOf(env.modelServer, root.agentId)[1]!.rawBody) as {
+        messages: { content: { type: string; content?: unknown; is_error?: boolean }[] }[];
+      }
+    ).messages
+      .at(-1)!
+      .content.filter((block) => block.type === 'tool_result');
+    expect(results.map((block) => block.is_error)).toEqual([true, true, true, true]);
+    const texts = results.map((block) => JSON.stringify(block.content));
+    expect(texts[0]).toMatch(/InvalidScript|outside/);
+    expect(texts[1]).toContain('ScriptResumeRefused');
+    expect(texts[2]).toContain('bytes of JSON');
+    expect(texts[3]).toContain('maxConcurrentAgents');
+    expect((await root.tree()).nodes.filter((node) => node.parentAgentId === root.agentId)).toHaveLength(0);
   });
 });

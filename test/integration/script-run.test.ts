@@ -3,20 +3,13 @@ import { useAgentTestEnv, modelCallsOf, requestBodies } from '../helpers/agent-e
 import { waitFor } from '../helpers/child-worker';
 import { agentNamed, agentPrompted } from '../helpers/scripted-agents';
 import type { RunWorkflowOptions } from '../../src/client/script-run-input';
+import { scriptHeader, scriptRunOptions } from '../helpers/script-runs';
 import { recordHistory } from '../helpers/histories';
 
 // Script runs on the real server (docs/workflows.md): each primitive, isolation inside the workflow, stop and resume.
 const env = useAgentTestEnv();
-
-const header = (name: string) => `export const meta = { name: '${name}', description: 'a test script' };\n`;
-
-const options = (more: RunWorkflowOptions = {}): RunWorkflowOptions => ({
-  cwd: env.workspace,
-  model: 'claude-test-tiny',
-  permissionMode: 'bypassPermissions',
-  limits: { forking: false },
-  ...more,
-});
+const header = (name: string) => scriptHeader(name);
+const options = (more: RunWorkflowOptions = {}) => scriptRunOptions(env, more);
 
 /** Model requests whose latest user text contains this (each agent's first request carries its prompt). */
 const requestsFor = (text: string) =>
