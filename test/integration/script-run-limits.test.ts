@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useAgentTestEnv, modelCallsOf } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
@@ -96,6 +98,31 @@ describe('script runs: concurrency, steering and views', () => {
     const root = ledger.accounts.find((account) => account.agentId === run.runId);
     expect(root?.caps?.tokens).toBe(5_000_000);
     expect(root?.subtree.tokens).toBe(value.after);
+  });
+});
+
+describe('script runs: approvals', () => {
+  it("bubbles an agent's approval request to the run, which a person answers", async () => {
+    env.script(
+      agentPrompted('ASK-FIRST', [
+        {
+          toolUses: [{ name: 'Bash', input: { command: 'echo approved > approved.txt', description: 'write a file' } }],
+        },
+        { text: 'wrote: {{last_tool_result}}' },
+      ]),
+    );
+    const run = await env.client.runWorkflow(
+      header('approvals') + `return await agent('ASK-FIRST');`,
+      undefined,
+      options({ permissionMode: 'default' }),
+    );
+    const handle = env.client.getAgent(run.runId);
+    await waitFor(async () => (await handle.approvals()).length === 1, 30_000, 'the approval request');
+    const [request] = await handle.approvals();
+    expect(request).toMatchObject({ agentId: `${run.runId}.1`, tool: 'Bash' });
+    await handle.answerApproval(request!.requestId, { approve: true, by: 'tester' });
+    expect((await run.result()).structured).toBe('wrote: (no output)');
+    expect(readFileSync(path.join(env.workspace, 'approved.txt'), 'utf8')).toBe('approved\n');
   });
 });
 
