@@ -76,7 +76,9 @@ describe('script runs: concurrency, steering and views', () => {
     await run.steer('STEER-TEXT-42');
     expect((await run.result()).structured).toBe('steered-done');
     const calls = modelCallsOf(env.modelServer, `${run.runId}.1`);
-    expect(calls.at(-1)?.rawBody).toContain('STEER-TEXT-42');
+    // Passed on as it came: from the person, wrapped once.
+    expect(calls.at(-1)?.rawBody).toContain('<steering from=\\"user\\">\\nSTEER-TEXT-42');
+    expect(calls.at(-1)?.rawBody).not.toContain(`<steering from=\\"${run.runId}`);
   });
 
   it('counts its agents in the tree ledger and shows the same spend to the script', async () => {

@@ -38,6 +38,9 @@ export type AgentStatus = (typeof agentStatuses)[number];
 export interface InboxItem {
   kind: 'notification' | 'message' | 'steer';
   text: string;
+  /** A message's or steer's sender and unwrapped text (a script run passes them on to its agents as they came). */
+  from?: string;
+  body?: string;
 }
 
 /** State that survives continue-as-new (and is copied, for forks, at creation). */

@@ -20,12 +20,13 @@ export class Inbox {
 
   pushMessage(from: string, text: string): void {
     if (this.undelivered) this.undelivered.push(text);
-    else this.items.push({ kind: 'message', text: `<message from="${from}">\n${text}\n</message>` });
+    else this.items.push({ kind: 'message', text: `<message from="${from}">\n${text}\n</message>`, from, body: text });
   }
 
   pushSteer(by: string, text: string): void {
     if (this.undelivered) this.undelivered.push(text);
-    else this.items.push({ kind: 'steer', text: `<steering from="${by}">\n${text}\n</steering>` });
+    else
+      this.items.push({ kind: 'steer', text: `<steering from="${by}">\n${text}\n</steering>`, from: by, body: text });
   }
 
   /** No more messages will come: an interactive agent ends after its current turn. */
@@ -51,6 +52,11 @@ export class Inbox {
     const drained = this.items.splice(0, this.items.length);
     this.unsent.push(...drained);
     return drained.map((item) => item.text);
+  }
+
+  /** Everything queued, as it came; the inbox is empty afterwards (a script run forwards it, src/workflows/scripts). */
+  takeAll(): InboxItem[] {
+    return this.items.splice(0, this.items.length);
   }
 
   /** A model call is about to read the conversation: what was drained is now delivered. */
