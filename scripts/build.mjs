@@ -152,8 +152,30 @@ function build(root, kind) {
     }
   }
   copyPlainModules(root, 'src');
+  inlineQuickJsWasm(root);
   writeFileSync(path.join(root, stampFile), `${JSON.stringify(fingerprint)}\n`);
   return { ok: true };
+}
+
+/**
+ * dist/'s QuickJS module imports the wasm as a JavaScript module of its base64 text, which Node loads as well as any
+ * bundler (a `.wasm` import needs the workflow bundle's rule; from src/, tests and the bundler have one).
+ * @param {string} root
+ */
+function inlineQuickJsWasm(root) {
+  const moduleFile = path.join(root, 'dist', 'workflows', 'scripts', 'vm', 'quickjs-module.js');
+  if (!existsSync(moduleFile)) return;
+  const require = createRequire(path.join(root, 'package.json'));
+  const wasm = readFileSync(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'));
+  writeFileSync(
+    path.join(path.dirname(moduleFile), 'quickjs-wasm-base64.js'),
+    `// Written by scripts/build.mjs: QuickJS's wasm as base64.\nexport default ${JSON.stringify(wasm.toString('base64'))};\n`,
+  );
+  const text = readFileSync(moduleFile, 'utf8');
+  writeFileSync(
+    moduleFile,
+    text.replace(/(['"])@jitl\/quickjs-wasmfile-release-sync\/wasm\1/, "'./quickjs-wasm-base64.js'"),
+  );
 }
 
 /**

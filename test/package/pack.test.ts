@@ -89,7 +89,11 @@ describe('the installed package', () => {
         plugin: string;
       };
       expect(loaded.loaded['durable-subagents']).toContain('SubagentsClient');
-      expect(loaded.loaded['durable-subagents/workflows']).toEqual(['agentWorkflow', 'boardWorkflow']);
+      expect(loaded.loaded['durable-subagents/workflows']).toEqual([
+        'agentWorkflow',
+        'boardWorkflow',
+        'scriptRunWorkflow',
+      ]);
       expect(loaded).toMatchObject({ client: 'function', plugin: 'durable-subagents' });
 
       // No tsx, no sources: the CLI runs from dist/.
