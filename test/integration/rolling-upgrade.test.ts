@@ -133,11 +133,18 @@ function hasMarkTimer(run: WorkflowRun): boolean {
   });
 }
 
-/** The WorkflowTaskFailed events of the runs, described for the failure message. */
+/**
+ * The WorkflowTaskFailed events of the runs, described for the failure message. UnhandledCommand is left out: the server
+ * refuses a completion because a signal came meanwhile and the task runs again with it, a race, not a version fault.
+ */
 function failedTasks(workflowId: string, runs: WorkflowRun[]): string[] {
   return runs.flatMap((run) =>
     run.events
-      .filter((event) => event.workflowTaskFailedEventAttributes)
+      .filter(
+        (event) =>
+          event.workflowTaskFailedEventAttributes &&
+          event.workflowTaskFailedEventAttributes.failure?.message !== 'UnhandledCommand',
+      )
       .map(
         (event) =>
           `${workflowId} run ${run.runId} event ${String(event.eventId)}: ${event.workflowTaskFailedEventAttributes?.failure?.message ?? '?'}`,
