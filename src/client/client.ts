@@ -251,11 +251,7 @@ export class SubagentsClient {
       taskQueue: this.taskQueue,
       workflowId: input.agentId,
       args: [input],
-      typedSearchAttributes: [
-        { key: agentTypeKey, value: input.agentType },
-        { key: rootAgentIdKey, value: input.agentId },
-        { key: agentDepthKey, value: 0 },
-      ],
+      typedSearchAttributes: rootSearchAttributes(input),
       staticSummary: `${input.agentType}: ${summarize(input.description ?? input.prompt)}`,
       staticDetails:
         `**Prompt**\n\n${input.prompt.slice(0, 4000)}\n\n**Model** ${input.model} · **cwd** ${input.cwd}` +
@@ -291,11 +287,7 @@ export class SubagentsClient {
       taskQueue,
       workflowId: input.agentId,
       args: [input],
-      typedSearchAttributes: [
-        { key: agentTypeKey, value: input.agentType },
-        { key: rootAgentIdKey, value: input.agentId },
-        { key: agentDepthKey, value: 0 },
-      ],
+      typedSearchAttributes: rootSearchAttributes(input),
       staticSummary: `workflow: ${summarize(`${checked.meta.name} — ${checked.meta.description}`)}`,
       staticDetails:
         `**Script** ${checked.meta.name}${checked.path ? ` (${checked.path})` : ''}\n\n${checked.meta.description}` +
@@ -502,6 +494,15 @@ export class SubagentsClient {
 /** A string inside single quotes of a visibility query. */
 function escapeQueryValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+}
+
+/** The search attributes of a tree's root, agent or script run (docs/operations.md lists them). */
+function rootSearchAttributes(input: AgentWorkflowInput) {
+  return [
+    { key: agentTypeKey, value: input.agentType },
+    { key: rootAgentIdKey, value: input.agentId },
+    { key: agentDepthKey, value: 0 },
+  ];
 }
 
 function summarize(text: string): string {

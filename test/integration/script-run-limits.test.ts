@@ -199,4 +199,25 @@ describe('script runs: 1,000 agent() calls per run', () => {
     // No agent was started: every call came from the journal.
     expect(modelCallsOf(env.modelServer, `${input.agentId}.1`)).toHaveLength(0);
   });
+
+  it('fails a run started without a checked script at once, instead of retrying its task', async () => {
+    const checked = checkScript(header('missing') + 'return 1;', 'inline');
+    if (!checked.ok) throw new Error(checked.error);
+    const input = await scriptRunInput(
+      checked.script,
+      undefined,
+      options({ workflowId: `noscript-${Date.now().toString(36)}` }),
+      undefined,
+      env.taskQueue,
+    );
+    const handle = await env.temporal.client.workflow.start(scriptRunWorkflowType, {
+      taskQueue: env.taskQueue,
+      workflowId: input.agentId,
+      args: [{ ...input, script: { ...input.script, script: { ...input.script!.script, body: '' } } }],
+    });
+    await expect(handle.result()).rejects.toThrow(/failed/i);
+    const history = await handle.fetchHistory();
+    const failed = history.events?.find((event) => event.workflowExecutionFailedEventAttributes);
+    expect(failed?.workflowExecutionFailedEventAttributes?.failure?.message).toContain('InvalidScript');
+  });
 });

@@ -1,4 +1,10 @@
-import { CancellationScope, isCancellation, setHandler, setWorkflowOptions } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  setHandler,
+  setWorkflowOptions,
+} from '@temporalio/workflow';
 import type { AgentResult, AgentWorkflowInput } from '../../shared/agents/agent';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { JournalReplay } from '../../shared/scripts/script-journal';
@@ -75,10 +81,14 @@ export async function scriptRunWorkflow(input: AgentWorkflowInput): Promise<Agen
 // A run replays its script against its own history: it stays on the version it started on (docs/operations.md, "Upgrades").
 setWorkflowOptions(pinnedVersioning, scriptRunWorkflow);
 
-/** The run's spec; a start without one is refused (the workflow fails at once, before any agent). */
+/** The run's spec; a start without one is refused (the workflow fails at once, not its task again and again). */
 function runSpecOf(input: AgentWorkflowInput): ScriptRunSpec {
   if (!input.script?.script?.body)
-    throw new Error(errorText(ErrorType.InvalidScript, 'a script run needs input.script'));
+    throw ApplicationFailure.create({
+      type: ErrorType.InvalidScript,
+      message: errorText(ErrorType.InvalidScript, 'a script run needs input.script with a checked script'),
+      nonRetryable: true,
+    });
   return input.script;
 }
 
