@@ -3,8 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { SubagentsClient, type AgentHandle } from '../../src/client/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { SubagentsClient } from '../../src/client/client';
 import type { MessageParam } from '../../src/shared/model/messages';
 import type { WorktreeOutcome } from '../../src/shared/workspace/worktree';
 import { bashStartCounts, compareWithHistory, compareWithRequestLog, lostToolResults, toolResultTexts } from './checks';
@@ -22,7 +22,7 @@ import {
   type Trigger,
 } from './plan';
 import { createRepo } from './repo';
-import { retrying, seconds, sleep, TimeoutError, withTimeout } from './util';
+import { awaitFinalResult, retrying, seconds, sleep, withTimeout } from './util';
 import type { WorkerSlot } from './worker-slot';
 
 /** What the checks found for one agent of a run. */
@@ -180,7 +180,8 @@ export async function executeRun(plan: RunPlan, context: RunContext): Promise<Ru
     notes.push(`disruption failed: ${error instanceof Error ? error.message : String(error)}`);
   });
 
-  const root = await awaitRoot(handle, context.runTimeoutMs, label, log);
+  const final = await awaitFinalResult(() => handle.result(), context.runTimeoutMs, label, log, 'the root result');
+  const root = { status: final.status, finalText: final.result?.finalText };
   state.finished = true;
   await Promise.all([approver, disruptor]);
   const durationMs = Date.now() - startedAt;
@@ -341,28 +342,6 @@ async function triggered(trigger: Trigger, context: TriggerContext): Promise<boo
       return !!firstRunId && firstRunId !== description.runId;
     }
   }
-}
-
-/** The root's result; retried across dev server restarts; 'stuck' after the deadline. */
-async function awaitRoot(
-  handle: AgentHandle,
-  timeoutMs: number,
-  label: string,
-  log: (line: string) => void,
-): Promise<{ status: string; finalText?: string }> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const result = await withTimeout(handle.result(), deadline - Date.now(), 'the root result');
-      return { status: result.status, finalText: result.finalText };
-    } catch (error) {
-      if (error instanceof WorkflowFailedError) return { status: `failed: ${error.cause?.message ?? error.message}` };
-      if (error instanceof TimeoutError) break;
-      log(`${label} waiting for the result: ${error instanceof Error ? error.message : String(error)}; retrying`);
-      await sleep(1000);
-    }
-  }
-  return { status: 'stuck' };
 }
 
 /** Every agent of the tree (found from the histories), each checked once it has closed. */

@@ -2,7 +2,7 @@
 // its progress, wait for its result, then check every agent() call ran exactly once (docs/chaos.md).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { SubagentsClient } from '../../src/client/client';
 import type { ScriptRunHandle } from '../../src/client/script-runs';
 import type { ScriptRunSnapshot } from '../../src/shared/scripts/script-run';
@@ -26,7 +26,7 @@ import {
   type ScriptKillTrigger,
   type ScriptRunPlan,
 } from './script-plan';
-import { retrying, seconds, sleep, TimeoutError, withTimeout } from './util';
+import { awaitFinalResult, retrying, seconds, sleep } from './util';
 import type { WorkerSlot } from './worker-slot';
 
 /** One kill of a script run: its trigger, when it fired (from the run's start) and the run's progress then. */
@@ -139,7 +139,8 @@ export async function executeScriptRun(plan: ScriptRunPlan, context: ScriptRunCo
     notes.push(`disruption failed: ${error instanceof Error ? error.message : String(error)}`);
   });
 
-  const result = await awaitResult(handle, context.runTimeoutMs, plan.label, log);
+  const final = await awaitFinalResult(() => handle.result(), context.runTimeoutMs, plan.label, log, 'the run result');
+  const result = { status: final.status, structured: final.result?.structured };
   state.finished = true;
   await disruptor;
   const durationMs = Date.now() - startedAt;
@@ -242,28 +243,6 @@ function snapshotProblems(plan: ScriptRunPlan, snapshot: ScriptRunSnapshot): str
   const phases = snapshot.phases.map((phase) => `${phase.title}:${phase.counts.completed}`).join(' ');
   if (phases !== `Read:${readerCount} Check:${checkCount}`) problems.push(`snapshot phases ${phases}`);
   return problems;
-}
-
-/** The run's result; retried across worker restarts; 'stuck' after the deadline. */
-async function awaitResult(
-  handle: ScriptRunHandle,
-  timeoutMs: number,
-  label: string,
-  log: (line: string) => void,
-): Promise<{ status: string; structured?: unknown }> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const result = await withTimeout(handle.result(), deadline - Date.now(), 'the run result');
-      return { status: result.status, structured: result.structured };
-    } catch (error) {
-      if (error instanceof WorkflowFailedError) return { status: `failed: ${error.cause?.message ?? error.message}` };
-      if (error instanceof TimeoutError) break;
-      log(`${label} waiting for the result: ${error instanceof Error ? error.message : String(error)}; retrying`);
-      await sleep(1000);
-    }
-  }
-  return { status: 'stuck' };
 }
 
 /** Each agent of the run checked as the tree runs' agents are (run-one.ts), five at a time. */

@@ -1,6 +1,8 @@
 // Bounded waiting and retrying for the chaos suite: the dev server and workers come and go, so
 // calls that need them are retried until a deadline instead of failing at the first error.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { AgentResult } from '../../src/shared/agents/agent';
 
 export { sleep };
 
@@ -46,3 +48,26 @@ export class TimeoutError extends Error {
 
 /** Seconds with one decimal. */
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+
+/** A run's final result, retried across worker and dev server restarts; 'stuck' after the deadline. */
+export async function awaitFinalResult(
+  result: () => Promise<AgentResult>,
+  timeoutMs: number,
+  label: string,
+  log: (line: string) => void,
+  what: string,
+): Promise<{ status: string; result?: AgentResult }> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const final = await withTimeout(result(), deadline - Date.now(), what);
+      return { status: final.status, result: final };
+    } catch (error) {
+      if (error instanceof WorkflowFailedError) return { status: `failed: ${error.cause?.message ?? error.message}` };
+      if (error instanceof TimeoutError) break;
+      log(`${label} waiting for the result: ${error instanceof Error ? error.message : String(error)}; retrying`);
+      await sleep(1000);
+    }
+  }
+  return { status: 'stuck' };
+}
