@@ -16,6 +16,8 @@ import type { PreRead } from './pre-reads';
 import { createReadBatchActivity } from './tools/read-batch';
 import { RunningCalls } from './tools/running-calls';
 import type { ShellOptions } from '../config/shell-options';
+import { createRewindActivities } from './rewind';
+import { createCheckpointActivities } from './checkpoints';
 import { createWorktreeActivities } from './worktree';
 import { createMcpActivities } from './mcp/activities';
 import type { McpConnectionPool } from '../mcp/connection-pool';
@@ -93,6 +95,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createResumeActivities(dependencies.temporalClient),
     ...createPeekActivities(dependencies.temporalClient),
     ...createWorktreeActivities(),
+    ...createRewindActivities(dependencies.temporalClient),
+    ...createCheckpointActivities(),
   });
   const tools = createToolActivities({
     resultsDir: dependencies.toolResultsDir,

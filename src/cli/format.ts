@@ -1,3 +1,4 @@
+import { ExitCode } from './exit-codes';
 import type { AgentResult, AgentStatusSnapshot, StallReport } from '../shared/agents/agent';
 import type { TokenUsage } from '../shared/model/messages';
 import { colorEnabled, colorize } from '../shared/agents/agent-colors';
@@ -56,6 +57,11 @@ export function formatStall(stall: StallReport): string {
 }
 
 /** The result: status and error, counts, usage, `extraLines` (e.g. the budget's), then the final text. */
+/** A finished agent's exit code: 0 when it completed, 1 otherwise. */
+export function exitCodeFor(result: AgentResult): number {
+  return result.status === 'completed' ? ExitCode.ok : ExitCode.agentUnsuccessful;
+}
+
 export function formatResult(result: AgentResult, extraLines: readonly string[] = []): string {
   return [
     `status: ${result.status}${result.error ? ` (${result.error})` : ''}`,

@@ -8,6 +8,7 @@ type Command = (argv: string[]) => Promise<number>;
 const agents = async () => (await import('./commands/agents')).agentCommands;
 const control = async () => (await import('./commands/control')).controlCommands;
 const inspect = async () => (await import('./commands/inspect')).inspectCommands;
+const rewindCmds = async () => (await import('./commands/rewind')).rewindCommands;
 
 const commands: Record<string, { load: () => Promise<Command>; help: string }> = {
   start: {
@@ -31,6 +32,22 @@ const commands: Record<string, { load: () => Promise<Command>; help: string }> =
   steer: {
     load: async () => (await control()).steer,
     help: 'steer <agentId> "guidance"   (delivered at the next turn boundary)',
+  },
+  fork: {
+    load: async () => (await rewindCmds()).fork,
+    help: 'fork <agentId> --turn N [--prompt TEXT] [--type T] [--cwd DIR | --worktree] [--root] [--follow] [--json]   (a new agent from the first N turns; the source runs on)',
+  },
+  rewind: {
+    load: async () => (await rewindCmds()).rewind,
+    help: 'rewind <agentId> --turn N [--files] [--prompt TEXT] [--json]   (the agent goes back to turn N; --files restores its workspace)',
+  },
+  diff: {
+    load: async () => (await rewindCmds()).diff,
+    help: 'diff <agentA> <agentB> [--json]   (where two branches diverge: turns, tool calls, files)',
+  },
+  turns: {
+    load: async () => (await rewindCmds()).turns,
+    help: 'turns <agentId> [--json]   (its turn boundaries and file checkpoints)',
   },
   approvals: { load: async () => (await control()).approvals, help: 'approvals <rootId> [--json]' },
   approve: {

@@ -38,6 +38,16 @@ import { resumeInput } from '../shared/agents/resume';
 import type { MessageParam } from '../shared/model/messages';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from '../shared/protocol/search-attributes';
 import { existingDirectory, rootAgentInput, type StartAgentOptions } from './root-input';
+import {
+  agentTurns,
+  forkAgent,
+  rewindAgent,
+  type ForkOptions,
+  type ForkResult,
+  type RewindOptions,
+  type RewindOutcome,
+} from './branches';
+import type { TurnsSnapshot } from '../shared/rewind/rewind-protocol';
 import { ScriptRunRefused, scriptRunInput, type RunWorkflowOptions } from './script-run-input';
 import { loadScriptJournal } from './load-script-journal';
 import { listScriptRuns, ScriptRunHandle, type ListWorkflowRunsOptions, type ScriptRunListing } from './script-runs';
@@ -45,6 +55,7 @@ import { resolveScript, type ScriptSource } from './script-source';
 import { scriptRunWorkflowType, type CheckedScript, type ScriptResumeSource } from '../shared/scripts/script-run';
 
 export { rootAgentInput, stallLimitsProblem, type StartAgentOptions } from './root-input';
+export type { ForkOptions, ForkResult, RewindOptions, RewindOutcome } from './branches';
 
 /** Connection settings; each defaults from the environment / temporal.toml profile, then the built-in default. */
 export interface ClientConfig {
@@ -91,6 +102,26 @@ export class AgentHandle {
   /** The agent's conversation (a query: served by a worker, also after the agent finished). */
   async messages(): Promise<MessageParam[]> {
     return (await this.workflow.query(conversationQuery, { from: 0 })).messages;
+  }
+
+  /** Its turn boundaries (the points `fork` and `rewind` take) and whether its files are checkpointed (docs/rewind.md). */
+  turns(): Promise<TurnsSnapshot> {
+    return agentTurns(this.workflow.client, this.agentId);
+  }
+
+  /** A new agent whose conversation is this one's first `turn` turns (docs/rewind.md); this agent runs on untouched. */
+  async fork(options: ForkOptions): Promise<ForkResult & { handle: AgentHandle }> {
+    const forked = await forkAgent(this.workflow.client, this.agentId, options);
+    return { ...forked, handle: new AgentHandle(forked.agentId, this.workflow.client.getHandle(forked.agentId)) };
+  }
+
+  /** This agent goes back to turn `turn` (in place while it runs, a new run once finished); `files` restores its workspace too. */
+  async rewind(options: RewindOptions): Promise<RewindOutcome & { handle: AgentHandle }> {
+    const outcome = await rewindAgent(this.workflow.client, this.agentId, options);
+    // A new run is a new execution: its result is read from the latest run, not this handle's.
+    const handle =
+      outcome.mode === 'in-place' ? this : new AgentHandle(this.agentId, this.workflow.client.getHandle(this.agentId));
+    return { ...outcome, handle };
   }
 
   /** Stops the agent and its whole subtree, recording who and why ("stopped by …" in its result). */

@@ -5,16 +5,12 @@ import { maxStallTimeoutMs, minStallTimeoutMs } from '../../shared/protocol/limi
 import type { AgentResult, PermissionMode } from '../../shared/agents/agent';
 import { maxWorkspaceWaitMs, minWorkspaceWaitMs, parseWorkerId } from '../../shared/workspace/workspace-routing';
 import { CliError, ExitCode } from '../exit-codes';
-import { formatResult } from '../format';
+import { exitCodeFor, formatResult } from '../format';
 import { connect, follow } from '../session';
 import { closedStatusOf } from '../temporal-session';
 import { startBudget } from '../budget-args';
 import { definitionColours, watchMode } from './watch';
 import { watchTree } from '../watch/watch-loop';
-
-function exitCodeFor(result: AgentResult): number {
-  return result.status === 'completed' ? ExitCode.ok : ExitCode.agentUnsuccessful;
-}
 
 async function start(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

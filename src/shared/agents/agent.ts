@@ -1,3 +1,4 @@
+import type { BranchFrom, TurnBoundary } from '../rewind/turns';
 import type { BudgetCaps } from '../budget/budget';
 import type { CompactionRecord } from '../model/compaction';
 import type { AgentColor } from './agent-colors';
@@ -84,6 +85,8 @@ export interface CarriedAgentState {
   stopHookContinuations?: number;
   /** The latest non-blocking hook errors and hook messages (at most 5), for `status`. */
   hookNotices?: string[];
+  /** Its turn boundaries and workspace checkpoints (docs/rewind.md); absent: none yet. */
+  turns?: TurnBoundary[];
 }
 
 /** How many times an agent's conversation was compacted, and the latest compaction. */
@@ -176,6 +179,8 @@ export interface AgentWorkflowInput {
   isolation?: 'worktree';
   /** A fork child starts from its parent's conversation prefix (read by activity) plus this directive. */
   forkFrom?: { agentId: string; runId: string; messageCount: number; conversationHash: string; directive: string };
+  /** A fork of a turn (`subagents fork`) or a rewound finished agent: the conversation it starts from (docs/rewind.md). */
+  branchFrom?: BranchFrom;
   /** Present when continuing (continue-as-new or resume). */
   carried?: CarriedAgentState;
   /** Continue-as-new only: what waited for the next turn boundary, and the root's tree bookkeeping. */

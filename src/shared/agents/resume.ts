@@ -15,6 +15,7 @@ export function resumeInput(
     ...previous.input,
     ...overrides,
     forkFrom: undefined,
+    branchFrom: undefined,
     carriedInbox: undefined,
     carriedTree: previous.tree,
     carriedBoard: undefined,

@@ -196,6 +196,8 @@ export interface ResumeDescendantInput {
   prompt: string;
   /** Resume even an agent that was stopped (`subagents resume --force`). */
   allowStopped?: boolean;
+  /** `subagents rewind` of a finished descendant: its new run starts at this boundary (docs/rewind.md). */
+  rewind?: { turn: number; files?: boolean };
   by?: string;
 }
 export interface ResumeDescendantAck {

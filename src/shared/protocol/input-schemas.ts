@@ -30,6 +30,8 @@ import type { ConversationQueryInput } from '../model/model-call';
 import type { TranscriptQueryInput } from './run-transcript';
 import type { BoardNotice } from '../board/board';
 import type { ApprovalDecision, ApprovalRequest } from './tree';
+import type { TurnConversationInput } from '../rewind/turns';
+import type { ForkSubagentInput, RewindInput } from '../rewind/rewind-protocol';
 
 // Schemas of every agent signal, update and query input: a bad payload is refused, never thrown in a handler.
 
@@ -219,15 +221,21 @@ export const transcriptQuerySchema: InputSchema<TranscriptQueryInput> = lazySche
 );
 
 export const resumeDescendantSchema: InputSchema<ResumeDescendantInput> = lazySchema(() =>
-  z.object({
-    agentId: id(),
-    prompt: z
-      .string()
-      .max(inputLimits.maxMessageChars)
-      .refine((text) => text.trim() !== '', 'must not be empty'),
-    allowStopped: z.boolean().optional(),
-    by: id().optional(),
-  }),
+  z
+    .object({
+      agentId: id(),
+      // May be empty only for a rewind without a new prompt (checked below).
+      prompt: z.string().max(inputLimits.maxMessageChars),
+      allowStopped: z.boolean().optional(),
+      rewind: z
+        .object({ turn: z.number().int().nonnegative().max(1_000_000), files: z.boolean().optional() })
+        .optional(),
+      by: id().optional(),
+    })
+    .refine((request) => request.rewind !== undefined || request.prompt.trim() !== '', {
+      message: 'must not be empty',
+      path: ['prompt'],
+    }),
 );
 
 export const boardNoticeSchema: InputSchema<BoardNotice> = lazySchema(() =>
@@ -431,3 +439,39 @@ export const budgetChangeSchema: InputSchema<BudgetChange> = lazySchema(() =>
 
 /** Caps given with a spawn (sent to the root with the agent's start). */
 export const budgetCapsSchema: InputSchema<BudgetCaps> = lazySchema(() => budgetCapsShape());
+
+const turnNumber = () => z.number().int().nonnegative().max(1_000_000);
+const continuation = () =>
+  z
+    .string()
+    .max(inputLimits.maxMessageChars)
+    .refine((text) => text.trim() !== '', 'must not be empty');
+
+export const turnConversationSchema: InputSchema<TurnConversationInput> = lazySchema(() =>
+  z.object({ turn: turnNumber() }),
+);
+
+export const rewindInputSchema: InputSchema<RewindInput> = lazySchema(() =>
+  z.object({
+    turn: turnNumber(),
+    files: z.boolean().optional(),
+    prompt: continuation().optional(),
+    by: id().optional(),
+  }),
+);
+
+export const forkSubagentSchema: InputSchema<ForkSubagentInput> = lazySchema(() =>
+  z.object({
+    sourceAgentId: id(),
+    turn: turnNumber(),
+    prompt: continuation().optional(),
+    cwd: z
+      .string()
+      .min(1)
+      .max(4096)
+      .refine((dir) => !dir.includes('\0'), 'must not contain NUL')
+      .optional(),
+    worktree: z.boolean().optional(),
+    by: id().optional(),
+  }),
+);

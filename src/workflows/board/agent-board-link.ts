@@ -105,6 +105,15 @@ export class AgentBoardLink {
     });
   }
 
+  /** A rewind (docs/rewind.md): claims go back to the board, which tells the agent; the branch claims anew if it wants them. */
+  async releaseForRewind(reason: string): Promise<string[]> {
+    const released = [...this.held];
+    if (released.length === 0) return released;
+    this.held = [];
+    await signalBestEffort(this.boardId, boardOwnerEndedSignal, { agentId: this.input.agentId, reason });
+    return released;
+  }
+
   /** What continue-as-new carries: the claims the next run keeps renewing. */
   carry(): CarriedBoardClaims | undefined {
     return this.held.length > 0 ? { held: [...this.held], leaseMs: this.leaseMs } : undefined;

@@ -31,6 +31,7 @@ function nextInput(
     ...input,
     renderedSystemPrompt: state.systemPrompt,
     forkFrom: undefined,
+    branchFrom: undefined,
     carried: { ...state.carry(), ...(awaiting ? { awaiting } : {}) },
     carriedInbox: inbox.pending(),
     carriedTree: tree.coordinator?.carry(),

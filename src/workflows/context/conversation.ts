@@ -19,6 +19,8 @@ export class Conversation {
   private readonly log: MessageParam[] = [];
   private readonly boundaries: TranscriptBoundary[] = [];
   private readonly carriedCount: number;
+  /** Each projection this run had (its start, each compaction, each rewind): log indices it began with, then appends from startLog. */
+  private readonly epochs: { base: number[]; startLog: number }[] = [{ base: [], startLog: 0 }];
 
   constructor(carried: readonly MessageParam[] = []) {
     for (const message of carried) this.append(message);
@@ -74,6 +76,7 @@ export class Conversation {
     const lastIndexBefore = this.log.length - 1;
     this.log.push(opening);
     this.boundaries.push({ summaryIndex: this.log.length - 1, keptIndices, lastIndexBefore, record });
+    this.epochs.push({ base: [this.log.length - 1, ...keptIndices], startLog: this.log.length });
     this.messages.length = 0;
     this.hashes = [emptyConversationHash];
     this.tokens = [];
@@ -81,6 +84,44 @@ export class Conversation {
     this.logIndices = [];
     this.push(opening, this.log.length - 1);
     kept.forEach((message, index) => this.push(message, keptIndices[index]!));
+  }
+
+  /** The current projection's number in this run and the log's length: with them `projectionAt` rebuilds today's messages later. */
+  get position(): { epoch: number; logLength: number } {
+    return { epoch: this.epochs.length - 1, logLength: this.log.length };
+  }
+
+  /** The messages the model saw at an earlier position of this run (a turn boundary), from the log. */
+  projectionAt(epoch: number, logLength: number): MessageParam[] | undefined {
+    const found = this.epochs[epoch];
+    if (!found || logLength > this.log.length || logLength < found.startLog) return undefined;
+    return [...found.base.map((index) => this.log[index]!), ...this.log.slice(found.startLog, logLength)];
+  }
+
+  /** Rewind (docs/rewind.md): the conversation becomes its first `count` messages; the log keeps the abandoned ones. */
+  truncateTo(count: number): void {
+    const base = this.logIndices.slice(0, count);
+    this.epochs.push({ base, startLog: this.log.length });
+    this.rebuild(
+      base.map((index) => this.log[index]!),
+      base,
+    );
+  }
+
+  /** Rewind to a boundary of an earlier run: the conversation becomes `messages`, appended to the log. */
+  replaceWith(messages: readonly MessageParam[]): void {
+    this.epochs.push({ base: [], startLog: this.log.length });
+    this.rebuild([], []);
+    for (const message of messages) this.append(message);
+  }
+
+  private rebuild(messages: MessageParam[], indices: number[]): void {
+    this.messages.length = 0;
+    this.hashes = [emptyConversationHash];
+    this.tokens = [];
+    this.bytes = [];
+    this.logIndices = [];
+    messages.forEach((message, index) => this.push(message, indices[index]!));
   }
 
   /** A page of this run's transcript log, from `from` (the `transcript` query). */

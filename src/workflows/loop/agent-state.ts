@@ -14,6 +14,7 @@ import { workflowNowMs } from '../runtime/clock';
 import { HookRecord } from '../tools/hook-record';
 import { StructuredOutputRecord } from '../tools/structured-output-record';
 import { Conversation } from '../context/conversation';
+import { TurnLog } from '../rewind/turn-log';
 import { conversationLimits } from '../../shared/protocol/limits';
 import type { ConversationTail } from '../../shared/model/model-call';
 import { emptyConversationHash } from '../../shared/model/conversation-hash';
@@ -76,6 +77,8 @@ export class AgentState {
   readonly hooks: HookRecord;
   /** StructuredOutput's attempts and answer (an agent with `outputSchema`): owned by src/workflows/tools/structured-output.ts. */
   readonly structuredOutput: StructuredOutputRecord;
+  /** Its turn boundaries and workspace checkpoints (docs/rewind.md): owned by src/workflows/rewind/. */
+  readonly turns: TurnLog;
 
   constructor(
     carried: CarriedAgentState | undefined,
@@ -99,6 +102,7 @@ export class AgentState {
     this.memoryDirectory = carried?.memoryDir;
     this.hooks = new HookRecord(carried);
     this.structuredOutput = new StructuredOutputRecord(carried);
+    this.turns = new TurnLog(carried?.turns);
     this.renderedSystemPrompt = origin.renderedSystemPrompt ?? '';
     this.compactionSummary = carried?.compactions ?? { count: 0 };
     this.overheadTokens = carried?.contextOverheadTokens;
@@ -183,6 +187,11 @@ export class AgentState {
   }
 
   /** The query loop: the input this run was carried waiting for, taken once. */
+  /** A branch that starts at the model's answer (docs/rewind.md): the run begins by waiting, as after that answer. */
+  startAwaiting(awaiting: AwaitingInput): void {
+    this.carriedAwaiting = awaiting;
+  }
+
   takeAwaiting(): AwaitingInput | undefined {
     const awaiting = this.carriedAwaiting;
     this.carriedAwaiting = undefined;
@@ -309,6 +318,12 @@ export class AgentState {
   }
 
   /** Inherited read-file state no longer describes what this agent sees (a fork moved to a worktree). */
+  /** A rewind (docs/rewind.md): the turn counter goes back with the conversation; files read since may differ. */
+  rewoundTo(loopTurn: number): void {
+    this.turnCount = Math.min(this.turnCount, loopTurn);
+    this.markReadStateStale();
+  }
+
   markReadStateStale(): void {
     for (const [path, record] of Object.entries(this.readFiles)) this.readFiles[path] = { ...record, stale: true };
   }
@@ -356,6 +371,7 @@ export class AgentState {
       ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}),
       ...this.hooks.carry(),
       ...this.structuredOutput.carry(),
+      ...this.turns.carry(),
     };
   }
 }

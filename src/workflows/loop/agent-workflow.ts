@@ -13,6 +13,7 @@ import { stopsWholeTreeAtBudget } from '../budget/tree-budget';
 import { continueAsNewIfDue, waitForInput } from './turn-boundary';
 import { continueOntoCurrentVersion, historyDue } from '../context/continue-as-new';
 import { agentVersioning, isUpgradeHop } from '../context/version-upgrade';
+import { recordStoppedBoundary, recordTurnBoundary } from '../rewind/checkpoint-turn';
 
 /** One agent instance: the query loop (model call → tools → results → repeat) as a workflow (docs/architecture.md). */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
@@ -31,6 +32,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRes
   try {
     return await (stopsWholeTreeAtBudget(agent) ? agent.control.runStoppable(run) : run());
   } catch (error) {
+    recordStoppedBoundary(agent);
     const failure = await ending.stopped(error);
     // A root that stopped itself at its tree's budget ends with its (cancelled, partial) result.
     if (agent.control.stoppedFromWithin && isCancellation(error)) return agent.progress.current.result!;
@@ -52,9 +54,20 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
     if (awaiting.kind === 'final') lastStopReason = awaiting.stopReason;
   }
   for (;;) {
+    if (agent.rewinding.requested) {
+      const after = await agent.rewinding.perform(agent);
+      if (after.type === 'continue') continue;
+      // Rewound to a boundary that was the model's answer: the agent waits there as it did then.
+      lastStopReason = 'end_turn';
+      if (await waitForInput(agent, { kind: 'final', text: after.text, stopReason: 'end_turn' })) continue;
+      return ending.completed(after.text, 'end_turn');
+    }
     if (state.turn >= input.maxTurns) return ending.maxTurns(lastStopReason);
     state.beginTurn();
     const outcome = await runTurn(agent);
+    await recordTurnBoundary(agent);
+    // A rewind interrupted this turn (docs/rewind.md): what the turn ended with no longer counts.
+    if (agent.rewinding.requested) continue;
     switch (outcome.type) {
       case 'tools_done':
         if (historyDue(agent)) await continueAsNewIfDue(agent);

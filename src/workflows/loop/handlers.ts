@@ -59,6 +59,7 @@ import { workflowNowMs } from '../runtime/clock';
 import { contextSnapshot } from '../context/context-meter';
 import { InputGuard } from '../runtime/input-guard';
 import { installLongRunHandlers } from './long-run-handlers';
+import { installRewindHandlers } from '../rewind/rewind-handlers';
 import { oversizedMessageRefusal, refuseOversized } from '../context/message-size';
 import type { TreeCoordinator } from '../tree/tree-coordinator';
 
@@ -151,6 +152,7 @@ export function installHandlers(agent: AgentParts): void {
   guard.signal(boardNoticeSignal, boardNoticeSchema, (notice) => agent.board.receiveNotice(notice));
 
   installLongRunHandlers(agent, guard);
+  installRewindHandlers(agent, guard);
   if (tree.coordinator) installRootHandlers(agent, tree.coordinator, guard);
 }
 

@@ -105,6 +105,12 @@ export class Progress {
     setCurrentDetails(`waiting for ${what}`);
   }
 
+  /** Rewound to an earlier boundary (docs/rewind.md). */
+  rewound(turn: number, by: string): void {
+    this.touch();
+    setCurrentDetails(`rewound to turn ${turn} by ${by}`);
+  }
+
   /** The agent's final result (a later ending, e.g. worktree cleanup, may amend it). */
   finish(result: AgentResult): void {
     this.touch();
@@ -114,7 +120,12 @@ export class Progress {
     // Why it ended ("stopped by budget: …", "stopped by user: …") where the UI shows the ending.
     const why = result.error ? `: ${result.error.length > 300 ? `${result.error.slice(0, 299)}…` : result.error}` : '';
     setCurrentDetails(
-      this.withTodos(`**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses${why}`),
+      this.withTodos(
+        `**${result.status}** after ${this.state.turn} turns, ${this.state.toolUses} tool uses${why}` +
+          (this.state.turns.last > 0
+            ? `\n\nTurns 0–${this.state.turns.last} can be forked or rewound (docs/rewind.md).`
+            : ''),
+      ),
     );
   }
 

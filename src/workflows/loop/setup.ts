@@ -3,6 +3,8 @@ import { setupActivities, setupOptions } from '../runtime/activity-proxies';
 import type { AgentParts } from './agent-parts';
 import { adoptWorkerTools, prepareExtraTools } from '../tools/extra-tools';
 import { buildForkedMessages } from '../tree/fork';
+import { openBranch } from '../rewind/branch-opening';
+import { recordTurnBoundary } from '../rewind/checkpoint-turn';
 import { createWorktreeOn, renderAgentStartOn } from '../tools/workspace-activities';
 import { hooksMayRun, subagentStartContext } from '../tools/hooks';
 import { adoptStructuredOutputTool } from '../tools/structured-output';
@@ -53,7 +55,10 @@ export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Pr
   const firstStart = state.messages.length === 0 && (input.forkFrom !== undefined || !input.carried);
   const started =
     firstStart && hooksMayRun(agent, 'SubagentStart', input.agentType) ? await subagentStartContext(agent) : undefined;
-  if (input.forkFrom && state.messages.length === 0) {
+  if (input.branchFrom && state.messages.length === 0) {
+    const refused = await openBranch(agent);
+    if (refused) return refused;
+  } else if (input.forkFrom && state.messages.length === 0) {
     const { directive, ...prefix } = input.forkFrom;
     const inherited = await setupActivities.fetchConversation.executeWithOptions(
       { ...setupOptions, summary: `inherit ${prefix.agentId}'s conversation` },
@@ -72,6 +77,8 @@ export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Pr
     const answering = input.outputSchema ? [{ type: 'text' as const, text: structuredOutputInstruction }] : [];
     state.append({ role: 'user', content: [...opening, prompt, ...answering] });
   }
+  // The opening is turn 0 of a new agent (docs/rewind.md); a branch starts at its source's boundary.
+  if (state.turns.last < 0) await recordTurnBoundary(agent);
   // After the first messages, so a run that fails here keeps its prompt (a resume continues from it).
   const refused = await adoptStructuredOutputTool(agent);
   if (refused) return refused;

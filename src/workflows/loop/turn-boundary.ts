@@ -12,11 +12,14 @@ export async function waitForInput(agent: AgentParts, after: AwaitingInput): Pro
   if (mayContinue) await continueAsNewIfDue(agent, after);
   if (inbox.size === 0 && children.runningBackgroundCount > 0) {
     progress.waiting(`${children.runningBackgroundCount} background agent(s)`);
-    await condition(() => inbox.size > 0 || children.runningBackgroundCount === 0);
+    await condition(() => inbox.size > 0 || children.runningBackgroundCount === 0 || agent.rewinding.requested);
   }
+  // A rewind asked while it waits: the loop carries it out (docs/rewind.md).
+  if (agent.rewinding.requested) return true;
   if (inbox.size === 0 && input.interactive && !inbox.inputEnded) {
     await waitIdle(agent, after, input.interactive.idleTimeoutMs);
   }
+  if (agent.rewinding.requested) return true;
   if (inbox.size === 0) return false;
   state.append({ role: 'user', content: inbox.drain().map((text) => ({ type: 'text' as const, text })) });
   return true;
@@ -32,12 +35,13 @@ async function waitIdle(agent: AgentParts, after: AwaitingInput, idleTimeoutMs: 
       () =>
         inbox.size > 0 ||
         inbox.inputEnded ||
+        agent.rewinding.requested ||
         compaction.isRequested ||
         upgrade.requested !== undefined ||
         (!historyWasDue && historyDue(agent)),
       idleTimeoutMs,
     );
-    if (!woke || inbox.size > 0 || inbox.inputEnded) return;
+    if (!woke || inbox.size > 0 || inbox.inputEnded || agent.rewinding.requested) return;
     if (compaction.isRequested) await compaction.compactIfDue(agent);
     if (historyDue(agent) || upgrade.requested !== undefined) await continueAsNewIfDue(agent, after);
     historyWasDue = historyDue(agent);

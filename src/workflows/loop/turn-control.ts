@@ -54,6 +54,11 @@ export class TurnControl {
     }
   }
 
+  /** True while a turn (model call and tools) runs. */
+  get inTurn(): boolean {
+    return this.currentTurn !== undefined;
+  }
+
   /** Cancels the current turn, if one runs (the agent stays). */
   interrupt(interruption: Interruption): void {
     if (!this.currentTurn) return;

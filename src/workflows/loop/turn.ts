@@ -81,6 +81,7 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     }
     progress.runningTools();
     state.countToolUses(toolUses.length);
+    state.turns.noteTools(toolUses.map((toolUse) => toolUse.name));
     const readWithCall: string[] = [];
     const lookup = preReadLookup(response, preRead, toolUses, (call) =>
       readWithCall.push(toolCallSummary(call.name, call.input)),

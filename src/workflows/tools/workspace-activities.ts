@@ -30,6 +30,14 @@ import {
   shellToolActivities,
   shellToolOptions,
 } from '../runtime/activity-proxies';
+import type {
+  CheckpointInput,
+  CheckpointResult,
+  FileChange,
+  RestoreInput,
+  RestoreResult,
+  TurnCheckpoint,
+} from '../../shared/workspace/checkpoints';
 import type { HookRunInput, HookRunResult } from '../../shared/policy/hook-outcome';
 import type { PrepareScriptInput, PrepareScriptResult } from '../../shared/scripts/script-sources';
 
@@ -211,5 +219,40 @@ export function runHookOn(
   };
   return onWorkspace(worker, `The ${input.event} hook`, () =>
     hookActivities.runHook.executeWithOptions(options, [input]),
+  );
+}
+
+/** Records the workspace at a turn boundary (docs/rewind.md); local when every worker sees the files. */
+export function checkpointOn(worker: WorkspaceWorker | undefined, input: CheckpointInput): Promise<CheckpointResult> {
+  const summary = `checkpoint files at turn ${input.turn}`;
+  if (!worker)
+    return localSetupActivities.checkpointWorkspace.executeWithOptions({ ...localSetupOptions, summary }, [input]);
+  return onWorkspace(worker, 'Checkpointing the workspace', () =>
+    setupActivities.checkpointWorkspace.executeWithOptions({ ...routedOptions(setupOptions, worker), summary }, [
+      input,
+    ]),
+  );
+}
+
+/** Returns the workspace to a checkpoint, refused when files changed since the agent's latest one. */
+export function restoreCheckpointOn(worker: WorkspaceWorker | undefined, input: RestoreInput): Promise<RestoreResult> {
+  return onWorkspace(worker, 'Restoring the workspace', () =>
+    setupActivities.restoreCheckpoint.executeWithOptions(
+      { ...routedOptions(setupOptions, worker), summary: `restore files of turn ${input.checkpoint.turn}` },
+      [input],
+    ),
+  );
+}
+
+/** The files that differ now from a checkpoint (someone else's changes, when it is the agent's latest). */
+export function changesSinceOn(
+  worker: WorkspaceWorker | undefined,
+  input: { checkpoint: TurnCheckpoint; root?: string },
+): Promise<FileChange[]> {
+  return onWorkspace(worker, 'Comparing the workspace with its checkpoint', () =>
+    setupActivities.workspaceChangesSince.executeWithOptions(
+      { ...routedOptions(setupOptions, worker), summary: `compare files with turn ${input.checkpoint.turn}` },
+      [input],
+    ),
   );
 }

@@ -36,6 +36,8 @@ interface ChildTask extends ChildTaskSnapshot {
   stoppedBy?: string;
   /** False for a child this agent's model did not start (resumed inside the tree): no task notification. */
   notify: boolean;
+  /** The turn of this agent it started in (a rewind to an earlier boundary stops it). */
+  startedInTurn: number;
 }
 
 const error = (content: string): ToolOutcome => ({ content, isError: true });
@@ -133,6 +135,7 @@ export class Children {
       toolUseId,
       scope,
       notify: options.notify ?? true,
+      startedInTurn: this.state.turns.next,
     };
     this.tasks.set(task.agentId, task);
     await this.tree.reportStarted({
@@ -246,6 +249,14 @@ export class Children {
       if (!before.has(task.agentId) && task.status === 'running' && !task.background)
         await this.stop(task.agentId, by, reason);
     }
+  }
+
+  /** A rewind to boundary `turn` (docs/rewind.md): stops the running children started after it; returns their ids. */
+  async stopStartedAfter(turn: number, by: string, reason: string): Promise<string[]> {
+    const later = [...this.tasks.values()].filter((task) => task.status === 'running' && task.startedInTurn > turn);
+    for (const task of later) this.requestStop(task, by, reason);
+    await condition(() => later.every((task) => task.result !== undefined));
+    return later.map((task) => task.agentId);
   }
 
   /** Stops every running child and waits for them to close; `wholeTree` and `parentEnded` skip their reports. */

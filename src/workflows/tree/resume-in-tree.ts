@@ -3,6 +3,9 @@ import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import type { ResumeDescendantAck, ResumeDescendantInput, ResumeState } from '../../shared/protocol/definitions';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { resumeInput } from '../../shared/agents/resume';
+import { branchInput, branchRefusal } from '../../shared/rewind/branch-input';
+import { findBoundary } from '../../shared/rewind/turns';
+import { workflowNowMs } from '../runtime/clock';
 import { setupActivities, setupOptions } from '../runtime/activity-proxies';
 import type { AgentParts } from '../loop/agent-parts';
 
@@ -70,8 +73,29 @@ async function resumeInTree(agent: ResumingAgent, request: ResumeDescendantInput
   const slot = await tree.reserveSlot(request.agentId);
   if (slot) throw refused(slot);
   const overrides: Partial<AgentWorkflowInput> = { background: true, inForegroundChain: false };
-  await children.start(resumeInput(previous, request.prompt, overrides), `resume:${request.agentId}`, true, {
-    notify: false,
-  });
+  const next = request.rewind
+    ? { ...rewoundInput(previous, request, request.rewind), ...overrides }
+    : resumeInput(previous, request.prompt, overrides);
+  await children.start(next, `resume:${request.agentId}`, true, { notify: false });
   return { agentId: request.agentId, startedBy: input.agentId };
+}
+
+/** A finished descendant rewound (docs/rewind.md): its new run starts at the boundary, with the prompt if one came. */
+function rewoundInput(
+  previous: ResumeState,
+  request: ResumeDescendantInput,
+  rewind: NonNullable<ResumeDescendantInput['rewind']>,
+): AgentWorkflowInput {
+  const boundary = findBoundary(previous.carried.turns ?? [], rewind.turn, request.agentId);
+  if (typeof boundary === 'string') throw refused(boundary);
+  const options = {
+    agentId: request.agentId,
+    reason: 'rewind' as const,
+    nowMs: workflowNowMs(),
+    ...(request.prompt.trim() !== '' ? { prompt: request.prompt } : {}),
+    ...(rewind.files ? { files: true } : {}),
+  };
+  const refusal = branchRefusal(previous, boundary, options);
+  if (refusal) throw refused(refusal);
+  return branchInput(previous, boundary, options);
 }
