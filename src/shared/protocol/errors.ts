@@ -87,6 +87,14 @@ export const ErrorType = {
   /** Another git process holds a lock file of the repository: retryable. */
   WorktreeBusy: 'WorktreeBusy',
 
+  // Workspace checkpoints (docs/rewind.md).
+  /** A checkpoint's ref or objects are gone (dropped by retention or with the agent's checkpoints), or its store is. */
+  CheckpointUnavailable: 'CheckpointUnavailable',
+  /** A git command of the checkpoint store failed. */
+  CheckpointFailed: 'CheckpointFailed',
+  /** An agent id, turn, retention setting or restore target the checkpoint store refuses. */
+  InvalidCheckpointInput: 'InvalidCheckpointInput',
+
   // Task board (docs/board.md): refusals of the board's updates, which the model or CLI user reads.
   TaskNotFound: 'TaskNotFound',
   /** Another owner holds the task (in progress). */

@@ -27,7 +27,11 @@ export interface TurnCheckpoint {
   store: 'repository' | 'private';
   /** The private store's git directory (store `private` only). */
   gitDir?: string;
-  /** Paths changed since the agent's previous checkpoint (relative to root, at most 50), and how many in all. */
+  /**
+   * Paths changed since the agent's previous checkpoint (relative to root, at most 50), and how many in all. The first
+   * checkpoint is compared with the checkout's HEAD (nothing listed for a clean checkout); in a private store or a
+   * repository without commits, with nothing (every file is listed as changed).
+   */
   changed: string[];
   changedCount: number;
   atMs: number;
@@ -64,5 +68,4 @@ export interface RestoreInput {
 }
 
 export type RestoreResult =
-  | { kind: 'restored'; changes: FileChange[] }
-  | { kind: 'refused'; changedSince: FileChange[] };
+  { kind: 'restored'; changes: FileChange[] } | { kind: 'refused'; changedSince: FileChange[] };

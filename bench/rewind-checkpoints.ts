@@ -1,0 +1,264 @@
+// Workspace checkpoints on this repository (part of npm run bench:rewind; runnable alone with
+// `node bench/run.mjs bench/rewind-checkpoints.ts`): time per checkpoint after a turn that changed one file, after
+// one that changed nothing, the first one (cold private index), bytes of new objects per one-file turn, and restores.
+// Everything runs in a `git clone --shared` of this repository in a temporary directory.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createCheckpointActivities } from '../src/activities/checkpoints/index';
+import type { CheckpointResult, TurnCheckpoint } from '../src/shared/workspace/checkpoints';
+
+/** One line of the table: a measured operation. */
+export interface CheckpointBenchRow {
+  measure: string;
+  runs: number;
+  medianMs: number;
+  p95Ms: number;
+  /** CPU time of the git processes per run, mean (load-independent: what the run costs an idle machine, roughly). */
+  gitCpuMsMean: number;
+}
+
+/** The figures bench:rewind reports (times in ms, sizes in bytes). */
+export interface CheckpointBenchFigures {
+  repositoryFiles: number;
+  oneFileTurnMsP50: number;
+  oneFileTurnMsP95: number;
+  unchangedTurnMsP50: number;
+  unchangedTurnMsP95: number;
+  firstCheckpointMsP50: number;
+  firstCheckpointMsP95: number;
+  /** Sum of the sizes of the loose objects one one-file turn adds (blob, trees on its path, commit). */
+  oneFileTurnObjectBytesP50: number;
+  /** The same on disk (each loose object takes whole file-system blocks). */
+  oneFileTurnDiskBytesP50: number;
+  restoreOneFileMsP50: number;
+  restoreOneFileMsP95: number;
+  restoreThirtyFilesMsP50: number;
+  /** Mean CPU time of git per checkpoint after a one-file turn (the wall time on an idle machine is close to it). */
+  oneFileTurnGitCpuMs: number;
+  changesSinceMsP50: number;
+  privateIndexBytes: number;
+  loadAverage: number;
+}
+
+export interface CheckpointBenchOptions {
+  /** The repository cloned (default: this one). */
+  source?: string;
+  /** One-file and unchanged turns measured (default BENCH_CHECKPOINT_TURNS or 30). */
+  turns?: number;
+}
+
+/** The file each one-file turn edits: three folders deep, like most edits an agent makes here. */
+const editedFile = 'src/activities/tools/bash.ts';
+
+function percentile(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return Math.round((sorted[index] ?? 0) * 10) / 10;
+}
+
+function row(measure: string, times: Timing): CheckpointBenchRow {
+  return {
+    measure,
+    runs: times.wall.length,
+    medianMs: percentile(times.wall, 0.5),
+    p95Ms: percentile(times.wall, 0.95),
+    gitCpuMsMean: Math.round(times.cpuMs / Math.max(1, times.wall.length)),
+  };
+}
+
+/** CPU milliseconds of this process's finished children (git), from /proc; 0 where there is no /proc. */
+function childrenCpuMs(): number {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    // cutime and cstime (fields 16 and 17 of stat, counted from after the command name), in clock ticks of 10 ms.
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** Wall times of each run, and the git processes' CPU time summed over the runs. */
+interface Timing {
+  wall: number[];
+  cpuMs: number;
+}
+
+const timing = (): Timing => ({ wall: [], cpuMs: 0 });
+
+async function timed<T>(into: Timing, run: () => Promise<T>): Promise<T> {
+  const cpu = childrenCpuMs();
+  const started = performance.now();
+  const result = await run();
+  into.wall.push(performance.now() - started);
+  into.cpuMs += childrenCpuMs() - cpu;
+  return result;
+}
+
+function recorded(result: CheckpointResult): TurnCheckpoint {
+  if (result.kind !== 'recorded') throw new Error(`expected a recorded checkpoint, got ${JSON.stringify(result)}`);
+  return result.checkpoint;
+}
+
+/** Bytes (apparent and on disk) of the loose objects of a repository. */
+async function looseObjects(gitDir: string): Promise<{ bytes: number; disk: number }> {
+  const objects = path.join(gitDir, 'objects');
+  let bytes = 0;
+  let disk = 0;
+  for (const folder of await fs.readdir(objects)) {
+    if (!/^[0-9a-f]{2}$/.test(folder)) continue;
+    for (const file of await fs.readdir(path.join(objects, folder))) {
+      const stat = await fs.stat(path.join(objects, folder, file));
+      bytes += stat.size;
+      disk += stat.blocks * 512;
+    }
+  }
+  return { bytes, disk };
+}
+
+/** Clones the repository, measures, removes the clone. */
+export async function benchCheckpoints(
+  options: CheckpointBenchOptions = {},
+): Promise<{ rows: CheckpointBenchRow[]; figures: CheckpointBenchFigures }> {
+  const source = options.source ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const turns = options.turns ?? Number(process.env.BENCH_CHECKPOINT_TURNS ?? 30);
+  const scratch = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'bench-checkpoints-')));
+  const repo = path.join(scratch, 'repo');
+  try {
+    execFileSync('git', ['clone', '--quiet', '--shared', source, repo]);
+    const gitDir = path.join(repo, '.git');
+    const repositoryFiles =
+      execFileSync('git', ['ls-files', '-z'], { cwd: repo, encoding: 'utf8' }).split('\0').length - 1;
+    const activities = createCheckpointActivities({
+      env: { ...process.env, SUBAGENTS_HOME: path.join(scratch, 'home') },
+    });
+    const indexDir = path.join(gitDir, 'subagents', 'checkpoint-index');
+
+    // The first checkpoint of an agent: no private index yet, so git hashes every file once.
+    const first = timing();
+    for (let run = 0; run < Math.max(5, Math.round(turns / 3)); run += 1) {
+      await fs.rm(indexDir, { recursive: true, force: true });
+      await timed(first, () => activities.checkpointWorkspace({ agentId: 'bench-first', cwd: repo, turn: run }));
+    }
+    await activities.dropCheckpoints({ root: repo, agentId: 'bench-first' });
+
+    let latest = recorded(await activities.checkpointWorkspace({ agentId: 'bench', cwd: repo, turn: 0 }));
+    const checkpoints = [latest];
+    const oneFile = timing();
+    const unchanged = timing();
+    const objectBytes: number[] = [];
+    const diskBytes: number[] = [];
+    const changesSince = timing();
+    for (let turn = 1; turn <= turns; turn += 1) {
+      await fs.appendFile(path.join(repo, editedFile), `// turn ${turn}\n`);
+      const before = await looseObjects(gitDir);
+      latest = recorded(
+        await timed(oneFile, () =>
+          activities.checkpointWorkspace({ agentId: 'bench', cwd: repo, turn, previous: latest }),
+        ),
+      );
+      const after = await looseObjects(gitDir);
+      objectBytes.push(after.bytes - before.bytes);
+      diskBytes.push(after.disk - before.disk);
+      checkpoints.push(latest);
+      const result = await timed(unchanged, () =>
+        activities.checkpointWorkspace({ agentId: 'bench', cwd: repo, turn: turn + 1, previous: latest }),
+      );
+      if (result.kind !== 'unchanged') throw new Error(`a turn without changes recorded ${JSON.stringify(result)}`);
+      await timed(changesSince, () => activities.workspaceChangesSince({ checkpoint: checkpoints[turn - 1]! }));
+    }
+
+    // Back one turn and forward again, each time refused-or-restored against the workspace's latest checkpoint.
+    const restoreOne = timing();
+    let current = latest;
+    for (let run = 0; run < Math.max(10, Math.round(turns / 2)); run += 1) {
+      const target = current === latest ? checkpoints[checkpoints.length - 2]! : latest;
+      const result = await timed(restoreOne, () =>
+        activities.restoreCheckpoint({ checkpoint: target, latest: current }),
+      );
+      if (result.kind !== 'restored' || result.changes.length !== 1) throw new Error(JSON.stringify(result));
+      current = target;
+    }
+    // Thirty files back: the turn-0 checkpoint after 30 files were each changed once.
+    for (let index = 0; index < 30; index += 1) {
+      await fs.appendFile(
+        path.join(repo, 'src', 'shared', `bench-${index}.ts`),
+        `export const n${index} = ${index};\n`,
+      );
+    }
+    const spread = recorded(
+      await activities.checkpointWorkspace({ agentId: 'bench', cwd: repo, turn: turns + 2, previous: current }),
+    );
+    const restoreThirty = timing();
+    const restored = await timed(restoreThirty, () =>
+      activities.restoreCheckpoint({ checkpoint: current, latest: spread }),
+    );
+    if (restored.kind !== 'restored' || restored.changes.length !== 30) throw new Error(JSON.stringify(restored));
+    for (let run = 0; run < 4; run += 1) {
+      await timed(restoreThirty, () => activities.restoreCheckpoint({ checkpoint: spread, latest: current }));
+      await timed(restoreThirty, () => activities.restoreCheckpoint({ checkpoint: current, latest: spread }));
+    }
+
+    const privateIndexBytes = (
+      await fs.stat(path.join(indexDir, 'bench', (await fs.readdir(path.join(indexDir, 'bench')))[0]!))
+    ).size;
+    const rows = [
+      row('checkpoint after a one-file turn', oneFile),
+      row('checkpoint after a turn with no changes', unchanged),
+      row('first checkpoint (cold private index)', first),
+      row('workspaceChangesSince (one file)', changesSince),
+      row('restore one file (with latest check)', restoreOne),
+      row('restore 30 files (with latest check)', restoreThirty),
+    ];
+    const figures: CheckpointBenchFigures = {
+      repositoryFiles,
+      oneFileTurnMsP50: rows[0]!.medianMs,
+      oneFileTurnMsP95: rows[0]!.p95Ms,
+      unchangedTurnMsP50: rows[1]!.medianMs,
+      unchangedTurnMsP95: rows[1]!.p95Ms,
+      firstCheckpointMsP50: rows[2]!.medianMs,
+      firstCheckpointMsP95: rows[2]!.p95Ms,
+      oneFileTurnObjectBytesP50: percentile(objectBytes, 0.5),
+      oneFileTurnDiskBytesP50: percentile(diskBytes, 0.5),
+      restoreOneFileMsP50: rows[4]!.medianMs,
+      restoreOneFileMsP95: rows[4]!.p95Ms,
+      restoreThirtyFilesMsP50: rows[5]!.medianMs,
+      oneFileTurnGitCpuMs: rows[0]!.gitCpuMsMean,
+      changesSinceMsP50: rows[3]!.medianMs,
+      privateIndexBytes,
+      loadAverage: Math.round(os.loadavg()[0]! * 100) / 100,
+    };
+    return { rows, figures };
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The table and, last, one JSON line of the figures. */
+export function printCheckpointBench(result: Awaited<ReturnType<typeof benchCheckpoints>>): void {
+  const { rows, figures } = result;
+  console.log(
+    `checkpoint benchmark: a shared clone of this repository (${figures.repositoryFiles} files), load average ${figures.loadAverage}`,
+  );
+  const header = ['runs', 'median ms', 'p95 ms', 'git cpu ms'];
+  const widths = [6, 11, 9, 12];
+  const line = (first: string, cells: (string | number)[]) =>
+    first.padEnd(44) + cells.map((cell, index) => String(cell).padStart(widths[index]!)).join('');
+  console.log(line('operation', header));
+  for (const { measure, runs, medianMs, p95Ms, gitCpuMsMean } of rows) {
+    console.log(line(measure, [runs, medianMs, p95Ms, gitCpuMsMean]));
+  }
+  console.log(
+    `new objects per one-file turn: ${figures.oneFileTurnObjectBytesP50} bytes (${figures.oneFileTurnDiskBytesP50} on disk); ` +
+      `private index: ${figures.privateIndexBytes} bytes per agent`,
+  );
+  console.log(JSON.stringify(figures));
+}
+
+const invokedAlone = process.argv
+  .slice(1)
+  .some((argument) => path.resolve(argument) === fileURLToPath(import.meta.url));
+if (invokedAlone) printCheckpointBench(await benchCheckpoints());

@@ -1,0 +1,8 @@
+/** The workspace checkpoint store (docs/rewind.md): record, restore and compare an agent's files per turn. */
+export { changesSince, compareCheckpoints } from './changes';
+export { dropAgentCheckpoints } from './drop';
+export type { CheckpointOptions } from './options';
+export { privateStoreDir, privateStoreLimits } from './private-store';
+export { restoreWorkspace } from './restore';
+export { retentionFromEnv, retentionVariables } from './retention';
+export { recordCheckpoint } from './snapshot';
