@@ -17,7 +17,7 @@ export interface CheckpointBenchRow {
   runs: number;
   medianMs: number;
   p95Ms: number;
-  /** CPU time of the git processes per run, mean (load-independent: what the run costs an idle machine, roughly). */
+  /** CPU time of the child processes (sh, git) per run, mean: less sensitive to the machine's other load than wall time. */
   gitCpuMsMean: number;
 }
 
@@ -30,6 +30,8 @@ export interface CheckpointBenchFigures {
   unchangedTurnMsP95: number;
   firstCheckpointMsP50: number;
   firstCheckpointMsP95: number;
+  /** The first checkpoint of a second agent on the same checkout, its index copied from the first agent's. */
+  seededFirstCheckpointMsP50: number;
   /** Sum of the sizes of the loose objects one one-file turn adds (blob, trees on its path, commit). */
   oneFileTurnObjectBytesP50: number;
   /** The same on disk (each loose object takes whole file-system blocks). */
@@ -37,10 +39,12 @@ export interface CheckpointBenchFigures {
   restoreOneFileMsP50: number;
   restoreOneFileMsP95: number;
   restoreThirtyFilesMsP50: number;
-  /** Mean CPU time of git per checkpoint after a one-file turn (the wall time on an idle machine is close to it). */
+  /** Mean CPU time of the processes (sh and git) of a checkpoint after a one-file turn. */
   oneFileTurnGitCpuMs: number;
   changesSinceMsP50: number;
   privateIndexBytes: number;
+  /** Resident memory of this process: forking it (once per operation) costs more the larger it is. */
+  benchRssMb: number;
   loadAverage: number;
 }
 
@@ -171,6 +175,13 @@ export async function benchCheckpoints(
       await timed(changesSince, () => activities.workspaceChangesSince({ checkpoint: checkpoints[turn - 1]! }));
     }
 
+    // The first checkpoint of another agent on the same checkout (a subagent sharing its parent's cwd).
+    const seeded = timing();
+    for (let run = 0; run < Math.max(5, Math.round(turns / 3)); run += 1) {
+      await timed(seeded, () => activities.checkpointWorkspace({ agentId: `bench-seeded-${run}`, cwd: repo, turn: 0 }));
+      await activities.dropCheckpoints({ root: repo, agentId: `bench-seeded-${run}` });
+    }
+
     // Back one turn and forward again, each time refused-or-restored against the workspace's latest checkpoint.
     const restoreOne = timing();
     let current = latest;
@@ -205,32 +216,36 @@ export async function benchCheckpoints(
     const privateIndexBytes = (
       await fs.stat(path.join(indexDir, 'bench', (await fs.readdir(path.join(indexDir, 'bench')))[0]!))
     ).size;
-    const rows = [
-      row('checkpoint after a one-file turn', oneFile),
-      row('checkpoint after a turn with no changes', unchanged),
-      row('first checkpoint (cold private index)', first),
-      row('workspaceChangesSince (one file)', changesSince),
-      row('restore one file (with latest check)', restoreOne),
-      row('restore 30 files (with latest check)', restoreThirty),
-    ];
+    const measured = {
+      oneFile: row('checkpoint after a one-file turn', oneFile),
+      unchanged: row('checkpoint after a turn with no changes', unchanged),
+      first: row('first checkpoint (cold private index)', first),
+      seeded: row("first checkpoint, another agent's index copied", seeded),
+      changesSince: row('workspaceChangesSince (one file)', changesSince),
+      restoreOne: row('restore one file (with latest check)', restoreOne),
+      restoreThirty: row('restore 30 files (with latest check)', restoreThirty),
+    };
     const figures: CheckpointBenchFigures = {
       repositoryFiles,
-      oneFileTurnMsP50: rows[0]!.medianMs,
-      oneFileTurnMsP95: rows[0]!.p95Ms,
-      unchangedTurnMsP50: rows[1]!.medianMs,
-      unchangedTurnMsP95: rows[1]!.p95Ms,
-      firstCheckpointMsP50: rows[2]!.medianMs,
-      firstCheckpointMsP95: rows[2]!.p95Ms,
+      oneFileTurnMsP50: measured.oneFile.medianMs,
+      oneFileTurnMsP95: measured.oneFile.p95Ms,
+      oneFileTurnGitCpuMs: measured.oneFile.gitCpuMsMean,
+      unchangedTurnMsP50: measured.unchanged.medianMs,
+      unchangedTurnMsP95: measured.unchanged.p95Ms,
+      firstCheckpointMsP50: measured.first.medianMs,
+      firstCheckpointMsP95: measured.first.p95Ms,
+      seededFirstCheckpointMsP50: measured.seeded.medianMs,
       oneFileTurnObjectBytesP50: percentile(objectBytes, 0.5),
       oneFileTurnDiskBytesP50: percentile(diskBytes, 0.5),
-      restoreOneFileMsP50: rows[4]!.medianMs,
-      restoreOneFileMsP95: rows[4]!.p95Ms,
-      restoreThirtyFilesMsP50: rows[5]!.medianMs,
-      oneFileTurnGitCpuMs: rows[0]!.gitCpuMsMean,
-      changesSinceMsP50: rows[3]!.medianMs,
+      changesSinceMsP50: measured.changesSince.medianMs,
+      restoreOneFileMsP50: measured.restoreOne.medianMs,
+      restoreOneFileMsP95: measured.restoreOne.p95Ms,
+      restoreThirtyFilesMsP50: measured.restoreThirty.medianMs,
       privateIndexBytes,
+      benchRssMb: Math.round(process.memoryUsage().rss / 1e6),
       loadAverage: Math.round(os.loadavg()[0]! * 100) / 100,
     };
+    const rows = Object.values(measured);
     return { rows, figures };
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
@@ -241,12 +256,13 @@ export async function benchCheckpoints(
 export function printCheckpointBench(result: Awaited<ReturnType<typeof benchCheckpoints>>): void {
   const { rows, figures } = result;
   console.log(
-    `checkpoint benchmark: a shared clone of this repository (${figures.repositoryFiles} files), load average ${figures.loadAverage}`,
+    `checkpoint benchmark: a shared clone of this repository (${figures.repositoryFiles} files), ` +
+      `load average ${figures.loadAverage}, this process ${figures.benchRssMb} MB resident`,
   );
   const header = ['runs', 'median ms', 'p95 ms', 'git cpu ms'];
   const widths = [6, 11, 9, 12];
   const line = (first: string, cells: (string | number)[]) =>
-    first.padEnd(44) + cells.map((cell, index) => String(cell).padStart(widths[index]!)).join('');
+    first.padEnd(48) + cells.map((cell, index) => String(cell).padStart(widths[index]!)).join('');
   console.log(line('operation', header));
   for (const { measure, runs, medianMs, p95Ms, gitCpuMsMean } of rows) {
     console.log(line(measure, [runs, medianMs, p95Ms, gitCpuMsMean]));

@@ -2,13 +2,6 @@
 import type { FileChange } from '../shared/workspace/checkpoints';
 import { runGit, type GitContext } from './git-command';
 
-/** git's built-in empty tree, for SHA-1 and SHA-256 repositories (it needs no object in the store). */
-export function emptyTreeLike(tree: string): string {
-  return tree.length === 64
-    ? '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321'
-    : '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-}
-
 /** FileChanges of `git diff-tree -r --name-status -z` output (no rename detection: a rename is a delete and an add). */
 export function parseNameStatus(output: string): FileChange[] {
   const fields = output.split('\0');

@@ -4,7 +4,8 @@ import { gitFailure } from './failures';
 import { checkpointAgentName } from './names';
 import { resolveCheckpointOptions, type CheckpointOptions } from './options';
 import { deleteRefs, listCheckpoints } from './retention';
-import { agentIndexDir, locateStore, objectContext } from './store';
+import { agentIndexDir } from './private-index';
+import { locateStore, objectContext } from './store';
 
 /** Deletes the checkpoint refs of `agentId` in the store of `root`; returns how many there were. */
 export async function dropAgentCheckpoints(

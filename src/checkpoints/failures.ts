@@ -17,13 +17,18 @@ function isLockContention(stderr: string): boolean {
   return /\.lock'?: File exists|Unable to create '[^']*\.lock'|could not lock|cannot lock ref/i.test(stderr);
 }
 
+/** git's own words for a failure (its stderr), or the error's message. */
+export function gitErrorText(error: unknown): string {
+  const stderr = error instanceof GitCommandError ? error.stderr.trim() : '';
+  if (stderr !== '') return stderr;
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** A git command failed: another git process holding a lock is worth a retry, anything else is not. */
 export function gitFailure(what: string, error: unknown): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
-  const stderr = error instanceof GitCommandError ? error.stderr.trim() : '';
-  const detail = error instanceof Error ? (stderr === '' ? error.message : stderr) : String(error);
-  const message = errorText(ErrorType.CheckpointFailed, `${what}: ${detail}`);
-  if (isLockContention(stderr)) {
+  const message = errorText(ErrorType.CheckpointFailed, `${what}: ${gitErrorText(error)}`);
+  if (error instanceof GitCommandError && isLockContention(error.stderr)) {
     return ApplicationFailure.retryable(
       `${message} (another git process is using the index or refs; will retry)`,
       ErrorType.CheckpointFailed,

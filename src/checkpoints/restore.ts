@@ -1,31 +1,41 @@
 /** Restoring a checkpoint: the target holds exactly the checkpoint's files, for every path git sees. */
 import type { FileChange, RestoreInput, RestoreResult } from '../shared/workspace/checkpoints';
-import { checkpointAgentId, ensureAvailable, whileChecking } from './availability';
-import { diffTrees } from './compare';
+import { availabilityCheck, checkpointAgentId, droppedCheckpoint, missingCheckpoint } from './availability';
+import { parseNameStatus } from './compare';
 import { gitFailure } from './failures';
+import { diffCommand, runScript, snapshotLines } from './git-script';
 import { recoveringStaleLocks } from './locks';
-import { runGit, type GitContext } from './git-command';
 import { resolveCheckpointOptions, type CheckpointOptions } from './options';
-import { snapshotTree } from './snapshot';
-import { objectContext, privateIndexFile, storeOfCheckpoint, workTreeContext } from './store';
+import { preparePrivateIndex } from './private-index';
+import { storeOfCheckpoint, workTreeContext } from './store';
 
 /**
- * The files changed since `latest` that a restore would overwrite: those holding neither `latest`'s content nor the
- * checkpoint's. A file already holding the checkpoint's content is the work of a restore a crash interrupted (or a
- * change that loses nothing), so the retry goes on.
+ * $1 the checkpoint's tree, $2 its ref, $3 the latest checkpoint's tree (or empty). Nothing is written before the
+ * caller answers "restore": then a one-tree reset of the private index with -u makes git write and delete exactly the
+ * differing files. The snapshot before it is what makes the private index list every file git sees.
  */
-async function overwrittenChanges(
-  context: GitContext,
-  latestTree: string,
-  checkpointTree: string,
-  current: string,
-): Promise<FileChange[]> {
-  const [sinceLatest, fromCheckpoint] = await Promise.all([
-    diffTrees(context, latestTree, current),
-    diffTrees(context, checkpointTree, current),
-  ]);
-  const differsFromCheckpoint = new Set(fromCheckpoint.map((change) => change.path));
-  return sinceLatest.filter((change) => differsFromCheckpoint.has(change.path));
+const restoreScript = `${availabilityCheck('"$2" "$1^{tree}" ${3:+"$3^{tree}"}')}
+${snapshotLines}
+section current; printf '%s' "$tree"
+if [ "$tree" = "$1" ]; then exit 0; fi
+if [ -n "$3" ] && [ "$tree" != "$3" ]; then
+  section since; ${diffCommand} "$3" "$tree" --
+  section unlike-checkpoint; ${diffCommand} "$1" "$tree" --
+fi
+section changes; ${diffCommand} "$tree" "$1" --
+section ask
+read -r answer || true
+if [ "$answer" = restore ]; then git read-tree --reset -u "$1"; section restored; fi
+`;
+
+/**
+ * The files changed since the latest checkpoint that a restore would overwrite: those holding neither its content nor
+ * the checkpoint's. A file already holding the checkpoint's content is the work of a restore a crash interrupted (or a
+ * change that loses nothing), so a retry goes on.
+ */
+export function overwrittenChanges(sinceLatest: FileChange[], unlikeCheckpoint: FileChange[]): FileChange[] {
+  const differs = new Set(unlikeCheckpoint.map((change) => change.path));
+  return sinceLatest.filter((change) => differs.has(change.path));
 }
 
 /**
@@ -40,31 +50,31 @@ export async function restoreWorkspace(input: RestoreInput, options?: Checkpoint
   const agentId = checkpointAgentId(checkpoint);
   if (latest) checkpointAgentId(latest);
   const store = await storeOfCheckpoint(checkpoint, input.targetRoot, resolved);
-  const objects = objectContext(store);
-  const available = ensureAvailable(objects, latest ? [checkpoint, latest] : [checkpoint], resolved.env, checkpoint);
-  try {
-    return await recoveringStaleLocks(store.commonDir, async () => {
-      // The snapshot (private index only) runs while availability is checked; nothing is written before both end.
-      // It is also what makes the private index list every file git sees, so the reset below removes them.
-      const current = await whileChecking(available, snapshotTree(store, agentId));
-      if (current === checkpoint.tree) return { kind: 'restored', changes: [] };
-      if (latest && current !== latest.tree) {
-        const changedSince = await overwrittenChanges(objects, latest.tree, checkpoint.tree, current);
-        if (changedSince.length > 0) return { kind: 'refused', changedSince };
-      }
-      const [changes] = await Promise.all([
-        diffTrees(objects, current, checkpoint.tree),
-        // A one-tree reset of the private index with -u: git writes and deletes exactly the differing files.
-        runGit(workTreeContext(store, privateIndexFile(store, agentId)), [
-          'read-tree',
-          '--reset',
-          '-u',
-          checkpoint.tree,
-        ]),
-      ]);
-      return { kind: 'restored', changes };
-    });
-  } catch (error) {
+  let refused: FileChange[] = [];
+  const sections = await recoveringStaleLocks(store.commonDir, async () =>
+    runScript(
+      workTreeContext(store, await preparePrivateIndex(store, agentId)),
+      'restore',
+      restoreScript,
+      [checkpoint.tree, checkpoint.ref, latest?.tree ?? ''],
+      (asked) => {
+        refused = overwrittenChanges(
+          parseNameStatus(asked.get('since') ?? ''),
+          parseNameStatus(asked.get('unlike-checkpoint') ?? ''),
+        );
+        return refused.length > 0 ? 'keep\n' : 'restore\n';
+      },
+    ),
+  ).catch((error: unknown) => {
     throw gitFailure(`could not restore turn ${checkpoint.turn} of agent ${agentId} into ${store.root}`, error);
-  }
+  });
+  const missing = missingCheckpoint(
+    sections.get('available') ?? '',
+    latest ? [checkpoint, latest] : [checkpoint],
+    checkpoint,
+  );
+  if (missing) throw droppedCheckpoint(missing, resolved.env);
+  if (!sections.has('changes')) return { kind: 'restored', changes: [] };
+  if (!sections.has('restored')) return { kind: 'refused', changedSince: refused };
+  return { kind: 'restored', changes: parseNameStatus(sections.get('changes') ?? '') };
 }

@@ -82,13 +82,8 @@ export function expiredCheckpoints(
   return expired;
 }
 
-/** The checkpoint refs of one agent in a store. */
-export async function listCheckpoints(context: GitContext, agentId: string): Promise<StoredCheckpoint[]> {
-  const output = await runGit(context, [
-    'for-each-ref',
-    '--format=%(refname)%09%(objectname)%09%(committerdate:unix)',
-    agentRefPrefix(agentId),
-  ]);
+/** Checkpoint refs from `git for-each-ref --format='%(refname)%09%(objectname)%09%(committerdate:unix)'`. */
+export function parseCheckpointListing(output: string): StoredCheckpoint[] {
   const stored: StoredCheckpoint[] = [];
   for (const line of output.split('\n')) {
     const [ref = '', commit = '', seconds = ''] = line.split('\t');
@@ -96,6 +91,17 @@ export async function listCheckpoints(context: GitContext, agentId: string): Pro
     if (parsed) stored.push({ ref, commit, turn: parsed.turn, atMs: Number(seconds) * 1000 });
   }
   return stored;
+}
+
+/** The checkpoint refs of one agent in a store. */
+export async function listCheckpoints(context: GitContext, agentId: string): Promise<StoredCheckpoint[]> {
+  return parseCheckpointListing(
+    await runGit(context, [
+      'for-each-ref',
+      '--format=%(refname)%09%(objectname)%09%(committerdate:unix)',
+      agentRefPrefix(agentId),
+    ]),
+  );
 }
 
 /** `update-ref --stdin` lines deleting refs (no old-value check: a ref someone else deleted first is fine). */

@@ -1,21 +1,19 @@
 /** Recording a workspace: the whole work tree into a private index, a tree, a parentless commit on a private ref. */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type {
   CheckpointInput,
   CheckpointResult,
   CheckpointRetention,
-  FileChange,
   TurnCheckpoint,
 } from '../shared/workspace/checkpoints';
-import { diffTrees, emptyTreeLike } from './compare';
+import { parseNameStatus } from './compare';
 import { gitFailure } from './failures';
+import { diffCommand, runScript, snapshotLines } from './git-script';
 import { recoveringStaleLocks } from './locks';
-import { GitCommandError, runGit, type GitContext } from './git-command';
-import { checkpointAgentName, checkpointRef, checkpointTurn } from './names';
+import { agentRefPrefix, checkpointAgentName, checkpointRef, checkpointTurn } from './names';
 import { resolveCheckpointOptions, type CheckpointOptions } from './options';
-import { deleteRefsInput, expiredCheckpoints, listCheckpoints, resolveRetention } from './retention';
-import { locateStore, objectContext, privateIndexFile, workTreeContext, type CheckpointStore } from './store';
+import { preparePrivateIndex } from './private-index';
+import { deleteRefsInput, expiredCheckpoints, parseCheckpointListing, resolveRetention } from './retention';
+import { locateStore, workTreeContext, type CheckpointStore } from './store';
 
 /** At most this many changed paths are listed in a checkpoint (changedCount has them all). */
 export const maxListedChanges = 50;
@@ -24,19 +22,39 @@ export const maxListedChanges = 50;
 const identity = { name: 'subagents', email: 'checkpoints@subagents.invalid' };
 
 /**
- * Stages the work tree into the agent's private index (`git add --all`: untracked files in, ignored files out) and
- * writes its tree. The index stays between calls, so git rehashes only files whose stat data changed.
+ * $1 the previous tree (or empty), $2 ref, $3 message, $4 the agent's ref prefix. The caller answers the listing of
+ * the agent's refs with one ref transaction: the new ref and retention's deletions. What changed is compared with
+ * $5 (the previous tree when recorded in this store), else $6 (HEAD, in a repository), else the empty tree: a pruned
+ * tree or an unborn HEAD fails over to the next.
  */
-export async function snapshotTree(store: CheckpointStore, agentId: string): Promise<string> {
-  const indexFile = privateIndexFile(store, agentId);
-  await fs.mkdir(path.dirname(indexFile), { recursive: true });
-  const context = workTreeContext(store, indexFile);
-  await runGit(context, ['-c', 'advice.addEmbeddedRepo=false', 'add', '--all']);
-  return (await runGit(context, ['write-tree'])).trim();
+const recordScript = `${snapshotLines}
+section tree; printf '%s' "$tree"
+if [ "$tree" = "$1" ]; then exit 0; fi
+commit=$(git commit-tree --no-gpg-sign -m "$3" "$tree")
+section commit; printf '%s' "$commit"
+section refs; git for-each-ref --format='%(refname)%09%(objectname)%09%(committerdate:unix)' "$4"
+section ask
+git update-ref --stdin
+section changes
+{ [ -n "$5" ] && ${diffCommand} "$5" "$tree" -- 2>/dev/null; } ||
+  { [ -n "$6" ] && ${diffCommand} "$6" "$tree" -- 2>/dev/null; } ||
+  ${diffCommand} "$(git hash-object -t tree /dev/null)" "$tree" --
+`;
+
+/** The turn's snapshot, checked against `previous` and recorded when it differs. */
+interface Recording {
+  agentId: string;
+  turn: number;
+  previous: CheckpointInput['previous'];
+  retention: CheckpointRetention;
+  atMs: number;
 }
 
-function commitTree(context: GitContext, tree: string, message: string, nowMs: number): Promise<string> {
-  const date = `@${Math.floor(nowMs / 1000)} +0000`;
+async function recordIn(store: CheckpointStore, recording: Recording): Promise<CheckpointResult> {
+  const { agentId, turn, previous, atMs } = recording;
+  const ref = checkpointRef(agentId, turn);
+  const date = `@${Math.floor(atMs / 1000)} +0000`;
+  const context = workTreeContext(store, await preparePrivateIndex(store, agentId));
   const env = {
     ...context.env,
     GIT_AUTHOR_NAME: identity.name,
@@ -46,66 +64,33 @@ function commitTree(context: GitContext, tree: string, message: string, nowMs: n
     GIT_COMMITTER_EMAIL: identity.email,
     GIT_COMMITTER_DATE: date,
   };
-  return runGit({ ...context, env }, ['commit-tree', '--no-gpg-sign', tree, '-m', message]).then((out) => out.trim());
-}
-
-/**
- * What changed since the previous checkpoint. The first checkpoint (or one whose previous tree is not in this
- * store) is compared with the checkout's HEAD, so a clean checkout lists nothing; in a private store or a repository
- * without commits, with the empty tree (every file is new).
- */
-async function changesSincePrevious(
-  context: GitContext,
-  store: CheckpointStore,
-  previous: CheckpointInput['previous'],
-  tree: string,
-): Promise<FileChange[]> {
-  const bases = [
-    ...(previous && previous.root === store.root && previous.store === store.kind ? [previous.tree] : []),
-    ...(store.kind === 'repository' ? ['HEAD'] : []),
-  ];
-  for (const base of bases) {
-    try {
-      return await diffTrees(context, base, tree);
-    } catch (error) {
-      // A pruned previous tree or an unborn HEAD: fall back to the next base.
-      if (!(error instanceof GitCommandError && /bad (object|revision)/.test(error.stderr))) throw error;
-    }
-  }
-  return diffTrees(context, emptyTreeLike(tree), tree);
-}
-
-interface Recording {
-  agentId: string;
-  turn: number;
-  previous: CheckpointInput['previous'];
-  retention: CheckpointRetention;
-  atMs: () => number;
-}
-
-/** Snapshot, compare with the previous tree, commit, and move the ref (retention's deletions in the same transaction). */
-async function recordIn(store: CheckpointStore, recording: Recording): Promise<CheckpointResult> {
-  const { agentId, turn, previous } = recording;
-  const objects = objectContext(store);
-  // Listed while git stages the files: it is off the critical path, and cheap to throw away when nothing changed.
-  const listing = listCheckpoints(objects, agentId);
-  listing.catch(() => {});
-  const tree = await snapshotTree(store, agentId);
-  // Equal trees are equal files, whichever store the previous one was recorded in.
-  if (previous?.tree === tree) return { kind: 'unchanged' };
-  const atMs = recording.atMs();
-  const ref = checkpointRef(agentId, turn);
-  const [commit, changes, stored] = await Promise.all([
-    commitTree(objects, tree, `subagents checkpoint ${agentId} turn ${turn}`, atMs),
-    changesSincePrevious(objects, store, previous, tree),
-    listing,
-  ]);
-  const expired = expiredCheckpoints(stored, recording.retention, atMs, ref).map((old) => old.ref);
-  await runGit(objects, ['update-ref', '--stdin'], `update ${ref} ${commit}\n${deleteRefsInput(expired)}`);
+  // The previous tree is compared with only when it was recorded here (another store may not have its objects).
+  const previousHere = previous && previous.root === store.root && previous.store === store.kind;
+  const sections = await runScript(
+    { ...context, env },
+    'checkpoint',
+    recordScript,
+    [
+      previous?.tree ?? '',
+      ref,
+      `subagents checkpoint ${agentId} turn ${turn}`,
+      agentRefPrefix(agentId),
+      previousHere ? previous.tree : '',
+      store.kind === 'repository' ? 'HEAD' : '',
+    ],
+    (asked) => {
+      const stored = parseCheckpointListing(asked.get('refs') ?? '');
+      const expired = expiredCheckpoints(stored, recording.retention, atMs, ref).map((old) => old.ref);
+      return `update ${ref} ${asked.get('commit') ?? ''}\n${deleteRefsInput(expired)}`;
+    },
+  );
+  // Equal trees are equal files, whichever store the previous one was recorded in: the script stopped there.
+  if (!sections.has('commit')) return { kind: 'unchanged' };
+  const changes = parseNameStatus(sections.get('changes') ?? '');
   const checkpoint: TurnCheckpoint = {
     turn,
-    commit,
-    tree,
+    commit: sections.get('commit') ?? '',
+    tree: sections.get('tree') ?? '',
     ref,
     root: store.root,
     store: store.kind,
@@ -125,7 +110,7 @@ export async function recordCheckpoint(input: CheckpointInput, options?: Checkpo
     turn: checkpointTurn(input.turn),
     previous: input.previous,
     retention: resolveRetention(input.retention, resolved.env),
-    atMs: resolved.now,
+    atMs: resolved.now(),
   };
   const located = await locateStore(input.cwd, resolved);
   if (located.kind === 'unavailable') return located;

@@ -1,13 +1,11 @@
 /** Which git store records a directory: its own repository, or a private store for a non-git directory. */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorType } from '../shared/protocol/errors';
 import type { TurnCheckpoint } from '../shared/workspace/checkpoints';
-import { checkpointFailure, gitFailure, notADirectory } from './failures';
+import { checkpointFailure, gitErrorText, gitFailure, notADirectory } from './failures';
 import { findCheckout, type Checkout } from './checkout';
 import { baseGitEnv, type GitContext } from './git-command';
-import { checkpointAgentName } from './names';
 import type { ResolvedCheckpointOptions } from './options';
 import { ensurePrivateStore, measureDirectory, privateStoreDir, privateStoreLimits } from './private-store';
 
@@ -81,7 +79,7 @@ export async function locateStore(
     // E.g. a repository owned by another user ("dubious ownership"): nothing to record, say why.
     return {
       kind: 'unavailable',
-      reason: `git refuses ${real} (${gitFailure('git rev-parse', error).message}): ${keptInstead}.`,
+      reason: `git refuses ${real} (${gitErrorText(error)}): ${keptInstead}.`,
     };
   }
   const root = checkout?.toplevel ?? real;
@@ -199,17 +197,6 @@ async function ensureSameRepository(
         'restore into a worktree of the same repository (git worktree add), where its objects are.',
     );
   }
-}
-
-/** The private index of one agent on one work tree: git's stat cache makes the next snapshot cheap. */
-export function privateIndexFile(store: CheckpointStore, agentId: string): string {
-  const rootKey = createHash('sha256').update(store.root).digest('hex').slice(0, 16);
-  return path.join(agentIndexDir(store, agentId), rootKey);
-}
-
-/** The folder of an agent's private indexes (one per work tree it recorded or restored). */
-export function agentIndexDir(store: Pick<CheckpointStore, 'commonDir'>, agentId: string): string {
-  return path.join(store.commonDir, 'subagents', 'checkpoint-index', checkpointAgentName(agentId));
 }
 
 /** git working on the store's work tree through a private index (never the checkout's own index). */

@@ -74,6 +74,22 @@ describe('restoreCheckpoint', () => {
     expect(await fixture.activities.workspaceChangesSince({ checkpoint: before })).toEqual([]);
   });
 
+  it('keeps file names that look like shell, options or framing exactly as they are, running none of them', async () => {
+    const { repo } = fixture.repository;
+    const first = await fixture.record(0);
+    const names = ['$(touch pwned)', '`touch pwned2`', 'a b', 'new\nline.txt', '-n', 'ask', 'ünïcödé.md', 'q\'uote"s'];
+    for (const name of names) await fixture.repository.write(name, `${name}\n`);
+    const second = await fixture.record(1, first);
+    expect([...second.changed].sort()).toEqual([...names].sort());
+    expect(await fixture.activities.workspaceChangesSince({ checkpoint: first })).toHaveLength(names.length);
+    const result = await fixture.activities.restoreCheckpoint({ checkpoint: first, latest: second });
+    expect(result.kind === 'restored' && result.changes.map((change) => change.path).sort()).toEqual([...names].sort());
+    expect((await fs.readdir(repo)).sort()).toEqual(['.git', 'README.md', 'src']);
+    await fixture.activities.restoreCheckpoint({ checkpoint: second });
+    expect(await fixture.repository.read('new\nline.txt')).toBe('new\nline.txt\n');
+    expect(await fs.readdir(repo)).not.toContain('pwned');
+  });
+
   it('refuses, writing nothing, when files changed since the latest checkpoint, and lists them', async () => {
     const { repo } = fixture.repository;
     const { before, after } = await twoTurns();

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { preparePrivateIndex, privateIndexFile } from '../../../src/checkpoints/private-index';
 import { ErrorType } from '../../../src/shared/protocol/errors';
 import { checkpointRefPrefix } from '../../../src/shared/workspace/checkpoints';
 import { bash, createCheckpointFixture, git, treeListing, userState, type CheckpointFixture } from './helpers';
@@ -202,6 +203,22 @@ describe('checkpointWorkspace', () => {
     const root = await fixture.activities.checkpointWorkspace({ agentId: 'a', cwd: '/', turn: 0 });
     expect(root).toEqual({ kind: 'unavailable', reason: expect.stringContaining('the file system root') });
     expect(git(fixture.repository.repo, 'for-each-ref', 'refs/subagents')).toBe('');
+  });
+
+  it("starts a second agent on the same checkout from a copy of the first one's index, seeing its own changes", async () => {
+    const { repo } = fixture.repository;
+    const parent = await fixture.record(0, undefined, 'root');
+    const gitDir = path.join(repo, '.git');
+    const store = { kind: 'repository' as const, root: repo, gitDir, commonDir: gitDir, baseEnv: {} };
+    const seeded = await preparePrivateIndex(store, 'root.1');
+    expect(await fs.readFile(seeded)).toEqual(await fs.readFile(privateIndexFile(store, 'root')));
+    await fixture.repository.write('src/app.ts', 'export const answer = 41;\n');
+    await fixture.repository.write('child.txt', 'made by the child\n');
+    const child = await fixture.record(0, undefined, 'root.1');
+    expect(child.changed).toEqual(['child.txt', 'src/app.ts']);
+    expect(child.tree).not.toBe(parent.tree);
+    expect(git(repo, 'ls-tree', '-r', '--name-only', child.tree).split('\n')).toContain('child.txt');
+    expect(await fs.readdir(path.join(repo, '.git', 'subagents', 'checkpoint-index'))).toEqual(['root', 'root.1']);
   });
 
   it('notices a repository created inside the checkout after a checkpoint (a cwd that became its own repository)', async () => {
