@@ -1,3 +1,4 @@
+import { rewindToolDefinition } from '../shared/tools/rewind-tool-definition';
 import type { ToolDefinition } from '../shared/model/messages';
 import { agentToolDefinitions } from '../shared/tools/agent-tool-definitions';
 import { boardToolDefinitions } from '../shared/board/board-tool-definitions';
@@ -8,6 +9,7 @@ import { workflowToolDefinition } from '../shared/tools/workflow-tool-definition
 
 const catalog: Record<string, ToolDefinition> = {
   ...agentToolDefinitions,
+  Rewind: rewindToolDefinition,
   Workflow: workflowToolDefinition([]),
   TaskOutput: taskOutputDefinition,
   ...toolDefinitions,

@@ -5,7 +5,14 @@ export {
   BudgetChangeRefused,
   type StartAgentOptions,
   type ClientConfig,
+  type ForkOptions,
+  type ForkResult,
+  type RewindOptions,
+  type RewindOutcome,
 } from '../client/client';
+export type { RewindAck, TurnsSnapshot } from '../shared/rewind/rewind-protocol';
+export type { TurnBoundary } from '../shared/rewind/turns';
+export type { FileChange, TurnCheckpoint } from '../shared/workspace/checkpoints';
 export {
   agentStatuses,
   type AgentResult,

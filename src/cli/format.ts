@@ -41,6 +41,13 @@ export function formatStatus(status: AgentStatusSnapshot): string {
   const lines = [formatProgress(status)];
   if (status.permissionDenials?.count) lines.push(`permission denials: ${formatDenials(status.permissionDenials)}`);
   if (status.stalled) lines.push(`STALLED: ${formatStall(status.stalled)}`);
+  if (status.turns && status.turns.last >= 0)
+    lines.push(
+      `turns 0–${status.turns.last} can be forked or rewound · ${status.turns.checkpoints} file checkpoint(s)` +
+        (status.turns.checkpointsUnavailable
+          ? ` · files not checkpointed: ${status.turns.checkpointsUnavailable}`
+          : ''),
+    );
   if (status.todos?.length)
     lines.push(`todos: ${todoSummary(status.todos)}`, ...todoLines(status.todos).map((line) => `  ${line}`));
   if (status.mcpServers?.length) {

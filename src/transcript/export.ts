@@ -133,7 +133,7 @@ export async function readAgentTranscript(
     if (isGrpcDeadlineError(error) || Date.now() >= deadline) throw new NoWorkerError(agentId, description.taskQueue);
     throw error;
   }
-  const { messages, boundaries, inheritedCount } = stitchRuns(logs);
+  const { messages, boundaries, inheritedCount, turns } = stitchRuns(logs);
 
   const latestInput = (runs[runs.length - 1]?.input ?? {}) as Partial<AgentWorkflowInput>;
   const events = runs.flatMap((run) => run.events);
@@ -146,6 +146,7 @@ export async function readAgentTranscript(
       return { message, timestampMs: times[index]!, ...(call ? { call } : {}) };
     }),
     compactions: boundaries,
+    turns,
     runIds,
     childIds: [...new Set(runs.flatMap((run) => run.childIds))],
   };
@@ -161,7 +162,13 @@ async function readRunLog(client: Client, agentId: string, runId: string, deadli
     if (page.messages.length === 0) break;
     messages.push(...page.messages);
   }
-  return { messages, carriedCount: first.carriedCount, boundaries: first.boundaries, current: first.current };
+  return {
+    messages,
+    carriedCount: first.carriedCount,
+    boundaries: first.boundaries,
+    current: first.current,
+    ...(first.turnMarks ? { turnMarks: first.turnMarks } : {}),
+  };
 }
 
 /** The transcripts of an agent and its descendants, depth first (a child that never started is left out). */

@@ -58,6 +58,9 @@ export function formatTranscripts(transcripts: readonly AgentTranscript[]): stri
   const sections = transcripts.map((transcript) => {
     const toolNames = new Map<string, string>();
     const compactions = new Map(transcript.compactions.map((compaction) => [compaction.summaryIndex, compaction]));
+    const turnEnds = new Map<number, number[]>();
+    for (const mark of transcript.turns ?? [])
+      turnEnds.set(mark.afterIndex, [...(turnEnds.get(mark.afterIndex) ?? []), mark.turn]);
     const body = transcript.messages.flatMap(({ message, timestampMs }, index) => {
       const compaction = compactions.get(index);
       const heading = compaction
@@ -67,7 +70,10 @@ export function formatTranscripts(transcripts: readonly AgentTranscript[]): stri
               (compaction.record.fallback ? ` (no summary: ${compaction.record.fallback})` : ''),
           ]
         : [];
-      return [...heading, ...messageLines(message, timestampMs, toolNames)];
+      const ends = (turnEnds.get(index) ?? []).map(
+        (turn) => `── end of turn ${turn} (subagents fork|rewind ${transcript.meta.agentId} --turn ${turn})`,
+      );
+      return [...heading, ...messageLines(message, timestampMs, toolNames), ...ends];
     });
     return [agentHeading(transcript), '', ...body].join('\n');
   });

@@ -8,6 +8,7 @@ export interface RunLog {
   carriedCount: number;
   boundaries: TranscriptBoundary[];
   current: number[];
+  turnMarks?: { turn: number; lastIndex: number }[];
 }
 
 /** A compaction in the joined transcript: indices are positions in the joined message list. */
@@ -24,6 +25,8 @@ export interface StitchedTranscript {
   boundaries: StitchedBoundary[];
   /** Messages the earliest run was started with (a fork's copied history, a resumed conversation). */
   inheritedCount: number;
+  /** Where each recorded turn ends: after message `afterIndex` (docs/rewind.md); the latest mark of a turn wins. */
+  turns: { turn: number; afterIndex: number }[];
 }
 
 const same = (left: MessageParam | undefined, right: MessageParam): boolean =>
@@ -33,6 +36,7 @@ const same = (left: MessageParam | undefined, right: MessageParam): boolean =>
 export function stitchRuns(runs: readonly RunLog[]): StitchedTranscript {
   const joined: (MessageParam | undefined)[] = [];
   const boundaries: StitchedBoundary[] = [];
+  const turnEnds = new Map<number, number>();
   let previousCurrent: number[] = [];
   for (const run of runs) {
     const positions: number[] = [];
@@ -57,6 +61,10 @@ export function stitchRuns(runs: readonly RunLog[]): StitchedTranscript {
         record: boundary.record,
       });
     }
+    for (const mark of run.turnMarks ?? []) {
+      const position = positions[mark.lastIndex];
+      if (position !== undefined) turnEnds.set(mark.turn, position);
+    }
     previousCurrent = run.current.map((index) => positions[index]!);
   }
   // Close the gaps left by dropped messages, renumbering the boundaries.
@@ -77,5 +85,9 @@ export function stitchRuns(runs: readonly RunLog[]): StitchedTranscript {
       record: boundary.record,
     })),
     inheritedCount: runs[0]?.carriedCount ?? 0,
+    turns: [...turnEnds]
+      .filter(([, index]) => joined[index] !== undefined)
+      .map(([turn, index]) => ({ turn, afterIndex: at(index) }))
+      .sort((left, right) => left.afterIndex - right.afterIndex || left.turn - right.turn),
   };
 }

@@ -105,6 +105,8 @@ export interface AgentTranscript {
   messages: { message: MessageParam; timestampMs: number; call?: ModelCallFacts }[];
   /** Its compactions: before message `summaryIndex` (the summary) the conversation was compacted. */
   compactions: { summaryIndex: number; keptIndices: number[]; lastIndexBefore: number; record: CompactionRecord }[];
+  /** Where each turn boundary falls (docs/rewind.md): turn N ends after message `afterIndex` (absent: none recorded). */
+  turns?: { turn: number; afterIndex: number }[];
   /** Run ids the transcript was read from, oldest first (more than one after continue-as-new or resume). */
   runIds: string[];
   /** Children started by the agent (workflow ids), in order. */

@@ -168,6 +168,8 @@ describe('budgets in status, ls --tree, watch and the Temporal UI', () => {
     const metadata = (await env.temporal.client.workflow
       .getHandle(handle.agentId)
       .query('__temporal_workflow_metadata')) as { currentDetails?: string };
-    expect(metadata.currentDetails).toBe('**completed** after 1 turns, 0 tool uses');
+    expect(metadata.currentDetails).toBe(
+      '**completed** after 1 turns, 0 tool uses\n\nTurns 0–1 can be forked or rewound (docs/rewind.md).',
+    );
   }, 120_000);
 });

@@ -5,8 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { treeQuery } from '../../src/shared/protocol/definitions';
+import { turnConversationQuery } from '../../src/shared/rewind/rewind-protocol';
 import { useAgentTestEnv } from '../helpers/agent-env';
-import { agentNamed, agentWithId, bash, spawnInBackground } from '../helpers/scripted-agents';
+import { BoardClient } from '../../src/client/board-client';
+import { treeBoardId } from '../../src/shared/board/board';
+import { agentNamed, agentWithId, bash, spawn, spawnInBackground } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
 
@@ -129,8 +132,18 @@ describe('rewind', () => {
     const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewind-flag-')), 'flag');
     env.script(
       agentNamed('rewound-root', [
-        { toolUses: [spawnInBackground('early', 'EARLY-TASK')] },
-        { toolUses: [spawnInBackground('late', 'LATE-TASK')] },
+        {
+          toolUses: [
+            { name: 'TaskCreate', input: { subject: 'claimed late', description: 'claimed after turn 1' } },
+            spawnInBackground('early', 'EARLY-TASK'),
+          ],
+        },
+        {
+          toolUses: [
+            { name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } },
+            spawnInBackground('late', 'LATE-TASK'),
+          ],
+        },
         { toolUses: [bash(`for i in $(seq 1 100); do test -f ${flag} && break; sleep 0.2; done`)] },
         { text: 'ROOT-DONE' },
         { text: 'ROOT-NOTIFIED' },
@@ -162,6 +175,10 @@ describe('rewind', () => {
     expect(ack.mode).toBe('in-place');
     if (ack.mode !== 'in-place') return;
     expect(ack.ack.stoppedChildren).toEqual([`${root.agentId}.2`]);
+    // The claim made after turn 1 went back to the board (the branch claims again if it wants it).
+    expect(ack.ack.releasedTasks).toEqual(['1']);
+    const board = await new BoardClient(env.temporal.client, env.taskQueue).snapshot(treeBoardId(root.agentId));
+    expect(board.tasks.find((task) => task.id === '1')?.returnedCount).toBe(1);
     expect(ack.ack.droppedTurns).toBeGreaterThanOrEqual(1);
     const tree = await env.temporal.client.workflow.getHandle(root.agentId).query(treeQuery);
     const late = tree.nodes.find((node) => node.agentId === `${root.agentId}.2`);
@@ -205,6 +222,112 @@ describe('rewind', () => {
     expect(existsSync(path.join(env.workspace, 'g.txt'))).toBe(false);
     const boundaries = (await writer.turns()).boundaries;
     expect(boundaries.map((boundary) => boundary.turn)).toEqual([0, 1, 2, 3]);
+    rmSync(path.dirname(flag), { recursive: true, force: true });
+  });
+});
+
+describe('fork in the tree', () => {
+  it('forks a running depth-2 subagent beside it: a child of its parent, counted by the tree; the source runs on', async () => {
+    const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewind-flag-')), 'flag');
+    const wait = `for i in $(seq 1 300); do test -f ${flag} && break; sleep 0.2; done`;
+    env.script(
+      agentNamed('tree-root', [{ toolUses: [spawn('middle', 'MIDDLE-TASK')] }, { text: 'ROOT-DONE' }]),
+      { match: { userIncludes: 'FORKED-LEAF' }, turnOffset: 1, turns: [{ text: 'FORK-LEAF-DONE' }] },
+      {
+        match: { userIncludes: 'MIDDLE-TASK' },
+        turns: [
+          { toolUses: [spawnInBackground('leaf', 'LEAF-TASK')] },
+          { toolUses: [bash(wait)] },
+          { text: 'MIDDLE-DONE' },
+          { text: 'MIDDLE-NOTIFIED' },
+          { text: 'MIDDLE-NOTIFIED' },
+        ],
+      },
+      {
+        match: { userIncludes: 'LEAF-TASK' },
+        turns: [{ toolUses: [bash('echo leaf > leaf.txt')] }, { toolUses: [bash(wait)] }, { text: 'LEAF-DONE' }],
+      },
+    );
+    const root = await env.start({ prompt: 'build a tree', name: 'tree-root' });
+    const leafId = `${root.agentId}.1.1`;
+    const leaf = env.client.getAgent(leafId);
+    await until(
+      () => leaf.turns(),
+      (snapshot) => snapshot.boundaries.length >= 2,
+      'the leaf to finish turn 1',
+    );
+    const before = (await leaf.turns()).boundaries;
+    const forked = await leaf.fork({ turn: 1, prompt: 'FORKED-LEAF' });
+    expect(forked.placement).toBe('tree');
+    expect(forked.startedBy).toBe(`${root.agentId}.1`);
+    expect(forked.agentId).toBe(`${root.agentId}.1.2`);
+    expect((await forked.handle.result()).finalText).toBe('FORK-LEAF-DONE');
+    const tree = await env.temporal.client.workflow.getHandle(root.agentId).query(treeQuery);
+    const node = tree.nodes.find((entry) => entry.agentId === forked.agentId);
+    expect(node?.depth).toBe(2);
+    // The fork's first request: the leaf's second request's prefix byte for byte, the prompt added to its last message.
+    const leafSecond = requestsOf(leafId)[1]!;
+    const forkFirst = requestsOf(forked.agentId)[0]!;
+    expect(JSON.stringify(forkFirst.system)).toBe(JSON.stringify(leafSecond.system));
+    expect(JSON.stringify(forkFirst.tools)).toBe(JSON.stringify(leafSecond.tools));
+    expect(JSON.stringify(forkFirst.messages.slice(0, -1))).toBe(JSON.stringify(leafSecond.messages.slice(0, -1)));
+    expect(JSON.stringify(forkFirst.messages.at(-1))).toContain('FORKED-LEAF');
+    // The source was not touched by the fork.
+    expect((await leaf.turns()).boundaries.slice(0, before.length)).toEqual(before);
+    writeFileSync(flag, 'go');
+    expect((await root.result()).status).toBe('completed');
+    expect((await leaf.result()).finalText).toBe('LEAF-DONE');
+    rmSync(path.dirname(flag), { recursive: true, force: true });
+  });
+
+  it('refuses bad forks and rewinds with a clear message, changing nothing', async () => {
+    env.script(agentNamed('short', [{ text: 'SHORT-DONE' }]));
+    const agent = await env.start({ prompt: 'short task', name: 'short' });
+    await agent.result();
+    await expect(agent.fork({ turn: 5 })).rejects.toThrow(/turns 0 to 1; there is no turn 5/);
+    await expect(agent.fork({ turn: -1 })).rejects.toThrow(/whole number/);
+    await expect(agent.rewind({ turn: 9 })).rejects.toThrow(/there is no turn 9/);
+    await expect(agent.fork({ turn: 0, cwd: '/definitely/not/here' })).rejects.toThrow(/does not exist/);
+    await expect(env.client.getAgent('no-such-agent').fork({ turn: 0 })).rejects.toThrow(/No agent "no-such-agent"/);
+    // Hostile update inputs are refused at the boundary.
+    const workflow = env.temporal.client.workflow.getHandle(agent.agentId);
+    await expect(workflow.query(turnConversationQuery, { turn: 'x' } as never)).rejects.toThrow(
+      /Invalid turnConversation/,
+    );
+  });
+});
+
+describe('the Rewind tool', () => {
+  it('is off by default, and when given, takes the agent back to an earlier turn with its files', async () => {
+    initRepository();
+    const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewind-flag-')), 'flag');
+    env.script(
+      { match: { agentName: 'rewinder', userIncludes: 'NOTE-X' }, turnOffset: 1, turns: [{ text: 'AFTER-REWIND' }] },
+      agentNamed('rewinder', [
+        { toolUses: [bash('echo a > tool-f.txt')] },
+        { toolUses: [bash(`echo b > tool-f.txt; echo c > tool-g.txt; touch ${flag}`)] },
+        { toolUses: [{ name: 'Rewind', input: { turn: 1, files: true, note: 'NOTE-X: approach b failed' } }] },
+      ]),
+      agentNamed('plain', [{ text: 'PLAIN-DONE' }]),
+    );
+    const plain = await env.start({ prompt: 'plain', name: 'plain' });
+    await plain.result();
+    const offered = requestsOf(plain.agentId)[0]!.tools as { name: string }[];
+    expect(offered.map((tool) => tool.name)).not.toContain('Rewind');
+
+    const agent = await env.start({
+      prompt: 'try two approaches',
+      name: 'rewinder',
+      tools: ['Bash', 'Read', 'Rewind'],
+    });
+    const result = await agent.result();
+    expect(result.finalText).toBe('AFTER-REWIND');
+    expect(readFileSync(path.join(env.workspace, 'tool-f.txt'), 'utf8')).toBe('a\n');
+    expect(existsSync(path.join(env.workspace, 'tool-g.txt'))).toBe(false);
+    const last = requestsOf(agent.agentId).at(-1)!;
+    expect(last.messages).toHaveLength(3);
+    expect(JSON.stringify(last.messages)).toContain('NOTE-X: approach b failed');
+    expect(JSON.stringify(last.messages)).not.toContain('tool-g.txt');
     rmSync(path.dirname(flag), { recursive: true, force: true });
   });
 });

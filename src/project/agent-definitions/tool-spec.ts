@@ -1,5 +1,5 @@
 import { isCustomToolName } from '../../shared/tools/custom-tools';
-import { isRuntimeTool, runtimeToolNames } from '../../shared/policy/tool-classification';
+import { isRuntimeTool, optInToolNames, runtimeToolNames } from '../../shared/policy/tool-classification';
 import { ruleTools, type ToolRule } from '../../shared/policy/tool-rules';
 
 /** `tools` after parsing: names the runtime has, plus what `Agent(...)` and `mcp__…` entries said. */
@@ -136,7 +136,12 @@ export function parseAllowList(value: string | string[]): AllowList {
   if (unknown.length > 0) warnings.unshift(unknownToolsWarning('tools', unique(unknown)));
   const customTools = unique(unknown.filter(isCustomToolName));
   return {
-    ...(everyTool ? {} : { tools: runtimeToolNames.filter((name) => names.has(name)) }),
+    ...(everyTool
+      ? // `*` leaves out the opt-in tools; `*, Rewind` is every tool and Rewind.
+        optInToolNames.some((name) => names.has(name))
+        ? { tools: runtimeToolNames.filter((name) => !optInToolNames.includes(name) || names.has(name)) }
+        : {}
+      : { tools: runtimeToolNames.filter((name) => names.has(name)) }),
     ...(agentTypes.length > 0 && !anyAgentType ? { allowedAgentTypes: unique(agentTypes) } : {}),
     ...(mcpTools.length > 0 ? { mcpTools: unique(mcpTools) } : {}),
     ...(customTools.length > 0 ? { customTools } : {}),
@@ -195,5 +200,7 @@ export function remainingTools(
   disallowedTools: readonly string[] | undefined,
 ): string[] {
   const denied = new Set(disallowedTools ?? []);
-  return (tools ?? runtimeToolNames).filter((name) => !denied.has(name));
+  return (tools ?? runtimeToolNames.filter((name) => !optInToolNames.includes(name))).filter(
+    (name) => !denied.has(name),
+  );
 }

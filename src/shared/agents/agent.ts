@@ -243,6 +243,8 @@ export interface AgentStatusSnapshot {
   waitingFor?: string;
   result?: AgentResult;
   turn: number;
+  /** Its turn boundaries (docs/rewind.md): the last one's number, how many hold a file checkpoint, and why files are not checkpointed if they are not. */
+  turns?: { last: number; checkpoints: number; checkpointsUnavailable?: string };
   maxTurns: number;
   lastTool?: string;
   currentTools: string[];

@@ -43,8 +43,12 @@ export const runtimeToolNames = [
   ...webToolNames,
   ...todoToolNames,
   ...taskBoardToolNames,
+  'Rewind',
 ] as const;
 export type RuntimeToolName = (typeof runtimeToolNames)[number];
+
+/** Tools an agent gets only when its `tools` name them: never from `*` or an absent list (docs/rewind.md). */
+export const optInToolNames: readonly string[] = ['Rewind'];
 
 /** Tools that work on the workspace, each run by a Temporal activity of the same name. */
 export const workspaceToolNames = ['Read', 'Glob', 'Grep', 'Write', 'Edit', 'Bash'] as const;

@@ -23,6 +23,8 @@ export interface RunTranscriptSlice {
   boundaries: TranscriptBoundary[];
   /** Log indices of the conversation the model sees now (after the last compaction). */
   current: number[];
+  /** Turn boundaries this run recorded (docs/rewind.md): turn N ends after log message `lastIndex`. */
+  turnMarks?: { turn: number; lastIndex: number }[];
 }
 
 /** Input of the transcript query. */

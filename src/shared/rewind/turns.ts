@@ -85,11 +85,11 @@ export function lastTurn(boundaries: readonly TurnBoundary[]): number {
   return boundaries.length === 0 ? -1 : boundaries[boundaries.length - 1]!.turn;
 }
 
-/** The workspace as of `turn`: the latest checkpoint at or before it. */
+/** The workspace as of `turn`: the latest checkpoint at or before it, else a later baseline (nothing was written before it). */
 export function checkpointAsOf(boundaries: readonly TurnBoundary[], turn: number): TurnCheckpoint | undefined {
   let found: TurnCheckpoint | undefined;
   for (const boundary of boundaries) {
-    if (boundary.turn > turn) break;
+    if (boundary.turn > turn) return found ?? (boundary.checkpoint?.baseline ? boundary.checkpoint : undefined);
     if (boundary.checkpoint) found = boundary.checkpoint;
   }
   return found;

@@ -4,6 +4,7 @@ import {
   agentCompanionToolNames,
   coordinationToolNames,
   editToolNames,
+  optInToolNames,
   readOnlyToolNames,
   runtimeToolNames,
   subagentForbiddenToolNames,
@@ -57,6 +58,7 @@ export function assembleToolPool(input: ToolPoolInput): string[] {
     if (name === 'Workflow' && input.depth + 1 >= input.maxDepth) return false;
     if (input.background && !background.has(name) && !(name === 'Bash' && readOnlyBash)) return false;
     if (denied.has(name)) return false;
+    if (optInToolNames.includes(name)) return allowList?.includes(name) === true;
     return allowAll || allowList.includes(name);
   });
   return pool.includes('Agent') ? pool : pool.filter((name) => !agentCompanionToolNames.includes(name));

@@ -35,6 +35,8 @@ export interface TurnCheckpoint {
   changed: string[];
   changedCount: number;
   atMs: number;
+  /** Taken before the agent's first write: the files of every earlier boundary too. */
+  baseline?: boolean;
 }
 
 /** Input of `checkpointWorkspace`: record the agent's workspace at a turn boundary if it changed since `previous`. */

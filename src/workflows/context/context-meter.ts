@@ -1,3 +1,4 @@
+import { rewindToolDefinition } from '../../shared/tools/rewind-tool-definition';
 import type { AgentWorkflowInput, ContextSnapshot } from '../../shared/agents/agent';
 import { agentToolDefinitions } from '../../shared/tools/agent-tool-definitions';
 import { estimateTextTokens } from '../../shared/model/context-estimate';
@@ -12,6 +13,7 @@ import type { AgentState } from '../loop/agent-state';
 
 const knownDefinitions: Readonly<Record<string, ToolDefinition>> = {
   ...agentToolDefinitions,
+  Rewind: rewindToolDefinition,
   TaskOutput: taskOutputDefinition,
   ...toolDefinitions,
 };

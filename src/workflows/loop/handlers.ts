@@ -87,6 +87,11 @@ export function installHandlers(agent: AgentParts): void {
     model: input.model,
     ...progress.current,
     turn: state.turn,
+    turns: {
+      last: state.turns.last,
+      checkpoints: state.turns.boundaries.filter((boundary) => boundary.checkpoint).length,
+      ...(state.turns.checkpointsUnavailable ? { checkpointsUnavailable: state.turns.checkpointsUnavailable } : {}),
+    },
     maxTurns: input.maxTurns,
     usage: state.usage,
     toolUses: state.toolUses,

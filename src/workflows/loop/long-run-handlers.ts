@@ -31,7 +31,10 @@ export function installLongRunHandlers(
     () => finished('there is nothing to compact'),
   );
 
-  guard.query(transcriptQuery, transcriptQuerySchema, ({ from }) => state.conversation.transcript(from));
+  guard.query(transcriptQuery, transcriptQuerySchema, ({ from }) => ({
+    ...state.conversation.transcript(from),
+    turnMarks: state.turns.marksInRun(),
+  }));
 
   guard.update(
     resumeDescendantUpdate,

@@ -11,6 +11,7 @@ import type { PreReadLookup } from '../tools/tool-types';
 import { sendMessageTool } from '../tree/send-message';
 import { taskOutputTool } from '../tree/task-output';
 import { workflowTool } from '../scripts/workflow-tool';
+import { rewindTool } from '../rewind/rewind-tool';
 import type { AgentParts } from './agent-parts';
 
 /** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */
@@ -52,6 +53,7 @@ export function toolRunContext(
       SendMessage: (call) => sendMessageTool(call, input, children, agent.tree),
       TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
       TaskOutput: (call) => taskOutputTool(call, children),
+      Rewind: async (call) => rewindTool(call, agent),
       ...agent.board.workflowTools(),
       ...extraToolRoutes(agent),
     },

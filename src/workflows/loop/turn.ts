@@ -14,6 +14,7 @@ import { stopNoticeOnItsWay, waitForStopNotice } from '../tree/stop-delivery';
 import type { AgentParts } from './agent-parts';
 import { callModelWithinBudget, maxOutputTokens } from './turn-model-call';
 import { toolRunContext } from './tool-run-context';
+import { checkpointBeforeFirstWrite } from '../rewind/checkpoint-turn';
 import type { Interruption } from './turn-control';
 
 /** What the model sees in place of the rest of an interrupted turn. */
@@ -82,6 +83,10 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     progress.runningTools();
     state.countToolUses(toolUses.length);
     state.turns.noteTools(toolUses.map((toolUse) => toolUse.name));
+    await checkpointBeforeFirstWrite(
+      agent,
+      toolUses.map((toolUse) => toolUse.name),
+    );
     const readWithCall: string[] = [];
     const lookup = preReadLookup(response, preRead, toolUses, (call) =>
       readWithCall.push(toolCallSummary(call.name, call.input)),

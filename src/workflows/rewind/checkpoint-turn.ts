@@ -22,10 +22,23 @@ export function writesFiles({ input, state }: Pick<AgentParts, 'input' | 'state'
 export async function recordTurnBoundary(agent: Pick<AgentParts, 'input' | 'state'>): Promise<void> {
   const { state } = agent;
   const ran = state.turns.takeTools();
-  const opening = state.turns.last < 0;
   const checkpoint =
-    writesFiles(agent) && (opening || ran.some(mayWriteFiles)) ? await checkpointNow(agent) : undefined;
+    writesFiles(agent) && ran.some(mayWriteFiles) ? await checkpointNow(agent, state.turns.next) : undefined;
   state.turns.record(state.conversation, state.turn, checkpoint);
+}
+
+/**
+ * Before the first tool of an agent's life that may change files: the workspace as the previous boundary left it.
+ * Taken then rather than at the start, so agents that never write take no checkpoint at all.
+ */
+export async function checkpointBeforeFirstWrite(
+  agent: Pick<AgentParts, 'input' | 'state'>,
+  tools: readonly string[],
+): Promise<void> {
+  const { state } = agent;
+  if (state.turns.latestCheckpoint || state.turns.last < 0 || !tools.some(mayWriteFiles) || !writesFiles(agent)) return;
+  const baseline = await checkpointNow(agent, state.turns.last);
+  if (baseline) state.turns.attachBaseline(baseline);
 }
 
 /** Records the boundary of a turn cut by a stop, without touching the workspace (the agent is going away). */
@@ -37,17 +50,17 @@ export function recordStoppedBoundary({ state }: Pick<AgentParts, 'state'>): voi
 }
 
 /** A checkpoint of the workspace now, if it changed since the agent's latest; failures only note why (never fail the agent). */
-export async function checkpointNow({
-  input,
-  state,
-}: Pick<AgentParts, 'input' | 'state'>): Promise<TurnCheckpoint | undefined> {
+export async function checkpointNow(
+  { input, state }: Pick<AgentParts, 'input' | 'state'>,
+  turn: number,
+): Promise<TurnCheckpoint | undefined> {
   if (state.turns.checkpointsUnavailable !== undefined) return undefined;
   const previous = state.turns.latestCheckpoint;
   try {
     const result = await checkpointOn(input.workspaceWorker, {
       agentId: input.agentId,
       cwd: state.cwd,
-      turn: state.turns.next,
+      turn,
       ...(previous ? { previous } : {}),
     });
     if (result.kind === 'recorded') return result.checkpoint;

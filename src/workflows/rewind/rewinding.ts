@@ -11,6 +11,8 @@ import { checkpointNow } from './checkpoint-turn';
 /** A rewind the loop carries out at its next boundary, and its answer to the update. */
 interface PendingRewind {
   request: RewindInput & { by: string };
+  /** Asked by the agent's own Rewind call: boundary and checkpoint are looked up when it is carried out. */
+  fromTool?: boolean;
   boundary: TurnBoundary;
   checkpoint?: TurnCheckpoint;
   ack?: RewindAck;
@@ -70,6 +72,11 @@ export class Rewinding {
     return pending.ack!;
   }
 
+  /** A Rewind tool call (rewind-tool.ts): carried out at the end of this turn; nobody waits for the answer. */
+  requestFromTool(request: RewindInput & { by: string }): void {
+    this.pending = { request, boundary: { turn: request.turn } as TurnBoundary, fromTool: true };
+  }
+
   /** Carries out the pending rewind at a boundary: children, board, files, conversation. */
   async perform(agent: AgentParts): Promise<AfterRewind> {
     const pending = this.pending!;
@@ -77,19 +84,29 @@ export class Rewinding {
       return await this.rewind(agent, pending);
     } catch (error) {
       pending.error = error instanceof Error ? error.message : String(error);
+      // The agent's own Rewind call has nobody waiting: it learns of the refusal at its next turn.
+      if (pending.fromTool)
+        agent.inbox.pushNotification(`Your Rewind to turn ${pending.request.turn} did not happen: ${pending.error}`);
       return { type: 'continue' };
     }
   }
 
   private async rewind(agent: AgentParts, pending: PendingRewind): Promise<AfterRewind> {
     const { input, state, children, board, progress } = agent;
+    if (pending.fromTool) {
+      pending.boundary = findBoundary(state.turns.boundaries, pending.request.turn, input.agentId) as TurnBoundary;
+      const checkpoint = pending.request.files
+        ? checkpointAsOf(state.turns.boundaries, pending.request.turn)
+        : undefined;
+      if (checkpoint) pending.checkpoint = checkpoint;
+    }
     const { request, boundary } = pending;
     const reason = `${input.agentId} was rewound to turn ${request.turn} by ${request.by}`;
     // Children first: what they wrote until they stopped is recorded as the agent's own before the restore.
     const stoppedChildren = await children.stopStartedAfter(request.turn, request.by, reason);
     let restoredFiles: FileChange[] = [];
     if (pending.checkpoint) {
-      const own = await checkpointNow(agent);
+      const own = await checkpointNow(agent, state.turns.next);
       const latest = own ?? state.turns.latestCheckpoint;
       const restored = await restoreCheckpointOn(input.workspaceWorker, {
         checkpoint: pending.checkpoint,

@@ -79,6 +79,12 @@ export class TurnLog {
     this.list.push(...boundaries);
   }
 
+  /** The workspace before the agent's first write, on the last boundary (docs/rewind.md): it stands for every earlier one too. */
+  attachBaseline(checkpoint: TurnCheckpoint): void {
+    const last = this.list[this.list.length - 1];
+    if (last) this.list[this.list.length - 1] = { ...last, checkpoint: { ...checkpoint, baseline: true } };
+  }
+
   /** A rewind to `turn`: later boundaries go. */
   truncateAfter(turn: number): void {
     const keep = this.list.findIndex((boundary) => boundary.turn > turn);
@@ -102,6 +108,14 @@ export class TurnLog {
       messages,
       boundaries: this.list.slice(0, index + 1),
     };
+  }
+
+  /** This run's boundaries as places in its transcript log (the `transcript` query). */
+  marksInRun(): { turn: number; lastIndex: number }[] {
+    const runId = workflowInfo().runId;
+    return this.list
+      .filter((boundary) => boundary.runId === runId && boundary.logLength > 0)
+      .map((boundary) => ({ turn: boundary.turn, lastIndex: boundary.logLength - 1 }));
   }
 
   carry(): { turns?: TurnBoundary[] } {
