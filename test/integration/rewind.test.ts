@@ -1,7 +1,6 @@
 // @slow
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { treeQuery } from '../../src/shared/protocol/definitions';
@@ -30,6 +29,8 @@ function git(...args: string[]): string {
 function initRepository(): void {
   if (existsSync(path.join(env.workspace, '.git'))) return;
   git('init', '-q', '-b', 'main');
+  // Flags the tests and the sandboxed Bash both see, ignored by git and so by checkpoints.
+  writeFileSync(path.join(env.workspace, '.git', 'info', 'exclude'), '.flags/\n');
   writeFileSync(path.join(env.workspace, 'README.md'), 'base\n');
   git('add', '-A');
   git('commit', '-q', '-m', 'base');
@@ -48,6 +49,14 @@ function usagesOf(agentId: string) {
     .requests()
     .filter((request) => request.status === 200 && request.headers['x-subagents-agent-id'] === agentId)
     .map((request) => request.usage);
+}
+
+/** A flag file inside the workspace (the sandboxed Bash sees no other /tmp), outside what checkpoints record. */
+function newFlag(): string {
+  initRepository();
+  const directory = path.join(env.workspace, '.flags');
+  mkdirSync(directory, { recursive: true });
+  return path.join(mkdtempSync(path.join(directory, 'flag-')), 'flag');
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
@@ -129,7 +138,7 @@ describe('fork', () => {
 
 describe('rewind', () => {
   it('rewinds a running root with running children: later children stop, earlier ones run on, the tree stays consistent', async () => {
-    const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewind-flag-')), 'flag');
+    const flag = newFlag();
     env.script(
       agentNamed('rewound-root', [
         {
@@ -198,7 +207,7 @@ describe('rewind', () => {
 
   it('restores files with --files, refuses when someone else changed them, and rewinds a finished agent in a new run', async () => {
     initRepository();
-    const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewind-flag-')), 'flag');
+    const flag = newFlag();
     env.script(
       agentNamed('file-writer', [
         { toolUses: [bash('echo a > f.txt')] },
@@ -228,7 +237,7 @@ describe('rewind', () => {
 
 describe('fork in the tree', () => {
   it('forks a running depth-2 subagent beside it: a child of its parent, counted by the tree; the source runs on', async () => {
-    const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewind-flag-')), 'flag');
+    const flag = newFlag();
     const wait = `for i in $(seq 1 300); do test -f ${flag} && break; sleep 0.2; done`;
     env.script(
       agentNamed('tree-root', [{ toolUses: [spawn('middle', 'MIDDLE-TASK')] }, { text: 'ROOT-DONE' }]),
@@ -300,7 +309,7 @@ describe('fork in the tree', () => {
 describe('the Rewind tool', () => {
   it('is off by default, and when given, takes the agent back to an earlier turn with its files', async () => {
     initRepository();
-    const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'rewind-flag-')), 'flag');
+    const flag = newFlag();
     env.script(
       { match: { agentName: 'rewinder', userIncludes: 'NOTE-X' }, turnOffset: 1, turns: [{ text: 'AFTER-REWIND' }] },
       agentNamed('rewinder', [
