@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCheckpointActivities } from '../src/activities/checkpoints/index';
+import { baseGitEnv } from '../src/checkpoints/git-command';
+import { runScript } from '../src/checkpoints/git-script';
 import type { CheckpointResult, TurnCheckpoint } from '../src/shared/workspace/checkpoints';
 
 /** One line of the table: a measured operation. */
@@ -36,12 +38,16 @@ export interface CheckpointBenchFigures {
   oneFileTurnObjectBytesP50: number;
   /** The same on disk (each loose object takes whole file-system blocks). */
   oneFileTurnDiskBytesP50: number;
+  /** Of which the trees on the file's path and the commit: what a checkpoint adds beyond the file's own content. */
+  oneFileTurnTreeAndCommitBytesP50: number;
   restoreOneFileMsP50: number;
   restoreOneFileMsP95: number;
   restoreThirtyFilesMsP50: number;
   /** Mean CPU time of the processes (sh and git) of a checkpoint after a one-file turn. */
   oneFileTurnGitCpuMs: number;
   changesSinceMsP50: number;
+  /** One fork of this process and four git processes in a row doing nothing: what this machine charges any design. */
+  processFloorMsP50: number;
   privateIndexBytes: number;
   /** Resident memory of this process: forking it (once per operation) costs more the larger it is. */
   benchRssMb: number;
@@ -107,20 +113,42 @@ function recorded(result: CheckpointResult): TurnCheckpoint {
   return result.checkpoint;
 }
 
-/** Bytes (apparent and on disk) of the loose objects of a repository. */
-async function looseObjects(gitDir: string): Promise<{ bytes: number; disk: number }> {
+/** The loose objects of a repository: object id to bytes (apparent and on disk). */
+async function looseObjects(gitDir: string): Promise<Map<string, { bytes: number; disk: number }>> {
   const objects = path.join(gitDir, 'objects');
-  let bytes = 0;
-  let disk = 0;
+  const found = new Map<string, { bytes: number; disk: number }>();
   for (const folder of await fs.readdir(objects)) {
     if (!/^[0-9a-f]{2}$/.test(folder)) continue;
     for (const file of await fs.readdir(path.join(objects, folder))) {
       const stat = await fs.stat(path.join(objects, folder, file));
-      bytes += stat.size;
-      disk += stat.blocks * 512;
+      found.set(folder + file, { bytes: stat.size, disk: stat.blocks * 512 });
     }
   }
-  return { bytes, disk };
+  return found;
+}
+
+/** Bytes of the objects in `after` and not in `before`: all, on disk, and those that are not blobs (trees, commit). */
+function newObjects(
+  repo: string,
+  before: Map<string, { bytes: number; disk: number }>,
+  after: Map<string, { bytes: number; disk: number }>,
+): { bytes: number; disk: number; nonBlobBytes: number } {
+  const added = [...after.keys()].filter((id) => !before.has(id));
+  const types = execFileSync('git', ['cat-file', '--batch-check=%(objecttype)'], {
+    cwd: repo,
+    input: added.map((id) => `${id}\n`).join(''),
+    encoding: 'utf8',
+  }).split('\n');
+  let bytes = 0;
+  let disk = 0;
+  let nonBlobBytes = 0;
+  added.forEach((id, index) => {
+    const size = after.get(id)!;
+    bytes += size.bytes;
+    disk += size.disk;
+    if (types[index] !== 'blob') nonBlobBytes += size.bytes;
+  });
+  return { bytes, disk, nonBlobBytes };
 }
 
 /** Clones the repository, measures, removes the clone. */
@@ -155,6 +183,7 @@ export async function benchCheckpoints(
     const unchanged = timing();
     const objectBytes: number[] = [];
     const diskBytes: number[] = [];
+    const nonBlobBytes: number[] = [];
     const changesSince = timing();
     for (let turn = 1; turn <= turns; turn += 1) {
       await fs.appendFile(path.join(repo, editedFile), `// turn ${turn}\n`);
@@ -164,9 +193,10 @@ export async function benchCheckpoints(
           activities.checkpointWorkspace({ agentId: 'bench', cwd: repo, turn, previous: latest }),
         ),
       );
-      const after = await looseObjects(gitDir);
-      objectBytes.push(after.bytes - before.bytes);
-      diskBytes.push(after.disk - before.disk);
+      const added = newObjects(repo, before, await looseObjects(gitDir));
+      objectBytes.push(added.bytes);
+      diskBytes.push(added.disk);
+      nonBlobBytes.push(added.nonBlobBytes);
       checkpoints.push(latest);
       const result = await timed(unchanged, () =>
         activities.checkpointWorkspace({ agentId: 'bench', cwd: repo, turn: turn + 1, previous: latest }),
@@ -213,9 +243,22 @@ export async function benchCheckpoints(
       await timed(restoreThirty, () => activities.restoreCheckpoint({ checkpoint: current, latest: spread }));
     }
 
-    const privateIndexBytes = (
-      await fs.stat(path.join(indexDir, 'bench', (await fs.readdir(path.join(indexDir, 'bench')))[0]!))
-    ).size;
+    // The floor of this design on this machine: one fork of this process, then four git processes in a row (stage,
+    // tree, commit, ref: the critical path of a checkpoint) doing nothing.
+    const floor = timing();
+    for (let run = 0; run < turns; run += 1) {
+      await timed(floor, () =>
+        runScript(
+          { cwd: repo, env: baseGitEnv() },
+          'floor',
+          'git --version; git --version; git --version; git --version >/dev/null',
+          [],
+        ),
+      );
+    }
+
+    const indexName = (await fs.readdir(path.join(indexDir, 'bench'))).find((name) => /^[0-9a-f]{16}$/.test(name));
+    const privateIndexBytes = (await fs.stat(path.join(indexDir, 'bench', indexName!))).size;
     const measured = {
       oneFile: row('checkpoint after a one-file turn', oneFile),
       unchanged: row('checkpoint after a turn with no changes', unchanged),
@@ -224,6 +267,7 @@ export async function benchCheckpoints(
       changesSince: row('workspaceChangesSince (one file)', changesSince),
       restoreOne: row('restore one file (with latest check)', restoreOne),
       restoreThirty: row('restore 30 files (with latest check)', restoreThirty),
+      floor: row('floor: 4 × git --version in one sh', floor),
     };
     const figures: CheckpointBenchFigures = {
       repositoryFiles,
@@ -237,10 +281,12 @@ export async function benchCheckpoints(
       seededFirstCheckpointMsP50: measured.seeded.medianMs,
       oneFileTurnObjectBytesP50: percentile(objectBytes, 0.5),
       oneFileTurnDiskBytesP50: percentile(diskBytes, 0.5),
+      oneFileTurnTreeAndCommitBytesP50: percentile(nonBlobBytes, 0.5),
       changesSinceMsP50: measured.changesSince.medianMs,
       restoreOneFileMsP50: measured.restoreOne.medianMs,
       restoreOneFileMsP95: measured.restoreOne.p95Ms,
       restoreThirtyFilesMsP50: measured.restoreThirty.medianMs,
+      processFloorMsP50: measured.floor.medianMs,
       privateIndexBytes,
       benchRssMb: Math.round(process.memoryUsage().rss / 1e6),
       loadAverage: Math.round(os.loadavg()[0]! * 100) / 100,
@@ -268,7 +314,8 @@ export function printCheckpointBench(result: Awaited<ReturnType<typeof benchChec
     console.log(line(measure, [runs, medianMs, p95Ms, gitCpuMsMean]));
   }
   console.log(
-    `new objects per one-file turn: ${figures.oneFileTurnObjectBytesP50} bytes (${figures.oneFileTurnDiskBytesP50} on disk); ` +
+    `new objects per one-file turn: ${figures.oneFileTurnObjectBytesP50} bytes, of which trees and commit ` +
+      `${figures.oneFileTurnTreeAndCommitBytesP50} (${figures.oneFileTurnDiskBytesP50} on disk); ` +
       `private index: ${figures.privateIndexBytes} bytes per agent`,
   );
   console.log(JSON.stringify(figures));

@@ -3,13 +3,13 @@ import { ErrorType } from '../shared/protocol/errors';
 import { defaultCheckpointRetention, type TurnCheckpoint } from '../shared/workspace/checkpoints';
 import { checkpointFailure } from './failures';
 import { GitCommandError } from './git-command';
-import { parseCheckpointRef } from './names';
+import { isObjectId, parseCheckpointRef } from './names';
 import { retentionFromEnv, retentionVariables } from './retention';
 
 /** The agent id a checkpoint's ref names (refused when the ref or tree is not one the store records). */
 export function checkpointAgentId(checkpoint: TurnCheckpoint): string {
   const parsed = typeof checkpoint.ref === 'string' ? parseCheckpointRef(checkpoint.ref) : undefined;
-  if (!parsed || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(String(checkpoint.tree))) {
+  if (!parsed || !isObjectId(checkpoint.tree)) {
     throw checkpointFailure(
       ErrorType.InvalidCheckpointInput,
       `${JSON.stringify(checkpoint.ref)} with tree ${JSON.stringify(checkpoint.tree)} is not a checkpoint recorded by checkpointWorkspace.`,

@@ -41,7 +41,7 @@ export function runScript(
   name: string,
   script: string,
   args: readonly string[],
-  answer?: (sections: Sections) => string,
+  answer?: (sections: Sections) => string | Promise<string>,
 ): Promise<Sections> {
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', prelude + script, name, ...args], {
@@ -59,12 +59,16 @@ export function runScript(
       stdout += chunk;
       if (!answer || asked || !stdout.includes('\0\0ask\0\0')) return;
       asked = true;
-      try {
-        child.stdin.end(answer(parseSections(stdout)));
-      } catch (error) {
-        child.kill();
-        reject(error);
-      }
+      const sections = parseSections(stdout);
+      Promise.resolve()
+        .then(() => answer(sections))
+        .then(
+          (reply) => child.stdin.end(reply),
+          (error: unknown) => {
+            child.kill();
+            reject(error);
+          },
+        );
     });
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);

@@ -46,6 +46,11 @@ export function checkpointTurn(turn: unknown): number {
   return turn;
 }
 
+/** True for a full object id (SHA-1 or SHA-256): anything else could reach git as an option or a revision expression. */
+export function isObjectId(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(value);
+}
+
 /** The prefix of every checkpoint ref of one agent (with the trailing slash). */
 export function agentRefPrefix(agentId: string): string {
   return `${checkpointRefPrefix}${checkpointAgentName(agentId)}/`;

@@ -1,15 +1,17 @@
 /** Recording a workspace: the whole work tree into a private index, a tree, a parentless commit on a private ref. */
+import fs from 'node:fs/promises';
 import type {
   CheckpointInput,
   CheckpointResult,
   CheckpointRetention,
   TurnCheckpoint,
 } from '../shared/workspace/checkpoints';
+import { ErrorType } from '../shared/protocol/errors';
 import { parseNameStatus } from './compare';
-import { gitFailure } from './failures';
+import { checkpointFailure, gitFailure } from './failures';
 import { diffCommand, runScript, snapshotLines } from './git-script';
 import { recoveringStaleLocks } from './locks';
-import { agentRefPrefix, checkpointAgentName, checkpointRef, checkpointTurn } from './names';
+import { agentRefPrefix, checkpointAgentName, checkpointRef, checkpointTurn, isObjectId } from './names';
 import { resolveCheckpointOptions, type CheckpointOptions } from './options';
 import { preparePrivateIndex } from './private-index';
 import { deleteRefsInput, expiredCheckpoints, parseCheckpointListing, resolveRetention } from './retention';
@@ -22,23 +24,30 @@ export const maxListedChanges = 50;
 const identity = { name: 'subagents', email: 'checkpoints@subagents.invalid' };
 
 /**
- * $1 the previous tree (or empty), $2 ref, $3 message, $4 the agent's ref prefix. The caller answers the listing of
- * the agent's refs with one ref transaction: the new ref and retention's deletions. What changed is compared with
- * $5 (the previous tree when recorded in this store), else $6 (HEAD, in a repository), else the empty tree: a pruned
- * tree or an unborn HEAD fails over to the next.
+ * $1 the previous tree (or empty), $2 ref, $3 message, $4 the agent's ref prefix. The agent's refs are listed while git
+ * stages the files, and what changed is compared while the ref is written: both into files beside the private index
+ * (sh has no other place to keep NULs), read by the caller. The caller answers the listing with one ref transaction:
+ * the new ref and retention's deletions. What changed is compared with $5 (the previous tree when recorded in this
+ * store), else $6 (HEAD, in a repository), else the empty tree: a pruned tree or an unborn HEAD fails over to the next.
  */
-const recordScript = `${snapshotLines}
+const recordScript = `git for-each-ref --format='%(refname)%09%(objectname)%09%(committerdate:unix)' "$4" >"$GIT_INDEX_FILE.refs" &
+listing=$!
+${snapshotLines}
 section tree; printf '%s' "$tree"
-if [ "$tree" = "$1" ]; then exit 0; fi
+if [ "$tree" = "$1" ]; then wait "$listing"; exit 0; fi
 commit=$(git commit-tree --no-gpg-sign -m "$3" "$tree")
 section commit; printf '%s' "$commit"
-section refs; git for-each-ref --format='%(refname)%09%(objectname)%09%(committerdate:unix)' "$4"
+{
+  { [ -n "$5" ] && ${diffCommand} "$5" "$tree" -- 2>/dev/null; } ||
+    { [ -n "$6" ] && ${diffCommand} "$6" "$tree" -- 2>/dev/null; } ||
+    ${diffCommand} "$(git hash-object -t tree /dev/null)" "$tree" --
+} >"$GIT_INDEX_FILE.changes" &
+comparing=$!
+wait "$listing"
 section ask
 git update-ref --stdin
-section changes
-{ [ -n "$5" ] && ${diffCommand} "$5" "$tree" -- 2>/dev/null; } ||
-  { [ -n "$6" ] && ${diffCommand} "$6" "$tree" -- 2>/dev/null; } ||
-  ${diffCommand} "$(git hash-object -t tree /dev/null)" "$tree" --
+wait "$comparing"
+section recorded
 `;
 
 /** The turn's snapshot, checked against `previous` and recorded when it differs. */
@@ -54,7 +63,8 @@ async function recordIn(store: CheckpointStore, recording: Recording): Promise<C
   const { agentId, turn, previous, atMs } = recording;
   const ref = checkpointRef(agentId, turn);
   const date = `@${Math.floor(atMs / 1000)} +0000`;
-  const context = workTreeContext(store, await preparePrivateIndex(store, agentId));
+  const indexFile = await preparePrivateIndex(store, agentId);
+  const context = workTreeContext(store, indexFile);
   const env = {
     ...context.env,
     GIT_AUTHOR_NAME: identity.name,
@@ -78,15 +88,16 @@ async function recordIn(store: CheckpointStore, recording: Recording): Promise<C
       previousHere ? previous.tree : '',
       store.kind === 'repository' ? 'HEAD' : '',
     ],
-    (asked) => {
-      const stored = parseCheckpointListing(asked.get('refs') ?? '');
+    async (asked) => {
+      const stored = parseCheckpointListing(await fs.readFile(`${indexFile}.refs`, 'utf8'));
       const expired = expiredCheckpoints(stored, recording.retention, atMs, ref).map((old) => old.ref);
       return `update ${ref} ${asked.get('commit') ?? ''}\n${deleteRefsInput(expired)}`;
     },
   );
   // Equal trees are equal files, whichever store the previous one was recorded in: the script stopped there.
   if (!sections.has('commit')) return { kind: 'unchanged' };
-  const changes = parseNameStatus(sections.get('changes') ?? '');
+  if (!sections.has('recorded')) throw new Error(`the checkpoint script of ${ref} ended before recording it`);
+  const changes = parseNameStatus(await fs.readFile(`${indexFile}.changes`, 'utf8'));
   const checkpoint: TurnCheckpoint = {
     turn,
     commit: sections.get('commit') ?? '',
@@ -105,6 +116,12 @@ async function recordIn(store: CheckpointStore, recording: Recording): Promise<C
 /** Records the agent's workspace at a turn boundary if it changed since `previous`, then applies retention. */
 export async function recordCheckpoint(input: CheckpointInput, options?: CheckpointOptions): Promise<CheckpointResult> {
   const resolved = resolveCheckpointOptions(options);
+  if (input.previous !== undefined && !isObjectId(input.previous?.tree)) {
+    throw checkpointFailure(
+      ErrorType.InvalidCheckpointInput,
+      `previous.tree ${JSON.stringify(input.previous?.tree)} is not the tree of a checkpoint.`,
+    );
+  }
   const recording: Recording = {
     agentId: checkpointAgentName(input.agentId),
     turn: checkpointTurn(input.turn),

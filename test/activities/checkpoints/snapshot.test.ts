@@ -139,12 +139,13 @@ describe('checkpointWorkspace', () => {
     expect(checkpoint.root).toBe(worktree);
     expect(checkpoint.changed).toEqual(['src/feature.ts']);
     expect(git(repo, 'rev-parse', `${checkpointRefPrefix}01JABC.2.1/000003`).trim()).toBe(checkpoint.commit);
-    expect(await fs.readdir(path.join(repo, '.git', 'subagents', 'checkpoint-index', '01JABC.2.1'))).toHaveLength(1);
+    const indexes = await fs.readdir(path.join(repo, '.git', 'subagents', 'checkpoint-index', '01JABC.2.1'));
+    expect(indexes.filter((name) => /^[0-9a-f]{16}$/.test(name))).toHaveLength(1);
     expect(await userState(repo)).toEqual(mainBefore);
     expect(await userState(worktree)).toEqual(linkedBefore);
   });
 
-  it('refuses hostile agent ids with a clear error, before git is touched', async () => {
+  it('refuses hostile agent ids and previous trees with a clear error, before git is touched', async () => {
     const { repo } = fixture.repository;
     for (const agentId of [
       '../x',
@@ -164,10 +165,19 @@ describe('checkpointWorkspace', () => {
       expect(failure.nonRetryable).toBe(true);
       expect(failure.message).toContain(`agent id ${JSON.stringify(agentId)} cannot name a checkpoint`);
     }
+    const first = await fixture.record(0);
+    for (const tree of ['--output=/tmp/pwned', 'HEAD~1', '']) {
+      const previous = { ...first, tree };
+      const failure = await failureOf(
+        fixture.activities.checkpointWorkspace({ agentId: 'a', cwd: repo, turn: 1, previous }),
+      );
+      expect(failure.type).toBe(ErrorType.InvalidCheckpointInput);
+    }
+    await fixture.activities.dropCheckpoints({ root: repo, agentId: 'agent-1' });
     const dropped = await failureOf(fixture.activities.dropCheckpoints({ root: repo, agentId: '../x' }));
     expect(dropped.type).toBe(ErrorType.InvalidCheckpointInput);
     expect(git(repo, 'for-each-ref', 'refs/subagents')).toBe('');
-    expect(await fs.readdir(path.join(repo, '.git'))).not.toContain('subagents');
+    expect(await fs.readdir(path.join(repo, '.git', 'subagents', 'checkpoint-index'))).toEqual([]);
   });
 
   it('refuses a cwd that is not a directory and a turn that is not a turn number', async () => {
@@ -237,7 +247,7 @@ describe('checkpointWorkspace', () => {
   it('recovers from a stale index lock a killed worker left, and retries later on a fresh one', async () => {
     const first = await fixture.record(0);
     const indexDir = path.join(fixture.repository.repo, '.git', 'subagents', 'checkpoint-index', 'agent-1');
-    const [index] = await fs.readdir(indexDir);
+    const [index] = (await fs.readdir(indexDir)).filter((name) => /^[0-9a-f]{16}$/.test(name));
     const lock = path.join(indexDir, `${index}.lock`);
     await fs.writeFile(lock, '');
     const fresh = await failureOf(fixture.record(1, first));
