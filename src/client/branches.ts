@@ -120,7 +120,8 @@ export async function forkAgent(client: WorkflowClient, sourceId: string, option
   };
   const refusal = branchRefusal(previous, boundary, branch);
   if (refusal) throw new Error(`Not forked: ${refusal}`);
-  let input = asRoot(branchInput(previous, boundary, branch));
+  // A new tree may keep the source's name (names address agents within a tree; a fork beside its source gets none).
+  let input: AgentWorkflowInput = { ...asRoot(branchInput(previous, boundary, branch)), name: previous.input.name };
   if (cwd !== undefined) input = { ...input, workspaceRoot: cwd };
   if (options.type !== undefined) input = await withType(input, options.type, options.homeDir);
   await client.start('agentWorkflow', {

@@ -137,8 +137,8 @@ function prefixHashesOf(messages: readonly MessageParam[]): string[] {
 }
 
 /**
- * The messages between the previous boundary and this one. The index range is trusted only when both ends hash to
- * what their boundaries recorded: after a compaction or a rewind the conversation no longer holds the turn as it was.
+ * The messages between the previous boundary and this one. The index range is trusted only when its end hashes to
+ * what the boundary recorded: after a compaction or a rewind the conversation no longer holds the turn as it was.
  */
 function turnContent(
   previous: TurnBoundary | undefined,
@@ -147,7 +147,6 @@ function turnContent(
   prefixHashes: readonly string[],
 ): BranchTurnContent {
   const start = previous ? previous.messageCount : 0;
-  const startHash = previous ? previous.hash : emptyConversationHash;
   const end = boundary.messageCount;
   if (!isCount(start) || !isCount(end))
     return { kind: 'unavailable', reason: 'its boundary records no valid message count.' };
@@ -156,7 +155,14 @@ function turnContent(
       kind: 'unavailable',
       reason: `the conversation went from ${start} to ${end} messages (a compaction or a rewind happened in between).`,
     };
-  if (end > messages.length || prefixHashes[start] !== startHash || prefixHashes[end] !== boundary.hash)
+  // A fork's or a rewound run's first turn may start after the branch point's last message with its prompt added.
+  const branchStart = previous !== undefined && previous.runId !== boundary.runId && boundary.epoch === 0;
+  const startHash = previous ? previous.hash : emptyConversationHash;
+  if (
+    end > messages.length ||
+    prefixHashes[end] !== boundary.hash ||
+    (prefixHashes[start] !== startHash && !branchStart)
+  )
     return {
       kind: 'unavailable',
       reason: 'the conversation at the last boundary no longer holds it as it was (compacted or rewound since).',
