@@ -13,8 +13,8 @@ import { compareLatestFiles, loadBranchSide } from '../../client/branch-diff-loa
 /** `--turn N`: a whole number; anything else is a usage error that says what to give. */
 function turnOf(value: string | undefined, usage: string): number {
   if (value === undefined) throw new CliError(`--turn is required: ${usage}`);
-  if (!/^\d+$/.test(value))
-    throw new CliError(`--turn takes a whole number (0 is the opening); got "${value}". ${usage}`);
+  if (!/^\d+$/.test(value) || Number(value) > 1_000_000)
+    throw new CliError(`--turn takes a whole number from 0 (the opening) to 1000000; got "${value}". ${usage}`);
   return Number(value);
 }
 

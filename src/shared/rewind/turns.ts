@@ -72,6 +72,8 @@ export function findBoundary(
   turn: number,
   agentId: string,
 ): TurnBoundary | string {
+  if (boundaries.length === 0)
+    return `agent ${agentId} has no turn boundaries recorded (it started before turn checkpoints existed, or has not started).`;
   if (!Number.isInteger(turn) || turn < 0)
     return `turn must be a whole number from 0 (the opening) to ${lastTurn(boundaries)}; got ${turn}.`;
   const found = boundaries.find((boundary) => boundary.turn === turn);
@@ -89,7 +91,12 @@ export function lastTurn(boundaries: readonly TurnBoundary[]): number {
 export function checkpointAsOf(boundaries: readonly TurnBoundary[], turn: number): TurnCheckpoint | undefined {
   let found: TurnCheckpoint | undefined;
   for (const boundary of boundaries) {
-    if (boundary.turn > turn) return found ?? (boundary.checkpoint?.baseline ? boundary.checkpoint : undefined);
+    if (boundary.turn > turn) {
+      if (found) return found;
+      // Nothing at or before the turn: the first checkpoint later stands for it only if it is a baseline.
+      if (boundary.checkpoint) return boundary.checkpoint.baseline ? boundary.checkpoint : undefined;
+      continue;
+    }
     if (boundary.checkpoint) found = boundary.checkpoint;
   }
   return found;

@@ -18,7 +18,7 @@ export function backgroundAllowedTools(mode: PermissionMode): readonly string[] 
   const safe = [...readOnlyToolNames, ...subagentCoordinationTools];
   switch (mode) {
     case 'bypassPermissions':
-      return [...safe, ...editToolNames, 'Bash'];
+      return [...safe, ...editToolNames, 'Bash', 'Rewind'];
     case 'acceptEdits':
       return [...safe, ...editToolNames];
     case 'default':

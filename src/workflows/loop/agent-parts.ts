@@ -11,7 +11,7 @@ import { AgentTool } from '../tree/spawn';
 import { TreeLink } from '../tree/tree-link';
 import { TurnControl } from './turn-control';
 import { VersionUpgrade } from '../context/version-upgrade';
-import { Rewinding } from '../rewind/rewinding';
+import { RewindRequest } from '../rewind/rewind-request';
 
 /** The parts of one agent run, each owning its state; made first, in the root scope, so abort domains hang right. */
 export interface AgentParts {
@@ -37,7 +37,7 @@ export interface AgentParts {
   /** A move onto its deployment's current version, when asked (docs/operations.md, "Upgrades"). */
   readonly upgrade: VersionUpgrade;
   /** A rewind asked of the running agent, carried out at its next boundary (docs/rewind.md). */
-  readonly rewinding: Rewinding;
+  readonly rewinding: RewindRequest;
 }
 
 export function createAgentParts(input: AgentWorkflowInput): AgentParts {
@@ -67,6 +67,6 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     compaction: new Compaction(),
     board: new AgentBoardLink(input, inbox),
     upgrade: new VersionUpgrade(),
-    rewinding: new Rewinding(),
+    rewinding: new RewindRequest(),
   };
 }

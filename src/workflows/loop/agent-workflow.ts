@@ -14,6 +14,7 @@ import { continueAsNewIfDue, waitForInput } from './turn-boundary';
 import { continueOntoCurrentVersion, historyDue } from '../context/continue-as-new';
 import { agentVersioning, isUpgradeHop } from '../context/version-upgrade';
 import { recordStoppedBoundary, recordTurnBoundary } from '../rewind/checkpoint-turn';
+import { performRewind } from '../rewind/rewinding';
 
 /** One agent instance: the query loop (model call → tools → results → repeat) as a workflow (docs/architecture.md). */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
@@ -55,7 +56,7 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
   }
   for (;;) {
     if (agent.rewinding.requested) {
-      const after = await agent.rewinding.perform(agent);
+      const after = await performRewind(agent);
       if (after.type === 'continue') continue;
       // Rewound to a boundary that was the model's answer: the agent waits there as it did then.
       lastStopReason = 'end_turn';

@@ -10,6 +10,7 @@ import type { AgentParts } from '../loop/agent-parts';
 import type { InputGuard } from '../runtime/input-guard';
 import { writesFiles } from './checkpoint-turn';
 import { forkSubagent } from './fork-in-tree';
+import { requestRewind, validateRewind } from './rewinding';
 
 /** Handlers of fork and rewind (docs/rewind.md): the turn queries, `rewind`, and `forkSubagent` on a source's parent. */
 export function installRewindHandlers(agent: AgentParts, guard: InputGuard): void {
@@ -26,8 +27,8 @@ export function installRewindHandlers(agent: AgentParts, guard: InputGuard): voi
   guard.update(
     rewindUpdate,
     rewindInputSchema,
-    (request) => rewinding.request(agent, request),
-    (request) => rewinding.validate(agent, request),
+    (request) => requestRewind(agent, request),
+    (request) => validateRewind(agent, request),
   );
   guard.update(
     forkSubagentUpdate,

@@ -2,6 +2,7 @@ import type { ToolUseBlock } from '../../shared/model/messages';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
 import type { AgentParts } from '../loop/agent-parts';
+import { requestRewindFromTool, validateRewind } from './rewinding';
 
 /** The user message a Rewind call leaves at the boundary it goes back to. */
 export function rewindNote(turn: number, files: boolean, note: string): string {
@@ -28,13 +29,13 @@ export function rewindTool(call: ToolUseBlock, agent: AgentParts): ToolOutcome {
     by: agent.input.agentId,
   };
   try {
-    agent.rewinding.validate(agent, request);
+    validateRewind(agent, request);
   } catch (error) {
     return refuse(error instanceof Error ? error.message : String(error));
   }
   if (input.turn >= agent.state.turns.next)
     return refuse(`turn ${input.turn} is this turn or later; go back to an earlier one.`);
-  agent.rewinding.requestFromTool(request);
+  requestRewindFromTool(agent, request);
   return {
     isError: false,
     content: `Rewinding to turn ${input.turn} once this turn's tools have run${files ? ', files included' : ''}.`,

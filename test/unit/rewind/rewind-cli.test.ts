@@ -35,7 +35,7 @@ describe('subagents fork: usage errors', () => {
   it.each(['x', '1.5', '', ' 1', '1e3', '0x10', '+1', '٣'])('--turn %j asks for a whole number', async (turn) => {
     await expectUsageError(
       ['fork', 'agent-1', '--turn', turn],
-      `--turn takes a whole number (0 is the opening); got "${turn}"`,
+      `--turn takes a whole number from 0 (the opening) to 1000000; got "${turn}"`,
       forkUsage,
     );
   });
