@@ -230,9 +230,13 @@ describe('leases of the tree budget on the real server', () => {
       name,
       limits: { budget: { caps: { tokens: 50_000_000 } } },
     });
+    // Both targeted third calls must have been made before the stop (turns may be slow: each runs a Bash).
+    const thirdCallMade = (child: number) =>
+      env.modelServer.requests().filter((request) => request.headers['x-subagents-agent-id'] === `${agentId}.${child}`)
+        .length >= 3;
     await waitFor(
-      async () => (rootAccount(await handle.budget()).subtree.turns ?? 0) >= 10,
-      90_000,
+      async () => (rootAccount(await handle.budget()).subtree.turns ?? 0) >= 10 && thirdCallMade(1) && thirdCallMade(2),
+      150_000,
       'the workers make calls',
     );
     await handle.stop({ reason: 'test over' });
