@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { stallLimitsProblem, type AgentHandle } from '../../client/client';
 import { maxStallTimeoutMs, minStallTimeoutMs } from '../../shared/protocol/limits';
-import type { AgentResult, PermissionMode } from '../../shared/agents/agent';
+import type { PermissionMode } from '../../shared/agents/agent';
 import { maxWorkspaceWaitMs, minWorkspaceWaitMs, parseWorkerId } from '../../shared/workspace/workspace-routing';
 import { CliError, ExitCode } from '../exit-codes';
 import { exitCodeFor, formatResult } from '../format';

@@ -14,7 +14,7 @@ import { requestRewind, validateRewind } from './rewinding';
 
 /** Handlers of fork and rewind (docs/rewind.md): the turn queries, `rewind`, and `forkSubagent` on a source's parent. */
 export function installRewindHandlers(agent: AgentParts, guard: InputGuard): void {
-  const { input, state, progress, rewinding } = agent;
+  const { input, state, progress } = agent;
   guard.query(turnConversationQuery, turnConversationSchema, ({ turn }) =>
     state.turns.conversationAt(state.conversation, state.systemPrompt, turn),
   );
