@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { treeQuery } from '../../src/shared/protocol/definitions';
 import { turnConversationQuery } from '../../src/shared/rewind/rewind-protocol';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { rootAccount, servedToTree } from '../helpers/budget-accounts';
 import { BoardClient } from '../../src/client/board-client';
 import { treeBoardId } from '../../src/shared/board/board';
 import { agentNamed, agentWithId, bash, spawn, spawnInBackground } from '../helpers/scripted-agents';
@@ -174,7 +175,11 @@ describe('rewind', () => {
         ],
       },
     );
-    const root = await env.start({ prompt: 'start two children', name: 'rewound-root' });
+    const root = await env.start({
+      prompt: 'start two children',
+      name: 'rewound-root',
+      limits: { budget: { caps: { tokens: 50_000_000 } } },
+    });
     await until(
       () => root.turns(),
       (snapshot) => snapshot.boundaries.length >= 3,
@@ -197,6 +202,10 @@ describe('rewind', () => {
     writeFileSync(flag, 'go');
     const result = await root.result();
     expect(result.status).toBe('completed');
+    // Tokens of the dropped turns and of the stopped child stay counted: the ledger equals what was served.
+    const budget = await root.budget();
+    expect(rootAccount(budget).subtree.tokens).toBe(servedToTree(env.modelServer, root.agentId));
+    expect(rootAccount(budget).reservedTokens).toBe(0);
     // After the rewind the conversation went on from turn 1: the late child was started again, with a new id.
     const requests = requestsOf(root.agentId);
     const afterRewind = requests.find((request) => JSON.stringify(request.messages).includes('NEW-DIRECTION'))!;
