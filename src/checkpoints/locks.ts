@@ -4,7 +4,7 @@ import path from 'node:path';
 import { GitCommandError } from './git-command';
 
 /** A lock of ours older than this is a leftover: git holds one only for the length of one short command. */
-export const staleLockMs = 60_000;
+export const staleLockMs = 20_000;
 
 /** The lock file a git failure names ("Unable to create '<path>.lock': File exists"), if any. */
 export function lockFileOf(error: unknown): string | undefined {

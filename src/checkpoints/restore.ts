@@ -1,4 +1,6 @@
 /** Restoring a checkpoint: the target holds exactly the checkpoint's files, for every path git sees. */
+import { writeFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
 import type { FileChange, RestoreInput, RestoreResult } from '../shared/workspace/checkpoints';
 import { availabilityCheck, checkpointAgentId, droppedCheckpoint, missingCheckpoint } from './availability';
 import { parseNameStatus } from './compare';
@@ -50,19 +52,29 @@ export async function restoreWorkspace(input: RestoreInput, options?: Checkpoint
   const agentId = checkpointAgentId(checkpoint);
   if (latest) checkpointAgentId(latest);
   const store = await storeOfCheckpoint(checkpoint, input.targetRoot, resolved);
+  const indexFile = await preparePrivateIndex(store, agentId);
+  // A restore writes this first and removes it when done: a retry that finds it finishes its own interrupted work
+  // (a killed git can leave files deleted or half-written, which would otherwise look like someone else's changes).
+  const intentFile = `${indexFile}.restoring`;
+  const intent = `${checkpoint.tree} ${latest?.tree ?? '-'}\n`;
+  const resuming = (await fs.readFile(intentFile, 'utf8').catch(() => '')) === intent;
   let refused: FileChange[] = [];
   const sections = await recoveringStaleLocks(store.commonDir, async () =>
     runScript(
-      workTreeContext(store, await preparePrivateIndex(store, agentId)),
+      workTreeContext(store, indexFile),
       'restore',
       restoreScript,
       [checkpoint.tree, checkpoint.ref, latest?.tree ?? ''],
       (asked) => {
-        refused = overwrittenChanges(
-          parseNameStatus(asked.get('since') ?? ''),
-          parseNameStatus(asked.get('unlike-checkpoint') ?? ''),
-        );
-        return refused.length > 0 ? 'keep\n' : 'restore\n';
+        refused = resuming
+          ? []
+          : overwrittenChanges(
+              parseNameStatus(asked.get('since') ?? ''),
+              parseNameStatus(asked.get('unlike-checkpoint') ?? ''),
+            );
+        if (refused.length > 0) return 'keep\n';
+        writeFileSync(intentFile, intent);
+        return 'restore\n';
       },
     ),
   ).catch((error: unknown) => {
@@ -74,7 +86,11 @@ export async function restoreWorkspace(input: RestoreInput, options?: Checkpoint
     checkpoint,
   );
   if (missing) throw droppedCheckpoint(missing, resolved.env);
-  if (!sections.has('changes')) return { kind: 'restored', changes: [] };
+  if (!sections.has('changes')) {
+    await fs.rm(intentFile, { force: true });
+    return { kind: 'restored', changes: [] };
+  }
   if (!sections.has('restored')) return { kind: 'refused', changedSince: refused };
+  await fs.rm(intentFile, { force: true });
   return { kind: 'restored', changes: parseNameStatus(sections.get('changes') ?? '') };
 }

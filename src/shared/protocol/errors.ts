@@ -62,6 +62,8 @@ export const ErrorType = {
   MessageTooLarge: 'MessageTooLarge',
   /** A resume the tree refused (stopped agent without allowStopped, still running, not a descendant, limits). */
   ResumeRefused: 'ResumeRefused',
+  /** A rewind of a running agent was refused or could not be carried out; nothing after the refusal changed (docs/rewind.md). */
+  RewindRefused: 'RewindRefused',
   /** A child's agent type whose definition (recorded by digest) is no longer where its parent loaded it, and no worker holds its prompt. */
   AgentTypeGone: 'AgentTypeGone',
   /** The conversation a model call read does not hash to what the workflow sent (see activities/model.ts). */

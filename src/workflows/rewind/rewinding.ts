@@ -1,4 +1,5 @@
-import { condition, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { RewindAck, RewindInput } from '../../shared/rewind/rewind-protocol';
 import { checkpointAsOf, endsWithAnswer, findBoundary, type TurnBoundary } from '../../shared/rewind/turns';
 import type { FileChange, TurnCheckpoint } from '../../shared/workspace/checkpoints';
@@ -37,8 +38,32 @@ export function validateRewind(
     );
 }
 
+/** A refusal as an ApplicationFailure: any other error thrown by an update handler would fail the workflow task. */
+function rewindRefused(detail: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: ErrorType.RewindRefused,
+    message: errorText(ErrorType.RewindRefused, detail),
+    nonRetryable: true,
+  });
+}
+
+/** What went wrong, in the words of the activity's own failure when there is one. */
+function reasonOf(error: unknown): string {
+  const cause = error instanceof ActivityFailure && error.cause ? error.cause : error;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
 /** The update's body: refuses when the files changed underneath, then waits for the loop to rewind. */
 export async function requestRewind(agent: AgentParts, request: RewindInput): Promise<RewindAck> {
+  try {
+    return await carryOutRequest(agent, request);
+  } catch (error) {
+    if (error instanceof ApplicationFailure || isCancellation(error)) throw error;
+    throw rewindRefused(reasonOf(error));
+  }
+}
+
+async function carryOutRequest(agent: AgentParts, request: RewindInput): Promise<RewindAck> {
   const { input, state, control } = agent;
   const boundary = findBoundary(state.turns.boundaries, request.turn, input.agentId) as TurnBoundary;
   const checkpoint = request.files ? checkpointAsOf(state.turns.boundaries, request.turn) : undefined;
@@ -49,14 +74,14 @@ export async function requestRewind(agent: AgentParts, request: RewindInput): Pr
       checkpoint: latest,
       root: rootFor(agent, latest),
     });
-    if (changed.length > 0) throw new Error(refusedText(input.agentId, changed));
+    if (changed.length > 0) throw rewindRefused(refusedText(input.agentId, changed));
   }
   const by = request.by ?? 'user';
   const pending: PendingRewind = { request: { ...request, by }, boundary, ...(checkpoint ? { checkpoint } : {}) };
   agent.rewinding.ask(pending);
   control.interrupt({ by, reason: `rewinding to turn ${request.turn}` });
   await condition(() => pending.ack !== undefined || pending.error !== undefined);
-  if (pending.error !== undefined) throw new Error(pending.error);
+  if (pending.error !== undefined) throw rewindRefused(pending.error);
   return pending.ack!;
 }
 
@@ -74,7 +99,7 @@ export async function performRewind(agent: AgentParts): Promise<AfterRewind> {
   try {
     return await rewind(agent, pending);
   } catch (error) {
-    pending.error = error instanceof Error ? error.message : String(error);
+    pending.error = reasonOf(error);
     // The agent's own Rewind call has nobody waiting: it learns of the refusal at its next turn.
     if (pending.fromTool)
       agent.inbox.pushNotification(`Your Rewind to turn ${pending.request.turn} did not happen: ${pending.error}`);

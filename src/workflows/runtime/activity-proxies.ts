@@ -1,5 +1,6 @@
 import {
   ActivityCancellationType,
+  type RetryPolicy,
   proxyActivities,
   proxyLocalActivities,
   type ActivityOptions,
@@ -36,6 +37,25 @@ export const shellSyntaxOptions: LocalActivityOptions = {
 export const structuredOutputOptions: LocalActivityOptions = {
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
+};
+
+/** Workspace checkpoints (docs/rewind.md): retried for about two minutes, past the store's 20 s stale-lock age, so a lock a killed worker's git left is cleared by a later attempt. */
+const checkpointRetry: RetryPolicy = {
+  initialInterval: '2 seconds',
+  backoffCoefficient: 2,
+  maximumInterval: '15 seconds',
+  maximumAttempts: 12,
+};
+export const checkpointOptions: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: checkpointRetry,
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+};
+export const localCheckpointOptions: LocalActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  retry: checkpointRetry,
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
 };
 
 /** Model calls: long, streaming with heartbeats; Temporal owns the retries (the SDK runs with maxRetries 0). */
@@ -132,6 +152,8 @@ export const scriptOptions: ActivityOptions = {
 };
 
 export const setupActivities = proxyActivities<Activities>(setupOptions);
+export const checkpointActivities = proxyActivities<Activities>(checkpointOptions);
+export const localCheckpointActivities = proxyLocalActivities<Activities>(localCheckpointOptions);
 export const localSetupActivities = proxyLocalActivities<Activities>(localSetupOptions);
 export const shellSyntaxActivities = proxyLocalActivities<Activities>(shellSyntaxOptions);
 export const structuredOutputActivities = proxyLocalActivities<Activities>(structuredOutputOptions);

@@ -17,6 +17,10 @@ import { abortLocallyWhenCancelled } from '../runtime/local-abort';
 import { readLocally } from './read-batch';
 import { toolWorkerGoneText } from './tool-queue-text';
 import {
+  checkpointActivities,
+  checkpointOptions,
+  localCheckpointActivities,
+  localCheckpointOptions,
   fileToolActivities,
   fileToolOptions,
   hookActivities,
@@ -226,19 +230,22 @@ export function runHookOn(
 export function checkpointOn(worker: WorkspaceWorker | undefined, input: CheckpointInput): Promise<CheckpointResult> {
   const summary = `checkpoint files at turn ${input.turn}`;
   if (!worker)
-    return localSetupActivities.checkpointWorkspace.executeWithOptions({ ...localSetupOptions, summary }, [input]);
-  return onWorkspace(worker, 'Checkpointing the workspace', () =>
-    setupActivities.checkpointWorkspace.executeWithOptions({ ...routedOptions(setupOptions, worker), summary }, [
+    return localCheckpointActivities.checkpointWorkspace.executeWithOptions({ ...localCheckpointOptions, summary }, [
       input,
-    ]),
+    ]);
+  return onWorkspace(worker, 'Checkpointing the workspace', () =>
+    checkpointActivities.checkpointWorkspace.executeWithOptions(
+      { ...routedOptions(checkpointOptions, worker), summary },
+      [input],
+    ),
   );
 }
 
 /** Returns the workspace to a checkpoint, refused when files changed since the agent's latest one. */
 export function restoreCheckpointOn(worker: WorkspaceWorker | undefined, input: RestoreInput): Promise<RestoreResult> {
   return onWorkspace(worker, 'Restoring the workspace', () =>
-    setupActivities.restoreCheckpoint.executeWithOptions(
-      { ...routedOptions(setupOptions, worker), summary: `restore files of turn ${input.checkpoint.turn}` },
+    checkpointActivities.restoreCheckpoint.executeWithOptions(
+      { ...routedOptions(checkpointOptions, worker), summary: `restore files of turn ${input.checkpoint.turn}` },
       [input],
     ),
   );
@@ -250,8 +257,8 @@ export function changesSinceOn(
   input: { checkpoint: TurnCheckpoint; root?: string },
 ): Promise<FileChange[]> {
   return onWorkspace(worker, 'Comparing the workspace with its checkpoint', () =>
-    setupActivities.workspaceChangesSince.executeWithOptions(
-      { ...routedOptions(setupOptions, worker), summary: `compare files with turn ${input.checkpoint.turn}` },
+    checkpointActivities.workspaceChangesSince.executeWithOptions(
+      { ...routedOptions(checkpointOptions, worker), summary: `compare files with turn ${input.checkpoint.turn}` },
       [input],
     ),
   );
