@@ -244,6 +244,40 @@ describe('rewind', () => {
   });
 });
 
+describe('rewind refusals of a running agent', () => {
+  it('refuses --files while someone else changed a file, changes nothing, and the agent goes on', async () => {
+    initRepository();
+    env.script(
+      agentNamed('waiter', [
+        { toolUses: [bash('echo one > waiter.txt')] },
+        { text: 'WAITING' },
+        { text: 'GOT {{last_user_text}}' },
+      ]),
+    );
+    const agent = await env.start({ prompt: 'write and wait', name: 'waiter', interactive: { idleTimeoutMs: 60_000 } });
+    await until(
+      () => agent.status(),
+      (status) => status.state === 'waiting',
+      'the agent to wait',
+    );
+    writeFileSync(path.join(env.workspace, 'theirs.txt'), "not the agent's\n");
+    await expect(agent.rewind({ turn: 0, files: true })).rejects.toThrow(
+      /RewindRefused: .*by someone else:\n {2}added theirs\.txt/s,
+    );
+    expect(readFileSync(path.join(env.workspace, 'waiter.txt'), 'utf8')).toBe('one\n');
+    expect((await agent.turns()).boundaries.map((boundary) => boundary.turn)).toEqual([0, 1, 2]);
+    rmSync(path.join(env.workspace, 'theirs.txt'));
+    await env.client.send(agent.agentId, 'STILL-HERE');
+    // The agent was not stuck by the refused update: the message reaches its next model call.
+    await until(
+      async () => requestsOf(agent.agentId),
+      (requests) => requests.some((request) => JSON.stringify(request.messages).includes('STILL-HERE')),
+      'the next model call',
+    );
+    await agent.close();
+  });
+});
+
 describe('fork in the tree', () => {
   it('forks a running depth-2 subagent beside it: a child of its parent, counted by the tree; the source runs on', async () => {
     const flag = newFlag();
