@@ -73,18 +73,19 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
 describe('fork', () => {
   it('forks a finished root at turns 0, middle and last: the exact prefix, with and without a prompt, files from a worktree', async () => {
     initRepository();
+    // A root fork keeps its source's name: the forks' own entries come first (the first match wins).
     env.script(
-      agentNamed('source', [
-        { toolUses: [bash('echo one > made-by-bash.txt')] },
-        { toolUses: [bash('echo two >> made-by-bash.txt')] },
-        { text: 'SOURCE-DONE' },
-      ]),
       agentWithId('fork-mid', [{ text: 'unused' }, { text: 'FORK-MID-ANSWER' }]),
       agentWithId('fork-zero', [{ text: 'FORK-ZERO to {{last_user_text}}' }]),
       agentWithId('fork-files', [
         { text: 'unused' },
         { toolUses: [bash('cat made-by-bash.txt')] },
         { text: 'FILES-DONE' },
+      ]),
+      agentNamed('source', [
+        { toolUses: [bash('echo one > made-by-bash.txt')] },
+        { toolUses: [bash('echo two >> made-by-bash.txt')] },
+        { text: 'SOURCE-DONE' },
       ]),
     );
     const source = await env.start({ prompt: 'make files', name: 'source' });
