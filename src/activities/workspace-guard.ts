@@ -48,6 +48,14 @@ function pathsOf(name: WorkspaceActivityName, input: unknown): string[] {
       return typeof value.cwd === 'string' ? [value.cwd] : [];
     case 'runHook':
       return [value.cwd, value.projectDir].filter((entry): entry is string => typeof entry === 'string');
+    case 'checkpointWorkspace':
+      return typeof value.cwd === 'string' ? [value.cwd] : [];
+    case 'restoreCheckpoint':
+    case 'workspaceChangesSince': {
+      const checkpoint = value.checkpoint as { root?: unknown } | undefined;
+      const target = value.targetRoot ?? value.root ?? checkpoint?.root;
+      return typeof target === 'string' ? [target] : [];
+    }
     case 'resolveAgentCwd':
       return [value.parentCwd, value.workspaceRoot].filter((entry): entry is string => typeof entry === 'string');
     default: {

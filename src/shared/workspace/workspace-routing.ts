@@ -26,6 +26,10 @@ export const workspaceActivityNames = [
   'loadSpawnContext',
   'runHook',
   'prepareScript',
+  // Workspace checkpoints (docs/rewind.md) run where the files are.
+  'checkpointWorkspace',
+  'restoreCheckpoint',
+  'workspaceChangesSince',
 ] as const;
 export type WorkspaceActivityName = (typeof workspaceActivityNames)[number];
 
