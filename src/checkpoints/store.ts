@@ -1,6 +1,7 @@
 /** Which git store records a directory: its own repository, or a private store for a non-git directory. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { realDirectory } from '../worktree/repository';
 import { ErrorType } from '../shared/protocol/errors';
 import type { TurnCheckpoint } from '../shared/workspace/checkpoints';
 import { checkpointFailure, gitErrorText, gitFailure, notADirectory } from './failures';
@@ -26,16 +27,6 @@ export interface CheckpointStore {
 export type LocatedStore = { kind: 'store'; store: CheckpointStore } | { kind: 'unavailable'; reason: string };
 
 const keptInstead = 'rewinding it restores the conversation only';
-
-/** The real path of a directory, or undefined when it is missing or not a directory. */
-export async function realDirectory(directory: string): Promise<string | undefined> {
-  try {
-    const real = await fs.realpath(directory);
-    return (await fs.stat(real)).isDirectory() ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The real path of an absolute directory path; a relative one would resolve against the worker's own cwd. */
 async function existingDirectory(what: string, directory: unknown): Promise<string> {

@@ -21,6 +21,7 @@ import {
 } from '../shared/rewind/rewind-protocol';
 import { findBoundary, latestCheckpoint, type TurnBoundary } from '../shared/rewind/turns';
 import { changesSince } from '../checkpoints/index';
+import { changedUnderneathText } from '../shared/rewind/refusals';
 import { loadAgentDefinitions } from '../project/agent-definitions/load';
 import { existingDirectory } from './root-input';
 
@@ -213,15 +214,7 @@ async function refuseChangedUnderneath(previous: ResumeState): Promise<void> {
   if (!fs.existsSync(root)) return;
   const changed = await changesSince(latest, root);
   if (changed.length === 0) return;
-  const shown = changed.slice(0, 20).map((change) => `  ${change.status} ${change.path}`);
-  throw new Error(
-    [
-      `Not rewound: files changed since ${previous.input.agentId}'s latest checkpoint (turn ${latest.turn}), by someone else:`,
-      ...shown,
-      ...(changed.length > shown.length ? [`  … and ${changed.length - shown.length} more`] : []),
-      'Nothing was changed. Commit or move those changes and try again, or rewind without --files.',
-    ].join('\n'),
-  );
+  throw new Error(changedUnderneathText(previous.input.agentId, changed, latest.turn));
 }
 
 function boundaryOf(previous: ResumeState, turn: number): TurnBoundary {
@@ -283,7 +276,8 @@ async function isRunning(client: WorkflowClient, agentId: string): Promise<boole
   }
 }
 
-async function nearestRunningAncestor(client: WorkflowClient, agentId: string): Promise<string | undefined> {
+/** The closest ancestor of a subagent whose workflow runs (its parent first, the root last), if any. */
+export async function nearestRunningAncestor(client: WorkflowClient, agentId: string): Promise<string | undefined> {
   const parts = agentId.split('.');
   for (let length = parts.length - 1; length >= 1; length--) {
     const ancestorId = parts.slice(0, length).join('.');

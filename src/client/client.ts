@@ -41,6 +41,7 @@ import { existingDirectory, rootAgentInput, type StartAgentOptions } from './roo
 import {
   agentTurns,
   forkAgent,
+  nearestRunningAncestor,
   rewindAgent,
   type ForkOptions,
   type ForkResult,
@@ -380,7 +381,7 @@ export class SubagentsClient {
       );
     await existingDirectory(previous.input.cwd, `Agent ${agentId}'s working directory`);
     if (previous.input.parentAgentId !== undefined) {
-      const ancestor = await this.nearestRunningAncestor(agentId);
+      const ancestor = await nearestRunningAncestor(this.temporal.workflow, agentId);
       if (ancestor) return this.resumeThrough(ancestor, agentId, prompt, options.allowStopped === true);
     }
     const { definitions } = await loadAgentDefinitions({ cwd: previous.input.cwd, homeDir: options.homeDir });
@@ -410,21 +411,6 @@ export class SubagentsClient {
       staticSummary: `${input.agentType}: ${summarize(input.description ?? input.prompt)} (resumed)`,
     });
     return new AgentHandle(agentId, resumed);
-  }
-
-  /** The closest ancestor of a subagent whose workflow runs (its parent first, the root last), if any. */
-  private async nearestRunningAncestor(agentId: string): Promise<string | undefined> {
-    const parts = agentId.split('.');
-    for (let length = parts.length - 1; length >= 1; length--) {
-      const ancestorId = parts.slice(0, length).join('.');
-      try {
-        if ((await this.temporal.workflow.getHandle(ancestorId).describe()).status.name === 'RUNNING')
-          return ancestorId;
-      } catch (error) {
-        if (!(error instanceof WorkflowNotFoundError)) throw error;
-      }
-    }
-    return undefined;
   }
 
   /** Asks a running ancestor to resume its descendant as its own child (the resumeDescendant update). */

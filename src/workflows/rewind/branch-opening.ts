@@ -3,7 +3,7 @@ import { endsWithAnswer } from '../../shared/rewind/turns';
 import { appendUserText, textOf } from '../../shared/tools/tool-results';
 import { setupActivities, setupOptions } from '../runtime/activity-proxies';
 import { restoreCheckpointOn } from '../tools/workspace-activities';
-import { refusedText } from './rewinding';
+import { changedUnderneathText } from '../../shared/rewind/refusals';
 
 /** A fork's or a rewound run's first step (docs/rewind.md): files as of the turn, then the turn's exact conversation. */
 export async function openBranch(agent: Pick<AgentParts, 'input' | 'state'>): Promise<string | undefined> {
@@ -15,7 +15,7 @@ export async function openBranch(agent: Pick<AgentParts, 'input' | 'state'>): Pr
       targetRoot: state.worktree?.path ?? branch.restore.checkpoint.root,
       ...(branch.restore.latest ? { latest: branch.restore.latest } : {}),
     });
-    if (restored.kind === 'refused') return refusedText(branch.agentId, restored.changedSince);
+    if (restored.kind === 'refused') return changedUnderneathText(branch.agentId, restored.changedSince);
   }
   const fetched = await setupActivities.fetchTurnConversation.executeWithOptions(
     { ...setupOptions, summary: `conversation of ${branch.agentId} at turn ${branch.turn}` },

@@ -9,6 +9,7 @@ import { setupActivities, setupOptions } from '../runtime/activity-proxies';
 import { changesSinceOn, restoreCheckpointOn } from '../tools/workspace-activities';
 import { checkpointNow } from './checkpoint-turn';
 import type { PendingRewind } from './rewind-request';
+import { changedUnderneathText } from '../../shared/rewind/refusals';
 
 /** How the conversation goes on after a rewind: the model is called, or the boundary was its answer. */
 export type AfterRewind = { type: 'continue' } | { type: 'answer'; text: string };
@@ -74,7 +75,7 @@ async function carryOutRequest(agent: AgentParts, request: RewindInput): Promise
       checkpoint: latest,
       root: rootFor(agent, latest),
     });
-    if (changed.length > 0) throw rewindRefused(refusedText(input.agentId, changed));
+    if (changed.length > 0) throw rewindRefused(changedUnderneathText(input.agentId, changed));
   }
   const by = request.by ?? 'user';
   const pending: PendingRewind = { request: { ...request, by }, boundary, ...(checkpoint ? { checkpoint } : {}) };
@@ -127,7 +128,7 @@ async function rewind(agent: AgentParts, pending: PendingRewind): Promise<AfterR
       targetRoot: rootFor(agent, pending.checkpoint),
       ...(latest ? { latest } : {}),
     });
-    if (restored.kind === 'refused') throw new Error(refusedText(input.agentId, restored.changedSince));
+    if (restored.kind === 'refused') throw new Error(changedUnderneathText(input.agentId, restored.changedSince));
     restoredFiles = restored.changes;
   }
   const releasedTasks = await board.releaseForRewind(reason);
@@ -180,16 +181,4 @@ async function restoreConversation({ input, state }: AgentParts, boundary: TurnB
 /** Where a checkpoint's files are: the agent's own worktree when it has one, else the checkpoint's root. */
 function rootFor({ state }: Pick<AgentParts, 'state'>, checkpoint: TurnCheckpoint): string {
   return state.worktree?.path ?? checkpoint.root;
-}
-
-/** A refusal that lists what changed underneath, and what to do. */
-export function refusedText(agentId: string, changed: readonly FileChange[]): string {
-  const shown = changed.slice(0, 20).map((change) => `  ${change.status} ${change.path}`);
-  const more = changed.length > shown.length ? [`  … and ${changed.length - shown.length} more`] : [];
-  return [
-    `Not rewound: files changed since ${agentId}'s latest checkpoint, by someone else:`,
-    ...shown,
-    ...more,
-    'Nothing was changed. Commit or move those changes and try again, or rewind without --files.',
-  ].join('\n');
 }
