@@ -73,7 +73,14 @@ try {
   figures.clusterUpMs = Date.now() - startedAt;
   log(`cluster up after ${seconds(figures.clusterUpMs)}: ${env.info.address}, PostgreSQL ${env.info.postgres}`);
   const context: SuiteContext = { env, tag: Date.now().toString(36), log, roots: { placement: [], all: [] }, figures };
-  for (const check of checks) {
+  // CLUSTER_CHECKS=kill,replay runs only the checks whose names contain one of the words (for debugging one).
+  const only = (process.env.CLUSTER_CHECKS ?? '')
+    .split(',')
+    .map((word) => word.trim().toLowerCase())
+    .filter(Boolean);
+  for (const check of checks.filter(
+    (candidate) => only.length === 0 || only.some((word) => candidate.name.toLowerCase().includes(word)),
+  )) {
     const began = Date.now();
     log(`check: ${check.name}`);
     try {

@@ -19,6 +19,26 @@ export interface TaskRecord {
   atMs: number;
   /** The activity's attempt (history keeps the started event of the last one only). */
   attempt?: number;
+  /** How the started task ended: a worker answered it (`completed`, `failed`), or the server gave up on it. */
+  outcome: 'completed' | 'failed' | 'timed-out' | 'canceled' | 'open';
+}
+
+/** The outcome of each started event, by its id, from the events that close tasks. */
+function outcomes(events: HistoryEvent[]): Map<string, TaskRecord['outcome']> {
+  const closed = new Map<string, TaskRecord['outcome']>();
+  const note = (startedEventId: unknown, outcome: TaskRecord['outcome']) => {
+    if (startedEventId !== undefined && startedEventId !== null) closed.set(String(startedEventId), outcome);
+  };
+  for (const event of events) {
+    note(event.workflowTaskCompletedEventAttributes?.startedEventId, 'completed');
+    note(event.workflowTaskFailedEventAttributes?.startedEventId, 'failed');
+    note(event.workflowTaskTimedOutEventAttributes?.startedEventId, 'timed-out');
+    note(event.activityTaskCompletedEventAttributes?.startedEventId, 'completed');
+    note(event.activityTaskFailedEventAttributes?.startedEventId, 'failed');
+    note(event.activityTaskTimedOutEventAttributes?.startedEventId, 'timed-out');
+    note(event.activityTaskCanceledEventAttributes?.startedEventId, 'canceled');
+  }
+  return closed;
 }
 
 const asNumber = (value: { toNumber(): number } | number | null | undefined): number =>
@@ -42,6 +62,7 @@ export async function taskRecords(
     histories.unshift(history);
     const events: HistoryEvent[] = history.events ?? [];
     const scheduled = scheduledActivities(events);
+    const closed = outcomes(events);
     for (const event of events) {
       const started = event.activityTaskStartedEventAttributes;
       if (started) {
@@ -54,6 +75,7 @@ export async function taskRecords(
           identity: started.identity ?? '',
           atMs: eventTimeMs(event),
           attempt: started.attempt ?? 1,
+          outcome: closed.get(String(event.eventId)) ?? 'open',
         });
       }
       const workflowTask = event.workflowTaskStartedEventAttributes;
@@ -64,6 +86,7 @@ export async function taskRecords(
           name: 'workflow task',
           identity: workflowTask.identity ?? '',
           atMs: eventTimeMs(event),
+          outcome: closed.get(String(event.eventId)) ?? 'open',
         });
       const childId = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
       if (childId && !childIds.includes(childId)) childIds.push(childId);

@@ -29,6 +29,7 @@ import '../../shared/agents/models';
 import '../../shared/protocol/peek';
 import '../../shared/policy/read-only-command';
 import '../../shared/agents/resume';
+import '../../shared/rewind/refusals';
 import '../../shared/rewind/rewind-protocol';
 import '../../shared/protocol/run-transcript';
 import '../../shared/policy/sandbox';
