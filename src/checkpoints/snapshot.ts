@@ -10,6 +10,7 @@ import { ErrorType } from '../shared/protocol/errors';
 import { parseNameStatus } from './compare';
 import { checkpointFailure, gitFailure } from './failures';
 import { diffCommand, runScript, snapshotLines } from './git-script';
+import { sweepOtherAgents } from './inventory';
 import { recoveringStaleLocks } from './locks';
 import { agentRefPrefix, checkpointAgentName, checkpointRef, checkpointTurn, isObjectId } from './names';
 import { resolveCheckpointOptions, type CheckpointOptions } from './options';
@@ -133,7 +134,10 @@ export async function recordCheckpoint(input: CheckpointInput, options?: Checkpo
   if (located.kind === 'unavailable') return located;
   const { store } = located;
   try {
-    return await recoveringStaleLocks(store.commonDir, () => recordIn(store, recording));
+    const result = await recoveringStaleLocks(store.commonDir, () => recordIn(store, recording));
+    if (input.previous === undefined)
+      await sweepOtherAgents(store, recording.agentId, recording.retention.maxAgeDays, recording.atMs);
+    return result;
   } catch (error) {
     throw gitFailure(
       `could not record a checkpoint of ${store.root} for agent ${recording.agentId} at turn ${recording.turn}`,

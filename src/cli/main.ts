@@ -106,6 +106,10 @@ const commands: Record<string, { load: () => Promise<Command>; help: string }> =
     load: async () => (await import('./commands/ui')).uiCommand,
     help: 'ui <agentId> [--run RUN_ID] [--namespace NS]   (prints the Temporal UI URL of the agent)',
   },
+  checkpoints: {
+    load: async () => (await import('./commands/checkpoints')).checkpointsCommand,
+    help: 'checkpoints [--dir DIR] [--drop AGENT_ID]... [--prune [--older-than DAYS]] [--json]   (workspace checkpoints kept in a repository)',
+  },
   worktrees: {
     load: async () => (await import('./commands/worktrees')).worktreesCommand,
     help: 'worktrees [--dir DIR] [--prune] [--json]   (kept subagent worktrees)',
