@@ -1,3 +1,4 @@
+import { agentHeaders } from '../shared/model/agent-headers';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import {
@@ -36,7 +37,7 @@ export function createCountTokensActivities(dependencies: { anthropic: Anthropic
         {
           signal: Context.current().cancellationSignal,
           timeout: countTimeoutMs,
-          headers: { 'x-subagents-agent-id': input.agentId },
+          headers: agentHeaders({ id: input.agentId }),
         },
       );
       return { inputTokens: counted.input_tokens };

@@ -1,3 +1,4 @@
+import { agentHeaderNames, agentHeaders } from '../shared/model/agent-headers';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -141,12 +142,8 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       ...(input.thinking ? { thinking: input.thinking } : {}),
       ...(input.effort ? { effort: input.effort } : {}),
     });
-    const headers: Record<string, string> = {
-      'x-subagents-agent-id': input.agentId,
-      'x-subagents-agent-type': input.agentType,
-    };
-    if (input.agentName) headers['x-subagents-agent-name'] = input.agentName;
-    if (input.compaction) headers['x-subagents-purpose'] = compactionPurpose;
+    const headers = agentHeaders({ id: input.agentId, type: input.agentType, name: input.agentName });
+    if (input.compaction) headers[agentHeaderNames.purpose] = compactionPurpose;
 
     // Heartbeat details carry the live text (src/shared/protocol/live-activity.ts): shown by describe and the UI, never in history.
     const live = new LiveText(input.turn);

@@ -1,4 +1,5 @@
 import type { BoardSnapshot, BoardTask, TaskStatus } from '../shared/board/board';
+import { clipToWidth, padCell } from './table';
 
 /** The board drawn as four columns for `subagents board` (docs/cli.md): pure, so it is unit-tested. */
 
@@ -9,8 +10,7 @@ const columns: { status: TaskStatus; title: string }[] = [
   { status: 'completed', title: 'COMPLETED' },
 ];
 
-const clip = (text: string, width: number): string =>
-  text.length <= width ? text.padEnd(width) : `${text.slice(0, Math.max(0, width - 1))}…`;
+const clip = (text: string, width: number): string => padCell(clipToWidth(text, width), width);
 
 /** The lines of one card: `#3 subject`, then who has it or what it waits for. */
 function card(task: BoardTask, tasks: readonly BoardTask[]): string[] {

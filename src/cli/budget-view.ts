@@ -5,6 +5,7 @@ import {
   type BudgetCaps,
   type BudgetSnapshot,
 } from '../shared/budget/budget';
+import { formatTable } from './table';
 
 /** `subagents budget`: the tree's ledger as a table, one row per agent, children under their parents. */
 
@@ -62,13 +63,7 @@ export function budgetLines(snapshot: BudgetSnapshot): string[] {
     capsText(account.caps),
     account.exhausted ?? '-',
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
-      .join('  ')
-      .trimEnd();
-  const lines = [line(header), ...rows.map(line)];
+  const lines = formatTable([header, ...rows]).map((line) => line.trimEnd());
   lines.push(
     '',
     "Each row counts the agent's whole subtree (the agent and every agent below it); caps hold for that subtree.",

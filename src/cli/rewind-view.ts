@@ -2,6 +2,7 @@
 import type { BranchDiff, BranchDiffSide, BranchTurn } from '../shared/rewind/branch-diff';
 import type { TurnBoundary } from '../shared/rewind/turns';
 import type { FileChange, TurnCheckpoint } from '../shared/workspace/checkpoints';
+import { formatTable } from './table';
 
 /** Paths of a turn's checkpoint listed before "… and N more". */
 const listedFiles = 5;
@@ -109,14 +110,6 @@ export function renderBranchDiff(diff: BranchDiff, files?: FileChange[] | { unav
   ].join('\n');
 }
 
-/** Rows padded to their columns' widths, two spaces apart; the last column is not padded. */
-function table(rows: string[][]): string[] {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) =>
-    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
-  );
-}
-
 function checkpointCell(checkpoint: TurnCheckpoint | undefined): string {
   if (!checkpoint) return '-';
   const count = typeof checkpoint.changedCount === 'number' ? checkpoint.changedCount : 0;
@@ -132,7 +125,7 @@ export function renderTurns(agentId: string, boundaries: TurnBoundary[], note?: 
         ]
       : [
           `Agent ${agentId}: ${turnRange(boundaries[boundaries.length - 1]!.turn)}`,
-          ...table([
+          ...formatTable([
             ['TURN', 'TIME', 'MESSAGES', 'CHECKPOINT', 'INHERITED FROM'],
             ...boundaries.map((boundary) => [
               String(boundary.turn),

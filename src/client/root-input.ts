@@ -127,10 +127,15 @@ export async function rootAgentInput(
   const placement =
     options.worker === undefined ? undefined : workspaceWorker(taskQueue, options.worker, options.workerWaitMs);
   const cwd = await existingDirectory(path.resolve(options.cwd ?? process.cwd()), 'The working directory');
-  const { definitions } = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
+  const { definitions, reports } = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
   const definition = definitions[typeName];
   if (!definition) {
-    throw new Error(`Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`);
+    const skipped = reports.find((report) => report.level === 'skipped' && report.name === typeName);
+    throw new Error(
+      skipped
+        ? `Unknown agent type "${typeName}": ${skipped.file} defines it but was skipped: ${skipped.message}.`
+        : `Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`,
+    );
   }
   const stallProblem = stallLimitsProblem({ ...defaultAgentLimits, ...options.limits });
   if (stallProblem) throw new Error(stallProblem);

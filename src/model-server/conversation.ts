@@ -1,16 +1,11 @@
 /** What behaviours need to know about a request: who is asking, which turn, what was said last. */
 import type { MessagesRequest, RequestBlock, RequestContext, RequestMessage } from './request-types';
+import { agentHeaderNames, decodeHeaderValue } from '../shared/model/agent-headers';
 import { summarisedTurnsIn } from './compaction';
 import { isRecord } from './tokens';
 
-/** Headers the runtime sends on every model call so scenarios can tell agents apart. */
-export const agentHeaders = {
-  id: 'x-subagents-agent-id',
-  type: 'x-subagents-agent-type',
-  name: 'x-subagents-agent-name',
-  /** `compaction` on a request that asks for a summary of the conversation (answered by compaction.ts). */
-  purpose: 'x-subagents-purpose',
-} as const;
+/** Headers the runtime sends on every model call so scenarios can tell agents apart (values percent-encoded). */
+export const agentHeaders = agentHeaderNames;
 
 /** The text of a tool_result's content (a string or text blocks). */
 export function toolResultText(block: RequestBlock): string {
@@ -61,9 +56,10 @@ export function buildContext(request: MessagesRequest, headers: Record<string, s
       summarisedTurnsIn(request.messages) + request.messages.filter((message) => message.role === 'assistant').length,
     compaction: headers[agentHeaders.purpose] === 'compaction',
   };
-  const agentId = headers[agentHeaders.id];
-  const agentType = headers[agentHeaders.type];
-  const agentName = headers[agentHeaders.name];
+  const read = (name: string) => (headers[name] === undefined ? undefined : decodeHeaderValue(headers[name]));
+  const agentId = read(agentHeaders.id);
+  const agentType = read(agentHeaders.type);
+  const agentName = read(agentHeaders.name);
   if (agentId) context.agentId = agentId;
   if (agentType) context.agentType = agentType;
   if (agentName) context.agentName = agentName;

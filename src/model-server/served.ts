@@ -1,5 +1,6 @@
 // What each messages request served, as the API bills it: input once message_start is out, output so far.
 import { deltaOutputTokens } from '../shared/model/streamed-output-tokens';
+import { decodeHeaderValue } from '../shared/model/agent-headers';
 import { agentHeaders } from './conversation';
 import type { ApiUsage } from './reply';
 import type { RecordedRequest, ServedUsage } from './server-state';
@@ -82,8 +83,9 @@ export function servedReport(log: readonly RecordedRequest[]): ServedReport {
   for (const record of log) {
     if (!record.served) continue;
     addServed(totals, record.served);
-    const agentId = record.headers[agentHeaders.id];
-    if (agentId === undefined) continue;
+    const header = record.headers[agentHeaders.id];
+    if (header === undefined) continue;
+    const agentId = decodeHeaderValue(header);
     const agentTotals = byAgent.get(agentId) ?? noTotals();
     addServed(agentTotals, record.served);
     byAgent.set(agentId, agentTotals);

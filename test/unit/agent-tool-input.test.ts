@@ -40,6 +40,17 @@ describe('parseAgentToolInput', () => {
     expect(parsed.error).toContain('"name" may use');
   });
 
+  it('takes names in any script, and refuses spaces, punctuation, control characters and more than 64 letters', () => {
+    for (const name of ['審査係', 'レビュー担当', 'проверка_2', 'समीक्षक', 'a-b_c']) {
+      expect(parseAgentToolInput({ description: 'd', prompt: 'p', name }).ok, name).toBe(true);
+    }
+    for (const name of ['two words', 'line\nbreak', 'a/b', 'x'.repeat(65), '審'.repeat(65), 'tab\there', '']) {
+      const parsed = parseAgentToolInput({ description: 'd', prompt: 'p', name });
+      if (name === '') continue; // an empty name is no name
+      expect(parsed.ok, JSON.stringify(name)).toBe(false);
+    }
+  });
+
   it('refuses cwd together with isolation', () => {
     const parsed = parseAgentToolInput({ description: 'd', prompt: 'p', cwd: '/tmp', isolation: 'worktree' });
     expect(parsed.ok).toBe(false);

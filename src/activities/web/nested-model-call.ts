@@ -1,6 +1,7 @@
 /** The model calls WebFetch and WebSearch make themselves: headers naming who calls, usage, and error handling. */
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
+import { agentHeaders } from '../../shared/model/agent-headers';
 import type { TokenUsage } from '../../shared/model/messages';
 import { toModelInvocationFailure } from '../model-errors';
 
@@ -18,7 +19,7 @@ export function usageOf(usage: Anthropic.Messages.Usage): TokenUsage {
 
 /** Headers so the local model server (and logs) can tell a tool's own call from the agent's turns. */
 export function toolCallHeaders(agentId: string, toolName: string): Record<string, string> {
-  return { 'x-subagents-agent-id': `${agentId}/${toolName}`, 'x-subagents-agent-type': toolName };
+  return agentHeaders({ id: `${agentId}/${toolName}`, type: toolName });
 }
 
 /** Runs a tool's model request: retryable provider errors throw, others come back as an error message. */

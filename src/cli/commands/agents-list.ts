@@ -16,6 +16,7 @@ import { describeHooks } from '../../shared/policy/hooks';
 import { describePermissionRules } from '../../shared/policy/permission-rules';
 import { describeSandboxSettings } from '../../shared/policy/sandbox';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
+import { formatTable } from '../table';
 
 const usage =
   'usage: subagents agents [--dir DIR] [--json] | subagents agents --scan PATH [--scan PATH ...] [--reports] [--json]';
@@ -70,13 +71,6 @@ function describeMcpServers(definition: AgentDefinition, configured: Readonly<Re
       `${name}${required.has(name) ? '!' : ''}${inline.has(name) ? ' (inline)' : name in (mcp?.servers ?? {}) ? '' : ' (not configured)'}`,
   );
   return described.length === 0 ? '-' : described.join(', ');
-}
-
-function formatTable(rows: string[][]): string[] {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) =>
-    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
-  );
 }
 
 /** The hooks of each agent type, and what the settings files configure for a tree started here (docs/hooks.md, docs/configuration.md). */

@@ -11,6 +11,7 @@ import {
 } from '../../checkpoints/index';
 import { ErrorType } from '../../shared/protocol/errors';
 import { CliError, ExitCode } from '../exit-codes';
+import { formatTable } from '../table';
 
 // `subagents checkpoints`: the workspace checkpoints kept in a repository (docs/rewind.md). Local: no server needed.
 
@@ -34,13 +35,7 @@ function table(agents: readonly AgentCheckpoints[], nowMs: number): string[] {
       `${ageOf(agent.oldestAtMs, nowMs)} ago`,
     ]),
   ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')
-      .trimEnd(),
-  );
+  return formatTable(rows);
 }
 
 function describe(inventory: CheckpointInventory, nowMs: number): string[] {

@@ -5,6 +5,7 @@ import { listSubagentWorktrees, pruneSubagentWorktrees } from '../../worktree/li
 import { ErrorType } from '../../shared/protocol/errors';
 import type { SubagentWorktreeEntry, SubagentWorktreeList } from '../../shared/workspace/worktree';
 import { ExitCode } from '../exit-codes';
+import { formatTable } from '../table';
 
 const usage = 'usage: subagents worktrees [--dir DIR] [--prune] [--json]';
 
@@ -19,13 +20,6 @@ function state(worktree: SubagentWorktreeEntry): string {
   if (worktree.locked) labels.push('locked (agent running?)');
   labels.push(worktree.mergedOrEmpty ? 'merged-or-empty' : 'has work');
   return labels.join(', ');
-}
-
-function formatTable(rows: string[][]): string[] {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) =>
-    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
-  );
 }
 
 function formatList(list: SubagentWorktreeList): string[] {

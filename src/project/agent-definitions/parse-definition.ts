@@ -1,7 +1,13 @@
 import path from 'node:path';
 import type { PermissionMode } from '../../shared/agents/agent';
 import { type AgentColor, agentColors, isAgentColor } from '../../shared/agents/agent-colors';
-import type { AgentDefinition, DefinitionReport, ThinkingSetting } from '../../shared/agents/agent-definition';
+import {
+  agentNameProblem,
+  maxDefinitionPromptBytes,
+  type AgentDefinition,
+  type DefinitionReport,
+  type ThinkingSetting,
+} from '../../shared/agents/agent-definition';
 import { modelAliases } from '../../shared/agents/models';
 import { hasCaps, type BudgetCaps } from '../../shared/budget/budget';
 import {
@@ -23,6 +29,12 @@ export interface ParsedDefinitionFile {
   reports: DefinitionReport[];
   /** `tools`/`disallowedTools` entries that were dropped (unknown names, narrowed rules), for `subagents agents --scan`. */
   droppedTools?: string[];
+}
+
+/** 262144 → "256 KiB", 5242880 → "5.0 MiB". */
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  return `${Math.round(bytes / 1024)} KiB`;
 }
 
 /** `subagent_type: "fork"` selects the fork path, so no definition may take that name. */
@@ -134,11 +146,23 @@ export function parseDefinitionFile(
   const validated = validateDefinitionFields(supported);
   if (validated.type === 'invalid') return skipped(validated.reasons.join('; '));
   const fields = validated.value;
+  const named = (message: string): ParsedDefinitionFile => ({
+    reports: [{ file, level: 'skipped', message, name: fields.name }],
+  });
   if (reservedNames.includes(fields.name))
-    return skipped(`name "${fields.name}" is reserved (it selects the fork path); rename the agent`);
+    return named(`name "${fields.name}" is reserved (it selects the fork path); rename the agent`);
+  const nameProblem = agentNameProblem(fields.name);
+  if (nameProblem) return named(`name ${JSON.stringify(fields.name)} ${nameProblem}; rename the agent`);
   const prompt = split.body.trim();
   if (prompt === '')
-    return skipped(`the body is empty: the text after the front matter is agent "${fields.name}"'s system prompt`);
+    return named(`the body is empty: the text after the front matter is agent "${fields.name}"'s system prompt`);
+  const promptBytes = Buffer.byteLength(prompt, 'utf8');
+  if (promptBytes > maxDefinitionPromptBytes)
+    return named(
+      `the body of agent "${fields.name}" is ${formatBytes(promptBytes)}, over the ${formatBytes(maxDefinitionPromptBytes)} ` +
+        "limit of an agent's system prompt (it is recorded in the agent's Temporal history): shorten it, or move " +
+        'reference material into files the agent reads',
+    );
 
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);

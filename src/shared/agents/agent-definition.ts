@@ -77,6 +77,21 @@ export interface DefinitionReport {
   /** skipped: the file is not used; warning: used, with something ignored. */
   level: 'skipped' | 'warning';
   message: string;
+  /** The agent's name, when the file got that far (so `start --type NAME` can say why NAME is missing). */
+  name?: string;
+}
+
+/**
+ * The largest system prompt a definition may have: the rendered prompt is recorded in the agent's history, whose
+ * payloads Temporal limits to 2 MB (with a warning from 512 KB), beside tools and context.
+ */
+export const maxDefinitionPromptBytes = 256 * 1024;
+
+/** Why an agent name cannot be used (a control character breaks headers, tables and logs), or undefined. */
+export function agentNameProblem(name: string): string | undefined {
+  if (/[\p{Cc}\u2028\u2029]/u.test(name)) return 'contains a control character (a newline or tab)';
+  if ([...name].length > 128) return 'is longer than 128 characters';
+  return undefined;
 }
 
 /** The result of loading definitions for a working directory. */

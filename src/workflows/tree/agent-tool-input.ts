@@ -93,8 +93,9 @@ export function parseAgentToolInput(
   const budget = parseBudget(raw.budget, problems);
   if (budget) value.budget = budget;
   if (value.isolation && value.cwd) problems.push('"cwd" and "isolation" are exclusive: give one of them');
-  if (value.name && !/^[A-Za-z0-9_-]{1,64}$/.test(value.name))
-    problems.push('"name" may use letters, digits, "_" and "-" (at most 64)');
+  // Letters of any script (with their combining marks), never spaces or punctuation: SendMessage addresses it.
+  if (value.name && !/^[\p{L}\p{M}\p{N}_-]{1,64}$/u.test(value.name))
+    problems.push('"name" may use letters (of any language), digits, "_" and "-" (at most 64)');
   return problems.length > 0
     ? { ok: false, error: errorText(ErrorType.InvalidToolInput, `${problems.join('; ')}.`) }
     : { ok: true, value };
