@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentHandle } from '../../src/client/client';
 import { scenario } from '../helpers/agent-env';
 import { waitFor, type ChildWorker } from '../helpers/child-worker';
+import { git } from '../helpers/rewind-workspace';
 import { useCrashHarness } from '../helpers/crash-harness';
 import { agentWithId, bash } from '../helpers/scripted-agents';
 
@@ -31,20 +32,6 @@ const killModes = [
   { label: 'the worker process', tree: false },
   { label: 'the worker and the git commands it started', tree: true },
 ];
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-  });
-}
 
 /** One case's workspace (a git repository), its flags, the slow filter and its log (beside it), and names. */
 function prepareCase(name: string, filterOn: 'smudge' | 'clean') {

@@ -2,15 +2,15 @@
 // Issue 49's fork matrix on the real server: {finished, running} × {root, depth-2 subagent} sources, each forked at
 // turns 0, a middle one and its last boundary, with and without a prompt; every fork's first request is checked byte for
 // byte against the source's request it branches from.
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentHandle } from '../../src/client/client';
 import { treeQuery } from '../../src/shared/protocol/definitions';
 import type { TurnBoundary } from '../../src/shared/rewind/turns';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { gitWorkspace, newFlag, until, waitForFlag } from '../helpers/rewind-workspace';
 import { answeredCallsOf, answeredRequestsOf, type RequestBody } from '../helpers/model-requests';
 import { agentNamed, agentPrompted, bash, spawn, type ScriptedAgent } from '../helpers/scripted-agents';
 
@@ -18,39 +18,6 @@ const env = useAgentTestEnv();
 
 /** Ids unique to this run: the dev server may outlive one run of the file. */
 const run = randomUUID().slice(0, 6);
-
-/** A git workspace (checkpoints go to its private refs), whose `.flags/` checkpoints leave out. */
-function initRepository(): void {
-  if (existsSync(path.join(env.workspace, '.git'))) return;
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: env.workspace });
-  git('init', '-q', '-b', 'main');
-  writeFileSync(path.join(env.workspace, '.git', 'info', 'exclude'), '.flags/\n');
-  writeFileSync(path.join(env.workspace, 'README.md'), 'base\n');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'base');
-}
-
-/** A flag file inside the workspace (the sandboxed Bash sees no other /tmp). */
-function newFlag(): string {
-  initRepository();
-  const directory = path.join(env.workspace, '.flags');
-  mkdirSync(directory, { recursive: true });
-  return path.join(mkdtempSync(path.join(directory, 'flag-')), 'flag');
-}
-
-/** A Bash command that returns once the flag exists (at most 100 s). */
-const waitFor = (flag: string): string => `for i in $(seq 1 500); do test -f ${flag} && break; sleep 0.2; done`;
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** One fork of the matrix: the boundary, an optional prompt, and the id the fork will get. */
 interface ForkCase {
@@ -224,7 +191,7 @@ const twoSteps = [{ toolUses: [bash('echo one')] }, { toolUses: [bash('echo two'
 
 describe('fork matrix: turns 0, middle and last, with and without a prompt', () => {
   it('forks a finished root six times: new roots sharing its prefix', async () => {
-    initRepository();
+    gitWorkspace(env.workspace);
     const rootId = `${run}-fr`;
     const cases = forkCases('fr', 3, (_index, label) => `${run}-${label}`);
     // A root's fork keeps its name: the forks' entries come first.
@@ -237,12 +204,12 @@ describe('fork matrix: turns 0, middle and last, with and without a prompt', () 
   });
 
   it('forks a running root six times while it waits in Bash; it then finishes as scripted', async () => {
-    const flag = newFlag();
+    const flag = newFlag(env.workspace);
     const rootId = `${run}-rr`;
     const cases = forkCases('rr', 2, (_index, label) => `${run}-${label}`);
     env.script(
       ...forkScripts(cases),
-      agentNamed('rr-source', [...twoSteps, { toolUses: [bash(waitFor(flag))] }, { text: 'RR-DONE' }]),
+      agentNamed('rr-source', [...twoSteps, { toolUses: [bash(waitForFlag(flag))] }, { text: 'RR-DONE' }]),
     );
     const source = await env.start({ prompt: 'running root', name: 'rr-source', agentId: rootId });
     // Held in its third turn's Bash: boundaries 0 to 2, its third request answered.
@@ -266,7 +233,7 @@ describe('fork matrix: turns 0, middle and last, with and without a prompt', () 
   });
 
   it('forks a finished depth-2 subagent six times beside it while its parent runs, then as a new root', async () => {
-    const flag = newFlag();
+    const flag = newFlag(env.workspace);
     const rootId = `${run}-fs`;
     const middleId = `${rootId}.1`;
     const leafId = `${rootId}.1.1`;
@@ -278,7 +245,7 @@ describe('fork matrix: turns 0, middle and last, with and without a prompt', () 
       agentNamed('fs-root', [{ toolUses: [spawn('middle', 'FS-MIDDLE-TASK')] }, { text: 'FS-ROOT-DONE' }]),
       agentPrompted('FS-MIDDLE-TASK', [
         { toolUses: [spawn('leaf', 'FS-LEAF-TASK')] },
-        { toolUses: [bash(waitFor(flag))] },
+        { toolUses: [bash(waitForFlag(flag))] },
         { text: 'FS-MIDDLE-DONE' },
       ]),
       agentPrompted('FS-LEAF-TASK', [...twoSteps, { text: 'FS-LEAF-DONE' }]),
@@ -322,7 +289,7 @@ describe('fork matrix: turns 0, middle and last, with and without a prompt', () 
   });
 
   it('forks a running depth-2 subagent six times beside it while its parent waits for it in the foreground', async () => {
-    const flag = newFlag();
+    const flag = newFlag(env.workspace);
     const rootId = `${run}-rs`;
     const middleId = `${rootId}.1`;
     const leafId = `${rootId}.1.1`;
@@ -331,7 +298,7 @@ describe('fork matrix: turns 0, middle and last, with and without a prompt', () 
       ...forkScripts(cases),
       agentNamed('rs-root', [{ toolUses: [spawn('middle', 'RS-MIDDLE-TASK')] }, { text: 'RS-ROOT-DONE' }]),
       agentPrompted('RS-MIDDLE-TASK', [{ toolUses: [spawn('leaf', 'RS-LEAF-TASK')] }, { text: 'RS-MIDDLE-DONE' }]),
-      agentPrompted('RS-LEAF-TASK', [...twoSteps, { toolUses: [bash(waitFor(flag))] }, { text: 'RS-LEAF-DONE' }]),
+      agentPrompted('RS-LEAF-TASK', [...twoSteps, { toolUses: [bash(waitForFlag(flag))] }, { text: 'RS-LEAF-DONE' }]),
     );
     const root = await env.start({
       prompt: 'running leaf',
