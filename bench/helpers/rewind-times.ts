@@ -17,13 +17,25 @@ export interface RewindTiming {
   restoredFiles: number;
 }
 
+/**
+ * How many messages requests of the agent have arrived, counted without copying the log: `requests()` clones every
+ * recorded body (tens of MB once a few 100-turn agents ran), and polled every 20 ms those copies took the thread the
+ * worker and the model server share, which made the polled agent's turns 4x slower ("after a rewind").
+ */
+export function arrivedRequests(modelServer: Pick<ModelServer, 'usage'>, agentId: string): number {
+  const { byAgent } = modelServer.usage();
+  return Object.hasOwn(byAgent, agentId) ? byAgent[agentId]!.requests : 0;
+}
+
 /** Waits until the agent has made `count` answered model requests and its last turn's tool has had time to start. */
 export async function untilWaiting(modelServer: ModelServer, agentId: string, count: number): Promise<void> {
+  await waitFor(() => arrivedRequests(modelServer, agentId) >= count, 1_800_000, `${agentId}'s request ${count}`, 20);
+  // Arrived; answered too (a copy of the log each check, so only a few, once the count is there).
   await waitFor(
     () => requestsOf(modelServer, agentId).filter((request) => request.status === 200).length >= count,
-    1_800_000,
-    `${agentId}'s request ${count}`,
-    20,
+    60_000,
+    `the answer to ${agentId}'s request ${count}`,
+    100,
   );
   // The answer asked for a Bash: give its activity a moment to start, so the rewind cancels a running command.
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -36,13 +48,13 @@ export async function timeRewind(
   turn: number,
   files: boolean,
 ): Promise<RewindTiming> {
-  const before = requestsOf(modelServer, agent.agentId).length;
+  const before = arrivedRequests(modelServer, agent.agentId);
   const startedAt = Date.now();
   const outcome = await agent.rewind({ turn, ...(files ? { files: true } : {}) });
   const answeredMs = Date.now() - startedAt;
   if (outcome.mode !== 'in-place') throw new Error(`${agent.agentId} was not running: rewound in a new run`);
   await waitFor(
-    () => requestsOf(modelServer, agent.agentId).length > before,
+    () => arrivedRequests(modelServer, agent.agentId) > before,
     60_000,
     `${agent.agentId}'s request after the rewind`,
     10,
