@@ -133,7 +133,7 @@ export async function readAgentTranscript(
     if (isGrpcDeadlineError(error) || Date.now() >= deadline) throw new NoWorkerError(agentId, description.taskQueue);
     throw error;
   }
-  const { messages, boundaries, inheritedCount, turns } = stitchRuns(logs);
+  const { messages, boundaries, inheritedCount, turns, rewinds } = stitchRuns(logs);
 
   const latestInput = (runs[runs.length - 1]?.input ?? {}) as Partial<AgentWorkflowInput>;
   const events = runs.flatMap((run) => run.events);
@@ -147,6 +147,7 @@ export async function readAgentTranscript(
     }),
     compactions: boundaries,
     turns,
+    ...(rewinds.length > 0 ? { rewinds } : {}),
     runIds,
     childIds: [...new Set(runs.flatMap((run) => run.childIds))],
   };
@@ -163,11 +164,14 @@ async function readRunLog(client: Client, agentId: string, runId: string, deadli
     messages.push(...page.messages);
   }
   return {
+    runId,
     messages,
     carriedCount: first.carriedCount,
     boundaries: first.boundaries,
     current: first.current,
     ...(first.turnMarks ? { turnMarks: first.turnMarks } : {}),
+    ...(first.copies ? { copies: first.copies } : {}),
+    ...(first.rewinds ? { rewinds: first.rewinds } : {}),
   };
 }
 

@@ -53,6 +53,11 @@ export function agentHeading(transcript: AgentTranscript): string {
   ].join('\n');
 }
 
+/** The mark where an agent went back: the messages of the turn it went back to are shown once, above. */
+function rewindLine({ turn, by }: { turn: number; by?: string }): string {
+  return `── rewound to turn ${turn}${by ? ` by ${by}` : ''}: what follows goes on from the end of turn ${turn} above`;
+}
+
 /** A readable transcript of one agent (tool calls and results abbreviated), or of a tree, agent by agent. */
 export function formatTranscripts(transcripts: readonly AgentTranscript[]): string {
   const sections = transcripts.map((transcript) => {
@@ -61,6 +66,9 @@ export function formatTranscripts(transcripts: readonly AgentTranscript[]): stri
     const turnEnds = new Map<number, number[]>();
     for (const mark of transcript.turns ?? [])
       turnEnds.set(mark.afterIndex, [...(turnEnds.get(mark.afterIndex) ?? []), mark.turn]);
+    const rewindsAfter = new Map<number, string[]>();
+    for (const rewind of transcript.rewinds ?? [])
+      rewindsAfter.set(rewind.afterIndex, [...(rewindsAfter.get(rewind.afterIndex) ?? []), rewindLine(rewind)]);
     const body = transcript.messages.flatMap(({ message, timestampMs }, index) => {
       const compaction = compactions.get(index);
       const heading = compaction
@@ -73,9 +81,14 @@ export function formatTranscripts(transcripts: readonly AgentTranscript[]): stri
       const ends = (turnEnds.get(index) ?? []).map(
         (turn) => `── end of turn ${turn} (subagents fork|rewind ${transcript.meta.agentId} --turn ${turn})`,
       );
-      return [...heading, ...messageLines(message, timestampMs, toolNames), ...ends];
+      return [
+        ...heading,
+        ...messageLines(message, timestampMs, toolNames),
+        ...ends,
+        ...(rewindsAfter.get(index) ?? []),
+      ];
     });
-    return [agentHeading(transcript), '', ...body].join('\n');
+    return [agentHeading(transcript), '', ...(rewindsAfter.get(-1) ?? []), ...body].join('\n');
   });
   return sections.join('\n\n');
 }

@@ -107,6 +107,8 @@ export interface AgentTranscript {
   compactions: { summaryIndex: number; keptIndices: number[]; lastIndexBefore: number; record: CompactionRecord }[];
   /** Where each turn boundary falls (docs/rewind.md): turn N ends after message `afterIndex` (absent: none recorded). */
   turns?: { turn: number; afterIndex: number }[];
+  /** Where it went back to an earlier turn (docs/rewind.md): after message `afterIndex` (absent: never). */
+  rewinds?: { turn: number; afterIndex: number; by?: string }[];
   /** Run ids the transcript was read from, oldest first (more than one after continue-as-new or resume). */
   runIds: string[];
   /** Children started by the agent (workflow ids), in order. */

@@ -384,3 +384,63 @@ describe('the Rewind tool', () => {
     rmSync(path.dirname(flag), { recursive: true, force: true });
   });
 });
+
+describe('the transcript of a rewind to an earlier run', () => {
+  it('shows each message once and marks the rewind, when the turn is held by a run before a continue-as-new', async () => {
+    // Imported here so this test stays an addition at the end of the file.
+    const { readAgentTranscript } = await import('../../src/transcript/export');
+    const { formatTranscripts } = await import('../../src/transcript/human-view');
+    await env.writeFiles({ 'notes.txt': 'some notes\n' });
+    const read = { name: 'Read', input: { file_path: 'notes.txt' } };
+    env.script(
+      {
+        match: { agentName: 'across', userIncludes: 'AGAIN-FROM-ONE' },
+        turnOffset: 1,
+        turns: [{ text: 'SECOND-DONE' }],
+      },
+      agentNamed('across', [...Array.from({ length: 6 }, () => ({ toolUses: [read] })), { text: 'FIRST-DONE' }]),
+    );
+    const agent = await env.start({
+      prompt: 'read across runs',
+      name: 'across',
+      interactive: { idleTimeoutMs: 60_000 },
+      // Low enough that turn 1 is held by the first run when the agent waits (about 6 events a turn).
+      limits: { continueAsNewAfterEvents: 30 },
+    });
+    await until(
+      () => agent.status(),
+      (status) => status.state === 'waiting',
+      'the agent to wait',
+    );
+    const boundaries = (await agent.turns()).boundaries;
+    const description = await env.temporal.client.workflow.getHandle(agent.agentId).describe();
+    expect(boundaries.find((boundary) => boundary.turn === 1)!.runId).not.toBe(description.runId);
+    const outcome = await agent.rewind({ turn: 1, prompt: 'AGAIN-FROM-ONE' });
+    expect(outcome.mode).toBe('in-place');
+    await until(
+      async () => requestsOf(agent.agentId),
+      (requests) => requests.some((request) => JSON.stringify(request.messages).includes('AGAIN-FROM-ONE')),
+      'the call after the rewind',
+    );
+    const transcript = await until(
+      () => readAgentTranscript(env.temporal.client, agent.agentId),
+      (read) => read.messages.some(({ message }) => JSON.stringify(message).includes('SECOND-DONE')),
+      'the answer after the rewind in the transcript',
+    );
+    expect(transcript.runIds.length).toBeGreaterThanOrEqual(2);
+    const texts = transcript.messages.map(({ message }) => JSON.stringify(message));
+    expect(texts.filter((text, index) => texts.indexOf(text) !== index)).toEqual([]);
+    expect(texts.filter((text) => text.includes('read across runs'))).toHaveLength(1);
+    // The rewind is marked after the answer it left (FIRST-DONE); the new branch follows it.
+    expect(transcript.rewinds).toHaveLength(1);
+    const rewind = transcript.rewinds![0]!;
+    expect(rewind).toMatchObject({ turn: 1, by: 'user' });
+    expect(texts[rewind.afterIndex]).toContain('FIRST-DONE');
+    expect(texts.slice(rewind.afterIndex + 1).join('\n')).toContain('AGAIN-FROM-ONE');
+    const lines = formatTranscripts([transcript]).split('\n');
+    const mark = lines.findIndex((line) => line.startsWith('── rewound to turn 1 by user'));
+    expect(mark).toBeGreaterThan(0);
+    expect(lines.slice(mark + 1).join('\n')).toContain('SECOND-DONE');
+    await agent.close();
+  });
+});

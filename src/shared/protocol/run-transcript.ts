@@ -12,6 +12,21 @@ export interface TranscriptBoundary {
   record: CompactionRecord;
 }
 
+/** Log messages [from, from + logIndices.length) repeat run `runId`'s log messages `logIndices` (a rewind to its boundary). */
+export interface TranscriptCopy {
+  from: number;
+  runId: string;
+  logIndices: number[];
+}
+
+/** After log message `lastIndex` (-1: before the first) the conversation went back to turn `turn` (docs/rewind.md). */
+export interface TranscriptRewind {
+  turn: number;
+  lastIndex: number;
+  /** Who asked for it, when the run knows. */
+  by?: string;
+}
+
 /** A page of one run's transcript. */
 export interface RunTranscriptSlice {
   /** Messages of the log from `from` on (as many as fit in one answer; `total` says how many exist). */
@@ -25,6 +40,10 @@ export interface RunTranscriptSlice {
   current: number[];
   /** Turn boundaries this run recorded (docs/rewind.md): turn N ends after log message `lastIndex`. */
   turnMarks?: { turn: number; lastIndex: number }[];
+  /** Stretches of the log that repeat an earlier run's messages (absent: none). */
+  copies?: TranscriptCopy[];
+  /** The rewinds of this run, where they happened in its log (absent: none). */
+  rewinds?: TranscriptRewind[];
 }
 
 /** Input of the transcript query. */

@@ -37,6 +37,8 @@ export type TurnConversation =
       boundary: TurnBoundary;
       systemPrompt: string;
       messages: MessageParam[];
+      /** Each message's index in the answering run's transcript log (absent from runs before it was added). */
+      logIndices?: number[];
       /** Boundaries 0..turn (a fork inherits them). */
       boundaries: TurnBoundary[];
     }

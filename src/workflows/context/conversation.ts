@@ -7,6 +7,8 @@ import {
   transcriptPageChars,
   type RunTranscriptSlice,
   type TranscriptBoundary,
+  type TranscriptCopy,
+  type TranscriptRewind,
 } from '../../shared/protocol/run-transcript';
 
 /** An agent's conversation with per-message hashes, sizes and the run's transcript log (docs/architecture.md). */
@@ -18,6 +20,10 @@ export class Conversation {
   private logIndices: number[] = [];
   private readonly log: MessageParam[] = [];
   private readonly boundaries: TranscriptBoundary[] = [];
+  /** Log stretches that repeat an earlier run's messages (a rewind to its boundary), so the joined transcript shows them once. */
+  private readonly copies: TranscriptCopy[] = [];
+  /** Where in the log the conversation went back to a turn (docs/rewind.md). */
+  private readonly rewinds: TranscriptRewind[] = [];
   private readonly carriedCount: number;
   /** Each projection this run had (its start, each compaction, each rewind): log indices it began with, then appends from startLog. */
   private readonly epochs: { base: number[]; startLog: number }[] = [{ base: [], startLog: 0 }];
@@ -93,9 +99,15 @@ export class Conversation {
 
   /** The messages the model saw at an earlier position of this run (a turn boundary), from the log. */
   projectionAt(epoch: number, logLength: number): MessageParam[] | undefined {
+    return this.projectionIndicesAt(epoch, logLength)?.map((index) => this.log[index]!);
+  }
+
+  /** The log indices of the messages the model saw at an earlier position of this run. */
+  projectionIndicesAt(epoch: number, logLength: number): number[] | undefined {
     const found = this.epochs[epoch];
     if (!found || logLength > this.log.length || logLength < found.startLog) return undefined;
-    return [...found.base.map((index) => this.log[index]!), ...this.log.slice(found.startLog, logLength)];
+    const appended = Array.from({ length: logLength - found.startLog }, (_, offset) => found.startLog + offset);
+    return [...found.base, ...appended];
   }
 
   /** Rewind (docs/rewind.md): the conversation becomes its first `count` messages; the log keeps the abandoned ones. */
@@ -108,11 +120,33 @@ export class Conversation {
     );
   }
 
-  /** Rewind to a boundary of an earlier run: the conversation becomes `messages`, appended to the log. */
-  replaceWith(messages: readonly MessageParam[]): void {
+  /** Rewind to an earlier position of this run (another epoch): its messages by their log indices, nothing copied. */
+  returnTo(epoch: number, logLength: number): boolean {
+    const base = this.projectionIndicesAt(epoch, logLength);
+    if (!base) return false;
+    this.epochs.push({ base, startLog: this.log.length });
+    this.rebuild(
+      base.map((index) => this.log[index]!),
+      base,
+    );
+    return true;
+  }
+
+  /**
+   * Rewind to a boundary of an earlier run: the conversation becomes `messages`, appended to the log. With `copiedFrom`
+   * (that run's log index of each message) the transcript joins them to the earlier run's and shows them once.
+   */
+  replaceWith(messages: readonly MessageParam[], copiedFrom?: { runId: string; logIndices: readonly number[] }): void {
+    if (copiedFrom && copiedFrom.logIndices.length === messages.length && messages.length > 0)
+      this.copies.push({ from: this.log.length, runId: copiedFrom.runId, logIndices: [...copiedFrom.logIndices] });
     this.epochs.push({ base: [], startLog: this.log.length });
     this.rebuild([], []);
     for (const message of messages) this.append(message);
+  }
+
+  /** Notes in the log that the conversation goes back to `turn` here (before it is cut back), for the transcript. */
+  markRewind(turn: number, by?: string): void {
+    this.rewinds.push({ turn, lastIndex: this.log.length - 1, ...(by !== undefined ? { by } : {}) });
   }
 
   private rebuild(messages: MessageParam[], indices: number[]): void {
@@ -141,6 +175,8 @@ export class Conversation {
       carriedCount: this.carriedCount,
       boundaries: this.boundaries,
       current: [...this.logIndices],
+      ...(this.copies.length > 0 ? { copies: this.copies } : {}),
+      ...(this.rewinds.length > 0 ? { rewinds: this.rewinds } : {}),
     };
   }
 }

@@ -4,6 +4,7 @@ import { appendUserText, textOf } from '../../shared/tools/tool-results';
 import { setupActivities, setupOptions } from '../runtime/activity-proxies';
 import { restoreCheckpointOn } from '../tools/workspace-activities';
 import { changedUnderneathText } from '../../shared/rewind/refusals';
+import { continueWithPrompt, copiedFrom } from './conversation-rewind';
 
 /** A fork's or a rewound run's first step (docs/rewind.md): files as of the turn, then the turn's exact conversation. */
 export async function openBranch(agent: Pick<AgentParts, 'input' | 'state'>): Promise<string | undefined> {
@@ -26,9 +27,17 @@ export async function openBranch(agent: Pick<AgentParts, 'input' | 'state'>): Pr
       ? fetched.boundaries.map((boundary) => ({ ...boundary, inheritedFrom: boundary.inheritedFrom ?? branch.agentId }))
       : fetched.boundaries;
   state.turns.adopt(inherited);
-  const messages =
-    branch.prompt !== undefined ? appendUserText(fetched.messages, branch.prompt) : [...fetched.messages];
-  for (const message of messages) state.append(message);
+  if (branch.reason === 'rewind') {
+    // The same agent going back: its transcript joins these messages to the earlier run's and marks the rewind.
+    state.conversation.markRewind(branch.turn);
+    state.conversation.replaceWith(fetched.messages, copiedFrom(fetched));
+    if (branch.prompt !== undefined) continueWithPrompt(state.conversation, branch.prompt);
+  } else {
+    const opening =
+      branch.prompt !== undefined ? appendUserText(fetched.messages, branch.prompt) : [...fetched.messages];
+    for (const message of opening) state.append(message);
+  }
+  const messages = state.messages;
   // Files may differ from what the conversation read (another worktree, a restore, or time passed).
   state.markReadStateStale();
   if (branch.prompt === undefined && endsWithAnswer(messages)) {

@@ -3,11 +3,12 @@ import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { RewindAck, RewindInput } from '../../shared/rewind/rewind-protocol';
 import { checkpointAsOf, endsWithAnswer, findBoundary, type TurnBoundary } from '../../shared/rewind/turns';
 import type { FileChange, TurnCheckpoint } from '../../shared/workspace/checkpoints';
-import { appendUserText, textOf } from '../../shared/tools/tool-results';
+import { textOf } from '../../shared/tools/tool-results';
 import type { AgentParts } from '../loop/agent-parts';
 import { setupActivities, setupOptions } from '../runtime/activity-proxies';
 import { changesSinceOn, restoreCheckpointOn } from '../tools/workspace-activities';
 import { checkpointNow } from './checkpoint-turn';
+import { continueWithPrompt, returnConversationTo } from './conversation-rewind';
 import type { PendingRewind } from './rewind-request';
 import { changedUnderneathText } from '../../shared/rewind/refusals';
 
@@ -133,17 +134,11 @@ async function rewind(agent: AgentParts, pending: PendingRewind): Promise<AfterR
   }
   const releasedTasks = await board.releaseForRewind(reason);
   const droppedTurns = state.turns.last - request.turn;
-  await restoreConversation(agent, boundary);
+  await restoreConversation(agent, boundary, request.by);
   state.turns.truncateAfter(request.turn);
   state.rewoundTo(boundary.loopTurn);
   progress.rewound(request.turn, request.by);
-  if (request.prompt !== undefined) {
-    const before = state.messages.length;
-    const messages = appendUserText(state.messages, request.prompt);
-    // A boundary after tool results gets the prompt in that user message (roles must alternate).
-    if (messages.length === before) state.conversation.truncateTo(before - 1);
-    state.append(messages[messages.length - 1]!);
-  }
+  if (request.prompt !== undefined) continueWithPrompt(state.conversation, request.prompt);
   pending.ack = {
     agentId: input.agentId,
     turn: request.turn,
@@ -160,22 +155,13 @@ async function rewind(agent: AgentParts, pending: PendingRewind): Promise<AfterR
 }
 
 /** The conversation returns to the boundary's: from this run's log, or fetched from the run that holds it. */
-async function restoreConversation({ input, state }: AgentParts, boundary: TurnBoundary): Promise<void> {
-  const { epoch } = state.conversation.position;
-  if (boundary.runId === workflowInfo().runId && boundary.epoch === epoch) {
-    state.conversation.truncateTo(boundary.messageCount);
-    return;
-  }
-  const local = state.turns.conversationAt(state.conversation, state.systemPrompt, boundary.turn);
-  if (local.kind === 'conversation') {
-    state.conversation.replaceWith(local.messages);
-    return;
-  }
-  const fetched = await setupActivities.fetchTurnConversation.executeWithOptions(
-    { ...setupOptions, summary: `conversation of turn ${boundary.turn}` },
-    [{ agentId: input.agentId, runId: boundary.runId, turn: boundary.turn, hash: boundary.hash }],
+function restoreConversation({ input, state }: AgentParts, boundary: TurnBoundary, by: string): Promise<void> {
+  return returnConversationTo(state.conversation, boundary, workflowInfo().runId, by, () =>
+    setupActivities.fetchTurnConversation.executeWithOptions(
+      { ...setupOptions, summary: `conversation of turn ${boundary.turn}` },
+      [{ agentId: input.agentId, runId: boundary.runId, turn: boundary.turn, hash: boundary.hash }],
+    ),
   );
-  state.conversation.replaceWith(fetched.messages);
 }
 
 /** Where a checkpoint's files are: the agent's own worktree when it has one, else the checkpoint's root. */

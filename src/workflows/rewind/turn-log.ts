@@ -97,8 +97,9 @@ export class TurnLog {
     if (index < 0) return { kind: 'missing', reason: `there is no turn ${turn} (turns 0 to ${this.last}).` };
     const boundary = this.list[index]!;
     if (boundary.runId !== workflowInfo().runId) return { kind: 'elsewhere', runId: boundary.runId };
+    const logIndices = conversation.projectionIndicesAt(boundary.epoch, boundary.logLength);
     const messages: MessageParam[] | undefined = conversation.projectionAt(boundary.epoch, boundary.logLength);
-    if (!messages || messages.length !== boundary.messageCount)
+    if (!messages || !logIndices || messages.length !== boundary.messageCount)
       return { kind: 'missing', reason: `the conversation at turn ${turn} could not be rebuilt from this run's log.` };
     return {
       kind: 'conversation',
@@ -106,6 +107,7 @@ export class TurnLog {
       boundary,
       systemPrompt,
       messages,
+      logIndices,
       boundaries: this.list.slice(0, index + 1),
     };
   }

@@ -67,6 +67,7 @@ import '../context/context-meter';
 import '../context/conversation';
 import '../tree/fork';
 import '../loop/inbox';
+import '../rewind/conversation-rewind';
 import '../rewind/rewind-request';
 import './microtask-turns';
 import '../tools/permissions';
