@@ -1,41 +1,20 @@
 // @slow
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { treeQuery } from '../../src/shared/protocol/definitions';
+import { readAgentTranscript } from '../../src/transcript/export';
+import { formatTranscripts } from '../../src/transcript/human-view';
 import { turnConversationQuery } from '../../src/shared/rewind/rewind-protocol';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { recordHistory } from '../helpers/histories';
+import { git, gitWorkspace, newFlag, until } from '../helpers/rewind-workspace';
 import { rootAccount, servedToTree } from '../helpers/budget-accounts';
 import { BoardClient } from '../../src/client/board-client';
 import { treeBoardId } from '../../src/shared/board/board';
 import { agentNamed, agentWithId, bash, spawn, spawnInBackground } from '../helpers/scripted-agents';
 
 const env = useAgentTestEnv();
-
-function git(...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd: env.workspace,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-  });
-}
-
-function initRepository(): void {
-  if (existsSync(path.join(env.workspace, '.git'))) return;
-  git('init', '-q', '-b', 'main');
-  // Flags the tests and the sandboxed Bash both see, ignored by git and so by checkpoints.
-  writeFileSync(path.join(env.workspace, '.git', 'info', 'exclude'), '.flags/\n');
-  writeFileSync(path.join(env.workspace, 'README.md'), 'base\n');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'base');
-}
 
 /** The bodies of an agent's successful model requests, in order. */
 function requestsOf(agentId: string): { system: unknown; tools: unknown; messages: unknown[] }[] {
@@ -52,27 +31,9 @@ function usagesOf(agentId: string) {
     .map((request) => request.usage);
 }
 
-/** A flag file inside the workspace (the sandboxed Bash sees no other /tmp), outside what checkpoints record. */
-function newFlag(): string {
-  initRepository();
-  const directory = path.join(env.workspace, '.flags');
-  mkdirSync(directory, { recursive: true });
-  return path.join(mkdtempSync(path.join(directory, 'flag-')), 'flag');
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 describe('fork', () => {
   it('forks a finished root at turns 0, middle and last: the exact prefix, with and without a prompt, files from a worktree', async () => {
-    initRepository();
+    gitWorkspace(env.workspace);
     // A root fork keeps its source's name: the forks' own entries come first (the first match wins).
     env.script(
       agentWithId('fork-mid', [{ text: 'unused' }, { text: 'FORK-MID-ANSWER' }]),
@@ -97,8 +58,8 @@ describe('fork', () => {
     expect(turns.boundaries.map((boundary) => boundary.checkpoint !== undefined)).toEqual([true, true, true, false]);
     expect(turns.boundaries[1]!.checkpoint!.changed).toEqual(['made-by-bash.txt']);
     // Never a commit on the user's branches.
-    expect(git('log', '--oneline', 'main').trim().split('\n')).toHaveLength(1);
-    expect(git('status', '--porcelain')).toContain('made-by-bash.txt');
+    expect(git(env.workspace, 'log', '--oneline', 'main').trim().split('\n')).toHaveLength(1);
+    expect(git(env.workspace, 'status', '--porcelain')).toContain('made-by-bash.txt');
 
     // Middle, no prompt: the fork's first request is the source's second request, byte for byte.
     const mid = await source.fork({ turn: 1, agentId: 'fork-mid' });
@@ -135,12 +96,14 @@ describe('fork', () => {
     expect(catResult).toContain('one');
     expect(catResult).not.toContain('two');
     expect(readFileSync(path.join(env.workspace, 'made-by-bash.txt'), 'utf8')).toBe('one\ntwo\n');
+    await recordHistory(env.temporal.client, 'fork-files', 'fork-worktree-files');
+    await recordHistory(env.temporal.client, 'fork-mid', 'fork-mid-no-prompt');
   });
 });
 
 describe('rewind', () => {
   it('rewinds a running root with running children: later children stop, earlier ones run on, the tree stays consistent', async () => {
-    const flag = newFlag();
+    const flag = newFlag(env.workspace);
     env.script(
       agentNamed('rewound-root', [
         {
@@ -212,12 +175,13 @@ describe('rewind', () => {
     const afterRewind = requests.find((request) => JSON.stringify(request.messages).includes('NEW-DIRECTION'))!;
     expect(afterRewind.messages).toHaveLength(3);
     expect(JSON.stringify(afterRewind.messages)).not.toContain('LATE-TASK');
+    await recordHistory(env.temporal.client, root.agentId, 'rewind-in-place-root');
     rmSync(path.dirname(flag), { recursive: true, force: true });
   });
 
   it('restores files with --files, refuses when someone else changed them, and rewinds a finished agent in a new run', async () => {
-    initRepository();
-    const flag = newFlag();
+    gitWorkspace(env.workspace);
+    const flag = newFlag(env.workspace);
     env.script(
       agentNamed('file-writer', [
         { toolUses: [bash('echo a > f.txt')] },
@@ -241,13 +205,14 @@ describe('rewind', () => {
     expect(existsSync(path.join(env.workspace, 'g.txt'))).toBe(false);
     const boundaries = (await writer.turns()).boundaries;
     expect(boundaries.map((boundary) => boundary.turn)).toEqual([0, 1, 2, 3]);
+    await recordHistory(env.temporal.client, writer.agentId, 'rewind-new-run-files');
     rmSync(path.dirname(flag), { recursive: true, force: true });
   });
 });
 
 describe('rewind refusals of a running agent', () => {
   it('refuses --files while someone else changed a file, changes nothing, and the agent goes on', async () => {
-    initRepository();
+    gitWorkspace(env.workspace);
     env.script(
       agentNamed('waiter', [
         { toolUses: [bash('echo one > waiter.txt')] },
@@ -281,7 +246,7 @@ describe('rewind refusals of a running agent', () => {
 
 describe('fork in the tree', () => {
   it('forks a running depth-2 subagent beside it: a child of its parent, counted by the tree; the source runs on', async () => {
-    const flag = newFlag();
+    const flag = newFlag(env.workspace);
     const wait = `for i in $(seq 1 300); do test -f ${flag} && break; sleep 0.2; done`;
     env.script(
       agentNamed('tree-root', [{ toolUses: [spawn('middle', 'MIDDLE-TASK')] }, { text: 'ROOT-DONE' }]),
@@ -352,8 +317,8 @@ describe('fork in the tree', () => {
 
 describe('the Rewind tool', () => {
   it('is off by default, and when given, takes the agent back to an earlier turn with its files', async () => {
-    initRepository();
-    const flag = newFlag();
+    gitWorkspace(env.workspace);
+    const flag = newFlag(env.workspace);
     env.script(
       { match: { agentName: 'rewinder', userIncludes: 'NOTE-X' }, turnOffset: 1, turns: [{ text: 'AFTER-REWIND' }] },
       agentNamed('rewinder', [
@@ -381,15 +346,13 @@ describe('the Rewind tool', () => {
     expect(last.messages).toHaveLength(3);
     expect(JSON.stringify(last.messages)).toContain('NOTE-X: approach b failed');
     expect(JSON.stringify(last.messages)).not.toContain('tool-g.txt');
+    await recordHistory(env.temporal.client, agent.agentId, 'rewind-tool');
     rmSync(path.dirname(flag), { recursive: true, force: true });
   });
 });
 
 describe('the transcript of a rewind to an earlier run', () => {
   it('shows each message once and marks the rewind, when the turn is held by a run before a continue-as-new', async () => {
-    // Imported here so this test stays an addition at the end of the file.
-    const { readAgentTranscript } = await import('../../src/transcript/export');
-    const { formatTranscripts } = await import('../../src/transcript/human-view');
     await env.writeFiles({ 'notes.txt': 'some notes\n' });
     const read = { name: 'Read', input: { file_path: 'notes.txt' } };
     env.script(
@@ -442,5 +405,7 @@ describe('the transcript of a rewind to an earlier run', () => {
     expect(mark).toBeGreaterThan(0);
     expect(lines.slice(mark + 1).join('\n')).toContain('SECOND-DONE');
     await agent.close();
+    await agent.result();
+    await recordHistory(env.temporal.client, agent.agentId, 'rewind-in-place-earlier-run');
   });
 });
