@@ -163,8 +163,12 @@ describe('budgets in status, ls --tree, watch and the Temporal UI', () => {
       status.treeUsage.cacheReadInputTokens;
     expect(used).toBeGreaterThan(0);
     expect(listed.out).toMatch(new RegExp(`\\nspawning allowed · tokens ${used} · 0 pending approval\\(s\\)$`));
-    expect(JSON.parse((await cli('status', handle.agentId, '--json')).out)).not.toHaveProperty('budget');
-    expect(JSON.parse((await cli('ls', '--tree', handle.agentId, '--json')).out)).not.toHaveProperty('budget');
+    const statusJson = await cli('status', handle.agentId, '--json');
+    expect(statusJson.code, statusJson.err).toBe(0);
+    expect(JSON.parse(statusJson.out)).not.toHaveProperty('budget');
+    const treeJson = await cli('ls', '--tree', handle.agentId, '--json');
+    expect(treeJson.code, treeJson.err).toBe(0);
+    expect(JSON.parse(treeJson.out)).not.toHaveProperty('budget');
     const metadata = (await env.temporal.client.workflow
       .getHandle(handle.agentId)
       .query('__temporal_workflow_metadata')) as { currentDetails?: string };
