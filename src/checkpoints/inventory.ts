@@ -3,16 +3,13 @@
  * CLI, and by each agent's first checkpoint, so the refs of agents that never record again expire too.
  */
 import fs from 'node:fs/promises';
-import { checkpointRefPrefix } from '../shared/workspace/checkpoints';
 import { gitFailure } from './failures';
-import { runGit, type GitContext } from './git-command';
+import { runGit } from './git-command';
 import { agentIndexDir } from './private-index';
 import { resolveCheckpointOptions, type CheckpointOptions } from './options';
-import { parseCheckpointListing, type StoredCheckpoint } from './retention';
+import { dayMs, listCheckpoints, type StoredCheckpoint } from './retention';
 import { locateStore, objectContext, type CheckpointStore } from './store';
 import { parseCheckpointRef } from './names';
-
-const dayMs = 24 * 60 * 60 * 1000;
 
 /** One agent's checkpoints in a store. */
 export interface AgentCheckpoints {
@@ -33,7 +30,7 @@ export type CheckpointInventory =
 export function groupByAgent(stored: readonly StoredCheckpoint[]): AgentCheckpoints[] {
   const agents = new Map<string, AgentCheckpoints>();
   for (const checkpoint of stored) {
-    const agentId = parseCheckpointRef(checkpoint.ref)?.agentId;
+    const agentId = agentOf(checkpoint);
     if (agentId === undefined) continue;
     const entry = agents.get(agentId);
     if (!entry) {
@@ -56,6 +53,8 @@ export function groupByAgent(stored: readonly StoredCheckpoint[]): AgentCheckpoi
   return [...agents.values()].sort((a, b) => b.newestAtMs - a.newestAtMs || a.agentId.localeCompare(b.agentId));
 }
 
+const agentOf = (checkpoint: StoredCheckpoint) => parseCheckpointRef(checkpoint.ref)?.agentId;
+
 /** The checkpoints older than `olderThanDays`, of every agent but `exceptAgentId`. Pure. */
 export function olderThan(
   stored: readonly StoredCheckpoint[],
@@ -64,19 +63,7 @@ export function olderThan(
   exceptAgentId?: string,
 ): StoredCheckpoint[] {
   const oldestKept = nowMs - olderThanDays * dayMs;
-  return stored.filter(
-    (checkpoint) => checkpoint.atMs < oldestKept && parseCheckpointRef(checkpoint.ref)?.agentId !== exceptAgentId,
-  );
-}
-
-async function listAll(context: GitContext): Promise<StoredCheckpoint[]> {
-  return parseCheckpointListing(
-    await runGit(context, [
-      'for-each-ref',
-      '--format=%(refname)%09%(objectname)%09%(committerdate:unix)',
-      checkpointRefPrefix,
-    ]),
-  );
+  return stored.filter((checkpoint) => checkpoint.atMs < oldestKept && agentOf(checkpoint) !== exceptAgentId);
 }
 
 /** Every agent's checkpoints in the store recording `directory` (a repository's, or this machine's private one). */
@@ -92,7 +79,7 @@ export async function listStoredCheckpoints(
       kind: 'store',
       root: store.root,
       store: store.kind,
-      agents: groupByAgent(await listAll(objectContext(store))),
+      agents: groupByAgent(await listCheckpoints(objectContext(store))),
     };
   } catch (error) {
     throw gitFailure(`could not list the checkpoints in ${store.root}`, error);
@@ -100,16 +87,20 @@ export async function listStoredCheckpoints(
 }
 
 /**
- * Deletes the `expired` refs, each only if it still names the commit listed (a ref re-recorded since is kept), then
- * the private indexes of agents left with no checkpoint whose index is that old too (a running agent's is newer).
+ * Deletes the checkpoints older than `olderThanDays` (of every agent but `exceptAgentId`), each only if it still names
+ * the commit listed (a ref re-recorded since is kept), then the private indexes of agents left with no checkpoint
+ * whose index is that old too (a running agent's is newer). Returns what it tried to delete.
  */
-async function deleteExpired(
+async function expireOlderThan(
   store: CheckpointStore,
-  expired: readonly StoredCheckpoint[],
-  remaining: readonly StoredCheckpoint[],
-  oldestKeptMs: number,
-): Promise<void> {
+  olderThanDays: number,
+  nowMs: number,
+  exceptAgentId?: string,
+): Promise<StoredCheckpoint[]> {
   const context = objectContext(store);
+  const stored = await listCheckpoints(context);
+  const expired = olderThan(stored, olderThanDays, nowMs, exceptAgentId);
+  const oldestKeptMs = nowMs - olderThanDays * dayMs;
   const input = expired.map((checkpoint) => `delete ${checkpoint.ref} ${checkpoint.commit}\n`).join('');
   // One transaction; should a ref have changed since the listing, it fails whole, and each ref is tried alone.
   if (
@@ -123,8 +114,11 @@ async function deleteExpired(
       await runGit(context, ['update-ref', '-d', checkpoint.ref, checkpoint.commit]).catch(() => undefined);
     }
   }
-  const kept = new Set(remaining.map((checkpoint) => parseCheckpointRef(checkpoint.ref)?.agentId));
-  const agents = new Set(expired.map((checkpoint) => parseCheckpointRef(checkpoint.ref)?.agentId));
+  const expiredRefs = new Set(expired.map((checkpoint) => checkpoint.ref));
+  const kept = new Set(
+    stored.filter((checkpoint) => !expiredRefs.has(checkpoint.ref)).map((checkpoint) => agentOf(checkpoint)),
+  );
+  const agents = new Set(expired.map(agentOf));
   for (const agentId of agents) {
     if (agentId === undefined || kept.has(agentId)) continue;
     const folder = agentIndexDir(store, agentId);
@@ -134,6 +128,7 @@ async function deleteExpired(
     );
     if (modified !== undefined && modified < oldestKeptMs) await fs.rm(folder, { recursive: true, force: true });
   }
+  return expired;
 }
 
 /** What a prune removed. */
@@ -155,16 +150,16 @@ export async function pruneStoredCheckpoints(
   if (located.kind === 'unavailable') return { kind: 'unavailable', root: directory, reason: located.reason };
   const { store } = located;
   try {
-    const stored = await listAll(objectContext(store));
-    const nowMs = resolved.now();
-    const expired = olderThan(stored, olderThanDays, nowMs);
-    const remaining = stored.filter((checkpoint) => !expired.includes(checkpoint));
-    await deleteExpired(store, expired, remaining, nowMs - olderThanDays * dayMs);
+    const expired = await expireOlderThan(store, olderThanDays, resolved.now());
+    // Listed again: a ref re-recorded since the first listing was kept, and is not reported as removed.
+    const after = await listCheckpoints(objectContext(store));
+    const left = new Set(after.map((checkpoint) => `${checkpoint.ref} ${checkpoint.commit}`));
+    const removed = expired.filter((checkpoint) => !left.has(`${checkpoint.ref} ${checkpoint.commit}`));
     return {
       root: store.root,
       store: store.kind,
-      removed: groupByAgent(expired).map(({ agentId, count }) => ({ agentId, count })),
-      kept: groupByAgent(await listAll(objectContext(store))),
+      removed: groupByAgent(removed).map(({ agentId, count }) => ({ agentId, count })),
+      kept: groupByAgent(after),
     };
   } catch (error) {
     throw gitFailure(`could not prune the checkpoints in ${store.root}`, error);
@@ -182,12 +177,7 @@ export async function sweepOtherAgents(
   nowMs: number,
 ): Promise<number> {
   try {
-    const stored = await listAll(objectContext(store));
-    const expired = olderThan(stored, maxAgeDays, nowMs, agentId);
-    if (expired.length === 0) return 0;
-    const remaining = stored.filter((checkpoint) => !expired.includes(checkpoint));
-    await deleteExpired(store, expired, remaining, nowMs - maxAgeDays * dayMs);
-    return expired.length;
+    return (await expireOlderThan(store, maxAgeDays, nowMs, agentId)).length;
   } catch {
     return 0;
   }

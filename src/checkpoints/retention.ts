@@ -1,6 +1,10 @@
 /** How long checkpoints are kept: settings from the environment, and which refs an agent no longer keeps. */
 import { ErrorType } from '../shared/protocol/errors';
-import { defaultCheckpointRetention, type CheckpointRetention } from '../shared/workspace/checkpoints';
+import {
+  checkpointRefPrefix,
+  defaultCheckpointRetention,
+  type CheckpointRetention,
+} from '../shared/workspace/checkpoints';
 import { checkpointFailure } from './failures';
 import { runGit, type GitContext } from './git-command';
 import { agentRefPrefix, parseCheckpointRef } from './names';
@@ -11,7 +15,7 @@ export const retentionVariables = {
   maxAgeDays: 'SUBAGENTS_CHECKPOINT_MAX_AGE_DAYS',
 } as const;
 
-const dayMs = 24 * 60 * 60 * 1000;
+export const dayMs = 24 * 60 * 60 * 1000;
 
 function positiveInteger(value: unknown, name: string, meaning: string): number {
   const parsed = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
@@ -82,7 +86,10 @@ export function expiredCheckpoints(
   return expired;
 }
 
-/** Checkpoint refs from `git for-each-ref --format='%(refname)%09%(objectname)%09%(committerdate:unix)'`. */
+/** The `git for-each-ref` format of a checkpoint listing: ref, commit and its committer date, tab-separated. */
+export const checkpointListingFormat = '%(refname)%09%(objectname)%09%(committerdate:unix)';
+
+/** Checkpoint refs from `git for-each-ref --format=<checkpointListingFormat>`. */
 export function parseCheckpointListing(output: string): StoredCheckpoint[] {
   const stored: StoredCheckpoint[] = [];
   for (const line of output.split('\n')) {
@@ -93,15 +100,10 @@ export function parseCheckpointListing(output: string): StoredCheckpoint[] {
   return stored;
 }
 
-/** The checkpoint refs of one agent in a store. */
-export async function listCheckpoints(context: GitContext, agentId: string): Promise<StoredCheckpoint[]> {
-  return parseCheckpointListing(
-    await runGit(context, [
-      'for-each-ref',
-      '--format=%(refname)%09%(objectname)%09%(committerdate:unix)',
-      agentRefPrefix(agentId),
-    ]),
-  );
+/** The checkpoint refs of one agent in a store, or of every agent without `agentId`. */
+export async function listCheckpoints(context: GitContext, agentId?: string): Promise<StoredCheckpoint[]> {
+  const prefix = agentId === undefined ? checkpointRefPrefix : agentRefPrefix(agentId);
+  return parseCheckpointListing(await runGit(context, ['for-each-ref', `--format=${checkpointListingFormat}`, prefix]));
 }
 
 /** `update-ref --stdin` lines deleting refs (no old-value check: a ref someone else deleted first is fine). */

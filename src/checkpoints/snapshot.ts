@@ -15,7 +15,13 @@ import { recoveringStaleLocks } from './locks';
 import { agentRefPrefix, checkpointAgentName, checkpointRef, checkpointTurn, isObjectId } from './names';
 import { resolveCheckpointOptions, type CheckpointOptions } from './options';
 import { preparePrivateIndex } from './private-index';
-import { deleteRefsInput, expiredCheckpoints, parseCheckpointListing, resolveRetention } from './retention';
+import {
+  checkpointListingFormat,
+  deleteRefsInput,
+  expiredCheckpoints,
+  parseCheckpointListing,
+  resolveRetention,
+} from './retention';
 import { locateStore, workTreeContext, type CheckpointStore } from './store';
 
 /** At most this many changed paths are listed in a checkpoint (changedCount has them all). */
@@ -31,7 +37,7 @@ const identity = { name: 'subagents', email: 'checkpoints@subagents.invalid' };
  * the new ref and retention's deletions. What changed is compared with $5 (the previous tree when recorded in this
  * store), else $6 (HEAD, in a repository), else the empty tree: a pruned tree or an unborn HEAD fails over to the next.
  */
-const recordScript = `git for-each-ref --format='%(refname)%09%(objectname)%09%(committerdate:unix)' "$4" >"$GIT_INDEX_FILE.refs" &
+const recordScript = `git for-each-ref --format='${checkpointListingFormat}' "$4" >"$GIT_INDEX_FILE.refs" &
 listing=$!
 ${snapshotLines}
 section tree; printf '%s' "$tree"
