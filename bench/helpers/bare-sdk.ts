@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { agentHeaders } from '../../src/model-server/conversation';
+import { agentHeaderNames } from '../../src/shared/model/agent-headers';
 import type { ModelServer } from '../../src/model-server/server';
 import { render } from '../floor/activities';
 import { servedLoopActivities } from '../floor/served-activities';
@@ -50,7 +50,7 @@ export function firstRequestOf(modelServer: ModelServer, agentId: string): First
  */
 export function firstRequestAs(modelServer: ModelServer, agentId: string, key: string): FirstRequest {
   const first = firstRequestOf(modelServer, agentId);
-  return { ...first, headers: { ...first.headers, [agentHeaders.id]: key } };
+  return { ...first, headers: { ...first.headers, [agentHeaderNames.id]: key } };
 }
 
 /**

@@ -4,9 +4,6 @@ import { agentHeaderNames, decodeHeaderValue } from '../shared/model/agent-heade
 import { summarisedTurnsIn } from './compaction';
 import { isRecord } from './tokens';
 
-/** Headers the runtime sends on every model call so scenarios can tell agents apart (values percent-encoded). */
-export const agentHeaders = agentHeaderNames;
-
 /** The text of a tool_result's content (a string or text blocks). */
 export function toolResultText(block: RequestBlock): string {
   const content = block.content;
@@ -54,12 +51,12 @@ export function buildContext(request: MessagesRequest, headers: Record<string, s
     lastToolResultText: lastToolResultText(request.messages),
     turnIndex:
       summarisedTurnsIn(request.messages) + request.messages.filter((message) => message.role === 'assistant').length,
-    compaction: headers[agentHeaders.purpose] === 'compaction',
+    compaction: headers[agentHeaderNames.purpose] === 'compaction',
   };
   const read = (name: string) => (headers[name] === undefined ? undefined : decodeHeaderValue(headers[name]));
-  const agentId = read(agentHeaders.id);
-  const agentType = read(agentHeaders.type);
-  const agentName = read(agentHeaders.name);
+  const agentId = read(agentHeaderNames.id);
+  const agentType = read(agentHeaderNames.type);
+  const agentName = read(agentHeaderNames.name);
   if (agentId) context.agentId = agentId;
   if (agentType) context.agentType = agentType;
   if (agentName) context.agentName = agentName;

@@ -1,7 +1,6 @@
 // What each messages request served, as the API bills it: input once message_start is out, output so far.
 import { deltaOutputTokens } from '../shared/model/streamed-output-tokens';
-import { decodeHeaderValue } from '../shared/model/agent-headers';
-import { agentHeaders } from './conversation';
+import { agentHeaderNames, decodeHeaderValue } from '../shared/model/agent-headers';
 import type { ApiUsage } from './reply';
 import type { RecordedRequest, ServedUsage } from './server-state';
 
@@ -83,7 +82,7 @@ export function servedReport(log: readonly RecordedRequest[]): ServedReport {
   for (const record of log) {
     if (!record.served) continue;
     addServed(totals, record.served);
-    const header = record.headers[agentHeaders.id];
+    const header = record.headers[agentHeaderNames.id];
     if (header === undefined) continue;
     const agentId = decodeHeaderValue(header);
     const agentTotals = byAgent.get(agentId) ?? noTotals();
