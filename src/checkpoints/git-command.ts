@@ -1,5 +1,5 @@
-/** Running git for the checkpoint store: execFile-cheap, with the store's own environment. */
-import { spawn } from 'node:child_process';
+/** Running git for the checkpoint store, with the store's own environment. */
+import { launch } from './launcher';
 
 /** Where a git command runs and what it works on (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE…). */
 export interface GitContext {
@@ -44,21 +44,15 @@ export function baseGitEnv(env: NodeJS.ProcessEnv = process.env): Record<string,
   return clean;
 }
 
-/** Runs git and returns its stdout; rejects with GitCommandError on a non-zero exit. */
-export function runGit(context: GitContext, args: readonly string[], input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: context.cwd, env: context.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(stdout).toString('utf8'));
-      else reject(new GitCommandError(args, code, Buffer.concat(stderr).toString('utf8')));
-    });
-    // A command that does not read stdin may close it first: that EPIPE is not a failure.
-    child.stdin.on('error', () => {});
-    child.stdin.end(input ?? '');
+/** Runs git (through the launcher: ./launcher.ts) and returns its stdout; rejects with GitCommandError on a non-zero exit. */
+export async function runGit(context: GitContext, args: readonly string[], input?: string): Promise<string> {
+  const result = await launch({
+    cwd: context.cwd,
+    env: context.env,
+    script: 'git "$@"',
+    args,
+    ...(input !== undefined ? { input } : {}),
   });
+  if (result.code !== 0) throw new GitCommandError(args, result.code, result.stderr);
+  return result.stdout;
 }

@@ -1,5 +1,4 @@
 /** Restoring a checkpoint: the target holds exactly the checkpoint's files, for every path git sees. */
-import { writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { FileChange, RestoreInput, RestoreResult } from '../shared/workspace/checkpoints';
 import { availabilityCheck, checkpointAgentId, droppedCheckpoint, missingCheckpoint } from './availability';
@@ -12,9 +11,9 @@ import { preparePrivateIndex } from './private-index';
 import { storeOfCheckpoint, workTreeContext } from './store';
 
 /**
- * $1 the checkpoint's tree, $2 its ref, $3 the latest checkpoint's tree (or empty). Nothing is written before the
- * caller answers "restore": then a one-tree reset of the private index with -u makes git write and delete exactly the
- * differing files. The snapshot before it is what makes the private index list every file git sees.
+ * $1 the checkpoint's tree, $2 its ref, $3 the latest checkpoint's tree (or empty): what a restore would change, and
+ * what changed since the latest checkpoint. Writes nothing but the private index: its snapshot is what makes the
+ * index list every file git sees, for the reset that follows.
  */
 const restoreScript = `${availabilityCheck('"$2" "$1^{tree}" ${3:+"$3^{tree}"}')}
 ${snapshotLines}
@@ -25,9 +24,11 @@ if [ -n "$3" ] && [ "$tree" != "$3" ]; then
   section unlike-checkpoint; ${diffCommand} "$1" "$tree" --
 fi
 section changes; ${diffCommand} "$tree" "$1" --
-section ask
-read -r answer || true
-if [ "$answer" = restore ]; then git read-tree --reset -u "$1"; section restored; fi
+`;
+
+/** $1 the checkpoint's tree: a one-tree reset of the private index with -u writes and deletes exactly the differing files. */
+const resetScript = `git read-tree --reset -u "$1"
+section restored
 `;
 
 /**
@@ -58,26 +59,26 @@ export async function restoreWorkspace(input: RestoreInput, options?: Checkpoint
   const intentFile = `${indexFile}.restoring`;
   const intent = `${checkpoint.tree} ${latest?.tree ?? '-'}\n`;
   const resuming = (await fs.readFile(intentFile, 'utf8').catch(() => '')) === intent;
-  let refused: FileChange[] = [];
-  const sections = await recoveringStaleLocks(store.commonDir, async () =>
-    runScript(
-      workTreeContext(store, indexFile),
-      'restore',
-      restoreScript,
-      [checkpoint.tree, checkpoint.ref, latest?.tree ?? ''],
-      (asked) => {
-        refused = resuming
-          ? []
-          : overwrittenChanges(
-              parseNameStatus(asked.get('since') ?? ''),
-              parseNameStatus(asked.get('unlike-checkpoint') ?? ''),
-            );
-        if (refused.length > 0) return 'keep\n';
-        writeFileSync(intentFile, intent);
-        return 'restore\n';
-      },
-    ),
-  ).catch((error: unknown) => {
+  const context = workTreeContext(store, indexFile);
+  const { found: sections, refused } = await recoveringStaleLocks(store.commonDir, async () => {
+    const found = await runScript(context, 'restore', restoreScript, [
+      checkpoint.tree,
+      checkpoint.ref,
+      latest?.tree ?? '',
+    ]);
+    // A missing checkpoint or nothing to change: the script stopped before listing changes.
+    if (!found.has('changes')) return { found, refused: [] };
+    const refused = resuming
+      ? []
+      : overwrittenChanges(
+          parseNameStatus(found.get('since') ?? ''),
+          parseNameStatus(found.get('unlike-checkpoint') ?? ''),
+        );
+    if (refused.length > 0) return { found, refused };
+    await fs.writeFile(intentFile, intent);
+    const reset = await runScript(context, 'restore', resetScript, [checkpoint.tree]);
+    return { found: new Map([...found, ...reset]), refused };
+  }).catch((error: unknown) => {
     throw gitFailure(`could not restore turn ${checkpoint.turn} of agent ${agentId} into ${store.root}`, error);
   });
   const missing = missingCheckpoint(

@@ -10,6 +10,7 @@ import { ErrorType } from '../shared/protocol/errors';
 import { parseNameStatus } from './compare';
 import { checkpointFailure, gitFailure } from './failures';
 import { diffCommand, runScript, snapshotLines } from './git-script';
+import { applyRefTransaction, writeCommitObject } from './git-pipes';
 import { sweepOtherAgents } from './inventory';
 import { recoveringStaleLocks } from './locks';
 import { agentRefPrefix, checkpointAgentName, checkpointRef, checkpointTurn, isObjectId } from './names';
@@ -22,7 +23,7 @@ import {
   parseCheckpointListing,
   resolveRetention,
 } from './retention';
-import { locateStore, workTreeContext, type CheckpointStore } from './store';
+import { locateStore, objectContext, workTreeContext, type CheckpointStore } from './store';
 
 /** At most this many changed paths are listed in a checkpoint (changedCount has them all). */
 export const maxListedChanges = 50;
@@ -31,31 +32,30 @@ export const maxListedChanges = 50;
 const identity = { name: 'subagents', email: 'checkpoints@subagents.invalid' };
 
 /**
- * $1 the previous tree (or empty), $2 ref, $3 message, $4 the agent's ref prefix. The agent's refs are listed while git
- * stages the files, and what changed is compared while the ref is written: both into files beside the private index
- * (sh has no other place to keep NULs), read by the caller. The caller answers the listing with one ref transaction:
- * the new ref and retention's deletions. What changed is compared with $5 (the previous tree when recorded in this
- * store), else $6 (HEAD, in a repository), else the empty tree: a pruned tree or an unborn HEAD fails over to the next.
+ * $1 the previous tree (or empty), $2 the agent's ref prefix. The agent's refs are listed while git stages the files,
+ * into a file beside the private index (sh has no other place to keep NULs), as is what changed: compared with $3
+ * (the previous tree when recorded in this store), else $4 (HEAD, in a repository), else the empty tree; a pruned
+ * tree or an unborn HEAD fails over to the next. The commit and its ref are written by the caller (./git-pipes.ts).
  */
-const recordScript = `git for-each-ref --format='${checkpointListingFormat}' "$4" >"$GIT_INDEX_FILE.refs" &
+const recordScript = `git for-each-ref --format='${checkpointListingFormat}' "$2" >"$GIT_INDEX_FILE.refs" &
 listing=$!
 ${snapshotLines}
 section tree; printf '%s' "$tree"
 if [ "$tree" = "$1" ]; then wait "$listing"; exit 0; fi
-commit=$(git commit-tree --no-gpg-sign -m "$3" "$tree")
-section commit; printf '%s' "$commit"
 {
-  { [ -n "$5" ] && ${diffCommand} "$5" "$tree" -- 2>/dev/null; } ||
-    { [ -n "$6" ] && ${diffCommand} "$6" "$tree" -- 2>/dev/null; } ||
+  { [ -n "$3" ] && ${diffCommand} "$3" "$tree" -- 2>/dev/null; } ||
+    { [ -n "$4" ] && ${diffCommand} "$4" "$tree" -- 2>/dev/null; } ||
     ${diffCommand} "$(git hash-object -t tree /dev/null)" "$tree" --
-} >"$GIT_INDEX_FILE.changes" &
-comparing=$!
+} >"$GIT_INDEX_FILE.changes"
 wait "$listing"
-section ask
-git update-ref --stdin
-wait "$comparing"
-section recorded
+section compared
 `;
+
+/** A checkpoint's commit object: its tree, the fixed identity at the turn's time, a message naming it. */
+export function checkpointCommitText(tree: string, atMs: number, message: string): string {
+  const person = `${identity.name} <${identity.email}> ${Math.floor(atMs / 1000)} +0000`;
+  return `tree ${tree}\nauthor ${person}\ncommitter ${person}\n\n${message}\n`;
+}
 
 /** The turn's snapshot, checked against `previous` and recorded when it differs. */
 interface Recording {
@@ -69,46 +69,32 @@ interface Recording {
 async function recordIn(store: CheckpointStore, recording: Recording): Promise<CheckpointResult> {
   const { agentId, turn, previous, atMs } = recording;
   const ref = checkpointRef(agentId, turn);
-  const date = `@${Math.floor(atMs / 1000)} +0000`;
   const indexFile = await preparePrivateIndex(store, agentId);
-  const context = workTreeContext(store, indexFile);
-  const env = {
-    ...context.env,
-    GIT_AUTHOR_NAME: identity.name,
-    GIT_AUTHOR_EMAIL: identity.email,
-    GIT_AUTHOR_DATE: date,
-    GIT_COMMITTER_NAME: identity.name,
-    GIT_COMMITTER_EMAIL: identity.email,
-    GIT_COMMITTER_DATE: date,
-  };
   // The previous tree is compared with only when it was recorded here (another store may not have its objects).
   const previousHere = previous && previous.root === store.root && previous.store === store.kind;
-  const sections = await runScript(
-    { ...context, env },
-    'checkpoint',
-    recordScript,
-    [
-      previous?.tree ?? '',
-      ref,
-      `subagents checkpoint ${agentId} turn ${turn}`,
-      agentRefPrefix(agentId),
-      previousHere ? previous.tree : '',
-      store.kind === 'repository' ? 'HEAD' : '',
-    ],
-    async (asked) => {
-      const stored = parseCheckpointListing(await fs.readFile(`${indexFile}.refs`, 'utf8'));
-      const expired = expiredCheckpoints(stored, recording.retention, atMs, ref).map((old) => old.ref);
-      return `update ${ref} ${asked.get('commit') ?? ''}\n${deleteRefsInput(expired)}`;
-    },
-  );
+  const sections = await runScript(workTreeContext(store, indexFile), 'checkpoint', recordScript, [
+    previous?.tree ?? '',
+    agentRefPrefix(agentId),
+    previousHere ? previous.tree : '',
+    store.kind === 'repository' ? 'HEAD' : '',
+  ]);
   // Equal trees are equal files, whichever store the previous one was recorded in: the script stopped there.
-  if (!sections.has('commit')) return { kind: 'unchanged' };
-  if (!sections.has('recorded')) throw new Error(`the checkpoint script of ${ref} ended before recording it`);
+  const tree = sections.get('tree') ?? '';
+  if (!sections.has('compared')) return { kind: 'unchanged' };
+  const objects = objectContext(store);
+  const commit = await writeCommitObject(
+    objects,
+    checkpointCommitText(tree, atMs, `subagents checkpoint ${agentId} turn ${turn}`),
+    `${indexFile}.commit`,
+  );
+  const stored = parseCheckpointListing(await fs.readFile(`${indexFile}.refs`, 'utf8'));
+  const expired = expiredCheckpoints(stored, recording.retention, atMs, ref).map((old) => old.ref);
+  await applyRefTransaction(objects, `update ${ref} ${commit}\n${deleteRefsInput(expired)}`);
   const changes = parseNameStatus(await fs.readFile(`${indexFile}.changes`, 'utf8'));
   const checkpoint: TurnCheckpoint = {
     turn,
-    commit: sections.get('commit') ?? '',
-    tree: sections.get('tree') ?? '',
+    commit,
+    tree,
     ref,
     root: store.root,
     store: store.kind,

@@ -25,17 +25,6 @@ describe('runScript', () => {
     expect(sections.get('echo')).toBe('$(echo injected); `id`');
   });
 
-  it('answers the ask section on stdin, once, with what was printed before it', async () => {
-    const script = `section question; printf '%s' "$1"; section ask; read -r reply || true; section reply; printf '%s' "$reply"`;
-    const seen: string[] = [];
-    const sections = await runScript(context, 'test', script, ['six times seven'], (asked) => {
-      seen.push(asked.get('question') ?? '');
-      return '42\n';
-    });
-    expect(seen).toEqual(['six times seven']);
-    expect(sections.get('reply')).toBe('42');
-  });
-
   it('stops at the first failing command and rejects with its stderr', async () => {
     const failure = await runScript(context, 'test', `echo 'fatal: nope' >&2; false; section never`, []).catch(
       (error: unknown) => error,
@@ -44,8 +33,8 @@ describe('runScript', () => {
     expect((failure as GitCommandError).stderr).toContain('fatal: nope');
   });
 
-  it('finishes a script that exits before it asks', async () => {
-    const sections = await runScript(context, 'test', `section done; exit 0; section ask`, [], () => 'unused\n');
+  it('finishes a script that exits early with what it printed', async () => {
+    const sections = await runScript(context, 'test', `section done; exit 0; section never`, []);
     expect([...sections.keys()]).toEqual(['done']);
   });
 });
