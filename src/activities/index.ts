@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { SdkAgents } from '../shared/agents/sdk-agents';
 import type { Client } from '@temporalio/client';
 import { resolveAgentCwd } from './agent-cwd';
 import { createBoardToolActivities } from './board-tools';
@@ -52,13 +53,15 @@ export interface ActivityDependencies {
   toolTaskQueues?: ToolTaskQueues;
   /** Whether budgeted first calls are counted by count_tokens (default: SUBAGENTS_COUNT_TOKENS, else auto). */
   countTokens?: CountTokensSetting;
+  /** Claude Agent SDK agent types of the plugin (mapped), merged over file definitions in every agent's roster. */
+  sdkAgents?: SdkAgents;
 }
 
 /** All activities of the runtime; the worker registers this object, workflows import its type only. */
 export function createActivities(dependencies: ActivityDependencies) {
   const homeDir = dependencies.homeDir ?? os.homedir();
   const customTools = dependencies.customTools ?? [];
-  const loadSpawnContext = createSpawnContextLoader(homeDir);
+  const loadSpawnContext = createSpawnContextLoader(homeDir, undefined, dependencies.sdkAgents);
   // A run's first model call on the worker that rendered its start reads the prompt from here, not by query.
   const renderedStarts = new RenderedStarts();
   const runningCalls = new RunningCalls();

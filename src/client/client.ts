@@ -1,5 +1,7 @@
 import { readLiveActivities, type LiveActivity } from './live-activities';
 import { cancelWithNotice } from './stop-request';
+import { watchApprovals, type CanUseTool, type CanUseToolWatcher, type CanUseToolWatchOptions } from './can-use-tool';
+import { progressMessages, type ProgressOptions, type SdkTaskMessage } from './progress-messages';
 import {
   Client,
   Connection,
@@ -35,6 +37,7 @@ import {
 import type { ApprovalRequest, TreeSnapshot } from '../shared/protocol/tree';
 import type { BudgetCaps, BudgetSnapshot } from '../shared/budget/budget';
 import { resumeInput } from '../shared/agents/resume';
+import { mergeSdkAgents } from '../shared/agents/sdk-agents';
 import type { MessageParam } from '../shared/model/messages';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from '../shared/protocol/search-attributes';
 import { existingDirectory, rootAgentInput, type StartAgentOptions } from './root-input';
@@ -189,6 +192,23 @@ export class AgentHandle {
     return this.workflow.query(treeQuery);
   }
 
+  /** The approval watcher `startAgent({ canUseTool })` started, if any. */
+  canUseToolWatcher?: CanUseToolWatcher;
+
+  /** Answers the tree's approval requests (subagents' at any depth) with a Claude Agent SDK `canUseTool` until the run ends. */
+  async answerApprovalsWith(canUseTool: CanUseTool, options: CanUseToolWatchOptions = {}): Promise<CanUseToolWatcher> {
+    const rootId = await this.rootAgentId();
+    const root = rootId === this.agentId ? this.workflow : this.workflow.client.getHandle(rootId);
+    return watchApprovals(root, canUseTool, options);
+  }
+
+  /** Claude Agent SDK-shaped messages about this agent's subagents (task_started, task_progress, task_notification) until the run ends. */
+  async *progress(options: ProgressOptions = {}): AsyncGenerator<SdkTaskMessage> {
+    const rootId = await this.rootAgentId();
+    const root = rootId === this.agentId ? this.workflow : this.workflow.client.getHandle(rootId);
+    yield* progressMessages(root, { ...options, ...(rootId === this.agentId ? {} : { under: this.agentId }) });
+  }
+
   /** Approval requests waiting for a person (call on the root). */
   approvals(): Promise<ApprovalRequest[]> {
     return this.workflow.query(approvalsQuery);
@@ -289,7 +309,9 @@ export class SubagentsClient {
         `**Prompt**\n\n${input.prompt.slice(0, 4000)}\n\n**Model** ${input.model} · **cwd** ${input.cwd}` +
         (input.workspaceWorker ? ` · **worker** ${input.workspaceWorker.id}` : ''),
     });
-    return new AgentHandle(input.agentId, handle);
+    const agent = new AgentHandle(input.agentId, handle);
+    if (options.canUseTool) agent.canUseToolWatcher = watchApprovals(handle, options.canUseTool);
+    return agent;
   }
 
   /** Checks a script (inline, `{ path }` or saved `{ name }`) and starts it as the root of a new tree; returns at once. */
@@ -384,7 +406,11 @@ export class SubagentsClient {
       const ancestor = await nearestRunningAncestor(this.temporal.workflow, agentId);
       if (ancestor) return this.resumeThrough(ancestor, agentId, prompt, options.allowStopped === true);
     }
-    const { definitions } = await loadAgentDefinitions({ cwd: previous.input.cwd, homeDir: options.homeDir });
+    // A Claude Agent SDK type of its tree is still its type: its definition travels in the input.
+    const { definitions } = mergeSdkAgents(
+      await loadAgentDefinitions({ cwd: previous.input.cwd, homeDir: options.homeDir }),
+      previous.input.sdkAgents,
+    );
     const definition =
       previous.input.agentType === 'fork'
         ? undefined

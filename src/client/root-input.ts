@@ -25,6 +25,9 @@ import { budgetActions, capsProblem, narrowCaps, type BudgetCaps } from '../shar
 import { defaultTaskQueue } from '../shared/protocol/config';
 import { defaultModel, resolveModelAlias } from '../shared/agents/models';
 import { workspaceWorker } from '../shared/workspace/workspace-routing';
+import type { AgentDefinition as SdkAgentDefinition } from './agent-sdk-definitions';
+import { sdkRootParts } from './agent-sdk-options';
+import type { CanUseTool } from './can-use-tool';
 
 /** Options of `startAgent`. */
 export interface StartAgentOptions {
@@ -61,6 +64,12 @@ export interface StartAgentOptions {
   worker?: string;
   /** How long a workspace call waits for that worker before the agent is told it is gone (default 5 min). */
   workerWaitMs?: number;
+  /** Claude Agent SDK `agents`: types the whole tree may start (and `type` may name), winning over `.claude/agents` files of the same name (docs/api.md). */
+  agents?: Record<string, SdkAgentDefinition>;
+  /** Claude Agent SDK `canUseTool`: answers the tree's approval requests until the run ends (`handle.canUseToolWatcher`; docs/api.md). */
+  canUseTool?: CanUseTool;
+  /** Hooks in Claude Code's settings shape (command handlers), run for the whole tree after the settings files' (docs/hooks.md). */
+  hooks?: Record<string, unknown>;
 }
 
 /** The real path of a directory that must exist (a root's workspace is its cwd); a clear error otherwise. */
@@ -127,8 +136,10 @@ export async function rootAgentInput(
   const placement =
     options.worker === undefined ? undefined : workspaceWorker(taskQueue, options.worker, options.workerWaitMs);
   const cwd = await existingDirectory(path.resolve(options.cwd ?? process.cwd()), 'The working directory');
-  const { definitions, reports } = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
-  const definition = definitions[typeName];
+  const files = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
+  const sdk = await sdkRootParts({ ...options, type: typeName }, files, cwd, options.homeDir ?? os.homedir());
+  const { definitions, reports } = sdk.loaded;
+  const definition = Object.hasOwn(definitions, typeName) ? definitions[typeName] : undefined;
   if (!definition) {
     const skipped = reports.find((report) => report.level === 'skipped' && report.name === typeName);
     throw new Error(
@@ -166,7 +177,8 @@ export async function rootAgentInput(
     agentId: options.agentId ?? `agent-${randomUUID().slice(0, 8)}`,
     agentType: definition.name,
     name: options.name,
-    prompt: options.prompt,
+    // As Claude Code's `initialPrompt` of a main-thread agent: it opens the first turn, before the user's prompt.
+    prompt: sdk.initialPrompt ? `${sdk.initialPrompt}\n\n${options.prompt}` : options.prompt,
     model: resolveModelAlias(options.model ?? definitionModel ?? defaultModel),
     definitionPrompt: definition.prompt,
     tools,
@@ -192,5 +204,7 @@ export async function rootAgentInput(
     maxOutputTokens: options.maxOutputTokens,
     taskBoard: options.taskBoard,
     ...(placement ? { workspaceWorker: placement } : {}),
+    ...(sdk.sdkAgents ? { sdkAgents: sdk.sdkAgents } : {}),
+    ...(sdk.treeSettings ? { treeSettings: sdk.treeSettings } : {}),
   });
 }

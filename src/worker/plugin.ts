@@ -18,6 +18,8 @@ import { parseToolTaskQueues, type ToolTaskQueues } from '../shared/tools/custom
 import { searchAttributeRegistrations } from '../shared/protocol/search-attributes';
 import { parseWorkflowStacks, type WorkflowStacks } from '../shared/protocol/workflow-stacks';
 import { workspaceActivityNames } from '../shared/workspace/workspace-routing';
+import { mapSdkAgents, type AgentDefinition as SdkAgentDefinition, type MappedSdkAgents } from '../client/agent-sdk-definitions';
+import { definitionPrompts } from '../project/agent-definitions/prompt-store';
 
 export { parseWorkflowStacks, WorkflowStacksError, type WorkflowStacks } from '../shared/protocol/workflow-stacks';
 
@@ -138,6 +140,8 @@ export interface SubagentsPluginOptions {
   workspaceRoot?: { root: string; name: string };
   /** Stack depth of workflow code when this worker bundles (default SUBAGENTS_WORKFLOW_STACKS, else `short`). */
   workflowStacks?: WorkflowStacks;
+  /** Claude Agent SDK `agents` every agent of this worker may start, winning over `.claude/agents` files of the same name (docs/api.md). */
+  agents?: Record<string, SdkAgentDefinition>;
 }
 
 /** The runtime's plugin; see {@link subagentsPlugin}. */
@@ -146,6 +150,8 @@ export class SubagentsPlugin extends SimplePlugin {
   readonly mcpConnections: McpConnectionPool;
   private running = 0;
   private readonly workflowStacks: WorkflowStacks;
+  /** `agents`, checked and mapped once. */
+  private readonly sdkAgents: MappedSdkAgents | undefined;
 
   constructor(readonly settings: SubagentsPluginOptions = {}) {
     const mcpConnections = new McpConnectionPool(settings.shell?.sandbox ? { sandbox: settings.shell.sandbox } : {});
@@ -165,6 +171,10 @@ export class SubagentsPlugin extends SimplePlugin {
         : {}),
     });
     this.mcpConnections = mcpConnections;
+    this.sdkAgents = settings.agents === undefined ? undefined : mapSdkAgents(settings.agents, 'subagentsPlugin agents');
+    for (const report of this.sdkAgents?.reports ?? []) console.warn(`worker: ${report.file}: ${report.message}`);
+    // A child's prompt is asked by digest: every worker of this plugin has these, whichever one loaded its parent's types.
+    for (const definition of Object.values(this.sdkAgents?.agents ?? {})) definitionPrompts.remember(definition.prompt);
     this.workflowStacks = settings.workflowStacks
       ? parseWorkflowStacks(settings.workflowStacks, 'subagentsPlugin workflowStacks')
       : parseWorkflowStacks(process.env.SUBAGENTS_WORKFLOW_STACKS);
@@ -258,6 +268,7 @@ export class SubagentsPlugin extends SimplePlugin {
       web: settings.web ?? webSettingsFromEnv(process.env),
       customTools: settings.tools ?? [],
       toolTaskQueues: settings.toolTaskQueues ?? parseToolTaskQueues(process.env.SUBAGENTS_TOOL_TASK_QUEUES ?? ''),
+      ...(this.sdkAgents && Object.keys(this.sdkAgents.agents).length > 0 ? { sdkAgents: this.sdkAgents.agents } : {}),
     });
     const guarded = settings.workspaceRoot
       ? guardWorkspaceActivities(

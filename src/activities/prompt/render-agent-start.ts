@@ -1,6 +1,7 @@
 // `renderAgentStart`: what an agent is given once, at start: system prompt, first-message context, agent types.
 import type { DefinitionPromptRef, SpawnContext } from '../../shared/agents/agent-definition';
-import { resolveDefinitionPrompt, withoutPrompts } from '../../project/agent-definitions/prompt-store';
+import { promptDigest, resolveDefinitionPrompt, withoutPrompts } from '../../project/agent-definitions/prompt-store';
+import type { SdkAgents } from '../../shared/agents/sdk-agents';
 import type { AgentStart, AgentStartInput, WorkerTools } from '../../shared/agents/agent-start';
 import type { CustomToolFilter } from '../../shared/tools/custom-tools';
 import { renderAgentRoster } from '../../shared/agents/agent-roster';
@@ -55,6 +56,14 @@ export interface SystemPromptInput {
   homeDir: string;
 }
 
+/** A child of a Claude Agent SDK type: its prompt travels in the tree's input, so any worker has it. */
+function sdkAgentPrompt(input: AgentStartInput): string | undefined {
+  const ref = input.definitionPromptRef;
+  const definition =
+    input.sdkAgents && Object.hasOwn(input.sdkAgents, input.agentType) ? input.sdkAgents[input.agentType] : undefined;
+  return ref && definition && promptDigest(definition.prompt) === ref.digest ? definition.prompt : undefined;
+}
+
 /** Renders a system prompt; agents of one type, place and day get the same bytes. */
 export async function renderSystemPromptText(input: SystemPromptInput): Promise<string> {
   const git = await gitSnapshot(input.cwd);
@@ -76,14 +85,14 @@ export async function renderSystemPromptText(input: SystemPromptInput): Promise<
 /** Creates `renderAgentStart`; `loadSpawnContext` loads agent types for a cwd (the same loader the Agent tool uses). */
 export function createAgentStartActivity(options: {
   homeDir: string;
-  loadSpawnContext: (input: { cwd: string }) => Promise<SpawnContext>;
+  loadSpawnContext: (input: { cwd: string; sdkAgents?: SdkAgents }) => Promise<SpawnContext>;
   /** The worker's custom tools for the agent's filter, and its tool task queues (absent: none). */
   workerTools?: (filter: CustomToolFilter | undefined) => WorkerTools | undefined;
 }) {
   return async function renderAgentStart(input: AgentStartInput): Promise<AgentStart> {
     const prompt = await renderSystemPromptText({
       definitionPrompt: input.definitionPromptRef
-        ? await promptByDigest(input.definitionPromptRef, input.agentType, options.homeDir)
+        ? (sdkAgentPrompt(input) ?? (await promptByDigest(input.definitionPromptRef, input.agentType, options.homeDir)))
         : input.definitionPrompt,
       cwd: input.cwd,
       model: input.model,
@@ -97,7 +106,10 @@ export function createAgentStartActivity(options: {
     const sections = [identitySection(input)];
     let spawnContext: SpawnContext | undefined;
     if (input.tools.includes('Agent')) {
-      spawnContext = await options.loadSpawnContext({ cwd: input.cwd });
+      spawnContext = await options.loadSpawnContext({
+        cwd: input.cwd,
+        ...(input.sdkAgents ? { sdkAgents: input.sdkAgents } : {}),
+      });
       const roster = renderAgentRoster({
         definitions: spawnContext.loaded.definitions,
         allowedAgentTypes: input.allowedAgentTypes,

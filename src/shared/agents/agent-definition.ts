@@ -6,8 +6,8 @@ import type { McpServerEntry, McpServerSpec } from '../tools/mcp';
 import type { HooksConfig } from '../policy/hooks';
 import type { BudgetCaps } from '../budget/budget';
 
-/** Where a definition came from; project beats user beats plugin beats built-in on a name clash. */
-export type DefinitionSource = 'built-in' | 'plugin' | 'user' | 'project';
+/** Where a definition came from; sdk (options.agents) beats project beats user beats plugin beats built-in on a name clash. */
+export type DefinitionSource = 'built-in' | 'plugin' | 'user' | 'project' | 'sdk';
 
 /** A resolved agent type: a built-in, or a `.claude/agents/*.md` file in Claude Code's format. */
 export interface AgentDefinition {

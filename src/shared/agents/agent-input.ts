@@ -59,6 +59,10 @@ export interface RootSpec extends AgentSpec {
   workspaceWorker?: WorkspaceWorker;
   interactive?: { idleTimeoutMs: number };
   maxOutputTokens?: number;
+  /** Claude Agent SDK `agents` the whole tree may start (docs/api.md). */
+  sdkAgents?: AgentWorkflowInput['sdkAgents'];
+  /** Settings given by whoever starts the root (`startAgent`'s `hooks`): the root then loads none itself. */
+  treeSettings?: AgentWorkflowInput['treeSettings'];
 }
 
 /** A child: started by the Agent tool (or resumed by SendMessage) from its parent's tool call. */
@@ -128,6 +132,8 @@ export function buildRootInput(spec: RootSpec): AgentWorkflowInput {
     ...(spec.interactive ? { interactive: spec.interactive } : {}),
     ...(spec.maxOutputTokens !== undefined ? { maxOutputTokens: spec.maxOutputTokens } : {}),
     ...(spec.taskBoard ? { taskBoard: spec.taskBoard } : {}),
+    ...(spec.sdkAgents ? { sdkAgents: spec.sdkAgents } : {}),
+    ...(spec.treeSettings ? { treeSettings: spec.treeSettings } : {}),
   };
 }
 
@@ -152,5 +158,6 @@ export function buildChildInput(parent: ParentOfChild, spec: ChildSpec): AgentWo
     ...(spec.forkFrom ? { forkFrom: spec.forkFrom } : {}),
     ...(spec.carried ? { carried: spec.carried } : {}),
     ...(input.taskBoard ? { taskBoard: input.taskBoard } : {}),
+    ...(input.sdkAgents ? { sdkAgents: input.sdkAgents } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { SdkAgents } from './sdk-agents';
 import type { PermissionMode } from './agent';
 import type { CustomToolFilter, ToolTaskQueues } from '../tools/custom-tools';
 import type { ToolDescriptor } from '../tools/extra-tools';
@@ -34,6 +35,8 @@ export interface AgentStartInput {
   loadSettings?: boolean;
   /** Where saved workflow scripts are looked up from the cwd upward (default: the cwd). */
   workspaceRoot?: string;
+  /** The tree's Claude Agent SDK `agents`: merged over the loaded types, and a child's prompt when it is one of them. */
+  sdkAgents?: SdkAgents;
 }
 
 /** The worker's part of an agent's tools, said once at its start: its custom tools and where built-in tools run. */

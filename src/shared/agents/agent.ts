@@ -19,6 +19,7 @@ import type { Todo } from '../tools/todos';
 import type { HooksConfig } from '../policy/hooks';
 import type { PermissionMode } from './permission-mode';
 import type { TreeSettings } from './tree-settings';
+import type { SdkAgents } from './sdk-agents';
 import type { ScriptRunSpec } from '../scripts/script-run';
 
 export type { PermissionMode } from './permission-mode';
@@ -157,6 +158,8 @@ export interface AgentWorkflowInput {
   definitionHooks?: HooksConfig;
   /** The tree's settings (hooks, permission rules), given by the parent; a root loads its own at start. */
   treeSettings?: TreeSettings;
+  /** Claude Agent SDK `agents` given to `startAgent`, mapped: they win over file types of the same name; children inherit them. */
+  sdkAgents?: SdkAgents;
   /** max_tokens of each model call. */
   maxOutputTokens?: number;
   /** Tool results longer than this are stored in a file and previewed. */

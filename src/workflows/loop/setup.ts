@@ -43,6 +43,7 @@ export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Pr
         ...(input.skills?.length ? { skills: input.skills } : {}),
         ...(input.memory ? { memory: input.memory } : {}),
         ...(input.parentAgentId === undefined && !state.settings ? { loadSettings: true } : {}),
+        ...(input.sdkAgents ? { sdkAgents: input.sdkAgents } : {}),
       },
       local,
     );

@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import type { SdkAgents } from '../../shared/agents/sdk-agents';
 import { TimeoutType } from '@temporalio/common';
 import type { SpawnContext } from '../../shared/agents/agent-definition';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
@@ -187,11 +188,15 @@ export function resolveAgentCwdOn(
   );
 }
 
-export function loadSpawnContextOn(worker: WorkspaceWorker | undefined, cwd: string): Promise<SpawnContext> {
+export function loadSpawnContextOn(
+  worker: WorkspaceWorker | undefined,
+  cwd: string,
+  sdkAgents?: SdkAgents,
+): Promise<SpawnContext> {
   return onWorkspace(worker, 'Loading agent definitions', () =>
     setupActivities.loadSpawnContext.executeWithOptions(
       { ...routedOptions(setupOptions, worker), summary: 'load agent definitions' },
-      [{ cwd }],
+      [{ cwd, ...(sdkAgents ? { sdkAgents } : {}) }],
     ),
   );
 }

@@ -299,7 +299,7 @@ export class AgentTool {
   private loadSpawnContext(): Promise<SpawnContext> {
     const loaded = this.state.spawnContext;
     if (loaded) return Promise.resolve(loaded);
-    this.spawnContext ??= loadSpawnContextOn(this.input.workspaceWorker, this.state.cwd);
+    this.spawnContext ??= loadSpawnContextOn(this.input.workspaceWorker, this.state.cwd, this.input.sdkAgents);
     return this.spawnContext;
   }
 }
