@@ -9,20 +9,15 @@ import {
   type HooksConfig,
 } from '../shared/policy/hooks';
 
-/** Claude Code events this runtime does not fire (accepted, with a warning). */
+/** Claude Code events that mean nothing here (docs/hooks.md, "Events that do not fire here"): accepted, with a warning. */
 const otherClaudeCodeEvents = [
-  'PermissionRequest',
-  'PermissionDenied',
-  'PostToolUseFailure',
-  'Notification',
-  'UserPromptSubmit',
-  'SessionStart',
-  'SessionEnd',
-  'PreCompact',
-  'PostCompact',
   'ConfigChange',
-  'TaskCompleted',
+  'InstructionsLoaded',
+  'FileChanged',
+  'Elicitation',
+  'ElicitationResult',
   'TeammateIdle',
+  'Setup',
 ];
 
 const commandHookSchema = z.strictObject({
@@ -98,7 +93,7 @@ export function parseHooksConfig(value: unknown): ParsedHooks {
   if (typeof value !== 'object' || Array.isArray(value)) {
     return {
       problems: [
-        'hooks must be a mapping of event names (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop) to lists of {matcher, hooks}; ignored',
+        'hooks must be a mapping of event names (SessionStart, PreToolUse, PostToolUse, Stop, …) to lists of {matcher, hooks}; ignored',
       ],
     };
   }

@@ -285,7 +285,7 @@ describe('settings permission rules on a real server', () => {
       '.claude/settings.json': settings({ permissions: { allow: ['Bash'] } }),
       '.claude/settings.local.json': '{ "permissions": { "deny": ["Bash(rm:*)"] ',
       '.claude/agents/sloppy.md':
-        '---\nname: sloppy\ndescription: Sloppy hooks\ntools: Read\nhooks:\n  PreToolUse:\n    - matcher: Read\n      hooks:\n        - type: command\n  SessionStart: []\n---\nYou are sloppy.\n',
+        '---\nname: sloppy\ndescription: Sloppy hooks\ntools: Read\nhooks:\n  PreToolUse:\n    - matcher: Read\n      hooks:\n        - type: command\n  InstructionsLoaded: []\n---\nYou are sloppy.\n',
     });
     const output: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void output.push(parts.join(' ')));
@@ -300,7 +300,7 @@ describe('settings permission rules on a real server', () => {
     expect(printed).toMatch(
       /sloppy\.md: hooks\.PreToolUse\[0\]\.hooks\[0\]: command: .*; dropped \(the agent loads without it\)/,
     );
-    expect(printed).toContain('hooks.SessionStart: this runtime does not fire SessionStart');
+    expect(printed).toContain('hooks.InstructionsLoaded: this runtime does not fire InstructionsLoaded');
     // The allow rule of the readable file does not apply while the other is broken: Bash still asks.
     env.script(
       agentNamed('malformed-root', [

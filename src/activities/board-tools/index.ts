@@ -10,7 +10,7 @@ import {
   parseUpdateTask,
   type Parsed,
 } from '../../shared/board/board-requests';
-import type { BoardToolCallInput, BoardToolCallResult } from '../../shared/board/board-tool-call';
+import type { BoardTaskBrief, BoardToolCallInput, BoardToolCallResult } from '../../shared/board/board-tool-call';
 import { boardToolDefinitions } from '../../shared/board/board-tool-definitions';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { TaskBoardToolName } from '../../shared/policy/tool-classification';
@@ -43,6 +43,12 @@ const withClaims = (content: string, result: BoardChangeResult): BoardToolCallRe
   claims: { held: result.held, leaseMs: result.leaseMs },
 });
 
+const brief = (task: BoardTaskBrief): BoardTaskBrief => ({
+  id: task.id,
+  subject: task.subject,
+  description: task.description,
+});
+
 /** The agent's board, or undefined when it has not been started yet (nobody created a task). */
 async function snapshotOrNone(boards: BoardClient, boardId: string): Promise<BoardSnapshot | undefined> {
   try {
@@ -71,7 +77,8 @@ async function runBoardTool(
         const parsed = parseCreateTask({ ...call.input, actor, requestId: updateId });
         if (!parsed.ok) return invalid(name, parsed)!;
         const result = await boards.create(board, parsed.value, { updateId });
-        return withClaims(formatCreated(result), result);
+        const created = withClaims(formatCreated(result), result);
+        return result.task ? { ...created, task: brief(result.task) } : created;
       }
       case 'TaskUpdate': {
         const parsed = parseUpdateTask({ ...call.input, actor });
@@ -101,7 +108,7 @@ async function runBoardTool(
               `task #${taskId} does not exist on this board. TaskList shows its tasks.`,
             ),
           );
-        return { content: formatTask(task, snapshot.tasks), isError: false };
+        return { content: formatTask(task, snapshot.tasks), isError: false, task: brief(task) };
       }
     }
   } catch (error) {

@@ -16,4 +16,13 @@ export interface BoardToolCallResult {
   isError: boolean;
   /** After a change: the tasks the calling agent holds now, which its runtime keeps renewing. */
   claims?: { held: string[]; leaseMs: number };
+  /** TaskCreate's new task, TaskGet's task: what TaskCreated and TaskCompleted hooks are told (docs/hooks.md). */
+  task?: BoardTaskBrief;
+}
+
+/** A task's id, subject and description. */
+export interface BoardTaskBrief {
+  id: string;
+  subject: string;
+  description: string;
 }

@@ -36,8 +36,10 @@ export interface HookVerdict {
   command: string;
   /** success: exit 0; blocking: exit 2; error: anything else (a non-blocking error: shown, the run goes on). */
   kind: 'success' | 'blocking' | 'error';
-  /** PreToolUse: its permission decision (exit 2 and `decision: "block"` are a deny). */
-  permission?: 'allow' | 'deny' | 'ask';
+  /** PreToolUse: its permission decision (exit 2 and `decision: "block"` are a deny); PermissionRequest: `decision.behavior`. */
+  permission?: 'allow' | 'deny' | 'ask' | 'defer';
+  /** PermissionDenied: `retry: true`, the model is told it may try the call again. */
+  retry?: boolean;
   /** Text for the model: why a tool call was refused, what a PostToolUse hook objects to, why a Stop hook keeps the agent going. */
   reason?: string;
   /** `decision: "block"` or exit 2. */
@@ -64,10 +66,19 @@ const buildHookOutputSchema = () =>
     hookSpecificOutput: z
       .looseObject({
         hookEventName: z.string().optional(),
-        permissionDecision: z.enum(['allow', 'deny', 'ask']).optional(),
+        permissionDecision: z.enum(['allow', 'deny', 'ask', 'defer']).optional(),
         permissionDecisionReason: z.string().optional(),
         additionalContext: z.string().optional(),
         updatedInput: z.record(z.string(), z.unknown()).optional(),
+        // PermissionRequest's answer, and PermissionDenied's offer to retry.
+        decision: z
+          .looseObject({
+            behavior: z.enum(['allow', 'deny']),
+            updatedInput: z.record(z.string(), z.unknown()).optional(),
+            message: z.string().optional(),
+          })
+          .optional(),
+        retry: z.boolean().optional(),
       })
       .optional(),
   });
@@ -93,15 +104,34 @@ export function parseHookOutput(stdout: string): { output: HookOutput } | { text
   return { output: parsed.data };
 }
 
+/** Events whose `additionalContext` reaches the model (UserPromptSubmit and SessionStart also take plain stdout). */
+const eventsWithContext: readonly HookEvent[] = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'SubagentStart',
+];
+
 const clip = (text: string, max = 2_000) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 function fromJson(event: HookEvent, output: HookOutput, verdict: HookVerdict): HookVerdict {
   const specific = output.hookSpecificOutput;
   if (output.continue === false) verdict.stop = output.stopReason?.trim() || 'a hook stopped the agent';
   if (output.systemMessage) verdict.notice = output.systemMessage;
-  if (specific?.additionalContext && (event === 'PostToolUse' || event === 'SubagentStart' || event === 'PreToolUse'))
+  if (specific?.additionalContext && eventsWithContext.includes(event))
     verdict.additionalContext = specific.additionalContext;
-  if (event === 'PreToolUse') {
+  if (event === 'PermissionRequest') {
+    if (specific?.decision) {
+      verdict.permission = specific.decision.behavior;
+      if (specific.decision.message) verdict.reason = specific.decision.message;
+      if (specific.decision.behavior === 'allow' && specific.decision.updatedInput)
+        verdict.updatedInput = specific.decision.updatedInput;
+    }
+  } else if (event === 'PermissionDenied') {
+    if (specific?.retry === true) verdict.retry = true;
+  } else if (event === 'PreToolUse') {
     const legacy = output.decision === 'approve' ? 'allow' : output.decision === 'block' ? 'deny' : undefined;
     const permission = specific?.permissionDecision ?? legacy;
     if (permission) verdict.permission = permission;
@@ -145,13 +175,19 @@ export function interpretHookRun(event: HookEvent, command: string, run: HookPro
   }
   const parsed = parseHookOutput(run.stdout);
   if ('problem' in parsed) return { command, kind: 'success', notice: parsed.problem };
-  if ('text' in parsed) return { command, kind: 'success' };
+  // As in Claude Code, plain stdout of these two events is context for the model.
+  if ('text' in parsed)
+    return parsed.text && (event === 'UserPromptSubmit' || event === 'SessionStart')
+      ? { command, kind: 'success', additionalContext: parsed.text }
+      : { command, kind: 'success' };
   return fromJson(event, parsed.output, { command, kind: 'success' });
 }
 
 /** The verdicts of one event's hooks, combined (deny > ask > allow; every reason and context kept, in order). */
 export interface CombinedVerdict {
-  permission?: 'allow' | 'deny' | 'ask';
+  permission?: 'allow' | 'deny' | 'ask' | 'defer';
+  /** PermissionDenied: a hook said the model may retry. */
+  retry?: boolean;
   blocked: boolean;
   /** Reasons of the hooks that blocked or decided, joined. */
   reason?: string;
@@ -163,7 +199,8 @@ export interface CombinedVerdict {
 }
 
 export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdict {
-  const rank = { allow: 1, ask: 2, deny: 3 } as const;
+  // Claude Code's precedence: deny > defer > ask > allow.
+  const rank = { allow: 1, ask: 2, defer: 3, deny: 4 } as const;
   let permission: CombinedVerdict['permission'];
   for (const verdict of verdicts) {
     if (verdict.permission && (!permission || rank[verdict.permission] > rank[permission]))
@@ -177,6 +214,7 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
   return {
     ...(updatedInput && permission !== 'deny' ? { updatedInput } : {}),
     ...(permission ? { permission } : {}),
+    ...(verdicts.some((verdict) => verdict.retry) ? { retry: true } : {}),
     blocked: verdicts.some((verdict) => verdict.blocked),
     ...(reasons.length > 0 ? { reason: reasons.join('\n') } : {}),
     ...(stop !== undefined ? { stop } : {}),

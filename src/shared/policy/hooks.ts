@@ -1,8 +1,86 @@
 // Hook configuration types and which hooks an event selects (docs/hooks.md); pure, for workflow code.
 
-/** The events this runtime fires (Claude Code's names). */
-export const hookEvents = ['PreToolUse', 'PostToolUse', 'SubagentStart', 'SubagentStop', 'Stop'] as const;
+/** The events this runtime fires (Claude Code's names; docs/hooks.md, "Events"). */
+export const hookEvents = [
+  'SessionStart',
+  'SessionEnd',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PermissionRequest',
+  'PermissionDenied',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Notification',
+  'SubagentStart',
+  'SubagentStop',
+  'Stop',
+  'StopFailure',
+  'PreCompact',
+  'PostCompact',
+  'TaskCreated',
+  'TaskCompleted',
+  'WorktreeCreate',
+  'WorktreeRemove',
+  'CwdChanged',
+] as const;
 export type HookEvent = (typeof hookEvents)[number];
+
+/** Events whose groups have no matcher in Claude Code: a configured one is ignored. */
+export const eventsWithoutMatcher: readonly HookEvent[] = [
+  'UserPromptSubmit',
+  'Stop',
+  'TaskCreated',
+  'TaskCompleted',
+  'WorktreeCreate',
+  'WorktreeRemove',
+  'CwdChanged',
+];
+
+/** How a session began (SessionStart's `source` and matcher); `clear` does not happen here. */
+export type SessionStartSource = 'startup' | 'resume' | 'compact';
+/** Why a session ended (SessionEnd's `reason` and matcher); `clear`, `logout`, `bypass_permissions_disabled` do not happen here. */
+export type SessionEndReason = 'prompt_input_exit' | 'other';
+/** Why an agent waits for someone (Notification's `notification_type` and matcher). */
+export type NotificationType = 'permission_prompt' | 'idle_prompt';
+/** The kind of error an agent ended on (StopFailure's `error` and matcher), Claude Code's vocabulary. */
+export type StopFailureKind =
+  | 'rate_limit'
+  | 'authentication_failed'
+  | 'billing_error'
+  | 'invalid_request'
+  | 'server_error'
+  | 'max_output_tokens'
+  | 'unknown';
+
+/** The fields each event adds to the common ones (`session_id`, `cwd`, `permission_mode`, `hook_event_name`, …). */
+export interface HookEventFields {
+  SessionStart: { source: SessionStartSource; model: string };
+  SessionEnd: { reason: SessionEndReason };
+  UserPromptSubmit: { prompt: string };
+  PreToolUse: { tool_name: string; tool_input: Record<string, unknown>; tool_use_id: string };
+  PermissionRequest: { tool_name: string; tool_input: Record<string, unknown>; permission_suggestions: unknown[] };
+  PermissionDenied: { tool_name: string; tool_input: Record<string, unknown>; tool_use_id: string; reason: string };
+  PostToolUse: { tool_name: string; tool_input: Record<string, unknown>; tool_use_id: string; tool_response: unknown };
+  PostToolUseFailure: {
+    tool_name: string;
+    tool_input: Record<string, unknown>;
+    tool_use_id: string;
+    error: string;
+    is_interrupt: boolean;
+  };
+  Notification: { message: string; title: string; notification_type: NotificationType };
+  SubagentStart: Record<string, never>;
+  SubagentStop: { stop_hook_active: boolean; last_assistant_message: string };
+  Stop: { stop_hook_active: boolean; last_assistant_message: string };
+  StopFailure: { error: StopFailureKind; error_details: string; last_assistant_message: string };
+  PreCompact: { trigger: 'manual' | 'auto'; custom_instructions: string };
+  PostCompact: { trigger: 'manual' | 'auto'; compact_summary: string };
+  TaskCreated: { task_id: string; task_subject: string; task_description: string; team_name: string };
+  TaskCompleted: { task_id: string; task_subject: string; task_description: string; team_name: string };
+  WorktreeCreate: { name: string; worktree_path: string };
+  WorktreeRemove: { worktree_path: string };
+  CwdChanged: { old_cwd: string; new_cwd: string };
+}
 
 /** One hook: a shell command (Claude Code's `type: "command"`), with its timeout in seconds. */
 export interface HookCommand {
@@ -49,8 +127,7 @@ export function hooksFor(config: HooksConfig | undefined, event: HookEvent, name
   const selected: HookCommand[] = [];
   const seen = new Set<string>();
   for (const group of config?.[event] ?? []) {
-    // Stop has no matcher in Claude Code: a configured one is ignored.
-    if (name !== undefined && event !== 'Stop' && !matcherSelects(group.matcher, name)) continue;
+    if (name !== undefined && !eventsWithoutMatcher.includes(event) && !matcherSelects(group.matcher, name)) continue;
     for (const hook of group.hooks) {
       if (seen.has(hook.command)) continue;
       seen.add(hook.command);
@@ -82,8 +159,9 @@ export function agentHooks(
     const { SubagentStart: _start, SubagentStop: _stop, ...own } = settings ?? {};
     return mergeHooks(own, definition);
   }
-  const { Stop: _settingsStop, ...tree } = settings ?? {};
-  const { Stop: definitionStop, ...definitionRest } = definition ?? {};
+  // A session is the tree's root: a subagent has no SessionStart or SessionEnd of its own.
+  const { Stop: _settingsStop, SessionStart: _start, SessionEnd: _end, ...tree } = settings ?? {};
+  const { Stop: definitionStop, SessionStart: _ownStart, SessionEnd: _ownEnd, ...definitionRest } = definition ?? {};
   const converted: HooksConfig = definitionStop ? { SubagentStop: definitionStop } : {};
   return mergeHooks(tree, definitionRest, converted);
 }

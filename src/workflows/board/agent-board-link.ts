@@ -22,6 +22,7 @@ import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { ToolUseBlock } from '../../shared/model/messages';
 import { taskBoardToolNames, type TaskBoardToolName } from '../../shared/policy/tool-classification';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
+import type { BoardTaskBrief, BoardToolCallResult } from '../../shared/board/board-tool-call';
 import { toolCallSummary } from '../../shared/tools/tool-summary';
 import type { Activities } from '../runtime/activity-proxies';
 import { signalBestEffort } from '../runtime/best-effort-signal';
@@ -36,6 +37,12 @@ const boardToolOptions: ActivityOptions = {
   retry: { initialInterval: '1 second', maximumAttempts: 5 },
 };
 const boardToolActivities = proxyActivities<Activities>(boardToolOptions);
+
+/** TaskCreated and TaskCompleted hooks (docs/hooks.md): each answers why it refuses the task, or undefined. */
+export interface BoardHooks {
+  created?(task: BoardTaskBrief & { board: string }): Promise<string | undefined>;
+  completed?(task: BoardTaskBrief & { board: string }): Promise<string | undefined>;
+}
 
 /** An agent's link to its board (docs/board.md): its tools, and heartbeats on a timer that outlives a turn. */
 export class AgentBoardLink {
@@ -58,19 +65,41 @@ export class AgentBoardLink {
   }
 
   /** The task-list tools, run by workflow code (wired in turn.ts). */
-  workflowTools(): Record<TaskBoardToolName, WorkflowTool> {
+  workflowTools(hooks?: BoardHooks): Record<TaskBoardToolName, WorkflowTool> {
     return Object.fromEntries(
-      taskBoardToolNames.map((name) => [name, (call: ToolUseBlock) => this.call(name, call)]),
+      taskBoardToolNames.map((name) => [name, (call: ToolUseBlock) => this.call(name, call, hooks)]),
     ) as Record<TaskBoardToolName, WorkflowTool>;
   }
 
-  private async call(name: TaskBoardToolName, call: ToolUseBlock): Promise<ToolOutcome> {
+  private run(
+    name: TaskBoardToolName,
+    toolUseId: string,
+    input: Record<string, unknown>,
+  ): Promise<BoardToolCallResult> {
+    return boardToolActivities[name].executeWithOptions(
+      { ...boardToolOptions, summary: toolCallSummary(name, input) },
+      [{ board: this.config(), actor: this.actor(), toolUseId, input }],
+    );
+  }
+
+  private async call(name: TaskBoardToolName, call: ToolUseBlock, hooks?: BoardHooks): Promise<ToolOutcome> {
     try {
-      const result = await boardToolActivities[name].executeWithOptions(
-        { ...boardToolOptions, summary: toolCallSummary(name, call.input) },
-        [{ board: this.config(), actor: this.actor(), toolUseId: call.id, input: call.input }],
-      );
+      // A TaskCompleted hook may keep the task open: it hears of the task before the board marks it done.
+      if (name === 'TaskUpdate' && call.input.status === 'completed' && hooks?.completed) {
+        const current = await this.run('TaskGet', `${call.id}/hook`, { taskId: call.input.taskId });
+        const refusal = current.task && (await hooks.completed({ ...current.task, board: this.boardId }));
+        if (refusal) return hookRefused('TaskCompleted', `task #${current.task!.id} stays open`, refusal);
+      }
+      const result = await this.run(name, call.id, call.input);
       if (result.claims) this.noteClaims(result.claims.held, result.claims.leaseMs);
+      // A TaskCreated hook that refuses the new task has it deleted again (Claude Code rolls the creation back).
+      if (name === 'TaskCreate' && result.task && hooks?.created) {
+        const refusal = await hooks.created({ ...result.task, board: this.boardId });
+        if (refusal) {
+          await this.run('TaskUpdate', `${call.id}/hook`, { taskId: result.task.id, status: 'deleted' });
+          return hookRefused('TaskCreated', `task #${result.task.id} was deleted again`, refusal);
+        }
+      }
       return { content: result.content, isError: result.isError };
     } catch (error) {
       if (isCancellation(error)) throw error;
@@ -167,4 +196,12 @@ export class AgentBoardLink {
       ),
     };
   }
+}
+
+/** The model's text for a task a hook refused. */
+function hookRefused(event: 'TaskCreated' | 'TaskCompleted', what: string, reason: string): ToolOutcome {
+  return {
+    isError: true,
+    content: errorText(ErrorType.HookBlocked, `a ${event} hook refused it: ${what}. The hook said: ${reason}`),
+  };
 }

@@ -14,9 +14,11 @@ import { workflowNowMs } from '../runtime/clock';
 import { compactAtTokens, contextWindowFor, estimateNextRequestTokens } from './context-meter';
 import { compactedOpening, droppedOpening, planCompaction } from './compaction-plan';
 import type { TreeLink } from '../tree/tree-link';
+import { hooksMayRun, type HookedAgent } from '../tools/hooks';
+import { compacted, compactionBlocked, sessionStartContext } from '../tools/hook-events';
 
 /** What compacting needs of an agent: its budget, and its tree for the usage of an unbudgeted call. */
-type CompactingAgent = BudgetedAgent & { readonly tree: TreeLink };
+type CompactingAgent = BudgetedAgent & HookedAgent & { readonly tree: TreeLink };
 
 /** Compaction (docs/architecture.md): a turn summarises the older messages; the summary is its activity result. */
 export class Compaction {
@@ -61,14 +63,21 @@ async function compact(
   );
   const plan = planCompaction(state.messages, (from, to) => state.conversation.tokensOf(from, to), keepTokens);
   if (!plan) return;
+  // PreCompact hooks (docs/hooks.md) may block it; nothing is awaited without them.
+  if (hooksMayRun(agent, 'PreCompact') && (await compactionBlocked(agent, trigger, instructions))) return;
   const preTokens = estimateNextRequestTokens(input, state);
   setCurrentDetails(
     `turn ${state.turn}/${input.maxTurns}: compacting the conversation (${preTokens} of ${window} tokens)`,
   );
   const summary = await summarise(agent, plan.cut, window, instructions);
   const kept = state.messages.length - plan.cut;
-  const opening =
-    'text' in summary ? compactedOpening(plan, kept, summary.text) : droppedOpening(plan, summary.failure);
+  let opening = 'text' in summary ? compactedOpening(plan, kept, summary.text) : droppedOpening(plan, summary.failure);
+  if (hooksMayRun(agent, 'PostCompact'))
+    await compacted(agent, trigger, 'text' in summary ? summary.text : `no summary: ${summary.failure}`);
+  // As in Claude Code, a compaction starts the session anew for SessionStart hooks (source `compact`): their context opens it.
+  const session = hooksMayRun(agent, 'SessionStart') ? await sessionStartContext(agent, 'compact') : undefined;
+  if (session && Array.isArray(opening.content))
+    opening = { ...opening, content: [...opening.content, { type: 'text', text: session }] };
   const record: CompactionRecord = {
     trigger,
     preTokens,

@@ -174,6 +174,11 @@ export class AgentState {
     this.ownWorktree = worktree;
   }
 
+  /** The ending removed the agent's worktree: its cwd is its origin's again (where WorktreeRemove hooks run). */
+  leaveRemovedWorktree(): void {
+    this.ownWorktree = undefined;
+  }
+
   /** Run setup: what the agent's rendered start gave it (a local activity's when `local`). */
   adoptStart(
     start: Pick<AgentStart, 'systemPrompt' | 'spawnContext' | 'memoryDirectory' | 'settings'>,

@@ -12,6 +12,8 @@ import { abortsRunning } from '../runtime/local-abort';
 import { stopNoticeOnItsWay, waitForStopNotice } from '../tree/stop-delivery';
 import { finishWorktreeOn } from '../tools/workspace-activities';
 import { releaseAhead } from '../budget/model-budget';
+import { sessionEnd, stopFailure, worktreeRemoved } from '../tools/hook-events';
+import { hooksMayRun } from '../tools/hooks';
 
 /** How an agent run ends: subtree stopped first, claims given back, worktree cleaned up (docs/architecture.md). */
 export class Ending {
@@ -95,6 +97,8 @@ export class Ending {
   async failed(error: string): Promise<never> {
     const { input, state } = this.agent;
     await this.stopChildren(input.agentId, 'its parent failed');
+    // StopFailure hooks (docs/hooks.md) hear of it; they cannot change it.
+    if (hooksMayRun(this.agent, 'StopFailure')) await stopFailure(this.agent, error);
     this.finish('failed', state.lastAssistantText(), { error });
     const result = await this.cleanUp();
     throw ApplicationFailure.create({
@@ -156,7 +160,15 @@ export class Ending {
         finishWorktreeOn(input.workspaceWorker, { worktree }),
       );
       result = { ...result, worktree: outcome };
+      if (!outcome.kept) state.leaveRemovedWorktree();
+      if (!outcome.kept && hooksMayRun(this.agent, 'WorktreeRemove'))
+        await CancellationScope.nonCancellable(() => worktreeRemoved(this.agent, outcome.path));
     }
+    // A root's SessionEnd hooks (docs/hooks.md): its session is over; a stop does not cut them short.
+    if (input.parentAgentId === undefined && hooksMayRun(this.agent, 'SessionEnd'))
+      await CancellationScope.nonCancellable(() =>
+        sessionEnd(this.agent, input.interactive && inbox.inputEnded ? 'prompt_input_exit' : 'other'),
+      );
     const undelivered = inbox.seal();
     if (undelivered.length > 0) result = { ...result, undelivered: [...undelivered] };
     progress.amendResult(result);

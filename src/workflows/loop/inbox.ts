@@ -49,9 +49,14 @@ export class Inbox {
 
   /** Everything queued, in arrival order, as the texts to deliver; the inbox is empty afterwards. */
   drain(): string[] {
+    return this.drainItems().map((item) => item.text);
+  }
+
+  /** Everything queued, as it came (for UserPromptSubmit hooks); the inbox is empty afterwards. */
+  drainItems(): InboxItem[] {
     const drained = this.items.splice(0, this.items.length);
     this.unsent.push(...drained);
-    return drained.map((item) => item.text);
+    return drained;
   }
 
   /** Everything queued, as it came; the inbox is empty afterwards (a script run forwards it, src/workflows/scripts). */

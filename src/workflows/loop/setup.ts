@@ -7,14 +7,19 @@ import { openBranch } from '../rewind/branch-opening';
 import { recordTurnBoundary } from '../rewind/checkpoint-turn';
 import { createWorktreeOn, renderAgentStartOn } from '../tools/workspace-activities';
 import { hooksMayRun, subagentStartContext } from '../tools/hooks';
+import { screenPrompt, sessionStartContext, worktreeCreated } from '../tools/hook-events';
 import { adoptStructuredOutputTool } from '../tools/structured-output';
 import { structuredOutputInstruction } from '../../shared/tools/structured-output';
 
 /** Prepares a run's first turn (worktree, prompt, first messages, MCP tools); returns why it cannot run, if so. */
-export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Promise<string | undefined> {
+export async function prepareRun(agent: AgentParts): Promise<string | undefined> {
   const { input, state } = agent;
   if (input.isolation === 'worktree' && !state.worktree) {
+    const before = state.cwd;
     state.useWorktree(await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd }));
+    // WorktreeCreate and CwdChanged hooks (docs/hooks.md) hear of it once it exists.
+    if (hooksMayRun(agent, 'WorktreeCreate') || hooksMayRun(agent, 'CwdChanged'))
+      await worktreeCreated(agent, state.worktree!, before);
   }
   let context: string | undefined;
   let skills: string | undefined;
@@ -70,13 +75,25 @@ export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Pr
       state.append(message);
     if (state.worktree) state.markReadStateStale();
   } else if (!input.carried) {
+    // A root's SessionStart and UserPromptSubmit hooks (docs/hooks.md) add to its opening, or refuse its prompt.
+    const session = hooksMayRun(agent, 'SessionStart') ? await sessionStartContext(agent, 'startup') : undefined;
+    const screened =
+      input.parentAgentId === undefined && hooksMayRun(agent, 'UserPromptSubmit')
+        ? await screenPrompt(agent, input.prompt)
+        : undefined;
+    if (screened?.type === 'blocked') return `a UserPromptSubmit hook blocked the prompt: ${screened.reason}`;
     const prompt = { type: 'text' as const, text: input.prompt };
-    const opening = [context, skills, started]
+    const opening = [context, skills, started, session]
       .filter((text): text is string => text !== undefined)
       .map((text) => ({ type: 'text' as const, text }));
     // An agent with `outputSchema` is told once how to answer (docs/tools.md, "Structured output").
     const answering = input.outputSchema ? [{ type: 'text' as const, text: structuredOutputInstruction }] : [];
-    state.append({ role: 'user', content: [...opening, prompt, ...answering] });
+    const promptContext = screened?.context ? [{ type: 'text' as const, text: screened.context }] : [];
+    state.append({ role: 'user', content: [...opening, prompt, ...promptContext, ...answering] });
+  } else if (isResumed(input)) {
+    // A resumed root (`subagents resume`) is Claude Code's `--resume`: SessionStart with source `resume`.
+    const session = hooksMayRun(agent, 'SessionStart') ? await sessionStartContext(agent, 'resume') : undefined;
+    if (session) state.append({ role: 'user', content: [{ type: 'text', text: session }] });
   }
   // The opening is turn 0 of a new agent (docs/rewind.md); a branch starts at its source's boundary.
   if (state.turns.last < 0) await recordTurnBoundary(agent);
@@ -84,6 +101,11 @@ export async function prepareRun(agent: Pick<AgentParts, 'input' | 'state'>): Pr
   const refused = await adoptStructuredOutputTool(agent);
   if (refused) return refused;
   return prepareExtraTools(agent);
+}
+
+/** A resumed agent's first run: it carries a conversation but no turn yet (continue-as-new carries its turn count). */
+function isResumed(input: AgentParts['input']): boolean {
+  return input.carried !== undefined && input.carried.turn === 0 && input.carried.messages.length > 0;
 }
 
 /** For a fork in a worktree: inherited paths point at the parent's checkout. */

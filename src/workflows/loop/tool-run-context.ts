@@ -6,6 +6,15 @@ import { withDefinitionDomains } from '../../shared/policy/sandbox';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { classificationOf, extraToolRoutes, isConcurrencySafe } from '../tools/extra-tools';
 import { afterTool, beforeTool, hooksMayRun } from '../tools/hooks';
+import {
+  afterToolFailure,
+  approvalHooksMayRun,
+  askWithHooks,
+  deferredCall,
+  deniedOutcome,
+} from '../tools/permission-hooks';
+import { taskRefusal } from '../tools/hook-events';
+import type { BoardHooks } from '../board/agent-board-link';
 import type { ToolRunContext } from '../tools/run-tools';
 import type { PreReadLookup } from '../tools/tool-types';
 import { sendMessageTool } from '../tree/send-message';
@@ -39,8 +48,11 @@ export function toolRunContext(
             })),
         }
       : {}),
-    ...(hooksMayRun(agent, 'PostToolUse')
-      ? { afterTool: (call: ToolUseBlock, outcome: ToolOutcome) => afterTool(agent, call, outcome) }
+    ...(hooksMayRun(agent, 'PostToolUse') || hooksMayRun(agent, 'PostToolUseFailure')
+      ? {
+          afterTool: (call: ToolUseBlock, outcome: ToolOutcome) =>
+            outcome.isError ? afterToolFailure(agent, call, outcome) : afterTool(agent, call, outcome),
+        }
       : {}),
     onDenied: (call) => state.recordDenial(call.name),
     toolContext: toolContextOf(state, input),
@@ -54,17 +66,24 @@ export function toolRunContext(
       TaskStop: (call) => children.stop(String(call.input.task_id ?? ''), input.agentId, 'its parent stopped it'),
       TaskOutput: (call) => taskOutputTool(call, children),
       Rewind: async (call) => rewindTool(call, agent),
-      ...agent.board.workflowTools(),
+      ...agent.board.workflowTools(boardHooks(agent)),
       ...extraToolRoutes(agent),
     },
     // A call the mode allows or denies outright is decided without awaiting.
     authorize: (call, ruleOverride) => {
+      // A PreToolUse hook's `defer` (docs/hooks.md): a person or a client decides, whatever the mode says.
+      if (ruleOverride === 'defer')
+        return deferredCall(agent, call, () => approvals.askPerson(call, 'deferred by a PreToolUse hook'));
       const classification = classificationOf(agent, call.name);
       const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
       const now = approvals.decideNow(call, classification, override);
-      return now === 'ask' ? approvals.authorize(call, classification, override) : now.outcome;
+      if (now !== 'ask') return deniedOutcome(agent, call, now.outcome);
+      // Without hooks around approvals, the wait alone (no step more: recorded histories replay unchanged).
+      if (!approvalHooksMayRun(agent, call.name)) return approvals.authorize(call, classification, override);
+      return askWithHooks(agent, call, () => approvals.authorize(call, classification, override));
     },
     authorizedNow: (call, ruleOverride) => {
+      if (ruleOverride === 'defer') return 'later';
       const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);
       const now = approvals.decideNow(call, classificationOf(agent, call.name), override);
       return now !== 'ask' && now.outcome === undefined ? 'go' : 'later';
@@ -74,6 +93,17 @@ export function toolRunContext(
     onReadFiles: (records) => state.recordReadFiles(records),
     onReplacement: (replacement) => state.recordReplacement(replacement),
     ...(preRead ? { preRead } : {}),
+  };
+}
+
+/** TaskCreated and TaskCompleted hooks for the board's tools, only those configured. */
+function boardHooks(agent: AgentParts): BoardHooks | undefined {
+  const created = hooksMayRun(agent, 'TaskCreated');
+  const completed = hooksMayRun(agent, 'TaskCompleted');
+  if (!created && !completed) return undefined;
+  return {
+    ...(created ? { created: (task) => taskRefusal(agent, 'TaskCreated', task) } : {}),
+    ...(completed ? { completed: (task) => taskRefusal(agent, 'TaskCompleted', task) } : {}),
   };
 }
 

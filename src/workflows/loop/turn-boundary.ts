@@ -2,6 +2,8 @@ import { condition } from '@temporalio/workflow';
 import type { AwaitingInput } from '../../shared/agents/agent';
 import type { AgentParts } from './agent-parts';
 import { historyDue, continueAsNewIfDue } from '../context/continue-as-new';
+import { deliverInbox, notify } from '../tools/hook-events';
+import { hooksMayRun } from '../tools/hooks';
 
 export { continueAsNewIfDue } from '../context/continue-as-new';
 
@@ -21,7 +23,12 @@ export async function waitForInput(agent: AgentParts, after: AwaitingInput): Pro
   }
   if (agent.rewinding.requested) return true;
   if (inbox.size === 0) return false;
-  state.append({ role: 'user', content: inbox.drain().map((text) => ({ type: 'text' as const, text })) });
+  // UserPromptSubmit hooks (docs/hooks.md) see each message and steer; without them nothing is awaited.
+  const delivering = deliverInbox(agent, inbox);
+  const texts = delivering instanceof Promise ? await delivering : delivering;
+  // Every prompt was blocked: the agent waits again (or ends) as if nothing had come.
+  if (texts.length === 0) return waitForInput(agent, after);
+  state.append({ role: 'user', content: texts.map((text) => ({ type: 'text' as const, text })) });
   return true;
 }
 
@@ -29,6 +36,9 @@ export async function waitForInput(agent: AgentParts, after: AwaitingInput): Pro
 async function waitIdle(agent: AgentParts, after: AwaitingInput, idleTimeoutMs: number): Promise<void> {
   const { inbox, progress, compaction, upgrade } = agent;
   let historyWasDue = historyDue(agent);
+  // Notification hooks (`idle_prompt`) hear that the agent waits for its next message.
+  if (hooksMayRun(agent, 'Notification', 'idle_prompt'))
+    await notify(agent, 'idle_prompt', `${agent.input.agentType} ${agent.input.agentId} waits for your next message`);
   for (;;) {
     progress.waiting('the next message');
     const woke = await condition(

@@ -15,6 +15,7 @@ import type { AgentParts } from './agent-parts';
 import { callModelWithinBudget, maxOutputTokens } from './turn-model-call';
 import { toolRunContext } from './tool-run-context';
 import { checkpointBeforeFirstWrite } from '../rewind/checkpoint-turn';
+import { deliverInbox } from '../tools/hook-events';
 import type { Interruption } from './turn-control';
 
 /** What the model sees in place of the rest of an interrupted turn. */
@@ -97,7 +98,9 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     if (CancellationScope.current().consideredCancelled)
       throw new CancelledFailure('the turn was cancelled while its tools ran');
     progress.toolsDone();
-    state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', inbox.drain()));
+    const delivering = deliverInbox(agent, inbox);
+    const delivered = delivering instanceof Promise ? await delivering : delivering;
+    state.append(buildToolResultMessage(toolUses, outcomes, 'Tool call did not complete.', delivered));
     answered = true;
     // A valid StructuredOutput call ends the agent; its last attempt used fails it.
     const structured = structuredTurnEnding(agent);

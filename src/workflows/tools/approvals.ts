@@ -78,24 +78,31 @@ export class Approvals {
   }
 
   /** Checks a call against the permission mode: undefined to go ahead, or the denial the model sees. */
-  async authorize(
+  authorize(
     call: ToolUseBlock,
     classification?: ToolClassification,
     override?: 'allow' | 'ask',
   ): Promise<ToolOutcome | undefined> {
-    const { input } = this;
     const now = this.decideNow(call, classification, override);
-    if (now !== 'ask') return now.outcome;
+    // Not async: its promise settles on the same tick as the wait's, as recorded histories expect.
+    if (now !== 'ask') return Promise.resolve(now.outcome);
+    return this.askPerson(call);
+  }
+
+  /** Asks a person (or a client) about a call and waits durably for the answer: undefined to go ahead, or the denial. */
+  async askPerson(call: ToolUseBlock, why?: string): Promise<ToolOutcome | undefined> {
+    const { input } = this;
     const host = webFetchDomain(call)?.host;
+    const summary = host
+      ? `WebFetch domain ${host}: ${toolCallSummary(call.name, call.input)}`
+      : toolCallSummary(call.name, call.input);
     const request: ApprovalRequest = {
       requestId: `${input.agentId}/${call.id}`,
       agentId: input.agentId,
       agentType: input.agentType,
       tool: call.name,
       toolUseId: call.id,
-      inputSummary: host
-        ? `WebFetch domain ${host}: ${toolCallSummary(call.name, call.input)}`
-        : toolCallSummary(call.name, call.input),
+      inputSummary: why ? `${why}: ${summary}` : summary,
       requestedAtMs: workflowNowMs(),
       ...(host ? { permission: webFetchPermission(host) } : {}),
     };

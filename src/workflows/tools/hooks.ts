@@ -102,7 +102,7 @@ export async function beforeTool(
     return { type: 'refuse', outcome: refusal(verdict.reason ?? 'a PreToolUse hook denied this call') };
   return {
     type: 'go',
-    ...(verdict.permission === 'allow' || verdict.permission === 'ask' ? { permission: verdict.permission } : {}),
+    ...(verdict.permission !== undefined ? { permission: verdict.permission } : {}),
     ...(verdict.additionalContext ? { context: verdict.additionalContext } : {}),
     ...(verdict.updatedInput ? { updatedInput: verdict.updatedInput } : {}),
   };

@@ -29,7 +29,7 @@ import type { ToolTaskQueues } from '../../shared/tools/custom-tools';
 import { inSlidingWindow, partitionToolCalls } from './tool-batches';
 import { failureOutcome } from './tool-failure';
 import { runWorkspaceTool } from './workspace-activities';
-import type { PreReadLookup, PreToolDecision, WorkflowTool } from './tool-types';
+import type { PermissionOverride, PreReadLookup, PreToolDecision, WorkflowTool } from './tool-types';
 import { readFailure } from './read-batch';
 
 /** What tool execution needs from the agent, and what it reports back. */
@@ -57,9 +57,12 @@ export interface ToolRunContext {
   /** Calls of one turn that may run side by side (default: the runtime's own rule). */
   concurrencySafe?(name: string): boolean;
   /** Permission check: undefined or the denial, a promise only when it must wait; `allow` skips the prompt, `ask` asks. */
-  authorize(call: ToolUseBlock, override?: 'allow' | 'ask'): Promise<ToolOutcome | undefined> | ToolOutcome | undefined;
+  authorize(
+    call: ToolUseBlock,
+    override?: PermissionOverride,
+  ): Promise<ToolOutcome | undefined> | ToolOutcome | undefined;
   /** The permission decision when it needs no one (nothing happens either way): `go`, or `later` for whatever {@link authorize} must settle. */
-  authorizedNow?(call: ToolUseBlock, override?: 'allow' | 'ask'): 'go' | 'later';
+  authorizedNow?(call: ToolUseBlock, override?: PermissionOverride): 'go' | 'later';
   onStart(call: ToolUseBlock): void;
   onReadFiles(records: ReadFileRecord[]): void;
   onReplacement(replacement: ContentReplacement): void;
@@ -129,9 +132,15 @@ function bashReading(call: ToolUseBlock, context: ToolRunContext): BashReading |
   );
 }
 
-/** The stronger of a rule's and a hook's word on asking: ask beats allow. */
-function strongest(...words: ('allow' | 'ask' | undefined)[]): 'allow' | 'ask' | undefined {
-  return words.includes('ask') ? 'ask' : words.includes('allow') ? 'allow' : undefined;
+/** The stronger of a rule's and a hook's word on asking: defer beats ask beats allow. */
+function strongest(...words: (PermissionOverride | undefined)[]): PermissionOverride | undefined {
+  return words.includes('defer')
+    ? 'defer'
+    : words.includes('ask')
+      ? 'ask'
+      : words.includes('allow')
+        ? 'allow'
+        : undefined;
 }
 
 /** The policy's verdict on a call's input (docs/permissions.md): a refusal, or the settings rule that spoke. */
@@ -180,8 +189,8 @@ async function refusalOf(
     if (again.refusal) return denied(again.refusal);
     call = rewritten;
   }
-  // A read-only command needs no approval.
-  if (!(call.name === 'Bash' && context.readOnlyBash)) {
+  // A read-only command needs no approval (unless a hook deferred it to a person).
+  if (!(call.name === 'Bash' && context.readOnlyBash) || hook?.permission === 'defer') {
     const rule = checked.rule?.type === 'ask' || checked.rule?.type === 'allow' ? checked.rule.type : undefined;
     const authorized = context.authorize(call, strongest(rule, hook?.permission));
     const refused = authorized instanceof Promise ? await authorized : authorized;

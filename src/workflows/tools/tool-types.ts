@@ -13,4 +13,7 @@ export type PreReadLookup = (call: ToolUseBlock, context: ToolContext) => ReadBa
 /** What a PreToolUse hook decided about one call: refuse it (the text the model sees), or how to ask. */
 export type PreToolDecision =
   | { type: 'refuse'; outcome: ToolOutcome }
-  | { type: 'go'; permission?: 'allow' | 'ask'; context?: string; updatedInput?: Record<string, unknown> };
+  | { type: 'go'; permission?: PermissionOverride; context?: string; updatedInput?: Record<string, unknown> };
+
+/** How a call's approval goes against the mode: `allow` skips asking, `ask` asks, `defer` waits for a person whatever the mode. */
+export type PermissionOverride = 'allow' | 'ask' | 'defer';

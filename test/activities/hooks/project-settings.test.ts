@@ -123,7 +123,7 @@ describe('parseHooksConfig', () => {
         'nonsense',
       ],
       PostToolUse: { matcher: 'x' },
-      SessionStart: [],
+      InstructionsLoaded: [],
       Bogus: [],
     });
     expect(parsed.hooks).toEqual({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'ok' }] }] });
@@ -134,7 +134,7 @@ describe('parseHooksConfig', () => {
       'hooks.PreToolUse[1]: matcher: must be a string (a tool name, A|B, or a regular expression); dropped',
       expect.stringMatching(/^hooks\.PreToolUse\[2\]: .*; dropped$/),
       'hooks.PostToolUse: must be a list of {matcher, hooks}; ignored',
-      expect.stringMatching(/^hooks\.SessionStart: this runtime does not fire SessionStart/),
+      expect.stringMatching(/^hooks\.InstructionsLoaded: this runtime does not fire InstructionsLoaded/),
       expect.stringMatching(/^hooks\.Bogus: unknown event/),
     ]);
   });
