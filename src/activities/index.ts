@@ -116,7 +116,16 @@ export function createActivities(dependencies: ActivityDependencies) {
     /** What the running step's activities have output so far, for the stall watchdog (src/workflows/loop/stall-watchdog.ts). */
     ...createStepProgressActivities(dependencies.temporalClient),
     ...createReadBatchActivity(tools.Read),
-    ...createHookActivities({ shell: dependencies.shell }),
+    ...createHookActivities({
+      ...(dependencies.shell ? { shell: dependencies.shell } : {}),
+      anthropic: dependencies.anthropic,
+      temporalClient: dependencies.temporalClient,
+      homeDir,
+      ...(dependencies.web?.allowPrivateAddresses
+        ? { allowPrivateAddresses: dependencies.web.allowPrivateAddresses }
+        : {}),
+      ...(dependencies.web?.smallModel ? { smallModel: dependencies.web.smallModel } : {}),
+    }),
     ...createShellSyntaxActivities(),
     ...createStructuredOutputActivities(),
     ...createBoardToolActivities(dependencies.temporalClient),

@@ -11,6 +11,32 @@ export {
   type RewindOutcome,
 } from '../client/client';
 export type { RewindAck, TurnsSnapshot } from '../shared/rewind/rewind-protocol';
+export {
+  InvalidAgentDefinition,
+  mapSdkAgents,
+  maxSdkAgentsPromptBytes,
+  unsupportedSdkAgentFields,
+  type AgentDefinition,
+  type MappedSdkAgents,
+} from '../client/agent-sdk-definitions';
+export {
+  approvalAnswer,
+  watchApprovals,
+  type CanUseTool,
+  type CanUseToolOptions,
+  type CanUseToolWatcher,
+  type CanUseToolWatchOptions,
+  type PermissionResult,
+  type PermissionUpdate,
+} from '../client/can-use-tool';
+export type {
+  ProgressOptions,
+  SdkTaskMessage,
+  SdkTaskNotificationMessage,
+  SdkTaskProgressMessage,
+  SdkTaskStartedMessage,
+  SdkTaskUsage,
+} from '../client/progress-messages';
 export type { TurnBoundary } from '../shared/rewind/turns';
 export type { FileChange, TurnCheckpoint } from '../shared/workspace/checkpoints';
 export {

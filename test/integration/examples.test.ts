@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../../src/model-server/server';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { scenario } from '../helpers/agent-env';
-import { agentPrompted } from '../helpers/scripted-agents';
+import { agentOfType, agentPrompted, spawn as spawnCall } from '../helpers/scripted-agents';
 
 /** The examples (examples/README.md) as a user runs them: the worker example in one process, the client example in another. */
 const run = promisify(execFile);
@@ -28,6 +28,17 @@ beforeAll(async () => {
       agentPrompted('Answer in one line', [
         { toolUses: [{ name: 'lookup_ticket', input: { id: 'T-1001' } }] },
         { text: 'T-1001, login 500 after reset: high priority, web team.' },
+      ]),
+      // examples/agent-sdk: the SDK program's code-reviewer, a blocked command, an approved one.
+      agentPrompted('Review src/add.js', [
+        { toolUses: [spawnCall('review add.js', 'Find the bugs of the adder', { subagent_type: 'code-reviewer' })] },
+        { text: 'Review: {{last_tool_result}}' },
+      ]),
+      agentOfType('code-reviewer', [
+        { toolUses: [{ name: 'Read', input: { file_path: 'src/add.js' } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'rm -rf build', description: 'clean' } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'node --test', description: 'run the tests' } }] },
+        { text: 'src/add.js line 3: add() returns left - right; it must return left + right.' },
       ]),
     ]),
   });
@@ -90,6 +101,44 @@ describe('examples', () => {
       .join('\n');
     expect(bodies).toContain('Login page returns 500 after password reset');
     expect(bodies).toContain('Answer in one line and name the priority.');
+  });
+
+  it("agent-sdk runs an SDK program's agents and command hooks unchanged, with canUseTool and task messages", async () => {
+    modelServer.clearRequests();
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'examples/agent-sdk/run.ts', 'Review src/add.js'],
+      {
+        cwd: repository,
+        env,
+      },
+    );
+    const final = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      agentId: string;
+      status: string;
+      finalText: string;
+    };
+    expect(final, stdout).toMatchObject({ status: 'completed' });
+    expect(final.finalText).toContain('add() returns left - right');
+    const tasks = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('task: '))
+      .map((line) => JSON.parse(line.slice('task: '.length)) as Record<string, unknown>);
+    const child = `${final.agentId}.1`;
+    expect(tasks[0]).toMatchObject({ subtype: 'task_started', task_id: child, subagent_type: 'code-reviewer' });
+    expect(tasks.at(-1)).toMatchObject({ subtype: 'task_notification', task_id: child, status: 'completed' });
+    // The PreToolUse hook blocked `rm -rf` before anyone was asked; canUseTool allowed the test run, asked by the subagent.
+    expect(stdout).toContain(`canUseTool: Bash "node --test" from ${child}: allow`);
+    expect(stdout).not.toContain('canUseTool: Bash "rm -rf build"');
+    const bodies = modelServer
+      .requests()
+      .map((request) => request.rawBody)
+      .join('\n');
+    expect(bodies).toContain('Blocked by guard-bash');
+    expect(bodies).toContain('senior code reviewer');
+    // PostToolUse logged each successful call with the agent that made it (the failing test run is not one), Stop the root's end.
+    expect(stdout).toMatch(new RegExp(`PostToolUse Read ${child.replace(/[.-]/g, '\\$&')}`));
+    expect(stdout).toMatch(/\nStop - root\n/);
   });
 
   it('the client stops the agent when asked', async () => {

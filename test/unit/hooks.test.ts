@@ -14,6 +14,7 @@ import {
   type HooksConfig,
 } from '../../src/shared/policy/hooks';
 import { decidePermission } from '../../src/workflows/tools/permissions';
+import { hookLabel } from '../../src/shared/policy/hook-handlers';
 import { expectYesNo } from '../helpers/unit-cases';
 
 const command = (text: string) => ({ type: 'command' as const, command: text });
@@ -28,26 +29,38 @@ describe('matcherSelects', () => {
   it('selects everything with no matcher, an empty one or *', () => {
     for (const matcher of [undefined, '', '  ', '*']) expect(matcherSelects(matcher, 'Bash')).toBe(true);
   });
-  it('matches plain names and A|B lists exactly, case-sensitively', () => {
+  it('matches names of letters, digits and _ and A|B lists of them exactly, case-sensitively', () => {
     expectYesNo(matcherSelects, {
       yes: [
         ['Bash', 'Bash'],
         ['Edit|Write', 'Write'],
+        ['mcp__memory__create', 'mcp__memory__create'],
       ],
       no: [
         ['Bash', 'BashOutput'],
         ['bash', 'Bash'],
         ['Edit|Write', 'Read'],
+        // Claude Code: a server prefix alone is an exact name, matching no tool; `.*` is needed.
+        ['mcp__memory', 'mcp__memory__create'],
       ],
     });
   });
-  it('treats anything else as a regular expression over the whole name', () => {
+  it("treats anything else as a JavaScript regular expression searched in the name (Claude Code's rule)", () => {
     expectYesNo(matcherSelects, {
       yes: [
         ['mcp__memory__.*', 'mcp__memory__create'],
+        ['mcp__.*__write.*', 'mcp__files__write_file'],
+        ['^Notebook', 'NotebookEdit'],
         ['Notebook.*', 'NotebookEdit'],
+        ['general-purpose', 'general-purpose'],
+        // Unanchored, as in Claude Code: anchor with ^ and $ to match whole names.
+        ['Edit.*', 'MultiEdit'],
       ],
-      no: [['mcp__memory__.*', 'x_mcp__memory__create']],
+      no: [
+        ['^mcp__memory__.*', 'x_mcp__memory__create'],
+        ['^Edit$', 'MultiEdit'],
+        ['mcp__.*__write.*', 'mcp__files__read_file'],
+      ],
     });
   });
   it('selects nothing with an invalid expression, never throws', () => {
@@ -68,13 +81,13 @@ describe('hooksFor, mergeHooks, agentHooks', () => {
     SubagentStart: [{ hooks: [command('sub-start')] }],
   };
   it('selects by matcher in configuration order, identical commands once', () => {
-    expect(hooksFor(settings, 'PreToolUse', 'Bash').map((hook) => hook.command)).toEqual(['a', 'b', 'c']);
-    expect(hooksFor(settings, 'PreToolUse', 'Read').map((hook) => hook.command)).toEqual(['a', 'c']);
+    expect(hooksFor(settings, 'PreToolUse', 'Bash').map(hookLabel)).toEqual(['a', 'b', 'c']);
+    expect(hooksFor(settings, 'PreToolUse', 'Read').map(hookLabel)).toEqual(['a', 'c']);
     expect(hooksFor(settings, 'PostToolUse', 'Read')).toEqual([]);
     expect(hooksFor(undefined, 'PreToolUse', 'Read')).toEqual([]);
   });
   it('ignores a matcher on Stop', () => {
-    expect(hooksFor(settings, 'Stop', 'anything').map((hook) => hook.command)).toEqual(['stop']);
+    expect(hooksFor(settings, 'Stop', 'anything').map(hookLabel)).toEqual(['stop']);
   });
   it('merges event by event, and an empty merge is undefined', () => {
     expect(mergeHooks({ Stop: [{ hooks: [command('x')] }] }, undefined, { Stop: [{ hooks: [command('y')] }] })).toEqual(
@@ -84,16 +97,16 @@ describe('hooksFor, mergeHooks, agentHooks', () => {
   });
   it('a root runs settings and definition hooks, without the Subagent events', () => {
     const root = agentHooks(settings, { Stop: [{ hooks: [command('own-stop')] }] }, false);
-    expect(hooksFor(root, 'Stop', undefined).map((hook) => hook.command)).toEqual(['stop', 'own-stop']);
+    expect(hooksFor(root, 'Stop', undefined).map(hookLabel)).toEqual(['stop', 'own-stop']);
     expect(root?.SubagentStop).toBeUndefined();
     expect(root?.SubagentStart).toBeUndefined();
   });
   it("a subagent runs its definition's Stop hooks as SubagentStop, and not the settings' Stop hooks", () => {
     const child = agentHooks(settings, { Stop: [{ hooks: [command('own-stop')] }] }, true);
     expect(child?.Stop).toBeUndefined();
-    expect(hooksFor(child, 'SubagentStop', 'checker').map((hook) => hook.command)).toEqual(['sub-stop', 'own-stop']);
+    expect(hooksFor(child, 'SubagentStop', 'checker').map(hookLabel)).toEqual(['sub-stop', 'own-stop']);
     // The settings' SubagentStop matches on the agent type; the definition's own hooks apply to it whatever its type.
-    expect(hooksFor(child, 'SubagentStop', 'writer').map((hook) => hook.command)).toEqual(['own-stop']);
+    expect(hooksFor(child, 'SubagentStop', 'writer').map(hookLabel)).toEqual(['own-stop']);
   });
   it('describes hooks one line per event and matcher', () => {
     expect(describeHooks(settings)).toEqual([

@@ -1,4 +1,4 @@
-// `runHook`: one sandboxed hook command, interpreted here so the history records its decision (docs/hooks.md).
+// `runHook`: one hook handler (a sandboxed command, an http POST, a prompt), interpreted here so the history records its decision (docs/hooks.md).
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { CancelledFailure, Context } from '@temporalio/activity';
@@ -15,6 +15,15 @@ import { commandEnvironment, type ShellOptions } from '../../config/shell-option
 import { launchSandboxed, SandboxUnavailableError, type SandboxedLaunch } from '../../sandbox/sandboxed-launch';
 import os from 'node:os';
 import path from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Client } from '@temporalio/client';
+import { noPrivateAddresses, type PrivateAddressAllowance } from '../../shared/policy/address-policy';
+import type { HttpHook, PromptHook } from '../../shared/policy/hook-handlers';
+import { interpretHttpAnswer, interpretPromptAnswer } from '../../shared/policy/hook-answers';
+import { chargeBudget } from '../budget-charge';
+import { defaultHttpHookPolicy, postHookEvent, type HttpHookPolicy } from './http-hook';
+import { askPromptHook } from './prompt-hook';
+import { HookTranscripts, hookTranscriptsHome } from './hook-transcript';
 
 /** Keeps the first `max` characters of a stream and counts the rest. */
 class CappedText {
@@ -145,18 +154,125 @@ function runLaunched(
   });
 }
 
-/** Creates `runHook`. */
-export function createHookActivities(options: { shell?: ShellOptions }) {
+/** What the hook activities need beyond the shell: the model client (prompt hooks) and the egress rules (http hooks). */
+export interface HookActivityOptions {
+  shell?: ShellOptions;
+  anthropic?: Anthropic;
+  /** Private addresses http hooks may reach (the web tools' setting); default none. */
+  allowPrivateAddresses?: PrivateAddressAllowance;
+  /** Prompt hooks' model when the hook names none (the web tools' small model; default haiku). */
+  smallModel?: string;
+  /** Charges a budgeted tree's ledger for a prompt hook's call (docs/budgets.md). */
+  temporalClient?: Client;
+  /** Whose ~/.subagents holds the hook transcripts (transcript_path; default os.homedir(), SUBAGENTS_HOME first). */
+  homeDir?: string;
+}
+
+/** Creates `runHook`: a command, http or prompt handler, by `input.handler`. */
+export function createHookActivities(options: HookActivityOptions) {
+  const policy = defaultHttpHookPolicy(options.allowPrivateAddresses ?? noPrivateAddresses);
+  const transcripts = new HookTranscripts(options.temporalClient, {
+    home: hookTranscriptsHome(process.env, options.homeDir),
+  });
   return {
-    async runHook(input: HookRunInput): Promise<HookRunResult> {
+    async runHook(hookInput: HookRunInput): Promise<HookRunResult> {
       const context = Context.current();
-      const run = await runHookProcess(input, {
-        shell: options.shell,
-        signal: context.cancellationSignal,
-        heartbeat: () => context.heartbeat(),
-      });
-      if (context.cancellationSignal.aborted) throw new CancelledFailure('the hook was cancelled and killed');
-      return { ...run, verdict: interpretHookRun(input.event, input.command, run) };
+      // transcript_path (docs/hooks.md): the agent's transcript file, brought up to date before the hook reads it.
+      const input = await transcripts.withTranscriptPath(hookInput, context.info.workflowExecution);
+      // An async hook runs to its end (or its timeout) even when the agent's run ends or is cancelled meanwhile.
+      const signal = input.async ? undefined : context.cancellationSignal;
+      const heartbeat = () => context.heartbeat();
+      const result =
+        input.handler?.type === 'http'
+          ? await runHttpHook(input, input.handler, policy, signal, heartbeat)
+          : input.handler?.type === 'prompt'
+            ? await runPromptHook(input, input.handler, options, signal, heartbeat)
+            : await runCommandHook(input, options.shell, signal, heartbeat);
+      if (signal?.aborted) throw new CancelledFailure('the hook was cancelled and stopped');
+      return result;
     },
+  };
+}
+
+async function runCommandHook(
+  input: HookRunInput,
+  shell: ShellOptions | undefined,
+  signal: AbortSignal | undefined,
+  heartbeat: () => void,
+): Promise<HookRunResult> {
+  const run = await runHookProcess(input, { ...(shell ? { shell } : {}), ...(signal ? { signal } : {}), heartbeat });
+  return { ...run, verdict: interpretHookRun(input.event, input.command, run) };
+}
+
+/** Runs `work` with a heartbeat every few seconds (a request or a model call sends none of its own). */
+async function beating<T>(heartbeat: () => void, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(heartbeat, toolLimits.heartbeatIntervalMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function runHttpHook(
+  input: HookRunInput,
+  hook: HttpHook,
+  policy: HttpHookPolicy,
+  signal: AbortSignal | undefined,
+  heartbeat: () => void,
+): Promise<HookRunResult> {
+  const outcome = await beating(heartbeat, () =>
+    postHookEvent(hook, input.payload, { policy, timeoutMs: input.timeoutMs, ...(signal ? { signal } : {}) }),
+  );
+  return {
+    exitCode: null,
+    stdout: outcome.type === 'response' ? outcome.body.slice(0, hookLimits.maxOutputChars) : '',
+    stderr: '',
+    verdict: interpretHttpAnswer(input.event, input.command, outcome),
+  };
+}
+
+async function runPromptHook(
+  input: HookRunInput,
+  hook: PromptHook,
+  options: HookActivityOptions,
+  signal: AbortSignal | undefined,
+  heartbeat: () => void,
+): Promise<HookRunResult> {
+  const failed = (notice: string): HookRunResult => ({
+    exitCode: null,
+    stdout: '',
+    stderr: '',
+    verdict: { command: input.command, kind: 'error', notice },
+  });
+  if (!options.anthropic) return failed('this worker has no model client for prompt hooks');
+  const timeout = AbortSignal.timeout(input.timeoutMs);
+  const call = await beating(heartbeat, () =>
+    askPromptHook(options.anthropic!, hook, input.payload, {
+      defaultModel: options.smallModel ?? 'haiku',
+      agentId: input.agentId ?? 'hook',
+      signal: AbortSignal.any([timeout, ...(signal ? [signal] : [])]),
+    }).catch((error: unknown) => ({ error: (error as Error).message, model: hook.model ?? '' })),
+  );
+  if ('usage' in call && input.budget && options.temporalClient)
+    await chargeBudget(
+      options.temporalClient,
+      { budget: input.budget, agentId: input.agentId ?? 'hook', model: call.model },
+      Context.current().info.attempt,
+      call.usage,
+      { final: true, toolCalls: 0 },
+    );
+  if ('error' in call)
+    return failed(
+      timeout.aborted
+        ? `the hook's model did not answer within ${input.timeoutMs / 1000} s`
+        : `the hook's model call failed: ${call.error}`,
+    );
+  return {
+    exitCode: null,
+    stdout: call.answer.slice(0, hookLimits.maxOutputChars),
+    stderr: '',
+    verdict: interpretPromptAnswer(input.event, input.command, call.answer),
+    usage: call.usage,
   };
 }

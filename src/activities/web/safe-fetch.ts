@@ -66,7 +66,8 @@ export function isSameSiteRedirect(from: URL, to: URL): boolean {
   return from.protocol === 'http:' && to.protocol === 'https:' && to.port === '';
 }
 
-function refusingLookup(allowance: PrivateAddressAllowance): LookupFunction {
+/** A DNS lookup that refuses (FetchRefusal) a host resolving to an address the allowance does not cover. */
+export function refusingLookup(allowance: PrivateAddressAllowance): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 4);

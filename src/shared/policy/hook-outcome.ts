@@ -2,6 +2,9 @@
 import type { SandboxSettings } from './sandbox';
 import { z } from 'zod';
 import type { HookEvent } from './hooks';
+import type { HttpHook, PromptHook } from './hook-handlers';
+import type { ModelCallBudget } from '../budget/budget';
+import type { TokenUsage } from '../model/messages';
 
 /** Input of the runHook activity: one command, one event. */
 export interface HookRunInput {
@@ -16,6 +19,13 @@ export interface HookRunInput {
   payload: Record<string, unknown>;
   /** The tree's sandbox settings: what the hook may also write (docs/security.md). */
   sandbox?: SandboxSettings;
+  /** An http or prompt hook (`command` is then its label); absent: `command` is a shell command. */
+  handler?: HttpHook | PromptHook;
+  /** An async command hook: it runs to its end even when the agent's run ends or is cancelled meanwhile. */
+  async?: boolean;
+  /** A prompt hook: who calls (the model server's headers), and the tree's reservation its call charges. */
+  agentId?: string;
+  budget?: ModelCallBudget;
 }
 
 /** How the command ended, with its output (each stream capped). */
@@ -226,4 +236,6 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
 /** What the runHook activity returns: how the command ended (output capped) and what that means. */
 export interface HookRunResult extends HookProcessResult {
   verdict: HookVerdict;
+  /** A prompt hook's model usage (the workflow adds it to the agent's). */
+  usage?: TokenUsage;
 }

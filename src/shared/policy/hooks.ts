@@ -1,4 +1,5 @@
 // Hook configuration types and which hooks an event selects (docs/hooks.md); pure, for workflow code.
+import { hookIdentity, hookLabel, type HookHandler } from './hook-handlers';
 
 /** The events this runtime fires (Claude Code's names; docs/hooks.md, "Events"). */
 export const hookEvents = [
@@ -82,13 +83,8 @@ export interface HookEventFields {
   CwdChanged: { old_cwd: string; new_cwd: string };
 }
 
-/** One hook: a shell command (Claude Code's `type: "command"`), with its timeout in seconds. */
-export interface HookCommand {
-  type: 'command';
-  command: string;
-  /** Seconds before the command is killed (default {@link hookLimits.defaultTimeoutSeconds}). */
-  timeout?: number;
-}
+/** One hook handler (docs/hooks.md, "Handler types"); the name is kept from when commands were the only type. */
+export type HookCommand = HookHandler;
 
 /** Hooks of one event under one matcher: a tool name or regex (tool events), an agent type (Subagent events). */
 export interface HookMatcher {
@@ -102,7 +98,6 @@ export type HooksConfig = Partial<Record<HookEvent, HookMatcher[]>>;
 
 /** Limits of hook runs. */
 export const hookLimits = {
-  defaultTimeoutSeconds: 60,
   maxTimeoutSeconds: 600,
   /** Characters of stdout and of stderr kept from one run (the rest is dropped, and said so). */
   maxOutputChars: 10_000,
@@ -110,13 +105,13 @@ export const hookLimits = {
   maxStopContinuations: 3,
 } as const;
 
-/** Whether a matcher selects a name: `*`/empty all, `A|B` exact, else a whole-name regex (invalid: none). */
+/** Whether a matcher selects a name, by Claude Code's rules: `*`/empty all; letters, digits, `_` and `|` exact names; else a JavaScript regex searched in the name (invalid: none). */
 export function matcherSelects(matcher: string | undefined, name: string): boolean {
   const pattern = matcher?.trim() ?? '';
   if (pattern === '' || pattern === '*') return true;
-  if (/^[A-Za-z0-9_|:-]+$/.test(pattern)) return pattern.split('|').includes(name);
+  if (/^[A-Za-z0-9_|]+$/.test(pattern)) return pattern.split('|').includes(name);
   try {
-    return new RegExp(`^(?:${pattern})$`).test(name);
+    return new RegExp(pattern).test(name);
   } catch {
     return false;
   }
@@ -129,8 +124,8 @@ export function hooksFor(config: HooksConfig | undefined, event: HookEvent, name
   for (const group of config?.[event] ?? []) {
     if (name !== undefined && !eventsWithoutMatcher.includes(event) && !matcherSelects(group.matcher, name)) continue;
     for (const hook of group.hooks) {
-      if (seen.has(hook.command)) continue;
-      seen.add(hook.command);
+      if (seen.has(hookIdentity(hook))) continue;
+      seen.add(hookIdentity(hook));
       selected.push(hook);
     }
   }
@@ -180,7 +175,7 @@ export function describeHooks(config: HooksConfig | undefined): string[] {
   for (const event of hookEvents) {
     for (const group of config?.[event] ?? []) {
       const matcher = group.matcher && group.matcher !== '*' ? `[${group.matcher}]` : '';
-      lines.push(`${event}${matcher}: ${group.hooks.map((hook) => hook.command).join(' ; ')}`);
+      lines.push(`${event}${matcher}: ${group.hooks.map(hookLabel).join(' ; ')}`);
     }
   }
   return lines;

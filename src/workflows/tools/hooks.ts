@@ -1,18 +1,19 @@
-import { isCancellation, log } from '@temporalio/workflow';
+import { log } from '@temporalio/workflow';
 import { combineVerdicts, type CombinedVerdict, type HookVerdict } from '../../shared/policy/hook-outcome';
 import { agentHooks, hookLimits, hooksFor, type HookEvent } from '../../shared/policy/hooks';
+import { hookIdentity, type HookHandler } from '../../shared/policy/hook-handlers';
+import { asyncHooksRunning, awaitAsyncHooks, startAsyncHook, type AsyncHookAgent } from './async-hooks';
+import { runHookHandler, type HookEventRun } from './hook-handler-run';
+import { isHookAgent, runAgentHook, type HookAgentParent } from './agent-hook';
 import type { ToolUseBlock } from '../../shared/model/messages';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
-import type { AgentWorkflowInput } from '../../shared/agents/agent';
-import type { AgentState } from '../loop/agent-state';
-import { runHookOn } from './workspace-activities';
 import type { PreToolDecision } from './tool-types';
 
 /** What hooks need of an agent (not the whole of its parts: this module stays out of their import circle). */
-export interface HookedAgent {
-  readonly input: AgentWorkflowInput;
-  readonly state: AgentState;
-}
+export type HookedAgent = AsyncHookAgent & HookAgentParent;
+
+// Per agent run: the `once` handlers that already ran (keyed by the run's state object, so runs never share).
+const onceRan = new WeakMap<object, Set<string>>();
 
 /** Runs an event's hooks for one agent side by side (docs/hooks.md); undefined when none applies. */
 export async function runHooks(
@@ -23,8 +24,9 @@ export async function runHooks(
 ): Promise<CombinedVerdict | undefined> {
   const { input, state } = agent;
   const isSubagent = input.parentAgentId !== undefined;
-  const commands = hookCommands(agent, event, name);
-  if (commands.length === 0) return undefined;
+  const hooks = hookCommands(agent, event, name);
+  if (hooks.length === 0) return undefined;
+  markOnceRan(agent, hooks);
   const payload = {
     session_id: input.rootAgentId,
     cwd: state.cwd,
@@ -33,37 +35,18 @@ export async function runHooks(
     ...(isSubagent ? { agent_id: input.agentId, agent_type: input.agentType } : {}),
     ...fields,
   };
-  const summary = `hook ${event}${name ? ` ${name}` : ''}`;
+  const run: HookEventRun = { event, payload, summary: `hook ${event}${name ? ` ${name}` : ''}` };
   const verdicts = await Promise.all(
-    commands.map(async (hook): Promise<HookVerdict> => {
-      const timeoutMs = Math.round((hook.timeout ?? hookLimits.defaultTimeoutSeconds) * 1000);
-      try {
-        const run = await runHookOn(
-          input.workspaceWorker,
-          {
-            event,
-            command: hook.command,
-            timeoutMs,
-            cwd: state.cwd,
-            projectDir: state.settings?.projectDir ?? state.workspaceRoot,
-            payload,
-            ...(state.settings?.sandbox ? { sandbox: state.settings.sandbox } : {}),
-          },
-          summary,
-        );
-        return run.verdict;
-      } catch (error) {
-        if (isCancellation(error)) throw error;
-        // A lost worker or a failed activity is a non-blocking error, as a hook that crashed.
-        return {
-          command: hook.command,
-          kind: 'error',
-          notice: `the hook did not run to the end: ${(error as Error).message}`,
-        };
+    hooks.map(async (hook): Promise<HookVerdict | undefined> => {
+      if (hook.type === 'command' && hook.async) {
+        startAsyncHook(agent, hook, run);
+        return undefined;
       }
+      if (hook.type === 'agent') return runAgentHook(agent, hook, run);
+      return runHookHandler(agent, hook, run);
     }),
   );
-  const combined = combineVerdicts(verdicts);
+  const combined = combineVerdicts(verdicts.filter((verdict): verdict is HookVerdict => verdict !== undefined));
   for (const notice of combined.notices) {
     state.hooks.recordNotice(`${event}: ${notice}`);
     log.warn(`${input.agentId}: ${event} hook: ${notice}`);
@@ -71,17 +54,32 @@ export async function runHooks(
   return combined;
 }
 
-/** The hook commands an event runs for this agent (`name`: the tool or agent type its matchers select; none: any). */
-function hookCommands({ input, state }: HookedAgent, event: HookEvent, name: string | undefined) {
+/** The hook handlers an event runs for this agent (`name`: the tool or agent type its matchers select; none: any); a `once` handler that ran is gone. */
+function hookCommands(
+  { input, state }: Pick<HookedAgent, 'input' | 'state'>,
+  event: HookEvent,
+  name: string | undefined,
+) {
+  // An agent hook's own agent runs no hooks: no hook checks a hook, and none recurses.
+  if (isHookAgent(input)) return [];
+  const ran = onceRan.get(state);
   return hooksFor(
     agentHooks(state.settings?.hooks, input.definitionHooks, input.parentAgentId !== undefined),
     event,
     name,
-  );
+  ).filter((hook) => !hook.once || !ran?.has(hookIdentity(hook)));
+}
+
+function markOnceRan({ state }: Pick<HookedAgent, 'state'>, hooks: readonly HookHandler[]): void {
+  const once = hooks.filter((hook) => hook.once);
+  if (once.length === 0) return;
+  const ran = onceRan.get(state) ?? new Set<string>();
+  onceRan.set(state, ran);
+  for (const hook of once) ran.add(hookIdentity(hook));
 }
 
 /** Whether an event's hooks can matter, decided synchronously. */
-export function hooksMayRun(agent: HookedAgent, event: HookEvent, name?: string): boolean {
+export function hooksMayRun(agent: Pick<HookedAgent, 'input' | 'state'>, event: HookEvent, name?: string): boolean {
   return hookCommands(agent, event, name).length > 0;
 }
 
@@ -138,6 +136,13 @@ export function stopHooksKeepGoing(agent: HookedAgent, finalText: string): Promi
   const isSubagent = input.parentAgentId !== undefined;
   const event: HookEvent = isSubagent ? 'SubagentStop' : 'Stop';
   const name = isSubagent ? input.agentType : undefined;
+  // Async hooks still running finish before the agent does: what they say is delivered as its next turn.
+  if (asyncHooksRunning(agent) > 0)
+    return (async () => {
+      await awaitAsyncHooks(agent);
+      const next = stopHooksKeepGoing(agent, finalText);
+      return next !== false && (await next);
+    })();
   if (!hooksMayRun(agent, event, name)) {
     // No hook to run: what running none would leave, without awaiting.
     if (!state.hooks.clearStop()) state.hooks.resetStopContinuations();

@@ -115,7 +115,7 @@ describe('parseHooksConfig', () => {
           hooks: [
             { type: 'command', command: 'ok' },
             { type: 'command' },
-            { type: 'prompt', prompt: 'judge' },
+            { type: 'mcp_tool', server: 'memory', tool: 'judge' },
             { type: 'command', command: 'slow', timeout: 99999 },
           ],
         },
@@ -129,7 +129,7 @@ describe('parseHooksConfig', () => {
     expect(parsed.hooks).toEqual({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'ok' }] }] });
     expect(parsed.problems).toEqual([
       'hooks.PreToolUse[0].hooks[1]: command: command must be a string; dropped',
-      'hooks.PreToolUse[0].hooks[2]: hooks of type "prompt" are not supported (only "command"); dropped',
+      'hooks.PreToolUse[0].hooks[2]: hooks of type "mcp_tool" are not supported (use "command", "http", "prompt", "agent"); dropped',
       'hooks.PreToolUse[0].hooks[3]: timeout: timeout must be at most 600 seconds; dropped',
       'hooks.PreToolUse[1]: matcher: must be a string (a tool name, A|B, or a regular expression); dropped',
       expect.stringMatching(/^hooks\.PreToolUse\[2\]: .*; dropped$/),

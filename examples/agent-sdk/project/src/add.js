@@ -1,0 +1,4 @@
+/** The sum of two numbers. */
+export function add(left, right) {
+  return left - right;
+}
