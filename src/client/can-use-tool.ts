@@ -136,6 +136,8 @@ export function watchApprovals(
     let decision: ReturnType<typeof approvalAnswer>;
     try {
       const input = await callInput(root.client, request);
+      // Answered or withdrawn while its input was read: nobody is asked.
+      if (controller.signal.aborted) return;
       const result = await canUseTool(request.tool, input, {
         signal: controller.signal,
         toolUseID: request.toolUseId,

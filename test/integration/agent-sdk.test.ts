@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useAgentTestEnv } from '../helpers/agent-env';
+import { waitFor } from '../helpers/child-worker';
 import { agentNamed, agentOfType, spawn } from '../helpers/scripted-agents';
 import type { CanUseToolOptions, PermissionResult } from '../../src/client/can-use-tool';
 import type { SdkTaskMessage } from '../../src/client/progress-messages';
@@ -137,6 +138,41 @@ describe('Claude Agent SDK agents', () => {
       expect(messages.indexOf(of(taskId, 'task_started')[0]!)).toBeLessThan(messages.indexOf(notification!));
     }
     expect(of(grandchild, 'task_notification')[0]).toMatchObject({ summary: 'レビュー完了' });
+  });
+
+  it('lets a person answer first (the callback is aborted), denies when the callback throws, and stops with the run', async () => {
+    env.script(
+      agentNamed('sdk-abort-root', [
+        { toolUses: [{ name: 'Bash', input: { command: 'echo first > first.txt', description: 'first' } }] },
+        { toolUses: [{ name: 'Bash', input: { command: 'echo second > second.txt', description: 'second' } }] },
+        { text: 'ABORT-DONE: {{last_tool_result}}' },
+      ]),
+    );
+    const handle = await env.start({ prompt: 'two commands', name: 'sdk-abort-root', permissionMode: 'default' });
+    const errors: unknown[] = [];
+    let aborted = false;
+    let entered = false;
+    const watcher = await handle.answerApprovalsWith(
+      async (_tool, input, { signal }) => {
+        if (input.description === 'second') throw new Error('boom');
+        // Never answers the first: a person does, and the callback hears it through its signal.
+        entered = true;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        aborted = true;
+        return { behavior: 'deny', message: 'too late' };
+      },
+      { pollMs: 50, onError: (error) => errors.push(error) },
+    );
+    await waitFor(async () => entered, 30_000, 'canUseTool asked about the first command');
+    const [first] = await handle.approvals();
+    await handle.answerApproval(first!.requestId, { approve: true, by: 'a person' });
+    const result = await handle.result();
+    await watcher.done;
+    expect(aborted).toBe(true);
+    expect(existsSync(path.join(env.workspace, 'first.txt'))).toBe(true);
+    expect(existsSync(path.join(env.workspace, 'second.txt'))).toBe(false);
+    expect(result.finalText).toContain('Permission denied by canUseTool: canUseTool failed: boom');
+    expect(errors.map(String)).toEqual(['Error: boom']);
   });
 
   it('refuses bad agents and callback hooks before anything starts, naming the agent and field', async () => {
