@@ -11,6 +11,7 @@ import { modelCallsOf, writeProject, useAgentTestEnv } from '../helpers/agent-en
 import { runCompleted } from '../helpers/agent-waits';
 import { agentNamed, agentOfType, agentPrompted, bash } from '../helpers/scripted-agents';
 import { requestsOf as requestsFrom } from '../helpers/model-requests';
+import { recordHistory } from '../helpers/histories';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'hook-handlers-home-')));
 // The hook server is on loopback: the worker allows it as an operator would (SUBAGENTS_WEB_FETCH_ALLOW_PRIVATE).
@@ -96,6 +97,7 @@ describe('hook handler types on a real server', () => {
     expect(pre.headers['x-leak']).toBe('');
     const status = await handle.status();
     expect(status.hookNotices?.join('\n')).toContain('HTTP 503');
+    await recordHistory(env.temporal.client, handle.agentId, 'hook-handlers-http');
   });
 
   it('a prompt Stop hook asks the small model with the event in $ARGUMENTS; ok:false keeps the agent going with its reason', async () => {
@@ -123,6 +125,7 @@ describe('hook handler types on a real server', () => {
       modelCallsOf(env.modelServer, agentId).reduce((sum, request) => sum + (request.usage?.output_tokens ?? 0), 0);
     expect(output(`${handle.agentId}/PromptHook`)).toBeGreaterThan(0);
     expect(result.usage.outputTokens).toBe(output(handle.agentId) + output(`${handle.agentId}/PromptHook`));
+    await recordHistory(env.temporal.client, handle.agentId, 'hook-handlers-prompt-stop');
   });
 
   it('an agent PreToolUse hook runs a read-only child of the tree whose {ok:false} refuses the call; the child runs no hooks itself', async () => {
@@ -168,6 +171,7 @@ describe('hook handler types on a real server', () => {
     expect([...callers].sort()).toEqual([handle.agentId, child!.agentId].sort());
     const childRequests = requestsOf(child!.agentId);
     expect(JSON.stringify(childRequests[1]!.messages.at(-1))).not.toContain('HookBlocked');
+    await recordHistory(env.temporal.client, handle.agentId, 'hook-handlers-agent');
     expect(JSON.stringify(childRequests[0]!.messages)).toContain('Is this command safe? {');
   });
 
@@ -196,6 +200,7 @@ describe('hook handler types on a real server', () => {
     expect(requests).toHaveLength(3);
     expect(JSON.stringify(requests[2]!.messages.at(-1))).toContain('ASYNC-CONTEXT: tests passed');
     expect(result.finalText).toBe('noted');
+    await recordHistory(env.temporal.client, handle.agentId, 'hook-handlers-async');
   });
 
   it('a once hook runs at its first matching event only', async () => {
