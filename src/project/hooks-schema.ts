@@ -5,7 +5,6 @@ import { handlerTypesFor, type HookHandler, type HookHandlerType } from '../shar
 
 /** Claude Code events that mean nothing here (docs/hooks.md, "Events that do not fire here"): accepted, with a warning. */
 const otherClaudeCodeEvents = [
-  'ConfigChange',
   'InstructionsLoaded',
   'FileChanged',
   'Elicitation',

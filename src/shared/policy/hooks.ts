@@ -23,6 +23,7 @@ export const hookEvents = [
   'WorktreeCreate',
   'WorktreeRemove',
   'CwdChanged',
+  'ConfigChange',
 ] as const;
 export type HookEvent = (typeof hookEvents)[number];
 
@@ -81,7 +82,11 @@ export interface HookEventFields {
   WorktreeCreate: { name: string; worktree_path: string };
   WorktreeRemove: { worktree_path: string };
   CwdChanged: { old_cwd: string; new_cwd: string };
+  ConfigChange: { source: ConfigChangeSource; file_path: string };
 }
+
+/** Which settings file changed (ConfigChange's `source` and matcher); `policy_settings` and `skills` are not watched here. */
+export type ConfigChangeSource = 'user_settings' | 'project_settings' | 'local_settings';
 
 /** One hook handler (docs/hooks.md, "Handler types"); the name is kept from when commands were the only type. */
 export type HookCommand = HookHandler;

@@ -191,6 +191,11 @@ export class AgentState {
     this.loadedSpawnContext ??= start.spawnContext;
   }
 
+  /** A turn boundary: the settings files changed and were re-read (src/workflows/loop/settings-reload.ts). */
+  replaceSettings(settings: TreeSettings): void {
+    this.treeSettings = settings;
+  }
+
   /** The query loop: the input this run was carried waiting for, taken once. */
   /** A branch that starts at the model's answer (docs/rewind.md): the run begins by waiting, as after that answer. */
   startAwaiting(awaiting: AwaitingInput): void {

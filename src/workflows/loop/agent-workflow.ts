@@ -15,6 +15,7 @@ import { continueOntoCurrentVersion, historyDue } from '../context/continue-as-n
 import { agentVersioning, isUpgradeHop } from '../context/version-upgrade';
 import { recordStoppedBoundary, recordTurnBoundary } from '../rewind/checkpoint-turn';
 import { performRewind } from '../rewind/rewinding';
+import { reloadSettingsAtTurn, settingsReloadApplies } from './settings-reload';
 
 /** One agent instance: the query loop (model call → tools → results → repeat) as a workflow (docs/architecture.md). */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentResult> {
@@ -64,6 +65,8 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
       return ending.completed(after.text, 'end_turn');
     }
     if (state.turn >= input.maxTurns) return ending.maxTurns(lastStopReason);
+    // Settings files changed since the last turn apply from this one (docs/hooks.md); without settings nothing is looked at.
+    if (settingsReloadApplies(agent)) await reloadSettingsAtTurn(agent);
     state.beginTurn();
     const outcome = await runTurn(agent);
     await recordTurnBoundary(agent);
