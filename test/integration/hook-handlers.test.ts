@@ -128,6 +128,33 @@ describe('hook handler types on a real server', () => {
     await recordHistory(env.temporal.client, handle.agentId, 'hook-handlers-prompt-stop');
   });
 
+  it("in a budgeted tree a prompt hook's call is reserved and charged: the ledger counts what was served", async () => {
+    const dir = project('prompt-budget', {
+      '.claude/settings.json': settings({
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Safe? $ARGUMENTS' }] }],
+      }),
+    });
+    env.script(
+      agentOfType('PromptHook', [{ text: '{"ok": true}' }]),
+      agentNamed('prompt-budget', [{ toolUses: [bash('echo fine > ok.txt')] }, { text: 'done' }]),
+    );
+    const { handle } = await runCompleted(env, {
+      prompt: 'go',
+      name: 'prompt-budget',
+      cwd: dir,
+      limits: { budget: { caps: { tokens: 200_000 } } },
+    });
+    expect(readFileSync(path.join(dir, 'ok.txt'), 'utf8').trim()).toBe('fine');
+    const served = env.modelServer.usage().byAgent as Record<string, { totalTokens: number }>;
+    const hookTokens = served[`${handle.agentId}/PromptHook`]!.totalTokens;
+    expect(hookTokens).toBeGreaterThan(0);
+    const snapshot = await handle.budget();
+    const root = snapshot.accounts.find((account) => account.agentId === snapshot.rootAgentId)!;
+    expect(root.own.tokens).toBe(served[handle.agentId]!.totalTokens + hookTokens);
+    expect(root.reservedTokens).toBe(0);
+    expect(snapshot.overspendTokens).toBe(0);
+  });
+
   it('an agent PreToolUse hook runs a read-only child of the tree whose {ok:false} refuses the call; the child runs no hooks itself', async () => {
     const dir = project('agent-hook', {
       '.claude/settings.json': settings({
@@ -203,14 +230,19 @@ describe('hook handler types on a real server', () => {
     await recordHistory(env.temporal.client, handle.agentId, 'hook-handlers-async');
   });
 
-  it('a once hook runs at its first matching event only', async () => {
+  it('a once hook runs at its first matching event only, under its statusMessage', async () => {
     const dir = project('once', {
       '.claude/settings.json': settings({
         PreToolUse: [
           {
             matcher: 'Bash',
             hooks: [
-              { type: 'command', command: 'cat > /dev/null; echo ran >> "$CLAUDE_PROJECT_DIR/once.log"', once: true },
+              {
+                type: 'command',
+                command: 'cat > /dev/null; echo ran >> "$CLAUDE_PROJECT_DIR/once.log"',
+                once: true,
+                statusMessage: 'Setting up the sandbox once',
+              },
             ],
           },
         ],
@@ -226,5 +258,8 @@ describe('hook handler types on a real server', () => {
       (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runHook',
     );
     expect(hookRuns).toHaveLength(1);
+    // Its statusMessage is the activity's summary (the Temporal UI and `watch` show it).
+    const summary = hookRuns[0]!.userMetadata?.summary?.data;
+    expect(summary && JSON.parse(Buffer.from(summary).toString())).toBe('Setting up the sandbox once');
   });
 });
