@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
 import { recordHistory, taskSteps } from '../helpers/histories';
 import { waitFor } from '../helpers/child-worker';
-import { agentNamed, bash } from '../helpers/scripted-agents';
+import { agentNamed, agentOfType, bash, spawn } from '../helpers/scripted-agents';
+import { projectDirName } from '../../src/transcript/claude-layout';
+import { transcriptSession } from '../../src/transcript/records';
 import { requestsOf as requestsFrom } from '../helpers/model-requests';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'settings-reload-home-')));
@@ -148,6 +150,43 @@ describe('settings re-read at turn boundaries', () => {
     expect(notices.join('\n')).toContain(
       'refused by a ConfigChange hook: KEEP-THE-OLD-ONES; the previous settings stay',
     );
+  });
+
+  it("a subagent's hooks get its own transcript: <session>/subagents/agent-<id>.jsonl, a sidechain", async () => {
+    const dir = project('transcript-subagent', {
+      '.claude/settings.json': settings({ hooks: { PreToolUse: commandHook(snapshotTranscript, 'Bash') } }),
+    });
+    env.script(
+      agentNamed('transcript-subagent', [
+        { toolUses: [spawn('look', 'CHILD-TASK: list it', { subagent_type: 'general-purpose' })] },
+        { text: 'root done' },
+      ]),
+      agentOfType('general-purpose', [{ toolUses: [bash('echo child-was-here')] }, { text: 'child done' }]),
+    );
+    const handle = await env.start({ prompt: 'delegate', name: 'transcript-subagent', cwd: dir });
+    expect((await handle.result()).status).toBe('completed');
+    const child = `${handle.agentId}.1`;
+    const transcriptPath = readFileSync(path.join(dir, 'transcript-path.txt'), 'utf8').trim();
+    const { sessionId } = transcriptSession(handle.agentId);
+    expect(transcriptPath).toBe(
+      path.join(
+        homeDir,
+        '.subagents',
+        'transcripts',
+        'projects',
+        projectDirName(dir),
+        sessionId,
+        'subagents',
+        `agent-${child}.jsonl`,
+      ),
+    );
+    const records = jsonLines(path.join(dir, 'snap-0.jsonl'));
+    expect(records.map((record) => [record.type, record.agentId, record.isSidechain])).toEqual([
+      ['user', child, true],
+      ['assistant', child, true],
+    ]);
+    expect(JSON.stringify(records[0]!.message)).toContain('CHILD-TASK: list it');
+    expect(JSON.stringify(records[1]!.message)).toContain('echo child-was-here');
   });
 
   it('a root whose settings configure nothing never looks (its history has no look)', async () => {
