@@ -77,17 +77,23 @@ export function postHookEvent(
       resolve(outcome);
     };
     const library = url.protocol === 'https:' ? https : http;
-    const request = library.request(url, {
-      method: 'POST',
-      headers: {
-        ...expanded.headers,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'accept-encoding': 'identity',
-      },
-      lookup: refusingLookup(options.policy.allowance),
-      signal,
-    });
+    let request: http.ClientRequest;
+    try {
+      request = library.request(url, {
+        method: 'POST',
+        headers: {
+          ...expanded.headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'accept-encoding': 'identity',
+        },
+        lookup: refusingLookup(options.policy.allowance),
+        signal,
+      });
+    } catch (error) {
+      // Node refuses a header value it cannot send (a character outside Latin-1): nothing was sent.
+      return finish({ type: 'failed', reason: `the hook's request could not be made: ${(error as Error).message}` });
+    }
     request.on('error', (error) => {
       if (error instanceof FetchRefusal)
         return finish({ type: 'failed', reason: `the hook's URL was refused: ${error.message}` });

@@ -107,6 +107,14 @@ describe('postHookEvent', () => {
     }
     expect(received).toHaveLength(0);
     expect(expandHookHeaders({ headers: { A: 'x\u0000y' } }, {})).toHaveProperty('problem');
+    // A value Node cannot send (outside Latin-1) is a failed hook, not a crash.
+    const unsendable = await postHookEvent(
+      hook('/ok', { headers: { 'X-A': '$NAME' }, allowedEnvVars: ['NAME'] }),
+      payload,
+      { policy: loopback, timeoutMs: 5_000, env: { NAME: 'レビュー' } },
+    );
+    expect(unsendable).toMatchObject({ type: 'failed', reason: expect.stringContaining('could not be made') });
+    expect(received).toHaveLength(0);
   });
 
   it('refuses private and loopback addresses unless the worker allows them, literal or resolved, with a clear notice', async () => {
