@@ -9,7 +9,7 @@ import { Inbox } from '../../src/workflows/loop/inbox';
 const group = (command: string, matcher?: string) => [
   { ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command' as const, command }] },
 ];
-const commandsOf = (hooks: { command?: string }[]) => hooks.map((hook) => hook.command);
+const commandsOf = (hooks: readonly unknown[]) => hooks.map((hook) => (hook as { command?: string }).command);
 const exit0 = (stdout: string) => ({ exitCode: 0, stdout, stderr: '' });
 const output = (value: unknown) => exit0(JSON.stringify(value));
 

@@ -3,6 +3,7 @@ import { maxOutputContinuations } from '../../shared/protocol/limits';
 import type { ContentBlock, MessageParam, ToolUseBlock } from '../../shared/model/messages';
 import { buildToolResultMessage, textOf } from '../../shared/tools/tool-results';
 import type { AgentParts } from '../loop/agent-parts';
+import { withDelivered } from '../tools/hook-events';
 
 /** The user message that asks the model to go on with a cut answer. */
 export const continuationPrompt =
@@ -65,22 +66,28 @@ export type CutOffOutcome = { type: 'tools_done' } | { type: 'truncated'; text: 
 
 /** Applies the decision to the agent's conversation: every tool_use answered, or the continuation request appended. */
 export function handleCutOffTurn(
-  { state, inbox }: Pick<AgentParts, 'state' | 'inbox'>,
+  agent: AgentParts,
   toolUses: readonly ToolUseBlock[],
   content: readonly ContentBlock[],
   maxOutputTokens: number,
-): CutOffOutcome {
+): CutOffOutcome | Promise<CutOffOutcome> {
+  const { state, inbox } = agent;
   const decision = decideCutOffTurn(state.messages, content, maxOutputTokens);
+  // Messages that came meanwhile pass UserPromptSubmit hooks first (a promise only when one runs).
   switch (decision.type) {
     case 'refuse_tools':
-      state.append(buildToolResultMessage(toolUses, {}, decision.text, inbox.drain()));
-      return { type: 'tools_done' };
-    case 'continue':
-      state.append({
-        role: 'user',
-        content: [continuationPrompt, ...inbox.drain()].map((text) => ({ type: 'text' as const, text })),
+      return withDelivered(agent, inbox, (texts): CutOffOutcome => {
+        state.append(buildToolResultMessage(toolUses, {}, decision.text, texts));
+        return { type: 'tools_done' };
       });
-      return { type: 'tools_done' };
+    case 'continue':
+      return withDelivered(agent, inbox, (texts): CutOffOutcome => {
+        state.append({
+          role: 'user',
+          content: [continuationPrompt, ...texts].map((text) => ({ type: 'text' as const, text })),
+        });
+        return { type: 'tools_done' };
+      });
     case 'give_up':
       return { type: 'truncated', text: decision.text };
   }

@@ -79,7 +79,8 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
       case 'final': {
         lastStopReason = outcome.stopReason;
         // An agent with `outputSchema` answers by StructuredOutput only: a text answer gets a reminder.
-        const reminder = remindOfStructuredOutput(agent);
+        const reminding = remindOfStructuredOutput(agent);
+        const reminder = reminding instanceof Promise ? await reminding : reminding;
         if (reminder?.type === 'reminded') continue;
         if (reminder) return ending.failed(reminder.error);
         const keepGoing = stopHooksKeepGoing(agent, outcome.text);

@@ -69,6 +69,16 @@ export function deliverInbox(agent: HookedAgent, inbox: DrainableInbox): string[
   return screenItems(agent, items);
 }
 
+/** `then` with the inbox's texts to deliver: at once, or once UserPromptSubmit hooks have screened them. */
+export function withDelivered<T>(
+  agent: HookedAgent,
+  inbox: DrainableInbox,
+  then: (texts: string[]) => T,
+): T | Promise<T> {
+  const delivering = deliverInbox(agent, inbox);
+  return delivering instanceof Promise ? delivering.then(then) : then(delivering);
+}
+
 const isPrompt = (item: InboxItem) => item.kind === 'message' || item.kind === 'steer';
 
 async function screenItems(agent: HookedAgent, items: InboxItem[]): Promise<string[]> {

@@ -13,6 +13,8 @@ import {
 } from '../../shared/tools/structured-output';
 import type { AgentState } from '../loop/agent-state';
 import type { Inbox } from '../loop/inbox';
+import { withDelivered } from './hook-events';
+import type { HookedAgent } from './hooks';
 import { structuredOutputActivities } from '../runtime/activity-proxies';
 
 // StructuredOutput (docs/tools.md, "Structured output"): an agent with `outputSchema` answers by a valid call of it.
@@ -99,11 +101,10 @@ export function structuredTurnEnding({ input, state }: StructuredAgent): Structu
 }
 
 /** A turn ended in text: an agent with `outputSchema` is reminded (true) or fails (its error); undefined for others. */
-export function remindOfStructuredOutput({
-  input,
-  state,
-  inbox,
-}: StructuredAgent & { readonly inbox: Inbox }): { type: 'reminded' } | { type: 'failed'; error: string } | undefined {
+export function remindOfStructuredOutput(
+  agent: StructuredAgent & HookedAgent & { readonly inbox: Inbox },
+): Reminder | Promise<Reminder> {
+  const { input, state, inbox } = agent;
   if (!input.outputSchema) return undefined;
   const record = state.structuredOutput;
   // A hook's `continue: false` ends the turn: it leaves no answer, and a reminder would go against the hook.
@@ -118,8 +119,13 @@ export function remindOfStructuredOutput({
   }
   const attempt = record.countFailure();
   if (record.exhausted) return { type: 'failed', error: structuredOutputFailure(record.lastFailure) };
-  // Messages that came meanwhile go with the reminder, as with a turn's tool results.
-  const waiting = inbox.drain().map((text) => ({ type: 'text' as const, text }));
-  state.append({ role: 'user', content: [{ type: 'text', text: structuredOutputReminder(attempt) }, ...waiting] });
-  return { type: 'reminded' };
+  // Messages that came meanwhile go with the reminder, as with a turn's tool results (UserPromptSubmit first).
+  return withDelivered(agent, inbox, (texts): Reminder => {
+    const waiting = texts.map((text) => ({ type: 'text' as const, text }));
+    state.append({ role: 'user', content: [{ type: 'text', text: structuredOutputReminder(attempt) }, ...waiting] });
+    return { type: 'reminded' };
+  });
 }
+
+/** What a text answer of an agent with `outputSchema` leads to; undefined for other agents. */
+type Reminder = { type: 'reminded' } | { type: 'failed'; error: string } | undefined;
