@@ -1,6 +1,6 @@
 // @slow
 /** Settings re-read at turn boundaries, ConfigChange, and hooks' transcript_path, on a real server with a scripted model (docs/hooks.md). */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,9 @@ import { recordHistory, taskSteps } from '../helpers/histories';
 import { waitFor } from '../helpers/child-worker';
 import { agentNamed, agentOfType, bash, spawn } from '../helpers/scripted-agents';
 import { projectDirName } from '../../src/transcript/claude-layout';
-import { transcriptSession } from '../../src/transcript/records';
+import { messageRecords, transcriptSession } from '../../src/transcript/records';
+import { readAgentTranscript } from '../../src/transcript/export';
+import { HookTranscripts } from '../../src/activities/hooks/hook-transcript';
 import { requestsOf as requestsFrom } from '../helpers/model-requests';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'settings-reload-home-')));
@@ -187,6 +189,41 @@ describe('settings re-read at turn boundaries', () => {
     ]);
     expect(JSON.stringify(records[0]!.message)).toContain('CHILD-TASK: list it');
     expect(JSON.stringify(records[1]!.message)).toContain('echo child-was-here');
+  });
+
+  it("HookTranscripts' first write is the exporter's records; an update with nothing new or for another run leaves it", async () => {
+    const dir = project('transcript-direct', { 'readme.txt': 'x\n' });
+    env.script(agentNamed('transcript-direct', [{ toolUses: [bash('echo one')] }, { text: 'answered' }]));
+    const handle = await env.start({ prompt: 'say it', name: 'transcript-direct', cwd: dir });
+    expect((await handle.result()).status).toBe('completed');
+    const client = env.temporal.client;
+    const { runId } = await client.workflow.getHandle(handle.agentId).describe();
+    const warnings: string[] = [];
+    const transcripts = new HookTranscripts(client, {
+      home: path.join(homeDir, 'direct-transcripts'),
+      warn: (line) => warnings.push(line),
+    });
+    const target = { rootAgentId: handle.agentId, agentId: handle.agentId, runId, projectDir: dir };
+    const expected = messageRecords(
+      await readAgentTranscript(client, handle.agentId),
+      transcriptSession(handle.agentId),
+    )
+      .map((record) => `${JSON.stringify(record)}\n`)
+      .join('');
+    const file = (await transcripts.update(target))!;
+    expect(readFileSync(file, 'utf8')).toBe(expected);
+    expect(expected.split('\n')).toHaveLength(5);
+    await transcripts.update(target);
+    expect(readFileSync(file, 'utf8')).toBe(expected);
+    // A file removed meanwhile is written whole again.
+    rmSync(file);
+    await transcripts.update(target);
+    expect(readFileSync(file, 'utf8')).toBe(expected);
+    expect(warnings).toEqual([]);
+    // A run the workflow does not have: the query fails, the file stays as it was, and the hook still gets it.
+    expect(await transcripts.update({ ...target, runId: '00000000-0000-4000-8000-000000000000' })).toBe(file);
+    expect(readFileSync(file, 'utf8')).toBe(expected);
+    expect(warnings).toHaveLength(1);
   });
 
   it('a root whose settings configure nothing never looks (its history has no look)', async () => {
