@@ -137,7 +137,7 @@ export async function rootAgentInput(
     options.worker === undefined ? undefined : workspaceWorker(taskQueue, options.worker, options.workerWaitMs);
   const cwd = await existingDirectory(path.resolve(options.cwd ?? process.cwd()), 'The working directory');
   const files = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
-  const sdk = await sdkRootParts({ ...options, type: typeName }, files, cwd, options.homeDir ?? os.homedir());
+  const sdk = sdkRootParts({ ...options, type: typeName }, files);
   const { definitions, reports } = sdk.loaded;
   const definition = Object.hasOwn(definitions, typeName) ? definitions[typeName] : undefined;
   if (!definition) {
@@ -205,6 +205,6 @@ export async function rootAgentInput(
     taskBoard: options.taskBoard,
     ...(placement ? { workspaceWorker: placement } : {}),
     ...(sdk.sdkAgents ? { sdkAgents: sdk.sdkAgents } : {}),
-    ...(sdk.treeSettings ? { treeSettings: sdk.treeSettings } : {}),
+    ...(sdk.sdkHooks ? { sdkHooks: sdk.sdkHooks } : {}),
   });
 }

@@ -70,7 +70,7 @@ describe('Claude Agent SDK agents', () => {
       },
       hooks: {
         PreToolUse: [
-          { matcher: 'Write', hooks: [{ type: 'command', command: `cat >> '${hookLog}'; echo >> '${hookLog}'` }] },
+          { matcher: 'Write|Bash', hooks: [{ type: 'command', command: `cat >> '${hookLog}'; echo >> '${hookLog}'` }] },
         ],
       },
     });
@@ -115,6 +115,8 @@ describe('Claude Agent SDK agents', () => {
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as { tool_name: string; hook_event_name: string });
     expect(hookInputs).toContainEqual(expect.objectContaining({ hook_event_name: 'PreToolUse', tool_name: 'Write' }));
+    // ... and for the root's call after its turn boundaries (settings re-read at a boundary keep them).
+    expect(hookInputs).toContainEqual(expect.objectContaining({ hook_event_name: 'PreToolUse', tool_name: 'Bash' }));
 
     // The progress stream: started before any notification, both subagents completed, usage and tool_use ids filled in.
     const of = (taskId: string, subtype: string) =>

@@ -61,8 +61,8 @@ export interface RootSpec extends AgentSpec {
   maxOutputTokens?: number;
   /** Claude Agent SDK `agents` the whole tree may start (docs/api.md). */
   sdkAgents?: AgentWorkflowInput['sdkAgents'];
-  /** Settings given by whoever starts the root (`startAgent`'s `hooks`): the root then loads none itself. */
-  treeSettings?: AgentWorkflowInput['treeSettings'];
+  /** `startAgent`'s `hooks`, for the whole tree beside the settings files' (docs/hooks.md). */
+  sdkHooks?: AgentWorkflowInput['sdkHooks'];
 }
 
 /** A child: started by the Agent tool (or resumed by SendMessage) from its parent's tool call. */
@@ -133,7 +133,7 @@ export function buildRootInput(spec: RootSpec): AgentWorkflowInput {
     ...(spec.maxOutputTokens !== undefined ? { maxOutputTokens: spec.maxOutputTokens } : {}),
     ...(spec.taskBoard ? { taskBoard: spec.taskBoard } : {}),
     ...(spec.sdkAgents ? { sdkAgents: spec.sdkAgents } : {}),
-    ...(spec.treeSettings ? { treeSettings: spec.treeSettings } : {}),
+    ...(spec.sdkHooks ? { sdkHooks: spec.sdkHooks } : {}),
   };
 }
 
@@ -159,5 +159,6 @@ export function buildChildInput(parent: ParentOfChild, spec: ChildSpec): AgentWo
     ...(spec.carried ? { carried: spec.carried } : {}),
     ...(input.taskBoard ? { taskBoard: input.taskBoard } : {}),
     ...(input.sdkAgents ? { sdkAgents: input.sdkAgents } : {}),
+    ...(input.sdkHooks ? { sdkHooks: input.sdkHooks } : {}),
   };
 }

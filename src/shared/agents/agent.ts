@@ -160,6 +160,8 @@ export interface AgentWorkflowInput {
   treeSettings?: TreeSettings;
   /** Claude Agent SDK `agents` given to `startAgent`, mapped: they win over file types of the same name; children inherit them. */
   sdkAgents?: SdkAgents;
+  /** Command hooks given to `startAgent` (a Claude Agent SDK program's): run after the settings files' hooks, by the whole tree. */
+  sdkHooks?: HooksConfig;
   /** max_tokens of each model call. */
   maxOutputTokens?: number;
   /** Tool results longer than this are stored in a file and previewed. */

@@ -1,6 +1,6 @@
 import { log } from '@temporalio/workflow';
 import { combineVerdicts, type CombinedVerdict, type HookVerdict } from '../../shared/policy/hook-outcome';
-import { agentHooks, hookLimits, hooksFor, type HookEvent } from '../../shared/policy/hooks';
+import { agentHooks, hookLimits, hooksFor, mergeHooks, type HookEvent } from '../../shared/policy/hooks';
 import { hookIdentity, type HookHandler } from '../../shared/policy/hook-handlers';
 import { asyncHooksRunning, awaitAsyncHooks, startAsyncHook, type AsyncHookAgent } from './async-hooks';
 import { runHookHandler, type HookEventRun } from './hook-handler-run';
@@ -64,7 +64,12 @@ function hookCommands(
   if (isHookAgent(input)) return [];
   const ran = onceRan.get(state);
   return hooksFor(
-    agentHooks(state.settings?.hooks, input.definitionHooks, input.parentAgentId !== undefined),
+    // startAgent's hooks (a Claude Agent SDK program's) count as settings hooks, and a settings re-read keeps them.
+    agentHooks(
+      mergeHooks(state.settings?.hooks, input.sdkHooks),
+      input.definitionHooks,
+      input.parentAgentId !== undefined,
+    ),
     event,
     name,
   ).filter((hook) => !hook.once || !ran?.has(hookIdentity(hook)));
