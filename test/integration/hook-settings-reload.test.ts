@@ -226,6 +226,42 @@ describe('settings re-read at turn boundaries', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it('after a compaction the hook transcript is written whole again (with its boundary), then appended to', async () => {
+    env.script(agentNamed('transcript-compact', [{ text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER' }]));
+    const handle = await env.start({
+      prompt: 'FIRST-PROMPT',
+      name: 'transcript-compact',
+      interactive: { idleTimeoutMs: 60_000 },
+    });
+    const waitUntil = (what: string, predicate: (status: Awaited<ReturnType<typeof handle.status>>) => boolean) =>
+      waitFor(async () => predicate(await handle.status()), 60_000, what);
+    await waitUntil('the first answer', (status) => status.waitingFor === 'the next message');
+    const client = env.temporal.client;
+    const { runId } = await client.workflow.getHandle(handle.agentId).describe();
+    const transcripts = new HookTranscripts(client, { home: path.join(homeDir, 'compact-transcripts') });
+    const target = { rootAgentId: handle.agentId, agentId: handle.agentId, runId, projectDir: env.workspace };
+    const file = (await transcripts.update(target))!;
+    expect(jsonLines(file).map((record) => record.type)).toEqual(['user', 'assistant']);
+
+    await handle.compact();
+    await waitUntil('the compaction', (status) => (status.context?.compactions.count ?? 0) === 1);
+    await transcripts.update(target);
+    const compacted = jsonLines(file);
+    expect(compacted.some((record) => record.subtype === 'compact_boundary')).toBe(true);
+    expect(JSON.stringify(compacted.at(-1))).toContain('isCompactSummary');
+
+    await env.client.send(handle.agentId, 'NEXT-QUESTION');
+    await waitUntil('the second answer', (status) => status.latestText?.startsWith('SECOND-ANSWER') === true);
+    await transcripts.update(target);
+    const appended = jsonLines(file);
+    expect(appended.slice(0, compacted.length)).toEqual(compacted);
+    expect(appended.slice(compacted.length).map((record) => record.type)).toEqual(['user', 'assistant']);
+    expect(JSON.stringify(appended.at(-1)!.message)).toContain('SECOND-ANSWER');
+    expect(appended.at(-2)!.parentUuid).toBe(compacted.at(-1)!.uuid);
+    await handle.close();
+    await handle.result();
+  });
+
   it('a root whose settings configure nothing never looks (its history has no look)', async () => {
     const dir = project('reload-none', { 'readme.txt': 'no settings here\n' });
     const handle = await runChangingSettings('reload-none', dir, () =>
