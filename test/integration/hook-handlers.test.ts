@@ -202,6 +202,26 @@ describe('hook handler types on a real server', () => {
     expect(JSON.stringify(childRequests[0]!.messages)).toContain('Is this command safe? {');
   });
 
+  it('an agent hook past its timeout is stopped with its child; the event goes on (a non-blocking error)', async () => {
+    const dir = project('agent-hook-timeout', {
+      '.claude/settings.json': settings({
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'agent', prompt: 'Slow check. $ARGUMENTS', timeout: 2 }] }],
+      }),
+    });
+    env.script(
+      agentNamed('agent-hook-timeout', [{ toolUses: [bash('echo ran > ran.txt')] }, { text: 'done' }]),
+      agentOfType('Explore', [{ text: 'still looking', delayMs: 30_000 }]),
+    );
+    const started = Date.now();
+    const { handle } = await runCompleted(env, { prompt: 'go', name: 'agent-hook-timeout', cwd: dir });
+    expect(Date.now() - started).toBeLessThan(25_000);
+    expect(readFileSync(path.join(dir, 'ran.txt'), 'utf8').trim()).toBe('ran');
+    const status = await handle.status();
+    expect(status.hookNotices?.join('\n')).toMatch(/did not answer within 2 s and was stopped/);
+    expect(status.children).toHaveLength(1);
+    expect(status.children[0]!.status).not.toBe('running');
+  });
+
   it('an async PostToolUse hook does not hold the turn, finishes after it, and its context reaches the agent on its next turn', async () => {
     const script = [
       'cat > /dev/null; sleep 3',
