@@ -10,6 +10,7 @@ import { runCompleted } from '../helpers/agent-waits';
 import { waitFor } from '../helpers/child-worker';
 import { agentNamed, agentPrompted, bash, spawn } from '../helpers/scripted-agents';
 import { requestsOf as requestsFrom, type RequestBody } from '../helpers/model-requests';
+import { recordHistory } from '../helpers/histories';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'hook-events-home-')));
 const env = useAgentTestEnv({ kind: 'echo' }, { homeDir });
@@ -44,13 +45,13 @@ const inputsOf = (dir: string, event: string): Record<string, unknown>[] => {
 const json = (value: unknown) => `echo '${JSON.stringify(value)}'`;
 
 describe('hook events on a real server', () => {
-  it('SessionStart and UserPromptSubmit add to the opening, PostToolUseFailure to a failed call, SessionEnd closes', async () => {
+  it('SessionStart and UserPromptSubmit add to the opening, PostToolUseFailure to a failed call, SessionEnd closes; a resume is a SessionStart', async () => {
     const dir = project('session', {
       '.claude/settings.json': settings({
         SessionStart: recorder(
           'SessionStart',
           json({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'SESSION-CONTEXT' } }),
-          'startup',
+          'startup|resume',
         ),
         UserPromptSubmit: recorder('UserPromptSubmit', 'echo PROMPT-CONTEXT'),
         PostToolUseFailure: recorder(
@@ -66,9 +67,11 @@ describe('hook events on a real server', () => {
       agentNamed('session', [
         { toolUses: [{ name: 'Read', input: { file_path: path.join(dir, 'missing.txt') } }] },
         { text: 'done' },
+        { text: 'RESUMED' },
       ]),
     );
     const { handle } = await runCompleted(env, { prompt: 'THE-PROMPT', name: 'session', cwd: dir });
+    await recordHistory(env.temporal.client, handle.agentId, 'hook-events-session');
     const [first, second] = requestsOf(handle.agentId);
     const opening = JSON.stringify(first!.messages[0]);
     expect(opening).toContain('SESSION-CONTEXT');
@@ -89,6 +92,16 @@ describe('hook events on a real server', () => {
     // PostToolUse is for calls that succeeded: the failed Read does not reach it.
     expect(inputsOf(dir, 'PostToolUse')).toEqual([]);
     expect(inputsOf(dir, 'SessionEnd')).toEqual([expect.objectContaining({ reason: 'other' })]);
+
+    // Resumed (`subagents send` to a finished root): SessionStart again, with source resume; its context follows the new prompt.
+    const { delivered, handle: resumed } = await env.client.send(handle.agentId, 'AGAIN');
+    expect(delivered).toBe('resumed');
+    expect((await resumed.result()).finalText).toBe('RESUMED');
+    expect(inputsOf(dir, 'SessionStart').map((input) => input.source)).toEqual(['startup', 'resume']);
+    const last = requestsOf(handle.agentId).at(-1)!;
+    const tail = JSON.stringify(last.messages.slice(-2));
+    expect(tail.indexOf('AGAIN')).toBeLessThan(tail.indexOf('SESSION-CONTEXT'));
+    expect(inputsOf(dir, 'SessionEnd')).toHaveLength(2);
   });
 
   it('UserPromptSubmit screens sent messages and steering (a blocked one never reaches the model); SessionEnd says prompt_input_exit', async () => {
@@ -175,6 +188,7 @@ describe('hook events on a real server', () => {
     expect(inputsOf(dir, 'Notification')).toEqual([
       expect.objectContaining({ notification_type: 'permission_prompt', title: 'Permission needed' }),
     ]);
+    await recordHistory(env.temporal.client, handle.agentId, 'hook-events-permissions');
   });
 
   it('PreCompact may block a compaction; PostCompact gets the summary and SessionStart (compact) adds context after it', async () => {
@@ -225,6 +239,7 @@ describe('hook events on a real server', () => {
     expect(inputsOf(dir, 'SessionStart')).toEqual([expect.objectContaining({ source: 'compact' })]);
     const last = turnRequestsOf(handle.agentId).at(-1)!;
     expect(JSON.stringify(last.messages[0])).toContain('AFTER-COMPACT-CONTEXT');
+    await recordHistory(env.temporal.client, handle.agentId, 'hook-events-compaction');
   });
 
   it('TaskCreated and TaskCompleted may refuse a task; a refused prompt fails the agent and StopFailure hears of it', async () => {
@@ -258,6 +273,7 @@ describe('hook events on a real server', () => {
     expect(inputsOf(dir, 'TaskCompleted')).toEqual([
       expect.objectContaining({ task_id: '2', task_subject: 'kept task', task_description: 'KEPT-DESCRIPTION' }),
     ]);
+    await recordHistory(env.temporal.client, handle.agentId, 'hook-events-board');
 
     const refusing = project('refused-prompt', {
       '.claude/settings.json': settings({
