@@ -21,6 +21,9 @@ tree=$(git write-tree)
 /** `git diff-tree` as FileChange lists are read from it. */
 export const diffCommand = 'git diff-tree -r --name-status -z --no-renames';
 
+/** The same list for a tree (the argument) against the staged private index. */
+export const indexDiffCommand = 'git diff-index --cached --name-status -z --no-renames';
+
 /** The sections of a script's output, by name. */
 export type Sections = Map<string, string>;
 

@@ -9,7 +9,7 @@ import type {
 import { ErrorType } from '../shared/protocol/errors';
 import { parseNameStatus } from './compare';
 import { checkpointFailure, gitFailure } from './failures';
-import { diffCommand, runScript, snapshotLines } from './git-script';
+import { indexDiffCommand, runScript } from './git-script';
 import { applyRefTransaction, writeCommitObject } from './git-pipes';
 import { sweepOtherAgents } from './inventory';
 import { recoveringStaleLocks } from './locks';
@@ -33,21 +33,25 @@ const identity = { name: 'subagents', email: 'checkpoints@subagents.invalid' };
 
 /**
  * $1 the previous tree (or empty), $2 the agent's ref prefix. The agent's refs are listed while git stages the files,
- * into a file beside the private index (sh has no other place to keep NULs), as is what changed: compared with $3
- * (the previous tree when recorded in this store), else $4 (HEAD, in a repository), else the empty tree; a pruned
- * tree or an unborn HEAD fails over to the next. The commit and its ref are written by the caller (./git-pipes.ts).
+ * into a file beside the private index (sh has no other place to keep NULs), and what changed is compared while git
+ * writes the tree (the staged index against $3, the previous tree when recorded in this store, else $4, HEAD in a
+ * repository, else the empty tree; a pruned tree or an unborn HEAD fails over to the next). The commit and its ref
+ * are written by the caller (./git-pipes.ts).
  */
 const recordScript = `git for-each-ref --format='${checkpointListingFormat}' "$2" >"$GIT_INDEX_FILE.refs" &
 listing=$!
-${snapshotLines}
-section tree; printf '%s' "$tree"
-if [ "$tree" = "$1" ]; then wait "$listing"; exit 0; fi
+git -c advice.addEmbeddedRepo=false add --all
 {
-  { [ -n "$3" ] && ${diffCommand} "$3" "$tree" -- 2>/dev/null; } ||
-    { [ -n "$4" ] && ${diffCommand} "$4" "$tree" -- 2>/dev/null; } ||
-    ${diffCommand} "$(git hash-object -t tree /dev/null)" "$tree" --
-} >"$GIT_INDEX_FILE.changes"
+  { [ -n "$3" ] && ${indexDiffCommand} "$3" -- 2>/dev/null; } ||
+    { [ -n "$4" ] && ${indexDiffCommand} "$4" -- 2>/dev/null; } ||
+    ${indexDiffCommand} "$(git hash-object -t tree /dev/null)" --
+} >"$GIT_INDEX_FILE.changes" &
+comparing=$!
+tree=$(git write-tree)
+section tree; printf '%s' "$tree"
 wait "$listing"
+wait "$comparing"
+if [ "$tree" = "$1" ]; then exit 0; fi
 section compared
 `;
 
