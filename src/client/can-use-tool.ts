@@ -60,12 +60,12 @@ export interface CanUseToolWatcher {
   done: Promise<void>;
 }
 
-/** The approval's answer from the callback's result; `updatedInput` that differs from the call's is not run in its place. */
+/** The approval's answer from the callback's result; an `updatedInput` other than the call's runs in its place (checked as the model's). */
 export function approvalAnswer(
   toolName: string,
   input: Record<string, unknown>,
   result: PermissionResult,
-): { approve: boolean; always: boolean; reason?: string; interrupt: boolean } {
+): { approve: boolean; always: boolean; reason?: string; interrupt: boolean; updatedInput?: Record<string, unknown> } {
   if (result.behavior === 'deny')
     return {
       approve: false,
@@ -80,22 +80,17 @@ export function approvalAnswer(
       reason: `canUseTool returned behavior ${JSON.stringify((result as { behavior?: unknown }).behavior)}`,
       interrupt: false,
     };
-  if (result.updatedInput !== undefined && !isDeepStrictEqual(result.updatedInput, input)) {
-    // An approval lets the call run as asked; a changed input is handed back to the model to call again, and asked again.
-    return {
-      approve: false,
-      always: false,
-      reason: `the client allows ${toolName} only with this input: ${JSON.stringify(result.updatedInput)}. Call ${toolName} again with exactly that input`,
-      interrupt: false,
-    };
-  }
+  const updated =
+    result.updatedInput !== undefined && !isDeepStrictEqual(result.updatedInput, input)
+      ? { updatedInput: result.updatedInput }
+      : {};
   const always = (result.updatedPermissions ?? []).some(
     (update) =>
       update.type === 'addRules' &&
       update.behavior === 'allow' &&
       (update.rules ?? []).some((rule) => rule.toolName === toolName && !rule.ruleContent),
   );
-  return { approve: true, always, interrupt: false };
+  return { approve: true, always, interrupt: false, ...updated };
 }
 
 /** The input of the asking call, read from the asking agent's conversation (the request holds only a summary). */
@@ -176,6 +171,7 @@ export function watchApprovals(
           always: decision.always,
           by: 'canUseTool',
           ...(decision.reason ? { reason: decision.reason } : {}),
+          ...(decision.updatedInput ? { updatedInput: decision.updatedInput } : {}),
         },
       ],
     });

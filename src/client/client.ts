@@ -217,7 +217,14 @@ export class AgentHandle {
   /** Answers an approval request (call on the root). */
   async answerApproval(
     requestId: string,
-    options: { approve: boolean; always?: boolean; by?: string; reason?: string },
+    options: {
+      approve: boolean;
+      always?: boolean;
+      by?: string;
+      reason?: string;
+      /** Run the call with this input instead of the model's (it must pass the same checks). */
+      updatedInput?: Record<string, unknown>;
+    },
   ): Promise<void> {
     await this.workflow.executeUpdate(answerApprovalUpdate, {
       args: [
@@ -227,6 +234,7 @@ export class AgentHandle {
           always: options.always,
           by: options.by ?? 'user',
           reason: options.reason,
+          ...(options.updatedInput ? { updatedInput: options.updatedInput } : {}),
         },
       ],
     });

@@ -29,10 +29,12 @@ describe('approvalAnswer (canUseTool result → approval)', () => {
     expect(always([{ toolName: 'Read' }])).toBe(false);
   });
 
-  it('hands a changed input back to the model instead of running another call than it asked', () => {
+  it('approves a changed input to run in place of the call, and sends none when it is the same', () => {
     const answer = approvalAnswer('Bash', input, { behavior: 'allow', updatedInput: { command: 'ls -la' } });
-    expect(answer.approve).toBe(false);
-    expect(answer.reason).toContain('only with this input: {"command":"ls -la"}');
+    expect(answer).toEqual({ approve: true, always: false, interrupt: false, updatedInput: { command: 'ls -la' } });
+    expect(approvalAnswer('Bash', input, { behavior: 'allow', updatedInput: { ...input } })).not.toHaveProperty(
+      'updatedInput',
+    );
   });
 
   it('denies with the message, interrupts when asked, and refuses an unknown behaviour', () => {

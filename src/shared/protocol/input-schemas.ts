@@ -209,6 +209,12 @@ export const approvalDecisionSchema: InputSchema<ApprovalDecision> = lazySchema(
     always: z.boolean().optional(),
     by: id().optional(),
     reason: shortText().optional(),
+    updatedInput: z
+      .record(z.string(), z.unknown())
+      .refine((value) => JSON.stringify(value).length <= inputLimits.maxUpdatedInputChars, {
+        message: `updatedInput is over ${inputLimits.maxUpdatedInputChars} characters of JSON`,
+      })
+      .optional(),
   }),
 );
 

@@ -109,6 +109,8 @@ export const inputLimits = {
   maxShortTextChars: 4000,
   /** Items of a list in a signal (e.g. the task ids of a board notice). */
   maxListItems: 1000,
+  /** JSON of the input an approval answer runs a call with instead of the model's. */
+  maxUpdatedInputChars: 256 * 1024,
 } as const;
 
 /** The tree's caps, `treeTokenBudget` folded in; undefined when the tree has none. */

@@ -54,6 +54,8 @@ export interface ApprovalDecision {
   always?: boolean;
   by?: string;
   reason?: string;
+  /** Approve the call with this input instead of the model's (the Claude Agent SDK's `updatedInput`); it must pass the same checks. */
+  updatedInput?: Record<string, unknown>;
 }
 
 /** The root's tree bookkeeping across continue-as-new. */

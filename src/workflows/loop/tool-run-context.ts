@@ -80,8 +80,14 @@ export function toolRunContext(
       if (now !== 'ask') return deniedOutcome(agent, call, now.outcome);
       // Without hooks around approvals, the wait alone (no step more: recorded histories replay unchanged).
       if (!approvalHooksMayRun(agent, call.name)) return approvals.authorize(call, classification, override);
-      return askWithHooks(agent, call, () => approvals.authorize(call, classification, override));
+      return askWithHooks(
+        agent,
+        call,
+        () => approvals.authorize(call, classification, override),
+        (updated) => approvals.approveWithInput(call.id, updated),
+      );
     },
+    approvedInput: (call) => approvals.takeApprovedInput(call.id),
     authorizedNow: (call, ruleOverride) => {
       if (ruleOverride === 'defer') return 'later';
       const override = ruleOverride ?? sandboxedBashAllowed(state.settings, call.name);

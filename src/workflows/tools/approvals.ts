@@ -26,6 +26,8 @@ export class Approvals {
   private readonly waiting = new Map<string, string>();
   /** Tools a person approved "always" for this agent (the root also keeps the tree's set). */
   private readonly alwaysAllowed = new Set<string>();
+  /** Calls approved with another input than the model's, by tool use id, until the call takes it. */
+  private readonly approvedInputs = new Map<string, Record<string, unknown>>();
 
   constructor(
     private readonly input: AgentWorkflowInput,
@@ -42,6 +44,18 @@ export class Approvals {
 
   receiveDecision(decision: ApprovalDecision): void {
     this.decisions.set(decision.requestId, decision);
+  }
+
+  /** The call is approved to run with `input` instead of the model's (a client's or a PermissionRequest hook's answer). */
+  approveWithInput(callId: string, input: Record<string, unknown>): void {
+    this.approvedInputs.set(callId, input);
+  }
+
+  /** The input a call was approved with in place of its own, taken once. */
+  takeApprovedInput(callId: string): Record<string, unknown> | undefined {
+    const input = this.approvedInputs.get(callId);
+    this.approvedInputs.delete(callId);
+    return input;
   }
 
   /** The mode's decision without asking: go ahead (`outcome` undefined), a denial, or 'ask' a person. */
@@ -118,6 +132,7 @@ export class Approvals {
     }
     const answer = this.decisions.get(request.requestId)!;
     if (answer.always && answer.approved) this.alwaysAllowed.add(alwaysAllowKey(request));
+    if (answer.approved && answer.updatedInput) this.approveWithInput(call.id, answer.updatedInput);
     if (answer.approved) return undefined;
     return {
       isError: true,

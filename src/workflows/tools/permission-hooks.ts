@@ -24,6 +24,7 @@ export async function askWithHooks(
   agent: HookedAgent,
   call: ToolUseBlock,
   ask: () => Promise<ToolOutcome | undefined>,
+  approveWithInput: (input: Record<string, unknown>) => void,
 ): Promise<ToolOutcome | undefined> {
   if (hooksMayRun(agent, 'PermissionRequest', call.name)) {
     const verdict = await fireHooks(agent, 'PermissionRequest', call.name, {
@@ -33,10 +34,7 @@ export async function askWithHooks(
     });
     if (verdict?.permission === 'deny') return deniedOutcome(agent, call, deniedByHook(call, verdict.reason));
     if (verdict?.permission === 'allow') {
-      if (verdict.updatedInput)
-        agent.state.hooks.recordNotice(
-          `PermissionRequest: updatedInput is not applied here (the call runs with its input); use PreToolUse's updatedInput`,
-        );
+      if (verdict.updatedInput) approveWithInput(verdict.updatedInput);
       return undefined;
     }
   }

@@ -61,6 +61,8 @@ export interface ToolRunContext {
     call: ToolUseBlock,
     override?: PermissionOverride,
   ): Promise<ToolOutcome | undefined> | ToolOutcome | undefined;
+  /** The input a person, client or PermissionRequest hook approved the call with in place of the model's, if any. */
+  approvedInput?(call: ToolUseBlock): Record<string, unknown> | undefined;
   /** The permission decision when it needs no one (nothing happens either way): `go`, or `later` for whatever {@link authorize} must settle. */
   authorizedNow?(call: ToolUseBlock, override?: PermissionOverride): 'go' | 'later';
   onStart(call: ToolUseBlock): void;
@@ -181,13 +183,18 @@ async function refusalOf(
   if (checked.refusal) return denied(checked.refusal);
   const hook = context.beforeTool ? await context.beforeTool(call) : undefined;
   if (hook?.type === 'refuse') return denied(hook.outcome);
-  if (hook?.updatedInput) {
-    // A hook rewrote the input: what runs must pass the same checks as what the model asked for.
-    const rewritten: ToolUseBlock = { ...call, input: hook.updatedInput };
+  // A hook rewrote the input: what runs must pass the same checks as what the model asked for.
+  const rewrite = async (input: Record<string, unknown>): Promise<ToolOutcome | undefined> => {
+    const rewritten: ToolUseBlock = { ...call, input };
     const rereading = bashReading(rewritten, context);
     const again = inputChecks(rewritten, context, rereading instanceof Promise ? await rereading : rereading);
-    if (again.refusal) return denied(again.refusal);
+    if (again.refusal) return again.refusal;
     call = rewritten;
+    return undefined;
+  };
+  if (hook?.updatedInput) {
+    const refused = await rewrite(hook.updatedInput);
+    if (refused) return denied(refused);
   }
   // A read-only command needs no approval (unless a hook deferred it to a person).
   if (!(call.name === 'Bash' && context.readOnlyBash) || hook?.permission === 'defer') {
@@ -196,7 +203,14 @@ async function refusalOf(
     const refused = authorized instanceof Promise ? await authorized : authorized;
     if (refused) return denied(refused);
   }
-  return { ...(hook?.context ? { context: hook.context } : {}), ...(hook?.updatedInput ? { call } : {}) };
+  // Approved with another input (a client's canUseTool, a PermissionRequest hook): checked as the model's would be.
+  const approvedInput = context.approvedInput?.(call);
+  if (approvedInput) {
+    const refused = await rewrite(approvedInput);
+    if (refused) return denied(refused);
+  }
+  const rewrote = hook?.updatedInput !== undefined || approvedInput !== undefined;
+  return { ...(hook?.context ? { context: hook.context } : {}), ...(rewrote ? { call } : {}) };
 }
 
 /** The outcome of a pre-read call whose every check decides now; undefined sends it through runOne. */
