@@ -374,7 +374,7 @@ describe('parseDefinitionFile: unsupported fields', () => {
     expect(messages(result)).toEqual([
       ...fields.map((field) => `field "${field}" is accepted but not supported yet`),
       'field "favouriteFood" is accepted but not supported yet (it is not a documented Claude Code field either: check the spelling)',
-      'hooks.PreToolUse[0]: hooks: must be a list of {type: "command", command: "..."}; dropped (the agent loads without it)',
+      'hooks.PreToolUse[0]: hooks: must be a list of hook handlers ({type: "command", command: "..."}, …); dropped (the agent loads without it)',
     ]);
     expect(result.reports.every((report) => report.level === 'warning' && report.file === file)).toBe(true);
   });
