@@ -45,6 +45,7 @@ function pathsOf(name: WorkspaceActivityName, input: unknown): string[] {
     case 'renderSystemPrompt':
     case 'renderAgentStart':
     case 'loadSpawnContext':
+    case 'reloadSettings':
       return typeof value.cwd === 'string' ? [value.cwd] : [];
     case 'runHook':
       return [value.cwd, value.projectDir].filter((entry): entry is string => typeof entry === 'string');

@@ -25,6 +25,8 @@ export const workspaceActivityNames = [
   'resolveAgentCwd',
   'loadSpawnContext',
   'runHook',
+  // Settings files are read where the project is (docs/hooks.md, "Where hooks are configured").
+  'reloadSettings',
   'prepareScript',
   // Workspace checkpoints (docs/rewind.md) run where the files are.
   'checkpointWorkspace',
