@@ -52,7 +52,7 @@ const commands: Record<string, { load: () => Promise<Command>; help: string }> =
   approvals: { load: async () => (await control()).approvals, help: 'approvals <rootId> [--json]' },
   approve: {
     load: async () => (await control()).approve,
-    help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R]',
+    help: 'approve <rootId> <requestId> [--deny] [--always] [--reason R] [--input JSON]',
   },
   'pause-spawning': {
     load: async () => (await control())['pause-spawning'],

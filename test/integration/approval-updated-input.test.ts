@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeProject, useAgentTestEnv } from '../helpers/agent-env';
 import { waitFor } from '../helpers/child-worker';
+import { runCli } from '../helpers/cli-process';
 import { agentNamed, bash } from '../helpers/scripted-agents';
 import { requestsOf as requestsFrom } from '../helpers/model-requests';
 
@@ -114,6 +115,35 @@ describe('approval answers with an updated input', () => {
     const handle = await env.start({ prompt: 'work', name: 'hook', cwd: dir, permissionMode: 'default' });
     expect((await handle.result()).status).toBe('completed');
     expect(readFileSync(path.join(dir, 'hook.txt'), 'utf8').trim()).toBe('HOOK');
+    expect(existsSync(path.join(dir, 'model.txt'))).toBe(false);
+  });
+
+  it('subagents approve --input runs that input; a bad --input is a usage error that answers nothing', async () => {
+    const dir = project('cli', {});
+    env.script(agentNamed('cli', [{ toolUses: [bash('echo MODEL > model.txt')] }, { text: 'done' }]));
+    const handle = await env.start({ prompt: 'work', name: 'cli', cwd: dir, permissionMode: 'default' });
+    const request = await pendingRequest(handle);
+    for (const bad of [
+      ['--input', '[1,2]'],
+      ['--input', '{"command": '],
+      ['--input', '{}', '--deny'],
+    ]) {
+      const run = await runCli(env, ['approve', handle.agentId, request.requestId, ...bad]);
+      expect(run.code, `${bad.join(' ')}: ${run.stderr}`).toBe(2);
+      expect(run.stderr).toMatch(/--input/);
+    }
+    expect((await handle.approvals()).map((pending) => pending.requestId)).toEqual([request.requestId]);
+    const run = await runCli(env, [
+      'approve',
+      handle.agentId,
+      request.requestId,
+      '--input',
+      JSON.stringify({ command: 'echo CLI > cli.txt' }),
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('with the given input');
+    expect((await handle.result()).status).toBe('completed');
+    expect(readFileSync(path.join(dir, 'cli.txt'), 'utf8').trim()).toBe('CLI');
     expect(existsSync(path.join(dir, 'model.txt'))).toBe(false);
   });
 });

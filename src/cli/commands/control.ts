@@ -64,6 +64,19 @@ async function approvals(argv: string[]): Promise<number> {
   });
 }
 
+/** `--input`: the JSON object an approved call runs with instead of the model's input. */
+function approvedInput(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`--input must be a JSON object, e.g. '{"command": "npm test"}': ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new CliError(`--input must be a JSON object (the tool's input), not ${JSON.stringify(value)}.`);
+  return value as Record<string, unknown>;
+}
+
 async function approve(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -72,26 +85,35 @@ async function approve(argv: string[]): Promise<number> {
       deny: { type: 'boolean', default: false },
       always: { type: 'boolean', default: false },
       reason: { type: 'string' },
+      input: { type: 'string' },
     },
   });
   const [rootId, requestId] = positionals;
   if (!requestId)
     throw new CliError(
-      'approve needs the root agentId and a request id: subagents approve <rootId> <requestId> [--deny] [--always]',
+      'approve needs the root agentId and a request id: subagents approve <rootId> <requestId> [--deny] [--always] [--input JSON]',
     );
   if (values.deny && values.always) throw new CliError('--always applies to approvals only; drop it or drop --deny.');
+  if (values.deny && values.input !== undefined)
+    throw new CliError('--input gives the input an approved call runs with; drop it or drop --deny.');
+  const updatedInput = values.input === undefined ? undefined : approvedInput(values.input);
   return withAgent(
     rootId,
     async (handle) => {
       try {
-        await handle.answerApproval(requestId, { approve: !values.deny, always: values.always, reason: values.reason });
+        await handle.answerApproval(requestId, {
+          approve: !values.deny,
+          always: values.always,
+          reason: values.reason,
+          ...(updatedInput ? { updatedInput } : {}),
+        });
       } catch (error) {
         const message = updateFailureMessage(error);
         if (message) throw new CliError(message, ExitCode.notFound);
         throw error;
       }
       console.log(
-        `${values.deny ? 'denied' : values.always ? 'approved (always, for this tree)' : 'approved'} ${requestId}`,
+        `${values.deny ? 'denied' : values.always ? 'approved (always, for this tree)' : 'approved'} ${requestId}${updatedInput ? ' with the given input' : ''}`,
       );
       return ExitCode.ok;
     },
