@@ -281,7 +281,9 @@ describe.each(killModes)('SIGKILL of $label', ({ tree }) => {
     expect(JSON.stringify(requests[3]!.messages)).toBe(JSON.stringify(requests[1]!.messages));
     const after = (await agent.turns()).boundaries;
     expect(after.map((boundary) => boundary.turn)).toEqual([0, 1, 2, 3, 4]);
-    expect(after.slice(0, 2)).toEqual(before.slice(0, 2));
+    // A boundary's own atMs is shown, not compared: a replay may read a later time (src/workflows/runtime/clock.ts).
+    const withoutTime = (boundaries: typeof before) => boundaries.map(({ atMs: _atMs, ...boundary }) => boundary);
+    expect(withoutTime(after.slice(0, 2))).toEqual(withoutTime(before.slice(0, 2)));
     // The turns after the rewind changed nothing: no new checkpoint, the files are still turn 1's.
     expect(after.slice(2).every((boundary) => boundary.checkpoint === undefined)).toBe(true);
     expect(filesIn(workspace)).toEqual(expected);
