@@ -13,8 +13,11 @@ const prelude = `set -e
 section() { printf '\\0\\0%s\\0\\0' "$1"; }
 `;
 
-/** Stages the whole work tree into the private index (GIT_INDEX_FILE) and sets $tree to its tree. */
-export const snapshotLines = `git -c advice.addEmbeddedRepo=false add --all
+/** Stages the whole work tree into the private index (GIT_INDEX_FILE). */
+export const stageLine = 'git -c advice.addEmbeddedRepo=false add --all';
+
+/** {@link stageLine}, then sets $tree to the index's tree. */
+export const snapshotLines = `${stageLine}
 tree=$(git write-tree)
 `;
 

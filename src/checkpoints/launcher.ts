@@ -154,7 +154,7 @@ export class Launcher {
     return { code, stdout, stderr };
   }
 
-  /** Ends the launcher; requests it has not answered fail. */
+  /** Ends the launcher: it takes no new request; scripts already started run to their end and still report. */
   close(): void {
     this.exited ??= new Error('the checkpoint launcher was closed');
     this.child.stdin.end();
@@ -192,13 +192,20 @@ export class Launcher {
 
   // While a request is out, the launcher's answer must keep the event loop alive; otherwise nothing should.
   private busy(): void {
-    (this.child.stdout as unknown as { ref(): void }).ref();
-    (this.child.stdin as unknown as { ref(): void }).ref();
+    holdEventLoop([this.child.stdout, this.child.stdin], true);
   }
 
   private idle(): void {
-    (this.child.stdout as unknown as { unref(): void }).unref();
-    (this.child.stdin as unknown as { unref(): void }).unref();
+    holdEventLoop([this.child.stdout, this.child.stdin], false);
+  }
+}
+
+/** Whether pipes to a child keep this process's event loop alive: only while an answer is awaited. */
+export function holdEventLoop(streams: readonly unknown[], hold: boolean): void {
+  for (const stream of streams) {
+    const handle = stream as { ref(): void; unref(): void };
+    if (hold) handle.ref();
+    else handle.unref();
   }
 }
 

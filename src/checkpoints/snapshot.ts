@@ -9,7 +9,7 @@ import type {
 import { ErrorType } from '../shared/protocol/errors';
 import { parseNameStatus } from './compare';
 import { checkpointFailure, gitFailure } from './failures';
-import { indexDiffCommand, runScript } from './git-script';
+import { indexDiffCommand, runScript, stageLine } from './git-script';
 import { applyRefTransaction, writeCommitObject } from './git-pipes';
 import { sweepOtherAgents } from './inventory';
 import { recoveringStaleLocks } from './locks';
@@ -40,7 +40,7 @@ const identity = { name: 'subagents', email: 'checkpoints@subagents.invalid' };
  */
 const recordScript = `git for-each-ref --format='${checkpointListingFormat}' "$2" >"$GIT_INDEX_FILE.refs" &
 listing=$!
-git -c advice.addEmbeddedRepo=false add --all
+${stageLine}
 {
   { [ -n "$3" ] && ${indexDiffCommand} "$3" -- 2>/dev/null; } ||
     { [ -n "$4" ] && ${indexDiffCommand} "$4" -- 2>/dev/null; } ||
