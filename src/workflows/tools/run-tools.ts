@@ -183,7 +183,7 @@ async function refusalOf(
   if (checked.refusal) return denied(checked.refusal);
   const hook = context.beforeTool ? await context.beforeTool(call) : undefined;
   if (hook?.type === 'refuse') return denied(hook.outcome);
-  // A hook rewrote the input: what runs must pass the same checks as what the model asked for.
+  // A rewritten input (a PreToolUse hook's, or an approval's below) must pass the same checks as the model's.
   const rewrite = async (input: Record<string, unknown>): Promise<ToolOutcome | undefined> => {
     const rewritten: ToolUseBlock = { ...call, input };
     const rereading = bashReading(rewritten, context);
