@@ -18,7 +18,11 @@ import { parseToolTaskQueues, type ToolTaskQueues } from '../shared/tools/custom
 import { searchAttributeRegistrations } from '../shared/protocol/search-attributes';
 import { parseWorkflowStacks, type WorkflowStacks } from '../shared/protocol/workflow-stacks';
 import { workspaceActivityNames } from '../shared/workspace/workspace-routing';
-import { mapSdkAgents, type AgentDefinition as SdkAgentDefinition, type MappedSdkAgents } from '../client/agent-sdk-definitions';
+import {
+  mapSdkAgents,
+  type AgentDefinition as SdkAgentDefinition,
+  type MappedSdkAgents,
+} from '../client/agent-sdk-definitions';
 import { definitionPrompts } from '../project/agent-definitions/prompt-store';
 
 export { parseWorkflowStacks, WorkflowStacksError, type WorkflowStacks } from '../shared/protocol/workflow-stacks';
@@ -171,7 +175,8 @@ export class SubagentsPlugin extends SimplePlugin {
         : {}),
     });
     this.mcpConnections = mcpConnections;
-    this.sdkAgents = settings.agents === undefined ? undefined : mapSdkAgents(settings.agents, 'subagentsPlugin agents');
+    this.sdkAgents =
+      settings.agents === undefined ? undefined : mapSdkAgents(settings.agents, 'subagentsPlugin agents');
     for (const report of this.sdkAgents?.reports ?? []) console.warn(`worker: ${report.file}: ${report.message}`);
     // A child's prompt is asked by digest: every worker of this plugin has these, whichever one loaded its parent's types.
     for (const definition of Object.values(this.sdkAgents?.agents ?? {})) definitionPrompts.remember(definition.prompt);
