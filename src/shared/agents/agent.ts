@@ -86,6 +86,8 @@ export interface CarriedAgentState {
   stopHookContinuations?: number;
   /** The latest non-blocking hook errors and hook messages (at most 5), for `status`. */
   hookNotices?: string[];
+  /** The `once` hook handlers that already ran in this session (their hookIdentity); absent: none. */
+  onceHooksRan?: string[];
   /** Its turn boundaries and workspace checkpoints (docs/rewind.md); absent: none yet. */
   turns?: TurnBoundary[];
 }

@@ -4,6 +4,8 @@ import type { AgentResult, AgentWorkflowInput, AwaitingInput } from '../../share
 import { jsonBytes } from '../../shared/model/context-estimate';
 import { conversationLimits, defaultAgentLimits } from '../../shared/protocol/limits';
 import type { AgentParts } from '../loop/agent-parts';
+import { asyncHooksRunning, awaitAsyncHooks } from '../tools/async-hooks';
+
 /** Past Temporal's suggestion or the tree's event threshold. */
 function dueByEvents(input: AgentWorkflowInput): boolean {
   const info = workflowInfo();
@@ -49,6 +51,10 @@ export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingI
   if (!due || blocked()) return;
   await condition(allHandlersFinished);
   if (blocked()) return;
+  if (asyncHooksRunning(agent) > 0) {
+    await awaitRunningHooks(agent);
+    if (blocked()) return;
+  }
   let next = nextInput(agent, awaiting);
   if (jsonBytes(next) > conversationLimits.maxCarriedInputBytes) {
     agent.compaction.request('continue-as-new');
@@ -65,6 +71,16 @@ export async function continueAsNewIfDue(agent: AgentParts, awaiting?: AwaitingI
   // Room asked ahead belongs to this run's next call: given back, the next run asks anew.
   await releaseAhead(agent);
   await agent.upgrade.continueAsNew(next);
+}
+
+/**
+ * An async hook's promise lives in this run: continuing now would lose what it says. The run waits for them (each
+ * bounded by its own timeout); what they say is in the inbox, which the next run gets (docs/hooks.md, `async`).
+ */
+async function awaitRunningHooks(agent: AgentParts): Promise<void> {
+  agent.progress.waiting(`${asyncHooksRunning(agent)} async hook(s) before continuing as new`);
+  await awaitAsyncHooks(agent);
+  await condition(allHandlersFinished);
 }
 
 /** The hop run (src/workflows/context/version-upgrade.ts): takes what arrived meanwhile and continues as new at once. */

@@ -92,6 +92,8 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
     state.append({ role: 'user', content: [...opening, prompt, ...promptContext, ...answering] });
   } else if (isResumed(input)) {
     // A resumed root (`subagents resume`) is Claude Code's `--resume`: SessionStart with source `resume`.
+    // A new session, so its `once` hooks may run again (a subagent resumed in its tree keeps its session).
+    if (input.parentAgentId === undefined) state.hooks.beginSession();
     const session = hooksMayRun(agent, 'SessionStart') ? await sessionStartContext(agent, 'resume') : undefined;
     if (session) state.append({ role: 'user', content: [{ type: 'text', text: session }] });
   }

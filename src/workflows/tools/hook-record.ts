@@ -8,10 +8,13 @@ export class HookRecord {
   private continuations: number;
   /** A hook answered `continue: false` in this turn: the agent stops after it, with this reason. */
   private stopReason?: string;
+  /** The `once` handlers that ran (hookIdentity): carried, so `once` holds for the session, not one run. */
+  private readonly onceRan: Set<string>;
 
-  constructor(carried: Pick<CarriedAgentState, 'hookNotices' | 'stopHookContinuations'> | undefined) {
+  constructor(carried: Pick<CarriedAgentState, 'hookNotices' | 'stopHookContinuations' | 'onceHooksRan'> | undefined) {
     this.continuations = carried?.stopHookContinuations ?? 0;
     this.latestNotices = [...(carried?.hookNotices ?? [])];
+    this.onceRan = new Set(carried?.onceHooksRan ?? []);
   }
 
   get notices(): readonly string[] {
@@ -43,6 +46,21 @@ export class HookRecord {
     return true;
   }
 
+  /** Whether a `once` handler (by its hookIdentity) already ran in this session. */
+  ranOnce(identity: string): boolean {
+    return this.onceRan.has(identity);
+  }
+
+  /** A `once` handler ran: it is gone for the rest of the session. */
+  markRanOnce(identity: string): void {
+    this.onceRan.add(identity);
+  }
+
+  /** A new session begins (a resumed root, as Claude Code's `--resume`): its `once` handlers may run again. */
+  beginSession(): void {
+    this.onceRan.clear();
+  }
+
   countStopContinuation(): void {
     this.continuations += 1;
   }
@@ -52,10 +70,11 @@ export class HookRecord {
   }
 
   /** What continue-as-new carries (the fields of CarriedAgentState, in their order). */
-  carry(): Pick<CarriedAgentState, 'hookNotices' | 'stopHookContinuations'> {
+  carry(): Pick<CarriedAgentState, 'hookNotices' | 'stopHookContinuations' | 'onceHooksRan'> {
     return {
       ...(this.continuations > 0 ? { stopHookContinuations: this.continuations } : {}),
       ...(this.latestNotices.length > 0 ? { hookNotices: this.latestNotices } : {}),
+      ...(this.onceRan.size > 0 ? { onceHooksRan: [...this.onceRan] } : {}),
     };
   }
 }

@@ -12,9 +12,6 @@ import type { PreToolDecision } from './tool-types';
 /** What hooks need of an agent (not the whole of its parts: this module stays out of their import circle). */
 export type HookedAgent = AsyncHookAgent & HookAgentParent;
 
-// Per agent run: the `once` handlers that already ran (keyed by the run's state object, so runs never share).
-const onceRan = new WeakMap<object, Set<string>>();
-
 /** Runs an event's hooks for one agent side by side (docs/hooks.md); undefined when none applies. */
 export async function runHooks(
   agent: HookedAgent,
@@ -62,7 +59,6 @@ function hookCommands(
 ) {
   // An agent hook's own agent runs no hooks: no hook checks a hook, and none recurses.
   if (isHookAgent(input)) return [];
-  const ran = onceRan.get(state);
   return hooksFor(
     // startAgent's hooks (a Claude Agent SDK program's) count as settings hooks, and a settings re-read keeps them.
     agentHooks(
@@ -72,15 +68,12 @@ function hookCommands(
     ),
     event,
     name,
-  ).filter((hook) => !hook.once || !ran?.has(hookIdentity(hook)));
+  ).filter((hook) => !hook.once || !state.hooks.ranOnce(hookIdentity(hook)));
 }
 
+// The record is the agent's state (carried across continue-as-new): `once` holds for the session, not one run.
 function markOnceRan({ state }: Pick<HookedAgent, 'state'>, hooks: readonly HookHandler[]): void {
-  const once = hooks.filter((hook) => hook.once);
-  if (once.length === 0) return;
-  const ran = onceRan.get(state) ?? new Set<string>();
-  onceRan.set(state, ran);
-  for (const hook of once) ran.add(hookIdentity(hook));
+  for (const hook of hooks) if (hook.once) state.hooks.markRanOnce(hookIdentity(hook));
 }
 
 /** Whether an event's hooks can matter, decided synchronously. */
