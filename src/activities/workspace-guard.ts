@@ -41,6 +41,9 @@ function pathsOf(name: WorkspaceActivityName, input: unknown): string[] {
       return [(value as unknown as FinishWorktreeInput).worktree?.path].filter(
         (entry): entry is string => typeof entry === 'string',
       );
+    case 'adoptHookWorktree':
+      // The hook's directory is where the agent's files will be: it must be on this worker.
+      return [value.cwd, value.printed].filter((entry): entry is string => typeof entry === 'string');
     case 'createWorktree':
     case 'renderSystemPrompt':
     case 'renderAgentStart':

@@ -292,11 +292,11 @@ describe('hook events on a real server', () => {
     expect(String(inputsOf(refusing, 'StopFailure')[0]!.error_details)).toContain('NOT-THIS-PROMPT');
   });
 
-  it("WorktreeCreate, CwdChanged and WorktreeRemove follow a subagent in its own worktree; SessionStart is the root's alone", async () => {
+  // With a WorktreeCreate hook the hook makes the worktree instead (test/integration/hook-worktree.test.ts).
+  it("CwdChanged and WorktreeRemove follow a subagent in its own git worktree; SessionStart is the root's alone", async () => {
     const dir = project('worktree', {
       'README.md': 'base\n',
       '.claude/settings.json': settings({
-        WorktreeCreate: recorder('WorktreeCreate'),
         WorktreeRemove: recorder('WorktreeRemove'),
         CwdChanged: recorder('CwdChanged'),
         SessionStart: recorder('SessionStart'),
@@ -316,12 +316,13 @@ describe('hook events on a real server', () => {
       agentPrompted('ISOLATED-CHILD', [{ text: 'child done, nothing changed' }]),
     );
     await runCompleted(env, { prompt: 'go', name: 'worktree-root', cwd: dir });
-    const [created] = inputsOf(dir, 'WorktreeCreate');
-    expect(created).toMatchObject({ hook_event_name: 'WorktreeCreate', agent_type: 'general-purpose' });
-    const worktreePath = String(created!.worktree_path);
-    expect(worktreePath).not.toBe(dir);
+    const [removed] = inputsOf(dir, 'WorktreeRemove');
+    // Told after git removed it, in the agent's original cwd.
+    expect(removed).toMatchObject({ hook_event_name: 'WorktreeRemove', agent_type: 'general-purpose', cwd: dir });
+    const worktreePath = String(removed!.worktree_path);
+    expect(worktreePath).toContain('.subagents/worktrees/');
+    expect(existsSync(worktreePath)).toBe(false);
     expect(inputsOf(dir, 'CwdChanged')).toEqual([expect.objectContaining({ old_cwd: dir, new_cwd: worktreePath })]);
-    expect(inputsOf(dir, 'WorktreeRemove')).toEqual([expect.objectContaining({ worktree_path: worktreePath })]);
     expect(inputsOf(dir, 'SessionStart').map((input) => input.agent_id)).toEqual([undefined]);
   });
 });

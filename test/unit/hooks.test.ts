@@ -252,6 +252,8 @@ describe('combineVerdicts', () => {
       stop: 'halt',
       additionalContext: 'one\ntwo',
       notices: ['c: failed'],
+      // Every hook that did not succeed (WorktreeCreate fails on any).
+      failures: ['b: exit code 2: r1', 'c: failed'],
     });
     expect(combineVerdicts([])).toEqual({ blocked: false, notices: [] });
   });

@@ -1,15 +1,8 @@
 /** Branch and directory names of subagent worktrees. */
-import { worktreeBranchPrefix } from '../../shared/workspace/worktree';
+import { worktreeBranchPrefix, worktreeSlug } from '../../shared/workspace/worktree';
 
 /** An agent id safe as a path segment and ref component (git refuses `..`, a leading `.` or `-`, and `.lock`). */
-export function safeName(agentId: string): string {
-  const name = agentId
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/\.{2,}/g, '-')
-    .replace(/\.lock$/i, '-lock')
-    .replace(/^[.-]+|[.]+$/g, '');
-  return name === '' ? 'agent' : name;
-}
+export const safeName = worktreeSlug;
 
 /** The n-th choice of name (1 = the plain agent id, then `-2`, `-3`…). */
 export function candidateName(agentId: string, attempt: number): { branch: string; directory: string } {

@@ -62,6 +62,8 @@ export interface HookVerdict {
   updatedInput?: Record<string, unknown>;
   /** For the person watching: `systemMessage`, or what went wrong (non-blocking error, timeout, bad JSON). */
   notice?: string;
+  /** WorktreeCreate: the path it gave (trimmed stdout, or `hookSpecificOutput.worktreePath`), unchecked. */
+  worktreePath?: string;
 }
 
 /** Claude Code's hook JSON output; unknown fields are ignored. */
@@ -132,6 +134,8 @@ function fromJson(event: HookEvent, output: HookOutput, verdict: HookVerdict): H
   if (output.systemMessage) verdict.notice = output.systemMessage;
   if (specific?.additionalContext && eventsWithContext.includes(event))
     verdict.additionalContext = specific.additionalContext;
+  if (event === 'WorktreeCreate' && typeof specific?.worktreePath === 'string')
+    verdict.worktreePath = specific.worktreePath;
   if (event === 'PermissionRequest') {
     if (specific?.decision) {
       verdict.permission = specific.decision.behavior;
@@ -185,6 +189,8 @@ export function interpretHookRun(event: HookEvent, command: string, run: HookPro
   }
   const parsed = parseHookOutput(run.stdout);
   if ('problem' in parsed) return { command, kind: 'success', notice: parsed.problem };
+  // A WorktreeCreate command prints its worktree's path (docs/worktrees.md, "Worktrees made by hooks").
+  if ('text' in parsed && event === 'WorktreeCreate') return { command, kind: 'success', worktreePath: parsed.text };
   // As in Claude Code, plain stdout of these two events is context for the model.
   if ('text' in parsed)
     return parsed.text && (event === 'UserPromptSubmit' || event === 'SessionStart')
@@ -206,6 +212,10 @@ export interface CombinedVerdict {
   /** PreToolUse: the input to run the call with (the last hook that gave one wins, as hooks run in order of configuration). */
   updatedInput?: Record<string, unknown>;
   notices: string[];
+  /** WorktreeCreate: each path a hook gave, in order of configuration. */
+  worktreePaths?: Array<{ command: string; path: string }>;
+  /** `<hook>: <why>` of each hook that did not succeed (exit 2, another exit code, a timeout, not run): WorktreeCreate fails on any. */
+  failures?: string[];
 }
 
 export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdict {
@@ -221,7 +231,18 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
   const contexts = verdicts.map((verdict) => verdict.additionalContext).filter((text): text is string => !!text);
   const stop = verdicts.find((verdict) => verdict.stop !== undefined)?.stop;
   const updatedInput = [...verdicts].reverse().find((verdict) => verdict.updatedInput)?.updatedInput;
+  const worktreePaths = verdicts.flatMap((verdict) =>
+    verdict.worktreePath !== undefined ? [{ command: verdict.command, path: verdict.worktreePath }] : [],
+  );
+  const failures = verdicts
+    .filter((verdict) => verdict.kind !== 'success')
+    .map(
+      (verdict) =>
+        `${verdict.command}: ${verdict.kind === 'blocking' ? `exit code 2: ${verdict.reason ?? ''}` : (verdict.notice ?? 'failed')}`,
+    );
   return {
+    ...(worktreePaths.length > 0 ? { worktreePaths } : {}),
+    ...(failures.length > 0 ? { failures } : {}),
     ...(updatedInput && permission !== 'deny' ? { updatedInput } : {}),
     ...(permission ? { permission } : {}),
     ...(verdicts.some((verdict) => verdict.retry) ? { retry: true } : {}),

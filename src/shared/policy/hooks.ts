@@ -79,7 +79,8 @@ export interface HookEventFields {
   PostCompact: { trigger: 'manual' | 'auto'; compact_summary: string };
   TaskCreated: { task_id: string; task_subject: string; task_description: string; team_name: string };
   TaskCompleted: { task_id: string; task_subject: string; task_description: string; team_name: string };
-  WorktreeCreate: { name: string; worktree_path: string };
+  // The hook makes the worktree (docs/worktrees.md): `name` is its slug, and the hook prints the path.
+  WorktreeCreate: { name: string };
   WorktreeRemove: { worktree_path: string };
   CwdChanged: { old_cwd: string; new_cwd: string };
   ConfigChange: { source: ConfigChangeSource; file_path: string };

@@ -20,6 +20,7 @@ export const workspaceActivityNames = [
   'Bash',
   'createWorktree',
   'finishWorktree',
+  'adoptHookWorktree',
   'renderSystemPrompt',
   'renderAgentStart',
   'resolveAgentCwd',

@@ -34,7 +34,12 @@ export function projectChildResult(result: AgentResult): string {
   // One-shot types (Explore, Plan) are not meant to be continued: no agentId.
   if (!oneShotAgentTypes.includes(result.agentType)) parts.push(`agentId: ${result.agentId}`);
   const worktree = result.worktree;
-  if (worktree?.kept) {
+  if (worktree?.kept && worktree.madeBy === 'hook') {
+    // No branch to merge, and no telling what it holds: the runtime only knows where it is.
+    parts.push(
+      `Worktree kept: ${worktree.path} (made by a WorktreeCreate hook; no WorktreeRemove hook removed it, and it may hold changes)`,
+    );
+  } else if (worktree?.kept) {
     parts.push(
       `Worktree kept: ${worktree.path} (branch ${worktree.branch})` +
         (worktree.changedFiles.length ? `\nChanged files: ${worktree.changedFiles.join(', ')}` : '') +

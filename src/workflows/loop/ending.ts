@@ -3,6 +3,7 @@ import type { AgentResult, AgentStatus } from '../../shared/agents/agent';
 import { childFinalSignal } from '../../shared/protocol/definitions';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import type { StopReason } from '../../shared/model/messages';
+import type { WorktreeInfo, WorktreeOutcome } from '../../shared/workspace/worktree';
 import type { AgentParts } from './agent-parts';
 import { signalBestEffort } from '../runtime/best-effort-signal';
 import { workflowNowMs } from '../runtime/clock';
@@ -155,7 +156,8 @@ export class Ending {
     let result = progress.current.result!;
     await board.release(result.status);
     const worktree = state.worktree;
-    if (worktree) {
+    if (worktree?.madeBy === 'hook') result = { ...result, worktree: await this.releaseHookWorktree(worktree) };
+    else if (worktree) {
       const outcome = await CancellationScope.nonCancellable(() =>
         finishWorktreeOn(input.workspaceWorker, { worktree }),
       );
@@ -173,5 +175,15 @@ export class Ending {
     if (undelivered.length > 0) result = { ...result, undelivered: [...undelivered] };
     progress.amendResult(result);
     return result;
+  }
+
+  /** A WorktreeCreate hook's directory goes to the WorktreeRemove hooks (git has no part in it); with none it is kept. */
+  private async releaseHookWorktree(worktree: WorktreeInfo): Promise<WorktreeOutcome> {
+    const outcome = { path: worktree.path, branch: '', changedFiles: [], commits: [], madeBy: 'hook' as const };
+    if (!hooksMayRun(this.agent, 'WorktreeRemove')) return { kept: true, ...outcome };
+    // They run in the agent's original cwd: the directory they remove is not theirs to stand in.
+    this.agent.state.leaveRemovedWorktree();
+    await CancellationScope.nonCancellable(() => worktreeRemoved(this.agent, worktree.path));
+    return { kept: false, ...outcome };
   }
 }

@@ -7,7 +7,7 @@ import { openBranch } from '../rewind/branch-opening';
 import { recordTurnBoundary } from '../rewind/checkpoint-turn';
 import { createWorktreeOn, renderAgentStartOn } from '../tools/workspace-activities';
 import { hooksMayRun, subagentStartContext } from '../tools/hooks';
-import { screenPrompt, sessionStartContext, worktreeCreated } from '../tools/hook-events';
+import { screenPrompt, sessionStartContext, worktreeCreated, worktreeFromHooks } from '../tools/hook-events';
 import { adoptStructuredOutputTool } from '../tools/structured-output';
 import { structuredOutputInstruction } from '../../shared/tools/structured-output';
 
@@ -16,10 +16,14 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
   const { input, state } = agent;
   if (input.isolation === 'worktree' && !state.worktree) {
     const before = state.cwd;
-    state.useWorktree(await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd }));
-    // WorktreeCreate and CwdChanged hooks (docs/hooks.md) hear of it once it exists.
-    if (hooksMayRun(agent, 'WorktreeCreate') || hooksMayRun(agent, 'CwdChanged'))
-      await worktreeCreated(agent, state.worktree!, before);
+    // WorktreeCreate hooks replace git's worktree (docs/worktrees.md); without one the runtime makes a git worktree.
+    if (hooksMayRun(agent, 'WorktreeCreate')) {
+      const made = await worktreeFromHooks(agent);
+      if ('error' in made) return made.error;
+      state.useWorktree(made);
+    } else state.useWorktree(await createWorktreeOn(input.workspaceWorker, { agentId: input.agentId, cwd: state.cwd }));
+    // CwdChanged hooks (docs/hooks.md) hear of it once it exists.
+    if (hooksMayRun(agent, 'CwdChanged')) await worktreeCreated(agent, state.worktree!, before);
   }
   let context: string | undefined;
   let skills: string | undefined;
@@ -113,6 +117,12 @@ function isResumed(input: AgentParts['input']): boolean {
 /** For a fork in a worktree: inherited paths point at the parent's checkout. */
 function worktreeNotice(worktree: WorktreeInfo | undefined): string {
   if (!worktree) return '';
+  if (worktree.madeBy === 'hook')
+    return (
+      `Note: you run in your own worktree at ${worktree.path}, made by a WorktreeCreate hook. Paths in the conversation above ` +
+      `refer to the parent's checkout at ${worktree.mapping.from}; files you saw may differ or be missing here: ` +
+      'read a file again before you edit it.\n\n'
+    );
   return (
     `Note: you run in your own git worktree at ${worktree.path} (branch ${worktree.branch}). Paths in the conversation above ` +
     `refer to the parent's checkout: ${worktree.mapping.from} corresponds to ${worktree.mapping.to}. Files you saw may differ here: ` +

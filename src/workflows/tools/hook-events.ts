@@ -9,8 +9,12 @@ import type {
   StopFailureKind,
 } from '../../shared/policy/hooks';
 import type { InboxItem } from '../../shared/agents/agent';
-import type { WorktreeInfo } from '../../shared/workspace/worktree';
+import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import { worktreeSlug, type WorktreeInfo } from '../../shared/workspace/worktree';
+import { hookWorktreeChoice, hookWorktreeError } from '../../shared/workspace/hook-worktree';
+import { ErrorType, messageOf } from '../../shared/protocol/errors';
 import { hooksMayRun, runHooks, type HookedAgent } from './hooks';
+import { adoptHookWorktreeOn } from './workspace-activities';
 
 /** Runs an event's hooks with its typed fields; undefined when none is configured (nothing is recorded then). */
 export function fireHooks<E extends HookEvent>(
@@ -175,18 +179,37 @@ export async function taskRefusal(
   return verdict.reason ?? `a ${event} hook refused it`;
 }
 
-/** WorktreeCreate and CwdChanged once the runtime made the agent's worktree and moved into it. */
+/** CwdChanged once the agent moved into its worktree (git's or a WorktreeCreate hook's). */
 export async function worktreeCreated(agent: HookedAgent, worktree: WorktreeInfo, previousCwd: string): Promise<void> {
-  if (hooksMayRun(agent, 'WorktreeCreate'))
-    await fireHooks(agent, 'WorktreeCreate', undefined, {
-      name: worktree.branch,
-      worktree_path: worktree.path,
-    });
   if (previousCwd !== worktree.cwd && hooksMayRun(agent, 'CwdChanged'))
     await fireHooks(agent, 'CwdChanged', undefined, { old_cwd: previousCwd, new_cwd: worktree.cwd });
 }
 
-/** WorktreeRemove, after the runtime removed an agent's worktree (a kept one is not removed). */
+/** WorktreeCreate hooks make the agent's worktree instead of git (docs/worktrees.md): the worktree, or the error the agent fails with. */
+export async function worktreeFromHooks(agent: HookedAgent): Promise<WorktreeInfo | { error: string }> {
+  const { input, state } = agent;
+  // Run in the agent's cwd before the worktree; `name` is the slug git's worktree would have had.
+  const verdict = await fireHooks(agent, 'WorktreeCreate', undefined, { name: worktreeSlug(input.agentId) });
+  const choice = hookWorktreeChoice(input.agentId, verdict);
+  if (choice.type === 'failed') return { error: choice.error };
+  try {
+    return await adoptHookWorktreeOn(input.workspaceWorker, {
+      cwd: state.cwd,
+      workspaceRoot: state.workspaceRoot,
+      printed: choice.path,
+      hook: choice.hook,
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    const cause = error instanceof ActivityFailure && error.cause ? error.cause : error;
+    // The activity's refusal already names the hook and the fix; anything else is said as it came.
+    if (cause instanceof ApplicationFailure && cause.type === ErrorType.WorktreeCreateFailed)
+      return { error: cause.message };
+    return { error: hookWorktreeError(input.agentId, messageOf(cause)) };
+  }
+}
+
+/** WorktreeRemove: after the runtime removed an agent's git worktree, or to remove a hook-made one (docs/worktrees.md). */
 export async function worktreeRemoved(agent: HookedAgent, path: string): Promise<void> {
   if (!hooksMayRun(agent, 'WorktreeRemove')) return;
   await fireHooks(agent, 'WorktreeRemove', undefined, { worktree_path: path });

@@ -8,6 +8,7 @@ import type { WorkspaceToolName } from '../../shared/policy/tool-classification'
 import type { WorkspaceWorker } from '../../shared/workspace/workspace-routing';
 import type { ResolveAgentCwdInput, ResolveAgentCwdResult } from '../../shared/workspace/working-directory';
 import type {
+  AdoptHookWorktreeInput,
   CreateWorktreeInput,
   FinishWorktreeInput,
   WorktreeInfo,
@@ -144,6 +145,19 @@ export function createWorktreeOn(
   return onWorkspace(worker, 'Creating the git worktree', () =>
     setupActivities.createWorktree.executeWithOptions(
       { ...routedOptions(setupOptions, worker), summary: 'create git worktree' },
+      [input],
+    ),
+  );
+}
+
+/** The directory a WorktreeCreate hook printed, checked on the workspace worker (docs/worktrees.md). */
+export function adoptHookWorktreeOn(
+  worker: WorkspaceWorker | undefined,
+  input: AdoptHookWorktreeInput,
+): Promise<WorktreeInfo> {
+  return onWorkspace(worker, "Checking the WorktreeCreate hook's directory", () =>
+    setupActivities.adoptHookWorktree.executeWithOptions(
+      { ...routedOptions(setupOptions, worker), summary: "check the WorktreeCreate hook's directory" },
       [input],
     ),
   );
