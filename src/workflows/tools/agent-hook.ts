@@ -3,6 +3,7 @@ import type { AgentResult, AgentWorkflowInput } from '../../shared/agents/agent'
 import { hookLabel, hookTimeoutMs, type AgentHook } from '../../shared/policy/hook-handlers';
 import { interpretPromptAnswer, promptHookInstructions, promptHookText } from '../../shared/policy/hook-answers';
 import type { HookVerdict } from '../../shared/policy/hook-outcome';
+import type { HookEvent } from '../../shared/policy/hooks';
 import type { HookEventRun } from './hook-handler-run';
 
 /** Tool-use ids of the Agent calls that start agent hooks: an agent started under one runs no hooks itself. */
@@ -11,20 +12,32 @@ export const hookAgentToolUseIdPrefix = 'hook-agent-';
 /** The read-only agent type an agent hook runs as (Read, Grep, Glob and read-only Bash). */
 export const hookAgentType = 'Explore';
 
-/** What an agent hook needs of the hooked agent: its Agent tool and children (structural: no import of the tree's modules). */
+/**
+ * What an agent hook needs of the hooked agent: its Agent tool and children (structural: no import of the tree's
+ * modules). Not optional: every event's call site passes the agent's parts, so no event silently loses its agent hooks.
+ */
 export interface HookAgentParent {
   readonly input: AgentWorkflowInput;
-  readonly agentTool?: {
+  readonly agentTool: {
     startForScript(
       toolUseId: string,
       request: { description: string; prompt: string; subagent_type?: string; model?: string },
       extra: { outputSchema?: Record<string, unknown> },
     ): Promise<{ ok: true; agentId: string } | { ok: false; error: string }>;
   };
-  readonly children?: {
+  readonly children: {
     find(target: string): { readonly result?: AgentResult } | undefined;
     stop(target: string, by: string, reason: string): Promise<unknown>;
   };
+}
+
+/** Events fired once the hooked agent has ended (its children stopped, its result written): no child may start then. */
+const afterTheEnd: ReadonlySet<HookEvent> = new Set<HookEvent>(['StopFailure', 'WorktreeRemove', 'SessionEnd']);
+
+/** Why an agent hook cannot run at this event (the agent has ended), or undefined: it runs. */
+export function agentHookRefusal(event: HookEvent): string | undefined {
+  if (!afterTheEnd.has(event)) return undefined;
+  return `agent hooks cannot run at ${event}: the agent has ended and starts no child there; skipped (use a command or http hook)`;
 }
 
 /** Whether this agent was started by an agent hook (its own hooks do not run: no hook checks a hook). */
@@ -50,7 +63,8 @@ export async function runAgentHook(parent: HookAgentParent, hook: AgentHook, run
   const label = hookLabel(hook);
   const failed = (notice: string): HookVerdict => ({ command: label, kind: 'error', notice });
   const { agentTool, children } = parent;
-  if (!agentTool || !children) return failed(`agent hooks cannot run at ${run.event} here; skipped`);
+  const refusal = agentHookRefusal(run.event);
+  if (refusal) return failed(refusal);
   const prompt = `${promptHookText(hook.prompt, run.payload)}\n\n${promptHookInstructions} Look with your tools as needed, then submit your answer with the StructuredOutput tool.`;
   const started = await agentTool.startForScript(
     `${hookAgentToolUseIdPrefix}${uuid4()}`,

@@ -12,12 +12,15 @@ import { releaseToolModelCall, reserveToolModelCall } from '../budget/tool-model
 import type { CallReservation } from '../budget/model-budget';
 import { runHookOn } from './workspace-activities';
 
-/** What running a hook handler needs of its agent: where it works; its budget and tree count prompt hooks' calls (when given). */
+/**
+ * What running a hook handler needs of its agent: where it works; its budget and tree count prompt hooks' calls.
+ * Not optional: at every event a prompt hook's tokens reach the tree's ledger and usage (docs/budgets.md).
+ */
 export interface HookRunningAgent {
   readonly input: AgentWorkflowInput;
   readonly state: AgentState;
-  readonly budget?: BudgetLink;
-  readonly tree?: { reportUsage(usage: TokenUsage): Promise<void> };
+  readonly budget: BudgetLink;
+  readonly tree: { reportUsage(usage: TokenUsage): Promise<void> };
 }
 
 /** One event, as every handler of it sees it. */
@@ -74,10 +77,7 @@ export async function runHookHandler(
   }
   // A prompt hook's model call is counted in the tree's budget like a tool's own call (docs/budgets.md).
   const bound = promptHookCallBound(promptHookText(hook.prompt, run.payload).length);
-  const budget = agent.budget;
-  const reservation: CallReservation = budget
-    ? await reserveToolModelCall({ ...agent, budget }, bound.maxOutputTokens, bound.inputTokens)
-    : { kind: 'none' };
+  const reservation: CallReservation = await reserveToolModelCall(agent, bound.maxOutputTokens, bound.inputTokens);
   if (reservation.kind === 'refused')
     return {
       command: hookLabel(hook),
@@ -93,13 +93,13 @@ export async function runHookHandler(
     if (result.usage) {
       agent.state.addUsage(result.usage);
       // A granted reservation was charged by the activity itself.
-      if (reservation.kind !== 'granted') await agent.tree?.reportUsage(result.usage);
+      if (reservation.kind !== 'granted') await agent.tree.reportUsage(result.usage);
     }
     return result.verdict;
   } catch (error) {
     if (isCancellation(error)) throw error;
     return didNotRun(hook, error);
   } finally {
-    if (budget) await releaseToolModelCall({ ...agent, budget }, reservation);
+    await releaseToolModelCall(agent, reservation);
   }
 }
