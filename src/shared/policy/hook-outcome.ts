@@ -176,7 +176,8 @@ export function interpretHookRun(event: HookEvent, command: string, run: HookPro
       kind: 'blocking',
       blocked: true,
       reason,
-      ...(event === 'PreToolUse' ? { permission: 'deny' as const } : {}),
+      // As in Claude Code, exit 2 (a prompt or agent hook's `ok: false`) denies at PreToolUse and PermissionRequest.
+      ...(event === 'PreToolUse' || event === 'PermissionRequest' ? { permission: 'deny' as const } : {}),
     };
   }
   if (run.exitCode !== 0) {
