@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { runHookProcess } from '../../../src/activities/hooks/run-hook';
 import { adoptHookWorktree, checkHookWorktree } from '../../../src/activities/worktree/hook-worktree';
 import { combineVerdicts, interpretHookRun } from '../../../src/shared/policy/hook-outcome';
+import { interpretHttpAnswer } from '../../../src/shared/policy/hook-answers';
 import { hookWorktreeChoice, hookWorktreePathProblem } from '../../../src/shared/workspace/hook-worktree';
 import { worktreeSlug } from '../../../src/shared/workspace/worktree';
 import { createTestRepository, type TestRepository } from './helpers';
@@ -143,6 +144,28 @@ describe('WorktreeCreate hooks that work', () => {
   it('a JSON answer gives hookSpecificOutput.worktreePath (what an http hook answers)', async () => {
     const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: 'WorktreeCreate', worktreePath: outside } });
     expect(await choose(`echo '${answer}'`)).toMatchObject({ type: 'path', path: outside });
+  });
+
+  it("an http hook's answer: worktreePath of a 2xx JSON body; a non-2xx or no connection fails", () => {
+    const answer = (outcome: Parameters<typeof interpretHttpAnswer>[2]) =>
+      hookWorktreeChoice(
+        'a1',
+        combineVerdicts([interpretHttpAnswer('WorktreeCreate', 'http https://vcs.example', outcome)]),
+      );
+    const body = JSON.stringify({ hookSpecificOutput: { hookEventName: 'WorktreeCreate', worktreePath: outside } });
+    expect(answer({ type: 'response', status: 200, body })).toMatchObject({ type: 'path', path: outside });
+    expect(answer({ type: 'response', status: 200, body: '{"hookSpecificOutput":{}}' })).toMatchObject({
+      type: 'failed',
+      error: expect.stringContaining('no WorktreeCreate hook gave a path'),
+    });
+    expect(answer({ type: 'response', status: 503, body })).toMatchObject({
+      type: 'failed',
+      error: expect.stringContaining("http https://vcs.example: the hook's URL answered HTTP 503"),
+    });
+    expect(answer({ type: 'failed', reason: 'connection refused' })).toMatchObject({
+      type: 'failed',
+      error: expect.stringContaining('http https://vcs.example: connection refused'),
+    });
   });
 
   it('a link to a directory is adopted at its real path', async () => {
