@@ -21,6 +21,7 @@ import type { PermissionMode } from './permission-mode';
 import type { TreeSettings } from './tree-settings';
 import type { SdkAgents } from './sdk-agents';
 import type { ScriptRunSpec } from '../scripts/script-run';
+import type { SessionPermissions } from '../policy/permission-updates';
 
 export type { PermissionMode } from './permission-mode';
 
@@ -90,6 +91,8 @@ export interface CarriedAgentState {
   onceHooksRan?: string[];
   /** Its turn boundaries and workspace checkpoints (docs/rewind.md); absent: none yet. */
   turns?: TurnBoundary[];
+  /** Rules and a mode PermissionRequest hooks granted for the rest of its run (docs/hooks.md); absent: none. */
+  sessionPermissions?: SessionPermissions;
 }
 
 /** How many times an agent's conversation was compacted, and the latest compaction. */

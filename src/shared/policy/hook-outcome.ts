@@ -5,6 +5,7 @@ import type { HookEvent } from './hooks';
 import type { HttpHook, PromptHook } from './hook-handlers';
 import type { ModelCallBudget } from '../budget/budget';
 import type { TokenUsage } from '../model/messages';
+import { buildPermissionUpdateSchema, type PermissionUpdate } from './permission-updates';
 
 /** Input of the runHook activity: one command, one event. */
 export interface HookRunInput {
@@ -60,6 +61,10 @@ export interface HookVerdict {
   additionalContext?: string;
   /** PreToolUse: the input the call runs with instead of the model's (`hookSpecificOutput.updatedInput`). */
   updatedInput?: Record<string, unknown>;
+  /** PermissionRequest `allow`: permission updates to apply (`decision.updatedPermissions`). */
+  updatedPermissions?: PermissionUpdate[];
+  /** PermissionRequest `deny` with `decision.interrupt: true`: the agent stops after this call. */
+  interrupt?: boolean;
   /** For the person watching: `systemMessage`, or what went wrong (non-blocking error, timeout, bad JSON). */
   notice?: string;
   /** WorktreeCreate: the path it gave (trimmed stdout, or `hookSpecificOutput.worktreePath`), unchecked. */
@@ -87,7 +92,9 @@ const buildHookOutputSchema = () =>
           .looseObject({
             behavior: z.enum(['allow', 'deny']),
             updatedInput: z.record(z.string(), z.unknown()).optional(),
+            updatedPermissions: buildPermissionUpdateSchema().optional(),
             message: z.string().optional(),
+            interrupt: z.boolean().optional(),
           })
           .optional(),
         retry: z.boolean().optional(),
@@ -142,6 +149,9 @@ function fromJson(event: HookEvent, output: HookOutput, verdict: HookVerdict): H
       if (specific.decision.message) verdict.reason = specific.decision.message;
       if (specific.decision.behavior === 'allow' && specific.decision.updatedInput)
         verdict.updatedInput = specific.decision.updatedInput;
+      if (specific.decision.behavior === 'allow' && specific.decision.updatedPermissions?.length)
+        verdict.updatedPermissions = specific.decision.updatedPermissions;
+      if (specific.decision.behavior === 'deny' && specific.decision.interrupt === true) verdict.interrupt = true;
     }
   } else if (event === 'PermissionDenied') {
     if (specific?.retry === true) verdict.retry = true;
@@ -212,6 +222,10 @@ export interface CombinedVerdict {
   additionalContext?: string;
   /** PreToolUse: the input to run the call with (the last hook that gave one wins, as hooks run in order of configuration). */
   updatedInput?: Record<string, unknown>;
+  /** PermissionRequest `allow`: every allowing hook's updates, in order of configuration. */
+  updatedPermissions?: PermissionUpdate[];
+  /** PermissionRequest `deny`: a denying hook asked to interrupt the agent. */
+  interrupt?: boolean;
   notices: string[];
   /** WorktreeCreate: each path a hook gave, in order of configuration. */
   worktreePaths?: Array<{ command: string; path: string }>;
@@ -232,6 +246,9 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
   const contexts = verdicts.map((verdict) => verdict.additionalContext).filter((text): text is string => !!text);
   const stop = verdicts.find((verdict) => verdict.stop !== undefined)?.stop;
   const updatedInput = [...verdicts].reverse().find((verdict) => verdict.updatedInput)?.updatedInput;
+  // Updates come with an allow, an interrupt with a deny: only the winning decision's count.
+  const updatedPermissions = verdicts.flatMap((verdict) => verdict.updatedPermissions ?? []);
+  const interrupt = verdicts.some((verdict) => verdict.interrupt);
   const worktreePaths = verdicts.flatMap((verdict) =>
     verdict.worktreePath !== undefined ? [{ command: verdict.command, path: verdict.worktreePath }] : [],
   );
@@ -242,6 +259,8 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
         `${verdict.command}: ${verdict.kind === 'blocking' ? `exit code 2: ${verdict.reason ?? ''}` : (verdict.notice ?? 'failed')}`,
     );
   return {
+    ...(updatedPermissions.length > 0 && permission === 'allow' ? { updatedPermissions } : {}),
+    ...(interrupt && permission === 'deny' ? { interrupt } : {}),
     ...(worktreePaths.length > 0 ? { worktreePaths } : {}),
     ...(failures.length > 0 ? { failures } : {}),
     ...(updatedInput && permission !== 'deny' ? { updatedInput } : {}),

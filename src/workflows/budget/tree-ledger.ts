@@ -46,6 +46,8 @@ export class TreeLedgerKeeper {
   private readonly denied = new Set<string>();
   private asks = 0;
   private approvals?: { hold(request: ApprovalRequest): void; withdraw(requestId: string): void };
+  /** The root's Notification hooks hear of each question a reached cap asks (docs/hooks.md). */
+  private notify?: (message: string) => void;
 
   constructor(private readonly input: AgentWorkflowInput) {
     const action = input.limits.budget?.action ?? 'stop';
@@ -244,6 +246,7 @@ export class TreeLedgerKeeper {
         ),
       requestedAtMs: workflowNowMs(),
     });
+    this.notify?.(`${reason}: a person decides whether the subtree of ${scopeAgentId} may go on (subagents approvals)`);
   }
 
   /** A person's answer to a reached cap's approval (src/workflows/tools/approvals.ts routes it here). */
@@ -267,6 +270,11 @@ export class TreeLedgerKeeper {
     }
     await this.answerWaiting();
     await this.sendRevokes();
+  }
+
+  /** Who hears that a reached cap waits for a person (the root's Notification hooks). */
+  notifyWith(notify: (message: string) => void): void {
+    this.notify = notify;
   }
 
   /** Who holds approvals for a person (the root's tree bookkeeping). */

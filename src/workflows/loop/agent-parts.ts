@@ -12,6 +12,8 @@ import { TreeLink } from '../tree/tree-link';
 import { TurnControl } from './turn-control';
 import { VersionUpgrade } from '../context/version-upgrade';
 import { RewindRequest } from '../rewind/rewind-request';
+import { hooksMayRun } from '../tools/hooks';
+import { notify } from '../tools/hook-events';
 
 /** The parts of one agent run, each owning its state; made first, in the root scope, so abort domains hang right. */
 export interface AgentParts {
@@ -53,14 +55,14 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
   const tree = new TreeLink(input, budget);
   if (input.carriedTree) tree.coordinator?.restore(input.carriedTree);
   const children = new Children(input, state, inbox, tree);
-  return {
+  const parts: AgentParts = {
     input,
     state,
     control,
     inbox,
     tree,
     budget,
-    approvals: new Approvals(input, tree),
+    approvals: new Approvals(input, tree, state.permissions),
     children,
     agentTool: new AgentTool(input, state, children, tree),
     progress: new Progress(input, state),
@@ -69,4 +71,10 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     upgrade: new VersionUpgrade(),
     rewinding: new RewindRequest(),
   };
+  // A reached cap's question (docs/budgets.md, `ask`) is the root's: its Notification hooks hear of it, only when configured.
+  tree.ledger?.notifyWith((message) => {
+    if (hooksMayRun(parts, 'Notification', 'permission_prompt'))
+      void notify(parts, 'permission_prompt', message).catch(() => undefined);
+  });
+  return parts;
 }

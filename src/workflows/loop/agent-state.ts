@@ -12,6 +12,7 @@ import type { Todo } from '../../shared/tools/todos';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
 import { workflowNowMs } from '../runtime/clock';
 import { HookRecord } from '../tools/hook-record';
+import { HookPermissions } from '../tools/session-permissions';
 import { StructuredOutputRecord } from '../tools/structured-output-record';
 import { Conversation } from '../context/conversation';
 import { TurnLog } from '../rewind/turn-log';
@@ -75,6 +76,8 @@ export class AgentState {
   private memoryDirectory?: string;
   /** Hook notices, a hook's stop, Stop-hook continuations: owned by src/workflows/tools/hooks.ts. */
   readonly hooks: HookRecord;
+  /** Rules and a mode PermissionRequest hooks granted (docs/hooks.md): owned by src/workflows/tools/permission-hooks.ts. */
+  readonly permissions: HookPermissions;
   /** StructuredOutput's attempts and answer (an agent with `outputSchema`): owned by src/workflows/tools/structured-output.ts. */
   readonly structuredOutput: StructuredOutputRecord;
   /** Its turn boundaries and workspace checkpoints (docs/rewind.md): owned by src/workflows/rewind/. */
@@ -101,6 +104,7 @@ export class AgentState {
     this.treeSettings = carried?.settings ?? origin.treeSettings;
     this.memoryDirectory = carried?.memoryDir;
     this.hooks = new HookRecord(carried);
+    this.permissions = new HookPermissions(carried?.sessionPermissions);
     this.structuredOutput = new StructuredOutputRecord(carried);
     this.turns = new TurnLog(carried?.turns);
     this.renderedSystemPrompt = origin.renderedSystemPrompt ?? '';
@@ -380,6 +384,7 @@ export class AgentState {
       ...(this.settings ? { settings: this.settings } : {}),
       ...(this.memoryDir ? { memoryDir: this.memoryDir } : {}),
       ...this.hooks.carry(),
+      ...this.permissions.carry(),
       ...this.structuredOutput.carry(),
       ...this.turns.carry(),
     };

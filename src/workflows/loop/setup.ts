@@ -10,6 +10,7 @@ import { hooksMayRun, subagentStartContext } from '../tools/hooks';
 import { screenPrompt, sessionStartContext, worktreeCreated, worktreeFromHooks } from '../tools/hook-events';
 import { adoptStructuredOutputTool } from '../tools/structured-output';
 import { structuredOutputInstruction } from '../../shared/tools/structured-output';
+import { screenResumedPrompt } from './resume-prompt';
 
 /** Prepares a run's first turn (worktree, prompt, first messages, MCP tools); returns why it cannot run, if so. */
 export async function prepareRun(agent: AgentParts): Promise<string | undefined> {
@@ -99,6 +100,9 @@ export async function prepareRun(agent: AgentParts): Promise<string | undefined>
     // A new session, so its `once` hooks may run again (a subagent resumed in its tree keeps its session).
     if (input.parentAgentId === undefined) state.hooks.beginSession();
     const session = hooksMayRun(agent, 'SessionStart') ? await sessionStartContext(agent, 'resume') : undefined;
+    // Its new prompt passes UserPromptSubmit (docs/hooks.md): blocked, the run ends failed without it.
+    const blocked = hooksMayRun(agent, 'UserPromptSubmit') ? await screenResumedPrompt(agent) : undefined;
+    if (blocked) return blocked;
     if (session) state.append({ role: 'user', content: [{ type: 'text', text: session }] });
   }
   // The opening is turn 0 of a new agent (docs/rewind.md); a branch starts at its source's boundary.

@@ -22,6 +22,8 @@ import { taskOutputTool } from '../tree/task-output';
 import { workflowTool } from '../scripts/workflow-tool';
 import { rewindTool } from '../rewind/rewind-tool';
 import type { AgentParts } from './agent-parts';
+import type { PermissionRules } from '../../shared/policy/permission-rules';
+import { withSessionRules } from '../../shared/policy/permission-updates';
 
 /** What running this agent's tools needs: its pool, its place, the workflow-run tools, approvals and bookkeeping. */
 export function toolRunContext(
@@ -34,7 +36,8 @@ export function toolRunContext(
     pool,
     readOnlyBash: input.readOnlyBash === true,
     ...(input.toolRules ? { toolRules: input.toolRules } : {}),
-    ...(state.settings?.permissions ? { permissionRules: state.settings.permissions } : {}),
+    // Rules a PermissionRequest hook added for the session count beside the settings files' (docs/hooks.md).
+    ...permissionRulesOf(state),
     // Without hooks for them, no step per call for PreToolUse and PostToolUse.
     ...(hooksMayRun(agent, 'PreToolUse')
       ? {
@@ -100,6 +103,11 @@ export function toolRunContext(
     onReplacement: (replacement) => state.recordReplacement(replacement),
     ...(preRead ? { preRead } : {}),
   };
+}
+
+function permissionRulesOf(state: AgentParts['state']): { permissionRules?: PermissionRules } {
+  const rules = withSessionRules(state.settings?.permissions, state.permissions.rules);
+  return rules ? { permissionRules: rules } : {};
 }
 
 /** TaskCreated and TaskCompleted hooks for the board's tools, only those configured. */

@@ -18,6 +18,8 @@ import {
   webFetchPermission,
 } from './permissions';
 import type { TreeLink } from '../tree/tree-link';
+import type { HookPermissions } from './session-permissions';
+import type { PermissionMode } from '../../shared/agents/permission-mode';
 
 /** Approvals (docs/architecture.md): an agent waits durably for a person's answer; the root holds the tree's requests. */
 export class Approvals {
@@ -32,7 +34,13 @@ export class Approvals {
   constructor(
     private readonly input: AgentWorkflowInput,
     private readonly tree: TreeLink,
+    private readonly granted?: Pick<HookPermissions, 'mode'>,
   ) {}
+
+  /** The agent's permission mode: its start mode, or the one a PermissionRequest hook set (docs/hooks.md). */
+  get mode(): PermissionMode {
+    return this.granted?.mode ?? this.input.permissionMode;
+  }
 
   get pendingCount(): number {
     return this.waiting.size;
@@ -68,13 +76,13 @@ export class Approvals {
     const alwaysAllowed = [...this.alwaysAllowed, ...(this.tree.coordinator?.alwaysAllowed ?? [])];
     const domain = webFetchDomain(call);
     const decision = domain
-      ? decideWebFetchPermission(input.permissionMode, domain.host, alwaysAllowed, override)
-      : decidePermission(input.permissionMode, call.name, alwaysAllowed, classification, override);
+      ? decideWebFetchPermission(this.mode, domain.host, alwaysAllowed, override)
+      : decidePermission(this.mode, call.name, alwaysAllowed, classification, override);
     if (decision.type === 'allow') return { outcome: undefined };
     if (decision.type === 'deny')
       return { outcome: { isError: true, content: `Permission denied: ${decision.reason}` } };
     const route = routeApproval({
-      mode: input.permissionMode,
+      mode: this.mode,
       inForegroundChain: this.tree.inForegroundChain,
       backgroundApprovals: input.limits.backgroundApprovals,
     });

@@ -3,6 +3,7 @@ import type { ToolUseBlock } from '../../shared/model/messages';
 import type { ToolOutcome } from '../../shared/tools/tool-results';
 import { fireHooks, notify } from './hook-events';
 import { appendText, hooksMayRun, type HookedAgent } from './hooks';
+import { modeCeiling, type PermissionUpdate } from '../../shared/policy/permission-updates';
 
 /** The model's text for a call a PermissionRequest hook denied. */
 const deniedByHook = (call: ToolUseBlock, message: string | undefined) => ({
@@ -32,13 +33,29 @@ export async function askWithHooks(
       tool_input: call.input,
       permission_suggestions: [],
     });
-    if (verdict?.permission === 'deny') return deniedOutcome(agent, call, deniedByHook(call, verdict.reason));
+    if (verdict?.permission === 'deny') {
+      // `interrupt: true` (Claude Code: stop the agent): it ends after this turn, with the hook's reason.
+      if (verdict.interrupt)
+        agent.state.hooks.noteStop(
+          `a PermissionRequest hook interrupted the agent at ${call.name}${verdict.reason ? `: ${verdict.reason}` : ''}`,
+        );
+      return deniedOutcome(agent, call, deniedByHook(call, verdict.reason));
+    }
     if (verdict?.permission === 'allow') {
       if (verdict.updatedInput) approveWithInput(verdict.updatedInput);
+      if (verdict.updatedPermissions) grantPermissions(agent, verdict.updatedPermissions);
       return undefined;
     }
   }
   return deniedOutcome(agent, call, await askWaiting(agent, call, ask));
+}
+
+/** A PermissionRequest hook's `updatedPermissions` with its allow: session rules and modes up to the agent's ceiling; the rest refused with a notice. */
+function grantPermissions(agent: HookedAgent, updates: readonly PermissionUpdate[]): void {
+  const { input, state } = agent;
+  const ceiling = modeCeiling(input.permissionMode, input.parentAgentId !== undefined);
+  for (const notice of state.permissions.apply(updates, ceiling))
+    state.hooks.recordNotice(`PermissionRequest: updatedPermissions: ${notice}`);
 }
 
 /** PreToolUse answered `defer`: the call waits for a person or a client, as an approval (any permission mode). */
