@@ -41,6 +41,7 @@ import { mergeSdkAgents } from '../shared/agents/sdk-agents';
 import type { MessageParam } from '../shared/model/messages';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from '../shared/protocol/search-attributes';
 import { existingDirectory, rootAgentInput, type StartAgentOptions } from './root-input';
+import { pluginAgentsOf } from './plugin-agents';
 import {
   agentTurns,
   forkAgent,
@@ -306,7 +307,7 @@ export class SubagentsClient {
 
   /** Starts a root agent and returns its handle at once. */
   async startAgent(options: StartAgentOptions): Promise<AgentHandle> {
-    const input = await rootAgentInput(options, this.taskQueue);
+    const input = await rootAgentInput(options, this.taskQueue, pluginAgentsOf(this.temporal));
     const handle = await this.temporal.workflow.start('agentWorkflow', {
       taskQueue: this.taskQueue,
       workflowId: input.agentId,

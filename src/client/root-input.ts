@@ -28,6 +28,7 @@ import { workspaceWorker } from '../shared/workspace/workspace-routing';
 import type { AgentDefinition as SdkAgentDefinition } from './agent-sdk-definitions';
 import { sdkRootParts } from './agent-sdk-options';
 import type { CanUseTool } from './can-use-tool';
+import { pluginAgentHint } from './plugin-agents';
 
 /** Options of `startAgent`. */
 export interface StartAgentOptions {
@@ -129,6 +130,7 @@ function withRootTypeCaps(limits: AgentLimits, typeCaps: BudgetCaps | undefined)
 export async function rootAgentInput(
   options: StartAgentOptions,
   taskQueue = defaultTaskQueue,
+  pluginAgents?: Record<string, SdkAgentDefinition>,
 ): Promise<AgentWorkflowInput> {
   const typeName = options.type ?? 'general-purpose';
   if (options.workerWaitMs !== undefined && options.worker === undefined)
@@ -137,7 +139,15 @@ export async function rootAgentInput(
     options.worker === undefined ? undefined : workspaceWorker(taskQueue, options.worker, options.workerWaitMs);
   const cwd = await existingDirectory(path.resolve(options.cwd ?? process.cwd()), 'The working directory');
   const files = await loadAgentDefinitions({ cwd, homeDir: options.homeDir });
-  const sdk = sdkRootParts({ ...options, type: typeName }, files);
+  // A type of the client's subagentsPlugin({ agents }) roots a tree as the workers start it as a child: over a file of its name.
+  const fromPlugin =
+    pluginAgents &&
+    Object.hasOwn(pluginAgents, typeName) &&
+    !(options.agents && Object.hasOwn(options.agents, typeName))
+      ? { [typeName]: pluginAgents[typeName]! }
+      : undefined;
+  const agents = fromPlugin ? { ...fromPlugin, ...options.agents } : options.agents;
+  const sdk = sdkRootParts({ ...options, ...(agents ? { agents } : {}), type: typeName }, files);
   const { definitions, reports } = sdk.loaded;
   const definition = Object.hasOwn(definitions, typeName) ? definitions[typeName] : undefined;
   if (!definition) {
@@ -145,7 +155,7 @@ export async function rootAgentInput(
     throw new Error(
       skipped
         ? `Unknown agent type "${typeName}": ${skipped.file} defines it but was skipped: ${skipped.message}.`
-        : `Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}.`,
+        : `Unknown agent type "${typeName}". Valid types: ${Object.keys(definitions).sort().join(', ')}. ${pluginAgentHint}`,
     );
   }
   const stallProblem = stallLimitsProblem({ ...defaultAgentLimits, ...options.limits });

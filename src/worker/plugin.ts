@@ -24,6 +24,7 @@ import {
   type MappedSdkAgents,
 } from '../client/agent-sdk-definitions';
 import { definitionPrompts } from '../project/agent-definitions/prompt-store';
+import { subagentsPluginName } from '../client/plugin-agents';
 
 export { parseWorkflowStacks, WorkflowStacksError, type WorkflowStacks } from '../shared/protocol/workflow-stacks';
 
@@ -162,7 +163,7 @@ export class SubagentsPlugin extends SimplePlugin {
     const payloadCodecs = settings.payloadCodecs ?? createPayloadCodecs(process.env).codecs;
     const toolWorker = settings.onlyTools !== undefined;
     super({
-      name: 'durable-subagents',
+      name: subagentsPluginName,
       dataConverter: (existing) => ({
         ...existing,
         payloadCodecs: [...(existing?.payloadCodecs ?? []), ...payloadCodecs],
