@@ -160,6 +160,11 @@ describe('the last hook outputs and moments', () => {
     // acceptEdits: the Write ran unasked; not bypassPermissions: Bash was still asked (and the hook said no).
     expect(readFileSync(path.join(dir, 'edited.txt'), 'utf8')).toBe('EDITED');
     expect(commandsOf(dir)).toEqual(['echo MODE-SWITCH', 'echo AFTER']);
+    // Hooks after the switch are told the mode the agent now has.
+    expect(inputsOf(dir, 'PermissionRequest').map((input) => input.permission_mode)).toEqual([
+      'default',
+      'acceptEdits',
+    ]);
     expect(JSON.stringify(requestsOf(handle.agentId)[3]!.messages.at(-1))).toContain('NOT-LISTED');
     expect((await handle.status()).hookNotices).toEqual(
       expect.arrayContaining([

@@ -27,7 +27,8 @@ export async function runHooks(
   const payload = {
     session_id: input.rootAgentId,
     cwd: state.cwd,
-    permission_mode: input.permissionMode,
+    // A PermissionRequest hook's setMode holds from then on (docs/hooks.md, "PermissionRequest").
+    permission_mode: state.permissions.mode ?? input.permissionMode,
     hook_event_name: event,
     ...(isSubagent ? { agent_id: input.agentId, agent_type: input.agentType } : {}),
     ...fields,
