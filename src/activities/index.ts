@@ -25,7 +25,7 @@ import type { McpConnectionPool } from '../mcp/connection-pool';
 import { createWebActivities, type WebToolSettings } from './web';
 import { createCustomToolActivities, workerToolsFor } from './custom-tools/activities';
 import { createHookActivities } from './hooks/run-hook';
-import { createSettingsReloadActivities } from './settings-reload';
+import { createSettingsLook, createSettingsReloadActivities } from './settings-reload';
 import { createShellSyntaxActivities } from './shell-syntax/activities';
 import type { CustomTool } from '../shared/tools/define-tool';
 import type { ToolTaskQueues } from '../shared/tools/custom-tools';
@@ -79,6 +79,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     renderedStarts,
     runningCalls,
     preRead,
+    lookAtSettings: createSettingsLook(homeDir),
   });
   const renderAgentStart = createAgentStartActivity({
     homeDir,

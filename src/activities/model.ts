@@ -32,6 +32,7 @@ import { PreReads, type PreRead } from './pre-reads';
 import { BilledUsage } from './billed-usage';
 import { chargeBudget } from './budget-charge';
 import type { LiveModelDetails } from '../shared/protocol/live-activity';
+import type { SettingsLookRequest, SettingsReloadResult } from '../shared/agents/settings-look';
 
 /** Collaborators of the model activity, passed in so tests use real clients pointed at local servers. */
 export interface ModelActivityDependencies {
@@ -48,6 +49,8 @@ export interface ModelActivityDependencies {
   runningCalls?: RunningCalls;
   /** Runs one Read, Glob or Grep: with it, a call whose input asks starts the answer's leading file reads (src/activities/pre-reads.ts). */
   preRead?: PreRead;
+  /** A root's settings look, run with its turn's call (src/activities/settings-reload.ts). */
+  lookAtSettings?: (request: SettingsLookRequest) => Promise<SettingsReloadResult | undefined>;
 }
 
 /** For a fork's first request: the key of what it shares with its siblings (all but its directive). */
@@ -196,6 +199,11 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
       const usage = usageFrom(message.usage);
       const content = toContentBlocks(message.content);
       const read = await preReads?.settle(content);
+      // After the answer: the look sees what changed up to the moment this turn's tools run.
+      const settingsLook =
+        input.settingsLook && dependencies.lookAtSettings
+          ? await dependencies.lookAtSettings(input.settingsLook).catch(() => undefined)
+          : undefined;
       // A complete answer is charged by its workflow's next reservation; a lease's call here (no workflow task).
       const leaseCharged =
         input.budget?.leaseId !== undefined &&
@@ -214,6 +222,7 @@ export function createModelActivities(dependencies: ModelActivityDependencies) {
         ...(stream.request_id ? { requestId: stream.request_id } : {}),
         usage,
         ...(read ? { preReads: read } : {}),
+        ...(settingsLook ? { settingsLook } : {}),
       };
     } catch (error) {
       // Billed but cut or failed (or billed nothing): the ledger holds its estimate until it hears.

@@ -1,29 +1,13 @@
 // Settings re-read at turn boundaries (docs/hooks.md, "Where hooks are configured"): a cheap look at the files, a load when they changed.
-import fs from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { TreeSettings } from '../shared/agents/tree-settings';
+import { createHash } from 'node:crypto';
 import type { ConfigChangeSource } from '../shared/policy/hooks';
+import type { SettingsLookRequest, SettingsReloadInput, SettingsReloadResult } from '../shared/agents/settings-look';
 import { findProjectDir, loadProjectSettings } from '../project/settings/project-settings';
 
-/** Input of `reloadSettings`: the agent's cwd, and the stamps its last look saw (none: load whatever is there). */
-export interface SettingsReloadInput {
-  cwd: string;
-  known?: Record<string, string>;
-}
-
-/** Stamps of the settings files now; with `reloaded` when they differ from `known`. The result is the history's record. */
-export interface SettingsReloadResult {
-  /** Settings file → `mtime:ctime:size`, or `absent`; also which project the files belong to. */
-  stamps: Record<string, string>;
-  /** Each settings file's ConfigChange `source`. */
-  sources: Record<string, ConfigChangeSource>;
-  reloaded?: {
-    settings: TreeSettings;
-    /** Sentences for files that exist but could not be read or parsed: the agent then keeps its old settings. */
-    invalid: string[];
-  };
-}
+export type { SettingsReloadInput, SettingsReloadResult } from '../shared/agents/settings-look';
 
 /** The settings files Claude Code reads for `cwd` (user, project, local), as `loadProjectSettings` picks them. */
 export async function settingsFiles(
@@ -40,10 +24,11 @@ export async function settingsFiles(
   return { projectDir, sources };
 }
 
-async function stampOf(file: string): Promise<string> {
+// Synchronous and non-throwing: a few µs a file against ~40 µs of CPU for a rejected fs.promises.stat (see findProjectDir).
+function stampOf(file: string): string {
   try {
-    const stat = await fs.stat(file);
-    return `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}`;
+    const stat = statSync(file, { throwIfNoEntry: false });
+    return stat ? `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}` : 'absent';
   } catch {
     return 'absent';
   }
@@ -54,23 +39,42 @@ const sameStamps = (left: Record<string, string>, right: Record<string, string> 
   Object.keys(left).length === Object.keys(right).length &&
   Object.entries(left).every(([file, stamp]) => right[file] === stamp);
 
+const hashOf = (stamps: Record<string, string>): string =>
+  createHash('sha256')
+    .update(JSON.stringify(Object.entries(stamps).sort(([left], [right]) => (left < right ? -1 : 1))))
+    .digest('base64url')
+    .slice(0, 16);
+
+/** Stats three files (and the project's ancestors); reads and parses them only when one changed. */
+async function look(cwd: string, homeDir: string, unchanged: (stamps: Record<string, string>) => boolean) {
+  const { projectDir, sources } = await settingsFiles(cwd, homeDir);
+  const files = Object.keys(sources);
+  const stamps: Record<string, string> = { project: projectDir };
+  for (const file of files) stamps[file] = stampOf(file);
+  if (unchanged(stamps)) return { stamps, sources };
+  const settings = await loadProjectSettings(cwd, homeDir);
+  // A file there but not read is one Claude Code would refuse too; its sentence names it and the fix.
+  const broken = files.filter((file) => stamps[file] !== 'absent' && !settings.files.includes(file));
+  const invalid = broken.map(
+    (file) =>
+      (settings.problems ?? []).find((problem) => problem.startsWith(`${file}:`)) ?? `${file}: could not be read`,
+  );
+  return { stamps, sources, reloaded: { settings, invalid } };
+}
+
 /** Creates `reloadSettings`: stats three files each turn; reads and parses them only when one changed. */
 export function createSettingsReloadActivities(homeDir = os.homedir()) {
   return {
     async reloadSettings(input: SettingsReloadInput): Promise<SettingsReloadResult> {
-      const { projectDir, sources } = await settingsFiles(input.cwd, homeDir);
-      const files = Object.keys(sources);
-      const stamps: Record<string, string> = { project: projectDir };
-      for (const file of files) stamps[file] = await stampOf(file);
-      if (sameStamps(stamps, input.known)) return { stamps, sources };
-      const settings = await loadProjectSettings(input.cwd, homeDir);
-      // A file there but not read is one Claude Code would refuse too; its sentence names it and the fix.
-      const broken = files.filter((file) => stamps[file] !== 'absent' && !settings.files.includes(file));
-      const invalid = broken.map(
-        (file) =>
-          (settings.problems ?? []).find((problem) => problem.startsWith(`${file}:`)) ?? `${file}: could not be read`,
-      );
-      return { stamps, sources, reloaded: { settings, invalid } };
+      return look(input.cwd, homeDir, (stamps) => sameStamps(stamps, input.known));
     },
+  };
+}
+
+/** The same look, run inside a turn's model call: nothing while the stamps hash to `knownHash`, so it adds nothing to the history. */
+export function createSettingsLook(homeDir = os.homedir()) {
+  return async (request: SettingsLookRequest): Promise<SettingsReloadResult | undefined> => {
+    const result = await look(request.cwd, homeDir, (stamps) => hashOf(stamps) === request.knownHash);
+    return result.reloaded ? { ...result, hash: hashOf(result.stamps) } : undefined;
   };
 }

@@ -262,12 +262,20 @@ describe('settings re-read at turn boundaries', () => {
     await handle.result();
   });
 
-  it('a root whose settings configure nothing never looks (its history has no look)', async () => {
+  it('a root whose settings configure nothing looks in its model calls: no event of its own, nothing while unchanged', async () => {
     const dir = project('reload-none', { 'readme.txt': 'no settings here\n' });
     const handle = await runChangingSettings('reload-none', dir, () =>
       writeFileSync(path.join(dir, 'unrelated.txt'), 'x'),
     );
     expect(await reloadMarkers(handle.agentId)).toBe(0);
     expect(readdirSync(dir)).toContain('made.txt');
+    const { scheduled } = await taskSteps(env.temporal.client, handle.agentId);
+    const looks = scheduled
+      .filter((step) => step.name === 'callModel')
+      .map((step) => (step.input as { settingsLook?: { knownHash?: string } }).settingsLook);
+    // Turn 1 has just read the files; turn 2's look is the run's first (it learns the stamps), turn 3's knows them.
+    expect(looks[0]).toBeUndefined();
+    expect(looks[1]).toEqual({ cwd: dir });
+    expect(looks[2]).toEqual({ cwd: dir, knownHash: expect.stringMatching(/^[\w-]{16}$/) });
   });
 });

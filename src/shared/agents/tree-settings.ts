@@ -14,6 +14,8 @@ export interface TreeSettings {
   permissions?: PermissionRules;
   /** The `sandbox` keys of every file, merged (lists joined), with the `Read(...)` deny rules' paths hidden. */
   sandbox?: SandboxSettings;
+  /** Bumped by each re-read a root applies; a subagent takes a pushed settings only when newer (docs/hooks.md). */
+  version?: number;
   /** What was wrong in the files (each sentence names its file): shown by `subagents agents` and logged by the worker. */
   problems?: string[];
 }

@@ -4,6 +4,7 @@ import type { EffortLevel } from '../agents/effort';
 import type { ContentBlock, MessageParam, StopReason, TokenUsage, ToolDefinition } from './messages';
 import type { ReadBatchOutcome, ToolContext } from '../tools/tools';
 import type { FileReadToolName } from '../policy/tool-classification';
+import type { SettingsLookRequest, SettingsReloadResult } from '../agents/settings-look';
 
 /** Input of the model activity: a reference to the conversation, never the conversation itself. */
 export interface ModelCallInput {
@@ -31,6 +32,8 @@ export interface ModelCallInput {
   compaction?: { contextWindowTokens: number; instructions?: string };
   /** File reads that may start during the stream (docs/architecture.md, "Reads with the model call"). */
   preRead?: PreReadRequest;
+  /** A root's settings look, run beside the call (docs/hooks.md, "Where hooks are configured"). */
+  settingsLook?: SettingsLookRequest;
   /** The call's reservation in the tree's ledger: its activity charges what each attempt was billed (docs/budgets.md). */
   budget?: ModelCallBudget;
 }
@@ -81,6 +84,8 @@ export interface ModelCallResult {
   requestId?: string;
   /** With `preRead`: the outcomes of the answer's leading file reads that ran, by tool_use id. */
   preReads?: Record<string, ReadBatchOutcome>;
+  /** With `settingsLook`, only when a settings file changed: the look's stamps and what it loaded. */
+  settingsLook?: SettingsReloadResult;
   /** A budgeted call: the activity's attempt that answered (its workflow charges it to the tree's ledger). */
   attempt?: number;
   /** A call of a lease whose activity charged the answer itself (docs/budgets.md, Leases): its workflow sends no charge. */

@@ -65,7 +65,7 @@ async function queryLoop(agent: AgentParts, ending: Ending): Promise<AgentResult
       return ending.completed(after.text, 'end_turn');
     }
     if (state.turn >= input.maxTurns) return ending.maxTurns(lastStopReason);
-    // Settings files changed since the last turn apply from this one (docs/hooks.md); without settings nothing is looked at.
+    // Settings files changed since the last turn apply from this one (docs/hooks.md); a root without settings looks in its model call.
     if (settingsReloadApplies(agent)) await reloadSettingsAtTurn(agent);
     state.beginTurn();
     const outcome = await runTurn(agent);

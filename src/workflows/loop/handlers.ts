@@ -58,6 +58,7 @@ import { signalBestEffort } from '../runtime/best-effort-signal';
 import { workflowNowMs } from '../runtime/clock';
 import { contextSnapshot } from '../context/context-meter';
 import { InputGuard } from '../runtime/input-guard';
+import { installSettingsPushHandler } from './settings-reload';
 import { installLongRunHandlers } from './long-run-handlers';
 import { installRewindHandlers } from '../rewind/rewind-handlers';
 import { oversizedMessageRefusal, refuseOversized } from '../context/message-size';
@@ -67,6 +68,7 @@ import type { TreeCoordinator } from '../tree/tree-coordinator';
 export function installHandlers(agent: AgentParts): void {
   const { input, state, control, inbox, tree, approvals, children, progress } = agent;
   const guard = new InputGuard((rejections) => progress.inputRejected(rejections), state.rejectedInputs);
+  installSettingsPushHandler(agent);
 
   guard.query(conversationQuery, conversationQuerySchema, ({ from }) => ({
     systemPrompt: state.systemPrompt,

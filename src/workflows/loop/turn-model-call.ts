@@ -7,6 +7,7 @@ import { ErrorType } from '../../shared/protocol/errors';
 import { modelActivities, modelOptions } from '../runtime/activity-proxies';
 import { abortLocallyWhenCancelled } from '../runtime/local-abort';
 import { readWithLastCallSummary } from '../tools/pre-reads';
+import { settingsLookField } from './settings-reload';
 import { releaseModelCall, reserveModelCall, type BudgetedAgent, type CallReservation } from '../budget/model-budget';
 
 /** What a model call needs of an agent: its input, its conversation and its link to the tree's ledger. */
@@ -87,6 +88,7 @@ async function callModel(
         turn: state.turn,
         ...tailOf(state, input.tools),
         ...(preRead ? { preRead } : {}),
+        ...settingsLookField(agent),
       },
     ]);
     completed = true;

@@ -17,6 +17,7 @@ import { toolRunContext } from './tool-run-context';
 import { checkpointBeforeFirstWrite } from '../rewind/checkpoint-turn';
 import { deliverInbox } from '../tools/hook-events';
 import type { Interruption } from './turn-control';
+import { applyModelCallLook } from './settings-reload';
 
 /** What the model sees in place of the rest of an interrupted turn. */
 export const interruptedText = '[Request interrupted by user]';
@@ -53,6 +54,8 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
     const called = await callModelWithinBudget(agent, preRead);
     if (called.type !== 'answered') return called;
     const { response, reservation } = called;
+    // A settings file changed (the call looked, docs/hooks.md): the new settings apply to this turn's tools.
+    const settingsChanged = response.settingsLook ? await applyModelCallLook(agent, response) : false;
     measureRequest(state, response.usage, sent);
     state.addUsage(response.usage);
     if (response.content.length > 0) state.append({ role: 'assistant', content: response.content });
@@ -89,9 +92,10 @@ export async function runTurn(agent: AgentParts): Promise<TurnOutcome> {
       toolUses.map((toolUse) => toolUse.name),
     );
     const readWithCall: string[] = [];
-    const lookup = preReadLookup(response, preRead, toolUses, (call) =>
-      readWithCall.push(toolCallSummary(call.name, call.input)),
-    );
+    // Reads started under the old settings run again under the new ones (their hooks and rules).
+    const lookup = settingsChanged
+      ? undefined
+      : preReadLookup(response, preRead, toolUses, (call) => readWithCall.push(toolCallSummary(call.name, call.input)));
     await runToolCalls(toolUses, toolRunContext(agent, pool, lookup), outcomes);
     state.noteReadWithCall(readWithCall);
     // A cancelled tool may still return normally (Bash reports its output): the turn's cancellation decides.
