@@ -16,7 +16,7 @@ export interface RunFacts {
   childIds: string[];
   /** Its decoded workflow input. */
   input: unknown;
-  /** Decoded results of completed `createWorktree` activities. */
+  /** Decoded results of completed `createWorktree` (git) and `adoptHookWorktree` (a WorktreeCreate hook's) activities. */
   worktrees: unknown[];
 }
 
@@ -109,7 +109,7 @@ export async function readRunHistory(history: History, decode: PayloadDecoder): 
       });
       continue;
     }
-    if (completed && activityType === 'createWorktree')
+    if (completed && (activityType === 'createWorktree' || activityType === 'adoptHookWorktree'))
       facts.worktrees.push(await decode(completed.result?.payloads).catch(() => undefined));
     if (inboundAttributes.some((key) => event[key]) || isLocalActivityMarker(event))
       facts.events.push({ kind: 'inbound', timeMs });
