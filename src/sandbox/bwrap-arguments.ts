@@ -1,5 +1,5 @@
 // The bubblewrap command line of one sandboxed process: what it sees and writes (docs/security.md, "The sandbox").
-import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { SandboxProfile, SandboxSettings } from '../shared/policy/sandbox';
 import { isInside } from '../project/paths';
@@ -126,6 +126,38 @@ function readOnly(target: string): string[] {
   return kindOf(target) ? ['--ro-bind', target, target] : [];
 }
 
+function realOrSelf(target: string): string {
+  try {
+    return realpathSync(target);
+  } catch {
+    return target;
+  }
+}
+
+/**
+ * Keeps a path below the writable roots from being written. No mount can sit on a symlink (bwrap fails, and with it
+ * every command), so for one: the directory holding it goes read-only (the link cannot be swapped) unless that is a
+ * root itself, and so does what it points to when that is writable here (never exposing what lies elsewhere).
+ */
+function protect(target: string, writableRoots: readonly string[]): string[] {
+  const kind = kindOf(target);
+  if (kind !== 'symlink') return kind ? ['--ro-bind', target, target] : [];
+  const args: string[] = [];
+  const parent = path.dirname(target);
+  if (!writableRoots.includes(parent))
+    args.push(...(kindOf(parent) === 'symlink' ? protect(parent, writableRoots) : ['--ro-bind', parent, parent]));
+  let real: string;
+  try {
+    real = realpathSync(target);
+    const stat = statSync(real);
+    if (!stat.isFile() && !stat.isDirectory()) return args;
+  } catch {
+    return args;
+  }
+  if (writableRoots.some((root) => isInside(real, realOrSelf(root)))) args.push('--ro-bind', real, real);
+  return args;
+}
+
 /** The arguments of `bwrap` (without the program to run) for one process. */
 export function bwrapArguments(request: SandboxRequest): string[] {
   const args = [
@@ -179,18 +211,21 @@ export function bwrapArguments(request: SandboxRequest): string[] {
     args.push('--bind', common, common);
     bound.push(common);
   }
+  const writable: string[] = [];
   for (const entry of filesystem.allowWrite ?? []) {
     const target = resolveSetting(entry, request);
     if (!kindOf(target)) continue;
     args.push('--bind', target, target);
     bound.push(target);
+    writable.push(target);
   }
   const protectedPaths = [
     ...protectedInWorkspace.map((relative) => path.join(workspace, relative)),
     ...(common ? [path.join(common, 'hooks'), path.join(common, 'config')] : []),
   ];
-  for (const target of protectedPaths) args.push(...readOnly(target));
-  for (const entry of filesystem.denyWrite ?? []) args.push(...readOnly(resolveSetting(entry, request)));
+  const writableRoots = [workspace, ...(common && kindOf(common) === 'dir' ? [common] : []), ...writable];
+  for (const target of protectedPaths) args.push(...protect(target, writableRoots));
+  for (const entry of filesystem.denyWrite ?? []) args.push(...protect(resolveSetting(entry, request), writableRoots));
   // Masks come after every bind, which could otherwise uncover them (a workspace at / or at home, `allowRead: ["~"]`).
   const home = path.resolve(request.homeDir);
   const credentials = homeSecrets

@@ -160,6 +160,38 @@ describe.skipIf(problem !== undefined)('Bash in the sandbox', () => {
     expect(await fs.readFile(path.join(workspace.root, '.claude', 'settings.json'), 'utf8')).toBe('{}\n');
   });
 
+  it('runs with symlinked settings, and neither swaps the links nor writes through them', async () => {
+    await fs.mkdir(path.join(workspace.root, '.claude'));
+    await fs.writeFile(path.join(workspace.root, 'shared-settings.json'), '{}\n');
+    await fs.symlink(
+      path.join(workspace.root, 'shared-settings.json'),
+      path.join(workspace.root, '.claude', 'settings.json'),
+    );
+    await fs.symlink('/etc/hostname', path.join(workspace.root, '.mcp.json'));
+    const fifo = path.join(workspace.outside, 'fifo');
+    await new Promise<void>((resolve, reject) =>
+      spawn('mkfifo', [fifo]).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`mkfifo ${code}`)))),
+    );
+    await fs.symlink(fifo, path.join(workspace.root, '.claude', 'settings.local.json'));
+    const result = await bash(
+      [
+        'echo STARTED',
+        'echo "{\\"hooks\\":{}}" > .claude/settings.json',
+        'echo "{\\"hooks\\":{}}" > shared-settings.json',
+        'rm -f .claude/settings.json',
+        'mv .claude/settings.local.json moved.json',
+        'echo done',
+      ].join('; '),
+    );
+    expect(result.content).toContain('STARTED');
+    expect(result.content).toContain('Read-only file system');
+    expect(await fs.readFile(path.join(workspace.root, 'shared-settings.json'), 'utf8')).toBe('{}\n');
+    expect(await fs.readlink(path.join(workspace.root, '.claude', 'settings.json'))).toBe(
+      path.join(workspace.root, 'shared-settings.json'),
+    );
+    expect(await fs.readlink(path.join(workspace.root, '.claude', 'settings.local.json'))).toBe(fifo);
+  });
+
   it('hides the paths settings deny and writes where they allow', async () => {
     await workspace.write('secrets/token.txt', 'DENIED-CONTENT\n');
     const extra = path.join(path.dirname(workspace.root), 'extra');
