@@ -169,6 +169,12 @@ describe('takesPushedSettings', () => {
 
   it('takes well-formed settings newer than what the agent has', () => {
     expect(takesPushedSettings(undefined, pushed(1))).toBe(true);
+    const full = pushed(1, {
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'exit 2', once: true }] }] },
+      permissions: { deny: [{ tool: 'Bash', content: 'rm:*', text: 'Bash(rm:*)', file: '/p/.claude/settings.json' }] },
+      sandbox: { filesystem: { allowWrite: ['/tmp/x'] }, network: { allowedDomains: ['example.com'] } },
+    });
+    expect(takesPushedSettings(undefined, full)).toBe(true);
     expect(takesPushedSettings({ ...settingsOf('a'), version: 1 }, pushed(2))).toBe(true);
   });
 
@@ -187,6 +193,14 @@ describe('takesPushedSettings', () => {
       pushed(1, { projectDir: 7 }),
       pushed(1, { hooks: 'rm -rf' }),
       pushed(1, { permissions: null }),
+      // Shapes the old field-type check let through, which hook matching and rule checks would then trip on.
+      pushed(1, { hooks: { PreToolUse: 5 } }),
+      pushed(1, { hooks: { PreToolUse: [{ hooks: [{ type: 'command' }] }] } }),
+      pushed(1, { hooks: { PreToolUse: [{ hooks: [{ type: 'exec', command: 'id' }] }] } }),
+      pushed(1, { hooks: { NotAnEvent: [] } }),
+      pushed(1, { permissions: { deny: ['Bash'] } }),
+      pushed(1, { sandbox: { filesystem: { allowWrite: '/' } } }),
+      pushed(1, { files: Array.from({ length: 17 }, () => '/x') }),
     ])
       expect(takesPushedSettings(undefined, bad)).toBe(false);
   });

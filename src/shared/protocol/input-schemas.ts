@@ -32,6 +32,8 @@ import type { BoardNotice } from '../board/board';
 import type { ApprovalDecision, ApprovalRequest } from './tree';
 import type { TurnConversationInput } from '../rewind/turns';
 import type { ForkSubagentInput, RewindInput } from '../rewind/rewind-protocol';
+import { hookEvents } from '../policy/hooks';
+import type { TreeSettings } from '../agents/tree-settings';
 
 // Schemas of every agent signal, update and query input: a bad payload is refused, never thrown in a handler.
 
@@ -481,3 +483,56 @@ export const forkSubagentSchema: InputSchema<ForkSubagentInput> = lazySchema(() 
     by: id().optional(),
   }),
 );
+
+/** Characters of one path, rule, command or prompt in pushed settings (a settings file holds at most 1 MiB). */
+const settingsTextChars = 1_048_576;
+
+/** A root's re-read settings pushed to a running subagent: the shape hooks, rules and the sandbox read, or nothing is taken. */
+export const settingsPushSchema: InputSchema<{ settings: TreeSettings }> = lazySchema(() => {
+  const text = () => z.string().max(settingsTextChars);
+  const texts = () => z.array(text()).max(10_000);
+  const common = {
+    timeout: z.number().positive().optional(),
+    statusMessage: text().optional(),
+    once: z.boolean().optional(),
+  };
+  const handler = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('command'), command: text(), async: z.boolean().optional(), ...common }),
+    z.object({
+      type: z.literal('http'),
+      url: text(),
+      headers: z.record(z.string(), text()).optional(),
+      allowedEnvVars: texts().optional(),
+      ...common,
+    }),
+    z.object({ type: z.literal('prompt'), prompt: text(), model: text().optional(), ...common }),
+    z.object({ type: z.literal('agent'), prompt: text(), model: text().optional(), ...common }),
+  ]);
+  const matcher = z.object({ matcher: text().optional(), hooks: z.array(handler).max(1_000) });
+  const rule = z.object({ tool: text(), content: text(), root: text().optional(), text: text(), file: text() });
+  const rules = () => z.array(rule).max(10_000).optional();
+  return z.object({
+    settings: z.object({
+      projectDir: z.string().min(1).max(4_096),
+      files: z.array(z.string().max(4_096)).max(16),
+      hooks: z.partialRecord(z.enum(hookEvents), z.array(matcher).max(1_000)).optional(),
+      permissions: z.object({ allow: rules(), ask: rules(), deny: rules() }).optional(),
+      sandbox: z
+        .object({
+          autoAllowBashIfSandboxed: z.boolean().optional(),
+          filesystem: z
+            .object({
+              allowWrite: texts().optional(),
+              denyWrite: texts().optional(),
+              denyRead: texts().optional(),
+              allowRead: texts().optional(),
+            })
+            .optional(),
+          network: z.object({ allowedDomains: texts().optional(), deniedDomains: texts().optional() }).optional(),
+        })
+        .optional(),
+      version: z.number().int().positive(),
+      problems: texts().optional(),
+    }),
+  }) as z.ZodType<{ settings: TreeSettings }>;
+});

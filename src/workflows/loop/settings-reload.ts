@@ -4,6 +4,7 @@ import type { LocalActivityOptions } from '@temporalio/workflow';
 import type { SettingsLookRequest, SettingsReloadResult } from '../../shared/agents/settings-look';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
 import type { ModelCallResult } from '../../shared/model/model-call';
+import { settingsPushSchema } from '../../shared/protocol/input-schemas';
 import { localSetupActivities, setupActivities } from '../runtime/activity-proxies';
 import { signalBestEffort } from '../runtime/best-effort-signal';
 import { routedOptions } from '../tools/workspace-activities';
@@ -75,19 +76,8 @@ export function decideSettingsReload(
 
 /** Whether a pushed settings replaces the agent's (pure): a well-formed one newer than what it has. */
 export function takesPushedSettings(current: TreeSettings | undefined, push: unknown): push is SettingsPush {
-  if (typeof push !== 'object' || push === null) return false;
-  const settings = (push as { settings?: unknown }).settings as Partial<TreeSettings> | undefined;
-  if (typeof settings !== 'object' || settings === null) return false;
-  const objectOrAbsent = (value: unknown) => value === undefined || (typeof value === 'object' && value !== null);
-  const wellFormed =
-    typeof settings.projectDir === 'string' &&
-    Array.isArray(settings.files) &&
-    settings.files.every((file) => typeof file === 'string') &&
-    Number.isSafeInteger(settings.version) &&
-    objectOrAbsent(settings.hooks) &&
-    objectOrAbsent(settings.permissions) &&
-    objectOrAbsent(settings.sandbox);
-  return wellFormed && settings.version! > (current?.version ?? 0);
+  const parsed = settingsPushSchema.safeParse(push);
+  return parsed.success && parsed.data.settings.version! > (current?.version ?? 0);
 }
 
 function watchOf(agent: Pick<AgentParts, 'input' | 'state'>): Watch {
