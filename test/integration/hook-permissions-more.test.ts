@@ -152,7 +152,12 @@ describe('the last hook outputs and moments', () => {
         { toolUses: [bash('echo MODE-SWITCH')] },
         { toolUses: [{ name: 'Write', input: { file_path: 'edited.txt', content: 'EDITED' } }] },
         { toolUses: [bash('echo AFTER')] },
+        { toolUses: [spawn('child', 'MODE-CHILD')] },
         { text: 'done' },
+      ]),
+      agentPrompted('MODE-CHILD', [
+        { toolUses: [{ name: 'Write', input: { file_path: 'child-edited.txt', content: 'CHILD-EDITED' } }] },
+        { text: 'CHILD-DONE' },
       ]),
     );
     const handle = await env.start({ prompt: 'work', name: 'mode', cwd: dir, permissionMode: 'default' });
@@ -166,6 +171,8 @@ describe('the last hook outputs and moments', () => {
       'acceptEdits',
     ]);
     expect(JSON.stringify(requestsOf(handle.agentId)[3]!.messages.at(-1))).toContain('NOT-LISTED');
+    // A child started after the switch inherits acceptEdits: its Write ran without a question.
+    expect(readFileSync(path.join(dir, 'child-edited.txt'), 'utf8')).toBe('CHILD-EDITED');
     expect((await handle.status()).hookNotices).toEqual(
       expect.arrayContaining([
         expect.stringContaining(

@@ -72,8 +72,9 @@ export function forkChildSpec(
   request: AgentToolInput,
   background: boolean,
 ): ChildSpec {
-  const notNarrowed = parent.permissionMode === 'bypassPermissions' || parent.permissionMode === 'acceptEdits';
-  const permissionMode: PermissionMode = notNarrowed ? parent.permissionMode : 'bubble';
+  const parentMode = state.permissions.mode ?? parent.permissionMode;
+  const notNarrowed = parentMode === 'bypassPermissions' || parentMode === 'acceptEdits';
+  const permissionMode: PermissionMode = notNarrowed ? parentMode : 'bubble';
   return {
     agentId: childId,
     agentType: 'fork',

@@ -112,7 +112,7 @@ export class AgentTool {
       tools: [],
       cwd: this.state.cwd,
       workspaceRoot: this.state.workspaceRoot,
-      permissionMode: input.permissionMode,
+      permissionMode: this.state.permissions.mode ?? input.permissionMode,
       maxTurns: input.limits.defaultMaxTurns,
       background: true,
       script: spec,
@@ -144,7 +144,8 @@ export class AgentTool {
     const refusal = this.limitRefusal(childId);
     if (refusal) return failed(refusal);
     const background = request.run_in_background ?? definition.background ?? false;
-    const permissionMode = childPermissionMode(input.permissionMode, definition);
+    // A mode a PermissionRequest hook set holds for children started afterwards, as the session's mode in Claude Code.
+    const permissionMode = childPermissionMode(this.state.permissions.mode ?? input.permissionMode, definition);
     const pool = assembleToolPool({
       definition,
       depth: input.depth + 1,
