@@ -11,6 +11,7 @@ import { waitFor } from '../helpers/child-worker';
 import { agentNamed, agentPrompted, bash, spawn } from '../helpers/scripted-agents';
 import { requestsOf as requestsFrom, type RequestBody } from '../helpers/model-requests';
 import { recordHistory } from '../helpers/histories';
+import { hookInputsOf } from '../helpers/hook-inputs';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'hook-events-home-')));
 const env = useAgentTestEnv({ kind: 'echo' }, { homeDir });
@@ -31,16 +32,6 @@ const recorder = (event: string, then = 'exit 0', matcher?: string) => [
     hooks: [{ type: 'command', command: `{ cat; echo; } >> "$CLAUDE_PROJECT_DIR/${event}.jsonl"; ${then}` }],
   },
 ];
-
-/** What the hooks of an event were given, in order. */
-const inputsOf = (dir: string, event: string): Record<string, unknown>[] => {
-  const file = path.join(dir, `${event}.jsonl`);
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-};
 
 const json = (value: unknown) => `echo '${JSON.stringify(value)}'`;
 
@@ -80,28 +71,28 @@ describe('hook events on a real server', () => {
     const [failed] = second!.messages.at(-1)!.content as Array<{ content: string; is_error?: boolean }>;
     expect(failed!.is_error).toBe(true);
     expect(failed!.content).toContain('FAILURE-CONTEXT');
-    expect(inputsOf(dir, 'SessionStart')).toEqual([
+    expect(hookInputsOf(dir, 'SessionStart')).toEqual([
       expect.objectContaining({ hook_event_name: 'SessionStart', source: 'startup', session_id: handle.agentId }),
     ]);
-    expect(inputsOf(dir, 'UserPromptSubmit')).toEqual([
+    expect(hookInputsOf(dir, 'UserPromptSubmit')).toEqual([
       expect.objectContaining({ hook_event_name: 'UserPromptSubmit', prompt: 'THE-PROMPT' }),
     ]);
-    const [failure] = inputsOf(dir, 'PostToolUseFailure');
+    const [failure] = hookInputsOf(dir, 'PostToolUseFailure');
     expect(failure).toMatchObject({ tool_name: 'Read', is_interrupt: false });
     expect(String(failure!.error)).toMatch(/missing\.txt|not exist|No such file/i);
     // PostToolUse is for calls that succeeded: the failed Read does not reach it.
-    expect(inputsOf(dir, 'PostToolUse')).toEqual([]);
-    expect(inputsOf(dir, 'SessionEnd')).toEqual([expect.objectContaining({ reason: 'other' })]);
+    expect(hookInputsOf(dir, 'PostToolUse')).toEqual([]);
+    expect(hookInputsOf(dir, 'SessionEnd')).toEqual([expect.objectContaining({ reason: 'other' })]);
 
     // Resumed (`subagents send` to a finished root): SessionStart again, with source resume; its context follows the new prompt.
     const { delivered, handle: resumed } = await env.client.send(handle.agentId, 'AGAIN');
     expect(delivered).toBe('resumed');
     expect((await resumed.result()).finalText).toBe('RESUMED');
-    expect(inputsOf(dir, 'SessionStart').map((input) => input.source)).toEqual(['startup', 'resume']);
+    expect(hookInputsOf(dir, 'SessionStart').map((input) => input.source)).toEqual(['startup', 'resume']);
     const last = requestsOf(handle.agentId).at(-1)!;
     const tail = JSON.stringify(last.messages.slice(-2));
     expect(tail.indexOf('AGAIN')).toBeLessThan(tail.indexOf('SESSION-CONTEXT'));
-    expect(inputsOf(dir, 'SessionEnd')).toHaveLength(2);
+    expect(hookInputsOf(dir, 'SessionEnd')).toHaveLength(2);
   });
 
   it('UserPromptSubmit screens sent messages and steering (a blocked one never reaches the model); SessionEnd says prompt_input_exit', async () => {
@@ -135,11 +126,11 @@ describe('hook events on a real server', () => {
     const sent = JSON.stringify(requestsOf(handle.agentId).map((request) => request.messages));
     expect(sent).toContain('ALLOWED-MESSAGE');
     expect(sent).not.toContain('FORBIDDEN');
-    expect(inputsOf(dir, 'UserPromptSubmit').map((input) => input.prompt)).toEqual(
+    expect(hookInputsOf(dir, 'UserPromptSubmit').map((input) => input.prompt)).toEqual(
       expect.arrayContaining(['hello', 'FORBIDDEN steer', 'ALLOWED-MESSAGE']),
     );
-    expect(inputsOf(dir, 'Notification')[0]).toMatchObject({ notification_type: 'idle_prompt' });
-    expect(inputsOf(dir, 'SessionEnd')).toEqual([expect.objectContaining({ reason: 'prompt_input_exit' })]);
+    expect(hookInputsOf(dir, 'Notification')[0]).toMatchObject({ notification_type: 'idle_prompt' });
+    expect(hookInputsOf(dir, 'SessionEnd')).toEqual([expect.objectContaining({ reason: 'prompt_input_exit' })]);
   });
 
   it('PermissionRequest answers approvals, PermissionDenied hears every denial, Notification hears a person is asked', async () => {
@@ -171,7 +162,7 @@ describe('hook events on a real server', () => {
     await waitFor(async () => (await handle.approvals()).length === 1, 60_000, 'the approval a person is asked');
     const [request] = await handle.approvals();
     expect(request!.inputSummary).toContain('PERSON-DECIDES');
-    await waitFor(async () => inputsOf(dir, 'Notification').length === 1, 30_000, 'the Notification hook');
+    await waitFor(async () => hookInputsOf(dir, 'Notification').length === 1, 30_000, 'the Notification hook');
     await handle.answerApproval(request!.requestId, { approve: false });
     expect((await handle.result()).status).toBe('completed');
     expect(readFileSync(path.join(dir, 'allowed.txt'), 'utf8').trim()).toBe('HOOK-ALLOWS');
@@ -181,11 +172,11 @@ describe('hook events on a real server', () => {
     expect(results[2]).toContain('Permission denied by a PermissionRequest hook: HOOK-SAID-NO');
     expect(results[2]).toContain('A PermissionDenied hook says you may retry this call.');
     expect(results[3]).toContain('Permission denied by');
-    expect(inputsOf(dir, 'PermissionRequest').map((input) => input.tool_name)).toEqual(['Bash', 'Bash', 'Bash']);
-    expect(inputsOf(dir, 'PermissionDenied').map((input) => (input.tool_input as { command: string }).command)).toEqual(
-      ['echo HOOK-DENIES > denied.txt', 'echo PERSON-DECIDES > asked.txt'],
-    );
-    expect(inputsOf(dir, 'Notification')).toEqual([
+    expect(hookInputsOf(dir, 'PermissionRequest').map((input) => input.tool_name)).toEqual(['Bash', 'Bash', 'Bash']);
+    expect(
+      hookInputsOf(dir, 'PermissionDenied').map((input) => (input.tool_input as { command: string }).command),
+    ).toEqual(['echo HOOK-DENIES > denied.txt', 'echo PERSON-DECIDES > asked.txt']);
+    expect(hookInputsOf(dir, 'Notification')).toEqual([
       expect.objectContaining({ notification_type: 'permission_prompt', title: 'Permission needed' }),
     ]);
     await recordHistory(env.temporal.client, handle.agentId, 'hook-events-permissions');
@@ -220,7 +211,7 @@ describe('hook events on a real server', () => {
     await waitFor(async () => requestsOf(handle.agentId).length >= 2, 60_000, 'the second turn');
     await waitFor(waiting, 60_000, 'the second answer');
     await handle.compact({ instructions: 'KEEP-IT-SHORT' });
-    await waitFor(async () => inputsOf(dir, 'PreCompact').length === 1, 60_000, 'the blocked PreCompact');
+    await waitFor(async () => hookInputsOf(dir, 'PreCompact').length === 1, 60_000, 'the blocked PreCompact');
     expect((await handle.status()).context?.compactions.count ?? 0).toBe(0);
     execFileSync('rm', [path.join(dir, 'block')]);
     await handle.compact({ instructions: 'KEEP-IT-SHORT' });
@@ -229,14 +220,14 @@ describe('hook events on a real server', () => {
     await waitFor(async () => turnRequestsOf(handle.agentId).length >= 3, 60_000, 'turn 3');
     await handle.close();
     expect((await handle.result()).status).toBe('completed');
-    expect(inputsOf(dir, 'PreCompact')).toEqual([
+    expect(hookInputsOf(dir, 'PreCompact')).toEqual([
       expect.objectContaining({ trigger: 'manual', custom_instructions: 'KEEP-IT-SHORT' }),
       expect.objectContaining({ trigger: 'manual', custom_instructions: 'KEEP-IT-SHORT' }),
     ]);
-    const [post] = inputsOf(dir, 'PostCompact');
+    const [post] = hookInputsOf(dir, 'PostCompact');
     expect(post).toMatchObject({ trigger: 'manual' });
     expect(String(post!.compact_summary).length).toBeGreaterThan(0);
-    expect(inputsOf(dir, 'SessionStart')).toEqual([expect.objectContaining({ source: 'compact' })]);
+    expect(hookInputsOf(dir, 'SessionStart')).toEqual([expect.objectContaining({ source: 'compact' })]);
     const last = turnRequestsOf(handle.agentId).at(-1)!;
     expect(JSON.stringify(last.messages[0])).toContain('AFTER-COMPACT-CONTEXT');
     await recordHistory(env.temporal.client, handle.agentId, 'hook-events-compaction');
@@ -270,7 +261,7 @@ describe('hook events on a real server', () => {
     // The list: the refused task is gone, the other is still open.
     expect(results[4]).not.toContain('REFUSED-TASK');
     expect(results[4]).toContain('kept task');
-    expect(inputsOf(dir, 'TaskCompleted')).toEqual([
+    expect(hookInputsOf(dir, 'TaskCompleted')).toEqual([
       expect.objectContaining({ task_id: '2', task_subject: 'kept task', task_description: 'KEPT-DESCRIPTION' }),
     ]);
     await recordHistory(env.temporal.client, handle.agentId, 'hook-events-board');
@@ -286,10 +277,10 @@ describe('hook events on a real server', () => {
     expect(failed.status).toBe('failed');
     expect(failed.error).toBe('a UserPromptSubmit hook blocked the prompt: NOT-THIS-PROMPT');
     expect(requestsOf(refused.agentId)).toEqual([]);
-    expect(inputsOf(refusing, 'StopFailure')).toEqual([
+    expect(hookInputsOf(refusing, 'StopFailure')).toEqual([
       expect.objectContaining({ hook_event_name: 'StopFailure', error: 'unknown' }),
     ]);
-    expect(String(inputsOf(refusing, 'StopFailure')[0]!.error_details)).toContain('NOT-THIS-PROMPT');
+    expect(String(hookInputsOf(refusing, 'StopFailure')[0]!.error_details)).toContain('NOT-THIS-PROMPT');
   });
 
   // With a WorktreeCreate hook the hook makes the worktree instead (test/integration/hook-worktree.test.ts).
@@ -316,13 +307,13 @@ describe('hook events on a real server', () => {
       agentPrompted('ISOLATED-CHILD', [{ text: 'child done, nothing changed' }]),
     );
     await runCompleted(env, { prompt: 'go', name: 'worktree-root', cwd: dir });
-    const [removed] = inputsOf(dir, 'WorktreeRemove');
+    const [removed] = hookInputsOf(dir, 'WorktreeRemove');
     // Told after git removed it, in the agent's original cwd.
     expect(removed).toMatchObject({ hook_event_name: 'WorktreeRemove', agent_type: 'general-purpose', cwd: dir });
     const worktreePath = String(removed!.worktree_path);
     expect(worktreePath).toContain('.subagents/worktrees/');
     expect(existsSync(worktreePath)).toBe(false);
-    expect(inputsOf(dir, 'CwdChanged')).toEqual([expect.objectContaining({ old_cwd: dir, new_cwd: worktreePath })]);
-    expect(inputsOf(dir, 'SessionStart').map((input) => input.agent_id)).toEqual([undefined]);
+    expect(hookInputsOf(dir, 'CwdChanged')).toEqual([expect.objectContaining({ old_cwd: dir, new_cwd: worktreePath })]);
+    expect(hookInputsOf(dir, 'SessionStart').map((input) => input.agent_id)).toEqual([undefined]);
   });
 });

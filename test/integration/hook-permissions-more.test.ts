@@ -3,7 +3,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -15,6 +15,7 @@ import { agentNamed, agentPrompted, bash, spawn } from '../helpers/scripted-agen
 import { requestsOf as requestsFrom } from '../helpers/model-requests';
 import { recordHistory } from '../helpers/histories';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { hookInputsOf } from '../helpers/hook-inputs';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'hook-permissions-more-home-')));
 const env = useAgentTestEnv({ kind: 'echo' }, { homeDir });
@@ -24,17 +25,8 @@ const settings = (hooks: Record<string, unknown>) => JSON.stringify({ hooks }, n
 const requestsOf = (agentId: string) => requestsFrom(env.modelServer, agentId);
 const json = (value: unknown) => `echo '${JSON.stringify(value)}'`;
 
-/** What the hooks of an event were given, in order (the hook appends its input to `<event>.jsonl`). */
-const inputsOf = (dir: string, event: string): Record<string, unknown>[] => {
-  const file = path.join(dir, `${event}.jsonl`);
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-};
 const commandsOf = (dir: string) =>
-  inputsOf(dir, 'PermissionRequest').map(
+  hookInputsOf(dir, 'PermissionRequest').map(
     (input) => (input.tool_input as { command?: string }).command ?? input.tool_name,
   );
 
@@ -81,7 +73,7 @@ describe('the last hook outputs and moments', () => {
     const last = JSON.stringify(requestsOf(handle.agentId).at(-1)!.messages);
     expect(last).not.toContain('BLOCK-ME');
     expect(last.indexOf('AGAIN now')).toBeLessThan(last.indexOf('RESUME-CONTEXT'));
-    expect(inputsOf(dir, 'UserPromptSubmit').map((input) => input.prompt)).toEqual([
+    expect(hookInputsOf(dir, 'UserPromptSubmit').map((input) => input.prompt)).toEqual([
       'first prompt',
       'BLOCK-ME please',
       'AGAIN now',
@@ -166,7 +158,7 @@ describe('the last hook outputs and moments', () => {
     expect(readFileSync(path.join(dir, 'edited.txt'), 'utf8')).toBe('EDITED');
     expect(commandsOf(dir)).toEqual(['echo MODE-SWITCH', 'echo AFTER']);
     // Hooks after the switch are told the mode the agent now has.
-    expect(inputsOf(dir, 'PermissionRequest').map((input) => input.permission_mode)).toEqual([
+    expect(hookInputsOf(dir, 'PermissionRequest').map((input) => input.permission_mode)).toEqual([
       'default',
       'acceptEdits',
     ]);
@@ -268,8 +260,8 @@ describe('the last hook outputs and moments', () => {
     });
     const question = async () => (await handle.tree()).pendingApprovals.find((request) => request.tool === 'Budget');
     await waitFor(async () => (await question()) !== undefined, 90_000, 'the budget question');
-    await waitFor(async () => inputsOf(dir, 'Notification').length === 1, 30_000, 'the Notification hook');
-    expect(inputsOf(dir, 'Notification')[0]).toMatchObject({
+    await waitFor(async () => hookInputsOf(dir, 'Notification').length === 1, 30_000, 'the Notification hook');
+    expect(hookInputsOf(dir, 'Notification')[0]).toMatchObject({
       notification_type: 'permission_prompt',
       title: 'Permission needed',
       message: expect.stringContaining("the tree's budget of 8,000 tokens"),

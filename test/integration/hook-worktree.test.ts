@@ -11,6 +11,7 @@ import { agentNamed, agentPrompted, spawn } from '../helpers/scripted-agents';
 import { requestsOf as requestsFrom } from '../helpers/model-requests';
 import { recordHistory } from '../helpers/histories';
 import { worktreeSlug } from '../../src/shared/workspace/worktree';
+import { hookInputsOf } from '../helpers/hook-inputs';
 
 const homeDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'hook-worktree-home-')));
 const env = useAgentTestEnv({ kind: 'echo' }, { homeDir });
@@ -32,14 +33,6 @@ const command = (line: string) => [{ hooks: [{ type: 'command', command: line }]
 /** Appends the hook's input to `<event>.jsonl` in `place` (default the project); `$input` holds it for the rest of the line. */
 const recording = (event: string, then: string, place = '$CLAUDE_PROJECT_DIR') =>
   command(`input=$(cat); printf '%s\\n' "$input" >> "${place}/${event}.jsonl"; ${then}`);
-const inputsOf = (dir: string, event: string): Record<string, unknown>[] => {
-  const file = path.join(dir, `${event}.jsonl`);
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-};
 
 const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
 /** Nothing git-made: the main checkout alone, no subagent branch, nothing untracked but the hooks' records. */
@@ -94,14 +87,14 @@ describe('WorktreeCreate and WorktreeRemove hooks replace git worktrees', () => 
     );
     const { handle } = await runCompleted(env, { prompt: 'go', name: 'hook-tree-root', cwd: dir });
 
-    const [created] = inputsOf(dir, 'WorktreeCreate');
+    const [created] = hookInputsOf(dir, 'WorktreeCreate');
     const childId = String(created!.agent_id);
     await recordHistory(env.temporal.client, childId, 'hook-worktree-child');
     expect(created).toMatchObject({ hook_event_name: 'WorktreeCreate', name: worktreeSlug(childId), cwd: dir });
     expect(created).not.toHaveProperty('worktree_path');
-    expect(inputsOf(outside, 'CwdChanged')).toEqual([expect.objectContaining({ old_cwd: dir, new_cwd: tree })]);
+    expect(hookInputsOf(outside, 'CwdChanged')).toEqual([expect.objectContaining({ old_cwd: dir, new_cwd: tree })]);
     // WorktreeRemove ran in the original cwd, was handed the directory, and removed it.
-    expect(inputsOf(dir, 'WorktreeRemove')).toEqual([expect.objectContaining({ worktree_path: tree, cwd: dir })]);
+    expect(hookInputsOf(dir, 'WorktreeRemove')).toEqual([expect.objectContaining({ worktree_path: tree, cwd: dir })]);
     expect(readFileSync(path.join(dir, 'seen-at-removal.txt'), 'utf8')).toBe('CHILD-WROTE-THIS\n');
     expect(existsSync(tree)).toBe(false);
     // Nothing the child did reached the repository, and git made no worktree.
@@ -178,7 +171,7 @@ describe('WorktreeCreate and WorktreeRemove hooks replace git worktrees', () => 
     expect(text).toContain('Fix the hook, or remove it to let the runtime make a git worktree');
     expect(text).not.toContain('should not happen');
     // Nothing was made, so nothing is handed to WorktreeRemove; git made nothing either.
-    expect(inputsOf(dir, 'WorktreeRemove')).toEqual([]);
+    expect(hookInputsOf(dir, 'WorktreeRemove')).toEqual([]);
     expect(readdirSync(outside)).toEqual([]);
     expectNoGitWorktree(dir);
   });
