@@ -11,6 +11,7 @@ import type { AgentWorkflowInput } from '../shared/agents/agent';
 import { resumeDescendantUpdate, resumeStateQuery, type ResumeState } from '../shared/protocol/definitions';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from '../shared/protocol/search-attributes';
 import { branchInput, branchRefusal, type BranchOptions } from '../shared/rewind/branch-input';
+import { withSettingsWatch } from '../shared/agents/agent-input';
 import {
   forkSubagentUpdate,
   rewindUpdate,
@@ -122,7 +123,10 @@ export async function forkAgent(client: WorkflowClient, sourceId: string, option
   const refusal = branchRefusal(previous, boundary, branch);
   if (refusal) throw new Error(`Not forked: ${refusal}`);
   // A new tree may keep the source's name (names address agents within a tree; a fork beside its source gets none).
-  let input: AgentWorkflowInput = { ...asRoot(branchInput(previous, boundary, branch)), name: previous.input.name };
+  let input: AgentWorkflowInput = withSettingsWatch({
+    ...asRoot(branchInput(previous, boundary, branch)),
+    name: previous.input.name,
+  });
   if (cwd !== undefined) input = { ...input, workspaceRoot: cwd };
   if (options.type !== undefined) input = await withType(input, options.type, options.homeDir);
   await client.start('agentWorkflow', {
@@ -175,7 +179,7 @@ export async function rewindAgent(
   const refusal = branchRefusal(previous, boundary, branch);
   if (refusal) throw new Error(`Not rewound: ${refusal}`);
   if (options.files) await refuseChangedUnderneath(previous);
-  const input = branchInput(previous, boundary, branch);
+  const input = withSettingsWatch(branchInput(previous, boundary, branch));
   if (input.parentAgentId !== undefined) {
     const ancestor = await nearestRunningAncestor(client, agentId);
     if (ancestor) {

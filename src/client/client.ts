@@ -37,6 +37,7 @@ import {
 import type { ApprovalRequest, TreeSnapshot } from '../shared/protocol/tree';
 import type { BudgetCaps, BudgetSnapshot } from '../shared/budget/budget';
 import { resumeInput } from '../shared/agents/resume';
+import { withSettingsWatch } from '../shared/agents/agent-input';
 import { mergeSdkAgents } from '../shared/agents/sdk-agents';
 import type { MessageParam } from '../shared/model/messages';
 import { agentDepthKey, agentTypeKey, rootAgentIdKey } from '../shared/protocol/search-attributes';
@@ -438,6 +439,7 @@ export class SubagentsClient {
         : {},
     );
     if (previous.input.parentAgentId !== undefined) input = await this.asRootOfSubtree(input);
+    input = withSettingsWatch(input);
     const resumed = await this.temporal.workflow.start('agentWorkflow', {
       taskQueue: description.taskQueue,
       workflowId: agentId,

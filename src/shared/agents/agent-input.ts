@@ -128,13 +128,21 @@ export function buildRootInput(spec: RootSpec): AgentWorkflowInput {
     depth: 0,
     limits: spec.limits,
     ...(treeCapsOf(spec.limits) || hasCaps(spec.budgetCaps) ? { budgeted: true } : {}),
-    ...(spec.workspaceWorker ? { workspaceWorker: spec.workspaceWorker } : {}),
+    ...(spec.workspaceWorker ? { workspaceWorker: spec.workspaceWorker, watchSettings: 'activity' as const } : {}),
     ...(spec.interactive ? { interactive: spec.interactive } : {}),
     ...(spec.maxOutputTokens !== undefined ? { maxOutputTokens: spec.maxOutputTokens } : {}),
     ...(spec.taskBoard ? { taskBoard: spec.taskBoard } : {}),
     ...(spec.sdkAgents ? { sdkAgents: spec.sdkAgents } : {}),
     ...(spec.sdkHooks ? { sdkHooks: spec.sdkHooks } : {}),
   };
+}
+
+/**
+ * A root whose files are on a workspace worker watches its settings by activity there (its model call runs
+ * elsewhere): new roots, and new runs of older ones (a resume, a fork, a rewind), whose recorded input lacked it.
+ */
+export function withSettingsWatch(input: AgentWorkflowInput): AgentWorkflowInput {
+  return input.parentAgentId === undefined && input.workspaceWorker ? { ...input, watchSettings: 'activity' } : input;
 }
 
 /** The input of a child: one level below its parent, in the parent's tree, under the tree's limits. */

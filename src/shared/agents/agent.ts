@@ -136,6 +136,8 @@ export interface AgentWorkflowInput {
   workspaceRoot: string;
   /** The worker holding cwd when workers share no filesystem (docs/operations.md); absent: any worker. */
   workspaceWorker?: WorkspaceWorker;
+  /** A root that watches its settings files by the `reloadSettings` activity even when none configured anything at its start (docs/hooks.md); absent in runs started before it existed. */
+  watchSettings?: 'activity';
   permissionMode: PermissionMode;
   /** Model calls allowed before the agent stops with MaxTurnsExceeded. */
   maxTurns: number;

@@ -1,6 +1,7 @@
 // Settings re-read at a root's turn boundaries (docs/hooks.md, "Where hooks are configured"); the activity's result is the record.
 import { defineSignal, isCancellation, log, setHandler } from '@temporalio/workflow';
 import type { LocalActivityOptions } from '@temporalio/workflow';
+import type { AgentWorkflowInput } from '../../shared/agents/agent';
 import type { SettingsLookRequest, SettingsReloadResult } from '../../shared/agents/settings-look';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
 import type { ModelCallResult } from '../../shared/model/model-call';
@@ -24,15 +25,15 @@ export const settingsChangedSignal = defineSignal<[SettingsPush]>('settingsChang
 
 /**
  * How a root looks, fixed at its run's first boundary: one whose files configured something at the start keeps
- * the `reloadSettings` activity its recorded runs took (on the workspace worker when its files are there); one
- * without settings looks inside its turn's model call (no event while nothing changed); one without settings
- * whose files are on a workspace worker does not look (the model call runs elsewhere, and an activity a turn
- * there would change its recorded runs).
+ * the `reloadSettings` activity its recorded runs took (on the workspace worker when its files are there), as
+ * does one whose input asks for it (`watchSettings`: a root placed on a workspace worker, whose model call runs
+ * elsewhere); one without settings looks inside its turn's model call (no event while nothing changed); a placed
+ * one without settings whose input predates `watchSettings` does not look (its recorded runs took no activity).
  */
-type Watch = 'activity' | 'model-call' | 'none';
+export type SettingsWatch = 'activity' | 'model-call' | 'none';
 
 // Per run: how it looks, the stamps the last look saw and their hash (a new run looks afresh and compares what it loads).
-const watches = new WeakMap<object, Watch>();
+const watches = new WeakMap<object, SettingsWatch>();
 const lastStamps = new WeakMap<object, Record<string, string>>();
 const lastHashes = new WeakMap<object, string>();
 
@@ -80,11 +81,20 @@ export function takesPushedSettings(current: TreeSettings | undefined, push: unk
   return parsed.success && parsed.data.settings.version! > (current?.version ?? 0);
 }
 
-function watchOf(agent: Pick<AgentParts, 'input' | 'state'>): Watch {
+/** How a root's run looks at its settings (pure), from its input (recorded in its history) and its settings at start. */
+export function settingsWatchOf(
+  input: Pick<AgentWorkflowInput, 'workspaceWorker' | 'watchSettings'>,
+  hasSettings: boolean,
+): SettingsWatch {
+  if (hasSettings || input.watchSettings === 'activity') return 'activity';
+  return input.workspaceWorker ? 'none' : 'model-call';
+}
+
+function watchOf(agent: Pick<AgentParts, 'input' | 'state'>): SettingsWatch {
   const { input, state } = agent;
   let watch = watches.get(state);
   if (!watch) {
-    watch = state.settings !== undefined ? 'activity' : input.workspaceWorker ? 'none' : 'model-call';
+    watch = settingsWatchOf(input, state.settings !== undefined);
     watches.set(state, watch);
   }
   return watch;
