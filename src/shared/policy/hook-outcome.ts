@@ -5,7 +5,7 @@ import type { HookEvent } from './hooks';
 import type { HttpHook, PromptHook } from './hook-handlers';
 import type { ModelCallBudget } from '../budget/budget';
 import type { TokenUsage } from '../model/messages';
-import { buildPermissionUpdateSchema, type PermissionUpdate } from './permission-updates';
+import { buildPermissionUpdateSchema, type PermissionUpdate } from './permission-update-schema';
 
 /** Input of the runHook activity: one command, one event. */
 export interface HookRunInput {

@@ -1,5 +1,5 @@
-// A PermissionRequest hook's `updatedPermissions` (Claude Code's permission updates): their shape, and what an agent applies (docs/hooks.md).
-import { z } from 'zod';
+// What an agent applies of a PermissionRequest hook's `updatedPermissions` (docs/hooks.md); their shape is in permission-update-schema.ts.
+// No zod here: the agent's state imports this, and a worker shares that module between runs.
 import type { PermissionMode } from '../agents/permission-mode';
 import { parsePermissionRule, type PermissionRule, type PermissionRules } from './permission-rules';
 
@@ -13,40 +13,24 @@ export const permissionUpdateDestinations = [
 ] as const;
 
 /** The modes a hook may name (Claude Code's; `bubble` is this runtime's own). */
-const hookModes = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
+export const hookModes = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
+
+type Destination = (typeof permissionUpdateDestinations)[number];
+type RuleValue = { toolName: string; ruleContent?: string };
+
+/** One permission update, as `buildPermissionUpdateSchema` (permission-update-schema.ts) reads it. */
+export type PermissionUpdate =
+  | {
+      type: 'addRules' | 'replaceRules' | 'removeRules';
+      rules: RuleValue[];
+      behavior: 'allow' | 'deny' | 'ask';
+      destination: Destination;
+    }
+  | { type: 'setMode'; mode: (typeof hookModes)[number]; destination: Destination }
+  | { type: 'addDirectories' | 'removeDirectories'; directories: string[]; destination: Destination };
 
 /** Bounds that keep a hook's answer small: it is carried in the agent's state. */
 export const permissionUpdateLimits = { maxUpdates: 20, maxRules: 50, maxRuleChars: 1_000 } as const;
-
-/** Claude Code's permission updates; unknown fields are ignored, a bad field makes the whole output ignored. */
-export const buildPermissionUpdateSchema = () => {
-  const destination = z.enum(permissionUpdateDestinations);
-  const rules = z
-    .array(
-      z.object({
-        toolName: z.string().min(1).max(200),
-        ruleContent: z.string().max(permissionUpdateLimits.maxRuleChars).optional(),
-      }),
-    )
-    .max(permissionUpdateLimits.maxRules);
-  const behavior = z.enum(['allow', 'deny', 'ask']);
-  const directories = z.array(z.string().max(4_096)).max(permissionUpdateLimits.maxRules);
-  return z
-    .array(
-      z.discriminatedUnion('type', [
-        z.looseObject({ type: z.literal('addRules'), rules, behavior, destination }),
-        z.looseObject({ type: z.literal('replaceRules'), rules, behavior, destination }),
-        z.looseObject({ type: z.literal('removeRules'), rules, behavior, destination }),
-        z.looseObject({ type: z.literal('setMode'), mode: z.enum(hookModes), destination }),
-        z.looseObject({ type: z.literal('addDirectories'), directories, destination }),
-        z.looseObject({ type: z.literal('removeDirectories'), directories, destination }),
-      ]),
-    )
-    .max(permissionUpdateLimits.maxUpdates);
-};
-
-/** One permission update, as the schema reads it. */
-export type PermissionUpdate = z.infer<ReturnType<typeof buildPermissionUpdateSchema>>[number];
 
 /** The permissions a hook gave an agent for the rest of its run: rules beside the settings files', and its mode. */
 export interface SessionPermissions {
