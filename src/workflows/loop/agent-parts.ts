@@ -47,6 +47,7 @@ export function createAgentParts(input: AgentWorkflowInput): AgentParts {
     cwd: input.cwd,
     workspaceRoot: input.workspaceRoot,
     renderedSystemPrompt: input.renderedSystemPrompt,
+    permissionMode: input.permissionMode,
     ...(input.treeSettings ? { treeSettings: input.treeSettings } : {}),
   });
   const control = new TurnControl();

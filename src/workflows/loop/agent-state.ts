@@ -9,6 +9,7 @@ import type { ExtraTools } from '../../shared/tools/extra-tools';
 import type { AgentStart } from '../../shared/agents/agent-start';
 import type { CompactionRecord } from '../../shared/model/compaction';
 import type { Todo } from '../../shared/tools/todos';
+import type { PermissionMode } from '../../shared/agents/permission-mode';
 import type { TreeSettings } from '../../shared/agents/tree-settings';
 import { workflowNowMs } from '../runtime/clock';
 import { HookRecord } from '../tools/hook-record';
@@ -28,6 +29,8 @@ export interface AgentOrigin {
   renderedSystemPrompt?: string;
   /** The tree's settings its parent gave it. */
   treeSettings?: TreeSettings;
+  /** The permission mode it started in (a PermissionRequest hook may change it later). */
+  permissionMode: PermissionMode;
 }
 
 /** Read-file entries kept after a compaction at most (the oldest go first). */
@@ -104,7 +107,7 @@ export class AgentState {
     this.treeSettings = carried?.settings ?? origin.treeSettings;
     this.memoryDirectory = carried?.memoryDir;
     this.hooks = new HookRecord(carried);
-    this.permissions = new HookPermissions(carried?.sessionPermissions);
+    this.permissions = new HookPermissions(carried?.sessionPermissions, origin.permissionMode);
     this.structuredOutput = new StructuredOutputRecord(carried);
     this.turns = new TurnLog(carried?.turns);
     this.renderedSystemPrompt = origin.renderedSystemPrompt ?? '';

@@ -34,12 +34,12 @@ export class Approvals {
   constructor(
     private readonly input: AgentWorkflowInput,
     private readonly tree: TreeLink,
-    private readonly granted?: Pick<HookPermissions, 'mode'>,
+    private readonly permissions: Pick<HookPermissions, 'mode'>,
   ) {}
 
   /** The agent's permission mode: its start mode, or the one a PermissionRequest hook set (docs/hooks.md). */
   get mode(): PermissionMode {
-    return this.granted?.mode ?? this.input.permissionMode;
+    return this.permissions.mode;
   }
 
   get pendingCount(): number {

@@ -28,7 +28,7 @@ export async function runHooks(
     session_id: input.rootAgentId,
     cwd: state.cwd,
     // A PermissionRequest hook's setMode holds from then on (docs/hooks.md, "PermissionRequest").
-    permission_mode: state.permissions.mode ?? input.permissionMode,
+    permission_mode: state.permissions.mode,
     hook_event_name: event,
     ...(isSubagent ? { agent_id: input.agentId, agent_type: input.agentType } : {}),
     ...fields,

@@ -10,7 +10,10 @@ import {
 export class HookPermissions {
   private current: SessionPermissions;
 
-  constructor(carried: SessionPermissions | undefined) {
+  constructor(
+    carried: SessionPermissions | undefined,
+    private readonly startMode: PermissionMode,
+  ) {
     this.current = carried ?? {};
   }
 
@@ -19,9 +22,9 @@ export class HookPermissions {
     return this.current.rules;
   }
 
-  /** The mode a hook set, if any (else the agent's start mode holds). */
-  get mode(): PermissionMode | undefined {
-    return this.current.mode;
+  /** The agent's permission mode now: the one a hook set, else its start mode. */
+  get mode(): PermissionMode {
+    return this.current.mode ?? this.startMode;
   }
 
   /** Applies a hook's updates up to the mode `ceiling`; returns a notice for each one refused. */

@@ -72,7 +72,7 @@ export function forkChildSpec(
   request: AgentToolInput,
   background: boolean,
 ): ChildSpec {
-  const parentMode = state.permissions.mode ?? parent.permissionMode;
+  const parentMode = state.permissions.mode;
   const notNarrowed = parentMode === 'bypassPermissions' || parentMode === 'acceptEdits';
   const permissionMode: PermissionMode = notNarrowed ? parentMode : 'bubble';
   return {

@@ -112,7 +112,7 @@ export class AgentTool {
       tools: [],
       cwd: this.state.cwd,
       workspaceRoot: this.state.workspaceRoot,
-      permissionMode: this.state.permissions.mode ?? input.permissionMode,
+      permissionMode: this.state.permissions.mode,
       maxTurns: input.limits.defaultMaxTurns,
       background: true,
       script: spec,
@@ -145,7 +145,7 @@ export class AgentTool {
     if (refusal) return failed(refusal);
     const background = request.run_in_background ?? definition.background ?? false;
     // A mode a PermissionRequest hook set holds for children started afterwards, as the session's mode in Claude Code.
-    const permissionMode = childPermissionMode(this.state.permissions.mode ?? input.permissionMode, definition);
+    const permissionMode = childPermissionMode(this.state.permissions.mode, definition);
     const pool = assembleToolPool({
       definition,
       depth: input.depth + 1,
