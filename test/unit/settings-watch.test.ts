@@ -1,24 +1,11 @@
 // How a root watches its settings files (docs/hooks.md, "Where hooks are configured"), decided from its recorded input.
 import { describe, expect, it } from 'vitest';
-import { buildChildInput, buildRootInput, withSettingsWatch, type RootSpec } from '../../src/shared/agents/agent-input';
+import { buildChildInput, buildRootInput, withSettingsWatch } from '../../src/shared/agents/agent-input';
 import { resumeInput } from '../../src/shared/agents/resume';
-import { defaultAgentLimits } from '../../src/shared/protocol/limits';
 import { workspaceWorker } from '../../src/shared/workspace/workspace-routing';
 import { settingsWatchOf } from '../../src/workflows/loop/settings-reload';
+import { testRootSpec } from '../helpers/root-spec';
 
-const rootSpec: RootSpec = {
-  agentId: 'agent-1',
-  agentType: 'general-purpose',
-  prompt: 'p',
-  model: 'claude-test-tiny',
-  definitionPrompt: '',
-  tools: ['Read'],
-  cwd: '/w',
-  workspaceRoot: '/w',
-  permissionMode: 'default',
-  maxTurns: 5,
-  limits: defaultAgentLimits,
-};
 const placement = workspaceWorker('q', 'w1');
 
 describe('settingsWatchOf', () => {
@@ -42,27 +29,27 @@ describe('settingsWatchOf', () => {
 
 describe('watchSettings in the input', () => {
   it('is set on a new placed root only', () => {
-    expect(buildRootInput(rootSpec)).not.toHaveProperty('watchSettings');
-    expect(buildRootInput({ ...rootSpec, workspaceWorker: placement }).watchSettings).toBe('activity');
+    expect(buildRootInput(testRootSpec)).not.toHaveProperty('watchSettings');
+    expect(buildRootInput({ ...testRootSpec, workspaceWorker: placement }).watchSettings).toBe('activity');
   });
 
   it('is not given to children (they take their root’s settings by signal)', () => {
-    const root = buildRootInput({ ...rootSpec, workspaceWorker: placement });
+    const root = buildRootInput({ ...testRootSpec, workspaceWorker: placement });
     const child = buildChildInput(
       { input: root, inForegroundChain: true, toolUseId: 't1' },
-      { ...rootSpec, agentId: 'agent-1.1', background: false },
+      { ...testRootSpec, agentId: 'agent-1.1', background: false },
     );
     expect(child).not.toHaveProperty('watchSettings');
     expect(withSettingsWatch(child)).toBe(child);
   });
 
   it('is carried by a resumed run, and added to a new run of a placed root started before it existed', () => {
-    const root = buildRootInput({ ...rootSpec, workspaceWorker: placement });
+    const root = buildRootInput({ ...testRootSpec, workspaceWorker: placement });
     expect(resumeInput({ input: root, carried: { messages: [] } } as never, 'again').watchSettings).toBe('activity');
     const { watchSettings, ...old } = root;
     expect(watchSettings).toBe('activity');
     expect(withSettingsWatch(old).watchSettings).toBe('activity');
-    const unplaced = buildRootInput(rootSpec);
+    const unplaced = buildRootInput(testRootSpec);
     expect(withSettingsWatch(unplaced)).toBe(unplaced);
   });
 });

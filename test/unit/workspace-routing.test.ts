@@ -5,8 +5,7 @@ import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from 
 import { describe, expect, it } from 'vitest';
 import { rootAgentInput } from '../../src/client/client';
 import { configFromEnv } from '../../src/config/config';
-import { buildChildInput, buildRootInput, type RootSpec } from '../../src/shared/agents/agent-input';
-import { defaultAgentLimits } from '../../src/shared/protocol/limits';
+import { buildChildInput, buildRootInput } from '../../src/shared/agents/agent-input';
 import { resumeInput } from '../../src/shared/agents/resume';
 import {
   defaultWorkspaceWaitMs,
@@ -20,6 +19,7 @@ import {
 import { isWorkerWaitTimeout, routedOptions, workerGoneText } from '../../src/workflows/tools/workspace-activities';
 import { fileToolOptions } from '../../src/workflows/runtime/activity-proxies';
 import { expectYesNo } from '../helpers/unit-cases';
+import { testRootSpec } from '../helpers/root-spec';
 
 describe('worker ids', () => {
   it('accepts host-like names', () => {
@@ -80,39 +80,25 @@ describe('placement', () => {
   });
 });
 
-const rootSpec: RootSpec = {
-  agentId: 'agent-1',
-  agentType: 'general-purpose',
-  prompt: 'p',
-  model: 'claude-test-tiny',
-  definitionPrompt: '',
-  tools: ['Read'],
-  cwd: '/w',
-  workspaceRoot: '/w',
-  permissionMode: 'default',
-  maxTurns: 5,
-  limits: defaultAgentLimits,
-};
-
 describe('the placement travels with the tree', () => {
   it("is part of a root's input only when given, and every child inherits it", () => {
-    expect(buildRootInput(rootSpec)).not.toHaveProperty('workspaceWorker');
-    const placed = buildRootInput({ ...rootSpec, workspaceWorker: workspaceWorker('q', 'w1') });
+    expect(buildRootInput(testRootSpec)).not.toHaveProperty('workspaceWorker');
+    const placed = buildRootInput({ ...testRootSpec, workspaceWorker: workspaceWorker('q', 'w1') });
     expect(placed.workspaceWorker).toEqual({ id: 'w1', taskQueue: 'q@w1', waitMs: defaultWorkspaceWaitMs });
     const child = buildChildInput(
       { input: placed, inForegroundChain: true, toolUseId: 't1' },
-      { ...rootSpec, agentId: 'agent-1.1', background: false },
+      { ...testRootSpec, agentId: 'agent-1.1', background: false },
     );
     expect(child.workspaceWorker).toEqual(placed.workspaceWorker);
     const unplacedChild = buildChildInput(
-      { input: buildRootInput(rootSpec), inForegroundChain: true, toolUseId: 't1' },
-      { ...rootSpec, agentId: 'agent-1.1', background: false },
+      { input: buildRootInput(testRootSpec), inForegroundChain: true, toolUseId: 't1' },
+      { ...testRootSpec, agentId: 'agent-1.1', background: false },
     );
     expect(unplacedChild).not.toHaveProperty('workspaceWorker');
   });
 
   it('is kept by a resumed run', () => {
-    const input = buildRootInput({ ...rootSpec, workspaceWorker: workspaceWorker('q', 'w1') });
+    const input = buildRootInput({ ...testRootSpec, workspaceWorker: workspaceWorker('q', 'w1') });
     const carried = {
       messages: [],
       usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },

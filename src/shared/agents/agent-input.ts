@@ -122,19 +122,19 @@ function ownFields(spec: AgentSpec): Omit<AgentWorkflowInput, 'rootAgentId' | 'd
 
 /** The input of a root agent. */
 export function buildRootInput(spec: RootSpec): AgentWorkflowInput {
-  return {
+  return withSettingsWatch({
     ...ownFields(spec),
     rootAgentId: spec.agentId,
     depth: 0,
     limits: spec.limits,
     ...(treeCapsOf(spec.limits) || hasCaps(spec.budgetCaps) ? { budgeted: true } : {}),
-    ...(spec.workspaceWorker ? { workspaceWorker: spec.workspaceWorker, watchSettings: 'activity' as const } : {}),
+    ...(spec.workspaceWorker ? { workspaceWorker: spec.workspaceWorker } : {}),
     ...(spec.interactive ? { interactive: spec.interactive } : {}),
     ...(spec.maxOutputTokens !== undefined ? { maxOutputTokens: spec.maxOutputTokens } : {}),
     ...(spec.taskBoard ? { taskBoard: spec.taskBoard } : {}),
     ...(spec.sdkAgents ? { sdkAgents: spec.sdkAgents } : {}),
     ...(spec.sdkHooks ? { sdkHooks: spec.sdkHooks } : {}),
-  };
+  });
 }
 
 /**

@@ -6,8 +6,7 @@ import { simpleGit } from 'simple-git';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWorktree } from '../../../src/activities/worktree/create';
 import { createWorktreeActivities } from '../../../src/activities/worktree/index';
-import { safeName } from '../../../src/activities/worktree/names';
-import type { WorktreeInfo } from '../../../src/shared/workspace/worktree';
+import { worktreeSlug, type WorktreeInfo } from '../../../src/shared/workspace/worktree';
 import { createTestRepository, exists, type TestRepository } from './helpers';
 
 let repository: TestRepository;
@@ -119,9 +118,9 @@ describe('createWorktree', () => {
   });
 
   it('makes unsafe agent ids safe for branch and directory names', async () => {
-    expect(safeName('team/lead one..x')).toBe('team-lead-one-x');
-    expect(safeName('.hidden.lock')).toBe('hidden-lock');
-    expect(safeName('///')).toBe('agent');
+    expect(worktreeSlug('team/lead one..x')).toBe('team-lead-one-x');
+    expect(worktreeSlug('.hidden.lock')).toBe('hidden-lock');
+    expect(worktreeSlug('///')).toBe('agent');
     const info = await createWorktree({ agentId: '../escape me', cwd: repository.repo });
     expect(info.branch).toBe('subagents/escape-me');
     expect(path.dirname(info.path)).toBe(worktreesDir());
