@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { isInside } from '../paths';
+import { readCappedText } from '../capped-file';
 import { ErrorType, errorText } from '../../shared/protocol/errors';
 import { scriptLimits } from '../../shared/scripts/script-run';
 
@@ -63,20 +64,11 @@ export async function readScriptFile(
     };
   }
   try {
-    const opened = await handle.stat();
-    if (!opened.isFile())
+    const read = await readCappedText(handle, scriptLimits.maxScriptBytes);
+    if (read.type === 'not-a-file')
       return { ok: false, error: errorText(ErrorType.NotAFile, `${shown} is not a regular file; give a script file.`) };
-    if (opened.size > scriptLimits.maxScriptBytes) return tooLarge(opened.size);
-    // One byte more than the limit tells a file that grew since its stat.
-    const buffer = Buffer.alloc(scriptLimits.maxScriptBytes + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length === buffer.length) return tooLarge(length);
-    }
-    return { ok: true, source: buffer.subarray(0, length).toString('utf8'), realPath };
+    if (read.type === 'too-large') return tooLarge(read.bytes);
+    return { ok: true, source: read.text, realPath };
   } finally {
     await handle.close();
   }

@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { readCappedText } from '../capped-file';
 import { mergeHooks, type HooksConfig } from '../../shared/policy/hooks';
 import {
   parsePermissionRule,
@@ -81,23 +82,14 @@ async function readSettingsText(file: string): Promise<string> {
   // O_NONBLOCK: opening a fifo with no writer returns at once instead of waiting for one.
   const handle = await fs.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
   try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new Error('not a regular file');
-    if (stat.size > maxSettingsFileBytes)
-      throw new Error(`${stat.size} bytes, more than the ${maxSettingsFileBytes} a settings file may have`);
-    // Read until the end, at most one byte past the cap: a file growing meanwhile is refused too.
-    const chunks: Buffer[] = [];
-    let length = 0;
-    for (;;) {
-      const chunk = Buffer.alloc(Math.min(Math.max(stat.size, 4096), maxSettingsFileBytes + 1 - length));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, length);
-      if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
-      length += bytesRead;
-      if (length > maxSettingsFileBytes)
-        throw new Error(`more than the ${maxSettingsFileBytes} bytes a settings file may have`);
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    const read = await readCappedText(handle, maxSettingsFileBytes);
+    if (read.type === 'text') return read.text;
+    if (read.type === 'not-a-file') throw new Error('not a regular file');
+    throw new Error(
+      read.grew
+        ? `more than the ${maxSettingsFileBytes} bytes a settings file may have`
+        : `${read.bytes} bytes, more than the ${maxSettingsFileBytes} a settings file may have`,
+    );
   } finally {
     await handle.close();
   }
